@@ -1,0 +1,1 @@
+//! Benchmarks comparing rt with tokio and smol; see `benches/`.

@@ -1,0 +1,1 @@
+//! End-to-end loom models of the rt runtime live in `tests/`; build with `RUSTFLAGS="--cfg loom"`.

@@ -1,0 +1,53 @@
+//! # rt — a multi-threaded, work-stealing async runtime
+//!
+//! `rt` runs Rust futures on a pool of worker threads. Each worker keeps a
+//! local queue of tasks and a one-task LIFO slot for the task it woke last;
+//! idle workers steal half of a busy worker's queue; tasks spawned from
+//! outside go through a lock-free global injector. A current-thread
+//! scheduler with the same API runs everything on one thread.
+//!
+//! The crate is laid out by concern:
+//! - [`task`]: spawning, [`JoinHandle`](task::JoinHandle), cancellation,
+//!   the cooperative budget;
+//! - [`runtime`]: [`Builder`](runtime::Builder),
+//!   [`Runtime`](runtime::Runtime), [`Handle`](runtime::Handle);
+//! - the schedulers (private): `scheduler::multi_thread` documents the
+//!   work-stealing protocol step by step.
+//!
+//! ## Example
+//!
+//! ```
+//! use rt::runtime::Runtime;
+//!
+//! let rt = Runtime::new().unwrap();
+//! let total: u64 = rt.block_on(async {
+//!     let tasks: Vec<_> = (0..100u64).map(|i| rt::spawn(async move { i * i })).collect();
+//!     let mut total = 0;
+//!     for task in tasks {
+//!         total += task.await.unwrap();
+//!     }
+//!     total
+//! });
+//! assert_eq!(total, 328_350);
+//! ```
+
+#![warn(missing_docs)]
+
+pub(crate) mod loom;
+
+mod driver;
+pub mod runtime;
+mod scheduler;
+pub mod task;
+
+pub use runtime::spawn::spawn;
+
+#[cfg(test)]
+fn _assert_send_sync() {
+    fn send_sync<T: Send + Sync>() {}
+    send_sync::<runtime::Runtime>();
+    send_sync::<runtime::Handle>();
+    send_sync::<task::JoinHandle<()>>();
+    send_sync::<task::AbortHandle>();
+    send_sync::<task::JoinError>();
+}

@@ -1,0 +1,153 @@
+//! The work-stealing queues.
+//!
+//! Normally these are `crossbeam-deque`'s lock-free `Worker`, `Stealer` and
+//! `Injector`. Loom cannot see inside crossbeam's atomics, so under loom they
+//! are replaced by a mutex-protected stand-in with the same API: the
+//! scheduler's stealing protocol is then modelled with every interleaving
+//! of push, pop and steal, even though the queue itself is not.
+
+#[cfg(not(loom))]
+pub(crate) use crossbeam_deque::{Injector, Steal, Stealer, Worker};
+
+#[cfg(loom)]
+pub(crate) use stand_in::{Injector, Steal, Stealer, Worker};
+
+#[cfg(loom)]
+mod stand_in {
+    use crate::loom::sync::{Arc, Mutex};
+    use std::collections::VecDeque;
+
+    /// The outcome of a steal, as in crossbeam.
+    #[derive(Debug)]
+    pub(crate) enum Steal<T> {
+        Empty,
+        Success(T),
+        #[allow(dead_code)]
+        Retry,
+    }
+
+    impl<T> Steal<T> {
+        pub(crate) fn success(self) -> Option<T> {
+            match self {
+                Steal::Success(value) => Some(value),
+                _ => None,
+            }
+        }
+
+        pub(crate) fn is_retry(&self) -> bool {
+            matches!(self, Steal::Retry)
+        }
+    }
+
+    /// Moves up to half of `from` (at least one) into `dest`, returning one.
+    fn take_batch<T>(from: &Mutex<VecDeque<T>>, dest: &Worker<T>) -> Steal<T> {
+        let mut from = from.lock().unwrap();
+        let Some(first) = from.pop_front() else {
+            return Steal::Empty;
+        };
+        let extra = from.len() / 2;
+        let mut dest = dest.queue.lock().unwrap();
+        for _ in 0..extra {
+            dest.push_back(from.pop_front().expect("counted above"));
+        }
+        Steal::Success(first)
+    }
+
+    #[derive(Debug)]
+    pub(crate) struct Worker<T> {
+        queue: Arc<Mutex<VecDeque<T>>>,
+    }
+
+    impl<T> Worker<T> {
+        pub(crate) fn new_fifo() -> Worker<T> {
+            Worker {
+                queue: Arc::new(Mutex::new(VecDeque::new())),
+            }
+        }
+
+        pub(crate) fn push(&self, value: T) {
+            self.queue.lock().unwrap().push_back(value);
+        }
+
+        pub(crate) fn pop(&self) -> Option<T> {
+            self.queue.lock().unwrap().pop_front()
+        }
+
+        pub(crate) fn is_empty(&self) -> bool {
+            self.queue.lock().unwrap().is_empty()
+        }
+
+        pub(crate) fn len(&self) -> usize {
+            self.queue.lock().unwrap().len()
+        }
+
+        pub(crate) fn stealer(&self) -> Stealer<T> {
+            Stealer {
+                queue: self.queue.clone(),
+            }
+        }
+    }
+
+    #[derive(Debug)]
+    pub(crate) struct Stealer<T> {
+        queue: Arc<Mutex<VecDeque<T>>>,
+    }
+
+    impl<T> Clone for Stealer<T> {
+        fn clone(&self) -> Self {
+            Stealer {
+                queue: self.queue.clone(),
+            }
+        }
+    }
+
+    impl<T> Stealer<T> {
+        pub(crate) fn steal_batch_and_pop(&self, dest: &Worker<T>) -> Steal<T> {
+            take_batch(&self.queue, dest)
+        }
+
+        pub(crate) fn is_empty(&self) -> bool {
+            self.queue.lock().unwrap().is_empty()
+        }
+
+        pub(crate) fn len(&self) -> usize {
+            self.queue.lock().unwrap().len()
+        }
+    }
+
+    #[derive(Debug)]
+    pub(crate) struct Injector<T> {
+        queue: Mutex<VecDeque<T>>,
+    }
+
+    impl<T> Injector<T> {
+        pub(crate) fn new() -> Injector<T> {
+            Injector {
+                queue: Mutex::new(VecDeque::new()),
+            }
+        }
+
+        pub(crate) fn push(&self, value: T) {
+            self.queue.lock().unwrap().push_back(value);
+        }
+
+        pub(crate) fn steal(&self) -> Steal<T> {
+            match self.queue.lock().unwrap().pop_front() {
+                Some(value) => Steal::Success(value),
+                None => Steal::Empty,
+            }
+        }
+
+        pub(crate) fn steal_batch_and_pop(&self, dest: &Worker<T>) -> Steal<T> {
+            take_batch(&self.queue, dest)
+        }
+
+        pub(crate) fn is_empty(&self) -> bool {
+            self.queue.lock().unwrap().is_empty()
+        }
+
+        pub(crate) fn len(&self) -> usize {
+            self.queue.lock().unwrap().len()
+        }
+    }
+}

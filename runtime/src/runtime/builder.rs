@@ -1,0 +1,396 @@
+//! `Builder`: configures and builds a `Runtime`.
+
+use crate::driver::Driver;
+use crate::runtime::{Handle, Runtime};
+use crate::scheduler::{self, Config, current_thread, multi_thread};
+use std::fmt;
+use std::io;
+use std::sync::Arc;
+
+pub(crate) type Callback = Arc<dyn Fn() + Send + Sync + 'static>;
+type ThreadNameFn = Arc<dyn Fn() -> String + Send + Sync + 'static>;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    CurrentThread,
+    MultiThread,
+}
+
+/// Configures and builds a [`Runtime`].
+///
+/// # Examples
+///
+/// ```
+/// use rt::runtime::Builder;
+///
+/// let rt = Builder::new_multi_thread()
+///     .worker_threads(2)
+///     .thread_name("my-worker")
+///     .build()
+///     .unwrap();
+/// assert_eq!(rt.block_on(rt.spawn(async { 1 + 1 })).unwrap(), 2);
+/// ```
+pub struct Builder {
+    kind: Kind,
+    worker_threads: Option<usize>,
+    thread_name: ThreadNameFn,
+    thread_stack_size: Option<usize>,
+    on_thread_start: Option<Callback>,
+    on_thread_stop: Option<Callback>,
+    on_thread_park: Option<Callback>,
+    on_thread_unpark: Option<Callback>,
+    global_queue_interval: Option<u32>,
+    event_interval: u32,
+}
+
+impl Builder {
+    /// A builder for the multi-thread, work-stealing runtime.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Builder::new_multi_thread().build().unwrap();
+    /// # drop(rt);
+    /// ```
+    pub fn new_multi_thread() -> Builder {
+        Builder::new(Kind::MultiThread)
+    }
+
+    /// A builder for the current-thread runtime: every task runs on the
+    /// thread that calls `block_on`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Builder::new_current_thread().build().unwrap();
+    /// assert_eq!(rt.block_on(async { 3 }), 3);
+    /// ```
+    pub fn new_current_thread() -> Builder {
+        Builder::new(Kind::CurrentThread)
+    }
+
+    fn new(kind: Kind) -> Builder {
+        Builder {
+            kind,
+            worker_threads: None,
+            thread_name: Arc::new(|| "rt-worker".to_owned()),
+            thread_stack_size: None,
+            on_thread_start: None,
+            on_thread_stop: None,
+            on_thread_park: None,
+            on_thread_unpark: None,
+            global_queue_interval: None,
+            event_interval: 61,
+        }
+    }
+
+    /// The number of worker threads (multi-thread only). Defaults to the
+    /// number of CPUs.
+    ///
+    /// # Panics
+    ///
+    /// Panics if `count` is 0.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Builder::new_multi_thread().worker_threads(3).build().unwrap();
+    /// assert_eq!(rt.handle().metrics().num_workers(), 3);
+    /// ```
+    #[track_caller]
+    pub fn worker_threads(&mut self, count: usize) -> &mut Builder {
+        assert!(count > 0, "`worker_threads` must be at least 1");
+        self.worker_threads = Some(count);
+        self
+    }
+
+    /// The name of the runtime's threads (default `rt-worker`).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Builder::new_multi_thread().thread_name("web").build().unwrap();
+    /// let name = rt.block_on(rt.spawn(async { std::thread::current().name().map(String::from) }));
+    /// assert_eq!(name.unwrap().as_deref(), Some("web"));
+    /// ```
+    pub fn thread_name(&mut self, name: impl Into<String>) -> &mut Builder {
+        let name = name.into();
+        self.thread_name = Arc::new(move || name.clone());
+        self
+    }
+
+    /// A function that names each new thread.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    ///     /// static NEXT: AtomicUsize = AtomicUsize::new(0);
+    /// let rt = rt::runtime::Builder::new_multi_thread()
+    ///     .thread_name_fn(|| format!("worker-{}", NEXT.fetch_add(1, Ordering::Relaxed)))
+    ///     .build()
+    ///     .unwrap();
+    /// # drop(rt);
+    /// ```
+    pub fn thread_name_fn<F>(&mut self, f: F) -> &mut Builder
+    where
+        F: Fn() -> String + Send + Sync + 'static,
+    {
+        self.thread_name = Arc::new(f);
+        self
+    }
+
+    /// The stack size of the runtime's threads, in bytes.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Builder::new_multi_thread().thread_stack_size(4 << 20).build().unwrap();
+    /// # drop(rt);
+    /// ```
+    pub fn thread_stack_size(&mut self, bytes: usize) -> &mut Builder {
+        self.thread_stack_size = Some(bytes);
+        self
+    }
+
+    /// Runs `f` on each runtime thread when it starts.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    ///     /// use std::sync::Arc;
+    /// let started = Arc::new(AtomicUsize::new(0));
+    /// let counter = started.clone();
+    /// let rt = rt::runtime::Builder::new_multi_thread()
+    ///     .worker_threads(2)
+    ///     .on_thread_start(move || { counter.fetch_add(1, Ordering::SeqCst); })
+    ///     .build()
+    ///     .unwrap();
+    /// drop(rt);
+    /// assert_eq!(started.load(Ordering::SeqCst), 2);
+    /// ```
+    pub fn on_thread_start<F>(&mut self, f: F) -> &mut Builder
+    where
+        F: Fn() + Send + Sync + 'static,
+    {
+        self.on_thread_start = Some(Arc::new(f));
+        self
+    }
+
+    /// Runs `f` on each runtime thread just before it exits.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    ///     /// use std::sync::Arc;
+    /// let stopped = Arc::new(AtomicUsize::new(0));
+    /// let counter = stopped.clone();
+    /// let rt = rt::runtime::Builder::new_multi_thread()
+    ///     .worker_threads(2)
+    ///     .on_thread_stop(move || { counter.fetch_add(1, Ordering::SeqCst); })
+    ///     .build()
+    ///     .unwrap();
+    /// drop(rt);
+    /// assert_eq!(stopped.load(Ordering::SeqCst), 2);
+    /// ```
+    pub fn on_thread_stop<F>(&mut self, f: F) -> &mut Builder
+    where
+        F: Fn() + Send + Sync + 'static,
+    {
+        self.on_thread_stop = Some(Arc::new(f));
+        self
+    }
+
+    /// Runs `f` on a worker just before it parks (has nothing to do).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Builder::new_multi_thread().on_thread_park(|| {}).build().unwrap();
+    /// # drop(rt);
+    /// ```
+    pub fn on_thread_park<F>(&mut self, f: F) -> &mut Builder
+    where
+        F: Fn() + Send + Sync + 'static,
+    {
+        self.on_thread_park = Some(Arc::new(f));
+        self
+    }
+
+    /// Runs `f` on a worker just after it wakes from parking.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Builder::new_multi_thread().on_thread_unpark(|| {}).build().unwrap();
+    /// # drop(rt);
+    /// ```
+    pub fn on_thread_unpark<F>(&mut self, f: F) -> &mut Builder
+    where
+        F: Fn() + Send + Sync + 'static,
+    {
+        self.on_thread_unpark = Some(Arc::new(f));
+        self
+    }
+
+    /// How many scheduler ticks between checks of the global queue ahead
+    /// of the local one (default 61 on multi-thread, 31 on current-thread).
+    ///
+    /// # Panics
+    ///
+    /// Panics if `ticks` is 0.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Builder::new_multi_thread().global_queue_interval(31).build().unwrap();
+    /// # drop(rt);
+    /// ```
+    #[track_caller]
+    pub fn global_queue_interval(&mut self, ticks: u32) -> &mut Builder {
+        assert!(ticks > 0, "`global_queue_interval` must be at least 1");
+        self.global_queue_interval = Some(ticks);
+        self
+    }
+
+    /// How many scheduler ticks between non-blocking polls of the I/O and
+    /// timer driver while there is work to do (default 61).
+    ///
+    /// # Panics
+    ///
+    /// Panics if `ticks` is 0.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Builder::new_multi_thread().event_interval(31).build().unwrap();
+    /// # drop(rt);
+    /// ```
+    #[track_caller]
+    pub fn event_interval(&mut self, ticks: u32) -> &mut Builder {
+        assert!(ticks > 0, "`event_interval` must be at least 1");
+        self.event_interval = ticks;
+        self
+    }
+
+    /// Builds the runtime.
+    ///
+    /// # Errors
+    ///
+    /// Returns the OS error if a worker thread could not be spawned.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Builder::new_current_thread().build().unwrap();
+    /// # drop(rt);
+    /// ```
+    pub fn build(&mut self) -> io::Result<Runtime> {
+        let (driver, driver_handle) = Driver::new();
+        let default_interval = match self.kind {
+            Kind::CurrentThread => 31,
+            Kind::MultiThread => 61,
+        };
+        let config = Config {
+            global_queue_interval: self.global_queue_interval.unwrap_or(default_interval),
+            event_interval: self.event_interval,
+            before_park: self.on_thread_park.clone(),
+            after_unpark: self.on_thread_unpark.clone(),
+        };
+        match self.kind {
+            Kind::CurrentThread => {
+                let handle = current_thread::Handle::new(driver, driver_handle, config);
+                Ok(Runtime::from_parts(
+                    Handle {
+                        inner: scheduler::Handle::CurrentThread(handle),
+                    },
+                    None,
+                ))
+            }
+            Kind::MultiThread => {
+                let workers = self.worker_threads.unwrap_or_else(num_cpus::get).max(1);
+                let (scheduler, handle) = multi_thread::MultiThread::new(
+                    workers,
+                    config,
+                    driver,
+                    driver_handle,
+                    &self.spawner(),
+                )?;
+                Ok(Runtime::from_parts(
+                    Handle {
+                        inner: scheduler::Handle::MultiThread(handle),
+                    },
+                    Some(scheduler),
+                ))
+            }
+        }
+    }
+
+    fn spawner(&self) -> ThreadSpawner {
+        ThreadSpawner {
+            name: self.thread_name.clone(),
+            stack_size: self.thread_stack_size,
+            on_start: self.on_thread_start.clone(),
+            on_stop: self.on_thread_stop.clone(),
+        }
+    }
+}
+
+/// Spawns the runtime's threads with the builder's name, stack size and
+/// start/stop hooks.
+#[derive(Clone)]
+pub(crate) struct ThreadSpawner {
+    name: ThreadNameFn,
+    stack_size: Option<usize>,
+    on_start: Option<Callback>,
+    on_stop: Option<Callback>,
+}
+
+impl ThreadSpawner {
+    pub(crate) fn spawn(&self, f: impl FnOnce() + Send + 'static) -> io::Result<()> {
+        let on_start = self.on_start.clone();
+        let on_stop = self.on_stop.clone();
+        let body = move || {
+            if let Some(cb) = &on_start {
+                cb();
+            }
+            f();
+            if let Some(cb) = &on_stop {
+                cb();
+            }
+        };
+        #[cfg(not(loom))]
+        {
+            let mut builder = std::thread::Builder::new().name((self.name)());
+            if let Some(size) = self.stack_size {
+                builder = builder.stack_size(size);
+            }
+            builder.spawn(body).map(drop)
+        }
+        #[cfg(loom)]
+        {
+            let _ = &self.stack_size;
+            loom::thread::spawn(body);
+            Ok(())
+        }
+    }
+}
+
+impl fmt::Debug for Builder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Builder")
+            .field("kind", &self.kind)
+            .field("worker_threads", &self.worker_threads)
+            .field("thread_stack_size", &self.thread_stack_size)
+            .field("global_queue_interval", &self.global_queue_interval)
+            .field("event_interval", &self.event_interval)
+            .finish_non_exhaustive()
+    }
+}
+
+impl fmt::Debug for ThreadSpawner {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ThreadSpawner")
+            .field("stack_size", &self.stack_size)
+            .finish_non_exhaustive()
+    }
+}

@@ -1,0 +1,172 @@
+//! The per-thread runtime context: which runtime is current, whether this
+//! thread is inside a runtime (where blocking on one is an error), the
+//! scheduler running on this thread, the task being polled and its
+//! cooperative budget.
+
+use crate::scheduler;
+use crate::task::{Budget, Id};
+use std::cell::{Cell, RefCell};
+use std::marker::PhantomData;
+
+struct Context {
+    /// Set by `Runtime::enter`, `block_on` and on worker threads.
+    handle: RefCell<Option<scheduler::Handle>>,
+    /// `true` inside `block_on` or on a worker thread.
+    entered: Cell<bool>,
+    /// The scheduler loop running on this thread, if any.
+    scheduler: Cell<*const scheduler::Context>,
+    task_id: Cell<Option<Id>>,
+    budget: Cell<Budget>,
+}
+
+thread_local! {
+    static CONTEXT: Context = const {
+        Context {
+            handle: RefCell::new(None),
+            entered: Cell::new(false),
+            scheduler: Cell::new(std::ptr::null()),
+            task_id: Cell::new(None),
+            budget: Cell::new(Budget::unconstrained()),
+        }
+    };
+}
+
+/// Runs `f` with the current runtime's handle, or returns `None` when this
+/// thread has no current runtime (or is being torn down).
+pub(crate) fn with_current<R>(f: impl FnOnce(&scheduler::Handle) -> R) -> Option<R> {
+    CONTEXT
+        .try_with(|cx| cx.handle.borrow().as_ref().map(f))
+        .ok()
+        .flatten()
+}
+
+/// Makes `handle` current until the guard drops.
+pub(crate) fn set_current(handle: &scheduler::Handle) -> SetCurrentGuard {
+    let prev = CONTEXT.with(|cx| cx.handle.replace(Some(handle.clone())));
+    SetCurrentGuard {
+        prev,
+        _not_send: PhantomData,
+    }
+}
+
+/// Restores the previously current runtime.
+#[derive(Debug)]
+pub(crate) struct SetCurrentGuard {
+    prev: Option<scheduler::Handle>,
+    _not_send: PhantomData<*const ()>,
+}
+
+impl Drop for SetCurrentGuard {
+    fn drop(&mut self) {
+        let prev = self.prev.take();
+        let _ = CONTEXT.try_with(|cx| *cx.handle.borrow_mut() = prev);
+    }
+}
+
+/// Marks this thread as running inside a runtime (a worker or
+/// `block_on`), so that a nested `block_on` panics instead of deadlocking.
+///
+/// # Panics
+///
+/// Panics if this thread is already inside a runtime.
+#[track_caller]
+pub(crate) fn enter_runtime(handle: &scheduler::Handle) -> EnterRuntimeGuard {
+    let already = CONTEXT.with(|cx| cx.entered.replace(true));
+    if already {
+        panic!(
+            "Cannot start a runtime from within a runtime: `block_on` was called while this \
+             thread is already driving async tasks (inside a task or another `block_on`). \
+             Use `.await` instead, or run the blocking code with `rt::task::spawn_blocking`."
+        );
+    }
+    EnterRuntimeGuard {
+        _current: set_current(handle),
+    }
+}
+
+/// Leaves the runtime when dropped.
+#[derive(Debug)]
+pub(crate) struct EnterRuntimeGuard {
+    _current: SetCurrentGuard,
+}
+
+impl Drop for EnterRuntimeGuard {
+    fn drop(&mut self) {
+        let _ = CONTEXT.try_with(|cx| cx.entered.set(false));
+    }
+}
+
+/// `true` if this thread is inside a runtime (where blocking is not allowed).
+pub(crate) fn is_entered() -> bool {
+    CONTEXT.try_with(|cx| cx.entered.get()).unwrap_or(false)
+}
+
+/// Temporarily leaves the runtime (for `block_in_place`), so blocking
+/// operations are allowed until the guard drops.
+#[allow(dead_code)]
+pub(crate) fn exit_runtime<R>(f: impl FnOnce() -> R) -> R {
+    struct Reset(bool);
+    impl Drop for Reset {
+        fn drop(&mut self) {
+            let _ = CONTEXT.try_with(|cx| cx.entered.set(self.0));
+        }
+    }
+    let _reset = Reset(CONTEXT.with(|cx| cx.entered.replace(false)));
+    f()
+}
+
+/// Runs `f` with `scheduler` installed as this thread's scheduler loop.
+pub(crate) fn set_scheduler<R>(scheduler: &scheduler::Context, f: impl FnOnce() -> R) -> R {
+    struct Reset(*const scheduler::Context);
+    impl Drop for Reset {
+        fn drop(&mut self) {
+            let _ = CONTEXT.try_with(|cx| cx.scheduler.set(self.0));
+        }
+    }
+    let prev = CONTEXT.with(|cx| cx.scheduler.replace(scheduler));
+    let _reset = Reset(prev);
+    f()
+}
+
+/// Runs `f` with the scheduler loop running on this thread, if any.
+pub(crate) fn with_scheduler<R>(f: impl FnOnce(Option<&scheduler::Context>) -> R) -> R {
+    let ptr = CONTEXT
+        .try_with(|cx| cx.scheduler.get())
+        .unwrap_or(std::ptr::null());
+    // SAFETY: the pointer is set only by `set_scheduler`, which keeps the
+    // referent borrowed for as long as it is installed, and is reset when
+    // that call returns or unwinds. It is only read on this thread.
+    f(unsafe { ptr.as_ref() })
+}
+
+/// Runs `f` with `id` recorded as the task being polled.
+pub(crate) fn with_task_id<R>(id: Id, f: impl FnOnce() -> R) -> R {
+    struct Reset(Option<Id>);
+    impl Drop for Reset {
+        fn drop(&mut self) {
+            let _ = CONTEXT.try_with(|cx| cx.task_id.set(self.0));
+        }
+    }
+    let _reset = Reset(CONTEXT.with(|cx| cx.task_id.replace(Some(id))));
+    f()
+}
+
+pub(crate) fn current_task_id() -> Option<Id> {
+    CONTEXT.try_with(|cx| cx.task_id.get()).ok().flatten()
+}
+
+pub(crate) fn budget() -> Budget {
+    CONTEXT
+        .try_with(|cx| cx.budget.get())
+        .unwrap_or(Budget::unconstrained())
+}
+
+pub(crate) fn set_budget(budget: Budget) {
+    let _ = CONTEXT.try_with(|cx| cx.budget.set(budget));
+}
+
+pub(crate) fn replace_budget(budget: Budget) -> Budget {
+    CONTEXT
+        .try_with(|cx| cx.budget.replace(budget))
+        .unwrap_or(Budget::unconstrained())
+}

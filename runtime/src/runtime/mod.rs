@@ -1,0 +1,13 @@
+//! The runtime: `Builder`, `Runtime`, `Handle`.
+
+pub(crate) mod builder;
+pub(crate) mod context;
+mod handle;
+pub(crate) mod park;
+#[allow(clippy::module_inception)]
+mod runtime;
+pub(crate) mod spawn;
+
+pub use builder::Builder;
+pub use handle::{EnterGuard, Handle, RuntimeFlavor, RuntimeMetrics, TryCurrentError};
+pub use runtime::Runtime;

@@ -1,0 +1,213 @@
+//! `Runtime`: owns the scheduler's threads and shuts everything down.
+
+use crate::runtime::context;
+use crate::runtime::handle::{EnterGuard, Handle};
+use crate::runtime::park::ThreadParker;
+use crate::scheduler::{self, multi_thread::MultiThread};
+use crate::task::JoinHandle;
+use std::fmt;
+use std::future::Future;
+use std::io;
+use std::time::Duration;
+
+/// The rt runtime: a scheduler, its worker threads and its drivers.
+///
+/// Dropping it shuts it down: workers stop after their current poll, every
+/// task still alive is cancelled (its future dropped, its `JoinHandle`
+/// yields a cancelled [`JoinError`](crate::task::JoinError)), and the
+/// worker threads are joined.
+///
+/// # Examples
+///
+/// ```
+/// let rt = rt::runtime::Runtime::new().unwrap();
+/// let sum = rt.block_on(async {
+///     let a = rt::spawn(async { 20 });
+///     let b = rt::spawn(async { 22 });
+///     a.await.unwrap() + b.await.unwrap()
+/// });
+/// assert_eq!(sum, 42);
+/// ```
+pub struct Runtime {
+    handle: Handle,
+    /// The worker threads, for the multi-thread scheduler.
+    workers: Option<MultiThread>,
+    is_shut_down: bool,
+}
+
+impl Runtime {
+    /// A multi-thread runtime with default settings.
+    ///
+    /// # Errors
+    ///
+    /// Returns the OS error if a worker thread could not be spawned.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// # drop(rt);
+    /// ```
+    pub fn new() -> io::Result<Runtime> {
+        crate::runtime::Builder::new_multi_thread().build()
+    }
+
+    pub(crate) fn from_parts(handle: Handle, workers: Option<MultiThread>) -> Runtime {
+        Runtime {
+            handle,
+            workers,
+            is_shut_down: false,
+        }
+    }
+
+    /// Runs `future` to completion on the current thread, driving the
+    /// runtime meanwhile (on a current-thread runtime, this is what runs
+    /// the tasks).
+    ///
+    /// # Panics
+    ///
+    /// Panics if called from inside a runtime (a task or another
+    /// `block_on`): blocking there would stall the worker. Use `.await`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// assert_eq!(rt.block_on(async { "done" }), "done");
+    /// ```
+    #[track_caller]
+    pub fn block_on<F: Future>(&self, future: F) -> F::Output {
+        self.handle.block_on(future)
+    }
+
+    /// Spawns a task on this runtime; see [`rt::spawn`](crate::spawn).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// let handle = rt.spawn(async { 5 });
+    /// assert_eq!(rt.block_on(handle).unwrap(), 5);
+    /// ```
+    pub fn spawn<F>(&self, future: F) -> JoinHandle<F::Output>
+    where
+        F: Future + Send + 'static,
+        F::Output: Send + 'static,
+    {
+        self.handle.spawn(future)
+    }
+
+    /// A handle to this runtime.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// let handle = rt.handle().clone();
+    /// let out = std::thread::spawn(move || handle.block_on(async { 9 })).join().unwrap();
+    /// assert_eq!(out, 9);
+    /// ```
+    pub fn handle(&self) -> &Handle {
+        &self.handle
+    }
+
+    /// Makes this runtime current on this thread until the guard drops, so
+    /// `rt::spawn` works outside `block_on`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// let _guard = rt.enter();
+    /// let handle = rt::spawn(async { 1 });
+    /// # drop(_guard);
+    /// assert_eq!(rt.block_on(handle).unwrap(), 1);
+    /// ```
+    pub fn enter(&self) -> EnterGuard<'_> {
+        self.handle.enter()
+    }
+
+    /// Shuts down, waiting at most `timeout` for the worker threads to
+    /// finish their current polls. Tasks are cancelled either way; a worker
+    /// stuck in a poll that does not return is left behind.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.spawn(std::future::pending::<()>());
+    /// rt.shutdown_timeout(Duration::from_secs(10));
+    /// ```
+    pub fn shutdown_timeout(mut self, timeout: Duration) {
+        self.shutdown(Some(timeout));
+    }
+
+    /// Shuts down without waiting for the worker threads. Safe to call
+    /// from inside another runtime.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.spawn(async {});
+    /// rt.shutdown_background();
+    /// ```
+    pub fn shutdown_background(mut self) {
+        self.shutdown(Some(Duration::ZERO));
+    }
+
+    fn shutdown(&mut self, timeout: Option<Duration>) {
+        if std::mem::replace(&mut self.is_shut_down, true) {
+            return;
+        }
+        match (&self.handle.inner, &self.workers) {
+            (scheduler::Handle::MultiThread(handle), Some(workers)) => {
+                workers.shutdown(handle, timeout)
+            }
+            (scheduler::Handle::CurrentThread(handle), _) => handle.shutdown(),
+            (scheduler::Handle::MultiThread(_), None) => {
+                unreachable!("multi-thread runtime without workers")
+            }
+        }
+    }
+}
+
+impl Drop for Runtime {
+    fn drop(&mut self) {
+        if self.is_shut_down {
+            return;
+        }
+        if context::is_entered() {
+            if std::thread::panicking() {
+                // Already unwinding: blocking or panicking again would
+                // abort the process; give up on the workers instead.
+                self.shutdown(Some(Duration::ZERO));
+                return;
+            }
+            panic!(
+                "Cannot drop a runtime inside an async context (a task or `block_on`): shutting \
+                 it down blocks the thread. Drop it outside, move it to a blocking thread with \
+                 `rt::task::spawn_blocking`, or call `Runtime::shutdown_background()`."
+            );
+        }
+        self.shutdown(None);
+    }
+}
+
+impl fmt::Debug for Runtime {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Runtime")
+            .field("handle", &self.handle)
+            .finish()
+    }
+}
+
+/// Blocks this (non-worker) thread on `future` while the multi-thread
+/// runtime's workers run the tasks.
+pub(crate) fn block_on_thread<F: Future>(future: F) -> F::Output {
+    thread_local! {
+        static PARKER: ThreadParker = ThreadParker::new();
+    }
+    PARKER.with(|parker| parker.block_on(future))
+}

@@ -1,0 +1,42 @@
+//! `rt::spawn`.
+
+use crate::runtime::context;
+use crate::task::{Id, JoinHandle};
+use std::future::Future;
+
+/// Spawns a task on the current runtime and returns its [`JoinHandle`].
+///
+/// The task starts running right away, on any worker; it keeps running if
+/// the handle is dropped.
+///
+/// # Panics
+///
+/// Panics when called outside a runtime (no task, `block_on` or
+/// `Runtime::enter` on this thread). Use
+/// [`Handle::spawn`](crate::runtime::Handle::spawn) there.
+///
+/// # Examples
+///
+/// ```
+/// let rt = rt::runtime::Runtime::new().unwrap();
+/// rt.block_on(async {
+///     let task = rt::spawn(async { "hello" });
+///     assert_eq!(task.await.unwrap(), "hello");
+/// });
+/// ```
+#[track_caller]
+pub fn spawn<F>(future: F) -> JoinHandle<F::Output>
+where
+    F: Future + Send + 'static,
+    F::Output: Send + 'static,
+{
+    let id = Id::next();
+    match context::with_current(|handle| handle.spawn(future, id)) {
+        Some(join) => join,
+        None => panic!(
+            "`rt::spawn` called outside a runtime: call it from a task or inside \
+             `Runtime::block_on`, enter a runtime with `Runtime::enter()`, or spawn through \
+             a `rt::runtime::Handle`"
+        ),
+    }
+}

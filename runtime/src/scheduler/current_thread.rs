@@ -1,0 +1,379 @@
+//! The current-thread scheduler: every task runs on the thread that calls
+//! `block_on`.
+//!
+//! Tasks woken on that thread go to a local queue in the core; wakes from
+//! other threads go to a lock-free injector and unpark the driver. The
+//! core (queue + driver) lives in a slot; `block_on` takes it for its
+//! duration, and a second thread calling `block_on` meanwhile polls its own
+//! future and takes the core when the first one returns it.
+//!
+//! The `block_on` loop:
+//! 1. if the main future was woken, poll it; return its output when ready;
+//! 2. run up to `event_interval` tasks, taking from the injector first
+//!    every `global_queue_interval` ticks;
+//! 3. when there is nothing to run, park in the driver (woken by a remote
+//!    schedule or the main future's waker); otherwise poll the driver
+//!    without blocking, and loop.
+
+use crate::driver::{self, Driver};
+use crate::loom::deque::Injector;
+use crate::loom::sync::atomic::{AtomicBool, Ordering};
+use crate::loom::sync::{Arc, Mutex};
+use crate::runtime::context;
+use crate::runtime::park::ThreadParker;
+use crate::scheduler::{self, Config};
+use crate::task::list::OwnedTasks;
+use crate::task::{self, Header, Id, JoinHandle, Notified, Schedule};
+use std::cell::RefCell;
+use std::collections::VecDeque;
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Poll, RawWaker, RawWakerVTable, Waker};
+use std::time::Duration;
+
+struct CoreSlot {
+    core: Option<Box<Core>>,
+    /// Threads waiting in `block_on` for the core.
+    waiters: Vec<Waker>,
+}
+
+pub(crate) struct Handle {
+    /// The core, while no thread is in `block_on`.
+    slot: Mutex<CoreSlot>,
+    inject: Injector<Notified>,
+    pub(crate) owned: OwnedTasks,
+    /// Set when the main future's waker fires.
+    woken: AtomicBool,
+    is_terminated: AtomicBool,
+    config: Config,
+    pub(crate) driver: driver::Handle,
+}
+
+struct Core {
+    tasks: VecDeque<Notified>,
+    tick: u32,
+    driver: Option<Driver>,
+}
+
+/// The scheduler context installed while `block_on` drives the core.
+pub(crate) struct Context {
+    handle: Arc<Handle>,
+    core: RefCell<Option<Box<Core>>>,
+}
+
+impl Handle {
+    pub(crate) fn new(
+        driver: Driver,
+        driver_handle: driver::Handle,
+        config: Config,
+    ) -> Arc<Handle> {
+        let core = Box::new(Core {
+            tasks: VecDeque::with_capacity(64),
+            tick: 0,
+            driver: Some(driver),
+        });
+        Arc::new(Handle {
+            slot: Mutex::new(CoreSlot {
+                core: Some(core),
+                waiters: Vec::new(),
+            }),
+            inject: Injector::new(),
+            owned: OwnedTasks::new(1),
+            woken: AtomicBool::new(false),
+            is_terminated: AtomicBool::new(false),
+            config,
+            driver: driver_handle,
+        })
+    }
+
+    /// Runs `future` to completion, driving the scheduler meanwhile.
+    pub(crate) fn block_on<F: Future>(self: &Arc<Self>, future: F) -> F::Output {
+        let mut future = std::pin::pin!(future);
+        let parker = ThreadParker::new();
+        let waiter = parker.waker();
+        loop {
+            if let Some(core) = self.take_core(&waiter) {
+                let guard = CoreGuard {
+                    cx: scheduler::Context::CurrentThread(Context {
+                        handle: self.clone(),
+                        core: RefCell::new(Some(core)),
+                    }),
+                };
+                return guard.block_on(future.as_mut());
+            }
+            // Another thread drives the core: poll our future alone until
+            // it completes or the core comes free.
+            let mut cx = std::task::Context::from_waker(&waiter);
+            if let Poll::Ready(output) = task::budget_scope(|| future.as_mut().poll(&mut cx)) {
+                return output;
+            }
+            parker.park();
+        }
+    }
+
+    /// Takes the core, or registers `waiter` to be woken when it is free.
+    fn take_core(&self, waiter: &Waker) -> Option<Box<Core>> {
+        let mut slot = self.slot.lock().unwrap();
+        let core = slot.core.take();
+        if core.is_none() {
+            slot.waiters.push(waiter.clone());
+        }
+        core
+    }
+
+    fn release_core(&self, core: Box<Core>) {
+        let waiters = {
+            let mut slot = self.slot.lock().unwrap();
+            slot.core = Some(core);
+            std::mem::take(&mut slot.waiters)
+        };
+        for waiter in waiters {
+            waiter.wake();
+        }
+    }
+
+    /// Cancels every task and tears the driver down.
+    pub(crate) fn shutdown(self: &Arc<Self>) {
+        let handle = self;
+        let core = self.slot.lock().unwrap().core.take();
+        let cx = scheduler::Context::CurrentThread(Context {
+            handle: handle.clone(),
+            core: RefCell::new(core),
+        });
+        context::set_scheduler(&cx, || {
+            handle.owned.close_and_shutdown_all();
+        });
+        let scheduler::Context::CurrentThread(cx) = cx else {
+            unreachable!()
+        };
+        handle.is_terminated.store(true, Ordering::Release);
+        if let Some(mut core) = cx.core.into_inner() {
+            core.tasks.clear();
+            if let Some(driver) = core.driver.as_mut() {
+                driver.shutdown(&handle.driver);
+            }
+        }
+        while let Some(task) = handle.inject.steal().success() {
+            drop(task);
+        }
+    }
+}
+
+/// Returns the core to the slot when `block_on` ends, even by a panic.
+struct CoreGuard {
+    cx: scheduler::Context,
+}
+
+impl CoreGuard {
+    fn cx(&self) -> &Context {
+        match &self.cx {
+            scheduler::Context::CurrentThread(cx) => cx,
+            scheduler::Context::MultiThread(_) => unreachable!(),
+        }
+    }
+
+    fn block_on<F: Future>(self, mut future: Pin<&mut F>) -> F::Output {
+        context::set_scheduler(&self.cx, || {
+            let cx = self.cx();
+            let handle = &*cx.handle;
+            let waker = cx.handle.main_waker();
+            let mut task_cx = std::task::Context::from_waker(&waker);
+            handle.woken.store(true, Ordering::Release);
+            'outer: loop {
+                if handle.woken.swap(false, Ordering::AcqRel) {
+                    let polled = task::budget_scope(|| future.as_mut().poll(&mut task_cx));
+                    if let Poll::Ready(output) = polled {
+                        return output;
+                    }
+                }
+                for _ in 0..handle.config.event_interval {
+                    let next = {
+                        let mut core = cx.core.borrow_mut();
+                        let core = core.as_mut().expect("the core is installed");
+                        core.tick = core.tick.wrapping_add(1);
+                        core.next_task(handle)
+                    };
+                    match next {
+                        Some(task) => task.run(),
+                        None => {
+                            cx.park(true);
+                            continue 'outer;
+                        }
+                    }
+                }
+                cx.park(false);
+            }
+        })
+    }
+}
+
+impl Drop for CoreGuard {
+    fn drop(&mut self) {
+        let cx = self.cx();
+        if let Some(core) = cx.core.borrow_mut().take() {
+            cx.handle.release_core(core);
+        }
+    }
+}
+
+impl Context {
+    /// Parks in the driver if `block` and there is nothing to do;
+    /// otherwise only polls it.
+    fn park(&self, block: bool) {
+        let handle = &*self.handle;
+        let (mut driver, block) = {
+            let mut core = self.core.borrow_mut();
+            let core = core.as_mut().expect("the core is installed");
+            let idle = core.tasks.is_empty()
+                && handle.inject.is_empty()
+                && !handle.woken.load(Ordering::Acquire);
+            (
+                core.driver.take().expect("the core holds the driver"),
+                block && idle,
+            )
+        };
+        if block {
+            if let Some(cb) = &handle.config.before_park {
+                cb();
+            }
+        }
+        // The core stays installed, so tasks woken by the driver go to the
+        // local queue.
+        driver.park(
+            &handle.driver,
+            if block { None } else { Some(Duration::ZERO) },
+        );
+        if block {
+            if let Some(cb) = &handle.config.after_unpark {
+                cb();
+            }
+        }
+        self.core
+            .borrow_mut()
+            .as_mut()
+            .expect("the core is installed")
+            .driver = Some(driver);
+    }
+}
+
+impl Core {
+    fn next_task(&mut self, handle: &Handle) -> Option<Notified> {
+        if self.tick % handle.config.global_queue_interval == 0 {
+            handle
+                .inject
+                .steal()
+                .success()
+                .or_else(|| self.tasks.pop_front())
+        } else {
+            self.tasks
+                .pop_front()
+                .or_else(|| handle.inject.steal().success())
+        }
+    }
+}
+
+impl Handle {
+    pub(crate) fn spawn<F>(me: &Arc<Handle>, future: F, id: Id) -> JoinHandle<F::Output>
+    where
+        F: Future + Send + 'static,
+        F::Output: Send + 'static,
+    {
+        let (raw, join) = task::new_task(future, me.clone(), id);
+        if let Some(notified) = me.owned.bind(raw) {
+            me.schedule(notified);
+        }
+        join
+    }
+
+    fn main_waker(self: &Arc<Self>) -> Waker {
+        let raw = Arc::into_raw(self.clone());
+        // SAFETY: `raw` owns one count of the handle's Arc; the vtable keeps
+        // the count balanced (clone adds one, wake and drop release one).
+        unsafe { Waker::from_raw(RawWaker::new(raw.cast(), &MAIN_VTABLE)) }
+    }
+
+    fn wake_main(&self) {
+        self.woken.store(true, Ordering::Release);
+        self.driver.unpark();
+    }
+}
+
+static MAIN_VTABLE: RawWakerVTable =
+    RawWakerVTable::new(main_clone, main_wake, main_wake_by_ref, main_drop);
+
+/// # Safety
+/// `data` must come from `Arc::<Handle>::into_raw` and own its count.
+unsafe fn main_arc(data: *const ()) -> Arc<Handle> {
+    // SAFETY: per the caller.
+    unsafe { Arc::from_raw(data.cast::<Handle>()) }
+}
+
+unsafe fn main_clone(data: *const ()) -> RawWaker {
+    // SAFETY: the waker being cloned owns a count, put back with forget.
+    let handle = unsafe { main_arc(data) };
+    let cloned = Arc::into_raw(handle.clone());
+    std::mem::forget(handle);
+    RawWaker::new(cloned.cast(), &MAIN_VTABLE)
+}
+
+unsafe fn main_wake(data: *const ()) {
+    // SAFETY: the waker being consumed owns a count, released here.
+    unsafe { main_arc(data) }.wake_main();
+}
+
+unsafe fn main_wake_by_ref(data: *const ()) {
+    // SAFETY: the waker owns a count, put back with forget.
+    let handle = unsafe { main_arc(data) };
+    handle.wake_main();
+    std::mem::forget(handle);
+}
+
+unsafe fn main_drop(data: *const ()) {
+    // SAFETY: the waker being dropped owns a count.
+    drop(unsafe { main_arc(data) });
+}
+
+impl Schedule for Arc<Handle> {
+    fn schedule(&self, task: Notified) {
+        let task = context::with_scheduler(|cx| match cx {
+            Some(scheduler::Context::CurrentThread(cx)) if Arc::ptr_eq(&cx.handle, self) => {
+                match cx.core.borrow_mut().as_mut() {
+                    Some(core) => {
+                        core.tasks.push_back(task);
+                        None
+                    }
+                    None => Some(task),
+                }
+            }
+            _ => Some(task),
+        });
+        if let Some(task) = task {
+            if self.is_terminated.load(Ordering::Acquire) {
+                drop(task);
+                return;
+            }
+            self.inject.push(task);
+            self.driver.unpark();
+        }
+    }
+
+    fn release(&self, task: &Header) -> bool {
+        self.owned.remove(task)
+    }
+}
+
+impl fmt::Debug for Handle {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("current_thread::Handle")
+            .field("config", &self.config)
+            .finish_non_exhaustive()
+    }
+}
+
+impl fmt::Debug for Context {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("current_thread::Context")
+            .finish_non_exhaustive()
+    }
+}

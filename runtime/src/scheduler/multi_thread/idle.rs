@@ -1,0 +1,114 @@
+//! Which workers are parked, which are searching for work.
+//!
+//! One atomic word counts the unparked workers (high half) and the
+//! searching ones (low half); a mutex-protected list holds the parked
+//! workers' indices.
+//!
+//! Waking protocol (no lost wake-up):
+//! 1. a producer pushes a task, then (SeqCst) reads the word: if a worker
+//!    is searching, that worker will find the task; if all are awake, one
+//!    will; otherwise it pops a sleeper, counts it as unparked *and
+//!    searching*, and unparks it;
+//! 2. a searcher that finds work stops searching; if it was the last
+//!    searcher it wakes another worker, so the rest of the work it left
+//!    behind still gets a searcher;
+//! 3. a worker about to park removes itself from both counts under the
+//!    lock; if it was the last searcher, it re-checks every queue after
+//!    that and wakes a worker if any holds work. Either the producer saw
+//!    the searcher, and the searcher's re-check sees the task, or the
+//!    producer saw no searcher and woke someone.
+//! 4. at most half the workers search at once, so a burst of wake-ups does
+//!    not have every worker contend on the same queues.
+
+use crate::loom::sync::Mutex;
+use crate::loom::sync::atomic::{AtomicUsize, Ordering};
+
+const UNPARKED_SHIFT: usize = 16;
+const SEARCHING_MASK: usize = (1 << UNPARKED_SHIFT) - 1;
+
+#[derive(Debug)]
+pub(crate) struct Idle {
+    state: AtomicUsize,
+    sleepers: Mutex<Vec<usize>>,
+    num_workers: usize,
+}
+
+impl Idle {
+    pub(crate) fn new(num_workers: usize) -> Idle {
+        assert!(num_workers < SEARCHING_MASK, "too many worker threads");
+        Idle {
+            state: AtomicUsize::new(num_workers << UNPARKED_SHIFT),
+            sleepers: Mutex::new(Vec::with_capacity(num_workers)),
+            num_workers,
+        }
+    }
+
+    fn counts(&self) -> (usize, usize) {
+        let state = self.state.load(Ordering::SeqCst);
+        (state >> UNPARKED_SHIFT, state & SEARCHING_MASK)
+    }
+
+    fn should_notify(&self) -> bool {
+        let (unparked, searching) = self.counts();
+        searching == 0 && unparked < self.num_workers
+    }
+
+    /// Picks a parked worker to wake for new work, counting it as unparked
+    /// and searching. `None` if a searcher or an awake worker will do.
+    pub(crate) fn worker_to_notify(&self) -> Option<usize> {
+        if !self.should_notify() {
+            return None;
+        }
+        let mut sleepers = self.sleepers.lock().unwrap();
+        if !self.should_notify() {
+            return None;
+        }
+        let index = sleepers.pop()?;
+        self.state
+            .fetch_add((1 << UNPARKED_SHIFT) | 1, Ordering::SeqCst);
+        Some(index)
+    }
+
+    /// Step 3. Returns `true` if the worker was the last searcher.
+    pub(crate) fn transition_worker_to_parked(&self, index: usize, is_searching: bool) -> bool {
+        let mut sleepers = self.sleepers.lock().unwrap();
+        let dec = (1 << UNPARKED_SHIFT) | usize::from(is_searching);
+        let prev = self.state.fetch_sub(dec, Ordering::SeqCst);
+        sleepers.push(index);
+        is_searching && prev & SEARCHING_MASK == 1
+    }
+
+    /// Step 4: may this worker start searching?
+    pub(crate) fn transition_worker_to_searching(&self) -> bool {
+        let (_, searching) = self.counts();
+        if 2 * searching >= self.num_workers.max(2) {
+            return false;
+        }
+        self.state.fetch_add(1, Ordering::SeqCst);
+        true
+    }
+
+    /// Step 2. Returns `true` if the worker was the last searcher.
+    pub(crate) fn transition_worker_from_searching(&self) -> bool {
+        let prev = self.state.fetch_sub(1, Ordering::SeqCst);
+        prev & SEARCHING_MASK == 1
+    }
+
+    /// After a wake-up: `true` if the worker is still listed as parked (the
+    /// wake-up was spurious, or came from the driver, not a notifier).
+    pub(crate) fn is_parked(&self, index: usize) -> bool {
+        self.sleepers.lock().unwrap().contains(&index)
+    }
+
+    /// Takes a worker off the parked list by itself (it woke for its own
+    /// reasons, e.g. shutdown), counting it as unparked and not searching.
+    pub(crate) fn unpark_worker_by_id(&self, index: usize) -> bool {
+        let mut sleepers = self.sleepers.lock().unwrap();
+        if let Some(pos) = sleepers.iter().position(|&i| i == index) {
+            sleepers.swap_remove(pos);
+            self.state.fetch_add(1 << UNPARKED_SHIFT, Ordering::SeqCst);
+            return true;
+        }
+        false
+    }
+}

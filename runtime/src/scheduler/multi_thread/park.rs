@@ -1,0 +1,169 @@
+//! Parking a worker thread.
+//!
+//! Each worker has a `Parker`; the runtime has one driver. A parking
+//! worker that can take the driver lock blocks in the driver (so it also
+//! waits for I/O and timers); the others wait on their own condvar.
+//! `Unparker::unpark` knows which of the two its worker is blocked in.
+//!
+//! The state word makes unpark sticky: an unpark that lands before the
+//! worker blocks turns the next park into a no-op.
+
+use crate::driver::{self, Driver};
+use crate::loom::sync::atomic::{AtomicUsize, Ordering};
+use crate::loom::sync::{Arc, Condvar, Mutex};
+use std::time::Duration;
+
+const EMPTY: usize = 0;
+const PARKED_CONDVAR: usize = 1;
+const PARKED_DRIVER: usize = 2;
+const NOTIFIED: usize = 3;
+
+#[derive(Debug)]
+pub(crate) struct Parker {
+    inner: Arc<Inner>,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct Unparker {
+    inner: Arc<Inner>,
+}
+
+#[derive(Debug)]
+struct Inner {
+    state: AtomicUsize,
+    mutex: Mutex<()>,
+    condvar: Condvar,
+    shared: Arc<Shared>,
+}
+
+/// The runtime's one driver, shared by all parkers.
+#[derive(Debug)]
+pub(crate) struct Shared {
+    driver: Mutex<Driver>,
+    handle: driver::Handle,
+}
+
+impl Shared {
+    pub(crate) fn new(driver: Driver, handle: driver::Handle) -> Arc<Shared> {
+        Arc::new(Shared {
+            driver: Mutex::new(driver),
+            handle,
+        })
+    }
+
+    /// Shuts the driver down (waiting for a worker still parked in it).
+    pub(crate) fn shutdown(&self) {
+        let mut driver = self.driver.lock().unwrap();
+        driver.shutdown(&self.handle);
+    }
+}
+
+impl Parker {
+    pub(crate) fn new(shared: Arc<Shared>) -> Parker {
+        Parker {
+            inner: Arc::new(Inner {
+                state: AtomicUsize::new(EMPTY),
+                mutex: Mutex::new(()),
+                condvar: Condvar::new(),
+                shared,
+            }),
+        }
+    }
+
+    pub(crate) fn unparker(&self) -> Unparker {
+        Unparker {
+            inner: self.inner.clone(),
+        }
+    }
+
+    /// Blocks until unparked.
+    pub(crate) fn park(&mut self) {
+        self.inner.park(None);
+    }
+
+    /// Polls the driver without blocking, if no other worker holds it.
+    pub(crate) fn poll_driver(&mut self) {
+        if let Ok(mut driver) = self.inner.shared.driver.try_lock() {
+            driver.park(&self.inner.shared.handle, Some(Duration::ZERO));
+        }
+    }
+}
+
+impl Inner {
+    fn park(&self, timeout: Option<Duration>) {
+        if self
+            .state
+            .compare_exchange(NOTIFIED, EMPTY, Ordering::SeqCst, Ordering::SeqCst)
+            .is_ok()
+        {
+            return;
+        }
+        if let Ok(mut driver) = self.shared.driver.try_lock() {
+            self.park_driver(&mut driver, timeout);
+        } else {
+            self.park_condvar();
+        }
+    }
+
+    fn park_driver(&self, driver: &mut Driver, timeout: Option<Duration>) {
+        match self
+            .state
+            .compare_exchange(EMPTY, PARKED_DRIVER, Ordering::SeqCst, Ordering::SeqCst)
+        {
+            Ok(_) => {}
+            Err(NOTIFIED) => {
+                self.state.swap(EMPTY, Ordering::SeqCst);
+                return;
+            }
+            Err(actual) => panic!("rt: inconsistent park state {actual}"),
+        }
+        driver.park(&self.shared.handle, timeout);
+        match self.state.swap(EMPTY, Ordering::SeqCst) {
+            NOTIFIED | PARKED_DRIVER => {}
+            actual => panic!("rt: inconsistent park state {actual}"),
+        }
+    }
+
+    fn park_condvar(&self) {
+        let mut guard = self.mutex.lock().unwrap();
+        match self
+            .state
+            .compare_exchange(EMPTY, PARKED_CONDVAR, Ordering::SeqCst, Ordering::SeqCst)
+        {
+            Ok(_) => {}
+            Err(NOTIFIED) => {
+                self.state.swap(EMPTY, Ordering::SeqCst);
+                return;
+            }
+            Err(actual) => panic!("rt: inconsistent park state {actual}"),
+        }
+        loop {
+            guard = self.condvar.wait(guard).unwrap();
+            if self
+                .state
+                .compare_exchange(NOTIFIED, EMPTY, Ordering::SeqCst, Ordering::SeqCst)
+                .is_ok()
+            {
+                return;
+            }
+            // Spurious wake-up: keep waiting.
+        }
+    }
+}
+
+impl Unparker {
+    pub(crate) fn unpark(&self) {
+        let inner = &self.inner;
+        match inner.state.swap(NOTIFIED, Ordering::SeqCst) {
+            EMPTY | NOTIFIED => {}
+            PARKED_CONDVAR => {
+                // Taking the lock orders this notify after the parker's wait
+                // began (it set PARKED_CONDVAR while holding the lock).
+                drop(inner.mutex.lock().unwrap());
+                inner.condvar.notify_one();
+            }
+            PARKED_DRIVER => inner.shared.handle.unpark(),
+            actual => panic!("rt: inconsistent park state {actual}"),
+        }
+    }
+}

@@ -1,0 +1,332 @@
+//! A worker thread of the multi-thread scheduler.
+//!
+//! A worker owns a `Core`: its local FIFO deque, a one-task LIFO slot and
+//! its parker. It looks for its next task in this order:
+//! 1. every `global_queue_interval` ticks, the injector first (so tasks
+//!    spawned from outside are not starved by a busy local queue);
+//! 2. the LIFO slot: the task this worker woke most recently (a message
+//!    handed to another task is processed while still in cache); at most
+//!    `MAX_LIFO_POLLS` in a row, then the slot's task goes to the deque;
+//! 3. the local deque;
+//! 4. a batch from the injector;
+//! 5. as a searcher (at most half the workers at once, see `idle.rs`):
+//!    half of a peer's deque, trying each peer once from a random start,
+//!    then the injector again;
+//! 6. park (see `idle.rs` for why no wake-up is lost).
+//!
+//! Every `event_interval` ticks a busy worker polls the driver without
+//! blocking, so I/O and timers are not starved by CPU-bound tasks.
+//!
+//! While a task is polled the core sits in the thread's scheduler
+//! `Context`, so wakes from inside the task go straight to the local queue.
+
+use crate::loom::deque::{Steal, Stealer, Worker as Deque};
+use crate::loom::sync::Arc;
+use crate::loom::sync::atomic::Ordering;
+use crate::runtime::context;
+use crate::scheduler::multi_thread::handle::Handle;
+use crate::scheduler::multi_thread::park::{Parker, Unparker};
+use crate::scheduler::{self, FastRand};
+use crate::task::Notified;
+use std::cell::RefCell;
+
+/// Consecutive LIFO-slot polls before the slot's task must queue normally,
+/// so two tasks pinging each other cannot monopolise a worker.
+const MAX_LIFO_POLLS: u32 = 3;
+
+/// The parts of a worker reachable from other threads.
+#[derive(Debug)]
+pub(crate) struct Remote {
+    pub(crate) stealer: Stealer<Notified>,
+    pub(crate) unpark: Unparker,
+}
+
+/// What a worker owns while it runs.
+#[derive(Debug)]
+pub(crate) struct Core {
+    index: usize,
+    tick: u32,
+    lifo_slot: Option<Notified>,
+    run_queue: Deque<Notified>,
+    is_searching: bool,
+    is_shutdown: bool,
+    park: Option<Parker>,
+    rand: FastRand,
+}
+
+/// The scheduler context of a worker thread.
+#[derive(Debug)]
+pub(crate) struct Context {
+    pub(crate) handle: Arc<Handle>,
+    pub(crate) core: RefCell<Option<Box<Core>>>,
+}
+
+impl Core {
+    pub(crate) fn new(index: usize, run_queue: Deque<Notified>, park: Parker) -> Box<Core> {
+        Box::new(Core {
+            index,
+            tick: 0,
+            lifo_slot: None,
+            run_queue,
+            is_searching: false,
+            is_shutdown: false,
+            park: Some(park),
+            rand: FastRand::new(
+                0x9E37_79B9_7F4A_7C15 ^ (index as u64 + 1).wrapping_mul(0xBF58_476D_1CE4_E5B9),
+            ),
+        })
+    }
+
+    fn has_local_work(&self) -> bool {
+        self.lifo_slot.is_some() || !self.run_queue.is_empty()
+    }
+
+    fn next_task(&mut self, handle: &Handle) -> Option<Notified> {
+        let shared = &handle.shared;
+        if self.tick % shared.config.global_queue_interval == 0 {
+            if let Some(task) = shared.inject.steal().success() {
+                return Some(task);
+            }
+        }
+        if let Some(task) = self.lifo_slot.take() {
+            return Some(task);
+        }
+        if let Some(task) = self.run_queue.pop() {
+            return Some(task);
+        }
+        loop {
+            match shared.inject.steal_batch_and_pop(&self.run_queue) {
+                Steal::Success(task) => return Some(task),
+                Steal::Empty => return None,
+                Steal::Retry => continue,
+            }
+        }
+    }
+
+    fn steal_work(&mut self, handle: &Handle) -> Option<Notified> {
+        let shared = &handle.shared;
+        if !self.is_searching {
+            self.is_searching = shared.idle.transition_worker_to_searching();
+            if !self.is_searching {
+                return None;
+            }
+        }
+        let count = shared.remotes.len();
+        let start = self.rand.below(count);
+        loop {
+            let mut retry = false;
+            for offset in 0..count {
+                let victim = (start + offset) % count;
+                if victim == self.index {
+                    continue;
+                }
+                match shared.remotes[victim]
+                    .stealer
+                    .steal_batch_and_pop(&self.run_queue)
+                {
+                    Steal::Success(task) => return Some(task),
+                    Steal::Retry => retry = true,
+                    Steal::Empty => {}
+                }
+            }
+            match shared.inject.steal_batch_and_pop(&self.run_queue) {
+                Steal::Success(task) => return Some(task),
+                Steal::Retry => retry = true,
+                Steal::Empty => {}
+            }
+            if !retry {
+                return None;
+            }
+        }
+    }
+
+    fn transition_from_searching(&mut self, handle: &Handle) {
+        if !self.is_searching {
+            return;
+        }
+        self.is_searching = false;
+        if handle.shared.idle.transition_worker_from_searching() {
+            handle.notify_parked();
+        }
+    }
+
+    /// Returns `false` if the worker must not park after all (it has work).
+    fn transition_to_parked(&mut self, handle: &Handle) -> bool {
+        if self.has_local_work() || self.is_shutdown {
+            return false;
+        }
+        let shared = &handle.shared;
+        let was_last_searcher = shared
+            .idle
+            .transition_worker_to_parked(self.index, self.is_searching);
+        self.is_searching = false;
+        if was_last_searcher {
+            handle.notify_if_work_pending();
+        }
+        true
+    }
+
+    /// After a wake-up: `true` if the worker should run again.
+    fn transition_from_parked(&mut self, handle: &Handle) -> bool {
+        if self.has_local_work() {
+            // Our own driver poll queued work here; run it as a plain worker.
+            handle.shared.idle.unpark_worker_by_id(self.index);
+            return true;
+        }
+        if handle.shared.idle.is_parked(self.index) {
+            return false;
+        }
+        // A notifier took us off the list and counted us as searching.
+        self.is_searching = true;
+        true
+    }
+
+    fn push_local(&mut self, handle: &Handle, task: Notified, is_yield: bool) {
+        if is_yield {
+            self.run_queue.push(task);
+        } else if let Some(prev) = self.lifo_slot.replace(task) {
+            self.run_queue.push(prev);
+        } else {
+            return;
+        }
+        // Work is stealable now: let an idle worker come and take it.
+        handle.notify_parked();
+    }
+
+    fn check_shutdown(&mut self, handle: &Handle) {
+        if !self.is_shutdown {
+            self.is_shutdown = handle.shared.is_shutdown.load(Ordering::Acquire);
+        }
+    }
+
+    /// Drops every task still queued here (they stay in the owned list and
+    /// are cancelled by the shutdown sweep).
+    fn drain(&mut self) {
+        drop(self.lifo_slot.take());
+        while let Some(task) = self.run_queue.pop() {
+            drop(task);
+        }
+    }
+}
+
+/// The body of a worker thread.
+pub(crate) fn run(handle: Arc<Handle>, core: Box<Core>) {
+    let index = core.index;
+    let scheduler_handle = scheduler::Handle::MultiThread(handle.clone());
+    let _enter = context::enter_runtime(&scheduler_handle);
+    let cx = scheduler::Context::MultiThread(Context {
+        handle,
+        core: RefCell::new(None),
+    });
+    context::set_scheduler(&cx, || {
+        let scheduler::Context::MultiThread(cx) = &cx else {
+            unreachable!()
+        };
+        if let Some(mut core) = cx.run(core) {
+            core.drain();
+            cx.handle.shared.idle.unpark_worker_by_id(index);
+        }
+    });
+}
+
+impl Context {
+    fn run(&self, mut core: Box<Core>) -> Option<Box<Core>> {
+        let handle = &*self.handle;
+        loop {
+            core.check_shutdown(handle);
+            if core.is_shutdown {
+                return Some(core);
+            }
+            core.tick = core.tick.wrapping_add(1);
+            if core.tick % handle.shared.config.event_interval == 0 {
+                core = self.maintenance(core);
+            }
+            if let Some(task) = core.next_task(handle) {
+                core = self.run_task(task, core)?;
+                continue;
+            }
+            if let Some(task) = core.steal_work(handle) {
+                core = self.run_task(task, core)?;
+                continue;
+            }
+            core = self.park(core);
+        }
+    }
+
+    fn run_task(&self, task: Notified, mut core: Box<Core>) -> Option<Box<Core>> {
+        let handle = &*self.handle;
+        core.transition_from_searching(handle);
+        *self.core.borrow_mut() = Some(core);
+        task.run();
+        let mut lifo_polls = 0;
+        loop {
+            // `None`: the core was handed to another thread (block_in_place).
+            let mut core = self.core.borrow_mut().take()?;
+            let Some(task) = core.lifo_slot.take() else {
+                return Some(core);
+            };
+            if lifo_polls >= MAX_LIFO_POLLS {
+                core.run_queue.push(task);
+                handle.notify_parked();
+                return Some(core);
+            }
+            lifo_polls += 1;
+            *self.core.borrow_mut() = Some(core);
+            task.run();
+        }
+    }
+
+    fn maintenance(&self, mut core: Box<Core>) -> Box<Core> {
+        let mut park = core.park.take().expect("core has a parker");
+        core = self.enter_driver(core, || park.poll_driver());
+        core.park = Some(park);
+        core
+    }
+
+    /// Runs `f` (which may wake tasks) with the core installed, so those
+    /// wakes land in the local queue.
+    fn enter_driver(&self, core: Box<Core>, f: impl FnOnce()) -> Box<Core> {
+        *self.core.borrow_mut() = Some(core);
+        f();
+        self.core
+            .borrow_mut()
+            .take()
+            .expect("the driver does not take the core")
+    }
+
+    fn park(&self, mut core: Box<Core>) -> Box<Core> {
+        let handle = &*self.handle;
+        if let Some(cb) = &handle.shared.config.before_park {
+            cb();
+        }
+        if core.transition_to_parked(handle) {
+            let mut park = core.park.take().expect("core has a parker");
+            loop {
+                park.park();
+                core.check_shutdown(handle);
+                if core.is_shutdown {
+                    break;
+                }
+                if core.transition_from_parked(handle) {
+                    break;
+                }
+            }
+            core.park = Some(park);
+        }
+        if let Some(cb) = &handle.shared.config.after_unpark {
+            cb();
+        }
+        core
+    }
+
+    /// Queues a task woken on this worker's thread.
+    pub(crate) fn schedule_local(&self, task: Notified, is_yield: bool) -> Result<(), Notified> {
+        match self.core.borrow_mut().as_mut() {
+            Some(core) => {
+                core.push_local(&self.handle, task, is_yield);
+                Ok(())
+            }
+            None => Err(task),
+        }
+    }
+}

@@ -1,0 +1,136 @@
+//! The cooperative budget.
+//!
+//! Every task poll starts with a budget of 128 units. Runtime resources
+//! (sockets, channels, timers, join handles) spend one unit each time they
+//! return a ready result; once the budget is spent they return `Pending`
+//! and wake the task immediately, so the task yields back to the scheduler
+//! and one busy task cannot starve the others on its worker.
+
+use crate::runtime::context;
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+const INITIAL: u8 = 128;
+
+/// Units left in the current poll, or `None` when unconstrained.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Budget(Option<u8>);
+
+impl Budget {
+    pub(crate) const fn unconstrained() -> Budget {
+        Budget(None)
+    }
+}
+
+/// Runs `f` with a fresh budget (one task poll).
+pub(crate) fn budget<R>(f: impl FnOnce() -> R) -> R {
+    with_budget(Budget(Some(INITIAL)), f)
+}
+
+fn with_budget<R>(budget: Budget, f: impl FnOnce() -> R) -> R {
+    struct Reset(Budget);
+    impl Drop for Reset {
+        fn drop(&mut self) {
+            context::set_budget(self.0);
+        }
+    }
+    let _reset = Reset(context::replace_budget(budget));
+    f()
+}
+
+/// Spends one unit. On `Ready`, the caller must call `made_progress` on the
+/// guard if its operation was ready; otherwise the unit is given back when
+/// the guard drops.
+pub(crate) fn poll_proceed(cx: &mut Context<'_>) -> Poll<RestoreOnPending> {
+    let budget = context::budget();
+    match budget.0 {
+        None => Poll::Ready(RestoreOnPending(budget)),
+        Some(0) => {
+            cx.waker().wake_by_ref();
+            Poll::Pending
+        }
+        Some(n) => {
+            context::set_budget(Budget(Some(n - 1)));
+            Poll::Ready(RestoreOnPending(budget))
+        }
+    }
+}
+
+/// Gives the unit back unless the operation made progress.
+#[derive(Debug)]
+pub(crate) struct RestoreOnPending(Budget);
+
+impl RestoreOnPending {
+    pub(crate) fn made_progress(mut self) {
+        self.0 = Budget::unconstrained();
+    }
+}
+
+impl Drop for RestoreOnPending {
+    fn drop(&mut self) {
+        if self.0.0.is_some() {
+            context::set_budget(self.0);
+        }
+    }
+}
+
+/// Spends one unit of the task's budget, yielding to the scheduler first if
+/// it is spent. Call it in loops that make progress without touching any
+/// runtime resource, so they still give other tasks a turn.
+///
+/// # Examples
+///
+/// ```
+/// # let rt = rt::runtime::Runtime::new().unwrap();
+/// # rt.block_on(async {
+/// let mut sum = 0u64;
+/// for i in 0..10_000 {
+///     rt::task::consume_budget().await;
+///     sum += i;
+/// }
+/// assert_eq!(sum, 49_995_000);
+/// # });
+/// ```
+pub async fn consume_budget() {
+    let mut status = Poll::Pending;
+    std::future::poll_fn(move |cx| {
+        if status.is_ready() {
+            return status;
+        }
+        status = poll_proceed(cx).map(RestoreOnPending::made_progress);
+        status
+    })
+    .await
+}
+
+/// Runs `future` with no cooperative budget: runtime resources inside it
+/// never force it to yield. Use with care; it can starve other tasks.
+///
+/// # Examples
+///
+/// ```
+/// # let rt = rt::runtime::Runtime::new().unwrap();
+/// let value = rt.block_on(rt::task::unconstrained(async { 7 }));
+/// assert_eq!(value, 7);
+/// ```
+pub fn unconstrained<F: Future>(future: F) -> Unconstrained<F> {
+    Unconstrained { inner: future }
+}
+
+/// The future returned by [`unconstrained`].
+#[derive(Debug)]
+#[must_use = "futures do nothing unless you `.await` or poll them"]
+pub struct Unconstrained<F> {
+    inner: F,
+}
+
+impl<F: Future> Future for Unconstrained<F> {
+    type Output = F::Output;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
+        // SAFETY: structural pinning: `inner` is never moved out of `self`.
+        let inner = unsafe { self.map_unchecked_mut(|this| &mut this.inner) };
+        with_budget(Budget::unconstrained(), || inner.poll(cx))
+    }
+}

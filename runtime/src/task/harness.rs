@@ -1,0 +1,302 @@
+//! The typed half of the task: what the vtable entries do with a concrete
+//! `Cell<F, S>`.
+//!
+//! Polling a task:
+//! 1. take RUNNING (`transition_to_running`); the task may have been
+//!    cancelled or already taken, then nothing is polled;
+//! 2. poll the future under the cooperative budget, catching panics;
+//! 3. on `Ready` (or a panic) store the result and complete; on `Pending`
+//!    give RUNNING back (`transition_to_idle`) and resubmit the task if it
+//!    was woken meanwhile, or cancel it if it was aborted meanwhile.
+//!
+//! Completing a task:
+//! 1. RUNNING -> COMPLETE in one step; the snapshot says whether a
+//!    `JoinHandle` still wants the output and has a waker stored;
+//! 2. no handle: drop the output here; a waker: wake it;
+//! 3. remove the task from the owned list and drop that reference along
+//!    with the poller's own.
+
+use crate::loom::cell::UnsafeCell;
+use crate::runtime::context;
+use crate::task::coop;
+use crate::task::error::JoinError;
+use crate::task::raw::{Cell, Header, RawTask, Stage, Vtable};
+use crate::task::state::{ToIdle, ToRunning};
+use crate::task::{Notified, Schedule, waker};
+use std::future::Future;
+use std::panic::{self, AssertUnwindSafe};
+use std::pin::Pin;
+use std::ptr::NonNull;
+use std::task::{Context, Poll, Waker};
+
+pub(super) fn vtable<F, S>() -> &'static Vtable
+where
+    F: Future + Send + 'static,
+    F::Output: Send + 'static,
+    S: Schedule,
+{
+    &Vtable {
+        poll: poll::<F, S>,
+        schedule: schedule::<F, S>,
+        dealloc: dealloc::<F, S>,
+        try_read_output: try_read_output::<F, S>,
+        drop_join_handle: drop_join_handle::<F, S>,
+        shutdown: shutdown::<F, S>,
+    }
+}
+
+/// # Safety
+/// `ptr` must point to a live `Cell<F, S>`.
+unsafe fn cell<'a, F: Future, S>(ptr: NonNull<Header>) -> &'a Cell<F, S> {
+    // SAFETY: the header is the first field of the `repr(C)` cell, and the
+    // caller guarantees the cell's types and liveness.
+    unsafe { ptr.cast::<Cell<F, S>>().as_ref() }
+}
+
+unsafe fn poll<F, S>(ptr: NonNull<Header>)
+where
+    F: Future + Send + 'static,
+    F::Output: Send + 'static,
+    S: Schedule,
+{
+    // SAFETY: the vtable that called us was built for `Cell<F, S>`, and
+    // the caller's `Notified` reference keeps it alive.
+    let cell = unsafe { cell::<F, S>(ptr) };
+    match cell.header.state.transition_to_running() {
+        ToRunning::Success => {}
+        ToRunning::Cancelled => {
+            cancel_future(cell);
+            complete(cell);
+            return;
+        }
+        ToRunning::Failed => return,
+        ToRunning::Dealloc => {
+            // SAFETY: the last reference was just dropped.
+            unsafe { dealloc::<F, S>(ptr) };
+            return;
+        }
+    }
+
+    // SAFETY: we hold a reference for as long as the borrowed waker lives.
+    let waker = unsafe { waker::borrowed(ptr) };
+    let mut cx = Context::from_waker(&waker);
+    if poll_future(cell, &mut cx).is_ready() {
+        complete(cell);
+        return;
+    }
+    match cell.header.state.transition_to_idle() {
+        ToIdle::Ok => {}
+        ToIdle::OkNotified => {
+            // SAFETY: the reference we polled with now backs this Notified.
+            let task = unsafe { Notified::from_raw(RawTask::from_raw(ptr)) };
+            cell.scheduler.yield_now(task);
+        }
+        // SAFETY: the last reference was just dropped.
+        ToIdle::OkDealloc => unsafe { dealloc::<F, S>(ptr) },
+        ToIdle::Cancelled => {
+            cancel_future(cell);
+            complete(cell);
+        }
+    }
+}
+
+/// Polls the future (the caller holds RUNNING). On `Ready` or a panic the
+/// stage now holds the result.
+fn poll_future<F: Future, S>(cell: &Cell<F, S>, cx: &mut Context<'_>) -> Poll<()> {
+    let id = cell.header.id;
+    let outcome = panic::catch_unwind(AssertUnwindSafe(|| {
+        context::with_task_id(id, || {
+            coop::budget(|| {
+                cell.stage.with_mut(|stage| {
+                    // SAFETY: RUNNING gives us exclusive access to the stage,
+                    // and a future in the stage is never moved until dropped.
+                    match unsafe { &mut *stage } {
+                        Stage::Running(future) => unsafe { Pin::new_unchecked(future) }.poll(cx),
+                        _ => unreachable!("rt: polled a task whose future is gone"),
+                    }
+                })
+            })
+        })
+    }));
+    let result = match outcome {
+        Ok(Poll::Pending) => return Poll::Pending,
+        Ok(Poll::Ready(output)) => Ok(output),
+        Err(payload) => Err(JoinError::panic(id, payload)),
+    };
+    // The future is dropped before the result is stored; a panic while
+    // dropping a finished future is reported in its place.
+    let result = match take_stage(&cell.stage) {
+        Ok(()) => result,
+        Err(payload) => Err(JoinError::panic(id, payload)),
+    };
+    set_stage(&cell.stage, Stage::Finished(result));
+    Poll::Ready(())
+}
+
+/// Drops the future of a cancelled task and stores the error.
+fn cancel_future<F: Future, S>(cell: &Cell<F, S>) {
+    let id = cell.header.id;
+    let error = match take_stage(&cell.stage) {
+        Ok(()) => JoinError::cancelled(id),
+        Err(payload) => JoinError::panic(id, payload),
+    };
+    set_stage(&cell.stage, Stage::Finished(Err(error)));
+}
+
+/// Replaces the stage with `Consumed` and drops the old one, catching a
+/// panic from its destructor. The caller owns the stage.
+fn take_stage<F: Future>(stage: &UnsafeCell<Stage<F>>) -> std::thread::Result<()> {
+    // SAFETY: the caller owns the stage (RUNNING, or COMPLETE on the join
+    // side), so nothing else reads or writes it.
+    let old = stage.with_mut(|stage| unsafe { std::mem::replace(&mut *stage, Stage::Consumed) });
+    panic::catch_unwind(AssertUnwindSafe(move || drop(old)))
+}
+
+fn set_stage<F: Future>(stage: &UnsafeCell<Stage<F>>, value: Stage<F>) {
+    // SAFETY: the caller owns the stage, which is `Consumed` (nothing to
+    // drop) whenever this is called.
+    stage.with_mut(|stage| unsafe { stage.write(value) });
+}
+
+fn complete<F: Future, S: Schedule>(cell: &Cell<F, S>) {
+    let snapshot = cell.header.state.transition_to_complete();
+    if !snapshot.is_join_interested() {
+        // Nobody will read the output. A panic from its destructor has no
+        // one to be reported to and must not take down the worker.
+        let _ = take_stage(&cell.stage);
+    } else if snapshot.is_join_waker_set() {
+        cell.join_waker.with(|waker| {
+            // SAFETY: JOIN_WAKER was set when we completed, so the handle
+            // will not write the slot again; it holds a waker.
+            let waker = unsafe { (*waker).as_ref() };
+            waker
+                .expect("rt: JOIN_WAKER set without a waker")
+                .wake_by_ref();
+        });
+    }
+    let released = cell.scheduler.release(&cell.header);
+    if cell.header.state.ref_dec_many(1 + usize::from(released)) {
+        // SAFETY: those were the last references.
+        unsafe { dealloc::<F, S>(NonNull::from(&cell.header)) };
+    }
+}
+
+unsafe fn schedule<F: Future, S: Schedule>(ptr: NonNull<Header>) {
+    // SAFETY: the vtable matches, and the caller's counted reference keeps
+    // the cell alive and moves into the Notified.
+    let cell = unsafe { cell::<F, S>(ptr) };
+    let task = unsafe { Notified::from_raw(RawTask::from_raw(ptr)) };
+    cell.scheduler.schedule(task);
+}
+
+unsafe fn dealloc<F: Future, S>(ptr: NonNull<Header>) {
+    // SAFETY: the cell came from `Box::leak` in `RawTask::new`, and the
+    // caller dropped the last reference, so no one else can reach it.
+    drop(unsafe { Box::from_raw(ptr.cast::<Cell<F, S>>().as_ptr()) });
+}
+
+unsafe fn try_read_output<F: Future, S>(ptr: NonNull<Header>, dst: *mut (), waker: &Waker) {
+    // SAFETY: the vtable matches, the JoinHandle's reference keeps it alive.
+    let cell = unsafe { cell::<F, S>(ptr) };
+    if !can_read_output(cell, waker) {
+        return;
+    }
+    // SAFETY: COMPLETE is set and we hold the join interest: the stage is ours.
+    let stage = cell
+        .stage
+        .with_mut(|stage| unsafe { std::mem::replace(&mut *stage, Stage::Consumed) });
+    let output = match stage {
+        Stage::Finished(output) => output,
+        _ => panic!("rt: JoinHandle polled after it returned Ready"),
+    };
+    // SAFETY: the caller passes a `*mut Poll<Result<F::Output, JoinError>>`.
+    unsafe { *dst.cast::<Poll<Result<F::Output, JoinError>>>() = Poll::Ready(output) };
+}
+
+/// `true` if the task has completed; otherwise makes sure `waker` is the
+/// one that will be woken when it does.
+fn can_read_output<F: Future, S>(cell: &Cell<F, S>, waker: &Waker) -> bool {
+    let state = &cell.header.state;
+    let snapshot = state.load();
+    if snapshot.is_complete() {
+        return true;
+    }
+    let result = if !snapshot.is_join_waker_set() {
+        store_join_waker(cell, waker.clone())
+    } else {
+        // SAFETY: while JOIN_WAKER is set the completing side only reads
+        // the slot, so reading it here is fine.
+        let same = cell
+            .join_waker
+            .with(|slot| unsafe { (*slot).as_ref() }.is_some_and(|w| w.will_wake(waker)));
+        if same {
+            return false;
+        }
+        state
+            .unset_join_waker()
+            .and_then(|_| store_join_waker(cell, waker.clone()))
+    };
+    match result {
+        Ok(_) => false,
+        Err(snapshot) => {
+            debug_assert!(snapshot.is_complete());
+            true
+        }
+    }
+}
+
+fn store_join_waker<F: Future, S>(
+    cell: &Cell<F, S>,
+    waker: Waker,
+) -> Result<crate::task::state::Snapshot, crate::task::state::Snapshot> {
+    // SAFETY: JOIN_WAKER is unset and we hold the join interest, so the
+    // completing side will not read the slot: it is ours to write.
+    cell.join_waker
+        .with_mut(|slot| unsafe { *slot = Some(waker) });
+    let result = cell.header.state.set_join_waker();
+    if result.is_err() {
+        // SAFETY: completion won the race with JOIN_WAKER unset, so the slot
+        // is still ours.
+        cell.join_waker.with_mut(|slot| unsafe { *slot = None });
+    }
+    result
+}
+
+unsafe fn drop_join_handle<F: Future, S>(ptr: NonNull<Header>) {
+    // SAFETY: the vtable matches, the JoinHandle's reference keeps it alive.
+    let cell = unsafe { cell::<F, S>(ptr) };
+    match cell.header.state.unset_join_interested() {
+        // Completed: the output is ours to drop.
+        Err(_) => {
+            if let Err(payload) = take_stage(&cell.stage) {
+                // The output's destructor panicked in the handle's owner,
+                // as it would have had the value been returned to it.
+                if cell.header.state.ref_dec() {
+                    // SAFETY: that was the last reference.
+                    unsafe { dealloc::<F, S>(ptr) };
+                }
+                panic::resume_unwind(payload);
+            }
+        }
+        Ok(prev) => {
+            if prev.is_join_waker_set() {
+                // SAFETY: we cleared JOIN_WAKER before completion, so the
+                // completing side will not read the slot.
+                cell.join_waker.with_mut(|slot| unsafe { *slot = None });
+            }
+        }
+    }
+    if cell.header.state.ref_dec() {
+        // SAFETY: that was the last reference.
+        unsafe { dealloc::<F, S>(ptr) };
+    }
+}
+
+unsafe fn shutdown<F: Future, S: Schedule>(ptr: NonNull<Header>) {
+    // SAFETY: the vtable matches, the caller's reference keeps it alive.
+    let cell = unsafe { cell::<F, S>(ptr) };
+    if cell.header.state.transition_to_shutdown() {
+        cancel_future(cell);
+        complete(cell);
+    }
+}

@@ -1,0 +1,202 @@
+//! `JoinHandle` and `AbortHandle`.
+
+use crate::task::coop;
+use crate::task::error::JoinError;
+use crate::task::id::Id;
+use crate::task::raw::RawTask;
+use std::fmt;
+use std::future::Future;
+use std::marker::PhantomData;
+use std::pin::Pin;
+use std::task::{Context, Poll, ready};
+
+/// An owned permission to await a spawned task's output.
+///
+/// Awaiting it yields `Ok(output)`, or a [`JoinError`] if the task panicked
+/// or was cancelled. Dropping it detaches the task: the task keeps running
+/// and its output is dropped when it finishes.
+///
+/// # Examples
+///
+/// ```
+/// let rt = rt::runtime::Runtime::new().unwrap();
+/// let handle = rt.spawn(async { 6 * 7 });
+/// assert_eq!(rt.block_on(handle).unwrap(), 42);
+/// ```
+pub struct JoinHandle<T> {
+    raw: RawTask,
+    _output: PhantomData<T>,
+}
+
+// SAFETY: the handle only moves the output out of the task, so it is `Send`
+// when the output is.
+unsafe impl<T: Send> Send for JoinHandle<T> {}
+// SAFETY: `&JoinHandle` exposes only the atomic state (is_finished, abort).
+unsafe impl<T: Send> Sync for JoinHandle<T> {}
+
+impl<T> Unpin for JoinHandle<T> {}
+
+impl<T> JoinHandle<T> {
+    /// # Safety
+    /// `raw` must be a task with output type `T`, and the caller gives the
+    /// handle the join interest and one reference.
+    pub(crate) unsafe fn new(raw: RawTask) -> JoinHandle<T> {
+        JoinHandle {
+            raw,
+            _output: PhantomData,
+        }
+    }
+
+    /// Cancels the task. If it is not running it is dropped now; if it is
+    /// being polled, it is dropped when that poll returns. Awaiting the
+    /// handle then yields a cancelled [`JoinError`], unless the task had
+    /// already finished.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// let handle = rt.spawn(std::future::pending::<()>());
+    /// handle.abort();
+    /// assert!(rt.block_on(handle).unwrap_err().is_cancelled());
+    /// ```
+    pub fn abort(&self) {
+        self.raw.shutdown();
+    }
+
+    /// `true` once the task has finished (completed, panicked or was
+    /// cancelled). Never blocks.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// let handle = rt.spawn(async {});
+    /// rt.block_on(async { while !handle.is_finished() { rt::task::yield_now().await } });
+    /// assert!(handle.is_finished());
+    /// ```
+    pub fn is_finished(&self) -> bool {
+        self.raw.header().state.load().is_complete()
+    }
+
+    /// A handle that can abort the task without owning its output.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// let handle = rt.spawn(std::future::pending::<()>());
+    /// let abort = handle.abort_handle();
+    /// abort.abort();
+    /// assert!(rt.block_on(handle).unwrap_err().is_cancelled());
+    /// ```
+    pub fn abort_handle(&self) -> AbortHandle {
+        self.raw.ref_inc();
+        AbortHandle { raw: self.raw }
+    }
+
+    /// The task's id.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// let a = rt.spawn(async {});
+    /// let b = rt.spawn(async {});
+    /// assert_ne!(a.id(), b.id());
+    /// ```
+    pub fn id(&self) -> Id {
+        self.raw.id()
+    }
+}
+
+impl<T> Future for JoinHandle<T> {
+    type Output = Result<T, JoinError>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let progress = ready!(coop::poll_proceed(cx));
+        let mut output: Poll<Result<T, JoinError>> = Poll::Pending;
+        // SAFETY: `output` has the task's output type, and this handle holds
+        // the join interest.
+        unsafe {
+            self.raw.try_read_output(
+                (&mut output as *mut Poll<Result<T, JoinError>>).cast(),
+                cx.waker(),
+            )
+        };
+        if output.is_ready() {
+            progress.made_progress();
+        }
+        output
+    }
+}
+
+impl<T> Drop for JoinHandle<T> {
+    fn drop(&mut self) {
+        self.raw.drop_join_handle();
+    }
+}
+
+impl<T> fmt::Debug for JoinHandle<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("JoinHandle")
+            .field("id", &self.id())
+            .finish()
+    }
+}
+
+/// Permission to abort a task, without its output.
+///
+/// Dropping it does nothing to the task.
+///
+/// # Examples
+///
+/// ```
+/// let rt = rt::runtime::Runtime::new().unwrap();
+/// let handle = rt.spawn(std::future::pending::<()>());
+/// let abort = handle.abort_handle();
+/// assert!(!abort.is_finished());
+/// abort.abort();
+/// assert!(rt.block_on(handle).unwrap_err().is_cancelled());
+/// ```
+pub struct AbortHandle {
+    raw: RawTask,
+}
+
+impl AbortHandle {
+    /// Cancels the task, as [`JoinHandle::abort`].
+    pub fn abort(&self) {
+        self.raw.shutdown();
+    }
+
+    /// `true` once the task has finished.
+    pub fn is_finished(&self) -> bool {
+        self.raw.header().state.load().is_complete()
+    }
+
+    /// The task's id.
+    pub fn id(&self) -> Id {
+        self.raw.id()
+    }
+}
+
+impl Clone for AbortHandle {
+    fn clone(&self) -> AbortHandle {
+        self.raw.ref_inc();
+        AbortHandle { raw: self.raw }
+    }
+}
+
+impl Drop for AbortHandle {
+    fn drop(&mut self) {
+        self.raw.drop_reference();
+    }
+}
+
+impl fmt::Debug for AbortHandle {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("AbortHandle")
+            .field("id", &self.id())
+            .finish()
+    }
+}

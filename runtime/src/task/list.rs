@@ -1,0 +1,124 @@
+//! The owned-task list: every live task of a scheduler, so shutdown can
+//! cancel each one and metrics can count them.
+//!
+//! The list is sharded by task id; each shard is a mutex-protected slab of
+//! task pointers and the task remembers its slab key. Spawning and
+//! completing touch one shard's lock, and spawns from different workers
+//! rarely meet on the same shard.
+//!
+//! Shutdown:
+//! 1. every shard is closed under its lock, so no task is added afterwards
+//!    (a spawn that finds its shard closed cancels the task at once);
+//! 2. each shard's tasks are drained out, taking over the list's reference;
+//! 3. each drained task is shut down (cancelled now, as no worker runs any
+//!    more) and the list's reference is dropped.
+
+use crate::loom::sync::Mutex;
+use crate::task::Notified;
+use crate::task::raw::{Header, RawTask};
+use crossbeam_utils::CachePadded;
+use slab::Slab;
+use std::ptr::NonNull;
+
+pub(crate) struct OwnedTasks {
+    shards: Box<[CachePadded<Mutex<Shard>>]>,
+    mask: usize,
+}
+
+struct Shard {
+    tasks: Slab<RawTask>,
+    closed: bool,
+}
+
+impl OwnedTasks {
+    pub(crate) fn new(concurrency: usize) -> OwnedTasks {
+        let count = crate::loom::loom_or((concurrency * 4).next_power_of_two(), 2);
+        let shards = (0..count)
+            .map(|_| {
+                CachePadded::new(Mutex::new(Shard {
+                    tasks: Slab::new(),
+                    closed: false,
+                }))
+            })
+            .collect();
+        OwnedTasks {
+            shards,
+            mask: count - 1,
+        }
+    }
+
+    fn shard(&self, header: &Header) -> &Mutex<Shard> {
+        &self.shards[header.id.as_u64() as usize & self.mask]
+    }
+
+    /// Adds a new task. Returns the `Notified` that first schedules it, or
+    /// `None` if the list is closed, in which case the task was cancelled
+    /// and its `JoinHandle` yields `Cancelled`.
+    pub(crate) fn bind(&self, task: RawTask) -> Option<Notified> {
+        {
+            let mut shard = self.shard(task.header()).lock().unwrap();
+            if !shard.closed {
+                let key = shard.tasks.insert(task);
+                // SAFETY: the key is only touched under this shard's lock.
+                task.header()
+                    .owned_key
+                    .with_mut(|slot| unsafe { *slot = key });
+                // SAFETY: the initial state counts a reference for this Notified.
+                return Some(unsafe { Notified::from_raw(task) });
+            }
+        }
+        task.shutdown();
+        // Neither the list nor the first Notified will hold the task; the
+        // JoinHandle's reference keeps it alive.
+        let last = task.header().state.ref_dec_many(2);
+        debug_assert!(!last, "the JoinHandle still holds a reference");
+        None
+    }
+
+    /// Removes a completing task. `true` if it was in the list; the caller
+    /// then drops the list's reference.
+    pub(crate) fn remove(&self, header: &Header) -> bool {
+        let mut shard = self.shard(header).lock().unwrap();
+        // SAFETY: the key is only touched under this shard's lock.
+        let key = header.owned_key.with(|slot| unsafe { *slot });
+        let ours = shard
+            .tasks
+            .get(key)
+            .is_some_and(|task| task.as_ptr() == NonNull::from(header));
+        if ours {
+            shard.tasks.remove(key);
+        }
+        ours
+    }
+
+    /// Closes the list and cancels every task in it. Must run when no
+    /// worker polls tasks any more.
+    pub(crate) fn close_and_shutdown_all(&self) {
+        for shard in self.shards.iter() {
+            shard.lock().unwrap().closed = true;
+        }
+        for shard in self.shards.iter() {
+            let tasks: Vec<RawTask> = shard.lock().unwrap().tasks.drain().collect();
+            for task in tasks {
+                task.shutdown();
+                task.drop_reference();
+            }
+        }
+    }
+
+    /// How many tasks are alive (spawned and not yet completed).
+    pub(crate) fn len(&self) -> usize {
+        self.shards
+            .iter()
+            .map(|s| s.lock().unwrap().tasks.len())
+            .sum()
+    }
+}
+
+impl std::fmt::Debug for OwnedTasks {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OwnedTasks")
+            .field("shards", &self.shards.len())
+            .finish()
+    }
+}

@@ -1,0 +1,122 @@
+//! Tasks: the unit of work the schedulers run.
+//!
+//! A spawned future lives in one heap allocation together with its state
+//! word, its id and its join waker (`raw.rs`). The state machine is in
+//! `state.rs`, the typed operations in `harness.rs`, wakers in `waker.rs`.
+//! Schedulers see only `Notified` (a task to run) and the owned-task list.
+
+mod coop;
+mod error;
+mod harness;
+mod id;
+mod join;
+pub(crate) mod list;
+mod raw;
+mod state;
+mod waker;
+mod yield_now;
+
+pub use coop::{Unconstrained, consume_budget, unconstrained};
+pub use error::JoinError;
+pub use id::Id;
+pub use join::{AbortHandle, JoinHandle};
+pub use yield_now::yield_now;
+
+pub(crate) use coop::{Budget, budget as budget_scope};
+#[allow(unused_imports)]
+pub(crate) use coop::{RestoreOnPending, poll_proceed};
+pub(crate) use raw::{Header, RawTask};
+
+pub use crate::runtime::spawn::spawn;
+
+use std::future::Future;
+
+/// What a task needs from the scheduler that spawned it.
+pub(crate) trait Schedule: Send + Sync + Sized + 'static {
+    /// Queue a woken task.
+    fn schedule(&self, task: Notified);
+
+    /// Queue a task that woke itself while being polled (it yielded).
+    fn yield_now(&self, task: Notified) {
+        self.schedule(task);
+    }
+
+    /// Remove a completed task from the owned list; `true` if it was there.
+    fn release(&self, task: &Header) -> bool;
+}
+
+/// A task to run: owns one reference, and the right to poll.
+#[derive(Debug)]
+pub(crate) struct Notified(RawTask);
+
+impl Notified {
+    /// # Safety
+    /// The caller transfers one counted reference backing a NOTIFIED task.
+    pub(crate) unsafe fn from_raw(raw: RawTask) -> Notified {
+        Notified(raw)
+    }
+
+    pub(crate) fn run(self) {
+        let raw = self.0;
+        std::mem::forget(self);
+        raw.poll();
+    }
+
+    #[allow(dead_code)]
+    pub(crate) fn id(&self) -> Id {
+        self.0.id()
+    }
+}
+
+impl Drop for Notified {
+    fn drop(&mut self) {
+        self.0.drop_reference();
+    }
+}
+
+/// Allocates a task. The caller must pass the `RawTask` to an owned list's
+/// `bind`, which yields the first `Notified`.
+pub(crate) fn new_task<F, S>(future: F, scheduler: S, id: Id) -> (RawTask, JoinHandle<F::Output>)
+where
+    F: Future + Send + 'static,
+    F::Output: Send + 'static,
+    S: Schedule,
+{
+    let raw = RawTask::new(future, scheduler, id);
+    // SAFETY: the initial state holds the join interest and a reference
+    // for the handle; the output type is `F::Output`.
+    let join = unsafe { JoinHandle::new(raw) };
+    (raw, join)
+}
+
+/// The id of the task being polled on this thread.
+///
+/// # Panics
+///
+/// Panics when called outside a task; use [`try_id`] to check.
+///
+/// # Examples
+///
+/// ```
+/// # let rt = rt::runtime::Runtime::new().unwrap();
+/// let handle = rt.spawn(async { rt::task::id() });
+/// let id = handle.id();
+/// assert_eq!(rt.block_on(handle).unwrap(), id);
+/// ```
+#[track_caller]
+pub fn id() -> Id {
+    try_id().expect(
+        "`rt::task::id()` called outside a task; use `rt::task::try_id()` where that can happen",
+    )
+}
+
+/// The id of the task being polled on this thread, or `None` outside a task.
+///
+/// # Examples
+///
+/// ```
+/// assert!(rt::task::try_id().is_none());
+/// ```
+pub fn try_id() -> Option<Id> {
+    crate::runtime::context::current_task_id()
+}

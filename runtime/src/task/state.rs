@@ -1,0 +1,337 @@
+//! The task state word.
+//!
+//! One `AtomicUsize` holds the whole lifecycle of a task: the low bits are
+//! flags, the high bits a reference count. Every transition is a single
+//! compare-and-swap loop (or one read-modify-write) defined here, next to the
+//! bits it touches, so the protocol can be read in one place.
+//!
+//! Who holds a reference:
+//! 1. the owned-task list, from spawn until the task completes;
+//! 2. the `JoinHandle`, until it is dropped;
+//! 3. a `Notified` (the task sitting in a run queue, or being polled);
+//! 4. every `Waker` built for the task.
+//!
+//! The allocation is freed by whoever drops the last reference.
+
+use crate::loom::sync::atomic::{AtomicUsize, Ordering};
+use std::fmt;
+
+/// Set while a thread has exclusive access to the future: it is being polled
+/// or cancelled. Whoever sets it owns the stage until it clears it.
+const RUNNING: usize = 0b00_0001;
+
+/// Set once the output (or the error) is stored. Never cleared. After it is
+/// set the future is gone and the stage belongs to the join side.
+const COMPLETE: usize = 0b00_0010;
+
+/// Set when the task has been woken: it is in a run queue, or will be
+/// resubmitted by the worker polling it. A task is queued at most once.
+const NOTIFIED: usize = 0b00_0100;
+
+/// Set by `abort()` or runtime shutdown. The next thread to take RUNNING
+/// drops the future instead of polling it.
+const CANCELLED: usize = 0b00_1000;
+
+/// Set while a `JoinHandle` exists. Without it, whoever completes the task
+/// drops the output at once.
+const JOIN_INTEREST: usize = 0b01_0000;
+
+/// Set while the join waker slot holds a waker the completing thread must
+/// wake. The `JoinHandle` may only write the slot while this is unset; the
+/// completing thread only reads it if this was set when it completed.
+const JOIN_WAKER: usize = 0b10_0000;
+
+const FLAG_BITS: u32 = 6;
+
+/// One reference in the count.
+const REF_ONE: usize = 1 << FLAG_BITS;
+
+/// A new task: referenced by the owned list, its `JoinHandle` and the
+/// `Notified` that first schedules it.
+const INITIAL: usize = (3 * REF_ONE) | NOTIFIED | JOIN_INTEREST;
+
+pub(crate) struct State {
+    word: AtomicUsize,
+}
+
+/// A copy of the state word taken at one instant.
+#[derive(Copy, Clone, PartialEq, Eq)]
+pub(crate) struct Snapshot(usize);
+
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum ToRunning {
+    /// The caller now owns the future and must poll it.
+    Success,
+    /// The caller owns the future and must drop it (the task was aborted).
+    Cancelled,
+    /// Someone else runs or already completed the task; the caller's
+    /// reference was released.
+    Failed,
+    /// As `Failed`, and that was the last reference: free the task.
+    Dealloc,
+}
+
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum ToIdle {
+    /// Parked until a waker fires; the caller's reference was released.
+    Ok,
+    /// Woken during the poll: the caller's reference now backs a new
+    /// `Notified` that must be submitted.
+    OkNotified,
+    /// As `Ok`, and that was the last reference: free the task.
+    OkDealloc,
+    /// Aborted during the poll: the caller still owns the future and must
+    /// cancel it.
+    Cancelled,
+}
+
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum ToNotified {
+    /// Nothing to do.
+    DoNothing,
+    /// Submit a `Notified` backed by one reference (already accounted for).
+    Submit,
+    /// The last reference was released: free the task.
+    Dealloc,
+}
+
+impl State {
+    pub(crate) fn new() -> State {
+        State {
+            word: AtomicUsize::new(INITIAL),
+        }
+    }
+
+    pub(crate) fn load(&self) -> Snapshot {
+        Snapshot(self.word.load(Ordering::Acquire))
+    }
+
+    fn update<R>(&self, mut f: impl FnMut(Snapshot) -> (Option<Snapshot>, R)) -> R {
+        let mut current = self.load();
+        loop {
+            let (next, result) = f(current);
+            let Some(next) = next else {
+                return result;
+            };
+            match self.word.compare_exchange_weak(
+                current.0,
+                next.0,
+                Ordering::AcqRel,
+                Ordering::Acquire,
+            ) {
+                Ok(_) => return result,
+                Err(actual) => current = Snapshot(actual),
+            }
+        }
+    }
+
+    /// A worker popped a `Notified` and wants to poll the task.
+    pub(crate) fn transition_to_running(&self) -> ToRunning {
+        self.update(|s| {
+            debug_assert!(s.is_notified(), "polling a task that was not notified");
+            if s.is_running() || s.is_complete() {
+                debug_assert!(s.ref_count() > 0);
+                let next = Snapshot(s.0 - REF_ONE);
+                let result = if next.ref_count() == 0 {
+                    ToRunning::Dealloc
+                } else {
+                    ToRunning::Failed
+                };
+                return (Some(next), result);
+            }
+            let next = Snapshot((s.0 | RUNNING) & !NOTIFIED);
+            let result = if s.is_cancelled() {
+                ToRunning::Cancelled
+            } else {
+                ToRunning::Success
+            };
+            (Some(next), result)
+        })
+    }
+
+    /// The poll returned `Pending`.
+    pub(crate) fn transition_to_idle(&self) -> ToIdle {
+        self.update(|s| {
+            debug_assert!(s.is_running());
+            if s.is_cancelled() {
+                return (None, ToIdle::Cancelled);
+            }
+            let mut next = s.0 & !RUNNING;
+            if s.is_notified() {
+                return (Some(Snapshot(next)), ToIdle::OkNotified);
+            }
+            debug_assert!(s.ref_count() > 0);
+            next -= REF_ONE;
+            let result = if Snapshot(next).ref_count() == 0 {
+                ToIdle::OkDealloc
+            } else {
+                ToIdle::Ok
+            };
+            (Some(Snapshot(next)), result)
+        })
+    }
+
+    /// The output (or error) is stored: RUNNING -> COMPLETE in one step.
+    /// Returns the state just before.
+    pub(crate) fn transition_to_complete(&self) -> Snapshot {
+        let prev = Snapshot(self.word.fetch_xor(RUNNING | COMPLETE, Ordering::AcqRel));
+        debug_assert!(prev.is_running() && !prev.is_complete());
+        prev
+    }
+
+    /// A waker is consumed by `wake()`; it owned one reference.
+    pub(crate) fn transition_to_notified_by_val(&self) -> ToNotified {
+        self.update(|s| {
+            debug_assert!(s.ref_count() > 0);
+            if s.is_running() {
+                // The polling worker resubmits; our reference is not needed.
+                let next = Snapshot((s.0 | NOTIFIED) - REF_ONE);
+                debug_assert!(next.ref_count() > 0, "the poller holds a reference");
+                return (Some(next), ToNotified::DoNothing);
+            }
+            if s.is_complete() || s.is_notified() {
+                let next = Snapshot(s.0 - REF_ONE);
+                let result = if next.ref_count() == 0 {
+                    ToNotified::Dealloc
+                } else {
+                    ToNotified::DoNothing
+                };
+                return (Some(next), result);
+            }
+            // Idle: our reference moves into the new Notified.
+            (Some(Snapshot(s.0 | NOTIFIED)), ToNotified::Submit)
+        })
+    }
+
+    /// `wake_by_ref()`: the waker keeps its reference.
+    pub(crate) fn transition_to_notified_by_ref(&self) -> ToNotified {
+        self.update(|s| {
+            if s.is_complete() || s.is_notified() {
+                return (None, ToNotified::DoNothing);
+            }
+            if s.is_running() {
+                return (Some(Snapshot(s.0 | NOTIFIED)), ToNotified::DoNothing);
+            }
+            let next = Snapshot((s.0 | NOTIFIED) + REF_ONE);
+            (Some(next), ToNotified::Submit)
+        })
+    }
+
+    /// Abort or shutdown. Returns `true` if the caller took RUNNING (and a
+    /// reference that backs it, as a poller holds one) and must cancel the
+    /// task now (it was idle or queued); otherwise the task is marked and
+    /// whoever runs it next cancels it.
+    pub(crate) fn transition_to_shutdown(&self) -> bool {
+        self.update(|s| {
+            if s.is_complete() || s.is_cancelled() {
+                return (None, false);
+            }
+            if s.is_running() {
+                return (Some(Snapshot(s.0 | CANCELLED)), false);
+            }
+            (Some(Snapshot((s.0 | CANCELLED | RUNNING) + REF_ONE)), true)
+        })
+    }
+
+    /// The `JoinHandle` is dropped. `Err` means the task already completed
+    /// and the handle owns the output. On `Ok` the returned snapshot tells
+    /// whether the handle must drop the waker it had stored.
+    pub(crate) fn unset_join_interested(&self) -> Result<Snapshot, Snapshot> {
+        self.update(|s| {
+            debug_assert!(s.is_join_interested());
+            if s.is_complete() {
+                return (None, Err(s));
+            }
+            (Some(Snapshot(s.0 & !(JOIN_INTEREST | JOIN_WAKER))), Ok(s))
+        })
+    }
+
+    /// Publish the waker just written to the slot. `Err` means the task
+    /// completed first; the slot still belongs to the handle.
+    pub(crate) fn set_join_waker(&self) -> Result<Snapshot, Snapshot> {
+        self.update(|s| {
+            debug_assert!(s.is_join_interested() && !s.is_join_waker_set());
+            if s.is_complete() {
+                return (None, Err(s));
+            }
+            (Some(Snapshot(s.0 | JOIN_WAKER)), Ok(s))
+        })
+    }
+
+    /// Take the slot back to replace its waker. `Err` means the task
+    /// completed first.
+    pub(crate) fn unset_join_waker(&self) -> Result<Snapshot, Snapshot> {
+        self.update(|s| {
+            debug_assert!(s.is_join_interested() && s.is_join_waker_set());
+            if s.is_complete() {
+                return (None, Err(s));
+            }
+            (Some(Snapshot(s.0 & !JOIN_WAKER)), Ok(s))
+        })
+    }
+
+    pub(crate) fn ref_inc(&self) {
+        let prev = self.word.fetch_add(REF_ONE, Ordering::Relaxed);
+        // Far more references than memory could back means a leak loop;
+        // wrapping would free a live task.
+        if prev > usize::MAX / 2 {
+            std::process::abort();
+        }
+    }
+
+    /// Drops one reference; `true` if it was the last.
+    pub(crate) fn ref_dec(&self) -> bool {
+        self.ref_dec_many(1)
+    }
+
+    /// Drops `count` references at once; `true` if they were the last.
+    pub(crate) fn ref_dec_many(&self, count: usize) -> bool {
+        let prev = Snapshot(self.word.fetch_sub(count * REF_ONE, Ordering::AcqRel));
+        debug_assert!(prev.ref_count() >= count, "task reference count underflow");
+        prev.ref_count() == count
+    }
+}
+
+impl Snapshot {
+    pub(crate) fn is_running(self) -> bool {
+        self.0 & RUNNING != 0
+    }
+    pub(crate) fn is_complete(self) -> bool {
+        self.0 & COMPLETE != 0
+    }
+    pub(crate) fn is_notified(self) -> bool {
+        self.0 & NOTIFIED != 0
+    }
+    pub(crate) fn is_cancelled(self) -> bool {
+        self.0 & CANCELLED != 0
+    }
+    pub(crate) fn is_join_interested(self) -> bool {
+        self.0 & JOIN_INTEREST != 0
+    }
+    pub(crate) fn is_join_waker_set(self) -> bool {
+        self.0 & JOIN_WAKER != 0
+    }
+    pub(crate) fn ref_count(self) -> usize {
+        self.0 >> FLAG_BITS
+    }
+}
+
+impl fmt::Debug for Snapshot {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Snapshot")
+            .field("running", &self.is_running())
+            .field("complete", &self.is_complete())
+            .field("notified", &self.is_notified())
+            .field("cancelled", &self.is_cancelled())
+            .field("join_interested", &self.is_join_interested())
+            .field("join_waker", &self.is_join_waker_set())
+            .field("refs", &self.ref_count())
+            .finish()
+    }
+}
+
+impl fmt::Debug for State {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.load().fmt(f)
+    }
+}

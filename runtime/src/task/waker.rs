@@ -1,0 +1,73 @@
+//! `Waker`s for tasks: the task pointer plus one reference.
+
+use crate::task::raw::{Header, RawTask};
+use crate::task::state::ToNotified;
+use std::mem::ManuallyDrop;
+use std::ops::Deref;
+use std::ptr::NonNull;
+use std::task::{RawWaker, RawWakerVTable, Waker};
+
+static VTABLE: RawWakerVTable = RawWakerVTable::new(clone, wake_by_val, wake_by_ref, drop_waker);
+
+/// A waker that borrows the poller's reference instead of owning one.
+pub(crate) struct BorrowedWaker {
+    waker: ManuallyDrop<Waker>,
+}
+
+impl Deref for BorrowedWaker {
+    type Target = Waker;
+    fn deref(&self) -> &Waker {
+        &self.waker
+    }
+}
+
+/// # Safety
+/// The caller must hold a reference to the task for as long as the
+/// returned waker is alive. Clones own their own reference.
+pub(crate) unsafe fn borrowed(ptr: NonNull<Header>) -> BorrowedWaker {
+    // SAFETY: the vtable's functions uphold the `RawWaker` contract for a
+    // task pointer; the borrowed waker is never dropped (ManuallyDrop), so
+    // it never releases the reference it does not own.
+    let waker = unsafe { Waker::from_raw(RawWaker::new(ptr.as_ptr() as *const (), &VTABLE)) };
+    BorrowedWaker {
+        waker: ManuallyDrop::new(waker),
+    }
+}
+
+/// # Safety
+/// `data` must be a task header pointer created by this module.
+unsafe fn raw(data: *const ()) -> RawTask {
+    // SAFETY: per the caller, `data` is a live, non-null header pointer.
+    unsafe { RawTask::from_raw(NonNull::new_unchecked(data as *mut Header)) }
+}
+
+unsafe fn clone(data: *const ()) -> RawWaker {
+    // SAFETY: the waker being cloned keeps the task alive.
+    unsafe { raw(data) }.ref_inc();
+    RawWaker::new(data, &VTABLE)
+}
+
+unsafe fn wake_by_val(data: *const ()) {
+    // SAFETY: the waker being consumed owns a reference.
+    let task = unsafe { raw(data) };
+    match task.header().state.transition_to_notified_by_val() {
+        ToNotified::DoNothing => {}
+        ToNotified::Submit => task.schedule(),
+        ToNotified::Dealloc => task.dealloc(),
+    }
+}
+
+unsafe fn wake_by_ref(data: *const ()) {
+    // SAFETY: the waker keeps the task alive for this call.
+    let task = unsafe { raw(data) };
+    match task.header().state.transition_to_notified_by_ref() {
+        ToNotified::DoNothing => {}
+        ToNotified::Submit => task.schedule(),
+        ToNotified::Dealloc => unreachable!("wake_by_ref never drops the last reference"),
+    }
+}
+
+unsafe fn drop_waker(data: *const ()) {
+    // SAFETY: the waker being dropped owns a reference.
+    unsafe { raw(data) }.drop_reference();
+}

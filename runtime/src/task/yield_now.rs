@@ -1,0 +1,37 @@
+//! `yield_now`.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+/// Gives the worker to other tasks once: the calling task is woken at once
+/// and goes to the back of its worker's queue.
+///
+/// # Examples
+///
+/// ```
+/// # let rt = rt::runtime::Runtime::new().unwrap();
+/// rt.block_on(async {
+///     rt::task::yield_now().await;
+/// });
+/// ```
+pub async fn yield_now() {
+    YieldNow { yielded: false }.await
+}
+
+struct YieldNow {
+    yielded: bool,
+}
+
+impl Future for YieldNow {
+    type Output = ();
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        if self.yielded {
+            return Poll::Ready(());
+        }
+        self.yielded = true;
+        cx.waker().wake_by_ref();
+        Poll::Pending
+    }
+}
