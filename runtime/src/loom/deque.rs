@@ -33,10 +33,6 @@ mod stand_in {
                 _ => None,
             }
         }
-
-        pub(crate) fn is_retry(&self) -> bool {
-            matches!(self, Steal::Retry)
-        }
     }
 
     /// Moves up to half of `from` (at least one) into `dest`, returning one.
@@ -77,10 +73,6 @@ mod stand_in {
             self.queue.lock().unwrap().is_empty()
         }
 
-        pub(crate) fn len(&self) -> usize {
-            self.queue.lock().unwrap().len()
-        }
-
         pub(crate) fn stealer(&self) -> Stealer<T> {
             Stealer {
                 queue: self.queue.clone(),
@@ -108,10 +100,6 @@ mod stand_in {
 
         pub(crate) fn is_empty(&self) -> bool {
             self.queue.lock().unwrap().is_empty()
-        }
-
-        pub(crate) fn len(&self) -> usize {
-            self.queue.lock().unwrap().len()
         }
     }
 
@@ -144,10 +132,6 @@ mod stand_in {
 
         pub(crate) fn is_empty(&self) -> bool {
             self.queue.lock().unwrap().is_empty()
-        }
-
-        pub(crate) fn len(&self) -> usize {
-            self.queue.lock().unwrap().len()
         }
     }
 }

@@ -19,7 +19,7 @@ pub(crate) mod cell {
 
 pub(crate) mod thread {
     #[allow(unused_imports)]
-    pub(crate) use loom::thread::{JoinHandle, current, yield_now};
+    pub(crate) use loom::thread::{JoinHandle, current, spawn, yield_now};
     #[allow(unused_imports)]
     pub(crate) use std::thread::{Builder, panicking};
 }

@@ -36,7 +36,7 @@ pub(crate) mod cell {
 
 pub(crate) mod thread {
     #[allow(unused_imports)]
-    pub(crate) use std::thread::{Builder, JoinHandle, current, panicking, yield_now};
+    pub(crate) use std::thread::{Builder, JoinHandle, current, panicking, spawn, yield_now};
 }
 
 /// Capacity-style constants shrink under loom; here they are the real ones.

@@ -436,9 +436,11 @@ impl ThreadSpawner {
         }
         #[cfg(loom)]
         {
-            let _ = &self.stack_size;
-            loom::thread::spawn(body);
-            Ok(())
+            let mut builder = loom::thread::Builder::new().name((self.name)());
+            if let Some(size) = self.stack_size {
+                builder = builder.stack_size(size);
+            }
+            builder.spawn(body).map(drop)
         }
     }
 }

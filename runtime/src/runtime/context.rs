@@ -19,8 +19,8 @@ struct Context {
     budget: Cell<Budget>,
 }
 
-thread_local! {
-    static CONTEXT: Context = const {
+impl Context {
+    const fn new() -> Context {
         Context {
             handle: RefCell::new(None),
             entered: Cell::new(false),
@@ -28,7 +28,19 @@ thread_local! {
             task_id: Cell::new(None),
             budget: Cell::new(Budget::unconstrained()),
         }
-    };
+    }
+}
+
+#[cfg(not(loom))]
+thread_local! {
+    static CONTEXT: Context = const { Context::new() };
+}
+
+// Loom runs its threads on one OS thread: the context must be loom's
+// per-model-thread local.
+#[cfg(loom)]
+loom::thread_local! {
+    static CONTEXT: Context = Context::new();
 }
 
 /// Runs `f` with the current runtime's handle, or returns `None` when this

@@ -50,7 +50,9 @@ impl Runtime {
     /// # drop(rt);
     /// ```
     pub fn new() -> io::Result<Runtime> {
-        crate::runtime::Builder::new_multi_thread().enable_all().build()
+        crate::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build()
     }
 
     pub(crate) fn from_parts(handle: Handle, workers: Option<MultiThread>) -> Runtime {
@@ -166,7 +168,9 @@ impl Runtime {
             (scheduler::Handle::MultiThread(handle), Some(workers)) => {
                 workers.shutdown(handle, timeout)
             }
-            (scheduler::Handle::CurrentThread(handle), _) => handle.shutdown(),
+            (scheduler::Handle::CurrentThread(handle), _) => {
+                scheduler::current_thread::Handle::shutdown(handle)
+            }
             (scheduler::Handle::MultiThread(_), None) => {
                 unreachable!("multi-thread runtime without workers")
             }
@@ -207,7 +211,12 @@ impl fmt::Debug for Runtime {
 /// Blocks this (non-worker) thread on `future` while the multi-thread
 /// runtime's workers run the tasks.
 pub(crate) fn block_on_thread<F: Future>(future: F) -> F::Output {
+    #[cfg(not(loom))]
     thread_local! {
+        static PARKER: ThreadParker = ThreadParker::new();
+    }
+    #[cfg(loom)]
+    loom::thread_local! {
         static PARKER: ThreadParker = ThreadParker::new();
     }
     PARKER.with(|parker| parker.block_on(future))

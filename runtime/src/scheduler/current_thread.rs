@@ -17,7 +17,7 @@
 
 use crate::driver::{self, Driver};
 use crate::loom::deque::Injector;
-use crate::loom::sync::atomic::{AtomicBool, Ordering};
+use crate::loom::sync::atomic::{AtomicBool, Ordering, fence};
 use crate::loom::sync::{Arc, Mutex};
 use crate::runtime::context;
 use crate::runtime::park::ThreadParker;
@@ -88,15 +88,15 @@ impl Handle {
     }
 
     /// Runs `future` to completion, driving the scheduler meanwhile.
-    pub(crate) fn block_on<F: Future>(self: &Arc<Self>, future: F) -> F::Output {
+    pub(crate) fn block_on<F: Future>(me: &Arc<Self>, future: F) -> F::Output {
         let mut future = std::pin::pin!(future);
         let parker = ThreadParker::new();
         let waiter = parker.waker();
         loop {
-            if let Some(core) = self.take_core(&waiter) {
+            if let Some(core) = me.take_core(&waiter) {
                 let guard = CoreGuard {
                     cx: scheduler::Context::CurrentThread(Context {
-                        handle: self.clone(),
+                        handle: me.clone(),
                         core: RefCell::new(Some(core)),
                     }),
                 };
@@ -134,9 +134,8 @@ impl Handle {
     }
 
     /// Cancels every task and tears the driver down.
-    pub(crate) fn shutdown(self: &Arc<Self>) {
-        let handle = self;
-        let core = self.slot.lock().unwrap().core.take();
+    pub(crate) fn shutdown(handle: &Arc<Self>) {
+        let core = handle.slot.lock().unwrap().core.take();
         let cx = scheduler::Context::CurrentThread(Context {
             handle: handle.clone(),
             core: RefCell::new(core),
@@ -147,14 +146,19 @@ impl Handle {
         let scheduler::Context::CurrentThread(cx) = cx else {
             unreachable!()
         };
-        handle.is_terminated.store(true, Ordering::Release);
+        handle.is_terminated.store(true, Ordering::SeqCst);
+        fence(Ordering::SeqCst);
         if let Some(mut core) = cx.core.into_inner() {
             core.tasks.clear();
             if let Some(driver) = core.driver.as_mut() {
                 driver.shutdown(&handle.driver);
             }
         }
-        while let Some(task) = handle.inject.steal().success() {
+        handle.drain_injector();
+    }
+
+    fn drain_injector(&self) {
+        while let Some(task) = self.inject.steal().success() {
             drop(task);
         }
     }
@@ -177,7 +181,7 @@ impl CoreGuard {
         context::set_scheduler(&self.cx, || {
             let cx = self.cx();
             let handle = &*cx.handle;
-            let waker = cx.handle.main_waker();
+            let waker = Handle::main_waker(&cx.handle);
             let mut task_cx = std::task::Context::from_waker(&waker);
             handle.woken.store(true, Ordering::Release);
             'outer: loop {
@@ -286,8 +290,8 @@ impl Handle {
         join
     }
 
-    fn main_waker(self: &Arc<Self>) -> Waker {
-        let raw = Arc::into_raw(self.clone());
+    fn main_waker(me: &Arc<Self>) -> Waker {
+        let raw = Arc::into_raw(me.clone());
         // SAFETY: `raw` owns one count of the handle's Arc; the vtable keeps
         // the count balanced (clone adds one, wake and drop release one).
         unsafe { Waker::from_raw(RawWaker::new(raw.cast(), &MAIN_VTABLE)) }
@@ -349,11 +353,14 @@ impl Schedule for Arc<Handle> {
             _ => Some(task),
         });
         if let Some(task) = task {
-            if self.is_terminated.load(Ordering::Acquire) {
-                drop(task);
+            self.inject.push(task);
+            // Pairs with the fence in `shutdown`: either its final drain
+            // sees this task or this load sees the runtime terminated.
+            fence(Ordering::SeqCst);
+            if self.is_terminated.load(Ordering::SeqCst) {
+                self.drain_injector();
                 return;
             }
-            self.inject.push(task);
             self.driver.unpark();
         }
     }

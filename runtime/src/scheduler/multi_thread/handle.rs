@@ -40,32 +40,41 @@ impl Handle {
     {
         let (raw, join) = task::new_task(future, me.clone(), id);
         if let Some(notified) = me.shared.owned.bind(raw) {
-            me.schedule_task(notified, false);
+            Handle::schedule_task(me, notified, false);
         }
         join
     }
 
-    pub(crate) fn schedule_task(self: &Arc<Self>, task: Notified, is_yield: bool) {
+    pub(crate) fn schedule_task(me: &Arc<Self>, task: Notified, is_yield: bool) {
         let task = context::with_scheduler(|cx| match cx {
-            Some(scheduler::Context::MultiThread(cx)) if Arc::ptr_eq(&cx.handle, self) => {
+            Some(scheduler::Context::MultiThread(cx)) if Arc::ptr_eq(&cx.handle, me) => {
                 cx.schedule_local(task, is_yield)
             }
             _ => Err(task),
         });
         if let Err(task) = task {
-            self.push_remote(task);
+            me.push_remote(task);
         }
     }
 
     fn push_remote(&self, task: Notified) {
-        if self.shared.is_terminated.load(Ordering::Acquire) {
-            // Every task was cancelled by the shutdown sweep; nothing runs
-            // this one again, so release its reference now.
-            drop(task);
+        self.shared.inject.push(task);
+        // Pairs with the fence in `finish_shutdown`: either its final drain
+        // sees this task, or this load sees the runtime terminated and the
+        // task is released here. Otherwise the task (which holds the
+        // handle) would sit in the injector forever.
+        fence(Ordering::SeqCst);
+        if self.shared.is_terminated.load(Ordering::SeqCst) {
+            self.drain_injector();
             return;
         }
-        self.shared.inject.push(task);
         self.notify_parked();
+    }
+
+    fn drain_injector(&self) {
+        while let Some(task) = self.shared.inject.steal().success() {
+            drop(task);
+        }
     }
 
     /// Wakes a parked worker if no worker is searching (see `idle.rs`).
@@ -103,21 +112,20 @@ impl Handle {
     /// workers have stopped (or were given up on).
     pub(crate) fn finish_shutdown(&self) {
         self.shared.owned.close_and_shutdown_all();
-        self.shared.is_terminated.store(true, Ordering::Release);
-        while let Some(task) = self.shared.inject.steal().success() {
-            drop(task);
-        }
+        self.shared.is_terminated.store(true, Ordering::SeqCst);
+        fence(Ordering::SeqCst);
+        self.drain_injector();
         self.shared.park.shutdown();
     }
 }
 
 impl Schedule for Arc<Handle> {
     fn schedule(&self, task: Notified) {
-        self.schedule_task(task, false);
+        Handle::schedule_task(self, task, false);
     }
 
     fn yield_now(&self, task: Notified) {
-        self.schedule_task(task, true);
+        Handle::schedule_task(self, task, true);
     }
 
     fn release(&self, task: &Header) -> bool {

@@ -167,3 +167,30 @@ impl Unparker {
         }
     }
 }
+
+#[cfg(all(test, loom))]
+mod loom_park {
+    use super::{Parker, Shared};
+    use crate::driver::{Driver, DriverConfig};
+    use crate::loom::thread;
+
+    /// Two workers park while two unparks race them: one parks in the
+    /// driver, the other on its condvar, and neither misses its unpark
+    /// (loom reports a deadlock if one does).
+    #[test]
+    fn loom_unpark_races_park_on_driver_and_condvar() {
+        loom::model(|| {
+            let (driver, handle) = Driver::new(&DriverConfig::default()).unwrap();
+            let shared = Shared::new(driver, handle);
+            let mut first = Parker::new(shared.clone());
+            let mut second = Parker::new(shared);
+            let (wake_first, wake_second) = (first.unparker(), second.unparker());
+            let parked = thread::spawn(move || second.park());
+            let waker = thread::spawn(move || wake_first.unpark());
+            wake_second.unpark();
+            first.park();
+            parked.join().unwrap();
+            waker.join().unwrap();
+        });
+    }
+}

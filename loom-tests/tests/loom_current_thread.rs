@@ -1,0 +1,42 @@
+//! Models of the current-thread scheduler: wakes from other threads reach
+//! the thread in `block_on`, and shutdown races them safely.
+#![cfg(loom)]
+
+use rt::runtime::Builder;
+use rt_loom_tests::channel;
+
+#[test]
+fn remote_wake_reaches_block_on() {
+    loom::model(|| {
+        let rt = Builder::new_current_thread().build().unwrap();
+        let (tx, rx) = channel();
+        let task = rt.spawn(async move { rx.await * 2 });
+        let sender = loom::thread::spawn(move || tx.send(21));
+        assert_eq!(rt.block_on(task).unwrap(), 42);
+        sender.join().unwrap();
+    });
+}
+
+#[test]
+fn main_future_woken_from_other_thread() {
+    loom::model(|| {
+        let rt = Builder::new_current_thread().build().unwrap();
+        let (tx, rx) = channel();
+        let sender = loom::thread::spawn(move || tx.send(9));
+        assert_eq!(rt.block_on(rx), 9);
+        sender.join().unwrap();
+    });
+}
+
+#[test]
+fn shutdown_races_remote_wake() {
+    loom::model(|| {
+        let rt = Builder::new_current_thread().build().unwrap();
+        let (tx, rx) = channel::<u8>();
+        let task = rt.spawn(async move { rx.await });
+        let sender = loom::thread::spawn(move || tx.send(1));
+        drop(rt);
+        sender.join().unwrap();
+        drop(task);
+    });
+}

@@ -1,0 +1,116 @@
+//! Models of the multi-thread scheduler: spawning, stealing, parking,
+//! waking from other threads, aborting and shutting down, under every
+//! interleaving loom explores (bounded by LOOM_MAX_PREEMPTIONS).
+#![cfg(loom)]
+
+use loom::sync::Arc;
+use loom::sync::atomic::{AtomicUsize, Ordering};
+use rt::runtime::{Builder, Runtime};
+use rt_loom_tests::channel;
+
+fn runtime(workers: usize) -> Runtime {
+    Builder::new_multi_thread()
+        .worker_threads(workers)
+        .build()
+        .unwrap()
+}
+
+/// A task spawned from outside runs and its output reaches `block_on`:
+/// a worker parked with nothing to do is woken, no wake-up is lost.
+#[test]
+fn spawn_from_outside_and_join() {
+    loom::model(|| {
+        let rt = runtime(1);
+        let handle = rt.spawn(async { 7 });
+        assert_eq!(rt.block_on(handle).unwrap(), 7);
+    });
+}
+
+/// Tasks pushed on one worker's local queue are stolen by the other
+/// worker or run locally; every one runs exactly once.
+#[test]
+fn spawn_local_and_steal() {
+    loom::model(|| {
+        let rt = runtime(2);
+        let count = Arc::new(AtomicUsize::new(0));
+        let total = count.clone();
+        rt.block_on(rt.spawn(async move {
+            let a = {
+                let count = count.clone();
+                rt::spawn(async move { count.fetch_add(1, Ordering::SeqCst) })
+            };
+            let b = {
+                let count = count.clone();
+                rt::spawn(async move { count.fetch_add(1, Ordering::SeqCst) })
+            };
+            a.await.unwrap();
+            b.await.unwrap();
+        }))
+        .unwrap();
+        assert_eq!(total.load(Ordering::SeqCst), 2);
+    });
+}
+
+/// A task parked on a channel is woken from a plain thread while a worker
+/// may be polling it (the wake-while-running path).
+#[test]
+fn wake_from_other_thread() {
+    loom::model(|| {
+        let rt = runtime(1);
+        let (tx, rx) = channel();
+        let task = rt.spawn(async move { rx.await + 1 });
+        let sender = loom::thread::spawn(move || tx.send(41));
+        assert_eq!(rt.block_on(task).unwrap(), 42);
+        sender.join().unwrap();
+    });
+}
+
+/// abort() from another thread races the task completing and the
+/// JoinHandle being awaited: the outcome is one of the two legal ones and
+/// the task is freed exactly once (loom reports leaked Arcs).
+#[test]
+fn abort_races_completion() {
+    loom::model(|| {
+        let rt = runtime(1);
+        let (tx, rx) = channel();
+        let task = rt.spawn(async move { rx.await });
+        let abort = task.abort_handle();
+        let aborter = loom::thread::spawn(move || abort.abort());
+        tx.send(3);
+        match rt.block_on(task) {
+            Ok(value) => assert_eq!(value, 3),
+            Err(err) => assert!(err.is_cancelled()),
+        }
+        aborter.join().unwrap();
+    });
+}
+
+/// Dropping the JoinHandle races completion: whoever goes last drops the
+/// output, nothing leaks.
+#[test]
+fn join_handle_drop_races_completion() {
+    loom::model(|| {
+        let rt = runtime(1);
+        let (tx, rx) = channel();
+        let task = rt.spawn(async move { Arc::new(rx.await) });
+        let dropper = loom::thread::spawn(move || drop(task));
+        tx.send(5);
+        dropper.join().unwrap();
+        drop(rt);
+    });
+}
+
+/// Shutting the runtime down races a remote wake of a pending task: the
+/// task is cancelled or completes, and everything is freed.
+#[test]
+fn shutdown_races_remote_wake() {
+    loom::model(|| {
+        let rt = runtime(1);
+        let (tx, rx) = channel::<usize>();
+        let task = rt.spawn(async move { rx.await });
+        let sender = loom::thread::spawn(move || tx.send(1));
+        drop(rt);
+        sender.join().unwrap();
+        drop(task);
+    });
+}
