@@ -28,6 +28,14 @@ pub struct Handle {
 }
 
 /// Which scheduler a runtime uses.
+///
+/// # Examples
+///
+/// ```
+/// use rt::runtime::{Runtime, RuntimeFlavor};
+/// let rt = Runtime::new().unwrap();
+/// assert_eq!(rt.handle().runtime_flavor(), RuntimeFlavor::MultiThread);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum RuntimeFlavor {
@@ -38,6 +46,13 @@ pub enum RuntimeFlavor {
 }
 
 /// The error of [`Handle::try_current`]: this thread has no current runtime.
+///
+/// # Examples
+///
+/// ```
+/// let err = rt::runtime::Handle::try_current().unwrap_err();
+/// assert_eq!(err.to_string(), "no rt runtime is current on this thread");
+/// ```
 #[derive(Debug)]
 pub struct TryCurrentError(());
 
@@ -202,6 +217,14 @@ impl PartialEq for Handle {
 }
 
 /// Counters describing a runtime, read when called.
+///
+/// # Examples
+///
+/// ```
+/// let rt = rt::runtime::Builder::new_multi_thread().worker_threads(2).build().unwrap();
+/// let metrics = rt.handle().metrics();
+/// assert_eq!(metrics.num_workers(), 2);
+/// ```
 #[derive(Clone, Debug)]
 pub struct RuntimeMetrics {
     handle: scheduler::Handle,
@@ -209,17 +232,47 @@ pub struct RuntimeMetrics {
 
 impl RuntimeMetrics {
     /// The number of worker threads (1 for a current-thread runtime).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Builder::new_current_thread().build().unwrap();
+    /// assert_eq!(rt.handle().metrics().num_workers(), 1);
+    /// ```
     pub fn num_workers(&self) -> usize {
         self.handle.num_workers()
     }
 
     /// The number of tasks spawned and not yet finished.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// let (tx, rx) = futures_channel::oneshot::channel::<()>();
+    /// let task = rt.spawn(async move { rx.await.ok() });
+    /// assert_eq!(rt.handle().metrics().num_alive_tasks(), 1);
+    /// tx.send(()).unwrap();
+    /// rt.block_on(task).unwrap();
+    /// assert_eq!(rt.handle().metrics().num_alive_tasks(), 0);
+    /// ```
     pub fn num_alive_tasks(&self) -> usize {
         self.handle.num_alive_tasks()
     }
 }
 
 /// Keeps a runtime current on this thread; see [`Handle::enter`].
+///
+/// # Examples
+///
+/// ```
+/// let rt = rt::runtime::Runtime::new().unwrap();
+/// {
+///     let _guard = rt.enter();
+///     assert!(rt::runtime::Handle::try_current().is_ok());
+/// }
+/// assert!(rt::runtime::Handle::try_current().is_err());
+/// ```
 #[derive(Debug)]
 #[must_use = "the runtime is only current while the guard is alive"]
 pub struct EnterGuard<'a> {

@@ -116,7 +116,7 @@ impl Handle {
     fn take_core(&self, waiter: &Waker) -> Option<Box<Core>> {
         let mut slot = self.slot.lock().unwrap();
         let core = slot.core.take();
-        if core.is_none() {
+        if core.is_none() && !slot.waiters.iter().any(|w| w.will_wake(waiter)) {
             slot.waiters.push(waiter.clone());
         }
         core

@@ -13,7 +13,7 @@ use std::sync::Mutex;
 ///
 /// ```
 /// let rt = rt::runtime::Runtime::new().unwrap();
-/// let err = rt.block_on(rt::spawn(async { panic!("boom") })).unwrap_err();
+/// let err = rt.block_on(rt.spawn(async { panic!("boom") })).unwrap_err();
 /// assert!(err.is_panic());
 /// let payload = err.into_panic();
 /// assert_eq!(*payload.downcast::<&str>().unwrap(), "boom");
@@ -45,11 +45,28 @@ impl JoinError {
     }
 
     /// `true` if the task was cancelled (aborted, or its runtime shut down).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// let task = rt.spawn(std::future::pending::<()>());
+    /// task.abort();
+    /// assert!(rt.block_on(task).unwrap_err().is_cancelled());
+    /// ```
     pub fn is_cancelled(&self) -> bool {
         matches!(self.repr, Repr::Cancelled)
     }
 
     /// `true` if the task panicked.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// let err = rt.block_on(rt.spawn(async { panic!("oops") })).unwrap_err();
+    /// assert!(err.is_panic());
+    /// ```
     pub fn is_panic(&self) -> bool {
         matches!(self.repr, Repr::Panic(_))
     }
@@ -60,6 +77,14 @@ impl JoinError {
     ///
     /// Panics if the task was cancelled rather than panicking; use
     /// [`try_into_panic`](JoinError::try_into_panic) to check.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// let err = rt.block_on(rt.spawn(async { panic!("{}", 5) })).unwrap_err();
+    /// assert_eq!(*err.into_panic().downcast::<String>().unwrap(), "5");
+    /// ```
     #[track_caller]
     pub fn into_panic(self) -> Box<dyn Any + Send + 'static> {
         self.try_into_panic().expect(
@@ -72,6 +97,16 @@ impl JoinError {
     /// # Errors
     ///
     /// Returns `self` unchanged when the task was cancelled.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// let task = rt.spawn(std::future::pending::<()>());
+    /// task.abort();
+    /// let err = rt.block_on(task).unwrap_err();
+    /// assert!(err.try_into_panic().unwrap_err().is_cancelled());
+    /// ```
     pub fn try_into_panic(self) -> Result<Box<dyn Any + Send + 'static>, JoinError> {
         match self.repr {
             Repr::Panic(payload) => Ok(payload.into_inner().unwrap_or_else(|e| e.into_inner())),
@@ -80,6 +115,15 @@ impl JoinError {
     }
 
     /// The id of the task that failed.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// let task = rt.spawn(async { panic!() });
+    /// let id = task.id();
+    /// assert_eq!(rt.block_on(task).unwrap_err().id(), id);
+    /// ```
     pub fn id(&self) -> Id {
         self.id
     }

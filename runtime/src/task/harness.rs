@@ -10,11 +10,12 @@
 //!    was woken meanwhile, or cancel it if it was aborted meanwhile.
 //!
 //! Completing a task:
-//! 1. RUNNING -> COMPLETE in one step; the snapshot says whether a
+//! 1. remove the task from the owned list (so a joiner that sees it
+//!    complete never sees it counted alive);
+//! 2. RUNNING -> COMPLETE in one step; the snapshot says whether a
 //!    `JoinHandle` still wants the output and has a waker stored;
-//! 2. no handle: drop the output here; a waker: wake it;
-//! 3. remove the task from the owned list and drop that reference along
-//!    with the poller's own.
+//! 3. no handle: drop the output here; a waker: wake it;
+//! 4. drop the owned list's reference along with the poller's own.
 
 use crate::loom::cell::UnsafeCell;
 use crate::runtime::context;
@@ -159,6 +160,9 @@ fn set_stage<F: Future>(stage: &UnsafeCell<Stage<F>>, value: Stage<F>) {
 }
 
 fn complete<F: Future, S: Schedule>(cell: &Cell<F, S>) {
+    // Leave the owned list first, so that once the JoinHandle can see the
+    // task complete, the runtime no longer counts it as alive.
+    let released = cell.scheduler.release(&cell.header);
     let snapshot = cell.header.state.transition_to_complete();
     if !snapshot.is_join_interested() {
         // Nobody will read the output. A panic from its destructor has no
@@ -174,7 +178,6 @@ fn complete<F: Future, S: Schedule>(cell: &Cell<F, S>) {
                 .wake_by_ref();
         });
     }
-    let released = cell.scheduler.release(&cell.header);
     if cell.header.state.ref_dec_many(1 + usize::from(released)) {
         // SAFETY: those were the last references.
         unsafe { dealloc::<F, S>(NonNull::from(&cell.header)) };

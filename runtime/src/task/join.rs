@@ -165,16 +165,43 @@ pub struct AbortHandle {
 
 impl AbortHandle {
     /// Cancels the task, as [`JoinHandle::abort`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// let task = rt.spawn(std::future::pending::<()>());
+    /// task.abort_handle().abort();
+    /// assert!(rt.block_on(task).unwrap_err().is_cancelled());
+    /// ```
     pub fn abort(&self) {
         self.raw.shutdown();
     }
 
     /// `true` once the task has finished.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// let task = rt.spawn(async {});
+    /// let abort = task.abort_handle();
+    /// rt.block_on(task).unwrap();
+    /// assert!(abort.is_finished());
+    /// ```
     pub fn is_finished(&self) -> bool {
         self.raw.header().state.load().is_complete()
     }
 
     /// The task's id.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// let task = rt.spawn(async {});
+    /// assert_eq!(task.abort_handle().id(), task.id());
+    /// ```
     pub fn id(&self) -> Id {
         self.raw.id()
     }
