@@ -7,10 +7,9 @@
 //! scheduler with the same API runs everything on one thread.
 //!
 //! The crate is laid out by concern:
-//! - [`task`]: spawning, [`JoinHandle`](task::JoinHandle), cancellation,
-//!   the cooperative budget;
-//! - [`runtime`]: [`Builder`](runtime::Builder),
-//!   [`Runtime`](runtime::Runtime), [`Handle`](runtime::Handle);
+//! - [`task`]: spawning, `JoinHandle`, cancellation, the cooperative
+//!   budget;
+//! - [`runtime`][mod@runtime]: `Builder`, `Runtime`, `Handle`;
 //! - the schedulers (private): `scheduler::multi_thread` documents the
 //!   work-stealing protocol step by step.
 //!

@@ -109,9 +109,10 @@ fn poll_future<F: Future, S>(cell: &Cell<F, S>, cx: &mut Context<'_>) -> Poll<()
         context::with_task_id(id, || {
             coop::budget(|| {
                 cell.stage.with_mut(|stage| {
-                    // SAFETY: RUNNING gives us exclusive access to the stage,
-                    // and a future in the stage is never moved until dropped.
+                    // SAFETY: RUNNING gives us exclusive access to the stage.
                     match unsafe { &mut *stage } {
+                        // SAFETY: the future lives in the task allocation and
+                        // is never moved until it is dropped in place.
                         Stage::Running(future) => unsafe { Pin::new_unchecked(future) }.poll(cx),
                         _ => unreachable!("rt: polled a task whose future is gone"),
                     }
@@ -186,8 +187,9 @@ fn complete<F: Future, S: Schedule>(cell: &Cell<F, S>) {
 
 unsafe fn schedule<F: Future, S: Schedule>(ptr: NonNull<Header>) {
     // SAFETY: the vtable matches, and the caller's counted reference keeps
-    // the cell alive and moves into the Notified.
+    // the cell alive.
     let cell = unsafe { cell::<F, S>(ptr) };
+    // SAFETY: the caller's counted reference moves into the Notified.
     let task = unsafe { Notified::from_raw(RawTask::from_raw(ptr)) };
     cell.scheduler.schedule(task);
 }
