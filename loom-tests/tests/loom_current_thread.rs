@@ -33,7 +33,7 @@ fn shutdown_races_remote_wake() {
     loom::model(|| {
         let rt = Builder::new_current_thread().build().unwrap();
         let (tx, rx) = channel::<u8>();
-        let task = rt.spawn(async move { rx.await });
+        let task = rt.spawn(rx);
         let sender = loom::thread::spawn(move || tx.send(1));
         drop(rt);
         sender.join().unwrap();

@@ -73,7 +73,7 @@ fn abort_races_completion() {
     loom::model(|| {
         let rt = runtime(1);
         let (tx, rx) = channel();
-        let task = rt.spawn(async move { rx.await });
+        let task = rt.spawn(rx);
         let abort = task.abort_handle();
         let aborter = loom::thread::spawn(move || abort.abort());
         tx.send(3);
@@ -107,7 +107,7 @@ fn shutdown_races_remote_wake() {
     loom::model(|| {
         let rt = runtime(1);
         let (tx, rx) = channel::<usize>();
-        let task = rt.spawn(async move { rx.await });
+        let task = rt.spawn(rx);
         let sender = loom::thread::spawn(move || tx.send(1));
         drop(rt);
         sender.join().unwrap();
