@@ -106,7 +106,7 @@ impl ReadinessCell {
         }
     }
 
-    fn check(&self, direction: Direction) -> Option<io::Result<ReadyEvent>> {
+    pub(crate) fn check(&self, direction: Direction) -> Option<io::Result<ReadyEvent>> {
         let word = self.word.load(Ordering::Acquire);
         if word & SHUTDOWN != 0 {
             return Some(Err(shutdown_error()));

@@ -78,6 +78,28 @@ impl Registration {
         self.cell.poll_ready(cx, direction)
     }
 
+    /// The readiness of `direction` recorded right now, without storing a
+    /// waker: `None` if nothing is ready. For one-shot `try_*` operations.
+    ///
+    /// # Errors
+    ///
+    /// `Some(Err(_))` once the driver has shut down.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rt_reactor::{Direction, Driver, Interest};
+    ///
+    /// let (_driver, handle) = Driver::new().unwrap();
+    /// let (mut a, _b) = mio::net::UnixStream::pair().unwrap();
+    /// let registration = handle.register(&mut a, Interest::READABLE).unwrap();
+    /// assert!(registration.try_ready(Direction::Read).is_none());
+    /// registration.deregister(&mut a).unwrap();
+    /// ```
+    pub fn try_ready(&self, direction: Direction) -> Option<io::Result<ReadyEvent>> {
+        self.cell.check(direction)
+    }
+
     /// Forgets the readiness in `event` (after the operation returned
     /// `WouldBlock`), unless a newer event arrived since `event` was seen.
     /// Closed states are never cleared.
