@@ -1,12 +1,12 @@
 //! Helpers shared by the integration tests.
-#![allow(dead_code)]
+#![allow(dead_code, missing_docs)]
 
 use rt::runtime::{Builder, Runtime};
 use std::future::Future;
 
 /// A current-thread runtime and a two-worker multi-thread runtime, both
 /// with every driver enabled.
-pub fn runtimes() -> [(&'static str, Runtime); 2] {
+pub(crate) fn runtimes() -> [(&'static str, Runtime); 2] {
     [
         (
             "current_thread",
@@ -24,7 +24,7 @@ pub fn runtimes() -> [(&'static str, Runtime); 2] {
 }
 
 /// Runs `body` to completion on each scheduler in turn.
-pub fn on_both<F, Fut>(body: F)
+pub(crate) fn on_both<F, Fut>(body: F)
 where
     F: Fn() -> Fut,
     Fut: Future<Output = ()>,
@@ -37,14 +37,14 @@ where
 
 /// Deterministic pseudo-random bytes (xorshift), so transfers can be
 /// checked without keeping a copy.
-pub struct Pattern(u64);
+pub(crate) struct Pattern(u64);
 
 impl Pattern {
-    pub fn new(seed: u64) -> Pattern {
+    pub(crate) fn new(seed: u64) -> Pattern {
         Pattern(seed | 1)
     }
 
-    pub fn fill(&mut self, buf: &mut [u8]) {
+    pub(crate) fn fill(&mut self, buf: &mut [u8]) {
         for chunk in buf.chunks_mut(8) {
             let mut x = self.0;
             x ^= x << 13;
@@ -58,14 +58,14 @@ impl Pattern {
 
 /// FNV-1a over a byte stream, fed in pieces.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub struct Checksum(u64);
+pub(crate) struct Checksum(u64);
 
 impl Checksum {
-    pub fn new() -> Checksum {
+    pub(crate) fn new() -> Checksum {
         Checksum(0xcbf2_9ce4_8422_2325)
     }
 
-    pub fn update(&mut self, bytes: &[u8]) {
+    pub(crate) fn update(&mut self, bytes: &[u8]) {
         for &b in bytes {
             self.0 = (self.0 ^ b as u64).wrapping_mul(0x0100_0000_01b3);
         }
@@ -73,7 +73,7 @@ impl Checksum {
 }
 
 /// Raises the soft descriptor limit to the hard one and returns the limit.
-pub fn raise_fd_limit() -> u64 {
+pub(crate) fn raise_fd_limit() -> u64 {
     let mut limit = libc::rlimit {
         rlim_cur: 0,
         rlim_max: 0,
