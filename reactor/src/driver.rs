@@ -1,8 +1,8 @@
 //! The poll loop: one `mio::Poll`, the slab of readiness cells, and the
 //! `mio::Waker` that interrupts a blocked `turn`.
 
-use crate::ready::{Interest, Ready};
 use crate::readiness::{ReadinessCell, shutdown_error};
+use crate::ready::{Interest, Ready};
 use crate::registration::Registration;
 use slab::Slab;
 use std::fmt;
@@ -290,10 +290,7 @@ impl Handle {
         self.inner.slots.lock().unwrap().len()
     }
 
-    pub(crate) fn deregister(
-        &self,
-        source: &mut impl mio::event::Source,
-    ) -> io::Result<()> {
+    pub(crate) fn deregister(&self, source: &mut impl mio::event::Source) -> io::Result<()> {
         self.inner.registry.deregister(source)
     }
 

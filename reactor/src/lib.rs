@@ -66,8 +66,8 @@
 
 mod driver;
 mod loom;
-mod ready;
 mod readiness;
+mod ready;
 mod registration;
 
 pub use driver::{Driver, Handle};

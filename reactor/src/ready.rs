@@ -339,9 +339,9 @@ impl Direction {
     /// ```
     pub const fn mask(self) -> Ready {
         match self {
-            Direction::Read => Ready(
-                Ready::READABLE.0 | Ready::READ_CLOSED.0 | Ready::PRIORITY.0 | Ready::ERROR.0,
-            ),
+            Direction::Read => {
+                Ready(Ready::READABLE.0 | Ready::READ_CLOSED.0 | Ready::PRIORITY.0 | Ready::ERROR.0)
+            }
             Direction::Write => Ready(Ready::WRITABLE.0 | Ready::WRITE_CLOSED.0 | Ready::ERROR.0),
         }
     }

@@ -1,8 +1,8 @@
 //! One registered source's handle on its readiness cell.
 
 use crate::driver::Handle;
-use crate::ready::{Direction, Ready, ReadyEvent};
 use crate::readiness::ReadinessCell;
+use crate::ready::{Direction, Ready, ReadyEvent};
 use std::fmt;
 use std::io;
 use std::sync::Arc;

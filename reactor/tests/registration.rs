@@ -43,11 +43,17 @@ fn read_and_write_wakers_are_separate() {
 
     let mut cx = Context::from_waker(&write_waker);
     turn_until(&mut driver, || {
-        registration.poll_ready(&mut cx, Direction::Write).is_ready()
+        registration
+            .poll_ready(&mut cx, Direction::Write)
+            .is_ready()
     });
     let writes_woken = write_count.0.load(Ordering::SeqCst);
     let mut cx = Context::from_waker(&read_waker);
-    assert!(registration.poll_ready(&mut cx, Direction::Read).is_pending());
+    assert!(
+        registration
+            .poll_ready(&mut cx, Direction::Read)
+            .is_pending()
+    );
 
     b.write_all(b"x").unwrap();
     turn_until(&mut driver, || read_count.0.load(Ordering::SeqCst) > 0);
@@ -66,7 +72,11 @@ fn shutdown_wakes_waiters_with_an_error() {
     let registration = handle.register(&mut a, Interest::READABLE).unwrap();
     let (count, waker) = counting();
     let mut cx = Context::from_waker(&waker);
-    assert!(registration.poll_ready(&mut cx, Direction::Read).is_pending());
+    assert!(
+        registration
+            .poll_ready(&mut cx, Direction::Read)
+            .is_pending()
+    );
     driver.shutdown();
     assert_eq!(count.0.load(Ordering::SeqCst), 1);
     match registration.poll_ready(&mut cx, Direction::Read) {
@@ -83,7 +93,11 @@ fn dropping_a_registration_wakes_its_waiters() {
     let registration = handle.register(&mut a, Interest::READABLE).unwrap();
     let (count, waker) = counting();
     let mut cx = Context::from_waker(&waker);
-    assert!(registration.poll_ready(&mut cx, Direction::Read).is_pending());
+    assert!(
+        registration
+            .poll_ready(&mut cx, Direction::Read)
+            .is_pending()
+    );
     registration.deregister(&mut a).unwrap();
     drop(registration);
     assert_eq!(count.0.load(Ordering::SeqCst), 1);

@@ -19,7 +19,9 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 fn port() -> u16 {
-    let arg = std::env::args().nth(1).or_else(|| std::env::var("PORT").ok());
+    let arg = std::env::args()
+        .nth(1)
+        .or_else(|| std::env::var("PORT").ok());
     match arg {
         None => 8080,
         Some(text) => text.parse().unwrap_or_else(|_| {

@@ -3,42 +3,39 @@
 mod support;
 
 use rt::io::{AsyncFd, Interest};
+use std::fs::File;
 use std::io::{ErrorKind, Read, Write};
-use std::os::fd::AsRawFd;
+use std::os::fd::{AsRawFd, FromRawFd};
 use support::on_both;
 
-fn set_nonblocking(fd: &impl AsRawFd) {
-    let fd = fd.as_raw_fd();
-    // SAFETY: `fd` is an open descriptor owned by the caller for the call.
-    let flags = unsafe { libc::fcntl(fd, libc::F_GETFL) };
-    assert!(flags >= 0);
-    // SAFETY: as above; only O_NONBLOCK is added.
-    assert_eq!(unsafe { libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK) }, 0);
-}
-
-fn pipe() -> (AsyncFd<std::io::PipeReader>, AsyncFd<std::io::PipeWriter>) {
-    let (reader, writer) = std::io::pipe().unwrap();
-    set_nonblocking(&reader);
-    set_nonblocking(&writer);
+/// A non-blocking pipe: (read end, write end).
+fn pipe() -> (AsyncFd<File>, AsyncFd<File>) {
+    let mut fds = [0 as libc::c_int; 2];
+    // SAFETY: `fds` is a valid array of two descriptors for pipe2 to fill.
+    let rc = unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_NONBLOCK | libc::O_CLOEXEC) };
+    assert_eq!(rc, 0, "{}", std::io::Error::last_os_error());
+    // SAFETY: pipe2 succeeded, so both are open descriptors owned by nobody
+    // else; each is wrapped exactly once.
+    let (reader, writer) = unsafe { (File::from_raw_fd(fds[0]), File::from_raw_fd(fds[1])) };
     (
         AsyncFd::with_interest(reader, Interest::READABLE).unwrap(),
         AsyncFd::with_interest(writer, Interest::WRITABLE).unwrap(),
     )
 }
 
-async fn read_some(fd: &AsyncFd<std::io::PipeReader>, buf: &mut [u8]) -> std::io::Result<usize> {
+async fn read_some(fd: &AsyncFd<File>, buf: &mut [u8]) -> std::io::Result<usize> {
     loop {
         let mut guard = fd.readable().await?;
-        if let Ok(result) = guard.try_io(|fd| (&*fd.get_ref()).read(buf)) {
+        if let Ok(result) = guard.try_io(|fd| fd.get_ref().read(buf)) {
             return result;
         }
     }
 }
 
-async fn write_all(fd: &AsyncFd<std::io::PipeWriter>, mut data: &[u8]) -> std::io::Result<()> {
+async fn write_all(fd: &AsyncFd<File>, mut data: &[u8]) -> std::io::Result<()> {
     while !data.is_empty() {
         let mut guard = fd.writable().await?;
-        if let Ok(result) = guard.try_io(|fd| (&*fd.get_ref()).write(data)) {
+        if let Ok(result) = guard.try_io(|fd| fd.get_ref().write(data)) {
             data = &data[result?..];
         }
     }
@@ -66,7 +63,12 @@ fn pipe_transfer_larger_than_the_pipe_buffer() {
         }
         producer.await.unwrap();
         assert_eq!(received.len(), TOTAL);
-        assert!(received.iter().enumerate().all(|(i, &b)| b == (i % 251) as u8));
+        assert!(
+            received
+                .iter()
+                .enumerate()
+                .all(|(i, &b)| b == (i % 251) as u8)
+        );
     });
 }
 
@@ -74,15 +76,14 @@ fn pipe_transfer_larger_than_the_pipe_buffer() {
 fn clear_ready_makes_the_next_wait_wait() {
     on_both(|| async {
         let (reader, writer) = pipe();
-        (&*writer.get_ref()).write_all(b"one").unwrap();
+        writer.get_ref().write_all(b"one").unwrap();
         let mut guard = reader.readable().await.unwrap();
         assert!(guard.ready().is_readable());
         let mut buf = [0u8; 8];
-        assert_eq!((&*guard.get_inner()).read(&mut buf).unwrap(), 3);
-        let err = (&*guard.get_inner()).read(&mut buf).unwrap_err();
+        assert_eq!(guard.get_inner().read(&mut buf).unwrap(), 3);
+        let err = guard.get_inner().read(&mut buf).unwrap_err();
         assert_eq!(err.kind(), ErrorKind::WouldBlock);
         guard.clear_ready();
-        drop(guard);
 
         // Now `readable` must wait for new data, written by another task.
         let writer_task = rt::spawn(async move {

@@ -13,11 +13,13 @@ fn set_soft_fd_limit(soft: u64) {
         rlim_max: 0,
     };
     // SAFETY: `limit` is a valid, exclusively borrowed out-parameter.
-    assert_eq!(unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) }, 0);
-    limit.rlim_cur = soft as libc::rlim_t;
+    let rc = unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) };
+    assert_eq!(rc, 0);
+    limit.rlim_cur = soft;
     // SAFETY: `limit` is a valid `rlimit` with the soft limit at most the
     // hard one.
-    assert_eq!(unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &limit) }, 0);
+    let rc = unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &limit) };
+    assert_eq!(rc, 0);
 }
 
 /// The lowest free descriptor number: with the soft limit set to it, the

@@ -34,7 +34,10 @@ fn echo_1000_clients() {
     let limit = support::raise_fd_limit();
     // Two descriptors per connection plus headroom for the harness.
     let clients = 1000.min((limit.saturating_sub(200) / 2) as usize);
-    assert!(clients >= 100, "descriptor limit {limit} too low for this test");
+    assert!(
+        clients >= 100,
+        "descriptor limit {limit} too low for this test"
+    );
     on_both(|| async move {
         let addr = echo_server().await;
         let tasks: Vec<_> = (0..clients)
@@ -123,7 +126,9 @@ fn half_close_keeps_the_other_direction_open() {
 fn reset_by_peer_is_an_error_not_a_hang() {
     on_both(|| async {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let client = TcpStream::connect(listener.local_addr().unwrap()).await.unwrap();
+        let client = TcpStream::connect(listener.local_addr().unwrap())
+            .await
+            .unwrap();
         let (mut server, _) = listener.accept().await.unwrap();
         let reader = rt::spawn(async move {
             let mut buf = [0u8; 16];
@@ -154,7 +159,9 @@ fn connect_reports_refused() {
 fn vectored_write_writes_many_buffers_at_once_and_everything() {
     on_both(|| async {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let mut client = TcpStream::connect(listener.local_addr().unwrap()).await.unwrap();
+        let mut client = TcpStream::connect(listener.local_addr().unwrap())
+            .await
+            .unwrap();
         let (mut server, _) = listener.accept().await.unwrap();
 
         // Small buffers into an empty socket buffer: one writev takes all.
@@ -198,7 +205,9 @@ fn vectored_write_writes_many_buffers_at_once_and_everything() {
 fn vectored_read_fills_many_buffers() {
     on_both(|| async {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let mut client = TcpStream::connect(listener.local_addr().unwrap()).await.unwrap();
+        let mut client = TcpStream::connect(listener.local_addr().unwrap())
+            .await
+            .unwrap();
         let (mut server, _) = listener.accept().await.unwrap();
         client.write_all(b"abcdefgh").await.unwrap();
         client.close().await.unwrap();
@@ -251,7 +260,7 @@ fn borrowed_split_in_one_task() {
     on_both(|| async {
         let addr = echo_server().await;
         let mut stream = TcpStream::connect(addr).await.unwrap();
-        let (mut read, mut write) = stream.split();
+        let (mut read, mut write) = TcpStream::split(&mut stream);
         let data = vec![9u8; 1 << 20];
         let send = async {
             write.write_all(&data).await.unwrap();
@@ -285,7 +294,9 @@ fn send_file_sends_the_requested_range() {
         async move {
             let file = std::fs::File::open(&path).unwrap();
             let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-            let client = TcpStream::connect(listener.local_addr().unwrap()).await.unwrap();
+            let client = TcpStream::connect(listener.local_addr().unwrap())
+                .await
+                .unwrap();
             let (mut server, _) = listener.accept().await.unwrap();
             let reader = rt::spawn(async move {
                 let mut got = Vec::new();
@@ -314,7 +325,9 @@ fn send_file_sends_the_requested_range() {
 fn peek_does_not_consume() {
     on_both(|| async {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let mut client = TcpStream::connect(listener.local_addr().unwrap()).await.unwrap();
+        let mut client = TcpStream::connect(listener.local_addr().unwrap())
+            .await
+            .unwrap();
         let (mut server, _) = listener.accept().await.unwrap();
         client.write_all(b"x").await.unwrap();
         let mut buf = [0u8; 4];
@@ -327,7 +340,9 @@ fn peek_does_not_consume() {
 #[test]
 fn stream_addresses_and_options() {
     on_both(|| async {
-        let listener = TcpListener::bind((std::net::Ipv4Addr::LOCALHOST, 0)).await.unwrap();
+        let listener = TcpListener::bind((std::net::Ipv4Addr::LOCALHOST, 0))
+            .await
+            .unwrap();
         let addr = listener.local_addr().unwrap();
         let client = TcpStream::connect(addr).await.unwrap();
         let (server, peer) = listener.accept().await.unwrap();
@@ -351,7 +366,9 @@ fn stream_addresses_and_options() {
 fn waiting_tasks_are_released() {
     on_both(|| async {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let client = TcpStream::connect(listener.local_addr().unwrap()).await.unwrap();
+        let client = TcpStream::connect(listener.local_addr().unwrap())
+            .await
+            .unwrap();
         let (server, _) = listener.accept().await.unwrap();
         let (mut read, write) = server.into_split();
         let waiter = rt::spawn(async move { read.read(&mut [0u8; 8]).await });
@@ -359,7 +376,9 @@ fn waiting_tasks_are_released() {
         assert_eq!(waiter.await.unwrap().unwrap(), 0);
         drop(write);
 
-        let client = TcpStream::connect(listener.local_addr().unwrap()).await.unwrap();
+        let client = TcpStream::connect(listener.local_addr().unwrap())
+            .await
+            .unwrap();
         let (mut server, _) = listener.accept().await.unwrap();
         let waiter = rt::spawn(async move { server.read(&mut [0u8; 8]).await });
         rt::task::yield_now().await;
@@ -420,7 +439,9 @@ fn ready_reads_consume_the_cooperative_budget() {
         .unwrap();
     rt.block_on(async {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let mut client = TcpStream::connect(listener.local_addr().unwrap()).await.unwrap();
+        let mut client = TcpStream::connect(listener.local_addr().unwrap())
+            .await
+            .unwrap();
         let (mut server, _) = listener.accept().await.unwrap();
         const LEN: usize = 32 << 10;
         client.write_all(&vec![1u8; LEN]).await.unwrap();
@@ -459,7 +480,9 @@ fn async_write_trait_objects_work() {
     // The streams are usable through the futures-io trait objects.
     on_both(|| async {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let client = TcpStream::connect(listener.local_addr().unwrap()).await.unwrap();
+        let client = TcpStream::connect(listener.local_addr().unwrap())
+            .await
+            .unwrap();
         let (server, _) = listener.accept().await.unwrap();
         let mut w: Pin<Box<dyn AsyncWrite + Send>> = Box::pin(client);
         let mut r: Pin<Box<dyn AsyncRead + Send>> = Box::pin(server);

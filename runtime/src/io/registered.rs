@@ -145,7 +145,11 @@ where
     E: mio::event::Source,
     for<'a> &'a E: io::Read + io::Write,
 {
-    pub(crate) fn poll_read(&self, cx: &mut Context<'_>, buf: &mut [u8]) -> Poll<io::Result<usize>> {
+    pub(crate) fn poll_read(
+        &self,
+        cx: &mut Context<'_>,
+        buf: &mut [u8],
+    ) -> Poll<io::Result<usize>> {
         self.poll_io(cx, Direction::Read, |mut io| io::Read::read(&mut io, buf))
     }
 
@@ -160,7 +164,9 @@ where
     }
 
     pub(crate) fn poll_write(&self, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
-        self.poll_io(cx, Direction::Write, |mut io| io::Write::write(&mut io, buf))
+        self.poll_io(cx, Direction::Write, |mut io| {
+            io::Write::write(&mut io, buf)
+        })
     }
 
     pub(crate) fn poll_write_vectored(

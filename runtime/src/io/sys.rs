@@ -48,7 +48,9 @@ pub(crate) fn sendfile(socket: RawFd, file: RawFd, offset: u64, len: usize) -> i
 pub(crate) fn set_linger(socket: RawFd, linger: Option<std::time::Duration>) -> io::Result<()> {
     let value = libc::linger {
         l_onoff: linger.is_some() as libc::c_int,
-        l_linger: linger.map_or(0, |d| d.as_secs().min(libc::c_int::MAX as u64) as libc::c_int),
+        l_linger: linger.map_or(0, |d| {
+            d.as_secs().min(libc::c_int::MAX as u64) as libc::c_int
+        }),
     };
     syscall!(
         // SAFETY: `socket` is an open descriptor borrowed for the call;

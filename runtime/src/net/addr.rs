@@ -58,11 +58,7 @@ pub(crate) mod sealed {
         type Output = io::Result<Vec<SocketAddr>>;
 
         fn poll(mut self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<Self::Output> {
-            Poll::Ready(
-                self.0
-                    .take()
-                    .expect("`Resolve` polled after it completed"),
-            )
+            Poll::Ready(self.0.take().expect("`Resolve` polled after it completed"))
         }
     }
 }

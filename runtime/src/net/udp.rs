@@ -135,7 +135,9 @@ impl UdpSocket {
     /// });
     /// ```
     pub async fn send(&self, buf: &[u8]) -> io::Result<usize> {
-        self.io.async_io(Direction::Write, |sys| sys.send(buf)).await
+        self.io
+            .async_io(Direction::Write, |sys| sys.send(buf))
+            .await
     }
 
     /// Receives a datagram from the connected peer; bytes beyond `buf`'s

@@ -79,10 +79,12 @@ pub(crate) fn raise_fd_limit() -> u64 {
         rlim_max: 0,
     };
     // SAFETY: `limit` is a valid, exclusively borrowed out-parameter.
-    assert_eq!(unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) }, 0);
+    let rc = unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) };
+    assert_eq!(rc, 0);
     limit.rlim_cur = limit.rlim_max;
     // SAFETY: `limit` is a valid `rlimit`; raising the soft limit up to the
     // hard one is always allowed.
-    assert_eq!(unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &limit) }, 0);
-    limit.rlim_cur as u64
+    let rc = unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &limit) };
+    assert_eq!(rc, 0);
+    limit.rlim_cur
 }

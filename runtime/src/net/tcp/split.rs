@@ -26,7 +26,7 @@ use std::task::{Context, Poll};
 ///     let mut client = rt::net::TcpStream::connect(listener.local_addr().unwrap()).await.unwrap();
 ///     let (mut server, _) = listener.accept().await.unwrap();
 ///     client.write_all(b"a").await.unwrap();
-///     let (mut read, _write) = server.split();
+///     let (mut read, _write) = rt::net::TcpStream::split(&mut server);
 ///     assert_eq!(read.read(&mut [0; 1]).await.unwrap(), 1);
 /// });
 /// ```
@@ -45,7 +45,7 @@ pub struct ReadHalf<'a>(&'a TcpStream);
 ///     let listener = rt::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
 ///     let mut client = rt::net::TcpStream::connect(listener.local_addr().unwrap()).await.unwrap();
 ///     let (mut server, _) = listener.accept().await.unwrap();
-///     let (_read, mut write) = server.split();
+///     let (_read, mut write) = rt::net::TcpStream::split(&mut server);
 ///     write.write_all(b"a").await.unwrap();
 ///     assert_eq!(client.read(&mut [0; 1]).await.unwrap(), 1);
 /// });

@@ -346,9 +346,7 @@ impl TcpStream {
     /// });
     /// ```
     pub async fn peek(&self, buf: &mut [u8]) -> io::Result<usize> {
-        self.io
-            .async_io(Direction::Read, |sys| sys.peek(buf))
-            .await
+        self.io.async_io(Direction::Read, |sys| sys.peek(buf)).await
     }
 
     /// Waits until the stream is readable (data, end-of-file or an error).
@@ -508,7 +506,13 @@ impl TcpStream {
     }
 
     /// Splits the stream into a read half and a write half borrowing it,
-    /// usable from two concurrent futures of one task (or two scoped tasks).
+    /// usable from two concurrent futures of one task. No lock: each half
+    /// uses its own side of the registration.
+    ///
+    /// With [`AsyncReadExt`](crate::io::AsyncReadExt) in scope,
+    /// `stream.split()` resolves to that trait's by-value `split` (a
+    /// lock-based split of any reader-writer); write
+    /// `TcpStream::split(&mut stream)` to get this one.
     ///
     /// # Examples
     ///
@@ -520,7 +524,7 @@ impl TcpStream {
     ///     let listener = rt::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     ///     let mut client = rt::net::TcpStream::connect(listener.local_addr().unwrap()).await.unwrap();
     ///     let (mut server, _) = listener.accept().await.unwrap();
-    ///     let (mut read, mut write) = server.split();
+    ///     let (mut read, mut write) = rt::net::TcpStream::split(&mut server);
     ///     client.write_all(b"echo").await.unwrap();
     ///     rt::io::copy(&mut (&mut read).take(4), &mut write).await.unwrap();
     ///     let mut buf = [0; 4];
@@ -563,7 +567,11 @@ impl TcpStream {
         )
     }
 
-    pub(crate) fn poll_read_priv(&self, cx: &mut Context<'_>, buf: &mut [u8]) -> Poll<io::Result<usize>> {
+    pub(crate) fn poll_read_priv(
+        &self,
+        cx: &mut Context<'_>,
+        buf: &mut [u8],
+    ) -> Poll<io::Result<usize>> {
         self.io.poll_read(cx, buf)
     }
 
@@ -575,7 +583,11 @@ impl TcpStream {
         self.io.poll_read_vectored(cx, bufs)
     }
 
-    pub(crate) fn poll_write_priv(&self, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
+    pub(crate) fn poll_write_priv(
+        &self,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
         self.io.poll_write(cx, buf)
     }
 
@@ -598,7 +610,11 @@ impl TcpStream {
 }
 
 impl AsyncRead for TcpStream {
-    fn poll_read(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut [u8]) -> Poll<io::Result<usize>> {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut [u8],
+    ) -> Poll<io::Result<usize>> {
         self.poll_read_priv(cx, buf)
     }
 
@@ -612,7 +628,11 @@ impl AsyncRead for TcpStream {
 }
 
 impl AsyncWrite for TcpStream {
-    fn poll_write(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
         self.poll_write_priv(cx, buf)
     }
 

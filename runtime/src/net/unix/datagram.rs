@@ -184,7 +184,9 @@ impl UnixDatagram {
     /// });
     /// ```
     pub async fn send(&self, buf: &[u8]) -> io::Result<usize> {
-        self.io.async_io(Direction::Write, |sys| sys.send(buf)).await
+        self.io
+            .async_io(Direction::Write, |sys| sys.send(buf))
+            .await
     }
 
     /// Receives a datagram from the connected peer.

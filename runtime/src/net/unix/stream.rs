@@ -207,7 +207,11 @@ impl UnixStream {
 }
 
 impl AsyncRead for UnixStream {
-    fn poll_read(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut [u8]) -> Poll<io::Result<usize>> {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut [u8],
+    ) -> Poll<io::Result<usize>> {
         self.io.poll_read(cx, buf)
     }
 
@@ -221,7 +225,11 @@ impl AsyncRead for UnixStream {
 }
 
 impl AsyncWrite for UnixStream {
-    fn poll_write(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
         self.io.poll_write(cx, buf)
     }
 
