@@ -551,12 +551,14 @@ impl TcpStream {
     ///     let (mut server, _) = listener.accept().await.unwrap();
     ///     let (mut read, mut write) = client.into_split();
     ///     let writer = rt::spawn(async move { write.write_all(b"bye").await.unwrap() });
-    ///     let mut buf = [0; 3];
-    ///     server.read_exact(&mut buf).await.unwrap();
+    ///     let mut got = [0; 3];
+    ///     server.read_exact(&mut got).await.unwrap();
+    ///     assert_eq!(&got, b"bye");
     ///     writer.await.unwrap();
     ///     server.write_all(b"ok").await.unwrap();
-    ///     read.read_exact(&mut buf[..2]).await.unwrap();
-    ///     assert_eq!(&buf, b"okb");
+    ///     let mut reply = [0; 2];
+    ///     read.read_exact(&mut reply).await.unwrap();
+    ///     assert_eq!(&reply, b"ok");
     /// });
     /// ```
     pub fn into_split(self) -> (OwnedReadHalf, OwnedWriteHalf) {
