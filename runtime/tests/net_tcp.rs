@@ -492,3 +492,40 @@ fn async_write_trait_objects_work() {
         assert_eq!(&buf, b"dyn");
     });
 }
+
+/// A task that never stops yielding keeps the scheduler busy (it never
+/// parks), yet socket readiness still reaches a waiting task: busy workers
+/// poll the driver every `event_interval` ticks.
+#[test]
+fn io_is_not_starved_by_busy_tasks() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    on_both(|| async {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let mut client = TcpStream::connect(listener.local_addr().unwrap())
+            .await
+            .unwrap();
+        let (mut server, _) = listener.accept().await.unwrap();
+        let done = Arc::new(AtomicBool::new(false));
+        let flag = done.clone();
+        let reader = rt::spawn(async move {
+            let mut buf = [0u8; 4];
+            server.read_exact(&mut buf).await.unwrap();
+            flag.store(true, Ordering::SeqCst);
+            buf
+        });
+        let flag = done.clone();
+        let busy = rt::spawn(async move {
+            for _ in 0..1_000_000u32 {
+                if flag.load(Ordering::SeqCst) {
+                    return true;
+                }
+                rt::task::yield_now().await;
+            }
+            false
+        });
+        client.write_all(b"data").await.unwrap();
+        assert!(busy.await.unwrap(), "the reader never saw its data");
+        assert_eq!(&reader.await.unwrap(), b"data");
+    });
+}
