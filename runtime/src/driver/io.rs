@@ -3,8 +3,10 @@
 //!
 //! With the reactor, `park(timeout)` is `turn(timeout)` (block in the OS
 //! poller, then dispatch readiness to the wakers of sockets and `AsyncFd`s)
-//! and `unpark` fires the reactor's `mio::Waker`. Under loom the reactor is
-//! never built: the models use the condvar park.
+//! and `unpark` fires the reactor's `mio::Waker`. The loom models build
+//! runtimes without I/O, so only the condvar park is explored end to end;
+//! the reactor's readiness protocol has its own component model in
+//! `rt-reactor`.
 
 use super::park::{ParkThread, UnparkThread};
 use std::io;
