@@ -113,3 +113,31 @@ fn datagram_pair_and_paths() {
         std::fs::remove_file(&client_path).unwrap();
     });
 }
+
+/// A socket whose runtime shuts down while something still waits on it
+/// (here: a future driven by another runtime) fails with an error instead
+/// of hanging: the driver's shutdown wakes every registration.
+#[test]
+fn driver_shutdown_wakes_waiters_with_an_error() {
+    let owner = rt::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_io()
+        .build()
+        .unwrap();
+    let (mut a, b) = owner.block_on(async { UnixStream::pair().unwrap() });
+    let (started_tx, started_rx) = std::sync::mpsc::channel();
+    let waiter = std::thread::spawn(move || {
+        let other = rt::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        other.block_on(async move {
+            started_tx.send(()).unwrap();
+            a.read(&mut [0u8; 8]).await
+        })
+    });
+    started_rx.recv().unwrap();
+    drop(owner);
+    let result = waiter.join().unwrap();
+    assert!(result.is_err(), "expected a shutdown error, got {result:?}");
+    drop(b);
+}
