@@ -127,9 +127,7 @@ fn driver_shutdown_wakes_waiters_with_an_error() {
     let (mut a, b) = owner.block_on(async { UnixStream::pair().unwrap() });
     let (started_tx, started_rx) = std::sync::mpsc::channel();
     let waiter = std::thread::spawn(move || {
-        let other = rt::runtime::Builder::new_current_thread()
-            .build()
-            .unwrap();
+        let other = rt::runtime::Builder::new_current_thread().build().unwrap();
         other.block_on(async move {
             started_tx.send(()).unwrap();
             a.read(&mut [0u8; 8]).await
