@@ -10,6 +10,8 @@
 //! - [`task`]: spawning, `JoinHandle`, cancellation, the cooperative
 //!   budget;
 //! - [`runtime`][mod@runtime]: `Builder`, `Runtime`, `Handle`;
+//! - [`net`]: TCP, UDP and Unix sockets; [`io`]: the `AsyncRead`/`AsyncWrite`
+//!   traits and their extension methods, `AsyncFd`;
 //! - the schedulers (private): `scheduler::multi_thread` documents the
 //!   work-stealing protocol step by step.
 //!
@@ -35,6 +37,8 @@
 pub(crate) mod loom;
 
 mod driver;
+pub mod io;
+pub mod net;
 pub mod runtime;
 mod scheduler;
 pub mod task;
@@ -49,4 +53,10 @@ fn _assert_send_sync() {
     send_sync::<task::JoinHandle<()>>();
     send_sync::<task::AbortHandle>();
     send_sync::<task::JoinError>();
+    send_sync::<net::TcpStream>();
+    send_sync::<net::TcpListener>();
+    send_sync::<net::UdpSocket>();
+    send_sync::<net::UnixStream>();
+    send_sync::<net::tcp::OwnedReadHalf>();
+    send_sync::<io::AsyncFd<std::os::unix::net::UnixStream>>();
 }

@@ -12,10 +12,10 @@
 //! under it, the I/O driver (when enabled) blocks in the reactor, or else a
 //! plain condvar park does.
 
+mod io;
 mod park;
 
 use std::fmt;
-use std::io;
 use std::time::Duration;
 
 /// Which drivers a runtime has, from the `Builder`.
@@ -28,37 +28,43 @@ pub(crate) struct DriverConfig {
 
 /// The parking half, owned by one thread at a time.
 pub(crate) struct Driver {
-    park: park::ParkThread,
+    io: io::IoStack,
 }
 
 /// The shared half: wakes the parked driver and reaches the drivers'
 /// registration handles. Cheap to clone.
 #[derive(Clone)]
 pub(crate) struct Handle {
-    unpark: park::UnparkThread,
+    io: io::IoHandle,
 }
 
 impl Driver {
-    pub(crate) fn new(config: &DriverConfig) -> io::Result<(Driver, Handle)> {
-        let _ = config;
-        let (park, unpark) = park::ParkThread::new();
-        Ok((Driver { park }, Handle { unpark }))
+    pub(crate) fn new(config: &DriverConfig) -> std::io::Result<(Driver, Handle)> {
+        let (io, io_handle) = io::IoStack::new(config.enable_io)?;
+        Ok((Driver { io }, Handle { io: io_handle }))
     }
 
     /// Blocks until unparked or `timeout` passes (`Some(ZERO)`: only poll),
     /// then dispatches events.
     pub(crate) fn park(&mut self, _handle: &Handle, timeout: Option<Duration>) {
-        self.park.park(timeout);
+        self.io.park(timeout);
     }
 
     /// Tears the drivers down at runtime shutdown.
-    pub(crate) fn shutdown(&mut self, _handle: &Handle) {}
+    pub(crate) fn shutdown(&mut self, _handle: &Handle) {
+        self.io.shutdown();
+    }
 }
 
 impl Handle {
     /// Wakes the thread parked in the driver, or makes its next park return.
     pub(crate) fn unpark(&self) {
-        self.unpark.unpark();
+        self.io.unpark();
+    }
+
+    /// The reactor sockets register with, or `None` without `enable_io`.
+    pub(crate) fn reactor(&self) -> Option<&rt_reactor::Handle> {
+        self.io.reactor()
     }
 }
 

@@ -1,0 +1,401 @@
+//! The readiness and interest sets.
+
+use std::fmt;
+use std::ops;
+
+/// A set of readiness states reported by the OS for a source.
+///
+/// # Examples
+///
+/// ```
+/// use rt_reactor::Ready;
+///
+/// let ready = Ready::READABLE | Ready::READ_CLOSED;
+/// assert!(ready.is_readable());
+/// assert!(ready.is_read_closed());
+/// assert!(!ready.is_writable());
+/// ```
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct Ready(u8);
+
+impl Ready {
+    /// Nothing is ready.
+    pub const EMPTY: Ready = Ready(0);
+    /// A read would not block.
+    pub const READABLE: Ready = Ready(0b1);
+    /// A write would not block.
+    pub const WRITABLE: Ready = Ready(0b10);
+    /// The read side is closed (the peer shut down writing or hung up).
+    pub const READ_CLOSED: Ready = Ready(0b100);
+    /// The write side is closed (the peer hung up).
+    pub const WRITE_CLOSED: Ready = Ready(0b1000);
+    /// The source has an error pending (`SO_ERROR`).
+    pub const ERROR: Ready = Ready(0b1_0000);
+    /// Priority (out-of-band) data is available.
+    pub const PRIORITY: Ready = Ready(0b10_0000);
+    /// Every readiness state.
+    pub const ALL: Ready = Ready(0b11_1111);
+
+    /// Builds a set from the bits of [`Ready::bits`]; unknown bits are dropped.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rt_reactor::Ready;
+    /// assert_eq!(Ready::from_bits(Ready::WRITABLE.bits()), Ready::WRITABLE);
+    /// ```
+    pub const fn from_bits(bits: u8) -> Ready {
+        Ready(bits & Ready::ALL.0)
+    }
+
+    /// The raw bits of the set.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// assert_eq!(rt_reactor::Ready::EMPTY.bits(), 0);
+    /// ```
+    pub const fn bits(self) -> u8 {
+        self.0
+    }
+
+    pub(crate) fn from_event(event: &mio::event::Event) -> Ready {
+        let mut ready = Ready::EMPTY;
+        if event.is_readable() {
+            ready |= Ready::READABLE;
+        }
+        if event.is_writable() {
+            ready |= Ready::WRITABLE;
+        }
+        if event.is_read_closed() {
+            ready |= Ready::READ_CLOSED;
+        }
+        if event.is_write_closed() {
+            ready |= Ready::WRITE_CLOSED;
+        }
+        if event.is_error() {
+            ready |= Ready::ERROR;
+        }
+        if event.is_priority() {
+            ready |= Ready::PRIORITY;
+        }
+        ready
+    }
+
+    /// `true` if nothing is ready.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// assert!(rt_reactor::Ready::EMPTY.is_empty());
+    /// ```
+    pub const fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+
+    /// `true` if every state in `other` is in `self`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rt_reactor::Ready;
+    /// assert!(Ready::ALL.contains(Ready::ERROR));
+    /// ```
+    pub const fn contains(self, other: Ready) -> bool {
+        self.0 & other.0 == other.0
+    }
+
+    /// `true` if the set holds [`Ready::READABLE`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// assert!(rt_reactor::Ready::READABLE.is_readable());
+    /// ```
+    pub const fn is_readable(self) -> bool {
+        self.0 & Ready::READABLE.0 != 0
+    }
+
+    /// `true` if the set holds [`Ready::WRITABLE`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// assert!(rt_reactor::Ready::WRITABLE.is_writable());
+    /// ```
+    pub const fn is_writable(self) -> bool {
+        self.0 & Ready::WRITABLE.0 != 0
+    }
+
+    /// `true` if the set holds [`Ready::READ_CLOSED`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// assert!(rt_reactor::Ready::READ_CLOSED.is_read_closed());
+    /// ```
+    pub const fn is_read_closed(self) -> bool {
+        self.0 & Ready::READ_CLOSED.0 != 0
+    }
+
+    /// `true` if the set holds [`Ready::WRITE_CLOSED`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// assert!(rt_reactor::Ready::WRITE_CLOSED.is_write_closed());
+    /// ```
+    pub const fn is_write_closed(self) -> bool {
+        self.0 & Ready::WRITE_CLOSED.0 != 0
+    }
+
+    /// `true` if the set holds [`Ready::ERROR`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// assert!(rt_reactor::Ready::ERROR.is_error());
+    /// ```
+    pub const fn is_error(self) -> bool {
+        self.0 & Ready::ERROR.0 != 0
+    }
+
+    /// `true` if the set holds [`Ready::PRIORITY`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// assert!(rt_reactor::Ready::PRIORITY.is_priority());
+    /// ```
+    pub const fn is_priority(self) -> bool {
+        self.0 & Ready::PRIORITY.0 != 0
+    }
+}
+
+impl ops::BitOr for Ready {
+    type Output = Ready;
+    fn bitor(self, other: Ready) -> Ready {
+        Ready(self.0 | other.0)
+    }
+}
+
+impl ops::BitOrAssign for Ready {
+    fn bitor_assign(&mut self, other: Ready) {
+        self.0 |= other.0;
+    }
+}
+
+impl ops::BitAnd for Ready {
+    type Output = Ready;
+    fn bitand(self, other: Ready) -> Ready {
+        Ready(self.0 & other.0)
+    }
+}
+
+impl ops::Sub for Ready {
+    type Output = Ready;
+    fn sub(self, other: Ready) -> Ready {
+        Ready(self.0 & !other.0)
+    }
+}
+
+impl fmt::Debug for Ready {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        const NAMES: [(Ready, &str); 6] = [
+            (Ready::READABLE, "READABLE"),
+            (Ready::WRITABLE, "WRITABLE"),
+            (Ready::READ_CLOSED, "READ_CLOSED"),
+            (Ready::WRITE_CLOSED, "WRITE_CLOSED"),
+            (Ready::ERROR, "ERROR"),
+            (Ready::PRIORITY, "PRIORITY"),
+        ];
+        let mut set = f.debug_set();
+        for (bit, name) in NAMES {
+            if self.contains(bit) {
+                set.entry(&format_args!("{name}"));
+            }
+        }
+        set.finish()
+    }
+}
+
+/// Which readiness a registration asks the OS to report.
+///
+/// # Examples
+///
+/// ```
+/// use rt_reactor::Interest;
+///
+/// let both = Interest::READABLE | Interest::WRITABLE;
+/// assert!(both.is_readable() && both.is_writable());
+/// ```
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct Interest(mio::Interest);
+
+impl Interest {
+    /// Interest in read readiness (also reports read-closed and errors).
+    pub const READABLE: Interest = Interest(mio::Interest::READABLE);
+    /// Interest in write readiness (also reports write-closed and errors).
+    pub const WRITABLE: Interest = Interest(mio::Interest::WRITABLE);
+    /// Interest in priority (out-of-band) readiness.
+    pub const PRIORITY: Interest = Interest(mio::Interest::PRIORITY);
+
+    /// Both interests.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rt_reactor::Interest;
+    /// assert!(Interest::READABLE.add(Interest::WRITABLE).is_writable());
+    /// ```
+    pub const fn add(self, other: Interest) -> Interest {
+        Interest(self.0.add(other.0))
+    }
+
+    /// `true` if read readiness is of interest.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// assert!(rt_reactor::Interest::READABLE.is_readable());
+    /// ```
+    pub const fn is_readable(self) -> bool {
+        self.0.is_readable()
+    }
+
+    /// `true` if write readiness is of interest.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// assert!(!rt_reactor::Interest::READABLE.is_writable());
+    /// ```
+    pub const fn is_writable(self) -> bool {
+        self.0.is_writable()
+    }
+
+    /// `true` if priority readiness is of interest.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// assert!(rt_reactor::Interest::PRIORITY.is_priority());
+    /// ```
+    pub const fn is_priority(self) -> bool {
+        self.0.is_priority()
+    }
+
+    /// The `mio` interest this stands for.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rt_reactor::Interest;
+    /// assert_eq!(Interest::READABLE.to_mio(), mio::Interest::READABLE);
+    /// ```
+    pub const fn to_mio(self) -> mio::Interest {
+        self.0
+    }
+}
+
+impl ops::BitOr for Interest {
+    type Output = Interest;
+    fn bitor(self, other: Interest) -> Interest {
+        self.add(other)
+    }
+}
+
+impl fmt::Debug for Interest {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&self.0, f)
+    }
+}
+
+/// The two sides of a registration, each with its own waker.
+///
+/// # Examples
+///
+/// ```
+/// use rt_reactor::{Direction, Ready};
+/// assert!(Direction::Read.mask().is_readable());
+/// assert!(Direction::Write.mask().is_write_closed());
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Direction {
+    /// Readable, read-closed, priority and error readiness.
+    Read,
+    /// Writable, write-closed and error readiness.
+    Write,
+}
+
+impl Direction {
+    /// The readiness states that wake this direction.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rt_reactor::{Direction, Ready};
+    /// assert!(Direction::Read.mask().contains(Ready::READ_CLOSED));
+    /// ```
+    pub const fn mask(self) -> Ready {
+        match self {
+            Direction::Read => {
+                Ready(Ready::READABLE.0 | Ready::READ_CLOSED.0 | Ready::PRIORITY.0 | Ready::ERROR.0)
+            }
+            Direction::Write => Ready(Ready::WRITABLE.0 | Ready::WRITE_CLOSED.0 | Ready::ERROR.0),
+        }
+    }
+}
+
+/// Readiness observed by [`Registration::poll_ready`](crate::Registration::poll_ready),
+/// stamped with the tick it was observed at; hand it back to
+/// [`Registration::clear_readiness`](crate::Registration::clear_readiness)
+/// after a `WouldBlock`.
+///
+/// # Examples
+///
+/// ```
+/// use rt_reactor::{Direction, Driver, Interest};
+/// use std::task::{Context, Poll, Waker};
+///
+/// let (_driver, handle) = Driver::new().unwrap();
+/// let (mut a, _b) = mio::net::UnixStream::pair().unwrap();
+/// let registration = handle.register(&mut a, Interest::WRITABLE).unwrap();
+/// // Nothing was dispatched yet, so nothing is ready.
+/// let mut cx = Context::from_waker(Waker::noop());
+/// assert!(registration.poll_ready(&mut cx, Direction::Write).is_pending());
+/// registration.deregister(&mut a).unwrap();
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ReadyEvent {
+    pub(crate) ready: Ready,
+    pub(crate) tick: u8,
+}
+
+impl ReadyEvent {
+    /// The readiness states observed.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rt_reactor::{Direction, Driver, Interest};
+    /// use std::task::{Context, Poll, Waker};
+    /// use std::time::Duration;
+    ///
+    /// let (mut driver, handle) = Driver::new().unwrap();
+    /// let (mut a, _b) = mio::net::UnixStream::pair().unwrap();
+    /// let registration = handle.register(&mut a, Interest::WRITABLE).unwrap();
+    /// let mut cx = Context::from_waker(Waker::noop());
+    /// let event = loop {
+    ///     driver.turn(Some(Duration::from_secs(1))).unwrap();
+    ///     if let Poll::Ready(event) = registration.poll_ready(&mut cx, Direction::Write) {
+    ///         break event.unwrap();
+    ///     }
+    /// };
+    /// assert!(event.ready().is_writable());
+    /// registration.deregister(&mut a).unwrap();
+    /// ```
+    pub fn ready(&self) -> Ready {
+        self.ready
+    }
+}

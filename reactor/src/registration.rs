@@ -1,0 +1,207 @@
+//! One registered source's handle on its readiness cell.
+
+use crate::driver::Handle;
+use crate::readiness::ReadinessCell;
+use crate::ready::{Direction, Ready, ReadyEvent};
+use std::fmt;
+use std::io;
+use std::sync::Arc;
+use std::task::{Context, Poll, Waker};
+
+/// The readiness of one registered source, with one read waker and one
+/// write waker (so a reader task and a writer task can wait on the same
+/// source at once). Dropping it frees its slot and wakes any waiter.
+///
+/// # Examples
+///
+/// ```
+/// use rt_reactor::{Direction, Driver, Interest};
+/// use std::io::{ErrorKind, Read};
+/// use std::task::{Context, Poll, Waker};
+///
+/// let (mut driver, handle) = Driver::new().unwrap();
+/// let (mut a, _b) = mio::net::UnixStream::pair().unwrap();
+/// let registration = handle.register(&mut a, Interest::READABLE).unwrap();
+/// let mut cx = Context::from_waker(Waker::noop());
+/// // Nothing to read: the read would block, so the waiter is parked.
+/// assert_eq!(a.read(&mut [0; 8]).unwrap_err().kind(), ErrorKind::WouldBlock);
+/// assert!(registration.poll_ready(&mut cx, Direction::Read).is_pending());
+/// registration.deregister(&mut a).unwrap();
+/// ```
+pub struct Registration {
+    handle: Handle,
+    index: usize,
+    cell: Arc<ReadinessCell>,
+}
+
+impl Registration {
+    pub(crate) fn new(handle: Handle, index: usize, cell: Arc<ReadinessCell>) -> Registration {
+        Registration {
+            handle,
+            index,
+            cell,
+        }
+    }
+
+    /// `Ready` with the readiness of `direction` once the driver reported
+    /// it, otherwise stores the waker and returns `Pending`.
+    ///
+    /// # Errors
+    ///
+    /// Fails once the driver has shut down.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rt_reactor::{Direction, Driver, Interest};
+    /// use std::task::{Context, Poll, Waker};
+    /// use std::time::Duration;
+    ///
+    /// let (mut driver, handle) = Driver::new().unwrap();
+    /// let (mut a, _b) = mio::net::UnixStream::pair().unwrap();
+    /// let registration = handle.register(&mut a, Interest::WRITABLE).unwrap();
+    /// let mut cx = Context::from_waker(Waker::noop());
+    /// let event = loop {
+    ///     driver.turn(Some(Duration::from_secs(1))).unwrap();
+    ///     if let Poll::Ready(event) = registration.poll_ready(&mut cx, Direction::Write) {
+    ///         break event.unwrap();
+    ///     }
+    /// };
+    /// assert!(event.ready().is_writable());
+    /// registration.deregister(&mut a).unwrap();
+    /// ```
+    pub fn poll_ready(
+        &self,
+        cx: &mut Context<'_>,
+        direction: Direction,
+    ) -> Poll<io::Result<ReadyEvent>> {
+        self.cell.poll_ready(cx, direction)
+    }
+
+    /// The readiness of `direction` recorded right now, without storing a
+    /// waker: `None` if nothing is ready. For one-shot `try_*` operations.
+    ///
+    /// # Errors
+    ///
+    /// `Some(Err(_))` once the driver has shut down.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rt_reactor::{Direction, Driver, Interest};
+    ///
+    /// let (_driver, handle) = Driver::new().unwrap();
+    /// let (mut a, _b) = mio::net::UnixStream::pair().unwrap();
+    /// let registration = handle.register(&mut a, Interest::READABLE).unwrap();
+    /// assert!(registration.try_ready(Direction::Read).is_none());
+    /// registration.deregister(&mut a).unwrap();
+    /// ```
+    pub fn try_ready(&self, direction: Direction) -> Option<io::Result<ReadyEvent>> {
+        self.cell.check(direction)
+    }
+
+    /// Forgets the readiness in `event` (after the operation returned
+    /// `WouldBlock`), unless a newer event arrived since `event` was seen.
+    /// Closed states are never cleared.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rt_reactor::{Direction, Driver, Interest};
+    /// use std::task::{Context, Poll, Waker};
+    /// use std::time::Duration;
+    ///
+    /// let (mut driver, handle) = Driver::new().unwrap();
+    /// let (mut a, _b) = mio::net::UnixStream::pair().unwrap();
+    /// let registration = handle.register(&mut a, Interest::WRITABLE).unwrap();
+    /// let mut cx = Context::from_waker(Waker::noop());
+    /// let event = loop {
+    ///     driver.turn(Some(Duration::from_secs(1))).unwrap();
+    ///     if let Poll::Ready(event) = registration.poll_ready(&mut cx, Direction::Write) {
+    ///         break event.unwrap();
+    ///     }
+    /// };
+    /// registration.clear_readiness(event);
+    /// assert!(!registration.readiness().is_writable());
+    /// registration.deregister(&mut a).unwrap();
+    /// ```
+    pub fn clear_readiness(&self, event: ReadyEvent) {
+        self.cell.clear_ready(event);
+    }
+
+    /// The readiness recorded right now (a snapshot).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rt_reactor::{Driver, Interest};
+    ///
+    /// let (_driver, handle) = Driver::new().unwrap();
+    /// let (mut a, _b) = mio::net::UnixStream::pair().unwrap();
+    /// let registration = handle.register(&mut a, Interest::READABLE).unwrap();
+    /// assert!(registration.readiness().is_empty());
+    /// registration.deregister(&mut a).unwrap();
+    /// ```
+    pub fn readiness(&self) -> Ready {
+        self.cell.readiness()
+    }
+
+    /// Removes `source` from the poller. The slot itself is freed when the
+    /// registration drops.
+    ///
+    /// # Errors
+    ///
+    /// Returns the OS error of the deregistration (e.g. `source` was not
+    /// registered with this driver).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rt_reactor::{Driver, Interest};
+    ///
+    /// let (_driver, handle) = Driver::new().unwrap();
+    /// let (mut a, _b) = mio::net::UnixStream::pair().unwrap();
+    /// let registration = handle.register(&mut a, Interest::READABLE).unwrap();
+    /// registration.deregister(&mut a).unwrap();
+    /// ```
+    pub fn deregister(&self, source: &mut impl mio::event::Source) -> io::Result<()> {
+        self.handle.deregister(source)
+    }
+
+    /// The driver this registration belongs to.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rt_reactor::{Driver, Interest};
+    ///
+    /// let (_driver, handle) = Driver::new().unwrap();
+    /// let (mut a, _b) = mio::net::UnixStream::pair().unwrap();
+    /// let registration = handle.register(&mut a, Interest::READABLE).unwrap();
+    /// assert!(!registration.handle().is_shutdown());
+    /// registration.deregister(&mut a).unwrap();
+    /// ```
+    pub fn handle(&self) -> &Handle {
+        &self.handle
+    }
+}
+
+impl Drop for Registration {
+    fn drop(&mut self) {
+        self.handle.release(self.index, &self.cell);
+        // Waiters of a dropped registration (futures that outlived their
+        // poll) get a spurious wake and find the source gone.
+        let mut wake: Vec<Waker> = Vec::new();
+        self.cell.shutdown(&mut wake);
+        wake.into_iter().for_each(Waker::wake);
+    }
+}
+
+impl fmt::Debug for Registration {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Registration")
+            .field("index", &self.index)
+            .field("readiness", &self.readiness())
+            .finish()
+    }
+}

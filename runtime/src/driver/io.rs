@@ -1,0 +1,78 @@
+//! The I/O layer of the driver stack: the bottom of the stack is either
+//! the reactor (`DriverConfig::enable_io`) or the plain condvar park.
+//!
+//! With the reactor, `park(timeout)` is `turn(timeout)` (block in the OS
+//! poller, then dispatch readiness to the wakers of sockets and `AsyncFd`s)
+//! and `unpark` fires the reactor's `mio::Waker`. The loom models build
+//! runtimes without I/O, so only the condvar park is explored end to end;
+//! the reactor's readiness protocol has its own component model in
+//! `rt-reactor`.
+
+use super::park::{ParkThread, UnparkThread};
+use std::io;
+use std::time::Duration;
+
+/// The parking half of the I/O layer.
+#[derive(Debug)]
+pub(crate) enum IoStack {
+    Enabled(rt_reactor::Driver),
+    Disabled(ParkThread),
+}
+
+/// The shared half: unpark, and the reactor handle sockets register with.
+#[derive(Clone, Debug)]
+pub(crate) enum IoHandle {
+    Enabled(rt_reactor::Handle),
+    Disabled(UnparkThread),
+}
+
+impl IoStack {
+    pub(crate) fn new(enable_io: bool) -> io::Result<(IoStack, IoHandle)> {
+        if enable_io {
+            let (driver, handle) = rt_reactor::Driver::new()?;
+            Ok((IoStack::Enabled(driver), IoHandle::Enabled(handle)))
+        } else {
+            let (park, unpark) = ParkThread::new();
+            Ok((IoStack::Disabled(park), IoHandle::Disabled(unpark)))
+        }
+    }
+
+    pub(crate) fn park(&mut self, timeout: Option<Duration>) {
+        match self {
+            IoStack::Enabled(driver) => {
+                if let Err(e) = driver.turn(timeout) {
+                    panic!("rt: the I/O driver failed to poll for events: {e}");
+                }
+            }
+            IoStack::Disabled(park) => park.park(timeout),
+        }
+    }
+
+    /// Wakes every registration with an error so no task waits forever.
+    pub(crate) fn shutdown(&mut self) {
+        if let IoStack::Enabled(driver) = self {
+            driver.shutdown();
+        }
+    }
+}
+
+impl IoHandle {
+    pub(crate) fn unpark(&self) {
+        match self {
+            IoHandle::Enabled(handle) => {
+                if let Err(e) = handle.unpark() {
+                    panic!("rt: failed to wake the I/O driver: {e}");
+                }
+            }
+            IoHandle::Disabled(unpark) => unpark.unpark(),
+        }
+    }
+
+    /// The reactor, if this runtime has I/O enabled.
+    pub(crate) fn reactor(&self) -> Option<&rt_reactor::Handle> {
+        match self {
+            IoHandle::Enabled(handle) => Some(handle),
+            IoHandle::Disabled(_) => None,
+        }
+    }
+}

@@ -1,0 +1,93 @@
+//! Every raw syscall `rt` makes itself goes through [`syscall!`] here; the
+//! rest of the I/O goes through `mio` and `std`.
+//!
+//! Contract: the macro takes the (unsafe) libc call written out at the call
+//! site, with its `// SAFETY:` comment, and turns the C convention (`-1` and
+//! `errno`) into an `io::Result`.
+
+use std::io;
+use std::os::fd::RawFd;
+
+/// Evaluates a libc call and maps `-1` to `io::Error::last_os_error()`.
+macro_rules! syscall {
+    ($call:expr) => {{
+        let res = $call;
+        if res == -1 {
+            Err(::std::io::Error::last_os_error())
+        } else {
+            Ok(res)
+        }
+    }};
+}
+
+/// Sends up to `len` bytes of `file` starting at `offset` to the socket
+/// `socket` without copying them through user space (`sendfile(2)`).
+/// Returns the number of bytes sent; `0` means `offset` is at or past the
+/// end of the file. A full socket buffer is `WouldBlock`.
+#[cfg(target_os = "linux")]
+pub(crate) fn sendfile(socket: RawFd, file: RawFd, offset: u64, len: usize) -> io::Result<usize> {
+    let mut offset = libc::off_t::try_from(offset).map_err(|_| {
+        io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "send_file: the offset does not fit the platform's off_t",
+        )
+    })?;
+    // Linux transfers at most this much per call anyway.
+    let count = len.min(0x7fff_f000);
+    let sent = syscall!(
+        // SAFETY: `socket` and `file` are open descriptors borrowed by the
+        // caller for the duration of the call, and `offset` is a valid,
+        // exclusively borrowed `off_t` the kernel may update.
+        unsafe { libc::sendfile(socket, file, &mut offset, count) }
+    )?;
+    Ok(sent as usize)
+}
+
+/// Sets `SO_LINGER` on `socket`: `None` turns lingering off (the default),
+/// `Some(ZERO)` makes `close` reset the connection.
+pub(crate) fn set_linger(socket: RawFd, linger: Option<std::time::Duration>) -> io::Result<()> {
+    let value = libc::linger {
+        l_onoff: linger.is_some() as libc::c_int,
+        l_linger: linger.map_or(0, |d| {
+            d.as_secs().min(libc::c_int::MAX as u64) as libc::c_int
+        }),
+    };
+    syscall!(
+        // SAFETY: `socket` is an open descriptor borrowed for the call;
+        // `value` is a valid `linger` and the length passed is its size.
+        unsafe {
+            libc::setsockopt(
+                socket,
+                libc::SOL_SOCKET,
+                libc::SO_LINGER,
+                (&raw const value).cast(),
+                std::mem::size_of::<libc::linger>() as libc::socklen_t,
+            )
+        }
+    )?;
+    Ok(())
+}
+
+/// Reads `SO_LINGER` of `socket`.
+pub(crate) fn linger(socket: RawFd) -> io::Result<Option<std::time::Duration>> {
+    let mut value = libc::linger {
+        l_onoff: 0,
+        l_linger: 0,
+    };
+    let mut len = std::mem::size_of::<libc::linger>() as libc::socklen_t;
+    syscall!(
+        // SAFETY: `socket` is an open descriptor borrowed for the call;
+        // `value` and `len` are valid, exclusively borrowed out-parameters
+        // and `len` holds the size of `value`.
+        unsafe {
+            libc::getsockopt(
+                socket,
+                libc::SOL_SOCKET,
+                libc::SO_LINGER,
+                (&raw mut value).cast(),
+                &mut len,
+            )
+        }
+    )?;
+    Ok((value.l_onoff != 0).then(|| std::time::Duration::from_secs(value.l_linger as u64)))
+}

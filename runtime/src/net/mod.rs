@@ -1,0 +1,49 @@
+//! Networking: TCP, UDP and Unix-domain sockets on the runtime's reactor.
+//!
+//! Every type here registers its socket with the current runtime's I/O
+//! driver, so it must be created inside a runtime with I/O enabled
+//! ([`Runtime::new`](crate::runtime::Runtime::new) or
+//! [`Builder::enable_io`](crate::runtime::Builder::enable_io)); elsewhere it
+//! panics with a message saying so. Streams implement
+//! [`AsyncRead`](crate::io::AsyncRead) and [`AsyncWrite`](crate::io::AsyncWrite)
+//! (including the vectored methods, one `readv`/`writev` per call), and
+//! every ready operation spends one unit of the task's cooperative budget.
+//!
+//! Addresses are anything implementing [`ToSocketAddrs`]: a
+//! `std::net::SocketAddr`, an `(IpAddr, u16)` pair, or an `"ip:port"`
+//! string (parsed, never resolved through DNS).
+//!
+//! # Examples
+//!
+//! ```
+//! use rt::io::{AsyncReadExt, AsyncWriteExt};
+//! use rt::net::{TcpListener, TcpStream};
+//!
+//! let rt = rt::runtime::Runtime::new().unwrap();
+//! rt.block_on(async {
+//!     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+//!     let addr = listener.local_addr().unwrap();
+//!     let server = rt::spawn(async move {
+//!         let (mut socket, _) = listener.accept().await.unwrap();
+//!         let mut buf = [0; 5];
+//!         socket.read_exact(&mut buf).await.unwrap();
+//!         socket.write_all(&buf).await.unwrap();
+//!     });
+//!     let mut client = TcpStream::connect(addr).await.unwrap();
+//!     client.write_all(b"hello").await.unwrap();
+//!     let mut buf = [0; 5];
+//!     client.read_exact(&mut buf).await.unwrap();
+//!     assert_eq!(&buf, b"hello");
+//!     server.await.unwrap();
+//! });
+//! ```
+
+mod addr;
+pub mod tcp;
+mod udp;
+pub mod unix;
+
+pub use addr::ToSocketAddrs;
+pub use tcp::{TcpListener, TcpStream};
+pub use udp::UdpSocket;
+pub use unix::{UnixDatagram, UnixListener, UnixStream};

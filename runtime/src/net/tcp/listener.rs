@@ -1,0 +1,258 @@
+use super::TcpStream;
+use crate::io::registered::Registered;
+use crate::net::addr::{ToSocketAddrs, each_addr};
+use futures_util::Stream;
+use rt_reactor::{Direction, Interest};
+use std::fmt;
+use std::future::poll_fn;
+use std::io;
+use std::net::SocketAddr;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+/// A TCP socket listening for connections.
+///
+/// # Examples
+///
+/// ```
+/// let rt = rt::runtime::Runtime::new().unwrap();
+/// rt.block_on(async {
+///     let listener = rt::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+///     let addr = listener.local_addr().unwrap();
+///     let client = rt::spawn(async move { rt::net::TcpStream::connect(addr).await.unwrap() });
+///     let (_socket, peer) = listener.accept().await.unwrap();
+///     assert_eq!(peer, client.await.unwrap().local_addr().unwrap());
+/// });
+/// ```
+pub struct TcpListener {
+    io: Registered<mio::net::TcpListener>,
+}
+
+impl TcpListener {
+    /// Binds a listener to `addr` (with `SO_REUSEADDR`, backlog 1024).
+    /// With several addresses, the first that binds wins.
+    ///
+    /// # Errors
+    ///
+    /// The OS error of the last address tried (e.g. `AddrInUse`), or
+    /// `InvalidInput` for an address that is not `ip:port`.
+    ///
+    /// # Panics
+    ///
+    /// Panics outside a runtime with I/O enabled.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let listener = rt::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    ///     assert_ne!(listener.local_addr().unwrap().port(), 0);
+    /// });
+    /// ```
+    pub async fn bind(addr: impl ToSocketAddrs) -> io::Result<TcpListener> {
+        each_addr(addr, |addr| async move {
+            let sys = mio::net::TcpListener::bind(addr)?;
+            TcpListener::new(sys)
+        })
+        .await
+    }
+
+    fn new(sys: mio::net::TcpListener) -> io::Result<TcpListener> {
+        Ok(TcpListener {
+            io: Registered::new(sys, Interest::READABLE)?,
+        })
+    }
+
+    /// Wraps a listener bound with `std` (it is switched to non-blocking).
+    ///
+    /// # Errors
+    ///
+    /// The OS error of switching modes or of the registration.
+    ///
+    /// # Panics
+    ///
+    /// Panics outside a runtime with I/O enabled.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let std = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    ///     let listener = rt::net::TcpListener::from_std(std).unwrap();
+    ///     # drop(listener);
+    /// });
+    /// ```
+    #[track_caller]
+    pub fn from_std(listener: std::net::TcpListener) -> io::Result<TcpListener> {
+        listener.set_nonblocking(true)?;
+        TcpListener::new(mio::net::TcpListener::from_std(listener))
+    }
+
+    /// Deregisters the listener and returns it as a (non-blocking) `std` one.
+    ///
+    /// # Errors
+    ///
+    /// The OS error of the deregistration.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let listener = rt::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    ///     let addr = listener.local_addr().unwrap();
+    ///     let std = listener.into_std().unwrap();
+    ///     assert_eq!(std.local_addr().unwrap(), addr);
+    /// });
+    /// ```
+    pub fn into_std(self) -> io::Result<std::net::TcpListener> {
+        use std::os::fd::{FromRawFd, IntoRawFd};
+        let sys = self.io.into_inner()?;
+        // SAFETY: the descriptor comes from `into_raw_fd`, so it is an open
+        // TCP listener socket that nothing else owns.
+        Ok(unsafe { std::net::TcpListener::from_raw_fd(sys.into_raw_fd()) })
+    }
+
+    /// Waits for and accepts one connection.
+    ///
+    /// # Errors
+    ///
+    /// The OS error of `accept` (e.g. `EMFILE` when out of descriptors, or
+    /// `ECONNABORTED`). The listener stays usable: an error concerns one
+    /// connection or a transient resource shortage, so a server should log
+    /// it, back off if it is a shortage, and keep accepting.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let listener = rt::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    ///     let addr = listener.local_addr().unwrap();
+    ///     let _client = std::net::TcpStream::connect(addr).unwrap();
+    ///     let (stream, _peer) = listener.accept().await.unwrap();
+    ///     assert_eq!(stream.local_addr().unwrap(), addr);
+    /// });
+    /// ```
+    pub async fn accept(&self) -> io::Result<(TcpStream, SocketAddr)> {
+        poll_fn(|cx| self.poll_accept(cx)).await
+    }
+
+    /// Polls for one connection.
+    ///
+    /// # Errors
+    ///
+    /// As [`TcpListener::accept`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let listener = rt::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    ///     let _client = std::net::TcpStream::connect(listener.local_addr().unwrap()).unwrap();
+    ///     let (_stream, _peer) = std::future::poll_fn(|cx| listener.poll_accept(cx)).await.unwrap();
+    /// });
+    /// ```
+    pub fn poll_accept(&self, cx: &mut Context<'_>) -> Poll<io::Result<(TcpStream, SocketAddr)>> {
+        let (sys, peer) = match self
+            .io
+            .poll_io(cx, Direction::Read, mio::net::TcpListener::accept)
+        {
+            Poll::Ready(Ok(accepted)) => accepted,
+            Poll::Ready(Err(e)) => return Poll::Ready(Err(e)),
+            Poll::Pending => return Poll::Pending,
+        };
+        Poll::Ready(TcpStream::new(sys).map(|stream| (stream, peer)))
+    }
+
+    /// A stream of accepted connections, for accept loops written with
+    /// `StreamExt`. It never ends; each item is one `accept` result.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use futures_util::StreamExt;
+    ///
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let listener = rt::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    ///     let _client = std::net::TcpStream::connect(listener.local_addr().unwrap()).unwrap();
+    ///     let mut incoming = listener.incoming();
+    ///     let stream = incoming.next().await.unwrap().unwrap();
+    ///     # drop(stream);
+    /// });
+    /// ```
+    pub fn incoming(&self) -> Incoming<'_> {
+        Incoming { listener: self }
+    }
+
+    /// The address the listener is bound to.
+    ///
+    /// # Errors
+    ///
+    /// The OS error of `getsockname`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let listener = rt::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    ///     assert!(listener.local_addr().unwrap().ip().is_loopback());
+    /// });
+    /// ```
+    pub fn local_addr(&self) -> io::Result<SocketAddr> {
+        self.io.get_ref().local_addr()
+    }
+}
+
+/// The stream returned by [`TcpListener::incoming`].
+///
+/// # Examples
+///
+/// ```
+/// use futures_util::StreamExt;
+///
+/// let rt = rt::runtime::Runtime::new().unwrap();
+/// rt.block_on(async {
+///     let listener = rt::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+///     let addr = listener.local_addr().unwrap();
+///     let _a = std::net::TcpStream::connect(addr).unwrap();
+///     let _b = std::net::TcpStream::connect(addr).unwrap();
+///     let accepted: Vec<_> = listener.incoming().take(2).collect().await;
+///     assert!(accepted.iter().all(|r| r.is_ok()));
+/// });
+/// ```
+#[must_use = "streams do nothing unless polled"]
+pub struct Incoming<'a> {
+    listener: &'a TcpListener,
+}
+
+impl Stream for Incoming<'_> {
+    type Item = io::Result<TcpStream>;
+
+    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        self.listener
+            .poll_accept(cx)
+            .map(|result| Some(result.map(|(stream, _)| stream)))
+    }
+}
+
+impl fmt::Debug for TcpListener {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TcpListener")
+            .field("local_addr", &self.local_addr().ok())
+            .finish()
+    }
+}
+
+impl fmt::Debug for Incoming<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Incoming")
+            .field("listener", self.listener)
+            .finish()
+    }
+}

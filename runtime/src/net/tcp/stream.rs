@@ -1,0 +1,672 @@
+use super::split::{OwnedReadHalf, OwnedWriteHalf, ReadHalf, WriteHalf};
+use crate::io::registered::Registered;
+use crate::io::sys;
+use crate::loom::sync::Arc;
+use crate::net::addr::{ToSocketAddrs, each_addr};
+use futures_io::{AsyncRead, AsyncWrite};
+use rt_reactor::{Direction, Interest};
+use std::fmt;
+use std::future::poll_fn;
+use std::io::{self, IoSlice, IoSliceMut};
+use std::net::{Shutdown, SocketAddr};
+use std::os::fd::{AsRawFd, FromRawFd, IntoRawFd, RawFd};
+use std::pin::Pin;
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+/// A TCP connection.
+///
+/// Reads and writes go through [`AsyncRead`]/[`AsyncWrite`] (use
+/// [`AsyncReadExt`](crate::io::AsyncReadExt) /
+/// [`AsyncWriteExt`](crate::io::AsyncWriteExt)); closing (`close()`) shuts
+/// down the write side, so the peer reads end-of-file while this side can
+/// still read. A reader task and a writer task can use the stream at once
+/// through [`split`](TcpStream::split) or
+/// [`into_split`](TcpStream::into_split).
+///
+/// # Examples
+///
+/// ```
+/// use rt::io::{AsyncReadExt, AsyncWriteExt};
+///
+/// let rt = rt::runtime::Runtime::new().unwrap();
+/// rt.block_on(async {
+///     let listener = rt::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+///     let mut client = rt::net::TcpStream::connect(listener.local_addr().unwrap()).await.unwrap();
+///     let (mut server, _) = listener.accept().await.unwrap();
+///     client.write_all(b"ping").await.unwrap();
+///     client.close().await.unwrap();
+///     let mut got = Vec::new();
+///     server.read_to_end(&mut got).await.unwrap();
+///     assert_eq!(got, b"ping");
+/// });
+/// ```
+pub struct TcpStream {
+    io: Registered<mio::net::TcpStream>,
+}
+
+impl TcpStream {
+    pub(crate) fn new(sys: mio::net::TcpStream) -> io::Result<TcpStream> {
+        Ok(TcpStream {
+            io: Registered::new(sys, Interest::READABLE | Interest::WRITABLE)?,
+        })
+    }
+
+    /// Connects to `addr`, trying each address in turn.
+    ///
+    /// # Errors
+    ///
+    /// The connection error of the last address tried (read from
+    /// `SO_ERROR` once the socket becomes writable), e.g.
+    /// `ConnectionRefused`, or `InvalidInput` for an address that is not
+    /// `ip:port`.
+    ///
+    /// # Panics
+    ///
+    /// Panics outside a runtime with I/O enabled.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let listener = rt::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    ///     let addr = listener.local_addr().unwrap();
+    ///     let stream = rt::net::TcpStream::connect(addr).await.unwrap();
+    ///     assert_eq!(stream.peer_addr().unwrap(), addr);
+    ///     drop(listener);
+    ///     // Nobody listens there any more.
+    ///     let refused = rt::net::TcpStream::connect(addr).await.unwrap_err();
+    ///     assert_eq!(refused.kind(), std::io::ErrorKind::ConnectionRefused);
+    /// });
+    /// ```
+    pub async fn connect(addr: impl ToSocketAddrs) -> io::Result<TcpStream> {
+        each_addr(addr, TcpStream::connect_addr).await
+    }
+
+    async fn connect_addr(addr: SocketAddr) -> io::Result<TcpStream> {
+        let stream = TcpStream::new(mio::net::TcpStream::connect(addr)?)?;
+        poll_fn(|cx| stream.poll_connected(cx)).await?;
+        Ok(stream)
+    }
+
+    /// The end of a non-blocking connect: writable, then `SO_ERROR` says
+    /// whether it failed, and `getpeername` whether it is complete (a
+    /// spurious wake-up finds it still in progress).
+    fn poll_connected(&self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        loop {
+            let event = match self.io.poll_ready(cx, Direction::Write) {
+                Poll::Ready(event) => event?,
+                Poll::Pending => return Poll::Pending,
+            };
+            let sys = self.io.get_ref();
+            if let Some(e) = sys.take_error()? {
+                return Poll::Ready(Err(e));
+            }
+            match sys.peer_addr() {
+                Ok(_) => return Poll::Ready(Ok(())),
+                Err(e) if e.kind() == io::ErrorKind::NotConnected => {
+                    self.io.clear_readiness(event);
+                }
+                Err(e) => return Poll::Ready(Err(e)),
+            }
+        }
+    }
+
+    /// Wraps a connected `std` stream (it is switched to non-blocking).
+    ///
+    /// # Errors
+    ///
+    /// The OS error of switching modes or of the registration.
+    ///
+    /// # Panics
+    ///
+    /// Panics outside a runtime with I/O enabled.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    ///     let std = std::net::TcpStream::connect(listener.local_addr().unwrap()).unwrap();
+    ///     let stream = rt::net::TcpStream::from_std(std).unwrap();
+    ///     # drop(stream);
+    /// });
+    /// ```
+    #[track_caller]
+    pub fn from_std(stream: std::net::TcpStream) -> io::Result<TcpStream> {
+        stream.set_nonblocking(true)?;
+        TcpStream::new(mio::net::TcpStream::from_std(stream))
+    }
+
+    /// Deregisters the stream and returns it as a (non-blocking) `std` one.
+    ///
+    /// # Errors
+    ///
+    /// The OS error of the deregistration.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let listener = rt::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    ///     let stream = rt::net::TcpStream::connect(listener.local_addr().unwrap()).await.unwrap();
+    ///     let std = stream.into_std().unwrap();
+    ///     assert_eq!(std.peer_addr().unwrap(), listener.local_addr().unwrap());
+    /// });
+    /// ```
+    pub fn into_std(self) -> io::Result<std::net::TcpStream> {
+        let sys = self.io.into_inner()?;
+        // SAFETY: the descriptor comes from `into_raw_fd`, so it is an open
+        // TCP socket that nothing else owns.
+        Ok(unsafe { std::net::TcpStream::from_raw_fd(sys.into_raw_fd()) })
+    }
+
+    /// The local address of the connection.
+    ///
+    /// # Errors
+    ///
+    /// The OS error of `getsockname`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let listener = rt::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    ///     let stream = rt::net::TcpStream::connect(listener.local_addr().unwrap()).await.unwrap();
+    ///     assert!(stream.local_addr().unwrap().ip().is_loopback());
+    /// });
+    /// ```
+    pub fn local_addr(&self) -> io::Result<SocketAddr> {
+        self.io.get_ref().local_addr()
+    }
+
+    /// The address of the peer.
+    ///
+    /// # Errors
+    ///
+    /// The OS error of `getpeername` (`NotConnected` once the peer is gone).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let listener = rt::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    ///     let addr = listener.local_addr().unwrap();
+    ///     let stream = rt::net::TcpStream::connect(addr).await.unwrap();
+    ///     assert_eq!(stream.peer_addr().unwrap(), addr);
+    /// });
+    /// ```
+    pub fn peer_addr(&self) -> io::Result<SocketAddr> {
+        self.io.get_ref().peer_addr()
+    }
+
+    /// Whether `TCP_NODELAY` (Nagle's algorithm off) is set.
+    ///
+    /// # Errors
+    ///
+    /// The OS error of `getsockopt`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let listener = rt::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    ///     let stream = rt::net::TcpStream::connect(listener.local_addr().unwrap()).await.unwrap();
+    ///     stream.set_nodelay(true).unwrap();
+    ///     assert!(stream.nodelay().unwrap());
+    /// });
+    /// ```
+    pub fn nodelay(&self) -> io::Result<bool> {
+        self.io.get_ref().nodelay()
+    }
+
+    /// Sets `TCP_NODELAY`: small writes go out at once instead of being
+    /// coalesced (lower latency for request/response protocols).
+    ///
+    /// # Errors
+    ///
+    /// The OS error of `setsockopt`.
+    ///
+    /// # Examples
+    ///
+    /// See [`TcpStream::nodelay`].
+    ///
+    /// ```
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let listener = rt::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    ///     let stream = rt::net::TcpStream::connect(listener.local_addr().unwrap()).await.unwrap();
+    ///     stream.set_nodelay(false).unwrap();
+    ///     assert!(!stream.nodelay().unwrap());
+    /// });
+    /// ```
+    pub fn set_nodelay(&self, nodelay: bool) -> io::Result<()> {
+        self.io.get_ref().set_nodelay(nodelay)
+    }
+
+    /// The `SO_LINGER` setting.
+    ///
+    /// # Errors
+    ///
+    /// The OS error of `getsockopt`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let listener = rt::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    ///     let stream = rt::net::TcpStream::connect(listener.local_addr().unwrap()).await.unwrap();
+    ///     assert_eq!(stream.linger().unwrap(), None);
+    /// });
+    /// ```
+    pub fn linger(&self) -> io::Result<Option<Duration>> {
+        sys::linger(self.as_raw_fd())
+    }
+
+    /// Sets `SO_LINGER`. `Some(Duration::ZERO)` makes dropping the stream
+    /// reset the connection (`RST`) instead of closing it gracefully.
+    ///
+    /// # Errors
+    ///
+    /// The OS error of `setsockopt`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::time::Duration;
+    ///
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let listener = rt::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    ///     let stream = rt::net::TcpStream::connect(listener.local_addr().unwrap()).await.unwrap();
+    ///     stream.set_linger(Some(Duration::ZERO)).unwrap();
+    ///     assert_eq!(stream.linger().unwrap(), Some(Duration::ZERO));
+    /// });
+    /// ```
+    pub fn set_linger(&self, linger: Option<Duration>) -> io::Result<()> {
+        sys::set_linger(self.as_raw_fd(), linger)
+    }
+
+    /// Shuts down the read side, the write side or both. Shutting down the
+    /// write side sends end-of-file to the peer.
+    ///
+    /// # Errors
+    ///
+    /// The OS error of `shutdown` (`NotConnected` if the peer is gone).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rt::io::AsyncReadExt;
+    /// use std::net::Shutdown;
+    ///
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let listener = rt::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    ///     let client = rt::net::TcpStream::connect(listener.local_addr().unwrap()).await.unwrap();
+    ///     let (mut server, _) = listener.accept().await.unwrap();
+    ///     client.shutdown(Shutdown::Write).unwrap();
+    ///     assert_eq!(server.read(&mut [0; 8]).await.unwrap(), 0);
+    /// });
+    /// ```
+    pub fn shutdown(&self, how: Shutdown) -> io::Result<()> {
+        self.io.get_ref().shutdown(how)
+    }
+
+    /// Receives data without removing it from the queue: the next read
+    /// returns the same bytes. Waits until data (or end-of-file) arrives.
+    ///
+    /// # Errors
+    ///
+    /// The OS error of `recv(MSG_PEEK)`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rt::io::{AsyncReadExt, AsyncWriteExt};
+    ///
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let listener = rt::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    ///     let mut client = rt::net::TcpStream::connect(listener.local_addr().unwrap()).await.unwrap();
+    ///     let (mut server, _) = listener.accept().await.unwrap();
+    ///     client.write_all(b"abc").await.unwrap();
+    ///     let mut buf = [0; 3];
+    ///     let n = server.peek(&mut buf).await.unwrap();
+    ///     assert_eq!(&buf[..n], &b"abc"[..n]);
+    ///     server.read_exact(&mut buf[..n]).await.unwrap();
+    ///     assert_eq!(&buf[..n], &b"abc"[..n]);
+    /// });
+    /// ```
+    pub async fn peek(&self, buf: &mut [u8]) -> io::Result<usize> {
+        self.io.async_io(Direction::Read, |sys| sys.peek(buf)).await
+    }
+
+    /// Waits until the stream is readable (data, end-of-file or an error).
+    ///
+    /// # Errors
+    ///
+    /// Fails once the runtime's I/O driver has shut down.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rt::io::AsyncWriteExt;
+    ///
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let listener = rt::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    ///     let mut client = rt::net::TcpStream::connect(listener.local_addr().unwrap()).await.unwrap();
+    ///     let (server, _) = listener.accept().await.unwrap();
+    ///     client.write_all(b"x").await.unwrap();
+    ///     server.readable().await.unwrap();
+    ///     let mut buf = [0; 4];
+    ///     assert_eq!(server.try_read(&mut buf).unwrap(), 1);
+    /// });
+    /// ```
+    pub async fn readable(&self) -> io::Result<()> {
+        poll_fn(|cx| self.io.poll_ready(cx, Direction::Read).map_ok(drop)).await
+    }
+
+    /// Waits until the stream is writable.
+    ///
+    /// # Errors
+    ///
+    /// Fails once the runtime's I/O driver has shut down.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let listener = rt::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    ///     let client = rt::net::TcpStream::connect(listener.local_addr().unwrap()).await.unwrap();
+    ///     client.writable().await.unwrap();
+    ///     assert_eq!(client.try_write(b"hello").unwrap(), 5);
+    /// });
+    /// ```
+    pub async fn writable(&self) -> io::Result<()> {
+        poll_fn(|cx| self.io.poll_ready(cx, Direction::Write).map_ok(drop)).await
+    }
+
+    /// Reads once without waiting.
+    ///
+    /// # Errors
+    ///
+    /// `WouldBlock` if no data is ready, or the OS error of `read`.
+    ///
+    /// # Examples
+    ///
+    /// See [`TcpStream::readable`].
+    ///
+    /// ```
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let listener = rt::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    ///     let client = rt::net::TcpStream::connect(listener.local_addr().unwrap()).await.unwrap();
+    ///     let err = client.try_read(&mut [0; 4]).unwrap_err();
+    ///     assert_eq!(err.kind(), std::io::ErrorKind::WouldBlock);
+    /// });
+    /// ```
+    pub fn try_read(&self, buf: &mut [u8]) -> io::Result<usize> {
+        self.io
+            .try_io(Direction::Read, |mut sys| io::Read::read(&mut sys, buf))
+    }
+
+    /// Writes once without waiting.
+    ///
+    /// # Errors
+    ///
+    /// `WouldBlock` if the socket buffer is full (or writability was not
+    /// reported yet), or the OS error of `write`.
+    ///
+    /// # Examples
+    ///
+    /// See [`TcpStream::writable`].
+    ///
+    /// ```
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let listener = rt::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    ///     let client = rt::net::TcpStream::connect(listener.local_addr().unwrap()).await.unwrap();
+    ///     client.writable().await.unwrap();
+    ///     assert_eq!(client.try_write(b"hi").unwrap(), 2);
+    /// });
+    /// ```
+    pub fn try_write(&self, buf: &[u8]) -> io::Result<usize> {
+        self.io
+            .try_io(Direction::Write, |mut sys| io::Write::write(&mut sys, buf))
+    }
+
+    /// Sends up to `len` bytes of `file`, starting at `offset`, straight
+    /// from the page cache to the socket (`sendfile(2)`), waiting for the
+    /// socket to become writable as needed. Returns the number of bytes
+    /// sent: `len`, or less if the file ends first. The file's own position
+    /// is not used or changed.
+    ///
+    /// # Errors
+    ///
+    /// The OS error of `sendfile` (e.g. `BrokenPipe` when the peer is
+    /// gone); bytes sent before the error are lost to the count.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rt::io::AsyncReadExt;
+    /// use std::io::Write;
+    ///
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let path = std::env::temp_dir().join(format!("rt-doc-sendfile-{}", std::process::id()));
+    ///     let mut file = std::fs::File::options()
+    ///         .read(true).write(true).create(true).truncate(true)
+    ///         .open(&path)
+    ///         .unwrap();
+    ///     std::fs::remove_file(&path).unwrap();
+    ///     file.write_all(b"zero-copy").unwrap();
+    ///     let listener = rt::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    ///     let client = rt::net::TcpStream::connect(listener.local_addr().unwrap()).await.unwrap();
+    ///     let (mut server, _) = listener.accept().await.unwrap();
+    ///     assert_eq!(client.send_file(&file, 5, 100).await.unwrap(), 4);
+    ///     drop(client);
+    ///     let mut got = Vec::new();
+    ///     server.read_to_end(&mut got).await.unwrap();
+    ///     assert_eq!(got, b"copy");
+    /// });
+    /// ```
+    #[cfg(target_os = "linux")]
+    pub async fn send_file(
+        &self,
+        file: &std::fs::File,
+        offset: u64,
+        len: usize,
+    ) -> io::Result<usize> {
+        let mut sent = 0;
+        while sent < len {
+            let at = offset + sent as u64;
+            let n = self
+                .io
+                .async_io(Direction::Write, |sys| {
+                    sys::sendfile(sys.as_raw_fd(), file.as_raw_fd(), at, len - sent)
+                })
+                .await?;
+            if n == 0 {
+                break;
+            }
+            sent += n;
+        }
+        Ok(sent)
+    }
+
+    /// Splits the stream into a read half and a write half borrowing it,
+    /// usable from two concurrent futures of one task. No lock: each half
+    /// uses its own side of the registration.
+    ///
+    /// With [`AsyncReadExt`](crate::io::AsyncReadExt) in scope,
+    /// `stream.split()` resolves to that trait's by-value `split` (a
+    /// lock-based split of any reader-writer); write
+    /// `TcpStream::split(&mut stream)` to get this one.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rt::io::{AsyncReadExt, AsyncWriteExt};
+    ///
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let listener = rt::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    ///     let mut client = rt::net::TcpStream::connect(listener.local_addr().unwrap()).await.unwrap();
+    ///     let (mut server, _) = listener.accept().await.unwrap();
+    ///     let (mut read, mut write) = rt::net::TcpStream::split(&mut server);
+    ///     client.write_all(b"echo").await.unwrap();
+    ///     rt::io::copy(&mut (&mut read).take(4), &mut write).await.unwrap();
+    ///     let mut buf = [0; 4];
+    ///     client.read_exact(&mut buf).await.unwrap();
+    ///     assert_eq!(&buf, b"echo");
+    /// });
+    /// ```
+    pub fn split(&mut self) -> (ReadHalf<'_>, WriteHalf<'_>) {
+        (ReadHalf::new(self), WriteHalf::new(self))
+    }
+
+    /// Splits the stream into owned halves that can move to different
+    /// tasks. Dropping the write half shuts down the write side.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rt::io::{AsyncReadExt, AsyncWriteExt};
+    ///
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let listener = rt::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    ///     let client = rt::net::TcpStream::connect(listener.local_addr().unwrap()).await.unwrap();
+    ///     let (mut server, _) = listener.accept().await.unwrap();
+    ///     let (mut read, mut write) = client.into_split();
+    ///     let writer = rt::spawn(async move { write.write_all(b"bye").await.unwrap() });
+    ///     let mut got = [0; 3];
+    ///     server.read_exact(&mut got).await.unwrap();
+    ///     assert_eq!(&got, b"bye");
+    ///     writer.await.unwrap();
+    ///     server.write_all(b"ok").await.unwrap();
+    ///     let mut reply = [0; 2];
+    ///     read.read_exact(&mut reply).await.unwrap();
+    ///     assert_eq!(&reply, b"ok");
+    /// });
+    /// ```
+    pub fn into_split(self) -> (OwnedReadHalf, OwnedWriteHalf) {
+        let shared = Arc::new(self);
+        (
+            OwnedReadHalf::new(shared.clone()),
+            OwnedWriteHalf::new(shared),
+        )
+    }
+
+    pub(crate) fn poll_read_priv(
+        &self,
+        cx: &mut Context<'_>,
+        buf: &mut [u8],
+    ) -> Poll<io::Result<usize>> {
+        self.io.poll_read(cx, buf)
+    }
+
+    pub(crate) fn poll_read_vectored_priv(
+        &self,
+        cx: &mut Context<'_>,
+        bufs: &mut [IoSliceMut<'_>],
+    ) -> Poll<io::Result<usize>> {
+        self.io.poll_read_vectored(cx, bufs)
+    }
+
+    pub(crate) fn poll_write_priv(
+        &self,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        self.io.poll_write(cx, buf)
+    }
+
+    pub(crate) fn poll_write_vectored_priv(
+        &self,
+        cx: &mut Context<'_>,
+        bufs: &[IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        self.io.poll_write_vectored(cx, bufs)
+    }
+
+    /// Shuts the write side down; a peer that already left is not an error
+    /// here (there is nobody left to tell).
+    pub(crate) fn shutdown_write(&self) -> io::Result<()> {
+        match self.shutdown(Shutdown::Write) {
+            Err(e) if e.kind() == io::ErrorKind::NotConnected => Ok(()),
+            result => result,
+        }
+    }
+}
+
+impl AsyncRead for TcpStream {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut [u8],
+    ) -> Poll<io::Result<usize>> {
+        self.poll_read_priv(cx, buf)
+    }
+
+    fn poll_read_vectored(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &mut [IoSliceMut<'_>],
+    ) -> Poll<io::Result<usize>> {
+        self.poll_read_vectored_priv(cx, bufs)
+    }
+}
+
+impl AsyncWrite for TcpStream {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        self.poll_write_priv(cx, buf)
+    }
+
+    fn poll_write_vectored(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        self.poll_write_vectored_priv(cx, bufs)
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        // Writes go straight to the kernel: nothing is buffered here.
+        Poll::Ready(Ok(()))
+    }
+
+    fn poll_close(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Poll::Ready(self.shutdown_write())
+    }
+}
+
+impl AsRawFd for TcpStream {
+    fn as_raw_fd(&self) -> RawFd {
+        self.io.get_ref().as_raw_fd()
+    }
+}
+
+impl fmt::Debug for TcpStream {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TcpStream")
+            .field("local_addr", &self.local_addr().ok())
+            .field("peer_addr", &self.peer_addr().ok())
+            .finish()
+    }
+}

@@ -1,0 +1,273 @@
+use crate::io::registered::Registered;
+use crate::net::addr::{ToSocketAddrs, each_addr};
+use rt_reactor::{Direction, Interest};
+use std::fmt;
+use std::io;
+use std::net::SocketAddr;
+use std::os::fd::{AsRawFd, RawFd};
+
+/// A UDP socket.
+///
+/// Use [`send_to`](UdpSocket::send_to)/[`recv_from`](UdpSocket::recv_from),
+/// or [`connect`](UdpSocket::connect) to one peer and then
+/// [`send`](UdpSocket::send)/[`recv`](UdpSocket::recv). All methods take
+/// `&self`, so one socket can be shared (e.g. in an `Arc`) by a sending and
+/// a receiving task.
+///
+/// # Examples
+///
+/// ```
+/// let rt = rt::runtime::Runtime::new().unwrap();
+/// rt.block_on(async {
+///     let a = rt::net::UdpSocket::bind("127.0.0.1:0").await.unwrap();
+///     let b = rt::net::UdpSocket::bind("127.0.0.1:0").await.unwrap();
+///     a.send_to(b"hi", b.local_addr().unwrap()).await.unwrap();
+///     let mut buf = [0; 8];
+///     let (n, from) = b.recv_from(&mut buf).await.unwrap();
+///     assert_eq!((&buf[..n], from), (&b"hi"[..], a.local_addr().unwrap()));
+/// });
+/// ```
+pub struct UdpSocket {
+    io: Registered<mio::net::UdpSocket>,
+}
+
+impl UdpSocket {
+    /// Binds a socket to `addr`.
+    ///
+    /// # Errors
+    ///
+    /// The OS error of the last address tried, or `InvalidInput` for an
+    /// address that is not `ip:port`.
+    ///
+    /// # Panics
+    ///
+    /// Panics outside a runtime with I/O enabled.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let socket = rt::net::UdpSocket::bind("127.0.0.1:0").await.unwrap();
+    ///     assert_ne!(socket.local_addr().unwrap().port(), 0);
+    /// });
+    /// ```
+    pub async fn bind(addr: impl ToSocketAddrs) -> io::Result<UdpSocket> {
+        each_addr(addr, |addr| async move {
+            UdpSocket::new(mio::net::UdpSocket::bind(addr)?)
+        })
+        .await
+    }
+
+    fn new(sys: mio::net::UdpSocket) -> io::Result<UdpSocket> {
+        Ok(UdpSocket {
+            io: Registered::new(sys, Interest::READABLE | Interest::WRITABLE)?,
+        })
+    }
+
+    /// Wraps a socket bound with `std` (it is switched to non-blocking).
+    ///
+    /// # Errors
+    ///
+    /// The OS error of switching modes or of the registration.
+    ///
+    /// # Panics
+    ///
+    /// Panics outside a runtime with I/O enabled.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let std = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+    ///     let socket = rt::net::UdpSocket::from_std(std).unwrap();
+    ///     # drop(socket);
+    /// });
+    /// ```
+    #[track_caller]
+    pub fn from_std(socket: std::net::UdpSocket) -> io::Result<UdpSocket> {
+        socket.set_nonblocking(true)?;
+        UdpSocket::new(mio::net::UdpSocket::from_std(socket))
+    }
+
+    /// Sets the default peer: `send` goes there, and `recv` only receives
+    /// from it.
+    ///
+    /// # Errors
+    ///
+    /// The OS error of `connect` for the last address tried.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let a = rt::net::UdpSocket::bind("127.0.0.1:0").await.unwrap();
+    ///     let b = rt::net::UdpSocket::bind("127.0.0.1:0").await.unwrap();
+    ///     a.connect(b.local_addr().unwrap()).await.unwrap();
+    ///     assert_eq!(a.peer_addr().unwrap(), b.local_addr().unwrap());
+    /// });
+    /// ```
+    pub async fn connect(&self, addr: impl ToSocketAddrs) -> io::Result<()> {
+        each_addr(addr, |addr| async move { self.io.get_ref().connect(addr) }).await
+    }
+
+    /// Sends a datagram to the connected peer.
+    ///
+    /// # Errors
+    ///
+    /// The OS error of `send` (e.g. `ConnectionRefused` reported from an
+    /// earlier datagram, or `NotConnected`).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let a = rt::net::UdpSocket::bind("127.0.0.1:0").await.unwrap();
+    ///     let b = rt::net::UdpSocket::bind("127.0.0.1:0").await.unwrap();
+    ///     a.connect(b.local_addr().unwrap()).await.unwrap();
+    ///     b.connect(a.local_addr().unwrap()).await.unwrap();
+    ///     a.send(b"ping").await.unwrap();
+    ///     let mut buf = [0; 4];
+    ///     assert_eq!(b.recv(&mut buf).await.unwrap(), 4);
+    /// });
+    /// ```
+    pub async fn send(&self, buf: &[u8]) -> io::Result<usize> {
+        self.io
+            .async_io(Direction::Write, |sys| sys.send(buf))
+            .await
+    }
+
+    /// Receives a datagram from the connected peer; bytes beyond `buf`'s
+    /// length are discarded.
+    ///
+    /// # Errors
+    ///
+    /// The OS error of `recv`.
+    ///
+    /// # Examples
+    ///
+    /// See [`UdpSocket::send`].
+    ///
+    /// ```
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let a = rt::net::UdpSocket::bind("127.0.0.1:0").await.unwrap();
+    ///     let b = rt::net::UdpSocket::bind("127.0.0.1:0").await.unwrap();
+    ///     b.connect(a.local_addr().unwrap()).await.unwrap();
+    ///     a.send_to(b"abc", b.local_addr().unwrap()).await.unwrap();
+    ///     let mut buf = [0; 2];
+    ///     assert_eq!(b.recv(&mut buf).await.unwrap(), 2);
+    /// });
+    /// ```
+    pub async fn recv(&self, buf: &mut [u8]) -> io::Result<usize> {
+        self.io.async_io(Direction::Read, |sys| sys.recv(buf)).await
+    }
+
+    /// Sends a datagram to `target`.
+    ///
+    /// # Errors
+    ///
+    /// `InvalidInput` for an address that is not `ip:port`, or the OS error
+    /// of `sendto`.
+    ///
+    /// # Examples
+    ///
+    /// See [`UdpSocket`].
+    ///
+    /// ```
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let a = rt::net::UdpSocket::bind("127.0.0.1:0").await.unwrap();
+    ///     let n = a.send_to(b"x", a.local_addr().unwrap()).await.unwrap();
+    ///     assert_eq!(n, 1);
+    /// });
+    /// ```
+    pub async fn send_to(&self, buf: &[u8], target: impl ToSocketAddrs) -> io::Result<usize> {
+        each_addr(target, |target| {
+            self.io
+                .async_io(Direction::Write, move |sys| sys.send_to(buf, target))
+        })
+        .await
+    }
+
+    /// Receives a datagram and the address it came from.
+    ///
+    /// # Errors
+    ///
+    /// The OS error of `recvfrom`.
+    ///
+    /// # Examples
+    ///
+    /// See [`UdpSocket`].
+    ///
+    /// ```
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let a = rt::net::UdpSocket::bind("127.0.0.1:0").await.unwrap();
+    ///     a.send_to(b"self", a.local_addr().unwrap()).await.unwrap();
+    ///     let mut buf = [0; 8];
+    ///     let (n, from) = a.recv_from(&mut buf).await.unwrap();
+    ///     assert_eq!((n, from), (4, a.local_addr().unwrap()));
+    /// });
+    /// ```
+    pub async fn recv_from(&self, buf: &mut [u8]) -> io::Result<(usize, SocketAddr)> {
+        self.io
+            .async_io(Direction::Read, |sys| sys.recv_from(buf))
+            .await
+    }
+
+    /// The local address.
+    ///
+    /// # Errors
+    ///
+    /// The OS error of `getsockname`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let socket = rt::net::UdpSocket::bind("127.0.0.1:0").await.unwrap();
+    ///     assert!(socket.local_addr().unwrap().ip().is_loopback());
+    /// });
+    /// ```
+    pub fn local_addr(&self) -> io::Result<SocketAddr> {
+        self.io.get_ref().local_addr()
+    }
+
+    /// The connected peer's address.
+    ///
+    /// # Errors
+    ///
+    /// `NotConnected` before [`connect`](UdpSocket::connect).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let socket = rt::net::UdpSocket::bind("127.0.0.1:0").await.unwrap();
+    ///     assert!(socket.peer_addr().is_err());
+    /// });
+    /// ```
+    pub fn peer_addr(&self) -> io::Result<SocketAddr> {
+        self.io.get_ref().peer_addr()
+    }
+}
+
+impl AsRawFd for UdpSocket {
+    fn as_raw_fd(&self) -> RawFd {
+        self.io.get_ref().as_raw_fd()
+    }
+}
+
+impl fmt::Debug for UdpSocket {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("UdpSocket")
+            .field("local_addr", &self.local_addr().ok())
+            .finish()
+    }
+}

@@ -1,0 +1,187 @@
+use super::{SocketAddr, UnixStream};
+use crate::io::registered::Registered;
+use rt_reactor::{Direction, Interest};
+use std::fmt;
+use std::future::poll_fn;
+use std::io;
+use std::path::Path;
+use std::task::{Context, Poll};
+
+/// A Unix-domain socket listening for connections.
+///
+/// # Examples
+///
+/// ```
+/// let rt = rt::runtime::Runtime::new().unwrap();
+/// rt.block_on(async {
+///     let path = std::env::temp_dir().join(format!("rt-doc-ul-{}.sock", std::process::id()));
+///     let _ = std::fs::remove_file(&path);
+///     let listener = rt::net::UnixListener::bind(&path).unwrap();
+///     let client = rt::net::UnixStream::connect(&path).await.unwrap();
+///     let (_server, _addr) = listener.accept().await.unwrap();
+///     # drop(client);
+///     std::fs::remove_file(&path).unwrap();
+/// });
+/// ```
+pub struct UnixListener {
+    io: Registered<mio::net::UnixListener>,
+}
+
+impl UnixListener {
+    /// Binds a listener to the socket file `path` (which must not exist).
+    ///
+    /// # Errors
+    ///
+    /// The OS error of `bind`/`listen` (e.g. `AddrInUse` if `path` exists).
+    ///
+    /// # Panics
+    ///
+    /// Panics outside a runtime with I/O enabled.
+    ///
+    /// # Examples
+    ///
+    /// See [`UnixListener`].
+    ///
+    /// ```
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let path = std::env::temp_dir().join(format!("rt-doc-ulb-{}.sock", std::process::id()));
+    ///     let _ = std::fs::remove_file(&path);
+    ///     let listener = rt::net::UnixListener::bind(&path).unwrap();
+    ///     assert_eq!(listener.local_addr().unwrap().as_pathname(), Some(path.as_path()));
+    ///     std::fs::remove_file(&path).unwrap();
+    /// });
+    /// ```
+    #[track_caller]
+    pub fn bind(path: impl AsRef<Path>) -> io::Result<UnixListener> {
+        let sys = mio::net::UnixListener::bind(path)?;
+        Ok(UnixListener {
+            io: Registered::new(sys, Interest::READABLE)?,
+        })
+    }
+
+    /// Wraps a listener bound with `std` (it is switched to non-blocking).
+    ///
+    /// # Errors
+    ///
+    /// The OS error of switching modes or of the registration.
+    ///
+    /// # Panics
+    ///
+    /// Panics outside a runtime with I/O enabled.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let path = std::env::temp_dir().join(format!("rt-doc-ulf-{}.sock", std::process::id()));
+    ///     let _ = std::fs::remove_file(&path);
+    ///     let std = std::os::unix::net::UnixListener::bind(&path).unwrap();
+    ///     let listener = rt::net::UnixListener::from_std(std).unwrap();
+    ///     # drop(listener);
+    ///     std::fs::remove_file(&path).unwrap();
+    /// });
+    /// ```
+    #[track_caller]
+    pub fn from_std(listener: std::os::unix::net::UnixListener) -> io::Result<UnixListener> {
+        listener.set_nonblocking(true)?;
+        Ok(UnixListener {
+            io: Registered::new(
+                mio::net::UnixListener::from_std(listener),
+                Interest::READABLE,
+            )?,
+        })
+    }
+
+    /// Waits for and accepts one connection.
+    ///
+    /// # Errors
+    ///
+    /// The OS error of `accept` (e.g. `EMFILE`); the listener stays usable.
+    ///
+    /// # Examples
+    ///
+    /// See [`UnixListener`].
+    ///
+    /// ```
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let path = std::env::temp_dir().join(format!("rt-doc-ula-{}.sock", std::process::id()));
+    ///     let _ = std::fs::remove_file(&path);
+    ///     let listener = rt::net::UnixListener::bind(&path).unwrap();
+    ///     let _client = std::os::unix::net::UnixStream::connect(&path).unwrap();
+    ///     let (stream, _) = listener.accept().await.unwrap();
+    ///     # drop(stream);
+    ///     std::fs::remove_file(&path).unwrap();
+    /// });
+    /// ```
+    pub async fn accept(&self) -> io::Result<(UnixStream, SocketAddr)> {
+        poll_fn(|cx| self.poll_accept(cx)).await
+    }
+
+    /// Polls for one connection.
+    ///
+    /// # Errors
+    ///
+    /// As [`UnixListener::accept`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let path = std::env::temp_dir().join(format!("rt-doc-ulp-{}.sock", std::process::id()));
+    ///     let _ = std::fs::remove_file(&path);
+    ///     let listener = rt::net::UnixListener::bind(&path).unwrap();
+    ///     let _client = std::os::unix::net::UnixStream::connect(&path).unwrap();
+    ///     let accepted = std::future::poll_fn(|cx| listener.poll_accept(cx)).await;
+    ///     assert!(accepted.is_ok());
+    ///     std::fs::remove_file(&path).unwrap();
+    /// });
+    /// ```
+    pub fn poll_accept(&self, cx: &mut Context<'_>) -> Poll<io::Result<(UnixStream, SocketAddr)>> {
+        match self
+            .io
+            .poll_io(cx, Direction::Read, mio::net::UnixListener::accept)
+        {
+            Poll::Ready(Ok((sys, addr))) => {
+                Poll::Ready(UnixStream::new(sys).map(|stream| (stream, addr)))
+            }
+            Poll::Ready(Err(e)) => Poll::Ready(Err(e)),
+            Poll::Pending => Poll::Pending,
+        }
+    }
+
+    /// The address the listener is bound to.
+    ///
+    /// # Errors
+    ///
+    /// The OS error of `getsockname`.
+    ///
+    /// # Examples
+    ///
+    /// See [`UnixListener::bind`].
+    ///
+    /// ```
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let path = std::env::temp_dir().join(format!("rt-doc-ull-{}.sock", std::process::id()));
+    ///     let _ = std::fs::remove_file(&path);
+    ///     let listener = rt::net::UnixListener::bind(&path).unwrap();
+    ///     assert!(listener.local_addr().unwrap().as_pathname().is_some());
+    ///     std::fs::remove_file(&path).unwrap();
+    /// });
+    /// ```
+    pub fn local_addr(&self) -> io::Result<SocketAddr> {
+        self.io.get_ref().local_addr()
+    }
+}
+
+impl fmt::Debug for UnixListener {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("UnixListener")
+            .field("local_addr", &self.local_addr().ok())
+            .finish()
+    }
+}

@@ -1,0 +1,267 @@
+use super::SocketAddr;
+use crate::io::registered::Registered;
+use futures_io::{AsyncRead, AsyncWrite};
+use rt_reactor::{Direction, Interest};
+use std::fmt;
+use std::future::poll_fn;
+use std::io::{self, IoSlice, IoSliceMut};
+use std::net::Shutdown;
+use std::os::fd::{AsRawFd, RawFd};
+use std::path::Path;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+/// A Unix-domain stream connection.
+///
+/// # Examples
+///
+/// ```
+/// use rt::io::{AsyncReadExt, AsyncWriteExt};
+///
+/// let rt = rt::runtime::Runtime::new().unwrap();
+/// rt.block_on(async {
+///     let (mut a, mut b) = rt::net::UnixStream::pair().unwrap();
+///     a.write_all(b"hi").await.unwrap();
+///     a.close().await.unwrap();
+///     let mut got = String::new();
+///     b.read_to_string(&mut got).await.unwrap();
+///     assert_eq!(got, "hi");
+/// });
+/// ```
+pub struct UnixStream {
+    io: Registered<mio::net::UnixStream>,
+}
+
+impl UnixStream {
+    pub(crate) fn new(sys: mio::net::UnixStream) -> io::Result<UnixStream> {
+        Ok(UnixStream {
+            io: Registered::new(sys, Interest::READABLE | Interest::WRITABLE)?,
+        })
+    }
+
+    /// Connects to the socket at `path`.
+    ///
+    /// # Errors
+    ///
+    /// The OS error of the connection (e.g. `NotFound`,
+    /// `ConnectionRefused`), read from `SO_ERROR` once writable.
+    ///
+    /// # Panics
+    ///
+    /// Panics outside a runtime with I/O enabled.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let path = std::env::temp_dir().join(format!("rt-doc-usc-{}.sock", std::process::id()));
+    ///     let _ = std::fs::remove_file(&path);
+    ///     assert!(rt::net::UnixStream::connect(&path).await.is_err());
+    ///     let _listener = rt::net::UnixListener::bind(&path).unwrap();
+    ///     let stream = rt::net::UnixStream::connect(&path).await.unwrap();
+    ///     assert_eq!(stream.peer_addr().unwrap().as_pathname(), Some(path.as_path()));
+    ///     std::fs::remove_file(&path).unwrap();
+    /// });
+    /// ```
+    pub async fn connect(path: impl AsRef<Path>) -> io::Result<UnixStream> {
+        let stream = UnixStream::new(mio::net::UnixStream::connect(path)?)?;
+        poll_fn(|cx| {
+            let event = match stream.io.poll_ready(cx, Direction::Write) {
+                Poll::Ready(event) => event?,
+                Poll::Pending => return Poll::Pending,
+            };
+            let _ = event;
+            Poll::Ready(match stream.io.get_ref().take_error() {
+                Ok(Some(e)) | Err(e) => Err(e),
+                Ok(None) => Ok(()),
+            })
+        })
+        .await?;
+        Ok(stream)
+    }
+
+    /// A connected pair of streams (`socketpair`).
+    ///
+    /// # Errors
+    ///
+    /// The OS error of `socketpair` or of the registration.
+    ///
+    /// # Panics
+    ///
+    /// Panics outside a runtime with I/O enabled.
+    ///
+    /// # Examples
+    ///
+    /// See [`UnixStream`].
+    ///
+    /// ```
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let (a, b) = rt::net::UnixStream::pair().unwrap();
+    ///     assert!(a.peer_addr().unwrap().is_unnamed() && b.local_addr().unwrap().is_unnamed());
+    /// });
+    /// ```
+    #[track_caller]
+    pub fn pair() -> io::Result<(UnixStream, UnixStream)> {
+        let (a, b) = mio::net::UnixStream::pair()?;
+        Ok((UnixStream::new(a)?, UnixStream::new(b)?))
+    }
+
+    /// Wraps a connected `std` stream (it is switched to non-blocking).
+    ///
+    /// # Errors
+    ///
+    /// The OS error of switching modes or of the registration.
+    ///
+    /// # Panics
+    ///
+    /// Panics outside a runtime with I/O enabled.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let (a, _b) = std::os::unix::net::UnixStream::pair().unwrap();
+    ///     let a = rt::net::UnixStream::from_std(a).unwrap();
+    ///     # drop(a);
+    /// });
+    /// ```
+    #[track_caller]
+    pub fn from_std(stream: std::os::unix::net::UnixStream) -> io::Result<UnixStream> {
+        stream.set_nonblocking(true)?;
+        UnixStream::new(mio::net::UnixStream::from_std(stream))
+    }
+
+    /// The local address.
+    ///
+    /// # Errors
+    ///
+    /// The OS error of `getsockname`.
+    ///
+    /// # Examples
+    ///
+    /// See [`UnixStream::pair`].
+    ///
+    /// ```
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let (a, _b) = rt::net::UnixStream::pair().unwrap();
+    ///     assert!(a.local_addr().unwrap().as_pathname().is_none());
+    /// });
+    /// ```
+    pub fn local_addr(&self) -> io::Result<SocketAddr> {
+        self.io.get_ref().local_addr()
+    }
+
+    /// The peer's address.
+    ///
+    /// # Errors
+    ///
+    /// The OS error of `getpeername`.
+    ///
+    /// # Examples
+    ///
+    /// See [`UnixStream::connect`].
+    ///
+    /// ```
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let (a, _b) = rt::net::UnixStream::pair().unwrap();
+    ///     assert!(a.peer_addr().unwrap().is_unnamed());
+    /// });
+    /// ```
+    pub fn peer_addr(&self) -> io::Result<SocketAddr> {
+        self.io.get_ref().peer_addr()
+    }
+
+    /// Shuts down the read side, the write side or both.
+    ///
+    /// # Errors
+    ///
+    /// The OS error of `shutdown`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rt::io::AsyncReadExt;
+    ///
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let (a, mut b) = rt::net::UnixStream::pair().unwrap();
+    ///     a.shutdown(std::net::Shutdown::Write).unwrap();
+    ///     assert_eq!(b.read(&mut [0; 4]).await.unwrap(), 0);
+    /// });
+    /// ```
+    pub fn shutdown(&self, how: Shutdown) -> io::Result<()> {
+        self.io.get_ref().shutdown(how)
+    }
+
+    fn shutdown_write(&self) -> io::Result<()> {
+        match self.shutdown(Shutdown::Write) {
+            Err(e) if e.kind() == io::ErrorKind::NotConnected => Ok(()),
+            result => result,
+        }
+    }
+}
+
+impl AsyncRead for UnixStream {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut [u8],
+    ) -> Poll<io::Result<usize>> {
+        self.io.poll_read(cx, buf)
+    }
+
+    fn poll_read_vectored(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &mut [IoSliceMut<'_>],
+    ) -> Poll<io::Result<usize>> {
+        self.io.poll_read_vectored(cx, bufs)
+    }
+}
+
+impl AsyncWrite for UnixStream {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        self.io.poll_write(cx, buf)
+    }
+
+    fn poll_write_vectored(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        self.io.poll_write_vectored(cx, bufs)
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        // Writes go straight to the kernel: nothing is buffered here.
+        Poll::Ready(Ok(()))
+    }
+
+    fn poll_close(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Poll::Ready(self.shutdown_write())
+    }
+}
+
+impl AsRawFd for UnixStream {
+    fn as_raw_fd(&self) -> RawFd {
+        self.io.get_ref().as_raw_fd()
+    }
+}
+
+impl fmt::Debug for UnixStream {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("UnixStream")
+            .field("local_addr", &self.local_addr().ok())
+            .field("peer_addr", &self.peer_addr().ok())
+            .finish()
+    }
+}

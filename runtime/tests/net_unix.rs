@@ -1,0 +1,141 @@
+//! Unix-domain sockets on both schedulers.
+
+mod support;
+
+use rt::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use rt::net::{UnixDatagram, UnixListener, UnixStream};
+use std::path::PathBuf;
+use support::on_both;
+
+fn socket_path(name: &str) -> PathBuf {
+    let path = std::env::temp_dir().join(format!("rt-{name}-{}.sock", std::process::id()));
+    let _ = std::fs::remove_file(&path);
+    path
+}
+
+#[test]
+fn listener_and_stream_echo() {
+    on_both(|| async {
+        let path = socket_path("echo");
+        let listener = UnixListener::bind(&path).unwrap();
+        let server = rt::spawn(async move {
+            for _ in 0..20 {
+                let (mut stream, _) = listener.accept().await.unwrap();
+                rt::spawn(async move {
+                    let mut buf = Vec::new();
+                    stream.read_to_end(&mut buf).await.unwrap();
+                    stream.write_all(&buf).await.unwrap();
+                    stream.close().await.unwrap();
+                });
+            }
+        });
+        let clients: Vec<_> = (0..20u8)
+            .map(|i| {
+                let path = path.clone();
+                rt::spawn(async move {
+                    let mut stream = UnixStream::connect(&path).await.unwrap();
+                    let msg = vec![i; 1000 + i as usize];
+                    stream.write_all(&msg).await.unwrap();
+                    stream.close().await.unwrap();
+                    let mut back = Vec::new();
+                    stream.read_to_end(&mut back).await.unwrap();
+                    assert_eq!(back, msg);
+                })
+            })
+            .collect();
+        for client in clients {
+            client.await.unwrap();
+        }
+        server.await.unwrap();
+        std::fs::remove_file(&path).unwrap();
+    });
+}
+
+#[test]
+fn connect_to_missing_path_fails() {
+    on_both(|| async {
+        let path = socket_path("missing");
+        let err = UnixStream::connect(&path).await.unwrap_err();
+        assert_eq!(err.kind(), std::io::ErrorKind::NotFound);
+    });
+}
+
+#[test]
+fn stream_pair_with_buffered_lines() {
+    on_both(|| async {
+        let (mut a, b) = UnixStream::pair().unwrap();
+        let writer = rt::spawn(async move {
+            for i in 0..500 {
+                a.write_all(format!("line {i}\n").as_bytes()).await.unwrap();
+            }
+            a.close().await.unwrap();
+        });
+        let mut lines = BufReader::new(b).lines();
+        let mut count = 0;
+        while let Some(line) = futures_util::StreamExt::next(&mut lines).await {
+            assert_eq!(line.unwrap(), format!("line {count}"));
+            count += 1;
+        }
+        assert_eq!(count, 500);
+        writer.await.unwrap();
+    });
+}
+
+#[test]
+fn datagram_pair_and_paths() {
+    on_both(|| async {
+        let (a, b) = UnixDatagram::pair().unwrap();
+        for i in 0..50u8 {
+            a.send(&[i; 7]).await.unwrap();
+        }
+        let mut buf = [0u8; 16];
+        for i in 0..50u8 {
+            let n = b.recv(&mut buf).await.unwrap();
+            assert_eq!(&buf[..n], &[i; 7]);
+        }
+
+        let server_path = socket_path("dgram-server");
+        let client_path = socket_path("dgram-client");
+        let server = UnixDatagram::bind(&server_path).unwrap();
+        let client = UnixDatagram::bind(&client_path).unwrap();
+        client.send_to(b"request", &server_path).await.unwrap();
+        let (n, from) = server.recv_from(&mut buf).await.unwrap();
+        assert_eq!(&buf[..n], b"request");
+        assert_eq!(from.as_pathname(), Some(client_path.as_path()));
+        server
+            .send_to(b"reply", from.as_pathname().unwrap())
+            .await
+            .unwrap();
+        client.connect(&server_path).unwrap();
+        let n = client.recv(&mut buf).await.unwrap();
+        assert_eq!(&buf[..n], b"reply");
+        std::fs::remove_file(&server_path).unwrap();
+        std::fs::remove_file(&client_path).unwrap();
+    });
+}
+
+/// A socket whose runtime shuts down while something still waits on it
+/// (here: a future driven by another runtime) fails with an error instead
+/// of hanging: the driver's shutdown wakes every registration.
+#[test]
+fn driver_shutdown_wakes_waiters_with_an_error() {
+    let owner = rt::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_io()
+        .build()
+        .unwrap();
+    let (mut a, b) = owner.block_on(async { UnixStream::pair().unwrap() });
+    let (started_tx, started_rx) = std::sync::mpsc::channel();
+    let waiter = std::thread::spawn(move || {
+        let other = rt::runtime::Builder::new_current_thread().build().unwrap();
+        other.block_on(async move {
+            started_tx.send(()).unwrap();
+            a.read(&mut [0u8; 8]).await
+        })
+    });
+    started_rx.recv().unwrap();
+    drop(owner);
+    let result = waiter.join().unwrap();
+    assert!(result.is_err(), "expected a shutdown error, got {result:?}");
+    drop(b);
+}
