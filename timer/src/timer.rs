@@ -1,0 +1,614 @@
+//! The thread-safe timer: a [`Wheel`] of entries behind one mutex.
+//!
+//! Entries live in an arena next to the wheel. A [`TimerEntry`] owns its
+//! arena slot: it is the only thing that frees it (when dropped), so a slot
+//! is freed exactly once whatever the driver does. Firing only unlinks the
+//! entry from the wheel, marks it fired and takes its waker, all under the
+//! lock, so an entry's waker is woken at most once per arming even when it
+//! is cancelled or reset on another thread at the same moment. Wakers are
+//! woken after the lock is released, in batches.
+//!
+//! # Waking the driver
+//!
+//! The thread that drives the timer sleeps until the next deadline. An
+//! entry registered on another thread with an earlier deadline must wake
+//! it. The handshake:
+//! 1. before sleeping, the driver calls [`Timer::park_deadline`], which
+//!    records the deadline it will sleep until;
+//! 2. [`Timer::register`] and [`TimerEntry::reset`] return `true` when the
+//!    new deadline is earlier than the recorded one (and record the new
+//!    one): the caller must then wake the driver (its wake-up must be
+//!    sticky: one that lands before the driver sleeps cancels the sleep);
+//! 3. [`Timer::fire`] marks the driver awake: until the next
+//!    `park_deadline` nothing needs waking, since the driver reads the
+//!    wheel again before it sleeps.
+
+use crate::loom::sync::{Arc, Mutex, MutexGuard};
+use crate::wheel::{Key, Wheel};
+use std::fmt;
+use std::task::Waker;
+
+/// How many wakers `fire` collects before releasing the lock to wake them.
+const WAKE_BATCH: usize = 32;
+
+/// A thread-safe timer: a wheel of entries with wakers. Cheap to clone;
+/// clones share the same wheel. Time is in ticks (`u64`), as for [`Wheel`].
+///
+/// # Examples
+///
+/// ```
+/// use rt_timer::Timer;
+/// use std::task::Waker;
+///
+/// let timer = Timer::new();
+/// let (entry, _wake_driver) = timer.register(10, Waker::noop());
+/// assert_eq!(timer.next_deadline(), Some(10));
+/// assert_eq!(timer.fire(9), 0);
+/// assert_eq!(timer.fire(10), 1);
+/// assert!(entry.is_fired());
+/// ```
+#[derive(Clone)]
+pub struct Timer {
+    state: Arc<Mutex<State>>,
+}
+
+/// One registered timer. It stays in its timer until it fires or is
+/// dropped; dropping it cancels it (from any thread).
+///
+/// # Examples
+///
+/// ```
+/// use rt_timer::Timer;
+/// use std::task::Waker;
+///
+/// let timer = Timer::new();
+/// let (entry, _) = timer.register(10, Waker::noop());
+/// drop(entry);
+/// assert_eq!(timer.fire(100), 0);
+/// assert_eq!(timer.len(), 0);
+/// ```
+pub struct TimerEntry {
+    timer: Timer,
+    index: u32,
+}
+
+struct State {
+    wheel: Wheel<u32>,
+    entries: Vec<Slot>,
+    free: Vec<u32>,
+    /// The deadline the driver sleeps until (`u64::MAX`: no deadline), or
+    /// 0 while it is awake.
+    wake_at: u64,
+    is_shutdown: bool,
+}
+
+#[derive(Default)]
+struct Slot {
+    deadline: u64,
+    /// The entry's place in the wheel while armed.
+    key: Option<Key>,
+    waker: Option<Waker>,
+    fired: bool,
+}
+
+impl Timer {
+    /// A timer at tick 0 with no entries.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let timer = rt_timer::Timer::new();
+    /// assert_eq!(timer.next_deadline(), None);
+    /// ```
+    pub fn new() -> Timer {
+        Timer {
+            state: Arc::new(Mutex::new(State {
+                wheel: Wheel::new(),
+                entries: Vec::new(),
+                free: Vec::new(),
+                wake_at: 0,
+                is_shutdown: false,
+            })),
+        }
+    }
+
+    /// Arms a new entry due at `deadline`; `waker` is woken when it fires.
+    /// A deadline that has already passed (at or before
+    /// [`elapsed`](Timer::elapsed)), or a timer that was shut down, gives an
+    /// entry that is fired at once. The `bool` is `true` when the driver
+    /// must be woken (see the module docs).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let timer = rt_timer::Timer::new();
+    /// assert_eq!(timer.park_deadline(), None); // the driver sleeps indefinitely
+    /// let (_entry, wake_driver) = timer.register(5, std::task::Waker::noop());
+    /// assert!(wake_driver);
+    /// ```
+    pub fn register(&self, deadline: u64, waker: &Waker) -> (TimerEntry, bool) {
+        let mut state = self.lock();
+        let index = match state.free.pop() {
+            Some(index) => index,
+            None => {
+                let index = u32::try_from(state.entries.len())
+                    .expect("rt-timer: more than u32::MAX timers at once");
+                state.entries.push(Slot::default());
+                index
+            }
+        };
+        let wake_driver = state.arm(index, deadline, Some(waker));
+        drop(state);
+        (
+            TimerEntry {
+                timer: self.clone(),
+                index,
+            },
+            wake_driver,
+        )
+    }
+
+    /// The earliest tick at which [`fire`](Timer::fire) has work (see
+    /// [`Wheel::next_deadline`]), or `None` with no armed entry.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let timer = rt_timer::Timer::new();
+    /// let (_entry, _) = timer.register(3, std::task::Waker::noop());
+    /// assert_eq!(timer.next_deadline(), Some(3));
+    /// ```
+    pub fn next_deadline(&self) -> Option<u64> {
+        self.lock().wheel.next_deadline()
+    }
+
+    /// Like [`next_deadline`](Timer::next_deadline), and records it as the
+    /// deadline the driver is about to sleep until, so that registering an
+    /// earlier one reports that the driver must be woken.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::task::Waker;
+    /// let timer = rt_timer::Timer::new();
+    /// let (_a, _) = timer.register(10, Waker::noop());
+    /// assert_eq!(timer.park_deadline(), Some(10));
+    /// let (_b, wake_driver) = timer.register(20, Waker::noop());
+    /// assert!(!wake_driver);
+    /// let (_c, wake_driver) = timer.register(5, Waker::noop());
+    /// assert!(wake_driver);
+    /// ```
+    pub fn park_deadline(&self) -> Option<u64> {
+        let mut state = self.lock();
+        let next = state.wheel.next_deadline();
+        state.wake_at = next.unwrap_or(u64::MAX);
+        next
+    }
+
+    /// Advances to `now` and fires every entry due by then, waking their
+    /// wakers (outside the lock). Returns how many fired. Marks the driver
+    /// awake (see the module docs).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::task::Waker;
+    /// let timer = rt_timer::Timer::new();
+    /// let (a, _) = timer.register(1, Waker::noop());
+    /// let (b, _) = timer.register(1_000_000, Waker::noop());
+    /// assert_eq!(timer.fire(500), 1);
+    /// assert!(a.is_fired() && !b.is_fired());
+    /// assert_eq!(timer.elapsed(), 500);
+    /// ```
+    pub fn fire(&self, now: u64) -> usize {
+        let mut fired = 0;
+        let mut wakers: Vec<Waker> = Vec::new();
+        loop {
+            let mut state = self.lock();
+            state.wake_at = 0;
+            let mut done = true;
+            while let Some(expired) = state.wheel.poll(now) {
+                fired += 1;
+                let slot = &mut state.entries[expired.value as usize];
+                slot.key = None;
+                slot.fired = true;
+                if let Some(waker) = slot.waker.take() {
+                    wakers.push(waker);
+                    if wakers.len() == WAKE_BATCH {
+                        done = false;
+                        break;
+                    }
+                }
+            }
+            drop(state);
+            for waker in wakers.drain(..) {
+                waker.wake();
+            }
+            if done {
+                return fired;
+            }
+        }
+    }
+
+    /// The timer's current tick: the `now` of the last [`fire`](Timer::fire).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let timer = rt_timer::Timer::new();
+    /// timer.fire(12);
+    /// assert_eq!(timer.elapsed(), 12);
+    /// ```
+    pub fn elapsed(&self) -> u64 {
+        self.lock().wheel.elapsed()
+    }
+
+    /// How many entries are armed (registered, not yet fired or dropped).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let timer = rt_timer::Timer::new();
+    /// let (_entry, _) = timer.register(3, std::task::Waker::noop());
+    /// assert_eq!(timer.len(), 1);
+    /// ```
+    pub fn len(&self) -> usize {
+        self.lock().wheel.len()
+    }
+
+    /// `true` if no entry is armed.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// assert!(rt_timer::Timer::new().is_empty());
+    /// ```
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Fires every armed entry, whatever its deadline, and makes later
+    /// registrations fire at once: the timer's driver is going away.
+    /// Entries can tell with [`is_shutdown`](Timer::is_shutdown).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let timer = rt_timer::Timer::new();
+    /// let (entry, _) = timer.register(1 << 40, std::task::Waker::noop());
+    /// timer.shutdown();
+    /// assert!(entry.is_fired() && timer.is_shutdown());
+    /// ```
+    pub fn shutdown(&self) {
+        let wakers: Vec<Waker> = {
+            let mut state = self.lock();
+            state.is_shutdown = true;
+            let State {
+                wheel, entries, ..
+            } = &mut *state;
+            wheel
+                .drain()
+                .filter_map(|expired| {
+                    let slot = &mut entries[expired.value as usize];
+                    slot.key = None;
+                    slot.fired = true;
+                    slot.waker.take()
+                })
+                .collect()
+        };
+        for waker in wakers {
+            waker.wake();
+        }
+    }
+
+    /// `true` once [`shutdown`](Timer::shutdown) was called.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// assert!(!rt_timer::Timer::new().is_shutdown());
+    /// ```
+    pub fn is_shutdown(&self) -> bool {
+        self.lock().is_shutdown
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        // A panic while the lock is held can only come from a bug in the
+        // wheel (wakers run outside it); the state is then unusable.
+        self.state
+            .lock()
+            .expect("rt-timer: a thread panicked while holding the timer lock")
+    }
+}
+
+impl State {
+    /// Arms slot `index` (not in the wheel) for `deadline`; returns whether
+    /// the driver must be woken.
+    fn arm(&mut self, index: u32, deadline: u64, waker: Option<&Waker>) -> bool {
+        let fired = self.is_shutdown || deadline <= self.wheel.elapsed();
+        let key = (!fired).then(|| self.wheel.insert(deadline, index));
+        let slot = &mut self.entries[index as usize];
+        slot.deadline = deadline;
+        slot.fired = fired;
+        slot.key = key;
+        if let Some(waker) = waker {
+            match &mut slot.waker {
+                Some(current) => current.clone_from(waker),
+                none => *none = Some(waker.clone()),
+            }
+        }
+        if !fired && deadline < self.wake_at {
+            self.wake_at = deadline;
+            return true;
+        }
+        false
+    }
+}
+
+impl TimerEntry {
+    /// The tick the entry is (or was) due at.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let timer = rt_timer::Timer::new();
+    /// let (entry, _) = timer.register(8, std::task::Waker::noop());
+    /// assert_eq!(entry.deadline(), 8);
+    /// ```
+    pub fn deadline(&self) -> u64 {
+        self.timer.lock().entries[self.index as usize].deadline
+    }
+
+    /// `true` once the entry fired (and until it is reset).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let timer = rt_timer::Timer::new();
+    /// let (entry, _) = timer.register(0, std::task::Waker::noop());
+    /// assert!(entry.is_fired());
+    /// ```
+    pub fn is_fired(&self) -> bool {
+        self.timer.lock().entries[self.index as usize].fired
+    }
+
+    /// `true` if the entry fired; otherwise stores `waker` (replacing the
+    /// previous one) to be woken when it does.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::task::Waker;
+    /// let timer = rt_timer::Timer::new();
+    /// let (entry, _) = timer.register(4, Waker::noop());
+    /// assert!(!entry.poll_fired(Waker::noop()));
+    /// timer.fire(4);
+    /// assert!(entry.poll_fired(Waker::noop()));
+    /// ```
+    pub fn poll_fired(&self, waker: &Waker) -> bool {
+        let mut state = self.timer.lock();
+        let slot = &mut state.entries[self.index as usize];
+        if slot.fired {
+            return true;
+        }
+        match &mut slot.waker {
+            Some(current) => current.clone_from(waker),
+            none => *none = Some(waker.clone()),
+        }
+        false
+    }
+
+    /// Re-arms the entry for `deadline` (fired or not). An entry that has
+    /// not fired keeps its waker; a fired one used its waker up, so call
+    /// [`poll_fired`](TimerEntry::poll_fired) to store a new one. Returns
+    /// `true` when the driver must be woken (see the module docs).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::task::Waker;
+    /// let timer = rt_timer::Timer::new();
+    /// let (mut entry, _) = timer.register(4, Waker::noop());
+    /// timer.fire(4);
+    /// entry.reset(10);
+    /// assert!(!entry.is_fired());
+    /// assert_eq!(timer.next_deadline(), Some(10));
+    /// ```
+    pub fn reset(&mut self, deadline: u64) -> bool {
+        let mut state = self.timer.lock();
+        if let Some(key) = state.entries[self.index as usize].key.take() {
+            state.wheel.remove(key);
+        }
+        state.arm(self.index, deadline, None)
+    }
+
+    /// The timer this entry belongs to.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let timer = rt_timer::Timer::new();
+    /// let (entry, _) = timer.register(4, std::task::Waker::noop());
+    /// assert_eq!(entry.timer().len(), 1);
+    /// ```
+    pub fn timer(&self) -> &Timer {
+        &self.timer
+    }
+}
+
+impl Drop for TimerEntry {
+    fn drop(&mut self) {
+        let waker = {
+            let mut state = self.timer.lock();
+            if let Some(key) = state.entries[self.index as usize].key.take() {
+                state.wheel.remove(key);
+            }
+            let waker = std::mem::take(&mut state.entries[self.index as usize]).waker;
+            state.free.push(self.index);
+            waker
+        };
+        // A waker's drop may run arbitrary code: outside the lock.
+        drop(waker);
+    }
+}
+
+impl Default for Timer {
+    fn default() -> Timer {
+        Timer::new()
+    }
+}
+
+impl fmt::Debug for Timer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Timer").finish_non_exhaustive()
+    }
+}
+
+impl fmt::Debug for TimerEntry {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TimerEntry")
+            .field("index", &self.index)
+            .finish_non_exhaustive()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::task::Wake;
+
+    struct CountWakes(AtomicUsize);
+
+    impl Wake for CountWakes {
+        fn wake(self: std::sync::Arc<Self>) {
+            self.0.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+
+    fn counter() -> (std::sync::Arc<CountWakes>, Waker) {
+        let count = std::sync::Arc::new(CountWakes(AtomicUsize::new(0)));
+        (count.clone(), Waker::from(count))
+    }
+
+    #[test]
+    fn fires_more_than_a_batch_of_wakers() {
+        let timer = Timer::new();
+        let (count, waker) = counter();
+        let entries: Vec<_> = (0..100).map(|i| timer.register(1 + i % 3, &waker).0).collect();
+        assert_eq!(timer.fire(3), 100);
+        assert_eq!(count.0.load(Ordering::SeqCst), 100);
+        assert!(entries.iter().all(TimerEntry::is_fired));
+    }
+
+    #[test]
+    fn cancelled_entries_never_wake_and_free_their_slot() {
+        let timer = Timer::new();
+        let (count, waker) = counter();
+        let (entry, _) = timer.register(5, &waker);
+        drop(entry);
+        assert_eq!(timer.fire(10), 0);
+        assert_eq!(count.0.load(Ordering::SeqCst), 0);
+        let (again, _) = timer.register(20, &waker);
+        assert_eq!(again.index, 0, "the slot was reused");
+    }
+
+    #[test]
+    fn reset_moves_the_deadline_and_rearms() {
+        let timer = Timer::new();
+        let (count, waker) = counter();
+        let (mut entry, _) = timer.register(5, &waker);
+        entry.reset(50);
+        assert_eq!(timer.fire(49), 0);
+        assert_eq!(timer.fire(50), 1);
+        assert_eq!(count.0.load(Ordering::SeqCst), 1);
+        entry.reset(60);
+        assert!(!entry.is_fired());
+        assert!(!entry.poll_fired(&waker));
+        assert_eq!(timer.fire(60), 1);
+        assert_eq!(count.0.load(Ordering::SeqCst), 2);
+    }
+
+    #[test]
+    fn wake_driver_only_when_earlier_than_its_sleep() {
+        let timer = Timer::new();
+        let waker = Waker::noop();
+        let (_a, _) = timer.register(40, waker);
+        assert_eq!(timer.park_deadline(), Some(40));
+        assert!(!timer.register(50, waker).1);
+        assert!(timer.register(20, waker).1);
+        assert!(!timer.register(30, waker).1, "20 is already recorded");
+        timer.fire(0);
+        assert!(!timer.register(10, waker).1, "an awake driver re-reads");
+    }
+}
+
+#[cfg(all(test, loom))]
+mod loom_models {
+    use super::*;
+    use crate::loom::sync::atomic::{AtomicUsize, Ordering};
+    use std::task::Wake;
+
+    struct CountWakes(AtomicUsize);
+
+    impl Wake for CountWakes {
+        fn wake(self: std::sync::Arc<Self>) {
+            self.0.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+
+    #[test]
+    fn loom_cancel_races_fire() {
+        loom::model(|| {
+            let timer = Timer::new();
+            let count = std::sync::Arc::new(CountWakes(AtomicUsize::new(0)));
+            let (entry, _) = timer.register(1, &Waker::from(count.clone()));
+            let driver = timer.clone();
+            let firing = loom::thread::spawn(move || driver.fire(1));
+            drop(entry);
+            let fired = firing.join().unwrap();
+            let wakes = count.0.load(Ordering::SeqCst);
+            assert!(wakes <= 1);
+            assert_eq!(wakes, fired);
+            assert!(timer.is_empty());
+            // The slot was freed exactly once: exactly one slot is free.
+            assert_eq!(timer.lock().free.len(), 1);
+        });
+    }
+
+    #[test]
+    fn loom_reset_races_fire() {
+        loom::model(|| {
+            let timer = Timer::new();
+            let count = std::sync::Arc::new(CountWakes(AtomicUsize::new(0)));
+            let (mut entry, _) = timer.register(1, &Waker::from(count.clone()));
+            let driver = timer.clone();
+            let firing = loom::thread::spawn(move || driver.fire(1));
+            entry.reset(5);
+            let fired = firing.join().unwrap();
+            assert_eq!(count.0.load(Ordering::SeqCst), fired);
+            assert!(fired <= 1);
+            // Whatever the order, the entry is armed for 5 now.
+            assert!(!entry.poll_fired(&Waker::from(count.clone())));
+            assert_eq!(timer.fire(5), 1);
+            assert_eq!(count.0.load(Ordering::SeqCst), fired + 1);
+            drop(entry);
+            assert_eq!(timer.lock().free.len(), 1);
+        });
+    }
+
+    #[test]
+    fn loom_register_from_other_thread_wakes_sleeping_driver() {
+        loom::model(|| {
+            let timer = Timer::new();
+            let (_far, _) = timer.register(100, Waker::noop());
+            let registrar = timer.clone();
+            let other = loom::thread::spawn(move || registrar.register(10, Waker::noop()));
+            let sleep_until = timer.park_deadline();
+            let (entry, wake_driver) = other.join().unwrap();
+            // Either the driver saw the new deadline, or it must be woken.
+            assert!(sleep_until == Some(10) || wake_driver);
+            drop(entry);
+        });
+    }
+}
