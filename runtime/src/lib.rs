@@ -11,6 +11,8 @@
 //!   the cooperative budget;
 //! - [`runtime`]: [`Builder`](runtime::Builder),
 //!   [`Runtime`](runtime::Runtime), [`Handle`](runtime::Handle);
+//! - [`time`]: [`sleep`](time::sleep), [`timeout`](time::timeout),
+//!   [`interval`](time::interval), a pausable test clock;
 //! - the schedulers (private): `scheduler::multi_thread` documents the
 //!   work-stealing protocol step by step.
 //!
@@ -39,6 +41,7 @@ mod driver;
 pub mod runtime;
 mod scheduler;
 pub mod task;
+pub mod time;
 
 pub use runtime::spawn::spawn;
 
@@ -50,4 +53,7 @@ fn _assert_send_sync() {
     send_sync::<task::JoinHandle<()>>();
     send_sync::<task::AbortHandle>();
     send_sync::<task::JoinError>();
+    send_sync::<time::Sleep>();
+    send_sync::<time::Interval>();
+    send_sync::<time::Timeout<std::future::Ready<()>>>();
 }

@@ -13,6 +13,7 @@
 //! plain condvar park does.
 
 mod park;
+pub(crate) mod time;
 
 use std::fmt;
 use std::io;
@@ -29,6 +30,7 @@ pub(crate) struct DriverConfig {
 /// The parking half, owned by one thread at a time.
 pub(crate) struct Driver {
     park: park::ParkThread,
+    time: Option<time::Driver>,
 }
 
 /// The shared half: wakes the parked driver and reaches the drivers'
@@ -36,29 +38,57 @@ pub(crate) struct Driver {
 #[derive(Clone)]
 pub(crate) struct Handle {
     unpark: park::UnparkThread,
+    time: Option<time::Handle>,
 }
 
 impl Driver {
     pub(crate) fn new(config: &DriverConfig) -> io::Result<(Driver, Handle)> {
-        let _ = config;
         let (park, unpark) = park::ParkThread::new();
-        Ok((Driver { park }, Handle { unpark }))
+        let (time, time_handle) = match config.enable_time {
+            true => {
+                let (driver, handle) = time::Driver::new(config.start_paused);
+                (Some(driver), Some(handle))
+            }
+            false => (None, None),
+        };
+        Ok((
+            Driver { park, time },
+            Handle {
+                unpark,
+                time: time_handle,
+            },
+        ))
     }
 
     /// Blocks until unparked or `timeout` passes (`Some(ZERO)`: only poll),
     /// then dispatches events.
     pub(crate) fn park(&mut self, _handle: &Handle, timeout: Option<Duration>) {
-        self.park.park(timeout);
+        match &mut self.time {
+            Some(time) => time.park(timeout, |timeout| self.park.park(timeout)),
+            None => self.park.park(timeout),
+        }
     }
 
     /// Tears the drivers down at runtime shutdown.
-    pub(crate) fn shutdown(&mut self, _handle: &Handle) {}
+    pub(crate) fn shutdown(&mut self, _handle: &Handle) {
+        if let Some(time) = &mut self.time {
+            time.shutdown();
+        }
+    }
 }
 
 impl Handle {
     /// Wakes the thread parked in the driver, or makes its next park return.
     pub(crate) fn unpark(&self) {
+        if let Some(time) = &self.time {
+            time.note_unpark();
+        }
         self.unpark.unpark();
+    }
+
+    /// The time layer's handle, if the runtime has one.
+    pub(crate) fn time(&self) -> Option<&time::Handle> {
+        self.time.as_ref()
     }
 }
 
