@@ -12,7 +12,9 @@ use std::fmt;
 /// use std::time::Duration;
 ///
 /// let rt = rt::runtime::Builder::new_current_thread().start_paused(true).build().unwrap();
-/// let result = rt.block_on(rt::time::timeout(Duration::from_secs(1), std::future::pending::<()>()));
+/// let result = rt.block_on(async {
+///     rt::time::timeout(Duration::from_secs(1), std::future::pending::<()>()).await
+/// });
 /// let elapsed: rt::time::error::Elapsed = result.unwrap_err();
 /// assert_eq!(elapsed.to_string(), "deadline has elapsed");
 /// let io: std::io::Error = elapsed.into();
