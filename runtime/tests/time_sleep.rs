@@ -79,7 +79,11 @@ fn zero_and_past_deadlines_are_ready_at_once() {
         let start = Instant::now();
         sleep(Duration::ZERO).await;
         let mut past = sleep_until(start - ms(5));
-        assert!(poll_fn(|cx| Poll::Ready(Pin::new(&mut past).poll(cx))).await.is_ready());
+        assert!(
+            poll_fn(|cx| Poll::Ready(Pin::new(&mut past).poll(cx)))
+                .await
+                .is_ready()
+        );
         assert!(past.is_elapsed());
         assert_eq!(Instant::now(), start, "no time passed");
     });
@@ -97,7 +101,11 @@ fn dropping_a_sleep_cancels_it_and_releases_its_waker() {
         drop(sleeper);
         assert_eq!(Arc::strong_count(&count), 2, "the timer let go of it");
         rt::time::advance(ms(20)).await;
-        assert_eq!(count.0.load(Ordering::SeqCst), 0, "a cancelled timer never wakes");
+        assert_eq!(
+            count.0.load(Ordering::SeqCst),
+            0,
+            "a cancelled timer never wakes"
+        );
     });
 }
 
@@ -193,7 +201,7 @@ fn sleeps_work_on_the_multi_thread_scheduler() {
 #[test]
 #[should_panic(expected = "needs a running rt runtime")]
 fn sleep_outside_a_runtime_panics() {
-    let _ = sleep(ms(1));
+    drop(sleep(ms(1)));
 }
 
 #[test]
@@ -208,7 +216,10 @@ fn sleep_without_the_time_driver_panics() {
 #[test]
 #[should_panic(expected = "Builder::enable_time()")]
 fn sleep_without_the_time_driver_on_multi_thread_panics() {
-    let rt = Builder::new_multi_thread().worker_threads(1).build().unwrap();
+    let rt = Builder::new_multi_thread()
+        .worker_threads(1)
+        .build()
+        .unwrap();
     let _guard = rt.enter();
-    let _ = sleep(ms(1));
+    drop(sleep(ms(1)));
 }

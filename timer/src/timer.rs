@@ -283,9 +283,7 @@ impl Timer {
         let wakers: Vec<Waker> = {
             let mut state = self.lock();
             state.is_shutdown = true;
-            let State {
-                wheel, entries, ..
-            } = &mut *state;
+            let State { wheel, entries, .. } = &mut *state;
             wheel
                 .drain()
                 .filter_map(|expired| {
@@ -495,7 +493,9 @@ mod tests {
     fn fires_more_than_a_batch_of_wakers() {
         let timer = Timer::new();
         let (count, waker) = counter();
-        let entries: Vec<_> = (0..100).map(|i| timer.register(1 + i % 3, &waker).0).collect();
+        let entries: Vec<_> = (0..100)
+            .map(|i| timer.register(1 + i % 3, &waker).0)
+            .collect();
         assert_eq!(timer.fire(3), 100);
         assert_eq!(count.0.load(Ordering::SeqCst), 100);
         assert!(entries.iter().all(TimerEntry::is_fired));

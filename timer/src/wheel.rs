@@ -358,7 +358,10 @@ impl<T> Wheel<T> {
         // `elapsed`), only clamped far-future entries of the top level.
         let current = (self.elapsed >> shift) & SLOT_MASK;
         let from = (current + 1) & SLOT_MASK;
-        let slot = (from + self.occupied[level].rotate_right(from as u32).trailing_zeros() as u64)
+        let slot = (from
+            + self.occupied[level]
+                .rotate_right(from as u32)
+                .trailing_zeros() as u64)
             & SLOT_MASK;
         let level_start = self.elapsed & !(level_span - 1);
         let mut start = level_start + slot * slot_span;

@@ -65,7 +65,9 @@ impl Clock {
     pub(crate) fn pause(&self) {
         let mut state = self.state.lock().unwrap();
         let Some(since) = state.unfrozen.take() else {
-            panic!("`rt::time::pause()` called while time is already paused; call `resume()` first");
+            panic!(
+                "`rt::time::pause()` called while time is already paused; call `resume()` first"
+            );
         };
         state.base += since.elapsed();
         if !self.virtual_time.swap(true, Ordering::AcqRel) {

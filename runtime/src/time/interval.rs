@@ -35,7 +35,10 @@ const LATENESS_TOLERANCE: Duration = Duration::from_millis(5);
 /// ```
 #[track_caller]
 pub fn interval(period: Duration) -> Interval {
-    assert!(!period.is_zero(), "`rt::time::interval` needs a non-zero period");
+    assert!(
+        !period.is_zero(),
+        "`rt::time::interval` needs a non-zero period"
+    );
     Interval::new(Instant::now(), period, "rt::time::interval")
 }
 
@@ -61,7 +64,10 @@ pub fn interval(period: Duration) -> Interval {
 /// ```
 #[track_caller]
 pub fn interval_at(start: Instant, period: Duration) -> Interval {
-    assert!(!period.is_zero(), "`rt::time::interval_at` needs a non-zero period");
+    assert!(
+        !period.is_zero(),
+        "`rt::time::interval_at` needs a non-zero period"
+    );
     Interval::new(start, period, "rt::time::interval_at")
 }
 
