@@ -223,3 +223,18 @@ fn sleep_without_the_time_driver_on_multi_thread_panics() {
     let _guard = rt.enter();
     drop(sleep(ms(1)));
 }
+
+#[test]
+#[should_panic(expected = "after its runtime shut down")]
+fn polling_a_sleep_after_its_runtime_shut_down_panics() {
+    let rt = Builder::new_current_thread().enable_time().build().unwrap();
+    let mut sleeper = rt.block_on(async {
+        let mut sleeper = sleep(Duration::from_secs(3600));
+        let polled = poll_fn(|cx| Poll::Ready(Pin::new(&mut sleeper).poll(cx))).await;
+        assert!(polled.is_pending());
+        sleeper
+    });
+    drop(rt);
+    let mut cx = Context::from_waker(Waker::noop());
+    let _ = Pin::new(&mut sleeper).poll(&mut cx);
+}

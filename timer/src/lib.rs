@@ -53,7 +53,7 @@ pub(crate) mod loom;
 mod timer;
 mod wheel;
 
-pub use timer::{Timer, TimerEntry};
+pub use timer::{Fired, Timer, TimerEntry};
 pub use wheel::{Expired, Key, LEVELS, MAX_SPAN, SLOTS, Wheel};
 
 #[cfg(test)]

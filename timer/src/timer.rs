@@ -88,7 +88,31 @@ struct Slot {
     /// The entry's place in the wheel while armed.
     key: Option<Key>,
     waker: Option<Waker>,
-    fired: bool,
+    fired: Option<Fired>,
+}
+
+/// Why an entry is no longer pending.
+///
+/// # Examples
+///
+/// ```
+/// use rt_timer::{Fired, Timer};
+/// use std::task::Waker;
+///
+/// let timer = Timer::new();
+/// let (a, _) = timer.register(1, Waker::noop());
+/// let (b, _) = timer.register(1 << 30, Waker::noop());
+/// timer.fire(1);
+/// timer.shutdown();
+/// assert_eq!(a.poll_fired(Waker::noop()), Some(Fired::Elapsed));
+/// assert_eq!(b.poll_fired(Waker::noop()), Some(Fired::Shutdown));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fired {
+    /// Its deadline passed.
+    Elapsed,
+    /// The timer shut down before the deadline.
+    Shutdown,
 }
 
 impl Timer {
@@ -115,8 +139,10 @@ impl Timer {
     /// Arms a new entry due at `deadline`; `waker` is woken when it fires.
     /// A deadline that has already passed (at or before
     /// [`elapsed`](Timer::elapsed)), or a timer that was shut down, gives an
-    /// entry that is fired at once. The `bool` is `true` when the driver
-    /// must be woken (see the module docs).
+    /// entry that is fired at once, and `waker` is woken at once (so a
+    /// caller that returns `Pending` after registering is polled again).
+    /// The `bool` is `true` when the driver must be woken (see the module
+    /// docs).
     ///
     /// # Examples
     ///
@@ -138,7 +164,11 @@ impl Timer {
             }
         };
         let wake_driver = state.arm(index, deadline, Some(waker));
+        let fired = state.entries[index as usize].fired.is_some();
         drop(state);
+        if fired {
+            waker.wake_by_ref();
+        }
         (
             TimerEntry {
                 timer: self.clone(),
@@ -211,7 +241,7 @@ impl Timer {
                 fired += 1;
                 let slot = &mut state.entries[expired.value as usize];
                 slot.key = None;
-                slot.fired = true;
+                slot.fired = Some(Fired::Elapsed);
                 if let Some(waker) = slot.waker.take() {
                     wakers.push(waker);
                     if wakers.len() == WAKE_BATCH {
@@ -289,7 +319,7 @@ impl Timer {
                 .filter_map(|expired| {
                     let slot = &mut entries[expired.value as usize];
                     slot.key = None;
-                    slot.fired = true;
+                    slot.fired = Some(Fired::Shutdown);
                     slot.waker.take()
                 })
                 .collect()
@@ -323,8 +353,14 @@ impl State {
     /// Arms slot `index` (not in the wheel) for `deadline`; returns whether
     /// the driver must be woken.
     fn arm(&mut self, index: u32, deadline: u64, waker: Option<&Waker>) -> bool {
-        let fired = self.is_shutdown || deadline <= self.wheel.elapsed();
-        let key = (!fired).then(|| self.wheel.insert(deadline, index));
+        let fired = if self.is_shutdown {
+            Some(Fired::Shutdown)
+        } else if deadline <= self.wheel.elapsed() {
+            Some(Fired::Elapsed)
+        } else {
+            None
+        };
+        let key = fired.is_none().then(|| self.wheel.insert(deadline, index));
         let slot = &mut self.entries[index as usize];
         slot.deadline = deadline;
         slot.fired = fired;
@@ -335,7 +371,7 @@ impl State {
                 none => *none = Some(waker.clone()),
             }
         }
-        if !fired && deadline < self.wake_at {
+        if fired.is_none() && deadline < self.wake_at {
             self.wake_at = deadline;
             return true;
         }
@@ -367,11 +403,13 @@ impl TimerEntry {
     /// assert!(entry.is_fired());
     /// ```
     pub fn is_fired(&self) -> bool {
-        self.timer.lock().entries[self.index as usize].fired
+        self.timer.lock().entries[self.index as usize]
+            .fired
+            .is_some()
     }
 
-    /// `true` if the entry fired; otherwise stores `waker` (replacing the
-    /// previous one) to be woken when it does.
+    /// Why the entry fired, or `None` if it is pending: then `waker` is
+    /// stored (replacing the previous one) to be woken when it fires.
     ///
     /// # Examples
     ///
@@ -379,21 +417,21 @@ impl TimerEntry {
     /// use std::task::Waker;
     /// let timer = rt_timer::Timer::new();
     /// let (entry, _) = timer.register(4, Waker::noop());
-    /// assert!(!entry.poll_fired(Waker::noop()));
+    /// assert_eq!(entry.poll_fired(Waker::noop()), None);
     /// timer.fire(4);
-    /// assert!(entry.poll_fired(Waker::noop()));
+    /// assert_eq!(entry.poll_fired(Waker::noop()), Some(rt_timer::Fired::Elapsed));
     /// ```
-    pub fn poll_fired(&self, waker: &Waker) -> bool {
+    pub fn poll_fired(&self, waker: &Waker) -> Option<Fired> {
         let mut state = self.timer.lock();
         let slot = &mut state.entries[self.index as usize];
-        if slot.fired {
-            return true;
+        if slot.fired.is_some() {
+            return slot.fired;
         }
         match &mut slot.waker {
             Some(current) => current.clone_from(waker),
             none => *none = Some(waker.clone()),
         }
-        false
+        None
     }
 
     /// Re-arms the entry for `deadline` (fired or not). An entry that has
@@ -514,6 +552,21 @@ mod tests {
     }
 
     #[test]
+    fn registering_a_passed_deadline_wakes_at_once() {
+        let timer = Timer::new();
+        let (count, waker) = counter();
+        timer.fire(10);
+        let (entry, wake_driver) = timer.register(10, &waker);
+        assert!(!wake_driver);
+        assert_eq!(count.0.load(Ordering::SeqCst), 1);
+        assert_eq!(entry.poll_fired(&waker), Some(Fired::Elapsed));
+        timer.shutdown();
+        let (late, _) = timer.register(1_000, &waker);
+        assert_eq!(count.0.load(Ordering::SeqCst), 2);
+        assert_eq!(late.poll_fired(&waker), Some(Fired::Shutdown));
+    }
+
+    #[test]
     fn reset_moves_the_deadline_and_rearms() {
         let timer = Timer::new();
         let (count, waker) = counter();
@@ -524,7 +577,7 @@ mod tests {
         assert_eq!(count.0.load(Ordering::SeqCst), 1);
         entry.reset(60);
         assert!(!entry.is_fired());
-        assert!(!entry.poll_fired(&waker));
+        assert_eq!(entry.poll_fired(&waker), None);
         assert_eq!(timer.fire(60), 1);
         assert_eq!(count.0.load(Ordering::SeqCst), 2);
     }
@@ -589,7 +642,7 @@ mod loom_models {
             assert_eq!(count.0.load(Ordering::SeqCst), fired);
             assert!(fired <= 1);
             // Whatever the order, the entry is armed for 5 now.
-            assert!(!entry.poll_fired(&Waker::from(count.clone())));
+            assert_eq!(entry.poll_fired(&Waker::from(count.clone())), None);
             assert_eq!(timer.fire(5), 1);
             assert_eq!(count.0.load(Ordering::SeqCst), fired + 1);
             drop(entry);

@@ -4,7 +4,7 @@ use crate::scheduler;
 use crate::task::{RestoreOnPending, poll_proceed};
 use crate::time::Instant;
 use crate::time::clock::{current_runtime, time_of};
-use rt_timer::TimerEntry;
+use rt_timer::{Fired, TimerEntry};
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
@@ -188,25 +188,24 @@ impl Sleep {
                     return Poll::Ready(());
                 }
                 let tick = time.deadline_tick(self.deadline.into_std());
+                // An entry that fires at once wakes the waker: the next
+                // poll sees it.
                 let (entry, wake_driver) = time.timer().register(tick, cx.waker());
                 if wake_driver {
                     self.runtime.driver().unpark();
                 }
-                let fired = entry.is_fired();
                 self.entry = Some(entry);
-                fired
+                return Poll::Pending;
             }
         };
-        if !fired {
-            return Poll::Pending;
-        }
-        if time.timer().is_shutdown() {
-            panic!(
+        match fired {
+            None => Poll::Pending,
+            Some(Fired::Elapsed) => Poll::Ready(()),
+            Some(Fired::Shutdown) => panic!(
                 "a timer was polled after its runtime shut down: timers can only be awaited \
                  while their runtime runs (drop them before dropping the runtime)"
-            );
+            ),
         }
-        Poll::Ready(())
     }
 }
 
