@@ -226,6 +226,7 @@ fn sleep_without_the_time_driver_on_multi_thread_panics() {
 
 #[test]
 #[should_panic(expected = "after its runtime shut down")]
+#[allow(clippy::async_yields_async)] // the sleep is handed out on purpose, unawaited
 fn polling_a_sleep_after_its_runtime_shut_down_panics() {
     let rt = Builder::new_current_thread().enable_time().build().unwrap();
     let mut sleeper = rt.block_on(async {
