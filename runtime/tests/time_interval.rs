@@ -101,6 +101,21 @@ fn reset_restarts_from_now() {
 }
 
 #[test]
+fn a_late_burst_on_the_real_clock_catches_up_without_waiting() {
+    // Real clock: the ticker is created with a start far in the past, so
+    // every tick up to now is missed; Burst completes them all at once
+    // (the test would take minutes otherwise).
+    let rt = Builder::new_current_thread().enable_time().build().unwrap();
+    rt.block_on(async {
+        let start = Instant::now() - Duration::from_secs(60);
+        let mut ticker = interval_at(start, ms(100));
+        for n in 0..500 {
+            assert_eq!(ticker.tick().await, start + ms(100 * n));
+        }
+    });
+}
+
+#[test]
 #[should_panic(expected = "non-zero period")]
 fn a_zero_period_panics() {
     let rt = paused();

@@ -160,3 +160,9 @@ fn pause_without_the_time_driver_panics() {
     let rt = Builder::new_current_thread().build().unwrap();
     rt.block_on(async { rt::time::pause() });
 }
+
+#[test]
+#[should_panic(expected = "needs a current-thread runtime")]
+fn start_paused_on_a_multi_thread_runtime_panics() {
+    let _ = Builder::new_multi_thread().start_paused(true).build();
+}

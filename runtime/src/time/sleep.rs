@@ -144,7 +144,8 @@ impl Sleep {
     }
 
     /// Moves the deadline to `deadline`, whether or not the sleep completed:
-    /// it then completes again at the new deadline. Reuses the timer entry.
+    /// it then completes again at the new deadline (at once if that has
+    /// passed). Reuses the timer entry.
     ///
     /// # Examples
     ///
@@ -164,10 +165,15 @@ impl Sleep {
     /// ```
     pub fn reset(&mut self, deadline: Instant) {
         self.deadline = deadline;
-        self.elapsed_early = false;
-        if let Some(entry) = &mut self.entry {
-            let tick = time_of(&self.runtime).deadline_tick(deadline.into_std());
-            if entry.reset(tick) {
+        let time = time_of(&self.runtime);
+        // A deadline that already passed needs no timer (an interval
+        // catching up on missed ticks completes them without waiting for
+        // the driver).
+        self.elapsed_early = deadline.into_std() <= time.clock().now();
+        if self.elapsed_early {
+            self.entry = None;
+        } else if let Some(entry) = &mut self.entry {
+            if entry.reset(time.deadline_tick(deadline.into_std())) {
                 self.runtime.driver().unpark();
             }
         }
