@@ -1,25 +1,14 @@
-//! The std/loom shim (same pattern as the runtime's): the timer's shared
-//! state takes its `Arc`, `Mutex` and atomics from here, so the same code
-//! runs under the loom model checker with `RUSTFLAGS="--cfg loom"`.
+//! The std/loom shim (the same pattern as the runtime's `loom` module):
+//! the timer's shared state takes its `Arc`, `Mutex` and atomics from
+//! here, never from `std::sync` directly, so the same code runs under the
+//! loom model checker with `RUSTFLAGS="--cfg loom"`.
 
 #[cfg(not(loom))]
-pub(crate) mod sync {
-    #[allow(unused_imports)]
-    pub(crate) use std::sync::{Arc, Mutex, MutexGuard};
-
-    #[allow(unused_imports)]
-    pub(crate) mod atomic {
-        pub(crate) use std::sync::atomic::{AtomicUsize, Ordering};
-    }
-}
+mod std_impl;
+#[cfg(not(loom))]
+pub(crate) use std_impl::*;
 
 #[cfg(loom)]
-pub(crate) mod sync {
-    #[allow(unused_imports)]
-    pub(crate) use loom::sync::{Arc, Mutex, MutexGuard};
-
-    #[allow(unused_imports)]
-    pub(crate) mod atomic {
-        pub(crate) use loom::sync::atomic::{AtomicUsize, Ordering};
-    }
-}
+mod loom_impl;
+#[cfg(loom)]
+pub(crate) use loom_impl::*;
