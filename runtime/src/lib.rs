@@ -12,6 +12,7 @@
 //! - [`runtime`][mod@runtime]: `Builder`, `Runtime`, `Handle`;
 //! - [`net`]: TCP, UDP and Unix sockets; [`io`]: the `AsyncRead`/`AsyncWrite`
 //!   traits and their extension methods, `AsyncFd`;
+//! - [`time`]: `sleep`, `timeout`, `interval`, a pausable test clock;
 //! - the schedulers (private): `scheduler::multi_thread` documents the
 //!   work-stealing protocol step by step.
 //!
@@ -42,6 +43,7 @@ pub mod net;
 pub mod runtime;
 mod scheduler;
 pub mod task;
+pub mod time;
 
 pub use runtime::spawn::spawn;
 
@@ -59,4 +61,7 @@ fn _assert_send_sync() {
     send_sync::<net::UnixStream>();
     send_sync::<net::tcp::OwnedReadHalf>();
     send_sync::<io::AsyncFd<std::os::unix::net::UnixStream>>();
+    send_sync::<time::Sleep>();
+    send_sync::<time::Interval>();
+    send_sync::<time::Timeout<std::future::Ready<()>>>();
 }

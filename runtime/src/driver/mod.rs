@@ -14,6 +14,7 @@
 
 mod io;
 mod park;
+pub(crate) mod time;
 
 use std::fmt;
 use std::time::Duration;
@@ -29,6 +30,7 @@ pub(crate) struct DriverConfig {
 /// The parking half, owned by one thread at a time.
 pub(crate) struct Driver {
     io: io::IoStack,
+    time: Option<time::Driver>,
 }
 
 /// The shared half: wakes the parked driver and reaches the drivers'
@@ -36,22 +38,44 @@ pub(crate) struct Driver {
 #[derive(Clone)]
 pub(crate) struct Handle {
     io: io::IoHandle,
+    time: Option<time::Handle>,
 }
 
 impl Driver {
     pub(crate) fn new(config: &DriverConfig) -> std::io::Result<(Driver, Handle)> {
         let (io, io_handle) = io::IoStack::new(config.enable_io)?;
-        Ok((Driver { io }, Handle { io: io_handle }))
+        // Under loom the stack is only the condvar park (timers are
+        // modelled in rt-timer's own loom models).
+        let (time, time_handle) = match config.enable_time && !cfg!(loom) {
+            true => {
+                let (driver, handle) = time::Driver::new(config.start_paused);
+                (Some(driver), Some(handle))
+            }
+            false => (None, None),
+        };
+        Ok((
+            Driver { io, time },
+            Handle {
+                io: io_handle,
+                time: time_handle,
+            },
+        ))
     }
 
     /// Blocks until unparked or `timeout` passes (`Some(ZERO)`: only poll),
     /// then dispatches events.
     pub(crate) fn park(&mut self, _handle: &Handle, timeout: Option<Duration>) {
-        self.io.park(timeout);
+        match &mut self.time {
+            Some(time) => time.park(timeout, |timeout| self.io.park(timeout)),
+            None => self.io.park(timeout),
+        }
     }
 
     /// Tears the drivers down at runtime shutdown.
     pub(crate) fn shutdown(&mut self, _handle: &Handle) {
+        if let Some(time) = &mut self.time {
+            time.shutdown();
+        }
         self.io.shutdown();
     }
 }
@@ -59,12 +83,20 @@ impl Driver {
 impl Handle {
     /// Wakes the thread parked in the driver, or makes its next park return.
     pub(crate) fn unpark(&self) {
+        if let Some(time) = &self.time {
+            time.note_unpark();
+        }
         self.io.unpark();
     }
 
     /// The reactor sockets register with, or `None` without `enable_io`.
     pub(crate) fn reactor(&self) -> Option<&rt_reactor::Handle> {
         self.io.reactor()
+    }
+
+    /// The time layer's handle, if the runtime has one.
+    pub(crate) fn time(&self) -> Option<&time::Handle> {
+        self.time.as_ref()
     }
 }
 

@@ -40,7 +40,6 @@ impl Handle {
         }
     }
 
-    #[allow(dead_code)]
     pub(crate) fn driver(&self) -> &driver::Handle {
         match self {
             Handle::MultiThread(h) => &h.driver,

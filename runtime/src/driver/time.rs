@@ -1,0 +1,165 @@
+//! The time layer of the driver stack: an `rt_timer::Timer` on 1 ms ticks
+//! counted from the runtime's start, read through the runtime's `Clock`.
+//!
+//! Parking through this layer (`Driver::park`):
+//! 1. read the timer's next deadline, recording it as the one the driver
+//!    sleeps until (so a timer registered meanwhile with an earlier
+//!    deadline wakes the driver, see `rt_timer::Timer`);
+//! 2. park the layer below with `min(timeout, time until that deadline)`;
+//!    when the clock is paused and the park would only be waiting for a
+//!    timer, instead poll the layer below without blocking and, if nothing
+//!    woke the driver, move the clock to the deadline (auto-advance);
+//! 3. fire every timer due by the clock's current tick.
+//!
+//! Deadlines round up to the next tick and the current time rounds down,
+//! so a timer never fires before its deadline.
+
+use crate::loom::sync::Arc;
+use crate::loom::sync::atomic::{AtomicBool, Ordering};
+use crate::time::clock::Clock;
+use rt_timer::Timer;
+use std::fmt;
+use std::time::{Duration, Instant as StdInstant};
+
+/// The tick length (`instant_of` assumes 1 ms).
+const TICK: Duration = Duration::from_millis(1);
+/// Ticks are capped here (millions of years) so tick arithmetic never
+/// overflows; later deadlines are the same as "never" in practice.
+const MAX_TICK: u64 = 1 << 62;
+
+/// The parking half of the time layer.
+pub(crate) struct Driver {
+    handle: Handle,
+}
+
+/// The shared half: the timer, the clock and the tick conversions. Cheap to
+/// clone.
+#[derive(Clone)]
+pub(crate) struct Handle {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    timer: Timer,
+    clock: Clock,
+    /// The instant of tick 0.
+    start: StdInstant,
+    /// Set by every unpark of the driver; cleared by an auto-advance
+    /// decision, which must not advance the clock past work that a wake-up
+    /// announced.
+    unparked: AtomicBool,
+}
+
+impl Driver {
+    pub(crate) fn new(start_paused: bool) -> (Driver, Handle) {
+        let clock = Clock::new(start_paused);
+        let handle = Handle {
+            inner: Arc::new(Inner {
+                timer: Timer::new(),
+                start: clock.now(),
+                clock,
+                unparked: AtomicBool::new(false),
+            }),
+        };
+        (
+            Driver {
+                handle: handle.clone(),
+            },
+            handle,
+        )
+    }
+
+    /// Parks through `park_lower` (the layer below) until `timeout` or the
+    /// next timer deadline, then fires the expired timers.
+    pub(crate) fn park(
+        &mut self,
+        timeout: Option<Duration>,
+        park_lower: impl FnOnce(Option<Duration>),
+    ) {
+        let inner = &*self.handle.inner;
+        let until_timer = inner.timer.park_deadline().map(|tick| {
+            self.handle
+                .instant_of(tick)
+                .saturating_duration_since(inner.clock.now())
+        });
+        let timeout = match (timeout, until_timer) {
+            (Some(timeout), Some(until)) => Some(timeout.min(until)),
+            (timeout, None) => timeout,
+            (None, until) => until,
+        };
+        match timeout {
+            Some(wait) if until_timer.is_some() && !wait.is_zero() && inner.clock.is_paused() => {
+                park_lower(Some(Duration::ZERO));
+                if !inner.unparked.swap(false, Ordering::AcqRel) {
+                    inner.clock.advance_by(wait);
+                }
+            }
+            timeout => park_lower(timeout),
+        }
+        self.handle.fire_expired();
+    }
+
+    /// Fires every timer (their futures then report the shutdown).
+    pub(crate) fn shutdown(&mut self) {
+        self.handle.inner.timer.shutdown();
+    }
+}
+
+impl Handle {
+    pub(crate) fn timer(&self) -> &Timer {
+        &self.inner.timer
+    }
+
+    pub(crate) fn clock(&self) -> &Clock {
+        &self.inner.clock
+    }
+
+    /// The first tick at or after `deadline`.
+    pub(crate) fn deadline_tick(&self, deadline: StdInstant) -> u64 {
+        let since = deadline.saturating_duration_since(self.inner.start);
+        let ticks = since.as_nanos().div_ceil(TICK.as_nanos());
+        u64::try_from(ticks).unwrap_or(MAX_TICK).min(MAX_TICK)
+    }
+
+    /// The last tick at or before the clock's now.
+    pub(crate) fn now_tick(&self) -> u64 {
+        let since = self
+            .inner
+            .clock
+            .now()
+            .saturating_duration_since(self.inner.start);
+        let ticks = since.as_nanos() / TICK.as_nanos();
+        u64::try_from(ticks).unwrap_or(MAX_TICK).min(MAX_TICK)
+    }
+
+    fn instant_of(&self, tick: u64) -> StdInstant {
+        self.inner
+            .start
+            .checked_add(Duration::from_millis(tick))
+            .expect("rt: timer deadline overflows `Instant`")
+    }
+
+    /// Fires every timer due by the clock's current tick.
+    pub(crate) fn fire_expired(&self) -> usize {
+        self.inner.timer.fire(self.now_tick())
+    }
+
+    /// Records that the driver was unparked (see `Inner::unparked`).
+    pub(crate) fn note_unpark(&self) {
+        self.inner.unparked.store(true, Ordering::Release);
+    }
+}
+
+impl fmt::Debug for Driver {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("time::Driver").finish_non_exhaustive()
+    }
+}
+
+impl fmt::Debug for Handle {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("time::Handle")
+            .field("timer", &self.inner.timer)
+            .finish_non_exhaustive()
+    }
+}

@@ -1,0 +1,238 @@
+//! `sleep`, `sleep_until` and the `Sleep` future.
+
+use crate::scheduler;
+use crate::task::{RestoreOnPending, poll_proceed};
+use crate::time::Instant;
+use crate::time::clock::{current_runtime, time_of};
+use rt_timer::{Fired, TimerEntry};
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll, ready};
+use std::time::Duration;
+
+/// Waits until `duration` has passed (at 1 ms resolution, never early).
+/// A duration too large to represent sleeps "forever" (about 30 years).
+///
+/// # Panics
+///
+/// Panics when called outside a runtime, or on a runtime built without the
+/// time driver (use `Builder::enable_time()` or `enable_all()`).
+///
+/// # Examples
+///
+/// ```
+/// use std::time::Duration;
+///
+/// let rt = rt::runtime::Runtime::new().unwrap();
+/// rt.block_on(async {
+///     let start = rt::time::Instant::now();
+///     rt::time::sleep(Duration::from_millis(5)).await;
+///     assert!(start.elapsed() >= Duration::from_millis(5));
+/// });
+/// ```
+#[track_caller]
+pub fn sleep(duration: Duration) -> Sleep {
+    let deadline = Instant::now()
+        .checked_add(duration)
+        .unwrap_or_else(Instant::far_future);
+    Sleep::new(deadline, current_runtime("rt::time::sleep"))
+}
+
+/// Waits until `deadline`.
+///
+/// # Panics
+///
+/// Panics when called outside a runtime, or on a runtime built without the
+/// time driver (use `Builder::enable_time()` or `enable_all()`).
+///
+/// # Examples
+///
+/// ```
+/// use std::time::Duration;
+///
+/// let rt = rt::runtime::Runtime::new().unwrap();
+/// rt.block_on(async {
+///     let deadline = rt::time::Instant::now() + Duration::from_millis(5);
+///     rt::time::sleep_until(deadline).await;
+///     assert!(rt::time::Instant::now() >= deadline);
+/// });
+/// ```
+#[track_caller]
+pub fn sleep_until(deadline: Instant) -> Sleep {
+    Sleep::new(deadline, current_runtime("rt::time::sleep_until"))
+}
+
+/// The future of [`sleep`] and [`sleep_until`]: ready once its deadline
+/// passed. It registers with the runtime's timer on its first poll and
+/// dropping it cancels the timer. It is `Unpin`, so it can be awaited by
+/// `&mut` (for example in a `select!` loop) and [`reset`](Sleep::reset).
+///
+/// Each ready poll spends one unit of the task's cooperative budget.
+///
+/// # Examples
+///
+/// ```
+/// use std::time::Duration;
+///
+/// let rt = rt::runtime::Builder::new_current_thread().start_paused(true).build().unwrap();
+/// rt.block_on(async {
+///     let mut sleep = rt::time::sleep(Duration::from_secs(10));
+///     assert!(!sleep.is_elapsed());
+///     let new_deadline = sleep.deadline() + Duration::from_secs(5);
+///     sleep.reset(new_deadline);
+///     (&mut sleep).await;
+///     assert!(sleep.is_elapsed());
+///     assert_eq!(sleep.deadline(), new_deadline);
+/// });
+/// ```
+#[must_use = "futures do nothing unless you `.await` or poll them"]
+pub struct Sleep {
+    deadline: Instant,
+    runtime: scheduler::Handle,
+    /// Registered on the first poll; kept across resets.
+    entry: Option<TimerEntry>,
+    /// The deadline had passed when polled, without needing the timer.
+    elapsed_early: bool,
+}
+
+impl Sleep {
+    pub(crate) fn new(deadline: Instant, runtime: scheduler::Handle) -> Sleep {
+        Sleep {
+            deadline,
+            runtime,
+            entry: None,
+            elapsed_early: false,
+        }
+    }
+
+    /// When this sleep completes.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rt::time::Instant;
+    /// use std::time::Duration;
+    ///
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// let _guard = rt.enter();
+    /// let deadline = Instant::now() + Duration::from_secs(1);
+    /// assert_eq!(rt::time::sleep_until(deadline).deadline(), deadline);
+    /// ```
+    pub fn deadline(&self) -> Instant {
+        self.deadline
+    }
+
+    /// `true` once the sleep completed (its deadline passed and it was
+    /// polled or its timer fired).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::time::Duration;
+    ///
+    /// let rt = rt::runtime::Builder::new_current_thread().start_paused(true).build().unwrap();
+    /// rt.block_on(async {
+    ///     let mut sleep = rt::time::sleep(Duration::from_millis(10));
+    ///     assert!(!sleep.is_elapsed());
+    ///     (&mut sleep).await;
+    ///     assert!(sleep.is_elapsed());
+    /// });
+    /// ```
+    pub fn is_elapsed(&self) -> bool {
+        self.elapsed_early || self.entry.as_ref().is_some_and(TimerEntry::is_fired)
+    }
+
+    /// Moves the deadline to `deadline`, whether or not the sleep completed:
+    /// it then completes again at the new deadline (at once if that has
+    /// passed). Reuses the timer entry.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rt::time::Instant;
+    /// use std::time::Duration;
+    ///
+    /// let rt = rt::runtime::Builder::new_current_thread().start_paused(true).build().unwrap();
+    /// rt.block_on(async {
+    ///     let start = Instant::now();
+    ///     let mut sleep = rt::time::sleep(Duration::from_secs(1));
+    ///     (&mut sleep).await;
+    ///     sleep.reset(Instant::now() + Duration::from_secs(1));
+    ///     (&mut sleep).await;
+    ///     assert_eq!(start.elapsed(), Duration::from_secs(2));
+    /// });
+    /// ```
+    pub fn reset(&mut self, deadline: Instant) {
+        self.deadline = deadline;
+        let time = time_of(&self.runtime);
+        // A deadline that already passed needs no timer (an interval
+        // catching up on missed ticks completes them without waiting for
+        // the driver).
+        self.elapsed_early = deadline.into_std() <= time.clock().now();
+        if self.elapsed_early {
+            self.entry = None;
+        } else if let Some(entry) = &mut self.entry {
+            if entry.reset(time.deadline_tick(deadline.into_std())) {
+                self.runtime.driver().unpark();
+            }
+        }
+    }
+
+    /// Polls for completion without spending cooperative budget (used by
+    /// `Timeout`, whose inner future already did).
+    pub(crate) fn poll_elapsed(&mut self, cx: &mut Context<'_>) -> Poll<()> {
+        if self.elapsed_early {
+            return Poll::Ready(());
+        }
+        let time = time_of(&self.runtime);
+        let fired = match &self.entry {
+            Some(entry) => entry.poll_fired(cx.waker()),
+            None => {
+                if self.deadline.into_std() <= time.clock().now() {
+                    self.elapsed_early = true;
+                    return Poll::Ready(());
+                }
+                let tick = time.deadline_tick(self.deadline.into_std());
+                // An entry that fires at once wakes the waker: the next
+                // poll sees it.
+                let (entry, wake_driver) = time.timer().register(tick, cx.waker());
+                if wake_driver {
+                    self.runtime.driver().unpark();
+                }
+                self.entry = Some(entry);
+                return Poll::Pending;
+            }
+        };
+        match fired {
+            None => Poll::Pending,
+            Some(Fired::Elapsed) => Poll::Ready(()),
+            Some(Fired::Shutdown) => panic!(
+                "a timer was polled after its runtime shut down: timers can only be awaited \
+                 while their runtime runs (drop them before dropping the runtime)"
+            ),
+        }
+    }
+}
+
+impl Future for Sleep {
+    type Output = ();
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        let coop = ready!(poll_proceed(cx));
+        let polled = self.get_mut().poll_elapsed(cx);
+        if polled.is_ready() {
+            RestoreOnPending::made_progress(coop);
+        }
+        polled
+    }
+}
+
+impl fmt::Debug for Sleep {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Sleep")
+            .field("deadline", &self.deadline)
+            .field("registered", &self.entry.is_some())
+            .finish_non_exhaustive()
+    }
+}

@@ -1,0 +1,157 @@
+//! `timeout`, `timeout_at` and the `Timeout` future.
+
+use crate::time::clock::current_runtime;
+use crate::time::error::Elapsed;
+use crate::time::{Instant, Sleep};
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+/// Runs `future` with a time limit: `Ok(output)` if it completes within
+/// `duration`, `Err(Elapsed)` otherwise (and `future` is dropped with the
+/// `Timeout`). The future is polled first, so a ready future always wins,
+/// and no timer is registered unless it is pending.
+///
+/// # Panics
+///
+/// Panics when called outside a runtime, or on a runtime built without the
+/// time driver (use `Builder::enable_time()` or `enable_all()`).
+///
+/// # Examples
+///
+/// ```
+/// use std::time::Duration;
+///
+/// let rt = rt::runtime::Builder::new_current_thread().start_paused(true).build().unwrap();
+/// rt.block_on(async {
+///     assert_eq!(rt::time::timeout(Duration::from_secs(1), async { 7 }).await, Ok(7));
+///     let never = std::future::pending::<()>();
+///     assert!(rt::time::timeout(Duration::from_secs(1), never).await.is_err());
+/// });
+/// ```
+#[track_caller]
+pub fn timeout<F: Future>(duration: Duration, future: F) -> Timeout<F> {
+    let deadline = Instant::now()
+        .checked_add(duration)
+        .unwrap_or_else(Instant::far_future);
+    Timeout::new(future, deadline, "rt::time::timeout")
+}
+
+/// Like [`timeout`], with a deadline instead of a duration.
+///
+/// # Panics
+///
+/// Panics when called outside a runtime, or on a runtime built without the
+/// time driver (use `Builder::enable_time()` or `enable_all()`).
+///
+/// # Examples
+///
+/// ```
+/// use rt::time::Instant;
+/// use std::time::Duration;
+///
+/// let rt = rt::runtime::Builder::new_current_thread().start_paused(true).build().unwrap();
+/// rt.block_on(async {
+///     let deadline = Instant::now() + Duration::from_millis(10);
+///     let slow = rt::time::sleep(Duration::from_millis(20));
+///     assert!(rt::time::timeout_at(deadline, slow).await.is_err());
+///     assert_eq!(Instant::now(), deadline);
+/// });
+/// ```
+#[track_caller]
+pub fn timeout_at<F: Future>(deadline: Instant, future: F) -> Timeout<F> {
+    Timeout::new(future, deadline, "rt::time::timeout_at")
+}
+
+/// The future of [`timeout`] and [`timeout_at`].
+///
+/// # Examples
+///
+/// ```
+/// use std::time::Duration;
+///
+/// let rt = rt::runtime::Runtime::new().unwrap();
+/// rt.block_on(async {
+///     let timeout: rt::time::Timeout<_> = rt::time::timeout(Duration::from_secs(1), async { 1 });
+///     assert_eq!(timeout.await, Ok(1));
+/// });
+/// ```
+#[derive(Debug)]
+#[must_use = "futures do nothing unless you `.await` or poll them"]
+pub struct Timeout<F> {
+    value: F,
+    delay: Sleep,
+}
+
+impl<F> Timeout<F> {
+    #[track_caller]
+    fn new(value: F, deadline: Instant, what: &str) -> Timeout<F> {
+        Timeout {
+            value,
+            delay: Sleep::new(deadline, current_runtime(what)),
+        }
+    }
+
+    /// The wrapped future.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// let _guard = rt.enter();
+    /// let timeout = rt::time::timeout(std::time::Duration::from_secs(1), std::future::ready(3));
+    /// let _inner: &std::future::Ready<i32> = timeout.get_ref();
+    /// ```
+    pub fn get_ref(&self) -> &F {
+        &self.value
+    }
+
+    /// The wrapped future, mutably.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// let _guard = rt.enter();
+    /// let mut timeout = rt::time::timeout(std::time::Duration::from_secs(1), std::future::ready(3));
+    /// let _inner: &mut std::future::Ready<i32> = timeout.get_mut();
+    /// ```
+    pub fn get_mut(&mut self) -> &mut F {
+        &mut self.value
+    }
+
+    /// Drops the time limit, returning the wrapped future.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// let timeout = rt.block_on(async {
+    ///     rt::time::timeout(std::time::Duration::from_secs(1), async { 5 })
+    /// });
+    /// assert_eq!(rt.block_on(timeout.into_inner()), 5);
+    /// ```
+    pub fn into_inner(self) -> F {
+        self.value
+    }
+}
+
+impl<F: Future> Future for Timeout<F> {
+    type Output = Result<F::Output, Elapsed>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        // SAFETY: structural pinning of `value`: it is never moved out of a
+        // pinned `Timeout` (`into_inner` takes `self` by value, which needs
+        // `Timeout: Unpin` once pinned), and `delay` is `Unpin`.
+        let this = unsafe { self.get_unchecked_mut() };
+        // SAFETY: see above; `value` stays pinned with `self`.
+        let value = unsafe { Pin::new_unchecked(&mut this.value) };
+        if let Poll::Ready(output) = value.poll(cx) {
+            return Poll::Ready(Ok(output));
+        }
+        // No budget spent here: the inner future spent it, and a timeout
+        // must fire even when the inner future used the whole budget.
+        this.delay.poll_elapsed(cx).map(|()| Err(Elapsed::new()))
+    }
+}

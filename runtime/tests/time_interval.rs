@@ -1,0 +1,125 @@
+//! `interval` and its missed-tick behaviours, on the paused clock.
+
+use rt::runtime::{Builder, Runtime};
+use rt::time::{Instant, MissedTickBehavior, interval, interval_at};
+use std::time::Duration;
+
+fn paused() -> Runtime {
+    Builder::new_current_thread()
+        .start_paused(true)
+        .build()
+        .unwrap()
+}
+
+fn ms(n: u64) -> Duration {
+    Duration::from_millis(n)
+}
+
+#[test]
+fn ticks_follow_the_period_and_the_first_is_immediate() {
+    let rt = paused();
+    rt.block_on(async {
+        let start = Instant::now();
+        let mut ticker = interval(ms(10));
+        for n in 0..5 {
+            let due = ticker.tick().await;
+            assert_eq!(due, start + ms(10 * n));
+            assert_eq!(Instant::now(), due);
+        }
+    });
+}
+
+#[test]
+fn interval_at_starts_at_the_given_instant() {
+    let rt = paused();
+    rt.block_on(async {
+        let start = Instant::now() + ms(100);
+        let mut ticker = interval_at(start, ms(7));
+        assert_eq!(ticker.tick().await, start);
+        assert_eq!(ticker.tick().await, start + ms(7));
+    });
+}
+
+/// Ticks once, then falls behind by 35 ms (three and a half periods).
+async fn fall_behind(behavior: MissedTickBehavior) -> (Instant, rt::time::Interval) {
+    let start = Instant::now();
+    let mut ticker = interval(ms(10));
+    ticker.set_missed_tick_behavior(behavior);
+    assert_eq!(ticker.tick().await, start);
+    rt::time::advance(ms(35)).await;
+    (start, ticker)
+}
+
+#[test]
+fn burst_catches_up_at_once_then_keeps_the_schedule() {
+    let rt = paused();
+    rt.block_on(async {
+        let (start, mut ticker) = fall_behind(MissedTickBehavior::Burst).await;
+        let late = Instant::now();
+        for n in 1..=3 {
+            assert_eq!(ticker.tick().await, start + ms(10 * n));
+            assert_eq!(Instant::now(), late, "missed ticks complete at once");
+        }
+        assert_eq!(ticker.tick().await, start + ms(40));
+        assert_eq!(Instant::now(), start + ms(40));
+    });
+}
+
+#[test]
+fn delay_ticks_once_then_restarts_the_period_from_now() {
+    let rt = paused();
+    rt.block_on(async {
+        let (start, mut ticker) = fall_behind(MissedTickBehavior::Delay).await;
+        assert_eq!(ticker.tick().await, start + ms(10));
+        assert_eq!(ticker.tick().await, start + ms(45));
+        assert_eq!(ticker.tick().await, start + ms(55));
+    });
+}
+
+#[test]
+fn skip_ticks_once_then_rejoins_the_original_schedule() {
+    let rt = paused();
+    rt.block_on(async {
+        let (start, mut ticker) = fall_behind(MissedTickBehavior::Skip).await;
+        assert_eq!(ticker.tick().await, start + ms(10));
+        assert_eq!(ticker.tick().await, start + ms(40));
+        assert_eq!(ticker.tick().await, start + ms(50));
+    });
+}
+
+#[test]
+fn reset_restarts_from_now() {
+    let rt = paused();
+    rt.block_on(async {
+        let start = Instant::now();
+        let mut ticker = interval(ms(10));
+        ticker.tick().await;
+        rt::time::advance(ms(4)).await;
+        ticker.reset();
+        assert_eq!(ticker.tick().await, start + ms(14));
+    });
+}
+
+#[test]
+fn a_late_burst_on_the_real_clock_catches_up_without_waiting() {
+    // Real clock: the ticker is created with a start far in the past, so
+    // every tick up to now is missed; Burst completes them all at once
+    // (the test would take minutes otherwise).
+    let rt = Builder::new_current_thread().enable_time().build().unwrap();
+    rt.block_on(async {
+        let start = Instant::now() - Duration::from_secs(60);
+        let mut ticker = interval_at(start, ms(100));
+        for n in 0..500 {
+            assert_eq!(ticker.tick().await, start + ms(100 * n));
+        }
+    });
+}
+
+#[test]
+#[should_panic(expected = "non-zero period")]
+fn a_zero_period_panics() {
+    let rt = paused();
+    rt.block_on(async {
+        let _ = interval(Duration::ZERO);
+    });
+}

@@ -1,0 +1,153 @@
+//! Timers from many tasks on many workers, on the real clock: short
+//! durations, and only completion / never-early assertions (no elapsed-time
+//! bounds, the machine is noisy). Plus timers firing while every worker is
+//! busy, on both schedulers.
+
+use rt::runtime::Builder;
+use rt::time::{Instant, interval, sleep, sleep_until, timeout};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::Duration;
+
+#[test]
+fn many_tasks_sleeping_in_loops_on_many_workers_all_finish() {
+    let rt = Builder::new_multi_thread()
+        .worker_threads(4)
+        .enable_all()
+        .build()
+        .unwrap();
+    let finished = Arc::new(AtomicUsize::new(0));
+    rt.block_on(async {
+        let tasks: Vec<_> = (0..500u64)
+            .map(|i| {
+                let finished = finished.clone();
+                rt::spawn(async move {
+                    for round in 0..3u64 {
+                        let deadline = Instant::now() + Duration::from_millis((i + round) % 7);
+                        sleep_until(deadline).await;
+                        assert!(Instant::now() >= deadline, "a timer fired early");
+                    }
+                    finished.fetch_add(1, Ordering::SeqCst);
+                })
+            })
+            .collect();
+        for task in tasks {
+            task.await.unwrap();
+        }
+    });
+    assert_eq!(finished.load(Ordering::SeqCst), 500);
+}
+
+#[test]
+fn timers_registered_from_outside_wake_a_parked_driver() {
+    let rt = Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_time()
+        .build()
+        .unwrap();
+    // A far timer makes the driver sleep long; the short one registered
+    // later from another task must wake it.
+    let far = rt.spawn(async { sleep(Duration::from_secs(3600)).await });
+    let near = rt.spawn(async {
+        rt::task::yield_now().await;
+        sleep(Duration::from_millis(3)).await;
+        7
+    });
+    assert_eq!(rt.block_on(near).unwrap(), 7);
+    far.abort();
+    assert!(rt.block_on(far).unwrap_err().is_cancelled());
+}
+
+#[test]
+fn timers_fire_while_the_only_worker_is_busy() {
+    let rt = Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_time()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let done = Arc::new(AtomicBool::new(false));
+        let setter = done.clone();
+        rt::spawn(async move {
+            sleep(Duration::from_millis(2)).await;
+            setter.store(true, Ordering::SeqCst);
+        });
+        // This task never lets the worker park: only the periodic driver
+        // poll between tasks can fire the timer.
+        let spinner = rt::spawn(async move {
+            while !done.load(Ordering::SeqCst) {
+                rt::task::yield_now().await;
+            }
+        });
+        spinner.await.unwrap();
+    });
+}
+
+#[test]
+fn timers_fire_while_the_current_thread_runtime_is_busy() {
+    let rt = Builder::new_current_thread().enable_time().build().unwrap();
+    rt.block_on(async {
+        let done = Arc::new(AtomicBool::new(false));
+        let setter = done.clone();
+        rt::spawn(async move {
+            sleep(Duration::from_millis(2)).await;
+            setter.store(true, Ordering::SeqCst);
+        });
+        while !done.load(Ordering::SeqCst) {
+            rt::task::yield_now().await;
+        }
+    });
+}
+
+#[test]
+fn intervals_and_timeouts_across_workers() {
+    let rt = Builder::new_multi_thread()
+        .worker_threads(3)
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let tasks: Vec<_> = (0..20)
+            .map(|_| {
+                rt::spawn(async {
+                    let mut ticker = interval(Duration::from_millis(1));
+                    let mut last = ticker.tick().await;
+                    for _ in 0..5 {
+                        let due = ticker.tick().await;
+                        assert!(due > last, "ticks move forward");
+                        last = due;
+                    }
+                    timeout(Duration::from_millis(2), std::future::pending::<()>())
+                        .await
+                        .is_err()
+                })
+            })
+            .collect();
+        for task in tasks {
+            assert!(task.await.unwrap());
+        }
+    });
+}
+
+#[test]
+fn dropping_the_runtime_with_pending_timers_is_clean() {
+    let rt = Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_time()
+        .build()
+        .unwrap();
+    let started = Arc::new(AtomicUsize::new(0));
+    for _ in 0..50 {
+        let started = started.clone();
+        rt.spawn(async move {
+            started.fetch_add(1, Ordering::SeqCst);
+            sleep(Duration::from_secs(3600)).await;
+        });
+    }
+    rt.block_on(async {
+        while started.load(Ordering::SeqCst) < 50 {
+            rt::task::yield_now().await;
+        }
+    });
+    drop(rt);
+}

@@ -1,0 +1,168 @@
+//! The paused test clock: `start_paused`, `pause`, `resume`, `advance`, and
+//! auto-advance when only timers are left. Nothing here waits for real
+//! time: a one-hour sleep finishes at once.
+
+use rt::runtime::{Builder, Runtime};
+use rt::time::{Instant, advance, sleep, timeout};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+fn paused() -> Runtime {
+    Builder::new_current_thread()
+        .start_paused(true)
+        .build()
+        .unwrap()
+}
+
+#[test]
+fn an_hour_long_sleep_finishes_instantly() {
+    let rt = paused();
+    rt.block_on(async {
+        let start = Instant::now();
+        sleep(Duration::from_secs(3600)).await;
+        assert_eq!(start.elapsed(), Duration::from_secs(3600));
+    });
+}
+
+#[test]
+fn a_week_of_timeouts_in_a_loop() {
+    let rt = paused();
+    rt.block_on(async {
+        let start = Instant::now();
+        for _ in 0..7 {
+            let day = Duration::from_secs(86_400);
+            assert!(timeout(day, std::future::pending::<()>()).await.is_err());
+        }
+        assert_eq!(start.elapsed(), Duration::from_secs(7 * 86_400));
+    });
+}
+
+#[test]
+fn far_future_sleeps_beyond_the_wheel_range_are_not_lost() {
+    let rt = paused();
+    rt.block_on(async {
+        let start = Instant::now();
+        let five_years = Duration::from_secs(5 * 365 * 86_400);
+        sleep(five_years).await;
+        assert!(start.elapsed() >= five_years);
+        assert!(start.elapsed() < five_years + Duration::from_millis(2));
+    });
+}
+
+#[test]
+fn the_clock_stands_still_while_paused() {
+    let rt = paused();
+    rt.block_on(async {
+        let a = Instant::now();
+        rt::task::yield_now().await;
+        std::thread::yield_now();
+        assert_eq!(Instant::now(), a);
+    });
+}
+
+#[test]
+fn advance_moves_the_clock_and_fires_due_timers() {
+    let rt = paused();
+    rt.block_on(async {
+        let start = Instant::now();
+        let fired = Arc::new(Mutex::new(Vec::new()));
+        for delay in [5u64, 15, 25] {
+            let fired = fired.clone();
+            rt::spawn(async move {
+                sleep(Duration::from_millis(delay)).await;
+                fired.lock().unwrap().push(delay);
+            });
+        }
+        rt::task::yield_now().await; // let the tasks register their timers
+        advance(Duration::from_millis(16)).await;
+        rt::task::yield_now().await;
+        assert_eq!(*fired.lock().unwrap(), [5, 15]);
+        assert_eq!(Instant::now(), start + Duration::from_millis(16));
+    });
+}
+
+#[test]
+fn pause_and_resume_at_run_time() {
+    let rt = Builder::new_current_thread().enable_time().build().unwrap();
+    rt.block_on(async {
+        rt::time::pause();
+        let frozen = Instant::now();
+        advance(Duration::from_secs(10)).await;
+        assert_eq!(Instant::now(), frozen + Duration::from_secs(10));
+        rt::time::resume();
+        assert!(Instant::now() >= frozen + Duration::from_secs(10));
+        // Real time again: a short sleep still completes.
+        sleep(Duration::from_millis(2)).await;
+    });
+}
+
+#[test]
+fn many_tasks_complete_in_deadline_order_deterministically() {
+    let rt = paused();
+    let order = rt.block_on(async {
+        let order = Arc::new(Mutex::new(Vec::new()));
+        let tasks: Vec<_> = (0..200u64)
+            .map(|i| {
+                let order = order.clone();
+                // Distinct deadlines, spread over every wheel level.
+                let delay = Duration::from_millis((i * 7_919) % 1_000_003 + i);
+                rt::spawn(async move {
+                    sleep(delay).await;
+                    order.lock().unwrap().push(delay);
+                })
+            })
+            .collect();
+        for task in tasks {
+            task.await.unwrap();
+        }
+        Arc::try_unwrap(order).unwrap().into_inner().unwrap()
+    });
+    let mut sorted = order.clone();
+    sorted.sort();
+    assert_eq!(order, sorted);
+}
+
+#[test]
+#[should_panic(expected = "needs a current-thread runtime")]
+fn pause_on_a_multi_thread_runtime_panics() {
+    let rt = Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_time()
+        .build()
+        .unwrap();
+    rt.block_on(async { rt::time::pause() });
+}
+
+#[test]
+#[should_panic(expected = "already paused")]
+fn pausing_twice_panics() {
+    let rt = paused();
+    rt.block_on(async { rt::time::pause() });
+}
+
+#[test]
+#[should_panic(expected = "call `rt::time::pause()` first")]
+fn advance_needs_paused_time() {
+    let rt = Builder::new_current_thread().enable_time().build().unwrap();
+    rt.block_on(advance(Duration::from_secs(1)));
+}
+
+#[test]
+#[should_panic(expected = "not paused")]
+fn resume_needs_paused_time() {
+    let rt = Builder::new_current_thread().enable_time().build().unwrap();
+    rt.block_on(async { rt::time::resume() });
+}
+
+#[test]
+#[should_panic(expected = "Builder::enable_time()")]
+fn pause_without_the_time_driver_panics() {
+    let rt = Builder::new_current_thread().build().unwrap();
+    rt.block_on(async { rt::time::pause() });
+}
+
+#[test]
+#[should_panic(expected = "needs a current-thread runtime")]
+fn start_paused_on_a_multi_thread_runtime_panics() {
+    let _ = Builder::new_multi_thread().start_paused(true).build();
+}

@@ -1,0 +1,119 @@
+//! `timeout` and `timeout_at`.
+
+use rt::runtime::{Builder, Runtime};
+use rt::time::{Instant, error::Elapsed, sleep, timeout, timeout_at};
+use std::future::pending;
+use std::time::Duration;
+
+fn paused() -> Runtime {
+    Builder::new_current_thread()
+        .start_paused(true)
+        .build()
+        .unwrap()
+}
+
+fn ms(n: u64) -> Duration {
+    Duration::from_millis(n)
+}
+
+#[test]
+fn a_future_that_finishes_in_time_gives_its_value() {
+    let rt = paused();
+    rt.block_on(async {
+        assert_eq!(timeout(ms(10), async { 42 }).await, Ok(42));
+        let start = Instant::now();
+        let value = timeout(ms(100), async {
+            sleep(ms(30)).await;
+            "done"
+        })
+        .await;
+        assert_eq!(value, Ok("done"));
+        assert_eq!(Instant::now(), start + ms(30));
+    });
+}
+
+#[test]
+fn a_future_that_is_too_slow_gives_elapsed_at_the_deadline() {
+    let rt = paused();
+    rt.block_on(async {
+        let start = Instant::now();
+        let result: Result<(), Elapsed> = timeout(ms(25), pending()).await;
+        assert!(result.is_err());
+        assert_eq!(Instant::now(), start + ms(25));
+        let result = timeout_at(start + ms(60), sleep(ms(1_000))).await;
+        assert!(result.is_err());
+        assert_eq!(Instant::now(), start + ms(60));
+    });
+}
+
+#[test]
+fn a_ready_future_wins_even_with_a_zero_limit() {
+    let rt = paused();
+    rt.block_on(async {
+        assert_eq!(timeout(Duration::ZERO, async { 1 }).await, Ok(1));
+        let past = Instant::now() - ms(10);
+        assert_eq!(timeout_at(past, async { 2 }).await, Ok(2));
+        assert!(timeout(Duration::ZERO, pending::<()>()).await.is_err());
+    });
+}
+
+#[test]
+fn a_huge_limit_does_not_overflow() {
+    let rt = paused();
+    rt.block_on(async {
+        assert_eq!(timeout(Duration::MAX, async { 3 }).await, Ok(3));
+    });
+}
+
+#[test]
+fn dropping_the_timeout_drops_the_inner_future() {
+    struct SetOnDrop(std::sync::Arc<std::sync::atomic::AtomicBool>);
+    impl Drop for SetOnDrop {
+        fn drop(&mut self) {
+            self.0.store(true, std::sync::atomic::Ordering::SeqCst);
+        }
+    }
+    let rt = paused();
+    rt.block_on(async {
+        let dropped = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let guard = SetOnDrop(dropped.clone());
+        let result = timeout(ms(5), async move {
+            let _guard = guard;
+            pending::<()>().await
+        })
+        .await;
+        assert!(result.is_err());
+        assert!(dropped.load(std::sync::atomic::Ordering::SeqCst));
+    });
+}
+
+#[test]
+fn timeouts_on_the_multi_thread_scheduler() {
+    let rt = Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let slow = rt::spawn(async { timeout(ms(5), pending::<()>()).await });
+        assert!(slow.await.unwrap().is_err());
+        let fast = rt::spawn(async { timeout(Duration::from_secs(60), async { 9 }).await });
+        assert_eq!(fast.await.unwrap(), Ok(9));
+    });
+}
+
+#[test]
+fn elapsed_converts_to_a_timed_out_io_error() {
+    let rt = paused();
+    let err = rt
+        .block_on(async { timeout(ms(1), pending::<()>()).await })
+        .unwrap_err();
+    let io: std::io::Error = err.into();
+    assert_eq!(io.kind(), std::io::ErrorKind::TimedOut);
+}
+
+#[test]
+#[should_panic(expected = "needs a running rt runtime")]
+fn timeout_outside_a_runtime_panics() {
+    drop(timeout(ms(1), async {}));
+}

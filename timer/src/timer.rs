@@ -1,0 +1,515 @@
+//! The thread-safe timer: a [`Wheel`] of entries behind one mutex.
+//!
+//! Entries live in an arena next to the wheel. A [`TimerEntry`] owns its
+//! arena slot: it is the only thing that frees it (when dropped), so a slot
+//! is freed exactly once whatever the driver does. Firing only unlinks the
+//! entry from the wheel, marks it fired and takes its waker, all under the
+//! lock, so an entry's waker is woken at most once per arming even when it
+//! is cancelled or reset on another thread at the same moment. Wakers are
+//! woken after the lock is released, in batches.
+//!
+//! # Waking the driver
+//!
+//! The thread that drives the timer sleeps until the next deadline. An
+//! entry registered on another thread with an earlier deadline must wake
+//! it. The handshake:
+//! 1. before sleeping, the driver calls [`Timer::park_deadline`], which
+//!    records the deadline it will sleep until;
+//! 2. [`Timer::register`] and [`TimerEntry::reset`] return `true` when the
+//!    new deadline is earlier than the recorded one (and record the new
+//!    one): the caller must then wake the driver (its wake-up must be
+//!    sticky: one that lands before the driver sleeps cancels the sleep);
+//! 3. [`Timer::fire`] marks the driver awake: until the next
+//!    `park_deadline` nothing needs waking, since the driver reads the
+//!    wheel again before it sleeps.
+
+use crate::loom::sync::{Arc, Mutex, MutexGuard};
+use crate::wheel::{Key, Wheel};
+use std::fmt;
+use std::task::Waker;
+
+/// How many wakers `fire` collects before releasing the lock to wake them.
+const WAKE_BATCH: usize = 32;
+
+/// A thread-safe timer: a wheel of entries with wakers. Cheap to clone;
+/// clones share the same wheel. Time is in ticks (`u64`), as for [`Wheel`].
+///
+/// # Examples
+///
+/// ```
+/// use rt_timer::Timer;
+/// use std::task::Waker;
+///
+/// let timer = Timer::new();
+/// let (entry, _wake_driver) = timer.register(10, Waker::noop());
+/// assert_eq!(timer.next_deadline(), Some(10));
+/// assert_eq!(timer.fire(9), 0);
+/// assert_eq!(timer.fire(10), 1);
+/// assert!(entry.is_fired());
+/// ```
+#[derive(Clone)]
+pub struct Timer {
+    state: Arc<Mutex<State>>,
+}
+
+/// One registered timer. It stays in its timer until it fires or is
+/// dropped; dropping it cancels it (from any thread).
+///
+/// # Examples
+///
+/// ```
+/// use rt_timer::Timer;
+/// use std::task::Waker;
+///
+/// let timer = Timer::new();
+/// let (entry, _) = timer.register(10, Waker::noop());
+/// drop(entry);
+/// assert_eq!(timer.fire(100), 0);
+/// assert_eq!(timer.len(), 0);
+/// ```
+pub struct TimerEntry {
+    timer: Timer,
+    index: u32,
+}
+
+struct State {
+    wheel: Wheel<u32>,
+    entries: Vec<Slot>,
+    free: Vec<u32>,
+    /// The deadline the driver sleeps until (`u64::MAX`: no deadline), or
+    /// 0 while it is awake.
+    wake_at: u64,
+    is_shutdown: bool,
+}
+
+#[derive(Default)]
+struct Slot {
+    deadline: u64,
+    /// The entry's place in the wheel while armed.
+    key: Option<Key>,
+    waker: Option<Waker>,
+    fired: Option<Fired>,
+}
+
+/// Why an entry is no longer pending.
+///
+/// # Examples
+///
+/// ```
+/// use rt_timer::{Fired, Timer};
+/// use std::task::Waker;
+///
+/// let timer = Timer::new();
+/// let (a, _) = timer.register(1, Waker::noop());
+/// let (b, _) = timer.register(1 << 30, Waker::noop());
+/// timer.fire(1);
+/// timer.shutdown();
+/// assert_eq!(a.poll_fired(Waker::noop()), Some(Fired::Elapsed));
+/// assert_eq!(b.poll_fired(Waker::noop()), Some(Fired::Shutdown));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fired {
+    /// Its deadline passed.
+    Elapsed,
+    /// The timer shut down before the deadline.
+    Shutdown,
+}
+
+impl Timer {
+    /// A timer at tick 0 with no entries.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let timer = rt_timer::Timer::new();
+    /// assert_eq!(timer.next_deadline(), None);
+    /// ```
+    pub fn new() -> Timer {
+        Timer {
+            state: Arc::new(Mutex::new(State {
+                wheel: Wheel::new(),
+                entries: Vec::new(),
+                free: Vec::new(),
+                wake_at: 0,
+                is_shutdown: false,
+            })),
+        }
+    }
+
+    /// Arms a new entry due at `deadline`; `waker` is woken when it fires.
+    /// A deadline that has already passed (at or before
+    /// [`elapsed`](Timer::elapsed)), or a timer that was shut down, gives an
+    /// entry that is fired at once, and `waker` is woken at once (so a
+    /// caller that returns `Pending` after registering is polled again).
+    /// The `bool` is `true` when the driver must be woken (see the module
+    /// docs).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let timer = rt_timer::Timer::new();
+    /// assert_eq!(timer.park_deadline(), None); // the driver sleeps indefinitely
+    /// let (_entry, wake_driver) = timer.register(5, std::task::Waker::noop());
+    /// assert!(wake_driver);
+    /// ```
+    pub fn register(&self, deadline: u64, waker: &Waker) -> (TimerEntry, bool) {
+        let mut state = self.lock();
+        let index = match state.free.pop() {
+            Some(index) => index,
+            None => {
+                let index = u32::try_from(state.entries.len())
+                    .expect("rt-timer: more than u32::MAX timers at once");
+                state.entries.push(Slot::default());
+                index
+            }
+        };
+        let wake_driver = state.arm(index, deadline, Some(waker));
+        let fired = state.entries[index as usize].fired.is_some();
+        drop(state);
+        if fired {
+            waker.wake_by_ref();
+        }
+        (
+            TimerEntry {
+                timer: self.clone(),
+                index,
+            },
+            wake_driver,
+        )
+    }
+
+    /// The earliest tick at which [`fire`](Timer::fire) has work (see
+    /// [`Wheel::next_deadline`]), or `None` with no armed entry.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let timer = rt_timer::Timer::new();
+    /// let (_entry, _) = timer.register(3, std::task::Waker::noop());
+    /// assert_eq!(timer.next_deadline(), Some(3));
+    /// ```
+    pub fn next_deadline(&self) -> Option<u64> {
+        self.lock().wheel.next_deadline()
+    }
+
+    /// Like [`next_deadline`](Timer::next_deadline), and records it as the
+    /// deadline the driver is about to sleep until, so that registering an
+    /// earlier one reports that the driver must be woken.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::task::Waker;
+    /// let timer = rt_timer::Timer::new();
+    /// let (_a, _) = timer.register(10, Waker::noop());
+    /// assert_eq!(timer.park_deadline(), Some(10));
+    /// let (_b, wake_driver) = timer.register(20, Waker::noop());
+    /// assert!(!wake_driver);
+    /// let (_c, wake_driver) = timer.register(5, Waker::noop());
+    /// assert!(wake_driver);
+    /// ```
+    pub fn park_deadline(&self) -> Option<u64> {
+        let mut state = self.lock();
+        let next = state.wheel.next_deadline();
+        state.wake_at = next.unwrap_or(u64::MAX);
+        next
+    }
+
+    /// Advances to `now` and fires every entry due by then, waking their
+    /// wakers (outside the lock). Returns how many fired. Marks the driver
+    /// awake (see the module docs).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::task::Waker;
+    /// let timer = rt_timer::Timer::new();
+    /// let (a, _) = timer.register(1, Waker::noop());
+    /// let (b, _) = timer.register(1_000_000, Waker::noop());
+    /// assert_eq!(timer.fire(500), 1);
+    /// assert!(a.is_fired() && !b.is_fired());
+    /// assert_eq!(timer.elapsed(), 500);
+    /// ```
+    pub fn fire(&self, now: u64) -> usize {
+        let mut fired = 0;
+        let mut wakers: Vec<Waker> = Vec::new();
+        loop {
+            let mut state = self.lock();
+            state.wake_at = 0;
+            let mut done = true;
+            while let Some(expired) = state.wheel.poll(now) {
+                fired += 1;
+                let slot = &mut state.entries[expired.value as usize];
+                slot.key = None;
+                slot.fired = Some(Fired::Elapsed);
+                if let Some(waker) = slot.waker.take() {
+                    wakers.push(waker);
+                    if wakers.len() == WAKE_BATCH {
+                        done = false;
+                        break;
+                    }
+                }
+            }
+            drop(state);
+            for waker in wakers.drain(..) {
+                waker.wake();
+            }
+            if done {
+                return fired;
+            }
+        }
+    }
+
+    /// The timer's current tick: the `now` of the last [`fire`](Timer::fire).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let timer = rt_timer::Timer::new();
+    /// timer.fire(12);
+    /// assert_eq!(timer.elapsed(), 12);
+    /// ```
+    pub fn elapsed(&self) -> u64 {
+        self.lock().wheel.elapsed()
+    }
+
+    /// How many entries are armed (registered, not yet fired or dropped).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let timer = rt_timer::Timer::new();
+    /// let (_entry, _) = timer.register(3, std::task::Waker::noop());
+    /// assert_eq!(timer.len(), 1);
+    /// ```
+    pub fn len(&self) -> usize {
+        self.lock().wheel.len()
+    }
+
+    /// `true` if no entry is armed.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// assert!(rt_timer::Timer::new().is_empty());
+    /// ```
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Fires every armed entry, whatever its deadline, and makes later
+    /// registrations fire at once: the timer's driver is going away.
+    /// Entries can tell with [`is_shutdown`](Timer::is_shutdown).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let timer = rt_timer::Timer::new();
+    /// let (entry, _) = timer.register(1 << 40, std::task::Waker::noop());
+    /// timer.shutdown();
+    /// assert!(entry.is_fired() && timer.is_shutdown());
+    /// ```
+    pub fn shutdown(&self) {
+        let wakers: Vec<Waker> = {
+            let mut state = self.lock();
+            state.is_shutdown = true;
+            let State { wheel, entries, .. } = &mut *state;
+            wheel
+                .drain()
+                .filter_map(|expired| {
+                    let slot = &mut entries[expired.value as usize];
+                    slot.key = None;
+                    slot.fired = Some(Fired::Shutdown);
+                    slot.waker.take()
+                })
+                .collect()
+        };
+        for waker in wakers {
+            waker.wake();
+        }
+    }
+
+    /// `true` once [`shutdown`](Timer::shutdown) was called.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// assert!(!rt_timer::Timer::new().is_shutdown());
+    /// ```
+    pub fn is_shutdown(&self) -> bool {
+        self.lock().is_shutdown
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        // A panic while the lock is held can only come from a bug in the
+        // wheel (wakers run outside it); the state is then unusable.
+        self.state
+            .lock()
+            .expect("rt-timer: a thread panicked while holding the timer lock")
+    }
+}
+
+impl State {
+    /// Arms slot `index` (not in the wheel) for `deadline`; returns whether
+    /// the driver must be woken.
+    fn arm(&mut self, index: u32, deadline: u64, waker: Option<&Waker>) -> bool {
+        let fired = if self.is_shutdown {
+            Some(Fired::Shutdown)
+        } else if deadline <= self.wheel.elapsed() {
+            Some(Fired::Elapsed)
+        } else {
+            None
+        };
+        let key = fired.is_none().then(|| self.wheel.insert(deadline, index));
+        let slot = &mut self.entries[index as usize];
+        slot.deadline = deadline;
+        slot.fired = fired;
+        slot.key = key;
+        if let Some(waker) = waker {
+            match &mut slot.waker {
+                Some(current) => current.clone_from(waker),
+                none => *none = Some(waker.clone()),
+            }
+        }
+        if fired.is_none() && deadline < self.wake_at {
+            self.wake_at = deadline;
+            return true;
+        }
+        false
+    }
+}
+
+impl TimerEntry {
+    /// The tick the entry is (or was) due at.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let timer = rt_timer::Timer::new();
+    /// let (entry, _) = timer.register(8, std::task::Waker::noop());
+    /// assert_eq!(entry.deadline(), 8);
+    /// ```
+    pub fn deadline(&self) -> u64 {
+        self.timer.lock().entries[self.index as usize].deadline
+    }
+
+    /// `true` once the entry fired (and until it is reset).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let timer = rt_timer::Timer::new();
+    /// let (entry, _) = timer.register(0, std::task::Waker::noop());
+    /// assert!(entry.is_fired());
+    /// ```
+    pub fn is_fired(&self) -> bool {
+        self.timer.lock().entries[self.index as usize]
+            .fired
+            .is_some()
+    }
+
+    /// Why the entry fired, or `None` if it is pending: then `waker` is
+    /// stored (replacing the previous one) to be woken when it fires.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::task::Waker;
+    /// let timer = rt_timer::Timer::new();
+    /// let (entry, _) = timer.register(4, Waker::noop());
+    /// assert_eq!(entry.poll_fired(Waker::noop()), None);
+    /// timer.fire(4);
+    /// assert_eq!(entry.poll_fired(Waker::noop()), Some(rt_timer::Fired::Elapsed));
+    /// ```
+    pub fn poll_fired(&self, waker: &Waker) -> Option<Fired> {
+        let mut state = self.timer.lock();
+        let slot = &mut state.entries[self.index as usize];
+        if slot.fired.is_some() {
+            return slot.fired;
+        }
+        match &mut slot.waker {
+            Some(current) => current.clone_from(waker),
+            none => *none = Some(waker.clone()),
+        }
+        None
+    }
+
+    /// Re-arms the entry for `deadline` (fired or not). An entry that has
+    /// not fired keeps its waker; a fired one used its waker up, so call
+    /// [`poll_fired`](TimerEntry::poll_fired) to store a new one. Returns
+    /// `true` when the driver must be woken (see the module docs).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::task::Waker;
+    /// let timer = rt_timer::Timer::new();
+    /// let (mut entry, _) = timer.register(4, Waker::noop());
+    /// timer.fire(4);
+    /// entry.reset(10);
+    /// assert!(!entry.is_fired());
+    /// assert_eq!(timer.next_deadline(), Some(10));
+    /// ```
+    pub fn reset(&mut self, deadline: u64) -> bool {
+        let mut state = self.timer.lock();
+        if let Some(key) = state.entries[self.index as usize].key.take() {
+            state.wheel.remove(key);
+        }
+        state.arm(self.index, deadline, None)
+    }
+
+    /// The timer this entry belongs to.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let timer = rt_timer::Timer::new();
+    /// let (entry, _) = timer.register(4, std::task::Waker::noop());
+    /// assert_eq!(entry.timer().len(), 1);
+    /// ```
+    pub fn timer(&self) -> &Timer {
+        &self.timer
+    }
+}
+
+impl Drop for TimerEntry {
+    fn drop(&mut self) {
+        let waker = {
+            let mut state = self.timer.lock();
+            if let Some(key) = state.entries[self.index as usize].key.take() {
+                state.wheel.remove(key);
+            }
+            let waker = std::mem::take(&mut state.entries[self.index as usize]).waker;
+            state.free.push(self.index);
+            waker
+        };
+        // A waker's drop may run arbitrary code: outside the lock.
+        drop(waker);
+    }
+}
+
+impl Default for Timer {
+    fn default() -> Timer {
+        Timer::new()
+    }
+}
+
+impl fmt::Debug for Timer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Timer").finish_non_exhaustive()
+    }
+}
+
+impl fmt::Debug for TimerEntry {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TimerEntry")
+            .field("index", &self.index)
+            .finish_non_exhaustive()
+    }
+}
+
+#[cfg(test)]
+mod tests;
+
+#[cfg(all(test, loom))]
+mod loom_models;

@@ -1,0 +1,252 @@
+//! The wheel against a reference model: a plain list of (deadline, id)
+//! pairs, fired by sorting. Random insert/remove/advance sequences from a
+//! tiny seeded PRNG, plus targeted cascades across every level boundary and
+//! far-future deadlines.
+
+use super::*;
+
+/// xorshift64*: deterministic, no dependencies.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        let mut x = self.0;
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        self.0 = x;
+        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+
+    /// A span whose magnitude is spread over every level and beyond.
+    fn span(&mut self) -> u64 {
+        let bits = self.below(44) as u32;
+        self.below(1u64 << bits) + self.below(3)
+    }
+}
+
+/// The wheel plus the model, checked against each other at every step.
+struct Checked {
+    wheel: Wheel<u64>,
+    /// (deadline, id, key) of every live entry.
+    model: Vec<(u64, u64, Key)>,
+    next_id: u64,
+}
+
+impl Checked {
+    fn new() -> Checked {
+        Checked {
+            wheel: Wheel::new(),
+            model: Vec::new(),
+            next_id: 0,
+        }
+    }
+
+    fn insert(&mut self, deadline: u64) {
+        let id = self.next_id;
+        self.next_id += 1;
+        let key = self.wheel.insert(deadline, id);
+        assert_eq!(self.wheel.deadline(key), Some(deadline));
+        self.model.push((deadline, id, key));
+        assert_eq!(self.wheel.len(), self.model.len());
+    }
+
+    fn remove_at(&mut self, position: usize) {
+        let (_, id, key) = self.model.swap_remove(position);
+        assert_eq!(self.wheel.remove(key), id);
+        assert_eq!(self.wheel.deadline(key), None);
+        assert_eq!(self.wheel.len(), self.model.len());
+    }
+
+    /// Polls up to `now`; the wheel must return exactly the model's entries
+    /// due by `now`, in non-decreasing deadline order.
+    fn advance(&mut self, now: u64) {
+        let mut fired = Vec::new();
+        while let Some(expired) = self.wheel.poll(now) {
+            assert!(expired.deadline <= now, "fired early: {expired:?} at {now}");
+            assert_eq!(self.wheel.deadline(expired.key), None);
+            fired.push((expired.deadline, expired.value));
+        }
+        assert!(
+            fired.windows(2).all(|pair| pair[0].0 <= pair[1].0),
+            "out of order: {fired:?}"
+        );
+        let mut expected: Vec<_> = self
+            .model
+            .iter()
+            .filter(|entry| entry.0 <= now)
+            .map(|entry| (entry.0, entry.1))
+            .collect();
+        self.model.retain(|entry| entry.0 > now);
+        fired.sort_unstable();
+        expected.sort_unstable();
+        assert_eq!(fired, expected, "wrong entries fired at {now}");
+        assert!(self.wheel.elapsed() >= now);
+        assert_eq!(self.wheel.len(), self.model.len());
+        self.check_next_deadline();
+    }
+
+    fn check_next_deadline(&self) {
+        let earliest = self.model.iter().map(|entry| entry.0).min();
+        match (self.wheel.next_deadline(), earliest) {
+            (None, None) => {}
+            (Some(next), Some(earliest)) => {
+                assert!(next <= earliest, "next {next} after earliest {earliest}");
+                assert!(next >= self.wheel.elapsed());
+                if earliest >> SLOT_BITS == self.wheel.elapsed() >> SLOT_BITS {
+                    assert_eq!(next, earliest, "level-0 deadlines are exact");
+                }
+            }
+            other => panic!("next_deadline/model mismatch: {other:?}"),
+        }
+    }
+
+    /// Hops from deadline to deadline: each hop fires exactly what is due.
+    fn run_to_empty(&mut self) {
+        let mut hops = 0;
+        while let Some(next) = self.wheel.next_deadline() {
+            self.advance(next);
+            hops += 1;
+            assert!(hops < 1_000_000, "the wheel does not make progress");
+        }
+        assert!(self.model.is_empty());
+    }
+}
+
+#[test]
+fn random_sequences_match_the_model() {
+    for seed in 1..=40u64 {
+        let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+        let mut checked = Checked::new();
+        for _ in 0..600 {
+            match rng.below(10) {
+                0..=4 => {
+                    let deadline = checked.wheel.elapsed() + rng.span();
+                    checked.insert(deadline);
+                }
+                5..=6 if !checked.model.is_empty() => {
+                    let position = rng.below(checked.model.len() as u64) as usize;
+                    checked.remove_at(position);
+                }
+                7 => {
+                    if let Some(next) = checked.wheel.next_deadline() {
+                        checked.advance(next);
+                    }
+                }
+                _ => {
+                    let now = checked.wheel.elapsed() + rng.span();
+                    checked.advance(now);
+                }
+            }
+        }
+        checked.run_to_empty();
+    }
+}
+
+#[test]
+fn cascades_across_every_level_boundary() {
+    for level in 1..=LEVELS as u32 {
+        let boundary = 1u64 << (SLOT_BITS * level);
+        let mut checked = Checked::new();
+        for deadline in [boundary - 1, boundary, boundary + 1, 2 * boundary - 1] {
+            checked.insert(deadline);
+        }
+        // One tick before, at, and after the boundary, then the rest.
+        checked.advance(boundary - 2);
+        assert_eq!(checked.model.len(), 4);
+        checked.advance(boundary - 1);
+        assert_eq!(checked.model.len(), 3);
+        checked.advance(boundary);
+        assert_eq!(checked.model.len(), 2);
+        checked.run_to_empty();
+    }
+}
+
+#[test]
+fn boundaries_reached_tick_by_tick_near_each_level() {
+    // Start just before each boundary so small steps cross it.
+    for level in 1..=LEVELS as u32 {
+        let boundary = 1u64 << (SLOT_BITS * level);
+        let mut checked = Checked::new();
+        let start = boundary.saturating_sub(70);
+        checked.advance(start);
+        for offset in 0..140 {
+            checked.insert(start + offset);
+        }
+        for now in start..start + 142 {
+            checked.advance(now);
+        }
+        assert!(checked.model.is_empty());
+    }
+}
+
+#[test]
+fn far_future_deadlines_are_clamped_not_lost() {
+    let mut checked = Checked::new();
+    let far = [
+        MAX_SPAN - 1,
+        MAX_SPAN,
+        MAX_SPAN + 1,
+        3 * MAX_SPAN + 12_345,
+        40 * MAX_SPAN + 7,
+        (1 << 50) + 3,
+    ];
+    for deadline in far {
+        checked.insert(deadline);
+    }
+    checked.insert(5);
+    checked.advance(5);
+    checked.advance(MAX_SPAN / 2);
+    checked.insert(MAX_SPAN / 2 + 2 * MAX_SPAN);
+    checked.run_to_empty();
+}
+
+#[test]
+fn big_jumps_fire_everything_due_in_order() {
+    let mut rng = Rng(7);
+    let mut checked = Checked::new();
+    for _ in 0..2_000 {
+        let deadline = rng.span();
+        checked.insert(deadline);
+    }
+    checked.advance(1 << 30);
+    checked.advance(1 << 45);
+    assert!(checked.model.is_empty());
+}
+
+#[test]
+fn already_due_entries_fire_on_the_next_poll() {
+    let mut wheel = Wheel::new();
+    assert!(wheel.poll(100).is_none());
+    wheel.insert(40, 'a');
+    wheel.insert(100, 'b');
+    assert_eq!(wheel.next_deadline(), Some(100));
+    let mut fired: Vec<_> = std::iter::from_fn(|| wheel.poll(100))
+        .map(|e| e.value)
+        .collect();
+    fired.sort();
+    assert_eq!(fired, ['a', 'b']);
+}
+
+#[test]
+fn keys_are_reused_after_removal() {
+    let mut wheel = Wheel::new();
+    let a = wheel.insert(10, 1);
+    wheel.remove(a);
+    let b = wheel.insert(20, 2);
+    assert_eq!(a, b);
+    assert_eq!(wheel.deadline(b), Some(20));
+}
+
+#[test]
+#[should_panic(expected = "names no entry")]
+fn removing_twice_panics() {
+    let mut wheel = Wheel::new();
+    let key = wheel.insert(10, ());
+    wheel.remove(key);
+    wheel.remove(key);
+}
