@@ -13,6 +13,7 @@
 //! - [`net`]: TCP, UDP and Unix sockets; [`io`]: the `AsyncRead`/`AsyncWrite`
 //!   traits and their extension methods, `AsyncFd`;
 //! - [`time`]: `sleep`, `timeout`, `interval`, a pausable test clock;
+//! - [`signal`]: Ctrl-C and Unix signals as streams;
 //! - the schedulers (private): `scheduler::multi_thread` documents the
 //!   work-stealing protocol step by step.
 //!
@@ -42,6 +43,7 @@ pub mod io;
 pub mod net;
 pub mod runtime;
 mod scheduler;
+pub mod signal;
 pub mod task;
 pub mod time;
 
@@ -61,6 +63,7 @@ fn _assert_send_sync() {
     send_sync::<net::UnixStream>();
     send_sync::<net::tcp::OwnedReadHalf>();
     send_sync::<io::AsyncFd<std::os::unix::net::UnixStream>>();
+    send_sync::<signal::unix::Signal>();
     send_sync::<time::Sleep>();
     send_sync::<time::Interval>();
     send_sync::<time::Timeout<std::future::Ready<()>>>();

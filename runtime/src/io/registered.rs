@@ -65,6 +65,10 @@ impl<E: mio::event::Source> Registered<E> {
         self.io.as_ref().expect("the source is present until drop")
     }
 
+    pub(crate) fn get_mut(&mut self) -> &mut E {
+        self.io.as_mut().expect("the source is present until drop")
+    }
+
     /// Deregisters and hands the source back.
     pub(crate) fn into_inner(mut self) -> io::Result<E> {
         let mut io = self.io.take().expect("the source is present until drop");

@@ -1,0 +1,237 @@
+//! Unix signals as streams of deliveries.
+
+use crate::io::registered::Registered;
+use rt_reactor::{Direction, Interest};
+use signal_hook_mio::v1_0::Signals;
+use std::fmt;
+use std::io;
+use std::pin::Pin;
+use std::task::{Context, Poll, ready};
+
+/// A Unix signal number.
+///
+/// # Examples
+///
+/// ```
+/// use rt::signal::unix::SignalKind;
+/// assert_eq!(SignalKind::interrupt().as_raw_value(), libc::SIGINT);
+/// assert_eq!(SignalKind::from_raw(libc::SIGUSR1), SignalKind::user_defined1());
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct SignalKind(libc::c_int);
+
+impl SignalKind {
+    /// A signal by its raw number.
+    pub const fn from_raw(signum: libc::c_int) -> SignalKind {
+        SignalKind(signum)
+    }
+
+    /// The raw signal number.
+    pub const fn as_raw_value(&self) -> libc::c_int {
+        self.0
+    }
+
+    /// `SIGALRM`.
+    pub const fn alarm() -> SignalKind {
+        SignalKind(libc::SIGALRM)
+    }
+
+    /// `SIGCHLD`.
+    pub const fn child() -> SignalKind {
+        SignalKind(libc::SIGCHLD)
+    }
+
+    /// `SIGHUP`.
+    pub const fn hangup() -> SignalKind {
+        SignalKind(libc::SIGHUP)
+    }
+
+    /// `SIGINT` (Ctrl-C).
+    pub const fn interrupt() -> SignalKind {
+        SignalKind(libc::SIGINT)
+    }
+
+    /// `SIGPIPE`.
+    pub const fn pipe() -> SignalKind {
+        SignalKind(libc::SIGPIPE)
+    }
+
+    /// `SIGQUIT`.
+    pub const fn quit() -> SignalKind {
+        SignalKind(libc::SIGQUIT)
+    }
+
+    /// `SIGTERM`.
+    pub const fn terminate() -> SignalKind {
+        SignalKind(libc::SIGTERM)
+    }
+
+    /// `SIGUSR1`.
+    pub const fn user_defined1() -> SignalKind {
+        SignalKind(libc::SIGUSR1)
+    }
+
+    /// `SIGUSR2`.
+    pub const fn user_defined2() -> SignalKind {
+        SignalKind(libc::SIGUSR2)
+    }
+
+    /// `SIGWINCH`.
+    pub const fn window_change() -> SignalKind {
+        SignalKind(libc::SIGWINCH)
+    }
+}
+
+/// A listener for one signal: a stream of deliveries.
+///
+/// # Examples
+///
+/// ```
+/// use rt::signal::unix::{signal, SignalKind};
+///
+/// let rt = rt::runtime::Runtime::new().unwrap();
+/// rt.block_on(async {
+///     let mut hangups = signal(SignalKind::hangup()).unwrap();
+///     // SAFETY-free way to deliver a signal to ourselves in an example:
+///     unsafe { libc::raise(libc::SIGHUP) };
+///     assert_eq!(hangups.recv().await, Some(()));
+/// });
+/// ```
+pub struct Signal {
+    kind: SignalKind,
+    source: Registered<Signals>,
+}
+
+/// Starts listening for `kind` on the current runtime.
+///
+/// # Errors
+///
+/// Returns an error for signals that cannot be handled (`SIGKILL`,
+/// `SIGSTOP`, and the fault signals `SIGSEGV`, `SIGILL`, `SIGFPE`), or if
+/// the handler or its pipe could not be set up.
+///
+/// # Panics
+///
+/// Panics outside a runtime with I/O enabled, naming the fix.
+///
+/// # Examples
+///
+/// ```
+/// use rt::signal::unix::{signal, SignalKind};
+///
+/// let rt = rt::runtime::Runtime::new().unwrap();
+/// rt.block_on(async {
+///     assert!(signal(SignalKind::from_raw(libc::SIGKILL)).is_err());
+///     assert!(signal(SignalKind::user_defined2()).is_ok());
+/// });
+/// ```
+#[track_caller]
+pub fn signal(kind: SignalKind) -> io::Result<Signal> {
+    // signal-hook panics on these rather than reporting an error.
+    if signal_hook::consts::FORBIDDEN.contains(&kind.0) || !(1..=libc::SIGRTMAX()).contains(&kind.0)
+    {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!(
+                "rt: cannot listen for signal {}: it cannot be caught (SIGKILL, SIGSTOP, \
+                 SIGILL, SIGFPE, SIGSEGV) or is not a valid signal number",
+                kind.0
+            ),
+        ));
+    }
+    let signals = Signals::new([kind.0]).map_err(|error| {
+        io::Error::new(
+            error.kind(),
+            format!("rt: cannot listen for signal {}: {error}", kind.0),
+        )
+    })?;
+    Ok(Signal {
+        kind,
+        source: Registered::new(signals, Interest::READABLE)?,
+    })
+}
+
+impl Signal {
+    /// Waits for the next delivery. Returns `None` once the runtime has
+    /// shut down (no more deliveries will be seen).
+    ///
+    /// Cancel-safe: dropping the future loses no delivery.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rt::signal::unix::{signal, SignalKind};
+    ///
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let mut usr1 = signal(SignalKind::user_defined1()).unwrap();
+    ///     unsafe { libc::raise(libc::SIGUSR1) };
+    ///     assert_eq!(usr1.recv().await, Some(()));
+    /// });
+    /// ```
+    pub async fn recv(&mut self) -> Option<()> {
+        std::future::poll_fn(|cx| self.poll_recv(cx)).await
+    }
+
+    /// Polls for the next delivery; see [`recv`](Signal::recv).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rt::signal::unix::{signal, SignalKind};
+    /// use std::future::poll_fn;
+    ///
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let mut usr2 = signal(SignalKind::user_defined2()).unwrap();
+    ///     unsafe { libc::raise(libc::SIGUSR2) };
+    ///     assert_eq!(poll_fn(|cx| usr2.poll_recv(cx)).await, Some(()));
+    /// });
+    /// ```
+    pub fn poll_recv(&mut self, cx: &mut Context<'_>) -> Poll<Option<()>> {
+        loop {
+            let event = match ready!(self.source.poll_ready(cx, Direction::Read)) {
+                Ok(event) => event,
+                // The reactor shut down: no delivery will ever arrive.
+                Err(_) => return Poll::Ready(None),
+            };
+            if self.source.get_mut().pending().next().is_some() {
+                return Poll::Ready(Some(()));
+            }
+            // The pipe was drained without a new delivery for us: wait for
+            // the next readiness.
+            self.source.clear_readiness(event);
+        }
+    }
+
+    /// The signal this listener receives.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rt::signal::unix::{signal, SignalKind};
+    ///
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let listener = signal(SignalKind::window_change()).unwrap();
+    ///     assert_eq!(listener.kind(), SignalKind::window_change());
+    /// });
+    /// ```
+    pub fn kind(&self) -> SignalKind {
+        self.kind
+    }
+}
+
+impl futures_util::Stream for Signal {
+    type Item = ();
+
+    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<()>> {
+        self.get_mut().poll_recv(cx)
+    }
+}
+
+impl fmt::Debug for Signal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Signal").field("kind", &self.kind).finish()
+    }
+}
