@@ -35,11 +35,13 @@
 
 pub(crate) mod loom;
 
+mod blocking;
 mod driver;
 pub mod runtime;
 mod scheduler;
 pub mod task;
 
+pub use blocking::spawn_blocking;
 pub use runtime::spawn::spawn;
 
 #[cfg(test)]

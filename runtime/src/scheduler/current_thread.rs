@@ -15,6 +15,7 @@
 //!    schedule or the main future's waker); otherwise poll the driver
 //!    without blocking, and loop.
 
+use crate::blocking;
 use crate::driver::{self, Driver};
 use crate::loom::deque::Injector;
 use crate::loom::sync::atomic::{AtomicBool, Ordering};
@@ -48,6 +49,7 @@ pub(crate) struct Handle {
     is_terminated: AtomicBool,
     config: Config,
     pub(crate) driver: driver::Handle,
+    pub(crate) blocking: blocking::Spawner,
 }
 
 struct Core {
@@ -67,6 +69,7 @@ impl Handle {
         driver: Driver,
         driver_handle: driver::Handle,
         config: Config,
+        blocking: blocking::Spawner,
     ) -> Arc<Handle> {
         let core = Box::new(Core {
             tasks: VecDeque::with_capacity(64),
@@ -84,6 +87,7 @@ impl Handle {
             is_terminated: AtomicBool::new(false),
             config,
             driver: driver_handle,
+            blocking,
         })
     }
 
