@@ -37,6 +37,8 @@ pub(crate) mod loom;
 
 mod blocking;
 mod driver;
+pub mod fs;
+pub mod net;
 pub mod runtime;
 mod scheduler;
 pub mod task;

@@ -1,0 +1,5 @@
+//! Networking.
+
+mod lookup;
+
+pub use lookup::lookup_host;
