@@ -405,39 +405,36 @@ impl Inner {
         fence(Ordering::SeqCst);
         // `None`: a keep-alive too long to represent, i.e. forever.
         let deadline = Instant::now().checked_add(self.config.keep_alive);
+        let mut timed_out = false;
         loop {
             if sleep.wakeups > 0 {
                 sleep.wakeups -= 1;
                 return true;
             }
             let must_leave = self.is_shutdown.load(Ordering::SeqCst) || self.has_work();
-            if must_leave && self.leave_idle(false) {
-                return true;
-            }
-            let timed_out = if must_leave {
-                // Claimed by a producer: its wake-up is on the way.
-                sleep = self.wake.wait(sleep).unwrap();
-                false
-            } else {
-                match deadline {
-                    None => {
-                        sleep = self.wake.wait(sleep).unwrap();
-                        false
-                    }
-                    Some(deadline) => {
-                        let now = Instant::now();
-                        if now < deadline {
-                            sleep = self.wake.wait_timeout(sleep, deadline - now).unwrap().0;
-                        }
-                        Instant::now() >= deadline
-                    }
+            if must_leave {
+                if self.leave_idle(false) {
+                    return true;
                 }
-            };
-            if timed_out && sleep.wakeups == 0 && self.leave_idle(true) {
+            } else if timed_out && self.leave_idle(true) {
                 if self.load_counts().threads() == 0 {
                     self.exited.notify_all();
                 }
                 return false;
+            }
+            // Failing to leave means a producer claimed this thread: its
+            // wake-up is on the way, and waits for this lock. Wait for it
+            // without a deadline (spinning here would hold the lock).
+            let claimed = must_leave || timed_out;
+            match deadline {
+                Some(deadline) if !claimed => {
+                    let now = Instant::now();
+                    if now < deadline {
+                        sleep = self.wake.wait_timeout(sleep, deadline - now).unwrap().0;
+                    }
+                    timed_out = Instant::now() >= deadline;
+                }
+                _ => sleep = self.wake.wait(sleep).unwrap(),
             }
         }
     }

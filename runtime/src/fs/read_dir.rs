@@ -209,11 +209,31 @@ pub struct DirEntry(Arc<std::fs::DirEntry>);
 
 impl DirEntry {
     /// The entry's full path (the directory's path joined with the name).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # let rt = rt::runtime::Runtime::new().unwrap();
+    /// # rt.block_on(async {
+    /// let entry = rt::fs::read_dir(".").await.unwrap().next_entry().await.unwrap().unwrap();
+    /// assert_eq!(entry.path(), std::path::Path::new(".").join(entry.file_name()));
+    /// # });
+    /// ```
     pub fn path(&self) -> PathBuf {
         self.0.path()
     }
 
     /// The entry's name within its directory.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # let rt = rt::runtime::Runtime::new().unwrap();
+    /// # rt.block_on(async {
+    /// let entry = rt::fs::read_dir(".").await.unwrap().next_entry().await.unwrap().unwrap();
+    /// assert!(!entry.file_name().is_empty());
+    /// # });
+    /// ```
     pub fn file_name(&self) -> OsString {
         self.0.file_name()
     }
@@ -223,6 +243,17 @@ impl DirEntry {
     /// # Errors
     ///
     /// The error of the `stat` call, with the path in its message.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # let rt = rt::runtime::Runtime::new().unwrap();
+    /// # rt.block_on(async {
+    /// let entry = rt::fs::read_dir(".").await.unwrap().next_entry().await.unwrap().unwrap();
+    /// let metadata = entry.metadata().await.unwrap();
+    /// assert_eq!(metadata.is_dir(), entry.file_type().await.unwrap().is_dir());
+    /// # });
+    /// ```
     pub async fn metadata(&self) -> io::Result<Metadata> {
         let entry = self.0.clone();
         run(move || entry.metadata().map_err(|e| path_error("could not stat", &entry.path(), e)))
@@ -235,6 +266,17 @@ impl DirEntry {
     /// # Errors
     ///
     /// The error of the `stat` call, with the path in its message.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # let rt = rt::runtime::Runtime::new().unwrap();
+    /// # rt.block_on(async {
+    /// let entry = rt::fs::read_dir(".").await.unwrap().next_entry().await.unwrap().unwrap();
+    /// let kind = entry.file_type().await.unwrap();
+    /// assert!(kind.is_file() || kind.is_dir() || kind.is_symlink());
+    /// # });
+    /// ```
     pub async fn file_type(&self) -> io::Result<FileType> {
         let entry = self.0.clone();
         run(move || entry.file_type().map_err(|e| path_error("could not stat", &entry.path(), e)))

@@ -476,6 +476,17 @@ pub(crate) struct ThreadSpawner {
 }
 
 impl ThreadSpawner {
+    /// Plain threads, for models that build a component without a runtime.
+    #[cfg(all(test, loom))]
+    pub(crate) fn unnamed() -> ThreadSpawner {
+        ThreadSpawner {
+            name: Arc::new(|| "rt-loom".to_owned()),
+            stack_size: None,
+            on_start: None,
+            on_stop: None,
+        }
+    }
+
     pub(crate) fn spawn(&self, f: impl FnOnce() + Send + 'static) -> io::Result<()> {
         let on_start = self.on_start.clone();
         let on_stop = self.on_stop.clone();

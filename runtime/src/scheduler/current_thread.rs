@@ -92,15 +92,17 @@ impl Handle {
     }
 
     /// Runs `future` to completion, driving the scheduler meanwhile.
-    pub(crate) fn block_on<F: Future>(self: &Arc<Self>, future: F) -> F::Output {
+    /// (`me` rather than `self: &Arc<Self>`: loom's `Arc` cannot be a
+    /// method receiver.)
+    pub(crate) fn block_on<F: Future>(me: &Arc<Self>, future: F) -> F::Output {
         let mut future = std::pin::pin!(future);
         let parker = ThreadParker::new();
         let waiter = parker.waker();
         loop {
-            if let Some(core) = self.take_core(&waiter) {
+            if let Some(core) = me.take_core(&waiter) {
                 let guard = CoreGuard {
                     cx: scheduler::Context::CurrentThread(Context {
-                        handle: self.clone(),
+                        handle: me.clone(),
                         core: RefCell::new(Some(core)),
                     }),
                 };
@@ -138,9 +140,9 @@ impl Handle {
     }
 
     /// Cancels every task and tears the driver down.
-    pub(crate) fn shutdown(self: &Arc<Self>) {
-        let handle = self;
-        let core = self.slot.lock().unwrap().core.take();
+    pub(crate) fn shutdown(me: &Arc<Self>) {
+        let handle = me;
+        let core = me.slot.lock().unwrap().core.take();
         let cx = scheduler::Context::CurrentThread(Context {
             handle: handle.clone(),
             core: RefCell::new(core),
@@ -181,7 +183,7 @@ impl CoreGuard {
         context::set_scheduler(&self.cx, || {
             let cx = self.cx();
             let handle = &*cx.handle;
-            let waker = cx.handle.main_waker();
+            let waker = Handle::main_waker(&cx.handle);
             let mut task_cx = std::task::Context::from_waker(&waker);
             handle.woken.store(true, Ordering::Release);
             'outer: loop {
@@ -290,8 +292,8 @@ impl Handle {
         join
     }
 
-    fn main_waker(self: &Arc<Self>) -> Waker {
-        let raw = Arc::into_raw(self.clone());
+    fn main_waker(me: &Arc<Self>) -> Waker {
+        let raw = Arc::into_raw(me.clone());
         // SAFETY: `raw` owns one count of the handle's Arc; the vtable keeps
         // the count balanced (clone adds one, wake and drop release one).
         unsafe { Waker::from_raw(RawWaker::new(raw.cast(), &MAIN_VTABLE)) }

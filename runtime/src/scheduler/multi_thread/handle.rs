@@ -44,20 +44,22 @@ impl Handle {
     {
         let (raw, join) = task::new_task(future, me.clone(), id);
         if let Some(notified) = me.shared.owned.bind(raw) {
-            me.schedule_task(notified, false);
+            Handle::schedule_task(me, notified, false);
         }
         join
     }
 
-    pub(crate) fn schedule_task(self: &Arc<Self>, task: Notified, is_yield: bool) {
+    /// (`me` rather than `self: &Arc<Self>`: loom's `Arc` cannot be a
+    /// method receiver.)
+    pub(crate) fn schedule_task(me: &Arc<Self>, task: Notified, is_yield: bool) {
         let task = context::with_scheduler(|cx| match cx {
-            Some(scheduler::Context::MultiThread(cx)) if Arc::ptr_eq(&cx.handle, self) => {
+            Some(scheduler::Context::MultiThread(cx)) if Arc::ptr_eq(&cx.handle, me) => {
                 cx.schedule_local(task, is_yield)
             }
             _ => Err(task),
         });
         if let Err(task) = task {
-            self.push_remote(task);
+            me.push_remote(task);
         }
     }
 
@@ -117,11 +119,11 @@ impl Handle {
 
 impl Schedule for Arc<Handle> {
     fn schedule(&self, task: Notified) {
-        self.schedule_task(task, false);
+        Handle::schedule_task(self, task, false);
     }
 
     fn yield_now(&self, task: Notified) {
-        self.schedule_task(task, true);
+        Handle::schedule_task(self, task, true);
     }
 
     fn release(&self, task: &Header) -> bool {
