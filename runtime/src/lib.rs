@@ -11,6 +11,9 @@
 //!   the cooperative budget;
 //! - [`runtime`]: [`Builder`](runtime::Builder),
 //!   [`Runtime`](runtime::Runtime), [`Handle`](runtime::Handle);
+//! - [`spawn_blocking`] and [`task::block_in_place`]: blocking work on a
+//!   separate, growable thread pool (`blocking/pool.rs` documents its
+//!   protocol), which also runs [`fs`] and [`net::lookup_host`];
 //! - the schedulers (private): `scheduler::multi_thread` documents the
 //!   work-stealing protocol step by step.
 //!
@@ -54,4 +57,7 @@ fn _assert_send_sync() {
     send_sync::<task::JoinHandle<()>>();
     send_sync::<task::AbortHandle>();
     send_sync::<task::JoinError>();
+    send_sync::<fs::File>();
+    send_sync::<fs::ReadDir>();
+    send_sync::<fs::DirEntry>();
 }

@@ -30,7 +30,10 @@ fn tasks_queued_on_the_blocking_worker_keep_running() {
 
 #[test]
 fn a_task_on_another_worker_completes_while_the_blocker_blocks() {
-    let rt = Builder::new_multi_thread().worker_threads(2).build().unwrap();
+    let rt = Builder::new_multi_thread()
+        .worker_threads(2)
+        .build()
+        .unwrap();
     let (tx, rx) = mpsc::channel::<&'static str>();
     let blocker = rt.spawn(async move { rt::task::block_in_place(|| rx.recv().unwrap()) });
     let sender = rt.spawn(async move {
@@ -45,7 +48,10 @@ fn a_task_on_another_worker_completes_while_the_blocker_blocks() {
 
 #[test]
 fn the_runtime_keeps_working_after_many_block_in_place_calls() {
-    let rt = Builder::new_multi_thread().worker_threads(2).build().unwrap();
+    let rt = Builder::new_multi_thread()
+        .worker_threads(2)
+        .build()
+        .unwrap();
     let total = rt.block_on(async {
         let tasks: Vec<_> = (0..16u64)
             .map(|i| {
@@ -65,7 +71,9 @@ fn the_runtime_keeps_working_after_many_block_in_place_calls() {
         }
         total
     });
-    let expected: u64 = (0..16u64).flat_map(|i| (0..4).map(move |j| i * 10 + j)).sum();
+    let expected: u64 = (0..16u64)
+        .flat_map(|i| (0..4).map(move |j| i * 10 + j))
+        .sum();
     assert_eq!(total, expected);
     // The hand-offs kept exactly two worker cores; shutdown waits for both.
     rt.shutdown_timeout(Duration::from_secs(30));
@@ -73,7 +81,10 @@ fn the_runtime_keeps_working_after_many_block_in_place_calls() {
 
 #[test]
 fn nested_block_in_place_and_block_on_inside_it() {
-    let rt = Builder::new_multi_thread().worker_threads(1).build().unwrap();
+    let rt = Builder::new_multi_thread()
+        .worker_threads(1)
+        .build()
+        .unwrap();
     let out = rt.block_on(rt.spawn(async {
         rt::task::block_in_place(|| {
             // Blocking on the runtime is allowed here.
@@ -111,7 +122,10 @@ fn current_thread_task_gets_the_panic_as_a_join_error() {
 
 #[test]
 fn shutdown_with_a_worker_blocked_in_place() {
-    let rt = Builder::new_multi_thread().worker_threads(1).build().unwrap();
+    let rt = Builder::new_multi_thread()
+        .worker_threads(1)
+        .build()
+        .unwrap();
     let (started_tx, started_rx) = mpsc::channel::<()>();
     let (release_tx, release_rx) = mpsc::channel::<()>();
     let blocker = rt.spawn(async move {

@@ -9,7 +9,10 @@ use std::time::{Duration, Instant};
 fn runtimes() -> Vec<Runtime> {
     vec![
         Builder::new_current_thread().build().unwrap(),
-        Builder::new_multi_thread().worker_threads(2).build().unwrap(),
+        Builder::new_multi_thread()
+            .worker_threads(2)
+            .build()
+            .unwrap(),
     ]
 }
 
@@ -40,7 +43,10 @@ fn spawn_blocking_panic_is_a_join_error() {
             .block_on(rt.spawn_blocking(|| -> u32 { panic!("blocking boom") }))
             .unwrap_err();
         assert!(err.is_panic());
-        assert_eq!(*err.into_panic().downcast::<&str>().unwrap(), "blocking boom");
+        assert_eq!(
+            *err.into_panic().downcast::<&str>().unwrap(),
+            "blocking boom"
+        );
         // The pool survives the panic.
         assert_eq!(rt.block_on(rt.spawn_blocking(|| 7)).unwrap(), 7);
     }
@@ -63,7 +69,7 @@ fn spawn_blocking_sees_its_runtime_and_may_block_on_it() {
 #[test]
 #[should_panic(expected = "`rt::spawn_blocking` called outside a runtime")]
 fn spawn_blocking_outside_a_runtime_panics() {
-    let _ = rt::spawn_blocking(|| ());
+    drop(rt::spawn_blocking(|| ()));
 }
 
 #[test]
@@ -110,8 +116,7 @@ fn more_calls_than_threads_all_complete_and_the_cap_holds() {
         let metrics = rt.handle().metrics();
         // Both threads are busy and the rest wait in the queue.
         wait_until("the queue to fill", || {
-            running.load(Ordering::SeqCst) == CAP
-                && metrics.blocking_queue_depth() == CALLS - CAP
+            running.load(Ordering::SeqCst) == CAP && metrics.blocking_queue_depth() == CALLS - CAP
         });
         assert_eq!(metrics.num_blocking_threads(), CAP);
         for _ in 0..CALLS {
@@ -189,7 +194,10 @@ fn idle_threads_exit_after_the_keep_alive() {
 
 #[test]
 fn idle_threads_are_reused() {
-    let rt = Builder::new_multi_thread().worker_threads(1).build().unwrap();
+    let rt = Builder::new_multi_thread()
+        .worker_threads(1)
+        .build()
+        .unwrap();
     let metrics = rt.handle().metrics();
     for i in 0..20 {
         assert_eq!(rt.block_on(rt.spawn_blocking(move || i)).unwrap(), i);
@@ -231,7 +239,11 @@ fn abort_cancels_a_queued_call() {
 fn gated_call(
     rt: &Runtime,
     finished: Arc<AtomicBool>,
-) -> (rt::task::JoinHandle<u32>, mpsc::Receiver<()>, mpsc::Sender<()>) {
+) -> (
+    rt::task::JoinHandle<u32>,
+    mpsc::Receiver<()>,
+    mpsc::Sender<()>,
+) {
     let (started_tx, started_rx) = mpsc::channel::<()>();
     let (release_tx, release_rx) = mpsc::channel::<()>();
     let call = rt.spawn_blocking(move || {
@@ -259,7 +271,11 @@ fn shutdown_timeout_cancels_queued_work_and_leaves_running_work_behind() {
         release.send(()).unwrap();
         assert_eq!(futures::executor::block_on(running).unwrap(), 11);
         assert!(finished.load(Ordering::SeqCst));
-        assert!(futures::executor::block_on(queued).unwrap_err().is_cancelled());
+        assert!(
+            futures::executor::block_on(queued)
+                .unwrap_err()
+                .is_cancelled()
+        );
         assert!(!queued_ran.load(Ordering::SeqCst));
     }
 }
@@ -299,5 +315,9 @@ fn spawn_blocking_after_shutdown_is_cancelled() {
     let handle = rt.handle().clone();
     rt.shutdown_timeout(Duration::from_secs(10));
     let call = handle.spawn_blocking(|| 1);
-    assert!(futures::executor::block_on(call).unwrap_err().is_cancelled());
+    assert!(
+        futures::executor::block_on(call)
+            .unwrap_err()
+            .is_cancelled()
+    );
 }

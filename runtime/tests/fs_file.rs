@@ -10,7 +10,10 @@ use std::task::Poll;
 fn runtimes() -> Vec<Runtime> {
     vec![
         Builder::new_current_thread().build().unwrap(),
-        Builder::new_multi_thread().worker_threads(2).build().unwrap(),
+        Builder::new_multi_thread()
+            .worker_threads(2)
+            .build()
+            .unwrap(),
     ]
 }
 
@@ -33,7 +36,9 @@ fn write_then_read_back() {
         rt.block_on(async {
             let mut file = rt::fs::File::create(&path).await.unwrap();
             for i in 0..100 {
-                file.write_all(format!("line {i}\n").as_bytes()).await.unwrap();
+                file.write_all(format!("line {i}\n").as_bytes())
+                    .await
+                    .unwrap();
             }
             file.sync_all().await.unwrap();
             assert_eq!(file.metadata().await.unwrap().len(), 790);
@@ -172,7 +177,10 @@ fn write_errors_surface_on_flush_or_the_next_write() {
 fn large_file_through_async_read_and_write() {
     const LEN: usize = 64 * 1024 * 1024;
     let data: Vec<u8> = (0..LEN).map(|i| (i * 31 % 251) as u8).collect();
-    let rt = Builder::new_multi_thread().worker_threads(2).build().unwrap();
+    let rt = Builder::new_multi_thread()
+        .worker_threads(2)
+        .build()
+        .unwrap();
     let dir = scratch("large", &rt);
     let path = dir.join("big.bin");
     let read = rt.block_on(async {
@@ -200,9 +208,16 @@ fn large_file_through_async_read_and_write() {
 fn lookup_host_resolves_localhost() {
     for rt in runtimes() {
         rt.block_on(async {
-            let addrs: Vec<_> = rt::net::lookup_host("localhost:4242").await.unwrap().collect();
+            let addrs: Vec<_> = rt::net::lookup_host("localhost:4242")
+                .await
+                .unwrap()
+                .collect();
             assert!(!addrs.is_empty());
-            assert!(addrs.iter().all(|a| a.ip().is_loopback() && a.port() == 4242));
+            assert!(
+                addrs
+                    .iter()
+                    .all(|a| a.ip().is_loopback() && a.port() == 4242)
+            );
 
             let literal: Vec<_> = rt::net::lookup_host("[::1]:9").await.unwrap().collect();
             assert_eq!(literal, ["[::1]:9".parse().unwrap()]);

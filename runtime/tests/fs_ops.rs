@@ -9,7 +9,10 @@ use std::path::{Path, PathBuf};
 fn runtimes() -> Vec<Runtime> {
     vec![
         Builder::new_current_thread().build().unwrap(),
-        Builder::new_multi_thread().worker_threads(2).build().unwrap(),
+        Builder::new_multi_thread()
+            .worker_threads(2)
+            .build()
+            .unwrap(),
     ]
 }
 
@@ -74,7 +77,10 @@ fn write_read_copy_rename_remove_round_trip() {
 
             let c = dir.join("c.txt");
             rt::fs::rename(&b, &c).await.unwrap();
-            assert_eq!(rt::fs::metadata(&b).await.unwrap_err().kind(), ErrorKind::NotFound);
+            assert_eq!(
+                rt::fs::metadata(&b).await.unwrap_err().kind(),
+                ErrorKind::NotFound
+            );
             assert_eq!(rt::fs::read(&c).await.unwrap(), b"first line\n");
 
             rt::fs::write(&c, b"").await.unwrap();
@@ -82,10 +88,18 @@ fn write_read_copy_rename_remove_round_trip() {
 
             rt::fs::remove_file(&a).await.unwrap();
             rt::fs::remove_file(&c).await.unwrap();
-            assert_eq!(rt::fs::read(&a).await.unwrap_err().kind(), ErrorKind::NotFound);
+            assert_eq!(
+                rt::fs::read(&a).await.unwrap_err().kind(),
+                ErrorKind::NotFound
+            );
 
-            let canonical = rt::fs::canonicalize(dir.join(".").join("..")).await.unwrap();
-            assert_eq!(canonical, std::fs::canonicalize(dir.parent().unwrap()).unwrap());
+            let canonical = rt::fs::canonicalize(dir.join(".").join(".."))
+                .await
+                .unwrap();
+            assert_eq!(
+                canonical,
+                std::fs::canonicalize(dir.parent().unwrap()).unwrap()
+            );
         });
         std::fs::remove_dir_all(&dir).unwrap();
     }
@@ -137,8 +151,12 @@ fn read_dir_lists_every_entry_across_batches() {
             assert_eq!(names, expected);
 
             // The same through the `Stream` implementation.
-            let listed: Vec<rt::fs::DirEntry> =
-                rt::fs::read_dir(&dir).await.unwrap().try_collect().await.unwrap();
+            let listed: Vec<rt::fs::DirEntry> = rt::fs::read_dir(&dir)
+                .await
+                .unwrap()
+                .try_collect()
+                .await
+                .unwrap();
             assert_eq!(listed.len(), FILES + 1);
             let f007 = listed.iter().find(|e| e.file_name() == "f007").unwrap();
             assert_eq!(f007.metadata().await.unwrap().len(), 1);
@@ -189,7 +207,9 @@ fn errors_keep_their_kind_and_name_the_path() {
             assert_names_path(&err, &file);
 
             std::fs::write(dir.join("latin1"), [0xff, 0xfe]).unwrap();
-            let err = rt::fs::read_to_string(dir.join("latin1")).await.unwrap_err();
+            let err = rt::fs::read_to_string(dir.join("latin1"))
+                .await
+                .unwrap_err();
             assert_eq!(err.kind(), ErrorKind::InvalidData, "{err}");
         });
         std::fs::remove_dir_all(&dir).unwrap();
@@ -224,7 +244,10 @@ fn large_file_write_and_read_match_by_checksum() {
     const LEN: usize = 64 * 1024 * 1024 + 12_345; // not a multiple of the chunk
     let data = pattern(LEN);
     let expected = checksum(&data);
-    let rt = Builder::new_multi_thread().worker_threads(2).build().unwrap();
+    let rt = Builder::new_multi_thread()
+        .worker_threads(2)
+        .build()
+        .unwrap();
     let dir = scratch("large", &rt);
     let path = dir.join("big.bin");
     let read = rt.block_on(async {

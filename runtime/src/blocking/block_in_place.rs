@@ -44,11 +44,11 @@ pub fn block_in_place<F, R>(f: F) -> R
 where
     F: FnOnce() -> R,
 {
-    let on_current_thread = context::with_scheduler(|cx| {
-        matches!(cx, Some(scheduler::Context::CurrentThread(_)))
-    }) || (context::is_entered()
-        && context::with_current(|h| matches!(h, scheduler::Handle::CurrentThread(_)))
-            .unwrap_or(false));
+    let on_current_thread =
+        context::with_scheduler(|cx| matches!(cx, Some(scheduler::Context::CurrentThread(_))))
+            || (context::is_entered()
+                && context::with_current(|h| matches!(h, scheduler::Handle::CurrentThread(_)))
+                    .unwrap_or(false));
     if on_current_thread {
         panic!(
             "`rt::task::block_in_place` called on a current-thread runtime, which has no other \

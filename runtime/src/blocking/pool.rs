@@ -319,9 +319,7 @@ impl Inner {
     ) -> io::Result<()> {
         let pool = spawner.clone();
         let rt = rt.cloned();
-        let spawned = self
-            .threads
-            .spawn(move || pool.inner.run_thread(rt, first));
+        let spawned = self.threads.spawn(move || pool.inner.run_thread(rt, first));
         if spawned.is_err() {
             self.exit_thread(self.sleep.lock().unwrap());
         }
@@ -442,7 +440,11 @@ impl Inner {
     /// Takes this thread off the idle count (and the thread count, if
     /// `exit`), unless a producer has claimed every idle thread.
     fn leave_idle(&self, exit: bool) -> bool {
-        let dec = if exit { IDLE_ONE + THREAD_ONE } else { IDLE_ONE };
+        let dec = if exit {
+            IDLE_ONE + THREAD_ONE
+        } else {
+            IDLE_ONE
+        };
         let mut counts = self.load_counts();
         while counts.idle() > 0 {
             match self.cas_counts(counts, Counts(counts.0 - dec)) {

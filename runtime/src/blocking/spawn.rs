@@ -76,7 +76,8 @@ where
     F: FnOnce() -> R + Send + 'static,
     R: Send + 'static,
 {
-    let (task, join) = task::new_unowned_task(BlockingTask { f: Some(f) }, BlockingSchedule, Id::next());
+    let (task, join) =
+        task::new_unowned_task(BlockingTask { f: Some(f) }, BlockingSchedule, Id::next());
     if let Err(error) = spawner.spawn_task(task, rt) {
         panic!(
             "rt: the blocking pool has no thread and could not start one ({error}); lower the \

@@ -60,7 +60,6 @@ impl ParkThread {
         }
         *notified = false;
     }
-
 }
 
 impl UnparkThread {

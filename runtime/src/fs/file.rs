@@ -400,7 +400,9 @@ impl AsyncRead for File {
                 State::Idle(_) => {
                     let buf = me.take_buf();
                     let max = dst.len().min(MAX_CHUNK);
-                    me.start(buf, move |std, buf| Operation::Read(buf.read_from(std, max)));
+                    me.start(buf, move |std, buf| {
+                        Operation::Read(buf.read_from(std, max))
+                    });
                 }
                 State::Busy(_) => match ready!(me.poll_complete(cx))? {
                     Operation::Read(Ok(_)) => {
@@ -421,7 +423,11 @@ impl AsyncRead for File {
 }
 
 impl AsyncWrite for File {
-    fn poll_write(self: Pin<&mut Self>, cx: &mut Context<'_>, src: &[u8]) -> Poll<io::Result<usize>> {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        src: &[u8],
+    ) -> Poll<io::Result<usize>> {
         let me = self.get_mut();
         if src.is_empty() {
             return Poll::Ready(Ok(0));
@@ -468,7 +474,11 @@ impl AsyncWrite for File {
 impl AsyncSeek for File {
     /// Seeks after the operation in flight. A seek whose future is dropped
     /// before it completes still moves the position.
-    fn poll_seek(self: Pin<&mut Self>, cx: &mut Context<'_>, pos: SeekFrom) -> Poll<io::Result<u64>> {
+    fn poll_seek(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        pos: SeekFrom,
+    ) -> Poll<io::Result<u64>> {
         let me = self.get_mut();
         loop {
             match &mut me.state {

@@ -30,8 +30,13 @@ pub async fn read(path: impl AsRef<Path>) -> io::Result<Vec<u8>> {
         // The size is a hint: the file may change while we read.
         let size = file.metadata().map(|m| m.len() as usize).unwrap_or(0);
         let mut data = Vec::new();
-        data.try_reserve_exact(size)
-            .map_err(|_| path_error("too large to read", &path, io::ErrorKind::OutOfMemory.into()))?;
+        data.try_reserve_exact(size).map_err(|_| {
+            path_error(
+                "too large to read",
+                &path,
+                io::ErrorKind::OutOfMemory.into(),
+            )
+        })?;
         Ok((file, data, path))
     })
     .await?;
@@ -111,7 +116,9 @@ pub async fn write(path: impl AsRef<Path>, contents: impl AsRef<[u8]>) -> io::Re
         let (back_file, back_data, back_path, done) = run(move || {
             let mut file = match file {
                 Some(file) => file,
-                None => StdFile::create(&path).map_err(|e| path_error("could not create", &path, e))?,
+                None => {
+                    StdFile::create(&path).map_err(|e| path_error("could not create", &path, e))?
+                }
             };
             let end = data.len().min(written + MAX_CHUNK);
             file.write_all(&data[written..end])
@@ -183,7 +190,11 @@ pub async fn rename(from: impl AsRef<Path>, to: impl AsRef<Path>) -> io::Result<
     let (from, to) = (from.as_ref().to_owned(), to.as_ref().to_owned());
     run(move || {
         std::fs::rename(&from, &to).map_err(|e| {
-            let what = format!("could not rename `{}` to `{}`", from.display(), to.display());
+            let what = format!(
+                "could not rename `{}` to `{}`",
+                from.display(),
+                to.display()
+            );
             context_error(what, e)
         })
     })
@@ -235,7 +246,8 @@ pub async fn remove_file(path: impl AsRef<Path>) -> io::Result<()> {
 pub async fn create_dir_all(path: impl AsRef<Path>) -> io::Result<()> {
     let path = path.as_ref().to_owned();
     run(move || {
-        std::fs::create_dir_all(&path).map_err(|e| path_error("could not create directory", &path, e))
+        std::fs::create_dir_all(&path)
+            .map_err(|e| path_error("could not create directory", &path, e))
     })
     .await
 }
@@ -261,7 +273,8 @@ pub async fn create_dir_all(path: impl AsRef<Path>) -> io::Result<()> {
 pub async fn remove_dir_all(path: impl AsRef<Path>) -> io::Result<()> {
     let path = path.as_ref().to_owned();
     run(move || {
-        std::fs::remove_dir_all(&path).map_err(|e| path_error("could not remove directory", &path, e))
+        std::fs::remove_dir_all(&path)
+            .map_err(|e| path_error("could not remove directory", &path, e))
     })
     .await
 }

@@ -89,7 +89,9 @@ impl Batch {
     fn fill(mut self) -> Batch {
         for _ in 0..BATCH {
             match self.dir.next() {
-                Some(entry) => self.entries.push_back(entry.map(|std| DirEntry(Arc::new(std)))),
+                Some(entry) => self
+                    .entries
+                    .push_back(entry.map(|std| DirEntry(Arc::new(std)))),
                 None => {
                     self.at_end = true;
                     break;
@@ -155,7 +157,8 @@ impl ReadDir {
                         self.state = State::Idle(None);
                         return Poll::Ready(Ok(None));
                     }
-                    let State::Idle(Some(batch)) = std::mem::replace(&mut self.state, State::Idle(None))
+                    let State::Idle(Some(batch)) =
+                        std::mem::replace(&mut self.state, State::Idle(None))
                     else {
                         unreachable!()
                     };
@@ -256,8 +259,12 @@ impl DirEntry {
     /// ```
     pub async fn metadata(&self) -> io::Result<Metadata> {
         let entry = self.0.clone();
-        run(move || entry.metadata().map_err(|e| path_error("could not stat", &entry.path(), e)))
-            .await
+        run(move || {
+            entry
+                .metadata()
+                .map_err(|e| path_error("could not stat", &entry.path(), e))
+        })
+        .await
     }
 
     /// The entry's file type, not following a symbolic link (often known
@@ -279,8 +286,12 @@ impl DirEntry {
     /// ```
     pub async fn file_type(&self) -> io::Result<FileType> {
         let entry = self.0.clone();
-        run(move || entry.file_type().map_err(|e| path_error("could not stat", &entry.path(), e)))
-            .await
+        run(move || {
+            entry
+                .file_type()
+                .map_err(|e| path_error("could not stat", &entry.path(), e))
+        })
+        .await
     }
 }
 

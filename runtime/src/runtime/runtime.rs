@@ -55,7 +55,9 @@ impl Runtime {
     /// # drop(rt);
     /// ```
     pub fn new() -> io::Result<Runtime> {
-        crate::runtime::Builder::new_multi_thread().enable_all().build()
+        crate::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build()
     }
 
     pub(crate) fn from_parts(handle: Handle, workers: Option<MultiThread>) -> Runtime {

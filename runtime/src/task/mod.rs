@@ -114,7 +114,10 @@ where
     // The initial state counts a reference for an owned list; there is
     // none, and the JoinHandle's reference keeps the task alive.
     let last = raw.header().state.ref_dec();
-    debug_assert!(!last, "the JoinHandle and the Notified still hold references");
+    debug_assert!(
+        !last,
+        "the JoinHandle and the Notified still hold references"
+    );
     // SAFETY: the initial state counts a reference for the first Notified.
     (unsafe { Notified::from_raw(raw) }, join)
 }
