@@ -321,3 +321,21 @@ fn spawn_blocking_after_shutdown_is_cancelled() {
             .is_cancelled()
     );
 }
+
+#[test]
+fn a_runtime_dropped_in_its_own_blocking_task_shuts_down() {
+    for mut builder in [Builder::new_current_thread(), Builder::new_multi_thread()] {
+        let rt = builder.build().unwrap();
+        let handle = rt.handle().clone();
+        let (dropped_tx, dropped_rx) = mpsc::channel::<()>();
+        // The pool's shutdown must not wait for the thread doing it.
+        let call = handle.spawn_blocking(move || {
+            drop(rt);
+            dropped_tx.send(()).unwrap();
+        });
+        dropped_rx
+            .recv_timeout(Duration::from_secs(60))
+            .expect("dropping a runtime inside its own blocking task deadlocked");
+        futures::executor::block_on(call).unwrap();
+    }
+}

@@ -143,3 +143,28 @@ fn loom_blocking_thread_cap_holds() {
         output(theirs).unwrap();
     });
 }
+
+#[test]
+fn loom_blocking_handoff_racing_an_idle_thread() {
+    loom::model(|| {
+        let pool = pool(1);
+        let done = Arc::new(Done::default());
+        let task_done = done.clone();
+        let task = spawn_blocking_on(&pool, None, move || task_done.finish());
+        // A worker core handed off while the pool's only thread finishes
+        // the task, goes idle and exits: the hand-off claims that thread or
+        // gets one of its own, past the cap if need be.
+        let spawner = pool.clone();
+        let handoff_done = done.clone();
+        let producer = loom::thread::spawn(move || {
+            spawner
+                .spawn_handoff(Box::new(move || handoff_done.finish()), None)
+                .unwrap();
+        });
+        producer.join().unwrap();
+        done.wait_for(2);
+        pool.shutdown(None);
+        output(task).unwrap();
+        assert_eq!(pool.num_threads(), 0);
+    });
+}

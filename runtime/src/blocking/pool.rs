@@ -53,6 +53,7 @@ use crate::runtime::builder::ThreadSpawner;
 use crate::runtime::context;
 use crate::scheduler;
 use crate::task::Notified;
+use std::cell::Cell;
 use std::fmt;
 use std::io;
 use std::time::{Duration, Instant};
@@ -234,9 +235,12 @@ impl Spawner {
         }
         fence(Ordering::SeqCst);
         inner.cancel_queued();
+        // A blocking task may shut down its own runtime (by dropping it):
+        // its thread cannot exit before this returns, so it is not waited for.
+        let this_thread = usize::from(running_on(inner));
         let deadline = timeout.map(|t| Instant::now() + t);
         let mut sleep = inner.sleep.lock().unwrap();
-        while inner.load_counts().threads() > 0 {
+        while inner.load_counts().threads() > this_thread {
             match deadline {
                 None => sleep = inner.exited.wait(sleep).unwrap(),
                 Some(deadline) => {
@@ -347,6 +351,7 @@ impl Inner {
                     if self.is_shutdown.load(Ordering::Acquire) {
                         task.cancel();
                     } else {
+                        let _running = RunningOn::enter(self);
                         task.run();
                     }
                 }
@@ -389,10 +394,9 @@ impl Inner {
 
     /// Takes this thread off the count (the caller holds the lock).
     fn exit_thread(&self, _sleep: MutexGuard<'_, Sleep>) {
-        let prev = Counts(self.counts.fetch_sub(THREAD_ONE, Ordering::SeqCst));
-        if prev.threads() == 1 {
-            self.exited.notify_all();
-        }
+        self.counts.fetch_sub(THREAD_ONE, Ordering::SeqCst);
+        // Shutdown may wait for zero threads, or for one (its own).
+        self.exited.notify_all();
     }
 
     /// Goes idle until a job, shutdown or the keep-alive. Returns `false` if
@@ -415,9 +419,7 @@ impl Inner {
                     return true;
                 }
             } else if timed_out && self.leave_idle(true) {
-                if self.load_counts().threads() == 0 {
-                    self.exited.notify_all();
-                }
+                self.exited.notify_all();
                 return false;
             }
             // Failing to leave means a producer claimed this thread: its
@@ -454,6 +456,38 @@ impl Inner {
         }
         false
     }
+}
+
+#[cfg(not(loom))]
+std::thread_local! {
+    /// The pool whose blocking task this thread is running, if any.
+    static RUNNING_ON: Cell<*const Inner> = const { Cell::new(std::ptr::null()) };
+}
+
+#[cfg(loom)]
+loom::thread_local! {
+    static RUNNING_ON: Cell<*const Inner> = Cell::new(std::ptr::null());
+}
+
+/// Marks this thread as running a task of a pool until dropped.
+struct RunningOn;
+
+impl RunningOn {
+    fn enter(pool: &Inner) -> RunningOn {
+        RUNNING_ON.with(|cell| cell.set(pool));
+        RunningOn
+    }
+}
+
+impl Drop for RunningOn {
+    fn drop(&mut self) {
+        RUNNING_ON.with(|cell| cell.set(std::ptr::null()));
+    }
+}
+
+/// `true` if this thread is running a task of `pool` (and counts in it).
+fn running_on(pool: &Inner) -> bool {
+    RUNNING_ON.with(|cell| std::ptr::eq(cell.get(), pool))
 }
 
 fn steal<T>(queue: &Injector<T>) -> Option<T> {
