@@ -339,3 +339,25 @@ fn a_runtime_dropped_in_its_own_blocking_task_shuts_down() {
         futures::executor::block_on(call).unwrap();
     }
 }
+
+#[test]
+#[should_panic(expected = "`max_blocking_threads` must be at least 1")]
+fn zero_max_blocking_threads_panics() {
+    Builder::new_multi_thread().max_blocking_threads(0);
+}
+
+#[test]
+fn an_unrepresentable_keep_alive_means_forever() {
+    let rt = Builder::new_multi_thread()
+        .thread_keep_alive(Duration::MAX)
+        .build()
+        .unwrap();
+    assert_eq!(rt.block_on(rt.spawn_blocking(|| 3)).unwrap(), 3);
+    let metrics = rt.handle().metrics();
+    wait_until("the thread to go idle", || {
+        metrics.num_idle_blocking_threads() == 1
+    });
+    // Shutdown still wakes and stops the idle thread.
+    drop(rt);
+    assert_eq!(metrics.num_blocking_threads(), 0);
+}
