@@ -14,6 +14,9 @@
 //!   traits and their extension methods, `AsyncFd`;
 //! - [`time`]: `sleep`, `timeout`, `interval`, a pausable test clock;
 //! - [`signal`]: Ctrl-C and Unix signals as streams;
+//! - `spawn_blocking` and `task::block_in_place`: blocking work on a
+//!   separate, growable thread pool (`blocking/pool.rs` documents its
+//!   protocol), which also runs [`fs`] and `net::lookup_host`;
 //! - the schedulers (private): `scheduler::multi_thread` documents the
 //!   work-stealing protocol step by step.
 //!
@@ -38,7 +41,9 @@
 
 pub(crate) mod loom;
 
+mod blocking;
 mod driver;
+pub mod fs;
 pub mod io;
 pub mod net;
 pub mod runtime;
@@ -47,6 +52,7 @@ pub mod signal;
 pub mod task;
 pub mod time;
 
+pub use blocking::spawn_blocking;
 pub use runtime::spawn::spawn;
 
 #[cfg(test)]
@@ -67,4 +73,7 @@ fn _assert_send_sync() {
     send_sync::<time::Sleep>();
     send_sync::<time::Interval>();
     send_sync::<time::Timeout<std::future::Ready<()>>>();
+    send_sync::<fs::File>();
+    send_sync::<fs::ReadDir>();
+    send_sync::<fs::DirEntry>();
 }

@@ -39,11 +39,13 @@
 //! ```
 
 mod addr;
+mod lookup;
 pub mod tcp;
 mod udp;
 pub mod unix;
 
 pub use addr::ToSocketAddrs;
+pub use lookup::lookup_host;
 pub use tcp::{TcpListener, TcpStream};
 pub use udp::UdpSocket;
 pub use unix::{UnixDatagram, UnixListener, UnixStream};

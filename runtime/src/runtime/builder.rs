@@ -1,11 +1,13 @@
 //! `Builder`: configures and builds a `Runtime`.
 
+use crate::blocking::{self, PoolConfig};
 use crate::driver::{Driver, DriverConfig};
 use crate::runtime::{Handle, Runtime};
 use crate::scheduler::{self, Config, current_thread, multi_thread};
 use std::fmt;
 use std::io;
 use std::sync::Arc;
+use std::time::Duration;
 
 pub(crate) type Callback = Arc<dyn Fn() + Send + Sync + 'static>;
 type ThreadNameFn = Arc<dyn Fn() -> String + Send + Sync + 'static>;
@@ -42,6 +44,8 @@ pub struct Builder {
     global_queue_interval: Option<u32>,
     event_interval: u32,
     driver: DriverConfig,
+    max_blocking_threads: usize,
+    thread_keep_alive: Duration,
 }
 
 impl Builder {
@@ -83,6 +87,8 @@ impl Builder {
             global_queue_interval: None,
             event_interval: 61,
             driver: DriverConfig::default(),
+            max_blocking_threads: 512,
+            thread_keep_alive: Duration::from_secs(10),
         }
     }
 
@@ -277,6 +283,54 @@ impl Builder {
         self
     }
 
+    /// The most threads the blocking pool runs at once (default 512).
+    ///
+    /// The pool starts threads on demand for
+    /// [`spawn_blocking`](crate::task::spawn_blocking) and `rt::fs`; past
+    /// this many, calls wait in a queue until a thread is free. Threads
+    /// that took over a worker in
+    /// [`block_in_place`](crate::task::block_in_place) do not count.
+    ///
+    /// # Panics
+    ///
+    /// Panics if `count` is 0.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Builder::new_multi_thread().max_blocking_threads(2).build().unwrap();
+    /// let calls: Vec<_> = (0..8).map(|i| rt.spawn_blocking(move || i * 2)).collect();
+    /// for (i, call) in calls.into_iter().enumerate() {
+    ///     assert_eq!(rt.block_on(call).unwrap(), i * 2);
+    /// }
+    /// assert!(rt.handle().metrics().num_blocking_threads() <= 2);
+    /// ```
+    #[track_caller]
+    pub fn max_blocking_threads(&mut self, count: usize) -> &mut Builder {
+        assert!(count > 0, "`max_blocking_threads` must be at least 1");
+        self.max_blocking_threads = count;
+        self
+    }
+
+    /// How long an idle blocking-pool thread waits for work before it
+    /// exits (default 10 s). `Duration::ZERO` makes threads exit as soon as
+    /// the queue is empty.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// let rt = rt::runtime::Builder::new_multi_thread()
+    ///     .thread_keep_alive(Duration::from_millis(100))
+    ///     .build()
+    ///     .unwrap();
+    /// # drop(rt);
+    /// ```
+    pub fn thread_keep_alive(&mut self, keep_alive: Duration) -> &mut Builder {
+        self.thread_keep_alive = keep_alive;
+        self
+    }
+
     /// Enables both the I/O and the time drivers.
     ///
     /// # Examples
@@ -367,9 +421,16 @@ impl Builder {
             before_park: self.on_thread_park.clone(),
             after_unpark: self.on_thread_unpark.clone(),
         };
+        let blocking = blocking::Spawner::new(
+            PoolConfig {
+                max_threads: self.max_blocking_threads,
+                keep_alive: self.thread_keep_alive,
+            },
+            self.spawner(),
+        );
         match self.kind {
             Kind::CurrentThread => {
-                let handle = current_thread::Handle::new(driver, driver_handle, config);
+                let handle = current_thread::Handle::new(driver, driver_handle, config, blocking);
                 Ok(Runtime::from_parts(
                     Handle {
                         inner: scheduler::Handle::CurrentThread(handle),
@@ -385,6 +446,7 @@ impl Builder {
                     driver,
                     driver_handle,
                     &self.spawner(),
+                    blocking,
                 )?;
                 Ok(Runtime::from_parts(
                     Handle {
@@ -417,6 +479,17 @@ pub(crate) struct ThreadSpawner {
 }
 
 impl ThreadSpawner {
+    /// Plain threads, for models that build a component without a runtime.
+    #[cfg(all(test, loom))]
+    pub(crate) fn unnamed() -> ThreadSpawner {
+        ThreadSpawner {
+            name: Arc::new(|| "rt-loom".to_owned()),
+            stack_size: None,
+            on_start: None,
+            on_stop: None,
+        }
+    }
+
     pub(crate) fn spawn(&self, f: impl FnOnce() + Send + 'static) -> io::Result<()> {
         let on_start = self.on_start.clone();
         let on_stop = self.on_stop.clone();
@@ -457,6 +530,8 @@ impl fmt::Debug for Builder {
             .field("global_queue_interval", &self.global_queue_interval)
             .field("event_interval", &self.event_interval)
             .field("driver", &self.driver)
+            .field("max_blocking_threads", &self.max_blocking_threads)
+            .field("thread_keep_alive", &self.thread_keep_alive)
             .finish_non_exhaustive()
     }
 }

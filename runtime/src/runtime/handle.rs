@@ -127,6 +127,27 @@ impl Handle {
         self.inner.spawn(future, Id::next())
     }
 
+    /// Runs the blocking closure `f` on the runtime's blocking pool; see
+    /// [`rt::task::spawn_blocking`](crate::task::spawn_blocking). Works
+    /// from any thread.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// let handle = rt.handle().clone();
+    /// let call = std::thread::spawn(move || handle.spawn_blocking(|| 40 + 2)).join().unwrap();
+    /// assert_eq!(rt.block_on(call).unwrap(), 42);
+    /// ```
+    #[track_caller]
+    pub fn spawn_blocking<F, R>(&self, f: F) -> JoinHandle<R>
+    where
+        F: FnOnce() -> R + Send + 'static,
+        R: Send + 'static,
+    {
+        self.inner.spawn_blocking(f)
+    }
+
     /// Runs `future` to completion on this thread. On a current-thread
     /// runtime this drives the runtime's tasks too (or, while another
     /// thread does, waits for its turn).
@@ -258,6 +279,50 @@ impl RuntimeMetrics {
     /// ```
     pub fn num_alive_tasks(&self) -> usize {
         self.handle.num_alive_tasks()
+    }
+
+    /// The number of threads in the blocking pool, busy or idle. Threads
+    /// that took over a worker's tasks in
+    /// [`block_in_place`](crate::task::block_in_place) count as workers,
+    /// not here.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// assert_eq!(rt.handle().metrics().num_blocking_threads(), 0);
+    /// rt.block_on(rt.spawn_blocking(|| {})).unwrap();
+    /// assert!(rt.handle().metrics().num_blocking_threads() >= 1);
+    /// ```
+    pub fn num_blocking_threads(&self) -> usize {
+        self.handle.blocking_spawner().num_threads()
+    }
+
+    /// The number of blocking-pool threads waiting for work (they exit
+    /// after [`Builder::thread_keep_alive`](crate::runtime::Builder::thread_keep_alive)).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// let metrics = rt.handle().metrics();
+    /// assert!(metrics.num_idle_blocking_threads() <= metrics.num_blocking_threads());
+    /// ```
+    pub fn num_idle_blocking_threads(&self) -> usize {
+        self.handle.blocking_spawner().num_idle_threads()
+    }
+
+    /// The number of blocking calls waiting for a blocking-pool thread
+    /// (all threads busy at [`Builder::max_blocking_threads`](crate::runtime::Builder::max_blocking_threads)).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// assert_eq!(rt.handle().metrics().blocking_queue_depth(), 0);
+    /// ```
+    pub fn blocking_queue_depth(&self) -> usize {
+        self.handle.blocking_spawner().queue_depth()
     }
 }
 

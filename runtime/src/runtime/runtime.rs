@@ -8,14 +8,19 @@ use crate::task::JoinHandle;
 use std::fmt;
 use std::future::Future;
 use std::io;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// The rt runtime: a scheduler, its worker threads and its drivers.
 ///
 /// Dropping it shuts it down: workers stop after their current poll, every
 /// task still alive is cancelled (its future dropped, its `JoinHandle`
 /// yields a cancelled [`JoinError`](crate::task::JoinError)), and the
-/// worker threads are joined.
+/// worker threads are joined. Blocking work
+/// ([`spawn_blocking`](crate::task::spawn_blocking), `rt::fs`) that has
+/// not started is cancelled the same way; blocking work already running
+/// cannot be interrupted, and dropping the runtime waits for it however
+/// long it takes (as tokio does). Use [`Runtime::shutdown_timeout`] to
+/// bound that wait, or [`Runtime::shutdown_background`] not to wait.
 ///
 /// # Examples
 ///
@@ -100,6 +105,25 @@ impl Runtime {
         self.handle.spawn(future)
     }
 
+    /// Runs the blocking closure `f` on this runtime's blocking pool; see
+    /// [`rt::task::spawn_blocking`](crate::task::spawn_blocking).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// let handle = rt.spawn_blocking(|| std::env::current_dir().is_ok());
+    /// assert!(rt.block_on(handle).unwrap());
+    /// ```
+    #[track_caller]
+    pub fn spawn_blocking<F, R>(&self, f: F) -> JoinHandle<R>
+    where
+        F: FnOnce() -> R + Send + 'static,
+        R: Send + 'static,
+    {
+        self.handle.spawn_blocking(f)
+    }
+
     /// A handle to this runtime.
     ///
     /// # Examples
@@ -130,9 +154,10 @@ impl Runtime {
         self.handle.enter()
     }
 
-    /// Shuts down, waiting at most `timeout` for the worker threads to
-    /// finish their current polls. Tasks are cancelled either way; a worker
-    /// stuck in a poll that does not return is left behind.
+    /// Shuts down, waiting at most `timeout` in all for the worker threads
+    /// to finish their current polls and then for running blocking work to
+    /// return. Tasks and queued blocking work are cancelled either way; a
+    /// thread stuck in a poll or a blocking call is left behind.
     ///
     /// # Examples
     ///
@@ -146,8 +171,9 @@ impl Runtime {
         self.shutdown(Some(timeout));
     }
 
-    /// Shuts down without waiting for the worker threads. Safe to call
-    /// from inside another runtime.
+    /// Shuts down without waiting for the worker threads or running
+    /// blocking work (queued blocking work is cancelled). Safe to call from
+    /// inside another runtime.
     ///
     /// # Examples
     ///
@@ -164,6 +190,9 @@ impl Runtime {
         if std::mem::replace(&mut self.is_shut_down, true) {
             return;
         }
+        // One deadline for both steps: workers first (their tasks may still
+        // spawn blocking work or hand a core to the pool), then the pool.
+        let deadline = timeout.map(|timeout| Instant::now() + timeout);
         match (&self.handle.inner, &self.workers) {
             (scheduler::Handle::MultiThread(handle), Some(workers)) => {
                 workers.shutdown(handle, timeout)
@@ -175,6 +204,8 @@ impl Runtime {
                 unreachable!("multi-thread runtime without workers")
             }
         }
+        let remaining = deadline.map(|deadline| deadline.saturating_duration_since(Instant::now()));
+        self.handle.inner.blocking_spawner().shutdown(remaining);
     }
 }
 

@@ -15,6 +15,7 @@
 //!    schedule or the main future's waker); otherwise poll the driver
 //!    without blocking, and loop.
 
+use crate::blocking;
 use crate::driver::{self, Driver};
 use crate::loom::deque::Injector;
 use crate::loom::sync::atomic::{AtomicBool, Ordering, fence};
@@ -48,6 +49,7 @@ pub(crate) struct Handle {
     is_terminated: AtomicBool,
     config: Config,
     pub(crate) driver: driver::Handle,
+    pub(crate) blocking: blocking::Spawner,
 }
 
 struct Core {
@@ -67,6 +69,7 @@ impl Handle {
         driver: Driver,
         driver_handle: driver::Handle,
         config: Config,
+        blocking: blocking::Spawner,
     ) -> Arc<Handle> {
         let core = Box::new(Core {
             tasks: VecDeque::with_capacity(64),
@@ -84,10 +87,13 @@ impl Handle {
             is_terminated: AtomicBool::new(false),
             config,
             driver: driver_handle,
+            blocking,
         })
     }
 
     /// Runs `future` to completion, driving the scheduler meanwhile.
+    /// (`me` rather than `self: &Arc<Self>`: loom's `Arc` cannot be a
+    /// method receiver.)
     pub(crate) fn block_on<F: Future>(me: &Arc<Self>, future: F) -> F::Output {
         let mut future = std::pin::pin!(future);
         let parker = ThreadParker::new();
@@ -134,8 +140,9 @@ impl Handle {
     }
 
     /// Cancels every task and tears the driver down.
-    pub(crate) fn shutdown(handle: &Arc<Self>) {
-        let core = handle.slot.lock().unwrap().core.take();
+    pub(crate) fn shutdown(me: &Arc<Self>) {
+        let handle = me;
+        let core = me.slot.lock().unwrap().core.take();
         let cx = scheduler::Context::CurrentThread(Context {
             handle: handle.clone(),
             core: RefCell::new(core),

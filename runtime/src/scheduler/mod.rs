@@ -8,6 +8,7 @@
 pub(crate) mod current_thread;
 pub(crate) mod multi_thread;
 
+use crate::blocking;
 use crate::driver;
 use crate::loom::sync::Arc;
 use crate::task::{Id, JoinHandle};
@@ -40,6 +41,23 @@ impl Handle {
         }
     }
 
+    #[track_caller]
+    pub(crate) fn spawn_blocking<F, R>(&self, f: F) -> JoinHandle<R>
+    where
+        F: FnOnce() -> R + Send + 'static,
+        R: Send + 'static,
+    {
+        blocking::spawn_blocking_on(self.blocking_spawner(), Some(self), f)
+    }
+
+    pub(crate) fn blocking_spawner(&self) -> &blocking::Spawner {
+        match self {
+            Handle::MultiThread(h) => &h.blocking,
+            Handle::CurrentThread(h) => &h.blocking,
+        }
+    }
+
+    #[allow(dead_code)]
     pub(crate) fn driver(&self) -> &driver::Handle {
         match self {
             Handle::MultiThread(h) => &h.driver,

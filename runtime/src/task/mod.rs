@@ -27,6 +27,7 @@ pub(crate) use coop::{Budget, budget as budget_scope};
 pub(crate) use coop::{RestoreOnPending, poll_proceed};
 pub(crate) use raw::{Header, RawTask};
 
+pub use crate::blocking::{block_in_place, spawn_blocking};
 pub use crate::runtime::spawn::spawn;
 
 use std::future::Future;
@@ -66,6 +67,13 @@ impl Notified {
     pub(crate) fn id(&self) -> Id {
         self.0.id()
     }
+
+    /// Cancels a queued task that will never run (its queue is shut down):
+    /// the future is dropped and the `JoinHandle` yields `Cancelled`.
+    pub(crate) fn cancel(self) {
+        self.0.shutdown();
+        // Dropping `self` releases the queue's reference.
+    }
 }
 
 impl Drop for Notified {
@@ -87,6 +95,31 @@ where
     // for the handle; the output type is `F::Output`.
     let join = unsafe { JoinHandle::new(raw) };
     (raw, join)
+}
+
+/// Allocates a task that no owned list tracks (a blocking-pool task):
+/// returns the `Notified` that first schedules it. Its scheduler's
+/// `release` must return `false`.
+pub(crate) fn new_unowned_task<F, S>(
+    future: F,
+    scheduler: S,
+    id: Id,
+) -> (Notified, JoinHandle<F::Output>)
+where
+    F: Future + Send + 'static,
+    F::Output: Send + 'static,
+    S: Schedule,
+{
+    let (raw, join) = new_task(future, scheduler, id);
+    // The initial state counts a reference for an owned list; there is
+    // none, and the JoinHandle's reference keeps the task alive.
+    let last = raw.header().state.ref_dec();
+    debug_assert!(
+        !last,
+        "the JoinHandle and the Notified still hold references"
+    );
+    // SAFETY: the initial state counts a reference for the first Notified.
+    (unsafe { Notified::from_raw(raw) }, join)
 }
 
 /// The id of the task being polled on this thread.

@@ -1,10 +1,12 @@
 //! The multi-thread scheduler's shared state and handle.
 
+use crate::blocking;
 use crate::driver;
 use crate::loom::deque::Injector;
 use crate::loom::sync::Arc;
 use crate::loom::sync::atomic::{AtomicBool, Ordering, fence};
 use crate::runtime::context;
+use crate::scheduler::multi_thread::ExitCount;
 use crate::scheduler::multi_thread::idle::Idle;
 use crate::scheduler::multi_thread::park;
 use crate::scheduler::multi_thread::worker::Remote;
@@ -17,6 +19,7 @@ use std::future::Future;
 pub(crate) struct Handle {
     pub(crate) shared: Shared,
     pub(crate) driver: driver::Handle,
+    pub(crate) blocking: blocking::Spawner,
 }
 
 #[derive(Debug)]
@@ -30,6 +33,7 @@ pub(crate) struct Shared {
     pub(crate) is_terminated: AtomicBool,
     pub(crate) config: Config,
     pub(crate) park: Arc<park::Shared>,
+    pub(crate) exited: ExitCount,
 }
 
 impl Handle {
@@ -45,6 +49,8 @@ impl Handle {
         join
     }
 
+    /// (`me` rather than `self: &Arc<Self>`: loom's `Arc` cannot be a
+    /// method receiver.)
     pub(crate) fn schedule_task(me: &Arc<Self>, task: Notified, is_yield: bool) {
         let task = context::with_scheduler(|cx| match cx {
             Some(scheduler::Context::MultiThread(cx)) if Arc::ptr_eq(&cx.handle, me) => {

@@ -2,13 +2,16 @@
 //! worker finds work and `idle.rs` for parking and waking.
 
 mod handle;
+mod handoff;
 mod idle;
 mod park;
 mod worker;
 
 pub(crate) use handle::Handle;
+pub(crate) use handoff::hand_off_core;
 pub(crate) use worker::Context;
 
+use crate::blocking;
 use crate::driver::{self, Driver};
 use crate::loom::deque::{Injector, Worker as Deque};
 use crate::loom::sync::atomic::AtomicBool;
@@ -22,16 +25,32 @@ use std::time::{Duration, Instant};
 /// The runtime's side of the scheduler: the worker threads.
 #[derive(Debug)]
 pub(crate) struct MultiThread {
-    exited: Arc<ExitCount>,
     num_workers: usize,
 }
 
-/// Counts worker threads that have finished, so shutdown can wait for them
-/// with a timeout.
+/// Counts worker cores whose loop has finished, so shutdown can wait for
+/// them with a timeout. Cores, not threads: after `block_in_place` a core
+/// finishes on a blocking-pool thread, and the thread that gave it away
+/// exits without counting.
 #[derive(Debug)]
-struct ExitCount {
+pub(crate) struct ExitCount {
     count: Mutex<usize>,
     condvar: Condvar,
+}
+
+impl ExitCount {
+    fn new() -> ExitCount {
+        ExitCount {
+            count: Mutex::new(0),
+            condvar: Condvar::new(),
+        }
+    }
+
+    /// A worker loop finished with its core.
+    pub(crate) fn core_exited(&self) {
+        *self.count.lock().unwrap() += 1;
+        self.condvar.notify_all();
+    }
 }
 
 impl MultiThread {
@@ -41,6 +60,7 @@ impl MultiThread {
         driver: Driver,
         driver_handle: driver::Handle,
         spawner: &ThreadSpawner,
+        blocking: blocking::Spawner,
     ) -> io::Result<(MultiThread, Arc<Handle>)> {
         let park_shared = park::Shared::new(driver, driver_handle.clone());
         let mut cores = Vec::with_capacity(num_workers);
@@ -64,25 +84,15 @@ impl MultiThread {
                 is_terminated: AtomicBool::new(false),
                 config,
                 park: park_shared,
+                exited: ExitCount::new(),
             },
             driver: driver_handle,
+            blocking,
         });
-        let exited = Arc::new(ExitCount {
-            count: Mutex::new(0),
-            condvar: Condvar::new(),
-        });
-        let scheduler = MultiThread {
-            exited: exited.clone(),
-            num_workers,
-        };
+        let scheduler = MultiThread { num_workers };
         for core in cores {
             let worker_handle = handle.clone();
-            let exited = exited.clone();
-            let spawned = spawner.spawn(move || {
-                worker::run(worker_handle, core);
-                *exited.count.lock().unwrap() += 1;
-                exited.condvar.notify_all();
-            });
+            let spawned = spawner.spawn(move || worker::run(worker_handle, core));
             if let Err(error) = spawned {
                 scheduler.shutdown(&handle, Some(Duration::ZERO));
                 return Err(error);
@@ -96,17 +106,17 @@ impl MultiThread {
     pub(crate) fn shutdown(&self, handle: &Handle, timeout: Option<Duration>) {
         handle.begin_shutdown();
         let deadline = timeout.map(|t| Instant::now() + t);
-        let mut count = self.exited.count.lock().unwrap();
+        let exited = &handle.shared.exited;
+        let mut count = exited.count.lock().unwrap();
         while *count < self.num_workers {
             match deadline {
-                None => count = self.exited.condvar.wait(count).unwrap(),
+                None => count = exited.condvar.wait(count).unwrap(),
                 Some(deadline) => {
                     let now = Instant::now();
                     if now >= deadline {
                         break;
                     }
-                    count = self
-                        .exited
+                    count = exited
                         .condvar
                         .wait_timeout(count, deadline - now)
                         .unwrap()

@@ -222,9 +222,12 @@ pub(crate) fn run(handle: Arc<Handle>, core: Box<Core>) {
         let scheduler::Context::MultiThread(cx) = &cx else {
             unreachable!()
         };
+        // `None`: `block_in_place` handed the core to another thread,
+        // which counts its exit.
         if let Some(mut core) = cx.run(core) {
             core.drain();
             cx.handle.shared.idle.unpark_worker_by_id(index);
+            cx.handle.shared.exited.core_exited();
         }
     });
 }

@@ -1,0 +1,72 @@
+//! `block_in_place`: block the current worker thread without stalling the
+//! tasks queued on it (see `scheduler/multi_thread/handoff.rs`).
+
+use crate::blocking::HandoffError;
+use crate::runtime::context;
+use crate::scheduler::{self, multi_thread};
+
+/// Runs the blocking closure `f` on the current thread, first handing this
+/// worker's queued tasks to another thread so they keep running.
+///
+/// On a multi-thread runtime worker, the worker's queues move to a thread
+/// of the blocking pool, which becomes a worker in its place; `f` then
+/// runs here, and may block (even call
+/// [`Handle::block_on`](crate::runtime::Handle::block_on)). The task that
+/// called `block_in_place` keeps this thread until its current poll
+/// returns, so other futures it joins with (`join!`, `select!`) do not make
+/// progress while `f` runs; prefer [`spawn_blocking`](crate::task::spawn_blocking)
+/// where the closure can be `'static`.
+///
+/// Outside a runtime, or inside `block_on` of a multi-thread runtime, `f`
+/// just runs. If the runtime is shutting down, `f` runs without a hand-off.
+///
+/// # Panics
+///
+/// Panics when called on a current-thread runtime, which has no other
+/// thread to run its tasks: use `spawn_blocking` or a multi-thread
+/// runtime. Also panics if no thread could be started for the hand-off.
+///
+/// # Examples
+///
+/// ```
+/// let rt = rt::runtime::Runtime::new().unwrap();
+/// let sum = rt.block_on(rt.spawn(async {
+///     rt::task::block_in_place(|| {
+///         // Blocking is fine here.
+///         std::thread::sleep(std::time::Duration::from_millis(1));
+///         (1..=10).sum::<u32>()
+///     })
+/// }));
+/// assert_eq!(sum.unwrap(), 55);
+/// ```
+#[track_caller]
+pub fn block_in_place<F, R>(f: F) -> R
+where
+    F: FnOnce() -> R,
+{
+    let on_current_thread =
+        context::with_scheduler(|cx| matches!(cx, Some(scheduler::Context::CurrentThread(_))))
+            || (context::is_entered()
+                && context::with_current(|h| matches!(h, scheduler::Handle::CurrentThread(_)))
+                    .unwrap_or(false));
+    if on_current_thread {
+        panic!(
+            "`rt::task::block_in_place` called on a current-thread runtime, which has no other \
+             thread to run its tasks meanwhile: use `rt::task::spawn_blocking`, or build the \
+             runtime with `Builder::new_multi_thread()`"
+        );
+    }
+    let handoff = context::with_scheduler(|cx| match cx {
+        Some(scheduler::Context::MultiThread(cx)) => multi_thread::hand_off_core(cx),
+        _ => Ok(()),
+    });
+    match handoff {
+        // Shutting down: the workers are stopping, nothing to keep running.
+        Ok(()) | Err(HandoffError::ShutDown) => {}
+        Err(HandoffError::Spawn(error)) => panic!(
+            "`rt::task::block_in_place` could not start a thread to take over this worker's \
+             tasks ({error}); raise the process's thread limit"
+        ),
+    }
+    context::exit_runtime(f)
+}

@@ -1,0 +1,170 @@
+//! loom models of the blocking pool, independent of any runtime (no
+//! scheduler, no current-runtime context): the pool is built directly and
+//! jobs are blocking tasks spawned with no runtime handle.
+//!
+//! A keep-alive of zero makes a thread exit as soon as it finds the queue
+//! empty, which is the race the idle protocol must win; loom's condvar
+//! never times out, so that is also the only way to model exits.
+
+use crate::blocking::pool::{PoolConfig, Spawner};
+use crate::blocking::spawn_blocking_on;
+use crate::loom::sync::atomic::{AtomicUsize, Ordering};
+use crate::loom::sync::{Arc, Condvar, Mutex};
+use crate::runtime::builder::ThreadSpawner;
+use crate::task::JoinHandle;
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll, Waker};
+use std::time::Duration;
+
+fn pool(max_threads: usize) -> Spawner {
+    Spawner::new(
+        PoolConfig {
+            max_threads,
+            keep_alive: Duration::ZERO,
+        },
+        ThreadSpawner::unnamed(),
+    )
+}
+
+/// Counts finished jobs; `wait_for` blocks until `n` have finished, so a
+/// job stranded in the queue shows up as a loom deadlock.
+#[derive(Default)]
+struct Done {
+    count: Mutex<usize>,
+    condvar: Condvar,
+}
+
+impl Done {
+    fn finish(&self) {
+        *self.count.lock().unwrap() += 1;
+        self.condvar.notify_all();
+    }
+
+    fn wait_for(&self, n: usize) {
+        let mut count = self.count.lock().unwrap();
+        while *count < n {
+            count = self.condvar.wait(count).unwrap();
+        }
+    }
+}
+
+/// The output of a finished task.
+fn output<T>(mut handle: JoinHandle<T>) -> Result<T, crate::task::JoinError> {
+    let mut cx = Context::from_waker(Waker::noop());
+    match Pin::new(&mut handle).poll(&mut cx) {
+        Poll::Ready(result) => result,
+        Poll::Pending => panic!("the blocking task has not finished"),
+    }
+}
+
+#[test]
+fn loom_blocking_spawn_racing_shutdown() {
+    loom::model(|| {
+        let pool = pool(1);
+        let ran = Arc::new(AtomicUsize::new(0));
+        let spawner = pool.clone();
+        let flag = ran.clone();
+        let producer = loom::thread::spawn(move || {
+            spawn_blocking_on(&spawner, None, move || {
+                flag.fetch_add(1, Ordering::SeqCst);
+                7
+            })
+        });
+        pool.shutdown(None);
+        let handle = producer.join().unwrap();
+        // Once both are done the call either ran or was cancelled, never
+        // left queued with its handle pending forever.
+        match output(handle) {
+            Ok(value) => {
+                assert_eq!(value, 7);
+                assert_eq!(ran.load(Ordering::SeqCst), 1);
+            }
+            Err(error) => {
+                assert!(error.is_cancelled());
+                assert_eq!(ran.load(Ordering::SeqCst), 0);
+            }
+        }
+    });
+}
+
+#[test]
+fn loom_blocking_idle_thread_racing_new_work() {
+    loom::model(|| {
+        let pool = pool(1);
+        let done = Arc::new(Done::default());
+        let first_done = done.clone();
+        let first = spawn_blocking_on(&pool, None, move || first_done.finish());
+        // The second call comes while the only thread finishes the first
+        // and goes idle (and, with no keep-alive, exits).
+        let spawner = pool.clone();
+        let second_done = done.clone();
+        let producer = loom::thread::spawn(move || {
+            spawn_blocking_on(&spawner, None, move || second_done.finish())
+        });
+        let second = producer.join().unwrap();
+        done.wait_for(2);
+        pool.shutdown(None);
+        output(first).unwrap();
+        output(second).unwrap();
+        assert_eq!(pool.num_threads(), 0);
+    });
+}
+
+#[test]
+fn loom_blocking_thread_cap_holds() {
+    /// A call that checks no other call runs at the same time.
+    fn call(pool: &Spawner, running: &Arc<AtomicUsize>, done: &Arc<Done>) -> JoinHandle<()> {
+        let (running, done) = (running.clone(), done.clone());
+        spawn_blocking_on(pool, None, move || {
+            let now = running.fetch_add(1, Ordering::SeqCst) + 1;
+            assert_eq!(now, 1, "more calls ran at once than the cap allows");
+            running.fetch_sub(1, Ordering::SeqCst);
+            done.finish();
+        })
+    }
+
+    loom::model(|| {
+        let pool = pool(1);
+        let running = Arc::new(AtomicUsize::new(0));
+        let done = Arc::new(Done::default());
+        let (spawner, their_running, their_done) = (pool.clone(), running.clone(), done.clone());
+        let producer = loom::thread::spawn(move || {
+            let handle = call(&spawner, &their_running, &their_done);
+            assert!(spawner.num_threads() <= 1);
+            handle
+        });
+        let mine = call(&pool, &running, &done);
+        assert!(pool.num_threads() <= 1);
+        let theirs = producer.join().unwrap();
+        done.wait_for(2);
+        pool.shutdown(None);
+        output(mine).unwrap();
+        output(theirs).unwrap();
+    });
+}
+
+#[test]
+fn loom_blocking_handoff_racing_an_idle_thread() {
+    loom::model(|| {
+        let pool = pool(1);
+        let done = Arc::new(Done::default());
+        let task_done = done.clone();
+        let task = spawn_blocking_on(&pool, None, move || task_done.finish());
+        // A worker core handed off while the pool's only thread finishes
+        // the task, goes idle and exits: the hand-off claims that thread or
+        // gets one of its own, past the cap if need be.
+        let spawner = pool.clone();
+        let handoff_done = done.clone();
+        let producer = loom::thread::spawn(move || {
+            spawner
+                .spawn_handoff(Box::new(move || handoff_done.finish()), None)
+                .unwrap();
+        });
+        producer.join().unwrap();
+        done.wait_for(2);
+        pool.shutdown(None);
+        output(task).unwrap();
+        assert_eq!(pool.num_threads(), 0);
+    });
+}

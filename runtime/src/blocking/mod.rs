@@ -1,0 +1,15 @@
+//! Offloading blocking work: the blocking pool (`pool.rs`), blocking tasks
+//! (`spawn.rs`) and `block_in_place` (`block_in_place.rs`).
+
+mod block_in_place;
+mod pool;
+mod spawn;
+
+#[cfg(all(test, loom))]
+mod loom_pool;
+
+pub use block_in_place::block_in_place;
+pub use spawn::spawn_blocking;
+
+pub(crate) use pool::{Handoff, HandoffError, PoolConfig, Spawner};
+pub(crate) use spawn::spawn_blocking_on;

@@ -1,0 +1,512 @@
+//! The blocking pool: a growable set of threads that run closures which
+//! may block (`spawn_blocking`), and that take over a worker's core when a
+//! worker calls `block_in_place`.
+//!
+//! Jobs wait in a lock-free `Injector`; a second one holds core hand-offs,
+//! which threads take first. One atomic word counts the pool's threads
+//! (high half) and, among them, the idle ones not yet claimed by a
+//! producer (low half). The mutex and condvar are only touched to wake an
+//! idle thread, to go idle, to exit, or at shutdown, so many producers
+//! pushing while every thread is busy never meet on a lock.
+//!
+//! Spawning a job (no job is stranded in the queue with no thread to run
+//! it):
+//! 1. push it, then (SeqCst) read the word;
+//! 2. if a thread is idle, claim it (CAS `idle - 1`) and, under the lock,
+//!    post one wake-up for it;
+//! 3. else, below the cap, count a new thread (CAS `threads + 1`) and
+//!    spawn it;
+//! 4. else every thread is busy; each one pops the queue again before it
+//!    goes idle, so one of them takes the job.
+//!
+//! Going idle (under the lock):
+//! 1. count itself idle (`idle + 1`), then (SeqCst) look at the queues: if a
+//!    job or shutdown is there, leave the idle count again (or, if a
+//!    producer already claimed it, wait for that producer's wake-up).
+//!    Either the producer of step 1 above sees this thread idle, or this
+//!    thread sees the job;
+//! 2. wait for a wake-up, at most the keep-alive; a wake-up is consumed
+//!    by whichever idle thread sees it first (idle + posted wake-ups is
+//!    always the number of waiting threads);
+//! 3. on time-out, leave both counts in one CAS (`idle - 1, threads - 1`)
+//!    and exit, unless a producer claimed it meanwhile: then wait for the
+//!    wake-up. Since the two counts change together, a producer sees either
+//!    an idle thread to claim or room under the cap to spawn one.
+//!
+//! Shutdown:
+//! 1. set the flag under the lock and wake every idle thread;
+//! 2. cancel every queued job (its `JoinHandle` yields `Cancelled`); a
+//!    producer re-checks the flag after pushing and cancels too, and a
+//!    thread that pops a job after the flag is set cancels it, so no job
+//!    starts after shutdown;
+//! 3. wait, up to the timeout, for the threads to finish their running job
+//!    and exit.
+//!
+//! A thread running a handed-off core leaves the pool's count for that
+//! time (a worker loop is not blocking work, and must not hold one of the
+//! capped slots), and rejoins afterwards if there is room.
+
+use crate::loom::deque::{Injector, Steal};
+use crate::loom::sync::atomic::{AtomicBool, AtomicU64, Ordering, fence};
+use crate::loom::sync::{Arc, Condvar, Mutex, MutexGuard};
+use crate::runtime::builder::ThreadSpawner;
+use crate::runtime::context;
+use crate::scheduler;
+use crate::task::Notified;
+use std::cell::Cell;
+use std::fmt;
+use std::io;
+use std::time::{Duration, Instant};
+
+/// A worker core handed off by `block_in_place`: runs a worker loop.
+pub(crate) type Handoff = Box<dyn FnOnce() + Send + 'static>;
+
+const IDLE_ONE: u64 = 1;
+const THREAD_ONE: u64 = 1 << 32;
+const IDLE_MASK: u64 = THREAD_ONE - 1;
+
+/// A copy of the counts word.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Counts(u64);
+
+impl Counts {
+    fn threads(self) -> usize {
+        (self.0 >> 32) as usize
+    }
+
+    fn idle(self) -> usize {
+        (self.0 & IDLE_MASK) as usize
+    }
+}
+
+/// The pool's settings, from the `Builder`.
+#[derive(Clone, Debug)]
+pub(crate) struct PoolConfig {
+    pub(crate) max_threads: usize,
+    pub(crate) keep_alive: Duration,
+}
+
+/// A cheap, cloneable handle to the pool (the scheduler handles hold one).
+#[derive(Clone)]
+pub(crate) struct Spawner {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    queue: Injector<Notified>,
+    handoffs: Injector<Handoff>,
+    counts: AtomicU64,
+    is_shutdown: AtomicBool,
+    sleep: Mutex<Sleep>,
+    /// Idle threads wait here for a wake-up.
+    wake: Condvar,
+    /// Shutdown waits here for the last thread to exit.
+    exited: Condvar,
+    config: PoolConfig,
+    threads: ThreadSpawner,
+}
+
+struct Sleep {
+    /// Wake-ups posted by producers that claimed an idle thread.
+    wakeups: usize,
+}
+
+/// What a pool thread picked up.
+enum Job {
+    Task(Notified),
+    Handoff(Handoff),
+}
+
+/// Why a core hand-off was refused.
+#[derive(Debug)]
+pub(crate) enum HandoffError {
+    /// The pool is shut down.
+    ShutDown,
+    /// No idle thread, and the OS refused a new one.
+    Spawn(io::Error),
+}
+
+impl Spawner {
+    pub(crate) fn new(config: PoolConfig, threads: ThreadSpawner) -> Spawner {
+        assert!(config.max_threads > 0, "the blocking pool needs a thread");
+        Spawner {
+            inner: Arc::new(Inner {
+                queue: Injector::new(),
+                handoffs: Injector::new(),
+                counts: AtomicU64::new(0),
+                is_shutdown: AtomicBool::new(false),
+                sleep: Mutex::new(Sleep { wakeups: 0 }),
+                wake: Condvar::new(),
+                exited: Condvar::new(),
+                config,
+                threads,
+            }),
+        }
+    }
+
+    /// Queues a blocking task and makes sure a thread will run it. `rt` is
+    /// made current on new threads, so the task can reach its runtime.
+    ///
+    /// # Errors
+    ///
+    /// Fails only if the pool has no thread at all and the OS refused to
+    /// start one; the task then stays queued until shutdown cancels it.
+    pub(crate) fn spawn_task(
+        &self,
+        task: Notified,
+        rt: Option<&scheduler::Handle>,
+    ) -> io::Result<()> {
+        let inner = &self.inner;
+        if inner.is_shutdown.load(Ordering::Acquire) {
+            task.cancel();
+            return Ok(());
+        }
+        inner.queue.push(task);
+        fence(Ordering::SeqCst);
+        if inner.is_shutdown.load(Ordering::SeqCst) {
+            // Shutdown may have drained the queue before our push landed.
+            inner.cancel_queued();
+            return Ok(());
+        }
+        let mut counts = inner.load_counts();
+        loop {
+            let next = if counts.idle() > 0 {
+                Counts(counts.0 - IDLE_ONE)
+            } else if counts.threads() < inner.config.max_threads {
+                Counts(counts.0 + THREAD_ONE)
+            } else {
+                return Ok(());
+            };
+            match inner.cas_counts(counts, next) {
+                Ok(()) => break,
+                Err(actual) => counts = actual,
+            }
+        }
+        if counts.idle() > 0 {
+            inner.post_wakeup();
+            return Ok(());
+        }
+        match inner.spawn_thread(self, rt, None) {
+            Ok(()) => Ok(()),
+            // Other threads will run the task, one slower thread short.
+            Err(_) if inner.load_counts().threads() > 0 => Ok(()),
+            Err(error) => Err(error),
+        }
+    }
+
+    /// Starts `job` (a worker loop) on an idle thread, or on a new thread
+    /// even past the cap: the thread leaves the capped count while the job
+    /// runs. On error the job has been dropped.
+    pub(crate) fn spawn_handoff(
+        &self,
+        job: Handoff,
+        rt: Option<&scheduler::Handle>,
+    ) -> Result<(), HandoffError> {
+        let inner = &self.inner;
+        if inner.is_shutdown.load(Ordering::Acquire) {
+            return Err(HandoffError::ShutDown);
+        }
+        let mut counts = inner.load_counts();
+        while counts.idle() > 0 {
+            match inner.cas_counts(counts, Counts(counts.0 - IDLE_ONE)) {
+                Ok(()) => {
+                    inner.handoffs.push(job);
+                    inner.post_wakeup();
+                    return Ok(());
+                }
+                Err(actual) => counts = actual,
+            }
+        }
+        inner.counts.fetch_add(THREAD_ONE, Ordering::SeqCst);
+        inner
+            .spawn_thread(self, rt, Some(Job::Handoff(job)))
+            .map_err(HandoffError::Spawn)
+    }
+
+    /// Shuts the pool down (see the module docs): queued jobs are
+    /// cancelled, running ones are waited for up to `timeout` (`None`:
+    /// forever). Returns `true` if every thread exited in time.
+    pub(crate) fn shutdown(&self, timeout: Option<Duration>) -> bool {
+        let inner = &self.inner;
+        {
+            let _sleep = inner.sleep.lock().unwrap();
+            inner.is_shutdown.store(true, Ordering::SeqCst);
+            inner.wake.notify_all();
+        }
+        fence(Ordering::SeqCst);
+        inner.cancel_queued();
+        // A blocking task may shut down its own runtime (by dropping it):
+        // its thread cannot exit before this returns, so it is not waited for.
+        let this_thread = usize::from(running_on(inner));
+        let deadline = timeout.map(|t| Instant::now() + t);
+        let mut sleep = inner.sleep.lock().unwrap();
+        while inner.load_counts().threads() > this_thread {
+            match deadline {
+                None => sleep = inner.exited.wait(sleep).unwrap(),
+                Some(deadline) => {
+                    let now = Instant::now();
+                    if now >= deadline {
+                        return false;
+                    }
+                    sleep = inner.exited.wait_timeout(sleep, deadline - now).unwrap().0;
+                }
+            }
+        }
+        true
+    }
+
+    /// Threads in the pool (busy or idle), not counting threads that run a
+    /// handed-off worker core.
+    pub(crate) fn num_threads(&self) -> usize {
+        self.inner.load_counts().threads()
+    }
+
+    /// Pool threads waiting for work (and not yet claimed for a new job).
+    pub(crate) fn num_idle_threads(&self) -> usize {
+        self.inner.load_counts().idle()
+    }
+
+    /// Blocking tasks waiting for a thread.
+    pub(crate) fn queue_depth(&self) -> usize {
+        self.inner.queue.len()
+    }
+}
+
+impl Inner {
+    fn load_counts(&self) -> Counts {
+        Counts(self.counts.load(Ordering::SeqCst))
+    }
+
+    fn cas_counts(&self, current: Counts, next: Counts) -> Result<(), Counts> {
+        self.counts
+            .compare_exchange(current.0, next.0, Ordering::SeqCst, Ordering::SeqCst)
+            .map(drop)
+            .map_err(Counts)
+    }
+
+    /// Wakes the idle thread a producer just claimed.
+    fn post_wakeup(&self) {
+        let mut sleep = self.sleep.lock().unwrap();
+        sleep.wakeups += 1;
+        drop(sleep);
+        self.wake.notify_one();
+    }
+
+    fn cancel_queued(&self) {
+        while let Some(task) = steal(&self.queue) {
+            task.cancel();
+        }
+        while let Some(handoff) = steal(&self.handoffs) {
+            // The runtime's workers are gone; the core is dropped unrun.
+            drop(handoff);
+        }
+    }
+
+    fn next_job(&self) -> Option<Job> {
+        if let Some(handoff) = steal(&self.handoffs) {
+            return Some(Job::Handoff(handoff));
+        }
+        steal(&self.queue).map(Job::Task)
+    }
+
+    fn has_work(&self) -> bool {
+        !self.queue.is_empty() || !self.handoffs.is_empty()
+    }
+
+    /// Spawns a thread already counted in `threads`; on failure takes it
+    /// off the count again.
+    fn spawn_thread(
+        &self,
+        spawner: &Spawner,
+        rt: Option<&scheduler::Handle>,
+        first: Option<Job>,
+    ) -> io::Result<()> {
+        let pool = spawner.clone();
+        let rt = rt.cloned();
+        let spawned = self.threads.spawn(move || pool.inner.run_thread(rt, first));
+        if spawned.is_err() {
+            self.exit_thread(self.sleep.lock().unwrap());
+        }
+        spawned
+    }
+
+    /// The body of a pool thread.
+    fn run_thread(&self, rt: Option<scheduler::Handle>, mut first: Option<Job>) {
+        let _current = rt.as_ref().map(context::set_current);
+        loop {
+            if self.is_shutdown.load(Ordering::Acquire) {
+                // A handed-off core still runs: its worker loop sees the
+                // runtime's shutdown and stops promptly. The thread then
+                // has already left the count.
+                if let Some(Job::Handoff(handoff)) = first.take() {
+                    let rejoined = self.run_handoff(handoff);
+                    debug_assert!(!rejoined, "no thread rejoins after shutdown");
+                    return;
+                }
+                self.exit_thread(self.sleep.lock().unwrap());
+                return;
+            }
+            match first.take().or_else(|| self.next_job()) {
+                Some(Job::Task(task)) => {
+                    if self.is_shutdown.load(Ordering::Acquire) {
+                        task.cancel();
+                    } else {
+                        let _running = RunningOn::enter(self);
+                        task.run();
+                    }
+                }
+                Some(Job::Handoff(handoff)) => {
+                    if !self.run_handoff(handoff) {
+                        return;
+                    }
+                }
+                None => {
+                    if !self.wait_for_work() {
+                        return;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Runs a worker loop outside the capped count. Returns `false` if the
+    /// thread then exited rather than rejoin (no room, or shutdown).
+    fn run_handoff(&self, handoff: Handoff) -> bool {
+        {
+            let _sleep = self.sleep.lock().unwrap();
+            self.counts.fetch_sub(THREAD_ONE, Ordering::SeqCst);
+            self.exited.notify_all();
+        }
+        handoff();
+        let _sleep = self.sleep.lock().unwrap();
+        if self.is_shutdown.load(Ordering::Acquire) {
+            return false;
+        }
+        let mut counts = self.load_counts();
+        while counts.threads() < self.config.max_threads {
+            match self.cas_counts(counts, Counts(counts.0 + THREAD_ONE)) {
+                Ok(()) => return true,
+                Err(actual) => counts = actual,
+            }
+        }
+        false
+    }
+
+    /// Takes this thread off the count (the caller holds the lock).
+    fn exit_thread(&self, _sleep: MutexGuard<'_, Sleep>) {
+        self.counts.fetch_sub(THREAD_ONE, Ordering::SeqCst);
+        // Shutdown may wait for zero threads, or for one (its own).
+        self.exited.notify_all();
+    }
+
+    /// Goes idle until a job, shutdown or the keep-alive. Returns `false` if
+    /// the thread left the pool and must exit.
+    fn wait_for_work(&self) -> bool {
+        let mut sleep = self.sleep.lock().unwrap();
+        self.counts.fetch_add(IDLE_ONE, Ordering::SeqCst);
+        fence(Ordering::SeqCst);
+        // `None`: a keep-alive too long to represent, i.e. forever.
+        let deadline = Instant::now().checked_add(self.config.keep_alive);
+        let mut timed_out = false;
+        loop {
+            if sleep.wakeups > 0 {
+                sleep.wakeups -= 1;
+                return true;
+            }
+            let must_leave = self.is_shutdown.load(Ordering::SeqCst) || self.has_work();
+            if must_leave {
+                if self.leave_idle(false) {
+                    return true;
+                }
+            } else if timed_out && self.leave_idle(true) {
+                self.exited.notify_all();
+                return false;
+            }
+            // Failing to leave means a producer claimed this thread: its
+            // wake-up is on the way, and waits for this lock. Wait for it
+            // without a deadline (spinning here would hold the lock).
+            let claimed = must_leave || timed_out;
+            match deadline {
+                Some(deadline) if !claimed => {
+                    let now = Instant::now();
+                    if now < deadline {
+                        sleep = self.wake.wait_timeout(sleep, deadline - now).unwrap().0;
+                    }
+                    timed_out = Instant::now() >= deadline;
+                }
+                _ => sleep = self.wake.wait(sleep).unwrap(),
+            }
+        }
+    }
+
+    /// Takes this thread off the idle count (and the thread count, if
+    /// `exit`), unless a producer has claimed every idle thread.
+    fn leave_idle(&self, exit: bool) -> bool {
+        let dec = if exit {
+            IDLE_ONE + THREAD_ONE
+        } else {
+            IDLE_ONE
+        };
+        let mut counts = self.load_counts();
+        while counts.idle() > 0 {
+            match self.cas_counts(counts, Counts(counts.0 - dec)) {
+                Ok(()) => return true,
+                Err(actual) => counts = actual,
+            }
+        }
+        false
+    }
+}
+
+#[cfg(not(loom))]
+std::thread_local! {
+    /// The pool whose blocking task this thread is running, if any.
+    static RUNNING_ON: Cell<*const Inner> = const { Cell::new(std::ptr::null()) };
+}
+
+#[cfg(loom)]
+loom::thread_local! {
+    static RUNNING_ON: Cell<*const Inner> = Cell::new(std::ptr::null());
+}
+
+/// Marks this thread as running a task of a pool until dropped.
+struct RunningOn;
+
+impl RunningOn {
+    fn enter(pool: &Inner) -> RunningOn {
+        RUNNING_ON.with(|cell| cell.set(pool));
+        RunningOn
+    }
+}
+
+impl Drop for RunningOn {
+    fn drop(&mut self) {
+        RUNNING_ON.with(|cell| cell.set(std::ptr::null()));
+    }
+}
+
+/// `true` if this thread is running a task of `pool` (and counts in it).
+fn running_on(pool: &Inner) -> bool {
+    RUNNING_ON.with(|cell| std::ptr::eq(cell.get(), pool))
+}
+
+fn steal<T>(queue: &Injector<T>) -> Option<T> {
+    loop {
+        match queue.steal() {
+            Steal::Success(value) => return Some(value),
+            Steal::Empty => return None,
+            Steal::Retry => continue,
+        }
+    }
+}
+
+impl fmt::Debug for Spawner {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let counts = self.inner.load_counts();
+        f.debug_struct("blocking::Spawner")
+            .field("threads", &counts.threads())
+            .field("idle", &counts.idle())
+            .field("config", &self.inner.config)
+            .finish_non_exhaustive()
+    }
+}

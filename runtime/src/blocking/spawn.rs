@@ -1,0 +1,125 @@
+//! Blocking tasks: a closure wrapped in a task that a pool thread polls
+//! exactly once.
+//!
+//! They reuse the task system, so the `JoinHandle`, panics and abort work
+//! as for async tasks, but they are not in any owned list: runtime
+//! shutdown reaches them through the pool's queue instead (queued ones are
+//! cancelled, running ones are waited for).
+
+use crate::blocking::pool::Spawner;
+use crate::runtime::context;
+use crate::scheduler;
+use crate::task::{self, Header, Id, JoinHandle, Notified, Schedule};
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+/// Runs `f` on a thread of the runtime's blocking pool and returns a
+/// [`JoinHandle`] for its result.
+///
+/// Use it for work that blocks (synchronous I/O, a slow computation, a
+/// blocking library call) so it does not stall the workers that run async
+/// tasks. The pool starts threads on demand, up to
+/// [`Builder::max_blocking_threads`](crate::runtime::Builder::max_blocking_threads);
+/// beyond that, calls wait in a queue. Idle threads exit after
+/// [`Builder::thread_keep_alive`](crate::runtime::Builder::thread_keep_alive).
+///
+/// A panic in `f` is caught: the handle yields a
+/// [`JoinError`](crate::task::JoinError) that
+/// [`is_panic`](crate::task::JoinError::is_panic). `abort()` only cancels
+/// a call that has not started; a running closure cannot be interrupted.
+/// At runtime shutdown queued calls are cancelled and running ones are
+/// waited for (see [`Runtime`](crate::runtime::Runtime)).
+///
+/// # Panics
+///
+/// Panics when called outside a runtime; use
+/// [`Handle::spawn_blocking`](crate::runtime::Handle::spawn_blocking)
+/// there. Also panics if the pool has no thread and the OS refuses to
+/// start one.
+///
+/// # Examples
+///
+/// ```
+/// let rt = rt::runtime::Runtime::new().unwrap();
+/// let len = rt.block_on(async {
+///     rt::task::spawn_blocking(|| std::fs::read_dir(".").unwrap().count())
+///         .await
+///         .unwrap()
+/// });
+/// assert!(len > 0);
+/// ```
+#[track_caller]
+pub fn spawn_blocking<F, R>(f: F) -> JoinHandle<R>
+where
+    F: FnOnce() -> R + Send + 'static,
+    R: Send + 'static,
+{
+    match context::with_current(|handle| handle.spawn_blocking(f)) {
+        Some(join) => join,
+        None => panic!(
+            "`rt::spawn_blocking` called outside a runtime: call it from a task or inside \
+             `Runtime::block_on`, enter a runtime with `Runtime::enter()`, or use \
+             `rt::runtime::Handle::spawn_blocking`"
+        ),
+    }
+}
+
+/// Spawns `f` on `spawner`'s pool; `rt` becomes current on the thread.
+#[track_caller]
+pub(crate) fn spawn_blocking_on<F, R>(
+    spawner: &Spawner,
+    rt: Option<&scheduler::Handle>,
+    f: F,
+) -> JoinHandle<R>
+where
+    F: FnOnce() -> R + Send + 'static,
+    R: Send + 'static,
+{
+    let (task, join) =
+        task::new_unowned_task(BlockingTask { f: Some(f) }, BlockingSchedule, Id::next());
+    if let Err(error) = spawner.spawn_task(task, rt) {
+        panic!(
+            "rt: the blocking pool has no thread and could not start one ({error}); lower the \
+             load or raise the process's thread limit"
+        );
+    }
+    join
+}
+
+/// The future of a blocking task: calls the closure on its only poll.
+struct BlockingTask<F> {
+    f: Option<F>,
+}
+
+impl<F> Unpin for BlockingTask<F> {}
+
+impl<F, R> Future for BlockingTask<F>
+where
+    F: FnOnce() -> R,
+{
+    type Output = R;
+
+    fn poll(mut self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<R> {
+        let f = self
+            .f
+            .take()
+            .expect("rt: a blocking task is polled once, as it never returns Pending");
+        Poll::Ready(f())
+    }
+}
+
+/// The scheduler of blocking tasks: they are queued once, by the pool.
+struct BlockingSchedule;
+
+impl Schedule for BlockingSchedule {
+    fn schedule(&self, _task: Notified) {
+        // A task is rescheduled only when woken after returning Pending;
+        // `BlockingTask` never returns Pending and ignores its waker.
+        unreachable!("rt: a blocking task was woken after it ran");
+    }
+
+    fn release(&self, _task: &Header) -> bool {
+        false
+    }
+}

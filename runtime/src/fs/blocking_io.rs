@@ -1,0 +1,79 @@
+//! What every `rt::fs` operation shares: running a closure on the blocking
+//! pool, the chunk size, and errors that name their path.
+
+use crate::runtime::context;
+use crate::task::JoinHandle;
+use std::error::Error;
+use std::fmt;
+use std::io;
+use std::path::Path;
+
+/// The most bytes one blocking call reads or writes.
+pub(crate) const MAX_CHUNK: usize = 2 * 1024 * 1024;
+
+/// Runs `f` on the current runtime's blocking pool.
+///
+/// # Panics
+///
+/// Panics outside a runtime.
+#[track_caller]
+pub(crate) fn spawn_fs<F, R>(f: F) -> JoinHandle<R>
+where
+    F: FnOnce() -> R + Send + 'static,
+    R: Send + 'static,
+{
+    match context::with_current(|handle| handle.spawn_blocking(f)) {
+        Some(join) => join,
+        None => panic!(
+            "`rt::fs` used outside a runtime: file operations run on the runtime's blocking \
+             pool, so await them in a task or inside `Runtime::block_on`"
+        ),
+    }
+}
+
+/// Runs `f` on the blocking pool and waits for its result.
+pub(crate) async fn run<F, T>(f: F) -> io::Result<T>
+where
+    F: FnOnce() -> io::Result<T> + Send + 'static,
+    T: Send + 'static,
+{
+    match spawn_fs(f).await {
+        Ok(result) => result,
+        Err(join_error) => Err(join_error.into()),
+    }
+}
+
+/// `error` with `what` and `path` prefixed to its message; same kind.
+pub(crate) fn path_error(what: &str, path: &Path, error: io::Error) -> io::Error {
+    context_error(format!("{what} `{}`", path.display()), error)
+}
+
+/// `error` with `context` prefixed to its message; same kind.
+pub(crate) fn context_error(context: String, error: io::Error) -> io::Error {
+    io::Error::new(
+        error.kind(),
+        ContextError {
+            context,
+            source: error,
+        },
+    )
+}
+
+/// An I/O error and what was being done to which path.
+#[derive(Debug)]
+struct ContextError {
+    context: String,
+    source: io::Error,
+}
+
+impl fmt::Display for ContextError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.context, self.source)
+    }
+}
+
+impl Error for ContextError {
+    fn source(&self) -> Option<&(dyn Error + 'static)> {
+        Some(&self.source)
+    }
+}

@@ -1,0 +1,535 @@
+//! `File`: an open file whose reads, writes and seeks run on the blocking
+//! pool.
+//!
+//! At most one blocking operation is in flight per file. The file keeps
+//! one buffer that travels with that operation:
+//! 1. a read fills it with up to 2 MiB (at most the caller's buffer size)
+//!    and serves the caller from it; later reads drain it first;
+//! 2. a write copies up to 2 MiB into it and returns at once (the write
+//!    completes in the background); its error, if any, is returned by the
+//!    next write, flush, seek or sync;
+//! 3. unread bytes make the OS position run ahead of the logical one, so a
+//!    write, seek or `set_len` first moves the OS position back by that
+//!    many bytes and drops them.
+
+use crate::fs::OpenOptions;
+use crate::fs::blocking_io::{MAX_CHUNK, spawn_fs};
+use crate::task::{JoinHandle, poll_proceed};
+use futures_io::{AsyncRead, AsyncSeek, AsyncWrite};
+use std::fmt;
+use std::fs::{File as StdFile, Metadata};
+use std::future::Future;
+use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::path::Path;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll, ready};
+
+/// An open file, read and written asynchronously through
+/// [`futures_io::AsyncRead`], [`AsyncWrite`] and [`AsyncSeek`] (use the
+/// extension traits re-exported by `futures_util`).
+///
+/// Writes are buffered: `write` returns once the data is copied, so call
+/// [`flush`](futures_util::AsyncWriteExt::flush) (or
+/// [`sync_all`](File::sync_all)) to learn whether it reached the file. A
+/// file dropped with a write in flight finishes that write in the
+/// background.
+///
+/// # Examples
+///
+/// ```
+/// use futures_util::{AsyncReadExt, AsyncWriteExt};
+/// # let rt = rt::runtime::Runtime::new().unwrap();
+/// # rt.block_on(async {
+/// let path = std::env::temp_dir().join(format!("rt-file-doc-{}", std::process::id()));
+/// let mut file = rt::fs::File::create(&path).await.unwrap();
+/// file.write_all(b"hello file").await.unwrap();
+/// file.sync_all().await.unwrap();
+///
+/// let mut contents = String::new();
+/// rt::fs::File::open(&path).await.unwrap().read_to_string(&mut contents).await.unwrap();
+/// assert_eq!(contents, "hello file");
+/// # rt::fs::remove_file(&path).await.unwrap();
+/// # });
+/// ```
+pub struct File {
+    std: Arc<StdFile>,
+    state: State,
+    /// The error of a background write, for the next operation to report.
+    last_write_err: Option<io::Error>,
+    /// A seek started by `poll_seek` is in flight.
+    seeking: bool,
+}
+
+enum State {
+    /// No operation in flight; the buffer (absent only after a failed
+    /// join) may hold unread bytes.
+    Idle(Option<Buf>),
+    Busy(JoinHandle<(Operation, Buf)>),
+}
+
+enum Operation {
+    Read(io::Result<usize>),
+    Write(io::Result<()>),
+    Seek(io::Result<u64>),
+}
+
+#[derive(Default)]
+struct Buf {
+    data: Vec<u8>,
+    /// How much of `data` the caller has consumed (reads only).
+    pos: usize,
+}
+
+impl Buf {
+    fn unread(&self) -> usize {
+        self.data.len() - self.pos
+    }
+
+    fn copy_to(&mut self, dst: &mut [u8]) -> usize {
+        let n = self.unread().min(dst.len());
+        dst[..n].copy_from_slice(&self.data[self.pos..self.pos + n]);
+        self.pos += n;
+        n
+    }
+
+    fn copy_from(&mut self, src: &[u8]) -> usize {
+        let n = src.len().min(MAX_CHUNK);
+        self.clear();
+        self.data.extend_from_slice(&src[..n]);
+        n
+    }
+
+    /// Drops the unread bytes; returns how far to move the OS position
+    /// back (a negative offset) to match the logical position.
+    fn discard_unread(&mut self) -> i64 {
+        let rewind = -(self.unread() as i64);
+        self.clear();
+        rewind
+    }
+
+    fn clear(&mut self) {
+        self.data.clear();
+        self.pos = 0;
+    }
+
+    fn read_from(&mut self, file: &StdFile, max: usize) -> io::Result<usize> {
+        self.pos = 0;
+        self.data.resize(max, 0);
+        let result = loop {
+            match (&*file).read(&mut self.data) {
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                result => break result,
+            }
+        };
+        self.data.truncate(*result.as_ref().unwrap_or(&0));
+        result
+    }
+
+    fn write_to(&mut self, file: &StdFile) -> io::Result<()> {
+        let result = (&*file).write_all(&self.data[self.pos..]);
+        self.clear();
+        result
+    }
+}
+
+impl File {
+    /// Opens a file for reading.
+    ///
+    /// # Errors
+    ///
+    /// The error of the `open` call, with the path in its message.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # let rt = rt::runtime::Runtime::new().unwrap();
+    /// # rt.block_on(async {
+    /// let err = rt::fs::File::open("/no/such/file").await.unwrap_err();
+    /// assert_eq!(err.kind(), std::io::ErrorKind::NotFound);
+    /// # });
+    /// ```
+    pub async fn open(path: impl AsRef<Path>) -> io::Result<File> {
+        OpenOptions::new().read(true).open(path).await
+    }
+
+    /// Opens a file for writing, creating it or truncating it.
+    ///
+    /// # Errors
+    ///
+    /// The error of the `open` call, with the path in its message.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # let rt = rt::runtime::Runtime::new().unwrap();
+    /// # rt.block_on(async {
+    /// let path = std::env::temp_dir().join(format!("rt-create-doc-{}", std::process::id()));
+    /// let file = rt::fs::File::create(&path).await.unwrap();
+    /// assert_eq!(file.metadata().await.unwrap().len(), 0);
+    /// # rt::fs::remove_file(&path).await.unwrap();
+    /// # });
+    /// ```
+    pub async fn create(path: impl AsRef<Path>) -> io::Result<File> {
+        OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(path)
+            .await
+    }
+
+    /// Options to open a file with; see [`OpenOptions`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # let rt = rt::runtime::Runtime::new().unwrap();
+    /// # rt.block_on(async {
+    /// let file = rt::fs::File::options().read(true).open("Cargo.toml").await.unwrap();
+    /// # drop(file);
+    /// # });
+    /// ```
+    pub fn options() -> OpenOptions {
+        OpenOptions::new()
+    }
+
+    /// Wraps an open `std` file.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let std = std::fs::File::open("Cargo.toml").unwrap();
+    /// let file = rt::fs::File::from_std(std);
+    /// # drop(file);
+    /// ```
+    pub fn from_std(std: StdFile) -> File {
+        File {
+            std: Arc::new(std),
+            state: State::Idle(Some(Buf::default())),
+            last_write_err: None,
+            seeking: false,
+        }
+    }
+
+    /// Waits for buffered writes, then flushes the file's data and
+    /// metadata to the storage device.
+    ///
+    /// # Errors
+    ///
+    /// The error of a buffered write, or of the `fsync` call.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use futures_util::AsyncWriteExt;
+    /// # let rt = rt::runtime::Runtime::new().unwrap();
+    /// # rt.block_on(async {
+    /// let path = std::env::temp_dir().join(format!("rt-sync-doc-{}", std::process::id()));
+    /// let mut file = rt::fs::File::create(&path).await.unwrap();
+    /// file.write_all(b"durable").await.unwrap();
+    /// file.sync_all().await.unwrap();
+    /// # rt::fs::remove_file(&path).await.unwrap();
+    /// # });
+    /// ```
+    pub async fn sync_all(&mut self) -> io::Result<()> {
+        self.finish_writes().await?;
+        let std = self.std.clone();
+        join_io(spawn_fs(move || std.sync_all())).await
+    }
+
+    /// As [`sync_all`](File::sync_all), but may skip metadata that is not
+    /// needed to read the data back.
+    ///
+    /// # Errors
+    ///
+    /// The error of a buffered write, or of the `fdatasync` call.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # let rt = rt::runtime::Runtime::new().unwrap();
+    /// # rt.block_on(async {
+    /// let path = std::env::temp_dir().join(format!("rt-sync-data-doc-{}", std::process::id()));
+    /// let mut file = rt::fs::File::create(&path).await.unwrap();
+    /// file.sync_data().await.unwrap();
+    /// # rt::fs::remove_file(&path).await.unwrap();
+    /// # });
+    /// ```
+    pub async fn sync_data(&mut self) -> io::Result<()> {
+        self.finish_writes().await?;
+        let std = self.std.clone();
+        join_io(spawn_fs(move || std.sync_data())).await
+    }
+
+    /// Truncates or extends the file to `size` bytes, after buffered
+    /// writes. The position is unchanged (it may end up past the end).
+    ///
+    /// # Errors
+    ///
+    /// The error of a buffered write, or of the `ftruncate` call (for
+    /// example on a file not opened for writing).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # let rt = rt::runtime::Runtime::new().unwrap();
+    /// # rt.block_on(async {
+    /// let path = std::env::temp_dir().join(format!("rt-set-len-doc-{}", std::process::id()));
+    /// let mut file = rt::fs::File::create(&path).await.unwrap();
+    /// file.set_len(1000).await.unwrap();
+    /// assert_eq!(file.metadata().await.unwrap().len(), 1000);
+    /// # rt::fs::remove_file(&path).await.unwrap();
+    /// # });
+    /// ```
+    pub async fn set_len(&mut self, size: u64) -> io::Result<()> {
+        self.finish_writes().await?;
+        let rewind = match &mut self.state {
+            State::Idle(Some(buf)) => buf.discard_unread(),
+            _ => 0,
+        };
+        let std = self.std.clone();
+        join_io(spawn_fs(move || {
+            if rewind != 0 {
+                (&*std).seek(SeekFrom::Current(rewind))?;
+            }
+            std.set_len(size)
+        }))
+        .await
+    }
+
+    /// The file's metadata. A write still in flight may not be counted in
+    /// its length; flush first for an exact size.
+    ///
+    /// # Errors
+    ///
+    /// The error of the `fstat` call.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # let rt = rt::runtime::Runtime::new().unwrap();
+    /// # rt.block_on(async {
+    /// let file = rt::fs::File::open("Cargo.toml").await.unwrap();
+    /// assert!(file.metadata().await.unwrap().is_file());
+    /// # });
+    /// ```
+    pub async fn metadata(&self) -> io::Result<Metadata> {
+        let std = self.std.clone();
+        join_io(spawn_fs(move || std.metadata())).await
+    }
+
+    /// Waits for the operation in flight and reports a write error.
+    async fn finish_writes(&mut self) -> io::Result<()> {
+        std::future::poll_fn(|cx| self.poll_finish_writes(cx)).await
+    }
+
+    fn poll_finish_writes(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        loop {
+            match &mut self.state {
+                State::Idle(_) => {
+                    return Poll::Ready(self.last_write_err.take().map_or(Ok(()), Err));
+                }
+                State::Busy(_) => {
+                    if let Operation::Write(Err(e)) = ready!(self.poll_complete(cx))? {
+                        return Poll::Ready(Err(e));
+                    }
+                }
+            }
+        }
+    }
+
+    /// Polls the operation in flight; once done the file is idle again.
+    fn poll_complete(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<Operation>> {
+        let State::Busy(handle) = &mut self.state else {
+            unreachable!("rt: `poll_complete` on an idle file");
+        };
+        let result = ready!(Pin::new(handle).poll(cx));
+        Poll::Ready(match result {
+            Ok((operation, buf)) => {
+                self.state = State::Idle(Some(buf));
+                Ok(operation)
+            }
+            Err(join_error) => {
+                // The pool was shut down under us; the buffer is lost.
+                self.state = State::Idle(None);
+                Err(join_error.into())
+            }
+        })
+    }
+
+    /// Takes the idle buffer (a fresh one if it was lost).
+    fn take_buf(&mut self) -> Buf {
+        match &mut self.state {
+            State::Idle(buf) => buf.take().unwrap_or_default(),
+            State::Busy(_) => unreachable!("rt: took the buffer of a busy file"),
+        }
+    }
+
+    /// Starts `op` on the blocking pool with the buffer.
+    fn start<F>(&mut self, mut buf: Buf, op: F)
+    where
+        F: FnOnce(&StdFile, &mut Buf) -> Operation + Send + 'static,
+    {
+        let std = self.std.clone();
+        self.state = State::Busy(spawn_fs(move || {
+            let operation = op(&std, &mut buf);
+            (operation, buf)
+        }));
+    }
+}
+
+impl AsyncRead for File {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        dst: &mut [u8],
+    ) -> Poll<io::Result<usize>> {
+        let me = self.get_mut();
+        if dst.is_empty() {
+            return Poll::Ready(Ok(0));
+        }
+        let coop = ready!(poll_proceed(cx));
+        loop {
+            match &mut me.state {
+                State::Idle(Some(buf)) if buf.unread() > 0 => {
+                    let n = buf.copy_to(dst);
+                    coop.made_progress();
+                    return Poll::Ready(Ok(n));
+                }
+                State::Idle(_) => {
+                    let buf = me.take_buf();
+                    let max = dst.len().min(MAX_CHUNK);
+                    me.start(buf, move |std, buf| {
+                        Operation::Read(buf.read_from(std, max))
+                    });
+                }
+                State::Busy(_) => match ready!(me.poll_complete(cx))? {
+                    Operation::Read(Ok(_)) => {
+                        let State::Idle(Some(buf)) = &mut me.state else {
+                            unreachable!("rt: a completed read leaves its buffer");
+                        };
+                        let n = buf.copy_to(dst);
+                        coop.made_progress();
+                        return Poll::Ready(Ok(n));
+                    }
+                    Operation::Read(Err(e)) => return Poll::Ready(Err(e)),
+                    Operation::Write(Err(e)) => me.last_write_err = Some(e),
+                    Operation::Write(Ok(())) | Operation::Seek(_) => {}
+                },
+            }
+        }
+    }
+}
+
+impl AsyncWrite for File {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        src: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        let me = self.get_mut();
+        if src.is_empty() {
+            return Poll::Ready(Ok(0));
+        }
+        let coop = ready!(poll_proceed(cx));
+        loop {
+            match &mut me.state {
+                State::Idle(_) => {
+                    if let Some(e) = me.last_write_err.take() {
+                        return Poll::Ready(Err(e));
+                    }
+                    let mut buf = me.take_buf();
+                    let rewind = buf.discard_unread();
+                    let n = buf.copy_from(src);
+                    me.start(buf, move |std, buf| {
+                        let result = if rewind != 0 {
+                            (&*std).seek(SeekFrom::Current(rewind)).map(drop)
+                        } else {
+                            Ok(())
+                        };
+                        Operation::Write(result.and_then(|()| buf.write_to(std)))
+                    });
+                    coop.made_progress();
+                    return Poll::Ready(Ok(n));
+                }
+                State::Busy(_) => {
+                    if let Operation::Write(Err(e)) = ready!(me.poll_complete(cx))? {
+                        return Poll::Ready(Err(e));
+                    }
+                }
+            }
+        }
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        self.get_mut().poll_finish_writes(cx)
+    }
+
+    fn poll_close(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        self.get_mut().poll_finish_writes(cx)
+    }
+}
+
+impl AsyncSeek for File {
+    /// Seeks after the operation in flight. A seek whose future is dropped
+    /// before it completes still moves the position.
+    fn poll_seek(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        pos: SeekFrom,
+    ) -> Poll<io::Result<u64>> {
+        let me = self.get_mut();
+        loop {
+            match &mut me.state {
+                State::Idle(_) => {
+                    if let Some(e) = me.last_write_err.take() {
+                        return Poll::Ready(Err(e));
+                    }
+                    let mut buf = me.take_buf();
+                    let rewind = buf.discard_unread();
+                    let pos = match pos {
+                        SeekFrom::Current(offset) => SeekFrom::Current(offset + rewind),
+                        absolute => absolute,
+                    };
+                    me.seeking = true;
+                    me.start(buf, move |std, _| Operation::Seek((&*std).seek(pos)));
+                }
+                State::Busy(_) => {
+                    let operation = match me.poll_complete(cx) {
+                        Poll::Pending => return Poll::Pending,
+                        Poll::Ready(Err(e)) => {
+                            me.seeking = false;
+                            return Poll::Ready(Err(e));
+                        }
+                        Poll::Ready(Ok(operation)) => operation,
+                    };
+                    match operation {
+                        Operation::Seek(result) if me.seeking => {
+                            me.seeking = false;
+                            return Poll::Ready(result);
+                        }
+                        Operation::Write(Err(e)) => return Poll::Ready(Err(e)),
+                        _ => {}
+                    }
+                }
+            }
+        }
+    }
+}
+
+impl fmt::Debug for File {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("File")
+            .field("std", &self.std)
+            .field("busy", &matches!(self.state, State::Busy(_)))
+            .finish()
+    }
+}
+
+async fn join_io<T: Send + 'static>(handle: JoinHandle<io::Result<T>>) -> io::Result<T> {
+    match handle.await {
+        Ok(result) => result,
+        Err(join_error) => Err(join_error.into()),
+    }
+}

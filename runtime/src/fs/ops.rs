@@ -1,0 +1,325 @@
+//! Whole-file and path operations.
+
+use crate::fs::blocking_io::{MAX_CHUNK, context_error, path_error, run};
+use std::fs::{File as StdFile, Metadata};
+use std::io::{self, Read, Write};
+use std::path::{Path, PathBuf};
+
+/// Reads a whole file into a vector, in chunks of at most 2 MiB.
+///
+/// # Errors
+///
+/// The error of opening or reading `path` (for example
+/// [`NotFound`](io::ErrorKind::NotFound)), with the path in its message.
+///
+/// # Examples
+///
+/// ```
+/// # let rt = rt::runtime::Runtime::new().unwrap();
+/// # rt.block_on(async {
+/// let path = std::env::temp_dir().join(format!("rt-read-doc-{}", std::process::id()));
+/// rt::fs::write(&path, [1u8, 2, 3]).await.unwrap();
+/// assert_eq!(rt::fs::read(&path).await.unwrap(), [1, 2, 3]);
+/// # rt::fs::remove_file(&path).await.unwrap();
+/// # });
+/// ```
+pub async fn read(path: impl AsRef<Path>) -> io::Result<Vec<u8>> {
+    let path = path.as_ref().to_owned();
+    let (mut file, mut data, mut path) = run(move || {
+        let file = StdFile::open(&path).map_err(|e| path_error("could not open", &path, e))?;
+        // The size is a hint: the file may change while we read.
+        let size = file.metadata().map(|m| m.len() as usize).unwrap_or(0);
+        let mut data = Vec::new();
+        data.try_reserve_exact(size).map_err(|_| {
+            path_error(
+                "too large to read",
+                &path,
+                io::ErrorKind::OutOfMemory.into(),
+            )
+        })?;
+        Ok((file, data, path))
+    })
+    .await?;
+    loop {
+        let (back_file, back_data, back_path, at_end) = run(move || {
+            let n = (&mut file)
+                .take(MAX_CHUNK as u64)
+                .read_to_end(&mut data)
+                .map_err(|e| path_error("could not read", &path, e))?;
+            // `read_to_end` stops short of the limit only at the end of the file.
+            Ok((file, data, path, n < MAX_CHUNK))
+        })
+        .await?;
+        if at_end {
+            return Ok(back_data);
+        }
+        (file, data, path) = (back_file, back_data, back_path);
+    }
+}
+
+/// Reads a whole UTF-8 file into a string.
+///
+/// # Errors
+///
+/// As [`read`], and [`InvalidData`](io::ErrorKind::InvalidData) if the
+/// contents are not UTF-8.
+///
+/// # Examples
+///
+/// ```
+/// # let rt = rt::runtime::Runtime::new().unwrap();
+/// # rt.block_on(async {
+/// let path = std::env::temp_dir().join(format!("rt-string-doc-{}", std::process::id()));
+/// rt::fs::write(&path, "text").await.unwrap();
+/// assert_eq!(rt::fs::read_to_string(&path).await.unwrap(), "text");
+/// # rt::fs::remove_file(&path).await.unwrap();
+/// # });
+/// ```
+pub async fn read_to_string(path: impl AsRef<Path>) -> io::Result<String> {
+    let path = path.as_ref();
+    let data = read(path).await?;
+    String::from_utf8(data).map_err(|e| {
+        path_error(
+            "could not read",
+            path,
+            io::Error::new(io::ErrorKind::InvalidData, e.utf8_error()),
+        )
+    })
+}
+
+/// Creates (or truncates) a file and writes `contents` to it, in chunks of
+/// at most 2 MiB.
+///
+/// # Errors
+///
+/// The error of creating or writing `path` (for example
+/// [`PermissionDenied`](io::ErrorKind::PermissionDenied)), with the path in
+/// its message.
+///
+/// # Examples
+///
+/// ```
+/// # let rt = rt::runtime::Runtime::new().unwrap();
+/// # rt.block_on(async {
+/// let path = std::env::temp_dir().join(format!("rt-write-doc-{}", std::process::id()));
+/// rt::fs::write(&path, b"bytes").await.unwrap();
+/// assert_eq!(rt::fs::read(&path).await.unwrap(), b"bytes");
+/// # rt::fs::remove_file(&path).await.unwrap();
+/// # });
+/// ```
+pub async fn write(path: impl AsRef<Path>, contents: impl AsRef<[u8]>) -> io::Result<()> {
+    let mut path = path.as_ref().to_owned();
+    let mut data = contents.as_ref().to_vec();
+    let mut file: Option<StdFile> = None;
+    let mut written = 0;
+    loop {
+        let (back_file, back_data, back_path, done) = run(move || {
+            let mut file = match file {
+                Some(file) => file,
+                None => {
+                    StdFile::create(&path).map_err(|e| path_error("could not create", &path, e))?
+                }
+            };
+            let end = data.len().min(written + MAX_CHUNK);
+            file.write_all(&data[written..end])
+                .map_err(|e| path_error("could not write", &path, e))?;
+            Ok((file, data, path, end))
+        })
+        .await?;
+        if done == back_data.len() {
+            return Ok(());
+        }
+        (file, data, path, written) = (Some(back_file), back_data, back_path, done);
+    }
+}
+
+/// Copies the contents and permissions of `from` to `to`, replacing `to`;
+/// returns the number of bytes copied. One blocking call (the OS copies
+/// in-kernel where it can).
+///
+/// # Errors
+///
+/// The error of reading `from` or writing `to`, naming both.
+///
+/// # Examples
+///
+/// ```
+/// # let rt = rt::runtime::Runtime::new().unwrap();
+/// # rt.block_on(async {
+/// let dir = std::env::temp_dir();
+/// let (a, b) = (dir.join(format!("rt-copy-a-{}", std::process::id())), dir.join(format!("rt-copy-b-{}", std::process::id())));
+/// rt::fs::write(&a, "copy me").await.unwrap();
+/// assert_eq!(rt::fs::copy(&a, &b).await.unwrap(), 7);
+/// assert_eq!(rt::fs::read_to_string(&b).await.unwrap(), "copy me");
+/// # rt::fs::remove_file(&a).await.unwrap();
+/// # rt::fs::remove_file(&b).await.unwrap();
+/// # });
+/// ```
+pub async fn copy(from: impl AsRef<Path>, to: impl AsRef<Path>) -> io::Result<u64> {
+    let (from, to) = (from.as_ref().to_owned(), to.as_ref().to_owned());
+    run(move || {
+        std::fs::copy(&from, &to).map_err(|e| {
+            let what = format!("could not copy `{}` to `{}`", from.display(), to.display());
+            context_error(what, e)
+        })
+    })
+    .await
+}
+
+/// Renames `from` to `to`, replacing `to` if it exists (on the same file
+/// system).
+///
+/// # Errors
+///
+/// The error of the rename, naming both paths.
+///
+/// # Examples
+///
+/// ```
+/// # let rt = rt::runtime::Runtime::new().unwrap();
+/// # rt.block_on(async {
+/// let dir = std::env::temp_dir();
+/// let (a, b) = (dir.join(format!("rt-mv-a-{}", std::process::id())), dir.join(format!("rt-mv-b-{}", std::process::id())));
+/// rt::fs::write(&a, "x").await.unwrap();
+/// rt::fs::rename(&a, &b).await.unwrap();
+/// assert!(rt::fs::metadata(&a).await.is_err());
+/// # rt::fs::remove_file(&b).await.unwrap();
+/// # });
+/// ```
+pub async fn rename(from: impl AsRef<Path>, to: impl AsRef<Path>) -> io::Result<()> {
+    let (from, to) = (from.as_ref().to_owned(), to.as_ref().to_owned());
+    run(move || {
+        std::fs::rename(&from, &to).map_err(|e| {
+            let what = format!(
+                "could not rename `{}` to `{}`",
+                from.display(),
+                to.display()
+            );
+            context_error(what, e)
+        })
+    })
+    .await
+}
+
+/// Removes a file.
+///
+/// # Errors
+///
+/// The error of the removal (for example
+/// [`NotFound`](io::ErrorKind::NotFound)), with the path in its message.
+///
+/// # Examples
+///
+/// ```
+/// # let rt = rt::runtime::Runtime::new().unwrap();
+/// # rt.block_on(async {
+/// let path = std::env::temp_dir().join(format!("rt-rm-doc-{}", std::process::id()));
+/// rt::fs::write(&path, "").await.unwrap();
+/// rt::fs::remove_file(&path).await.unwrap();
+/// assert!(rt::fs::remove_file(&path).await.is_err());
+/// # });
+/// ```
+pub async fn remove_file(path: impl AsRef<Path>) -> io::Result<()> {
+    let path = path.as_ref().to_owned();
+    run(move || std::fs::remove_file(&path).map_err(|e| path_error("could not remove", &path, e)))
+        .await
+}
+
+/// Creates a directory and all its missing parents.
+///
+/// # Errors
+///
+/// The error of creating a directory on the way, with `path` in its
+/// message.
+///
+/// # Examples
+///
+/// ```
+/// # let rt = rt::runtime::Runtime::new().unwrap();
+/// # rt.block_on(async {
+/// let dir = std::env::temp_dir().join(format!("rt-mkdir-doc-{}", std::process::id()));
+/// rt::fs::create_dir_all(dir.join("a/b")).await.unwrap();
+/// assert!(rt::fs::metadata(dir.join("a/b")).await.unwrap().is_dir());
+/// # rt::fs::remove_dir_all(&dir).await.unwrap();
+/// # });
+/// ```
+pub async fn create_dir_all(path: impl AsRef<Path>) -> io::Result<()> {
+    let path = path.as_ref().to_owned();
+    run(move || {
+        std::fs::create_dir_all(&path)
+            .map_err(|e| path_error("could not create directory", &path, e))
+    })
+    .await
+}
+
+/// Removes a directory and everything in it.
+///
+/// # Errors
+///
+/// The error of removing an entry, with `path` in its message.
+///
+/// # Examples
+///
+/// ```
+/// # let rt = rt::runtime::Runtime::new().unwrap();
+/// # rt.block_on(async {
+/// let dir = std::env::temp_dir().join(format!("rt-rmdir-doc-{}", std::process::id()));
+/// rt::fs::create_dir_all(dir.join("sub")).await.unwrap();
+/// rt::fs::write(dir.join("sub/file"), "x").await.unwrap();
+/// rt::fs::remove_dir_all(&dir).await.unwrap();
+/// assert!(rt::fs::metadata(&dir).await.is_err());
+/// # });
+/// ```
+pub async fn remove_dir_all(path: impl AsRef<Path>) -> io::Result<()> {
+    let path = path.as_ref().to_owned();
+    run(move || {
+        std::fs::remove_dir_all(&path)
+            .map_err(|e| path_error("could not remove directory", &path, e))
+    })
+    .await
+}
+
+/// The metadata of `path`, following symbolic links.
+///
+/// # Errors
+///
+/// The error of the `stat` call, with the path in its message.
+///
+/// # Examples
+///
+/// ```
+/// # let rt = rt::runtime::Runtime::new().unwrap();
+/// # rt.block_on(async {
+/// let path = std::env::temp_dir().join(format!("rt-meta-doc-{}", std::process::id()));
+/// rt::fs::write(&path, "12345").await.unwrap();
+/// assert_eq!(rt::fs::metadata(&path).await.unwrap().len(), 5);
+/// # rt::fs::remove_file(&path).await.unwrap();
+/// # });
+/// ```
+pub async fn metadata(path: impl AsRef<Path>) -> io::Result<Metadata> {
+    let path = path.as_ref().to_owned();
+    run(move || std::fs::metadata(&path).map_err(|e| path_error("could not stat", &path, e))).await
+}
+
+/// The absolute form of `path`, with every symbolic link and `.`/`..`
+/// resolved.
+///
+/// # Errors
+///
+/// The error of resolving `path` (it must exist), with the path in its
+/// message.
+///
+/// # Examples
+///
+/// ```
+/// # let rt = rt::runtime::Runtime::new().unwrap();
+/// # rt.block_on(async {
+/// let here = rt::fs::canonicalize(".").await.unwrap();
+/// assert!(here.is_absolute());
+/// # });
+/// ```
+pub async fn canonicalize(path: impl AsRef<Path>) -> io::Result<PathBuf> {
+    let path = path.as_ref().to_owned();
+    run(move || std::fs::canonicalize(&path).map_err(|e| path_error("could not resolve", &path, e)))
+        .await
+}

@@ -1,0 +1,42 @@
+//! `block_in_place` on a worker: the worker's core (its queues and LIFO
+//! slot) moves to a blocking-pool thread, which runs the worker loop with
+//! it, so the worker's tasks keep running while this thread blocks.
+//!
+//! The thread that gave its core away finishes the task it is polling
+//! without a core (its wakes go to the injector), then `run_task` finds no
+//! core and the thread leaves the worker loop and exits. It does not try
+//! to take a core back: the new thread already runs that core, and a
+//! thread only steals a core from nobody, so no handshake is needed and a
+//! worker count of exactly `worker_threads` cores is kept.
+
+use crate::blocking::{Handoff, HandoffError};
+use crate::loom::sync::{Arc, Mutex};
+use crate::scheduler;
+use crate::scheduler::multi_thread::worker::{self, Context};
+
+/// Gives this worker's core to a pool thread. `Ok` also when the core is
+/// not here (a nested `block_in_place`): there is nothing to hand off. On
+/// error the core is back in place.
+pub(crate) fn hand_off_core(cx: &Context) -> Result<(), HandoffError> {
+    let Some(core) = cx.core.borrow_mut().take() else {
+        return Ok(());
+    };
+    // The core travels in a slot rather than in the job, so it can be put
+    // back if no thread takes the job.
+    let slot = Arc::new(Mutex::new(Some(core)));
+    let job_slot = slot.clone();
+    let job_handle = cx.handle.clone();
+    let job: Handoff = Box::new(move || {
+        let core = job_slot.lock().unwrap().take();
+        if let Some(core) = core {
+            worker::run(job_handle, core);
+        }
+    });
+    let rt = scheduler::Handle::MultiThread(cx.handle.clone());
+    let result = cx.handle.blocking.spawn_handoff(job, Some(&rt));
+    if result.is_err() {
+        let core = slot.lock().unwrap().take();
+        *cx.core.borrow_mut() = core;
+    }
+    result
+}

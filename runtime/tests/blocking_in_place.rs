@@ -1,0 +1,154 @@
+//! `block_in_place`: the worker's other tasks keep running while it blocks.
+
+use rt::runtime::Builder;
+use std::sync::mpsc;
+use std::time::Duration;
+
+#[test]
+fn tasks_queued_on_the_blocking_worker_keep_running() {
+    // One worker: the task spawned below can only run if the worker's core
+    // moved to another thread while the blocker waits.
+    for workers in [1, 2] {
+        let rt = Builder::new_multi_thread()
+            .worker_threads(workers)
+            .build()
+            .unwrap();
+        let out = rt.block_on(rt.spawn(async {
+            let (tx, rx) = mpsc::channel::<u32>();
+            let other = rt::spawn(async move {
+                rt::task::yield_now().await;
+                tx.send(99).unwrap();
+                "other done"
+            });
+            let got = rt::task::block_in_place(|| rx.recv().unwrap());
+            (got, other.await.unwrap())
+        }));
+        assert_eq!(out.unwrap(), (99, "other done"));
+        assert_eq!(rt.handle().metrics().num_workers(), workers);
+    }
+}
+
+#[test]
+fn a_task_on_another_worker_completes_while_the_blocker_blocks() {
+    let rt = Builder::new_multi_thread()
+        .worker_threads(2)
+        .build()
+        .unwrap();
+    let (tx, rx) = mpsc::channel::<&'static str>();
+    let blocker = rt.spawn(async move { rt::task::block_in_place(|| rx.recv().unwrap()) });
+    let sender = rt.spawn(async move {
+        for _ in 0..10 {
+            rt::task::yield_now().await;
+        }
+        tx.send("unblocked").unwrap();
+    });
+    rt.block_on(sender).unwrap();
+    assert_eq!(rt.block_on(blocker).unwrap(), "unblocked");
+}
+
+#[test]
+fn the_runtime_keeps_working_after_many_block_in_place_calls() {
+    let rt = Builder::new_multi_thread()
+        .worker_threads(2)
+        .build()
+        .unwrap();
+    let total = rt.block_on(async {
+        let tasks: Vec<_> = (0..16u64)
+            .map(|i| {
+                rt::spawn(async move {
+                    let mut sum = 0;
+                    for j in 0..4 {
+                        sum += rt::task::block_in_place(|| i * 10 + j);
+                        rt::task::yield_now().await;
+                    }
+                    sum
+                })
+            })
+            .collect();
+        let mut total = 0;
+        for task in tasks {
+            total += task.await.unwrap();
+        }
+        total
+    });
+    let expected: u64 = (0..16u64)
+        .flat_map(|i| (0..4).map(move |j| i * 10 + j))
+        .sum();
+    assert_eq!(total, expected);
+    // The hand-offs kept exactly two worker cores; shutdown waits for both.
+    rt.shutdown_timeout(Duration::from_secs(30));
+}
+
+#[test]
+fn nested_block_in_place_and_block_on_inside_it() {
+    let rt = Builder::new_multi_thread()
+        .worker_threads(1)
+        .build()
+        .unwrap();
+    let out = rt.block_on(rt.spawn(async {
+        rt::task::block_in_place(|| {
+            // Blocking on the runtime is allowed here.
+            let handle = rt::runtime::Handle::current();
+            let inner = handle.block_on(async { rt::spawn(async { 5 }).await.unwrap() });
+            inner + rt::task::block_in_place(|| 1)
+        })
+    }));
+    assert_eq!(out.unwrap(), 6);
+}
+
+#[test]
+fn outside_a_runtime_it_just_runs() {
+    assert_eq!(rt::task::block_in_place(|| 3), 3);
+    let rt = Builder::new_multi_thread().build().unwrap();
+    // Inside a multi-thread `block_on` (not a worker) it runs too.
+    assert_eq!(rt.block_on(async { rt::task::block_in_place(|| 4) }), 4);
+}
+
+#[test]
+#[should_panic(expected = "called on a current-thread runtime")]
+fn current_thread_runtime_panics() {
+    let rt = Builder::new_current_thread().build().unwrap();
+    rt.block_on(async { rt::task::block_in_place(|| ()) });
+}
+
+#[test]
+fn current_thread_task_gets_the_panic_as_a_join_error() {
+    let rt = Builder::new_current_thread().build().unwrap();
+    let err = rt
+        .block_on(rt.spawn(async { rt::task::block_in_place(|| ()) }))
+        .unwrap_err();
+    assert!(err.is_panic());
+}
+
+#[test]
+fn shutdown_with_a_worker_blocked_in_place() {
+    let rt = Builder::new_multi_thread()
+        .worker_threads(1)
+        .build()
+        .unwrap();
+    let (started_tx, started_rx) = mpsc::channel::<()>();
+    let (release_tx, release_rx) = mpsc::channel::<()>();
+    let blocker = rt.spawn(async move {
+        rt::task::block_in_place(|| {
+            started_tx.send(()).unwrap();
+            release_rx.recv().unwrap();
+        })
+    });
+    started_rx.recv().unwrap();
+    assert_eq!(rt.block_on(rt.spawn(async { 8 })).unwrap(), 8);
+    // The worker's core is on a pool thread and stops at once; the thread
+    // blocked in place no longer counts as a worker, so even a plain drop
+    // (which waits for every worker core and pool thread) returns while
+    // it is still blocked.
+    let (dropped_tx, dropped_rx) = mpsc::channel::<()>();
+    std::thread::spawn(move || {
+        drop(rt);
+        dropped_tx.send(()).unwrap();
+    });
+    dropped_rx
+        .recv_timeout(Duration::from_secs(60))
+        .expect("dropping the runtime waited for the thread blocked in place");
+    release_tx.send(()).unwrap();
+    // The task was being polled when shutdown came, so it completes.
+    assert!(futures::executor::block_on(blocker).is_ok());
+}

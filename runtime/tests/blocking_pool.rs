@@ -1,0 +1,363 @@
+//! The blocking pool: `spawn_blocking` results, panics, the thread cap,
+//! keep-alive, thread names and shutdown.
+
+use rt::runtime::{Builder, Runtime};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Barrier, mpsc};
+use std::time::{Duration, Instant};
+
+fn runtimes() -> Vec<Runtime> {
+    vec![
+        Builder::new_current_thread().build().unwrap(),
+        Builder::new_multi_thread()
+            .worker_threads(2)
+            .build()
+            .unwrap(),
+    ]
+}
+
+/// Polls `condition` until it holds, panicking after a generous deadline.
+fn wait_until(what: &str, mut condition: impl FnMut() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !condition() {
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+#[test]
+fn spawn_blocking_returns_the_output() {
+    for rt in runtimes() {
+        let out = rt.block_on(async {
+            let call = rt::task::spawn_blocking(|| (1..=100u64).sum::<u64>());
+            call.await.unwrap()
+        });
+        assert_eq!(out, 5050);
+    }
+}
+
+#[test]
+fn spawn_blocking_panic_is_a_join_error() {
+    for rt in runtimes() {
+        let err = rt
+            .block_on(rt.spawn_blocking(|| -> u32 { panic!("blocking boom") }))
+            .unwrap_err();
+        assert!(err.is_panic());
+        assert_eq!(
+            *err.into_panic().downcast::<&str>().unwrap(),
+            "blocking boom"
+        );
+        // The pool survives the panic.
+        assert_eq!(rt.block_on(rt.spawn_blocking(|| 7)).unwrap(), 7);
+    }
+}
+
+#[test]
+fn spawn_blocking_sees_its_runtime_and_may_block_on_it() {
+    for rt in runtimes() {
+        let flavor = rt.handle().runtime_flavor();
+        let out = rt.block_on(rt.spawn_blocking(move || {
+            let handle = rt::runtime::Handle::current();
+            assert_eq!(handle.runtime_flavor(), flavor);
+            let task = handle.spawn(async { 21 });
+            handle.block_on(task).unwrap() * 2
+        }));
+        assert_eq!(out.unwrap(), 42);
+    }
+}
+
+#[test]
+#[should_panic(expected = "`rt::spawn_blocking` called outside a runtime")]
+fn spawn_blocking_outside_a_runtime_panics() {
+    drop(rt::spawn_blocking(|| ()));
+}
+
+#[test]
+fn blocking_threads_carry_the_runtime_thread_name() {
+    let rt = Builder::new_multi_thread()
+        .worker_threads(1)
+        .thread_name("blk-named")
+        .build()
+        .unwrap();
+    let name = rt
+        .block_on(rt.spawn_blocking(|| std::thread::current().name().map(String::from)))
+        .unwrap();
+    assert_eq!(name.as_deref(), Some("blk-named"));
+}
+
+#[test]
+fn more_calls_than_threads_all_complete_and_the_cap_holds() {
+    const CAP: usize = 2;
+    const CALLS: usize = 16;
+    for kind in ["current", "multi"] {
+        let mut builder = match kind {
+            "current" => Builder::new_current_thread(),
+            _ => Builder::new_multi_thread(),
+        };
+        let rt = builder.max_blocking_threads(CAP).build().unwrap();
+        let running = Arc::new(AtomicUsize::new(0));
+        let most = Arc::new(AtomicUsize::new(0));
+        let (release_tx, release_rx) = mpsc::channel::<()>();
+        let release_rx = Arc::new(std::sync::Mutex::new(release_rx));
+        let calls: Vec<_> = (0..CALLS)
+            .map(|i| {
+                let running = running.clone();
+                let most = most.clone();
+                let release_rx = release_rx.clone();
+                rt.spawn_blocking(move || {
+                    let now = running.fetch_add(1, Ordering::SeqCst) + 1;
+                    most.fetch_max(now, Ordering::SeqCst);
+                    release_rx.lock().unwrap().recv().unwrap();
+                    running.fetch_sub(1, Ordering::SeqCst);
+                    i
+                })
+            })
+            .collect();
+        let metrics = rt.handle().metrics();
+        // Both threads are busy and the rest wait in the queue.
+        wait_until("the queue to fill", || {
+            running.load(Ordering::SeqCst) == CAP && metrics.blocking_queue_depth() == CALLS - CAP
+        });
+        assert_eq!(metrics.num_blocking_threads(), CAP);
+        for _ in 0..CALLS {
+            release_tx.send(()).unwrap();
+        }
+        for (i, call) in calls.into_iter().enumerate() {
+            assert_eq!(rt.block_on(call).unwrap(), i);
+        }
+        assert_eq!(most.load(Ordering::SeqCst), CAP, "{kind}");
+        assert!(metrics.num_blocking_threads() <= CAP);
+    }
+}
+
+#[test]
+fn many_tasks_spawning_blocking_calls_all_complete() {
+    let rt = Builder::new_multi_thread()
+        .worker_threads(2)
+        .max_blocking_threads(4)
+        .build()
+        .unwrap();
+    let total = rt.block_on(async {
+        let tasks: Vec<_> = (0..32u64)
+            .map(|t| {
+                rt::spawn(async move {
+                    let mut sum = 0;
+                    for i in 0..50u64 {
+                        sum += rt::spawn_blocking(move || t * 1000 + i).await.unwrap();
+                    }
+                    sum
+                })
+            })
+            .collect();
+        let mut total = 0;
+        for task in tasks {
+            total += task.await.unwrap();
+        }
+        total
+    });
+    let expected: u64 = (0..32u64)
+        .flat_map(|t| (0..50u64).map(move |i| t * 1000 + i))
+        .sum();
+    assert_eq!(total, expected);
+}
+
+#[test]
+fn idle_threads_exit_after_the_keep_alive() {
+    const THREADS: usize = 4;
+    let rt = Builder::new_multi_thread()
+        .worker_threads(1)
+        .thread_keep_alive(Duration::from_millis(50))
+        .build()
+        .unwrap();
+    // All four calls wait for each other, so four threads must exist.
+    let barrier = Arc::new(Barrier::new(THREADS));
+    let calls: Vec<_> = (0..THREADS)
+        .map(|_| {
+            let barrier = barrier.clone();
+            rt.spawn_blocking(move || {
+                barrier.wait();
+            })
+        })
+        .collect();
+    for call in calls {
+        rt.block_on(call).unwrap();
+    }
+    let metrics = rt.handle().metrics();
+    assert!(metrics.num_blocking_threads() >= THREADS);
+    wait_until("idle blocking threads to exit", || {
+        metrics.num_blocking_threads() == 0
+    });
+    assert_eq!(metrics.num_idle_blocking_threads(), 0);
+    // The pool starts threads again afterwards.
+    assert_eq!(rt.block_on(rt.spawn_blocking(|| 5)).unwrap(), 5);
+}
+
+#[test]
+fn idle_threads_are_reused() {
+    let rt = Builder::new_multi_thread()
+        .worker_threads(1)
+        .build()
+        .unwrap();
+    let metrics = rt.handle().metrics();
+    for i in 0..20 {
+        assert_eq!(rt.block_on(rt.spawn_blocking(move || i)).unwrap(), i);
+        // The output is delivered just before the thread goes idle.
+        wait_until("the thread to go idle", || {
+            metrics.num_idle_blocking_threads() == 1
+        });
+    }
+    // Each call found the previous call's thread idle.
+    assert_eq!(metrics.num_blocking_threads(), 1);
+}
+
+#[test]
+fn abort_cancels_a_queued_call() {
+    let rt = Builder::new_multi_thread()
+        .max_blocking_threads(1)
+        .build()
+        .unwrap();
+    let (release_tx, release_rx) = mpsc::channel::<()>();
+    let (started_tx, started_rx) = mpsc::channel::<()>();
+    let first = rt.spawn_blocking(move || {
+        started_tx.send(()).unwrap();
+        release_rx.recv().unwrap();
+    });
+    started_rx.recv().unwrap();
+    let ran = Arc::new(AtomicBool::new(false));
+    let ran2 = ran.clone();
+    let queued = rt.spawn_blocking(move || ran2.store(true, Ordering::SeqCst));
+    queued.abort();
+    release_tx.send(()).unwrap();
+    assert!(rt.block_on(queued).unwrap_err().is_cancelled());
+    rt.block_on(first).unwrap();
+    // Later calls still run: the cancelled one did not hold the thread.
+    rt.block_on(rt.spawn_blocking(|| ())).unwrap();
+    assert!(!ran.load(Ordering::SeqCst));
+}
+
+/// A blocking call that reports when it starts and then waits for `release`.
+fn gated_call(
+    rt: &Runtime,
+    finished: Arc<AtomicBool>,
+) -> (
+    rt::task::JoinHandle<u32>,
+    mpsc::Receiver<()>,
+    mpsc::Sender<()>,
+) {
+    let (started_tx, started_rx) = mpsc::channel::<()>();
+    let (release_tx, release_rx) = mpsc::channel::<()>();
+    let call = rt.spawn_blocking(move || {
+        started_tx.send(()).unwrap();
+        release_rx.recv().unwrap();
+        finished.store(true, Ordering::SeqCst);
+        11
+    });
+    (call, started_rx, release_tx)
+}
+
+#[test]
+fn shutdown_timeout_cancels_queued_work_and_leaves_running_work_behind() {
+    for mut builder in [Builder::new_current_thread(), Builder::new_multi_thread()] {
+        let rt = builder.max_blocking_threads(1).build().unwrap();
+        let finished = Arc::new(AtomicBool::new(false));
+        let (running, started, release) = gated_call(&rt, finished.clone());
+        started.recv().unwrap();
+        let queued_ran = Arc::new(AtomicBool::new(false));
+        let flag = queued_ran.clone();
+        let queued = rt.spawn_blocking(move || flag.store(true, Ordering::SeqCst));
+        rt.shutdown_timeout(Duration::from_millis(10));
+        // The running call was not interrupted: it finishes once released
+        // and delivers its output.
+        release.send(()).unwrap();
+        assert_eq!(futures::executor::block_on(running).unwrap(), 11);
+        assert!(finished.load(Ordering::SeqCst));
+        assert!(
+            futures::executor::block_on(queued)
+                .unwrap_err()
+                .is_cancelled()
+        );
+        assert!(!queued_ran.load(Ordering::SeqCst));
+    }
+}
+
+#[test]
+fn dropping_the_runtime_waits_for_running_blocking_work() {
+    for mut builder in [Builder::new_current_thread(), Builder::new_multi_thread()] {
+        let rt = builder.build().unwrap();
+        let finished = Arc::new(AtomicBool::new(false));
+        let (running, started, release) = gated_call(&rt, finished.clone());
+        started.recv().unwrap();
+        // Released whenever this thread gets to run; drop must wait for it.
+        let releaser = std::thread::spawn(move || release.send(()).unwrap());
+        drop(rt);
+        assert!(finished.load(Ordering::SeqCst));
+        assert_eq!(futures::executor::block_on(running).unwrap(), 11);
+        releaser.join().unwrap();
+    }
+}
+
+#[test]
+fn shutdown_background_does_not_wait_for_running_work() {
+    let rt = Builder::new_multi_thread().build().unwrap();
+    let finished = Arc::new(AtomicBool::new(false));
+    let (running, started, release) = gated_call(&rt, finished.clone());
+    started.recv().unwrap();
+    // Would deadlock if it waited: the call is only released afterwards.
+    rt.shutdown_background();
+    assert!(!finished.load(Ordering::SeqCst));
+    release.send(()).unwrap();
+    assert_eq!(futures::executor::block_on(running).unwrap(), 11);
+}
+
+#[test]
+fn spawn_blocking_after_shutdown_is_cancelled() {
+    let rt = Builder::new_multi_thread().build().unwrap();
+    let handle = rt.handle().clone();
+    rt.shutdown_timeout(Duration::from_secs(10));
+    let call = handle.spawn_blocking(|| 1);
+    assert!(
+        futures::executor::block_on(call)
+            .unwrap_err()
+            .is_cancelled()
+    );
+}
+
+#[test]
+fn a_runtime_dropped_in_its_own_blocking_task_shuts_down() {
+    for mut builder in [Builder::new_current_thread(), Builder::new_multi_thread()] {
+        let rt = builder.build().unwrap();
+        let handle = rt.handle().clone();
+        let (dropped_tx, dropped_rx) = mpsc::channel::<()>();
+        // The pool's shutdown must not wait for the thread doing it.
+        let call = handle.spawn_blocking(move || {
+            drop(rt);
+            dropped_tx.send(()).unwrap();
+        });
+        dropped_rx
+            .recv_timeout(Duration::from_secs(60))
+            .expect("dropping a runtime inside its own blocking task deadlocked");
+        futures::executor::block_on(call).unwrap();
+    }
+}
+
+#[test]
+#[should_panic(expected = "`max_blocking_threads` must be at least 1")]
+fn zero_max_blocking_threads_panics() {
+    Builder::new_multi_thread().max_blocking_threads(0);
+}
+
+#[test]
+fn an_unrepresentable_keep_alive_means_forever() {
+    let rt = Builder::new_multi_thread()
+        .thread_keep_alive(Duration::MAX)
+        .build()
+        .unwrap();
+    assert_eq!(rt.block_on(rt.spawn_blocking(|| 3)).unwrap(), 3);
+    let metrics = rt.handle().metrics();
+    wait_until("the thread to go idle", || {
+        metrics.num_idle_blocking_threads() == 1
+    });
+    // Shutdown still wakes and stops the idle thread.
+    drop(rt);
+    assert_eq!(metrics.num_blocking_threads(), 0);
+}

@@ -1,0 +1,230 @@
+//! `rt::fs::File`: async reads, writes and seeks through the blocking pool.
+
+use futures::{AsyncRead, AsyncReadExt, AsyncSeekExt, AsyncWriteExt};
+use rt::runtime::{Builder, Runtime};
+use std::io::{ErrorKind, SeekFrom};
+use std::path::PathBuf;
+use std::pin::Pin;
+use std::task::Poll;
+
+fn runtimes() -> Vec<Runtime> {
+    vec![
+        Builder::new_current_thread().build().unwrap(),
+        Builder::new_multi_thread()
+            .worker_threads(2)
+            .build()
+            .unwrap(),
+    ]
+}
+
+fn scratch(test: &str, rt: &Runtime) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!(
+        "rt-file-{}-{test}-{:?}",
+        std::process::id(),
+        rt.handle().runtime_flavor()
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn write_then_read_back() {
+    for rt in runtimes() {
+        let dir = scratch("round-trip", &rt);
+        let path = dir.join("f");
+        rt.block_on(async {
+            let mut file = rt::fs::File::create(&path).await.unwrap();
+            for i in 0..100 {
+                file.write_all(format!("line {i}\n").as_bytes())
+                    .await
+                    .unwrap();
+            }
+            file.sync_all().await.unwrap();
+            assert_eq!(file.metadata().await.unwrap().len(), 790);
+
+            let mut contents = String::new();
+            let mut file = rt::fs::File::open(&path).await.unwrap();
+            file.read_to_string(&mut contents).await.unwrap();
+            assert_eq!(contents.lines().count(), 100);
+            assert_eq!(contents.lines().nth(42), Some("line 42"));
+            // At the end, reads return 0.
+            assert_eq!(file.read(&mut [0; 8]).await.unwrap(), 0);
+        });
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
+
+#[test]
+fn seek_read_and_write_positions() {
+    for rt in runtimes() {
+        let dir = scratch("seek", &rt);
+        let path = dir.join("f");
+        std::fs::write(&path, "hello world").unwrap();
+        rt.block_on(async {
+            let mut file = rt::fs::File::options()
+                .read(true)
+                .write(true)
+                .open(&path)
+                .await
+                .unwrap();
+            assert_eq!(file.seek(SeekFrom::Start(6)).await.unwrap(), 6);
+            let mut word = [0; 5];
+            file.read_exact(&mut word).await.unwrap();
+            assert_eq!(&word, b"world");
+            assert_eq!(file.seek(SeekFrom::Current(-5)).await.unwrap(), 6);
+            file.write_all(b"WORLD").await.unwrap();
+            assert_eq!(file.seek(SeekFrom::End(-11)).await.unwrap(), 0);
+            file.write_all(b"J").await.unwrap();
+            file.flush().await.unwrap();
+        });
+        assert_eq!(std::fs::read(&path).unwrap(), b"Jello WORLD");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
+
+#[test]
+fn unread_bytes_are_given_back_before_a_write() {
+    // One blocking thread, held busy, so the read below is sure to queue.
+    let rt = Builder::new_multi_thread()
+        .worker_threads(1)
+        .max_blocking_threads(1)
+        .build()
+        .unwrap();
+    let dir = scratch("read-ahead", &rt);
+    let path = dir.join("f");
+    std::fs::write(&path, "0123456789").unwrap();
+    rt.block_on(async {
+        let mut file = rt::fs::File::options()
+            .read(true)
+            .write(true)
+            .open(&path)
+            .await
+            .unwrap();
+        let (started_tx, started_rx) = std::sync::mpsc::channel::<()>();
+        let (release_tx, release_rx) = std::sync::mpsc::channel::<()>();
+        let gate = rt::spawn_blocking(move || {
+            started_tx.send(()).unwrap();
+            release_rx.recv().unwrap();
+        });
+        started_rx.recv().unwrap();
+        // Start a 10-byte read and give up on it: its bytes land in the
+        // file's buffer, ahead of what the caller consumes next.
+        let mut big = [0; 10];
+        std::future::poll_fn(|cx| {
+            assert!(Pin::new(&mut file).poll_read(cx, &mut big).is_pending());
+            Poll::Ready(())
+        })
+        .await;
+        release_tx.send(()).unwrap();
+        gate.await.unwrap();
+        let mut small = [0; 3];
+        file.read_exact(&mut small).await.unwrap();
+        assert_eq!(&small, b"012");
+        // The write goes where the caller is (3), not where the OS is (10).
+        file.write_all(b"X").await.unwrap();
+        file.flush().await.unwrap();
+        assert_eq!(file.seek(SeekFrom::Current(0)).await.unwrap(), 4);
+    });
+    assert_eq!(std::fs::read(&path).unwrap(), b"012X456789");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn set_len_truncates_and_extends() {
+    for rt in runtimes() {
+        let dir = scratch("set-len", &rt);
+        let path = dir.join("f");
+        rt.block_on(async {
+            let mut file = rt::fs::File::create(&path).await.unwrap();
+            file.write_all(b"abcdef").await.unwrap();
+            // The buffered write lands before the truncation.
+            file.set_len(3).await.unwrap();
+            assert_eq!(file.metadata().await.unwrap().len(), 3);
+            file.set_len(4096).await.unwrap();
+            assert_eq!(file.metadata().await.unwrap().len(), 4096);
+            file.sync_data().await.unwrap();
+        });
+        let data = std::fs::read(&path).unwrap();
+        assert_eq!(&data[..3], b"abc");
+        assert!(data[3..].iter().all(|&b| b == 0));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
+
+#[test]
+fn write_errors_surface_on_flush_or_the_next_write() {
+    let rt = Builder::new_multi_thread().build().unwrap();
+    let dir = scratch("write-error", &rt);
+    let path = dir.join("read-only");
+    std::fs::write(&path, "data").unwrap();
+    rt.block_on(async {
+        // Opened for reading only: the OS rejects the write.
+        let mut file = rt::fs::File::open(&path).await.unwrap();
+        let first = file.write(b"nope").await;
+        // The write is accepted into the buffer; its failure comes next.
+        assert_eq!(first.unwrap(), 4);
+        let err = file.flush().await.unwrap_err();
+        // EBADF: the descriptor is not open for writing.
+        assert_eq!(err.raw_os_error(), Some(9), "{err}");
+        // Reported once.
+        file.flush().await.unwrap();
+    });
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn large_file_through_async_read_and_write() {
+    const LEN: usize = 64 * 1024 * 1024;
+    let data: Vec<u8> = (0..LEN).map(|i| (i * 31 % 251) as u8).collect();
+    let rt = Builder::new_multi_thread()
+        .worker_threads(2)
+        .build()
+        .unwrap();
+    let dir = scratch("large", &rt);
+    let path = dir.join("big.bin");
+    let read = rt.block_on(async {
+        let mut file = rt::fs::File::create(&path).await.unwrap();
+        // Larger than one chunk per call: the file takes 2 MiB at a time.
+        for part in data.chunks(5 * 1024 * 1024) {
+            file.write_all(part).await.unwrap();
+        }
+        file.sync_all().await.unwrap();
+        let mut read = Vec::with_capacity(LEN);
+        rt::fs::File::open(&path)
+            .await
+            .unwrap()
+            .read_to_end(&mut read)
+            .await
+            .unwrap();
+        read
+    });
+    assert_eq!(read.len(), LEN);
+    assert!(read == data);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn lookup_host_resolves_localhost() {
+    for rt in runtimes() {
+        rt.block_on(async {
+            let addrs: Vec<_> = rt::net::lookup_host("localhost:4242")
+                .await
+                .unwrap()
+                .collect();
+            assert!(!addrs.is_empty());
+            assert!(
+                addrs
+                    .iter()
+                    .all(|a| a.ip().is_loopback() && a.port() == 4242)
+            );
+
+            let literal: Vec<_> = rt::net::lookup_host("[::1]:9").await.unwrap().collect();
+            assert_eq!(literal, ["[::1]:9".parse().unwrap()]);
+
+            let err = rt::net::lookup_host("localhost").await.unwrap_err();
+            assert_eq!(err.kind(), ErrorKind::InvalidInput, "{err}");
+            assert!(err.to_string().contains("`localhost`"), "{err}");
+        });
+    }
+}

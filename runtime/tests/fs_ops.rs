@@ -1,0 +1,267 @@
+//! `rt::fs` path operations: round trips, directory listing, errors that
+//! keep their kind and name their path, large files.
+
+use futures::TryStreamExt;
+use rt::runtime::{Builder, Runtime};
+use std::io::ErrorKind;
+use std::path::{Path, PathBuf};
+
+fn runtimes() -> Vec<Runtime> {
+    vec![
+        Builder::new_current_thread().build().unwrap(),
+        Builder::new_multi_thread()
+            .worker_threads(2)
+            .build()
+            .unwrap(),
+    ]
+}
+
+/// A fresh, empty directory for one test on one runtime.
+fn scratch(test: &str, rt: &Runtime) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!(
+        "rt-fs-{}-{test}-{:?}",
+        std::process::id(),
+        rt.handle().runtime_flavor()
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Deterministic pseudo-random bytes.
+fn pattern(len: usize) -> Vec<u8> {
+    let mut x: u64 = 0x1234_5678_9abc_def1;
+    (0..len)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x as u8
+        })
+        .collect()
+}
+
+/// FNV-1a, to compare large buffers by checksum too.
+fn checksum(data: &[u8]) -> u64 {
+    data.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+fn assert_names_path(err: &std::io::Error, path: &Path) {
+    let message = err.to_string();
+    assert!(
+        message.contains(&path.display().to_string()),
+        "`{message}` does not name {}",
+        path.display()
+    );
+    // The original error is kept as the source.
+    let source = err.get_ref().and_then(|inner| inner.source()).unwrap();
+    let source = source.downcast_ref::<std::io::Error>().unwrap();
+    assert_eq!(source.kind(), err.kind());
+}
+
+#[test]
+fn write_read_copy_rename_remove_round_trip() {
+    for rt in runtimes() {
+        let dir = scratch("round-trip", &rt);
+        rt.block_on(async {
+            let a = dir.join("a.txt");
+            rt::fs::write(&a, "first line\n").await.unwrap();
+            assert_eq!(rt::fs::read_to_string(&a).await.unwrap(), "first line\n");
+            assert_eq!(rt::fs::metadata(&a).await.unwrap().len(), 11);
+
+            let b = dir.join("b.txt");
+            assert_eq!(rt::fs::copy(&a, &b).await.unwrap(), 11);
+            assert_eq!(rt::fs::read(&b).await.unwrap(), b"first line\n");
+
+            let c = dir.join("c.txt");
+            rt::fs::rename(&b, &c).await.unwrap();
+            assert_eq!(
+                rt::fs::metadata(&b).await.unwrap_err().kind(),
+                ErrorKind::NotFound
+            );
+            assert_eq!(rt::fs::read(&c).await.unwrap(), b"first line\n");
+
+            rt::fs::write(&c, b"").await.unwrap();
+            assert!(rt::fs::read(&c).await.unwrap().is_empty());
+
+            rt::fs::remove_file(&a).await.unwrap();
+            rt::fs::remove_file(&c).await.unwrap();
+            assert_eq!(
+                rt::fs::read(&a).await.unwrap_err().kind(),
+                ErrorKind::NotFound
+            );
+
+            let canonical = rt::fs::canonicalize(dir.join(".").join(".."))
+                .await
+                .unwrap();
+            assert_eq!(
+                canonical,
+                std::fs::canonicalize(dir.parent().unwrap()).unwrap()
+            );
+        });
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
+
+#[test]
+fn create_and_remove_directory_trees() {
+    for rt in runtimes() {
+        let dir = scratch("tree", &rt);
+        rt.block_on(async {
+            let deep = dir.join("x/y/z");
+            rt::fs::create_dir_all(&deep).await.unwrap();
+            rt::fs::create_dir_all(&deep).await.unwrap(); // already there: fine
+            rt::fs::write(deep.join("leaf"), "leaf").await.unwrap();
+            assert!(rt::fs::metadata(&deep).await.unwrap().is_dir());
+            rt::fs::remove_dir_all(dir.join("x")).await.unwrap();
+            assert_eq!(
+                rt::fs::metadata(dir.join("x")).await.unwrap_err().kind(),
+                ErrorKind::NotFound
+            );
+        });
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
+
+#[test]
+fn read_dir_lists_every_entry_across_batches() {
+    const FILES: usize = 75; // more than two batches
+    for rt in runtimes() {
+        let dir = scratch("read-dir", &rt);
+        for i in 0..FILES {
+            std::fs::write(dir.join(format!("f{i:03}")), [i as u8]).unwrap();
+        }
+        std::fs::create_dir(dir.join("sub")).unwrap();
+        rt.block_on(async {
+            let mut entries = rt::fs::read_dir(&dir).await.unwrap();
+            let mut names = Vec::new();
+            while let Some(entry) = entries.next_entry().await.unwrap() {
+                let kind = entry.file_type().await.unwrap();
+                assert_eq!(kind.is_dir(), entry.file_name() == "sub");
+                assert_eq!(entry.path(), dir.join(entry.file_name()));
+                names.push(entry.file_name().into_string().unwrap());
+            }
+            // Exhausted stays exhausted.
+            assert!(entries.next_entry().await.unwrap().is_none());
+            names.sort();
+            let mut expected: Vec<_> = (0..FILES).map(|i| format!("f{i:03}")).collect();
+            expected.push("sub".to_owned());
+            assert_eq!(names, expected);
+
+            // The same through the `Stream` implementation.
+            let listed: Vec<rt::fs::DirEntry> = rt::fs::read_dir(&dir)
+                .await
+                .unwrap()
+                .try_collect()
+                .await
+                .unwrap();
+            assert_eq!(listed.len(), FILES + 1);
+            let f007 = listed.iter().find(|e| e.file_name() == "f007").unwrap();
+            assert_eq!(f007.metadata().await.unwrap().len(), 1);
+        });
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
+
+#[test]
+fn errors_keep_their_kind_and_name_the_path() {
+    for rt in runtimes() {
+        let dir = scratch("errors", &rt);
+        rt.block_on(async {
+            let missing = dir.join("missing.txt");
+            for err in [
+                rt::fs::read(&missing).await.unwrap_err(),
+                rt::fs::read_to_string(&missing).await.unwrap_err(),
+                rt::fs::metadata(&missing).await.unwrap_err(),
+                rt::fs::remove_file(&missing).await.unwrap_err(),
+                rt::fs::canonicalize(&missing).await.unwrap_err(),
+                rt::fs::read_dir(&missing).await.unwrap_err(),
+                rt::fs::File::open(&missing).await.unwrap_err(),
+                rt::fs::copy(&missing, dir.join("to")).await.unwrap_err(),
+                rt::fs::rename(&missing, dir.join("to")).await.unwrap_err(),
+            ] {
+                assert_eq!(err.kind(), ErrorKind::NotFound, "{err}");
+                assert_names_path(&err, &missing);
+            }
+
+            let file = dir.join("plain");
+            rt::fs::write(&file, "x").await.unwrap();
+            // A file used as a directory.
+            let below = file.join("child");
+            let err = rt::fs::write(&below, "y").await.unwrap_err();
+            assert_eq!(err.kind(), ErrorKind::NotADirectory, "{err}");
+            assert_names_path(&err, &below);
+            let err = rt::fs::read_dir(&file).await.unwrap_err();
+            assert_eq!(err.kind(), ErrorKind::NotADirectory, "{err}");
+            assert_names_path(&err, &file);
+            // create_new on an existing file.
+            let err = rt::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(&file)
+                .await
+                .unwrap_err();
+            assert_eq!(err.kind(), ErrorKind::AlreadyExists, "{err}");
+            assert_names_path(&err, &file);
+
+            std::fs::write(dir.join("latin1"), [0xff, 0xfe]).unwrap();
+            let err = rt::fs::read_to_string(dir.join("latin1"))
+                .await
+                .unwrap_err();
+            assert_eq!(err.kind(), ErrorKind::InvalidData, "{err}");
+        });
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
+
+#[test]
+fn permission_denied_names_the_path() {
+    use std::os::unix::fs::PermissionsExt;
+    let rt = Builder::new_multi_thread().build().unwrap();
+    let dir = scratch("permissions", &rt);
+    let locked = dir.join("locked");
+    std::fs::create_dir(&locked).unwrap();
+    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o555)).unwrap();
+    let target = locked.join("file");
+    if std::fs::write(&target, "x").is_ok() {
+        // Root (CAP_DAC_OVERRIDE) ignores permission bits, so the OS never
+        // says "permission denied" here; the kind-preservation path is
+        // covered by the other error tests.
+        eprintln!("skipped: running with privileges that bypass file permissions");
+    } else {
+        let err = rt.block_on(rt::fs::write(&target, "x")).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::PermissionDenied, "{err}");
+        assert_names_path(&err, &target);
+    }
+    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn large_file_write_and_read_match_by_checksum() {
+    const LEN: usize = 64 * 1024 * 1024 + 12_345; // not a multiple of the chunk
+    let data = pattern(LEN);
+    let expected = checksum(&data);
+    let rt = Builder::new_multi_thread()
+        .worker_threads(2)
+        .build()
+        .unwrap();
+    let dir = scratch("large", &rt);
+    let path = dir.join("big.bin");
+    let read = rt.block_on(async {
+        rt::fs::write(&path, &data).await.unwrap();
+        rt::fs::read(&path).await.unwrap()
+    });
+    assert_eq!(read.len(), LEN);
+    assert_eq!(checksum(&read), expected);
+    assert!(read == data);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+#[should_panic(expected = "`rt::fs` used outside a runtime")]
+fn fs_outside_a_runtime_panics() {
+    futures::executor::block_on(rt::fs::read("Cargo.toml")).unwrap();
+}
