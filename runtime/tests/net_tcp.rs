@@ -156,6 +156,20 @@ fn connect_reports_refused() {
 }
 
 #[test]
+fn host_names_are_resolved_on_the_blocking_pool() {
+    on_both(|| async {
+        let listener = TcpListener::bind("localhost:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let accept = rt::spawn(async move { listener.accept().await.map(|(_, peer)| peer) });
+        let client = TcpStream::connect(format!("localhost:{port}"))
+            .await
+            .unwrap();
+        assert!(client.peer_addr().unwrap().ip().is_loopback());
+        assert_eq!(accept.await.unwrap().unwrap(), client.local_addr().unwrap());
+    });
+}
+
+#[test]
 fn vectored_write_writes_many_buffers_at_once_and_everything() {
     on_both(|| async {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();

@@ -1,8 +1,8 @@
 //! Conversion of the address arguments of `bind`/`connect`/`send_to`.
 //!
-//! The conversion is a future so that it can grow a host-name variant
-//! resolved off the worker threads (DNS is blocking) without changing the
-//! signatures that take it; today it only parses.
+//! The conversion is a future: literal addresses are ready at once, host
+//! names are resolved on the blocking pool (DNS blocks) through
+//! [`lookup_host`](super::lookup_host).
 
 use std::future::Future;
 use std::io;
@@ -14,8 +14,9 @@ use std::task::{Context, Poll};
 /// `SocketAddrV4/V6`, `(IpAddr, u16)`, `(Ipv4Addr, u16)`, `(Ipv6Addr, u16)`,
 /// `"ip:port"` strings, slices of `SocketAddr`, and references to these.
 ///
-/// Strings are parsed as `ip:port`; they are not resolved through DNS, so
-/// a host name is an `InvalidInput` error. Sealed: implemented only here.
+/// Strings are parsed as `ip:port` first; anything else (`"localhost:80"`,
+/// `"example.com:443"`) is resolved with [`lookup_host`](super::lookup_host)
+/// on the runtime's blocking pool. Sealed: implemented only here.
 ///
 /// # Examples
 ///
@@ -27,8 +28,10 @@ use std::task::{Context, Poll};
 ///     let a = rt::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
 ///     let b = rt::net::TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).await.unwrap();
 ///     let c = rt::net::TcpListener::bind(SocketAddr::from(([127, 0, 0, 1], 0))).await.unwrap();
-///     assert!(rt::net::TcpListener::bind("localhost:0").await.is_err());
-///     # drop((a, b, c));
+///     let d = rt::net::TcpListener::bind("localhost:0").await.unwrap();
+///     assert!(d.local_addr().unwrap().ip().is_loopback());
+///     assert!(rt::net::TcpListener::bind("no port here").await.is_err());
+///     # drop((a, b, c, d));
 /// });
 /// ```
 pub trait ToSocketAddrs: sealed::ToSocketAddrsPriv {}
@@ -43,22 +46,48 @@ pub(crate) mod sealed {
         fn to_socket_addrs(&self) -> Resolve;
     }
 
-    /// The addresses, once known.
+    type Lookup = Pin<Box<dyn Future<Output = io::Result<Vec<SocketAddr>>> + Send>>;
+
+    /// The addresses: known now, or being resolved on the blocking pool.
     #[allow(unreachable_pub)]
-    #[derive(Debug)]
-    pub struct Resolve(Option<io::Result<Vec<SocketAddr>>>);
+    pub struct Resolve(State);
+
+    enum State {
+        Ready(Option<io::Result<Vec<SocketAddr>>>),
+        Lookup(Lookup),
+    }
 
     impl Resolve {
         pub(crate) fn ready(result: io::Result<Vec<SocketAddr>>) -> Resolve {
-            Resolve(Some(result))
+            Resolve(State::Ready(Some(result)))
+        }
+
+        pub(crate) fn lookup(host: String) -> Resolve {
+            Resolve(State::Lookup(Box::pin(async move {
+                super::super::lookup_host(host).await.map(Iterator::collect)
+            })))
         }
     }
 
     impl Future for Resolve {
         type Output = io::Result<Vec<SocketAddr>>;
 
-        fn poll(mut self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<Self::Output> {
-            Poll::Ready(self.0.take().expect("`Resolve` polled after it completed"))
+        fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+            match &mut self.0 {
+                State::Ready(result) => {
+                    Poll::Ready(result.take().expect("`Resolve` polled after it completed"))
+                }
+                State::Lookup(lookup) => lookup.as_mut().poll(cx),
+            }
+        }
+    }
+
+    impl std::fmt::Debug for Resolve {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            match &self.0 {
+                State::Ready(result) => f.debug_tuple("Resolve::Ready").field(result).finish(),
+                State::Lookup(_) => f.write_str("Resolve::Lookup(..)"),
+            }
         }
     }
 }
@@ -86,29 +115,25 @@ direct! {
     (Ipv6Addr, u16) => |a| SocketAddr::new(IpAddr::V6(a.0), a.1);
 }
 
-fn parse(s: &str) -> io::Result<Vec<SocketAddr>> {
-    s.parse::<SocketAddr>().map(|a| vec![a]).map_err(|_| {
-        io::Error::new(
-            io::ErrorKind::InvalidInput,
-            format!(
-                "`{s}` is not an `ip:port` address; host names are not resolved here, \
-                 pass an IP address (e.g. \"127.0.0.1:8080\" or \"[::1]:8080\")"
-            ),
-        )
-    })
+/// A literal `ip:port` now; otherwise a `host:port` lookup.
+fn parse(s: &str) -> Resolve {
+    match s.parse::<SocketAddr>() {
+        Ok(addr) => Resolve::ready(Ok(vec![addr])),
+        Err(_) => Resolve::lookup(s.to_owned()),
+    }
 }
 
 impl ToSocketAddrs for str {}
 impl ToSocketAddrsPriv for str {
     fn to_socket_addrs(&self) -> Resolve {
-        Resolve::ready(parse(self))
+        parse(self)
     }
 }
 
 impl ToSocketAddrs for String {}
 impl ToSocketAddrsPriv for String {
     fn to_socket_addrs(&self) -> Resolve {
-        Resolve::ready(parse(self))
+        parse(self)
     }
 }
 
