@@ -57,7 +57,10 @@ impl Args {
         let name_span = meta.path.span();
         if meta.path.is_ident("flavor") {
             reject_duplicate(&meta, self.flavor.is_some(), "flavor")?;
-            let lit: LitStr = meta.value()?.parse()?;
+            let lit: LitStr = value(
+                &meta,
+                "`flavor = \"multi_thread\"` or `flavor = \"current_thread\"`",
+            )?;
             let flavor = match lit.value().as_str() {
                 "multi_thread" => Flavor::MultiThread,
                 "current_thread" => Flavor::CurrentThread,
@@ -74,7 +77,7 @@ impl Args {
             self.flavor = Some((flavor, name_span));
         } else if meta.path.is_ident("worker_threads") {
             reject_duplicate(&meta, self.worker_threads.is_some(), "worker_threads")?;
-            let lit: LitInt = meta.value()?.parse()?;
+            let lit: LitInt = value(&meta, "an integer: `worker_threads = 4`")?;
             let count: usize = lit.base10_parse()?;
             if count == 0 {
                 return Err(syn::Error::new(
@@ -86,11 +89,11 @@ impl Args {
             self.worker_threads = Some((count, name_span));
         } else if meta.path.is_ident("start_paused") {
             reject_duplicate(&meta, self.start_paused.is_some(), "start_paused")?;
-            let lit: LitBool = meta.value()?.parse()?;
+            let lit: LitBool = value(&meta, "`start_paused = true` or `start_paused = false`")?;
             self.start_paused = Some((lit.value, name_span));
         } else if meta.path.is_ident("crate") {
             reject_duplicate(&meta, self.crate_path.is_some(), "crate")?;
-            let lit: LitStr = meta.value()?.parse()?;
+            let lit: LitStr = value(&meta, "a path in a string: `crate = \"my_rt\"`")?;
             let path = lit.parse_with(Path::parse_mod_style).map_err(|_| {
                 syn::Error::new(
                     lit.span(),
@@ -134,9 +137,7 @@ impl Args {
             flavor,
             worker_threads: self.worker_threads.map(|(count, _)| count),
             start_paused: self.start_paused.is_some_and(|(paused, _)| paused),
-            crate_path: self
-                .crate_path
-                .unwrap_or_else(|| syn::parse_quote!(::rt)),
+            crate_path: self.crate_path.unwrap_or_else(|| syn::parse_quote!(::rt)),
         })
     }
 }
@@ -146,4 +147,17 @@ fn reject_duplicate(meta: &ParseNestedMeta<'_>, seen: bool, name: &str) -> syn::
         return Err(meta.error(format!("`{name}` is given twice: keep one")));
     }
     Ok(())
+}
+
+/// Parses the `= value` part, naming the expected form on error.
+fn value<T: syn::parse::Parse>(meta: &ParseNestedMeta<'_>, expected: &str) -> syn::Result<T> {
+    let name = meta
+        .path
+        .get_ident()
+        .map(ToString::to_string)
+        .unwrap_or_default();
+    let input = meta.value()?;
+    input
+        .parse()
+        .map_err(|error| syn::Error::new(error.span(), format!("`{name}` expects {expected}")))
 }

@@ -4,7 +4,6 @@
 use crate::config::{self, Config, Flavor};
 use proc_macro2::{Span, TokenStream};
 use quote::{ToTokens, quote};
-use syn::spanned::Spanned;
 use syn::{Ident, ItemFn, Signature, Token};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -93,14 +92,14 @@ fn check_signature(input: &ItemFn, kind: Kind) -> Option<syn::Error> {
                                 the inputs inside the test"
                 .to_owned(),
         };
-        push_error(&mut errors, syn::Error::new(sig.inputs.span(), message));
+        push_error(&mut errors, syn::Error::new_spanned(&sig.inputs, message));
     }
     if !sig.generics.params.is_empty() || sig.generics.where_clause.is_some() {
         let message = format!(
             "a `{}` function cannot be generic: remove the type parameters",
             kind.attribute()
         );
-        push_error(&mut errors, syn::Error::new(sig.generics.span(), message));
+        push_error(&mut errors, syn::Error::new_spanned(&sig.generics, message));
     }
     errors
 }
@@ -123,8 +122,8 @@ fn check_async_and_attributes(input: &ItemFn, kind: Kind) -> Option<syn::Error> 
             if attr.path().is_ident("test") {
                 push_error(
                     &mut errors,
-                    syn::Error::new(
-                        attr.span(),
+                    syn::Error::new_spanned(
+                        attr,
                         "`#[rt::test]` already adds `#[test]`: remove this attribute",
                     ),
                 );
