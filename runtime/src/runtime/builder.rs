@@ -414,7 +414,19 @@ pub(crate) struct ThreadSpawner {
 }
 
 impl ThreadSpawner {
+    /// Spawns a thread running the start hook, `f`, then the stop hook.
+    #[allow(dead_code)] // the workers use `spawn_then`; other thread kinds need no exit signal
     pub(crate) fn spawn(&self, f: impl FnOnce() + Send + 'static) -> io::Result<()> {
+        self.spawn_then(f, || {})
+    }
+
+    /// As `spawn`, and runs `on_exit` last on the new thread, after the
+    /// stop hook: whoever waits for `on_exit` knows the hooks have run.
+    pub(crate) fn spawn_then(
+        &self,
+        f: impl FnOnce() + Send + 'static,
+        on_exit: impl FnOnce() + Send + 'static,
+    ) -> io::Result<()> {
         let on_start = self.on_start.clone();
         let on_stop = self.on_stop.clone();
         let body = move || {
@@ -425,6 +437,7 @@ impl ThreadSpawner {
             if let Some(cb) = &on_stop {
                 cb();
             }
+            on_exit();
         };
         #[cfg(not(loom))]
         {

@@ -78,11 +78,15 @@ impl MultiThread {
         for core in cores {
             let worker_handle = handle.clone();
             let exited = exited.clone();
-            let spawned = spawner.spawn(move || {
-                worker::run(worker_handle, core);
-                *exited.count.lock().unwrap() += 1;
-                exited.condvar.notify_all();
-            });
+            // Counted after the thread's stop hook has run, so that
+            // dropping the runtime returns only once every hook has.
+            let spawned = spawner.spawn_then(
+                move || worker::run(worker_handle, core),
+                move || {
+                    *exited.count.lock().unwrap() += 1;
+                    exited.condvar.notify_all();
+                },
+            );
             if let Err(error) = spawned {
                 scheduler.shutdown(&handle, Some(Duration::ZERO));
                 return Err(error);
