@@ -87,13 +87,21 @@ async fn err_return_case() -> Result<(), String> {
 #[test]
 fn returning_err_fails_the_test() {
     let output = Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", "err_return_case", "--test-threads=1", "--nocapture"])
+        .args([
+            "--exact",
+            "err_return_case",
+            "--test-threads=1",
+            "--nocapture",
+        ])
         .env(RUN_FAILING_CASE, "1")
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&output.stdout);
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(!output.status.success(), "the child run passed:\n{stdout}\n{stderr}");
+    assert!(
+        !output.status.success(),
+        "the child run passed:\n{stdout}\n{stderr}"
+    );
     assert!(
         stdout.contains("err_return_case ... FAILED"),
         "stdout:\n{stdout}\nstderr:\n{stderr}"

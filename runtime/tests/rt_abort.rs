@@ -5,8 +5,8 @@ mod support;
 
 use futures_channel::oneshot;
 use rt::task::JoinError;
-use std::sync::mpsc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
 use std::sync::{Arc, Barrier};
 use support::{DropCounter, Kind, block_on_each, each, each_runtime, wait_until};
 
@@ -58,7 +58,11 @@ fn abort_before_the_first_poll() {
         if kind == Kind::CurrentThread {
             assert!(result.unwrap_err().is_cancelled());
             assert!(!polled.load(Ordering::SeqCst), "an aborted task was polled");
-            assert_eq!(drops.dropped(), 1, "abort drops a queued task's future at once");
+            assert_eq!(
+                drops.dropped(),
+                1,
+                "abort drops a queued task's future at once"
+            );
         } else {
             // A worker may have run it first; then the output stands.
             assert_eq!(result.is_ok(), polled.load(Ordering::SeqCst));
@@ -110,7 +114,11 @@ fn abort_a_running_task_that_then_returns_pending() {
         in_poll_rx.recv().unwrap();
         handle.abort();
         assert!(!handle.is_finished());
-        assert_eq!(drops.dropped(), 0, "the running future was dropped under its poll");
+        assert_eq!(
+            drops.dropped(),
+            0,
+            "the running future was dropped under its poll"
+        );
         release_tx.send(()).unwrap();
         assert!(rt.block_on(handle).unwrap_err().is_cancelled());
         assert_eq!(drops.dropped(), 1);

@@ -54,7 +54,11 @@ fn a_current_thread_runtime_starts_no_thread() {
         .build()
         .unwrap();
     let here = std::thread::current().id();
-    assert_eq!(rt.block_on(rt.spawn(async { std::thread::current().id() })).unwrap(), here);
+    assert_eq!(
+        rt.block_on(rt.spawn(async { std::thread::current().id() }))
+            .unwrap(),
+        here
+    );
     drop(rt);
     assert_eq!(started.load(Ordering::SeqCst), 0);
     assert_eq!(stopped.load(Ordering::SeqCst), 0);
@@ -66,7 +70,10 @@ fn worker_threads_carry_the_configured_name() {
         rt.block_on(rt.spawn(async { std::thread::current().name().map(String::from) }))
             .unwrap()
     };
-    let rt = Builder::new_multi_thread().worker_threads(2).build().unwrap();
+    let rt = Builder::new_multi_thread()
+        .worker_threads(2)
+        .build()
+        .unwrap();
     assert_eq!(name_of_task_thread(&rt).as_deref(), Some("rt-worker"));
     let rt = Builder::new_multi_thread()
         .worker_threads(2)
@@ -151,7 +158,10 @@ fn park_and_unpark_hooks_run_when_a_worker_waits() {
         sender.join().unwrap();
         drop(rt);
         assert!(parked.load(Ordering::SeqCst) >= 1, "{kind:?}: never parked");
-        assert!(unparked.load(Ordering::SeqCst) >= 1, "{kind:?}: never unparked");
+        assert!(
+            unparked.load(Ordering::SeqCst) >= 1,
+            "{kind:?}: never unparked"
+        );
     }
 }
 

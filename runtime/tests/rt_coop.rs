@@ -190,7 +190,11 @@ fn unconstrained_never_forces_a_yield() {
 fn the_global_queue_is_checked_every_global_queue_interval_ticks() {
     const INTERVAL: u32 = 5;
     each(&SINGLE_POLLER, |kind, _| {
-        let rt = kind.builder().global_queue_interval(INTERVAL).build().unwrap();
+        let rt = kind
+            .builder()
+            .global_queue_interval(INTERVAL)
+            .build()
+            .unwrap();
         let pushed = Arc::new(AtomicBool::new(false));
         let flag = Arc::new(AtomicBool::new(false));
         let (started_tx, started_rx) = std::sync::mpsc::channel();

@@ -19,7 +19,10 @@ fn a_panicking_task_does_not_take_the_runtime_down() {
         for (i, handle) in panics.into_iter().enumerate() {
             let error = rt.block_on(handle).unwrap_err();
             assert!(error.is_panic() && !error.is_cancelled());
-            assert_eq!(panic_message(&*error.into_panic()), format!("task {i} failed"));
+            assert_eq!(
+                panic_message(&*error.into_panic()),
+                format!("task {i} failed")
+            );
         }
         // Every worker still runs tasks: enough of them that each worker
         // gets some, all complete.
@@ -93,8 +96,14 @@ fn join_error_display_debug_and_payloads() {
         let id = handle.id();
         let error = handle.await.unwrap_err();
         assert_eq!(error.id(), id);
-        assert_eq!(error.to_string(), format!("task {id} panicked with message \"boom\""));
-        assert_eq!(format!("{error:?}"), format!("JoinError::Panic({id}, \"boom\")"));
+        assert_eq!(
+            error.to_string(),
+            format!("task {id} panicked with message \"boom\"")
+        );
+        assert_eq!(
+            format!("{error:?}"),
+            format!("JoinError::Panic({id}, \"boom\")")
+        );
         let payload = error.try_into_panic().unwrap();
         assert_eq!(*payload.downcast::<&str>().unwrap(), "boom");
 
@@ -103,7 +112,11 @@ fn join_error_display_debug_and_payloads() {
         let error = rt::spawn(async move { panic!("value {value}") })
             .await
             .unwrap_err();
-        assert!(error.to_string().ends_with("panicked with message \"value 7\""));
+        assert!(
+            error
+                .to_string()
+                .ends_with("panicked with message \"value 7\"")
+        );
         assert_eq!(*error.into_panic().downcast::<String>().unwrap(), "value 7");
 
         // A payload that is not a string is kept as it is.
@@ -165,7 +178,10 @@ fn spawn_outside_a_runtime_panics() {
         message.contains("`rt::spawn` called outside a runtime"),
         "{message}"
     );
-    assert!(message.contains("Runtime::enter()"), "names the fix: {message}");
+    assert!(
+        message.contains("Runtime::enter()"),
+        "names the fix: {message}"
+    );
 }
 
 #[test]
@@ -228,7 +244,9 @@ fn dropping_a_runtime_inside_block_on_panics() {
 fn dropping_a_runtime_inside_a_task_panics_in_that_task() {
     each_runtime(|_, rt| {
         let inner = Builder::new_current_thread().build().unwrap();
-        let error = rt.block_on(rt.spawn(async move { drop(inner) })).unwrap_err();
+        let error = rt
+            .block_on(rt.spawn(async move { drop(inner) }))
+            .unwrap_err();
         let message = panic_message(&*error.into_panic());
         assert!(
             message.contains("Cannot drop a runtime inside an async context"),

@@ -234,7 +234,9 @@ fn shutdown_timeout_leaves_a_stuck_worker_behind_then_cancels_its_task() {
     // Its poll returns, the task is cancelled then, and its worker exits.
     expect_cancelled(stuck);
     assert_eq!(drops.alive(), 0);
-    wait_until("both workers stopped", || stopped.load(Ordering::SeqCst) == 2);
+    wait_until("both workers stopped", || {
+        stopped.load(Ordering::SeqCst) == 2
+    });
 }
 
 #[test]

@@ -218,7 +218,9 @@ fn task_id_inside_and_outside_tasks() {
 fn task_ids_are_unique() {
     each_runtime(|_, rt| {
         let ids: HashSet<_> = rt.block_on(async {
-            let handles: Vec<_> = (0..1000).map(|_| rt::spawn(async { rt::task::id() })).collect();
+            let handles: Vec<_> = (0..1000)
+                .map(|_| rt::spawn(async { rt::task::id() }))
+                .collect();
             let mut ids = HashSet::new();
             for handle in handles {
                 let id = handle.id();
