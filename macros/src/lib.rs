@@ -29,13 +29,13 @@ mod expand;
 
 use proc_macro::TokenStream;
 
-/// Runs `async fn main` on a runtime; see `rt::main`.
+/// Expanded by the `rt-macros` crate; use it through `rt`.
 #[proc_macro_attribute]
 pub fn main(args: TokenStream, item: TokenStream) -> TokenStream {
     expand::expand(args.into(), item.into(), expand::Kind::Main).into()
 }
 
-/// Runs an `async fn` test on a runtime; see `rt::test`.
+/// Expanded by the `rt-macros` crate; use it through `rt`.
 #[proc_macro_attribute]
 pub fn test(args: TokenStream, item: TokenStream) -> TokenStream {
     expand::expand(args.into(), item.into(), expand::Kind::Test).into()
