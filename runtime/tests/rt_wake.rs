@@ -197,3 +197,118 @@ fn a_task_woken_while_it_runs_is_polled_again() {
         assert_eq!(polls.unwrap(), 3);
     });
 }
+
+/// Each spawn from outside must wake a runtime that has gone idle: a lost
+/// wake-up hangs here.
+#[test]
+fn remote_spawns_wake_an_idle_runtime() {
+    const ROUNDS: usize = 2000;
+    each_runtime(|kind, rt| {
+        let handle = rt.handle().clone();
+        let spawner = move || {
+            for round in 0..ROUNDS {
+                let (tx, rx) = mpsc::channel();
+                drop(handle.spawn(async move { tx.send(round).unwrap() }));
+                // Wait outside the runtime, so only its threads run the task.
+                assert_eq!(rx.recv().unwrap(), round);
+            }
+        };
+        if kind.is_multi_thread() {
+            spawner();
+        } else {
+            // A current-thread runtime runs tasks only inside `block_on`.
+            let (done_tx, done_rx) = oneshot::channel();
+            let thread = std::thread::spawn(move || {
+                spawner();
+                done_tx.send(()).unwrap();
+            });
+            rt.block_on(done_rx).unwrap();
+            thread.join().unwrap();
+        }
+    });
+}
+
+#[test]
+fn ping_pong_between_tasks() {
+    use futures::{SinkExt, StreamExt};
+    const MESSAGES: u32 = 10_000;
+    each_runtime(|_, rt| {
+        let (mut ping_tx, mut ping_rx) = futures_channel::mpsc::channel::<u32>(0);
+        let (mut pong_tx, mut pong_rx) = futures_channel::mpsc::channel::<u32>(0);
+        let echo = rt.spawn(async move {
+            while let Some(n) = ping_rx.next().await {
+                pong_tx.send(n + 1).await.unwrap();
+            }
+        });
+        let player = rt.spawn(async move {
+            let mut n = 0;
+            while n < MESSAGES {
+                ping_tx.send(n).await.unwrap();
+                n = pong_rx.next().await.unwrap();
+            }
+            n
+        });
+        assert_eq!(rt.block_on(player).unwrap(), MESSAGES);
+        rt.block_on(echo).unwrap();
+    });
+}
+
+/// A `JoinHandle` awaited by a plain thread (another executor) while the
+/// task completes on the runtime: the join waker is registered and fired
+/// from different threads.
+#[test]
+fn join_from_a_foreign_executor_races_completion() {
+    const ROUNDS: usize = 1000;
+    each_runtime(|kind, rt| {
+        let (done_tx, done_rx) = oneshot::channel();
+        let handle = rt.handle().clone();
+        let joiner = std::thread::spawn(move || {
+            for round in 0..ROUNDS {
+                let task = handle.spawn(async move {
+                    rt::task::yield_now().await;
+                    round
+                });
+                assert_eq!(futures::executor::block_on(task).unwrap(), round);
+            }
+            done_tx.send(()).unwrap();
+        });
+        if kind.is_multi_thread() {
+            futures::executor::block_on(done_rx).unwrap();
+        } else {
+            rt.block_on(done_rx).unwrap();
+        }
+        joiner.join().unwrap();
+    });
+}
+
+/// A `JoinHandle` polled by one task and then awaited by another: the
+/// second task's waker replaces the first's, and it is the one woken.
+#[test]
+fn join_handle_moved_between_tasks() {
+    each_runtime(|_, rt| {
+        for _ in 0..200 {
+            let (release_tx, release_rx) = oneshot::channel::<()>();
+            let mut target = rt.spawn(async move {
+                release_rx.await.unwrap();
+                "joined"
+            });
+            let (moved_tx, moved_rx) = oneshot::channel();
+            let first = rt.spawn(async move {
+                // Register this task's waker once, then hand the handle on.
+                let polled = std::future::poll_fn(|cx| {
+                    Poll::Ready(Pin::new(&mut target).poll(cx).is_pending())
+                })
+                .await;
+                assert!(polled, "the target cannot finish before it is released");
+                moved_tx.send(target).unwrap();
+            });
+            let second = rt.spawn(async move {
+                let target = moved_rx.await.unwrap();
+                target.await.unwrap()
+            });
+            rt.block_on(first).unwrap();
+            release_tx.send(()).unwrap();
+            assert_eq!(rt.block_on(second).unwrap(), "joined");
+        }
+    });
+}
