@@ -254,3 +254,31 @@ fn shutdown_background_inside_a_runtime_does_not_block() {
         assert_eq!(drops.alive(), 0);
     });
 }
+
+/// The runtime is dropped while another thread is inside `block_on` on
+/// it (on a current-thread runtime, that thread holds the scheduler): the
+/// task it waits for is cancelled and its `block_on` returns.
+#[test]
+fn dropping_the_runtime_while_another_thread_is_in_block_on() {
+    each_runtime(|_, rt| {
+        let drops = DropCounter::new();
+        let guard = drops.guard();
+        let task = rt.spawn(async move {
+            let _guard = guard;
+            std::future::pending::<()>().await;
+        });
+        let handle = rt.handle().clone();
+        let (inside_tx, inside_rx) = mpsc::channel();
+        let waiter = std::thread::spawn(move || {
+            handle.block_on(async move {
+                inside_tx.send(()).unwrap();
+                task.await
+            })
+        });
+        inside_rx.recv().unwrap();
+        drop(rt);
+        let error = waiter.join().unwrap().unwrap_err();
+        assert!(error.is_cancelled());
+        assert_eq!(drops.alive(), 0);
+    });
+}

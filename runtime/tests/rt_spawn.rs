@@ -241,3 +241,35 @@ fn task_id_outside_a_task_panics() {
         "{message}"
     );
 }
+
+/// Several threads in `block_on` on one runtime at once: on a
+/// current-thread runtime one of them drives the tasks and hands the
+/// scheduler over when its own future is done.
+#[test]
+fn concurrent_block_on_from_many_threads() {
+    each_runtime(|_, rt| {
+        let threads: Vec<_> = (0..4u64)
+            .map(|t| {
+                let handle = rt.handle().clone();
+                std::thread::spawn(move || {
+                    handle.block_on(async move {
+                        let mut sum = 0;
+                        for i in 0..300 {
+                            sum += rt::spawn(async move {
+                                rt::task::yield_now().await;
+                                t * 1000 + i
+                            })
+                            .await
+                            .unwrap();
+                        }
+                        sum
+                    })
+                })
+            })
+            .collect();
+        for (t, thread) in threads.into_iter().enumerate() {
+            let t = t as u64;
+            assert_eq!(thread.join().unwrap(), 300 * t * 1000 + 299 * 300 / 2);
+        }
+    });
+}
