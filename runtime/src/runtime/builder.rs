@@ -126,7 +126,8 @@ impl Builder {
     /// # Examples
     ///
     /// ```
-    ///     /// static NEXT: AtomicUsize = AtomicUsize::new(0);
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    /// static NEXT: AtomicUsize = AtomicUsize::new(0);
     /// let rt = rt::runtime::Builder::new_multi_thread()
     ///     .thread_name_fn(|| format!("worker-{}", NEXT.fetch_add(1, Ordering::Relaxed)))
     ///     .build()
@@ -159,7 +160,8 @@ impl Builder {
     /// # Examples
     ///
     /// ```
-    ///     /// use std::sync::Arc;
+    /// use std::sync::Arc;
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
     /// let started = Arc::new(AtomicUsize::new(0));
     /// let counter = started.clone();
     /// let rt = rt::runtime::Builder::new_multi_thread()
@@ -183,7 +185,8 @@ impl Builder {
     /// # Examples
     ///
     /// ```
-    ///     /// use std::sync::Arc;
+    /// use std::sync::Arc;
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
     /// let stopped = Arc::new(AtomicUsize::new(0));
     /// let counter = stopped.clone();
     /// let rt = rt::runtime::Builder::new_multi_thread()

@@ -13,7 +13,7 @@ use std::sync::Mutex;
 ///
 /// ```
 /// let rt = rt::runtime::Runtime::new().unwrap();
-/// let err = rt.block_on(rt::spawn(async { panic!("boom") })).unwrap_err();
+/// let err = rt.block_on(rt.spawn(async { panic!("boom") })).unwrap_err();
 /// assert!(err.is_panic());
 /// let payload = err.into_panic();
 /// assert_eq!(*payload.downcast::<&str>().unwrap(), "boom");
