@@ -232,3 +232,20 @@ fn the_global_queue_is_checked_every_global_queue_interval_ticks() {
         );
     });
 }
+
+/// The future given to `block_on` runs under a budget too: when it is
+/// spent it yields and is polled again, it does not stall.
+#[test]
+fn block_on_future_survives_budget_exhaustion() {
+    support::block_on_each(|_| async {
+        let handles = finished_handles(1000).await;
+        let mut sum = 0;
+        for handle in handles {
+            sum += handle.await.unwrap();
+        }
+        assert_eq!(sum, 999 * 1000 / 2);
+        for _ in 0..1000 {
+            consume_budget().await;
+        }
+    });
+}
