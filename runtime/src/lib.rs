@@ -55,6 +55,67 @@ pub mod time;
 pub use blocking::spawn_blocking;
 pub use runtime::spawn::spawn;
 
+/// Runs `async fn main` on a new runtime: the function becomes a plain
+/// `fn main` that builds a multi-thread runtime with every driver enabled
+/// and blocks on the body.
+///
+/// Arguments (all optional):
+/// - `flavor = "multi_thread"` (the default) or `"current_thread"`;
+/// - `worker_threads = N` (multi-thread only; default: one per CPU);
+/// - `start_paused = true` (current-thread only): the clock starts paused;
+/// - `crate = "path"`: how to name this crate if it was renamed (default
+///   `::rt`).
+///
+/// The function may return anything `main` may, such as
+/// `Result<(), E>`. It may not take arguments or be generic.
+///
+/// # Panics
+///
+/// The generated `main` panics if the runtime cannot be built (the OS
+/// refused a worker thread).
+///
+/// # Examples
+///
+/// ```
+/// #[rt::main(worker_threads = 2)]
+/// async fn main() -> Result<(), rt::task::JoinError> {
+///     let answer = rt::spawn(async { 42 }).await?;
+///     assert_eq!(answer, 42);
+///     Ok(())
+/// }
+/// ```
+#[doc(inline)]
+pub use rt_macros::main;
+
+/// Runs an `async fn` test on a new runtime: like [`main`](macro@main),
+/// plus `#[test]`, and on a current-thread runtime unless
+/// `flavor = "multi_thread"` is given. Takes the same arguments.
+///
+/// Other attributes (`#[should_panic]`, `#[ignore]`) pass through; a test
+/// returning `Err` fails, as a plain `#[test]` does.
+///
+/// # Panics
+///
+/// The generated test panics if the runtime cannot be built.
+///
+/// # Examples
+///
+/// ```no_run
+/// #[rt::test]
+/// async fn spawns() {
+///     assert_eq!(rt::spawn(async { 1 }).await.unwrap(), 1);
+/// }
+///
+/// #[rt::test(flavor = "multi_thread", worker_threads = 2)]
+/// async fn on_two_workers() {
+///     let handle = rt::runtime::Handle::current();
+///     assert_eq!(handle.metrics().num_workers(), 2);
+/// }
+/// # fn main() {}
+/// ```
+#[doc(inline)]
+pub use rt_macros::test;
+
 #[cfg(test)]
 fn _assert_send_sync() {
     fn send_sync<T: Send + Sync>() {}

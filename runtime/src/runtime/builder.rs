@@ -490,17 +490,30 @@ impl ThreadSpawner {
         }
     }
 
+    /// Spawns a thread running the start hook, `f`, then the stop hook.
     pub(crate) fn spawn(&self, f: impl FnOnce() + Send + 'static) -> io::Result<()> {
+        self.spawn_then(f, |()| {})
+    }
+
+    /// As `spawn`, and runs `on_exit` with `f`'s result last on the new
+    /// thread, after the stop hook: whoever waits for `on_exit` knows the
+    /// hooks have run.
+    pub(crate) fn spawn_then<T>(
+        &self,
+        f: impl FnOnce() -> T + Send + 'static,
+        on_exit: impl FnOnce(T) + Send + 'static,
+    ) -> io::Result<()> {
         let on_start = self.on_start.clone();
         let on_stop = self.on_stop.clone();
         let body = move || {
             if let Some(cb) = &on_start {
                 cb();
             }
-            f();
+            let result = f();
             if let Some(cb) = &on_stop {
                 cb();
             }
+            on_exit(result);
         };
         #[cfg(not(loom))]
         {

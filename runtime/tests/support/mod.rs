@@ -1,8 +1,157 @@
-//! Helpers shared by the integration tests.
+//! Helpers shared by the integration tests: building each kind of runtime,
+//! running a body on both schedulers, counting drops, reading panic
+//! messages, byte patterns and checksums for transfers.
+
 #![allow(dead_code, missing_docs)]
 
 use rt::runtime::{Builder, Runtime};
+use std::any::Any;
 use std::future::Future;
+use std::panic::{self, AssertUnwindSafe};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+/// A runtime configuration the tests run on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Kind {
+    CurrentThread,
+    MultiThread(usize),
+}
+
+/// Every scheduler, and the multi-thread one with more than one worker
+/// count so stealing and parking both happen.
+pub(crate) const ALL: [Kind; 3] = [
+    Kind::CurrentThread,
+    Kind::MultiThread(2),
+    Kind::MultiThread(4),
+];
+
+/// Runtimes on which only one thread ever polls tasks: a task that never
+/// yields keeps every other task from running.
+pub(crate) const SINGLE_POLLER: [Kind; 2] = [Kind::CurrentThread, Kind::MultiThread(1)];
+
+impl Kind {
+    pub(crate) fn builder(self) -> Builder {
+        let mut builder = match self {
+            Kind::CurrentThread => Builder::new_current_thread(),
+            Kind::MultiThread(workers) => {
+                let mut builder = Builder::new_multi_thread();
+                builder.worker_threads(workers);
+                builder
+            }
+        };
+        builder.enable_all();
+        builder
+    }
+
+    pub(crate) fn build(self) -> Runtime {
+        self.builder().build().expect("building the runtime")
+    }
+
+    pub(crate) fn is_multi_thread(self) -> bool {
+        matches!(self, Kind::MultiThread(_))
+    }
+}
+
+/// Runs `test` once per runtime kind in `kinds`, with a fresh runtime. The
+/// kind is printed first so a failure says which runtime it was on.
+pub(crate) fn each(kinds: &[Kind], mut test: impl FnMut(Kind, Runtime)) {
+    for &kind in kinds {
+        eprintln!("--- on {kind:?}");
+        test(kind, kind.build());
+    }
+}
+
+/// Runs `test` once on every runtime kind.
+pub(crate) fn each_runtime(test: impl FnMut(Kind, Runtime)) {
+    each(&ALL, test);
+}
+
+/// Blocks on the future `make()` returns, on every runtime kind.
+pub(crate) fn block_on_each<F, Fut>(make: F)
+where
+    F: Fn(Kind) -> Fut,
+    Fut: Future<Output = ()>,
+{
+    each_runtime(|kind, rt| rt.block_on(make(kind)));
+}
+
+/// Counts how many of its guards were dropped.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct DropCounter {
+    created: Arc<AtomicUsize>,
+    dropped: Arc<AtomicUsize>,
+}
+
+/// Increments its counter's `dropped` count when dropped.
+#[derive(Debug)]
+pub(crate) struct DropGuard {
+    dropped: Arc<AtomicUsize>,
+}
+
+impl DropCounter {
+    pub(crate) fn new() -> DropCounter {
+        DropCounter::default()
+    }
+
+    pub(crate) fn guard(&self) -> DropGuard {
+        self.created.fetch_add(1, Ordering::SeqCst);
+        DropGuard {
+            dropped: self.dropped.clone(),
+        }
+    }
+
+    pub(crate) fn created(&self) -> usize {
+        self.created.load(Ordering::SeqCst)
+    }
+
+    pub(crate) fn dropped(&self) -> usize {
+        self.dropped.load(Ordering::SeqCst)
+    }
+
+    /// Guards created and not dropped yet.
+    pub(crate) fn alive(&self) -> usize {
+        self.created() - self.dropped()
+    }
+}
+
+impl Drop for DropGuard {
+    fn drop(&mut self) {
+        self.dropped.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
+/// Waits for a condition another thread will make true soon (a worker
+/// finishing its bookkeeping after the result was already observed). Not a
+/// timing assertion: the deadline only turns a hang into a failure.
+pub(crate) fn wait_until(what: &str, mut condition: impl FnMut() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !condition() {
+        assert!(Instant::now() < deadline, "gave up waiting until {what}");
+        std::thread::yield_now();
+    }
+}
+
+/// The text of a panic payload (`&str` or `String`).
+pub(crate) fn panic_message(payload: &(dyn Any + Send)) -> String {
+    if let Some(s) = payload.downcast_ref::<&'static str>() {
+        (*s).to_owned()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "<non-string panic payload>".to_owned()
+    }
+}
+
+/// Runs `f`, which must panic, and returns its panic message.
+#[track_caller]
+pub(crate) fn expect_panic<R>(f: impl FnOnce() -> R) -> String {
+    match panic::catch_unwind(AssertUnwindSafe(f)) {
+        Ok(_) => panic!("expected a panic"),
+        Err(payload) => panic_message(&*payload),
+    }
+}
 
 /// A current-thread runtime and a two-worker multi-thread runtime, both
 /// with every driver enabled.

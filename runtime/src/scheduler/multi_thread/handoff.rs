@@ -29,7 +29,9 @@ pub(crate) fn hand_off_core(cx: &Context) -> Result<(), HandoffError> {
     let job: Handoff = Box::new(move || {
         let core = job_slot.lock().unwrap().take();
         if let Some(core) = core {
-            worker::run(job_handle, core);
+            if worker::run(job_handle.clone(), core) {
+                job_handle.shared.exited.core_exited();
+            }
         }
     });
     let rt = scheduler::Handle::MultiThread(cx.handle.clone());

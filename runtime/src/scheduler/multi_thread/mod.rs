@@ -92,7 +92,18 @@ impl MultiThread {
         let scheduler = MultiThread { num_workers };
         for core in cores {
             let worker_handle = handle.clone();
-            let spawned = spawner.spawn(move || worker::run(worker_handle, core));
+            let exit_handle = handle.clone();
+            // The core's exit is counted after the thread's stop hook has
+            // run, so dropping the runtime returns only once every worker
+            // thread's hook has.
+            let spawned = spawner.spawn_then(
+                move || worker::run(worker_handle, core),
+                move |finished_with_core| {
+                    if finished_with_core {
+                        exit_handle.shared.exited.core_exited();
+                    }
+                },
+            );
             if let Err(error) = spawned {
                 scheduler.shutdown(&handle, Some(Duration::ZERO));
                 return Err(error);

@@ -209,8 +209,11 @@ impl Core {
     }
 }
 
-/// The body of a worker thread.
-pub(crate) fn run(handle: Arc<Handle>, core: Box<Core>) {
+/// The body of a worker thread. Returns `true` if the loop finished with
+/// the core (the caller then counts the core's exit, see `ExitCount`), or
+/// `false` if `block_in_place` handed the core to another thread, which
+/// counts it instead.
+pub(crate) fn run(handle: Arc<Handle>, core: Box<Core>) -> bool {
     let index = core.index;
     let scheduler_handle = scheduler::Handle::MultiThread(handle.clone());
     let _enter = context::enter_runtime(&scheduler_handle);
@@ -222,14 +225,15 @@ pub(crate) fn run(handle: Arc<Handle>, core: Box<Core>) {
         let scheduler::Context::MultiThread(cx) = &cx else {
             unreachable!()
         };
-        // `None`: `block_in_place` handed the core to another thread,
-        // which counts its exit.
-        if let Some(mut core) = cx.run(core) {
-            core.drain();
-            cx.handle.shared.idle.unpark_worker_by_id(index);
-            cx.handle.shared.exited.core_exited();
+        match cx.run(core) {
+            Some(mut core) => {
+                core.drain();
+                cx.handle.shared.idle.unpark_worker_by_id(index);
+                true
+            }
+            None => false,
         }
-    });
+    })
 }
 
 impl Context {

@@ -1,0 +1,163 @@
+//! The attribute's arguments: parsing, then checking that they fit together.
+
+use proc_macro2::{Span, TokenStream};
+use syn::meta::ParseNestedMeta;
+use syn::parse::Parser;
+use syn::spanned::Spanned;
+use syn::{LitBool, LitInt, LitStr, Path};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Flavor {
+    MultiThread,
+    CurrentThread,
+}
+
+/// The checked settings the expansion builds the runtime from.
+pub(crate) struct Config {
+    pub(crate) flavor: Flavor,
+    pub(crate) worker_threads: Option<usize>,
+    pub(crate) start_paused: bool,
+    /// How the generated code names the `rt` crate.
+    pub(crate) crate_path: Path,
+}
+
+impl Config {
+    /// The settings used when the arguments are wrong, so the function is
+    /// still expanded next to the error.
+    pub(crate) fn fallback(default_flavor: Flavor) -> Config {
+        Config {
+            flavor: default_flavor,
+            worker_threads: None,
+            start_paused: false,
+            crate_path: syn::parse_quote!(::rt),
+        }
+    }
+}
+
+/// The arguments as written, each with the span of its name.
+#[derive(Default)]
+struct Args {
+    flavor: Option<(Flavor, Span)>,
+    worker_threads: Option<(usize, Span)>,
+    start_paused: Option<(bool, Span)>,
+    crate_path: Option<Path>,
+}
+
+/// Parses and checks `flavor = .., worker_threads = .., start_paused = ..,
+/// crate = ".."`.
+pub(crate) fn parse(args: TokenStream, default_flavor: Flavor) -> syn::Result<Config> {
+    let mut parsed = Args::default();
+    let parser = syn::meta::parser(|meta| parsed.parse_one(meta));
+    parser.parse2(args)?;
+    parsed.check(default_flavor)
+}
+
+impl Args {
+    fn parse_one(&mut self, meta: ParseNestedMeta<'_>) -> syn::Result<()> {
+        let name_span = meta.path.span();
+        if meta.path.is_ident("flavor") {
+            reject_duplicate(&meta, self.flavor.is_some(), "flavor")?;
+            let lit: LitStr = value(
+                &meta,
+                "`flavor = \"multi_thread\"` or `flavor = \"current_thread\"`",
+            )?;
+            let flavor = match lit.value().as_str() {
+                "multi_thread" => Flavor::MultiThread,
+                "current_thread" => Flavor::CurrentThread,
+                other => {
+                    return Err(syn::Error::new(
+                        lit.span(),
+                        format!(
+                            "unknown runtime flavor `{other}`: use `flavor = \"multi_thread\"` \
+                             or `flavor = \"current_thread\"`"
+                        ),
+                    ));
+                }
+            };
+            self.flavor = Some((flavor, name_span));
+        } else if meta.path.is_ident("worker_threads") {
+            reject_duplicate(&meta, self.worker_threads.is_some(), "worker_threads")?;
+            let lit: LitInt = value(&meta, "an integer: `worker_threads = 4`")?;
+            let count: usize = lit.base10_parse()?;
+            if count == 0 {
+                return Err(syn::Error::new(
+                    lit.span(),
+                    "`worker_threads` must be at least 1: use `worker_threads = 1` or more, \
+                     or remove it to use one worker per CPU",
+                ));
+            }
+            self.worker_threads = Some((count, name_span));
+        } else if meta.path.is_ident("start_paused") {
+            reject_duplicate(&meta, self.start_paused.is_some(), "start_paused")?;
+            let lit: LitBool = value(&meta, "`start_paused = true` or `start_paused = false`")?;
+            self.start_paused = Some((lit.value, name_span));
+        } else if meta.path.is_ident("crate") {
+            reject_duplicate(&meta, self.crate_path.is_some(), "crate")?;
+            let lit: LitStr = value(&meta, "a path in a string: `crate = \"my_rt\"`")?;
+            let path = lit.parse_with(Path::parse_mod_style).map_err(|_| {
+                syn::Error::new(
+                    lit.span(),
+                    "`crate` must be a path to the `rt` crate, such as `crate = \"my_rt\"` \
+                     or `crate = \"::rt\"`",
+                )
+            })?;
+            self.crate_path = Some(path);
+        } else {
+            let name = meta
+                .path
+                .get_ident()
+                .map(ToString::to_string)
+                .unwrap_or_else(|| "this".to_owned());
+            return Err(meta.error(format!(
+                "unknown argument `{name}`: the arguments are `flavor = \"multi_thread\" | \
+                 \"current_thread\"`, `worker_threads = N`, `start_paused = true | false` and \
+                 `crate = \"path::to::rt\"`"
+            )));
+        }
+        Ok(())
+    }
+
+    fn check(self, default_flavor: Flavor) -> syn::Result<Config> {
+        let flavor = self.flavor.map_or(default_flavor, |(flavor, _)| flavor);
+        if let (Flavor::CurrentThread, Some((_, span))) = (flavor, self.worker_threads) {
+            return Err(syn::Error::new(
+                span,
+                "`worker_threads` only applies to the multi-thread runtime: remove it, or use \
+                 `flavor = \"multi_thread\"`",
+            ));
+        }
+        if let (Flavor::MultiThread, Some((_, span))) = (flavor, self.start_paused) {
+            return Err(syn::Error::new(
+                span,
+                "`start_paused` needs the current-thread runtime: add \
+                 `flavor = \"current_thread\"`, or remove `start_paused`",
+            ));
+        }
+        Ok(Config {
+            flavor,
+            worker_threads: self.worker_threads.map(|(count, _)| count),
+            start_paused: self.start_paused.is_some_and(|(paused, _)| paused),
+            crate_path: self.crate_path.unwrap_or_else(|| syn::parse_quote!(::rt)),
+        })
+    }
+}
+
+fn reject_duplicate(meta: &ParseNestedMeta<'_>, seen: bool, name: &str) -> syn::Result<()> {
+    if seen {
+        return Err(meta.error(format!("`{name}` is given twice: keep one")));
+    }
+    Ok(())
+}
+
+/// Parses the `= value` part, naming the expected form on error.
+fn value<T: syn::parse::Parse>(meta: &ParseNestedMeta<'_>, expected: &str) -> syn::Result<T> {
+    let name = meta
+        .path
+        .get_ident()
+        .map(ToString::to_string)
+        .unwrap_or_default();
+    let input = meta.value()?;
+    input
+        .parse()
+        .map_err(|error| syn::Error::new(error.span(), format!("`{name}` expects {expected}")))
+}

@@ -1,0 +1,208 @@
+//! Builder settings that are visible from outside: thread start/stop
+//! hooks, thread names, park/unpark hooks, worker counts.
+
+mod support;
+
+use rt::runtime::{Builder, RuntimeFlavor};
+use std::collections::HashSet;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use support::{Kind, each_runtime};
+
+fn counter() -> (Arc<AtomicUsize>, impl Fn() + Send + Sync + 'static) {
+    let count = Arc::new(AtomicUsize::new(0));
+    let inc = count.clone();
+    (count, move || {
+        inc.fetch_add(1, Ordering::SeqCst);
+    })
+}
+
+#[test]
+fn on_thread_start_and_stop_run_once_per_worker() {
+    for workers in [1, 2, 4] {
+        // Repeated: a stop hook racing the end of `drop(rt)` shows up
+        // within a few rounds.
+        for _ in 0..20 {
+            let (started, on_start) = counter();
+            let (stopped, on_stop) = counter();
+            let rt = Builder::new_multi_thread()
+                .worker_threads(workers)
+                .on_thread_start(on_start)
+                .on_thread_stop(on_stop)
+                .build()
+                .unwrap();
+            rt.block_on(async {
+                for _ in 0..100 {
+                    rt::spawn(async {}).await.unwrap();
+                }
+            });
+            // Dropping the runtime waits for its threads, hooks included.
+            drop(rt);
+            assert_eq!(started.load(Ordering::SeqCst), workers);
+            assert_eq!(stopped.load(Ordering::SeqCst), workers);
+        }
+    }
+}
+
+#[test]
+fn a_current_thread_runtime_starts_no_thread() {
+    let (started, on_start) = counter();
+    let (stopped, on_stop) = counter();
+    let rt = Builder::new_current_thread()
+        .on_thread_start(on_start)
+        .on_thread_stop(on_stop)
+        .build()
+        .unwrap();
+    let here = std::thread::current().id();
+    assert_eq!(
+        rt.block_on(rt.spawn(async { std::thread::current().id() }))
+            .unwrap(),
+        here
+    );
+    drop(rt);
+    assert_eq!(started.load(Ordering::SeqCst), 0);
+    assert_eq!(stopped.load(Ordering::SeqCst), 0);
+}
+
+#[test]
+fn worker_threads_carry_the_configured_name() {
+    let name_of_task_thread = |rt: &rt::runtime::Runtime| {
+        rt.block_on(rt.spawn(async { std::thread::current().name().map(String::from) }))
+            .unwrap()
+    };
+    let rt = Builder::new_multi_thread()
+        .worker_threads(2)
+        .build()
+        .unwrap();
+    assert_eq!(name_of_task_thread(&rt).as_deref(), Some("rt-worker"));
+    let rt = Builder::new_multi_thread()
+        .worker_threads(2)
+        .thread_name("custom-name")
+        .build()
+        .unwrap();
+    assert_eq!(name_of_task_thread(&rt).as_deref(), Some("custom-name"));
+}
+
+#[test]
+fn thread_name_fn_names_each_worker() {
+    let next = Arc::new(AtomicUsize::new(0));
+    let counter = next.clone();
+    let rt = Builder::new_multi_thread()
+        .worker_threads(3)
+        .thread_name_fn(move || format!("numbered-{}", counter.fetch_add(1, Ordering::SeqCst)))
+        .build()
+        .unwrap();
+    // Called once per worker, when the runtime is built.
+    assert_eq!(next.load(Ordering::SeqCst), 3);
+    let names: HashSet<String> = rt.block_on(async {
+        let mut names = HashSet::new();
+        for _ in 0..200 {
+            let name = rt::spawn(async { std::thread::current().name().unwrap().to_owned() })
+                .await
+                .unwrap();
+            names.insert(name);
+        }
+        names
+    });
+    let expected: HashSet<String> = (0..3).map(|i| format!("numbered-{i}")).collect();
+    assert!(names.is_subset(&expected), "{names:?}");
+    assert!(!names.is_empty());
+}
+
+/// Uses at least `frames` KiB of stack.
+fn deep(frames: u32) -> u64 {
+    let frame = std::hint::black_box([1u8; 1024]);
+    if frames == 0 {
+        return 0;
+    }
+    u64::from(frame[0]) + deep(frames - 1)
+}
+
+#[test]
+fn thread_stack_size_applies_to_workers() {
+    let rt = Builder::new_multi_thread()
+        .worker_threads(1)
+        .thread_stack_size(32 << 20)
+        .build()
+        .unwrap();
+    // About 8 MiB of stack: more than a default thread has, well within
+    // the configured size.
+    let depth = rt.block_on(rt.spawn(async { deep(8 * 1024) })).unwrap();
+    assert_eq!(depth, 8 * 1024);
+}
+
+#[test]
+fn park_and_unpark_hooks_run_when_a_worker_waits() {
+    for kind in [Kind::CurrentThread, Kind::MultiThread(2)] {
+        let (parked, count_park) = counter();
+        let (unparked, on_unpark) = counter();
+        let (park_tx, park_rx) = std::sync::mpsc::channel::<()>();
+        let rt = kind
+            .builder()
+            .on_thread_park(move || {
+                count_park();
+                let _ = park_tx.send(());
+            })
+            .on_thread_unpark(on_unpark)
+            .build()
+            .unwrap();
+        let (tx, rx) = futures_channel::oneshot::channel();
+        // Sends only once a runtime thread ran out of work and parked, so
+        // the message has to wake it.
+        let sender = std::thread::spawn(move || {
+            park_rx.recv().unwrap();
+            tx.send(()).unwrap();
+        });
+        let task = rt.spawn(async move { rx.await.unwrap() });
+        rt.block_on(task).unwrap();
+        sender.join().unwrap();
+        drop(rt);
+        assert!(parked.load(Ordering::SeqCst) >= 1, "{kind:?}: never parked");
+        assert!(
+            unparked.load(Ordering::SeqCst) >= 1,
+            "{kind:?}: never unparked"
+        );
+    }
+}
+
+#[test]
+fn flavor_and_worker_count_metrics() {
+    each_runtime(|kind, rt| {
+        let handle = rt.handle();
+        match kind {
+            Kind::CurrentThread => {
+                assert_eq!(handle.runtime_flavor(), RuntimeFlavor::CurrentThread);
+                assert_eq!(handle.metrics().num_workers(), 1);
+            }
+            Kind::MultiThread(workers) => {
+                assert_eq!(handle.runtime_flavor(), RuntimeFlavor::MultiThread);
+                assert_eq!(handle.metrics().num_workers(), workers);
+            }
+        }
+        // Inside the runtime, the current handle is this runtime's.
+        let inside = rt.block_on(async { rt::runtime::Handle::current() });
+        assert!(inside == *handle);
+    });
+}
+
+#[test]
+fn num_alive_tasks_counts_unfinished_tasks() {
+    each_runtime(|_, rt| {
+        let metrics = rt.handle().metrics();
+        assert_eq!(metrics.num_alive_tasks(), 0);
+        let (release_tx, release_rx) = futures_channel::oneshot::channel::<()>();
+        let waiting = rt.spawn(async move { release_rx.await.unwrap() });
+        let pending = rt.spawn(std::future::pending::<()>());
+        assert_eq!(metrics.num_alive_tasks(), 2);
+        release_tx.send(()).unwrap();
+        rt.block_on(waiting).unwrap();
+        support::wait_until("the finished task left the count", || {
+            metrics.num_alive_tasks() == 1
+        });
+        pending.abort();
+        assert!(rt.block_on(pending).unwrap_err().is_cancelled());
+        support::wait_until("the aborted task left the count", || {
+            metrics.num_alive_tasks() == 0
+        });
+    });
+}

@@ -1,0 +1,267 @@
+//! Panics: caught per task, reported through `JoinError`, and misuse of the
+//! runtime panicking with a message that names the fix.
+
+mod support;
+
+use rt::runtime::{Builder, Handle};
+use std::io;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use support::{DropCounter, Kind, block_on_each, each_runtime, expect_panic, panic_message};
+
+#[test]
+fn a_panicking_task_does_not_take_the_runtime_down() {
+    each_runtime(|kind, rt| {
+        // More panics than workers: every worker survives its panics.
+        let panics: Vec<_> = (0..16)
+            .map(|i| rt.spawn(async move { panic!("task {i} failed") }))
+            .collect();
+        for (i, handle) in panics.into_iter().enumerate() {
+            let error = rt.block_on(handle).unwrap_err();
+            assert!(error.is_panic() && !error.is_cancelled());
+            assert_eq!(
+                panic_message(&*error.into_panic()),
+                format!("task {i} failed")
+            );
+        }
+        // Every worker still runs tasks: enough of them that each worker
+        // gets some, all complete.
+        let ran = Arc::new(AtomicUsize::new(0));
+        let handles: Vec<_> = (0..1000)
+            .map(|_| {
+                let ran = ran.clone();
+                rt.spawn(async move {
+                    rt::task::yield_now().await;
+                    ran.fetch_add(1, Ordering::SeqCst);
+                })
+            })
+            .collect();
+        for handle in handles {
+            rt.block_on(handle).unwrap();
+        }
+        assert_eq!(ran.load(Ordering::SeqCst), 1000, "on {kind:?}");
+    });
+}
+
+#[test]
+fn a_panic_after_a_suspension_is_caught_and_the_future_dropped() {
+    block_on_each(|_| async {
+        let drops = DropCounter::new();
+        let guard = drops.guard();
+        let handle = rt::spawn(async move {
+            let _guard = guard;
+            rt::task::yield_now().await;
+            panic!("late panic");
+        });
+        let error = handle.await.unwrap_err();
+        assert!(error.is_panic());
+        assert_eq!(drops.dropped(), 1);
+    });
+}
+
+struct PanicOnDrop;
+
+impl Drop for PanicOnDrop {
+    fn drop(&mut self) {
+        panic!("panic while dropping the future");
+    }
+}
+
+#[test]
+fn a_panic_while_dropping_an_aborted_future_is_reported() {
+    block_on_each(|_| async {
+        let (started_tx, started_rx) = futures_channel::oneshot::channel();
+        let handle = rt::spawn(async move {
+            let _bomb = PanicOnDrop;
+            started_tx.send(()).unwrap();
+            std::future::pending::<()>().await;
+        });
+        started_rx.await.unwrap();
+        handle.abort();
+        let error = handle.await.unwrap_err();
+        assert!(error.is_panic());
+        assert_eq!(
+            panic_message(&*error.into_panic()),
+            "panic while dropping the future"
+        );
+        // The runtime still works.
+        assert_eq!(rt::spawn(async { 1 }).await.unwrap(), 1);
+    });
+}
+
+#[test]
+fn join_error_display_debug_and_payloads() {
+    block_on_each(|_| async {
+        let handle = rt::spawn(async { panic!("boom") });
+        let id = handle.id();
+        let error = handle.await.unwrap_err();
+        assert_eq!(error.id(), id);
+        assert_eq!(
+            error.to_string(),
+            format!("task {id} panicked with message \"boom\"")
+        );
+        assert_eq!(
+            format!("{error:?}"),
+            format!("JoinError::Panic({id}, \"boom\")")
+        );
+        let payload = error.try_into_panic().unwrap();
+        assert_eq!(*payload.downcast::<&str>().unwrap(), "boom");
+
+        // A formatted message is a `String` payload.
+        let value = 7;
+        let error = rt::spawn(async move { panic!("value {value}") })
+            .await
+            .unwrap_err();
+        assert!(
+            error
+                .to_string()
+                .ends_with("panicked with message \"value 7\"")
+        );
+        assert_eq!(*error.into_panic().downcast::<String>().unwrap(), "value 7");
+
+        // A payload that is not a string is kept as it is.
+        let handle = rt::spawn(async { std::panic::panic_any(42u32) });
+        let id = handle.id();
+        let error = handle.await.unwrap_err();
+        assert_eq!(error.to_string(), format!("task {id} panicked"));
+        assert_eq!(format!("{error:?}"), format!("JoinError::Panic({id}, ..)"));
+        assert_eq!(*error.into_panic().downcast::<u32>().unwrap(), 42);
+
+        // The payload can be re-raised where the handle was awaited.
+        let error = rt::spawn(async { panic!("again") }).await.unwrap_err();
+        let resumed = std::panic::catch_unwind(|| {
+            std::panic::resume_unwind(error.into_panic());
+        })
+        .unwrap_err();
+        assert_eq!(panic_message(&*resumed), "again");
+    });
+}
+
+#[test]
+fn join_error_of_a_cancelled_task() {
+    block_on_each(|_| async {
+        let handle = rt::spawn(std::future::pending::<()>());
+        let id = handle.id();
+        handle.abort();
+        let error = handle.await.unwrap_err();
+        assert_eq!(format!("{error:?}"), format!("JoinError::Cancelled({id})"));
+        let io_error = io::Error::from(error);
+        assert_eq!(io_error.kind(), io::ErrorKind::Interrupted);
+        assert_eq!(io_error.to_string(), format!("task {id} was cancelled"));
+
+        let handle = rt::spawn(std::future::pending::<()>());
+        handle.abort();
+        let error = handle.await.unwrap_err();
+        // `try_into_panic` gives the cancelled error back unchanged.
+        let error = error.try_into_panic().unwrap_err();
+        assert!(error.is_cancelled());
+        let message = expect_panic(move || error.into_panic());
+        assert!(
+            message.contains("`JoinError::into_panic` called on a cancelled task's error"),
+            "{message}"
+        );
+    });
+}
+
+#[test]
+fn join_error_of_a_panic_converts_to_io_other() {
+    block_on_each(|_| async {
+        let error = rt::spawn(async { panic!("io") }).await.unwrap_err();
+        assert_eq!(io::Error::from(error).kind(), io::ErrorKind::Other);
+    });
+}
+
+#[test]
+fn spawn_outside_a_runtime_panics() {
+    let message = expect_panic(|| rt::spawn(async {}));
+    assert!(
+        message.contains("`rt::spawn` called outside a runtime"),
+        "{message}"
+    );
+    assert!(
+        message.contains("Runtime::enter()"),
+        "names the fix: {message}"
+    );
+}
+
+#[test]
+fn handle_current_outside_a_runtime_panics() {
+    let message = expect_panic(Handle::current);
+    assert!(
+        message.contains("`rt::runtime::Handle::current()` called outside a runtime"),
+        "{message}"
+    );
+    assert!(Handle::try_current().is_err());
+}
+
+#[test]
+fn block_on_inside_block_on_panics() {
+    each_runtime(|_, rt| {
+        let message = expect_panic(|| rt.block_on(async { rt.block_on(async {}) }));
+        assert!(
+            message.contains("Cannot start a runtime from within a runtime"),
+            "{message}"
+        );
+        // The failed nested call left the runtime usable.
+        assert_eq!(rt.block_on(async { 5 }), 5);
+    });
+}
+
+#[test]
+fn block_on_inside_a_task_panics_in_that_task() {
+    each_runtime(|_, rt| {
+        let other = Kind::CurrentThread.build();
+        let other_handle = other.handle().clone();
+        let error = rt
+            .block_on(rt.spawn(async move { other_handle.block_on(async {}) }))
+            .unwrap_err();
+        let message = panic_message(&*error.into_panic());
+        assert!(
+            message.contains("Cannot start a runtime from within a runtime"),
+            "{message}"
+        );
+        assert!(message.contains("`.await`"), "names the fix: {message}");
+    });
+}
+
+#[test]
+fn dropping_a_runtime_inside_block_on_panics() {
+    each_runtime(|_, rt| {
+        let inner = Builder::new_current_thread().build().unwrap();
+        let message = expect_panic(|| rt.block_on(async move { drop(inner) }));
+        assert!(
+            message.contains("Cannot drop a runtime inside an async context"),
+            "{message}"
+        );
+        assert!(
+            message.contains("shutdown_background()"),
+            "names the fix: {message}"
+        );
+    });
+}
+
+#[test]
+fn dropping_a_runtime_inside_a_task_panics_in_that_task() {
+    each_runtime(|_, rt| {
+        let inner = Builder::new_current_thread().build().unwrap();
+        let error = rt
+            .block_on(rt.spawn(async move { drop(inner) }))
+            .unwrap_err();
+        let message = panic_message(&*error.into_panic());
+        assert!(
+            message.contains("Cannot drop a runtime inside an async context"),
+            "{message}"
+        );
+    });
+}
+
+#[test]
+fn shutdown_background_inside_async_context_is_allowed() {
+    each_runtime(|_, rt| {
+        let inner = Kind::MultiThread(2).build();
+        let task = inner.spawn(std::future::pending::<()>());
+        rt.block_on(async move { inner.shutdown_background() });
+        let error = futures::executor::block_on(task).unwrap_err();
+        assert!(error.is_cancelled());
+    });
+}

@@ -1,0 +1,284 @@
+//! Shutdown: every task still alive is cancelled and dropped, nothing
+//! leaks, and spawning afterwards yields a cancelled handle.
+
+mod support;
+
+use futures_channel::oneshot;
+use rt::runtime::Builder;
+use rt::task::JoinHandle;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc;
+use std::task::{Context, Poll, Waker};
+use std::time::Duration;
+use support::{DropCounter, DropGuard, Kind, each, each_runtime, wait_until};
+
+fn expect_cancelled<T: std::fmt::Debug>(handle: JoinHandle<T>) {
+    let error = futures::executor::block_on(handle).unwrap_err();
+    assert!(error.is_cancelled(), "{error}");
+}
+
+#[test]
+fn dropping_the_runtime_cancels_pending_tasks_without_leaks() {
+    each_runtime(|kind, rt| {
+        let drops = DropCounter::new();
+        let shared = Arc::new(());
+        let mut handles = Vec::new();
+        let (started_tx, started_rx) = mpsc::channel();
+        // Tasks parked forever.
+        for _ in 0..20 {
+            let guard = drops.guard();
+            let shared = shared.clone();
+            let started = started_tx.clone();
+            handles.push(rt.spawn(async move {
+                let _keep = (guard, shared);
+                started.send(()).unwrap();
+                std::future::pending::<()>().await;
+            }));
+        }
+        // Pairs of tasks waiting on each other's channel: a cycle nothing
+        // outside the runtime can break.
+        for _ in 0..10 {
+            let (a_tx, a_rx) = oneshot::channel::<()>();
+            let (b_tx, b_rx) = oneshot::channel::<()>();
+            for (tx, rx) in [(a_tx, b_rx), (b_tx, a_rx)] {
+                let guard = drops.guard();
+                let started = started_tx.clone();
+                handles.push(rt.spawn(async move {
+                    let _keep = (guard, tx);
+                    started.send(()).unwrap();
+                    let _ = rx.await;
+                }));
+            }
+        }
+        // Every task has been polled at least once.
+        rt.block_on(async {
+            let mut started = 0;
+            while started < 40 {
+                started += started_rx.try_iter().count();
+                rt::task::yield_now().await;
+            }
+        });
+        // Tasks queued but never polled (on a current-thread runtime
+        // nothing runs outside `block_on`).
+        if kind == Kind::CurrentThread {
+            for _ in 0..10 {
+                let guard = drops.guard();
+                handles.push(rt.spawn(async move {
+                    let _guard = guard;
+                    unreachable!("a task spawned after the last block_on was polled");
+                }));
+            }
+        }
+        let metrics = rt.handle().metrics();
+        assert_eq!(metrics.num_alive_tasks(), handles.len());
+        drop(rt);
+        assert_eq!(metrics.num_alive_tasks(), 0);
+        assert_eq!(drops.alive(), 0, "futures leaked at shutdown");
+        assert_eq!(Arc::strong_count(&shared), 1);
+        for handle in handles {
+            assert!(handle.is_finished());
+            expect_cancelled(handle);
+        }
+    });
+}
+
+#[test]
+fn spawn_after_shutdown_yields_cancelled() {
+    each_runtime(|_, rt| {
+        let handle = rt.handle().clone();
+        drop(rt);
+        let drops = DropCounter::new();
+        let guard = drops.guard();
+        let task = handle.spawn(async move {
+            let _guard = guard;
+            unreachable!("a task spawned after shutdown was polled");
+        });
+        assert!(task.is_finished());
+        assert_eq!(drops.dropped(), 1, "the future is dropped at once");
+        expect_cancelled(task);
+        assert_eq!(handle.metrics().num_alive_tasks(), 0);
+    });
+}
+
+#[test]
+fn spawn_after_shutdown_background_yields_cancelled() {
+    each(&[Kind::MultiThread(2)], |_, rt| {
+        let handle = rt.handle().clone();
+        rt.shutdown_background();
+        let task = handle.spawn(async { 1 });
+        expect_cancelled(task);
+    });
+}
+
+/// A future whose destructor spawns: at shutdown that spawn finds the
+/// runtime closed, and its future is dropped too.
+struct SpawnOnDrop {
+    handle: rt::runtime::Handle,
+    guard: Option<DropGuard>,
+    spawned: mpsc::Sender<JoinHandle<()>>,
+}
+
+impl Drop for SpawnOnDrop {
+    fn drop(&mut self) {
+        let guard = self.guard.take();
+        let task = self.handle.spawn(async move {
+            let _guard = guard;
+        });
+        self.spawned.send(task).unwrap();
+    }
+}
+
+#[test]
+fn spawning_from_a_destructor_during_shutdown() {
+    each_runtime(|_, rt| {
+        let drops = DropCounter::new();
+        let (spawned_tx, spawned_rx) = mpsc::channel();
+        let (started_tx, started_rx) = oneshot::channel();
+        let on_drop = SpawnOnDrop {
+            handle: rt.handle().clone(),
+            guard: Some(drops.guard()),
+            spawned: spawned_tx,
+        };
+        let task = rt.spawn(async move {
+            let _on_drop = on_drop;
+            started_tx.send(()).unwrap();
+            std::future::pending::<()>().await;
+        });
+        rt.block_on(started_rx).unwrap();
+        drop(rt);
+        expect_cancelled(task);
+        let spawned = spawned_rx.recv().unwrap();
+        expect_cancelled(spawned);
+        assert_eq!(drops.alive(), 0);
+    });
+}
+
+/// A future that hands its waker out, so the test can wake it after the
+/// runtime is gone.
+struct LeakWaker(mpsc::Sender<Waker>);
+
+impl Future for LeakWaker {
+    type Output = ();
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        self.0.send(cx.waker().clone()).unwrap();
+        Poll::Pending
+    }
+}
+
+#[test]
+fn waking_a_task_after_shutdown_is_harmless() {
+    each_runtime(|_, rt| {
+        let drops = DropCounter::new();
+        let (waker_tx, waker_rx) = mpsc::channel();
+        let guard = drops.guard();
+        let task = rt.spawn(async move {
+            let _guard = guard;
+            LeakWaker(waker_tx).await;
+        });
+        let waker = rt.block_on(async {
+            loop {
+                if let Ok(waker) = waker_rx.try_recv() {
+                    break waker;
+                }
+                rt::task::yield_now().await;
+            }
+        });
+        drop(rt);
+        assert_eq!(drops.alive(), 0);
+        // From this thread and from another, by reference and by value.
+        waker.wake_by_ref();
+        let clone = waker.clone();
+        std::thread::spawn(move || clone.wake()).join().unwrap();
+        drop(waker);
+        expect_cancelled(task);
+    });
+}
+
+#[test]
+fn shutdown_timeout_leaves_a_stuck_worker_behind_then_cancels_its_task() {
+    let stopped = Arc::new(AtomicUsize::new(0));
+    let counter = stopped.clone();
+    let rt = Builder::new_multi_thread()
+        .worker_threads(2)
+        .on_thread_stop(move || {
+            counter.fetch_add(1, Ordering::SeqCst);
+        })
+        .build()
+        .unwrap();
+    let drops = DropCounter::new();
+    let (in_poll_tx, in_poll_rx) = mpsc::channel();
+    let (release_tx, release_rx) = mpsc::channel::<()>();
+    let guard = drops.guard();
+    let stuck = rt.spawn(async move {
+        let _guard = guard;
+        in_poll_tx.send(()).unwrap();
+        // Blocks its worker thread until the test releases it.
+        release_rx.recv().unwrap();
+        std::future::pending::<()>().await;
+    });
+    let idle_guard = drops.guard();
+    let idle = rt.spawn(async move {
+        let _guard = idle_guard;
+        std::future::pending::<()>().await;
+    });
+    in_poll_rx.recv().unwrap();
+    rt.shutdown_timeout(Duration::from_millis(10));
+    // The idle task was cancelled; the stuck one is still in its poll.
+    expect_cancelled(idle);
+    assert_eq!(drops.alive(), 1);
+    assert!(!stuck.is_finished());
+    release_tx.send(()).unwrap();
+    // Its poll returns, the task is cancelled then, and its worker exits.
+    expect_cancelled(stuck);
+    assert_eq!(drops.alive(), 0);
+    wait_until("both workers stopped", || {
+        stopped.load(Ordering::SeqCst) == 2
+    });
+}
+
+#[test]
+fn shutdown_background_inside_a_runtime_does_not_block() {
+    each_runtime(|_, rt| {
+        let inner = Kind::MultiThread(2).build();
+        let drops = DropCounter::new();
+        let guard = drops.guard();
+        let task = inner.spawn(async move {
+            let _guard = guard;
+            std::future::pending::<()>().await;
+        });
+        rt.block_on(async move { inner.shutdown_background() });
+        expect_cancelled(task);
+        assert_eq!(drops.alive(), 0);
+    });
+}
+
+/// The runtime is dropped while another thread is inside `block_on` on
+/// it (on a current-thread runtime, that thread holds the scheduler): the
+/// task it waits for is cancelled and its `block_on` returns.
+#[test]
+fn dropping_the_runtime_while_another_thread_is_in_block_on() {
+    each_runtime(|_, rt| {
+        let drops = DropCounter::new();
+        let guard = drops.guard();
+        let task = rt.spawn(async move {
+            let _guard = guard;
+            std::future::pending::<()>().await;
+        });
+        let handle = rt.handle().clone();
+        let (inside_tx, inside_rx) = mpsc::channel();
+        let waiter = std::thread::spawn(move || {
+            handle.block_on(async move {
+                inside_tx.send(()).unwrap();
+                task.await
+            })
+        });
+        inside_rx.recv().unwrap();
+        drop(rt);
+        let error = waiter.join().unwrap().unwrap_err();
+        assert!(error.is_cancelled());
+        assert_eq!(drops.alive(), 0);
+    });
+}

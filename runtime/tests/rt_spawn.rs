@@ -1,0 +1,275 @@
+//! Spawning: from inside and outside the runtime, many tasks, nested
+//! tasks, detached tasks, task ids.
+
+mod support;
+
+use futures_channel::oneshot;
+use rt::runtime::Handle;
+use std::collections::HashSet;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use support::{Kind, block_on_each, each_runtime, wait_until};
+
+#[test]
+fn spawn_from_outside_with_runtime_spawn() {
+    each_runtime(|_, rt| {
+        let handles: Vec<_> = (0..10u32).map(|i| rt.spawn(async move { i * 2 })).collect();
+        let outputs: Vec<u32> = handles
+            .into_iter()
+            .map(|h| rt.block_on(h).unwrap())
+            .collect();
+        assert_eq!(outputs, (0..10).map(|i| i * 2).collect::<Vec<_>>());
+    });
+}
+
+#[test]
+fn spawn_from_a_foreign_thread_through_handle() {
+    each_runtime(|_, rt| {
+        let handle = rt.handle().clone();
+        let join = std::thread::spawn(move || handle.spawn(async { "from a thread" }))
+            .join()
+            .unwrap();
+        assert_eq!(rt.block_on(join).unwrap(), "from a thread");
+    });
+}
+
+#[test]
+fn spawn_from_inside_block_on_and_from_a_task() {
+    block_on_each(|_| async {
+        let outer = rt::spawn(async {
+            // rt::spawn inside a task targets the task's runtime.
+            let inner = rt::spawn(async { 20 });
+            inner.await.unwrap() + 1
+        });
+        assert_eq!(outer.await.unwrap(), 21);
+    });
+}
+
+#[test]
+fn hundred_thousand_tasks_complete() {
+    const TASKS: usize = 100_000;
+    each_runtime(|_, rt| {
+        let ran = Arc::new(AtomicUsize::new(0));
+        let sum = rt.block_on({
+            let ran = ran.clone();
+            async move {
+                let handles: Vec<_> = (0..TASKS)
+                    .map(|i| {
+                        let ran = ran.clone();
+                        rt::spawn(async move {
+                            ran.fetch_add(1, Ordering::Relaxed);
+                            i as u64
+                        })
+                    })
+                    .collect();
+                let mut sum = 0;
+                for handle in handles {
+                    sum += handle.await.unwrap();
+                }
+                sum
+            }
+        });
+        assert_eq!(ran.load(Ordering::Relaxed), TASKS);
+        assert_eq!(sum, (TASKS as u64 - 1) * TASKS as u64 / 2);
+        let metrics = rt.handle().metrics();
+        wait_until("every task left the owned list", || {
+            metrics.num_alive_tasks() == 0
+        });
+    });
+}
+
+fn tree(depth: u32) -> Pin<Box<dyn Future<Output = usize> + Send>> {
+    Box::pin(async move {
+        if depth == 0 {
+            return 1;
+        }
+        let left = rt::spawn(tree(depth - 1));
+        let right = rt::spawn(tree(depth - 1));
+        1 + left.await.unwrap() + right.await.unwrap()
+    })
+}
+
+#[test]
+fn nested_spawns_form_a_tree() {
+    block_on_each(|_| async {
+        // Every task spawns two children and waits for them.
+        assert_eq!(tree(10).await, (1 << 11) - 1);
+    });
+}
+
+#[test]
+fn detached_tasks_still_run() {
+    block_on_each(|_| async {
+        let (done_tx, done_rx) = oneshot::channel();
+        let (go_tx, go_rx) = oneshot::channel::<()>();
+        // Dropping the JoinHandle detaches the task; it keeps running, even
+        // across a suspension point after the handle is gone.
+        drop(rt::spawn(async move {
+            go_rx.await.unwrap();
+            done_tx.send("ran to the end").unwrap();
+        }));
+        go_tx.send(()).unwrap();
+        assert_eq!(done_rx.await.unwrap(), "ran to the end");
+    });
+}
+
+#[test]
+fn detached_tasks_spawned_from_outside_run() {
+    each_runtime(|_, rt| {
+        let (done_tx, done_rx) = oneshot::channel();
+        drop(rt.spawn(async move { done_tx.send(7).unwrap() }));
+        assert_eq!(rt.block_on(done_rx).unwrap(), 7);
+    });
+}
+
+#[test]
+fn handle_block_on_from_another_thread() {
+    each_runtime(|_, rt| {
+        let handle = rt.handle().clone();
+        let (release_tx, release_rx) = oneshot::channel::<()>();
+        // The other thread drives a future that spawns on the runtime and
+        // waits for the task, while this thread is inside `block_on` too.
+        let other = std::thread::spawn(move || {
+            let out = handle.block_on(async {
+                let task = rt::spawn(async { std::thread::current().id() });
+                task.await.unwrap()
+            });
+            release_tx.send(()).unwrap();
+            out
+        });
+        rt.block_on(async { release_rx.await.unwrap() });
+        other.join().unwrap();
+    });
+}
+
+#[test]
+fn handle_block_on_alone_on_another_thread() {
+    each_runtime(|_, rt| {
+        let handle = rt.handle().clone();
+        let out = std::thread::spawn(move || {
+            handle.block_on(async {
+                let a = rt::spawn(async { 40 });
+                let b = Handle::current().spawn(async { 2 });
+                a.await.unwrap() + b.await.unwrap()
+            })
+        })
+        .join()
+        .unwrap();
+        assert_eq!(out, 42);
+    });
+}
+
+#[test]
+fn runtime_enter_makes_the_runtime_current() {
+    each_runtime(|_, rt| {
+        assert!(Handle::try_current().is_err());
+        let task = {
+            let _guard = rt.enter();
+            assert!(Handle::current() == *rt.handle());
+            rt::spawn(async { "spawned after enter" })
+        };
+        // The guard restored "no runtime".
+        assert!(Handle::try_current().is_err());
+        assert_eq!(rt.block_on(task).unwrap(), "spawned after enter");
+    });
+}
+
+#[test]
+fn nested_enter_restores_the_outer_runtime() {
+    let outer = Kind::CurrentThread.build();
+    let inner = Kind::MultiThread(2).build();
+    let _outer_guard = outer.enter();
+    {
+        let _inner_guard = inner.enter();
+        assert!(Handle::current() == *inner.handle());
+    }
+    assert!(Handle::current() == *outer.handle());
+}
+
+#[test]
+fn task_id_inside_and_outside_tasks() {
+    each_runtime(|_, rt| {
+        assert_eq!(rt::task::try_id(), None);
+        let handle = rt.spawn(async { (rt::task::id(), rt::task::try_id()) });
+        let expected = handle.id();
+        let (id, try_id) = rt.block_on(handle).unwrap();
+        assert_eq!(id, expected);
+        assert_eq!(try_id, Some(expected));
+        // The future given to `block_on` is not a task.
+        assert_eq!(rt.block_on(async { rt::task::try_id() }), None);
+        // Inside a task, a nested task's id is its own.
+        let (outer, inner, seen_by_inner) = rt.block_on(async {
+            rt::spawn(async {
+                let nested = rt::spawn(async { rt::task::id() });
+                let inner = nested.id();
+                (rt::task::id(), inner, nested.await.unwrap())
+            })
+            .await
+            .unwrap()
+        });
+        assert_ne!(outer, inner);
+        assert_eq!(inner, seen_by_inner);
+    });
+}
+
+#[test]
+fn task_ids_are_unique() {
+    each_runtime(|_, rt| {
+        let ids: HashSet<_> = rt.block_on(async {
+            let handles: Vec<_> = (0..1000)
+                .map(|_| rt::spawn(async { rt::task::id() }))
+                .collect();
+            let mut ids = HashSet::new();
+            for handle in handles {
+                let id = handle.id();
+                assert_eq!(handle.await.unwrap(), id);
+                ids.insert(id);
+            }
+            ids
+        });
+        assert_eq!(ids.len(), 1000);
+    });
+}
+
+#[test]
+fn task_id_outside_a_task_panics() {
+    let message = support::expect_panic(rt::task::id);
+    assert!(
+        message.contains("`rt::task::id()` called outside a task"),
+        "{message}"
+    );
+}
+
+/// Several threads in `block_on` on one runtime at once: on a
+/// current-thread runtime one of them drives the tasks and hands the
+/// scheduler over when its own future is done.
+#[test]
+fn concurrent_block_on_from_many_threads() {
+    each_runtime(|_, rt| {
+        let threads: Vec<_> = (0..4u64)
+            .map(|t| {
+                let handle = rt.handle().clone();
+                std::thread::spawn(move || {
+                    handle.block_on(async move {
+                        let mut sum = 0;
+                        for i in 0..300 {
+                            sum += rt::spawn(async move {
+                                rt::task::yield_now().await;
+                                t * 1000 + i
+                            })
+                            .await
+                            .unwrap();
+                        }
+                        sum
+                    })
+                })
+            })
+            .collect();
+        for (t, thread) in threads.into_iter().enumerate() {
+            let t = t as u64;
+            assert_eq!(thread.join().unwrap(), 300 * t * 1000 + 299 * 300 / 2);
+        }
+    });
+}

@@ -1,0 +1,314 @@
+//! Wake-ups from outside the runtime: a task woken by a std thread, a
+//! `block_on` future woken by a std thread, wakers outliving their task.
+
+mod support;
+
+use futures_channel::oneshot;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll, Waker};
+use support::{DropCounter, each_runtime};
+
+/// A one-shot flag set by a plain thread. The future reports (through
+/// `registered`) each time it has stored its waker and returned `Pending`,
+/// so the setter can be sure to wake a parked future.
+#[derive(Default)]
+struct Flag {
+    state: Mutex<(bool, Option<Waker>)>,
+}
+
+impl Flag {
+    fn set(&self, by_ref: bool) {
+        let waker = {
+            let mut state = self.state.lock().unwrap();
+            state.0 = true;
+            state.1.take()
+        };
+        if let Some(waker) = waker {
+            if by_ref {
+                waker.wake_by_ref();
+            } else {
+                waker.wake();
+            }
+        }
+    }
+
+    fn wait(self: &Arc<Self>, registered: mpsc::Sender<()>) -> WaitFlag {
+        WaitFlag {
+            flag: self.clone(),
+            registered,
+        }
+    }
+}
+
+struct WaitFlag {
+    flag: Arc<Flag>,
+    registered: mpsc::Sender<()>,
+}
+
+impl Future for WaitFlag {
+    type Output = ();
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        let mut state = self.flag.state.lock().unwrap();
+        if state.0 {
+            return Poll::Ready(());
+        }
+        state.1 = Some(cx.waker().clone());
+        drop(state);
+        let _ = self.registered.send(());
+        Poll::Pending
+    }
+}
+
+/// Starts a thread that sets `flag` once the future reported it is waiting.
+fn set_when_registered(
+    flag: Arc<Flag>,
+    registered: mpsc::Receiver<()>,
+    by_ref: bool,
+) -> std::thread::JoinHandle<()> {
+    std::thread::spawn(move || {
+        registered.recv().unwrap();
+        flag.set(by_ref);
+    })
+}
+
+#[test]
+fn a_task_woken_from_a_foreign_thread() {
+    each_runtime(|_, rt| {
+        for round in 0..200 {
+            let flag = Arc::new(Flag::default());
+            let (registered_tx, registered_rx) = mpsc::channel();
+            let task = rt.spawn(flag.wait(registered_tx));
+            let setter = set_when_registered(flag, registered_rx, round % 2 == 0);
+            rt.block_on(task).unwrap();
+            setter.join().unwrap();
+        }
+    });
+}
+
+#[test]
+fn block_on_a_future_woken_from_a_foreign_thread() {
+    each_runtime(|_, rt| {
+        for round in 0..200 {
+            let flag = Arc::new(Flag::default());
+            let (registered_tx, registered_rx) = mpsc::channel();
+            let setter = set_when_registered(flag.clone(), registered_rx, round % 2 == 1);
+            // The `block_on` thread parks (in the driver on a current-thread
+            // runtime, on its own parker on a multi-thread one) until the
+            // other thread wakes it.
+            rt.block_on(flag.wait(registered_tx));
+            setter.join().unwrap();
+        }
+    });
+}
+
+#[test]
+fn block_on_a_channel_fed_by_a_foreign_thread() {
+    each_runtime(|_, rt| {
+        let (tx, rx) = oneshot::channel();
+        let (go_tx, go_rx) = mpsc::channel::<()>();
+        let sender = std::thread::spawn(move || {
+            go_rx.recv().unwrap();
+            tx.send("sent from a std thread").unwrap();
+        });
+        let received = rt.block_on(async move {
+            go_tx.send(()).unwrap();
+            rx.await.unwrap()
+        });
+        assert_eq!(received, "sent from a std thread");
+        sender.join().unwrap();
+    });
+}
+
+#[test]
+fn many_tasks_woken_from_many_threads() {
+    each_runtime(|_, rt| {
+        let mut tasks = Vec::new();
+        let mut setters = Vec::new();
+        for _ in 0..32 {
+            let flag = Arc::new(Flag::default());
+            let (registered_tx, registered_rx) = mpsc::channel();
+            tasks.push(rt.spawn(flag.wait(registered_tx)));
+            setters.push(set_when_registered(flag, registered_rx, false));
+        }
+        rt.block_on(async {
+            for task in tasks {
+                task.await.unwrap();
+            }
+        });
+        for setter in setters {
+            setter.join().unwrap();
+        }
+    });
+}
+
+#[test]
+fn a_waker_outliving_its_task_is_harmless() {
+    each_runtime(|_, rt| {
+        let drops = DropCounter::new();
+        let guard = drops.guard();
+        let (waker_tx, waker_rx) = mpsc::channel::<Waker>();
+        let task = rt.spawn(async move {
+            let _guard = guard;
+            std::future::poll_fn(|cx| {
+                waker_tx.send(cx.waker().clone()).unwrap();
+                Poll::Ready(())
+            })
+            .await;
+        });
+        rt.block_on(task).unwrap();
+        let waker = waker_rx.recv().unwrap();
+        assert_eq!(drops.dropped(), 1);
+        // The task is gone; waking it from another thread does nothing and
+        // dropping the last waker frees it.
+        std::thread::spawn(move || {
+            waker.wake_by_ref();
+            let clone = waker.clone();
+            clone.wake();
+            waker.wake();
+        })
+        .join()
+        .unwrap();
+        assert_eq!(rt.block_on(async { 3 }), 3);
+    });
+}
+
+#[test]
+fn a_task_woken_while_it_runs_is_polled_again() {
+    each_runtime(|_, rt| {
+        // The task wakes itself through a clone from another thread while
+        // its poll is still running: the wake must not be lost.
+        let polls = rt.block_on(rt.spawn(async {
+            let mut polls = 0;
+            std::future::poll_fn(|cx| {
+                polls += 1;
+                if polls == 3 {
+                    return Poll::Ready(polls);
+                }
+                let waker = cx.waker().clone();
+                std::thread::spawn(move || waker.wake()).join().unwrap();
+                Poll::Pending
+            })
+            .await
+        }));
+        assert_eq!(polls.unwrap(), 3);
+    });
+}
+
+/// Each spawn from outside must wake a runtime that has gone idle: a lost
+/// wake-up hangs here.
+#[test]
+fn remote_spawns_wake_an_idle_runtime() {
+    const ROUNDS: usize = 2000;
+    each_runtime(|kind, rt| {
+        let handle = rt.handle().clone();
+        let spawner = move || {
+            for round in 0..ROUNDS {
+                let (tx, rx) = mpsc::channel();
+                drop(handle.spawn(async move { tx.send(round).unwrap() }));
+                // Wait outside the runtime, so only its threads run the task.
+                assert_eq!(rx.recv().unwrap(), round);
+            }
+        };
+        if kind.is_multi_thread() {
+            spawner();
+        } else {
+            // A current-thread runtime runs tasks only inside `block_on`.
+            let (done_tx, done_rx) = oneshot::channel();
+            let thread = std::thread::spawn(move || {
+                spawner();
+                done_tx.send(()).unwrap();
+            });
+            rt.block_on(done_rx).unwrap();
+            thread.join().unwrap();
+        }
+    });
+}
+
+#[test]
+fn ping_pong_between_tasks() {
+    use futures::{SinkExt, StreamExt};
+    const MESSAGES: u32 = 10_000;
+    each_runtime(|_, rt| {
+        let (mut ping_tx, mut ping_rx) = futures_channel::mpsc::channel::<u32>(0);
+        let (mut pong_tx, mut pong_rx) = futures_channel::mpsc::channel::<u32>(0);
+        let echo = rt.spawn(async move {
+            while let Some(n) = ping_rx.next().await {
+                pong_tx.send(n + 1).await.unwrap();
+            }
+        });
+        let player = rt.spawn(async move {
+            let mut n = 0;
+            while n < MESSAGES {
+                ping_tx.send(n).await.unwrap();
+                n = pong_rx.next().await.unwrap();
+            }
+            n
+        });
+        assert_eq!(rt.block_on(player).unwrap(), MESSAGES);
+        rt.block_on(echo).unwrap();
+    });
+}
+
+/// A `JoinHandle` awaited by a plain thread (another executor) while the
+/// task completes on the runtime: the join waker is registered and fired
+/// from different threads.
+#[test]
+fn join_from_a_foreign_executor_races_completion() {
+    const ROUNDS: usize = 1000;
+    each_runtime(|kind, rt| {
+        let (done_tx, done_rx) = oneshot::channel();
+        let handle = rt.handle().clone();
+        let joiner = std::thread::spawn(move || {
+            for round in 0..ROUNDS {
+                let task = handle.spawn(async move {
+                    rt::task::yield_now().await;
+                    round
+                });
+                assert_eq!(futures::executor::block_on(task).unwrap(), round);
+            }
+            done_tx.send(()).unwrap();
+        });
+        if kind.is_multi_thread() {
+            futures::executor::block_on(done_rx).unwrap();
+        } else {
+            rt.block_on(done_rx).unwrap();
+        }
+        joiner.join().unwrap();
+    });
+}
+
+/// A `JoinHandle` polled by one task and then awaited by another: the
+/// second task's waker replaces the first's, and it is the one woken.
+#[test]
+fn join_handle_moved_between_tasks() {
+    each_runtime(|_, rt| {
+        for _ in 0..200 {
+            let (release_tx, release_rx) = oneshot::channel::<()>();
+            let mut target = rt.spawn(async move {
+                release_rx.await.unwrap();
+                "joined"
+            });
+            let (moved_tx, moved_rx) = oneshot::channel();
+            let first = rt.spawn(async move {
+                // Register this task's waker once, then hand the handle on.
+                let polled = std::future::poll_fn(|cx| {
+                    Poll::Ready(Pin::new(&mut target).poll(cx).is_pending())
+                })
+                .await;
+                assert!(polled, "the target cannot finish before it is released");
+                moved_tx.send(target).unwrap();
+            });
+            let second = rt.spawn(async move {
+                let target = moved_rx.await.unwrap();
+                target.await.unwrap()
+            });
+            rt.block_on(first).unwrap();
+            release_tx.send(()).unwrap();
+            assert_eq!(rt.block_on(second).unwrap(), "joined");
+        }
+    });
+}

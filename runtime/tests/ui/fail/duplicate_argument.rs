@@ -1,0 +1,2 @@
+#[rt::main(flavor = "current_thread", flavor = "multi_thread")]
+async fn main() {}

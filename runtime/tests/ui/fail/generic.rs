@@ -1,0 +1,4 @@
+#[rt::main]
+async fn run<T: Default>() {}
+
+fn main() {}

@@ -1,0 +1,4 @@
+#[rt::main]
+async fn main(port: u16) {
+    let _ = port;
+}

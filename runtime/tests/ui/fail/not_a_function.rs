@@ -1,0 +1,4 @@
+#[rt::main]
+struct Main;
+
+fn main() {}

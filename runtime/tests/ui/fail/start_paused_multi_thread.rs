@@ -1,0 +1,2 @@
+#[rt::main(start_paused = true)]
+async fn main() {}

@@ -1,0 +1,4 @@
+#[rt::test]
+fn not_async() {}
+
+fn main() {}

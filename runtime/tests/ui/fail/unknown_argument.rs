@@ -1,0 +1,2 @@
+#[rt::main(threads = 4)]
+async fn main() {}

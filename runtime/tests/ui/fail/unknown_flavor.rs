@@ -1,0 +1,2 @@
+#[rt::main(flavor = "single_thread")]
+async fn main() {}

@@ -1,0 +1,2 @@
+#[rt::main(flavor = "current_thread", worker_threads = 2)]
+async fn main() {}

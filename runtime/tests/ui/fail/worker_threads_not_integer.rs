@@ -1,0 +1,2 @@
+#[rt::main(worker_threads = "4")]
+async fn main() {}

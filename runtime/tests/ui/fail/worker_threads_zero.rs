@@ -1,0 +1,2 @@
+#[rt::main(worker_threads = 0)]
+async fn main() {}
