@@ -166,3 +166,40 @@ fn pause_without_the_time_driver_panics() {
 fn start_paused_on_a_multi_thread_runtime_panics() {
     let _ = Builder::new_multi_thread().start_paused(true).build();
 }
+
+/// While a blocking task is in flight the runtime is not idle: the paused
+/// clock must not jump to the next timer under it. The blocking closure
+/// waits until the runtime has parked (it then has nothing to run but the
+/// timer), then reads the clock: it must not have moved.
+#[test]
+fn blocking_work_in_flight_holds_auto_advance() {
+    let parked = Arc::new((Mutex::new(false), std::sync::Condvar::new()));
+    let on_park = parked.clone();
+    let rt = Builder::new_current_thread()
+        .start_paused(true)
+        .on_thread_park(move || {
+            *on_park.0.lock().unwrap() = true;
+            on_park.1.notify_all();
+        })
+        .build()
+        .unwrap();
+    rt.block_on(async move {
+        let start = Instant::now();
+        let sleeper = rt::spawn(async { sleep(Duration::from_secs(3600)).await });
+        let seen = rt::spawn_blocking(move || {
+            let (flag, condvar) = &*parked;
+            let mut has_parked = flag.lock().unwrap();
+            while !*has_parked {
+                has_parked = condvar.wait(has_parked).unwrap();
+            }
+            Instant::now()
+        })
+        .await
+        .unwrap();
+        assert_eq!(seen, start, "the clock advanced while blocking work ran");
+        // With the blocking work done, the runtime idles on the timer alone
+        // and auto-advance resumes.
+        sleeper.await.unwrap();
+        assert!(Instant::now() - start >= Duration::from_secs(3600));
+    });
+}

@@ -7,6 +7,7 @@
 //! cancelled, running ones are waited for).
 
 use crate::blocking::pool::Spawner;
+use crate::driver::time::AutoAdvanceInhibit;
 use crate::runtime::context;
 use crate::scheduler;
 use crate::task::{self, Header, Id, JoinHandle, Notified, Schedule};
@@ -76,8 +77,12 @@ where
     F: FnOnce() -> R + Send + 'static,
     R: Send + 'static,
 {
-    let (task, join) =
-        task::new_unowned_task(BlockingTask { f: Some(f) }, BlockingSchedule, Id::next());
+    let inhibit = rt.and_then(|rt| AutoAdvanceInhibit::new(rt.driver()));
+    let blocking = BlockingTask {
+        f: Some(f),
+        _inhibit: inhibit,
+    };
+    let (task, join) = task::new_unowned_task(blocking, BlockingSchedule, Id::next());
     if let Err(error) = spawner.spawn_task(task, rt) {
         panic!(
             "rt: the blocking pool has no thread and could not start one ({error}); lower the \
@@ -90,6 +95,9 @@ where
 /// The future of a blocking task: calls the closure on its only poll.
 struct BlockingTask<F> {
     f: Option<F>,
+    /// Keeps a paused clock from auto-advancing until the task is done
+    /// (dropped with the future, right after it ran or was cancelled).
+    _inhibit: Option<AutoAdvanceInhibit>,
 }
 
 impl<F> Unpin for BlockingTask<F> {}

@@ -8,14 +8,16 @@
 //! 2. park the layer below with `min(timeout, time until that deadline)`;
 //!    when the clock is paused and the park would only be waiting for a
 //!    timer, instead poll the layer below without blocking and, if nothing
-//!    woke the driver, move the clock to the deadline (auto-advance);
+//!    woke the driver, move the clock to the deadline (auto-advance) --
+//!    unless blocking tasks are in flight: then wait for a wake-up without
+//!    moving the clock, as the runtime is waiting on their results;
 //! 3. fire every timer due by the clock's current tick.
 //!
 //! Deadlines round up to the next tick and the current time rounds down,
 //! so a timer never fires before its deadline.
 
 use crate::loom::sync::Arc;
-use crate::loom::sync::atomic::{AtomicBool, Ordering};
+use crate::loom::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use crate::time::clock::Clock;
 use rt_timer::Timer;
 use std::fmt;
@@ -48,6 +50,43 @@ struct Inner {
     /// decision, which must not advance the clock past work that a wake-up
     /// announced.
     unparked: AtomicBool,
+    /// Blocking tasks in flight: while any runs, the paused clock does not
+    /// auto-advance (the runtime is not idle, it waits for their results).
+    inhibitors: AtomicUsize,
+}
+
+/// Held by a blocking task while it is queued or running: stops the
+/// paused clock from jumping ahead of its result.
+pub(crate) struct AutoAdvanceInhibit {
+    driver: crate::driver::Handle,
+}
+
+impl AutoAdvanceInhibit {
+    /// `None` when the runtime has no time driver.
+    pub(crate) fn new(driver: &crate::driver::Handle) -> Option<AutoAdvanceInhibit> {
+        let time = driver.time()?;
+        time.inner.inhibitors.fetch_add(1, Ordering::AcqRel);
+        Some(AutoAdvanceInhibit {
+            driver: driver.clone(),
+        })
+    }
+}
+
+impl Drop for AutoAdvanceInhibit {
+    fn drop(&mut self) {
+        if let Some(time) = self.driver.time() {
+            time.inner.inhibitors.fetch_sub(1, Ordering::AcqRel);
+        }
+        // The driver may be parked waiting for this result with timers
+        // pending; let it reconsider auto-advancing.
+        self.driver.unpark();
+    }
+}
+
+impl fmt::Debug for AutoAdvanceInhibit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("AutoAdvanceInhibit").finish_non_exhaustive()
+    }
 }
 
 impl Driver {
@@ -59,6 +98,7 @@ impl Driver {
                 start: clock.now(),
                 clock,
                 unparked: AtomicBool::new(false),
+                inhibitors: AtomicUsize::new(0),
             }),
         };
         (
@@ -82,13 +122,25 @@ impl Driver {
                 .instant_of(tick)
                 .saturating_duration_since(inner.clock.now())
         });
+        let requested = timeout;
         let timeout = match (timeout, until_timer) {
             (Some(timeout), Some(until)) => Some(timeout.min(until)),
             (timeout, None) => timeout,
             (None, until) => until,
         };
+        let paused = inner.clock.is_paused();
         match timeout {
-            Some(wait) if until_timer.is_some() && !wait.is_zero() && inner.clock.is_paused() => {
+            // Paused, but blocking work is in flight: the clock stays put
+            // until that work (or anything else) wakes the driver.
+            Some(wait)
+                if until_timer.is_some()
+                    && paused
+                    && !wait.is_zero()
+                    && inner.inhibitors.load(Ordering::Acquire) > 0 =>
+            {
+                park_lower(requested);
+            }
+            Some(wait) if until_timer.is_some() && !wait.is_zero() && paused => {
                 park_lower(Some(Duration::ZERO));
                 if !inner.unparked.swap(false, Ordering::AcqRel) {
                     inner.clock.advance_by(wait);
