@@ -9,6 +9,8 @@
 //! The crate is laid out by concern:
 //! - [`task`]: spawning, [`JoinHandle`](task::JoinHandle), cancellation,
 //!   the cooperative budget;
+//! - [`sync`]: channels, locks, [`Semaphore`](sync::Semaphore),
+//!   [`Notify`](sync::Notify);
 //! - [`runtime`]: [`Builder`](runtime::Builder),
 //!   [`Runtime`](runtime::Runtime), [`Handle`](runtime::Handle);
 //! - the schedulers (private): `scheduler::multi_thread` documents the
@@ -38,6 +40,7 @@ pub(crate) mod loom;
 mod driver;
 pub mod runtime;
 mod scheduler;
+pub mod sync;
 pub mod task;
 
 pub use runtime::spawn::spawn;
@@ -50,4 +53,17 @@ fn _assert_send_sync() {
     send_sync::<task::JoinHandle<()>>();
     send_sync::<task::AbortHandle>();
     send_sync::<task::JoinError>();
+    send_sync::<sync::Semaphore>();
+    send_sync::<sync::Notify>();
+    send_sync::<sync::Mutex<Vec<u8>>>();
+    send_sync::<sync::RwLock<Vec<u8>>>();
+    send_sync::<sync::Barrier>();
+    send_sync::<sync::mpsc::Sender<Box<u8>>>();
+    send_sync::<sync::mpsc::Receiver<Box<u8>>>();
+    send_sync::<sync::mpsc::UnboundedSender<Box<u8>>>();
+    send_sync::<sync::oneshot::Sender<Box<u8>>>();
+    send_sync::<sync::oneshot::Receiver<Box<u8>>>();
+    send_sync::<sync::watch::Sender<Vec<u8>>>();
+    send_sync::<sync::watch::Receiver<Vec<u8>>>();
+    send_sync::<task::JoinSet<u8>>();
 }
