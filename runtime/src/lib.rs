@@ -8,10 +8,11 @@
 //!
 //! The crate is laid out by concern:
 //! - [`task`]: spawning, [`JoinHandle`](task::JoinHandle), cancellation,
-//!   the cooperative budget;
+//!   [`JoinSet`](task::JoinSet), [`TaskGroup`](task::TaskGroup), the
+//!   cooperative budget;
 //! - [`sync`]: channels, locks, [`Semaphore`](sync::Semaphore),
 //!   [`Notify`](sync::Notify);
-//! - [`runtime`]: [`Builder`](runtime::Builder),
+//! - [`runtime`] holds [`Builder`](runtime::Builder),
 //!   [`Runtime`](runtime::Runtime), [`Handle`](runtime::Handle);
 //! - the schedulers (private): `scheduler::multi_thread` documents the
 //!   work-stealing protocol step by step.

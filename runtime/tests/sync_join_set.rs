@@ -7,7 +7,10 @@ use rt::task::JoinSet;
 fn runtimes() -> Vec<Runtime> {
     vec![
         Builder::new_current_thread().build().unwrap(),
-        Builder::new_multi_thread().worker_threads(2).build().unwrap(),
+        Builder::new_multi_thread()
+            .worker_threads(2)
+            .build()
+            .unwrap(),
     ]
 }
 
@@ -108,7 +111,10 @@ fn abort_all_and_shutdown_cancel_tasks() {
 
 #[test]
 fn panics_are_reported() {
-    let rt = Builder::new_multi_thread().worker_threads(2).build().unwrap();
+    let rt = Builder::new_multi_thread()
+        .worker_threads(2)
+        .build()
+        .unwrap();
     rt.block_on(async {
         let mut set = JoinSet::new();
         set.spawn(async { panic!("child panicked") });
@@ -140,7 +146,10 @@ fn dropping_the_set_aborts_its_tasks() {
 
 #[test]
 fn spawn_on_from_outside_a_runtime() {
-    let rt = Builder::new_multi_thread().worker_threads(2).build().unwrap();
+    let rt = Builder::new_multi_thread()
+        .worker_threads(2)
+        .build()
+        .unwrap();
     let mut set = JoinSet::new();
     for i in 0..10 {
         set.spawn_on(async move { i }, rt.handle());

@@ -13,12 +13,17 @@ use std::task::{Context, Poll, Waker};
 fn runtimes() -> Vec<Runtime> {
     vec![
         Builder::new_current_thread().build().unwrap(),
-        Builder::new_multi_thread().worker_threads(2).build().unwrap(),
+        Builder::new_multi_thread()
+            .worker_threads(2)
+            .build()
+            .unwrap(),
     ]
 }
 
 fn poll<F: Future>(future: &mut Pin<Box<F>>) -> Poll<F::Output> {
-    future.as_mut().poll(&mut Context::from_waker(Waker::noop()))
+    future
+        .as_mut()
+        .poll(&mut Context::from_waker(Waker::noop()))
 }
 
 #[test]
@@ -131,7 +136,10 @@ fn a_permit_taken_before_close_still_delivers() {
     let permit = tx.try_reserve().unwrap();
     rx.close();
     let mut recv = Box::pin(rx.recv());
-    assert!(poll(&mut recv).is_pending(), "a reserved slot may still deliver");
+    assert!(
+        poll(&mut recv).is_pending(),
+        "a reserved slot may still deliver"
+    );
     permit.send(5);
     assert_eq!(poll(&mut recv), Poll::Ready(Some(5)));
     drop(recv);

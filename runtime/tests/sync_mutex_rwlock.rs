@@ -10,12 +10,17 @@ use std::task::{Context, Poll, Waker};
 fn runtimes() -> Vec<Runtime> {
     vec![
         Builder::new_current_thread().build().unwrap(),
-        Builder::new_multi_thread().worker_threads(2).build().unwrap(),
+        Builder::new_multi_thread()
+            .worker_threads(2)
+            .build()
+            .unwrap(),
     ]
 }
 
 fn poll<F: Future>(future: &mut Pin<Box<F>>) -> Poll<F::Output> {
-    future.as_mut().poll(&mut Context::from_waker(Waker::noop()))
+    future
+        .as_mut()
+        .poll(&mut Context::from_waker(Waker::noop()))
 }
 
 #[test]
@@ -66,7 +71,10 @@ fn mapped_and_owned_guards() {
     drop(text);
     assert_eq!(mutex.try_lock().unwrap().1, "ab");
 
-    let rt = Builder::new_multi_thread().worker_threads(2).build().unwrap();
+    let rt = Builder::new_multi_thread()
+        .worker_threads(2)
+        .build()
+        .unwrap();
     let shared = Arc::new(Mutex::new(0));
     rt.block_on(async {
         let mut guard = shared.clone().lock_owned().await;

@@ -11,12 +11,17 @@ use std::task::{Context, Poll, Waker};
 fn runtimes() -> Vec<Runtime> {
     vec![
         Builder::new_current_thread().build().unwrap(),
-        Builder::new_multi_thread().worker_threads(2).build().unwrap(),
+        Builder::new_multi_thread()
+            .worker_threads(2)
+            .build()
+            .unwrap(),
     ]
 }
 
 fn poll<F: Future>(future: &mut Pin<Box<F>>) -> Poll<F::Output> {
-    future.as_mut().poll(&mut Context::from_waker(Waker::noop()))
+    future
+        .as_mut()
+        .poll(&mut Context::from_waker(Waker::noop()))
 }
 
 #[test]

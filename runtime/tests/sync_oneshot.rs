@@ -10,7 +10,10 @@ use std::task::{Context, Poll, Waker};
 fn runtimes() -> Vec<Runtime> {
     vec![
         Builder::new_current_thread().build().unwrap(),
-        Builder::new_multi_thread().worker_threads(2).build().unwrap(),
+        Builder::new_multi_thread()
+            .worker_threads(2)
+            .build()
+            .unwrap(),
     ]
 }
 
@@ -93,7 +96,8 @@ fn sender_closed_wakes_when_the_receiver_goes() {
 fn many_request_replies_across_tasks() {
     for rt in runtimes() {
         rt.block_on(async {
-            let (requests, mut inbox) = rt::sync::mpsc::unbounded_channel::<(u64, oneshot::Sender<u64>)>();
+            let (requests, mut inbox) =
+                rt::sync::mpsc::unbounded_channel::<(u64, oneshot::Sender<u64>)>();
             let server = rt::spawn(async move {
                 let mut served = 0;
                 while let Some((n, reply)) = inbox.recv().await {
@@ -121,7 +125,9 @@ fn many_request_replies_across_tasks() {
             for client in clients {
                 total += client.await.unwrap();
             }
-            let expected: u64 = (0..8u64).flat_map(|c| (0..100).map(move |i| 2 * (c * 1000 + i))).sum();
+            let expected: u64 = (0..8u64)
+                .flat_map(|c| (0..100).map(move |i| 2 * (c * 1000 + i)))
+                .sum();
             assert_eq!(total, expected);
             assert_eq!(server.await.unwrap(), 800);
         });

@@ -11,7 +11,10 @@ use std::task::{Context, Poll, Wake, Waker};
 fn runtimes() -> Vec<Runtime> {
     vec![
         Builder::new_current_thread().build().unwrap(),
-        Builder::new_multi_thread().worker_threads(2).build().unwrap(),
+        Builder::new_multi_thread()
+            .worker_threads(2)
+            .build()
+            .unwrap(),
     ]
 }
 
@@ -37,7 +40,10 @@ fn acquire_release_and_counts() {
         let a = semaphore.acquire().await.unwrap();
         let b = semaphore.acquire_many(2).await.unwrap();
         assert_eq!(semaphore.available_permits(), 0);
-        assert_eq!(semaphore.try_acquire().unwrap_err(), TryAcquireError::NoPermits);
+        assert_eq!(
+            semaphore.try_acquire().unwrap_err(),
+            TryAcquireError::NoPermits
+        );
         drop(b);
         assert_eq!(semaphore.available_permits(), 2);
         a.forget();
@@ -58,7 +64,10 @@ fn a_large_waiter_is_not_starved_by_small_acquires() {
     drop(held);
     // One permit is free, but the queued waiter for two comes first.
     assert_eq!(semaphore.available_permits(), 1);
-    assert_eq!(semaphore.try_acquire().unwrap_err(), TryAcquireError::NoPermits);
+    assert_eq!(
+        semaphore.try_acquire().unwrap_err(),
+        TryAcquireError::NoPermits
+    );
     let mut small = Box::pin(semaphore.acquire());
     assert!(poll(&mut small, &waker).is_pending());
     semaphore.add_permits(1);
@@ -83,7 +92,11 @@ fn waiters_are_served_in_fifo_order() {
         semaphore.add_permits(1);
         for (i, waiter) in waiters.iter_mut().enumerate().skip(served) {
             let ready = poll(waiter, &waker);
-            assert_eq!(ready.is_ready(), i == served, "waiter {i} after {served} grants");
+            assert_eq!(
+                ready.is_ready(),
+                i == served,
+                "waiter {i} after {served} grants"
+            );
             if let Poll::Ready(permit) = ready {
                 permit.unwrap().forget();
             }
@@ -133,7 +146,10 @@ fn close_fails_waiters_but_keeps_held_permits() {
     semaphore.close();
     assert_eq!(waker.0.load(SeqCst), 1);
     assert!(matches!(poll(&mut waiter, &waker), Poll::Ready(Err(_))));
-    assert_eq!(semaphore.try_acquire().unwrap_err(), TryAcquireError::Closed);
+    assert_eq!(
+        semaphore.try_acquire().unwrap_err(),
+        TryAcquireError::Closed
+    );
     drop(held);
     assert_eq!(semaphore.available_permits(), 1);
     assert!(futures::executor::block_on(semaphore.acquire()).is_err());
@@ -168,8 +184,12 @@ fn contended_acquires_never_exceed_the_limit() {
         rt.block_on(async {
             let tasks: Vec<_> = (0..TASKS)
                 .map(|i| {
-                    let (semaphore, inside, most, total) =
-                        (semaphore.clone(), inside.clone(), most.clone(), total.clone());
+                    let (semaphore, inside, most, total) = (
+                        semaphore.clone(),
+                        inside.clone(),
+                        most.clone(),
+                        total.clone(),
+                    );
                     rt::spawn(async move {
                         for _ in 0..ROUNDS {
                             let _permit = if i % 2 == 0 {

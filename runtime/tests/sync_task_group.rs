@@ -10,7 +10,10 @@ use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
 fn runtimes() -> Vec<Runtime> {
     vec![
         Builder::new_current_thread().build().unwrap(),
-        Builder::new_multi_thread().worker_threads(2).build().unwrap(),
+        Builder::new_multi_thread()
+            .worker_threads(2)
+            .build()
+            .unwrap(),
     ]
 }
 
@@ -106,7 +109,10 @@ fn a_child_panic_is_returned() {
 
 #[test]
 fn a_body_error_cancels_children() {
-    let rt = Builder::new_multi_thread().worker_threads(2).build().unwrap();
+    let rt = Builder::new_multi_thread()
+        .worker_threads(2)
+        .build()
+        .unwrap();
     rt.block_on(async {
         let (alive, mut gone) = mpsc::channel::<()>(1);
         let result: Result<(), GroupError<u8>> = TaskGroup::scope(|group| {
@@ -184,5 +190,10 @@ fn spawning_after_the_scope_ended_panics() {
         escaped.spawn(async { Ok(()) });
     }));
     let message = panicked.unwrap_err();
-    assert!(message.downcast_ref::<&str>().unwrap().contains("after its scope ended"));
+    assert!(
+        message
+            .downcast_ref::<&str>()
+            .unwrap()
+            .contains("after its scope ended")
+    );
 }

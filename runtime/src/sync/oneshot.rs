@@ -338,7 +338,10 @@ mod loom_oneshot {
             let sender = thread::spawn(move || tx.send(sent).err());
             drop(rx);
             let returned = sender.join().unwrap();
-            assert_eq!(std::sync::Arc::strong_count(&value), 1 + returned.is_some() as usize);
+            assert_eq!(
+                std::sync::Arc::strong_count(&value),
+                1 + returned.is_some() as usize
+            );
         });
     }
 

@@ -199,7 +199,7 @@ impl Semaphore {
     pub fn add_permits(&self, n: usize) {
         let state = self.lock();
         let total = state.permits.checked_add(n);
-        if !total.is_some_and(|total| total <= Semaphore::MAX_PERMITS) {
+        if total.is_none_or(|total| total > Semaphore::MAX_PERMITS) {
             drop(state);
             panic!("`Semaphore::add_permits` would exceed `Semaphore::MAX_PERMITS`");
         }

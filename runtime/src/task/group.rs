@@ -325,10 +325,7 @@ where
                     drop(state);
                     return Poll::Ready(match this.failure.take() {
                         Some(failure) => Err(failure),
-                        None => Ok(this
-                            .output
-                            .take()
-                            .expect("scope polled after it returned")),
+                        None => Ok(this.output.take().expect("scope polled after it returned")),
                     });
                 }
             }
@@ -352,7 +349,12 @@ impl<Fut, T, E: Send + 'static> Drop for Scope<Fut, T, E> {
         // Drop the body first: it may hold group handles and futures that
         // expect the children to be alive while they are dropped.
         self.body = None;
-        let mut state = self.group.shared.state.lock().unwrap_or_else(|e| e.into_inner());
+        let mut state = self
+            .group
+            .shared
+            .state
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
         state.phase = Phase::Closed;
         let tasks = std::mem::take(&mut state.tasks);
         drop(state);

@@ -31,10 +31,7 @@ pub fn channel<T>(capacity: usize) -> (Sender<T>, Receiver<T>) {
         "mpsc::channel capacity must be at least 1; use a oneshot or Notify for a rendezvous"
     );
     let chan = Arc::new(Chan::new(Some(capacity)));
-    (
-        Sender { chan: chan.clone() },
-        Receiver { chan },
-    )
+    (Sender { chan: chan.clone() }, Receiver { chan })
 }
 
 /// The sending half of a bounded channel; clone it for more producers.
@@ -318,7 +315,10 @@ impl<T> OwnedPermit<T> {
     /// assert_eq!(rx.try_recv(), Ok(1));
     /// ```
     pub fn send(mut self, value: T) -> Sender<T> {
-        let sender = self.sender.take().expect("an owned permit holds its sender until used");
+        let sender = self
+            .sender
+            .take()
+            .expect("an owned permit holds its sender until used");
         // The receiver dropped: the value goes with the rest of the queue.
         let _ = sender.chan.push(value, true);
         sender
@@ -334,7 +334,10 @@ impl<T> OwnedPermit<T> {
     /// assert_eq!(tx.capacity(), 1);
     /// ```
     pub fn release(mut self) -> Sender<T> {
-        let sender = self.sender.take().expect("an owned permit holds its sender until used");
+        let sender = self
+            .sender
+            .take()
+            .expect("an owned permit holds its sender until used");
         sender.chan.release_slot();
         sender
     }
@@ -479,13 +482,17 @@ impl<T> Drop for Receiver<T> {
 
 impl<T> fmt::Debug for Sender<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("mpsc::Sender").field("chan", &self.chan).finish()
+        f.debug_struct("mpsc::Sender")
+            .field("chan", &self.chan)
+            .finish()
     }
 }
 
 impl<T> fmt::Debug for Receiver<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("mpsc::Receiver").field("chan", &self.chan).finish()
+        f.debug_struct("mpsc::Receiver")
+            .field("chan", &self.chan)
+            .finish()
     }
 }
 

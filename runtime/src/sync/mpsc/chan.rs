@@ -140,7 +140,9 @@ impl<T> Chan<T> {
     }
 
     pub(super) fn max_capacity(&self) -> usize {
-        self.slots.as_ref().map_or(usize::MAX, |(_, capacity)| *capacity)
+        self.slots
+            .as_ref()
+            .map_or(usize::MAX, |(_, capacity)| *capacity)
     }
 
     /// Waits for the receiver to close or drop. Cancel-safe.
