@@ -270,7 +270,7 @@ impl fmt::Debug for Notified<'_> {
 mod loom_notify {
     use super::Notify;
     use crate::loom::sync::Arc;
-    use crate::loom::thread;
+    use loom::thread;
     use std::future::Future;
     use std::pin::Pin;
     use std::task::{Context, Poll};

@@ -325,7 +325,7 @@ impl<T> fmt::Debug for Receiver<T> {
 #[cfg(all(test, loom))]
 mod loom_oneshot {
     use super::channel;
-    use crate::loom::thread;
+    use loom::thread;
 
     /// send vs receiver drop: the value is either received-and-dropped with
     /// the receiver, or handed back to the sender; never both, never lost.

@@ -672,7 +672,7 @@ impl fmt::Debug for OwnedSemaphorePermit {
 mod loom_semaphore {
     use super::Semaphore;
     use crate::loom::sync::Arc;
-    use crate::loom::thread;
+    use loom::thread;
     use std::future::Future;
     use std::pin::pin;
     use std::task::{Context, Poll};

@@ -511,7 +511,7 @@ impl<T> fmt::Debug for OwnedPermit<T> {
 #[cfg(all(test, loom))]
 mod loom_mpsc_bounded {
     use super::channel;
-    use crate::loom::thread;
+    use loom::thread;
 
     /// A sender waiting for capacity vs the receiver draining vs close:
     /// every value is received exactly once or handed back to its sender.
