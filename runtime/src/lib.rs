@@ -67,4 +67,34 @@ fn _assert_send_sync() {
     send_sync::<sync::watch::Sender<Vec<u8>>>();
     send_sync::<sync::watch::Receiver<Vec<u8>>>();
     send_sync::<task::JoinSet<u8>>();
+    send_sync::<task::TaskGroup<String>>();
+}
+
+/// The futures of the sync primitives can be spawned (are `Send`).
+#[allow(clippy::too_many_arguments)]
+#[cfg(test)]
+fn _assert_futures_send(
+    mutex: &sync::Mutex<Vec<u8>>,
+    rwlock: &sync::RwLock<Vec<u8>>,
+    semaphore: &sync::Semaphore,
+    notify: &sync::Notify,
+    tx: &sync::mpsc::Sender<Box<u8>>,
+    rx: &mut sync::mpsc::Receiver<Box<u8>>,
+    watch: &mut sync::watch::Receiver<Vec<u8>>,
+    barrier: &sync::Barrier,
+    set: &mut task::JoinSet<u8>,
+) {
+    fn send<T: Send>(_: T) {}
+    send(mutex.lock());
+    send(rwlock.read());
+    send(rwlock.write());
+    send(semaphore.acquire_many(2));
+    send(notify.notified());
+    send(tx.send(Box::new(1)));
+    send(tx.reserve());
+    send(rx.recv());
+    send(watch.changed());
+    send(barrier.wait());
+    send(set.join_next());
+    send(task::TaskGroup::<()>::scope(|_| async { Ok(()) }));
 }

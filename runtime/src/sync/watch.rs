@@ -420,6 +420,9 @@ impl<T> Receiver<T> {
     /// assert_eq!(*rx.borrow(), 1);
     /// ```
     pub async fn changed(&mut self) -> Result<(), RecvError> {
+        // Spend a unit before looking, so a receiver of a busy sender
+        // still yields; nothing is marked seen before this point.
+        crate::task::consume_budget().await;
         loop {
             let notified = self.shared.changed.notified();
             let version = self.shared.version.load(SeqCst);
