@@ -270,6 +270,8 @@ impl fmt::Debug for Notified<'_> {
 mod loom_notify {
     use super::Notify;
     use crate::loom::sync::Arc;
+    use crate::loom::sync::atomic::AtomicBool;
+    use crate::loom::sync::atomic::Ordering::{Acquire, Release};
     use loom::thread;
     use std::future::Future;
     use std::pin::Pin;
@@ -298,6 +300,37 @@ mod loom_notify {
 
             let mut third = notify.notified();
             assert!(Pin::new(&mut third).poll(&mut cx) == Poll::Pending);
+        });
+    }
+
+    /// notify_waiters vs a waiter that was created before it but polls
+    /// concurrently: the waiter completes, and no permit is left behind.
+    #[test]
+    fn notify_waiters_vs_first_poll() {
+        loom::model(|| {
+            let notify = Arc::new(Notify::new());
+            let created = Arc::new(AtomicBool::new(false));
+            let waiter = {
+                let (notify, created) = (notify.clone(), created.clone());
+                thread::spawn(move || {
+                    let notified = notify.notified();
+                    created.store(true, Release);
+                    loom::future::block_on(notified);
+                })
+            };
+            // The waiter's future exists before the call.
+            while !created.load(Acquire) {
+                thread::yield_now();
+            }
+            notify.notify_waiters();
+            waiter.join().unwrap();
+            let waker = futures::task::noop_waker();
+            let mut later = notify.notified();
+            assert!(
+                Pin::new(&mut later)
+                    .poll(&mut Context::from_waker(&waker))
+                    .is_pending()
+            );
         });
     }
 }

@@ -711,4 +711,31 @@ mod loom_semaphore {
             assert_eq!(semaphore.available_permits(), 1);
         });
     }
+
+    /// close vs a queued acquire vs release: the waiter either gets the
+    /// permit or the close error, and the permit is back in the pool.
+    #[test]
+    fn close_vs_acquire_vs_release() {
+        loom::model(|| {
+            let semaphore = Arc::new(Semaphore::new(1));
+            let held = semaphore.try_acquire().unwrap();
+            held.forget();
+            let waiter = {
+                let semaphore = semaphore.clone();
+                thread::spawn(move || {
+                    loom::future::block_on(semaphore.acquire())
+                        .map(drop)
+                        .is_ok()
+                })
+            };
+            let closer = {
+                let semaphore = semaphore.clone();
+                thread::spawn(move || semaphore.close())
+            };
+            semaphore.release(1);
+            let _granted = waiter.join().unwrap();
+            closer.join().unwrap();
+            assert_eq!(semaphore.available_permits(), 1);
+        });
+    }
 }

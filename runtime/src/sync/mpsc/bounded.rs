@@ -565,4 +565,29 @@ mod loom_mpsc_bounded {
             assert_eq!(rx.try_recv(), Ok(3));
         });
     }
+
+    /// Two senders through one slot, then both drop: the receiver gets
+    /// both values exactly once and then `None`.
+    #[test]
+    fn two_senders_one_slot_then_none() {
+        loom::model(|| {
+            let (tx, mut rx) = channel::<u32>(1);
+            let senders: Vec<_> = (0..2)
+                .map(|i| {
+                    let tx = tx.clone();
+                    thread::spawn(move || loom::future::block_on(tx.send(i)).unwrap())
+                })
+                .collect();
+            drop(tx);
+            let mut got = Vec::new();
+            while let Some(value) = loom::future::block_on(rx.recv()) {
+                got.push(value);
+            }
+            got.sort();
+            assert_eq!(got, [0, 1]);
+            for sender in senders {
+                sender.join().unwrap();
+            }
+        });
+    }
 }
