@@ -132,7 +132,9 @@ impl Handle {
         let _enter = context::enter_runtime(&self.inner);
         match &self.inner {
             scheduler::Handle::MultiThread(_) => block_on_thread(future),
-            scheduler::Handle::CurrentThread(handle) => handle.block_on(future),
+            scheduler::Handle::CurrentThread(handle) => {
+                scheduler::current_thread::Handle::block_on(handle, future)
+            }
         }
     }
 

@@ -166,7 +166,9 @@ impl Runtime {
             (scheduler::Handle::MultiThread(handle), Some(workers)) => {
                 workers.shutdown(handle, timeout)
             }
-            (scheduler::Handle::CurrentThread(handle), _) => handle.shutdown(),
+            (scheduler::Handle::CurrentThread(handle), _) => {
+                scheduler::current_thread::Handle::shutdown(handle)
+            }
             (scheduler::Handle::MultiThread(_), None) => {
                 unreachable!("multi-thread runtime without workers")
             }

@@ -88,15 +88,15 @@ impl Handle {
     }
 
     /// Runs `future` to completion, driving the scheduler meanwhile.
-    pub(crate) fn block_on<F: Future>(self: &Arc<Self>, future: F) -> F::Output {
+    pub(crate) fn block_on<F: Future>(this: &Arc<Self>, future: F) -> F::Output {
         let mut future = std::pin::pin!(future);
         let parker = ThreadParker::new();
         let waiter = parker.waker();
         loop {
-            if let Some(core) = self.take_core(&waiter) {
+            if let Some(core) = this.take_core(&waiter) {
                 let guard = CoreGuard {
                     cx: scheduler::Context::CurrentThread(Context {
-                        handle: self.clone(),
+                        handle: this.clone(),
                         core: RefCell::new(Some(core)),
                     }),
                 };
@@ -134,9 +134,9 @@ impl Handle {
     }
 
     /// Cancels every task and tears the driver down.
-    pub(crate) fn shutdown(self: &Arc<Self>) {
-        let handle = self;
-        let core = self.slot.lock().unwrap().core.take();
+    pub(crate) fn shutdown(this: &Arc<Self>) {
+        let handle = this;
+        let core = this.slot.lock().unwrap().core.take();
         let cx = scheduler::Context::CurrentThread(Context {
             handle: handle.clone(),
             core: RefCell::new(core),
@@ -177,7 +177,7 @@ impl CoreGuard {
         context::set_scheduler(&self.cx, || {
             let cx = self.cx();
             let handle = &*cx.handle;
-            let waker = cx.handle.main_waker();
+            let waker = Handle::main_waker(&cx.handle);
             let mut task_cx = std::task::Context::from_waker(&waker);
             handle.woken.store(true, Ordering::Release);
             'outer: loop {
@@ -286,8 +286,8 @@ impl Handle {
         join
     }
 
-    fn main_waker(self: &Arc<Self>) -> Waker {
-        let raw = Arc::into_raw(self.clone());
+    fn main_waker(this: &Arc<Self>) -> Waker {
+        let raw = Arc::into_raw(this.clone());
         // SAFETY: `raw` owns one count of the handle's Arc; the vtable keeps
         // the count balanced (clone adds one, wake and drop release one).
         unsafe { Waker::from_raw(RawWaker::new(raw.cast(), &MAIN_VTABLE)) }

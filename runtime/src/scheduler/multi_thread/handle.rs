@@ -40,20 +40,20 @@ impl Handle {
     {
         let (raw, join) = task::new_task(future, me.clone(), id);
         if let Some(notified) = me.shared.owned.bind(raw) {
-            me.schedule_task(notified, false);
+            Handle::schedule_task(me, notified, false);
         }
         join
     }
 
-    pub(crate) fn schedule_task(self: &Arc<Self>, task: Notified, is_yield: bool) {
+    pub(crate) fn schedule_task(this: &Arc<Self>, task: Notified, is_yield: bool) {
         let task = context::with_scheduler(|cx| match cx {
-            Some(scheduler::Context::MultiThread(cx)) if Arc::ptr_eq(&cx.handle, self) => {
+            Some(scheduler::Context::MultiThread(cx)) if Arc::ptr_eq(&cx.handle, this) => {
                 cx.schedule_local(task, is_yield)
             }
             _ => Err(task),
         });
         if let Err(task) = task {
-            self.push_remote(task);
+            this.push_remote(task);
         }
     }
 
@@ -113,11 +113,11 @@ impl Handle {
 
 impl Schedule for Arc<Handle> {
     fn schedule(&self, task: Notified) {
-        self.schedule_task(task, false);
+        Handle::schedule_task(self, task, false);
     }
 
     fn yield_now(&self, task: Notified) {
-        self.schedule_task(task, true);
+        Handle::schedule_task(self, task, true);
     }
 
     fn release(&self, task: &Header) -> bool {
