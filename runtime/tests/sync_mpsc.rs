@@ -184,6 +184,13 @@ fn cancelled_send_and_recv_lose_nothing() {
     assert!(matches!(poll(&mut other), Poll::Ready(Ok(()))));
     assert_eq!(rx.try_recv(), Ok(4));
 
+    tx.try_send(6).unwrap();
+    let mut reserve = Box::pin(tx.reserve());
+    assert!(poll(&mut reserve).is_pending());
+    assert_eq!(rx.try_recv(), Ok(6)); // the slot is granted to `reserve`...
+    drop(reserve); // ...which is cancelled: the slot comes back
+    assert_eq!(tx.capacity(), 1);
+
     let mut recv = Box::pin(rx.recv());
     assert!(poll(&mut recv).is_pending());
     drop(recv); // cancelled receive
