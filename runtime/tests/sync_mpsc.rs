@@ -8,7 +8,8 @@ use rt::sync::mpsc::{
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::task::{Context, Poll, Waker};
+use std::sync::atomic::{AtomicBool, Ordering::SeqCst};
+use std::task::{Context, Poll, Wake, Waker};
 
 fn runtimes() -> Vec<Runtime> {
     vec![
@@ -144,6 +145,30 @@ fn a_permit_taken_before_close_still_delivers() {
     assert_eq!(poll(&mut recv), Poll::Ready(Some(5)));
     drop(recv);
     assert_eq!(futures::executor::block_on(rx.recv()), None);
+}
+
+#[test]
+fn a_closed_receiver_is_woken_when_a_granted_send_is_cancelled() {
+    struct Flag(AtomicBool);
+    impl Wake for Flag {
+        fn wake(self: Arc<Self>) {
+            self.0.store(true, SeqCst);
+        }
+    }
+    let (tx, mut rx) = mpsc::channel(1);
+    tx.try_send(1).unwrap();
+    let mut send = Box::pin(tx.send(2));
+    assert!(poll(&mut send).is_pending());
+    assert_eq!(rx.try_recv(), Ok(1)); // the slot is granted to `send`
+    rx.close();
+    let flag = Arc::new(Flag(AtomicBool::new(false)));
+    let waker = Waker::from(flag.clone());
+    let mut recv = Box::pin(rx.recv());
+    // The granted slot may still deliver, so the receiver waits...
+    assert!(recv.as_mut().poll(&mut Context::from_waker(&waker)).is_pending());
+    drop(send); // ...until the send is cancelled instead.
+    assert!(flag.0.load(SeqCst));
+    assert_eq!(poll(&mut recv), Poll::Ready(None));
 }
 
 #[test]
