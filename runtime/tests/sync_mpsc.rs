@@ -165,7 +165,11 @@ fn a_closed_receiver_is_woken_when_a_granted_send_is_cancelled() {
     let waker = Waker::from(flag.clone());
     let mut recv = Box::pin(rx.recv());
     // The granted slot may still deliver, so the receiver waits...
-    assert!(recv.as_mut().poll(&mut Context::from_waker(&waker)).is_pending());
+    assert!(
+        recv.as_mut()
+            .poll(&mut Context::from_waker(&waker))
+            .is_pending()
+    );
     drop(send); // ...until the send is cancelled instead.
     assert!(flag.0.load(SeqCst));
     assert_eq!(poll(&mut recv), Poll::Ready(None));

@@ -197,3 +197,24 @@ fn spawning_after_the_scope_ended_panics() {
             .contains("after its scope ended")
     );
 }
+
+#[test]
+fn the_body_may_borrow_from_the_caller() {
+    let rt = Builder::new_current_thread().build().unwrap();
+    let names = vec![String::from("a"), String::from("b")];
+    let total = rt.block_on(TaskGroup::<()>::scope(|group| {
+        let names = &names; // borrowed, not moved: the body is not spawned
+        async move {
+            for name in names {
+                let name = name.clone();
+                group.spawn(async move {
+                    assert!(!name.is_empty());
+                    Ok(())
+                });
+            }
+            Ok(names.len())
+        }
+    }));
+    assert_eq!(total.unwrap(), 2);
+    assert_eq!(names.len(), 2);
+}

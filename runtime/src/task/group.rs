@@ -146,8 +146,11 @@ impl<E: Send + 'static> TaskGroup<E> {
     /// on another worker is dropped by that worker when that poll returns,
     /// and is never polled again. Spawning into the group afterwards panics.
     ///
-    /// Children go to the runtime current when `scope` is called (or, if
-    /// none, the one current where `spawn` is called).
+    /// The body runs inside the returned future (it is not spawned), so it
+    /// may borrow from the caller and need not be `Send`; children are
+    /// spawned tasks, so they must be `'static + Send`. Children go to the
+    /// runtime current when `scope` is called (or, if none, the one
+    /// current where `spawn` is called).
     ///
     /// # Errors
     ///

@@ -315,6 +315,32 @@ impl<T> JoinSet<T> {
             .collect()
     }
 
+    /// Removes every task from the set without aborting it: the tasks keep
+    /// running, detached, as if their `JoinHandle`s were dropped.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let (tx, rx) = rt::sync::oneshot::channel();
+    ///     let mut set = rt::task::JoinSet::new();
+    ///     set.spawn(async move { tx.send(1).unwrap() });
+    ///     set.detach_all();
+    ///     drop(set); // does not abort the detached task
+    ///     assert_eq!(rx.await.unwrap(), 1);
+    /// });
+    /// ```
+    pub fn detach_all(&mut self) {
+        self.tasks.clear();
+        self.ready
+            .state
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .keys
+            .clear();
+    }
+
     /// Aborts every task and waits until all have finished, dropping their
     /// results.
     ///
