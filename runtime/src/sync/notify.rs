@@ -1,14 +1,26 @@
 //! `Notify`: wake one waiting task, or all of them.
 //!
-//! Protocol, under one mutex:
-//! 1. `notify_one` hands the notification to the oldest queued waiter
-//!    (unlinking it and marking it notified); with no waiter it stores a
-//!    single permit, which the next `notified()` consumes at once.
-//! 2. `notify_waiters` wakes every queued waiter, and also every
-//!    `Notified` future created before the call but not yet polled: each
-//!    future records the count of `notify_waiters` calls when it is
-//!    created and completes if the count moved. It stores no permit.
-//! 3. Cancellation: a future dropped after `notify_one` picked it but
+//! State: one atomic word holds `EMPTY` / `WAITING` / `NOTIFIED` in its low
+//! bits and the count of `notify_waiters` calls above them; the queue of
+//! waiters sits under a mutex. `WAITING` is set exactly while the queue is
+//! non-empty, and only with the lock held; `EMPTY <-> NOTIFIED` may flip
+//! without the lock, so the common cases (notify with no one waiting,
+//! consume a stored permit) take no lock.
+//!
+//! Protocol:
+//! 1. `notify_one` with no waiter stores the permit (`NOTIFIED`, lock-free);
+//!    with waiters it takes the lock and hands the notification to the
+//!    oldest one (unlinking it, marking it, and clearing `WAITING` if it was
+//!    the last).
+//! 2. A `Notified` future's first poll consumes the permit if there is one
+//!    (lock-free); otherwise, under the lock, it re-checks, sets `WAITING`
+//!    and queues itself. Since `notify_one` must take the lock to see a
+//!    waiter, it cannot miss one that is being queued.
+//! 3. `notify_waiters` (under the lock) bumps the call count and wakes
+//!    every queued waiter. A future records the count when it is created
+//!    and completes if it moved, so futures created before the call but
+//!    not yet polled are woken too. It stores no permit.
+//! 4. Cancellation: a future dropped after `notify_one` picked it but
 //!    before it observed that passes the notification on (to the next
 //!    waiter, or as the permit), so it is never lost.
 
@@ -20,6 +32,21 @@ use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll, Waker, ready};
+
+const EMPTY: usize = 0;
+const WAITING: usize = 1;
+const NOTIFIED: usize = 2;
+const STATE_MASK: usize = 3;
+/// One `notify_waiters` call, counted above the state bits.
+const CALL: usize = 4;
+
+fn calls(word: usize) -> usize {
+    word & !STATE_MASK
+}
+
+fn with_state(word: usize, state: usize) -> usize {
+    calls(word) | state
+}
 
 /// Notifies one or all waiting tasks, without data.
 ///
@@ -49,15 +76,9 @@ use std::task::{Context, Poll, Waker, ready};
 /// });
 /// ```
 pub struct Notify {
-    state: Mutex<State>,
-    /// `notify_waiters` calls so far; written under the lock.
-    waiters_calls: AtomicUsize,
-}
-
-#[derive(Debug)]
-struct State {
-    permit: bool,
-    waiters: WaitList<Waiter>,
+    /// State bits and the `notify_waiters` count; see the module docs.
+    state: AtomicUsize,
+    waiters: Mutex<WaitList<Waiter>>,
 }
 
 #[derive(Debug)]
@@ -67,19 +88,7 @@ struct Waiter {
     by_notify_one: bool,
 }
 
-impl State {
-    /// Step 1, with the lock held.
-    fn notify_one(&mut self, wakers: &mut WakeList) {
-        match self.waiters.pop_front() {
-            Some(key) => {
-                let waiter = self.waiters.get_mut(key);
-                waiter.by_notify_one = true;
-                wakers.push(waiter.waker.take());
-            }
-            None => self.permit = true,
-        }
-    }
-}
+type Waiters<'a> = crate::loom::sync::MutexGuard<'a, WaitList<Waiter>>;
 
 impl Notify {
     /// A `Notify` with no stored permit.
@@ -93,16 +102,13 @@ impl Notify {
     /// ```
     pub fn new() -> Notify {
         Notify {
-            state: Mutex::new(State {
-                permit: false,
-                waiters: WaitList::new(),
-            }),
-            waiters_calls: AtomicUsize::new(0),
+            state: AtomicUsize::new(EMPTY),
+            waiters: Mutex::new(WaitList::new()),
         }
     }
 
-    fn lock(&self) -> crate::loom::sync::MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    fn lock(&self) -> Waiters<'_> {
+        self.waiters.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// A future that completes when this `Notify` is notified. For
@@ -120,7 +126,7 @@ impl Notify {
     pub fn notified(&self) -> Notified<'_> {
         Notified {
             notify: self,
-            waiters_calls: self.waiters_calls.load(SeqCst),
+            waiters_calls: calls(self.state.load(SeqCst)),
             key: None,
             done: false,
         }
@@ -137,9 +143,48 @@ impl Notify {
     /// futures::executor::block_on(notify.notified());
     /// ```
     pub fn notify_one(&self) {
+        if self.try_store_permit() {
+            return;
+        }
         let mut wakers = WakeList::new();
-        self.lock().notify_one(&mut wakers);
+        let mut waiters = self.lock();
+        self.notify_one_locked(&mut waiters, &mut wakers);
+        drop(waiters);
         wakers.wake_all();
+    }
+
+    /// Step 1 without the lock: `true` if there was no waiter and the
+    /// permit is now stored.
+    fn try_store_permit(&self) -> bool {
+        let mut word = self.state.load(SeqCst);
+        loop {
+            if word & STATE_MASK == WAITING {
+                return false;
+            }
+            let stored = with_state(word, NOTIFIED);
+            match self.state.compare_exchange(word, stored, SeqCst, SeqCst) {
+                Ok(_) => return true,
+                Err(actual) => word = actual,
+            }
+        }
+    }
+
+    /// Step 1 with the lock held.
+    fn notify_one_locked(&self, waiters: &mut Waiters<'_>, wakers: &mut WakeList) {
+        if self.try_store_permit() {
+            return;
+        }
+        // WAITING: only lock holders change the word now.
+        let key = waiters
+            .pop_front()
+            .expect("`WAITING` is set only while waiters are queued");
+        let waiter = waiters.get_mut(key);
+        waiter.by_notify_one = true;
+        wakers.push(waiter.waker.take());
+        if waiters.is_empty() {
+            let word = self.state.load(SeqCst);
+            self.state.store(with_state(word, EMPTY), SeqCst);
+        }
     }
 
     /// Wakes every waiting task (see [`notified`](Notify::notified)).
@@ -155,13 +200,29 @@ impl Notify {
     /// ```
     pub fn notify_waiters(&self) {
         let mut wakers = WakeList::new();
-        let mut state = self.lock();
-        self.waiters_calls.fetch_add(1, SeqCst);
-        while let Some(key) = state.waiters.pop_front() {
-            wakers.push(state.waiters.get_mut(key).waker.take());
+        let mut waiters = self.lock();
+        let word = self.state.load(SeqCst);
+        if word & STATE_MASK == WAITING {
+            while let Some(key) = waiters.pop_front() {
+                wakers.push(waiters.get_mut(key).waker.take());
+            }
+            self.state.store(with_state(word + CALL, EMPTY), SeqCst);
+        } else {
+            // EMPTY or NOTIFIED may flip concurrently: count atomically.
+            self.state.fetch_add(CALL, SeqCst);
         }
-        drop(state);
+        drop(waiters);
         wakers.wake_all();
+    }
+
+    /// Takes the stored permit, if any, without the lock.
+    fn try_take_permit(&self) -> bool {
+        let word = self.state.load(SeqCst);
+        word & STATE_MASK == NOTIFIED
+            && self
+                .state
+                .compare_exchange(word, with_state(word, EMPTY), SeqCst, SeqCst)
+                .is_ok()
     }
 }
 
@@ -173,10 +234,13 @@ impl Default for Notify {
 
 impl fmt::Debug for Notify {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let state = self.lock();
+        let waiters = self.lock();
         f.debug_struct("Notify")
-            .field("permit", &state.permit)
-            .field("waiters", &state.waiters.len())
+            .field(
+                "permit",
+                &(self.state.load(SeqCst) & STATE_MASK == NOTIFIED),
+            )
+            .field("waiters", &waiters.len())
             .finish()
     }
 }
@@ -199,6 +263,43 @@ pub struct Notified<'a> {
     done: bool,
 }
 
+impl Notified<'_> {
+    /// Step 2: `true` if notified at once; otherwise queued.
+    fn register_first(&mut self, waker: &Waker) -> bool {
+        let notify = self.notify;
+        if calls(notify.state.load(SeqCst)) != self.waiters_calls || notify.try_take_permit() {
+            return true;
+        }
+        let mut waiters = notify.lock();
+        let mut word = notify.state.load(SeqCst);
+        loop {
+            if calls(word) != self.waiters_calls {
+                return true;
+            }
+            let next = match word & STATE_MASK {
+                NOTIFIED => with_state(word, EMPTY),
+                EMPTY => with_state(word, WAITING),
+                _ => word,
+            };
+            if next != word {
+                if let Err(actual) = notify.state.compare_exchange(word, next, SeqCst, SeqCst) {
+                    word = actual;
+                    continue;
+                }
+            }
+            if word & STATE_MASK == NOTIFIED {
+                return true;
+            }
+            let waiter = Waiter {
+                waker: Some(waker.clone()),
+                by_notify_one: false,
+            };
+            self.key = Some(waiters.push_back(waiter));
+            return false;
+        }
+    }
+}
+
 impl Future for Notified<'_> {
     type Output = ();
 
@@ -207,34 +308,23 @@ impl Future for Notified<'_> {
             return Poll::Ready(());
         }
         let coop = ready!(poll_proceed(cx));
-        let notify = self.notify;
-        let mut state = notify.lock();
         match self.key {
             None => {
-                let woken_by_all = notify.waiters_calls.load(SeqCst) != self.waiters_calls;
-                if !woken_by_all {
-                    if state.permit {
-                        state.permit = false;
-                    } else {
-                        let waiter = Waiter {
-                            waker: Some(cx.waker().clone()),
-                            by_notify_one: false,
-                        };
-                        self.key = Some(state.waiters.push_back(waiter));
-                        return Poll::Pending;
-                    }
+                if !self.register_first(cx.waker()) {
+                    return Poll::Pending;
                 }
             }
             Some(key) => {
-                if state.waiters.is_linked(key) {
-                    register(&mut state.waiters.get_mut(key).waker, cx.waker());
+                let mut waiters = self.notify.lock();
+                if waiters.is_linked(key) {
+                    register(&mut waiters.get_mut(key).waker, cx.waker());
                     return Poll::Pending;
                 }
-                state.waiters.remove(key);
+                waiters.remove(key);
+                drop(waiters);
                 self.key = None;
             }
         }
-        drop(state);
         self.done = true;
         coop.made_progress();
         Poll::Ready(())
@@ -244,15 +334,22 @@ impl Future for Notified<'_> {
 impl Drop for Notified<'_> {
     fn drop(&mut self) {
         let Some(key) = self.key else { return };
-        let mut state = self.notify.lock();
-        let linked = state.waiters.is_linked(key);
-        let waiter = state.waiters.remove(key);
+        let notify = self.notify;
+        let mut waiters = notify.lock();
+        let linked = waiters.is_linked(key);
+        let waiter = waiters.remove(key);
         let mut wakers = WakeList::new();
-        if !linked && waiter.by_notify_one {
-            // Step 3: pass the unobserved notification on.
-            state.notify_one(&mut wakers);
+        if linked {
+            if waiters.is_empty() {
+                // It was the last waiter: WAITING, changed only under the lock.
+                let word = notify.state.load(SeqCst);
+                notify.state.store(with_state(word, EMPTY), SeqCst);
+            }
+        } else if waiter.by_notify_one {
+            // Step 4: pass the unobserved notification on.
+            notify.notify_one_locked(&mut waiters, &mut wakers);
         }
-        drop(state);
+        drop(waiters);
         wakers.wake_all();
     }
 }
@@ -300,6 +397,56 @@ mod loom_notify {
 
             let mut third = notify.notified();
             assert!(Pin::new(&mut third).poll(&mut cx) == Poll::Pending);
+        });
+    }
+
+    /// A lock-free `notify_one` racing with a first poll that queues the
+    /// waiter: the waiter is woken, and no permit is left behind.
+    #[test]
+    fn notify_one_vs_first_poll() {
+        loom::model(|| {
+            let notify = Arc::new(Notify::new());
+            let waiter = {
+                let notify = notify.clone();
+                thread::spawn(move || loom::future::block_on(notify.notified()))
+            };
+            notify.notify_one();
+            waiter.join().unwrap();
+            let waker = futures::task::noop_waker();
+            let mut later = notify.notified();
+            assert!(
+                Pin::new(&mut later)
+                    .poll(&mut Context::from_waker(&waker))
+                    .is_pending()
+            );
+        });
+    }
+
+    /// Two queued waiters, `notify_one` from two threads at once, racing
+    /// the waiters' own re-polls: both waiters are woken.
+    #[test]
+    fn two_notify_one_two_queued_waiters() {
+        loom::model(|| {
+            let notify = Arc::new(Notify::new());
+            let waker = futures::task::noop_waker();
+            let mut cx = Context::from_waker(&waker);
+            let mut first = Box::pin(notify.notified());
+            let mut second = Box::pin(notify.notified());
+            assert!(first.as_mut().poll(&mut cx).is_pending());
+            assert!(second.as_mut().poll(&mut cx).is_pending());
+            let notifiers: Vec<_> = (0..2)
+                .map(|_| {
+                    let notify = notify.clone();
+                    thread::spawn(move || notify.notify_one())
+                })
+                .collect();
+            loom::future::block_on(first);
+            loom::future::block_on(second);
+            for notifier in notifiers {
+                notifier.join().unwrap();
+            }
+            let mut later = notify.notified();
+            assert!(Pin::new(&mut later).poll(&mut cx).is_pending());
         });
     }
 
