@@ -16,8 +16,8 @@
 //!    (lock-free); otherwise, under the lock, it re-checks, sets `WAITING`
 //!    and queues itself. Since `notify_one` must take the lock to see a
 //!    waiter, it cannot miss one that is being queued.
-//! 3. `notify_waiters` (under the lock) bumps the call count and wakes
-//!    every queued waiter. A future records the count when it is created
+//! 3. `notify_waiters` bumps the call count (lock-free if no one is
+//!    queued) and wakes every queued waiter. A future records the count when it is created
 //!    and completes if it moved, so futures created before the call but
 //!    not yet polled are woken too. It stores no permit.
 //! 4. Cancellation: a future dropped after `notify_one` picked it but
@@ -199,6 +199,19 @@ impl Notify {
     /// futures::executor::block_on(async { a.await; b.await });
     /// ```
     pub fn notify_waiters(&self) {
+        // No one queued: count the call without the lock. A waiter being
+        // queued concurrently fails its EMPTY -> WAITING exchange, re-reads
+        // the count and completes.
+        let mut word = self.state.load(SeqCst);
+        while word & STATE_MASK != WAITING {
+            match self
+                .state
+                .compare_exchange(word, word + CALL, SeqCst, SeqCst)
+            {
+                Ok(_) => return,
+                Err(actual) => word = actual,
+            }
+        }
         let mut wakers = WakeList::new();
         let mut waiters = self.lock();
         let word = self.state.load(SeqCst);
