@@ -1,24 +1,33 @@
 //! `Semaphore`: a fair (FIFO) counting semaphore.
 //!
-//! Protocol, all under one mutex:
-//! 1. `acquire(n)` takes `n` permits at once if no one is queued and enough
-//!    are free; otherwise it queues a waiter asking for `n`.
-//! 2. Releasing permits (a permit dropped, `add_permits`) adds them to the
-//!    pool, then grants waiters from the front of the queue for as long as
-//!    the pool covers the front waiter's whole request. A granted waiter is
-//!    unlinked (so the next one can be served) and woken; its permits are
-//!    already taken from the pool.
-//! 3. A new acquire never overtakes a queued waiter, so a waiter for many
-//!    permits is not starved by a stream of small acquires: the pool grows
-//!    until it covers the front waiter.
+//! State: one atomic word holds the free permits, a `QUEUED` bit (set
+//! exactly while waiters are queued, changed only under the lock) and a
+//! `CLOSED` bit; the waiters sit in a FIFO list under a mutex.
+//!
+//! Protocol:
+//! 1. `acquire(n)` takes `n` permits with one compare-exchange if no one is
+//!    queued and enough are free (no lock). Otherwise, under the lock, it
+//!    re-checks, sets `QUEUED` and queues a waiter asking for `n`.
+//! 2. Releasing permits (a permit dropped, `add_permits`) adds them with
+//!    one compare-exchange while no one is queued. With waiters queued it
+//!    takes the lock, adds them, then grants waiters from the front of the
+//!    queue for as long as the pool covers the front waiter's whole
+//!    request. A granted waiter is unlinked (so the next one can be
+//!    served) and woken; its permits are already taken from the pool.
+//!    When the queue empties, `QUEUED` is cleared.
+//! 3. A new acquire never overtakes a queued waiter (the fast path fails
+//!    while `QUEUED` is set), so a waiter for many permits is not starved
+//!    by a stream of small acquires: the pool grows until it covers the
+//!    front waiter.
 //! 4. Cancellation: a dropped acquire future removes its waiter. If it had
 //!    already been granted, its permits go back to the pool; either way
 //!    step 2 runs again, so the next waiter gets the permits and no wake-up
 //!    is lost.
-//! 5. `close` wakes every queued waiter; they return [`AcquireError`].
-//!    Already granted waiters keep their permits.
+//! 5. `close` sets `CLOSED` and wakes every queued waiter; they return
+//!    [`AcquireError`]. Already granted waiters keep their permits.
 
-use crate::loom::sync::Mutex;
+use crate::loom::sync::atomic::{AtomicUsize, Ordering::SeqCst};
+use crate::loom::sync::{Mutex, MutexGuard};
 use crate::sync::wait_list::{WaitList, WakeList, register};
 use crate::task::poll_proceed;
 use std::fmt;
@@ -50,14 +59,17 @@ use std::task::{Context, Poll, Waker, ready};
 /// });
 /// ```
 pub struct Semaphore {
-    state: Mutex<State>,
+    /// Free permits `<< SHIFT`, plus the `QUEUED` and `CLOSED` bits.
+    word: AtomicUsize,
+    waiters: Mutex<WaitList<Waiter>>,
 }
 
-#[derive(Debug)]
-struct State {
-    permits: usize,
-    closed: bool,
-    waiters: WaitList<Waiter>,
+const QUEUED: usize = 1;
+const CLOSED: usize = 2;
+const SHIFT: usize = 2;
+
+fn permits(word: usize) -> usize {
+    word >> SHIFT
 }
 
 #[derive(Debug)]
@@ -66,20 +78,7 @@ struct Waiter {
     waker: Option<Waker>,
 }
 
-impl State {
-    /// Step 2: grants front waiters while the pool covers them.
-    fn grant(&mut self, wakers: &mut WakeList) {
-        while let Some(key) = self.waiters.front() {
-            let waiter = self.waiters.get_mut(key);
-            if waiter.needed > self.permits {
-                break;
-            }
-            self.permits -= waiter.needed;
-            wakers.push(waiter.waker.take());
-            self.waiters.unlink(key);
-        }
-    }
-}
+type Waiters<'a> = MutexGuard<'a, WaitList<Waiter>>;
 
 /// The error of [`Semaphore::acquire`]: the semaphore was closed.
 ///
@@ -155,18 +154,15 @@ impl Semaphore {
             "a semaphore holds at most `Semaphore::MAX_PERMITS` permits"
         );
         Semaphore {
-            state: Mutex::new(State {
-                permits,
-                closed: false,
-                waiters: WaitList::new(),
-            }),
+            word: AtomicUsize::new(permits << SHIFT),
+            waiters: Mutex::new(WaitList::new()),
         }
     }
 
-    fn lock(&self) -> crate::loom::sync::MutexGuard<'_, State> {
+    fn lock(&self) -> Waiters<'_> {
         // Nothing panics while holding the lock, but stay usable if a
         // waker's clone did.
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
+        self.waiters.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// The number of free permits now.
@@ -179,7 +175,7 @@ impl Semaphore {
     /// assert_eq!(semaphore.available_permits(), 1);
     /// ```
     pub fn available_permits(&self) -> usize {
-        self.lock().permits
+        permits(self.word.load(SeqCst))
     }
 
     /// Adds `n` permits, waking queued waiters they satisfy.
@@ -197,27 +193,53 @@ impl Semaphore {
     /// ```
     #[track_caller]
     pub fn add_permits(&self, n: usize) {
-        let state = self.lock();
-        let total = state.permits.checked_add(n);
+        let total = self.available_permits().checked_add(n);
         if total.is_none_or(|total| total > Semaphore::MAX_PERMITS) {
-            drop(state);
             panic!("`Semaphore::add_permits` would exceed `Semaphore::MAX_PERMITS`");
         }
-        self.release_locked(state, n);
+        self.release(n);
     }
 
-    /// Returns `n` permits to the pool (permits dropped).
+    /// Returns `n` permits to the pool (step 2).
     pub(crate) fn release(&self, n: usize) {
-        let state = self.lock();
-        self.release_locked(state, n);
+        if n == 0 {
+            return;
+        }
+        let mut word = self.word.load(SeqCst);
+        while word & QUEUED == 0 {
+            match self
+                .word
+                .compare_exchange(word, word + (n << SHIFT), SeqCst, SeqCst)
+            {
+                Ok(_) => return,
+                Err(actual) => word = actual,
+            }
+        }
+        let mut waiters = self.lock();
+        self.word.fetch_add(n << SHIFT, SeqCst);
+        let mut wakers = WakeList::new();
+        self.grant(&mut waiters, &mut wakers);
+        drop(waiters);
+        wakers.wake_all();
     }
 
-    fn release_locked(&self, mut state: crate::loom::sync::MutexGuard<'_, State>, n: usize) {
-        state.permits += n;
-        let mut wakers = WakeList::new();
-        state.grant(&mut wakers);
-        drop(state);
-        wakers.wake_all();
+    /// Step 2 with the lock held: grants front waiters while the pool
+    /// covers them, and clears `QUEUED` once none is left.
+    fn grant(&self, waiters: &mut Waiters<'_>, wakers: &mut WakeList) {
+        loop {
+            let Some(key) = waiters.front() else {
+                self.word.fetch_and(!QUEUED, SeqCst);
+                return;
+            };
+            let waiter = waiters.get_mut(key);
+            // While QUEUED is set only lock holders change the permits.
+            if waiter.needed > self.available_permits() {
+                return;
+            }
+            self.word.fetch_sub(waiter.needed << SHIFT, SeqCst);
+            wakers.push(waiter.waker.take());
+            waiters.unlink(key);
+        }
     }
 
     /// Closes the semaphore: queued and future `acquire` calls fail.
@@ -232,17 +254,18 @@ impl Semaphore {
     /// assert!(semaphore.try_acquire().is_err());
     /// ```
     pub fn close(&self) {
-        let mut state = self.lock();
-        state.closed = true;
+        let mut waiters = self.lock();
+        self.word.fetch_or(CLOSED, SeqCst);
         let mut wakers = WakeList::new();
         // Closed-out waiters are unlinked like granted ones but marked, so
         // their futures report the close instead of taking permits.
-        while let Some(key) = state.waiters.pop_front() {
-            let waiter = state.waiters.get_mut(key);
+        while let Some(key) = waiters.pop_front() {
+            let waiter = waiters.get_mut(key);
             waiter.needed = CLOSED_OUT;
             wakers.push(waiter.waker.take());
         }
-        drop(state);
+        self.word.fetch_and(!QUEUED, SeqCst);
+        drop(waiters);
         wakers.wake_all();
     }
 
@@ -255,7 +278,7 @@ impl Semaphore {
     /// assert!(!semaphore.is_closed());
     /// ```
     pub fn is_closed(&self) -> bool {
-        self.lock().closed
+        self.word.load(SeqCst) & CLOSED != 0
     }
 
     /// Waits for one permit.
@@ -338,15 +361,60 @@ impl Semaphore {
         })
     }
 
+    /// Step 1 without the lock.
     pub(crate) fn try_take(&self, n: usize) -> Result<(), TryAcquireError> {
-        let mut state = self.lock();
-        if state.closed {
-            Err(TryAcquireError::Closed)
-        } else if state.waiters.is_empty() && state.permits >= n {
-            state.permits -= n;
-            Ok(())
-        } else {
-            Err(TryAcquireError::NoPermits)
+        let mut word = self.word.load(SeqCst);
+        loop {
+            if word & CLOSED != 0 {
+                return Err(TryAcquireError::Closed);
+            }
+            if word & QUEUED != 0 || permits(word) < n {
+                return Err(TryAcquireError::NoPermits);
+            }
+            match self
+                .word
+                .compare_exchange(word, word - (n << SHIFT), SeqCst, SeqCst)
+            {
+                Ok(_) => return Ok(()),
+                Err(actual) => word = actual,
+            }
+        }
+    }
+
+    /// Step 1 with the lock: takes the permits, or queues a waiter and
+    /// returns its key.
+    fn take_or_queue(
+        &self,
+        needed: usize,
+        waker: &Waker,
+    ) -> Result<Result<(), usize>, AcquireError> {
+        let mut waiters = self.lock();
+        let mut word = self.word.load(SeqCst);
+        loop {
+            if word & CLOSED != 0 {
+                return Err(AcquireError(()));
+            }
+            let next = if word & QUEUED != 0 {
+                word
+            } else if permits(word) >= needed {
+                word - (needed << SHIFT)
+            } else {
+                word | QUEUED
+            };
+            if next != word {
+                if let Err(actual) = self.word.compare_exchange(word, next, SeqCst, SeqCst) {
+                    word = actual;
+                    continue;
+                }
+                if next & QUEUED == 0 {
+                    return Ok(Ok(()));
+                }
+            }
+            let waiter = Waiter {
+                needed,
+                waker: Some(waker.clone()),
+            };
+            return Ok(Err(waiters.push_back(waiter)));
         }
     }
 
@@ -442,11 +510,11 @@ impl Semaphore {
 
 impl fmt::Debug for Semaphore {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let state = self.lock();
+        let waiters = self.lock();
         f.debug_struct("Semaphore")
-            .field("permits", &state.permits)
-            .field("closed", &state.closed)
-            .field("waiters", &state.waiters.len())
+            .field("permits", &self.available_permits())
+            .field("closed", &self.is_closed())
+            .field("waiters", &waiters.len())
             .finish()
     }
 }
@@ -479,29 +547,30 @@ impl Future for Acquire<'_> {
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let coop = ready!(poll_proceed(cx));
-        let mut state = self.semaphore.lock();
+        let semaphore = self.semaphore;
         let result = match self.key {
-            None => {
-                if state.closed {
-                    Err(AcquireError(()))
-                } else if state.waiters.is_empty() && state.permits >= self.needed {
-                    state.permits -= self.needed;
-                    Ok(())
-                } else {
-                    let waiter = Waiter {
-                        needed: self.needed,
-                        waker: Some(cx.waker().clone()),
-                    };
-                    self.key = Some(state.waiters.push_back(waiter));
-                    return Poll::Pending;
+            None => match semaphore.try_take(self.needed) {
+                Ok(()) => Ok(()),
+                Err(TryAcquireError::Closed) => Err(AcquireError(())),
+                Err(TryAcquireError::NoPermits) => {
+                    match semaphore.take_or_queue(self.needed, cx.waker()) {
+                        Ok(Ok(())) => Ok(()),
+                        Ok(Err(key)) => {
+                            self.key = Some(key);
+                            return Poll::Pending;
+                        }
+                        Err(closed) => Err(closed),
+                    }
                 }
-            }
+            },
             Some(key) => {
-                if state.waiters.is_linked(key) {
-                    register(&mut state.waiters.get_mut(key).waker, cx.waker());
+                let mut waiters = semaphore.lock();
+                if waiters.is_linked(key) {
+                    register(&mut waiters.get_mut(key).waker, cx.waker());
                     return Poll::Pending;
                 }
-                let waiter = state.waiters.remove(key);
+                let waiter = waiters.remove(key);
+                drop(waiters);
                 self.key = None;
                 if waiter.needed == CLOSED_OUT {
                     Err(AcquireError(()))
@@ -510,7 +579,6 @@ impl Future for Acquire<'_> {
                 }
             }
         };
-        drop(state);
         coop.made_progress();
         Poll::Ready(result)
     }
@@ -519,17 +587,19 @@ impl Future for Acquire<'_> {
 impl Drop for Acquire<'_> {
     fn drop(&mut self) {
         let Some(key) = self.key else { return };
-        let mut state = self.semaphore.lock();
-        let linked = state.waiters.is_linked(key);
-        let waiter = state.waiters.remove(key);
+        let semaphore = self.semaphore;
+        let mut waiters = semaphore.lock();
+        let linked = waiters.is_linked(key);
+        let waiter = waiters.remove(key);
         if !linked && waiter.needed != CLOSED_OUT {
             // Granted but never observed: the permits are ours to return.
-            state.permits += waiter.needed;
+            semaphore.word.fetch_add(waiter.needed << SHIFT, SeqCst);
         }
-        // Step 4: the next waiter may be satisfiable now.
+        // Step 4: the next waiter may be satisfiable now (and if the queue
+        // is empty, this clears QUEUED).
         let mut wakers = WakeList::new();
-        state.grant(&mut wakers);
-        drop(state);
+        semaphore.grant(&mut waiters, &mut wakers);
+        drop(waiters);
         wakers.wake_all();
     }
 }
@@ -709,6 +779,27 @@ mod loom_semaphore {
             cancelled.join().unwrap();
             waiter.join().unwrap();
             assert_eq!(semaphore.available_permits(), 1);
+        });
+    }
+
+    /// Lock-free releases racing with an acquire that is queueing itself
+    /// for more permits than are free: it is granted once both arrive.
+    #[test]
+    fn lock_free_release_vs_queueing_acquire() {
+        loom::model(|| {
+            let semaphore = Arc::new(Semaphore::new(0));
+            let waiter = {
+                let semaphore = semaphore.clone();
+                thread::spawn(move || drop(loom::future::block_on(semaphore.acquire_many(2))))
+            };
+            let releaser = {
+                let semaphore = semaphore.clone();
+                thread::spawn(move || semaphore.release(1))
+            };
+            semaphore.release(1);
+            releaser.join().unwrap();
+            waiter.join().unwrap();
+            assert_eq!(semaphore.available_permits(), 2);
         });
     }
 
