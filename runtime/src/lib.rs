@@ -7,8 +7,9 @@
 //! scheduler with the same API runs everything on one thread.
 //!
 //! The crate is laid out by concern:
-//! - [`task`]: spawning, `JoinHandle`, cancellation, the cooperative
-//!   budget;
+//! - [`task`]: spawning, `JoinHandle`, cancellation, `JoinSet`,
+//!   `TaskGroup` (structured concurrency), the cooperative budget;
+//! - [`sync`]: channels, locks, `Semaphore`, `Notify`, `watch`, `Barrier`;
 //! - [`runtime`][mod@runtime]: `Builder`, `Runtime`, `Handle`;
 //! - [`net`]: TCP, UDP and Unix sockets; [`io`]: the `AsyncRead`/`AsyncWrite`
 //!   traits and their extension methods, `AsyncFd`;
@@ -49,6 +50,7 @@ pub mod net;
 pub mod runtime;
 mod scheduler;
 pub mod signal;
+pub mod sync;
 pub mod task;
 pub mod time;
 
@@ -137,4 +139,47 @@ fn _assert_send_sync() {
     send_sync::<fs::File>();
     send_sync::<fs::ReadDir>();
     send_sync::<fs::DirEntry>();
+    send_sync::<sync::Semaphore>();
+    send_sync::<sync::Notify>();
+    send_sync::<sync::Mutex<Vec<u8>>>();
+    send_sync::<sync::RwLock<Vec<u8>>>();
+    send_sync::<sync::Barrier>();
+    send_sync::<sync::mpsc::Sender<Box<u8>>>();
+    send_sync::<sync::mpsc::Receiver<Box<u8>>>();
+    send_sync::<sync::mpsc::UnboundedSender<Box<u8>>>();
+    send_sync::<sync::oneshot::Sender<Box<u8>>>();
+    send_sync::<sync::oneshot::Receiver<Box<u8>>>();
+    send_sync::<sync::watch::Sender<Vec<u8>>>();
+    send_sync::<sync::watch::Receiver<Vec<u8>>>();
+    send_sync::<task::JoinSet<u8>>();
+    send_sync::<task::TaskGroup<String>>();
+}
+
+/// The futures of the sync primitives can be spawned (are `Send`).
+#[allow(clippy::too_many_arguments)]
+#[cfg(test)]
+fn _assert_futures_send(
+    mutex: &sync::Mutex<Vec<u8>>,
+    rwlock: &sync::RwLock<Vec<u8>>,
+    semaphore: &sync::Semaphore,
+    notify: &sync::Notify,
+    tx: &sync::mpsc::Sender<Box<u8>>,
+    rx: &mut sync::mpsc::Receiver<Box<u8>>,
+    watch: &mut sync::watch::Receiver<Vec<u8>>,
+    barrier: &sync::Barrier,
+    set: &mut task::JoinSet<u8>,
+) {
+    fn send<T: Send>(_: T) {}
+    send(mutex.lock());
+    send(rwlock.read());
+    send(rwlock.write());
+    send(semaphore.acquire_many(2));
+    send(notify.notified());
+    send(tx.send(Box::new(1)));
+    send(tx.reserve());
+    send(rx.recv());
+    send(watch.changed());
+    send(barrier.wait());
+    send(set.join_next());
+    send(task::TaskGroup::<()>::scope(|_| async { Ok(()) }));
 }

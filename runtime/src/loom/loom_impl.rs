@@ -2,7 +2,9 @@
 
 pub(crate) mod sync {
     #[allow(unused_imports)]
-    pub(crate) use loom::sync::{Arc, Condvar, Mutex, MutexGuard, WaitTimeoutResult};
+    pub(crate) use loom::sync::{
+        Arc, Condvar, Mutex, MutexGuard, RwLock, RwLockReadGuard, WaitTimeoutResult,
+    };
 
     pub(crate) mod atomic {
         #[allow(unused_imports)]

@@ -7,9 +7,11 @@
 
 mod coop;
 mod error;
+mod group;
 mod harness;
 mod id;
 mod join;
+mod join_set;
 pub(crate) mod list;
 mod raw;
 mod state;
@@ -18,8 +20,10 @@ mod yield_now;
 
 pub use coop::{Unconstrained, consume_budget, unconstrained};
 pub use error::JoinError;
+pub use group::{GroupError, Scope, TaskGroup};
 pub use id::Id;
 pub use join::{AbortHandle, JoinHandle};
+pub use join_set::JoinSet;
 pub use yield_now::yield_now;
 
 pub(crate) use coop::{Budget, budget as budget_scope};

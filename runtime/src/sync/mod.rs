@@ -1,0 +1,66 @@
+//! Async synchronisation: channels and locks that suspend the task, never
+//! the thread.
+//!
+//! - [`oneshot`]: one value, once; [`mpsc`]: many producers, one
+//!   consumer, bounded or unbounded; [`watch`]: the latest value, many
+//!   readers.
+//! - [`Semaphore`] (fair, FIFO), [`Mutex`] and [`RwLock`] (built on it,
+//!   hence fair and, for `RwLock`, writer-preferring), [`Notify`],
+//!   [`Barrier`].
+//!
+//! They work on any `rt` runtime and, since they need nothing from the
+//! runtime beyond a waker, under any executor too. Inside an `rt` task
+//! every ready operation spends a unit of the cooperative budget.
+//!
+//! Each primitive keeps its waiters in a FIFO list under a short-held
+//! mutex (`wait_list.rs`) and wakes them after releasing it.
+//!
+//! Cancel safety (dropping the future at an `.await` loses nothing):
+//! `Semaphore::acquire*`, `Mutex::lock*`, `RwLock::{read, write}`,
+//! `Notify::notified`, `mpsc` `recv`/`recv_many`/`reserve`/`closed`,
+//! `oneshot` receive by `&mut` and `Sender::closed`, `watch::Receiver::changed`
+//! and `watch::Sender::closed`. Not cancel-safe: `mpsc::Sender::send`
+//! (the value inside the dropped future is dropped; no slot leaks) and
+//! `Barrier::wait` (the arrival was counted).
+//!
+//! # Examples
+//!
+//! ```
+//! use std::sync::Arc;
+//! use rt::sync::{mpsc, Mutex};
+//!
+//! let rt = rt::runtime::Runtime::new().unwrap();
+//! rt.block_on(async {
+//!     let total = Arc::new(Mutex::new(0));
+//!     let (tx, mut rx) = mpsc::channel(4);
+//!     for i in 1..=4 {
+//!         let (tx, total) = (tx.clone(), total.clone());
+//!         rt::spawn(async move {
+//!             *total.lock().await += i;
+//!             tx.send(()).await.unwrap();
+//!         });
+//!     }
+//!     drop(tx);
+//!     while rx.recv().await.is_some() {}
+//!     assert_eq!(*total.lock().await, 10);
+//! });
+//! ```
+
+mod barrier;
+pub mod mpsc;
+mod mutex;
+mod notify;
+pub mod oneshot;
+mod rwlock;
+mod semaphore;
+mod wait_list;
+pub mod watch;
+
+pub use barrier::{Barrier, BarrierWaitResult};
+pub use mutex::{MappedMutexGuard, Mutex, MutexGuard, OwnedMutexGuard, TryLockError};
+pub use notify::{Notified, Notify};
+pub use rwlock::{RwLock, RwLockReadGuard, RwLockWriteGuard};
+pub use semaphore::{
+    AcquireError, OwnedSemaphorePermit, Semaphore, SemaphorePermit, TryAcquireError,
+};
+pub(crate) use wait_list::register as register_waker;

@@ -1,0 +1,593 @@
+//! The bounded channel: `send` waits for a free slot.
+
+use crate::loom::sync::Arc;
+use crate::sync::mpsc::chan::{Chan, WakeReceiverIfClosed};
+use crate::sync::mpsc::error::{SendError, TryRecvError, TrySendError};
+use crate::sync::semaphore::TryAcquireError;
+use std::fmt;
+use std::task::{Context, Poll};
+
+/// Creates a bounded channel holding at most `capacity` queued values.
+///
+/// # Panics
+///
+/// Panics if `capacity` is 0 (use a [`oneshot`](crate::sync::oneshot) or
+/// [`Notify`](crate::sync::Notify) for a rendezvous) or larger than
+/// [`Semaphore::MAX_PERMITS`](crate::sync::Semaphore::MAX_PERMITS).
+///
+/// # Examples
+///
+/// ```
+/// let (tx, mut rx) = rt::sync::mpsc::channel(2);
+/// tx.try_send('a').unwrap();
+/// tx.try_send('b').unwrap();
+/// assert!(tx.try_send('c').is_err());
+/// assert_eq!(rx.try_recv(), Ok('a'));
+/// ```
+#[track_caller]
+pub fn channel<T>(capacity: usize) -> (Sender<T>, Receiver<T>) {
+    assert!(
+        capacity > 0,
+        "mpsc::channel capacity must be at least 1; use a oneshot or Notify for a rendezvous"
+    );
+    let chan = Arc::new(Chan::new(Some(capacity)));
+    (Sender { chan: chan.clone() }, Receiver { chan })
+}
+
+/// The sending half of a bounded channel; clone it for more producers.
+///
+/// # Examples
+///
+/// ```
+/// let (tx, mut rx) = rt::sync::mpsc::channel(1);
+/// futures::executor::block_on(tx.send(1)).unwrap();
+/// assert_eq!(futures::executor::block_on(rx.recv()), Some(1));
+/// ```
+pub struct Sender<T> {
+    chan: Arc<Chan<T>>,
+}
+
+/// The receiving half of a bounded channel.
+///
+/// Dropping it drops the values still queued; senders then fail.
+///
+/// # Examples
+///
+/// ```
+/// let (tx, mut rx) = rt::sync::mpsc::channel::<u8>(1);
+/// drop(tx);
+/// assert_eq!(futures::executor::block_on(rx.recv()), None);
+/// ```
+pub struct Receiver<T> {
+    chan: Arc<Chan<T>>,
+}
+
+/// A reserved slot: [`send`](Permit::send) cannot fail or wait.
+/// Dropping it unused gives the slot back.
+///
+/// # Examples
+///
+/// ```
+/// let (tx, mut rx) = rt::sync::mpsc::channel(1);
+/// let permit = futures::executor::block_on(tx.reserve()).unwrap();
+/// permit.send(9);
+/// assert_eq!(rx.try_recv(), Ok(9));
+/// ```
+pub struct Permit<'a, T> {
+    chan: &'a Chan<T>,
+}
+
+/// A reserved slot owning its sender; [`send`](OwnedPermit::send) gives
+/// the sender back.
+///
+/// # Examples
+///
+/// ```
+/// let (tx, mut rx) = rt::sync::mpsc::channel(1);
+/// let permit = futures::executor::block_on(tx.reserve_owned()).unwrap();
+/// let _tx = permit.send(4);
+/// assert_eq!(rx.try_recv(), Ok(4));
+/// ```
+pub struct OwnedPermit<T> {
+    sender: Option<Sender<T>>,
+}
+
+impl<T> Sender<T> {
+    /// Sends a value, waiting for a free slot. Senders waiting for a slot
+    /// are served in FIFO order.
+    ///
+    /// Cancel safety: dropping the future never sends the value or leaks
+    /// a slot, but drops the value; use [`reserve`](Sender::reserve) to keep it.
+    ///
+    /// # Errors
+    ///
+    /// Returns the value if the receiver is closed or gone.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let (tx, rx) = rt::sync::mpsc::channel(1);
+    /// drop(rx);
+    /// assert_eq!(futures::executor::block_on(tx.send(3)).unwrap_err().0, 3);
+    /// ```
+    pub async fn send(&self, value: T) -> Result<(), SendError<T>> {
+        let _wake = WakeReceiverIfClosed(&self.chan);
+        if self.chan.acquire_slot().await.is_err() {
+            return Err(SendError(value));
+        }
+        self.chan.push(value, true).map_err(SendError)
+    }
+
+    /// Sends a value if a slot is free now.
+    ///
+    /// # Errors
+    ///
+    /// [`TrySendError::Full`] or [`TrySendError::Closed`], with the value.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let (tx, _rx) = rt::sync::mpsc::channel(1);
+    /// assert!(tx.try_send(1).is_ok());
+    /// assert!(tx.try_send(2).is_err());
+    /// ```
+    pub fn try_send(&self, value: T) -> Result<(), TrySendError<T>> {
+        match self.chan.try_acquire_slot() {
+            Ok(()) => self.chan.push(value, true).map_err(TrySendError::Closed),
+            Err(TryAcquireError::NoPermits) => Err(TrySendError::Full(value)),
+            Err(TryAcquireError::Closed) => Err(TrySendError::Closed(value)),
+        }
+    }
+
+    /// Waits for a free slot and reserves it. Cancel-safe (the dropped
+    /// caller loses its place in line only).
+    ///
+    /// # Errors
+    ///
+    /// Fails if the receiver is closed or gone.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let (tx, mut rx) = rt::sync::mpsc::channel(1);
+    /// let permit = futures::executor::block_on(tx.reserve()).unwrap();
+    /// assert!(tx.try_send(0).is_err()); // the only slot is reserved
+    /// permit.send(1);
+    /// assert_eq!(rx.try_recv(), Ok(1));
+    /// ```
+    pub async fn reserve(&self) -> Result<Permit<'_, T>, SendError<()>> {
+        let _wake = WakeReceiverIfClosed(&self.chan);
+        match self.chan.acquire_slot().await {
+            Ok(()) => Ok(Permit { chan: &self.chan }),
+            Err(_) => Err(SendError(())),
+        }
+    }
+
+    /// Reserves a slot if one is free now.
+    ///
+    /// # Errors
+    ///
+    /// [`TrySendError::Full`] or [`TrySendError::Closed`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let (tx, _rx) = rt::sync::mpsc::channel::<u8>(1);
+    /// let _permit = tx.try_reserve().unwrap();
+    /// assert!(tx.try_reserve().is_err());
+    /// ```
+    pub fn try_reserve(&self) -> Result<Permit<'_, T>, TrySendError<()>> {
+        match self.chan.try_acquire_slot() {
+            Ok(()) => Ok(Permit { chan: &self.chan }),
+            Err(TryAcquireError::NoPermits) => Err(TrySendError::Full(())),
+            Err(TryAcquireError::Closed) => Err(TrySendError::Closed(())),
+        }
+    }
+
+    /// Waits for a free slot and reserves it, moving the sender into the
+    /// permit. Cancel-safe.
+    ///
+    /// # Errors
+    ///
+    /// Gives the sender back if the receiver is closed or gone.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let (tx, mut rx) = rt::sync::mpsc::channel(1);
+    /// let permit = futures::executor::block_on(tx.reserve_owned()).unwrap();
+    /// std::thread::spawn(move || { permit.send("x"); }).join().unwrap();
+    /// assert_eq!(rx.try_recv(), Ok("x"));
+    /// ```
+    pub async fn reserve_owned(self) -> Result<OwnedPermit<T>, SendError<Sender<T>>> {
+        let acquired = {
+            let _wake = WakeReceiverIfClosed(&self.chan);
+            self.chan.acquire_slot().await
+        };
+        match acquired {
+            Ok(()) => Ok(OwnedPermit { sender: Some(self) }),
+            Err(_) => Err(SendError(self)),
+        }
+    }
+
+    /// `true` once the receiver closed or dropped.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let (tx, rx) = rt::sync::mpsc::channel::<u8>(1);
+    /// drop(rx);
+    /// assert!(tx.is_closed());
+    /// ```
+    pub fn is_closed(&self) -> bool {
+        self.chan.is_closed()
+    }
+
+    /// Waits until the receiver closes or drops. Cancel-safe.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let (tx, mut rx) = rt::sync::mpsc::channel::<u8>(1);
+    /// rx.close();
+    /// futures::executor::block_on(tx.closed());
+    /// ```
+    pub async fn closed(&self) {
+        self.chan.closed().await
+    }
+
+    /// The number of free slots now.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let (tx, _rx) = rt::sync::mpsc::channel(3);
+    /// tx.try_send(()).unwrap();
+    /// assert_eq!(tx.capacity(), 2);
+    /// ```
+    pub fn capacity(&self) -> usize {
+        self.chan.free_slots()
+    }
+
+    /// The capacity the channel was created with.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let (tx, _rx) = rt::sync::mpsc::channel::<u8>(3);
+    /// assert_eq!(tx.max_capacity(), 3);
+    /// ```
+    pub fn max_capacity(&self) -> usize {
+        self.chan.max_capacity()
+    }
+}
+
+impl<T> Clone for Sender<T> {
+    fn clone(&self) -> Sender<T> {
+        self.chan.add_sender();
+        Sender {
+            chan: self.chan.clone(),
+        }
+    }
+}
+
+impl<T> Drop for Sender<T> {
+    fn drop(&mut self) {
+        self.chan.drop_sender();
+    }
+}
+
+impl<T> Permit<'_, T> {
+    /// Sends through the reserved slot. If the receiver was dropped
+    /// meanwhile, the value is dropped.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let (tx, mut rx) = rt::sync::mpsc::channel(1);
+    /// tx.try_reserve().unwrap().send(5);
+    /// assert_eq!(rx.try_recv(), Ok(5));
+    /// ```
+    pub fn send(self, value: T) {
+        let chan = self.chan;
+        std::mem::forget(self);
+        // The receiver dropped: the value goes with the rest of the queue.
+        let _ = chan.push(value, true);
+    }
+}
+
+impl<T> Drop for Permit<'_, T> {
+    fn drop(&mut self) {
+        self.chan.release_slot();
+    }
+}
+
+impl<T> OwnedPermit<T> {
+    /// Sends through the reserved slot and returns the sender. If the
+    /// receiver was dropped meanwhile, the value is dropped.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let (tx, mut rx) = rt::sync::mpsc::channel(1);
+    /// let tx = tx.try_reserve_owned().unwrap().send(1);
+    /// assert!(tx.try_send(2).is_err());
+    /// assert_eq!(rx.try_recv(), Ok(1));
+    /// ```
+    pub fn send(mut self, value: T) -> Sender<T> {
+        let sender = self
+            .sender
+            .take()
+            .expect("an owned permit holds its sender until used");
+        // The receiver dropped: the value goes with the rest of the queue.
+        let _ = sender.chan.push(value, true);
+        sender
+    }
+
+    /// Gives the slot back and returns the sender.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let (tx, _rx) = rt::sync::mpsc::channel::<u8>(1);
+    /// let tx = tx.try_reserve_owned().unwrap().release();
+    /// assert_eq!(tx.capacity(), 1);
+    /// ```
+    pub fn release(mut self) -> Sender<T> {
+        let sender = self
+            .sender
+            .take()
+            .expect("an owned permit holds its sender until used");
+        sender.chan.release_slot();
+        sender
+    }
+}
+
+impl<T> Sender<T> {
+    /// Reserves a slot if one is free now, moving the sender into the permit.
+    ///
+    /// # Errors
+    ///
+    /// [`TrySendError::Full`] or [`TrySendError::Closed`], with the sender.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let (tx, _rx) = rt::sync::mpsc::channel::<u8>(1);
+    /// let permit = tx.try_reserve_owned().unwrap();
+    /// drop(permit);
+    /// ```
+    pub fn try_reserve_owned(self) -> Result<OwnedPermit<T>, TrySendError<Sender<T>>> {
+        match self.chan.try_acquire_slot() {
+            Ok(()) => Ok(OwnedPermit { sender: Some(self) }),
+            Err(TryAcquireError::NoPermits) => Err(TrySendError::Full(self)),
+            Err(TryAcquireError::Closed) => Err(TrySendError::Closed(self)),
+        }
+    }
+}
+
+impl<T> Drop for OwnedPermit<T> {
+    fn drop(&mut self) {
+        if let Some(sender) = &self.sender {
+            sender.chan.release_slot();
+        }
+    }
+}
+
+impl<T> Receiver<T> {
+    /// Receives the next value; `None` once the channel is closed and
+    /// drained. Cancel-safe.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let (tx, mut rx) = rt::sync::mpsc::channel(2);
+    /// tx.try_send(1).unwrap();
+    /// drop(tx);
+    /// futures::executor::block_on(async {
+    ///     assert_eq!(rx.recv().await, Some(1));
+    ///     assert_eq!(rx.recv().await, None);
+    /// });
+    /// ```
+    pub async fn recv(&mut self) -> Option<T> {
+        std::future::poll_fn(|cx| self.chan.poll_recv(cx)).await
+    }
+
+    /// Polls for the next value; see [`recv`](Receiver::recv).
+    pub fn poll_recv(&mut self, cx: &mut Context<'_>) -> Poll<Option<T>> {
+        self.chan.poll_recv(cx)
+    }
+
+    /// Waits for at least one value, then moves up to `limit` queued
+    /// values into `buf`. Returns how many; 0 means the channel is closed
+    /// and drained (or `limit` is 0). Cancel-safe.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let (tx, mut rx) = rt::sync::mpsc::channel(4);
+    /// for i in 0..3 { tx.try_send(i).unwrap(); }
+    /// let mut buf = Vec::new();
+    /// assert_eq!(futures::executor::block_on(rx.recv_many(&mut buf, 2)), 2);
+    /// assert_eq!(buf, [0, 1]);
+    /// ```
+    pub async fn recv_many(&mut self, buf: &mut Vec<T>, limit: usize) -> usize {
+        std::future::poll_fn(|cx| self.chan.poll_recv_many(cx, buf, limit)).await
+    }
+
+    /// Takes a queued value without waiting.
+    ///
+    /// # Errors
+    ///
+    /// [`TryRecvError::Empty`] or [`TryRecvError::Disconnected`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let (tx, mut rx) = rt::sync::mpsc::channel(1);
+    /// tx.try_send(1).unwrap();
+    /// assert_eq!(rx.try_recv(), Ok(1));
+    /// ```
+    pub fn try_recv(&mut self) -> Result<T, TryRecvError> {
+        self.chan.try_recv()
+    }
+
+    /// Closes the channel: sends fail from now on (slots reserved before
+    /// still deliver), queued values can still be received.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let (tx, mut rx) = rt::sync::mpsc::channel(2);
+    /// tx.try_send(1).unwrap();
+    /// rx.close();
+    /// assert!(tx.try_send(2).is_err());
+    /// assert_eq!(rx.try_recv(), Ok(1));
+    /// ```
+    pub fn close(&mut self) {
+        self.chan.close();
+    }
+
+    /// The number of queued values.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let (tx, rx) = rt::sync::mpsc::channel(2);
+    /// tx.try_send(1).unwrap();
+    /// assert_eq!(rx.len(), 1);
+    /// ```
+    pub fn len(&self) -> usize {
+        self.chan.len()
+    }
+
+    /// `true` if nothing is queued.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let (_tx, rx) = rt::sync::mpsc::channel::<u8>(2);
+    /// assert!(rx.is_empty());
+    /// ```
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+impl<T> Drop for Receiver<T> {
+    fn drop(&mut self) {
+        self.chan.drop_receiver();
+    }
+}
+
+impl<T> fmt::Debug for Sender<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("mpsc::Sender")
+            .field("chan", &self.chan)
+            .finish()
+    }
+}
+
+impl<T> fmt::Debug for Receiver<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("mpsc::Receiver")
+            .field("chan", &self.chan)
+            .finish()
+    }
+}
+
+impl<T> fmt::Debug for Permit<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("mpsc::Permit").finish_non_exhaustive()
+    }
+}
+
+impl<T> fmt::Debug for OwnedPermit<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("mpsc::OwnedPermit").finish_non_exhaustive()
+    }
+}
+
+#[cfg(all(test, loom))]
+mod loom_mpsc_bounded {
+    use super::channel;
+    use loom::thread;
+
+    /// A sender waiting for capacity vs the receiver draining vs close:
+    /// every value is received exactly once or handed back to its sender.
+    #[test]
+    fn send_waiting_for_capacity_vs_recv_vs_close() {
+        loom::model(|| {
+            let (tx, mut rx) = channel::<u32>(1);
+            tx.try_send(1).unwrap();
+            let sender = thread::spawn(move || loom::future::block_on(tx.send(2)).err());
+            let first = loom::future::block_on(rx.recv());
+            assert_eq!(first, Some(1));
+            rx.close();
+            let mut received = Vec::new();
+            while let Some(value) = loom::future::block_on(rx.recv()) {
+                received.push(value);
+            }
+            let returned = sender.join().unwrap();
+            match returned {
+                Some(err) => {
+                    assert_eq!(err.0, 2);
+                    assert!(received.is_empty());
+                }
+                None => assert_eq!(received, [2]),
+            }
+        });
+    }
+
+    /// A cancelled send does not leak its slot.
+    #[test]
+    fn cancelled_send_releases_slot() {
+        loom::model(|| {
+            use std::future::Future;
+            use std::task::{Context, Poll};
+            let (tx, mut rx) = channel::<u32>(1);
+            tx.try_send(1).unwrap();
+            let tx2 = tx.clone();
+            let canceller = thread::spawn(move || {
+                let waker = futures::task::noop_waker();
+                let mut cx = Context::from_waker(&waker);
+                let mut send = Box::pin(tx2.send(2));
+                let sent = matches!(send.as_mut().poll(&mut cx), Poll::Ready(Ok(())));
+                drop(send);
+                sent
+            });
+            assert_eq!(loom::future::block_on(rx.recv()), Some(1));
+            let sent = canceller.join().unwrap();
+            if sent {
+                assert_eq!(rx.try_recv(), Ok(2));
+            }
+            assert!(tx.try_send(3).is_ok());
+            assert_eq!(rx.try_recv(), Ok(3));
+        });
+    }
+
+    /// Two senders through one slot, then both drop: the receiver gets
+    /// both values exactly once and then `None`.
+    #[test]
+    fn two_senders_one_slot_then_none() {
+        loom::model(|| {
+            let (tx, mut rx) = channel::<u32>(1);
+            let senders: Vec<_> = (0..2)
+                .map(|i| {
+                    let tx = tx.clone();
+                    thread::spawn(move || loom::future::block_on(tx.send(i)).unwrap())
+                })
+                .collect();
+            drop(tx);
+            let mut got = Vec::new();
+            while let Some(value) = loom::future::block_on(rx.recv()) {
+                got.push(value);
+            }
+            got.sort();
+            assert_eq!(got, [0, 1]);
+            for sender in senders {
+                sender.join().unwrap();
+            }
+        });
+    }
+}

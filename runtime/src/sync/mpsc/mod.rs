@@ -1,0 +1,46 @@
+//! Multi-producer, single-consumer channels, bounded and unbounded.
+//!
+//! Both flavours share one queue (`chan.rs`): a mutex-protected `VecDeque`
+//! with the receiver's waker and the count of live senders. The bounded
+//! flavour adds a fair [`Semaphore`](crate::sync::Semaphore) holding one
+//! permit per free slot: a sender takes a permit before pushing, the
+//! receiver gives it back after popping. So senders waiting for capacity
+//! are served in FIFO order, and a cancelled `send` never leaks a slot.
+//!
+//! Cancel safety:
+//! - `recv` / `recv_many` are cancel-safe: a value is removed from the
+//!   queue only in the poll that returns it.
+//! - `send` is cancel-safe in that dropping it never loses a slot or sends
+//!   twice, but the value inside the dropped future is dropped and the
+//!   sender loses its place in line. Use `reserve` first to keep the value.
+//! - `reserve`, `closed` are cancel-safe.
+//!
+//! # Examples
+//!
+//! ```
+//! use rt::sync::mpsc;
+//!
+//! let rt = rt::runtime::Runtime::new().unwrap();
+//! rt.block_on(async {
+//!     let (tx, mut rx) = mpsc::channel(8);
+//!     for i in 0..3 {
+//!         let tx = tx.clone();
+//!         rt::spawn(async move { tx.send(i).await.unwrap() });
+//!     }
+//!     drop(tx);
+//!     let mut got = Vec::new();
+//!     while let Some(i) = rx.recv().await {
+//!         got.push(i);
+//!     }
+//!     got.sort();
+//!     assert_eq!(got, [0, 1, 2]);
+//! });
+//! ```
+
+mod bounded;
+mod chan;
+pub mod error;
+mod unbounded;
+
+pub use bounded::{OwnedPermit, Permit, Receiver, Sender, channel};
+pub use unbounded::{UnboundedReceiver, UnboundedSender, unbounded_channel};

@@ -1,0 +1,235 @@
+//! The unbounded channel: `send` never waits.
+
+use crate::loom::sync::Arc;
+use crate::sync::mpsc::chan::Chan;
+use crate::sync::mpsc::error::{SendError, TryRecvError};
+use std::fmt;
+use std::task::{Context, Poll};
+
+/// Creates an unbounded channel. Nothing limits how much is queued: use
+/// a bounded [`channel`](super::channel) where producers can outrun the
+/// consumer.
+///
+/// # Examples
+///
+/// ```
+/// let (tx, mut rx) = rt::sync::mpsc::unbounded_channel();
+/// for i in 0..1000 { tx.send(i).unwrap(); }
+/// drop(tx);
+/// let mut count = 0;
+/// futures::executor::block_on(async { while rx.recv().await.is_some() { count += 1; } });
+/// assert_eq!(count, 1000);
+/// ```
+pub fn unbounded_channel<T>() -> (UnboundedSender<T>, UnboundedReceiver<T>) {
+    let chan = Arc::new(Chan::new(None));
+    (
+        UnboundedSender { chan: chan.clone() },
+        UnboundedReceiver { chan },
+    )
+}
+
+/// The sending half of an unbounded channel; clone it for more producers.
+///
+/// # Examples
+///
+/// ```
+/// let (tx, mut rx) = rt::sync::mpsc::unbounded_channel();
+/// tx.clone().send(1).unwrap();
+/// assert_eq!(rx.try_recv(), Ok(1));
+/// ```
+pub struct UnboundedSender<T> {
+    chan: Arc<Chan<T>>,
+}
+
+/// The receiving half of an unbounded channel. Dropping it drops the
+/// values still queued.
+///
+/// # Examples
+///
+/// ```
+/// let (tx, mut rx) = rt::sync::mpsc::unbounded_channel::<u8>();
+/// drop(tx);
+/// assert_eq!(futures::executor::block_on(rx.recv()), None);
+/// ```
+pub struct UnboundedReceiver<T> {
+    chan: Arc<Chan<T>>,
+}
+
+impl<T> UnboundedSender<T> {
+    /// Queues a value without waiting.
+    ///
+    /// # Errors
+    ///
+    /// Returns the value if the receiver is closed or gone.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let (tx, rx) = rt::sync::mpsc::unbounded_channel();
+    /// assert!(tx.send(1).is_ok());
+    /// drop(rx);
+    /// assert_eq!(tx.send(2).unwrap_err().0, 2);
+    /// ```
+    pub fn send(&self, value: T) -> Result<(), SendError<T>> {
+        self.chan.push(value, false).map_err(SendError)
+    }
+
+    /// `true` once the receiver closed or dropped.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let (tx, mut rx) = rt::sync::mpsc::unbounded_channel::<u8>();
+    /// rx.close();
+    /// assert!(tx.is_closed());
+    /// ```
+    pub fn is_closed(&self) -> bool {
+        self.chan.is_closed()
+    }
+
+    /// Waits until the receiver closes or drops. Cancel-safe.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let (tx, rx) = rt::sync::mpsc::unbounded_channel::<u8>();
+    /// std::thread::spawn(move || drop(rx));
+    /// futures::executor::block_on(tx.closed());
+    /// ```
+    pub async fn closed(&self) {
+        self.chan.closed().await
+    }
+}
+
+impl<T> Clone for UnboundedSender<T> {
+    fn clone(&self) -> UnboundedSender<T> {
+        self.chan.add_sender();
+        UnboundedSender {
+            chan: self.chan.clone(),
+        }
+    }
+}
+
+impl<T> Drop for UnboundedSender<T> {
+    fn drop(&mut self) {
+        self.chan.drop_sender();
+    }
+}
+
+impl<T> UnboundedReceiver<T> {
+    /// Receives the next value; `None` once every sender is gone (or the
+    /// channel was closed) and the queue is drained. Cancel-safe.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let (tx, mut rx) = rt::sync::mpsc::unbounded_channel();
+    /// tx.send("a").unwrap();
+    /// assert_eq!(futures::executor::block_on(rx.recv()), Some("a"));
+    /// ```
+    pub async fn recv(&mut self) -> Option<T> {
+        std::future::poll_fn(|cx| self.chan.poll_recv(cx)).await
+    }
+
+    /// Polls for the next value; see [`recv`](UnboundedReceiver::recv).
+    pub fn poll_recv(&mut self, cx: &mut Context<'_>) -> Poll<Option<T>> {
+        self.chan.poll_recv(cx)
+    }
+
+    /// Waits for at least one value, then moves up to `limit` queued
+    /// values into `buf`. Returns how many; 0 means closed and drained
+    /// (or `limit` is 0). Cancel-safe.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let (tx, mut rx) = rt::sync::mpsc::unbounded_channel();
+    /// for i in 0..5 { tx.send(i).unwrap(); }
+    /// let mut buf = Vec::new();
+    /// assert_eq!(futures::executor::block_on(rx.recv_many(&mut buf, 10)), 5);
+    /// ```
+    pub async fn recv_many(&mut self, buf: &mut Vec<T>, limit: usize) -> usize {
+        std::future::poll_fn(|cx| self.chan.poll_recv_many(cx, buf, limit)).await
+    }
+
+    /// Takes a queued value without waiting.
+    ///
+    /// # Errors
+    ///
+    /// [`TryRecvError::Empty`] or [`TryRecvError::Disconnected`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let (tx, mut rx) = rt::sync::mpsc::unbounded_channel::<u8>();
+    /// assert!(rx.try_recv().is_err());
+    /// tx.send(1).unwrap();
+    /// assert_eq!(rx.try_recv(), Ok(1));
+    /// ```
+    pub fn try_recv(&mut self) -> Result<T, TryRecvError> {
+        self.chan.try_recv()
+    }
+
+    /// Closes the channel: sends fail from now on, queued values can still
+    /// be received.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let (tx, mut rx) = rt::sync::mpsc::unbounded_channel();
+    /// tx.send(1).unwrap();
+    /// rx.close();
+    /// assert!(tx.send(2).is_err());
+    /// assert_eq!(rx.try_recv(), Ok(1));
+    /// ```
+    pub fn close(&mut self) {
+        self.chan.close();
+    }
+
+    /// The number of queued values.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let (tx, rx) = rt::sync::mpsc::unbounded_channel();
+    /// tx.send(()).unwrap();
+    /// assert_eq!(rx.len(), 1);
+    /// ```
+    pub fn len(&self) -> usize {
+        self.chan.len()
+    }
+
+    /// `true` if nothing is queued.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let (_tx, rx) = rt::sync::mpsc::unbounded_channel::<u8>();
+    /// assert!(rx.is_empty());
+    /// ```
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+impl<T> Drop for UnboundedReceiver<T> {
+    fn drop(&mut self) {
+        self.chan.drop_receiver();
+    }
+}
+
+impl<T> fmt::Debug for UnboundedSender<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("mpsc::UnboundedSender")
+            .field("chan", &self.chan)
+            .finish()
+    }
+}
+
+impl<T> fmt::Debug for UnboundedReceiver<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("mpsc::UnboundedReceiver")
+            .field("chan", &self.chan)
+            .finish()
+    }
+}

@@ -1,0 +1,394 @@
+//! `Mutex`: an async mutual-exclusion lock, fair, built on a one-permit
+//! [`Semaphore`].
+//!
+//! Holding the semaphore's only permit is holding the lock, so the
+//! semaphore's FIFO queue makes the mutex fair (tasks get the lock in the
+//! order they started waiting) and its cancellation protocol makes `lock`
+//! cancel-safe: a dropped `lock()` future never leaves the mutex locked or
+//! loses the wake-up of the next waiter.
+
+use crate::sync::semaphore::{Acquire, Semaphore};
+// The data cell is std's: every access is serialised by the semaphore,
+// which is the part loom models.
+use std::cell::UnsafeCell;
+use std::fmt;
+use std::marker::PhantomData;
+use std::ops::{Deref, DerefMut};
+use std::sync::Arc;
+
+/// An async mutex: waiting for the lock suspends the task, never the thread.
+///
+/// Fair: waiters get the lock in FIFO order. Cancel-safe: dropping a
+/// [`lock`](Mutex::lock) future gives up its place in line without
+/// leaking the lock.
+///
+/// # Examples
+///
+/// ```
+/// use std::sync::Arc;
+/// use rt::sync::Mutex;
+///
+/// let rt = rt::runtime::Runtime::new().unwrap();
+/// rt.block_on(async {
+///     let count = Arc::new(Mutex::new(0));
+///     let tasks: Vec<_> = (0..10)
+///         .map(|_| {
+///             let count = count.clone();
+///             rt::spawn(async move { *count.lock().await += 1 })
+///         })
+///         .collect();
+///     for task in tasks {
+///         task.await.unwrap();
+///     }
+///     assert_eq!(*count.lock().await, 10);
+/// });
+/// ```
+pub struct Mutex<T: ?Sized> {
+    semaphore: Semaphore,
+    data: UnsafeCell<T>,
+}
+
+// SAFETY: the mutex hands out access to `T` to one holder at a time, which
+// may be on another thread: that needs `T: Send` only.
+unsafe impl<T: ?Sized + Send> Send for Mutex<T> {}
+// SAFETY: as above: `&Mutex<T>` gives exclusive access to `T` to one
+// thread at a time, so `T: Send` suffices.
+unsafe impl<T: ?Sized + Send> Sync for Mutex<T> {}
+
+/// The error of [`Mutex::try_lock`]: the lock is held (or others wait first).
+///
+/// # Examples
+///
+/// ```
+/// let mutex = rt::sync::Mutex::new(());
+/// let _guard = mutex.try_lock().unwrap();
+/// assert_eq!(mutex.try_lock().unwrap_err().to_string(), "mutex is locked");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TryLockError(());
+
+impl fmt::Display for TryLockError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("mutex is locked")
+    }
+}
+
+impl std::error::Error for TryLockError {}
+
+impl<T> Mutex<T> {
+    /// An unlocked mutex holding `value`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mutex = rt::sync::Mutex::new(5);
+    /// assert_eq!(mutex.into_inner(), 5);
+    /// ```
+    pub fn new(value: T) -> Mutex<T> {
+        Mutex {
+            semaphore: Semaphore::new(1),
+            data: UnsafeCell::new(value),
+        }
+    }
+
+    /// The value, consuming the mutex.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mutex = rt::sync::Mutex::new("x");
+    /// assert_eq!(mutex.into_inner(), "x");
+    /// ```
+    pub fn into_inner(self) -> T {
+        self.data.into_inner()
+    }
+}
+
+impl<T: ?Sized> Mutex<T> {
+    /// Waits for the lock. Fair and cancel-safe (see the type docs).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mutex = rt::sync::Mutex::new(1);
+    /// futures::executor::block_on(async { *mutex.lock().await += 1 });
+    /// assert_eq!(mutex.into_inner(), 2);
+    /// ```
+    pub async fn lock(&self) -> MutexGuard<'_, T> {
+        Acquire::new(&self.semaphore, 1)
+            .await
+            .expect("a mutex's semaphore is never closed");
+        MutexGuard { mutex: self }
+    }
+
+    /// Takes the lock if it is free and no one is waiting.
+    ///
+    /// # Errors
+    ///
+    /// [`TryLockError`] if the lock is held or others are queued first.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mutex = rt::sync::Mutex::new(0);
+    /// let guard = mutex.try_lock().unwrap();
+    /// assert!(mutex.try_lock().is_err());
+    /// drop(guard);
+    /// assert!(mutex.try_lock().is_ok());
+    /// ```
+    pub fn try_lock(&self) -> Result<MutexGuard<'_, T>, TryLockError> {
+        self.semaphore
+            .try_take(1)
+            .map(|()| MutexGuard { mutex: self })
+            .map_err(|_| TryLockError(()))
+    }
+
+    /// Waits for the lock, with a guard that owns an `Arc` of the mutex
+    /// (so it can move into a spawned task). Fair and cancel-safe.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// let mutex = Arc::new(rt::sync::Mutex::new(0));
+    /// let mut guard = futures::executor::block_on(mutex.clone().lock_owned());
+    /// std::thread::spawn(move || *guard = 7).join().unwrap();
+    /// assert_eq!(*mutex.try_lock().unwrap(), 7);
+    /// ```
+    pub async fn lock_owned(self: Arc<Self>) -> OwnedMutexGuard<T> {
+        Acquire::new(&self.semaphore, 1)
+            .await
+            .expect("a mutex's semaphore is never closed");
+        OwnedMutexGuard { mutex: self }
+    }
+
+    /// Takes the lock now, with an owned guard.
+    ///
+    /// # Errors
+    ///
+    /// [`TryLockError`] if the lock is held or others are queued first.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// let mutex = Arc::new(rt::sync::Mutex::new(0));
+    /// let guard = mutex.clone().try_lock_owned().unwrap();
+    /// assert!(mutex.clone().try_lock_owned().is_err());
+    /// drop(guard);
+    /// ```
+    pub fn try_lock_owned(self: Arc<Self>) -> Result<OwnedMutexGuard<T>, TryLockError> {
+        match self.semaphore.try_take(1) {
+            Ok(()) => Ok(OwnedMutexGuard { mutex: self }),
+            Err(_) => Err(TryLockError(())),
+        }
+    }
+
+    /// The value, through exclusive access (no locking needed).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut mutex = rt::sync::Mutex::new(1);
+    /// *mutex.get_mut() = 2;
+    /// assert_eq!(mutex.into_inner(), 2);
+    /// ```
+    pub fn get_mut(&mut self) -> &mut T {
+        self.data.get_mut()
+    }
+}
+
+impl<T: Default> Default for Mutex<T> {
+    fn default() -> Mutex<T> {
+        Mutex::new(T::default())
+    }
+}
+
+impl<T: ?Sized + fmt::Debug> fmt::Debug for Mutex<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut d = f.debug_struct("Mutex");
+        match self.try_lock() {
+            Ok(guard) => d.field("data", &&*guard),
+            Err(_) => d.field("data", &format_args!("<locked>")),
+        };
+        d.finish()
+    }
+}
+
+/// Access to a [`Mutex`]'s value; the lock is released when it drops.
+///
+/// # Examples
+///
+/// ```
+/// let mutex = rt::sync::Mutex::new(vec![1]);
+/// let mut guard = mutex.try_lock().unwrap();
+/// guard.push(2);
+/// assert_eq!(*guard, [1, 2]);
+/// ```
+#[must_use = "the lock is released as soon as the guard is dropped"]
+pub struct MutexGuard<'a, T: ?Sized> {
+    mutex: &'a Mutex<T>,
+}
+
+// SAFETY: sharing the guard shares `&T`, which needs `T: Sync`.
+unsafe impl<T: ?Sized + Sync> Sync for MutexGuard<'_, T> {}
+
+impl<'a, T: ?Sized> MutexGuard<'a, T> {
+    /// Narrows the guard to a part of the value; the lock stays held until
+    /// the mapped guard drops.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rt::sync::{Mutex, MutexGuard};
+    /// let mutex = Mutex::new((1, String::new()));
+    /// let mut name = MutexGuard::map(mutex.try_lock().unwrap(), |pair| &mut pair.1);
+    /// name.push_str("rt");
+    /// drop(name);
+    /// assert_eq!(mutex.into_inner().1, "rt");
+    /// ```
+    pub fn map<U: ?Sized>(this: Self, f: impl FnOnce(&mut T) -> &mut U) -> MappedMutexGuard<'a, U> {
+        let semaphore = &this.mutex.semaphore;
+        // SAFETY: the guard holds the lock, so access is exclusive; the
+        // lock moves into the mapped guard below, before `this` is forgotten.
+        let data: *mut U = f(unsafe { &mut *this.mutex.data.get() });
+        std::mem::forget(this);
+        MappedMutexGuard {
+            semaphore,
+            data,
+            _borrow: PhantomData,
+        }
+    }
+}
+
+impl<T: ?Sized> Deref for MutexGuard<'_, T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        // SAFETY: the guard holds the lock: no `&mut T` exists elsewhere.
+        unsafe { &*self.mutex.data.get() }
+    }
+}
+
+impl<T: ?Sized> DerefMut for MutexGuard<'_, T> {
+    fn deref_mut(&mut self) -> &mut T {
+        // SAFETY: the guard holds the lock and is borrowed mutably.
+        unsafe { &mut *self.mutex.data.get() }
+    }
+}
+
+impl<T: ?Sized> Drop for MutexGuard<'_, T> {
+    fn drop(&mut self) {
+        self.mutex.semaphore.release(1);
+    }
+}
+
+impl<T: ?Sized + fmt::Debug> fmt::Debug for MutexGuard<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&**self, f)
+    }
+}
+
+/// A [`MutexGuard`] narrowed with [`MutexGuard::map`].
+///
+/// # Examples
+///
+/// ```
+/// use rt::sync::{Mutex, MutexGuard, MappedMutexGuard};
+/// let mutex = Mutex::new([0u8; 4]);
+/// let mut first: MappedMutexGuard<'_, u8> = MutexGuard::map(mutex.try_lock().unwrap(), |a| &mut a[0]);
+/// *first = 9;
+/// drop(first);
+/// assert_eq!(mutex.into_inner()[0], 9);
+/// ```
+#[must_use = "the lock is released as soon as the guard is dropped"]
+pub struct MappedMutexGuard<'a, T: ?Sized> {
+    semaphore: &'a Semaphore,
+    data: *mut T,
+    _borrow: PhantomData<&'a mut T>,
+}
+
+// SAFETY: the mapped guard is an exclusive borrow of part of the mutex's
+// value: it may move to another thread when `T: Send`, like `&mut T`.
+unsafe impl<T: ?Sized + Send> Send for MappedMutexGuard<'_, T> {}
+// SAFETY: sharing it shares `&T`, which needs `T: Sync`.
+unsafe impl<T: ?Sized + Sync> Sync for MappedMutexGuard<'_, T> {}
+
+impl<T: ?Sized> Deref for MappedMutexGuard<'_, T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        // SAFETY: `data` points into the locked value, and the lock is held
+        // until this guard drops.
+        unsafe { &*self.data }
+    }
+}
+
+impl<T: ?Sized> DerefMut for MappedMutexGuard<'_, T> {
+    fn deref_mut(&mut self) -> &mut T {
+        // SAFETY: as in `deref`, and the guard is borrowed mutably.
+        unsafe { &mut *self.data }
+    }
+}
+
+impl<T: ?Sized> Drop for MappedMutexGuard<'_, T> {
+    fn drop(&mut self) {
+        self.semaphore.release(1);
+    }
+}
+
+impl<T: ?Sized + fmt::Debug> fmt::Debug for MappedMutexGuard<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&**self, f)
+    }
+}
+
+/// A guard that keeps its [`Mutex`] alive through an `Arc`.
+///
+/// # Examples
+///
+/// ```
+/// use std::sync::Arc;
+/// let mutex = Arc::new(rt::sync::Mutex::new(1));
+/// let guard = mutex.clone().try_lock_owned().unwrap();
+/// assert!(Arc::ptr_eq(guard.mutex(), &mutex));
+/// ```
+#[must_use = "the lock is released as soon as the guard is dropped"]
+pub struct OwnedMutexGuard<T: ?Sized> {
+    mutex: Arc<Mutex<T>>,
+}
+
+// SAFETY: sharing the guard shares `&T`, which needs `T: Sync`.
+unsafe impl<T: ?Sized + Sync + Send> Sync for OwnedMutexGuard<T> {}
+
+impl<T: ?Sized> OwnedMutexGuard<T> {
+    /// The mutex this guard locks.
+    pub fn mutex(&self) -> &Arc<Mutex<T>> {
+        &self.mutex
+    }
+}
+
+impl<T: ?Sized> Deref for OwnedMutexGuard<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        // SAFETY: the guard holds the lock: no `&mut T` exists elsewhere.
+        unsafe { &*self.mutex.data.get() }
+    }
+}
+
+impl<T: ?Sized> DerefMut for OwnedMutexGuard<T> {
+    fn deref_mut(&mut self) -> &mut T {
+        // SAFETY: the guard holds the lock and is borrowed mutably.
+        unsafe { &mut *self.mutex.data.get() }
+    }
+}
+
+impl<T: ?Sized> Drop for OwnedMutexGuard<T> {
+    fn drop(&mut self) {
+        self.mutex.semaphore.release(1);
+    }
+}
+
+impl<T: ?Sized + fmt::Debug> fmt::Debug for OwnedMutexGuard<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&**self, f)
+    }
+}

@@ -1,0 +1,832 @@
+//! `Semaphore`: a fair (FIFO) counting semaphore.
+//!
+//! State: one atomic word holds the free permits, a `QUEUED` bit (set
+//! exactly while waiters are queued, changed only under the lock) and a
+//! `CLOSED` bit; the waiters sit in a FIFO list under a mutex.
+//!
+//! Protocol:
+//! 1. `acquire(n)` takes `n` permits with one compare-exchange if no one is
+//!    queued and enough are free (no lock). Otherwise, under the lock, it
+//!    re-checks, sets `QUEUED` and queues a waiter asking for `n`.
+//! 2. Releasing permits (a permit dropped, `add_permits`) adds them with
+//!    one compare-exchange while no one is queued. With waiters queued it
+//!    takes the lock, adds them, then grants waiters from the front of the
+//!    queue for as long as the pool covers the front waiter's whole
+//!    request. A granted waiter is unlinked (so the next one can be
+//!    served) and woken; its permits are already taken from the pool.
+//!    When the queue empties, `QUEUED` is cleared.
+//! 3. A new acquire never overtakes a queued waiter (the fast path fails
+//!    while `QUEUED` is set), so a waiter for many permits is not starved
+//!    by a stream of small acquires: the pool grows until it covers the
+//!    front waiter.
+//! 4. Cancellation: a dropped acquire future removes its waiter. If it had
+//!    already been granted, its permits go back to the pool; either way
+//!    step 2 runs again, so the next waiter gets the permits and no wake-up
+//!    is lost.
+//! 5. `close` sets `CLOSED` and wakes every queued waiter; they return
+//!    [`AcquireError`]. Already granted waiters keep their permits.
+
+use crate::loom::sync::atomic::{AtomicUsize, Ordering::SeqCst};
+use crate::loom::sync::{Mutex, MutexGuard};
+use crate::sync::wait_list::{WaitList, WakeList, register};
+use crate::task::poll_proceed;
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll, Waker, ready};
+
+/// A counting semaphore with fair, first-in first-out waiters.
+///
+/// Cancel safety: dropping an `acquire*` future gives up its place in the
+/// queue; if permits had already been assigned to it they are released to
+/// the next waiter. No permit is leaked and no wake-up is lost, but the
+/// dropped caller loses its place in the queue.
+///
+/// # Examples
+///
+/// ```
+/// use rt::sync::Semaphore;
+///
+/// let rt = rt::runtime::Runtime::new().unwrap();
+/// rt.block_on(async {
+///     let semaphore = Semaphore::new(2);
+///     let a = semaphore.acquire().await.unwrap();
+///     let _b = semaphore.acquire().await.unwrap();
+///     assert!(semaphore.try_acquire().is_err());
+///     drop(a);
+///     assert_eq!(semaphore.available_permits(), 1);
+/// });
+/// ```
+pub struct Semaphore {
+    /// Free permits `<< SHIFT`, plus the `QUEUED` and `CLOSED` bits.
+    word: AtomicUsize,
+    waiters: Mutex<WaitList<Waiter>>,
+}
+
+const QUEUED: usize = 1;
+const CLOSED: usize = 2;
+const SHIFT: usize = 2;
+
+fn permits(word: usize) -> usize {
+    word >> SHIFT
+}
+
+#[derive(Debug)]
+struct Waiter {
+    needed: usize,
+    waker: Option<Waker>,
+}
+
+type Waiters<'a> = MutexGuard<'a, WaitList<Waiter>>;
+
+/// The error of [`Semaphore::acquire`]: the semaphore was closed.
+///
+/// # Examples
+///
+/// ```
+/// let semaphore = rt::sync::Semaphore::new(0);
+/// semaphore.close();
+/// let err = futures::executor::block_on(semaphore.acquire()).unwrap_err();
+/// assert_eq!(err.to_string(), "semaphore closed");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AcquireError(());
+
+impl fmt::Display for AcquireError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("semaphore closed")
+    }
+}
+
+impl std::error::Error for AcquireError {}
+
+/// The error of [`Semaphore::try_acquire`].
+///
+/// # Examples
+///
+/// ```
+/// use rt::sync::{Semaphore, TryAcquireError};
+/// let semaphore = Semaphore::new(0);
+/// assert_eq!(semaphore.try_acquire().unwrap_err(), TryAcquireError::NoPermits);
+/// semaphore.close();
+/// assert_eq!(semaphore.try_acquire().unwrap_err(), TryAcquireError::Closed);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TryAcquireError {
+    /// The semaphore was closed.
+    Closed,
+    /// Not enough permits are free now (or other callers are queued first).
+    NoPermits,
+}
+
+impl fmt::Display for TryAcquireError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TryAcquireError::Closed => f.write_str("semaphore closed"),
+            TryAcquireError::NoPermits => f.write_str("no permits available"),
+        }
+    }
+}
+
+impl std::error::Error for TryAcquireError {}
+
+impl Semaphore {
+    /// The largest number of permits a semaphore can hold.
+    pub const MAX_PERMITS: usize = usize::MAX >> 3;
+
+    /// A semaphore with `permits` free permits.
+    ///
+    /// # Panics
+    ///
+    /// Panics if `permits` exceeds [`Semaphore::MAX_PERMITS`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let semaphore = rt::sync::Semaphore::new(3);
+    /// assert_eq!(semaphore.available_permits(), 3);
+    /// ```
+    #[track_caller]
+    pub fn new(permits: usize) -> Semaphore {
+        assert!(
+            permits <= Semaphore::MAX_PERMITS,
+            "a semaphore holds at most `Semaphore::MAX_PERMITS` permits"
+        );
+        Semaphore {
+            word: AtomicUsize::new(permits << SHIFT),
+            waiters: Mutex::new(WaitList::new()),
+        }
+    }
+
+    fn lock(&self) -> Waiters<'_> {
+        // Nothing panics while holding the lock, but stay usable if a
+        // waker's clone did.
+        self.waiters.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The number of free permits now.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let semaphore = rt::sync::Semaphore::new(2);
+    /// let _permit = semaphore.try_acquire().unwrap();
+    /// assert_eq!(semaphore.available_permits(), 1);
+    /// ```
+    pub fn available_permits(&self) -> usize {
+        permits(self.word.load(SeqCst))
+    }
+
+    /// Adds `n` permits, waking queued waiters they satisfy.
+    ///
+    /// # Panics
+    ///
+    /// Panics if the total would exceed [`Semaphore::MAX_PERMITS`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let semaphore = rt::sync::Semaphore::new(0);
+    /// semaphore.add_permits(2);
+    /// assert_eq!(semaphore.available_permits(), 2);
+    /// ```
+    #[track_caller]
+    pub fn add_permits(&self, n: usize) {
+        let total = self.available_permits().checked_add(n);
+        if total.is_none_or(|total| total > Semaphore::MAX_PERMITS) {
+            panic!("`Semaphore::add_permits` would exceed `Semaphore::MAX_PERMITS`");
+        }
+        self.release(n);
+    }
+
+    /// Returns `n` permits to the pool (step 2).
+    pub(crate) fn release(&self, n: usize) {
+        if n == 0 {
+            return;
+        }
+        let mut word = self.word.load(SeqCst);
+        while word & QUEUED == 0 {
+            match self
+                .word
+                .compare_exchange(word, word + (n << SHIFT), SeqCst, SeqCst)
+            {
+                Ok(_) => return,
+                Err(actual) => word = actual,
+            }
+        }
+        let mut waiters = self.lock();
+        self.word.fetch_add(n << SHIFT, SeqCst);
+        let mut wakers = WakeList::new();
+        self.grant(&mut waiters, &mut wakers);
+        drop(waiters);
+        wakers.wake_all();
+    }
+
+    /// Step 2 with the lock held: grants front waiters while the pool
+    /// covers them, and clears `QUEUED` once none is left.
+    fn grant(&self, waiters: &mut Waiters<'_>, wakers: &mut WakeList) {
+        loop {
+            let Some(key) = waiters.front() else {
+                self.word.fetch_and(!QUEUED, SeqCst);
+                return;
+            };
+            let waiter = waiters.get_mut(key);
+            // While QUEUED is set only lock holders change the permits.
+            if waiter.needed > self.available_permits() {
+                return;
+            }
+            self.word.fetch_sub(waiter.needed << SHIFT, SeqCst);
+            wakers.push(waiter.waker.take());
+            waiters.unlink(key);
+        }
+    }
+
+    /// Closes the semaphore: queued and future `acquire` calls fail.
+    /// Permits already held stay valid.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let semaphore = rt::sync::Semaphore::new(1);
+    /// semaphore.close();
+    /// assert!(semaphore.is_closed());
+    /// assert!(semaphore.try_acquire().is_err());
+    /// ```
+    pub fn close(&self) {
+        let mut waiters = self.lock();
+        self.word.fetch_or(CLOSED, SeqCst);
+        let mut wakers = WakeList::new();
+        // Closed-out waiters are unlinked like granted ones but marked, so
+        // their futures report the close instead of taking permits.
+        while let Some(key) = waiters.pop_front() {
+            let waiter = waiters.get_mut(key);
+            waiter.needed = CLOSED_OUT;
+            wakers.push(waiter.waker.take());
+        }
+        self.word.fetch_and(!QUEUED, SeqCst);
+        drop(waiters);
+        wakers.wake_all();
+    }
+
+    /// `true` once [`close`](Semaphore::close) was called.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let semaphore = rt::sync::Semaphore::new(1);
+    /// assert!(!semaphore.is_closed());
+    /// ```
+    pub fn is_closed(&self) -> bool {
+        self.word.load(SeqCst) & CLOSED != 0
+    }
+
+    /// Waits for one permit.
+    ///
+    /// # Errors
+    ///
+    /// Fails if the semaphore is closed before the permit is granted.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let semaphore = rt::sync::Semaphore::new(1);
+    /// let permit = futures::executor::block_on(semaphore.acquire()).unwrap();
+    /// assert_eq!(permit.num_permits(), 1);
+    /// ```
+    pub async fn acquire(&self) -> Result<SemaphorePermit<'_>, AcquireError> {
+        self.acquire_many(1).await
+    }
+
+    /// Waits for `n` permits, taken all at once.
+    ///
+    /// # Errors
+    ///
+    /// Fails if the semaphore is closed before the permits are granted.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let semaphore = rt::sync::Semaphore::new(5);
+    /// let permit = futures::executor::block_on(semaphore.acquire_many(3)).unwrap();
+    /// assert_eq!(semaphore.available_permits(), 2);
+    /// drop(permit);
+    /// assert_eq!(semaphore.available_permits(), 5);
+    /// ```
+    pub async fn acquire_many(&self, n: u32) -> Result<SemaphorePermit<'_>, AcquireError> {
+        Acquire::new(self, n as usize).await?;
+        Ok(SemaphorePermit {
+            semaphore: self,
+            permits: n,
+        })
+    }
+
+    /// Takes one permit if one is free and no one is queued.
+    ///
+    /// # Errors
+    ///
+    /// [`TryAcquireError::NoPermits`] or [`TryAcquireError::Closed`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let semaphore = rt::sync::Semaphore::new(1);
+    /// let permit = semaphore.try_acquire().unwrap();
+    /// assert!(semaphore.try_acquire().is_err());
+    /// drop(permit);
+    /// assert!(semaphore.try_acquire().is_ok());
+    /// ```
+    pub fn try_acquire(&self) -> Result<SemaphorePermit<'_>, TryAcquireError> {
+        self.try_acquire_many(1)
+    }
+
+    /// Takes `n` permits if they are free and no one is queued.
+    ///
+    /// # Errors
+    ///
+    /// [`TryAcquireError::NoPermits`] or [`TryAcquireError::Closed`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let semaphore = rt::sync::Semaphore::new(2);
+    /// assert!(semaphore.try_acquire_many(3).is_err());
+    /// assert!(semaphore.try_acquire_many(2).is_ok());
+    /// ```
+    pub fn try_acquire_many(&self, n: u32) -> Result<SemaphorePermit<'_>, TryAcquireError> {
+        self.try_take(n as usize)?;
+        Ok(SemaphorePermit {
+            semaphore: self,
+            permits: n,
+        })
+    }
+
+    /// Step 1 without the lock.
+    pub(crate) fn try_take(&self, n: usize) -> Result<(), TryAcquireError> {
+        let mut word = self.word.load(SeqCst);
+        loop {
+            if word & CLOSED != 0 {
+                return Err(TryAcquireError::Closed);
+            }
+            if word & QUEUED != 0 || permits(word) < n {
+                return Err(TryAcquireError::NoPermits);
+            }
+            match self
+                .word
+                .compare_exchange(word, word - (n << SHIFT), SeqCst, SeqCst)
+            {
+                Ok(_) => return Ok(()),
+                Err(actual) => word = actual,
+            }
+        }
+    }
+
+    /// Step 1 with the lock: takes the permits, or queues a waiter and
+    /// returns its key.
+    fn take_or_queue(
+        &self,
+        needed: usize,
+        waker: &Waker,
+    ) -> Result<Result<(), usize>, AcquireError> {
+        let mut waiters = self.lock();
+        let mut word = self.word.load(SeqCst);
+        loop {
+            if word & CLOSED != 0 {
+                return Err(AcquireError(()));
+            }
+            let next = if word & QUEUED != 0 {
+                word
+            } else if permits(word) >= needed {
+                word - (needed << SHIFT)
+            } else {
+                word | QUEUED
+            };
+            if next != word {
+                if let Err(actual) = self.word.compare_exchange(word, next, SeqCst, SeqCst) {
+                    word = actual;
+                    continue;
+                }
+                if next & QUEUED == 0 {
+                    return Ok(Ok(()));
+                }
+            }
+            let waiter = Waiter {
+                needed,
+                waker: Some(waker.clone()),
+            };
+            return Ok(Err(waiters.push_back(waiter)));
+        }
+    }
+
+    /// Waits for one permit, owned through the `Arc`.
+    ///
+    /// # Errors
+    ///
+    /// Fails if the semaphore is closed before the permit is granted.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// let semaphore = Arc::new(rt::sync::Semaphore::new(1));
+    /// let permit = futures::executor::block_on(semaphore.clone().acquire_owned()).unwrap();
+    /// std::thread::spawn(move || drop(permit)).join().unwrap();
+    /// assert_eq!(semaphore.available_permits(), 1);
+    /// ```
+    pub async fn acquire_owned(self: Arc<Self>) -> Result<OwnedSemaphorePermit, AcquireError> {
+        self.acquire_many_owned(1).await
+    }
+
+    /// Waits for `n` permits, owned through the `Arc`.
+    ///
+    /// # Errors
+    ///
+    /// Fails if the semaphore is closed before the permits are granted.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// let semaphore = Arc::new(rt::sync::Semaphore::new(4));
+    /// let permit = futures::executor::block_on(semaphore.clone().acquire_many_owned(4)).unwrap();
+    /// assert_eq!(permit.num_permits(), 4);
+    /// ```
+    pub async fn acquire_many_owned(
+        self: Arc<Self>,
+        n: u32,
+    ) -> Result<OwnedSemaphorePermit, AcquireError> {
+        Acquire::new(&self, n as usize).await?;
+        Ok(OwnedSemaphorePermit {
+            semaphore: self,
+            permits: n,
+        })
+    }
+
+    /// Takes one permit now, owned through the `Arc`.
+    ///
+    /// # Errors
+    ///
+    /// [`TryAcquireError::NoPermits`] or [`TryAcquireError::Closed`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// let semaphore = Arc::new(rt::sync::Semaphore::new(1));
+    /// let permit = semaphore.clone().try_acquire_owned().unwrap();
+    /// assert!(semaphore.clone().try_acquire_owned().is_err());
+    /// drop(permit);
+    /// ```
+    pub fn try_acquire_owned(self: Arc<Self>) -> Result<OwnedSemaphorePermit, TryAcquireError> {
+        self.try_acquire_many_owned(1)
+    }
+
+    /// Takes `n` permits now, owned through the `Arc`.
+    ///
+    /// # Errors
+    ///
+    /// [`TryAcquireError::NoPermits`] or [`TryAcquireError::Closed`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// let semaphore = Arc::new(rt::sync::Semaphore::new(3));
+    /// let permit = semaphore.clone().try_acquire_many_owned(3).unwrap();
+    /// assert_eq!(semaphore.available_permits(), 0);
+    /// drop(permit);
+    /// ```
+    pub fn try_acquire_many_owned(
+        self: Arc<Self>,
+        n: u32,
+    ) -> Result<OwnedSemaphorePermit, TryAcquireError> {
+        self.try_take(n as usize)?;
+        Ok(OwnedSemaphorePermit {
+            semaphore: self,
+            permits: n,
+        })
+    }
+}
+
+impl fmt::Debug for Semaphore {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let waiters = self.lock();
+        f.debug_struct("Semaphore")
+            .field("permits", &self.available_permits())
+            .field("closed", &self.is_closed())
+            .field("waiters", &waiters.len())
+            .finish()
+    }
+}
+
+/// Marks a waiter woken by `close` rather than granted.
+const CLOSED_OUT: usize = usize::MAX;
+
+/// Waits for `needed` permits; on `Ready(Ok)` they are taken from the pool
+/// and belong to the caller.
+#[derive(Debug)]
+pub(crate) struct Acquire<'a> {
+    semaphore: &'a Semaphore,
+    needed: usize,
+    /// The queued waiter, while there is one.
+    key: Option<usize>,
+}
+
+impl<'a> Acquire<'a> {
+    pub(crate) fn new(semaphore: &'a Semaphore, needed: usize) -> Acquire<'a> {
+        Acquire {
+            semaphore,
+            needed,
+            key: None,
+        }
+    }
+}
+
+impl Future for Acquire<'_> {
+    type Output = Result<(), AcquireError>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let coop = ready!(poll_proceed(cx));
+        let semaphore = self.semaphore;
+        let result = match self.key {
+            None => match semaphore.try_take(self.needed) {
+                Ok(()) => Ok(()),
+                Err(TryAcquireError::Closed) => Err(AcquireError(())),
+                Err(TryAcquireError::NoPermits) => {
+                    match semaphore.take_or_queue(self.needed, cx.waker()) {
+                        Ok(Ok(())) => Ok(()),
+                        Ok(Err(key)) => {
+                            self.key = Some(key);
+                            return Poll::Pending;
+                        }
+                        Err(closed) => Err(closed),
+                    }
+                }
+            },
+            Some(key) => {
+                let mut waiters = semaphore.lock();
+                if waiters.is_linked(key) {
+                    register(&mut waiters.get_mut(key).waker, cx.waker());
+                    return Poll::Pending;
+                }
+                let waiter = waiters.remove(key);
+                drop(waiters);
+                self.key = None;
+                if waiter.needed == CLOSED_OUT {
+                    Err(AcquireError(()))
+                } else {
+                    Ok(())
+                }
+            }
+        };
+        coop.made_progress();
+        Poll::Ready(result)
+    }
+}
+
+impl Drop for Acquire<'_> {
+    fn drop(&mut self) {
+        let Some(key) = self.key else { return };
+        let semaphore = self.semaphore;
+        let mut waiters = semaphore.lock();
+        let linked = waiters.is_linked(key);
+        let waiter = waiters.remove(key);
+        if !linked && waiter.needed != CLOSED_OUT {
+            // Granted but never observed: the permits are ours to return.
+            semaphore.word.fetch_add(waiter.needed << SHIFT, SeqCst);
+        }
+        // Step 4: the next waiter may be satisfiable now (and if the queue
+        // is empty, this clears QUEUED).
+        let mut wakers = WakeList::new();
+        semaphore.grant(&mut waiters, &mut wakers);
+        drop(waiters);
+        wakers.wake_all();
+    }
+}
+
+/// Permits borrowed from a [`Semaphore`]; dropping it releases them.
+///
+/// # Examples
+///
+/// ```
+/// let semaphore = rt::sync::Semaphore::new(1);
+/// let permit = semaphore.try_acquire().unwrap();
+/// drop(permit);
+/// assert_eq!(semaphore.available_permits(), 1);
+/// ```
+#[must_use = "the permits are released as soon as the permit is dropped"]
+pub struct SemaphorePermit<'a> {
+    semaphore: &'a Semaphore,
+    permits: u32,
+}
+
+impl SemaphorePermit<'_> {
+    /// Keeps the permits out of the semaphore for good.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let semaphore = rt::sync::Semaphore::new(1);
+    /// semaphore.try_acquire().unwrap().forget();
+    /// assert_eq!(semaphore.available_permits(), 0);
+    /// ```
+    pub fn forget(mut self) {
+        self.permits = 0;
+    }
+
+    /// How many permits this holds.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let semaphore = rt::sync::Semaphore::new(3);
+    /// assert_eq!(semaphore.try_acquire_many(2).unwrap().num_permits(), 2);
+    /// ```
+    pub fn num_permits(&self) -> usize {
+        self.permits as usize
+    }
+}
+
+impl Drop for SemaphorePermit<'_> {
+    fn drop(&mut self) {
+        if self.permits > 0 {
+            self.semaphore.release(self.permits as usize);
+        }
+    }
+}
+
+impl fmt::Debug for SemaphorePermit<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SemaphorePermit")
+            .field("permits", &self.permits)
+            .finish()
+    }
+}
+
+/// Permits owned through an `Arc<Semaphore>`; dropping it releases them.
+///
+/// # Examples
+///
+/// ```
+/// use std::sync::Arc;
+/// let semaphore = Arc::new(rt::sync::Semaphore::new(1));
+/// let permit = semaphore.clone().try_acquire_owned().unwrap();
+/// assert!(Arc::ptr_eq(permit.semaphore(), &semaphore));
+/// ```
+#[must_use = "the permits are released as soon as the permit is dropped"]
+pub struct OwnedSemaphorePermit {
+    semaphore: Arc<Semaphore>,
+    permits: u32,
+}
+
+impl OwnedSemaphorePermit {
+    /// Keeps the permits out of the semaphore for good.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// let semaphore = Arc::new(rt::sync::Semaphore::new(1));
+    /// semaphore.clone().try_acquire_owned().unwrap().forget();
+    /// assert_eq!(semaphore.available_permits(), 0);
+    /// ```
+    pub fn forget(mut self) {
+        self.permits = 0;
+    }
+
+    /// How many permits this holds.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// let semaphore = Arc::new(rt::sync::Semaphore::new(2));
+    /// assert_eq!(semaphore.try_acquire_many_owned(2).unwrap().num_permits(), 2);
+    /// ```
+    pub fn num_permits(&self) -> usize {
+        self.permits as usize
+    }
+
+    /// The semaphore the permits came from.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// let semaphore = Arc::new(rt::sync::Semaphore::new(1));
+    /// let permit = semaphore.clone().try_acquire_owned().unwrap();
+    /// assert_eq!(permit.semaphore().available_permits(), 0);
+    /// ```
+    pub fn semaphore(&self) -> &Arc<Semaphore> {
+        &self.semaphore
+    }
+}
+
+impl Drop for OwnedSemaphorePermit {
+    fn drop(&mut self) {
+        if self.permits > 0 {
+            self.semaphore.release(self.permits as usize);
+        }
+    }
+}
+
+impl fmt::Debug for OwnedSemaphorePermit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("OwnedSemaphorePermit")
+            .field("permits", &self.permits)
+            .finish()
+    }
+}
+
+#[cfg(all(test, loom))]
+mod loom_semaphore {
+    use super::Semaphore;
+    use crate::loom::sync::Arc;
+    use loom::thread;
+    use std::future::Future;
+    use std::pin::pin;
+    use std::task::{Context, Poll};
+
+    /// Acquire vs release vs a cancelled acquire: the surviving waiter always
+    /// gets the permit, and the permit count is whole at the end.
+    #[test]
+    fn acquire_release_cancel_no_lost_permit() {
+        loom::model(|| {
+            let semaphore = Arc::new(Semaphore::new(1));
+            let held = semaphore.try_acquire().unwrap();
+            held.forget();
+
+            let cancelled = {
+                let semaphore = semaphore.clone();
+                thread::spawn(move || {
+                    let waker = futures::task::noop_waker();
+                    let mut cx = Context::from_waker(&waker);
+                    let mut acquire = pin!(semaphore.acquire());
+                    if let Poll::Ready(permit) = acquire.as_mut().poll(&mut cx) {
+                        drop(permit.unwrap());
+                    }
+                    // Dropped here, possibly after being granted.
+                })
+            };
+            let waiter = {
+                let semaphore = semaphore.clone();
+                thread::spawn(move || {
+                    let permit = loom::future::block_on(semaphore.acquire()).unwrap();
+                    drop(permit);
+                })
+            };
+            semaphore.release(1);
+            cancelled.join().unwrap();
+            waiter.join().unwrap();
+            assert_eq!(semaphore.available_permits(), 1);
+        });
+    }
+
+    /// Lock-free releases racing with an acquire that is queueing itself
+    /// for more permits than are free: it is granted once both arrive.
+    #[test]
+    fn lock_free_release_vs_queueing_acquire() {
+        loom::model(|| {
+            let semaphore = Arc::new(Semaphore::new(0));
+            let waiter = {
+                let semaphore = semaphore.clone();
+                thread::spawn(move || drop(loom::future::block_on(semaphore.acquire_many(2))))
+            };
+            let releaser = {
+                let semaphore = semaphore.clone();
+                thread::spawn(move || semaphore.release(1))
+            };
+            semaphore.release(1);
+            releaser.join().unwrap();
+            waiter.join().unwrap();
+            assert_eq!(semaphore.available_permits(), 2);
+        });
+    }
+
+    /// close vs a queued acquire vs release: the waiter either gets the
+    /// permit or the close error, and the permit is back in the pool.
+    #[test]
+    fn close_vs_acquire_vs_release() {
+        loom::model(|| {
+            let semaphore = Arc::new(Semaphore::new(1));
+            let held = semaphore.try_acquire().unwrap();
+            held.forget();
+            let waiter = {
+                let semaphore = semaphore.clone();
+                thread::spawn(move || {
+                    loom::future::block_on(semaphore.acquire())
+                        .map(drop)
+                        .is_ok()
+                })
+            };
+            let closer = {
+                let semaphore = semaphore.clone();
+                thread::spawn(move || semaphore.close())
+            };
+            semaphore.release(1);
+            let _granted = waiter.join().unwrap();
+            closer.join().unwrap();
+            assert_eq!(semaphore.available_permits(), 1);
+        });
+    }
+}

@@ -1,0 +1,488 @@
+//! A single-producer, multi-consumer channel that keeps only the latest
+//! value.
+//!
+//! The value sits under a read-write lock with a version counter bumped by
+//! every send. Each receiver remembers the version it last saw;
+//! `changed()` waits on a [`Notify`] until the version moves. The
+//! `Notified` future is created before the version is read, so a send
+//! between the read and the wait is never missed (`notify_waiters` wakes
+//! futures created before it).
+//!
+//! Cancel safety: `changed()` and `Sender::closed()` are cancel-safe.
+
+use crate::loom::sync::atomic::{AtomicBool, AtomicUsize, Ordering::SeqCst};
+use crate::loom::sync::{Arc, RwLock, RwLockReadGuard};
+use crate::sync::Notify;
+use std::fmt;
+use std::ops::Deref;
+
+/// Creates a watch channel holding `initial`.
+///
+/// # Examples
+///
+/// ```
+/// let rt = rt::runtime::Runtime::new().unwrap();
+/// rt.block_on(async {
+///     let (tx, mut rx) = rt::sync::watch::channel("starting");
+///     rt::spawn(async move { tx.send("ready").unwrap() });
+///     rx.changed().await.unwrap();
+///     assert_eq!(*rx.borrow(), "ready");
+/// });
+/// ```
+pub fn channel<T>(initial: T) -> (Sender<T>, Receiver<T>) {
+    let shared = Arc::new(Shared {
+        value: RwLock::new(initial),
+        version: AtomicUsize::new(0),
+        sender_dropped: AtomicBool::new(false),
+        receivers: AtomicUsize::new(1),
+        changed: Notify::new(),
+        receivers_gone: Notify::new(),
+    });
+    (
+        Sender {
+            shared: shared.clone(),
+        },
+        Receiver { shared, seen: 0 },
+    )
+}
+
+struct Shared<T> {
+    value: RwLock<T>,
+    /// Bumped (under the write lock) by every send.
+    version: AtomicUsize,
+    sender_dropped: AtomicBool,
+    receivers: AtomicUsize,
+    changed: Notify,
+    receivers_gone: Notify,
+}
+
+impl<T> Shared<T> {
+    fn read(&self) -> RwLockReadGuard<'_, T> {
+        self.value.read().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// The sending half of a watch channel.
+///
+/// # Examples
+///
+/// ```
+/// let (tx, rx) = rt::sync::watch::channel(0);
+/// tx.send(1).unwrap();
+/// assert_eq!(*rx.borrow(), 1);
+/// ```
+pub struct Sender<T> {
+    shared: Arc<Shared<T>>,
+}
+
+/// A receiving half of a watch channel; clone it for more receivers.
+///
+/// # Examples
+///
+/// ```
+/// let (tx, rx) = rt::sync::watch::channel(0);
+/// let rx2 = rx.clone();
+/// tx.send(5).unwrap();
+/// assert_eq!(*rx2.borrow(), 5);
+/// ```
+pub struct Receiver<T> {
+    shared: Arc<Shared<T>>,
+    seen: usize,
+}
+
+/// A borrow of the current value. Holding it blocks senders (a
+/// synchronous lock), so keep it short and never across an `.await`.
+///
+/// # Examples
+///
+/// ```
+/// let (_tx, rx) = rt::sync::watch::channel(String::from("v"));
+/// let value: rt::sync::watch::Ref<'_, String> = rx.borrow();
+/// assert_eq!(value.as_str(), "v");
+/// ```
+pub struct Ref<'a, T> {
+    guard: RwLockReadGuard<'a, T>,
+    has_changed: bool,
+}
+
+impl<T> Ref<'_, T> {
+    /// `true` if the value was new to the receiver that borrowed it.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let (tx, mut rx) = rt::sync::watch::channel(0);
+    /// tx.send(1).unwrap();
+    /// assert!(rx.borrow_and_update().has_changed());
+    /// assert!(!rx.borrow_and_update().has_changed());
+    /// ```
+    pub fn has_changed(&self) -> bool {
+        self.has_changed
+    }
+}
+
+impl<T> Deref for Ref<'_, T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.guard
+    }
+}
+
+impl<T: fmt::Debug> fmt::Debug for Ref<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&**self, f)
+    }
+}
+
+/// The error of [`Sender::send`]: no receiver is left; the value is
+/// handed back.
+///
+/// # Examples
+///
+/// ```
+/// let (tx, rx) = rt::sync::watch::channel(0);
+/// drop(rx);
+/// assert_eq!(tx.send(1).unwrap_err().0, 1);
+/// ```
+#[derive(PartialEq, Eq, Clone, Copy)]
+pub struct SendError<T>(pub T);
+
+impl<T> fmt::Debug for SendError<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("SendError(..)")
+    }
+}
+
+impl<T> fmt::Display for SendError<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("watch channel has no receivers")
+    }
+}
+
+impl<T> std::error::Error for SendError<T> {}
+
+/// The error of [`Receiver::changed`]: the sender is gone and no unseen
+/// value is left.
+///
+/// # Examples
+///
+/// ```
+/// let (tx, mut rx) = rt::sync::watch::channel(0);
+/// drop(tx);
+/// assert!(futures::executor::block_on(rx.changed()).is_err());
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecvError(());
+
+impl fmt::Display for RecvError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("watch sender dropped")
+    }
+}
+
+impl std::error::Error for RecvError {}
+
+impl<T> Sender<T> {
+    /// Replaces the value and notifies receivers.
+    ///
+    /// # Errors
+    ///
+    /// Returns the value if every receiver is gone (nothing is stored).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let (tx, rx) = rt::sync::watch::channel(1);
+    /// tx.send(2).unwrap();
+    /// assert_eq!(*rx.borrow(), 2);
+    /// ```
+    pub fn send(&self, value: T) -> Result<(), SendError<T>> {
+        if self.shared.receivers.load(SeqCst) == 0 {
+            return Err(SendError(value));
+        }
+        self.send_replace(value);
+        Ok(())
+    }
+
+    /// Replaces the value (even with no receivers), notifies receivers and
+    /// returns the old value.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let (tx, _rx) = rt::sync::watch::channel(1);
+    /// assert_eq!(tx.send_replace(2), 1);
+    /// ```
+    pub fn send_replace(&self, value: T) -> T {
+        let mut value = Some(value);
+        self.send_if_modified(|current| {
+            value = Some(std::mem::replace(current, value.take().expect("set above")));
+            true
+        });
+        value.expect("swapped in the closure")
+    }
+
+    /// Modifies the value in place and notifies receivers.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let (tx, rx) = rt::sync::watch::channel(vec![1]);
+    /// tx.send_modify(|v| v.push(2));
+    /// assert_eq!(*rx.borrow(), [1, 2]);
+    /// ```
+    pub fn send_modify(&self, modify: impl FnOnce(&mut T)) {
+        self.send_if_modified(|value| {
+            modify(value);
+            true
+        });
+    }
+
+    /// Modifies the value in place; receivers are notified only if
+    /// `modify` returns `true`. Returns what `modify` returned.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let (tx, rx) = rt::sync::watch::channel(0);
+    /// assert!(!tx.send_if_modified(|_| false));
+    /// assert!(!rx.has_changed().unwrap());
+    /// ```
+    pub fn send_if_modified(&self, modify: impl FnOnce(&mut T) -> bool) -> bool {
+        let mut value = self.shared.value.write().unwrap_or_else(|e| e.into_inner());
+        let modified = modify(&mut value);
+        if modified {
+            self.shared.version.fetch_add(1, SeqCst);
+        }
+        drop(value);
+        if modified {
+            self.shared.changed.notify_waiters();
+        }
+        modified
+    }
+
+    /// The current value.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let (tx, _rx) = rt::sync::watch::channel(7);
+    /// assert_eq!(*tx.borrow(), 7);
+    /// ```
+    pub fn borrow(&self) -> Ref<'_, T> {
+        Ref {
+            guard: self.shared.read(),
+            has_changed: false,
+        }
+    }
+
+    /// A new receiver that has seen the current value.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let (tx, rx) = rt::sync::watch::channel(0);
+    /// drop(rx);
+    /// let rx = tx.subscribe();
+    /// assert!(tx.send(1).is_ok());
+    /// assert!(rx.has_changed().unwrap());
+    /// ```
+    pub fn subscribe(&self) -> Receiver<T> {
+        self.shared.receivers.fetch_add(1, SeqCst);
+        Receiver {
+            shared: self.shared.clone(),
+            seen: self.shared.version.load(SeqCst),
+        }
+    }
+
+    /// The number of live receivers.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let (tx, rx) = rt::sync::watch::channel(0);
+    /// let _rx2 = rx.clone();
+    /// assert_eq!(tx.receiver_count(), 2);
+    /// ```
+    pub fn receiver_count(&self) -> usize {
+        self.shared.receivers.load(SeqCst)
+    }
+
+    /// `true` when every receiver is gone.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let (tx, rx) = rt::sync::watch::channel(0);
+    /// drop(rx);
+    /// assert!(tx.is_closed());
+    /// ```
+    pub fn is_closed(&self) -> bool {
+        self.receiver_count() == 0
+    }
+
+    /// Waits until every receiver is gone. Cancel-safe.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let (tx, rx) = rt::sync::watch::channel(0);
+    /// std::thread::spawn(move || drop(rx));
+    /// futures::executor::block_on(tx.closed());
+    /// ```
+    pub async fn closed(&self) {
+        loop {
+            let notified = self.shared.receivers_gone.notified();
+            if self.is_closed() {
+                return;
+            }
+            notified.await;
+        }
+    }
+}
+
+impl<T> Drop for Sender<T> {
+    fn drop(&mut self) {
+        self.shared.sender_dropped.store(true, SeqCst);
+        self.shared.changed.notify_waiters();
+    }
+}
+
+impl<T> Receiver<T> {
+    /// The current value, without marking it seen.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let (tx, rx) = rt::sync::watch::channel(0);
+    /// tx.send(3).unwrap();
+    /// assert_eq!(*rx.borrow(), 3);
+    /// assert!(rx.has_changed().unwrap());
+    /// ```
+    pub fn borrow(&self) -> Ref<'_, T> {
+        let guard = self.shared.read();
+        let has_changed = self.shared.version.load(SeqCst) != self.seen;
+        Ref { guard, has_changed }
+    }
+
+    /// The current value, marking it seen.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let (tx, mut rx) = rt::sync::watch::channel(0);
+    /// tx.send(3).unwrap();
+    /// assert_eq!(*rx.borrow_and_update(), 3);
+    /// assert!(!rx.has_changed().unwrap());
+    /// ```
+    pub fn borrow_and_update(&mut self) -> Ref<'_, T> {
+        let guard = self.shared.read();
+        let version = self.shared.version.load(SeqCst);
+        let has_changed = version != self.seen;
+        self.seen = version;
+        Ref { guard, has_changed }
+    }
+
+    /// `true` if a value was sent since this receiver last looked.
+    ///
+    /// # Errors
+    ///
+    /// [`RecvError`] if the sender is gone.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let (tx, rx) = rt::sync::watch::channel(0);
+    /// assert!(!rx.has_changed().unwrap());
+    /// tx.send(1).unwrap();
+    /// assert!(rx.has_changed().unwrap());
+    /// ```
+    pub fn has_changed(&self) -> Result<bool, RecvError> {
+        if self.shared.sender_dropped.load(SeqCst) {
+            return Err(RecvError(()));
+        }
+        Ok(self.shared.version.load(SeqCst) != self.seen)
+    }
+
+    /// Waits for a value this receiver has not seen, and marks it seen.
+    /// Returns at once if one was sent since the last look. Cancel-safe.
+    ///
+    /// # Errors
+    ///
+    /// [`RecvError`] once the sender is gone and every value was seen.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let (tx, mut rx) = rt::sync::watch::channel(0);
+    /// tx.send(1).unwrap();
+    /// futures::executor::block_on(rx.changed()).unwrap();
+    /// assert_eq!(*rx.borrow(), 1);
+    /// ```
+    pub async fn changed(&mut self) -> Result<(), RecvError> {
+        // Spend a unit before looking, so a receiver of a busy sender
+        // still yields; nothing is marked seen before this point.
+        crate::task::consume_budget().await;
+        loop {
+            let notified = self.shared.changed.notified();
+            let version = self.shared.version.load(SeqCst);
+            if version != self.seen {
+                self.seen = version;
+                return Ok(());
+            }
+            if self.shared.sender_dropped.load(SeqCst) {
+                return Err(RecvError(()));
+            }
+            notified.await;
+        }
+    }
+
+    /// Marks the current value as seen.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let (tx, mut rx) = rt::sync::watch::channel(0);
+    /// tx.send(1).unwrap();
+    /// rx.mark_unchanged();
+    /// assert!(!rx.has_changed().unwrap());
+    /// ```
+    pub fn mark_unchanged(&mut self) {
+        self.seen = self.shared.version.load(SeqCst);
+    }
+}
+
+impl<T> Clone for Receiver<T> {
+    fn clone(&self) -> Receiver<T> {
+        self.shared.receivers.fetch_add(1, SeqCst);
+        Receiver {
+            shared: self.shared.clone(),
+            seen: self.seen,
+        }
+    }
+}
+
+impl<T> Drop for Receiver<T> {
+    fn drop(&mut self) {
+        if self.shared.receivers.fetch_sub(1, SeqCst) == 1 {
+            self.shared.receivers_gone.notify_waiters();
+        }
+    }
+}
+
+impl<T: fmt::Debug> fmt::Debug for Sender<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("watch::Sender")
+            .field("value", &*self.borrow())
+            .finish()
+    }
+}
+
+impl<T: fmt::Debug> fmt::Debug for Receiver<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("watch::Receiver")
+            .field("value", &*self.borrow())
+            .field("seen", &self.seen)
+            .finish()
+    }
+}

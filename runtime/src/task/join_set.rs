@@ -1,0 +1,408 @@
+//! `JoinSet`: a set of spawned tasks, joined in completion order.
+//!
+//! Each task's `JoinHandle` is polled with a waker of its own
+//! (`EntryWaker`), which puts the task's slab key on a shared ready list
+//! and wakes whoever waits in `join_next`. So `join_next` polls only the
+//! handles that were woken, never every handle in the set:
+//! 1. `spawn` stores the handle in the slab and queues its key, so the
+//!    first `join_next` polls it once (registering its waker);
+//! 2. a task that completes wakes its entry waker, which queues the key
+//!    (at most once until it is polled again) and wakes the joiner;
+//! 3. `join_next` pops keys and polls those handles; a handle still
+//!    pending stays registered and is polled again only when woken.
+//!
+//! Keys are reused by the slab, so a stale key may make `join_next` poll
+//! some other pending handle once; that is harmless.
+
+use crate::loom::sync::Mutex;
+use crate::loom::sync::atomic::{AtomicBool, Ordering};
+use crate::runtime::Handle;
+use crate::task::{AbortHandle, JoinError, JoinHandle, poll_proceed};
+use slab::Slab;
+use std::collections::VecDeque;
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+// std's Arc: `std::task::Wake` is implemented for it only.
+use std::sync::Arc;
+use std::task::{Context, Poll, Wake, Waker, ready};
+
+/// A set of tasks on a runtime, joined in the order they finish.
+///
+/// Dropping the set aborts every task still in it.
+///
+/// # Examples
+///
+/// ```
+/// use rt::task::JoinSet;
+///
+/// let rt = rt::runtime::Runtime::new().unwrap();
+/// rt.block_on(async {
+///     let mut set = JoinSet::new();
+///     for i in 0..10u64 {
+///         set.spawn(async move { i * 2 });
+///     }
+///     let mut total = 0;
+///     while let Some(result) = set.join_next().await {
+///         total += result.unwrap();
+///     }
+///     assert_eq!(total, 90);
+/// });
+/// ```
+pub struct JoinSet<T> {
+    tasks: Slab<Entry<T>>,
+    ready: Arc<ReadyList>,
+}
+
+struct Entry<T> {
+    handle: JoinHandle<T>,
+    entry_waker: Arc<EntryWaker>,
+    waker: Waker,
+}
+
+#[derive(Debug)]
+struct ReadyList {
+    state: Mutex<ReadyState>,
+}
+
+#[derive(Debug)]
+struct ReadyState {
+    keys: VecDeque<usize>,
+    joiner: Option<Waker>,
+}
+
+impl ReadyList {
+    fn push(&self, key: usize) {
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        state.keys.push_back(key);
+        let joiner = state.joiner.take();
+        drop(state);
+        if let Some(joiner) = joiner {
+            joiner.wake();
+        }
+    }
+}
+
+#[derive(Debug)]
+struct EntryWaker {
+    key: usize,
+    /// Set while the key is on the ready list, so a task woken many times
+    /// is queued once.
+    queued: AtomicBool,
+    list: Arc<ReadyList>,
+}
+
+impl Wake for EntryWaker {
+    fn wake(self: Arc<Self>) {
+        self.wake_by_ref();
+    }
+
+    fn wake_by_ref(self: &Arc<Self>) {
+        if !self.queued.swap(true, Ordering::AcqRel) {
+            self.list.push(self.key);
+        }
+    }
+}
+
+impl<T: Send + 'static> JoinSet<T> {
+    /// An empty set.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let set = rt::task::JoinSet::<()>::new();
+    /// assert!(set.is_empty());
+    /// ```
+    pub fn new() -> JoinSet<T> {
+        JoinSet {
+            tasks: Slab::new(),
+            ready: Arc::new(ReadyList {
+                state: Mutex::new(ReadyState {
+                    keys: VecDeque::new(),
+                    joiner: None,
+                }),
+            }),
+        }
+    }
+
+    /// Spawns a task on the current runtime into the set.
+    ///
+    /// # Panics
+    ///
+    /// Panics outside a runtime, as [`rt::spawn`](crate::spawn); use
+    /// [`spawn_on`](JoinSet::spawn_on) there.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let mut set = rt::task::JoinSet::new();
+    ///     set.spawn(async { 1 });
+    ///     assert_eq!(set.join_next().await.unwrap().unwrap(), 1);
+    /// });
+    /// ```
+    #[track_caller]
+    pub fn spawn<F>(&mut self, future: F) -> AbortHandle
+    where
+        F: Future<Output = T> + Send + 'static,
+    {
+        self.insert(crate::spawn(future))
+    }
+
+    /// Spawns a task on the runtime of `handle` into the set.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// let mut set = rt::task::JoinSet::new();
+    /// set.spawn_on(async { "on rt" }, rt.handle());
+    /// let first = rt.block_on(set.join_next()).unwrap().unwrap();
+    /// assert_eq!(first, "on rt");
+    /// ```
+    pub fn spawn_on<F>(&mut self, future: F, handle: &Handle) -> AbortHandle
+    where
+        F: Future<Output = T> + Send + 'static,
+    {
+        self.insert(handle.spawn(future))
+    }
+
+    fn insert(&mut self, handle: JoinHandle<T>) -> AbortHandle {
+        let abort = handle.abort_handle();
+        let slot = self.tasks.vacant_entry();
+        let key = slot.key();
+        let entry_waker = Arc::new(EntryWaker {
+            key,
+            queued: AtomicBool::new(true),
+            list: self.ready.clone(),
+        });
+        let waker = Waker::from(entry_waker.clone());
+        slot.insert(Entry {
+            handle,
+            entry_waker,
+            waker,
+        });
+        // Step 1: the first poll registers the entry's waker.
+        self.ready.push(key);
+        abort
+    }
+}
+
+impl<T> JoinSet<T> {
+    /// Waits for the next task to finish and returns its result; `None`
+    /// when the set is empty. Cancel-safe: dropping the future removes no
+    /// task from the set.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let mut set = rt::task::JoinSet::new();
+    ///     set.spawn(async { panic!("boom") });
+    ///     assert!(set.join_next().await.unwrap().unwrap_err().is_panic());
+    ///     assert!(set.join_next().await.is_none());
+    /// });
+    /// ```
+    pub async fn join_next(&mut self) -> Option<Result<T, JoinError>> {
+        std::future::poll_fn(|cx| self.poll_join_next(cx)).await
+    }
+
+    /// Polls for the next finished task; see [`join_next`](JoinSet::join_next).
+    /// Spends one unit of the cooperative budget per call.
+    pub fn poll_join_next(&mut self, cx: &mut Context<'_>) -> Poll<Option<Result<T, JoinError>>> {
+        let coop = ready!(poll_proceed(cx));
+        let result = self.poll_ready_list(Some(cx.waker()));
+        if result.is_ready() {
+            coop.made_progress();
+        }
+        result
+    }
+
+    /// Polls the woken handles. With no `joiner`, nothing is registered.
+    fn poll_ready_list(&mut self, joiner: Option<&Waker>) -> Poll<Option<Result<T, JoinError>>> {
+        // Bounded so that a handle re-queueing itself (its budget check
+        // said Pending) cannot keep this loop going.
+        let mut budget = 1 + self.tasks.len();
+        loop {
+            let key = {
+                let mut state = self.ready.state.lock().unwrap_or_else(|e| e.into_inner());
+                if let Some(joiner) = joiner {
+                    crate::sync::register_waker(&mut state.joiner, joiner);
+                }
+                state.keys.pop_front()
+            };
+            let Some(key) = key else {
+                return if self.tasks.is_empty() {
+                    Poll::Ready(None)
+                } else {
+                    Poll::Pending
+                };
+            };
+            if budget == 0 {
+                // Leave the rest for the next poll; the pushes woke the joiner.
+                self.ready.push(key);
+                return Poll::Pending;
+            }
+            budget -= 1;
+            let Some(entry) = self.tasks.get_mut(key) else {
+                continue;
+            };
+            entry.entry_waker.queued.store(false, Ordering::Release);
+            let mut cx = Context::from_waker(&entry.waker);
+            if let Poll::Ready(result) = Pin::new(&mut entry.handle).poll(&mut cx) {
+                self.tasks.remove(key);
+                return Poll::Ready(Some(result));
+            }
+        }
+    }
+
+    /// Returns the result of a task that has already finished, if any,
+    /// without waiting.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let mut set = rt::task::JoinSet::<()>::new();
+    ///     set.spawn(std::future::pending());
+    ///     assert!(set.try_join_next().is_none());
+    ///     set.abort_all();
+    ///     assert!(set.join_next().await.unwrap().unwrap_err().is_cancelled());
+    /// });
+    /// ```
+    pub fn try_join_next(&mut self) -> Option<Result<T, JoinError>> {
+        let mut result = None;
+        // Unconstrained: a spent budget must not hide a finished task.
+        let poll_once = crate::task::unconstrained(std::future::poll_fn(|_| {
+            if let Poll::Ready(Some(output)) = self.poll_ready_list(None) {
+                result = Some(output);
+            }
+            Poll::Ready(())
+        }));
+        let mut cx = Context::from_waker(Waker::noop());
+        let _ = std::pin::pin!(poll_once).poll(&mut cx);
+        result
+    }
+
+    /// Aborts every task in the set. They stay in the set until joined
+    /// (each then yields a cancelled [`JoinError`], unless it had finished).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let mut set = rt::task::JoinSet::<()>::new();
+    ///     set.spawn(std::future::pending());
+    ///     set.abort_all();
+    ///     assert!(set.join_next().await.unwrap().unwrap_err().is_cancelled());
+    /// });
+    /// ```
+    pub fn abort_all(&self) {
+        for (_, entry) in &self.tasks {
+            entry.handle.abort();
+        }
+    }
+
+    /// Handles to abort every task in the set, for aborting outside a lock.
+    pub(crate) fn abort_handles(&self) -> Vec<AbortHandle> {
+        self.tasks
+            .iter()
+            .map(|(_, entry)| entry.handle.abort_handle())
+            .collect()
+    }
+
+    /// Removes every task from the set without aborting it: the tasks keep
+    /// running, detached, as if their `JoinHandle`s were dropped.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let (tx, rx) = rt::sync::oneshot::channel();
+    ///     let mut set = rt::task::JoinSet::new();
+    ///     set.spawn(async move { tx.send(1).unwrap() });
+    ///     set.detach_all();
+    ///     drop(set); // does not abort the detached task
+    ///     assert_eq!(rx.await.unwrap(), 1);
+    /// });
+    /// ```
+    pub fn detach_all(&mut self) {
+        self.tasks.clear();
+        self.ready
+            .state
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .keys
+            .clear();
+    }
+
+    /// Aborts every task and waits until all have finished, dropping their
+    /// results.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let mut set = rt::task::JoinSet::<()>::new();
+    ///     for _ in 0..3 { set.spawn(std::future::pending()); }
+    ///     set.shutdown().await;
+    ///     assert!(set.is_empty());
+    /// });
+    /// ```
+    pub async fn shutdown(&mut self) {
+        self.abort_all();
+        while self.join_next().await.is_some() {}
+    }
+
+    /// The number of tasks in the set (running, or finished and not yet
+    /// joined).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// let mut set = rt::task::JoinSet::new();
+    /// set.spawn_on(async {}, rt.handle());
+    /// assert_eq!(set.len(), 1);
+    /// ```
+    pub fn len(&self) -> usize {
+        self.tasks.len()
+    }
+
+    /// `true` if the set holds no task.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// assert!(rt::task::JoinSet::<u8>::new().is_empty());
+    /// ```
+    pub fn is_empty(&self) -> bool {
+        self.tasks.is_empty()
+    }
+}
+
+impl<T: Send + 'static> Default for JoinSet<T> {
+    fn default() -> JoinSet<T> {
+        JoinSet::new()
+    }
+}
+
+impl<T> Drop for JoinSet<T> {
+    fn drop(&mut self) {
+        self.abort_all();
+    }
+}
+
+impl<T> fmt::Debug for JoinSet<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("JoinSet")
+            .field("len", &self.tasks.len())
+            .finish()
+    }
+}

@@ -1,0 +1,189 @@
+//! JoinSet: completion order, aborting, dropping.
+
+use rt::runtime::{Builder, Runtime};
+use rt::sync::{mpsc, oneshot};
+use rt::task::JoinSet;
+
+fn runtimes() -> Vec<Runtime> {
+    vec![
+        Builder::new_current_thread().build().unwrap(),
+        Builder::new_multi_thread()
+            .worker_threads(2)
+            .build()
+            .unwrap(),
+    ]
+}
+
+#[test]
+fn results_come_in_completion_order() {
+    for rt in runtimes() {
+        rt.block_on(async {
+            let mut set = JoinSet::new();
+            let mut triggers = Vec::new();
+            for i in 0..3 {
+                let (tx, rx) = oneshot::channel::<()>();
+                triggers.push(Some(tx));
+                set.spawn(async move {
+                    rx.await.unwrap();
+                    i
+                });
+            }
+            for i in [2, 0, 1] {
+                triggers[i].take().unwrap().send(()).unwrap();
+                assert_eq!(set.join_next().await.unwrap().unwrap(), i);
+            }
+            assert!(set.join_next().await.is_none());
+            assert!(set.is_empty());
+        });
+    }
+}
+
+#[test]
+fn many_tasks_sum_exactly() {
+    for rt in runtimes() {
+        rt.block_on(async {
+            let mut set = JoinSet::new();
+            for i in 0..2000u64 {
+                set.spawn(async move {
+                    if i % 3 == 0 {
+                        rt::task::yield_now().await;
+                    }
+                    i
+                });
+            }
+            assert_eq!(set.len(), 2000);
+            let mut sum = 0;
+            while let Some(result) = set.join_next().await {
+                sum += result.unwrap();
+            }
+            assert_eq!(sum, 1999 * 2000 / 2);
+        });
+    }
+}
+
+#[test]
+fn try_join_next_only_returns_finished_tasks() {
+    for rt in runtimes() {
+        rt.block_on(async {
+            let mut set = JoinSet::new();
+            let (tx, rx) = oneshot::channel::<()>();
+            set.spawn(async move {
+                rx.await.unwrap();
+                "done"
+            });
+            assert!(set.try_join_next().is_none());
+            tx.send(()).unwrap();
+            let result = loop {
+                if let Some(result) = set.try_join_next() {
+                    break result;
+                }
+                rt::task::yield_now().await;
+            };
+            assert_eq!(result.unwrap(), "done");
+        });
+    }
+}
+
+#[test]
+fn abort_all_and_shutdown_cancel_tasks() {
+    for rt in runtimes() {
+        rt.block_on(async {
+            let mut set = JoinSet::<()>::new();
+            for _ in 0..5 {
+                set.spawn(std::future::pending());
+            }
+            set.abort_all();
+            let mut cancelled = 0;
+            while let Some(result) = set.join_next().await {
+                assert!(result.unwrap_err().is_cancelled());
+                cancelled += 1;
+            }
+            assert_eq!(cancelled, 5);
+
+            for _ in 0..5 {
+                set.spawn(std::future::pending());
+            }
+            set.shutdown().await;
+            assert!(set.is_empty());
+        });
+    }
+}
+
+#[test]
+fn panics_are_reported() {
+    let rt = Builder::new_multi_thread()
+        .worker_threads(2)
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let mut set = JoinSet::new();
+        set.spawn(async { panic!("child panicked") });
+        let err = set.join_next().await.unwrap().unwrap_err();
+        assert!(err.is_panic());
+    });
+}
+
+#[test]
+fn dropping_the_set_aborts_its_tasks() {
+    for rt in runtimes() {
+        rt.block_on(async {
+            let (alive, mut gone) = mpsc::channel::<()>(1);
+            let mut set = JoinSet::new();
+            for _ in 0..4 {
+                let alive = alive.clone();
+                set.spawn(async move {
+                    let _alive = alive;
+                    std::future::pending::<()>().await
+                });
+            }
+            drop(alive);
+            drop(set);
+            // Every task's future (and its sender) was dropped.
+            assert_eq!(gone.recv().await, None);
+        });
+    }
+}
+
+#[test]
+fn spawn_on_from_outside_a_runtime() {
+    let rt = Builder::new_multi_thread()
+        .worker_threads(2)
+        .build()
+        .unwrap();
+    let mut set = JoinSet::new();
+    for i in 0..10 {
+        set.spawn_on(async move { i }, rt.handle());
+    }
+    let sum = rt.block_on(async {
+        let mut sum = 0;
+        while let Some(r) = set.join_next().await {
+            sum += r.unwrap();
+        }
+        sum
+    });
+    assert_eq!(sum, 45);
+}
+
+#[test]
+fn a_dropped_join_next_loses_no_result() {
+    let rt = Builder::new_current_thread().build().unwrap();
+    rt.block_on(async {
+        let mut set = JoinSet::new();
+        let (tx, rx) = oneshot::channel::<()>();
+        set.spawn(async move {
+            rx.await.unwrap();
+            1
+        });
+        {
+            let mut next = Box::pin(set.join_next());
+            let waker = std::task::Waker::noop();
+            let pending = std::future::Future::poll(
+                next.as_mut(),
+                &mut std::task::Context::from_waker(waker),
+            );
+            assert!(pending.is_pending());
+        }
+        tx.send(()).unwrap();
+        assert_eq!(set.join_next().await.unwrap().unwrap(), 1);
+    });
+}

@@ -1,0 +1,316 @@
+//! mpsc: capacity, closing, cancellation, many producers.
+
+use rt::runtime::{Builder, Runtime};
+use rt::sync::mpsc::{
+    self,
+    error::{TryRecvError, TrySendError},
+};
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering::SeqCst};
+use std::task::{Context, Poll, Wake, Waker};
+
+fn runtimes() -> Vec<Runtime> {
+    vec![
+        Builder::new_current_thread().build().unwrap(),
+        Builder::new_multi_thread()
+            .worker_threads(2)
+            .build()
+            .unwrap(),
+    ]
+}
+
+fn poll<F: Future>(future: &mut Pin<Box<F>>) -> Poll<F::Output> {
+    future
+        .as_mut()
+        .poll(&mut Context::from_waker(Waker::noop()))
+}
+
+#[test]
+fn send_waits_for_capacity() {
+    let (tx, mut rx) = mpsc::channel(1);
+    tx.try_send(1).unwrap();
+    assert_eq!(tx.try_send(2), Err(TrySendError::Full(2)));
+    let mut send = Box::pin(tx.send(3));
+    assert!(poll(&mut send).is_pending());
+    assert_eq!(rx.try_recv(), Ok(1));
+    assert!(matches!(poll(&mut send), Poll::Ready(Ok(()))));
+    assert_eq!(rx.try_recv(), Ok(3));
+    assert_eq!(rx.try_recv(), Err(TryRecvError::Empty));
+}
+
+#[test]
+fn waiting_senders_are_served_in_order() {
+    let (tx, mut rx) = mpsc::channel(1);
+    tx.try_send(0).unwrap();
+    let mut sends: Vec<_> = (1..4).map(|i| Box::pin(tx.send(i))).collect();
+    for send in &mut sends {
+        assert!(poll(send).is_pending());
+    }
+    for expected in 0..3 {
+        assert_eq!(rx.try_recv(), Ok(expected));
+        for (i, send) in sends.iter_mut().enumerate() {
+            if i == expected {
+                assert!(poll(send).is_ready());
+            } else if i > expected {
+                assert!(poll(send).is_pending());
+            }
+        }
+    }
+    assert_eq!(rx.try_recv(), Ok(3));
+}
+
+#[test]
+fn permits_reserve_slots() {
+    let (tx, mut rx) = mpsc::channel(2);
+    let permit = tx.try_reserve().unwrap();
+    let owned = tx.clone().try_reserve_owned().unwrap();
+    assert_eq!(tx.capacity(), 0);
+    assert!(matches!(tx.try_send(0), Err(TrySendError::Full(0))));
+    drop(permit); // unused: the slot comes back
+    assert_eq!(tx.capacity(), 1);
+    let _tx2 = owned.send(7);
+    futures::executor::block_on(tx.reserve()).unwrap().send(8);
+    assert_eq!(rx.try_recv(), Ok(7));
+    assert_eq!(rx.try_recv(), Ok(8));
+    assert_eq!(tx.capacity(), 2);
+    assert_eq!(tx.max_capacity(), 2);
+}
+
+#[test]
+fn recv_many_takes_up_to_the_limit() {
+    let (tx, mut rx) = mpsc::unbounded_channel();
+    for i in 0..5 {
+        tx.send(i).unwrap();
+    }
+    let mut buf = vec![];
+    futures::executor::block_on(async {
+        assert_eq!(rx.recv_many(&mut buf, 3).await, 3);
+        assert_eq!(rx.recv_many(&mut buf, 3).await, 2);
+        assert_eq!(rx.recv_many(&mut buf, 0).await, 0);
+        drop(tx);
+        assert_eq!(rx.recv_many(&mut buf, 3).await, 0);
+    });
+    assert_eq!(buf, [0, 1, 2, 3, 4]);
+}
+
+#[test]
+fn receiving_ends_with_none_after_all_senders_drop() {
+    let (tx, mut rx) = mpsc::channel(4);
+    let tx2 = tx.clone();
+    tx.try_send(1).unwrap();
+    drop(tx);
+    tx2.try_send(2).unwrap();
+    let mut recv = Box::pin(async move {
+        let mut got = vec![];
+        while let Some(v) = rx.recv().await {
+            got.push(v);
+        }
+        got
+    });
+    assert!(poll(&mut recv).is_pending());
+    drop(tx2);
+    assert_eq!(futures::executor::block_on(recv), [1, 2]);
+}
+
+#[test]
+fn close_keeps_queued_values_and_fails_new_sends() {
+    let (tx, mut rx) = mpsc::channel(1);
+    tx.try_send(1).unwrap();
+    let mut blocked = Box::pin(tx.send(2));
+    assert!(poll(&mut blocked).is_pending());
+    rx.close();
+    assert!(tx.is_closed());
+    assert_eq!(poll(&mut blocked).map(|r| r.unwrap_err().0), Poll::Ready(2));
+    assert!(matches!(tx.try_send(3), Err(TrySendError::Closed(3))));
+    futures::executor::block_on(async {
+        tx.closed().await;
+        assert_eq!(rx.recv().await, Some(1));
+        assert_eq!(rx.recv().await, None);
+    });
+}
+
+#[test]
+fn a_permit_taken_before_close_still_delivers() {
+    let (tx, mut rx) = mpsc::channel(2);
+    let permit = tx.try_reserve().unwrap();
+    rx.close();
+    let mut recv = Box::pin(rx.recv());
+    assert!(
+        poll(&mut recv).is_pending(),
+        "a reserved slot may still deliver"
+    );
+    permit.send(5);
+    assert_eq!(poll(&mut recv), Poll::Ready(Some(5)));
+    drop(recv);
+    assert_eq!(futures::executor::block_on(rx.recv()), None);
+}
+
+#[test]
+fn a_closed_receiver_is_woken_when_a_granted_send_is_cancelled() {
+    struct Flag(AtomicBool);
+    impl Wake for Flag {
+        fn wake(self: Arc<Self>) {
+            self.0.store(true, SeqCst);
+        }
+    }
+    let (tx, mut rx) = mpsc::channel(1);
+    tx.try_send(1).unwrap();
+    let mut send = Box::pin(tx.send(2));
+    assert!(poll(&mut send).is_pending());
+    assert_eq!(rx.try_recv(), Ok(1)); // the slot is granted to `send`
+    rx.close();
+    let flag = Arc::new(Flag(AtomicBool::new(false)));
+    let waker = Waker::from(flag.clone());
+    let mut recv = Box::pin(rx.recv());
+    // The granted slot may still deliver, so the receiver waits...
+    assert!(
+        recv.as_mut()
+            .poll(&mut Context::from_waker(&waker))
+            .is_pending()
+    );
+    drop(send); // ...until the send is cancelled instead.
+    assert!(flag.0.load(SeqCst));
+    assert_eq!(poll(&mut recv), Poll::Ready(None));
+}
+
+#[test]
+fn dropping_the_receiver_drops_queued_values() {
+    let value = Arc::new(());
+    let (tx, rx) = mpsc::channel(4);
+    tx.try_send(value.clone()).unwrap();
+    tx.try_send(value.clone()).unwrap();
+    assert_eq!(Arc::strong_count(&value), 3);
+    drop(rx);
+    assert_eq!(Arc::strong_count(&value), 1);
+    assert!(tx.try_send(value.clone()).is_err());
+    assert!(futures::executor::block_on(tx.send(value.clone())).is_err());
+    assert_eq!(Arc::strong_count(&value), 1);
+
+    let (tx, rx) = mpsc::unbounded_channel();
+    tx.send(value.clone()).unwrap();
+    drop(rx);
+    assert_eq!(Arc::strong_count(&value), 1);
+    assert!(tx.send(value.clone()).is_err());
+}
+
+#[test]
+fn cancelled_send_and_recv_lose_nothing() {
+    let (tx, mut rx) = mpsc::channel(1);
+    tx.try_send(1).unwrap();
+    let mut send = Box::pin(tx.send(2));
+    assert!(poll(&mut send).is_pending());
+    drop(send); // cancelled while waiting: no slot taken
+    assert_eq!(rx.try_recv(), Ok(1));
+    let mut send = Box::pin(tx.send(3));
+    let mut other = Box::pin(tx.send(4));
+    tx.try_send(9).unwrap();
+    assert!(poll(&mut send).is_pending());
+    assert!(poll(&mut other).is_pending());
+    assert_eq!(rx.try_recv(), Ok(9)); // the slot is granted to `send`...
+    drop(send); // ...which is cancelled before it looks: `other` gets it
+    assert!(matches!(poll(&mut other), Poll::Ready(Ok(()))));
+    assert_eq!(rx.try_recv(), Ok(4));
+
+    tx.try_send(6).unwrap();
+    let mut reserve = Box::pin(tx.reserve());
+    assert!(poll(&mut reserve).is_pending());
+    assert_eq!(rx.try_recv(), Ok(6)); // the slot is granted to `reserve`...
+    drop(reserve); // ...which is cancelled: the slot comes back
+    assert_eq!(tx.capacity(), 1);
+
+    let mut recv = Box::pin(rx.recv());
+    assert!(poll(&mut recv).is_pending());
+    drop(recv); // cancelled receive
+    tx.try_send(5).unwrap();
+    assert_eq!(rx.try_recv(), Ok(5));
+    assert_eq!(tx.capacity(), 1);
+}
+
+fn many_producers_exact(bounded: bool) {
+    const PRODUCERS: u64 = 5;
+    const EACH: u64 = 1000;
+    for rt in runtimes() {
+        let received = rt.block_on(async {
+            let mut got = Vec::new();
+            if bounded {
+                let (tx, mut rx) = mpsc::channel(16);
+                for p in 0..PRODUCERS {
+                    let tx = tx.clone();
+                    rt::spawn(async move {
+                        for i in 0..EACH {
+                            tx.send(p * EACH + i).await.unwrap();
+                        }
+                    });
+                }
+                drop(tx);
+                let mut buf = Vec::new();
+                while rx.recv_many(&mut buf, 7).await > 0 {
+                    got.append(&mut buf);
+                }
+            } else {
+                let (tx, mut rx) = mpsc::unbounded_channel();
+                for p in 0..PRODUCERS {
+                    let tx = tx.clone();
+                    rt::spawn(async move {
+                        for i in 0..EACH {
+                            tx.send(p * EACH + i).unwrap();
+                            if i % 64 == 0 {
+                                rt::task::yield_now().await;
+                            }
+                        }
+                    });
+                }
+                drop(tx);
+                while let Some(v) = rx.recv().await {
+                    got.push(v);
+                }
+            }
+            got
+        });
+        assert_eq!(received.len() as u64, PRODUCERS * EACH);
+        // Per producer, values arrive in the order sent, each exactly once.
+        for p in 0..PRODUCERS {
+            let mine: Vec<u64> = received.iter().copied().filter(|v| v / EACH == p).collect();
+            let expected: Vec<u64> = (0..EACH).map(|i| p * EACH + i).collect();
+            assert_eq!(mine, expected);
+        }
+    }
+}
+
+#[test]
+fn many_producers_bounded() {
+    many_producers_exact(true);
+}
+
+#[test]
+fn many_producers_unbounded() {
+    many_producers_exact(false);
+}
+
+#[test]
+fn channels_work_across_plain_threads() {
+    let (tx, mut rx) = mpsc::channel(2);
+    let producers: Vec<_> = (0..3)
+        .map(|p| {
+            let tx = tx.clone();
+            std::thread::spawn(move || {
+                for i in 0..200 {
+                    futures::executor::block_on(tx.send(p * 200 + i)).unwrap();
+                }
+            })
+        })
+        .collect();
+    drop(tx);
+    let mut sum = 0;
+    futures::executor::block_on(async {
+        while let Some(v) = rx.recv().await {
+            sum += v;
+        }
+    });
+    for producer in producers {
+        producer.join().unwrap();
+    }
+    assert_eq!(sum, (0..600).sum::<i32>());
+}

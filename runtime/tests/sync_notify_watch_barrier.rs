@@ -1,0 +1,239 @@
+//! Notify, watch and Barrier.
+
+use rt::runtime::{Builder, Runtime};
+use rt::sync::{Barrier, Notify, watch};
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
+use std::task::{Context, Poll, Waker};
+
+fn runtimes() -> Vec<Runtime> {
+    vec![
+        Builder::new_current_thread().build().unwrap(),
+        Builder::new_multi_thread()
+            .worker_threads(2)
+            .build()
+            .unwrap(),
+    ]
+}
+
+fn poll<F: Future>(future: &mut Pin<Box<F>>) -> Poll<F::Output> {
+    future
+        .as_mut()
+        .poll(&mut Context::from_waker(Waker::noop()))
+}
+
+#[test]
+fn notify_one_without_waiter_stores_one_permit() {
+    let notify = Notify::new();
+    notify.notify_one();
+    notify.notify_one();
+    let mut first = Box::pin(notify.notified());
+    assert!(poll(&mut first).is_ready());
+    let mut second = Box::pin(notify.notified());
+    assert!(poll(&mut second).is_pending());
+}
+
+#[test]
+fn notify_one_wakes_waiters_in_fifo_order() {
+    let notify = Notify::new();
+    let mut waiters: Vec<_> = (0..3).map(|_| Box::pin(notify.notified())).collect();
+    for waiter in &mut waiters {
+        assert!(poll(waiter).is_pending());
+    }
+    for served in 0..3 {
+        notify.notify_one();
+        for (i, waiter) in waiters.iter_mut().enumerate().skip(served) {
+            assert_eq!(poll(waiter).is_ready(), i == served);
+        }
+    }
+}
+
+#[test]
+fn notify_waiters_wakes_created_futures_and_stores_nothing() {
+    let notify = Notify::new();
+    let mut polled = Box::pin(notify.notified());
+    assert!(poll(&mut polled).is_pending());
+    let mut unpolled = Box::pin(notify.notified());
+    notify.notify_waiters();
+    let mut later = Box::pin(notify.notified());
+    assert!(poll(&mut polled).is_ready());
+    assert!(poll(&mut unpolled).is_ready());
+    assert!(poll(&mut later).is_pending());
+}
+
+#[test]
+fn a_dropped_notified_waiter_passes_the_notification_on() {
+    let notify = Notify::new();
+    let mut first = Box::pin(notify.notified());
+    let mut second = Box::pin(notify.notified());
+    assert!(poll(&mut first).is_pending());
+    assert!(poll(&mut second).is_pending());
+    notify.notify_one(); // picks `first`
+    drop(first);
+    assert!(poll(&mut second).is_ready());
+
+    // Dropped with no other waiter: it becomes the permit.
+    let mut only = Box::pin(notify.notified());
+    assert!(poll(&mut only).is_pending());
+    notify.notify_one();
+    drop(only);
+    let mut next = Box::pin(notify.notified());
+    assert!(poll(&mut next).is_ready());
+}
+
+#[test]
+fn a_dropped_unnotified_waiter_takes_nothing() {
+    let notify = Notify::new();
+    let mut first = Box::pin(notify.notified());
+    assert!(poll(&mut first).is_pending());
+    drop(first);
+    let mut second = Box::pin(notify.notified());
+    assert!(poll(&mut second).is_pending());
+    notify.notify_one();
+    assert!(poll(&mut second).is_ready());
+}
+
+#[test]
+fn notify_ping_pong_counts_exactly() {
+    const ROUNDS: usize = 500;
+    for rt in runtimes() {
+        rt.block_on(async {
+            let ping = Arc::new(Notify::new());
+            let pong = Arc::new(Notify::new());
+            let count = Arc::new(AtomicUsize::new(0));
+            let responder = {
+                let (ping, pong, count) = (ping.clone(), pong.clone(), count.clone());
+                rt::spawn(async move {
+                    for _ in 0..ROUNDS {
+                        ping.notified().await;
+                        count.fetch_add(1, SeqCst);
+                        pong.notify_one();
+                    }
+                })
+            };
+            for i in 0..ROUNDS {
+                ping.notify_one();
+                pong.notified().await;
+                assert_eq!(count.load(SeqCst), i + 1);
+            }
+            responder.await.unwrap();
+        });
+    }
+}
+
+#[test]
+fn notify_works_outside_a_runtime() {
+    let notify = Arc::new(Notify::new());
+    let waiter = {
+        let notify = notify.clone();
+        std::thread::spawn(move || futures::executor::block_on(notify.notified()))
+    };
+    notify.notify_one();
+    waiter.join().unwrap();
+}
+
+#[test]
+fn watch_receivers_see_the_latest_value() {
+    let (tx, mut rx) = watch::channel(0);
+    let mut rx2 = rx.clone();
+    assert!(!rx.has_changed().unwrap());
+    tx.send(1).unwrap();
+    tx.send(2).unwrap();
+    futures::executor::block_on(async {
+        rx.changed().await.unwrap();
+        assert_eq!(*rx.borrow(), 2);
+        assert_eq!(*rx2.borrow_and_update(), 2);
+    });
+    let mut pending = Box::pin(rx.changed());
+    assert!(poll(&mut pending).is_pending());
+    drop(pending); // cancelled: nothing is marked seen
+    tx.send_modify(|v| *v += 1);
+    assert!(rx.has_changed().unwrap());
+    assert!(rx2.has_changed().unwrap());
+    drop(tx);
+    futures::executor::block_on(async {
+        rx.changed().await.unwrap(); // the unseen value first
+        assert_eq!(*rx.borrow(), 3);
+        assert!(rx.changed().await.is_err());
+        assert!(rx2.changed().await.is_ok());
+        assert!(rx2.changed().await.is_err());
+    });
+}
+
+#[test]
+fn watch_sender_knows_when_receivers_are_gone() {
+    let (tx, rx) = watch::channel(());
+    assert_eq!(tx.receiver_count(), 1);
+    let mut closed = Box::pin(tx.closed());
+    assert!(poll(&mut closed).is_pending());
+    drop(rx);
+    assert!(poll(&mut closed).is_ready());
+    assert!(tx.send(()).is_err());
+}
+
+#[test]
+fn watch_values_arrive_in_order_under_contention() {
+    for rt in runtimes() {
+        rt.block_on(async {
+            let (tx, rx) = watch::channel(0usize);
+            let readers: Vec<_> = (0..4)
+                .map(|_| {
+                    let mut rx = rx.clone();
+                    rt::spawn(async move {
+                        let mut last = 0;
+                        while rx.changed().await.is_ok() {
+                            let now = *rx.borrow_and_update();
+                            assert!(now > last, "values went backwards: {last} then {now}");
+                            last = now;
+                        }
+                        last
+                    })
+                })
+                .collect();
+            drop(rx);
+            for i in 1..=300 {
+                tx.send(i).unwrap();
+                if i % 10 == 0 {
+                    rt::task::yield_now().await;
+                }
+            }
+            drop(tx);
+            for reader in readers {
+                assert_eq!(reader.await.unwrap(), 300);
+            }
+        });
+    }
+}
+
+#[test]
+fn barrier_releases_each_generation_with_one_leader() {
+    for rt in runtimes() {
+        rt.block_on(async {
+            let barrier = Arc::new(Barrier::new(4));
+            let leaders = Arc::new(AtomicUsize::new(0));
+            let arrived = Arc::new(AtomicUsize::new(0));
+            let tasks: Vec<_> = (0..4)
+                .map(|_| {
+                    let (barrier, leaders, arrived) =
+                        (barrier.clone(), leaders.clone(), arrived.clone());
+                    rt::spawn(async move {
+                        for generation in 0..10 {
+                            arrived.fetch_add(1, SeqCst);
+                            if barrier.wait().await.is_leader() {
+                                leaders.fetch_add(1, SeqCst);
+                            }
+                            // Nobody passes generation g before all reached it.
+                            assert!(arrived.load(SeqCst) >= (generation + 1) * 4);
+                        }
+                    })
+                })
+                .collect();
+            for task in tasks {
+                task.await.unwrap();
+            }
+            assert_eq!(leaders.load(SeqCst), 10);
+        });
+    }
+}

@@ -1,0 +1,135 @@
+//! oneshot: delivery, closing from either side, cancellation.
+
+use rt::runtime::{Builder, Runtime};
+use rt::sync::oneshot::{self, TryRecvError};
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll, Waker};
+
+fn runtimes() -> Vec<Runtime> {
+    vec![
+        Builder::new_current_thread().build().unwrap(),
+        Builder::new_multi_thread()
+            .worker_threads(2)
+            .build()
+            .unwrap(),
+    ]
+}
+
+fn poll<F: Future + Unpin>(future: &mut F) -> Poll<F::Output> {
+    Pin::new(future).poll(&mut Context::from_waker(Waker::noop()))
+}
+
+#[test]
+fn value_arrives_and_errors_when_the_other_side_is_gone() {
+    let (tx, rx) = oneshot::channel();
+    tx.send(1).unwrap();
+    assert_eq!(futures::executor::block_on(rx), Ok(1));
+
+    let (tx, rx) = oneshot::channel::<u8>();
+    drop(tx);
+    assert!(futures::executor::block_on(rx).is_err());
+
+    let value = Arc::new(());
+    let (tx, rx) = oneshot::channel();
+    drop(rx);
+    assert!(tx.is_closed());
+    let back = tx.send(value.clone()).unwrap_err();
+    assert!(Arc::ptr_eq(&back, &value));
+}
+
+#[test]
+fn a_value_left_in_a_dropped_receiver_is_dropped() {
+    let value = Arc::new(());
+    let (tx, rx) = oneshot::channel();
+    tx.send(value.clone()).unwrap();
+    assert_eq!(Arc::strong_count(&value), 2);
+    drop(rx);
+    assert_eq!(Arc::strong_count(&value), 1);
+}
+
+#[test]
+fn try_recv_and_close() {
+    let (tx, mut rx) = oneshot::channel();
+    assert_eq!(rx.try_recv(), Err(TryRecvError::Empty));
+    tx.send(5).unwrap();
+    rx.close();
+    // Sent before the close: still there.
+    assert_eq!(rx.try_recv(), Ok(5));
+    assert_eq!(rx.try_recv(), Err(TryRecvError::Closed));
+
+    let (tx, mut rx) = oneshot::channel::<u8>();
+    rx.close();
+    assert_eq!(tx.send(1), Err(1));
+    assert!(futures::executor::block_on(rx).is_err());
+}
+
+#[test]
+fn receiving_by_reference_is_cancel_safe() {
+    let (tx, mut rx) = oneshot::channel();
+    {
+        let mut borrowed = &mut rx;
+        assert!(poll(&mut borrowed).is_pending());
+    } // the borrowed receive is dropped here
+    tx.send("kept").unwrap();
+    assert_eq!(futures::executor::block_on(rx), Ok("kept"));
+}
+
+#[test]
+fn sender_closed_wakes_when_the_receiver_goes() {
+    for rt in runtimes() {
+        rt.block_on(async {
+            let (mut tx, rx) = oneshot::channel::<()>();
+            let mut closed = Box::pin(async move {
+                tx.closed().await;
+                tx.is_closed()
+            });
+            assert!(poll(&mut closed).is_pending());
+            rt::spawn(async move { drop(rx) }).await.unwrap();
+            assert!(closed.await);
+        });
+    }
+}
+
+#[test]
+fn many_request_replies_across_tasks() {
+    for rt in runtimes() {
+        rt.block_on(async {
+            let (requests, mut inbox) =
+                rt::sync::mpsc::unbounded_channel::<(u64, oneshot::Sender<u64>)>();
+            let server = rt::spawn(async move {
+                let mut served = 0;
+                while let Some((n, reply)) = inbox.recv().await {
+                    reply.send(n * 2).unwrap();
+                    served += 1;
+                }
+                served
+            });
+            let clients: Vec<_> = (0..8u64)
+                .map(|c| {
+                    let requests = requests.clone();
+                    rt::spawn(async move {
+                        let mut sum = 0;
+                        for i in 0..100 {
+                            let (tx, rx) = oneshot::channel();
+                            requests.send((c * 1000 + i, tx)).unwrap();
+                            sum += rx.await.unwrap();
+                        }
+                        sum
+                    })
+                })
+                .collect();
+            drop(requests);
+            let mut total = 0;
+            for client in clients {
+                total += client.await.unwrap();
+            }
+            let expected: u64 = (0..8u64)
+                .flat_map(|c| (0..100).map(move |i| 2 * (c * 1000 + i)))
+                .sum();
+            assert_eq!(total, expected);
+            assert_eq!(server.await.unwrap(), 800);
+        });
+    }
+}

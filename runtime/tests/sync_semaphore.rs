@@ -1,0 +1,239 @@
+//! Semaphore: permits, fairness, closing, cancellation, contention.
+
+use rt::runtime::{Builder, Runtime};
+use rt::sync::{Semaphore, TryAcquireError};
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
+use std::task::{Context, Poll, Wake, Waker};
+
+fn runtimes() -> Vec<Runtime> {
+    vec![
+        Builder::new_current_thread().build().unwrap(),
+        Builder::new_multi_thread()
+            .worker_threads(2)
+            .build()
+            .unwrap(),
+    ]
+}
+
+/// A waker that counts its wakes.
+#[derive(Default)]
+struct CountWaker(AtomicUsize);
+
+impl Wake for CountWaker {
+    fn wake(self: Arc<Self>) {
+        self.0.fetch_add(1, SeqCst);
+    }
+}
+
+fn poll<F: Future>(future: &mut Pin<Box<F>>, waker: &Arc<CountWaker>) -> Poll<F::Output> {
+    let waker = Waker::from(waker.clone());
+    future.as_mut().poll(&mut Context::from_waker(&waker))
+}
+
+#[test]
+fn acquire_release_and_counts() {
+    let semaphore = Semaphore::new(3);
+    futures::executor::block_on(async {
+        let a = semaphore.acquire().await.unwrap();
+        let b = semaphore.acquire_many(2).await.unwrap();
+        assert_eq!(semaphore.available_permits(), 0);
+        assert_eq!(
+            semaphore.try_acquire().unwrap_err(),
+            TryAcquireError::NoPermits
+        );
+        drop(b);
+        assert_eq!(semaphore.available_permits(), 2);
+        a.forget();
+        drop(semaphore.acquire_many(2).await.unwrap());
+        assert_eq!(semaphore.available_permits(), 2);
+        semaphore.add_permits(5);
+        assert_eq!(semaphore.available_permits(), 7);
+    });
+}
+
+#[test]
+fn a_large_waiter_is_not_starved_by_small_acquires() {
+    let semaphore = Semaphore::new(1);
+    let held = semaphore.try_acquire().unwrap();
+    let waker = Arc::new(CountWaker::default());
+    let mut big = Box::pin(semaphore.acquire_many(2));
+    assert!(poll(&mut big, &waker).is_pending());
+    drop(held);
+    // One permit is free, but the queued waiter for two comes first.
+    assert_eq!(semaphore.available_permits(), 1);
+    assert_eq!(
+        semaphore.try_acquire().unwrap_err(),
+        TryAcquireError::NoPermits
+    );
+    let mut small = Box::pin(semaphore.acquire());
+    assert!(poll(&mut small, &waker).is_pending());
+    semaphore.add_permits(1);
+    let big_permit = match poll(&mut big, &waker) {
+        Poll::Ready(permit) => permit.unwrap(),
+        Poll::Pending => panic!("the large waiter was not granted"),
+    };
+    assert!(poll(&mut small, &waker).is_pending());
+    drop(big_permit);
+    assert!(poll(&mut small, &waker).is_ready());
+}
+
+#[test]
+fn waiters_are_served_in_fifo_order() {
+    let semaphore = Semaphore::new(0);
+    let waker = Arc::new(CountWaker::default());
+    let mut waiters: Vec<_> = (0..5).map(|_| Box::pin(semaphore.acquire())).collect();
+    for waiter in &mut waiters {
+        assert!(poll(waiter, &waker).is_pending());
+    }
+    for served in 0..5 {
+        semaphore.add_permits(1);
+        for (i, waiter) in waiters.iter_mut().enumerate().skip(served) {
+            let ready = poll(waiter, &waker);
+            assert_eq!(
+                ready.is_ready(),
+                i == served,
+                "waiter {i} after {served} grants"
+            );
+            if let Poll::Ready(permit) = ready {
+                permit.unwrap().forget();
+            }
+        }
+    }
+}
+
+#[test]
+fn cancelled_waiter_does_not_block_the_next() {
+    let semaphore = Semaphore::new(0);
+    let waker = Arc::new(CountWaker::default());
+    let mut first = Box::pin(semaphore.acquire());
+    let mut second = Box::pin(semaphore.acquire());
+    assert!(poll(&mut first, &waker).is_pending());
+    assert!(poll(&mut second, &waker).is_pending());
+    drop(first); // cancelled while queued
+    semaphore.add_permits(1);
+    assert!(poll(&mut second, &waker).is_ready());
+}
+
+#[test]
+fn cancelled_after_grant_passes_permits_on() {
+    let semaphore = Semaphore::new(0);
+    let first_waker = Arc::new(CountWaker::default());
+    let second_waker = Arc::new(CountWaker::default());
+    let mut first = Box::pin(semaphore.acquire_many(2));
+    let mut second = Box::pin(semaphore.acquire());
+    assert!(poll(&mut first, &first_waker).is_pending());
+    assert!(poll(&mut second, &second_waker).is_pending());
+    semaphore.add_permits(2); // granted to `first`, which never looks
+    assert_eq!(first_waker.0.load(SeqCst), 1);
+    assert_eq!(semaphore.available_permits(), 0);
+    drop(first);
+    // The second waiter was woken and got one of the returned permits.
+    assert_eq!(second_waker.0.load(SeqCst), 1);
+    assert!(poll(&mut second, &second_waker).is_ready());
+    assert_eq!(semaphore.available_permits(), 2);
+}
+
+#[test]
+fn close_fails_waiters_but_keeps_held_permits() {
+    let semaphore = Semaphore::new(1);
+    let held = semaphore.try_acquire().unwrap();
+    let waker = Arc::new(CountWaker::default());
+    let mut waiter = Box::pin(semaphore.acquire());
+    assert!(poll(&mut waiter, &waker).is_pending());
+    semaphore.close();
+    assert_eq!(waker.0.load(SeqCst), 1);
+    assert!(matches!(poll(&mut waiter, &waker), Poll::Ready(Err(_))));
+    assert_eq!(
+        semaphore.try_acquire().unwrap_err(),
+        TryAcquireError::Closed
+    );
+    drop(held);
+    assert_eq!(semaphore.available_permits(), 1);
+    assert!(futures::executor::block_on(semaphore.acquire()).is_err());
+}
+
+#[test]
+fn owned_permits_move_between_tasks() {
+    for rt in runtimes() {
+        rt.block_on(async {
+            let semaphore = Arc::new(Semaphore::new(2));
+            let permit = semaphore.clone().acquire_many_owned(2).await.unwrap();
+            let waiter = rt::spawn(semaphore.clone().acquire_owned());
+            let releaser = rt::spawn(async move { drop(permit) });
+            releaser.await.unwrap();
+            let got = waiter.await.unwrap().unwrap();
+            assert_eq!(got.num_permits(), 1);
+            assert_eq!(semaphore.available_permits(), 1);
+        });
+    }
+}
+
+#[test]
+fn contended_acquires_never_exceed_the_limit() {
+    const LIMIT: usize = 3;
+    const TASKS: usize = 40;
+    const ROUNDS: usize = 50;
+    for rt in runtimes() {
+        let semaphore = Arc::new(Semaphore::new(LIMIT));
+        let inside = Arc::new(AtomicUsize::new(0));
+        let most = Arc::new(AtomicUsize::new(0));
+        let total = Arc::new(AtomicUsize::new(0));
+        rt.block_on(async {
+            let tasks: Vec<_> = (0..TASKS)
+                .map(|i| {
+                    let (semaphore, inside, most, total) = (
+                        semaphore.clone(),
+                        inside.clone(),
+                        most.clone(),
+                        total.clone(),
+                    );
+                    rt::spawn(async move {
+                        for _ in 0..ROUNDS {
+                            let _permit = if i % 2 == 0 {
+                                semaphore.acquire_many(1).await.unwrap()
+                            } else {
+                                semaphore.acquire().await.unwrap()
+                            };
+                            let now = inside.fetch_add(1, SeqCst) + 1;
+                            most.fetch_max(now, SeqCst);
+                            rt::task::yield_now().await;
+                            inside.fetch_sub(1, SeqCst);
+                            total.fetch_add(1, SeqCst);
+                        }
+                    })
+                })
+                .collect();
+            for task in tasks {
+                task.await.unwrap();
+            }
+        });
+        assert!(most.load(SeqCst) <= LIMIT);
+        assert_eq!(total.load(SeqCst), TASKS * ROUNDS);
+        assert_eq!(semaphore.available_permits(), LIMIT);
+    }
+}
+
+#[test]
+fn works_across_plain_threads_without_a_runtime() {
+    let semaphore = Arc::new(Semaphore::new(1));
+    let count = Arc::new(AtomicUsize::new(0));
+    let threads: Vec<_> = (0..4)
+        .map(|_| {
+            let (semaphore, count) = (semaphore.clone(), count.clone());
+            std::thread::spawn(move || {
+                for _ in 0..100 {
+                    let _permit = futures::executor::block_on(semaphore.acquire()).unwrap();
+                    let seen = count.load(SeqCst);
+                    count.store(seen + 1, SeqCst);
+                }
+            })
+        })
+        .collect();
+    for thread in threads {
+        thread.join().unwrap();
+    }
+    assert_eq!(count.load(SeqCst), 400);
+}
