@@ -133,5 +133,9 @@ mod stand_in {
         pub(crate) fn is_empty(&self) -> bool {
             self.queue.lock().unwrap().is_empty()
         }
+
+        pub(crate) fn len(&self) -> usize {
+            self.queue.lock().unwrap().len()
+        }
     }
 }
