@@ -2,8 +2,8 @@
 //!
 //! A worker owns a `Core`: its local FIFO deque, a one-task LIFO slot and
 //! its parker. It looks for its next task in this order:
-//! 1. every `global_queue_interval` ticks, the injector first (so tasks
-//!    spawned from outside are not starved by a busy local queue);
+//! 1. every `global_queue_interval` ticks, a batch from the injector first
+//!    (so tasks spawned from outside are not starved by a busy local queue);
 //! 2. the LIFO slot: the task this worker woke most recently (a message
 //!    handed to another task is processed while still in cache); at most
 //!    `MAX_LIFO_POLLS` in a row, then the slot's task goes to the deque;
@@ -84,7 +84,10 @@ impl Core {
     fn next_task(&mut self, handle: &Handle) -> Option<Notified> {
         let shared = &handle.shared;
         if self.tick % shared.config.global_queue_interval == 0 {
-            if let Some(task) = shared.inject.steal().success() {
+            // A batch, not one task: when yielding tasks keep the local
+            // deque from ever emptying, this is the only way in for tasks
+            // spawned from outside, and one per interval starves them.
+            if let Some(task) = shared.inject.steal_batch_and_pop(&self.run_queue).success() {
                 return Some(task);
             }
         }
