@@ -14,6 +14,10 @@ use std::time::{Duration, Instant};
 
 /// Tasks spawned per iteration by the spawn workloads.
 pub(crate) const NUM_SPAWN: usize = 10_000;
+/// Tasks spawned per iteration next to the endless spawn chain: on one
+/// thread the remote tasks get the scheduler only every few ticks, so
+/// (as in tokio's current-thread bench) fewer of them.
+const NUM_SPAWN_BESIDE_CHAIN: usize = 1_000;
 /// Ping-pong pairs per iteration.
 const NUM_PINGS: usize = 1_000;
 /// Yielding tasks, and yields each, per iteration.
@@ -87,9 +91,9 @@ pub(crate) fn spawn_many_remote_busy<R: BenchRuntime>(
     }
 }
 
-/// As `spawn_many_remote_idle`, while a never-ending chain of tasks (each
-/// spawns the next) keeps the scheduler busy: tokio's current-thread
-/// `spawn_many_remote_busy`.
+/// Spawn `NUM_SPAWN_BESIDE_CHAIN` tasks from outside and join them, while a
+/// never-ending chain of tasks (each spawns the next) keeps the scheduler
+/// busy: tokio's current-thread `spawn_many_remote_busy`.
 pub(crate) fn spawn_many_remote_busy_chain<R: BenchRuntime>(
     runtime: &R,
 ) -> impl FnMut(&mut Bencher<'_>) + '_ {
@@ -98,7 +102,18 @@ pub(crate) fn spawn_many_remote_busy_chain<R: BenchRuntime>(
         spawner.spawn_detached(async move { forever(next) });
     }
     forever(runtime.spawner());
-    spawn_many_remote_idle(runtime)
+    let spawner = runtime.spawner();
+    let mut handles = Vec::with_capacity(NUM_SPAWN_BESIDE_CHAIN);
+    move |b| {
+        b.iter(|| {
+            handles.extend((0..NUM_SPAWN_BESIDE_CHAIN).map(|_| spawner.spawn(async {})));
+            runtime.block_on(async {
+                for handle in handles.drain(..) {
+                    handle.await;
+                }
+            })
+        })
+    }
 }
 
 /// `NUM_PINGS` pairs of tasks, each pair exchanging one message each way
