@@ -11,8 +11,18 @@ const FLAVOR: Flavor = Flavor::MultiThread(NUM_WORKERS);
 
 fn scheduler(c: &mut Criterion) {
     compare!(c, "spawn_many_local", FLAVOR, workloads::spawn_many_local);
-    compare!(c, "spawn_many_remote_idle", FLAVOR, workloads::spawn_many_remote_idle);
-    compare!(c, "spawn_many_remote_busy", FLAVOR, workloads::spawn_many_remote_busy);
+    compare!(
+        c,
+        "spawn_many_remote_idle",
+        FLAVOR,
+        workloads::spawn_many_remote_idle
+    );
+    compare!(
+        c,
+        "spawn_many_remote_busy",
+        FLAVOR,
+        workloads::spawn_many_remote_busy
+    );
     compare!(c, "remote_spawn", FLAVOR, workloads::remote_spawn);
     compare!(c, "ping_pong", FLAVOR, workloads::ping_pong);
     compare!(c, "yield_many", FLAVOR, workloads::yield_many);

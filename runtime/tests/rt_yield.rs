@@ -119,5 +119,9 @@ fn shutdown_drops_tasks_parked_in_a_yield() {
         }
     });
     drop(rt);
-    assert_eq!(Arc::strong_count(&token), 1, "a yielded task's future leaked");
+    assert_eq!(
+        Arc::strong_count(&token),
+        1,
+        "a yielded task's future leaked"
+    );
 }

@@ -174,7 +174,12 @@ impl BenchRuntime for Tokio {
             }
             Flavor::CurrentThread => tokio::runtime::Builder::new_current_thread(),
         };
-        Tokio(builder.enable_all().build().expect("build the tokio runtime"))
+        Tokio(
+            builder
+                .enable_all()
+                .build()
+                .expect("build the tokio runtime"),
+        )
     }
 
     fn spawner(&self) -> Self::Spawner {

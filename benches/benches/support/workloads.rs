@@ -31,9 +31,7 @@ const SPAWN_THREADS: usize = 4;
 const STALL: Duration = Duration::from_micros(10);
 
 /// From inside a task: spawn `NUM_SPAWN` empty tasks, then join them all.
-pub(crate) fn spawn_many_local<R: BenchRuntime>(
-    runtime: &R,
-) -> impl FnMut(&mut Bencher<'_>) + '_ {
+pub(crate) fn spawn_many_local<R: BenchRuntime>(runtime: &R) -> impl FnMut(&mut Bencher<'_>) + '_ {
     let spawner = runtime.spawner();
     move |b| {
         b.iter(|| {

@@ -88,7 +88,8 @@ fn read_results(dir: &Path) -> Result<(Results, SystemTime), Box<dyn Error>> {
                 // criterion's `report/` directory, or a bench that never finished.
                 continue;
             }
-            let benchmark: Value = serde_json::from_str(&fs::read_to_string(new.join("benchmark.json"))?)?;
+            let benchmark: Value =
+                serde_json::from_str(&fs::read_to_string(new.join("benchmark.json"))?)?;
             let group_id = json_str(&benchmark, "group_id", &new)?;
             let function_id = json_str(&benchmark, "function_id", &new)?;
             let median = parse_median(&fs::read_to_string(&estimates)?)
