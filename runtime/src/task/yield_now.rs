@@ -7,8 +7,8 @@ use std::task::{Context, Poll};
 /// Gives the worker to other tasks once: the calling task is woken at once
 /// and runs again after the tasks already waiting on its worker (on the
 /// multi-thread scheduler also after those waiting in the runtime's global
-/// queue; a task that keeps yielding still runs at least every
-/// `event_interval` ticks).
+/// queue, though it is put back in its worker's queue within
+/// `event_interval` ticks even while other work keeps arriving).
 ///
 /// # Examples
 ///
