@@ -14,6 +14,19 @@
 //! 3. when there is nothing to run, park in the driver (woken by a remote
 //!    schedule or the main future's waker); otherwise poll the driver
 //!    without blocking, and loop.
+//!
+//! Parking without a lost wake-up, and without a syscall per remote wake:
+//! 1. the `block_on` thread sets `parked` (SeqCst), then checks the local
+//!    queue, the injector and `woken`, and blocks in the driver only if all
+//!    are empty; it clears `parked` once it is back;
+//! 2. a remote schedule pushes to the injector, and a main-future wake
+//!    sets `woken` (SeqCst), then, after a SeqCst fence, unparks the driver
+//!    only if `parked` is set;
+//! 3. in the SeqCst order either the check in 1 comes after the push or
+//!    store in 2 (and sees it, so the thread does not block), or the load
+//!    in 2 comes after `parked` was set (and unparks; the driver's
+//!    notification is sticky, so an unpark landing before the block makes
+//!    it return at once).
 
 use crate::blocking;
 use crate::driver::{self, Driver};
@@ -46,6 +59,9 @@ pub(crate) struct Handle {
     pub(crate) owned: OwnedTasks,
     /// Set when the main future's waker fires.
     woken: AtomicBool,
+    /// Set while the `block_on` thread is (about to be) blocked in the
+    /// driver; see the module docs.
+    parked: AtomicBool,
     is_terminated: AtomicBool,
     config: Config,
     pub(crate) driver: driver::Handle,
@@ -84,6 +100,7 @@ impl Handle {
             inject: Injector::new(),
             owned: OwnedTasks::new(1),
             woken: AtomicBool::new(false),
+            parked: AtomicBool::new(false),
             is_terminated: AtomicBool::new(false),
             config,
             driver: driver_handle,
@@ -233,12 +250,16 @@ impl Context {
     /// otherwise only polls it.
     fn park(&self, block: bool) {
         let handle = &*self.handle;
+        if block {
+            // Step 1: announce the park before the last look at the queues.
+            handle.parked.store(true, Ordering::SeqCst);
+        }
         let (mut driver, block) = {
             let mut core = self.core.borrow_mut();
             let core = core.as_mut().expect("the core is installed");
             let idle = core.tasks.is_empty()
                 && handle.inject.is_empty()
-                && !handle.woken.load(Ordering::Acquire);
+                && !handle.woken.load(Ordering::SeqCst);
             (
                 core.driver.take().expect("the core holds the driver"),
                 block && idle,
@@ -255,6 +276,7 @@ impl Context {
             &handle.driver,
             if block { None } else { Some(Duration::ZERO) },
         );
+        handle.parked.store(false, Ordering::SeqCst);
         if block {
             if let Some(cb) = &handle.config.after_unpark {
                 cb();
@@ -305,8 +327,17 @@ impl Handle {
     }
 
     fn wake_main(&self) {
-        self.woken.store(true, Ordering::Release);
-        self.driver.unpark();
+        self.woken.store(true, Ordering::SeqCst);
+        self.unpark_if_parked();
+    }
+
+    /// Step 2 of the parking protocol in the module docs: the caller has
+    /// just made work visible.
+    fn unpark_if_parked(&self) {
+        fence(Ordering::SeqCst);
+        if self.parked.load(Ordering::SeqCst) {
+            self.driver.unpark();
+        }
     }
 }
 
@@ -368,7 +399,7 @@ impl Schedule for Arc<Handle> {
                 self.drain_injector();
                 return;
             }
-            self.driver.unpark();
+            self.unpark_if_parked();
         }
     }
 

@@ -5,7 +5,10 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 
 /// Gives the worker to other tasks once: the calling task is woken at once
-/// and goes to the back of its worker's queue.
+/// and runs again after the tasks already waiting on its worker (on the
+/// multi-thread scheduler also after those waiting in the runtime's global
+/// queue, though it is put back in its worker's queue within
+/// `event_interval` ticks even while other work keeps arriving).
 ///
 /// # Examples
 ///

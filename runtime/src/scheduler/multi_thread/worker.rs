@@ -2,17 +2,23 @@
 //!
 //! A worker owns a `Core`: its local FIFO deque, a one-task LIFO slot and
 //! its parker. It looks for its next task in this order:
-//! 1. every `global_queue_interval` ticks, the injector first (so tasks
-//!    spawned from outside are not starved by a busy local queue);
+//! 1. every `global_queue_interval` ticks, a batch from the injector first
+//!    (so tasks spawned from outside are not starved by a busy local queue);
 //! 2. the LIFO slot: the task this worker woke most recently (a message
 //!    handed to another task is processed while still in cache); at most
 //!    `MAX_LIFO_POLLS` in a row, then the slot's task goes to the deque;
 //! 3. the local deque;
 //! 4. a batch from the injector;
-//! 5. as a searcher (at most half the workers at once, see `idle.rs`):
+//! 5. the tasks that yielded (woke themselves while polled): they wait in
+//!    a side list, not the deque, so a yield lets everything else queued
+//!    here and in the injector run first; the list also goes back to the
+//!    deque every `event_interval` ticks, so yielders are never starved;
+//! 6. as a searcher (at most half the workers at once, see `idle.rs`):
 //!    half of a peer's deque, trying each peer once from a random start,
 //!    then the injector again;
-//! 6. park (see `idle.rs` for why no wake-up is lost).
+//! 7. park (see `idle.rs` for why no wake-up is lost). A worker only gets
+//!    here with its yielded list empty (step 5 emptied it), so a yielded
+//!    task is never left behind a parked worker.
 //!
 //! Every `event_interval` ticks a busy worker polls the driver without
 //! blocking, so I/O and timers are not starved by CPU-bound tasks.
@@ -48,6 +54,8 @@ pub(crate) struct Core {
     tick: u32,
     lifo_slot: Option<Notified>,
     run_queue: Deque<Notified>,
+    /// Tasks that yielded, oldest first; see step 5 above.
+    yielded: Vec<Notified>,
     is_searching: bool,
     is_shutdown: bool,
     park: Option<Parker>,
@@ -68,6 +76,7 @@ impl Core {
             tick: 0,
             lifo_slot: None,
             run_queue,
+            yielded: Vec::new(),
             is_searching: false,
             is_shutdown: false,
             park: Some(park),
@@ -78,13 +87,16 @@ impl Core {
     }
 
     fn has_local_work(&self) -> bool {
-        self.lifo_slot.is_some() || !self.run_queue.is_empty()
+        self.lifo_slot.is_some() || !self.run_queue.is_empty() || !self.yielded.is_empty()
     }
 
     fn next_task(&mut self, handle: &Handle) -> Option<Notified> {
         let shared = &handle.shared;
         if self.tick % shared.config.global_queue_interval == 0 {
-            if let Some(task) = shared.inject.steal().success() {
+            // A batch, not one task: when yielding tasks keep the local
+            // deque from ever emptying, this is the only way in for tasks
+            // spawned from outside, and one per interval starves them.
+            if let Some(task) = shared.inject.steal_batch_and_pop(&self.run_queue).success() {
                 return Some(task);
             }
         }
@@ -97,9 +109,27 @@ impl Core {
         loop {
             match shared.inject.steal_batch_and_pop(&self.run_queue) {
                 Steal::Success(task) => return Some(task),
-                Steal::Empty => return None,
+                Steal::Empty => break,
                 Steal::Retry => continue,
             }
+        }
+        self.requeue_yielded(handle);
+        self.run_queue.pop()
+    }
+
+    /// Moves the yielded tasks to the back of the deque, where peers can
+    /// steal them too.
+    fn requeue_yielded(&mut self, handle: &Handle) {
+        if self.yielded.is_empty() {
+            return;
+        }
+        let more_than_one = self.yielded.len() > 1;
+        for task in self.yielded.drain(..) {
+            self.run_queue.push(task);
+        }
+        if more_than_one {
+            // Work is stealable now: let an idle worker come and take it.
+            handle.notify_parked();
         }
     }
 
@@ -183,14 +213,14 @@ impl Core {
 
     fn push_local(&mut self, handle: &Handle, task: Notified, is_yield: bool) {
         if is_yield {
-            self.run_queue.push(task);
+            // This worker is awake and runs it at step 5 at the latest:
+            // nobody needs waking for it.
+            self.yielded.push(task);
         } else if let Some(prev) = self.lifo_slot.replace(task) {
             self.run_queue.push(prev);
-        } else {
-            return;
+            // Work is stealable now: let an idle worker come and take it.
+            handle.notify_parked();
         }
-        // Work is stealable now: let an idle worker come and take it.
-        handle.notify_parked();
     }
 
     fn check_shutdown(&mut self, handle: &Handle) {
@@ -203,6 +233,7 @@ impl Core {
     /// are cancelled by the shutdown sweep).
     fn drain(&mut self) {
         drop(self.lifo_slot.take());
+        self.yielded.clear();
         while let Some(task) = self.run_queue.pop() {
             drop(task);
         }
@@ -284,6 +315,7 @@ impl Context {
     }
 
     fn maintenance(&self, mut core: Box<Core>) -> Box<Core> {
+        core.requeue_yielded(&self.handle);
         let mut park = core.park.take().expect("core has a parker");
         core = self.enter_driver(core, || park.poll_driver());
         core.park = Some(park);

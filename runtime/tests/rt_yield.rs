@@ -1,0 +1,127 @@
+//! Yielding tasks on the multi-thread scheduler: they keep running, they
+//! do not starve other work, and shutdown drops them.
+
+use rt::runtime::{Builder, Runtime};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+fn multi_thread(workers: usize) -> Runtime {
+    Builder::new_multi_thread()
+        .worker_threads(workers)
+        .build()
+        .unwrap()
+}
+
+#[test]
+fn many_yielding_tasks_all_finish() {
+    let rt = multi_thread(2);
+    let handles: Vec<_> = (0..50)
+        .map(|i| {
+            rt.spawn(async move {
+                for _ in 0..200 {
+                    rt::task::yield_now().await;
+                }
+                i
+            })
+        })
+        .collect();
+    let sum: usize = rt.block_on(async {
+        let mut sum = 0;
+        for handle in handles {
+            sum += handle.await.unwrap();
+        }
+        sum
+    });
+    assert_eq!(sum, (0..50).sum());
+}
+
+#[test]
+fn remote_spawns_run_while_workers_only_yield() {
+    let rt = multi_thread(2);
+    let running = Arc::new(AtomicBool::new(true));
+    for _ in 0..4 {
+        let running = running.clone();
+        rt.spawn(async move {
+            while running.load(Ordering::Relaxed) {
+                rt::task::yield_now().await;
+            }
+        });
+    }
+    let done = Arc::new(AtomicUsize::new(0));
+    let handles: Vec<_> = (0..1_000)
+        .map(|_| {
+            let done = done.clone();
+            rt.spawn(async move {
+                done.fetch_add(1, Ordering::Relaxed);
+            })
+        })
+        .collect();
+    rt.block_on(async {
+        for handle in handles {
+            handle.await.unwrap();
+        }
+    });
+    running.store(false, Ordering::Relaxed);
+    assert_eq!(done.load(Ordering::Relaxed), 1_000);
+}
+
+#[test]
+fn yielders_on_one_worker_let_a_later_task_run() {
+    // One worker, two tasks spinning on `yield_now` until a flag is set by
+    // a task spawned after them: they finish only if yielding lets it run.
+    let rt = multi_thread(1);
+    let flag = Arc::new(AtomicBool::new(false));
+    let spinners: Vec<_> = (0..2)
+        .map(|_| {
+            let flag = flag.clone();
+            rt.spawn(async move {
+                let mut yields = 0u64;
+                while !flag.load(Ordering::Acquire) {
+                    rt::task::yield_now().await;
+                    yields += 1;
+                }
+                yields
+            })
+        })
+        .collect();
+    rt.spawn(async move { flag.store(true, Ordering::Release) });
+    let yields: Vec<u64> = rt.block_on(async {
+        let mut yields = Vec::new();
+        for spinner in spinners {
+            yields.push(spinner.await.unwrap());
+        }
+        yields
+    });
+    // Spawned first, each spinner was polled before the setter ran.
+    assert!(yields.iter().all(|&n| n >= 1), "{yields:?}");
+}
+
+#[test]
+fn shutdown_drops_tasks_parked_in_a_yield() {
+    let rt = multi_thread(2);
+    let token = Arc::new(());
+    let started = Arc::new(AtomicUsize::new(0));
+    for _ in 0..8 {
+        let token = token.clone();
+        let started = started.clone();
+        rt.spawn(async move {
+            let _token = token;
+            started.fetch_add(1, Ordering::SeqCst);
+            loop {
+                rt::task::yield_now().await;
+            }
+        });
+    }
+    // Every task has been polled once (and so holds its token in a yield).
+    rt.block_on(async {
+        while started.load(Ordering::SeqCst) < 8 {
+            rt::task::yield_now().await;
+        }
+    });
+    drop(rt);
+    assert_eq!(
+        Arc::strong_count(&token),
+        1,
+        "a yielded task's future leaked"
+    );
+}
