@@ -344,3 +344,20 @@ macro_rules! compare {
     }};
 }
 pub(crate) use compare;
+
+/// `compare_native!(criterion, "group", flavor, rt_workload, tokio_workload)`:
+/// like [`compare!`], for workloads written against each runtime's own API
+/// (`rt::time` vs `tokio::time`, `rt::sync` vs `tokio::sync`), which the
+/// generic adapters cannot express. One group with an `rt` and a `tokio`
+/// function; `rt_workload` takes `&Rt`, `tokio_workload` takes `&Tokio`.
+/// Write both from one macro body so that their shapes cannot drift apart.
+macro_rules! compare_native {
+    ($c:expr, $group:expr, $flavor:expr, $rt:path, $tokio:path) => {{
+        let mut group = $c.benchmark_group($group);
+        $crate::support::configure(&mut group);
+        $crate::support::compare!(@one group, $flavor, $rt, $crate::support::Rt);
+        $crate::support::compare!(@one group, $flavor, $tokio, $crate::support::Tokio);
+        group.finish();
+    }};
+}
+pub(crate) use compare_native;
