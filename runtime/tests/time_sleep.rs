@@ -90,6 +90,22 @@ fn zero_and_past_deadlines_are_ready_at_once() {
 }
 
 #[test]
+fn a_deadline_that_passed_before_the_first_poll_completes_without_moving_time() {
+    let rt = paused();
+    rt.block_on(async {
+        let start = Instant::now();
+        let late = sleep(ms(10));
+        let late_until = sleep_until(start + ms(12));
+        rt::time::advance(ms(15)).await;
+        // Both register on their first poll; the timer is already past
+        // their ticks, so it fires them at once and the clock stays put.
+        late.await;
+        late_until.await;
+        assert_eq!(Instant::now(), start + ms(15));
+    });
+}
+
+#[test]
 fn dropping_a_sleep_cancels_it_and_releases_its_waker() {
     let rt = paused();
     rt.block_on(async {

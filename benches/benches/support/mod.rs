@@ -351,6 +351,8 @@ pub(crate) use compare;
 /// generic adapters cannot express. One group with an `rt` and a `tokio`
 /// function; `rt_workload` takes `&Rt`, `tokio_workload` takes `&Tokio`.
 /// Write both from one macro body so that their shapes cannot drift apart.
+// Only the targets with runtime-specific workloads use it.
+#[allow(unused_macros)]
 macro_rules! compare_native {
     ($c:expr, $group:expr, $flavor:expr, $rt:path, $tokio:path) => {{
         let mut group = $c.benchmark_group($group);
@@ -360,4 +362,5 @@ macro_rules! compare_native {
         group.finish();
     }};
 }
+#[allow(unused_imports)]
 pub(crate) use compare_native;

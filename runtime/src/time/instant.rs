@@ -144,10 +144,10 @@ impl Instant {
         self.std.checked_sub(duration).map(Instant::from_std)
     }
 
-    /// An instant about 30 years from now: "never", for deadlines that
-    /// would overflow.
-    pub(crate) fn far_future() -> Instant {
-        Instant::now() + Duration::from_secs(86_400 * 365 * 30)
+    /// An instant about 30 years after `self` (the current instant):
+    /// "never", for deadlines that would overflow.
+    pub(crate) fn far_future(self) -> Instant {
+        self + Duration::from_secs(86_400 * 365 * 30)
     }
 }
 

@@ -136,7 +136,7 @@ impl Interval {
     #[track_caller]
     fn new(start: Instant, period: Duration, what: &str) -> Interval {
         Interval {
-            delay: Sleep::new(start, current_runtime(what)),
+            delay: Sleep::new(start, Instant::now(), current_runtime(what)),
             period,
             missed_tick_behavior: MissedTickBehavior::default(),
         }
@@ -185,7 +185,7 @@ impl Interval {
         } else {
             due + self.period
         };
-        self.delay.reset(next);
+        self.delay.reset_at(next, now);
         Poll::Ready(due)
     }
 

@@ -33,10 +33,11 @@ use std::time::Duration;
 /// ```
 #[track_caller]
 pub fn sleep(duration: Duration) -> Sleep {
-    let deadline = Instant::now()
+    let now = Instant::now();
+    let deadline = now
         .checked_add(duration)
-        .unwrap_or_else(Instant::far_future);
-    Sleep::new(deadline, current_runtime("rt::time::sleep"))
+        .unwrap_or_else(|| now.far_future());
+    Sleep::new(deadline, now, current_runtime("rt::time::sleep"))
 }
 
 /// Waits until `deadline`.
@@ -60,12 +61,20 @@ pub fn sleep(duration: Duration) -> Sleep {
 /// ```
 #[track_caller]
 pub fn sleep_until(deadline: Instant) -> Sleep {
-    Sleep::new(deadline, current_runtime("rt::time::sleep_until"))
+    Sleep::new(
+        deadline,
+        Instant::now(),
+        current_runtime("rt::time::sleep_until"),
+    )
 }
 
 /// The future of [`sleep`] and [`sleep_until`]: ready once its deadline
-/// passed. It registers with the runtime's timer on its first poll and
-/// dropping it cancels the timer. It is `Unpin`, so it can be awaited by
+/// passed. A deadline that had already passed when the sleep was created
+/// (or [`reset`](Sleep::reset)) completes on the first poll without the
+/// timer. Any other registers with the runtime's timer on the first poll
+/// and completes when the timer fires it (at once if the timer has already
+/// moved past the deadline), never before the deadline. Dropping it
+/// cancels the timer. It is `Unpin`, so it can be awaited by
 /// `&mut` (for example in a `select!` loop) and [`reset`](Sleep::reset).
 ///
 /// Each ready poll spends one unit of the task's cooperative budget.
@@ -92,17 +101,22 @@ pub struct Sleep {
     runtime: scheduler::Handle,
     /// Registered on the first poll; kept across resets.
     entry: Option<TimerEntry>,
-    /// The deadline had passed when polled, without needing the timer.
+    /// The deadline had passed when the sleep was created or reset: it
+    /// completes without the timer.
     elapsed_early: bool,
 }
 
 impl Sleep {
-    pub(crate) fn new(deadline: Instant, runtime: scheduler::Handle) -> Sleep {
+    /// A sleep until `deadline`, where `now` is the clock's current instant.
+    /// The callers read the clock anyway (to compute the deadline, or to
+    /// decide the next tick), so this is the only clock read a sleep
+    /// costs: the first poll goes straight to the timer.
+    pub(crate) fn new(deadline: Instant, now: Instant, runtime: scheduler::Handle) -> Sleep {
         Sleep {
             deadline,
             runtime,
             entry: None,
-            elapsed_early: false,
+            elapsed_early: deadline <= now,
         }
     }
 
@@ -164,12 +178,18 @@ impl Sleep {
     /// });
     /// ```
     pub fn reset(&mut self, deadline: Instant) {
+        self.reset_at(deadline, Instant::now());
+    }
+
+    /// [`reset`](Sleep::reset), where `now` is the clock's current instant
+    /// (read by the caller, which needed it anyway).
+    pub(crate) fn reset_at(&mut self, deadline: Instant, now: Instant) {
         self.deadline = deadline;
         let time = time_of(&self.runtime);
         // A deadline that already passed needs no timer (an interval
         // catching up on missed ticks completes them without waiting for
         // the driver).
-        self.elapsed_early = deadline.into_std() <= time.clock().now();
+        self.elapsed_early = deadline <= now;
         if self.elapsed_early {
             self.entry = None;
         } else if let Some(entry) = &mut self.entry {
@@ -185,14 +205,15 @@ impl Sleep {
         if self.elapsed_early {
             return Poll::Ready(());
         }
-        let time = time_of(&self.runtime);
         let fired = match &self.entry {
             Some(entry) => entry.poll_fired(cx.waker()),
             None => {
-                if self.deadline.into_std() <= time.clock().now() {
-                    self.elapsed_early = true;
-                    return Poll::Ready(());
-                }
+                // No clock read here: `elapsed_early` settled whether the
+                // deadline had passed when the sleep was made, and a
+                // deadline that passed since is one the timer fires (at
+                // once if its time is already past the tick). Reading the
+                // clock again would double the cost of a short sleep.
+                let time = time_of(&self.runtime);
                 let tick = time.deadline_tick(self.deadline.into_std());
                 // An entry that fires at once wakes the waker: the next
                 // poll sees it.

@@ -32,10 +32,11 @@ use std::time::Duration;
 /// ```
 #[track_caller]
 pub fn timeout<F: Future>(duration: Duration, future: F) -> Timeout<F> {
-    let deadline = Instant::now()
+    let now = Instant::now();
+    let deadline = now
         .checked_add(duration)
-        .unwrap_or_else(Instant::far_future);
-    Timeout::new(future, deadline, "rt::time::timeout")
+        .unwrap_or_else(|| now.far_future());
+    Timeout::new(future, deadline, now, "rt::time::timeout")
 }
 
 /// Like [`timeout`], with a deadline instead of a duration.
@@ -61,7 +62,7 @@ pub fn timeout<F: Future>(duration: Duration, future: F) -> Timeout<F> {
 /// ```
 #[track_caller]
 pub fn timeout_at<F: Future>(deadline: Instant, future: F) -> Timeout<F> {
-    Timeout::new(future, deadline, "rt::time::timeout_at")
+    Timeout::new(future, deadline, Instant::now(), "rt::time::timeout_at")
 }
 
 /// The future of [`timeout`] and [`timeout_at`].
@@ -86,10 +87,10 @@ pub struct Timeout<F> {
 
 impl<F> Timeout<F> {
     #[track_caller]
-    fn new(value: F, deadline: Instant, what: &str) -> Timeout<F> {
+    fn new(value: F, deadline: Instant, now: Instant, what: &str) -> Timeout<F> {
         Timeout {
             value,
-            delay: Sleep::new(deadline, current_runtime(what)),
+            delay: Sleep::new(deadline, now, current_runtime(what)),
         }
     }
 
