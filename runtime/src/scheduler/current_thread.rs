@@ -9,8 +9,9 @@
 //!
 //! The `block_on` loop:
 //! 1. if the main future was woken, poll it; return its output when ready;
-//! 2. run up to `event_interval` tasks, taking from the injector first
-//!    every `global_queue_interval` ticks;
+//! 2. run up to `event_interval` tasks, taking a batch from the injector
+//!    first every `global_queue_interval` ticks (its first task runs now,
+//!    the rest queue behind the local tasks);
 //! 3. when there is nothing to run, park in the driver (woken by a remote
 //!    schedule or the main future's waker); otherwise poll the driver
 //!    without blocking, and loop.
@@ -67,6 +68,9 @@ pub(crate) struct Handle {
     pub(crate) driver: driver::Handle,
     pub(crate) blocking: blocking::Spawner,
 }
+
+/// Tasks taken from the injector at once on a global-queue tick.
+const INJECT_BATCH: usize = 32;
 
 struct Core {
     tasks: VecDeque<Notified>,
@@ -293,11 +297,19 @@ impl Context {
 impl Core {
     fn next_task(&mut self, handle: &Handle) -> Option<Notified> {
         if self.tick % handle.config.global_queue_interval == 0 {
-            handle
-                .inject
-                .steal()
-                .success()
-                .or_else(|| self.tasks.pop_front())
+            let Some(task) = handle.inject.steal().success() else {
+                return self.tasks.pop_front();
+            };
+            // A batch behind the local tasks, not one task per interval:
+            // while local tasks keep coming, this tick is the injector's
+            // only way in, and one task each time starves remote spawns.
+            for _ in 1..INJECT_BATCH {
+                match handle.inject.steal().success() {
+                    Some(task) => self.tasks.push_back(task),
+                    None => break,
+                }
+            }
+            Some(task)
         } else {
             self.tasks
                 .pop_front()
