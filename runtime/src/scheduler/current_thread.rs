@@ -17,17 +17,17 @@
 //!    without blocking, and loop.
 //!
 //! Parking without a lost wake-up, and without a syscall per remote wake:
-//! 1. the `block_on` thread sets `parked` (SeqCst), then checks the local
-//!    queue, the injector and `woken`, and blocks in the driver only if all
-//!    are empty; it clears `parked` once it is back;
+//! 1. the `block_on` thread sets `parked`, then, after a SeqCst fence,
+//!    checks the local queue, the injector and `woken`, and blocks in the
+//!    driver only if all are empty; it clears `parked` once it is back;
 //! 2. a remote schedule pushes to the injector, and a main-future wake
-//!    sets `woken` (SeqCst), then, after a SeqCst fence, unparks the driver
-//!    only if `parked` is set;
-//! 3. in the SeqCst order either the check in 1 comes after the push or
-//!    store in 2 (and sees it, so the thread does not block), or the load
-//!    in 2 comes after `parked` was set (and unparks; the driver's
-//!    notification is sticky, so an unpark landing before the block makes
-//!    it return at once).
+//!    sets `woken`, then, after a SeqCst fence, unparks the driver only if
+//!    `parked` is set;
+//! 3. of the two fences one comes first: if it is 2's, the check in 1 sees
+//!    the push or store (and the thread does not block); if it is 1's, the
+//!    load in 2 sees `parked` (and unparks; the driver's notification is
+//!    sticky, so an unpark landing before the block makes it return at
+//!    once).
 
 use crate::blocking;
 use crate::driver::{self, Driver};
@@ -256,7 +256,10 @@ impl Context {
         let handle = &*self.handle;
         if block {
             // Step 1: announce the park before the last look at the queues.
+            // The fence pairs with the one in `unpark_if_parked` (loom
+            // checks SeqCst fences, not the total order of SeqCst accesses).
             handle.parked.store(true, Ordering::SeqCst);
+            fence(Ordering::SeqCst);
         }
         let (mut driver, block) = {
             let mut core = self.core.borrow_mut();
