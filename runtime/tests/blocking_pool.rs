@@ -1,33 +1,18 @@
 //! The blocking pool: `spawn_blocking` results, panics, the thread cap,
 //! keep-alive, thread names and shutdown.
 
+mod support;
+
+use support::{runtimes, wait_until};
+
 use rt::runtime::{Builder, Runtime};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Barrier, mpsc};
-use std::time::{Duration, Instant};
-
-fn runtimes() -> Vec<Runtime> {
-    vec![
-        Builder::new_current_thread().build().unwrap(),
-        Builder::new_multi_thread()
-            .worker_threads(2)
-            .build()
-            .unwrap(),
-    ]
-}
-
-/// Polls `condition` until it holds, panicking after a generous deadline.
-fn wait_until(what: &str, mut condition: impl FnMut() -> bool) {
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while !condition() {
-        assert!(Instant::now() < deadline, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(5));
-    }
-}
+use std::time::Duration;
 
 #[test]
 fn spawn_blocking_returns_the_output() {
-    for rt in runtimes() {
+    for (_, rt) in runtimes() {
         let out = rt.block_on(async {
             let call = rt::task::spawn_blocking(|| (1..=100u64).sum::<u64>());
             call.await.unwrap()
@@ -38,7 +23,7 @@ fn spawn_blocking_returns_the_output() {
 
 #[test]
 fn spawn_blocking_panic_is_a_join_error() {
-    for rt in runtimes() {
+    for (_, rt) in runtimes() {
         let err = rt
             .block_on(rt.spawn_blocking(|| -> u32 { panic!("blocking boom") }))
             .unwrap_err();
@@ -54,7 +39,7 @@ fn spawn_blocking_panic_is_a_join_error() {
 
 #[test]
 fn spawn_blocking_sees_its_runtime_and_may_block_on_it() {
-    for rt in runtimes() {
+    for (_, rt) in runtimes() {
         let flavor = rt.handle().runtime_flavor();
         let out = rt.block_on(rt.spawn_blocking(move || {
             let handle = rt::runtime::Handle::current();

@@ -1,37 +1,19 @@
 //! `rt::fs::File`: async reads, writes and seeks through the blocking pool.
 
+mod support;
+
+use support::{runtimes, scratch_dir};
+
 use futures::{AsyncRead, AsyncReadExt, AsyncSeekExt, AsyncWriteExt};
-use rt::runtime::{Builder, Runtime};
+use rt::runtime::Builder;
 use std::io::{ErrorKind, SeekFrom};
-use std::path::PathBuf;
 use std::pin::Pin;
 use std::task::Poll;
 
-fn runtimes() -> Vec<Runtime> {
-    vec![
-        Builder::new_current_thread().build().unwrap(),
-        Builder::new_multi_thread()
-            .worker_threads(2)
-            .build()
-            .unwrap(),
-    ]
-}
-
-fn scratch(test: &str, rt: &Runtime) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!(
-        "rt-file-{}-{test}-{:?}",
-        std::process::id(),
-        rt.handle().runtime_flavor()
-    ));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
 #[test]
 fn write_then_read_back() {
-    for rt in runtimes() {
-        let dir = scratch("round-trip", &rt);
+    for (_, rt) in runtimes() {
+        let dir = scratch_dir("round-trip", &rt);
         let path = dir.join("f");
         rt.block_on(async {
             let mut file = rt::fs::File::create(&path).await.unwrap();
@@ -57,8 +39,8 @@ fn write_then_read_back() {
 
 #[test]
 fn seek_read_and_write_positions() {
-    for rt in runtimes() {
-        let dir = scratch("seek", &rt);
+    for (_, rt) in runtimes() {
+        let dir = scratch_dir("seek", &rt);
         let path = dir.join("f");
         std::fs::write(&path, "hello world").unwrap();
         rt.block_on(async {
@@ -91,7 +73,7 @@ fn unread_bytes_are_given_back_before_a_write() {
         .max_blocking_threads(1)
         .build()
         .unwrap();
-    let dir = scratch("read-ahead", &rt);
+    let dir = scratch_dir("read-ahead", &rt);
     let path = dir.join("f");
     std::fs::write(&path, "0123456789").unwrap();
     rt.block_on(async {
@@ -132,8 +114,8 @@ fn unread_bytes_are_given_back_before_a_write() {
 
 #[test]
 fn set_len_truncates_and_extends() {
-    for rt in runtimes() {
-        let dir = scratch("set-len", &rt);
+    for (_, rt) in runtimes() {
+        let dir = scratch_dir("set-len", &rt);
         let path = dir.join("f");
         rt.block_on(async {
             let mut file = rt::fs::File::create(&path).await.unwrap();
@@ -155,7 +137,7 @@ fn set_len_truncates_and_extends() {
 #[test]
 fn write_errors_surface_on_flush_or_the_next_write() {
     let rt = Builder::new_multi_thread().build().unwrap();
-    let dir = scratch("write-error", &rt);
+    let dir = scratch_dir("write-error", &rt);
     let path = dir.join("read-only");
     std::fs::write(&path, "data").unwrap();
     rt.block_on(async {
@@ -181,7 +163,7 @@ fn large_file_through_async_read_and_write() {
         .worker_threads(2)
         .build()
         .unwrap();
-    let dir = scratch("large", &rt);
+    let dir = scratch_dir("large", &rt);
     let path = dir.join("big.bin");
     let read = rt.block_on(async {
         let mut file = rt::fs::File::create(&path).await.unwrap();
@@ -206,7 +188,7 @@ fn large_file_through_async_read_and_write() {
 
 #[test]
 fn lookup_host_resolves_localhost() {
-    for rt in runtimes() {
+    for (_, rt) in runtimes() {
         rt.block_on(async {
             let addrs: Vec<_> = rt::net::lookup_host("localhost:4242")
                 .await

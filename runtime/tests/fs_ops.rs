@@ -1,32 +1,14 @@
 //! `rt::fs` path operations: round trips, directory listing, errors that
 //! keep their kind and name their path, large files.
 
+mod support;
+
+use support::{runtimes, scratch_dir};
+
 use futures::TryStreamExt;
-use rt::runtime::{Builder, Runtime};
+use rt::runtime::Builder;
 use std::io::ErrorKind;
-use std::path::{Path, PathBuf};
-
-fn runtimes() -> Vec<Runtime> {
-    vec![
-        Builder::new_current_thread().build().unwrap(),
-        Builder::new_multi_thread()
-            .worker_threads(2)
-            .build()
-            .unwrap(),
-    ]
-}
-
-/// A fresh, empty directory for one test on one runtime.
-fn scratch(test: &str, rt: &Runtime) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!(
-        "rt-fs-{}-{test}-{:?}",
-        std::process::id(),
-        rt.handle().runtime_flavor()
-    ));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
+use std::path::Path;
 
 /// Deterministic pseudo-random bytes.
 fn pattern(len: usize) -> Vec<u8> {
@@ -63,8 +45,8 @@ fn assert_names_path(err: &std::io::Error, path: &Path) {
 
 #[test]
 fn write_read_copy_rename_remove_round_trip() {
-    for rt in runtimes() {
-        let dir = scratch("round-trip", &rt);
+    for (_, rt) in runtimes() {
+        let dir = scratch_dir("round-trip", &rt);
         rt.block_on(async {
             let a = dir.join("a.txt");
             rt::fs::write(&a, "first line\n").await.unwrap();
@@ -107,8 +89,8 @@ fn write_read_copy_rename_remove_round_trip() {
 
 #[test]
 fn create_and_remove_directory_trees() {
-    for rt in runtimes() {
-        let dir = scratch("tree", &rt);
+    for (_, rt) in runtimes() {
+        let dir = scratch_dir("tree", &rt);
         rt.block_on(async {
             let deep = dir.join("x/y/z");
             rt::fs::create_dir_all(&deep).await.unwrap();
@@ -128,8 +110,8 @@ fn create_and_remove_directory_trees() {
 #[test]
 fn read_dir_lists_every_entry_across_batches() {
     const FILES: usize = 75; // more than two batches
-    for rt in runtimes() {
-        let dir = scratch("read-dir", &rt);
+    for (_, rt) in runtimes() {
+        let dir = scratch_dir("read-dir", &rt);
         for i in 0..FILES {
             std::fs::write(dir.join(format!("f{i:03}")), [i as u8]).unwrap();
         }
@@ -167,8 +149,8 @@ fn read_dir_lists_every_entry_across_batches() {
 
 #[test]
 fn errors_keep_their_kind_and_name_the_path() {
-    for rt in runtimes() {
-        let dir = scratch("errors", &rt);
+    for (_, rt) in runtimes() {
+        let dir = scratch_dir("errors", &rt);
         rt.block_on(async {
             let missing = dir.join("missing.txt");
             for err in [
@@ -220,7 +202,7 @@ fn errors_keep_their_kind_and_name_the_path() {
 fn permission_denied_names_the_path() {
     use std::os::unix::fs::PermissionsExt;
     let rt = Builder::new_multi_thread().build().unwrap();
-    let dir = scratch("permissions", &rt);
+    let dir = scratch_dir("permissions", &rt);
     let locked = dir.join("locked");
     std::fs::create_dir(&locked).unwrap();
     std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o555)).unwrap();
@@ -248,7 +230,7 @@ fn large_file_write_and_read_match_by_checksum() {
         .worker_threads(2)
         .build()
         .unwrap();
-    let dir = scratch("large", &rt);
+    let dir = scratch_dir("large", &rt);
     let path = dir.join("big.bin");
     let read = rt.block_on(async {
         rt::fs::write(&path, &data).await.unwrap();

@@ -2,19 +2,12 @@
 //! schedulers. Each test uses its own signal: tests in this binary run
 //! concurrently and signals are process-wide.
 
-use rt::runtime::{Builder, Runtime};
-use rt::signal::unix::{SignalKind, signal};
+mod support;
 
-fn runtimes() -> Vec<Runtime> {
-    vec![
-        Builder::new_multi_thread()
-            .worker_threads(2)
-            .enable_all()
-            .build()
-            .unwrap(),
-        Builder::new_current_thread().enable_all().build().unwrap(),
-    ]
-}
+use support::runtimes;
+
+use rt::runtime::Builder;
+use rt::signal::unix::{SignalKind, signal};
 
 fn raise(signum: libc::c_int) {
     // SAFETY: raise(2) has no preconditions; a handler is installed for
@@ -25,7 +18,7 @@ fn raise(signum: libc::c_int) {
 
 #[test]
 fn every_listener_sees_each_delivery() {
-    for rt in runtimes() {
+    for (_, rt) in runtimes() {
         rt.block_on(async {
             let mut first = signal(SignalKind::user_defined1()).unwrap();
             let mut second = signal(SignalKind::user_defined1()).unwrap();
@@ -47,7 +40,7 @@ fn every_listener_sees_each_delivery() {
 
 #[test]
 fn listener_in_a_task_is_woken_from_another_thread() {
-    for rt in runtimes() {
+    for (_, rt) in runtimes() {
         rt.block_on(async {
             let mut listener = signal(SignalKind::user_defined2()).unwrap();
             let (ready_tx, ready_rx) = std::sync::mpsc::channel::<()>();
@@ -64,7 +57,7 @@ fn listener_in_a_task_is_woken_from_another_thread() {
 
 #[test]
 fn ctrl_c_completes_on_sigint() {
-    for rt in runtimes() {
+    for (_, rt) in runtimes() {
         rt.block_on(async {
             let ctrl_c = rt::spawn(rt::signal::ctrl_c());
             // `ctrl_c` only listens once its task is first polled, so raise
@@ -84,7 +77,7 @@ fn ctrl_c_completes_on_sigint() {
 
 #[test]
 fn unhandleable_signals_are_errors() {
-    for rt in runtimes() {
+    for (_, rt) in runtimes() {
         rt.block_on(async {
             for signum in [libc::SIGKILL, libc::SIGSTOP, libc::SIGSEGV, 0, -3, 100_000] {
                 let err = signal(SignalKind::from_raw(signum)).unwrap_err();

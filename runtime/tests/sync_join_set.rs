@@ -1,22 +1,16 @@
 //! JoinSet: completion order, aborting, dropping.
 
-use rt::runtime::{Builder, Runtime};
+mod support;
+
+use support::runtimes;
+
+use rt::runtime::Builder;
 use rt::sync::{mpsc, oneshot};
 use rt::task::JoinSet;
 
-fn runtimes() -> Vec<Runtime> {
-    vec![
-        Builder::new_current_thread().build().unwrap(),
-        Builder::new_multi_thread()
-            .worker_threads(2)
-            .build()
-            .unwrap(),
-    ]
-}
-
 #[test]
 fn results_come_in_completion_order() {
-    for rt in runtimes() {
+    for (_, rt) in runtimes() {
         rt.block_on(async {
             let mut set = JoinSet::new();
             let mut triggers = Vec::new();
@@ -40,7 +34,7 @@ fn results_come_in_completion_order() {
 
 #[test]
 fn many_tasks_sum_exactly() {
-    for rt in runtimes() {
+    for (_, rt) in runtimes() {
         rt.block_on(async {
             let mut set = JoinSet::new();
             for i in 0..2000u64 {
@@ -63,7 +57,7 @@ fn many_tasks_sum_exactly() {
 
 #[test]
 fn try_join_next_only_returns_finished_tasks() {
-    for rt in runtimes() {
+    for (_, rt) in runtimes() {
         rt.block_on(async {
             let mut set = JoinSet::new();
             let (tx, rx) = oneshot::channel::<()>();
@@ -86,7 +80,7 @@ fn try_join_next_only_returns_finished_tasks() {
 
 #[test]
 fn abort_all_and_shutdown_cancel_tasks() {
-    for rt in runtimes() {
+    for (_, rt) in runtimes() {
         rt.block_on(async {
             let mut set = JoinSet::<()>::new();
             for _ in 0..5 {
@@ -125,7 +119,7 @@ fn panics_are_reported() {
 
 #[test]
 fn dropping_the_set_aborts_its_tasks() {
-    for rt in runtimes() {
+    for (_, rt) in runtimes() {
         rt.block_on(async {
             let (alive, mut gone) = mpsc::channel::<()>(1);
             let mut set = JoinSet::new();

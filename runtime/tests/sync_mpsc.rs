@@ -1,31 +1,17 @@
 //! mpsc: capacity, closing, cancellation, many producers.
 
-use rt::runtime::{Builder, Runtime};
+mod support;
+
+use support::{poll_once, runtimes};
+
 use rt::sync::mpsc::{
     self,
     error::{TryRecvError, TrySendError},
 };
 use std::future::Future;
-use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering::SeqCst};
 use std::task::{Context, Poll, Wake, Waker};
-
-fn runtimes() -> Vec<Runtime> {
-    vec![
-        Builder::new_current_thread().build().unwrap(),
-        Builder::new_multi_thread()
-            .worker_threads(2)
-            .build()
-            .unwrap(),
-    ]
-}
-
-fn poll<F: Future>(future: &mut Pin<Box<F>>) -> Poll<F::Output> {
-    future
-        .as_mut()
-        .poll(&mut Context::from_waker(Waker::noop()))
-}
 
 #[test]
 fn send_waits_for_capacity() {
@@ -33,9 +19,9 @@ fn send_waits_for_capacity() {
     tx.try_send(1).unwrap();
     assert_eq!(tx.try_send(2), Err(TrySendError::Full(2)));
     let mut send = Box::pin(tx.send(3));
-    assert!(poll(&mut send).is_pending());
+    assert!(poll_once(&mut send).is_pending());
     assert_eq!(rx.try_recv(), Ok(1));
-    assert!(matches!(poll(&mut send), Poll::Ready(Ok(()))));
+    assert!(matches!(poll_once(&mut send), Poll::Ready(Ok(()))));
     assert_eq!(rx.try_recv(), Ok(3));
     assert_eq!(rx.try_recv(), Err(TryRecvError::Empty));
 }
@@ -46,15 +32,15 @@ fn waiting_senders_are_served_in_order() {
     tx.try_send(0).unwrap();
     let mut sends: Vec<_> = (1..4).map(|i| Box::pin(tx.send(i))).collect();
     for send in &mut sends {
-        assert!(poll(send).is_pending());
+        assert!(poll_once(send).is_pending());
     }
     for expected in 0..3 {
         assert_eq!(rx.try_recv(), Ok(expected));
         for (i, send) in sends.iter_mut().enumerate() {
             if i == expected {
-                assert!(poll(send).is_ready());
+                assert!(poll_once(send).is_ready());
             } else if i > expected {
-                assert!(poll(send).is_pending());
+                assert!(poll_once(send).is_pending());
             }
         }
     }
@@ -109,7 +95,7 @@ fn receiving_ends_with_none_after_all_senders_drop() {
         }
         got
     });
-    assert!(poll(&mut recv).is_pending());
+    assert!(poll_once(&mut recv).is_pending());
     drop(tx2);
     assert_eq!(futures::executor::block_on(recv), [1, 2]);
 }
@@ -119,10 +105,13 @@ fn close_keeps_queued_values_and_fails_new_sends() {
     let (tx, mut rx) = mpsc::channel(1);
     tx.try_send(1).unwrap();
     let mut blocked = Box::pin(tx.send(2));
-    assert!(poll(&mut blocked).is_pending());
+    assert!(poll_once(&mut blocked).is_pending());
     rx.close();
     assert!(tx.is_closed());
-    assert_eq!(poll(&mut blocked).map(|r| r.unwrap_err().0), Poll::Ready(2));
+    assert_eq!(
+        poll_once(&mut blocked).map(|r| r.unwrap_err().0),
+        Poll::Ready(2)
+    );
     assert!(matches!(tx.try_send(3), Err(TrySendError::Closed(3))));
     futures::executor::block_on(async {
         tx.closed().await;
@@ -138,11 +127,11 @@ fn a_permit_taken_before_close_still_delivers() {
     rx.close();
     let mut recv = Box::pin(rx.recv());
     assert!(
-        poll(&mut recv).is_pending(),
+        poll_once(&mut recv).is_pending(),
         "a reserved slot may still deliver"
     );
     permit.send(5);
-    assert_eq!(poll(&mut recv), Poll::Ready(Some(5)));
+    assert_eq!(poll_once(&mut recv), Poll::Ready(Some(5)));
     drop(recv);
     assert_eq!(futures::executor::block_on(rx.recv()), None);
 }
@@ -158,7 +147,7 @@ fn a_closed_receiver_is_woken_when_a_granted_send_is_cancelled() {
     let (tx, mut rx) = mpsc::channel(1);
     tx.try_send(1).unwrap();
     let mut send = Box::pin(tx.send(2));
-    assert!(poll(&mut send).is_pending());
+    assert!(poll_once(&mut send).is_pending());
     assert_eq!(rx.try_recv(), Ok(1)); // the slot is granted to `send`
     rx.close();
     let flag = Arc::new(Flag(AtomicBool::new(false)));
@@ -172,7 +161,7 @@ fn a_closed_receiver_is_woken_when_a_granted_send_is_cancelled() {
     );
     drop(send); // ...until the send is cancelled instead.
     assert!(flag.0.load(SeqCst));
-    assert_eq!(poll(&mut recv), Poll::Ready(None));
+    assert_eq!(poll_once(&mut recv), Poll::Ready(None));
 }
 
 #[test]
@@ -200,28 +189,28 @@ fn cancelled_send_and_recv_lose_nothing() {
     let (tx, mut rx) = mpsc::channel(1);
     tx.try_send(1).unwrap();
     let mut send = Box::pin(tx.send(2));
-    assert!(poll(&mut send).is_pending());
+    assert!(poll_once(&mut send).is_pending());
     drop(send); // cancelled while waiting: no slot taken
     assert_eq!(rx.try_recv(), Ok(1));
     let mut send = Box::pin(tx.send(3));
     let mut other = Box::pin(tx.send(4));
     tx.try_send(9).unwrap();
-    assert!(poll(&mut send).is_pending());
-    assert!(poll(&mut other).is_pending());
+    assert!(poll_once(&mut send).is_pending());
+    assert!(poll_once(&mut other).is_pending());
     assert_eq!(rx.try_recv(), Ok(9)); // the slot is granted to `send`...
     drop(send); // ...which is cancelled before it looks: `other` gets it
-    assert!(matches!(poll(&mut other), Poll::Ready(Ok(()))));
+    assert!(matches!(poll_once(&mut other), Poll::Ready(Ok(()))));
     assert_eq!(rx.try_recv(), Ok(4));
 
     tx.try_send(6).unwrap();
     let mut reserve = Box::pin(tx.reserve());
-    assert!(poll(&mut reserve).is_pending());
+    assert!(poll_once(&mut reserve).is_pending());
     assert_eq!(rx.try_recv(), Ok(6)); // the slot is granted to `reserve`...
     drop(reserve); // ...which is cancelled: the slot comes back
     assert_eq!(tx.capacity(), 1);
 
     let mut recv = Box::pin(rx.recv());
-    assert!(poll(&mut recv).is_pending());
+    assert!(poll_once(&mut recv).is_pending());
     drop(recv); // cancelled receive
     tx.try_send(5).unwrap();
     assert_eq!(rx.try_recv(), Ok(5));
@@ -231,7 +220,7 @@ fn cancelled_send_and_recv_lose_nothing() {
 fn many_producers_exact(bounded: bool) {
     const PRODUCERS: u64 = 5;
     const EACH: u64 = 1000;
-    for rt in runtimes() {
+    for (_, rt) in runtimes() {
         let received = rt.block_on(async {
             let mut got = Vec::new();
             if bounded {

@@ -1,27 +1,13 @@
 //! Mutex and RwLock: exclusion, fairness, cancellation, contention.
 
-use rt::runtime::{Builder, Runtime};
+mod support;
+
+use support::{poll_once, runtimes};
+
+use rt::runtime::Builder;
 use rt::sync::{Mutex, MutexGuard, RwLock};
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::Arc;
-use std::task::{Context, Poll, Waker};
-
-fn runtimes() -> Vec<Runtime> {
-    vec![
-        Builder::new_current_thread().build().unwrap(),
-        Builder::new_multi_thread()
-            .worker_threads(2)
-            .build()
-            .unwrap(),
-    ]
-}
-
-fn poll<F: Future>(future: &mut Pin<Box<F>>) -> Poll<F::Output> {
-    future
-        .as_mut()
-        .poll(&mut Context::from_waker(Waker::noop()))
-}
+use std::task::Poll;
 
 #[test]
 fn mutex_lock_is_fifo() {
@@ -29,13 +15,13 @@ fn mutex_lock_is_fifo() {
     let held = mutex.try_lock().unwrap();
     let mut waiters: Vec<_> = (0..4).map(|_| Box::pin(mutex.lock())).collect();
     for waiter in &mut waiters {
-        assert!(poll(waiter).is_pending());
+        assert!(poll_once(waiter).is_pending());
     }
     // Queued waiters come before a newcomer's try_lock.
     drop(held);
     assert!(mutex.try_lock().is_err());
     for (i, waiter) in waiters.iter_mut().enumerate() {
-        match poll(waiter) {
+        match poll_once(waiter) {
             Poll::Ready(mut guard) => guard.push(i),
             Poll::Pending => panic!("waiter {i} not served in order"),
         }
@@ -51,13 +37,13 @@ fn dropped_lock_futures_leak_nothing() {
     let mut queued = Box::pin(mutex.lock());
     let mut granted = Box::pin(mutex.lock());
     let mut last = Box::pin(mutex.lock());
-    assert!(poll(&mut queued).is_pending());
-    assert!(poll(&mut granted).is_pending());
-    assert!(poll(&mut last).is_pending());
+    assert!(poll_once(&mut queued).is_pending());
+    assert!(poll_once(&mut granted).is_pending());
+    assert!(poll_once(&mut last).is_pending());
     drop(queued); // cancelled while waiting
     drop(held); // the lock goes to `granted`...
     drop(granted); // ...which is cancelled before it looks
-    assert!(poll(&mut last).is_ready());
+    assert!(poll_once(&mut last).is_ready());
     drop(last);
     assert!(mutex.try_lock().is_ok());
 }
@@ -91,7 +77,7 @@ fn mapped_and_owned_guards() {
 fn mutex_counts_exactly_under_contention() {
     const TASKS: usize = 20;
     const ROUNDS: usize = 100;
-    for rt in runtimes() {
+    for (_, rt) in runtimes() {
         let count = Arc::new(Mutex::new(0usize));
         rt.block_on(async {
             let tasks: Vec<_> = (0..TASKS)
@@ -135,27 +121,27 @@ fn a_waiting_writer_is_not_starved_by_readers() {
     let lock = RwLock::new(0);
     let reader = lock.try_read().unwrap();
     let mut writer = Box::pin(lock.write());
-    assert!(poll(&mut writer).is_pending());
+    assert!(poll_once(&mut writer).is_pending());
     // Readers arriving after the writer wait behind it.
     assert!(lock.try_read().is_err());
     let mut late_readers: Vec<_> = (0..3).map(|_| Box::pin(lock.read())).collect();
     for late in &mut late_readers {
-        assert!(poll(late).is_pending());
+        assert!(poll_once(late).is_pending());
     }
     drop(reader);
-    let mut guard = match poll(&mut writer) {
+    let mut guard = match poll_once(&mut writer) {
         Poll::Ready(guard) => guard,
         Poll::Pending => panic!("writer should hold the lock once the reader left"),
     };
     *guard = 5;
     for late in &mut late_readers {
-        assert!(poll(late).is_pending());
+        assert!(poll_once(late).is_pending());
     }
     drop(guard);
     // All queued readers enter together.
     let guards: Vec<_> = late_readers
         .iter_mut()
-        .map(|late| match poll(late) {
+        .map(|late| match poll_once(late) {
             Poll::Ready(guard) => guard,
             Poll::Pending => panic!("queued reader not admitted after the writer"),
         })
@@ -169,16 +155,16 @@ fn dropped_write_future_lets_readers_in() {
     let reader = lock.try_read().unwrap();
     let mut writer = Box::pin(lock.write());
     let mut late = Box::pin(lock.read());
-    assert!(poll(&mut writer).is_pending());
-    assert!(poll(&mut late).is_pending());
+    assert!(poll_once(&mut writer).is_pending());
+    assert!(poll_once(&mut late).is_pending());
     drop(writer);
-    assert!(poll(&mut late).is_ready());
+    assert!(poll_once(&mut late).is_ready());
     drop(reader);
 }
 
 #[test]
 fn rwlock_keeps_its_invariant_under_contention() {
-    for rt in runtimes() {
+    for (_, rt) in runtimes() {
         let lock = Arc::new(RwLock::new((0usize, 0usize)));
         rt.block_on(async {
             let mut tasks = Vec::new();

@@ -1,28 +1,12 @@
 //! Notify, watch and Barrier.
 
-use rt::runtime::{Builder, Runtime};
+mod support;
+
+use support::{poll_once, runtimes};
+
 use rt::sync::{Barrier, Notify, watch};
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
-use std::task::{Context, Poll, Waker};
-
-fn runtimes() -> Vec<Runtime> {
-    vec![
-        Builder::new_current_thread().build().unwrap(),
-        Builder::new_multi_thread()
-            .worker_threads(2)
-            .build()
-            .unwrap(),
-    ]
-}
-
-fn poll<F: Future>(future: &mut Pin<Box<F>>) -> Poll<F::Output> {
-    future
-        .as_mut()
-        .poll(&mut Context::from_waker(Waker::noop()))
-}
 
 #[test]
 fn notify_one_without_waiter_stores_one_permit() {
@@ -30,9 +14,9 @@ fn notify_one_without_waiter_stores_one_permit() {
     notify.notify_one();
     notify.notify_one();
     let mut first = Box::pin(notify.notified());
-    assert!(poll(&mut first).is_ready());
+    assert!(poll_once(&mut first).is_ready());
     let mut second = Box::pin(notify.notified());
-    assert!(poll(&mut second).is_pending());
+    assert!(poll_once(&mut second).is_pending());
 }
 
 #[test]
@@ -40,12 +24,12 @@ fn notify_one_wakes_waiters_in_fifo_order() {
     let notify = Notify::new();
     let mut waiters: Vec<_> = (0..3).map(|_| Box::pin(notify.notified())).collect();
     for waiter in &mut waiters {
-        assert!(poll(waiter).is_pending());
+        assert!(poll_once(waiter).is_pending());
     }
     for served in 0..3 {
         notify.notify_one();
         for (i, waiter) in waiters.iter_mut().enumerate().skip(served) {
-            assert_eq!(poll(waiter).is_ready(), i == served);
+            assert_eq!(poll_once(waiter).is_ready(), i == served);
         }
     }
 }
@@ -54,13 +38,13 @@ fn notify_one_wakes_waiters_in_fifo_order() {
 fn notify_waiters_wakes_created_futures_and_stores_nothing() {
     let notify = Notify::new();
     let mut polled = Box::pin(notify.notified());
-    assert!(poll(&mut polled).is_pending());
+    assert!(poll_once(&mut polled).is_pending());
     let mut unpolled = Box::pin(notify.notified());
     notify.notify_waiters();
     let mut later = Box::pin(notify.notified());
-    assert!(poll(&mut polled).is_ready());
-    assert!(poll(&mut unpolled).is_ready());
-    assert!(poll(&mut later).is_pending());
+    assert!(poll_once(&mut polled).is_ready());
+    assert!(poll_once(&mut unpolled).is_ready());
+    assert!(poll_once(&mut later).is_pending());
 }
 
 #[test]
@@ -68,37 +52,37 @@ fn a_dropped_notified_waiter_passes_the_notification_on() {
     let notify = Notify::new();
     let mut first = Box::pin(notify.notified());
     let mut second = Box::pin(notify.notified());
-    assert!(poll(&mut first).is_pending());
-    assert!(poll(&mut second).is_pending());
+    assert!(poll_once(&mut first).is_pending());
+    assert!(poll_once(&mut second).is_pending());
     notify.notify_one(); // picks `first`
     drop(first);
-    assert!(poll(&mut second).is_ready());
+    assert!(poll_once(&mut second).is_ready());
 
     // Dropped with no other waiter: it becomes the permit.
     let mut only = Box::pin(notify.notified());
-    assert!(poll(&mut only).is_pending());
+    assert!(poll_once(&mut only).is_pending());
     notify.notify_one();
     drop(only);
     let mut next = Box::pin(notify.notified());
-    assert!(poll(&mut next).is_ready());
+    assert!(poll_once(&mut next).is_ready());
 }
 
 #[test]
 fn a_dropped_unnotified_waiter_takes_nothing() {
     let notify = Notify::new();
     let mut first = Box::pin(notify.notified());
-    assert!(poll(&mut first).is_pending());
+    assert!(poll_once(&mut first).is_pending());
     drop(first);
     let mut second = Box::pin(notify.notified());
-    assert!(poll(&mut second).is_pending());
+    assert!(poll_once(&mut second).is_pending());
     notify.notify_one();
-    assert!(poll(&mut second).is_ready());
+    assert!(poll_once(&mut second).is_ready());
 }
 
 #[test]
 fn notify_ping_pong_counts_exactly() {
     const ROUNDS: usize = 500;
-    for rt in runtimes() {
+    for (_, rt) in runtimes() {
         rt.block_on(async {
             let ping = Arc::new(Notify::new());
             let pong = Arc::new(Notify::new());
@@ -147,7 +131,7 @@ fn watch_receivers_see_the_latest_value() {
         assert_eq!(*rx2.borrow_and_update(), 2);
     });
     let mut pending = Box::pin(rx.changed());
-    assert!(poll(&mut pending).is_pending());
+    assert!(poll_once(&mut pending).is_pending());
     drop(pending); // cancelled: nothing is marked seen
     tx.send_modify(|v| *v += 1);
     assert!(rx.has_changed().unwrap());
@@ -167,15 +151,15 @@ fn watch_sender_knows_when_receivers_are_gone() {
     let (tx, rx) = watch::channel(());
     assert_eq!(tx.receiver_count(), 1);
     let mut closed = Box::pin(tx.closed());
-    assert!(poll(&mut closed).is_pending());
+    assert!(poll_once(&mut closed).is_pending());
     drop(rx);
-    assert!(poll(&mut closed).is_ready());
+    assert!(poll_once(&mut closed).is_ready());
     assert!(tx.send(()).is_err());
 }
 
 #[test]
 fn watch_values_arrive_in_order_under_contention() {
-    for rt in runtimes() {
+    for (_, rt) in runtimes() {
         rt.block_on(async {
             let (tx, rx) = watch::channel(0usize);
             let readers: Vec<_> = (0..4)
@@ -209,7 +193,7 @@ fn watch_values_arrive_in_order_under_contention() {
 
 #[test]
 fn barrier_releases_each_generation_with_one_leader() {
-    for rt in runtimes() {
+    for (_, rt) in runtimes() {
         rt.block_on(async {
             let barrier = Arc::new(Barrier::new(4));
             let leaders = Arc::new(AtomicUsize::new(0));

@@ -1,21 +1,14 @@
 //! oneshot: delivery, closing from either side, cancellation.
 
-use rt::runtime::{Builder, Runtime};
+mod support;
+
+use support::runtimes;
+
 use rt::sync::oneshot::{self, TryRecvError};
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll, Waker};
-
-fn runtimes() -> Vec<Runtime> {
-    vec![
-        Builder::new_current_thread().build().unwrap(),
-        Builder::new_multi_thread()
-            .worker_threads(2)
-            .build()
-            .unwrap(),
-    ]
-}
 
 fn poll<F: Future + Unpin>(future: &mut F) -> Poll<F::Output> {
     Pin::new(future).poll(&mut Context::from_waker(Waker::noop()))
@@ -78,7 +71,7 @@ fn receiving_by_reference_is_cancel_safe() {
 
 #[test]
 fn sender_closed_wakes_when_the_receiver_goes() {
-    for rt in runtimes() {
+    for (_, rt) in runtimes() {
         rt.block_on(async {
             let (mut tx, rx) = oneshot::channel::<()>();
             let mut closed = Box::pin(async move {
@@ -94,7 +87,7 @@ fn sender_closed_wakes_when_the_receiver_goes() {
 
 #[test]
 fn many_request_replies_across_tasks() {
-    for rt in runtimes() {
+    for (_, rt) in runtimes() {
         rt.block_on(async {
             let (requests, mut inbox) =
                 rt::sync::mpsc::unbounded_channel::<(u64, oneshot::Sender<u64>)>();

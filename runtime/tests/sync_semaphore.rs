@@ -1,22 +1,15 @@
 //! Semaphore: permits, fairness, closing, cancellation, contention.
 
-use rt::runtime::{Builder, Runtime};
+mod support;
+
+use support::runtimes;
+
 use rt::sync::{Semaphore, TryAcquireError};
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
 use std::task::{Context, Poll, Wake, Waker};
-
-fn runtimes() -> Vec<Runtime> {
-    vec![
-        Builder::new_current_thread().build().unwrap(),
-        Builder::new_multi_thread()
-            .worker_threads(2)
-            .build()
-            .unwrap(),
-    ]
-}
 
 /// A waker that counts its wakes.
 #[derive(Default)]
@@ -157,7 +150,7 @@ fn close_fails_waiters_but_keeps_held_permits() {
 
 #[test]
 fn owned_permits_move_between_tasks() {
-    for rt in runtimes() {
+    for (_, rt) in runtimes() {
         rt.block_on(async {
             let semaphore = Arc::new(Semaphore::new(2));
             let permit = semaphore.clone().acquire_many_owned(2).await.unwrap();
@@ -176,7 +169,7 @@ fn contended_acquires_never_exceed_the_limit() {
     const LIMIT: usize = 3;
     const TASKS: usize = 40;
     const ROUNDS: usize = 50;
-    for rt in runtimes() {
+    for (_, rt) in runtimes() {
         let semaphore = Arc::new(Semaphore::new(LIMIT));
         let inside = Arc::new(AtomicUsize::new(0));
         let most = Arc::new(AtomicUsize::new(0));

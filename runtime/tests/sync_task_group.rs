@@ -1,25 +1,19 @@
 //! TaskGroup: waiting for children, error propagation, cancellation.
 
-use rt::runtime::{Builder, Runtime};
+mod support;
+
+use support::runtimes;
+
+use rt::runtime::Builder;
 use rt::sync::mpsc::error::TryRecvError;
 use rt::sync::{mpsc, oneshot};
 use rt::task::{GroupError, TaskGroup};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
 
-fn runtimes() -> Vec<Runtime> {
-    vec![
-        Builder::new_current_thread().build().unwrap(),
-        Builder::new_multi_thread()
-            .worker_threads(2)
-            .build()
-            .unwrap(),
-    ]
-}
-
 #[test]
 fn scope_returns_after_every_child_and_grandchild() {
-    for rt in runtimes() {
+    for (_, rt) in runtimes() {
         rt.block_on(async {
             let done = Arc::new(AtomicUsize::new(0));
             let result = TaskGroup::<()>::scope(|group| {
@@ -53,7 +47,7 @@ fn scope_returns_after_every_child_and_grandchild() {
 
 #[test]
 fn first_child_error_cancels_siblings_and_body() {
-    for rt in runtimes() {
+    for (_, rt) in runtimes() {
         rt.block_on(async {
             let (alive, mut gone) = mpsc::channel::<()>(1);
             let result: Result<(), GroupError<&str>> = TaskGroup::scope(|group| {
@@ -88,7 +82,7 @@ fn first_child_error_cancels_siblings_and_body() {
 
 #[test]
 fn a_child_panic_is_returned() {
-    for rt in runtimes() {
+    for (_, rt) in runtimes() {
         rt.block_on(async {
             let result: Result<(), GroupError<()>> = TaskGroup::scope(|group| async move {
                 group.spawn(std::future::pending());
@@ -145,7 +139,7 @@ fn a_child_aborted_by_its_handle_is_not_a_failure() {
 
 #[test]
 fn dropping_the_scope_cancels_children() {
-    for rt in runtimes() {
+    for (_, rt) in runtimes() {
         rt.block_on(async {
             let (alive, mut gone) = mpsc::channel::<()>(1);
             let (started_tx, started_rx) = oneshot::channel::<()>();

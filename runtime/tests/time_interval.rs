@@ -1,19 +1,12 @@
 //! `interval` and its missed-tick behaviours, on the paused clock.
 
-use rt::runtime::{Builder, Runtime};
+mod support;
+
+use support::{ms, paused};
+
+use rt::runtime::Builder;
 use rt::time::{Instant, MissedTickBehavior, interval, interval_at};
 use std::time::Duration;
-
-fn paused() -> Runtime {
-    Builder::new_current_thread()
-        .start_paused(true)
-        .build()
-        .unwrap()
-}
-
-fn ms(n: u64) -> Duration {
-    Duration::from_millis(n)
-}
 
 #[test]
 fn ticks_follow_the_period_and_the_first_is_immediate() {

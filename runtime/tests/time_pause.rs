@@ -2,17 +2,14 @@
 //! auto-advance when only timers are left. Nothing here waits for real
 //! time: a one-hour sleep finishes at once.
 
-use rt::runtime::{Builder, Runtime};
+mod support;
+
+use support::paused;
+
+use rt::runtime::Builder;
 use rt::time::{Instant, advance, sleep, timeout};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
-
-fn paused() -> Runtime {
-    Builder::new_current_thread()
-        .start_paused(true)
-        .build()
-        .unwrap()
-}
 
 #[test]
 fn an_hour_long_sleep_finishes_instantly() {

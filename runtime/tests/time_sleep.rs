@@ -2,7 +2,11 @@
 //! reset, budget, and the misuse panics. Paused clock unless noted, so
 //! nothing waits for real time.
 
-use rt::runtime::{Builder, Runtime};
+mod support;
+
+use support::{ms, paused};
+
+use rt::runtime::Builder;
 use rt::time::{Instant, sleep, sleep_until};
 use std::future::{Future, poll_fn};
 use std::pin::Pin;
@@ -10,17 +14,6 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, Wake, Waker};
 use std::time::Duration;
-
-fn paused() -> Runtime {
-    Builder::new_current_thread()
-        .start_paused(true)
-        .build()
-        .unwrap()
-}
-
-fn ms(n: u64) -> Duration {
-    Duration::from_millis(n)
-}
 
 /// A waker that counts its wakes; its strong count shows who holds it.
 struct CountWakes(AtomicUsize);

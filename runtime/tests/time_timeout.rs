@@ -1,20 +1,13 @@
 //! `timeout` and `timeout_at`.
 
-use rt::runtime::{Builder, Runtime};
+mod support;
+
+use support::{ms, paused};
+
+use rt::runtime::Builder;
 use rt::time::{Instant, error::Elapsed, sleep, timeout, timeout_at};
 use std::future::pending;
 use std::time::Duration;
-
-fn paused() -> Runtime {
-    Builder::new_current_thread()
-        .start_paused(true)
-        .build()
-        .unwrap()
-}
-
-fn ms(n: u64) -> Duration {
-    Duration::from_millis(n)
-}
 
 #[test]
 fn a_future_that_finishes_in_time_gives_its_value() {

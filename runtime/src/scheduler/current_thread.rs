@@ -9,24 +9,25 @@
 //!
 //! The `block_on` loop:
 //! 1. if the main future was woken, poll it; return its output when ready;
-//! 2. run up to `event_interval` tasks, taking from the injector first
-//!    every `global_queue_interval` ticks;
+//! 2. run up to `event_interval` tasks, taking a batch from the injector
+//!    first every `global_queue_interval` ticks (its first task runs now,
+//!    the rest queue behind the local tasks);
 //! 3. when there is nothing to run, park in the driver (woken by a remote
 //!    schedule or the main future's waker); otherwise poll the driver
 //!    without blocking, and loop.
 //!
 //! Parking without a lost wake-up, and without a syscall per remote wake:
-//! 1. the `block_on` thread sets `parked` (SeqCst), then checks the local
-//!    queue, the injector and `woken`, and blocks in the driver only if all
-//!    are empty; it clears `parked` once it is back;
+//! 1. the `block_on` thread sets `parked`, then, after a SeqCst fence,
+//!    checks the local queue, the injector and `woken`, and blocks in the
+//!    driver only if all are empty; it clears `parked` once it is back;
 //! 2. a remote schedule pushes to the injector, and a main-future wake
-//!    sets `woken` (SeqCst), then, after a SeqCst fence, unparks the driver
-//!    only if `parked` is set;
-//! 3. in the SeqCst order either the check in 1 comes after the push or
-//!    store in 2 (and sees it, so the thread does not block), or the load
-//!    in 2 comes after `parked` was set (and unparks; the driver's
-//!    notification is sticky, so an unpark landing before the block makes
-//!    it return at once).
+//!    sets `woken`, then, after a SeqCst fence, unparks the driver only if
+//!    `parked` is set;
+//! 3. of the two fences one comes first: if it is 2's, the check in 1 sees
+//!    the push or store (and the thread does not block); if it is 1's, the
+//!    load in 2 sees `parked` (and unparks; the driver's notification is
+//!    sticky, so an unpark landing before the block makes it return at
+//!    once).
 
 use crate::blocking;
 use crate::driver::{self, Driver};
@@ -67,6 +68,9 @@ pub(crate) struct Handle {
     pub(crate) driver: driver::Handle,
     pub(crate) blocking: blocking::Spawner,
 }
+
+/// Tasks taken from the injector at once on a global-queue tick.
+const INJECT_BATCH: usize = 32;
 
 struct Core {
     tasks: VecDeque<Notified>,
@@ -252,7 +256,10 @@ impl Context {
         let handle = &*self.handle;
         if block {
             // Step 1: announce the park before the last look at the queues.
+            // The fence pairs with the one in `unpark_if_parked` (loom
+            // checks SeqCst fences, not the total order of SeqCst accesses).
             handle.parked.store(true, Ordering::SeqCst);
+            fence(Ordering::SeqCst);
         }
         let (mut driver, block) = {
             let mut core = self.core.borrow_mut();
@@ -293,11 +300,19 @@ impl Context {
 impl Core {
     fn next_task(&mut self, handle: &Handle) -> Option<Notified> {
         if self.tick % handle.config.global_queue_interval == 0 {
-            handle
-                .inject
-                .steal()
-                .success()
-                .or_else(|| self.tasks.pop_front())
+            let Some(task) = handle.inject.steal().success() else {
+                return self.tasks.pop_front();
+            };
+            // A batch behind the local tasks, not one task per interval:
+            // while local tasks keep coming, this tick is the injector's
+            // only way in, and one task each time starves remote spawns.
+            for _ in 1..INJECT_BATCH {
+                match handle.inject.steal().success() {
+                    Some(task) => self.tasks.push_back(task),
+                    None => break,
+                }
+            }
+            Some(task)
         } else {
             self.tasks
                 .pop_front()

@@ -22,61 +22,145 @@ pub struct SignalKind(libc::c_int);
 
 impl SignalKind {
     /// A signal by its raw number.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rt::signal::unix::SignalKind;
+    /// assert_eq!(SignalKind::from_raw(libc::SIGTERM), SignalKind::terminate());
+    /// ```
     pub const fn from_raw(signum: libc::c_int) -> SignalKind {
         SignalKind(signum)
     }
 
     /// The raw signal number.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rt::signal::unix::SignalKind;
+    /// assert_eq!(SignalKind::hangup().as_raw_value(), libc::SIGHUP);
+    /// ```
     pub const fn as_raw_value(&self) -> libc::c_int {
         self.0
     }
 
     /// `SIGALRM`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rt::signal::unix::SignalKind;
+    /// assert_eq!(SignalKind::alarm().as_raw_value(), libc::SIGALRM);
+    /// ```
     pub const fn alarm() -> SignalKind {
         SignalKind(libc::SIGALRM)
     }
 
     /// `SIGCHLD`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rt::signal::unix::SignalKind;
+    /// assert_eq!(SignalKind::child().as_raw_value(), libc::SIGCHLD);
+    /// ```
     pub const fn child() -> SignalKind {
         SignalKind(libc::SIGCHLD)
     }
 
     /// `SIGHUP`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rt::signal::unix::SignalKind;
+    /// assert_eq!(SignalKind::hangup().as_raw_value(), libc::SIGHUP);
+    /// ```
     pub const fn hangup() -> SignalKind {
         SignalKind(libc::SIGHUP)
     }
 
     /// `SIGINT` (Ctrl-C).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rt::signal::unix::SignalKind;
+    /// assert_eq!(SignalKind::interrupt().as_raw_value(), libc::SIGINT);
+    /// ```
     pub const fn interrupt() -> SignalKind {
         SignalKind(libc::SIGINT)
     }
 
     /// `SIGPIPE`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rt::signal::unix::SignalKind;
+    /// assert_eq!(SignalKind::pipe().as_raw_value(), libc::SIGPIPE);
+    /// ```
     pub const fn pipe() -> SignalKind {
         SignalKind(libc::SIGPIPE)
     }
 
     /// `SIGQUIT`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rt::signal::unix::SignalKind;
+    /// assert_eq!(SignalKind::quit().as_raw_value(), libc::SIGQUIT);
+    /// ```
     pub const fn quit() -> SignalKind {
         SignalKind(libc::SIGQUIT)
     }
 
     /// `SIGTERM`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rt::signal::unix::SignalKind;
+    /// assert_eq!(SignalKind::terminate().as_raw_value(), libc::SIGTERM);
+    /// ```
     pub const fn terminate() -> SignalKind {
         SignalKind(libc::SIGTERM)
     }
 
     /// `SIGUSR1`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rt::signal::unix::SignalKind;
+    /// assert_eq!(SignalKind::user_defined1().as_raw_value(), libc::SIGUSR1);
+    /// ```
     pub const fn user_defined1() -> SignalKind {
         SignalKind(libc::SIGUSR1)
     }
 
     /// `SIGUSR2`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rt::signal::unix::SignalKind;
+    /// assert_eq!(SignalKind::user_defined2().as_raw_value(), libc::SIGUSR2);
+    /// ```
     pub const fn user_defined2() -> SignalKind {
         SignalKind(libc::SIGUSR2)
     }
 
     /// `SIGWINCH`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rt::signal::unix::SignalKind;
+    /// assert_eq!(SignalKind::window_change().as_raw_value(), libc::SIGWINCH);
+    /// ```
     pub const fn window_change() -> SignalKind {
         SignalKind(libc::SIGWINCH)
     }

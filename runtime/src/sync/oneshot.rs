@@ -183,6 +183,17 @@ impl<T> Sender<T> {
     }
 
     /// Polls for the receiver going away; see [`closed`](Sender::closed).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::task::{Context, Waker};
+    /// let (mut tx, rx) = rt::sync::oneshot::channel::<()>();
+    /// let mut cx = Context::from_waker(Waker::noop());
+    /// assert!(tx.poll_closed(&mut cx).is_pending());
+    /// drop(rx);
+    /// assert!(tx.poll_closed(&mut cx).is_ready());
+    /// ```
     pub fn poll_closed(&mut self, cx: &mut Context<'_>) -> Poll<()> {
         let coop = ready!(poll_proceed(cx));
         let mut state = lock(&self.inner);

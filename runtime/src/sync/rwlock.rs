@@ -135,7 +135,7 @@ impl<T: ?Sized> RwLock<T> {
     ///
     /// # Errors
     ///
-    /// [`TryLockError`] when a writer holds the lock or anyone is queued.
+    /// [`TryLockError`](crate::sync::TryLockError) when a writer holds the lock or anyone is queued.
     ///
     /// # Examples
     ///
@@ -156,7 +156,7 @@ impl<T: ?Sized> RwLock<T> {
     ///
     /// # Errors
     ///
-    /// [`TryLockError`] when the lock is held or anyone is queued.
+    /// [`TryLockError`](crate::sync::TryLockError) when the lock is held or anyone is queued.
     ///
     /// # Examples
     ///

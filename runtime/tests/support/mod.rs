@@ -8,8 +8,11 @@ use rt::runtime::{Builder, Runtime};
 use std::any::Any;
 use std::future::Future;
 use std::panic::{self, AssertUnwindSafe};
+use std::path::PathBuf;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::task::{Context, Poll, Waker};
 use std::time::{Duration, Instant};
 
 /// A runtime configuration the tests run on.
@@ -236,4 +239,41 @@ pub(crate) fn raise_fd_limit() -> u64 {
     let rc = unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &limit) };
     assert_eq!(rc, 0);
     limit.rlim_cur
+}
+
+/// A current-thread runtime whose clock starts paused: sleeps finish as
+/// soon as nothing else can run, with no real waiting.
+pub(crate) fn paused() -> Runtime {
+    Builder::new_current_thread()
+        .start_paused(true)
+        .build()
+        .unwrap()
+}
+
+/// `n` milliseconds.
+pub(crate) fn ms(n: u64) -> Duration {
+    Duration::from_millis(n)
+}
+
+/// Polls `future` once with a waker that does nothing: for tests that
+/// drive a future by hand and look at each step.
+pub(crate) fn poll_once<F: Future>(future: &mut Pin<Box<F>>) -> Poll<F::Output> {
+    future
+        .as_mut()
+        .poll(&mut Context::from_waker(Waker::noop()))
+}
+
+/// A fresh, empty directory for one test on one runtime, unique to this
+/// test process.
+pub(crate) fn scratch_dir(test: &str, rt: &Runtime) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!(
+        "rt-test-{}-{test}-{:?}",
+        std::process::id(),
+        rt.handle().runtime_flavor()
+    ));
+    if dir.exists() {
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
 }

@@ -51,6 +51,14 @@ pub enum TrySendError<T> {
 
 impl<T> TrySendError<T> {
     /// The value that was not sent.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let (tx, _rx) = rt::sync::mpsc::channel(1);
+    /// tx.try_send(1).unwrap();
+    /// assert_eq!(tx.try_send(2).unwrap_err().into_inner(), 2);
+    /// ```
     pub fn into_inner(self) -> T {
         match self {
             TrySendError::Full(value) | TrySendError::Closed(value) => value,
