@@ -128,22 +128,40 @@ impl<T> WaitList<T> {
 
 /// Wakers collected under a lock and woken after it is released, so that a
 /// waker that runs code (or drops a future) never runs under the lock.
+///
+/// The first waker is kept inline: most releases and notifications wake
+/// one waiter, and a heap `Vec` for it cost an allocation and a free per
+/// wake (measured: half the instructions of a `Notify` wait/notify cycle
+/// went to that, and tokio's wake lists are on the stack).
 #[derive(Debug, Default)]
-pub(crate) struct WakeList(Vec<std::task::Waker>);
+pub(crate) struct WakeList {
+    first: Option<std::task::Waker>,
+    rest: Vec<std::task::Waker>,
+}
 
 impl WakeList {
     pub(crate) const fn new() -> WakeList {
-        WakeList(Vec::new())
-    }
-
-    pub(crate) fn push(&mut self, waker: Option<std::task::Waker>) {
-        if let Some(waker) = waker {
-            self.0.push(waker);
+        WakeList {
+            first: None,
+            rest: Vec::new(),
         }
     }
 
+    pub(crate) fn push(&mut self, waker: Option<std::task::Waker>) {
+        let Some(waker) = waker else { return };
+        if self.first.is_none() {
+            self.first = Some(waker);
+        } else {
+            self.rest.push(waker);
+        }
+    }
+
+    /// Wakes them in the order they were pushed.
     pub(crate) fn wake_all(self) {
-        for waker in self.0 {
+        if let Some(first) = self.first {
+            first.wake();
+        }
+        for waker in self.rest {
             waker.wake();
         }
     }
@@ -159,7 +177,32 @@ pub(crate) fn register(slot: &mut Option<std::task::Waker>, waker: &std::task::W
 
 #[cfg(test)]
 mod tests {
-    use super::WaitList;
+    use super::{WaitList, WakeList};
+    use std::sync::{Arc, Mutex};
+    use std::task::{Wake, Waker};
+
+    /// Records its id in a shared log when woken.
+    struct Logged(usize, Arc<Mutex<Vec<usize>>>);
+
+    impl Wake for Logged {
+        fn wake(self: Arc<Self>) {
+            self.1.lock().unwrap().push(self.0);
+        }
+    }
+
+    #[test]
+    fn wake_list_wakes_every_waker_in_push_order() {
+        let log = Arc::new(Mutex::new(Vec::new()));
+        let mut wakers = WakeList::new();
+        wakers.push(None);
+        for id in 0..5 {
+            wakers.push(Some(Waker::from(Arc::new(Logged(id, log.clone())))));
+            wakers.push(None);
+        }
+        wakers.wake_all();
+        assert_eq!(*log.lock().unwrap(), [0, 1, 2, 3, 4]);
+        WakeList::new().wake_all();
+    }
 
     #[test]
     fn fifo_with_removal_from_the_middle() {
