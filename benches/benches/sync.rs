@@ -203,8 +203,12 @@ macro_rules! sync_workloads {
         }
 
         /// `WAITERS` tasks loop on `notified().await`, counting wake-ups;
-        /// the bench thread calls `notify` until they counted `WAKEUPS`.
-        /// The waiters never end: dropping the runtime cancels them.
+        /// a notifier task calls `notify` and yields, until they counted
+        /// `WAKEUPS`. (tokio's bench spins `notify` on the bench thread
+        /// instead; on 2 cores that third busy thread leaves the woken
+        /// workers waiting for a time slice, and both runtimes' times
+        /// jumped between ~0.1 and ~10 ms from run to run.) The waiters
+        /// never end: dropping the runtime cancels them.
         fn notify_loop(
             runtime: &$runtime,
             notify: fn(&Notify),
@@ -224,9 +228,16 @@ macro_rules! sync_workloads {
             move |b| {
                 b.iter(|| {
                     woken.store(0, Ordering::Relaxed);
-                    while woken.load(Ordering::Relaxed) < WAKEUPS {
-                        notify(&shared);
-                    }
+                    let (shared, woken) = (shared.clone(), woken.clone());
+                    runtime.block_on(async move {
+                        let notifier = ::$krate::spawn(async move {
+                            while woken.load(Ordering::Relaxed) < WAKEUPS {
+                                notify(&shared);
+                                ::$krate::task::yield_now().await;
+                            }
+                        });
+                        notifier.await.expect("the notifier task failed");
+                    })
                 })
             }
         }
