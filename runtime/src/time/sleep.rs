@@ -178,7 +178,9 @@ impl Sleep {
     /// });
     /// ```
     pub fn reset(&mut self, deadline: Instant) {
-        self.reset_at(deadline, Instant::now());
+        // This sleep's own runtime's clock, wherever `reset` is called from.
+        let now = Instant::from_std(time_of(&self.runtime).clock().now());
+        self.reset_at(deadline, now);
     }
 
     /// [`reset`](Sleep::reset), where `now` is the clock's current instant
