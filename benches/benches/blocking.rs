@@ -40,6 +40,9 @@ macro_rules! blocking_workloads {
         mod $side {
             use super::{FILE_LEN, PER_TASK, SEQUENTIAL, TASKS};
             use std::path::PathBuf;
+            // rt's `File` has its own `read_to_end`, which shadows the
+            // trait's: the import is used on the tokio side only.
+            #[allow(unused_imports)]
             use $krate::io::AsyncReadExt;
             use $krate::task::spawn_blocking;
 
