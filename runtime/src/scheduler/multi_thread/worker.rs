@@ -226,6 +226,20 @@ impl Core {
         } else if let Some(prev) = self.lifo_slot.replace(task) {
             self.run_queue.push(prev);
             // Work is stealable now: let an idle worker come and take it.
+            // Not while this worker is in the driver (its parker taken):
+            // wakes come in batches there, and this worker still counts as
+            // parked, so it could pick itself; `notify_after_driver` does
+            // it once afterwards.
+            if self.park.is_some() {
+                handle.notify_parked();
+            }
+        }
+    }
+
+    /// After a turn of the driver: if it queued stealable work here, let
+    /// an idle worker come and take it.
+    fn notify_after_driver(&self, handle: &Handle) {
+        if !self.run_queue.is_empty() {
             handle.notify_parked();
         }
     }
@@ -326,6 +340,7 @@ impl Context {
         let mut park = core.park.take().expect("core has a parker");
         core = self.enter_driver(core, || park.poll_driver());
         core.park = Some(park);
+        core.notify_after_driver(&self.handle);
         core
     }
 
@@ -362,6 +377,7 @@ impl Context {
                 }
             }
             core.park = Some(park);
+            core.notify_after_driver(handle);
         }
         if let Some(cb) = &handle.shared.config.after_unpark {
             cb();
