@@ -252,7 +252,11 @@ impl Context {
         let handle = &*self.handle;
         if block {
             // Step 1: announce the park before the last look at the queues.
+            // The fence pairs with the wakers' (step 2); a SeqCst store then
+            // load alone would do in C++'s model, but loom treats SeqCst
+            // accesses as AcqRel and only models SeqCst fences.
             handle.parked.store(true, Ordering::SeqCst);
+            fence(Ordering::SeqCst);
         }
         let (mut driver, block) = {
             let mut core = self.core.borrow_mut();
