@@ -18,8 +18,6 @@
 mod support;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use std::net::SocketAddr;
-use std::sync::Arc;
 use std::time::Duration;
 use support::{BenchRuntime, Flavor, NUM_WORKERS, Rt, Tokio};
 
@@ -178,7 +176,7 @@ macro_rules! net_workloads {
 net_workloads!(rt_side, rt, rt_zero_linger);
 net_workloads!(tokio_side, tokio, tokio_zero_linger);
 
-/// Registers one echo group: `message` bytes, `rounds` round trips per
+/// Registers one echo group: messages of `$len` bytes, `$rounds` round trips per
 /// connection per iteration.
 macro_rules! echo_group {
     ($c:expr, $name:expr, $len:expr, $rounds:expr) => {{
@@ -208,7 +206,7 @@ fn accept_group(c: &mut Criterion) {
     support::configure(&mut group);
     {
         let runtime = Rt::new(FLAVOR);
-        let (listener, addr): (_, SocketAddr) = runtime.block_on(rt_side::bind());
+        let (listener, addr) = runtime.block_on(rt_side::bind());
         group.bench_function(Rt::NAME, |b| {
             b.iter(|| runtime.block_on(rt_side::accept_batch(listener.clone(), addr, ACCEPTS)))
         });
@@ -216,7 +214,7 @@ fn accept_group(c: &mut Criterion) {
     }
     {
         let runtime = Tokio::new(FLAVOR);
-        let (listener, addr): (Arc<_>, _) = runtime.block_on(tokio_side::bind());
+        let (listener, addr) = runtime.block_on(tokio_side::bind());
         group.bench_function(Tokio::NAME, |b| {
             b.iter(|| runtime.block_on(tokio_side::accept_batch(listener.clone(), addr, ACCEPTS)))
         });
