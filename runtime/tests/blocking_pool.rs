@@ -178,6 +178,42 @@ fn idle_threads_exit_after_the_keep_alive() {
 }
 
 #[test]
+fn a_burst_wakes_every_idle_thread_it_needs() {
+    const THREADS: usize = 6;
+    /// `THREADS` calls that each wait for all the others: they finish only
+    /// if each one got a thread of its own.
+    fn all_at_once(rt: &Runtime) {
+        let barrier = Arc::new(Barrier::new(THREADS));
+        let calls: Vec<_> = (0..THREADS)
+            .map(|_| {
+                let barrier = barrier.clone();
+                rt.spawn_blocking(move || {
+                    barrier.wait();
+                })
+            })
+            .collect();
+        for call in calls {
+            rt.block_on(call).unwrap();
+        }
+    }
+
+    for (_, rt) in runtimes() {
+        all_at_once(&rt);
+        let metrics = rt.handle().metrics();
+        wait_until("every thread to go idle", || {
+            metrics.num_idle_blocking_threads() == metrics.num_blocking_threads()
+        });
+        let threads = metrics.num_blocking_threads();
+        assert!(threads >= THREADS);
+        // The producer wakes one idle thread; each woken thread wakes the
+        // next while calls are left, so all of them run at once again,
+        // on the same threads.
+        all_at_once(&rt);
+        assert_eq!(metrics.num_blocking_threads(), threads);
+    }
+}
+
+#[test]
 fn idle_threads_are_reused() {
     let rt = Builder::new_multi_thread()
         .worker_threads(1)

@@ -6,6 +6,7 @@ use support::{runtimes, scratch_dir};
 
 use futures::{AsyncRead, AsyncReadExt, AsyncSeekExt, AsyncWriteExt};
 use rt::runtime::Builder;
+use std::future::Future;
 use std::io::{ErrorKind, SeekFrom};
 use std::pin::Pin;
 use std::task::Poll;
@@ -184,6 +185,109 @@ fn large_file_through_async_read_and_write() {
     assert_eq!(read.len(), LEN);
     assert!(read == data);
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn read_to_end_appends_after_buffered_and_existing_bytes() {
+    // Exactly two 2 MiB chunks: the end shows only as an empty third read.
+    const LEN: usize = 4 * 1024 * 1024;
+    let data: Vec<u8> = (0..LEN).map(|i| (i * 7 % 253) as u8).collect();
+    for (_, rt) in runtimes() {
+        let dir = scratch_dir("read-to-end", &rt);
+        let path = dir.join("f");
+        std::fs::write(&path, &data).unwrap();
+        rt.block_on(async {
+            let mut file = rt::fs::File::open(&path).await.unwrap();
+            // A small read leaves the rest of its chunk buffered in the file.
+            let mut head = [0; 3];
+            file.read_exact(&mut head).await.unwrap();
+            assert_eq!(head, data[..3]);
+            let mut rest = b"prefix".to_vec();
+            let n = file.read_to_end(&mut rest).await.unwrap();
+            assert_eq!(n, LEN - 3);
+            assert_eq!(&rest[..6], b"prefix");
+            assert!(rest[6..] == data[3..]);
+            // At the end: nothing more, and the position is the file's end.
+            let mut empty = Vec::new();
+            assert_eq!(file.read_to_end(&mut empty).await.unwrap(), 0);
+            assert!(empty.is_empty());
+            let end = file.seek(SeekFrom::Current(0)).await.unwrap();
+            assert_eq!(end, LEN as u64);
+
+            // From the start into an empty vector: the whole file.
+            file.seek(SeekFrom::Start(0)).await.unwrap();
+            let mut all = Vec::new();
+            assert_eq!(file.read_to_end(&mut all).await.unwrap(), LEN);
+            assert!(all == data);
+        });
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
+
+#[test]
+fn read_to_end_given_up_on_keeps_its_bytes_for_the_next_read() {
+    const LEN: usize = 5 * 1024 * 1024;
+    let data: Vec<u8> = (0..LEN).map(|i| (i * 13 % 241) as u8).collect();
+    // One blocking thread, held busy, so the read below is sure to queue.
+    let rt = Builder::new_multi_thread()
+        .worker_threads(1)
+        .max_blocking_threads(1)
+        .build()
+        .unwrap();
+    let dir = scratch_dir("read-to-end-dropped", &rt);
+    let path = dir.join("f");
+    std::fs::write(&path, &data).unwrap();
+    rt.block_on(async {
+        let mut file = rt::fs::File::open(&path).await.unwrap();
+        let (started_tx, started_rx) = std::sync::mpsc::channel::<()>();
+        let (release_tx, release_rx) = std::sync::mpsc::channel::<()>();
+        let gate = rt::spawn_blocking(move || {
+            started_tx.send(()).unwrap();
+            release_rx.recv().unwrap();
+        });
+        started_rx.recv().unwrap();
+        let mut lost = Vec::new();
+        {
+            let mut read_all = std::pin::pin!(file.read_to_end(&mut lost));
+            std::future::poll_fn(|cx| {
+                assert!(read_all.as_mut().poll(cx).is_pending());
+                Poll::Ready(())
+            })
+            .await;
+        }
+        assert!(lost.is_empty());
+        release_tx.send(()).unwrap();
+        gate.await.unwrap();
+        // The first chunk was read into the file's buffer: a plain read
+        // gets it, and then the rest follows in order.
+        let mut first = [0; 10];
+        file.read_exact(&mut first).await.unwrap();
+        assert_eq!(first, data[..10]);
+        assert_eq!(file.seek(SeekFrom::Current(0)).await.unwrap(), 10);
+        let mut rest = Vec::new();
+        AsyncReadExt::read_to_end(&mut file, &mut rest)
+            .await
+            .unwrap();
+        assert!(rest == data[10..]);
+    });
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn read_to_string_rejects_invalid_utf8_and_leaves_the_string() {
+    for (_, rt) in runtimes() {
+        let dir = scratch_dir("read-to-string", &rt);
+        let path = dir.join("f");
+        std::fs::write(&path, [b'o', b'k', 0xff, 0xfe]).unwrap();
+        rt.block_on(async {
+            let mut file = rt::fs::File::open(&path).await.unwrap();
+            let mut text = String::from("kept");
+            let err = file.read_to_string(&mut text).await.unwrap_err();
+            assert_eq!(err.kind(), ErrorKind::InvalidData);
+            assert_eq!(text, "kept");
+        });
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }
 
 #[test]

@@ -4,8 +4,9 @@
 //! (`<group>/rt`, `<group>/tokio`, `<group>/smol`; `src/bin/results.rs`
 //! relies on that naming).
 
-// Each bench target uses a different subset of these helpers.
-#![allow(dead_code)]
+// Each bench target uses a different subset of these helpers (`net` and
+// `blocking` write runtime-specific workloads and skip `compare!`).
+#![allow(dead_code, unused_macros)]
 
 pub(crate) mod workloads;
 
@@ -343,6 +344,7 @@ macro_rules! compare {
         drop(runtime);
     }};
 }
+#[allow(unused_imports)]
 pub(crate) use compare;
 
 /// `compare_native!(criterion, "group", flavor, rt_workload, tokio_workload)`:

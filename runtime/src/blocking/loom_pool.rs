@@ -168,3 +168,46 @@ fn loom_blocking_handoff_racing_an_idle_thread() {
         assert_eq!(pool.num_threads(), 0);
     });
 }
+
+#[test]
+fn loom_blocking_job_left_to_a_notified_thread_runs() {
+    loom::model(|| {
+        let pool = pool(2);
+        let done = Arc::new(Done::default());
+        let first_done = done.clone();
+        let first = spawn_blocking_on(&pool, None, move || first_done.finish());
+        // The second call may find the first call's thread still notified
+        // and leave the job to it (spawning step 2): that thread's look at
+        // the queue after its pop must then see it.
+        let spawner = pool.clone();
+        let second_done = done.clone();
+        let producer = loom::thread::spawn(move || {
+            spawn_blocking_on(&spawner, None, move || second_done.finish())
+        });
+        let second = producer.join().unwrap();
+        done.wait_for(2);
+        pool.shutdown(None);
+        output(first).unwrap();
+        output(second).unwrap();
+    });
+}
+
+#[test]
+fn loom_blocking_notified_thread_wakes_the_next_before_blocking() {
+    loom::model(|| {
+        let pool = pool(2);
+        // The first call blocks until the second has run, so the second
+        // needs a thread of its own while the first call's thread is busy:
+        // left to that thread (notified), it must be passed on before the
+        // first call runs, or loom reports a deadlock.
+        let second_ran = Arc::new(Done::default());
+        let waiter = second_ran.clone();
+        let first = spawn_blocking_on(&pool, None, move || waiter.wait_for(1));
+        let signal = second_ran.clone();
+        let second = spawn_blocking_on(&pool, None, move || signal.finish());
+        second_ran.wait_for(1);
+        pool.shutdown(None);
+        output(first).unwrap();
+        output(second).unwrap();
+    });
+}

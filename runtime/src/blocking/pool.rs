@@ -3,21 +3,33 @@
 //! worker calls `block_in_place`.
 //!
 //! Jobs wait in a lock-free `Injector`; a second one holds core hand-offs,
-//! which threads take first. One atomic word counts the pool's threads
-//! (high half) and, among them, the idle ones not yet claimed by a
-//! producer (low half). The mutex and condvar are only touched to wake an
-//! idle thread, to go idle, to exit, or at shutdown, so many producers
-//! pushing while every thread is busy never meet on a lock.
+//! which threads take first. One atomic word counts the pool's threads,
+//! among them the idle ones not yet claimed by a producer, and the
+//! *notified* ones: claimed or newly started for a job, and not yet back
+//! from their first look at the queues. The mutex and condvar are only
+//! touched to wake an idle thread, to go idle, to exit, or at shutdown, so
+//! many producers pushing while every thread is busy never meet on a lock.
 //!
 //! Spawning a job (no job is stranded in the queue with no thread to run
 //! it):
 //! 1. push it, then (SeqCst) read the word;
-//! 2. if a thread is idle, claim it (CAS `idle - 1`) and, under the lock,
-//!    post one wake-up for it;
-//! 3. else, below the cap, count a new thread (CAS `threads + 1`) and
+//! 2. if a thread is notified, stop: it will see the job (step 5);
+//! 3. else, if a thread is idle, claim it (CAS `idle - 1, notified + 1`)
+//!    and, under the lock, post one wake-up for it; else, below the cap,
+//!    count a new notified thread (CAS `threads + 1, notified + 1`) and
 //!    spawn it;
 //! 4. else every thread is busy; each one pops the queue again before it
-//!    goes idle, so one of them takes the job.
+//!    goes idle, so one of them takes the job;
+//! 5. a notified thread pops a job (or finds none), leaves the notified
+//!    count (SeqCst), then looks at the queue: if a job is left it does
+//!    steps 2-4 for it before running its own. Either the producer of step
+//!    2 saw it notified and this look sees the job, or the producer saw no
+//!    notified thread and woke one itself.
+//!
+//! So a burst of jobs costs the producer one wake-up, not one per job: the
+//! threads wake one another, one at a time, while jobs are left (a thread
+//! busy with a job it popped does not hold the others back: the next one
+//! is woken before it runs it).
 //!
 //! Going idle (under the lock):
 //! 1. count itself idle (`idle + 1`), then (SeqCst) look at the queues: if a
@@ -61,9 +73,15 @@ use std::time::{Duration, Instant};
 /// A worker core handed off by `block_in_place`: runs a worker loop.
 pub(crate) type Handoff = Box<dyn FnOnce() + Send + 'static>;
 
+/// The counts word: three 21-bit fields.
+const FIELD_BITS: u32 = 21;
+const FIELD_MASK: u64 = (1 << FIELD_BITS) - 1;
 const IDLE_ONE: u64 = 1;
-const THREAD_ONE: u64 = 1 << 32;
-const IDLE_MASK: u64 = THREAD_ONE - 1;
+const NOTIFIED_ONE: u64 = 1 << FIELD_BITS;
+const THREAD_ONE: u64 = 1 << (2 * FIELD_BITS);
+/// The cap on pool threads, so that the fields never overflow (threads
+/// running handed-off cores can briefly add a few to the count).
+const MAX_THREADS: usize = 1 << (FIELD_BITS - 1);
 
 /// A copy of the counts word.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -71,11 +89,15 @@ struct Counts(u64);
 
 impl Counts {
     fn threads(self) -> usize {
-        (self.0 >> 32) as usize
+        ((self.0 >> (2 * FIELD_BITS)) & FIELD_MASK) as usize
+    }
+
+    fn notified(self) -> usize {
+        ((self.0 >> FIELD_BITS) & FIELD_MASK) as usize
     }
 
     fn idle(self) -> usize {
-        (self.0 & IDLE_MASK) as usize
+        (self.0 & FIELD_MASK) as usize
     }
 }
 
@@ -117,6 +139,16 @@ enum Job {
     Handoff(Handoff),
 }
 
+/// How a pool thread left `wait_for_work`.
+enum Woken {
+    /// It consumed a wake-up: it counts as notified.
+    Notified,
+    /// It saw work (or shutdown) by itself.
+    Itself,
+    /// It timed out and left the pool.
+    Exit,
+}
+
 /// Why a core hand-off was refused.
 #[derive(Debug)]
 pub(crate) enum HandoffError {
@@ -127,8 +159,9 @@ pub(crate) enum HandoffError {
 }
 
 impl Spawner {
-    pub(crate) fn new(config: PoolConfig, threads: ThreadSpawner) -> Spawner {
+    pub(crate) fn new(mut config: PoolConfig, threads: ThreadSpawner) -> Spawner {
         assert!(config.max_threads > 0, "the blocking pool needs a thread");
+        config.max_threads = config.max_threads.min(MAX_THREADS);
         Spawner {
             inner: Arc::new(Inner {
                 queue: Injector::new(),
@@ -168,12 +201,22 @@ impl Spawner {
             inner.cancel_queued();
             return Ok(());
         }
+        self.notify_one(rt, true)
+    }
+
+    /// Steps 2-4 of spawning: makes sure some thread looks at the queue
+    /// after the caller's push (or its own look at the queue). Starts a
+    /// thread only if `may_spawn`.
+    fn notify_one(&self, rt: Option<&scheduler::Handle>, may_spawn: bool) -> io::Result<()> {
+        let inner = &self.inner;
         let mut counts = inner.load_counts();
         loop {
-            let next = if counts.idle() > 0 {
-                Counts(counts.0 - IDLE_ONE)
-            } else if counts.threads() < inner.config.max_threads {
-                Counts(counts.0 + THREAD_ONE)
+            let next = if counts.notified() > 0 {
+                return Ok(());
+            } else if counts.idle() > 0 {
+                Counts(counts.0 - IDLE_ONE + NOTIFIED_ONE)
+            } else if may_spawn && counts.threads() < inner.config.max_threads {
+                Counts(counts.0 + THREAD_ONE + NOTIFIED_ONE)
             } else {
                 return Ok(());
             };
@@ -188,9 +231,22 @@ impl Spawner {
         }
         match inner.spawn_thread(self, rt, None) {
             Ok(()) => Ok(()),
-            // Other threads will run the task, one slower thread short.
-            Err(_) if inner.load_counts().threads() > 0 => Ok(()),
-            Err(error) => Err(error),
+            Err(error) => {
+                // The thread never came, and producers may have counted on
+                // it since: leave the notified count, then do their part
+                // with the threads already here (step 2 again, as a
+                // notified thread would).
+                inner.counts.fetch_sub(NOTIFIED_ONE, Ordering::SeqCst);
+                fence(Ordering::SeqCst);
+                if !inner.queue.is_empty() {
+                    self.notify_one(rt, false)?;
+                }
+                match inner.load_counts().threads() {
+                    // Other threads will run the task, one slower thread short.
+                    0 => Err(error),
+                    _ => Ok(()),
+                }
+            }
         }
     }
 
@@ -208,7 +264,8 @@ impl Spawner {
         }
         let mut counts = inner.load_counts();
         while counts.idle() > 0 {
-            match inner.cas_counts(counts, Counts(counts.0 - IDLE_ONE)) {
+            // Whichever thread takes the wake-up counts as notified.
+            match inner.cas_counts(counts, Counts(counts.0 - IDLE_ONE + NOTIFIED_ONE)) {
                 Ok(()) => {
                     inner.handoffs.push(job);
                     inner.post_wakeup();
@@ -253,6 +310,61 @@ impl Spawner {
             }
         }
         true
+    }
+
+    /// The body of a pool thread.
+    fn run_thread(&self, rt: Option<scheduler::Handle>, mut first: Option<Job>) {
+        let inner = &*self.inner;
+        let _current = rt.as_ref().map(context::set_current);
+        // Started by `notify_one` (with no job of its own): notified.
+        let mut notified = first.is_none();
+        loop {
+            if inner.is_shutdown.load(Ordering::Acquire) {
+                // A handed-off core still runs: its worker loop sees the
+                // runtime's shutdown and stops promptly. The thread then
+                // has already left the count.
+                if let Some(Job::Handoff(handoff)) = first.take() {
+                    let rejoined = inner.run_handoff(handoff);
+                    debug_assert!(!rejoined, "no thread rejoins after shutdown");
+                    return;
+                }
+                inner.exit_thread(inner.sleep.lock().unwrap());
+                return;
+            }
+            let job = first.take().or_else(|| inner.next_job());
+            if notified {
+                // Step 5: leave the notified count, then pass on what is
+                // left before running this job (which may block).
+                notified = false;
+                inner.counts.fetch_sub(NOTIFIED_ONE, Ordering::SeqCst);
+                fence(Ordering::SeqCst);
+                if !inner.queue.is_empty() {
+                    // A failed thread spawn leaves the job to the threads
+                    // already here (this one among them).
+                    let _ = self.notify_one(rt.as_ref(), true);
+                }
+            }
+            match job {
+                Some(Job::Task(task)) => {
+                    if inner.is_shutdown.load(Ordering::Acquire) {
+                        task.cancel();
+                    } else {
+                        let _running = RunningOn::enter(inner);
+                        task.run();
+                    }
+                }
+                Some(Job::Handoff(handoff)) => {
+                    if !inner.run_handoff(handoff) {
+                        return;
+                    }
+                }
+                None => match inner.wait_for_work() {
+                    Woken::Notified => notified = true,
+                    Woken::Itself => {}
+                    Woken::Exit => return,
+                },
+            }
+        }
     }
 
     /// Threads in the pool (busy or idle), not counting threads that run a
@@ -323,50 +435,11 @@ impl Inner {
     ) -> io::Result<()> {
         let pool = spawner.clone();
         let rt = rt.cloned();
-        let spawned = self.threads.spawn(move || pool.inner.run_thread(rt, first));
+        let spawned = self.threads.spawn(move || pool.run_thread(rt, first));
         if spawned.is_err() {
             self.exit_thread(self.sleep.lock().unwrap());
         }
         spawned
-    }
-
-    /// The body of a pool thread.
-    fn run_thread(&self, rt: Option<scheduler::Handle>, mut first: Option<Job>) {
-        let _current = rt.as_ref().map(context::set_current);
-        loop {
-            if self.is_shutdown.load(Ordering::Acquire) {
-                // A handed-off core still runs: its worker loop sees the
-                // runtime's shutdown and stops promptly. The thread then
-                // has already left the count.
-                if let Some(Job::Handoff(handoff)) = first.take() {
-                    let rejoined = self.run_handoff(handoff);
-                    debug_assert!(!rejoined, "no thread rejoins after shutdown");
-                    return;
-                }
-                self.exit_thread(self.sleep.lock().unwrap());
-                return;
-            }
-            match first.take().or_else(|| self.next_job()) {
-                Some(Job::Task(task)) => {
-                    if self.is_shutdown.load(Ordering::Acquire) {
-                        task.cancel();
-                    } else {
-                        let _running = RunningOn::enter(self);
-                        task.run();
-                    }
-                }
-                Some(Job::Handoff(handoff)) => {
-                    if !self.run_handoff(handoff) {
-                        return;
-                    }
-                }
-                None => {
-                    if !self.wait_for_work() {
-                        return;
-                    }
-                }
-            }
-        }
     }
 
     /// Runs a worker loop outside the capped count. Returns `false` if the
@@ -399,9 +472,8 @@ impl Inner {
         self.exited.notify_all();
     }
 
-    /// Goes idle until a job, shutdown or the keep-alive. Returns `false` if
-    /// the thread left the pool and must exit.
-    fn wait_for_work(&self) -> bool {
+    /// Goes idle until a job, shutdown or the keep-alive.
+    fn wait_for_work(&self) -> Woken {
         let mut sleep = self.sleep.lock().unwrap();
         self.counts.fetch_add(IDLE_ONE, Ordering::SeqCst);
         fence(Ordering::SeqCst);
@@ -411,16 +483,16 @@ impl Inner {
         loop {
             if sleep.wakeups > 0 {
                 sleep.wakeups -= 1;
-                return true;
+                return Woken::Notified;
             }
             let must_leave = self.is_shutdown.load(Ordering::SeqCst) || self.has_work();
             if must_leave {
                 if self.leave_idle(false) {
-                    return true;
+                    return Woken::Itself;
                 }
             } else if timed_out && self.leave_idle(true) {
                 self.exited.notify_all();
-                return false;
+                return Woken::Exit;
             }
             // Failing to leave means a producer claimed this thread: its
             // wake-up is on the way, and waits for this lock. Wait for it

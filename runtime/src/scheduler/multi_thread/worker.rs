@@ -21,7 +21,10 @@
 //!    task is never left behind a parked worker.
 //!
 //! Every `event_interval` ticks a busy worker polls the driver without
-//! blocking, so I/O and timers are not starved by CPU-bound tasks.
+//! blocking, so I/O and timers are not starved by CPU-bound tasks. Both
+//! there and when it parks in the driver, the worker's core is installed,
+//! so the tasks the driver wakes are queued locally (step 7 then takes the
+//! worker off the parked list by itself).
 //!
 //! While a task is polled the core sits in the thread's scheduler
 //! `Context`, so wakes from inside the task go straight to the local queue.
@@ -199,8 +202,12 @@ impl Core {
     /// After a wake-up: `true` if the worker should run again.
     fn transition_from_parked(&mut self, handle: &Handle) -> bool {
         if self.has_local_work() {
-            // Our own driver poll queued work here; run it as a plain worker.
-            handle.shared.idle.unpark_worker_by_id(self.index);
+            // The driver, parked in by this worker, queued work here: run it.
+            if !handle.shared.idle.unpark_worker_by_id(self.index) {
+                // A notifier (maybe this worker's own wake of a second
+                // task) already took it off the list, counted as searching.
+                self.is_searching = true;
+            }
             return true;
         }
         if handle.shared.idle.is_parked(self.index) {
@@ -219,6 +226,20 @@ impl Core {
         } else if let Some(prev) = self.lifo_slot.replace(task) {
             self.run_queue.push(prev);
             // Work is stealable now: let an idle worker come and take it.
+            // Not while this worker is in the driver (its parker taken):
+            // wakes come in batches there, and this worker still counts as
+            // parked, so it could pick itself; `notify_after_driver` does
+            // it once afterwards.
+            if self.park.is_some() {
+                handle.notify_parked();
+            }
+        }
+    }
+
+    /// After a turn of the driver: if it queued stealable work here, let
+    /// an idle worker come and take it.
+    fn notify_after_driver(&self, handle: &Handle) {
+        if !self.run_queue.is_empty() {
             handle.notify_parked();
         }
     }
@@ -319,6 +340,7 @@ impl Context {
         let mut park = core.park.take().expect("core has a parker");
         core = self.enter_driver(core, || park.poll_driver());
         core.park = Some(park);
+        core.notify_after_driver(&self.handle);
         core
     }
 
@@ -341,7 +363,11 @@ impl Context {
         if core.transition_to_parked(handle) {
             let mut park = core.park.take().expect("core has a parker");
             loop {
-                park.park();
+                // With the core installed, what the driver wakes (I/O,
+                // timers) lands in this worker's queues, and this worker
+                // runs it next: no trip through the injector, and no
+                // other worker woken to take it.
+                core = self.enter_driver(core, || park.park());
                 core.check_shutdown(handle);
                 if core.is_shutdown {
                     break;
@@ -351,6 +377,7 @@ impl Context {
                 }
             }
             core.park = Some(park);
+            core.notify_after_driver(handle);
         }
         if let Some(cb) = &handle.shared.config.after_unpark {
             cb();
