@@ -10,8 +10,9 @@
 //!   occupied bitmaps without scanning, and advancing cascades entries down
 //!   the levels. The module docs of `wheel` describe the cascade step by
 //!   step.
-//! - [`Timer`] and [`TimerEntry`]: the wheel behind a mutex, with a waker per
-//!   entry. Register an entry, reset it, cancel it (drop it) from any
+//! - [`Timer`] and [`TimerEntry`]: wheels behind mutexes (one shard per
+//!   registering thread, so workers do not contend on one lock), with a
+//!   waker per entry. Register an entry, reset it, cancel it (drop it) from any
 //!   thread; the driver thread asks for the next deadline, sleeps, and fires
 //!   what expired. Each arming wakes its waker at most once, and an entry's
 //!   storage is freed only by dropping the entry, so a cancel racing a fire

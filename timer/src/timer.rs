@@ -1,6 +1,12 @@
-//! The thread-safe timer: a [`Wheel`] of entries behind one mutex.
+//! The thread-safe timer: one or more shards, each a [`Wheel`] of entries
+//! behind its own mutex.
 //!
-//! Entries live in an arena next to the wheel. A [`TimerEntry`] owns its
+//! Sharding is for contention: threads that register and cancel timers
+//! at the same time (one worker each) pick different shards and take
+//! different locks. The driver fires and queries every shard; the shards
+//! advance together, so the timer behaves as one wheel.
+//!
+//! Entries live in an arena next to their shard's wheel. A [`TimerEntry`] owns its
 //! arena slot: it is the only thing that frees it (when dropped), so a slot
 //! is freed exactly once whatever the driver does. Firing only unlinks the
 //! entry from the wheel, marks it fired and takes its waker, all under the
@@ -14,14 +20,16 @@
 //! entry registered on another thread with an earlier deadline must wake
 //! it. The handshake:
 //! 1. before sleeping, the driver calls [`Timer::park_deadline`], which
-//!    records the deadline it will sleep until;
+//!    records in each shard that shard's next deadline: the driver sleeps
+//!    until the earliest of them, so no later than any;
 //! 2. [`Timer::register`] and [`TimerEntry::reset`] return `true` when the
-//!    new deadline is earlier than the recorded one (and record the new
-//!    one): the caller must then wake the driver (its wake-up must be
-//!    sticky: one that lands before the driver sleeps cancels the sleep);
-//! 3. [`Timer::fire`] marks the driver awake: until the next
-//!    `park_deadline` nothing needs waking, since the driver reads the
-//!    wheel again before it sleeps.
+//!    new deadline is earlier than the one recorded in its shard (and
+//!    record the new one): the caller must then wake the driver (its
+//!    wake-up must be sticky: one that lands before the driver sleeps
+//!    cancels the sleep);
+//! 3. [`Timer::fire`] marks the driver awake in every shard: until the
+//!    next `park_deadline` nothing needs waking, since the driver reads the
+//!    wheels again before it sleeps.
 
 use crate::loom::sync::{Arc, Mutex, MutexGuard};
 use crate::wheel::{Key, Wheel};
@@ -49,8 +57,13 @@ const WAKE_BATCH: usize = 32;
 /// ```
 #[derive(Clone)]
 pub struct Timer {
-    state: Arc<Mutex<State>>,
+    shards: Arc<Vec<Shard>>,
 }
+
+/// One shard, on cache lines of its own: threads working on neighbouring
+/// shards must not invalidate each other's lock word.
+#[repr(align(128))]
+struct Shard(Mutex<State>);
 
 /// One registered timer. It stays in its timer until it fires or is
 /// dropped; dropping it cancels it (from any thread).
@@ -69,6 +82,7 @@ pub struct Timer {
 /// ```
 pub struct TimerEntry {
     timer: Timer,
+    shard: u32,
     index: u32,
 }
 
@@ -125,15 +139,57 @@ impl Timer {
     /// assert_eq!(timer.next_deadline(), None);
     /// ```
     pub fn new() -> Timer {
+        Timer::with_shards(1)
+    }
+
+    /// A timer at tick 0 with no entries, split into `shards` independently
+    /// locked wheels (see the module docs); one per thread that registers
+    /// timers concurrently is the useful number.
+    ///
+    /// # Panics
+    ///
+    /// Panics if `shards` is 0 or above `u32::MAX`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::task::Waker;
+    /// let timer = rt_timer::Timer::with_shards(4);
+    /// let (_a, _) = timer.register_on(1, 30, Waker::noop());
+    /// let (_b, _) = timer.register_on(3, 20, Waker::noop());
+    /// assert_eq!(timer.next_deadline(), Some(20));
+    /// assert_eq!(timer.len(), 2);
+    /// ```
+    pub fn with_shards(shards: usize) -> Timer {
+        assert!(
+            shards > 0 && u32::try_from(shards).is_ok(),
+            "rt-timer: a timer needs between 1 and u32::MAX shards, not {shards}"
+        );
+        let shards = (0..shards)
+            .map(|_| {
+                Shard(Mutex::new(State {
+                    wheel: Wheel::new(),
+                    entries: Vec::new(),
+                    free: Vec::new(),
+                    wake_at: 0,
+                    is_shutdown: false,
+                }))
+            })
+            .collect();
         Timer {
-            state: Arc::new(Mutex::new(State {
-                wheel: Wheel::new(),
-                entries: Vec::new(),
-                free: Vec::new(),
-                wake_at: 0,
-                is_shutdown: false,
-            })),
+            shards: Arc::new(shards),
         }
+    }
+
+    /// How many shards the timer has.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// assert_eq!(rt_timer::Timer::with_shards(3).shards(), 3);
+    /// ```
+    pub fn shards(&self) -> usize {
+        self.shards.len()
     }
 
     /// Arms a new entry due at `deadline`; `waker` is woken when it fires.
@@ -153,7 +209,31 @@ impl Timer {
     /// assert!(wake_driver);
     /// ```
     pub fn register(&self, deadline: u64, waker: &Waker) -> (TimerEntry, bool) {
-        let mut state = self.lock();
+        self.register_on(0, deadline, waker)
+    }
+
+    /// [`register`](Timer::register) in shard `shard_hint` modulo the
+    /// number of shards: threads registering at the same time should pass
+    /// different hints (a worker its index, say) so that they do not
+    /// contend on one lock.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let timer = rt_timer::Timer::with_shards(2);
+    /// let (entry, _) = timer.register_on(7, 5, std::task::Waker::noop());
+    /// assert_eq!(timer.fire(5), 1);
+    /// assert!(entry.is_fired());
+    /// ```
+    pub fn register_on(
+        &self,
+        shard_hint: usize,
+        deadline: u64,
+        waker: &Waker,
+    ) -> (TimerEntry, bool) {
+        // `with_shards` checked that the count fits in a u32.
+        let shard = (shard_hint % self.shards.len()) as u32;
+        let mut state = self.lock(shard);
         let index = match state.free.pop() {
             Some(index) => index,
             None => {
@@ -172,6 +252,7 @@ impl Timer {
         (
             TimerEntry {
                 timer: self.clone(),
+                shard,
                 index,
             },
             wake_driver,
@@ -189,7 +270,9 @@ impl Timer {
     /// assert_eq!(timer.next_deadline(), Some(3));
     /// ```
     pub fn next_deadline(&self) -> Option<u64> {
-        self.lock().wheel.next_deadline()
+        self.each_shard()
+            .filter_map(|shard| self.lock(shard).wheel.next_deadline())
+            .min()
     }
 
     /// Like [`next_deadline`](Timer::next_deadline), and records it as the
@@ -209,10 +292,14 @@ impl Timer {
     /// assert!(wake_driver);
     /// ```
     pub fn park_deadline(&self) -> Option<u64> {
-        let mut state = self.lock();
-        let next = state.wheel.next_deadline();
-        state.wake_at = next.unwrap_or(u64::MAX);
-        next
+        self.each_shard()
+            .filter_map(|shard| {
+                let mut state = self.lock(shard);
+                let next = state.wheel.next_deadline();
+                state.wake_at = next.unwrap_or(u64::MAX);
+                next
+            })
+            .min()
     }
 
     /// Advances to `now` and fires every entry due by then, waking their
@@ -231,10 +318,17 @@ impl Timer {
     /// assert_eq!(timer.elapsed(), 500);
     /// ```
     pub fn fire(&self, now: u64) -> usize {
-        let mut fired = 0;
         let mut wakers: Vec<Waker> = Vec::new();
+        self.each_shard()
+            .map(|shard| self.fire_shard(shard, now, &mut wakers))
+            .sum()
+    }
+
+    /// [`fire`](Timer::fire) for one shard; `wakers` is an empty buffer.
+    fn fire_shard(&self, shard: u32, now: u64, wakers: &mut Vec<Waker>) -> usize {
+        let mut fired = 0;
         loop {
-            let mut state = self.lock();
+            let mut state = self.lock(shard);
             state.wake_at = 0;
             let mut done = true;
             while let Some(expired) = state.wheel.poll(now) {
@@ -270,7 +364,8 @@ impl Timer {
     /// assert_eq!(timer.elapsed(), 12);
     /// ```
     pub fn elapsed(&self) -> u64 {
-        self.lock().wheel.elapsed()
+        // The shards advance together: any one of them tells.
+        self.lock(0).wheel.elapsed()
     }
 
     /// How many entries are armed (registered, not yet fired or dropped).
@@ -283,7 +378,9 @@ impl Timer {
     /// assert_eq!(timer.len(), 1);
     /// ```
     pub fn len(&self) -> usize {
-        self.lock().wheel.len()
+        self.each_shard()
+            .map(|shard| self.lock(shard).wheel.len())
+            .sum()
     }
 
     /// `true` if no entry is armed.
@@ -310,8 +407,14 @@ impl Timer {
     /// assert!(entry.is_fired() && timer.is_shutdown());
     /// ```
     pub fn shutdown(&self) {
+        for shard in self.each_shard() {
+            self.shutdown_shard(shard);
+        }
+    }
+
+    fn shutdown_shard(&self, shard: u32) {
         let wakers: Vec<Waker> = {
-            let mut state = self.lock();
+            let mut state = self.lock(shard);
             state.is_shutdown = true;
             let State { wheel, entries, .. } = &mut *state;
             wheel
@@ -337,13 +440,21 @@ impl Timer {
     /// assert!(!rt_timer::Timer::new().is_shutdown());
     /// ```
     pub fn is_shutdown(&self) -> bool {
-        self.lock().is_shutdown
+        // `shutdown` marks the shards in order; the last one tells that
+        // all are.
+        self.lock(self.shards.len() as u32 - 1).is_shutdown
     }
 
-    fn lock(&self) -> MutexGuard<'_, State> {
+    fn each_shard(&self) -> std::ops::Range<u32> {
+        // `with_shards` checked that the count fits in a u32.
+        0..self.shards.len() as u32
+    }
+
+    fn lock(&self, shard: u32) -> MutexGuard<'_, State> {
         // A panic while the lock is held can only come from a bug in the
         // wheel (wakers run outside it); the state is then unusable.
-        self.state
+        self.shards[shard as usize]
+            .0
             .lock()
             .expect("rt-timer: a thread panicked while holding the timer lock")
     }
@@ -390,7 +501,7 @@ impl TimerEntry {
     /// assert_eq!(entry.deadline(), 8);
     /// ```
     pub fn deadline(&self) -> u64 {
-        self.timer.lock().entries[self.index as usize].deadline
+        self.timer.lock(self.shard).entries[self.index as usize].deadline
     }
 
     /// `true` once the entry fired (and until it is reset).
@@ -403,7 +514,7 @@ impl TimerEntry {
     /// assert!(entry.is_fired());
     /// ```
     pub fn is_fired(&self) -> bool {
-        self.timer.lock().entries[self.index as usize]
+        self.timer.lock(self.shard).entries[self.index as usize]
             .fired
             .is_some()
     }
@@ -422,7 +533,7 @@ impl TimerEntry {
     /// assert_eq!(entry.poll_fired(Waker::noop()), Some(rt_timer::Fired::Elapsed));
     /// ```
     pub fn poll_fired(&self, waker: &Waker) -> Option<Fired> {
-        let mut state = self.timer.lock();
+        let mut state = self.timer.lock(self.shard);
         let slot = &mut state.entries[self.index as usize];
         if slot.fired.is_some() {
             return slot.fired;
@@ -451,7 +562,7 @@ impl TimerEntry {
     /// assert_eq!(timer.next_deadline(), Some(10));
     /// ```
     pub fn reset(&mut self, deadline: u64) -> bool {
-        let mut state = self.timer.lock();
+        let mut state = self.timer.lock(self.shard);
         if let Some(key) = state.entries[self.index as usize].key.take() {
             state.wheel.remove(key);
         }
@@ -475,7 +586,7 @@ impl TimerEntry {
 impl Drop for TimerEntry {
     fn drop(&mut self) {
         let waker = {
-            let mut state = self.timer.lock();
+            let mut state = self.timer.lock(self.shard);
             if let Some(key) = state.entries[self.index as usize].key.take() {
                 state.wheel.remove(key);
             }

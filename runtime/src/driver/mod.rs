@@ -42,13 +42,15 @@ pub(crate) struct Handle {
 }
 
 impl Driver {
-    pub(crate) fn new(config: &DriverConfig) -> std::io::Result<(Driver, Handle)> {
+    /// `workers`: how many threads run tasks at once (the timer gets one
+    /// shard each, so they do not contend on one lock).
+    pub(crate) fn new(config: &DriverConfig, workers: usize) -> std::io::Result<(Driver, Handle)> {
         let (io, io_handle) = io::IoStack::new(config.enable_io)?;
         // Under loom the stack is only the condvar park (timers are
         // modelled in rt-timer's own loom models).
         let (time, time_handle) = match config.enable_time && !cfg!(loom) {
             true => {
-                let (driver, handle) = time::Driver::new(config.start_paused);
+                let (driver, handle) = time::Driver::new(config.start_paused, workers);
                 (Some(driver), Some(handle))
             }
             false => (None, None),

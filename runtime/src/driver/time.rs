@@ -90,11 +90,11 @@ impl fmt::Debug for AutoAdvanceInhibit {
 }
 
 impl Driver {
-    pub(crate) fn new(start_paused: bool) -> (Driver, Handle) {
+    pub(crate) fn new(start_paused: bool, shards: usize) -> (Driver, Handle) {
         let clock = Clock::new(start_paused);
         let handle = Handle {
             inner: Arc::new(Inner {
-                timer: Timer::new(),
+                timer: Timer::with_shards(shards),
                 start: clock.now(),
                 clock,
                 unparked: AtomicBool::new(false),

@@ -410,7 +410,11 @@ impl Builder {
             !(self.driver.start_paused && self.kind == Kind::MultiThread),
             "`start_paused(true)` needs a current-thread runtime: use `Builder::new_current_thread()`"
         );
-        let (driver, driver_handle) = Driver::new(&self.driver)?;
+        let workers = match self.kind {
+            Kind::CurrentThread => 1,
+            Kind::MultiThread => self.worker_threads.unwrap_or_else(num_cpus::get).max(1),
+        };
+        let (driver, driver_handle) = Driver::new(&self.driver, workers)?;
         let default_interval = match self.kind {
             Kind::CurrentThread => 31,
             Kind::MultiThread => 61,
@@ -439,7 +443,6 @@ impl Builder {
                 ))
             }
             Kind::MultiThread => {
-                let workers = self.worker_threads.unwrap_or_else(num_cpus::get).max(1);
                 let (scheduler, handle) = multi_thread::MultiThread::new(
                     workers,
                     config,

@@ -17,6 +17,9 @@ struct Context {
     scheduler: Cell<*const scheduler::Context>,
     task_id: Cell<Option<Id>>,
     budget: Cell<Budget>,
+    /// Which timer shard this thread registers in (`None`: not chosen
+    /// yet); see `timer_shard_hint`.
+    timer_shard: Cell<Option<usize>>,
 }
 
 impl Context {
@@ -27,6 +30,7 @@ impl Context {
             scheduler: Cell::new(std::ptr::null()),
             task_id: Cell::new(None),
             budget: Cell::new(Budget::unconstrained()),
+            timer_shard: Cell::new(None),
         }
     }
 }
@@ -161,6 +165,30 @@ pub(crate) fn with_task_id<R>(id: Id, f: impl FnOnce() -> R) -> R {
     }
     let _reset = Reset(CONTEXT.with(|cx| cx.task_id.replace(Some(id))));
     f()
+}
+
+/// The timer shard this thread registers timers in: a worker's index
+/// (set by the worker), else a number handed out to each thread in turn,
+/// so that threads registering at once mostly take different locks.
+pub(crate) fn timer_shard_hint() -> usize {
+    // Only spreads threads over shards; no ordering with anything, so a
+    // plain std atomic (loom has no timer driver to model).
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    CONTEXT
+        .try_with(|cx| match cx.timer_shard.get() {
+            Some(hint) => hint,
+            None => {
+                let hint = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                cx.timer_shard.set(Some(hint));
+                hint
+            }
+        })
+        .unwrap_or(0)
+}
+
+/// Makes this worker thread register its timers in shard `index`.
+pub(crate) fn set_timer_shard(index: usize) {
+    let _ = CONTEXT.try_with(|cx| cx.timer_shard.set(Some(index)));
 }
 
 pub(crate) fn current_task_id() -> Option<Id> {

@@ -219,7 +219,11 @@ impl Sleep {
                 let tick = time.deadline_tick(self.deadline.into_std());
                 // An entry that fires at once wakes the waker: the next
                 // poll sees it.
-                let (entry, wake_driver) = time.timer().register(tick, cx.waker());
+                let (entry, wake_driver) = time.timer().register_on(
+                    crate::runtime::context::timer_shard_hint(),
+                    tick,
+                    cx.waker(),
+                );
                 if wake_driver {
                     self.runtime.driver().unpark();
                 }

@@ -85,3 +85,54 @@ fn wake_driver_only_when_earlier_than_its_sleep() {
     timer.fire(0);
     assert!(!timer.register(10, waker).1, "an awake driver re-reads");
 }
+
+#[test]
+fn shards_behave_as_one_wheel() {
+    let timer = Timer::with_shards(3);
+    let (count, waker) = counter();
+    // Deadlines spread over the shards, some cancelled, some reset.
+    let mut entries: Vec<_> = (0..60u64)
+        .map(|i| timer.register_on(i as usize, 10 + (i * 7) % 50, &waker).0)
+        .collect();
+    assert_eq!(timer.len(), 60);
+    assert_eq!(timer.next_deadline(), Some(10));
+    entries.truncate(40);
+    entries[0].reset(100);
+    assert_eq!(timer.len(), 40);
+    // Entries 1..40 have deadlines 17, 24, ... modulo 50 (plus 10):
+    // fire exactly those due by each step, whichever shard holds them.
+    let due_by = |now: u64| (1..40u64).filter(|i| 10 + (i * 7) % 50 <= now).count();
+    assert_eq!(timer.fire(30), due_by(30));
+    assert_eq!(timer.fire(59), due_by(59) - due_by(30));
+    // (`next_deadline` may be a cascade point before 100, never after.)
+    assert!(timer.next_deadline().is_some_and(|next| next <= 100));
+    assert_eq!(timer.fire(99), 0);
+    assert_eq!(timer.fire(100), 1);
+    assert_eq!(count.0.load(Ordering::SeqCst), 40);
+    assert!(timer.is_empty());
+    assert_eq!(timer.elapsed(), 100);
+}
+
+#[test]
+fn sharded_wake_driver_handshake_and_shutdown() {
+    let timer = Timer::with_shards(2);
+    let (_a, _) = timer.register_on(0, 10, Waker::noop());
+    let (_b, _) = timer.register_on(1, 30, Waker::noop());
+    // The driver sleeps until 10: an earlier deadline in either shard
+    // must wake it, a later one in either need not.
+    assert_eq!(timer.park_deadline(), Some(10));
+    assert!(!timer.register_on(0, 20, Waker::noop()).1);
+    assert!(timer.register_on(1, 5, Waker::noop()).1);
+    assert!(timer.register_on(0, 4, Waker::noop()).1);
+    timer.shutdown();
+    assert!(timer.is_shutdown());
+    let (late, wake_driver) = timer.register_on(1, 50, Waker::noop());
+    assert!(!wake_driver);
+    assert_eq!(late.poll_fired(Waker::noop()), Some(Fired::Shutdown));
+}
+
+#[test]
+#[should_panic(expected = "between 1 and u32::MAX shards")]
+fn zero_shards_is_refused() {
+    let _ = Timer::with_shards(0);
+}

@@ -180,7 +180,7 @@ mod loom_park {
     #[test]
     fn loom_unpark_races_park_on_driver_and_condvar() {
         loom::model(|| {
-            let (driver, handle) = Driver::new(&DriverConfig::default()).unwrap();
+            let (driver, handle) = Driver::new(&DriverConfig::default(), 1).unwrap();
             let shared = Shared::new(driver, handle);
             let mut first = Parker::new(shared.clone());
             let mut second = Parker::new(shared);

@@ -267,6 +267,7 @@ impl Core {
 /// counts it instead.
 pub(crate) fn run(handle: Arc<Handle>, core: Box<Core>) -> bool {
     let index = core.index;
+    context::set_timer_shard(index);
     let scheduler_handle = scheduler::Handle::MultiThread(handle.clone());
     let _enter = context::enter_runtime(&scheduler_handle);
     let cx = scheduler::Context::MultiThread(Context {
