@@ -19,6 +19,7 @@
 mod support;
 
 use criterion::{Criterion, criterion_group, criterion_main};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 use support::{BenchRuntime, Flavor, NUM_WORKERS, Rt, Tokio};
@@ -143,7 +144,11 @@ impl TempFile {
         let name = format!("rt-bench-fs-{}-{nanos}", std::process::id());
         let path = std::env::temp_dir().join(name);
         let contents: Vec<u8> = (0..FILE_LEN).map(|i| i as u8).collect();
-        std::fs::write(&path, contents).expect("write the bench file");
+        let mut file = std::fs::File::create(&path).expect("create the bench file");
+        file.write_all(&contents).expect("write the bench file");
+        // Written back before measuring: otherwise the kernel flushes the
+        // 64 MiB of dirty pages during the first runtime's measurement.
+        file.sync_all().expect("sync the bench file");
         TempFile(path)
     }
 
