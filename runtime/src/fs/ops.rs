@@ -1,11 +1,14 @@
 //! Whole-file and path operations.
 
 use crate::fs::blocking_io::{MAX_CHUNK, context_error, path_error, run};
+use crate::loom::sync::Arc;
+use crate::loom::sync::atomic::{AtomicBool, Ordering};
 use std::fs::{File as StdFile, Metadata};
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 
-/// Reads a whole file into a vector, in chunks of at most 2 MiB.
+/// Reads a whole file into a vector, on the blocking pool, in chunks of at
+/// most 2 MiB; dropping the future stops the read after the current chunk.
 ///
 /// # Errors
 ///
@@ -25,10 +28,17 @@ use std::path::{Path, PathBuf};
 /// ```
 pub async fn read(path: impl AsRef<Path>) -> io::Result<Vec<u8>> {
     let path = path.as_ref().to_owned();
-    let (mut file, mut data, mut path) = run(move || {
-        let file = StdFile::open(&path).map_err(|e| path_error("could not open", &path, e))?;
+    // One blocking job reads chunk after chunk: a hop back to the task per
+    // chunk would cost two cross-thread wake-ups each, and move the read
+    // between threads and CPUs. It stops between chunks once this future
+    // is dropped, so an abandoned read of a huge file does not hold its
+    // blocking thread to the end.
+    let abandoned = Arc::new(AtomicBool::new(false));
+    let _abandon_on_drop = SetOnDrop(abandoned.clone());
+    run(move || {
+        let mut file = StdFile::open(&path).map_err(|e| path_error("could not open", &path, e))?;
         // The size is a hint: the file may change while we read.
-        let size = file.metadata().map(|m| m.len() as usize).unwrap_or(0);
+        let size = file.metadata().map_or(0, |m| m.len() as usize);
         let mut data = Vec::new();
         data.try_reserve_exact(size).map_err(|_| {
             path_error(
@@ -37,23 +47,33 @@ pub async fn read(path: impl AsRef<Path>) -> io::Result<Vec<u8>> {
                 io::ErrorKind::OutOfMemory.into(),
             )
         })?;
-        Ok((file, data, path))
-    })
-    .await?;
-    loop {
-        let (back_file, back_data, back_path, at_end) = run(move || {
+        loop {
+            if abandoned.load(Ordering::Relaxed) {
+                return Err(io::Error::new(
+                    io::ErrorKind::Interrupted,
+                    "the read was abandoned: its future was dropped",
+                ));
+            }
             let n = (&mut file)
                 .take(MAX_CHUNK as u64)
                 .read_to_end(&mut data)
                 .map_err(|e| path_error("could not read", &path, e))?;
             // `read_to_end` stops short of the limit only at the end of the file.
-            Ok((file, data, path, n < MAX_CHUNK))
-        })
-        .await?;
-        if at_end {
-            return Ok(back_data);
+            if n < MAX_CHUNK {
+                return Ok(data);
+            }
         }
-        (file, data, path) = (back_file, back_data, back_path);
+    })
+    .await
+}
+
+/// Sets its flag when dropped: tells a blocking job that nobody wants its
+/// result any more.
+struct SetOnDrop(Arc<AtomicBool>);
+
+impl Drop for SetOnDrop {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Relaxed);
     }
 }
 
