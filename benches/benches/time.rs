@@ -33,6 +33,27 @@ macro_rules! time_workloads {
         use std::task::Poll;
         use std::time::{Duration, Instant as StdInstant};
 
+        /// Runs `per_task(n)` in `NUM_WORKERS` tasks at once, `n` being
+        /// their share of criterion's `iters`; returns the time until all
+        /// of them finished.
+        fn split_over_workers<F, Fut>(runtime: &$runtime, iters: u64, per_task: F) -> Duration
+        where
+            F: Fn(u64) -> Fut,
+            Fut: Future<Output = ()> + Send + 'static,
+        {
+            let n = iters.div_ceil(NUM_WORKERS as u64);
+            runtime.block_on(async {
+                let start = StdInstant::now();
+                let tasks: Vec<_> = (0..NUM_WORKERS)
+                    .map(|_| ::$krate::spawn(per_task(n)))
+                    .collect();
+                for task in tasks {
+                    task.await.expect("a bench task failed");
+                }
+                start.elapsed()
+            })
+        }
+
         /// Per iteration, one timer: create a 60 s `sleep`, poll it once
         /// (which registers it with the timer), drop it (which cancels it).
         /// `NUM_WORKERS` tasks share the iterations, so registrations and
@@ -40,28 +61,15 @@ macro_rules! time_workloads {
         pub(crate) fn create_cancel(runtime: &$runtime) -> impl FnMut(&mut Bencher<'_>) + '_ {
             move |b| {
                 b.iter_custom(|iters| {
-                    let per_task = iters.div_ceil(NUM_WORKERS as u64);
-                    runtime.block_on(async move {
-                        let start = StdInstant::now();
-                        let tasks: Vec<_> = (0..NUM_WORKERS)
-                            .map(|_| {
-                                ::$krate::spawn(async move {
-                                    for _ in 0..per_task {
-                                        let mut sleep =
-                                            pin!(::$krate::time::sleep(Duration::from_secs(60)));
-                                        poll_fn(|cx| {
-                                            assert!(sleep.as_mut().poll(cx).is_pending());
-                                            Poll::Ready(())
-                                        })
-                                        .await;
-                                    }
-                                })
+                    split_over_workers(runtime, iters, |n| async move {
+                        for _ in 0..n {
+                            let mut sleep = pin!(::$krate::time::sleep(Duration::from_secs(60)));
+                            poll_fn(|cx| {
+                                assert!(sleep.as_mut().poll(cx).is_pending());
+                                Poll::Ready(())
                             })
-                            .collect();
-                        for task in tasks {
-                            task.await.expect("a timer task failed");
+                            .await;
                         }
-                        start.elapsed()
                     })
                 })
             }
@@ -101,28 +109,15 @@ macro_rules! time_workloads {
         pub(crate) fn timeout_ready(runtime: &$runtime) -> impl FnMut(&mut Bencher<'_>) + '_ {
             move |b| {
                 b.iter_custom(|iters| {
-                    let per_task = iters.div_ceil(NUM_WORKERS as u64);
-                    runtime.block_on(async move {
-                        let start = StdInstant::now();
-                        let tasks: Vec<_> = (0..NUM_WORKERS)
-                            .map(|_| {
-                                ::$krate::spawn(async move {
-                                    for i in 0..per_task {
-                                        let limited = ::$krate::time::timeout(
-                                            Duration::from_secs(1),
-                                            async move { black_box(i) },
-                                        );
-                                        let value =
-                                            limited.await.expect("a ready future timed out");
-                                        black_box(value);
-                                    }
-                                })
-                            })
-                            .collect();
-                        for task in tasks {
-                            task.await.expect("a timeout task failed");
+                    split_over_workers(runtime, iters, |n| async move {
+                        for i in 0..n {
+                            let limited =
+                                ::$krate::time::timeout(Duration::from_secs(1), async move {
+                                    black_box(i)
+                                });
+                            let value = limited.await.expect("a ready future timed out");
+                            black_box(value);
                         }
-                        start.elapsed()
                     })
                 })
             }

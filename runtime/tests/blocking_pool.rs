@@ -146,17 +146,11 @@ fn many_tasks_spawning_blocking_calls_all_complete() {
     assert_eq!(total, expected);
 }
 
-#[test]
-fn idle_threads_exit_after_the_keep_alive() {
-    const THREADS: usize = 4;
-    let rt = Builder::new_multi_thread()
-        .worker_threads(1)
-        .thread_keep_alive(Duration::from_millis(50))
-        .build()
-        .unwrap();
-    // All four calls wait for each other, so four threads must exist.
-    let barrier = Arc::new(Barrier::new(THREADS));
-    let calls: Vec<_> = (0..THREADS)
+/// `count` blocking calls that each wait for all the others: they finish
+/// only if each one got a thread of its own.
+fn all_at_once(rt: &Runtime, count: usize) {
+    let barrier = Arc::new(Barrier::new(count));
+    let calls: Vec<_> = (0..count)
         .map(|_| {
             let barrier = barrier.clone();
             rt.spawn_blocking(move || {
@@ -167,6 +161,18 @@ fn idle_threads_exit_after_the_keep_alive() {
     for call in calls {
         rt.block_on(call).unwrap();
     }
+}
+
+#[test]
+fn idle_threads_exit_after_the_keep_alive() {
+    const THREADS: usize = 4;
+    let rt = Builder::new_multi_thread()
+        .worker_threads(1)
+        .thread_keep_alive(Duration::from_millis(50))
+        .build()
+        .unwrap();
+    // All four calls wait for each other, so four threads must exist.
+    all_at_once(&rt, THREADS);
     let metrics = rt.handle().metrics();
     assert!(metrics.num_blocking_threads() >= THREADS);
     wait_until("idle blocking threads to exit", || {
@@ -180,25 +186,8 @@ fn idle_threads_exit_after_the_keep_alive() {
 #[test]
 fn a_burst_wakes_every_idle_thread_it_needs() {
     const THREADS: usize = 6;
-    /// `THREADS` calls that each wait for all the others: they finish only
-    /// if each one got a thread of its own.
-    fn all_at_once(rt: &Runtime) {
-        let barrier = Arc::new(Barrier::new(THREADS));
-        let calls: Vec<_> = (0..THREADS)
-            .map(|_| {
-                let barrier = barrier.clone();
-                rt.spawn_blocking(move || {
-                    barrier.wait();
-                })
-            })
-            .collect();
-        for call in calls {
-            rt.block_on(call).unwrap();
-        }
-    }
-
     for (_, rt) in runtimes() {
-        all_at_once(&rt);
+        all_at_once(&rt, THREADS);
         let metrics = rt.handle().metrics();
         wait_until("every thread to go idle", || {
             metrics.num_idle_blocking_threads() == metrics.num_blocking_threads()
@@ -208,7 +197,7 @@ fn a_burst_wakes_every_idle_thread_it_needs() {
         // The producer wakes one idle thread; each woken thread wakes the
         // next while calls are left, so all of them run at once again,
         // on the same threads.
-        all_at_once(&rt);
+        all_at_once(&rt, THREADS);
         assert_eq!(metrics.num_blocking_threads(), threads);
     }
 }

@@ -88,25 +88,32 @@ fn loom_blocking_spawn_racing_shutdown() {
     });
 }
 
+/// One call from this thread, one from another while the first runs or
+/// ends; both must run. Returns the pool, shut down.
+fn two_calls_from_two_threads(max_threads: usize) -> Spawner {
+    let pool = pool(max_threads);
+    let done = Arc::new(Done::default());
+    let first_done = done.clone();
+    let first = spawn_blocking_on(&pool, None, move || first_done.finish());
+    let spawner = pool.clone();
+    let second_done = done.clone();
+    let producer = loom::thread::spawn(move || {
+        spawn_blocking_on(&spawner, None, move || second_done.finish())
+    });
+    let second = producer.join().unwrap();
+    done.wait_for(2);
+    pool.shutdown(None);
+    output(first).unwrap();
+    output(second).unwrap();
+    pool
+}
+
 #[test]
 fn loom_blocking_idle_thread_racing_new_work() {
     loom::model(|| {
-        let pool = pool(1);
-        let done = Arc::new(Done::default());
-        let first_done = done.clone();
-        let first = spawn_blocking_on(&pool, None, move || first_done.finish());
         // The second call comes while the only thread finishes the first
         // and goes idle (and, with no keep-alive, exits).
-        let spawner = pool.clone();
-        let second_done = done.clone();
-        let producer = loom::thread::spawn(move || {
-            spawn_blocking_on(&spawner, None, move || second_done.finish())
-        });
-        let second = producer.join().unwrap();
-        done.wait_for(2);
-        pool.shutdown(None);
-        output(first).unwrap();
-        output(second).unwrap();
+        let pool = two_calls_from_two_threads(1);
         assert_eq!(pool.num_threads(), 0);
     });
 }
@@ -172,23 +179,10 @@ fn loom_blocking_handoff_racing_an_idle_thread() {
 #[test]
 fn loom_blocking_job_left_to_a_notified_thread_runs() {
     loom::model(|| {
-        let pool = pool(2);
-        let done = Arc::new(Done::default());
-        let first_done = done.clone();
-        let first = spawn_blocking_on(&pool, None, move || first_done.finish());
         // The second call may find the first call's thread still notified
         // and leave the job to it (spawning step 2): that thread's look at
         // the queue after its pop must then see it.
-        let spawner = pool.clone();
-        let second_done = done.clone();
-        let producer = loom::thread::spawn(move || {
-            spawn_blocking_on(&spawner, None, move || second_done.finish())
-        });
-        let second = producer.join().unwrap();
-        done.wait_for(2);
-        pool.shutdown(None);
-        output(first).unwrap();
-        output(second).unwrap();
+        two_calls_from_two_threads(2);
     });
 }
 
