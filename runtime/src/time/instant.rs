@@ -144,10 +144,11 @@ impl Instant {
         self.std.checked_sub(duration).map(Instant::from_std)
     }
 
-    /// An instant about 30 years after `self` (the current instant):
-    /// "never", for deadlines that would overflow.
-    pub(crate) fn far_future(self) -> Instant {
-        self + Duration::from_secs(86_400 * 365 * 30)
+    /// The deadline `duration` after `self` (the current instant); one
+    /// that would overflow becomes about 30 years after `self`: "never".
+    pub(crate) fn deadline_in(self, duration: Duration) -> Instant {
+        self.checked_add(duration)
+            .unwrap_or_else(|| self + Duration::from_secs(86_400 * 365 * 30))
     }
 }
 

@@ -34,9 +34,7 @@ use std::time::Duration;
 #[track_caller]
 pub fn sleep(duration: Duration) -> Sleep {
     let now = Instant::now();
-    let deadline = now
-        .checked_add(duration)
-        .unwrap_or_else(|| now.far_future());
+    let deadline = now.deadline_in(duration);
     Sleep::new(deadline, now, current_runtime("rt::time::sleep"))
 }
 

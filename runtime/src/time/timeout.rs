@@ -33,9 +33,7 @@ use std::time::Duration;
 #[track_caller]
 pub fn timeout<F: Future>(duration: Duration, future: F) -> Timeout<F> {
     let now = Instant::now();
-    let deadline = now
-        .checked_add(duration)
-        .unwrap_or_else(|| now.far_future());
+    let deadline = now.deadline_in(duration);
     Timeout::new(future, deadline, now, "rt::time::timeout")
 }
 
