@@ -233,14 +233,8 @@ impl Spawner {
             Ok(()) => Ok(()),
             Err(error) => {
                 // The thread never came, and producers may have counted on
-                // it since: leave the notified count, then do their part
-                // with the threads already here (step 2 again, as a
-                // notified thread would).
-                inner.counts.fetch_sub(NOTIFIED_ONE, Ordering::SeqCst);
-                fence(Ordering::SeqCst);
-                if !inner.queue.is_empty() {
-                    self.notify_one(rt, false)?;
-                }
+                // it since: do its step 5, with the threads already here.
+                self.leave_notified(rt, false)?;
                 match inner.load_counts().threads() {
                     // Other threads will run the task, one slower thread short.
                     0 => Err(error),
@@ -312,6 +306,17 @@ impl Spawner {
         true
     }
 
+    /// Step 5 of spawning: leaves the notified count, then passes on a job
+    /// left in the queue (starting a thread only if `may_spawn`).
+    fn leave_notified(&self, rt: Option<&scheduler::Handle>, may_spawn: bool) -> io::Result<()> {
+        self.inner.counts.fetch_sub(NOTIFIED_ONE, Ordering::SeqCst);
+        fence(Ordering::SeqCst);
+        if self.inner.queue.is_empty() {
+            return Ok(());
+        }
+        self.notify_one(rt, may_spawn)
+    }
+
     /// The body of a pool thread.
     fn run_thread(&self, rt: Option<scheduler::Handle>, mut first: Option<Job>) {
         let inner = &*self.inner;
@@ -333,16 +338,11 @@ impl Spawner {
             }
             let job = first.take().or_else(|| inner.next_job());
             if notified {
-                // Step 5: leave the notified count, then pass on what is
-                // left before running this job (which may block).
+                // Step 5, before running this job (which may block).
                 notified = false;
-                inner.counts.fetch_sub(NOTIFIED_ONE, Ordering::SeqCst);
-                fence(Ordering::SeqCst);
-                if !inner.queue.is_empty() {
-                    // A failed thread spawn leaves the job to the threads
-                    // already here (this one among them).
-                    let _ = self.notify_one(rt.as_ref(), true);
-                }
+                // A failed thread spawn leaves the job to the threads
+                // already here (this one among them), so it is no error.
+                let _ = self.leave_notified(rt.as_ref(), true);
             }
             match job {
                 Some(Job::Task(task)) => {
