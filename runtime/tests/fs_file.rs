@@ -274,6 +274,47 @@ fn read_to_end_given_up_on_keeps_its_bytes_for_the_next_read() {
 }
 
 #[test]
+fn read_to_end_of_a_pipe_reads_until_the_writer_closes() {
+    // A FIFO has no length and no position: the buffer is not sized from
+    // them, and the read runs chunk after chunk to the end.
+    const LEN: usize = 5 * 1024 * 1024 + 7;
+    for (_, rt) in runtimes() {
+        let dir = scratch_dir("pipe-read-to-end", &rt);
+        let fifo = dir.join("fifo");
+        support::mkfifo(&fifo);
+        let data: Vec<u8> = (0..LEN).map(|i| (i * 7 % 251) as u8).collect();
+        let writer = std::thread::spawn({
+            let (fifo, data) = (fifo.clone(), data.clone());
+            move || std::fs::write(fifo, data).unwrap()
+        });
+        let read = rt.block_on(async {
+            let mut file = rt::fs::File::open(&fifo).await.unwrap();
+            let mut read = Vec::new();
+            assert_eq!(file.read_to_end(&mut read).await.unwrap(), LEN);
+            read
+        });
+        writer.join().unwrap();
+        assert!(read == data);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
+
+#[test]
+fn a_dropped_read_to_end_stops_after_the_current_chunk() {
+    support::assert_abandoned_fifo_read_stops("dropped-read-to-end", |fifo| {
+        let read = rt::spawn(async move {
+            let mut file = rt::fs::File::open(&fifo).await.unwrap();
+            file.read_to_end(&mut Vec::new()).await.unwrap();
+            unreachable!("a FIFO that is still written to has no end");
+        });
+        async move {
+            read.abort();
+            assert!(read.await.unwrap_err().is_cancelled());
+        }
+    });
+}
+
+#[test]
 fn read_to_string_rejects_invalid_utf8_and_leaves_the_string() {
     for (_, rt) in runtimes() {
         let dir = scratch_dir("read-to-string", &rt);

@@ -250,54 +250,11 @@ fn fs_outside_a_runtime_panics() {
 
 #[test]
 fn a_dropped_read_stops_after_the_current_chunk() {
-    // The "file" is a FIFO fed by a thread: the read never reaches an end
-    // by itself, so only the dropped future can stop it, which shows up
-    // as the writer's broken pipe once the read end is closed.
-    const CHUNK: usize = 2 * 1024 * 1024;
-    for (_, rt) in runtimes() {
-        let dir = scratch_dir("dropped-read", &rt);
-        let fifo = dir.join("fifo");
-        let c_path = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
-        // SAFETY: `c_path` is a NUL-terminated path that outlives the call.
-        assert_eq!(unsafe { libc::mkfifo(c_path.as_ptr(), 0o600) }, 0);
-
-        let (fed_tx, fed_rx) = rt::sync::oneshot::channel::<()>();
-        let (go_tx, go_rx) = std::sync::mpsc::channel::<()>();
-        let writer = std::thread::spawn({
-            let fifo = fifo.clone();
-            move || {
-                use std::io::Write;
-                let mut pipe = std::fs::OpenOptions::new().write(true).open(&fifo).unwrap();
-                // More than a chunk, so the read is inside its loop.
-                pipe.write_all(&vec![1; CHUNK + 1]).unwrap();
-                fed_tx.send(()).unwrap();
-                go_rx.recv().unwrap();
-                // The read now ends after the chunk in progress: writing
-                // fails once it closed the FIFO. A read that went on would
-                // take everything (and the bound fails the test).
-                let block = vec![2; 64 * 1024];
-                let mut written = 0;
-                loop {
-                    match pipe.write(&block) {
-                        Ok(n) => written += n,
-                        Err(e) => {
-                            assert_eq!(e.kind(), ErrorKind::BrokenPipe);
-                            break;
-                        }
-                    }
-                    assert!(written <= 64 * CHUNK, "the dropped read did not stop");
-                }
-            }
-        });
-
-        rt.block_on(async {
-            let read = rt::spawn(rt::fs::read(fifo.clone()));
-            fed_rx.await.unwrap();
+    support::assert_abandoned_fifo_read_stops("dropped-read", |fifo| {
+        let read = rt::spawn(rt::fs::read(fifo));
+        async move {
             read.abort();
             assert!(read.await.unwrap_err().is_cancelled());
-        });
-        go_tx.send(()).unwrap();
-        writer.join().unwrap();
-        std::fs::remove_dir_all(&dir).unwrap();
-    }
+        }
+    });
 }

@@ -7,6 +7,8 @@ use std::error::Error;
 use std::fmt;
 use std::io;
 use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// The most bytes one blocking call reads or writes.
 pub(crate) const MAX_CHUNK: usize = 2 * 1024 * 1024;
@@ -75,5 +77,15 @@ impl fmt::Display for ContextError {
 impl Error for ContextError {
     fn source(&self) -> Option<&(dyn Error + 'static)> {
         Some(&self.source)
+    }
+}
+
+/// Sets its flag when dropped: tells a blocking job that nobody wants its
+/// result any more.
+pub(crate) struct SetOnDrop(pub(crate) Arc<AtomicBool>);
+
+impl Drop for SetOnDrop {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Relaxed);
     }
 }

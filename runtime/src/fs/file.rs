@@ -11,14 +11,15 @@
 //! 3. unread bytes make the OS position run ahead of the logical one, so a
 //!    write, seek or `set_len` first moves the OS position back by that
 //!    many bytes and drops them;
-//! 4. `read_to_end` appends up to 2 MiB per operation to the unread bytes
-//!    (the buffer grows to the rest of the file, sized once from its
-//!    length) until a short read shows the end, then moves them to the
-//!    caller, without a copy when the caller's vector is empty. Dropped
-//!    half-way, it leaves what it read as unread bytes for the next read.
+//! 4. `read_to_end` is one operation that appends 2 MiB chunks to the
+//!    unread bytes (the buffer grows to the rest of the file, sized once
+//!    from its length) until a short read shows the end, then moves them
+//!    to the caller, without a copy when the caller's vector is empty.
+//!    Dropped half-way, it stops after the chunk in progress and leaves
+//!    what it read as unread bytes for the next read.
 
 use crate::fs::OpenOptions;
-use crate::fs::blocking_io::{MAX_CHUNK, spawn_fs};
+use crate::fs::blocking_io::{MAX_CHUNK, SetOnDrop, spawn_fs};
 use crate::task::{JoinHandle, poll_proceed};
 use futures_io::{AsyncRead, AsyncSeek, AsyncWrite};
 use std::fmt;
@@ -28,6 +29,7 @@ use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::Path;
 use std::pin::Pin;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::task::{Context, Poll, ready};
 
 /// An open file, read and written asynchronously through
@@ -75,7 +77,8 @@ enum State {
 
 enum Operation {
     Read(io::Result<usize>),
-    /// A `read_to_end` step: `Ok(true)` once the end of the file was seen.
+    /// A `read_to_end`: `Ok(true)` once the end of the file was seen,
+    /// `Ok(false)` if stopped before it because its future was dropped.
     Fill(io::Result<bool>),
     Write(io::Result<()>),
     Seek(io::Result<u64>),
@@ -133,30 +136,40 @@ impl Buf {
         result
     }
 
-    /// Appends up to `MAX_CHUNK` bytes to the unread ones; `Ok(true)` if
-    /// the read stopped short, at the end of the file. On error the bytes
-    /// read before it stay (`read_to_end` keeps them).
-    fn fill_from(&mut self, file: &StdFile) -> io::Result<bool> {
+    /// Appends chunks of up to `MAX_CHUNK` bytes to the unread ones until
+    /// the end of the file (`Ok(true)`) or until `stop` is set, checked
+    /// between chunks (`Ok(false)`). On error the bytes read before it stay
+    /// (`read_to_end` keeps them).
+    fn fill_from(&mut self, file: &StdFile, stop: &AtomicBool) -> io::Result<bool> {
         if self.unread() == 0 {
             self.clear();
         }
-        if self.data.capacity() - self.data.len() < MAX_CHUNK {
-            // Room for the rest of the file at once, so the buffer is not
-            // regrown (and copied) chunk after chunk. Only a hint: the file
-            // may change meanwhile.
+        // Room for the rest of the file at once, so the buffer is not
+        // regrown (and copied) chunk after chunk. Only a hint: the file may
+        // change meanwhile. Pipes, FIFOs and devices have no length (and
+        // no position to subtract) to size it from.
+        let metadata = file.metadata()?;
+        let rest = if metadata.is_file() {
             let mut reader = file;
-            let rest = file
-                .metadata()?
-                .len()
-                .saturating_sub(reader.stream_position()?);
-            let rest = usize::try_from(rest).unwrap_or(usize::MAX);
-            self.data
-                .try_reserve(rest)
-                .map_err(|_| io::Error::from(io::ErrorKind::OutOfMemory))?;
+            metadata.len().saturating_sub(reader.stream_position()?)
+        } else {
+            0
+        };
+        let rest = usize::try_from(rest).unwrap_or(usize::MAX);
+        self.data
+            .try_reserve(rest)
+            .map_err(|_| io::Error::from(io::ErrorKind::OutOfMemory))?;
+        loop {
+            let n = file.take(MAX_CHUNK as u64).read_to_end(&mut self.data)?;
+            // `read_to_end` stops short of the limit only at the end of the
+            // file.
+            if n < MAX_CHUNK {
+                return Ok(true);
+            }
+            if stop.load(Ordering::Relaxed) {
+                return Ok(false);
+            }
         }
-        let n = file.take(MAX_CHUNK as u64).read_to_end(&mut self.data)?;
-        // `read_to_end` stops short of the limit only at the end of the file.
-        Ok(n < MAX_CHUNK)
     }
 
     /// Moves the unread bytes to the end of `dst`; returns how many.
@@ -371,13 +384,15 @@ impl File {
     /// The same contract as
     /// [`AsyncReadExt::read_to_end`](futures_util::AsyncReadExt::read_to_end),
     /// which this method shadows on `File`, but faster: each operation on
-    /// the blocking pool appends up to 2 MiB straight to one buffer sized
-    /// from the file's length, instead of a `poll_read` per chunk through
-    /// a caller's vector that grows by doubling (and is zeroed as it
-    /// grows). The buffer becomes `dst` without a copy when `dst` is empty.
+    /// one job on the blocking pool reads 2 MiB chunks straight into one
+    /// buffer sized from the file's length, instead of a `poll_read` per
+    /// chunk through a caller's vector that grows by doubling (and is
+    /// zeroed as it grows). The buffer becomes `dst` without a copy when
+    /// `dst` is empty.
     ///
-    /// Dropping the future loses no data: what it read stays buffered in
-    /// the file, and the next read returns it.
+    /// Dropping the future loses no data: the job stops after the chunk in
+    /// progress, what it read stays buffered in the file, and the next read
+    /// returns it.
     ///
     /// # Errors
     ///
@@ -397,7 +412,12 @@ impl File {
     /// # });
     /// ```
     pub async fn read_to_end(&mut self, dst: &mut Vec<u8>) -> io::Result<usize> {
-        std::future::poll_fn(|cx| self.poll_read_to_end(cx, dst)).await
+        // One job reads chunk after chunk (a hop back to the task per chunk
+        // would cost two cross-thread wake-ups each); it stops between
+        // chunks once this future is dropped.
+        let stop = Arc::new(AtomicBool::new(false));
+        let _stop_on_drop = SetOnDrop(stop.clone());
+        std::future::poll_fn(|cx| self.poll_read_to_end(cx, dst, &stop)).await
     }
 
     /// Reads the rest of the file as UTF-8 and appends it to `dst`; returns
@@ -439,12 +459,16 @@ impl File {
         &mut self,
         cx: &mut Context<'_>,
         dst: &mut Vec<u8>,
+        stop: &Arc<AtomicBool>,
     ) -> Poll<io::Result<usize>> {
         loop {
             match &mut self.state {
                 State::Idle(_) => {
                     let buf = self.take_buf();
-                    self.start(buf, |std, buf| Operation::Fill(buf.fill_from(std)));
+                    let stop = stop.clone();
+                    self.start(buf, move |std, buf| {
+                        Operation::Fill(buf.fill_from(std, &stop))
+                    });
                 }
                 State::Busy(_) => match ready!(self.poll_complete(cx))? {
                     // A read that came back empty (one of `poll_read`'s,
@@ -459,6 +483,7 @@ impl File {
                         return Poll::Ready(Err(e));
                     }
                     Operation::Write(Err(e)) => self.last_write_err = Some(e),
+                    // `Ok(false)`: an earlier `read_to_end`, given up on.
                     Operation::Fill(Ok(false))
                     | Operation::Read(Ok(_))
                     | Operation::Write(Ok(()))

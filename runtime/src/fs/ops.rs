@@ -1,11 +1,11 @@
 //! Whole-file and path operations.
 
-use crate::fs::blocking_io::{MAX_CHUNK, context_error, path_error, run};
-use crate::loom::sync::Arc;
-use crate::loom::sync::atomic::{AtomicBool, Ordering};
+use crate::fs::blocking_io::{MAX_CHUNK, SetOnDrop, context_error, path_error, run};
 use std::fs::{File as StdFile, Metadata};
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Reads a whole file into a vector, on the blocking pool, in chunks of at
 /// most 2 MiB; dropping the future stops the read after the current chunk.
@@ -65,16 +65,6 @@ pub async fn read(path: impl AsRef<Path>) -> io::Result<Vec<u8>> {
         }
     })
     .await
-}
-
-/// Sets its flag when dropped: tells a blocking job that nobody wants its
-/// result any more.
-struct SetOnDrop(Arc<AtomicBool>);
-
-impl Drop for SetOnDrop {
-    fn drop(&mut self) {
-        self.0.store(true, Ordering::Relaxed);
-    }
 }
 
 /// Reads a whole UTF-8 file into a string.

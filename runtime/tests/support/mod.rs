@@ -277,3 +277,73 @@ pub(crate) fn scratch_dir(test: &str, rt: &Runtime) -> PathBuf {
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }
+
+/// Shows that an abandoned read of a never-ending file stops after the 2
+/// MiB chunk in progress. On each runtime, `start_read(fifo)` (called in
+/// the runtime) starts reading a FIFO; once more than a chunk was fed, the
+/// future it returned must give the read up. A thread keeps feeding the
+/// FIFO: the read never reaches an end by itself, so only the abandoned
+/// future can stop it, which shows up as the writer's broken pipe once
+/// the read end is closed. A read that went on would take everything, and
+/// a bound on the bytes written fails the test.
+pub(crate) fn assert_abandoned_fifo_read_stops<S, F>(name: &str, start_read: S)
+where
+    S: Fn(PathBuf) -> F,
+    F: Future<Output = ()>,
+{
+    const CHUNK: usize = 2 * 1024 * 1024;
+    for (_, rt) in runtimes() {
+        let dir = scratch_dir(name, &rt);
+        let fifo = dir.join("fifo");
+        mkfifo(&fifo);
+
+        let (fed_tx, fed_rx) = rt::sync::oneshot::channel::<()>();
+        let (go_tx, go_rx) = std::sync::mpsc::channel::<()>();
+        let writer = std::thread::spawn({
+            let fifo = fifo.clone();
+            move || {
+                use std::io::Write;
+                let mut pipe = std::fs::OpenOptions::new().write(true).open(&fifo).unwrap();
+                // More than a chunk, so the read is inside its loop.
+                pipe.write_all(&vec![1; CHUNK + 1]).unwrap();
+                fed_tx.send(()).unwrap();
+                go_rx.recv().unwrap();
+                let block = vec![2; 64 * 1024];
+                let mut written = 0;
+                loop {
+                    match pipe.write(&block) {
+                        Ok(n) => written += n,
+                        Err(e) => {
+                            assert_eq!(e.kind(), std::io::ErrorKind::BrokenPipe);
+                            break;
+                        }
+                    }
+                    assert!(written <= 64 * CHUNK, "the abandoned read did not stop");
+                }
+            }
+        });
+
+        rt.block_on(async {
+            let give_up = start_read(fifo.clone());
+            fed_rx.await.unwrap();
+            give_up.await;
+        });
+        go_tx.send(()).unwrap();
+        writer.join().unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
+
+/// Creates a FIFO (named pipe) at `path`.
+pub(crate) fn mkfifo(path: &std::path::Path) {
+    let c_path = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).unwrap();
+    // SAFETY: `c_path` is a NUL-terminated path that outlives the call.
+    let result = unsafe { libc::mkfifo(c_path.as_ptr(), 0o600) };
+    assert_eq!(
+        result,
+        0,
+        "mkfifo {}: {}",
+        path.display(),
+        std::io::Error::last_os_error()
+    );
+}
