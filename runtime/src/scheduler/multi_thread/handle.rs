@@ -91,6 +91,15 @@ impl Handle {
         }
     }
 
+    /// `notify_parked` from worker `me`, which may be on the parked list
+    /// (it is in the driver) but must not be the one woken.
+    pub(crate) fn notify_parked_except(&self, me: usize) {
+        fence(Ordering::SeqCst);
+        if let Some(index) = self.shared.idle.worker_to_notify_except(me) {
+            self.shared.remotes[index].unpark.unpark();
+        }
+    }
+
     /// Run by the last searcher before it parks.
     pub(crate) fn notify_if_work_pending(&self) {
         let pending = !self.shared.inject.is_empty()

@@ -56,6 +56,16 @@ impl Idle {
     /// Picks a parked worker to wake for new work, counting it as unparked
     /// and searching. `None` if a searcher or an awake worker will do.
     pub(crate) fn worker_to_notify(&self) -> Option<usize> {
+        self.pick_worker_to_notify(None)
+    }
+
+    /// `worker_to_notify`, never picking worker `me` (which is on the
+    /// parked list while it drives the I/O and timers, but awake).
+    pub(crate) fn worker_to_notify_except(&self, me: usize) -> Option<usize> {
+        self.pick_worker_to_notify(Some(me))
+    }
+
+    fn pick_worker_to_notify(&self, except: Option<usize>) -> Option<usize> {
         if !self.should_notify() {
             return None;
         }
@@ -63,7 +73,8 @@ impl Idle {
         if !self.should_notify() {
             return None;
         }
-        let index = sleepers.pop()?;
+        let pos = sleepers.iter().rposition(|&index| Some(index) != except)?;
+        let index = sleepers.swap_remove(pos);
         self.state
             .fetch_add((1 << UNPARKED_SHIFT) | 1, Ordering::SeqCst);
         Some(index)
@@ -110,5 +121,28 @@ impl Idle {
             return true;
         }
         false
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::Idle;
+
+    #[test]
+    fn a_worker_in_the_driver_wakes_a_peer_not_itself() {
+        let idle = Idle::new(3);
+        // Worker 1 parks in the driver after worker 0; worker 2 is awake.
+        idle.transition_worker_to_parked(0, false);
+        idle.transition_worker_to_parked(1, false);
+        // Worker 1, firing timers, asks for help: worker 0 comes, counted
+        // as unparked and searching.
+        assert_eq!(idle.worker_to_notify_except(1), Some(0));
+        assert!(!idle.is_parked(0) && idle.is_parked(1));
+        // A searcher exists now: nobody else is woken.
+        assert_eq!(idle.worker_to_notify_except(1), None);
+        assert!(idle.transition_worker_from_searching());
+        // Worker 1 is the only parked one: it never picks itself.
+        assert_eq!(idle.worker_to_notify_except(1), None);
+        assert_eq!(idle.worker_to_notify(), Some(1));
     }
 }

@@ -24,7 +24,10 @@
 //! blocking, so I/O and timers are not starved by CPU-bound tasks. Both
 //! there and when it parks in the driver, the worker's core is installed,
 //! so the tasks the driver wakes are queued locally (step 7 then takes the
-//! worker off the parked list by itself).
+//! worker off the parked list by itself). The first of them that becomes
+//! stealable wakes one peer at once (never the worker itself, which may
+//! still be on the parked list), so a turn that fires thousands of timers
+//! is shared while it runs, not after.
 //!
 //! While a task is polled the core sits in the thread's scheduler
 //! `Context`, so wakes from inside the task go straight to the local queue.
@@ -62,6 +65,8 @@ pub(crate) struct Core {
     is_searching: bool,
     is_shutdown: bool,
     park: Option<Parker>,
+    /// A peer was woken for the work queued during this driver turn.
+    notified_in_driver: bool,
     rand: FastRand,
 }
 
@@ -83,6 +88,7 @@ impl Core {
             is_searching: false,
             is_shutdown: false,
             park: Some(park),
+            notified_in_driver: false,
             rand: FastRand::new(
                 0x9E37_79B9_7F4A_7C15 ^ (index as u64 + 1).wrapping_mul(0xBF58_476D_1CE4_E5B9),
             ),
@@ -226,12 +232,16 @@ impl Core {
         } else if let Some(prev) = self.lifo_slot.replace(task) {
             self.run_queue.push(prev);
             // Work is stealable now: let an idle worker come and take it.
-            // Not while this worker is in the driver (its parker taken):
-            // wakes come in batches there, and this worker still counts as
-            // parked, so it could pick itself; `notify_after_driver` does
-            // it once afterwards.
             if self.park.is_some() {
                 handle.notify_parked();
+            } else if !self.notified_in_driver {
+                // In the driver (its parker taken), wakes come in batches:
+                // one peer is enough, and it comes now, to steal while
+                // this worker goes on firing (thousands of timers take a
+                // millisecond). This worker may still count as parked: it
+                // must not pick itself.
+                self.notified_in_driver = true;
+                handle.notify_parked_except(self.index);
             }
         }
     }
@@ -347,7 +357,8 @@ impl Context {
 
     /// Runs `f` (which may wake tasks) with the core installed, so those
     /// wakes land in the local queue.
-    fn enter_driver(&self, core: Box<Core>, f: impl FnOnce()) -> Box<Core> {
+    fn enter_driver(&self, mut core: Box<Core>, f: impl FnOnce()) -> Box<Core> {
+        core.notified_in_driver = false;
         *self.core.borrow_mut() = Some(core);
         f();
         self.core
