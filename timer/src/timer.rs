@@ -6,13 +6,15 @@
 //! different locks. The driver fires and queries every shard; the shards
 //! advance together, so the timer behaves as one wheel.
 //!
-//! Entries live in an arena next to their shard's wheel. A [`TimerEntry`] owns its
-//! arena slot: it is the only thing that frees it (when dropped), so a slot
-//! is freed exactly once whatever the driver does. Firing only unlinks the
-//! entry from the wheel, marks it fired and takes its waker, all under the
-//! lock, so an entry's waker is woken at most once per arming even when it
-//! is cancelled or reset on another thread at the same moment. Wakers are
-//! woken after the lock is released, in batches.
+//! Entries live in their shard's wheel, each in one node that also holds
+//! its waker and fired state (see the wheel's "held entries"). A
+//! [`TimerEntry`] owns its node: it is the only thing that frees it (when
+//! dropped), so a node is freed exactly once whatever the driver does.
+//! Firing only unschedules the entry (the node stays, held), marks it fired
+//! and takes its waker, all under the lock, so an entry's waker is woken at
+//! most once per arming even when it is cancelled or reset on another
+//! thread at the same moment. Wakers are woken after the lock is released,
+//! in batches.
 //!
 //! # Waking the driver
 //!
@@ -83,24 +85,20 @@ struct Shard(Mutex<State>);
 pub struct TimerEntry {
     timer: Timer,
     shard: u32,
-    index: u32,
+    key: Key,
 }
 
 struct State {
-    wheel: Wheel<u32>,
-    entries: Vec<Slot>,
-    free: Vec<u32>,
+    /// The entries, pending ones scheduled, fired ones held.
+    wheel: Wheel<Slot>,
     /// The deadline the driver sleeps until (`u64::MAX`: no deadline), or
     /// 0 while it is awake.
     wake_at: u64,
     is_shutdown: bool,
 }
 
-#[derive(Default)]
+/// What an entry keeps next to its deadline in the wheel.
 struct Slot {
-    deadline: u64,
-    /// The entry's place in the wheel while armed.
-    key: Option<Key>,
     waker: Option<Waker>,
     fired: Option<Fired>,
 }
@@ -169,8 +167,6 @@ impl Timer {
             .map(|_| {
                 Shard(Mutex::new(State {
                     wheel: Wheel::new(),
-                    entries: Vec::new(),
-                    free: Vec::new(),
                     wake_at: 0,
                     is_shutdown: false,
                 }))
@@ -234,26 +230,34 @@ impl Timer {
         // `with_shards` checked that the count fits in a u32.
         let shard = (shard_hint % self.shards.len()) as u32;
         let mut state = self.lock(shard);
-        let index = match state.free.pop() {
-            Some(index) => index,
-            None => {
-                let index = u32::try_from(state.entries.len())
-                    .expect("rt-timer: more than u32::MAX timers at once");
-                state.entries.push(Slot::default());
-                index
-            }
+        let fired = state.fired_for(deadline);
+        let key = match fired {
+            // A fired entry needs no waker: it was woken below.
+            Some(fired) => state.wheel.insert_held(
+                deadline,
+                Slot {
+                    waker: None,
+                    fired: Some(fired),
+                },
+            ),
+            None => state.wheel.insert(
+                deadline,
+                Slot {
+                    waker: Some(waker.clone()),
+                    fired: None,
+                },
+            ),
         };
-        let wake_driver = state.arm(index, deadline, Some(waker));
-        let fired = state.entries[index as usize].fired.is_some();
+        let wake_driver = fired.is_none() && state.record_deadline(deadline);
         drop(state);
-        if fired {
+        if fired.is_some() {
             waker.wake_by_ref();
         }
         (
             TimerEntry {
                 timer: self.clone(),
                 shard,
-                index,
+                key,
             },
             wake_driver,
         )
@@ -331,10 +335,9 @@ impl Timer {
             let mut state = self.lock(shard);
             state.wake_at = 0;
             let mut done = true;
-            while let Some(expired) = state.wheel.poll(now) {
+            while let Some(key) = state.wheel.poll_held(now) {
                 fired += 1;
-                let slot = &mut state.entries[expired.value as usize];
-                slot.key = None;
+                let slot = state.slot(key);
                 slot.fired = Some(Fired::Elapsed);
                 if let Some(waker) = slot.waker.take() {
                     wakers.push(waker);
@@ -416,12 +419,10 @@ impl Timer {
         let wakers: Vec<Waker> = {
             let mut state = self.lock(shard);
             state.is_shutdown = true;
-            let State { wheel, entries, .. } = &mut *state;
-            wheel
-                .drain()
-                .filter_map(|expired| {
-                    let slot = &mut entries[expired.value as usize];
-                    slot.key = None;
+            let keys: Vec<Key> = state.wheel.unschedule_all().collect();
+            keys.into_iter()
+                .filter_map(|key| {
+                    let slot = state.slot(key);
                     slot.fired = Some(Fired::Shutdown);
                     slot.waker.take()
                 })
@@ -461,32 +462,31 @@ impl Timer {
 }
 
 impl State {
-    /// Arms slot `index` (not in the wheel) for `deadline`; returns whether
-    /// the driver must be woken.
-    fn arm(&mut self, index: u32, deadline: u64, waker: Option<&Waker>) -> bool {
-        let fired = if self.is_shutdown {
+    /// How an entry armed now for `deadline` fires at once, if it does.
+    fn fired_for(&self, deadline: u64) -> Option<Fired> {
+        if self.is_shutdown {
             Some(Fired::Shutdown)
         } else if deadline <= self.wheel.elapsed() {
             Some(Fired::Elapsed)
         } else {
             None
-        };
-        let key = fired.is_none().then(|| self.wheel.insert(deadline, index));
-        let slot = &mut self.entries[index as usize];
-        slot.deadline = deadline;
-        slot.fired = fired;
-        slot.key = key;
-        if let Some(waker) = waker {
-            match &mut slot.waker {
-                Some(current) => current.clone_from(waker),
-                none => *none = Some(waker.clone()),
-            }
         }
-        if fired.is_none() && deadline < self.wake_at {
+    }
+
+    /// Records a newly scheduled `deadline`; returns whether the driver
+    /// must be woken (see the module docs).
+    fn record_deadline(&mut self, deadline: u64) -> bool {
+        if deadline < self.wake_at {
             self.wake_at = deadline;
             return true;
         }
         false
+    }
+
+    fn slot(&mut self, key: Key) -> &mut Slot {
+        self.wheel
+            .get_mut(key)
+            .expect("rt-timer: a live entry keeps its node")
     }
 }
 
@@ -501,7 +501,11 @@ impl TimerEntry {
     /// assert_eq!(entry.deadline(), 8);
     /// ```
     pub fn deadline(&self) -> u64 {
-        self.timer.lock(self.shard).entries[self.index as usize].deadline
+        self.timer
+            .lock(self.shard)
+            .wheel
+            .deadline(self.key)
+            .expect("rt-timer: a live entry keeps its node")
     }
 
     /// `true` once the entry fired (and until it is reset).
@@ -514,9 +518,7 @@ impl TimerEntry {
     /// assert!(entry.is_fired());
     /// ```
     pub fn is_fired(&self) -> bool {
-        self.timer.lock(self.shard).entries[self.index as usize]
-            .fired
-            .is_some()
+        self.timer.lock(self.shard).slot(self.key).fired.is_some()
     }
 
     /// Why the entry fired, or `None` if it is pending: then `waker` is
@@ -534,7 +536,7 @@ impl TimerEntry {
     /// ```
     pub fn poll_fired(&self, waker: &Waker) -> Option<Fired> {
         let mut state = self.timer.lock(self.shard);
-        let slot = &mut state.entries[self.index as usize];
+        let slot = state.slot(self.key);
         if slot.fired.is_some() {
             return slot.fired;
         }
@@ -563,10 +565,13 @@ impl TimerEntry {
     /// ```
     pub fn reset(&mut self, deadline: u64) -> bool {
         let mut state = self.timer.lock(self.shard);
-        if let Some(key) = state.entries[self.index as usize].key.take() {
-            state.wheel.remove(key);
+        let fired = state.fired_for(deadline);
+        match fired {
+            Some(_) => state.wheel.unschedule(self.key, deadline),
+            None => state.wheel.reschedule(self.key, deadline),
         }
-        state.arm(self.index, deadline, None)
+        state.slot(self.key).fired = fired;
+        fired.is_none() && state.record_deadline(deadline)
     }
 
     /// The timer this entry belongs to.
@@ -585,17 +590,9 @@ impl TimerEntry {
 
 impl Drop for TimerEntry {
     fn drop(&mut self) {
-        let waker = {
-            let mut state = self.timer.lock(self.shard);
-            if let Some(key) = state.entries[self.index as usize].key.take() {
-                state.wheel.remove(key);
-            }
-            let waker = std::mem::take(&mut state.entries[self.index as usize]).waker;
-            state.free.push(self.index);
-            waker
-        };
+        let slot = self.timer.lock(self.shard).wheel.remove(self.key);
         // A waker's drop may run arbitrary code: outside the lock.
-        drop(waker);
+        drop(slot);
     }
 }
 
@@ -614,7 +611,7 @@ impl fmt::Debug for Timer {
 impl fmt::Debug for TimerEntry {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("TimerEntry")
-            .field("index", &self.index)
+            .field("key", &self.key)
             .finish_non_exhaustive()
     }
 }

@@ -27,6 +27,20 @@
 //! reaches at most one rotation (`MAX_SPAN`) later, and are filed again
 //! from there. They are never lost and never fire early.
 //!
+//! # Held entries
+//!
+//! [`insert`](Wheel::insert) and [`poll`](Wheel::poll) give the pure use:
+//! an entry lives from insert until it is removed or expires. A caller
+//! that keeps per-entry state after expiry (the [`Timer`](crate::Timer)
+//! keeps each entry's waker and fired flag until its owner drops it) can
+//! instead keep the node itself: [`poll_held`](Wheel::poll_held) unlinks
+//! an expired entry but leaves it, value and key, in the arena, *held*;
+//! [`insert_held`](Wheel::insert_held) makes one held from the start,
+//! [`reschedule`](Wheel::reschedule) links a held or pending entry again,
+//! and [`remove`](Wheel::remove) frees either kind. Keeping the caller's
+//! state in the node means one arena, one index and one cache line per
+//! entry, instead of two.
+//!
 //! # Advancing (`poll`)
 //!
 //! 1. If the expired list is not empty, pop one entry from it and return it.
@@ -57,9 +71,12 @@ const LISTS: usize = EXPIRED + 1;
 const NIL: u32 = u32::MAX;
 /// The `list` of a free node.
 const FREE: u16 = u16::MAX;
+/// The `list` of a held node: allocated, in no list (see the module docs).
+const HELD: u16 = u16::MAX - 1;
 
-/// Names one entry of a [`Wheel`], from [`Wheel::insert`] until the entry is
-/// removed or returned by [`Wheel::poll`]. Keys of gone entries are reused.
+/// Names one entry of a [`Wheel`], from [`Wheel::insert`] (or
+/// [`insert_held`](Wheel::insert_held)) until the entry is removed or
+/// returned by [`Wheel::poll`]. Keys of gone entries are reused.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Key(u32);
 
@@ -96,7 +113,7 @@ struct Node<T> {
     /// Next node of the same list, or the next free node.
     next: u32,
     /// Which list holds the node (`level * SLOTS + slot`, `EXPIRED`), or
-    /// `FREE`.
+    /// `HELD` or `FREE`.
     list: u16,
 }
 
@@ -162,7 +179,7 @@ impl<T> Wheel<T> {
         self.elapsed
     }
 
-    /// How many entries the wheel holds.
+    /// How many entries the wheel holds, held ones not counted.
     ///
     /// # Examples
     ///
@@ -223,18 +240,184 @@ impl<T> Wheel<T> {
     /// ```
     #[track_caller]
     pub fn remove(&mut self, key: Key) -> T {
-        let index = key.0;
-        let node = self.nodes.get(index as usize);
-        assert!(
-            node.is_some_and(|node| node.list != FREE),
-            "Wheel::remove: the key names no entry (removed or expired already)"
-        );
-        self.unlink(index);
-        self.len -= 1;
-        self.release(index)
+        self.check_live(key, "remove");
+        self.hold(key.0);
+        self.release(key.0)
     }
 
-    /// The deadline of the entry `key` names, or `None` if it is gone.
+    /// Adds `value`, due at `deadline`, as a held entry (see the module
+    /// docs): not scheduled, and never returned by `poll`, until
+    /// [`reschedule`](Wheel::reschedule)d.
+    ///
+    /// # Panics
+    ///
+    /// Panics if the wheel already holds `u32::MAX - 1` entries.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut wheel = rt_timer::Wheel::new();
+    /// let key = wheel.insert_held(3, "kept");
+    /// assert!(wheel.poll(10).is_none());
+    /// assert_eq!(wheel.get(key), Some(&"kept"));
+    /// assert_eq!(wheel.remove(key), "kept");
+    /// ```
+    pub fn insert_held(&mut self, deadline: u64, value: T) -> Key {
+        let index = self.alloc(deadline, value);
+        self.nodes[index as usize].list = HELD;
+        Key(index)
+    }
+
+    /// Like [`poll`](Wheel::poll), but the entry returned is held, not
+    /// freed: its key and value stay until [`remove`](Wheel::remove).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut wheel = rt_timer::Wheel::new();
+    /// let key = wheel.insert(5, 'a');
+    /// assert_eq!(wheel.poll_held(5), Some(key));
+    /// assert!(wheel.is_empty() && wheel.poll_held(5).is_none());
+    /// *wheel.get_mut(key).unwrap() = 'b';
+    /// assert_eq!(wheel.remove(key), 'b');
+    /// ```
+    pub fn poll_held(&mut self, now: u64) -> Option<Key> {
+        let index = self.poll_index(now)?;
+        self.nodes[index as usize].list = HELD;
+        Some(Key(index))
+    }
+
+    /// Files the entry `key` names, pending or held, again for `deadline`.
+    ///
+    /// # Panics
+    ///
+    /// Panics if `key` names no entry.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut wheel = rt_timer::Wheel::new();
+    /// let key = wheel.insert(5, 'a');
+    /// wheel.reschedule(key, 80);
+    /// assert!(wheel.poll(79).is_none());
+    /// assert_eq!(wheel.poll_held(80), Some(key));
+    /// wheel.reschedule(key, 90);
+    /// assert_eq!(wheel.poll(90).unwrap().value, 'a');
+    /// ```
+    #[track_caller]
+    pub fn reschedule(&mut self, key: Key, deadline: u64) {
+        self.check_live(key, "reschedule");
+        self.hold(key.0);
+        self.nodes[key.0 as usize].deadline = deadline;
+        self.link(key.0);
+        self.len += 1;
+    }
+
+    /// Takes the entry `key` names out of the schedule if it is pending,
+    /// keeping it held, and sets its deadline (as recorded, not scheduled).
+    ///
+    /// # Panics
+    ///
+    /// Panics if `key` names no entry.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut wheel = rt_timer::Wheel::new();
+    /// let key = wheel.insert(5, 'a');
+    /// wheel.unschedule(key, 3);
+    /// assert!(wheel.is_empty() && wheel.poll(5).is_none());
+    /// assert_eq!(wheel.get(key), Some(&'a'));
+    /// assert_eq!(wheel.deadline(key), Some(3));
+    /// ```
+    #[track_caller]
+    pub fn unschedule(&mut self, key: Key, deadline: u64) {
+        self.check_live(key, "unschedule");
+        self.hold(key.0);
+        self.nodes[key.0 as usize].deadline = deadline;
+    }
+
+    /// The value of the entry `key` names, pending or held.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut wheel = rt_timer::Wheel::new();
+    /// let key = wheel.insert(5, 'a');
+    /// assert_eq!(wheel.get(key), Some(&'a'));
+    /// wheel.remove(key);
+    /// assert_eq!(wheel.get(key), None);
+    /// ```
+    pub fn get(&self, key: Key) -> Option<&T> {
+        self.nodes
+            .get(key.0 as usize)
+            .and_then(|node| node.value.as_ref())
+    }
+
+    /// The value of the entry `key` names, pending or held, to change.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut wheel = rt_timer::Wheel::new();
+    /// let key = wheel.insert(5, 1);
+    /// *wheel.get_mut(key).unwrap() += 1;
+    /// assert_eq!(wheel.remove(key), 2);
+    /// ```
+    pub fn get_mut(&mut self, key: Key) -> Option<&mut T> {
+        self.nodes
+            .get_mut(key.0 as usize)
+            .and_then(|node| node.value.as_mut())
+    }
+
+    /// Unschedules every pending entry, keeping them held, and returns
+    /// their keys, in arena order, without advancing time.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut wheel = rt_timer::Wheel::new();
+    /// let a = wheel.insert(1, 'a');
+    /// let b = wheel.insert(1 << 40, 'b');
+    /// assert_eq!(wheel.unschedule_all().collect::<Vec<_>>(), [a, b]);
+    /// assert!(wheel.is_empty());
+    /// assert_eq!(wheel.get(b), Some(&'b'));
+    /// ```
+    pub fn unschedule_all(&mut self) -> impl Iterator<Item = Key> + '_ {
+        let mut index = 0;
+        std::iter::from_fn(move || {
+            while index < self.nodes.len() {
+                let key = Key(index as u32);
+                index += 1;
+                if !matches!(self.nodes[key.0 as usize].list, FREE | HELD) {
+                    self.hold(key.0);
+                    return Some(key);
+                }
+            }
+            None
+        })
+    }
+
+    #[track_caller]
+    fn check_live(&self, key: Key, what: &str) {
+        let node = self.nodes.get(key.0 as usize);
+        assert!(
+            node.is_some_and(|node| node.list != FREE),
+            "Wheel::{what}: the key names no entry (removed or expired already)"
+        );
+    }
+
+    /// Unlinks node `index` if it is scheduled, leaving it held.
+    fn hold(&mut self, index: u32) {
+        if self.nodes[index as usize].list != HELD {
+            self.unlink(index);
+            self.nodes[index as usize].list = HELD;
+            self.len -= 1;
+        }
+    }
+
+    /// The deadline of the entry `key` names (pending or held), or `None`
+    /// if it is gone.
     ///
     /// # Examples
     ///
@@ -292,18 +475,25 @@ impl<T> Wheel<T> {
     /// assert_eq!(fired, ['a', 'b']);
     /// ```
     pub fn poll(&mut self, now: u64) -> Option<Expired<T>> {
+        let index = self.poll_index(now)?;
+        let deadline = self.nodes[index as usize].deadline;
+        let value = self.release(index);
+        Some(Expired {
+            key: Key(index),
+            deadline,
+            value,
+        })
+    }
+
+    /// Advances as `poll` does and unlinks one due entry, leaving its node
+    /// allocated (in no list) for the caller to release or hold.
+    fn poll_index(&mut self, now: u64) -> Option<u32> {
         loop {
             let head = self.heads[EXPIRED];
             if head != NIL {
                 self.unlink(head);
                 self.len -= 1;
-                let deadline = self.nodes[head as usize].deadline;
-                let value = self.release(head);
-                return Some(Expired {
-                    key: Key(head),
-                    deadline,
-                    value,
-                });
+                return Some(head);
             }
             match self.next_slot() {
                 Some((list, start)) if start <= now => self.cascade(list, start),

@@ -39,7 +39,7 @@ fn cancelled_entries_never_wake_and_free_their_slot() {
     assert_eq!(timer.fire(10), 0);
     assert_eq!(count.0.load(Ordering::SeqCst), 0);
     let (again, _) = timer.register(20, &waker);
-    assert_eq!(again.index, 0, "the slot was reused");
+    assert_eq!(again.key.index(), 0, "the node was reused");
 }
 
 #[test]

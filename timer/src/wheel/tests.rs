@@ -250,3 +250,95 @@ fn removing_twice_panics() {
     wheel.remove(key);
     wheel.remove(key);
 }
+
+/// The held-entry API against a model of two lists: scheduled entries and
+/// held ones. Expired entries move to the held list, keeping key and value.
+#[test]
+fn held_entries_match_the_model() {
+    for seed in 1..=30u64 {
+        let mut rng = Rng(seed.wrapping_mul(0xD1B5_4A32_D192_ED03));
+        let mut wheel = Wheel::new();
+        // (deadline, id, key)
+        let mut scheduled: Vec<(u64, u64, Key)> = Vec::new();
+        let mut held: Vec<(u64, u64, Key)> = Vec::new();
+        for id in 0..800u64 {
+            let deadline = wheel.elapsed() + rng.span();
+            match rng.below(12) {
+                0..=2 => scheduled.push((deadline, id, wheel.insert(deadline, id))),
+                3 => held.push((deadline, id, wheel.insert_held(deadline, id))),
+                4..=5 if !scheduled.is_empty() || !held.is_empty() => {
+                    // Reschedule a scheduled or held entry.
+                    let pick = rng.below((scheduled.len() + held.len()) as u64) as usize;
+                    let (_, id, key) = if pick < scheduled.len() {
+                        scheduled.swap_remove(pick)
+                    } else {
+                        held.swap_remove(pick - scheduled.len())
+                    };
+                    wheel.reschedule(key, deadline);
+                    scheduled.push((deadline, id, key));
+                }
+                6 if !scheduled.is_empty() => {
+                    let pick = rng.below(scheduled.len() as u64) as usize;
+                    let (_, id, key) = scheduled.swap_remove(pick);
+                    wheel.unschedule(key, deadline);
+                    held.push((deadline, id, key));
+                }
+                7..=8 if !scheduled.is_empty() || !held.is_empty() => {
+                    let pick = rng.below((scheduled.len() + held.len()) as u64) as usize;
+                    let (_, id, key) = if pick < scheduled.len() {
+                        scheduled.swap_remove(pick)
+                    } else {
+                        held.swap_remove(pick - scheduled.len())
+                    };
+                    assert_eq!(wheel.remove(key), id);
+                    assert_eq!(wheel.get(key), None);
+                }
+                _ => {
+                    let now = wheel.elapsed() + rng.span();
+                    let mut fired = Vec::new();
+                    while let Some(key) = wheel.poll_held(now) {
+                        let deadline = wheel.deadline(key).unwrap();
+                        assert!(deadline <= now, "fired early: {deadline} at {now}");
+                        fired.push((deadline, *wheel.get(key).unwrap(), key));
+                    }
+                    let mut expected: Vec<_> =
+                        scheduled.iter().copied().filter(|e| e.0 <= now).collect();
+                    scheduled.retain(|e| e.0 > now);
+                    fired.sort_unstable();
+                    expected.sort_unstable();
+                    assert_eq!(fired, expected, "wrong entries fired at {now}");
+                    held.extend(fired);
+                }
+            }
+            assert_eq!(wheel.len(), scheduled.len());
+            for &(deadline, id, key) in scheduled.iter().chain(&held) {
+                assert_eq!(wheel.get(key), Some(&id));
+                assert_eq!(wheel.deadline(key), Some(deadline));
+            }
+        }
+        // Held entries never fire; everything scheduled does.
+        let mut fired = 0;
+        while wheel.poll_held(u64::MAX >> 2).is_some() {
+            fired += 1;
+        }
+        assert_eq!(fired, scheduled.len());
+        let keys: Vec<_> = scheduled.iter().chain(&held).map(|e| e.2).collect();
+        for key in keys {
+            wheel.remove(key);
+        }
+        assert!(wheel.drain().next().is_none());
+    }
+}
+
+#[test]
+fn unschedule_all_holds_every_scheduled_entry() {
+    let mut wheel = Wheel::new();
+    let a = wheel.insert(3, 'a');
+    let b = wheel.insert_held(4, 'b');
+    let c = wheel.insert(1 << 40, 'c');
+    assert_eq!(wheel.unschedule_all().collect::<Vec<_>>(), [a, c]);
+    assert!(wheel.is_empty() && wheel.poll(1 << 45).is_none());
+    for (key, value) in [(a, 'a'), (b, 'b'), (c, 'c')] {
+        assert_eq!(wheel.remove(key), value);
+    }
+}
