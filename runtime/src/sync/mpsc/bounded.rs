@@ -512,6 +512,42 @@ impl<T> fmt::Debug for OwnedPermit<T> {
 mod loom_mpsc_bounded {
     use super::channel;
     use loom::thread;
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
+
+    /// Counts its drops.
+    struct Counted(Arc<AtomicUsize>);
+
+    impl Drop for Counted {
+        fn drop(&mut self) {
+            self.0.fetch_add(1, SeqCst);
+        }
+    }
+
+    /// A send racing the receiver's drop, with a value already queued:
+    /// each value is dropped exactly once (by the receiver's drop or
+    /// handed back to the sender), and both are gone once the send and
+    /// the drop returned, while the sender is still alive.
+    #[test]
+    fn send_vs_receiver_drop_drops_each_value_once() {
+        loom::model(|| {
+            let drops = Arc::new(AtomicUsize::new(0));
+            let (tx, rx) = channel(2);
+            tx.try_send(Counted(drops.clone())).unwrap();
+            let sender = {
+                let drops = drops.clone();
+                thread::spawn(move || {
+                    drop(tx.try_send(Counted(drops)));
+                    tx
+                })
+            };
+            drop(rx);
+            let tx = sender.join().unwrap();
+            assert_eq!(drops.load(SeqCst), 2);
+            drop(tx);
+            assert_eq!(drops.load(SeqCst), 2);
+        });
+    }
 
     /// A sender waiting for capacity vs the receiver draining vs close:
     /// every value is received exactly once or handed back to its sender.

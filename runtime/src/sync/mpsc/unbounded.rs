@@ -233,3 +233,57 @@ impl<T> fmt::Debug for UnboundedReceiver<T> {
             .finish()
     }
 }
+
+#[cfg(all(test, loom))]
+mod loom_mpsc_unbounded {
+    use super::unbounded_channel;
+    use loom::thread;
+
+    /// Two senders race the waiting receiver over a block boundary (three
+    /// values, blocks of two under loom), then leave: the receiver is
+    /// woken for each value, gets each once, and then `None`.
+    #[test]
+    fn two_senders_vs_waiting_receiver_across_a_block() {
+        loom::model(|| {
+            let (tx, mut rx) = unbounded_channel::<u32>();
+            tx.send(0).unwrap();
+            let senders: Vec<_> = (1..3)
+                .map(|i| {
+                    let tx = tx.clone();
+                    thread::spawn(move || tx.send(i).unwrap())
+                })
+                .collect();
+            drop(tx);
+            let mut got = Vec::new();
+            while let Some(value) = loom::future::block_on(rx.recv()) {
+                got.push(value);
+            }
+            got.sort();
+            assert_eq!(got, [0, 1, 2]);
+            for sender in senders {
+                sender.join().unwrap();
+            }
+        });
+    }
+
+    /// A send racing the receiver's drop: the value is either refused and
+    /// handed back, or queued and dropped with the receiver, never both.
+    #[test]
+    fn send_vs_receiver_drop() {
+        loom::model(|| {
+            let value = std::sync::Arc::new(());
+            let (tx, rx) = unbounded_channel();
+            let sender = {
+                let value = value.clone();
+                thread::spawn(move || {
+                    let refused = tx.send(value).is_err();
+                    (tx, refused)
+                })
+            };
+            drop(rx);
+            let (tx, _refused) = sender.join().unwrap();
+            assert_eq!(std::sync::Arc::strong_count(&value), 1);
+            drop(tx);
+        });
+    }
+}
