@@ -9,47 +9,61 @@
 //! unbounded channel is finished once closed and every value queued before
 //! the close was received.
 //!
-//! Waking the receiver, with no lock on the send path:
-//! 1. A receiver that finds nothing stores its waker (under `rx_waker`'s
-//!    mutex), sets `rx_waiting`, issues a SeqCst fence, then looks at the
-//!    queue and the finished condition again.
+//! Waking the receiver (`RxWake`), with no lock on the send path while
+//! the receiver is busy:
+//! 1. A receiver that finds nothing stores its waker and clears `woken`
+//!    (under the waker's mutex), sets `waiting` (release), issues a SeqCst
+//!    fence, then looks at the queue and the finished condition again.
 //! 2. Whatever may end that wait (a value written, the last sender gone, a
 //!    slot permit returned after `close`) is done first; then that side
-//!    issues a SeqCst fence and reads `rx_waiting`. If set, it takes the
-//!    stored waker (under the mutex) and wakes it; a later one finds the
-//!    slot empty, the receiver being woken already.
+//!    issues a SeqCst fence and reads `waiting` (acquire). If set and
+//!    `woken` is not, it takes the waker under the mutex, sets `woken` if
+//!    it got one, and wakes it.
 //! 3. The fences order each side's write before its read, so either the
-//!    receiver's second look sees the change or the other side sees the
-//!    flag. A waker taken late, after the receiver moved on, only causes a
-//!    spurious poll.
-//! 4. Only the receiver writes `rx_waiting`: it clears it once it got a
-//!    value, so senders stop taking the lock. (Senders never modify the
-//!    flag, which also keeps the protocol within what loom models exactly:
-//!    it mis-models a fenced load of a location the same thread modified.)
+//!    receiver's second look sees the change or the other side sees
+//!    `waiting` of this wait, and with it (acquire) the cleared `woken`.
+//!    A `woken` left over from an earlier wait is never seen with this
+//!    wait's `waiting`; a waker taken late only causes a spurious poll.
+//! 4. Only the receiver writes `waiting`: it clears it once it got a
+//!    value, so senders skip even the `woken` check. (Senders never modify
+//!    `waiting`, which also keeps the protocol within what loom models
+//!    exactly: it mis-models a fenced load of a location the same thread
+//!    modified.)
 
 use crate::loom::sync::atomic::{AtomicBool, AtomicUsize, Ordering, fence};
 use crate::loom::sync::{Mutex, MutexGuard};
 use crate::sync::mpsc::error::TryRecvError;
-use crate::sync::mpsc::queue::{self, CLOSED, DROPPED, Pop, Queue};
-use crate::sync::semaphore::{Acquire, TryAcquireError};
+use crate::sync::mpsc::queue::{self, CLOSED, DROPPED, Head, Pop, Queue};
+use crate::sync::semaphore::{Acquire, AcquireError, TryAcquireError};
 use crate::sync::wait_list::register;
 use crate::sync::{Notify, Semaphore};
 use crate::task::poll_proceed;
+use crossbeam_utils::CachePadded;
 use std::fmt;
 use std::task::{Context, Poll, Waker, ready};
 
 pub(super) struct Chan<T> {
     queue: Queue<T>,
     senders: AtomicUsize,
-    /// Bounded only: one permit per free slot, and the capacity.
-    slots: Option<(Semaphore, usize)>,
+    /// Bounded only: one permit per free slot, and the capacity. Padded:
+    /// its word changes on every send and receive, while `senders` and
+    /// `closed` next to it are read on those paths.
+    slots: CachePadded<Option<(Semaphore, usize)>>,
     /// Set by `close` once the queue refuses unpermitted sends.
     closed: AtomicBool,
     /// Woken when the receiver closes, for `Sender::closed`.
     closed_notify: Notify,
-    /// Step 1: the receiver waits for `rx_waker` to be woken.
-    rx_waiting: AtomicBool,
-    rx_waker: Mutex<Option<Waker>>,
+    /// Read by senders on every push: on a cache line of its own.
+    rx: CachePadded<RxWake>,
+}
+
+/// The receiver's waker and the flags of steps 1-4.
+struct RxWake {
+    /// The receiver waits for `waker` to be woken. Written by it only.
+    waiting: AtomicBool,
+    /// The waker of this wait was taken: later senders skip the lock.
+    woken: AtomicBool,
+    waker: Mutex<Option<Waker>>,
 }
 
 /// What the receiver found.
@@ -64,20 +78,26 @@ enum Taken<T> {
 }
 
 impl<T> Chan<T> {
-    pub(super) fn new(capacity: Option<usize>) -> Chan<T> {
-        Chan {
-            queue: Queue::new(),
+    /// The channel and the receiver's right to pop from it.
+    pub(super) fn new(capacity: Option<usize>) -> (Chan<T>, Head) {
+        let (queue, head) = Queue::new();
+        let chan = Chan {
+            queue,
             senders: AtomicUsize::new(1),
-            slots: capacity.map(|capacity| (Semaphore::new(capacity), capacity)),
+            slots: CachePadded::new(capacity.map(|capacity| (Semaphore::new(capacity), capacity))),
             closed: AtomicBool::new(false),
             closed_notify: Notify::new(),
-            rx_waiting: AtomicBool::new(false),
-            rx_waker: Mutex::new(None),
-        }
+            rx: CachePadded::new(RxWake {
+                waiting: AtomicBool::new(false),
+                woken: AtomicBool::new(false),
+                waker: Mutex::new(None),
+            }),
+        };
+        (chan, head)
     }
 
     fn lock_waker(&self) -> MutexGuard<'_, Option<Waker>> {
-        self.rx_waker.lock().unwrap_or_else(|e| e.into_inner())
+        self.rx.waker.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     fn slots(&self) -> &Semaphore {
@@ -123,8 +143,13 @@ impl<T> Chan<T> {
     /// Step 2, after the change that may end the receiver's wait.
     fn wake_receiver(&self) {
         fence(Ordering::SeqCst);
-        if self.rx_waiting.load(Ordering::Relaxed) {
-            let waker = self.lock_waker().take();
+        if self.rx.waiting.load(Ordering::Acquire) && !self.rx.woken.load(Ordering::Relaxed) {
+            let mut slot = self.lock_waker();
+            let waker = slot.take();
+            if waker.is_some() {
+                self.rx.woken.store(true, Ordering::Relaxed);
+            }
+            drop(slot);
             if let Some(waker) = waker {
                 waker.wake();
             }
@@ -133,8 +158,8 @@ impl<T> Chan<T> {
 
     /// Step 4: the receiver got what it waited for.
     fn stop_waiting(&self) {
-        if self.rx_waiting.load(Ordering::Relaxed) {
-            self.rx_waiting.store(false, Ordering::Relaxed);
+        if self.rx.waiting.load(Ordering::Relaxed) {
+            self.rx.waiting.store(false, Ordering::Relaxed);
         }
     }
 
@@ -142,14 +167,23 @@ impl<T> Chan<T> {
     fn register_receiver(&self, waker: &Waker) {
         let mut slot = self.lock_waker();
         register(&mut slot, waker);
-        self.rx_waiting.store(true, Ordering::Relaxed);
+        self.rx.woken.store(false, Ordering::Relaxed);
+        self.rx.waiting.store(true, Ordering::Release);
         drop(slot);
         fence(Ordering::SeqCst);
     }
 
-    /// Waits for a slot permit (bounded only).
-    pub(super) fn acquire_slot(&self) -> Acquire<'_> {
-        Acquire::new(self.slots(), 1)
+    /// Waits for a slot permit (bounded only). If the wait is dropped
+    /// after a permit was granted, the permit goes back to the pool and a
+    /// closed receiver waiting for outstanding permits is woken.
+    pub(super) async fn acquire_slot(&self) -> Result<(), AcquireError> {
+        let wake = WakeReceiverIfClosed(self);
+        let acquired = Acquire::new(self.slots(), 1).await;
+        // Done (granted or refused): no permit went back, nothing to wake
+        // for, and the fence in `wake_receiver_if_closed` stays off the
+        // send path.
+        std::mem::forget(wake);
+        acquired
     }
 
     pub(super) fn try_acquire_slot(&self) -> Result<(), TryAcquireError> {
@@ -163,7 +197,7 @@ impl<T> Chan<T> {
         self.wake_receiver_if_closed();
     }
 
-    pub(super) fn wake_receiver_if_closed(&self) {
+    fn wake_receiver_if_closed(&self) {
         // Orders a permit returned just before against `closed`, as the
         // receiver's fence orders `closed` against its permit count.
         fence(Ordering::SeqCst);
@@ -199,7 +233,7 @@ impl<T> Chan<T> {
 
     /// Gives the slots of `count` received values back to the senders.
     fn release_received(&self, count: usize) {
-        if let Some((slots, _)) = &self.slots {
+        if let Some((slots, _)) = &*self.slots {
             slots.release(count);
         }
     }
@@ -210,7 +244,7 @@ impl<T> Chan<T> {
         if self.senders.load(Ordering::Acquire) == 0 {
             return true;
         }
-        match &self.slots {
+        match &*self.slots {
             Some((slots, capacity)) => self.is_closed() && slots.available_permits() == *capacity,
             // Closed and empty: every value claimed before the close was
             // received, and no more can be claimed.
@@ -219,8 +253,8 @@ impl<T> Chan<T> {
     }
 
     /// Takes the next value, or says why there is none.
-    fn take(&self) -> Taken<T> {
-        match self.queue.pop() {
+    fn take(&self, head: &mut Head) -> Taken<T> {
+        match self.queue.pop(head) {
             Pop::Value(value) => {
                 self.release_received(1);
                 self.stop_waiting();
@@ -230,7 +264,7 @@ impl<T> Chan<T> {
             Pop::Empty { flags } if self.finished(flags) => {
                 // A value may have landed between the pop and the check;
                 // after it none can.
-                match self.queue.pop() {
+                match self.queue.pop(head) {
                     Pop::Value(value) => {
                         self.release_received(1);
                         self.stop_waiting();
@@ -246,11 +280,11 @@ impl<T> Chan<T> {
 
     /// The next value, `None` when finished, or `Pending` with the waker
     /// registered (steps 1 and 3).
-    fn poll_take(&self, cx: &mut Context<'_>) -> Poll<Option<T>> {
-        let taken = match self.take() {
+    fn poll_take(&self, head: &mut Head, cx: &mut Context<'_>) -> Poll<Option<T>> {
+        let taken = match self.take(head) {
             Taken::Empty | Taken::Busy => {
                 self.register_receiver(cx.waker());
-                let taken = self.take();
+                let taken = self.take(head);
                 if matches!(taken, Taken::Empty | Taken::Busy) {
                     return Poll::Pending;
                 }
@@ -268,6 +302,7 @@ impl<T> Chan<T> {
     /// Moves up to `limit` values into `buf`; `Ready(0)` means finished.
     pub(super) fn poll_recv_many(
         &self,
+        head: &mut Head,
         cx: &mut Context<'_>,
         buf: &mut Vec<T>,
         limit: usize,
@@ -276,14 +311,14 @@ impl<T> Chan<T> {
             return Poll::Ready(0);
         }
         let coop = ready!(poll_proceed(cx));
-        let Some(first) = ready!(self.poll_take(cx)) else {
+        let Some(first) = ready!(self.poll_take(head, cx)) else {
             coop.made_progress();
             return Poll::Ready(0);
         };
         buf.push(first);
         let mut count = 1;
         while count < limit {
-            match self.queue.pop() {
+            match self.queue.pop(head) {
                 Pop::Value(value) => buf.push(value),
                 Pop::Empty { .. } | Pop::Busy => break,
             }
@@ -295,19 +330,19 @@ impl<T> Chan<T> {
         Poll::Ready(count)
     }
 
-    pub(super) fn poll_recv(&self, cx: &mut Context<'_>) -> Poll<Option<T>> {
+    pub(super) fn poll_recv(&self, head: &mut Head, cx: &mut Context<'_>) -> Poll<Option<T>> {
         let coop = ready!(poll_proceed(cx));
-        let value = ready!(self.poll_take(cx));
+        let value = ready!(self.poll_take(head, cx));
         coop.made_progress();
         Poll::Ready(value)
     }
 
     /// A value being written is waited for (it is a few instructions
     /// away), so `Empty` means no send had claimed a slot.
-    pub(super) fn try_recv(&self) -> Result<T, TryRecvError> {
+    pub(super) fn try_recv(&self, head: &mut Head) -> Result<T, TryRecvError> {
         let mut spins = 0;
         loop {
-            match self.take() {
+            match self.take(head) {
                 Taken::Value(value) => return Ok(value),
                 Taken::Finished => return Err(TryRecvError::Disconnected),
                 Taken::Empty => return Err(TryRecvError::Empty),
@@ -325,7 +360,7 @@ impl<T> Chan<T> {
         // Queue first: once `is_closed` says so, a send does fail.
         self.queue.close(CLOSED);
         self.closed.store(true, Ordering::SeqCst);
-        if let Some((slots, _)) = &self.slots {
+        if let Some((slots, _)) = &*self.slots {
             slots.close();
         }
         self.closed_notify.notify_waiters();
@@ -334,12 +369,12 @@ impl<T> Chan<T> {
     /// The receiver is gone: close, refuse every send, and drop what is
     /// queued. Values are dropped one at a time with no lock held, since a
     /// value's destructor may use this channel.
-    pub(super) fn drop_receiver(&self) {
+    pub(super) fn drop_receiver(&self, head: &mut Head) {
         self.close();
         self.queue.close(DROPPED);
         let mut spins = 0;
         loop {
-            match self.queue.pop() {
+            match self.queue.pop(head) {
                 Pop::Value(value) => drop(value),
                 // A send that claimed its slot before `DROPPED` is a few
                 // instructions from done; none can claim one after.
@@ -360,9 +395,9 @@ impl<T> fmt::Debug for Chan<T> {
     }
 }
 
-/// Wakes a closed receiver when dropped: guards `send`/`reserve` futures,
-/// whose cancelled slot acquire may hand a permit back to the pool.
-pub(super) struct WakeReceiverIfClosed<'a, T>(pub(super) &'a Chan<T>);
+/// Wakes a closed receiver when dropped: guards a slot acquire, which
+/// hands its permit back to the pool if cancelled after the grant.
+struct WakeReceiverIfClosed<'a, T>(&'a Chan<T>);
 
 impl<T> Drop for WakeReceiverIfClosed<'_, T> {
     fn drop(&mut self) {

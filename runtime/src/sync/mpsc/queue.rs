@@ -1,6 +1,7 @@
 //! The lock-free value queue under both mpsc flavours: a linked list of
-//! blocks of `BLOCK_CAP` slots. Senders share the tail; the one receiver
-//! owns the head.
+//! blocks of `BLOCK_CAP` slots. Senders share the tail; the receiver owns
+//! the head through the queue's one [`Head`], which `pop` borrows
+//! mutably, so pops never race each other and need no lock.
 //!
 //! Positions: the tail word holds a position `<< SHIFT` plus the `CLOSED`
 //! and `DROPPED` flags. Each block spans `LAP = BLOCK_CAP + 1` positions:
@@ -34,7 +35,6 @@
 //!    arrive; whatever the receiver did not take is dropped with the queue.
 
 use crate::loom::cell::UnsafeCell;
-use crate::loom::sync::Mutex;
 use crate::loom::sync::atomic::{AtomicBool, AtomicPtr, AtomicUsize, Ordering};
 use crossbeam_utils::CachePadded;
 use std::mem::MaybeUninit;
@@ -74,11 +74,20 @@ impl<T> Block<T> {
     }
 }
 
-/// The receiver's end. Only the receiver locks it (and `len`), so the lock
-/// is uncontended; it keeps the pop path a safe API.
-struct Head<T> {
-    pos: usize,
-    block: *mut Block<T>,
+/// The right to pop: one per queue, held by the receiver, so `pop` (which
+/// takes it by `&mut`) never runs twice at once. It names its queue, and
+/// `pop` checks that, so heads cannot be mixed up between queues.
+#[derive(Debug)]
+pub(super) struct Head {
+    queue: usize,
+}
+
+/// The receiver's position. Atomics only so that `len` and the queue's
+/// drop may read them; only the `Head` holder writes them (relaxed: no
+/// other thread acts on them).
+struct HeadState<T> {
+    pos: AtomicUsize,
+    block: AtomicPtr<Block<T>>,
 }
 
 /// What the receiver found at the head.
@@ -98,15 +107,21 @@ pub(super) struct Queue<T> {
     /// The block the tail position is in (or the one before, while a
     /// sender is linking).
     tail_block: AtomicPtr<Block<T>>,
-    head: CachePadded<Mutex<Head<T>>>,
+    head: CachePadded<HeadState<T>>,
+    /// Matches this queue's `Head`.
+    id: usize,
 }
+
+/// Hands out queue ids. A plain std atomic even under loom: ids only need
+/// to differ, nothing synchronises through them.
+static NEXT_ID: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
 // SAFETY: values move from senders to the receiver, so `T: Send` suffices;
 // the raw block pointers are owned by the queue and only dereferenced
 // under the protocol in the module docs.
 unsafe impl<T: Send> Send for Queue<T> {}
 // SAFETY: shared access is the point: senders only touch slots they
-// claimed (step 1), the receiver's state sits behind `head`'s mutex.
+// claimed (step 1), and only the one `Head` holder pops.
 unsafe impl<T: Send> Sync for Queue<T> {}
 
 /// How many values come before position `pos`.
@@ -115,21 +130,20 @@ fn index(pos: usize) -> usize {
 }
 
 impl<T> Queue<T> {
-    pub(super) fn new() -> Queue<T> {
+    /// An empty queue and the one `Head` that may pop from it.
+    pub(super) fn new() -> (Queue<T>, Head) {
         let first = Box::into_raw(Block::new());
-        Queue {
+        let id = NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let queue = Queue {
             tail: CachePadded::new(AtomicUsize::new(0)),
             tail_block: AtomicPtr::new(first),
-            head: CachePadded::new(Mutex::new(Head {
-                pos: 0,
-                block: first,
-            })),
-        }
-    }
-
-    fn lock_head(&self) -> crate::loom::sync::MutexGuard<'_, Head<T>> {
-        // Nothing panics while holding it; stay usable regardless.
-        self.head.lock().unwrap_or_else(|e| e.into_inner())
+            head: CachePadded::new(HeadState {
+                pos: AtomicUsize::new(0),
+                block: AtomicPtr::new(first),
+            }),
+            id,
+        };
+        (queue, Head { queue: id })
     }
 
     /// Steps 1-3: appends `value` unless a flag in `refused_by` is set.
@@ -181,16 +195,22 @@ impl<T> Queue<T> {
     }
 
     /// Step 4: takes the value at the head.
-    pub(super) fn pop(&self) -> Pop<T> {
-        let mut head = self.lock_head();
-        let offset = head.pos % LAP;
-        // SAFETY: the head block is freed only by the receiver below, after
-        // which `head.block` points at its successor.
-        let block = unsafe { &*head.block };
+    ///
+    /// # Panics
+    ///
+    /// Panics if `head` belongs to another queue.
+    pub(super) fn pop(&self, head: &mut Head) -> Pop<T> {
+        assert_eq!(head.queue, self.id, "a head pops from its own queue only");
+        let pos = self.head.pos.load(Ordering::Relaxed);
+        let block_ptr = self.head.block.load(Ordering::Relaxed);
+        let offset = pos % LAP;
+        // SAFETY: the head block is freed only below, by the one `Head`
+        // holder (borrowed mutably here), after moving past it.
+        let block = unsafe { &*block_ptr };
         let slot = &block.slots[offset];
         if !slot.written.load(Ordering::Acquire) {
             let tail = self.tail.load(Ordering::Acquire);
-            return if tail >> SHIFT == head.pos {
+            return if tail >> SHIFT == pos {
                 Pop::Empty {
                     flags: tail & (CLOSED | DROPPED),
                 }
@@ -206,23 +226,24 @@ impl<T> Queue<T> {
         if offset + 1 == BLOCK_CAP {
             let next = block.next.load(Ordering::Acquire);
             debug_assert!(!next.is_null(), "linked before the last slot is written");
-            let done = head.block;
-            head.block = next;
-            head.pos += 2;
-            // SAFETY: every slot of `done` was written and read, so no
-            // sender still uses it (step 4), and it came from `Box::into_raw`.
-            drop(unsafe { Box::from_raw(done) });
+            self.head.block.store(next, Ordering::Relaxed);
+            self.head.pos.store(pos + 2, Ordering::Relaxed);
+            // SAFETY: every slot of the block was written and read, so no
+            // sender still uses it (step 4), and it came from
+            // `Box::into_raw`.
+            drop(unsafe { Box::from_raw(block_ptr) });
         } else {
-            head.pos += 1;
+            self.head.pos.store(pos + 1, Ordering::Relaxed);
         }
         Pop::Value(value)
     }
 
     /// Values claimed and not yet received, including ones being written.
+    /// Exact for the receiver; from another thread, a recent snapshot.
     pub(super) fn len(&self) -> usize {
-        let head = self.lock_head().pos;
+        let head = self.head.pos.load(Ordering::Relaxed);
         let tail = self.tail.load(Ordering::Acquire) >> SHIFT;
-        index(tail) - index(head)
+        index(tail).saturating_sub(index(head))
     }
 
     /// Step 5: sets `flags` on the tail.
@@ -247,16 +268,17 @@ pub(super) fn backoff(spins: &mut u32) {
 
 impl<T> Drop for Queue<T> {
     fn drop(&mut self) {
-        // No sender or receiver is left, so every claimed slot is written.
-        let tail = self.tail.load(Ordering::Acquire) >> SHIFT;
-        while let Pop::Value(value) = self.pop() {
+        // No sender or receiver is left (the receiver normally drained the
+        // queue already), so every claimed slot is written.
+        let mut head = Head { queue: self.id };
+        while let Pop::Value(value) = self.pop(&mut head) {
             drop(value);
         }
-        let head = self.lock_head();
-        debug_assert_eq!(head.pos, tail, "every claimed slot was written");
-        // SAFETY: the head block is the last one (nothing is linked past
-        // the tail's block) and no one else can reach it any more.
-        drop(unsafe { Box::from_raw(head.block) });
+        let last = self.head.block.load(Ordering::Relaxed);
+        debug_assert_eq!(last, self.tail_block.load(Ordering::Relaxed));
+        // SAFETY: the head caught up with the tail, so its block is the
+        // last one, and no one else can reach it any more.
+        drop(unsafe { Box::from_raw(last) });
     }
 }
 
@@ -281,7 +303,8 @@ mod tests {
     fn producers_across_blocks_exact_and_in_order() {
         const PRODUCERS: usize = 4;
         const EACH: usize = BLOCK_CAP * 40 + 3;
-        let queue = Arc::new(Queue::new());
+        let (queue, mut head) = Queue::new();
+        let queue = Arc::new(queue);
         let producers: Vec<_> = (0..PRODUCERS)
             .map(|p| {
                 let queue = queue.clone();
@@ -295,7 +318,7 @@ mod tests {
         let mut next = [0; PRODUCERS];
         let mut received = 0;
         while received < PRODUCERS * EACH {
-            match queue.pop() {
+            match queue.pop(&mut head) {
                 Pop::Value((p, i)) => {
                     assert_eq!(i, next[p], "producer {p} out of order");
                     next[p] += 1;
@@ -308,7 +331,7 @@ mod tests {
             producer.join().unwrap();
         }
         assert_eq!(next, [EACH; PRODUCERS]);
-        assert!(matches!(queue.pop(), Pop::Empty { flags: 0 }));
+        assert!(matches!(queue.pop(&mut head), Pop::Empty { flags: 0 }));
         assert_eq!(queue.len(), 0);
     }
 
@@ -317,14 +340,14 @@ mod tests {
     #[test]
     fn dropping_the_queue_drops_what_is_left_once() {
         let drops = Arc::new(AtomicUsize::new(0));
-        let queue = Queue::new();
+        let (queue, mut head) = Queue::new();
         let pushed = BLOCK_CAP * 3 + 1;
         for _ in 0..pushed {
             assert!(queue.push(Counted(drops.clone()), 0).is_ok());
         }
         assert_eq!(queue.len(), pushed);
         for _ in 0..BLOCK_CAP + 2 {
-            assert!(matches!(queue.pop(), Pop::Value(_)));
+            assert!(matches!(queue.pop(&mut head), Pop::Value(_)));
         }
         assert_eq!(drops.load(SeqCst), BLOCK_CAP + 2);
         drop(queue);
@@ -334,15 +357,15 @@ mod tests {
     /// A flag refuses exactly the sends that honour it.
     #[test]
     fn close_flags_refuse_sends() {
-        let queue = Queue::new();
+        let (queue, mut head) = Queue::new();
         queue.close(super::CLOSED);
         assert_eq!(queue.push(1, super::CLOSED), Err(1));
         assert_eq!(queue.push(2, super::DROPPED), Ok(()));
         queue.close(super::DROPPED);
         assert_eq!(queue.push(3, super::DROPPED), Err(3));
-        assert!(matches!(queue.pop(), Pop::Value(2)));
+        assert!(matches!(queue.pop(&mut head), Pop::Value(2)));
         assert!(matches!(
-            queue.pop(),
+            queue.pop(&mut head),
             Pop::Empty { flags } if flags == super::CLOSED | super::DROPPED
         ));
     }
@@ -361,7 +384,8 @@ mod loom_queue {
     #[test]
     fn two_senders_vs_receiver_across_a_block() {
         loom::model(|| {
-            let queue = Arc::new(Queue::new());
+            let (queue, mut head) = Queue::new();
+            let queue = Arc::new(queue);
             let senders: Vec<_> = [(0, 2), (1, 1)]
                 .into_iter()
                 .map(|(sender, count)| {
@@ -384,14 +408,14 @@ mod loom_queue {
                 Pop::Empty { .. } | Pop::Busy => false,
             };
             for _ in 0..3 {
-                check(queue.pop());
+                check(queue.pop(&mut head));
             }
             for sender in senders {
                 sender.join().unwrap();
             }
-            while check(queue.pop()) {}
+            while check(queue.pop(&mut head)) {}
             assert_eq!(next, [2, 1]);
-            assert!(matches!(queue.pop(), Pop::Empty { flags: 0 }));
+            assert!(matches!(queue.pop(&mut head), Pop::Empty { flags: 0 }));
         });
     }
 }
