@@ -47,15 +47,3 @@ mod unbounded;
 
 pub use bounded::{OwnedPermit, Permit, Receiver, Sender, channel};
 pub use unbounded::{UnboundedReceiver, UnboundedSender, unbounded_channel};
-
-/// Both halves of both flavours (and the permits) move between threads
-/// whenever the values do.
-fn _assert_send_sync<T: Send>() {
-    fn send_sync<S: Send + Sync>() {}
-    send_sync::<Sender<T>>();
-    send_sync::<Receiver<T>>();
-    send_sync::<OwnedPermit<T>>();
-    send_sync::<Permit<'_, T>>();
-    send_sync::<UnboundedSender<T>>();
-    send_sync::<UnboundedReceiver<T>>();
-}
