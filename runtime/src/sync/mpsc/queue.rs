@@ -41,8 +41,10 @@ use std::mem::MaybeUninit;
 use std::ptr;
 
 /// Slots per block; tiny under loom so models cross block boundaries.
-const BLOCK_CAP: usize = crate::loom::loom_or(32, 2);
-/// Positions per block: the slots plus the linking offset.
+const BLOCK_CAP: usize = crate::loom::loom_or(31, 2);
+/// Positions per block: the slots plus the linking offset. A power of two
+/// outside loom, so positions split into block and offset by shift and
+/// mask on every push and pop.
 const LAP: usize = BLOCK_CAP + 1;
 const SHIFT: usize = 2;
 /// Set by `close`: sends without a slot permit are refused.
