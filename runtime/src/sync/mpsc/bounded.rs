@@ -579,6 +579,23 @@ mod loom_mpsc_bounded {
         });
     }
 
+    /// A permit given back unused on another thread races the closed
+    /// receiver waiting for outstanding permits, while a sender stays
+    /// alive: the receiver is woken and ends with `None`, never hangs.
+    #[test]
+    fn unused_permit_vs_closed_receiver() {
+        loom::model(|| {
+            let (tx, mut rx) = channel::<u32>(1);
+            let alive = tx.clone();
+            let permit = tx.try_reserve_owned().unwrap();
+            let holder = thread::spawn(move || drop(permit.release()));
+            rx.close();
+            assert_eq!(loom::future::block_on(rx.recv()), None);
+            holder.join().unwrap();
+            drop(alive);
+        });
+    }
+
     /// A cancelled send does not leak its slot.
     #[test]
     fn cancelled_send_releases_slot() {
