@@ -147,6 +147,9 @@ fn _assert_send_sync() {
     send_sync::<sync::mpsc::Sender<Box<u8>>>();
     send_sync::<sync::mpsc::Receiver<Box<u8>>>();
     send_sync::<sync::mpsc::UnboundedSender<Box<u8>>>();
+    send_sync::<sync::mpsc::UnboundedReceiver<Box<u8>>>();
+    send_sync::<sync::mpsc::Permit<'static, Box<u8>>>();
+    send_sync::<sync::mpsc::OwnedPermit<Box<u8>>>();
     send_sync::<sync::oneshot::Sender<Box<u8>>>();
     send_sync::<sync::oneshot::Receiver<Box<u8>>>();
     send_sync::<sync::watch::Sender<Vec<u8>>>();

@@ -303,3 +303,97 @@ fn channels_work_across_plain_threads() {
     }
     assert_eq!(sum, (0..600).sum::<i32>());
 }
+
+/// Counts its drops.
+struct Counted(Arc<std::sync::atomic::AtomicUsize>);
+
+impl Drop for Counted {
+    fn drop(&mut self) {
+        self.0.fetch_add(1, SeqCst);
+    }
+}
+
+/// Threads send while the receiver is dropped mid-stream: every value is
+/// dropped exactly once (received, refused and handed back, or dropped
+/// with the receiver), and none later than the receiver's drop and the
+/// sends all returned.
+#[test]
+fn values_racing_the_receivers_drop_are_dropped_once() {
+    const SENDERS: usize = 4;
+    const EACH: usize = 500;
+    for bounded in [true, false] {
+        let drops = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let counted = || Counted(drops.clone());
+        let (btx, mut brx) = mpsc::channel(64);
+        let (utx, mut urx) = mpsc::unbounded_channel();
+        let senders: Vec<_> = (0..SENDERS)
+            .map(|_| {
+                let (btx, utx) = (btx.clone(), utx.clone());
+                let values: Vec<_> = (0..EACH).map(|_| counted()).collect();
+                std::thread::spawn(move || {
+                    for value in values {
+                        if bounded {
+                            let _ = futures::executor::block_on(btx.send(value));
+                        } else {
+                            let _ = utx.send(value);
+                        }
+                    }
+                })
+            })
+            .collect();
+        drop((btx, utx));
+        for _ in 0..EACH {
+            if bounded {
+                drop(futures::executor::block_on(brx.recv()));
+            } else {
+                drop(futures::executor::block_on(urx.recv()));
+            }
+        }
+        drop((brx, urx));
+        for sender in senders {
+            sender.join().unwrap();
+        }
+        assert_eq!(drops.load(SeqCst), SENDERS * EACH, "bounded: {bounded}");
+    }
+}
+
+/// Holds a sender of its own channel and sends on it when dropped.
+struct SendsOnDrop {
+    drops: Arc<std::sync::atomic::AtomicUsize>,
+    tx: Option<mpsc::UnboundedSender<SendsOnDrop>>,
+}
+
+impl Drop for SendsOnDrop {
+    fn drop(&mut self) {
+        self.drops.fetch_add(1, SeqCst);
+        if let Some(tx) = self.tx.take() {
+            let echo = SendsOnDrop {
+                drops: self.drops.clone(),
+                tx: None,
+            };
+            // The receiver is gone: refused, and the echo comes back to be
+            // dropped here. Then this (maybe last) sender drops too.
+            assert!(tx.send(echo).is_err());
+        }
+    }
+}
+
+/// Values queued when the receiver drops are dropped with it, each once,
+/// even when their destructors send on and drop senders of the channel
+/// being torn down.
+#[test]
+fn a_destructor_may_use_the_channel_being_dropped() {
+    let drops = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let (tx, rx) = mpsc::unbounded_channel();
+    for _ in 0..40 {
+        let value = SendsOnDrop {
+            drops: drops.clone(),
+            tx: Some(tx.clone()),
+        };
+        tx.send(value).unwrap();
+    }
+    drop(tx);
+    drop(rx);
+    // 40 queued values, each with its refused echo.
+    assert_eq!(drops.load(SeqCst), 80);
+}

@@ -9,7 +9,7 @@ pub(crate) mod sync {
     pub(crate) mod atomic {
         #[allow(unused_imports)]
         pub(crate) use std::sync::atomic::{
-            AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering, fence,
+            AtomicBool, AtomicPtr, AtomicU32, AtomicU64, AtomicUsize, Ordering, fence,
         };
     }
 }

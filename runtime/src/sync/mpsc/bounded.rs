@@ -1,8 +1,9 @@
 //! The bounded channel: `send` waits for a free slot.
 
 use crate::loom::sync::Arc;
-use crate::sync::mpsc::chan::{Chan, WakeReceiverIfClosed};
+use crate::sync::mpsc::chan::Chan;
 use crate::sync::mpsc::error::{SendError, TryRecvError, TrySendError};
+use crate::sync::mpsc::queue::Head;
 use crate::sync::semaphore::TryAcquireError;
 use std::fmt;
 use std::task::{Context, Poll};
@@ -30,8 +31,9 @@ pub fn channel<T>(capacity: usize) -> (Sender<T>, Receiver<T>) {
         capacity > 0,
         "mpsc::channel capacity must be at least 1; use a oneshot or Notify for a rendezvous"
     );
-    let chan = Arc::new(Chan::new(Some(capacity)));
-    (Sender { chan: chan.clone() }, Receiver { chan })
+    let (chan, head) = Chan::new(Some(capacity));
+    let chan = Arc::new(chan);
+    (Sender { chan: chan.clone() }, Receiver { chan, head })
 }
 
 /// The sending half of a bounded channel; clone it for more producers.
@@ -60,6 +62,8 @@ pub struct Sender<T> {
 /// ```
 pub struct Receiver<T> {
     chan: Arc<Chan<T>>,
+    /// The right to pop: this is the one receiver.
+    head: Head,
 }
 
 /// A reserved slot: [`send`](Permit::send) cannot fail or wait.
@@ -111,7 +115,6 @@ impl<T> Sender<T> {
     /// assert_eq!(futures::executor::block_on(tx.send(3)).unwrap_err().0, 3);
     /// ```
     pub async fn send(&self, value: T) -> Result<(), SendError<T>> {
-        let _wake = WakeReceiverIfClosed(&self.chan);
         if self.chan.acquire_slot().await.is_err() {
             return Err(SendError(value));
         }
@@ -156,7 +159,6 @@ impl<T> Sender<T> {
     /// assert_eq!(rx.try_recv(), Ok(1));
     /// ```
     pub async fn reserve(&self) -> Result<Permit<'_, T>, SendError<()>> {
-        let _wake = WakeReceiverIfClosed(&self.chan);
         match self.chan.acquire_slot().await {
             Ok(()) => Ok(Permit { chan: &self.chan }),
             Err(_) => Err(SendError(())),
@@ -200,11 +202,7 @@ impl<T> Sender<T> {
     /// assert_eq!(rx.try_recv(), Ok("x"));
     /// ```
     pub async fn reserve_owned(self) -> Result<OwnedPermit<T>, SendError<Sender<T>>> {
-        let acquired = {
-            let _wake = WakeReceiverIfClosed(&self.chan);
-            self.chan.acquire_slot().await
-        };
-        match acquired {
+        match self.chan.acquire_slot().await {
             Ok(()) => Ok(OwnedPermit { sender: Some(self) }),
             Err(_) => Err(SendError(self)),
         }
@@ -390,12 +388,12 @@ impl<T> Receiver<T> {
     /// });
     /// ```
     pub async fn recv(&mut self) -> Option<T> {
-        std::future::poll_fn(|cx| self.chan.poll_recv(cx)).await
+        std::future::poll_fn(|cx| self.chan.poll_recv(&mut self.head, cx)).await
     }
 
     /// Polls for the next value; see [`recv`](Receiver::recv).
     pub fn poll_recv(&mut self, cx: &mut Context<'_>) -> Poll<Option<T>> {
-        self.chan.poll_recv(cx)
+        self.chan.poll_recv(&mut self.head, cx)
     }
 
     /// Waits for at least one value, then moves up to `limit` queued
@@ -412,10 +410,15 @@ impl<T> Receiver<T> {
     /// assert_eq!(buf, [0, 1]);
     /// ```
     pub async fn recv_many(&mut self, buf: &mut Vec<T>, limit: usize) -> usize {
-        std::future::poll_fn(|cx| self.chan.poll_recv_many(cx, buf, limit)).await
+        std::future::poll_fn(|cx| self.chan.poll_recv_many(&mut self.head, cx, buf, limit)).await
     }
 
     /// Takes a queued value without waiting.
+    ///
+    /// A send that has claimed the next slot but not finished writing it
+    /// (a few instructions, no lock) is waited for, so the values of sends
+    /// that completed are never hidden behind it. `Disconnected` is only
+    /// returned once no value can arrive any more.
     ///
     /// # Errors
     ///
@@ -429,7 +432,7 @@ impl<T> Receiver<T> {
     /// assert_eq!(rx.try_recv(), Ok(1));
     /// ```
     pub fn try_recv(&mut self) -> Result<T, TryRecvError> {
-        self.chan.try_recv()
+        self.chan.try_recv(&mut self.head)
     }
 
     /// Closes the channel: sends fail from now on (slots reserved before
@@ -448,7 +451,8 @@ impl<T> Receiver<T> {
         self.chan.close();
     }
 
-    /// The number of queued values.
+    /// The number of queued values, counting sends that are writing
+    /// their value right now.
     ///
     /// # Examples
     ///
@@ -476,7 +480,7 @@ impl<T> Receiver<T> {
 
 impl<T> Drop for Receiver<T> {
     fn drop(&mut self) {
-        self.chan.drop_receiver();
+        self.chan.drop_receiver(&mut self.head);
     }
 }
 
@@ -512,6 +516,42 @@ impl<T> fmt::Debug for OwnedPermit<T> {
 mod loom_mpsc_bounded {
     use super::channel;
     use loom::thread;
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
+
+    /// Counts its drops.
+    struct Counted(Arc<AtomicUsize>);
+
+    impl Drop for Counted {
+        fn drop(&mut self) {
+            self.0.fetch_add(1, SeqCst);
+        }
+    }
+
+    /// A send racing the receiver's drop, with a value already queued:
+    /// each value is dropped exactly once (by the receiver's drop or
+    /// handed back to the sender), and both are gone once the send and
+    /// the drop returned, while the sender is still alive.
+    #[test]
+    fn send_vs_receiver_drop_drops_each_value_once() {
+        loom::model(|| {
+            let drops = Arc::new(AtomicUsize::new(0));
+            let (tx, rx) = channel(2);
+            tx.try_send(Counted(drops.clone())).unwrap();
+            let sender = {
+                let drops = drops.clone();
+                thread::spawn(move || {
+                    drop(tx.try_send(Counted(drops)));
+                    tx
+                })
+            };
+            drop(rx);
+            let tx = sender.join().unwrap();
+            assert_eq!(drops.load(SeqCst), 2);
+            drop(tx);
+            assert_eq!(drops.load(SeqCst), 2);
+        });
+    }
 
     /// A sender waiting for capacity vs the receiver draining vs close:
     /// every value is received exactly once or handed back to its sender.
@@ -536,6 +576,23 @@ mod loom_mpsc_bounded {
                 }
                 None => assert_eq!(received, [2]),
             }
+        });
+    }
+
+    /// A permit given back unused on another thread races the closed
+    /// receiver waiting for outstanding permits, while a sender stays
+    /// alive: the receiver is woken and ends with `None`, never hangs.
+    #[test]
+    fn unused_permit_vs_closed_receiver() {
+        loom::model(|| {
+            let (tx, mut rx) = channel::<u32>(1);
+            let alive = tx.clone();
+            let permit = tx.try_reserve_owned().unwrap();
+            let holder = thread::spawn(move || drop(permit.release()));
+            rx.close();
+            assert_eq!(loom::future::block_on(rx.recv()), None);
+            holder.join().unwrap();
+            drop(alive);
         });
     }
 

@@ -1,57 +1,103 @@
-//! The queue shared by both mpsc flavours.
+//! The channel shared by both mpsc flavours: the lock-free value queue
+//! (`queue.rs`), the count of live senders, the receiver's waker and, when
+//! bounded, the semaphore of free slots.
 //!
 //! The receiver ends with `None` once the queue is empty and no value can
 //! arrive any more: every sender is gone, or the receiver closed the
 //! channel and no slot permit is still out (a permit taken before the
-//! close may still deliver a value, which the receiver then gets).
+//! close may still deliver a value, which the receiver then gets). An
+//! unbounded channel is finished once closed and every value queued before
+//! the close was received.
+//!
+//! Waking the receiver (`RxWake`), with no lock on the send path while
+//! the receiver is busy:
+//! 1. A receiver that finds nothing stores its waker and clears `woken`
+//!    (under the waker's mutex), sets `waiting` (release), issues a SeqCst
+//!    fence, then looks at the queue and the finished condition again.
+//! 2. Whatever may end that wait (a value written, the last sender gone, a
+//!    slot permit returned after `close`) is done first; then that side
+//!    issues a SeqCst fence and reads `waiting` (acquire). If set and
+//!    `woken` is not, it takes the waker under the mutex, sets `woken` if
+//!    it got one, and wakes it.
+//! 3. The fences order each side's write before its read, so either the
+//!    receiver's second look sees the change or the other side sees
+//!    `waiting` of this wait, and with it (acquire) the cleared `woken`.
+//!    A `woken` left over from an earlier wait is never seen with this
+//!    wait's `waiting`; a waker taken late only causes a spurious poll.
+//! 4. Only the receiver writes `waiting`: it clears it once it got a
+//!    value, so senders skip even the `woken` check. (Senders never modify
+//!    `waiting`, which also keeps the protocol within what loom models
+//!    exactly: it mis-models a fenced load of a location the same thread
+//!    modified.)
 
-use crate::loom::sync::atomic::{AtomicBool, Ordering};
+use crate::loom::sync::atomic::{AtomicBool, AtomicUsize, Ordering, fence};
 use crate::loom::sync::{Mutex, MutexGuard};
 use crate::sync::mpsc::error::TryRecvError;
-use crate::sync::semaphore::{Acquire, TryAcquireError};
+use crate::sync::mpsc::queue::{self, CLOSED, DROPPED, Head, Pop, Queue};
+use crate::sync::semaphore::{Acquire, AcquireError, TryAcquireError};
 use crate::sync::wait_list::register;
 use crate::sync::{Notify, Semaphore};
 use crate::task::poll_proceed;
-use std::collections::VecDeque;
+use crossbeam_utils::CachePadded;
 use std::fmt;
 use std::task::{Context, Poll, Waker, ready};
 
 pub(super) struct Chan<T> {
-    state: Mutex<State<T>>,
-    /// Bounded only: one permit per free slot, and the capacity.
-    slots: Option<(Semaphore, usize)>,
-    /// Mirrors `State::receiver_closed` for lock-free reads.
+    queue: Queue<T>,
+    senders: AtomicUsize,
+    /// Bounded only: one permit per free slot, and the capacity. Padded:
+    /// its word changes on every send and receive, while `senders` and
+    /// `closed` next to it are read on those paths.
+    slots: CachePadded<Option<(Semaphore, usize)>>,
+    /// Set by `close` once the queue refuses unpermitted sends.
     closed: AtomicBool,
     /// Woken when the receiver closes, for `Sender::closed`.
     closed_notify: Notify,
+    /// Read by senders on every push: on a cache line of its own.
+    rx: CachePadded<RxWake>,
 }
 
-struct State<T> {
-    queue: VecDeque<T>,
-    senders: usize,
-    receiver_closed: bool,
-    receiver_dropped: bool,
-    rx_waker: Option<Waker>,
+/// The receiver's waker and the flags of steps 1-4.
+struct RxWake {
+    /// The receiver waits for `waker` to be woken. Written by it only.
+    waiting: AtomicBool,
+    /// The waker of this wait was taken: later senders skip the lock.
+    woken: AtomicBool,
+    waker: Mutex<Option<Waker>>,
+}
+
+/// What the receiver found.
+enum Taken<T> {
+    Value(T),
+    /// No value can arrive any more.
+    Finished,
+    /// Nothing now; a send may still come.
+    Empty,
+    /// A sender is writing the next value.
+    Busy,
 }
 
 impl<T> Chan<T> {
-    pub(super) fn new(capacity: Option<usize>) -> Chan<T> {
-        Chan {
-            state: Mutex::new(State {
-                queue: VecDeque::new(),
-                senders: 1,
-                receiver_closed: false,
-                receiver_dropped: false,
-                rx_waker: None,
-            }),
-            slots: capacity.map(|capacity| (Semaphore::new(capacity), capacity)),
+    /// The channel and the receiver's right to pop from it.
+    pub(super) fn new(capacity: Option<usize>) -> (Chan<T>, Head) {
+        let (queue, head) = Queue::new();
+        let chan = Chan {
+            queue,
+            senders: AtomicUsize::new(1),
+            slots: CachePadded::new(capacity.map(|capacity| (Semaphore::new(capacity), capacity))),
             closed: AtomicBool::new(false),
             closed_notify: Notify::new(),
-        }
+            rx: CachePadded::new(RxWake {
+                waiting: AtomicBool::new(false),
+                woken: AtomicBool::new(false),
+                waker: Mutex::new(None),
+            }),
+        };
+        (chan, head)
     }
 
-    fn lock(&self) -> MutexGuard<'_, State<T>> {
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    fn lock_waker(&self) -> MutexGuard<'_, Option<Waker>> {
+        self.rx.waker.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     fn slots(&self) -> &Semaphore {
@@ -63,20 +109,15 @@ impl<T> Chan<T> {
     }
 
     pub(super) fn add_sender(&self) {
-        self.lock().senders += 1;
+        // The new sender is cloned from a live one, so the count is not 0
+        // and nothing needs ordering here.
+        self.senders.fetch_add(1, Ordering::Relaxed);
     }
 
     pub(super) fn drop_sender(&self) {
-        let mut state = self.lock();
-        state.senders -= 1;
-        let waker = if state.senders == 0 {
-            state.rx_waker.take()
-        } else {
-            None
-        };
-        drop(state);
-        if let Some(waker) = waker {
-            waker.wake();
+        // AcqRel: the receiver that reads 0 sees every sender's pushes.
+        if self.senders.fetch_sub(1, Ordering::AcqRel) == 1 {
+            self.wake_receiver();
         }
     }
 
@@ -84,31 +125,65 @@ impl<T> Chan<T> {
     /// accept it even after `close` (the permit predates or raced it);
     /// unbounded sends are refused once closed.
     pub(super) fn push(&self, value: T, holds_permit: bool) -> Result<(), T> {
-        let mut state = self.lock();
-        let refused = if holds_permit {
-            state.receiver_dropped
-        } else {
-            state.receiver_closed
-        };
-        if refused {
-            drop(state);
-            if holds_permit {
-                self.slots().release(1);
+        let refused_by = if holds_permit { DROPPED } else { CLOSED };
+        match self.queue.push(value, refused_by) {
+            Ok(()) => {
+                self.wake_receiver();
+                Ok(())
             }
-            return Err(value);
+            Err(value) => {
+                if holds_permit {
+                    self.slots().release(1);
+                }
+                Err(value)
+            }
         }
-        state.queue.push_back(value);
-        let waker = state.rx_waker.take();
-        drop(state);
-        if let Some(waker) = waker {
-            waker.wake();
-        }
-        Ok(())
     }
 
-    /// Waits for a slot permit (bounded only).
-    pub(super) fn acquire_slot(&self) -> Acquire<'_> {
-        Acquire::new(self.slots(), 1)
+    /// Step 2, after the change that may end the receiver's wait.
+    fn wake_receiver(&self) {
+        fence(Ordering::SeqCst);
+        if self.rx.waiting.load(Ordering::Acquire) && !self.rx.woken.load(Ordering::Relaxed) {
+            let mut slot = self.lock_waker();
+            let waker = slot.take();
+            if waker.is_some() {
+                self.rx.woken.store(true, Ordering::Relaxed);
+            }
+            drop(slot);
+            if let Some(waker) = waker {
+                waker.wake();
+            }
+        }
+    }
+
+    /// Step 4: the receiver got what it waited for.
+    fn stop_waiting(&self) {
+        if self.rx.waiting.load(Ordering::Relaxed) {
+            self.rx.waiting.store(false, Ordering::Relaxed);
+        }
+    }
+
+    /// Step 1: the receiver is about to look once more, then wait.
+    fn register_receiver(&self, waker: &Waker) {
+        let mut slot = self.lock_waker();
+        register(&mut slot, waker);
+        self.rx.woken.store(false, Ordering::Relaxed);
+        self.rx.waiting.store(true, Ordering::Release);
+        drop(slot);
+        fence(Ordering::SeqCst);
+    }
+
+    /// Waits for a slot permit (bounded only). If the wait is dropped
+    /// after a permit was granted, the permit goes back to the pool and a
+    /// closed receiver waiting for outstanding permits is woken.
+    pub(super) async fn acquire_slot(&self) -> Result<(), AcquireError> {
+        let wake = WakeReceiverIfClosed(self);
+        let acquired = Acquire::new(self.slots(), 1).await;
+        // Done (granted or refused): no permit went back, nothing to wake
+        // for, and the fence in `wake_receiver_if_closed` stays off the
+        // send path.
+        std::mem::forget(wake);
+        acquired
     }
 
     pub(super) fn try_acquire_slot(&self) -> Result<(), TryAcquireError> {
@@ -122,12 +197,12 @@ impl<T> Chan<T> {
         self.wake_receiver_if_closed();
     }
 
-    pub(super) fn wake_receiver_if_closed(&self) {
-        if self.is_closed() {
-            let waker = self.lock().rx_waker.take();
-            if let Some(waker) = waker {
-                waker.wake();
-            }
+    fn wake_receiver_if_closed(&self) {
+        // Orders a permit returned just before against `closed`, as the
+        // receiver's fence orders `closed` against its permit count.
+        fence(Ordering::SeqCst);
+        if self.closed.load(Ordering::Relaxed) {
+            self.wake_receiver();
         }
     }
 
@@ -156,18 +231,78 @@ impl<T> Chan<T> {
         }
     }
 
-    /// `true` when no value can arrive any more (see the module docs).
-    fn finished(&self, state: &State<T>) -> bool {
-        let permits_out = match &self.slots {
-            Some((slots, capacity)) => slots.available_permits() + state.queue.len() < *capacity,
-            None => false,
+    /// Gives the slots of `count` received values back to the senders.
+    fn release_received(&self, count: usize) {
+        if let Some((slots, _)) = &*self.slots {
+            slots.release(count);
+        }
+    }
+
+    /// `true` when no value can arrive any more, for an empty queue whose
+    /// tail had `flags` (see the module docs).
+    fn finished(&self, flags: usize) -> bool {
+        if self.senders.load(Ordering::Acquire) == 0 {
+            return true;
+        }
+        match &*self.slots {
+            Some((slots, capacity)) => self.is_closed() && slots.available_permits() == *capacity,
+            // Closed and empty: every value claimed before the close was
+            // received, and no more can be claimed.
+            None => flags & CLOSED != 0,
+        }
+    }
+
+    /// Takes the next value, or says why there is none.
+    fn take(&self, head: &mut Head) -> Taken<T> {
+        match self.queue.pop(head) {
+            Pop::Value(value) => {
+                self.release_received(1);
+                self.stop_waiting();
+                Taken::Value(value)
+            }
+            Pop::Busy => Taken::Busy,
+            Pop::Empty { flags } if self.finished(flags) => {
+                // A value may have landed between the pop and the check;
+                // after it none can.
+                match self.queue.pop(head) {
+                    Pop::Value(value) => {
+                        self.release_received(1);
+                        self.stop_waiting();
+                        Taken::Value(value)
+                    }
+                    Pop::Empty { .. } => Taken::Finished,
+                    Pop::Busy => Taken::Busy,
+                }
+            }
+            Pop::Empty { .. } => Taken::Empty,
+        }
+    }
+
+    /// The next value, `None` when finished, or `Pending` with the waker
+    /// registered (steps 1 and 3).
+    fn poll_take(&self, head: &mut Head, cx: &mut Context<'_>) -> Poll<Option<T>> {
+        let taken = match self.take(head) {
+            Taken::Empty | Taken::Busy => {
+                self.register_receiver(cx.waker());
+                let taken = self.take(head);
+                if matches!(taken, Taken::Empty | Taken::Busy) {
+                    return Poll::Pending;
+                }
+                self.stop_waiting();
+                taken
+            }
+            taken => taken,
         };
-        state.senders == 0 || (state.receiver_closed && !permits_out)
+        match taken {
+            Taken::Value(value) => Poll::Ready(Some(value)),
+            _ => Poll::Ready(None),
+        }
     }
 
     /// Moves up to `limit` values into `buf`; `Ready(0)` means finished.
     pub(super) fn poll_recv_many(
         &self,
+        head: &mut Head,
         cx: &mut Context<'_>,
         buf: &mut Vec<T>,
         limit: usize,
@@ -176,95 +311,93 @@ impl<T> Chan<T> {
             return Poll::Ready(0);
         }
         let coop = ready!(poll_proceed(cx));
-        let mut state = self.lock();
-        let count = limit.min(state.queue.len());
-        if count > 0 {
-            buf.extend(state.queue.drain(..count));
-        } else if !self.finished(&state) {
-            register(&mut state.rx_waker, cx.waker());
-            return Poll::Pending;
+        let Some(first) = ready!(self.poll_take(head, cx)) else {
+            coop.made_progress();
+            return Poll::Ready(0);
+        };
+        buf.push(first);
+        let mut count = 1;
+        while count < limit {
+            match self.queue.pop(head) {
+                Pop::Value(value) => buf.push(value),
+                Pop::Empty { .. } | Pop::Busy => break,
+            }
+            count += 1;
         }
-        drop(state);
-        if count > 0 && self.slots.is_some() {
-            self.slots().release(count);
-        }
+        // The first value's slot went back in `take`.
+        self.release_received(count - 1);
         coop.made_progress();
         Poll::Ready(count)
     }
 
-    pub(super) fn poll_recv(&self, cx: &mut Context<'_>) -> Poll<Option<T>> {
+    pub(super) fn poll_recv(&self, head: &mut Head, cx: &mut Context<'_>) -> Poll<Option<T>> {
         let coop = ready!(poll_proceed(cx));
-        let mut state = self.lock();
-        let value = state.queue.pop_front();
-        if value.is_none() && !self.finished(&state) {
-            register(&mut state.rx_waker, cx.waker());
-            return Poll::Pending;
-        }
-        drop(state);
-        if value.is_some() && self.slots.is_some() {
-            self.slots().release(1);
-        }
+        let value = ready!(self.poll_take(head, cx));
         coop.made_progress();
         Poll::Ready(value)
     }
 
-    pub(super) fn try_recv(&self) -> Result<T, TryRecvError> {
-        let mut state = self.lock();
-        match state.queue.pop_front() {
-            Some(value) => {
-                drop(state);
-                if self.slots.is_some() {
-                    self.slots().release(1);
-                }
-                Ok(value)
+    /// A value being written is waited for (it is a few instructions
+    /// away), so `Empty` means no send had claimed a slot.
+    pub(super) fn try_recv(&self, head: &mut Head) -> Result<T, TryRecvError> {
+        let mut spins = 0;
+        loop {
+            match self.take(head) {
+                Taken::Value(value) => return Ok(value),
+                Taken::Finished => return Err(TryRecvError::Disconnected),
+                Taken::Empty => return Err(TryRecvError::Empty),
+                Taken::Busy => queue::backoff(&mut spins),
             }
-            None if self.finished(&state) => Err(TryRecvError::Disconnected),
-            None => Err(TryRecvError::Empty),
         }
     }
 
     pub(super) fn len(&self) -> usize {
-        self.lock().queue.len()
+        self.queue.len()
     }
 
     /// Refuses new sends; queued values can still be received.
     pub(super) fn close(&self) {
-        let mut state = self.lock();
-        state.receiver_closed = true;
-        self.closed.store(true, Ordering::Release);
-        drop(state);
-        if let Some((slots, _)) = &self.slots {
+        // Queue first: once `is_closed` says so, a send does fail.
+        self.queue.close(CLOSED);
+        self.closed.store(true, Ordering::SeqCst);
+        if let Some((slots, _)) = &*self.slots {
             slots.close();
         }
         self.closed_notify.notify_waiters();
     }
 
-    /// The receiver is gone: close, and drop what is queued (outside the
-    /// lock, since a value's destructor may use this channel).
-    pub(super) fn drop_receiver(&self) {
+    /// The receiver is gone: close, refuse every send, and drop what is
+    /// queued. Values are dropped one at a time with no lock held, since a
+    /// value's destructor may use this channel.
+    pub(super) fn drop_receiver(&self, head: &mut Head) {
         self.close();
-        let mut state = self.lock();
-        state.receiver_dropped = true;
-        let queued = std::mem::take(&mut state.queue);
-        drop(state);
-        drop(queued);
+        self.queue.close(DROPPED);
+        let mut spins = 0;
+        loop {
+            match self.queue.pop(head) {
+                Pop::Value(value) => drop(value),
+                // A send that claimed its slot before `DROPPED` is a few
+                // instructions from done; none can claim one after.
+                Pop::Busy => queue::backoff(&mut spins),
+                Pop::Empty { .. } => return,
+            }
+        }
     }
 }
 
 impl<T> fmt::Debug for Chan<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let state = self.lock();
         f.debug_struct("Chan")
-            .field("queued", &state.queue.len())
-            .field("senders", &state.senders)
-            .field("closed", &state.receiver_closed)
+            .field("queued", &self.queue.len())
+            .field("senders", &self.senders.load(Ordering::Relaxed))
+            .field("closed", &self.is_closed())
             .finish()
     }
 }
 
-/// Wakes a closed receiver when dropped: guards `send`/`reserve` futures,
-/// whose cancelled slot acquire may hand a permit back to the pool.
-pub(super) struct WakeReceiverIfClosed<'a, T>(pub(super) &'a Chan<T>);
+/// Wakes a closed receiver when dropped: guards a slot acquire, which
+/// hands its permit back to the pool if cancelled after the grant.
+struct WakeReceiverIfClosed<'a, T>(&'a Chan<T>);
 
 impl<T> Drop for WakeReceiverIfClosed<'_, T> {
     fn drop(&mut self) {

@@ -1,11 +1,13 @@
 //! Multi-producer, single-consumer channels, bounded and unbounded.
 //!
-//! Both flavours share one queue (`chan.rs`): a mutex-protected `VecDeque`
-//! with the receiver's waker and the count of live senders. The bounded
-//! flavour adds a fair [`Semaphore`](crate::sync::Semaphore) holding one
-//! permit per free slot: a sender takes a permit before pushing, the
-//! receiver gives it back after popping. So senders waiting for capacity
-//! are served in FIFO order, and a cancelled `send` never leaks a slot.
+//! Both flavours share one channel (`chan.rs`): a lock-free linked list of
+//! blocks of slots (`queue.rs`) that senders claim with a compare-exchange
+//! on the tail and the receiver drains from the head, plus the count of
+//! live senders and the receiver's waker. The bounded flavour adds a fair
+//! [`Semaphore`](crate::sync::Semaphore) holding one permit per free slot:
+//! a sender takes a permit before pushing, the receiver gives it back
+//! after popping. So senders waiting for capacity are served in FIFO
+//! order, and a cancelled `send` never leaks a slot.
 //!
 //! Cancel safety:
 //! - `recv` / `recv_many` are cancel-safe: a value is removed from the
@@ -40,6 +42,7 @@
 mod bounded;
 mod chan;
 pub mod error;
+mod queue;
 mod unbounded;
 
 pub use bounded::{OwnedPermit, Permit, Receiver, Sender, channel};

@@ -3,6 +3,7 @@
 use crate::loom::sync::Arc;
 use crate::sync::mpsc::chan::Chan;
 use crate::sync::mpsc::error::{SendError, TryRecvError};
+use crate::sync::mpsc::queue::Head;
 use std::fmt;
 use std::task::{Context, Poll};
 
@@ -21,10 +22,11 @@ use std::task::{Context, Poll};
 /// assert_eq!(count, 1000);
 /// ```
 pub fn unbounded_channel<T>() -> (UnboundedSender<T>, UnboundedReceiver<T>) {
-    let chan = Arc::new(Chan::new(None));
+    let (chan, head) = Chan::new(None);
+    let chan = Arc::new(chan);
     (
         UnboundedSender { chan: chan.clone() },
-        UnboundedReceiver { chan },
+        UnboundedReceiver { chan, head },
     )
 }
 
@@ -53,6 +55,8 @@ pub struct UnboundedSender<T> {
 /// ```
 pub struct UnboundedReceiver<T> {
     chan: Arc<Chan<T>>,
+    /// The right to pop: this is the one receiver.
+    head: Head,
 }
 
 impl<T> UnboundedSender<T> {
@@ -128,12 +132,12 @@ impl<T> UnboundedReceiver<T> {
     /// assert_eq!(futures::executor::block_on(rx.recv()), Some("a"));
     /// ```
     pub async fn recv(&mut self) -> Option<T> {
-        std::future::poll_fn(|cx| self.chan.poll_recv(cx)).await
+        std::future::poll_fn(|cx| self.chan.poll_recv(&mut self.head, cx)).await
     }
 
     /// Polls for the next value; see [`recv`](UnboundedReceiver::recv).
     pub fn poll_recv(&mut self, cx: &mut Context<'_>) -> Poll<Option<T>> {
-        self.chan.poll_recv(cx)
+        self.chan.poll_recv(&mut self.head, cx)
     }
 
     /// Waits for at least one value, then moves up to `limit` queued
@@ -149,10 +153,15 @@ impl<T> UnboundedReceiver<T> {
     /// assert_eq!(futures::executor::block_on(rx.recv_many(&mut buf, 10)), 5);
     /// ```
     pub async fn recv_many(&mut self, buf: &mut Vec<T>, limit: usize) -> usize {
-        std::future::poll_fn(|cx| self.chan.poll_recv_many(cx, buf, limit)).await
+        std::future::poll_fn(|cx| self.chan.poll_recv_many(&mut self.head, cx, buf, limit)).await
     }
 
     /// Takes a queued value without waiting.
+    ///
+    /// A send that has claimed the next slot but not finished writing it
+    /// (a few instructions, no lock) is waited for, so the values of sends
+    /// that completed are never hidden behind it. `Disconnected` is only
+    /// returned once no value can arrive any more.
     ///
     /// # Errors
     ///
@@ -167,7 +176,7 @@ impl<T> UnboundedReceiver<T> {
     /// assert_eq!(rx.try_recv(), Ok(1));
     /// ```
     pub fn try_recv(&mut self) -> Result<T, TryRecvError> {
-        self.chan.try_recv()
+        self.chan.try_recv(&mut self.head)
     }
 
     /// Closes the channel: sends fail from now on, queued values can still
@@ -186,7 +195,8 @@ impl<T> UnboundedReceiver<T> {
         self.chan.close();
     }
 
-    /// The number of queued values.
+    /// The number of queued values, counting sends that are writing
+    /// their value right now.
     ///
     /// # Examples
     ///
@@ -214,7 +224,7 @@ impl<T> UnboundedReceiver<T> {
 
 impl<T> Drop for UnboundedReceiver<T> {
     fn drop(&mut self) {
-        self.chan.drop_receiver();
+        self.chan.drop_receiver(&mut self.head);
     }
 }
 
@@ -231,5 +241,59 @@ impl<T> fmt::Debug for UnboundedReceiver<T> {
         f.debug_struct("mpsc::UnboundedReceiver")
             .field("chan", &self.chan)
             .finish()
+    }
+}
+
+#[cfg(all(test, loom))]
+mod loom_mpsc_unbounded {
+    use super::unbounded_channel;
+    use loom::thread;
+
+    /// Two senders race the waiting receiver over a block boundary (three
+    /// values, blocks of two under loom), then leave: the receiver is
+    /// woken for each value, gets each once, and then `None`.
+    #[test]
+    fn two_senders_vs_waiting_receiver_across_a_block() {
+        loom::model(|| {
+            let (tx, mut rx) = unbounded_channel::<u32>();
+            tx.send(0).unwrap();
+            let senders: Vec<_> = (1..3)
+                .map(|i| {
+                    let tx = tx.clone();
+                    thread::spawn(move || tx.send(i).unwrap())
+                })
+                .collect();
+            drop(tx);
+            let mut got = Vec::new();
+            while let Some(value) = loom::future::block_on(rx.recv()) {
+                got.push(value);
+            }
+            got.sort();
+            assert_eq!(got, [0, 1, 2]);
+            for sender in senders {
+                sender.join().unwrap();
+            }
+        });
+    }
+
+    /// A send racing the receiver's drop: the value is either refused and
+    /// handed back, or queued and dropped with the receiver, never both.
+    #[test]
+    fn send_vs_receiver_drop() {
+        loom::model(|| {
+            let value = std::sync::Arc::new(());
+            let (tx, rx) = unbounded_channel();
+            let sender = {
+                let value = value.clone();
+                thread::spawn(move || {
+                    let refused = tx.send(value).is_err();
+                    (tx, refused)
+                })
+            };
+            drop(rx);
+            let (tx, _refused) = sender.join().unwrap();
+            assert_eq!(std::sync::Arc::strong_count(&value), 1);
+            drop(tx);
+        });
     }
 }
