@@ -3,10 +3,28 @@
 //! Used by `Handle::block_on` on the multi-thread runtime (the calling
 //! thread is not a worker; it just waits) and by the current-thread
 //! scheduler while another thread holds its core.
+//!
+//! The parker is one atomic state, `EMPTY`, `PARKED` or `NOTIFIED`, plus a
+//! mutex and condvar for the sleep itself:
+//! 1. `unpark` swaps the state to `NOTIFIED`; only if it was `PARKED` does
+//!    it take the mutex (so it cannot slip between the parker's last check
+//!    and its wait) and signal the condvar. A wake-up with nobody asleep,
+//!    such as a future waking itself when its cooperative budget runs out,
+//!    is one atomic swap, not a lock and a futex call;
+//! 2. `park` first consumes a `NOTIFIED` state if there is one;
+//! 3. otherwise, under the mutex, it moves `EMPTY` to `PARKED` (failing
+//!    only if a notification arrived: it consumes it and returns) and
+//!    waits on the condvar until the state is `NOTIFIED`, which it resets
+//!    to `EMPTY`.
 
+use crate::loom::sync::atomic::{AtomicUsize, Ordering};
 use crate::loom::sync::{Arc, Condvar, Mutex};
 use std::future::Future;
 use std::task::{Context, Poll, RawWaker, RawWakerVTable, Waker};
+
+const EMPTY: usize = 0;
+const PARKED: usize = 1;
+const NOTIFIED: usize = 2;
 
 #[derive(Debug)]
 pub(crate) struct ThreadParker {
@@ -15,7 +33,8 @@ pub(crate) struct ThreadParker {
 
 #[derive(Debug)]
 struct Inner {
-    notified: Mutex<bool>,
+    state: AtomicUsize,
+    lock: Mutex<()>,
     condvar: Condvar,
 }
 
@@ -23,7 +42,8 @@ impl ThreadParker {
     pub(crate) fn new() -> ThreadParker {
         ThreadParker {
             inner: Arc::new(Inner {
-                notified: Mutex::new(false),
+                state: AtomicUsize::new(EMPTY),
+                lock: Mutex::new(()),
                 condvar: Condvar::new(),
             }),
         }
@@ -32,11 +52,29 @@ impl ThreadParker {
     /// Blocks until the waker is woken (returns at once if it already was
     /// since the last park).
     pub(crate) fn park(&self) {
-        let mut notified = self.inner.notified.lock().unwrap();
-        while !*notified {
-            notified = self.inner.condvar.wait(notified).unwrap();
+        let inner = &*self.inner;
+        // Step 2.
+        if inner.take_notification() {
+            return;
         }
-        *notified = false;
+        // Step 3.
+        let mut guard = inner.lock.lock().unwrap();
+        if inner
+            .state
+            .compare_exchange(EMPTY, PARKED, Ordering::SeqCst, Ordering::SeqCst)
+            .is_err()
+        {
+            // Notified since step 2: the state is `NOTIFIED`.
+            inner.state.store(EMPTY, Ordering::SeqCst);
+            return;
+        }
+        loop {
+            guard = inner.condvar.wait(guard).unwrap();
+            if inner.take_notification() {
+                return;
+            }
+            // A spurious wake-up: still `PARKED`.
+        }
     }
 
     pub(crate) fn waker(&self) -> Waker {
@@ -63,9 +101,21 @@ impl ThreadParker {
 }
 
 impl Inner {
+    /// Consumes a pending notification, if any.
+    fn take_notification(&self) -> bool {
+        self.state
+            .compare_exchange(NOTIFIED, EMPTY, Ordering::SeqCst, Ordering::SeqCst)
+            .is_ok()
+    }
+
+    /// Step 1.
     fn unpark(&self) {
-        *self.notified.lock().unwrap() = true;
-        self.condvar.notify_one();
+        if self.state.swap(NOTIFIED, Ordering::SeqCst) == PARKED {
+            // The parker is waiting on the condvar, or about to: taking the
+            // lock waits until it is inside `wait`.
+            drop(self.lock.lock().unwrap());
+            self.condvar.notify_one();
+        }
     }
 }
 
@@ -101,4 +151,32 @@ unsafe fn wake_by_ref(data: *const ()) {
 unsafe fn drop_waker(data: *const ()) {
     // SAFETY: the waker being dropped owns a count.
     drop(unsafe { arc(data) });
+}
+
+#[cfg(all(test, loom))]
+mod loom_thread_parker {
+    use super::ThreadParker;
+    use crate::loom::thread;
+
+    /// A wake from another thread racing the park, twice in a row: the
+    /// parker returns both times (a lost wake-up is a loom deadlock), and
+    /// a wake that lands before a park is kept for it.
+    #[test]
+    fn loom_unpark_races_park() {
+        loom::model(|| {
+            let parker = ThreadParker::new();
+            let waker = parker.waker();
+            let waking = thread::spawn(move || {
+                waker.wake_by_ref();
+                waker.wake();
+            });
+            parker.park();
+            waking.join().unwrap();
+            // Both wakes may have landed before the first park: at most
+            // one notification is left, and a park after a fresh wake
+            // returns.
+            parker.waker().wake();
+            parker.park();
+        });
+    }
 }
