@@ -1,0 +1,185 @@
+//! Alternating A/B runs of one workload on rt and tokio in one process:
+//! round after round, rt then tokio, then the medians, minima and ratios.
+//!
+//! Criterion measures each runtime in its own time window, so a noisy
+//! machine (a background build, a virtual machine whose wake-up latency
+//! changes regime) can tilt one side. Interleaving exposes both runtimes
+//! to the same conditions. Use it to check a criterion row that looks off:
+//!
+//! ```sh
+//! cargo run --release -p rt-benches --example ab -- oneshot 100
+//! ```
+//!
+//! Workloads: `sleep_many`, `oneshot`, `fs_read`, `file_read_to_end`.
+
+use std::time::Duration;
+
+/// Generates one module per runtime with the same workload bodies, each
+/// returning how long its measured part took.
+macro_rules! workloads {
+    ($krate:ident) => {
+        pub(crate) mod $krate {
+            use std::path::Path;
+            use std::time::{Duration, Instant};
+
+            pub(crate) fn runtime() -> ::$krate::runtime::Runtime {
+                ::$krate::runtime::Builder::new_multi_thread()
+                    .worker_threads(2)
+                    .enable_all()
+                    .build()
+                    .expect("building the runtime")
+            }
+
+            /// 10 000 tasks, each sleeping 1 ms ten times.
+            pub(crate) fn sleep_many(rt: &::$krate::runtime::Runtime) -> Duration {
+                rt.block_on(async {
+                    let start = Instant::now();
+                    let sleepers: Vec<_> = (0..10_000)
+                        .map(|_| {
+                            ::$krate::spawn(async {
+                                for _ in 0..10 {
+                                    ::$krate::time::sleep(Duration::from_millis(1)).await;
+                                }
+                            })
+                        })
+                        .collect();
+                    for sleeper in sleepers {
+                        sleeper.await.expect("a sleeper failed");
+                    }
+                    start.elapsed()
+                })
+            }
+
+            /// 1 000 oneshot round trips with a server task, from `block_on`.
+            pub(crate) fn oneshot(rt: &::$krate::runtime::Runtime) -> Duration {
+                use ::$krate::sync::{mpsc, oneshot};
+                rt.block_on(async {
+                    let (requests, mut incoming) = mpsc::channel::<oneshot::Sender<()>>(10);
+                    let server = ::$krate::spawn(async move {
+                        while let Some(reply) = incoming.recv().await {
+                            reply.send(()).expect("the requester waits");
+                        }
+                    });
+                    let start = Instant::now();
+                    for _ in 0..1_000 {
+                        let (reply, replied) = oneshot::channel();
+                        requests.send(reply).await.expect("the server runs");
+                        replied.await.expect("the server replies");
+                    }
+                    let elapsed = start.elapsed();
+                    drop(requests);
+                    server.await.expect("the server failed");
+                    elapsed
+                })
+            }
+
+            /// `fs::read` of the file at `path`.
+            pub(crate) fn fs_read(rt: &::$krate::runtime::Runtime, path: &Path) -> Duration {
+                rt.block_on(async {
+                    let start = Instant::now();
+                    let data = ::$krate::fs::read(path).await.expect("reading the file");
+                    let elapsed = start.elapsed();
+                    assert_eq!(data.len(), crate::FILE_LEN);
+                    elapsed
+                })
+            }
+
+            /// `File::read_to_end` of the file at `path`.
+            pub(crate) fn file_read_to_end(
+                rt: &::$krate::runtime::Runtime,
+                path: &Path,
+            ) -> Duration {
+                rt.block_on(async {
+                    let start = Instant::now();
+                    let mut file = ::$krate::fs::File::open(path)
+                        .await
+                        .expect("opening the file");
+                    let mut data = Vec::new();
+                    crate::read_to_end!($krate, file, data);
+                    let elapsed = start.elapsed();
+                    assert_eq!(data.len(), crate::FILE_LEN);
+                    elapsed
+                })
+            }
+        }
+    };
+}
+
+/// `File::read_to_end` is inherent on rt's `File` and comes from
+/// `AsyncReadExt` on tokio's.
+macro_rules! read_to_end {
+    (rt, $file:ident, $data:ident) => {
+        $file
+            .read_to_end(&mut $data)
+            .await
+            .expect("reading the file")
+    };
+    (tokio, $file:ident, $data:ident) => {
+        tokio::io::AsyncReadExt::read_to_end(&mut $file, &mut $data)
+            .await
+            .expect("reading the file")
+    };
+}
+pub(crate) use read_to_end;
+
+workloads!(rt);
+workloads!(tokio);
+
+/// Size of the file the fs workloads read.
+const FILE_LEN: usize = 64 << 20;
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let workload = args.next().unwrap_or_else(|| usage());
+    let rounds: usize = match args.next() {
+        Some(rounds) => rounds.parse().unwrap_or_else(|_| usage()),
+        None => 30,
+    };
+    let (rt, tokio) = (rt::runtime(), tokio::runtime());
+    let path = std::env::temp_dir().join(format!("rt-ab-{}", std::process::id()));
+    if workload.contains("read") {
+        std::fs::write(&path, vec![7; FILE_LEN]).expect("writing the file to read");
+        // Written back before measuring, so writeback does not overlap.
+        std::fs::File::open(&path)
+            .and_then(|file| file.sync_all())
+            .expect("syncing the file to read");
+    }
+    let run = |on_rt: bool| match (workload.as_str(), on_rt) {
+        ("sleep_many", true) => rt::sleep_many(&rt),
+        ("sleep_many", false) => tokio::sleep_many(&tokio),
+        ("oneshot", true) => rt::oneshot(&rt),
+        ("oneshot", false) => tokio::oneshot(&tokio),
+        ("fs_read", true) => rt::fs_read(&rt, &path),
+        ("fs_read", false) => tokio::fs_read(&tokio, &path),
+        ("file_read_to_end", true) => rt::file_read_to_end(&rt, &path),
+        ("file_read_to_end", false) => tokio::file_read_to_end(&tokio, &path),
+        _ => usage(),
+    };
+    let (mut on_rt, mut on_tokio) = (Vec::new(), Vec::new());
+    for _ in 0..rounds {
+        on_rt.push(run(true));
+        on_tokio.push(run(false));
+    }
+    if workload.contains("read") {
+        std::fs::remove_file(&path).expect("removing the file read");
+    }
+    on_rt.sort();
+    on_tokio.sort();
+    let median = |times: &[Duration]| times[times.len() / 2];
+    let ratio = |a: Duration, b: Duration| a.as_secs_f64() / b.as_secs_f64();
+    println!(
+        "{workload}, {rounds} rounds: rt median {:?} min {:?} | tokio median {:?} min {:?} \
+         | rt/tokio median {:.2} min {:.2}",
+        median(&on_rt),
+        on_rt[0],
+        median(&on_tokio),
+        on_tokio[0],
+        ratio(median(&on_rt), median(&on_tokio)),
+        ratio(on_rt[0], on_tokio[0]),
+    );
+}
+
+fn usage() -> ! {
+    eprintln!("usage: ab <sleep_many|oneshot|fs_read|file_read_to_end> [rounds, default 30]");
+    std::process::exit(2)
+}
