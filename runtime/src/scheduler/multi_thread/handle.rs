@@ -85,17 +85,18 @@ impl Handle {
 
     /// Wakes a parked worker if no worker is searching (see `idle.rs`).
     pub(crate) fn notify_parked(&self) {
-        fence(Ordering::SeqCst);
-        if let Some(index) = self.shared.idle.worker_to_notify() {
-            self.shared.remotes[index].unpark.unpark();
-        }
+        self.notify_parked_other_than(None);
     }
 
     /// `notify_parked` from worker `me`, which may be on the parked list
     /// (it is in the driver) but must not be the one woken.
     pub(crate) fn notify_parked_except(&self, me: usize) {
+        self.notify_parked_other_than(Some(me));
+    }
+
+    fn notify_parked_other_than(&self, except: Option<usize>) {
         fence(Ordering::SeqCst);
-        if let Some(index) = self.shared.idle.worker_to_notify_except(me) {
+        if let Some(index) = self.shared.idle.worker_to_notify(except) {
             self.shared.remotes[index].unpark.unpark();
         }
     }

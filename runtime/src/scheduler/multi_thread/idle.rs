@@ -54,18 +54,10 @@ impl Idle {
     }
 
     /// Picks a parked worker to wake for new work, counting it as unparked
-    /// and searching. `None` if a searcher or an awake worker will do.
-    pub(crate) fn worker_to_notify(&self) -> Option<usize> {
-        self.pick_worker_to_notify(None)
-    }
-
-    /// `worker_to_notify`, never picking worker `me` (which is on the
-    /// parked list while it drives the I/O and timers, but awake).
-    pub(crate) fn worker_to_notify_except(&self, me: usize) -> Option<usize> {
-        self.pick_worker_to_notify(Some(me))
-    }
-
-    fn pick_worker_to_notify(&self, except: Option<usize>) -> Option<usize> {
+    /// and searching. `None` if a searcher or an awake worker will do. It
+    /// never picks `except`: a worker on the parked list while it drives
+    /// the I/O and timers, but awake.
+    pub(crate) fn worker_to_notify(&self, except: Option<usize>) -> Option<usize> {
         if !self.should_notify() {
             return None;
         }
@@ -136,13 +128,13 @@ mod tests {
         idle.transition_worker_to_parked(1, false);
         // Worker 1, firing timers, asks for help: worker 0 comes, counted
         // as unparked and searching.
-        assert_eq!(idle.worker_to_notify_except(1), Some(0));
+        assert_eq!(idle.worker_to_notify(Some(1)), Some(0));
         assert!(!idle.is_parked(0) && idle.is_parked(1));
         // A searcher exists now: nobody else is woken.
-        assert_eq!(idle.worker_to_notify_except(1), None);
+        assert_eq!(idle.worker_to_notify(Some(1)), None);
         assert!(idle.transition_worker_from_searching());
         // Worker 1 is the only parked one: it never picks itself.
-        assert_eq!(idle.worker_to_notify_except(1), None);
-        assert_eq!(idle.worker_to_notify(), Some(1));
+        assert_eq!(idle.worker_to_notify(Some(1)), None);
+        assert_eq!(idle.worker_to_notify(None), Some(1));
     }
 }
