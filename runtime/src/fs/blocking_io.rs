@@ -5,7 +5,8 @@ use crate::runtime::context;
 use crate::task::JoinHandle;
 use std::error::Error;
 use std::fmt;
-use std::io;
+use std::fs::File;
+use std::io::{self, Read};
 use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -77,6 +78,23 @@ impl fmt::Display for ContextError {
 impl Error for ContextError {
     fn source(&self) -> Option<&(dyn Error + 'static)> {
         Some(&self.source)
+    }
+}
+
+/// Appends chunks of up to `MAX_CHUNK` bytes from `file` to `dst` until
+/// the end of the file (`Ok(true)`) or until `stop` is set, which is
+/// checked after each chunk (`Ok(false)`). On error the bytes read before
+/// it stay in `dst`.
+pub(crate) fn read_chunks(file: &File, dst: &mut Vec<u8>, stop: &AtomicBool) -> io::Result<bool> {
+    loop {
+        let n = file.take(MAX_CHUNK as u64).read_to_end(dst)?;
+        // `read_to_end` stops short of the limit only at the end of the file.
+        if n < MAX_CHUNK {
+            return Ok(true);
+        }
+        if stop.load(Ordering::Relaxed) {
+            return Ok(false);
+        }
     }
 }
 

@@ -19,7 +19,7 @@
 //!    what it read as unread bytes for the next read.
 
 use crate::fs::OpenOptions;
-use crate::fs::blocking_io::{MAX_CHUNK, SetOnDrop, spawn_fs};
+use crate::fs::blocking_io::{MAX_CHUNK, SetOnDrop, read_chunks, spawn_fs};
 use crate::task::{JoinHandle, poll_proceed};
 use futures_io::{AsyncRead, AsyncSeek, AsyncWrite};
 use std::fmt;
@@ -29,7 +29,7 @@ use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::Path;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::task::{Context, Poll, ready};
 
 /// An open file, read and written asynchronously through
@@ -159,17 +159,7 @@ impl Buf {
         self.data
             .try_reserve(rest)
             .map_err(|_| io::Error::from(io::ErrorKind::OutOfMemory))?;
-        loop {
-            let n = file.take(MAX_CHUNK as u64).read_to_end(&mut self.data)?;
-            // `read_to_end` stops short of the limit only at the end of the
-            // file.
-            if n < MAX_CHUNK {
-                return Ok(true);
-            }
-            if stop.load(Ordering::Relaxed) {
-                return Ok(false);
-            }
-        }
+        read_chunks(file, &mut self.data, stop)
     }
 
     /// Moves the unread bytes to the end of `dst`; returns how many.

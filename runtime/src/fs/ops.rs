@@ -1,8 +1,8 @@
 //! Whole-file and path operations.
 
-use crate::fs::blocking_io::{MAX_CHUNK, SetOnDrop, context_error, path_error, run};
+use crate::fs::blocking_io::{MAX_CHUNK, SetOnDrop, context_error, path_error, read_chunks, run};
 use std::fs::{File as StdFile, Metadata};
-use std::io::{self, Read, Write};
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -36,7 +36,7 @@ pub async fn read(path: impl AsRef<Path>) -> io::Result<Vec<u8>> {
     let abandoned = Arc::new(AtomicBool::new(false));
     let _abandon_on_drop = SetOnDrop(abandoned.clone());
     run(move || {
-        let mut file = StdFile::open(&path).map_err(|e| path_error("could not open", &path, e))?;
+        let file = StdFile::open(&path).map_err(|e| path_error("could not open", &path, e))?;
         // The size is a hint: the file may change while we read.
         let size = file.metadata().map_or(0, |m| m.len() as usize);
         let mut data = Vec::new();
@@ -47,21 +47,21 @@ pub async fn read(path: impl AsRef<Path>) -> io::Result<Vec<u8>> {
                 io::ErrorKind::OutOfMemory.into(),
             )
         })?;
-        loop {
-            if abandoned.load(Ordering::Relaxed) {
-                return Err(io::Error::new(
-                    io::ErrorKind::Interrupted,
-                    "the read was abandoned: its future was dropped",
-                ));
-            }
-            let n = (&mut file)
-                .take(MAX_CHUNK as u64)
-                .read_to_end(&mut data)
-                .map_err(|e| path_error("could not read", &path, e))?;
-            // `read_to_end` stops short of the limit only at the end of the file.
-            if n < MAX_CHUNK {
-                return Ok(data);
-            }
+        let abandoned_error = || {
+            io::Error::new(
+                io::ErrorKind::Interrupted,
+                "the read was abandoned: its future was dropped",
+            )
+        };
+        if abandoned.load(Ordering::Relaxed) {
+            return Err(abandoned_error());
+        }
+        let finished = read_chunks(&file, &mut data, &abandoned)
+            .map_err(|e| path_error("could not read", &path, e))?;
+        if finished {
+            Ok(data)
+        } else {
+            Err(abandoned_error())
         }
     })
     .await
