@@ -254,26 +254,24 @@ impl<T> Chan<T> {
 
     /// Takes the next value, or says why there is none.
     fn take(&self, head: &mut Head) -> Taken<T> {
-        match self.queue.pop(head) {
+        let popped = match self.queue.pop(head) {
+            Pop::Empty { flags } if self.finished(flags) => {
+                // A value may have landed between the pop and the check;
+                // after it none can.
+                match self.queue.pop(head) {
+                    Pop::Empty { .. } => return Taken::Finished,
+                    popped => popped,
+                }
+            }
+            popped => popped,
+        };
+        match popped {
             Pop::Value(value) => {
                 self.release_received(1);
                 self.stop_waiting();
                 Taken::Value(value)
             }
             Pop::Busy => Taken::Busy,
-            Pop::Empty { flags } if self.finished(flags) => {
-                // A value may have landed between the pop and the check;
-                // after it none can.
-                match self.queue.pop(head) {
-                    Pop::Value(value) => {
-                        self.release_received(1);
-                        self.stop_waiting();
-                        Taken::Value(value)
-                    }
-                    Pop::Empty { .. } => Taken::Finished,
-                    Pop::Busy => Taken::Busy,
-                }
-            }
             Pop::Empty { .. } => Taken::Empty,
         }
     }
