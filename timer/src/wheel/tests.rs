@@ -251,6 +251,21 @@ fn removing_twice_panics() {
     wheel.remove(key);
 }
 
+/// Removes and returns one entry, picked at random, from the model's
+/// scheduled and held lists (at least one of them not empty).
+fn take_any(
+    rng: &mut Rng,
+    scheduled: &mut Vec<(u64, u64, Key)>,
+    held: &mut Vec<(u64, u64, Key)>,
+) -> (u64, u64, Key) {
+    let pick = rng.below((scheduled.len() + held.len()) as u64) as usize;
+    if pick < scheduled.len() {
+        scheduled.swap_remove(pick)
+    } else {
+        held.swap_remove(pick - scheduled.len())
+    }
+}
+
 /// The held-entry API against a model of two lists: scheduled entries and
 /// held ones. Expired entries move to the held list, keeping key and value.
 #[test]
@@ -268,12 +283,7 @@ fn held_entries_match_the_model() {
                 3 => held.push((deadline, id, wheel.insert_held(deadline, id))),
                 4..=5 if !scheduled.is_empty() || !held.is_empty() => {
                     // Reschedule a scheduled or held entry.
-                    let pick = rng.below((scheduled.len() + held.len()) as u64) as usize;
-                    let (_, id, key) = if pick < scheduled.len() {
-                        scheduled.swap_remove(pick)
-                    } else {
-                        held.swap_remove(pick - scheduled.len())
-                    };
+                    let (_, id, key) = take_any(&mut rng, &mut scheduled, &mut held);
                     wheel.reschedule(key, deadline);
                     scheduled.push((deadline, id, key));
                 }
@@ -284,12 +294,7 @@ fn held_entries_match_the_model() {
                     held.push((deadline, id, key));
                 }
                 7..=8 if !scheduled.is_empty() || !held.is_empty() => {
-                    let pick = rng.below((scheduled.len() + held.len()) as u64) as usize;
-                    let (_, id, key) = if pick < scheduled.len() {
-                        scheduled.swap_remove(pick)
-                    } else {
-                        held.swap_remove(pick - scheduled.len())
-                    };
+                    let (_, id, key) = take_any(&mut rng, &mut scheduled, &mut held);
                     assert_eq!(wheel.remove(key), id);
                     assert_eq!(wheel.get(key), None);
                 }
