@@ -515,18 +515,10 @@ impl<T> fmt::Debug for OwnedPermit<T> {
 #[cfg(all(test, loom))]
 mod loom_mpsc_bounded {
     use super::channel;
+    use crate::sync::mpsc::Counted;
     use loom::thread;
     use std::sync::Arc;
     use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
-
-    /// Counts its drops.
-    struct Counted(Arc<AtomicUsize>);
-
-    impl Drop for Counted {
-        fn drop(&mut self) {
-            self.0.fetch_add(1, SeqCst);
-        }
-    }
 
     /// A send racing the receiver's drop, with a value already queued:
     /// each value is dropped exactly once (by the receiver's drop or

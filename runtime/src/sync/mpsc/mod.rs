@@ -47,3 +47,15 @@ mod unbounded;
 
 pub use bounded::{OwnedPermit, Permit, Receiver, Sender, channel};
 pub use unbounded::{UnboundedReceiver, UnboundedSender, unbounded_channel};
+
+/// Counts its drops, for the tests that check each value is dropped
+/// exactly once.
+#[cfg(test)]
+struct Counted(std::sync::Arc<std::sync::atomic::AtomicUsize>);
+
+#[cfg(test)]
+impl Drop for Counted {
+    fn drop(&mut self) {
+        self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    }
+}

@@ -287,17 +287,9 @@ impl<T> Drop for Queue<T> {
 #[cfg(all(test, not(loom)))]
 mod tests {
     use super::{BLOCK_CAP, Pop, Queue};
+    use crate::sync::mpsc::Counted;
     use std::sync::Arc;
     use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
-
-    /// Counts its drops.
-    struct Counted(Arc<AtomicUsize>);
-
-    impl Drop for Counted {
-        fn drop(&mut self) {
-            self.0.fetch_add(1, SeqCst);
-        }
-    }
 
     /// Several producers push across many block boundaries while the
     /// receiver pops: every value arrives once, each producer's in order.
