@@ -10,7 +10,9 @@
 //! cargo run --release -p rt-benches --example ab -- oneshot 100
 //! ```
 //!
-//! Workloads: `sleep_many`, `oneshot`, `fs_read`, `file_read_to_end`.
+//! Workloads: `sleep_many`, `oneshot`, `notify_waiters`, `notify_one`,
+//! `fs_read`, `file_read_to_end`. With `AB_SEQ` set it also prints every
+//! round's time in order, to tell a few slow rounds from a slow regime.
 
 use std::time::Duration;
 
@@ -70,6 +72,61 @@ macro_rules! workloads {
                     drop(requests);
                     server.await.expect("the server failed");
                     elapsed
+                })
+            }
+
+            /// The `Notify` and wake-up counter shared by 10 waiter tasks
+            /// that live as long as the runtime, as in the criterion
+            /// `sync_notify_*` rows.
+            pub(crate) fn notify_waiters_spawned(
+                rt: &::$krate::runtime::Runtime,
+            ) -> (
+                std::sync::Arc<::$krate::sync::Notify>,
+                std::sync::Arc<std::sync::atomic::AtomicUsize>,
+            ) {
+                use std::sync::Arc;
+                use std::sync::atomic::{AtomicUsize, Ordering};
+                let shared = Arc::new(::$krate::sync::Notify::new());
+                let woken = Arc::new(AtomicUsize::new(0));
+                for _ in 0..10 {
+                    let (shared, woken) = (shared.clone(), woken.clone());
+                    drop(rt.spawn(async move {
+                        loop {
+                            shared.notified().await;
+                            woken.fetch_add(1, Ordering::Relaxed);
+                        }
+                    }));
+                }
+                (shared, woken)
+            }
+
+            /// A notifier task calling `notify_waiters` (or `notify_one`)
+            /// then yielding, until the waiters have seen 500 wake-ups.
+            pub(crate) fn notify(
+                rt: &::$krate::runtime::Runtime,
+                (shared, woken): &(
+                    std::sync::Arc<::$krate::sync::Notify>,
+                    std::sync::Arc<std::sync::atomic::AtomicUsize>,
+                ),
+                all: bool,
+            ) -> Duration {
+                use std::sync::atomic::Ordering;
+                woken.store(0, Ordering::Relaxed);
+                let (shared, woken) = (shared.clone(), woken.clone());
+                rt.block_on(async move {
+                    let start = Instant::now();
+                    let notifier = ::$krate::spawn(async move {
+                        while woken.load(Ordering::Relaxed) < 500 {
+                            if all {
+                                shared.notify_waiters();
+                            } else {
+                                shared.notify_one();
+                            }
+                            ::$krate::task::yield_now().await;
+                        }
+                    });
+                    notifier.await.expect("the notifier failed");
+                    start.elapsed()
                 })
             }
 
@@ -144,11 +201,19 @@ fn main() {
             .and_then(|file| file.sync_all())
             .expect("syncing the file to read");
     }
+    let notify_on = (
+        rt::notify_waiters_spawned(&rt),
+        tokio::notify_waiters_spawned(&tokio),
+    );
     let run = |on_rt: bool| match (workload.as_str(), on_rt) {
         ("sleep_many", true) => rt::sleep_many(&rt),
         ("sleep_many", false) => tokio::sleep_many(&tokio),
         ("oneshot", true) => rt::oneshot(&rt),
         ("oneshot", false) => tokio::oneshot(&tokio),
+        ("notify_waiters", true) => rt::notify(&rt, &notify_on.0, true),
+        ("notify_waiters", false) => tokio::notify(&tokio, &notify_on.1, true),
+        ("notify_one", true) => rt::notify(&rt, &notify_on.0, false),
+        ("notify_one", false) => tokio::notify(&tokio, &notify_on.1, false),
         ("fs_read", true) => rt::fs_read(&rt, &path),
         ("fs_read", false) => tokio::fs_read(&tokio, &path),
         ("file_read_to_end", true) => rt::file_read_to_end(&rt, &path),
@@ -162,6 +227,10 @@ fn main() {
     }
     if workload.contains("read") {
         std::fs::remove_file(&path).expect("removing the file read");
+    }
+    if std::env::var("AB_SEQ").is_ok() {
+        println!("rt, round by round: {on_rt:?}");
+        println!("tokio, round by round: {on_tokio:?}");
     }
     on_rt.sort();
     on_tokio.sort();
@@ -180,6 +249,8 @@ fn main() {
 }
 
 fn usage() -> ! {
-    eprintln!("usage: ab <sleep_many|oneshot|fs_read|file_read_to_end> [rounds, default 30]");
+    eprintln!(
+        "usage: ab <sleep_many|oneshot|notify_waiters|notify_one|fs_read|file_read_to_end> [rounds, default 30]"
+    );
     std::process::exit(2)
 }

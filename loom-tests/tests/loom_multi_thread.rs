@@ -51,6 +51,38 @@ fn spawn_local_and_steal() {
     });
 }
 
+/// Work left behind gets a worker: two tasks spawned from outside on two
+/// workers, and the first blocks its worker thread until the second has
+/// run. Whichever worker finds the first task while the second is still
+/// queued (pushed while it was searching, so its producer woke nobody)
+/// must wake the other worker for it; if not, loom reports the deadlock.
+#[test]
+fn left_behind_work_gets_a_worker() {
+    loom::model(|| {
+        let rt = runtime(2);
+        let ran = Arc::new((loom::sync::Mutex::new(false), loom::sync::Condvar::new()));
+        let waiter = {
+            let ran = ran.clone();
+            rt.spawn(async move {
+                let (lock, condvar) = &*ran;
+                let mut done = lock.lock().unwrap();
+                while !*done {
+                    done = condvar.wait(done).unwrap();
+                }
+            })
+        };
+        let signaller = rt.spawn(async move {
+            let (lock, condvar) = &*ran;
+            *lock.lock().unwrap() = true;
+            condvar.notify_one();
+        });
+        rt.block_on(async {
+            waiter.await.unwrap();
+            signaller.await.unwrap();
+        });
+    });
+}
+
 /// A task parked on a channel is woken from a plain thread while a worker
 /// may be polling it (the wake-while-running path).
 #[test]

@@ -101,8 +101,13 @@ impl Handle {
         }
     }
 
-    /// Run by the last searcher before it parks.
+    /// Run by a worker about to park, and by the last searcher when it
+    /// finds work: wakes a worker if any queue still holds work.
     pub(crate) fn notify_if_work_pending(&self) {
+        // Pairs with the fence in `notify_parked`: either the producer saw
+        // this worker still awake or searching (and this check sees its
+        // task), or it saw the new counts and woke a worker itself.
+        fence(Ordering::SeqCst);
         let pending = !self.shared.inject.is_empty()
             || self
                 .shared

@@ -10,13 +10,22 @@
 //!    will; otherwise it pops a sleeper, counts it as unparked *and
 //!    searching*, and unparks it;
 //! 2. a searcher that finds work stops searching; if it was the last
-//!    searcher it wakes another worker, so the rest of the work it left
-//!    behind still gets a searcher;
+//!    searcher it re-checks every queue and wakes another worker if any
+//!    holds work, so the work it left behind still gets a searcher. It
+//!    does not wake one for work that may come later: a producer that
+//!    sees no searcher wakes a worker itself. (tokio and Go wake one
+//!    either way; that puts a futex wake-up, several microseconds on a
+//!    virtual machine, in front of the task just found, and a
+//!    request/reply ping-pong pays it on every round trip);
 //! 3. a worker about to park removes itself from both counts under the
-//!    lock; if it was the last searcher, it re-checks every queue after
-//!    that and wakes a worker if any holds work. Either the producer saw
-//!    the searcher, and the searcher's re-check sees the task, or the
-//!    producer saw no searcher and woke someone.
+//!    lock, then re-checks every queue and wakes a worker if any holds
+//!    work. Either the producer saw it awake or searching, and the re-check
+//!    sees the task, or the producer saw the new counts and woke someone.
+//!    Every parking worker re-checks, not only the last searcher: a worker
+//!    refused the searcher role (step 4) is awake, so a producer may have
+//!    skipped its wake-up for it, and if it then parked without looking,
+//!    the task would wait in the injector with every worker asleep. (The
+//!    `left_behind_work_gets_a_worker` loom model found that.)
 //! 4. at most half the workers search at once, so a burst of wake-ups does
 //!    not have every worker contend on the same queues.
 
@@ -72,13 +81,12 @@ impl Idle {
         Some(index)
     }
 
-    /// Step 3. Returns `true` if the worker was the last searcher.
-    pub(crate) fn transition_worker_to_parked(&self, index: usize, is_searching: bool) -> bool {
+    /// Step 3, up to the re-check (which the caller does).
+    pub(crate) fn transition_worker_to_parked(&self, index: usize, is_searching: bool) {
         let mut sleepers = self.sleepers.lock().unwrap();
         let dec = (1 << UNPARKED_SHIFT) | usize::from(is_searching);
-        let prev = self.state.fetch_sub(dec, Ordering::SeqCst);
+        self.state.fetch_sub(dec, Ordering::SeqCst);
         sleepers.push(index);
-        is_searching && prev & SEARCHING_MASK == 1
     }
 
     /// Step 4: may this worker start searching?
