@@ -12,7 +12,8 @@
 //!
 //! Workloads: `sleep_many`, `oneshot`, `notify_waiters`, `notify_one`,
 //! `fs_read`, `file_read_to_end`. With `AB_SEQ` set it also prints every
-//! round's time in order, to tell a few slow rounds from a slow regime.
+//! round's time in order, to tell a few slow rounds from a slow regime;
+//! with `AB_ONLY=rt` (or `tokio`) it runs one side only, for profiling.
 
 use std::time::Duration;
 
@@ -52,27 +53,36 @@ macro_rules! workloads {
                 })
             }
 
-            /// 1 000 oneshot round trips with a server task, from `block_on`.
-            pub(crate) fn oneshot(rt: &::$krate::runtime::Runtime) -> Duration {
+            /// A server task that lives as long as the runtime, as in the
+            /// criterion `sync_oneshot_request_reply` row: it answers each
+            /// request on the oneshot the request carries.
+            pub(crate) fn oneshot_server(
+                rt: &::$krate::runtime::Runtime,
+            ) -> ::$krate::sync::mpsc::Sender<::$krate::sync::oneshot::Sender<()>> {
                 use ::$krate::sync::{mpsc, oneshot};
+                let (requests, mut incoming) = mpsc::channel::<oneshot::Sender<()>>(10);
+                drop(rt.spawn(async move {
+                    while let Some(reply) = incoming.recv().await {
+                        reply.send(()).expect("the requester waits");
+                    }
+                }));
+                requests
+            }
+
+            /// 1 000 round trips with the server, from `block_on`.
+            pub(crate) fn oneshot(
+                rt: &::$krate::runtime::Runtime,
+                requests: &::$krate::sync::mpsc::Sender<::$krate::sync::oneshot::Sender<()>>,
+            ) -> Duration {
+                let start = Instant::now();
                 rt.block_on(async {
-                    let (requests, mut incoming) = mpsc::channel::<oneshot::Sender<()>>(10);
-                    let server = ::$krate::spawn(async move {
-                        while let Some(reply) = incoming.recv().await {
-                            reply.send(()).expect("the requester waits");
-                        }
-                    });
-                    let start = Instant::now();
                     for _ in 0..1_000 {
-                        let (reply, replied) = oneshot::channel();
+                        let (reply, replied) = ::$krate::sync::oneshot::channel();
                         requests.send(reply).await.expect("the server runs");
                         replied.await.expect("the server replies");
                     }
-                    let elapsed = start.elapsed();
-                    drop(requests);
-                    server.await.expect("the server failed");
-                    elapsed
-                })
+                });
+                start.elapsed()
             }
 
             /// The `Notify` and wake-up counter shared by 10 waiter tasks
@@ -201,6 +211,7 @@ fn main() {
             .and_then(|file| file.sync_all())
             .expect("syncing the file to read");
     }
+    let servers = (rt::oneshot_server(&rt), tokio::oneshot_server(&tokio));
     let notify_on = (
         rt::notify_waiters_spawned(&rt),
         tokio::notify_waiters_spawned(&tokio),
@@ -208,8 +219,8 @@ fn main() {
     let run = |on_rt: bool| match (workload.as_str(), on_rt) {
         ("sleep_many", true) => rt::sleep_many(&rt),
         ("sleep_many", false) => tokio::sleep_many(&tokio),
-        ("oneshot", true) => rt::oneshot(&rt),
-        ("oneshot", false) => tokio::oneshot(&tokio),
+        ("oneshot", true) => rt::oneshot(&rt, &servers.0),
+        ("oneshot", false) => tokio::oneshot(&tokio, &servers.1),
         ("notify_waiters", true) => rt::notify(&rt, &notify_on.0, true),
         ("notify_waiters", false) => tokio::notify(&tokio, &notify_on.1, true),
         ("notify_one", true) => rt::notify(&rt, &notify_on.0, false),
@@ -221,9 +232,14 @@ fn main() {
         _ => usage(),
     };
     let (mut on_rt, mut on_tokio) = (Vec::new(), Vec::new());
+    let only = std::env::var("AB_ONLY").ok();
     for _ in 0..rounds {
-        on_rt.push(run(true));
-        on_tokio.push(run(false));
+        if only.as_deref() != Some("tokio") {
+            on_rt.push(run(true));
+        }
+        if only.as_deref() != Some("rt") {
+            on_tokio.push(run(false));
+        }
     }
     if workload.contains("read") {
         std::fs::remove_file(&path).expect("removing the file read");
@@ -236,16 +252,25 @@ fn main() {
     on_tokio.sort();
     let median = |times: &[Duration]| times[times.len() / 2];
     let ratio = |a: Duration, b: Duration| a.as_secs_f64() / b.as_secs_f64();
-    println!(
-        "{workload}, {rounds} rounds: rt median {:?} min {:?} | tokio median {:?} min {:?} \
-         | rt/tokio median {:.2} min {:.2}",
-        median(&on_rt),
-        on_rt[0],
-        median(&on_tokio),
-        on_tokio[0],
-        ratio(median(&on_rt), median(&on_tokio)),
-        ratio(on_rt[0], on_tokio[0]),
-    );
+    match (on_rt.first(), on_tokio.first()) {
+        (Some(&rt_min), Some(&tokio_min)) => println!(
+            "{workload}, {rounds} rounds: rt median {:?} min {rt_min:?} | tokio median {:?} \
+             min {tokio_min:?} | rt/tokio median {:.2} min {:.2}",
+            median(&on_rt),
+            median(&on_tokio),
+            ratio(median(&on_rt), median(&on_tokio)),
+            ratio(rt_min, tokio_min),
+        ),
+        (Some(&min), None) | (None, Some(&min)) => {
+            let times = if on_rt.is_empty() { &on_tokio } else { &on_rt };
+            println!(
+                "{workload}, {rounds} rounds, {} only: median {:?} min {min:?}",
+                if on_rt.is_empty() { "tokio" } else { "rt" },
+                median(times),
+            );
+        }
+        (None, None) => usage(),
+    }
 }
 
 fn usage() -> ! {

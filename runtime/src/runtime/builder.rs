@@ -9,6 +9,9 @@ use std::io;
 use std::sync::Arc;
 use std::time::Duration;
 
+/// See [`Builder::spin_before_park`].
+const DEFAULT_SPIN_BEFORE_PARK: Duration = Duration::from_micros(20);
+
 pub(crate) type Callback = Arc<dyn Fn() + Send + Sync + 'static>;
 type ThreadNameFn = Arc<dyn Fn() -> String + Send + Sync + 'static>;
 
@@ -43,6 +46,7 @@ pub struct Builder {
     on_thread_unpark: Option<Callback>,
     global_queue_interval: Option<u32>,
     event_interval: u32,
+    spin_before_park: Duration,
     driver: DriverConfig,
     max_blocking_threads: usize,
     thread_keep_alive: Duration,
@@ -86,6 +90,7 @@ impl Builder {
             on_thread_unpark: None,
             global_queue_interval: None,
             event_interval: 61,
+            spin_before_park: DEFAULT_SPIN_BEFORE_PARK,
             driver: DriverConfig::default(),
             max_blocking_threads: 512,
             thread_keep_alive: Duration::from_secs(10),
@@ -283,6 +288,37 @@ impl Builder {
         self
     }
 
+    /// The longest an idle thread of the multi-thread runtime spins,
+    /// looking for work, before it goes to sleep (default 20 µs;
+    /// `Duration::ZERO` turns spinning off). It applies to a worker that
+    /// ran out of tasks while searching (at most half the workers at once)
+    /// and to a thread waiting in [`Runtime::block_on`].
+    ///
+    /// Waking a sleeping thread costs the waker a system call and the
+    /// sleeper tens of microseconds on a virtual machine; a thread that
+    /// is still spinning needs neither, which makes request/reply
+    /// exchanges between threads many times faster. The spin adapts: a
+    /// thread spins only while its recent sleeps ended within this time,
+    /// so a thread that mostly waits long spends no CPU on it. Turn it
+    /// off where every CPU cycle counts more than latency (battery, or a
+    /// CPU quota shared by many processes).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::time::Duration;
+    ///
+    /// let rt = rt::runtime::Builder::new_multi_thread()
+    ///     .spin_before_park(Duration::ZERO)
+    ///     .build()
+    ///     .unwrap();
+    /// # drop(rt);
+    /// ```
+    pub fn spin_before_park(&mut self, max: Duration) -> &mut Builder {
+        self.spin_before_park = max;
+        self
+    }
+
     /// The most threads the blocking pool runs at once (default 512).
     ///
     /// The pool starts threads on demand for
@@ -422,6 +458,7 @@ impl Builder {
         let config = Config {
             global_queue_interval: self.global_queue_interval.unwrap_or(default_interval),
             event_interval: self.event_interval,
+            spin_before_park: self.spin_before_park,
             before_park: self.on_thread_park.clone(),
             after_unpark: self.on_thread_unpark.clone(),
         };
@@ -545,6 +582,7 @@ impl fmt::Debug for Builder {
             .field("thread_stack_size", &self.thread_stack_size)
             .field("global_queue_interval", &self.global_queue_interval)
             .field("event_interval", &self.event_interval)
+            .field("spin_before_park", &self.spin_before_park)
             .field("driver", &self.driver)
             .field("max_blocking_threads", &self.max_blocking_threads)
             .field("thread_keep_alive", &self.thread_keep_alive)

@@ -167,7 +167,9 @@ impl Handle {
     pub fn block_on<F: Future>(&self, future: F) -> F::Output {
         let _enter = context::enter_runtime(&self.inner);
         match &self.inner {
-            scheduler::Handle::MultiThread(_) => block_on_thread(future),
+            scheduler::Handle::MultiThread(handle) => {
+                block_on_thread(future, handle.shared.config.spin_before_park)
+            }
             scheduler::Handle::CurrentThread(handle) => {
                 scheduler::current_thread::Handle::block_on(handle, future)
             }

@@ -12,15 +12,20 @@
 //!    such as a future waking itself when its cooperative budget runs out,
 //!    is one atomic swap, not a lock and a futex call;
 //! 2. `park` first consumes a `NOTIFIED` state if there is one;
-//! 3. otherwise, under the mutex, it moves `EMPTY` to `PARKED` (failing
+//! 3. otherwise it spins for a while if its recent sleeps were short (see
+//!    `scheduler::idle_spin`; a wake-up then costs neither side a system
+//!    call), checking for `NOTIFIED`;
+//! 4. otherwise, under the mutex, it moves `EMPTY` to `PARKED` (failing
 //!    only if a notification arrived: it consumes it and returns) and
 //!    waits on the condvar until the state is `NOTIFIED`, which it resets
 //!    to `EMPTY`.
 
 use crate::loom::sync::atomic::{AtomicUsize, Ordering};
 use crate::loom::sync::{Arc, Condvar, Mutex};
+use crate::scheduler::idle_spin::IdleSpin;
 use std::future::Future;
 use std::task::{Context, Poll, RawWaker, RawWakerVTable, Waker};
+use std::time::Duration;
 
 const EMPTY: usize = 0;
 const PARKED: usize = 1;
@@ -29,6 +34,8 @@ const NOTIFIED: usize = 2;
 #[derive(Debug)]
 pub(crate) struct ThreadParker {
     inner: Arc<Inner>,
+    /// Off (max zero) unless `block_on` is given a spin.
+    spin: IdleSpin,
 }
 
 #[derive(Debug)]
@@ -46,6 +53,7 @@ impl ThreadParker {
                 lock: Mutex::new(()),
                 condvar: Condvar::new(),
             }),
+            spin: IdleSpin::new(Duration::ZERO),
         }
     }
 
@@ -58,23 +66,16 @@ impl ThreadParker {
             return;
         }
         // Step 3.
-        let mut guard = inner.lock.lock().unwrap();
-        if inner
-            .state
-            .compare_exchange(EMPTY, PARKED, Ordering::SeqCst, Ordering::SeqCst)
-            .is_err()
+        if self
+            .spin
+            .spin(|| inner.take_notification().then_some(()))
+            .is_some()
         {
-            // Notified since step 2: the state is `NOTIFIED`.
-            inner.state.store(EMPTY, Ordering::SeqCst);
             return;
         }
-        loop {
-            guard = inner.condvar.wait(guard).unwrap();
-            if inner.take_notification() {
-                return;
-            }
-            // A spurious wake-up: still `PARKED`.
-        }
+        let asleep_since = self.spin.sleep_starts();
+        inner.sleep();
+        self.spin.slept(asleep_since);
     }
 
     pub(crate) fn waker(&self) -> Waker {
@@ -85,8 +86,10 @@ impl ThreadParker {
     }
 
     /// Polls `future` on this thread until it completes, sleeping between
-    /// wake-ups.
-    pub(crate) fn block_on<F: Future>(&self, future: F) -> F::Output {
+    /// wake-ups, after spinning for up to `spin_before_park` if recent
+    /// sleeps were that short.
+    pub(crate) fn block_on<F: Future>(&self, future: F, spin_before_park: Duration) -> F::Output {
+        self.spin.set_max(spin_before_park);
         let waker = self.waker();
         let mut cx = Context::from_waker(&waker);
         let mut future = std::pin::pin!(future);
@@ -101,6 +104,27 @@ impl ThreadParker {
 }
 
 impl Inner {
+    /// Step 4.
+    fn sleep(&self) {
+        let mut guard = self.lock.lock().unwrap();
+        if self
+            .state
+            .compare_exchange(EMPTY, PARKED, Ordering::SeqCst, Ordering::SeqCst)
+            .is_err()
+        {
+            // Notified since step 2: the state is `NOTIFIED`.
+            self.state.store(EMPTY, Ordering::SeqCst);
+            return;
+        }
+        loop {
+            guard = self.condvar.wait(guard).unwrap();
+            if self.take_notification() {
+                return;
+            }
+            // A spurious wake-up: still `PARKED`.
+        }
+    }
+
     /// Consumes a pending notification, if any.
     fn take_notification(&self) -> bool {
         self.state

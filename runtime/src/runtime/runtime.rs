@@ -241,7 +241,7 @@ impl fmt::Debug for Runtime {
 
 /// Blocks this (non-worker) thread on `future` while the multi-thread
 /// runtime's workers run the tasks.
-pub(crate) fn block_on_thread<F: Future>(future: F) -> F::Output {
+pub(crate) fn block_on_thread<F: Future>(future: F, spin_before_park: Duration) -> F::Output {
     #[cfg(not(loom))]
     thread_local! {
         static PARKER: ThreadParker = ThreadParker::new();
@@ -250,5 +250,5 @@ pub(crate) fn block_on_thread<F: Future>(future: F) -> F::Output {
     loom::thread_local! {
         static PARKER: ThreadParker = ThreadParker::new();
     }
-    PARKER.with(|parker| parker.block_on(future))
+    PARKER.with(|parker| parker.block_on(future, spin_before_park))
 }

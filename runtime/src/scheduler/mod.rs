@@ -6,6 +6,7 @@
 //! `rt::runtime::Handle` wraps.
 
 pub(crate) mod current_thread;
+pub(crate) mod idle_spin;
 pub(crate) mod multi_thread;
 
 use crate::blocking;
@@ -93,6 +94,8 @@ impl Handle {
 pub(crate) struct Config {
     pub(crate) global_queue_interval: u32,
     pub(crate) event_interval: u32,
+    /// The most an idle thread spins before it sleeps (see `idle_spin`).
+    pub(crate) spin_before_park: std::time::Duration,
     pub(crate) before_park: Option<crate::runtime::builder::Callback>,
     pub(crate) after_unpark: Option<crate::runtime::builder::Callback>,
 }
@@ -102,6 +105,7 @@ impl std::fmt::Debug for Config {
         f.debug_struct("Config")
             .field("global_queue_interval", &self.global_queue_interval)
             .field("event_interval", &self.event_interval)
+            .field("spin_before_park", &self.spin_before_park)
             .finish_non_exhaustive()
     }
 }
