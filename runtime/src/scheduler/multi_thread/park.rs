@@ -9,7 +9,7 @@
 //! worker blocks turns the next park into a no-op.
 
 use crate::driver::{self, Driver};
-use crate::loom::sync::atomic::{AtomicUsize, Ordering};
+use crate::loom::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use crate::loom::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
@@ -41,6 +41,8 @@ struct Inner {
 pub(crate) struct Shared {
     driver: Mutex<Driver>,
     handle: driver::Handle,
+    /// A worker is blocked in the driver, watching I/O and timers.
+    driver_watched: AtomicBool,
 }
 
 impl Shared {
@@ -48,6 +50,7 @@ impl Shared {
         Arc::new(Shared {
             driver: Mutex::new(driver),
             handle,
+            driver_watched: AtomicBool::new(false),
         })
     }
 
@@ -79,6 +82,13 @@ impl Parker {
     /// Blocks until unparked.
     pub(crate) fn park(&mut self) {
         self.inner.park(None);
+    }
+
+    /// `true` while a worker is blocked in the driver: I/O and timer events
+    /// are seen as they happen, so another worker may spin instead of
+    /// parking (in the driver) itself.
+    pub(crate) fn driver_watched(&self) -> bool {
+        self.inner.shared.driver_watched.load(Ordering::Relaxed)
     }
 
     /// Polls the driver without blocking, if no other worker holds it.
@@ -117,7 +127,14 @@ impl Inner {
             }
             Err(actual) => panic!("rt: inconsistent park state {actual}"),
         }
+        let watching = timeout != Some(Duration::ZERO);
+        if watching {
+            self.shared.driver_watched.store(true, Ordering::Relaxed);
+        }
         driver.park(&self.shared.handle, timeout);
+        if watching {
+            self.shared.driver_watched.store(false, Ordering::Relaxed);
+        }
         match self.state.swap(EMPTY, Ordering::SeqCst) {
             NOTIFIED | PARKED_DRIVER => {}
             actual => panic!("rt: inconsistent park state {actual}"),

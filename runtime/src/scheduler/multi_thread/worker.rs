@@ -185,24 +185,31 @@ impl Core {
     /// A searcher that found nothing keeps looking for a while before it
     /// parks (see `idle_spin`): while it counts as searching, producers
     /// skip the wake-up, and it picks their tasks up within a fraction of
-    /// a microsecond. A worker refused the searcher role parks at once.
+    /// a microsecond. A worker refused the searcher role parks at once,
+    /// and so does one that would leave nobody blocked in the driver (its
+    /// I/O and timer events would wait for the spin to end).
     fn spin_for_work(&mut self, handle: &Handle, spin: &IdleSpin) -> Option<Notified> {
         if !self.is_searching {
             return None;
         }
         let shared = &handle.shared;
         spin.spin(|| {
+            let park = self.park.as_ref().expect("core has a parker");
+            if !park.driver_watched() {
+                return Some(None);
+            }
             let pending = !shared.inject.is_empty()
                 || shared
                     .remotes
                     .iter()
                     .any(|remote| !remote.stealer.is_empty());
             if pending {
-                self.steal_work(handle)
+                self.steal_work(handle).map(Some)
             } else {
                 None
             }
         })
+        .flatten()
     }
 
     fn transition_from_searching(&mut self, handle: &Handle) {
