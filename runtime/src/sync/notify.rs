@@ -17,15 +17,25 @@
 //!    and queues itself. Since `notify_one` must take the lock to see a
 //!    waiter, it cannot miss one that is being queued.
 //! 3. `notify_waiters` bumps the call count (lock-free if no one is
-//!    queued) and wakes every queued waiter. A future records the count when it is created
-//!    and completes if it moved, so futures created before the call but
-//!    not yet polled are woken too. It stores no permit.
+//!    queued), frees every queued waiter's slot and wakes it. A future
+//!    records the count when it is created and completes if it moved, so
+//!    futures created before the call but not yet polled are woken too. It
+//!    stores no permit.
 //! 4. Cancellation: a future dropped after `notify_one` picked it but
 //!    before it observed that passes the notification on (to the next
 //!    waiter, or as the permit), so it is never lost.
+//! 5. Observing: a waiter picked by `notify_one` keeps its slot (marked)
+//!    until its future observes it, under the lock; `picked` counts such
+//!    slots. A queued future that sees the call count moved while
+//!    `picked` is zero knows `notify_waiters` freed its slot, and
+//!    completes (or drops) without the lock: with `notify_waiters` waking
+//!    many tasks at once, they do not queue on the lock a second time. If
+//!    `picked` is not zero it takes the lock, and its slot's `ticket`
+//!    tells whether the slot is still its own or was freed and reused.
 
 use crate::loom::sync::Mutex;
-use crate::loom::sync::atomic::{AtomicUsize, Ordering::SeqCst};
+use crate::loom::sync::atomic::AtomicUsize;
+use crate::loom::sync::atomic::Ordering::{Relaxed, SeqCst};
 use crate::sync::wait_list::{WaitList, WakeList, register};
 use crate::task::poll_proceed;
 use std::fmt;
@@ -78,14 +88,20 @@ fn with_state(word: usize, state: usize) -> usize {
 pub struct Notify {
     /// State bits and the `notify_waiters` count; see the module docs.
     state: AtomicUsize,
+    /// Slots picked by `notify_one` and not yet observed (step 5).
+    picked: AtomicUsize,
+    /// Numbers the waiters, to tell a slot's owner after reuse (step 5).
+    tickets: AtomicUsize,
     waiters: Mutex<WaitList<Waiter>>,
 }
 
 #[derive(Debug)]
 struct Waiter {
+    /// Taken by the notification. A slot that is unlinked but still stored
+    /// was picked by `notify_one`: `notify_waiters` frees the slots it
+    /// takes.
     waker: Option<Waker>,
-    /// Set when unlinked by a notification: `true` for `notify_one`.
-    by_notify_one: bool,
+    ticket: usize,
 }
 
 type Waiters<'a> = crate::loom::sync::MutexGuard<'a, WaitList<Waiter>>;
@@ -103,6 +119,8 @@ impl Notify {
     pub fn new() -> Notify {
         Notify {
             state: AtomicUsize::new(EMPTY),
+            picked: AtomicUsize::new(0),
+            tickets: AtomicUsize::new(0),
             waiters: Mutex::new(WaitList::new()),
         }
     }
@@ -128,6 +146,7 @@ impl Notify {
             notify: self,
             waiters_calls: calls(self.state.load(SeqCst)),
             key: None,
+            ticket: 0,
             done: false,
         }
     }
@@ -178,9 +197,8 @@ impl Notify {
         let key = waiters
             .pop_front()
             .expect("`WAITING` is set only while waiters are queued");
-        let waiter = waiters.get_mut(key);
-        waiter.by_notify_one = true;
-        wakers.push(waiter.waker.take());
+        self.picked.fetch_add(1, SeqCst);
+        wakers.push(waiters.get_mut(key).waker.take());
         if waiters.is_empty() {
             let word = self.state.load(SeqCst);
             self.state.store(with_state(word, EMPTY), SeqCst);
@@ -216,8 +234,8 @@ impl Notify {
         let mut waiters = self.lock();
         let word = self.state.load(SeqCst);
         if word & STATE_MASK == WAITING {
-            while let Some(key) = waiters.pop_front() {
-                wakers.push(waiters.get_mut(key).waker.take());
+            while let Some(key) = waiters.front() {
+                wakers.push(waiters.remove(key).waker);
             }
             self.state.store(with_state(word + CALL, EMPTY), SeqCst);
         } else {
@@ -273,10 +291,27 @@ pub struct Notified<'a> {
     notify: &'a Notify,
     waiters_calls: usize,
     key: Option<usize>,
+    /// The queued waiter's ticket (step 5).
+    ticket: usize,
     done: bool,
 }
 
 impl Notified<'_> {
+    /// Step 5, lock-free: `true` if `notify_waiters` has freed this queued
+    /// future's slot. `false` means "take the lock and look".
+    fn freed_by_notify_waiters(&self) -> bool {
+        calls(self.notify.state.load(SeqCst)) != self.waiters_calls
+            && self.notify.picked.load(SeqCst) == 0
+    }
+
+    /// Step 5, under the lock: `false` if this future's slot was freed by
+    /// `notify_waiters` (and maybe reused by another waiter since).
+    fn owns_slot(&self, waiters: &Waiters<'_>, key: usize) -> bool {
+        waiters
+            .get(key)
+            .is_some_and(|waiter| waiter.ticket == self.ticket)
+    }
+
     /// Step 2: `true` if notified at once; otherwise queued.
     fn register_first(&mut self, waker: &Waker) -> bool {
         let notify = self.notify;
@@ -303,9 +338,11 @@ impl Notified<'_> {
             if word & STATE_MASK == NOTIFIED {
                 return true;
             }
+            // Under the lock: `Relaxed` is enough to keep tickets unique.
+            self.ticket = notify.tickets.fetch_add(1, Relaxed);
             let waiter = Waiter {
                 waker: Some(waker.clone()),
-                by_notify_one: false,
+                ticket: self.ticket,
             };
             self.key = Some(waiters.push_back(waiter));
             return false;
@@ -328,13 +365,18 @@ impl Future for Notified<'_> {
                 }
             }
             Some(key) => {
-                let mut waiters = self.notify.lock();
-                if waiters.is_linked(key) {
-                    register(&mut waiters.get_mut(key).waker, cx.waker());
-                    return Poll::Pending;
+                if !self.freed_by_notify_waiters() {
+                    let mut waiters = self.notify.lock();
+                    if self.owns_slot(&waiters, key) {
+                        if waiters.is_linked(key) {
+                            register(&mut waiters.get_mut(key).waker, cx.waker());
+                            return Poll::Pending;
+                        }
+                        // Picked by `notify_one`.
+                        waiters.remove(key);
+                        self.notify.picked.fetch_sub(1, SeqCst);
+                    }
                 }
-                waiters.remove(key);
-                drop(waiters);
                 self.key = None;
             }
         }
@@ -347,10 +389,16 @@ impl Future for Notified<'_> {
 impl Drop for Notified<'_> {
     fn drop(&mut self) {
         let Some(key) = self.key else { return };
+        if self.freed_by_notify_waiters() {
+            return;
+        }
         let notify = self.notify;
         let mut waiters = notify.lock();
+        if !self.owns_slot(&waiters, key) {
+            return;
+        }
         let linked = waiters.is_linked(key);
-        let waiter = waiters.remove(key);
+        waiters.remove(key);
         let mut wakers = WakeList::new();
         if linked {
             if waiters.is_empty() {
@@ -358,8 +406,10 @@ impl Drop for Notified<'_> {
                 let word = notify.state.load(SeqCst);
                 notify.state.store(with_state(word, EMPTY), SeqCst);
             }
-        } else if waiter.by_notify_one {
-            // Step 4: pass the unobserved notification on.
+        } else {
+            // Picked by `notify_one` (step 4): pass the unobserved
+            // notification on.
+            notify.picked.fetch_sub(1, SeqCst);
             notify.notify_one_locked(&mut waiters, &mut wakers);
         }
         drop(waiters);
@@ -373,6 +423,76 @@ impl fmt::Debug for Notified<'_> {
             .field("waiting", &self.key.is_some())
             .field("done", &self.done)
             .finish()
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::Notify;
+    use crate::loom::sync::atomic::Ordering::SeqCst;
+    use std::future::Future;
+    use std::pin::Pin;
+    use std::task::{Context, Poll};
+
+    fn poll(notified: &mut Pin<Box<super::Notified<'_>>>) -> Poll<()> {
+        let waker = futures::task::noop_waker();
+        notified.as_mut().poll(&mut Context::from_waker(&waker))
+    }
+
+    fn stored(notify: &Notify) -> usize {
+        notify.lock().stored()
+    }
+
+    /// Step 5: `notify_waiters` frees the slots itself and the woken
+    /// futures complete without the lock, leaving nothing stored.
+    #[test]
+    fn notify_waiters_frees_the_slots_it_wakes() {
+        let notify = Notify::new();
+        let mut waiters: Vec<_> = (0..3).map(|_| Box::pin(notify.notified())).collect();
+        for waiter in &mut waiters {
+            assert!(poll(waiter).is_pending());
+        }
+        assert_eq!(stored(&notify), 3);
+        notify.notify_waiters();
+        assert_eq!(stored(&notify), 0);
+        for waiter in &mut waiters {
+            assert!(waiter.freed_by_notify_waiters(), "decided without the lock");
+            assert!(poll(waiter).is_ready());
+        }
+        drop(waiters);
+        assert_eq!(notify.picked.load(SeqCst), 0);
+    }
+
+    /// A slot picked by `notify_one` survives `notify_waiters`, and a slot
+    /// freed by it and reused by a new waiter is not mistaken for the old
+    /// future's: each future settles its own slot only.
+    #[test]
+    fn picked_slots_and_reused_slots_stay_apart() {
+        let notify = Notify::new();
+        let mut picked = Box::pin(notify.notified());
+        let mut freed = Box::pin(notify.notified());
+        assert!(poll(&mut picked).is_pending());
+        assert!(poll(&mut freed).is_pending());
+        notify.notify_one(); // picks `picked`
+        notify.notify_waiters(); // frees `freed`'s slot
+        assert_eq!(stored(&notify), 1);
+        let mut reuser = Box::pin(notify.notified());
+        assert!(poll(&mut reuser).is_pending(), "takes the freed slot");
+        assert_eq!(stored(&notify), 2);
+        // `freed` sees `picked` outstanding, looks under the lock, and
+        // leaves the reused slot alone.
+        assert!(!freed.freed_by_notify_waiters());
+        assert!(poll(&mut freed).is_ready());
+        assert_eq!(stored(&notify), 2);
+        // Dropping `picked` unobserved passes its notification on.
+        drop(picked);
+        assert_eq!(notify.picked.load(SeqCst), 1, "now `reuser` is picked");
+        assert!(poll(&mut reuser).is_ready());
+        assert_eq!(stored(&notify), 0);
+        assert_eq!(notify.picked.load(SeqCst), 0);
+        drop((freed, reuser));
+        let mut later = Box::pin(notify.notified());
+        assert!(poll(&mut later).is_pending(), "no permit was left behind");
     }
 }
 
@@ -460,6 +580,41 @@ mod loom_notify {
             }
             let mut later = notify.notified();
             assert!(Pin::new(&mut later).poll(&mut cx).is_pending());
+        });
+    }
+
+    /// Step 5: `notify_one` then `notify_waiters` from one thread, racing
+    /// the drop of the first waiter: the second completes whichever way
+    /// the first's notification went, and afterwards no slot and no pick
+    /// is left over (a future that freed a slot it did not own, or missed
+    /// its own, would show here).
+    #[test]
+    fn notify_one_and_notify_waiters_vs_dropped_waiter() {
+        loom::model(|| {
+            let notify = Arc::new(Notify::new());
+            let waker = futures::task::noop_waker();
+            let mut cx = Context::from_waker(&waker);
+            let mut first = Box::pin(notify.notified());
+            let mut second = Box::pin(notify.notified());
+            assert!(first.as_mut().poll(&mut cx).is_pending());
+            assert!(second.as_mut().poll(&mut cx).is_pending());
+            let notifier = {
+                let notify = notify.clone();
+                thread::spawn(move || {
+                    notify.notify_one();
+                    notify.notify_waiters();
+                })
+            };
+            drop(first);
+            loom::future::block_on(second);
+            notifier.join().unwrap();
+            assert_eq!(notify.lock().stored(), 0);
+            assert_eq!(
+                notify
+                    .picked
+                    .load(crate::loom::sync::atomic::Ordering::SeqCst),
+                0
+            );
         });
     }
 

@@ -119,6 +119,17 @@ impl<T> WaitList<T> {
         &mut self.nodes[key].value
     }
 
+    /// The waiter stored under `key`, if that slot is in use.
+    pub(crate) fn get(&self, key: usize) -> Option<&T> {
+        self.nodes.get(key).map(|node| &node.value)
+    }
+
+    /// The number of stored waiters, linked or granted.
+    #[cfg(test)]
+    pub(crate) fn stored(&self) -> usize {
+        self.nodes.len()
+    }
+
     /// The number of linked waiters.
     #[allow(dead_code)]
     pub(crate) fn len(&self) -> usize {
