@@ -206,3 +206,59 @@ fn num_alive_tasks_counts_unfinished_tasks() {
         });
     });
 }
+
+/// Request/reply between `block_on` and a task, and between two tasks, is
+/// exact with spinning off, at the default, and with a spin far longer
+/// than any wait here (so threads that keep spinning still hand over every
+/// message and let the runtime shut down).
+#[test]
+fn request_reply_is_exact_whatever_the_spin_before_park() {
+    for spin in [
+        std::time::Duration::ZERO,
+        std::time::Duration::from_micros(20),
+        std::time::Duration::from_millis(50),
+    ] {
+        let rt = Builder::new_multi_thread()
+            .worker_threads(2)
+            .spin_before_park(spin)
+            .build()
+            .unwrap();
+        let answered = rt.block_on(async {
+            let (requests, mut incoming) =
+                rt::sync::mpsc::channel::<(u32, rt::sync::oneshot::Sender<u32>)>(4);
+            let server = rt::spawn(async move {
+                let mut served = 0;
+                while let Some((value, reply)) = incoming.recv().await {
+                    reply.send(value * 2).unwrap();
+                    served += 1;
+                }
+                served
+            });
+            let client = {
+                let requests = requests.clone();
+                rt::spawn(async move {
+                    let mut sum = 0;
+                    for value in 0..500 {
+                        let (reply, replied) = rt::sync::oneshot::channel();
+                        requests.send((value, reply)).await.unwrap();
+                        sum += replied.await.unwrap();
+                    }
+                    sum
+                })
+            };
+            let mut sum = 0;
+            for value in 0..500 {
+                let (reply, replied) = rt::sync::oneshot::channel();
+                requests.send((value, reply)).await.unwrap();
+                sum += replied.await.unwrap();
+            }
+            drop(requests);
+            (sum + client.await.unwrap(), server.await.unwrap())
+        });
+        assert_eq!(
+            answered,
+            (2 * 2 * (0..500).sum::<u32>(), 1000),
+            "spin {spin:?}"
+        );
+    }
+}

@@ -16,14 +16,17 @@
 //! 6. as a searcher (at most half the workers at once, see `idle.rs`):
 //!    half of a peer's deque, trying each peer once from a random start,
 //!    then the injector again;
-//! 7. park (see `idle.rs` for why no wake-up is lost). A worker only gets
+//! 7. still a searcher, spin for a while, looking at the same queues, if
+//!    its recent parks were short and another worker is blocked in the
+//!    driver (see `idle_spin.rs`): producers skip the wake-up meanwhile;
+//! 8. park (see `idle.rs` for why no wake-up is lost). A worker only gets
 //!    here with its yielded list empty (step 5 emptied it), so a yielded
 //!    task is never left behind a parked worker.
 //!
 //! Every `event_interval` ticks a busy worker polls the driver without
 //! blocking, so I/O and timers are not starved by CPU-bound tasks. Both
 //! there and when it parks in the driver, the worker's core is installed,
-//! so the tasks the driver wakes are queued locally (step 7 then takes the
+//! so the tasks the driver wakes are queued locally (step 8 then takes the
 //! worker off the parked list by itself). The first of them that becomes
 //! stealable wakes one peer at once (never the worker itself, which may
 //! still be on the parked list), so a turn that fires thousands of timers
