@@ -22,6 +22,7 @@ fn pool(max_threads: usize) -> Spawner {
         PoolConfig {
             max_threads,
             keep_alive: Duration::ZERO,
+            spin_before_park: Duration::ZERO,
         },
         ThreadSpawner::unnamed(),
     )

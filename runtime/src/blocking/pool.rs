@@ -54,6 +54,14 @@
 //! 3. wait, up to the timeout, for the threads to finish their running job
 //!    and exit.
 //!
+//! Spinning: a thread that ran out of jobs first counts itself notified
+//! (so producers skip the wake-up, step 2) and spins, looking at the
+//! queues, while its recent idle waits were short (`scheduler::idle_spin`).
+//! If a job comes it goes on as a notified thread (step 5); if not, it
+//! does step 5 with no job of its own, then goes idle. A task awaiting one
+//! `spawn_blocking` call after another then costs no futex wake-up per
+//! call on either side.
+//!
 //! A thread running a handed-off core leaves the pool's count for that
 //! time (a worker loop is not blocking work, and must not hold one of the
 //! capped slots), and rejoins afterwards if there is room.
@@ -64,6 +72,7 @@ use crate::loom::sync::{Arc, Condvar, Mutex, MutexGuard};
 use crate::runtime::builder::ThreadSpawner;
 use crate::runtime::context;
 use crate::scheduler;
+use crate::scheduler::idle_spin::IdleSpin;
 use crate::task::Notified;
 use std::cell::Cell;
 use std::fmt;
@@ -106,6 +115,8 @@ impl Counts {
 pub(crate) struct PoolConfig {
     pub(crate) max_threads: usize,
     pub(crate) keep_alive: Duration,
+    /// See "Spinning" above and `scheduler::idle_spin`.
+    pub(crate) spin_before_park: Duration,
 }
 
 /// A cheap, cloneable handle to the pool (the scheduler handles hold one).
@@ -317,12 +328,35 @@ impl Spawner {
         self.notify_one(rt, may_spawn)
     }
 
+    /// "Spinning" above: `true` if a job (or shutdown) came during the
+    /// spin; the thread is still counted notified then.
+    fn spin_for_job(&self, spin: &IdleSpin, rt: Option<&scheduler::Handle>) -> bool {
+        if !spin.will_spin() {
+            return false;
+        }
+        let inner = &*self.inner;
+        inner.counts.fetch_add(NOTIFIED_ONE, Ordering::SeqCst);
+        let found = spin
+            .spin(|| (inner.has_work() || inner.is_shutdown.load(Ordering::Acquire)).then_some(()))
+            .is_some();
+        if !found {
+            // Step 5 with no job: a job pushed while this thread counted
+            // as notified woke nobody. This thread takes it itself when it
+            // looks at the queues before going idle, unless an idle one is
+            // claimed for it here; nothing new is spawned for it.
+            self.leave_notified(rt, false)
+                .expect("passing a job on without spawning a thread cannot fail");
+        }
+        found
+    }
+
     /// The body of a pool thread.
     fn run_thread(&self, rt: Option<scheduler::Handle>, mut first: Option<Job>) {
         let inner = &*self.inner;
         let _current = rt.as_ref().map(context::set_current);
         // Started by `notify_one` (with no job of its own): notified.
         let mut notified = first.is_none();
+        let spin = IdleSpin::new(inner.config.spin_before_park);
         loop {
             if inner.is_shutdown.load(Ordering::Acquire) {
                 // A handed-off core still runs: its worker loop sees the
@@ -358,11 +392,20 @@ impl Spawner {
                         return;
                     }
                 }
-                None => match inner.wait_for_work() {
-                    Woken::Notified => notified = true,
-                    Woken::Itself => {}
-                    Woken::Exit => return,
-                },
+                None => {
+                    if self.spin_for_job(&spin, rt.as_ref()) {
+                        notified = true;
+                        continue;
+                    }
+                    let idle_since = spin.sleep_starts();
+                    let woken = inner.wait_for_work();
+                    spin.slept(idle_since);
+                    match woken {
+                        Woken::Notified => notified = true,
+                        Woken::Itself => {}
+                        Woken::Exit => return,
+                    }
+                }
             }
         }
     }

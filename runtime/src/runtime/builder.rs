@@ -466,6 +466,7 @@ impl Builder {
             PoolConfig {
                 max_threads: self.max_blocking_threads,
                 keep_alive: self.thread_keep_alive,
+                spin_before_park: self.spin_before_park,
             },
             self.spawner(),
         );

@@ -61,13 +61,18 @@ impl IdleSpin {
         self.budget.set(self.budget.get().min(max));
     }
 
+    /// `true` if `spin` would spin now (callers with set-up to do first).
+    pub(crate) fn will_spin(&self) -> bool {
+        !self.budget.get().is_zero() && !cfg!(loom)
+    }
+
     /// Calls `poll` every few hundred nanoseconds until it returns
     /// something or the budget is spent.
     pub(crate) fn spin<T>(&self, mut poll: impl FnMut() -> Option<T>) -> Option<T> {
-        let budget = self.budget.get();
-        if budget.is_zero() || cfg!(loom) {
+        if !self.will_spin() {
             return None;
         }
+        let budget = self.budget.get();
         let start = Instant::now();
         loop {
             for _ in 0..SPINS_PER_CHECK {
