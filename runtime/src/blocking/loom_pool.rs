@@ -18,11 +18,16 @@ use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 
 fn pool(max_threads: usize) -> Spawner {
+    pool_spinning(max_threads, Duration::ZERO)
+}
+
+/// A pool whose threads spin (under loom: look once) before going idle.
+fn pool_spinning(max_threads: usize, spin_before_park: Duration) -> Spawner {
     Spawner::new(
         PoolConfig {
             max_threads,
             keep_alive: Duration::ZERO,
-            spin_before_park: Duration::ZERO,
+            spin_before_park,
         },
         ThreadSpawner::unnamed(),
     )
@@ -92,7 +97,10 @@ fn loom_blocking_spawn_racing_shutdown() {
 /// One call from this thread, one from another while the first runs or
 /// ends; both must run. Returns the pool, shut down.
 fn two_calls_from_two_threads(max_threads: usize) -> Spawner {
-    let pool = pool(max_threads);
+    two_calls_on(pool(max_threads))
+}
+
+fn two_calls_on(pool: Spawner) -> Spawner {
     let done = Arc::new(Done::default());
     let first_done = done.clone();
     let first = spawn_blocking_on(&pool, None, move || first_done.finish());
@@ -115,6 +123,17 @@ fn loom_blocking_idle_thread_racing_new_work() {
         // The second call comes while the only thread finishes the first
         // and goes idle (and, with no keep-alive, exits).
         let pool = two_calls_from_two_threads(1);
+        assert_eq!(pool.num_threads(), 0);
+    });
+}
+
+/// The same race with a spinning thread: it counts itself notified, so
+/// the second call's producer wakes nobody; the spinner must find the job
+/// in its look, or hand it on (or take it) when it stops spinning.
+#[test]
+fn loom_blocking_spinning_thread_racing_new_work() {
+    loom::model(|| {
+        let pool = two_calls_on(pool_spinning(1, Duration::from_micros(20)));
         assert_eq!(pool.num_threads(), 0);
     });
 }

@@ -62,15 +62,23 @@ impl IdleSpin {
     }
 
     /// `true` if `spin` would spin now (callers with set-up to do first).
+    /// Under loom, where time means nothing, whenever `max` is not zero.
     pub(crate) fn will_spin(&self) -> bool {
-        !self.budget.get().is_zero() && !cfg!(loom)
+        if cfg!(loom) {
+            return !self.max.get().is_zero();
+        }
+        !self.budget.get().is_zero()
     }
 
     /// Calls `poll` every few hundred nanoseconds until it returns
-    /// something or the budget is spent.
+    /// something or the budget is spent. Under loom: once, so the models
+    /// explore a thread that spins and one that finds work by spinning.
     pub(crate) fn spin<T>(&self, mut poll: impl FnMut() -> Option<T>) -> Option<T> {
         if !self.will_spin() {
             return None;
+        }
+        if cfg!(loom) {
+            return poll();
         }
         let budget = self.budget.get();
         let start = Instant::now();
