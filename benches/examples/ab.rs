@@ -11,8 +11,9 @@
 //! ```
 //!
 //! Workloads: `sleep_many`, `oneshot`, `notify_waiters`, `notify_one`,
-//! `fs_read`, `file_read_to_end`. With `AB_SEQ` set it also prints every
-//! round's time in order, to tell a few slow rounds from a slow regime;
+//! `semaphore_contended`, `fs_read`, `file_read_to_end`. With `AB_SEQ` set
+//! it also prints every round's time in order, to tell a few slow rounds
+//! from a slow regime;
 //! with `AB_ONLY=rt` (or `tokio`) it runs one side only, for profiling.
 
 use std::time::Duration;
@@ -140,6 +141,31 @@ macro_rules! workloads {
                 })
             }
 
+            /// 6 tasks share 2 permits; each acquires 200 times and yields
+            /// while holding one (the criterion `sync_semaphore_contended`).
+            pub(crate) fn semaphore_contended(rt: &::$krate::runtime::Runtime) -> Duration {
+                let semaphore = std::sync::Arc::new(::$krate::sync::Semaphore::new(2));
+                let start = Instant::now();
+                rt.block_on(async {
+                    let tasks: Vec<_> = (0..6)
+                        .map(|_| {
+                            let semaphore = semaphore.clone();
+                            ::$krate::spawn(async move {
+                                for _ in 0..200 {
+                                    let permit = semaphore.acquire().await.expect("never closed");
+                                    ::$krate::task::yield_now().await;
+                                    drop(permit);
+                                }
+                            })
+                        })
+                        .collect();
+                    for task in tasks {
+                        task.await.expect("a contending task failed");
+                    }
+                });
+                start.elapsed()
+            }
+
             /// `fs::read` of the file at `path`.
             pub(crate) fn fs_read(rt: &::$krate::runtime::Runtime, path: &Path) -> Duration {
                 rt.block_on(async {
@@ -225,6 +251,8 @@ fn main() {
         ("notify_waiters", false) => tokio::notify(&tokio, &notify_on.1, true),
         ("notify_one", true) => rt::notify(&rt, &notify_on.0, false),
         ("notify_one", false) => tokio::notify(&tokio, &notify_on.1, false),
+        ("semaphore_contended", true) => rt::semaphore_contended(&rt),
+        ("semaphore_contended", false) => tokio::semaphore_contended(&tokio),
         ("fs_read", true) => rt::fs_read(&rt, &path),
         ("fs_read", false) => tokio::fs_read(&tokio, &path),
         ("file_read_to_end", true) => rt::file_read_to_end(&rt, &path),
@@ -275,7 +303,7 @@ fn main() {
 
 fn usage() -> ! {
     eprintln!(
-        "usage: ab <sleep_many|oneshot|notify_waiters|notify_one|fs_read|file_read_to_end> [rounds, default 30]"
+        "usage: ab <sleep_many|oneshot|notify_waiters|notify_one|semaphore_contended|fs_read|file_read_to_end> [rounds, default 30]"
     );
     std::process::exit(2)
 }
