@@ -1,12 +1,14 @@
 //! What every `rt::fs` operation shares: running a closure on the blocking
 //! pool, the chunk size, and errors that name their path.
 
+use crate::io::sys;
 use crate::runtime::context;
 use crate::task::JoinHandle;
 use std::error::Error;
 use std::fmt;
 use std::fs::File;
 use std::io::{self, Read};
+use std::os::fd::AsRawFd;
 use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -87,15 +89,47 @@ impl Error for ContextError {
 /// it stay in `dst`.
 pub(crate) fn read_chunks(file: &File, dst: &mut Vec<u8>, stop: &AtomicBool) -> io::Result<bool> {
     loop {
-        let n = file.take(MAX_CHUNK as u64).read_to_end(dst)?;
-        // `read_to_end` stops short of the limit only at the end of the file.
-        if n < MAX_CHUNK {
+        // `read_chunk` stops short of the limit only at the end of the file.
+        if read_chunk(file, dst)? < MAX_CHUNK {
             return Ok(true);
         }
         if stop.load(Ordering::Relaxed) {
             return Ok(false);
         }
     }
+}
+
+/// Appends up to `MAX_CHUNK` bytes from `file` to `dst`, fewer only at the
+/// end of the file; returns how many. Each `read` asks for all the room
+/// left in `dst` (up to the chunk), so a buffer sized from the file's
+/// length is filled with one system call per chunk.
+fn read_chunk(file: &File, dst: &mut Vec<u8>) -> io::Result<usize> {
+    let mut total = 0;
+    while total < MAX_CHUNK {
+        let result = if dst.len() == dst.capacity() {
+            // Full: probe before growing, so that a buffer sized exactly
+            // for the file is not reallocated (and copied) only to find
+            // its end.
+            let mut probe = [0; 32];
+            (&mut &*file).read(&mut probe).inspect(|&n| {
+                if n > 0 {
+                    dst.extend_from_slice(&probe[..n]);
+                    // More is coming (a pipe, or a file that grew): leave
+                    // room for reads of a useful size.
+                    dst.reserve(8 * 1024);
+                }
+            })
+        } else {
+            sys::read_to_spare(file.as_raw_fd(), dst, MAX_CHUNK - total)
+        };
+        match result {
+            Ok(0) => break,
+            Ok(n) => total += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(total)
 }
 
 /// Sets its flag when dropped: tells a blocking job that nobody wants its
