@@ -507,29 +507,35 @@ mod loom_notify {
     use std::pin::Pin;
     use std::task::{Context, Poll};
 
+    /// Queues two waiters, runs `notify` on another thread while the
+    /// first is dropped, and waits for the second to complete.
+    fn drop_first_of_two_during(notify: fn(&Notify)) -> Arc<Notify> {
+        let shared = Arc::new(Notify::new());
+        let waker = futures::task::noop_waker();
+        let mut cx = Context::from_waker(&waker);
+        let mut first = Box::pin(shared.notified());
+        let mut second = Box::pin(shared.notified());
+        assert!(first.as_mut().poll(&mut cx).is_pending());
+        assert!(second.as_mut().poll(&mut cx).is_pending());
+        let notifier = {
+            let shared = shared.clone();
+            thread::spawn(move || notify(&shared))
+        };
+        drop(first);
+        loom::future::block_on(second);
+        notifier.join().unwrap();
+        shared
+    }
+
     /// `notify_one` racing with the drop of the first waiter: the second
     /// waiter is woken, and exactly one notification is consumed.
     #[test]
     fn notify_one_vs_dropped_waiter() {
         loom::model(|| {
-            let notify = Arc::new(Notify::new());
+            let notify = drop_first_of_two_during(Notify::notify_one);
             let waker = futures::task::noop_waker();
-            let mut cx = Context::from_waker(&waker);
-            let mut first = Box::pin(notify.notified());
-            let mut second = Box::pin(notify.notified());
-            assert!(first.as_mut().poll(&mut cx).is_pending());
-            assert!(second.as_mut().poll(&mut cx).is_pending());
-
-            let notifier = {
-                let notify = notify.clone();
-                thread::spawn(move || notify.notify_one())
-            };
-            drop(first);
-            loom::future::block_on(second);
-            notifier.join().unwrap();
-
             let mut third = notify.notified();
-            assert!(Pin::new(&mut third).poll(&mut cx) == Poll::Pending);
+            assert!(Pin::new(&mut third).poll(&mut Context::from_waker(&waker)) == Poll::Pending);
         });
     }
 
@@ -591,23 +597,10 @@ mod loom_notify {
     #[test]
     fn notify_one_and_notify_waiters_vs_dropped_waiter() {
         loom::model(|| {
-            let notify = Arc::new(Notify::new());
-            let waker = futures::task::noop_waker();
-            let mut cx = Context::from_waker(&waker);
-            let mut first = Box::pin(notify.notified());
-            let mut second = Box::pin(notify.notified());
-            assert!(first.as_mut().poll(&mut cx).is_pending());
-            assert!(second.as_mut().poll(&mut cx).is_pending());
-            let notifier = {
-                let notify = notify.clone();
-                thread::spawn(move || {
-                    notify.notify_one();
-                    notify.notify_waiters();
-                })
-            };
-            drop(first);
-            loom::future::block_on(second);
-            notifier.join().unwrap();
+            let notify = drop_first_of_two_during(|notify| {
+                notify.notify_one();
+                notify.notify_waiters();
+            });
             assert_eq!(notify.lock().stored(), 0);
             assert_eq!(
                 notify
