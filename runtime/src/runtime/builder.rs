@@ -294,11 +294,13 @@ impl Builder {
         self
     }
 
-    /// The longest an idle thread of the multi-thread runtime spins,
-    /// looking for work, before it goes to sleep (default 20 µs;
-    /// `Duration::ZERO` turns spinning off). It applies to a worker that
-    /// ran out of tasks while searching (at most half the workers at once)
-    /// and to a thread waiting in [`Runtime::block_on`].
+    /// The longest an idle thread spins, looking for work, before it goes
+    /// to sleep (default 20 µs; `Duration::ZERO` turns spinning off). It
+    /// applies to a multi-thread worker that ran out of tasks while
+    /// searching (at most half the workers at once, and only while another
+    /// worker watches I/O and timers), to a thread waiting in the
+    /// multi-thread [`Runtime::block_on`], and to the blocking pool's
+    /// threads (of either runtime flavor) between jobs.
     ///
     /// Waking a sleeping thread costs the waker a system call and the
     /// sleeper tens of microseconds on a virtual machine; a thread that

@@ -105,7 +105,7 @@ impl IdleSpin {
     pub(crate) fn slept(&self, start: Option<Instant>) {
         let Some(start) = start else { return };
         let max = self.max.get();
-        let budget = if start.elapsed() <= max * SHORT_SLEEP_FACTOR {
+        let budget = if start.elapsed() <= max.saturating_mul(SHORT_SLEEP_FACTOR) {
             (self.budget.get() * 2).clamp(GROW_START.min(max), max)
         } else {
             Duration::ZERO
@@ -154,6 +154,13 @@ mod tests {
         assert!(off.sleep_starts().is_none(), "spinning off: no clock reads");
         off.slept(off.sleep_starts());
         assert_eq!(off.budget.get(), Duration::ZERO);
+    }
+
+    #[test]
+    fn a_huge_max_does_not_overflow() {
+        let spin = IdleSpin::new(Duration::MAX);
+        spin.slept(spin.sleep_starts());
+        assert_eq!(spin.budget.get(), GROW_START);
     }
 
     #[test]

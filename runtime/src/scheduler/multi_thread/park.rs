@@ -54,6 +54,11 @@ impl Shared {
         })
     }
 
+    /// `true` while a worker is blocked in the driver.
+    pub(crate) fn driver_watched(&self) -> bool {
+        self.driver_watched.load(Ordering::Relaxed)
+    }
+
     /// Shuts the driver down (waiting for a worker still parked in it).
     pub(crate) fn shutdown(&self) {
         let mut driver = self.driver.lock().unwrap();
@@ -88,7 +93,7 @@ impl Parker {
     /// are seen as they happen, so another worker may spin instead of
     /// parking (in the driver) itself.
     pub(crate) fn driver_watched(&self) -> bool {
-        self.inner.shared.driver_watched.load(Ordering::Relaxed)
+        self.inner.shared.driver_watched()
     }
 
     /// Polls the driver without blocking, if no other worker holds it.

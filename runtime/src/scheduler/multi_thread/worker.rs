@@ -221,11 +221,19 @@ impl Core {
         }
         self.is_searching = false;
         if handle.shared.idle.transition_worker_from_searching() {
-            // Only for work already left behind: a task pushed from now on
-            // sees no searcher and wakes a worker itself. Waking one just
-            // in case would put a futex wake-up (several microseconds on a
-            // virtual machine) in front of the task this worker just found.
-            handle.notify_if_work_pending();
+            if handle.shared.park.driver_watched() {
+                // Only for work already left behind: a task pushed from now
+                // on sees no searcher and wakes a worker itself. Waking one
+                // just in case would put a futex wake-up (several
+                // microseconds on a virtual machine) in front of the task
+                // this worker just found.
+                handle.notify_if_work_pending();
+            } else {
+                // Nobody watches I/O and timers (this worker may have just
+                // left the driver): a sleeping worker must come and park
+                // in it, or they wait on this worker's tasks.
+                handle.notify_parked();
+            }
         }
     }
 
@@ -438,6 +446,16 @@ impl Context {
             core.park = Some(park);
             self.spin.slept(asleep_since);
             core.notify_after_driver(handle);
+            if !handle.shared.park.driver_watched() {
+                // This worker may have left the driver to run work (a timer
+                // or I/O woke it, with no searcher involved). Wake a worker
+                // still sleeping on its condvar: it parks in the driver, so
+                // timers and I/O are not left waiting on this worker's
+                // tasks while another worker idles. (If this worker counts
+                // as searching, this wakes nobody, and
+                // `transition_from_searching` does it instead.)
+                handle.notify_parked();
+            }
         }
         if let Some(cb) = &handle.shared.config.after_unpark {
             cb();
