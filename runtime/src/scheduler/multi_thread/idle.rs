@@ -19,8 +19,7 @@
 //!    request/reply ping-pong pays it on every round trip.) It does wake
 //!    one if no worker is blocked in the driver: only a parking worker
 //!    takes the driver, so without that wake-up I/O and timers would wait
-//!    on this worker's tasks while others sleep on their condvars (a
-//!    worker leaving the driver for work does the same, see `worker.rs`);
+//!    on this worker's tasks while others sleep on their condvars;
 //! 3. a worker about to park removes itself from both counts under the
 //!    lock, then re-checks every queue and wakes a worker if any holds
 //!    work. Either the producer saw it awake or searching, and the re-check

@@ -446,16 +446,6 @@ impl Context {
             core.park = Some(park);
             self.spin.slept(asleep_since);
             core.notify_after_driver(handle);
-            if !handle.shared.park.driver_watched() {
-                // This worker may have left the driver to run work (a timer
-                // or I/O woke it, with no searcher involved). Wake a worker
-                // still sleeping on its condvar: it parks in the driver, so
-                // timers and I/O are not left waiting on this worker's
-                // tasks while another worker idles. (If this worker counts
-                // as searching, this wakes nobody, and
-                // `transition_from_searching` does it instead.)
-                handle.notify_parked();
-            }
         }
         if let Some(cb) = &handle.shared.config.after_unpark {
             cb();
