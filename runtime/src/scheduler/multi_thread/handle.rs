@@ -108,15 +108,19 @@ impl Handle {
         // this worker still awake or searching (and this check sees its
         // task), or it saw the new counts and woke a worker itself.
         fence(Ordering::SeqCst);
-        let pending = !self.shared.inject.is_empty()
+        if self.has_stealable_work() {
+            self.notify_parked();
+        }
+    }
+
+    /// `true` if the injector or any worker's deque holds a task.
+    pub(crate) fn has_stealable_work(&self) -> bool {
+        !self.shared.inject.is_empty()
             || self
                 .shared
                 .remotes
                 .iter()
-                .any(|remote| !remote.stealer.is_empty());
-        if pending {
-            self.notify_parked();
-        }
+                .any(|remote| !remote.stealer.is_empty())
     }
 
     /// Starts shutting down: workers stop after their current poll.

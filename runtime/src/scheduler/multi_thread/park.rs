@@ -54,7 +54,9 @@ impl Shared {
         })
     }
 
-    /// `true` while a worker is blocked in the driver.
+    /// `true` while a worker is blocked in the driver: I/O and timer events
+    /// are seen as they happen, so another worker may spin instead of
+    /// parking (in the driver) itself.
     pub(crate) fn driver_watched(&self) -> bool {
         self.driver_watched.load(Ordering::Relaxed)
     }
@@ -87,13 +89,6 @@ impl Parker {
     /// Blocks until unparked.
     pub(crate) fn park(&mut self) {
         self.inner.park(None);
-    }
-
-    /// `true` while a worker is blocked in the driver: I/O and timer events
-    /// are seen as they happen, so another worker may spin instead of
-    /// parking (in the driver) itself.
-    pub(crate) fn driver_watched(&self) -> bool {
-        self.inner.shared.driver_watched()
     }
 
     /// Polls the driver without blocking, if no other worker holds it.

@@ -195,18 +195,11 @@ impl Core {
         if !self.is_searching {
             return None;
         }
-        let shared = &handle.shared;
         spin.spin(|| {
-            let park = self.park.as_ref().expect("core has a parker");
-            if !park.driver_watched() {
+            if !handle.shared.park.driver_watched() {
                 return Some(None);
             }
-            let pending = !shared.inject.is_empty()
-                || shared
-                    .remotes
-                    .iter()
-                    .any(|remote| !remote.stealer.is_empty());
-            if pending {
+            if handle.has_stealable_work() {
                 self.steal_work(handle).map(Some)
             } else {
                 None
