@@ -11,12 +11,17 @@
 //! ```
 //!
 //! Workloads: `sleep_many`, `oneshot`, `notify_waiters`, `notify_one`,
-//! `semaphore_contended`, `fs_read`, `file_read_to_end`. With `AB_SEQ` set
+//! `semaphore_contended`, `fs_read`, `file_read_to_end`, and the criterion
+//! `net` bench's own shapes `echo_64b`, `echo_64k`, `accept`. With `AB_SEQ` set
 //! it also prints every round's time in order, to tell a few slow rounds
 //! from a slow regime;
 //! with `AB_ONLY=rt` (or `tokio`) it runs one side only, for profiling.
 
-use std::time::Duration;
+#[path = "../benches/net_shapes/mod.rs"]
+mod net_shapes;
+
+use std::cell::RefCell;
+use std::time::{Duration, Instant};
 
 /// Generates one module per runtime with the same workload bodies, each
 /// returning how long its measured part took.
@@ -242,7 +247,68 @@ fn main() {
         rt::notify_waiters_spawned(&rt),
         tokio::notify_waiters_spawned(&tokio),
     );
+    let echo = match workload.as_str() {
+        "echo_64b" => Some((net_shapes::SMALL, net_shapes::ROUNDS_SMALL)),
+        "echo_64k" => Some((net_shapes::LARGE, net_shapes::ROUNDS_LARGE)),
+        _ => None,
+    };
+    // Connections and listener set up once per runtime, as in the criterion
+    // rows; each echo round takes the connections and gives them back.
+    let clients = echo.map(|(len, _)| {
+        (
+            RefCell::new(Some(rt.block_on(net_shapes::rt_side::connect_echo(len)))),
+            RefCell::new(Some(
+                tokio.block_on(net_shapes::tokio_side::connect_echo(len)),
+            )),
+        )
+    });
+    let listeners = (workload == "accept").then(|| {
+        (
+            rt.block_on(net_shapes::rt_side::bind()),
+            tokio.block_on(net_shapes::tokio_side::bind()),
+        )
+    });
     let run = |on_rt: bool| match (workload.as_str(), on_rt) {
+        ("echo_64b" | "echo_64k", true) => {
+            let (clients, (len, rounds)) =
+                (&clients.as_ref().expect("set up").0, echo.expect("set up"));
+            let open = clients.borrow_mut().take().expect("connections");
+            let start = Instant::now();
+            let open = rt.block_on(net_shapes::rt_side::echo_rounds(open, len, rounds));
+            let elapsed = start.elapsed();
+            *clients.borrow_mut() = Some(open);
+            elapsed
+        }
+        ("echo_64b" | "echo_64k", false) => {
+            let (clients, (len, rounds)) =
+                (&clients.as_ref().expect("set up").1, echo.expect("set up"));
+            let open = clients.borrow_mut().take().expect("connections");
+            let start = Instant::now();
+            let open = tokio.block_on(net_shapes::tokio_side::echo_rounds(open, len, rounds));
+            let elapsed = start.elapsed();
+            *clients.borrow_mut() = Some(open);
+            elapsed
+        }
+        ("accept", true) => {
+            let (listener, addr) = &listeners.as_ref().expect("set up").0;
+            let start = Instant::now();
+            rt.block_on(net_shapes::rt_side::accept_batch(
+                listener.clone(),
+                *addr,
+                net_shapes::ACCEPTS,
+            ));
+            start.elapsed()
+        }
+        ("accept", false) => {
+            let (listener, addr) = &listeners.as_ref().expect("set up").1;
+            let start = Instant::now();
+            tokio.block_on(net_shapes::tokio_side::accept_batch(
+                listener.clone(),
+                *addr,
+                net_shapes::ACCEPTS,
+            ));
+            start.elapsed()
+        }
         ("sleep_many", true) => rt::sleep_many(&rt),
         ("sleep_many", false) => tokio::sleep_many(&tokio),
         ("oneshot", true) => rt::oneshot(&rt, &servers.0),
@@ -303,7 +369,7 @@ fn main() {
 
 fn usage() -> ! {
     eprintln!(
-        "usage: ab <sleep_many|oneshot|notify_waiters|notify_one|semaphore_contended|fs_read|file_read_to_end> [rounds, default 30]"
+        "usage: ab <sleep_many|oneshot|notify_waiters|notify_one|semaphore_contended|fs_read|file_read_to_end|echo_64b|echo_64k|accept> [rounds, default 30]"
     );
     std::process::exit(2)
 }

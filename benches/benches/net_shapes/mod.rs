@@ -1,0 +1,162 @@
+//! The TCP workload shapes, written once over a crate path and expanded
+//! for rt (`rt_side`) and tokio (`tokio_side`). Shared by the criterion
+//! `net` bench and the `ab` example, so both measure the same text.
+//!
+//! The only runtime-specific line is how each side sets a zero linger
+//! (closing with a reset, so a run leaves no `TIME_WAIT` sockets that would
+//! use up loopback ports).
+
+use std::time::Duration;
+
+/// Open connections during the echo workloads.
+pub(crate) const CONNECTIONS: usize = 16;
+/// Round trips per connection per iteration.
+pub(crate) const ROUNDS_SMALL: usize = 50;
+pub(crate) const ROUNDS_LARGE: usize = 8;
+pub(crate) const SMALL: usize = 64;
+pub(crate) const LARGE: usize = 64 * 1024;
+/// Connections accepted per iteration, and the client tasks opening them.
+pub(crate) const ACCEPTS: usize = 64;
+pub(crate) const CONNECTORS: usize = 4;
+
+pub(crate) fn rt_zero_linger(stream: &rt::net::TcpStream) -> std::io::Result<()> {
+    stream.set_linger(Some(Duration::ZERO))
+}
+
+pub(crate) fn tokio_zero_linger(stream: &tokio::net::TcpStream) -> std::io::Result<()> {
+    stream.set_zero_linger()
+}
+
+/// The workloads over one crate's `net`, `io` (its `AsyncReadExt` /
+/// `AsyncWriteExt`) and `spawn`.
+macro_rules! net_workloads {
+    ($side:ident, $krate:ident, $zero_linger:ident) => {
+        pub(crate) mod $side {
+            use super::{CONNECTIONS, CONNECTORS, SMALL};
+            use std::net::SocketAddr;
+            use std::sync::Arc;
+            use $krate::io::{AsyncReadExt, AsyncWriteExt};
+            use $krate::net::{TcpListener, TcpStream};
+
+            /// Echoes until the client closes its end.
+            async fn echo(mut stream: TcpStream, len: usize) {
+                let mut buf = vec![0; len];
+                loop {
+                    let n = stream.read(&mut buf).await.expect("echo read");
+                    if n == 0 {
+                        return;
+                    }
+                    stream.write_all(&buf[..n]).await.expect("echo write");
+                }
+            }
+
+            /// Opens `CONNECTIONS` connections, each with an echo task for
+            /// messages of `len` bytes on the server side; returns the
+            /// client ends.
+            pub(crate) async fn connect_echo(len: usize) -> Vec<TcpStream> {
+                let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+                let addr = listener.local_addr().expect("local_addr");
+                let server = $krate::spawn(async move {
+                    for _ in 0..CONNECTIONS {
+                        let (stream, _) = listener.accept().await.expect("accept");
+                        stream.set_nodelay(true).expect("set_nodelay");
+                        drop($krate::spawn(echo(stream, len)));
+                    }
+                });
+                let mut clients = Vec::with_capacity(CONNECTIONS);
+                for _ in 0..CONNECTIONS {
+                    let stream = TcpStream::connect(addr).await.expect("connect");
+                    stream.set_nodelay(true).expect("set_nodelay");
+                    clients.push(stream);
+                }
+                server.await.expect("accept task");
+                clients
+            }
+
+            /// One client task per connection, `rounds` round trips of
+            /// `len` bytes each; gives the connections back for the next
+            /// iteration.
+            pub(crate) async fn echo_rounds(
+                clients: Vec<TcpStream>,
+                len: usize,
+                rounds: usize,
+            ) -> Vec<TcpStream> {
+                let tasks: Vec<_> = clients
+                    .into_iter()
+                    .map(|mut stream| {
+                        $krate::spawn(async move {
+                            let message = vec![7u8; len];
+                            let mut echoed = vec![0u8; len];
+                            for _ in 0..rounds {
+                                if len <= SMALL {
+                                    stream.write_all(&message).await.expect("write");
+                                    stream.read_exact(&mut echoed).await.expect("read");
+                                } else {
+                                    // Large messages: read while writing, or
+                                    // both ends could block on full buffers.
+                                    let (mut read, mut write) = TcpStream::split(&mut stream);
+                                    let (written, read) = futures_lite::future::zip(
+                                        write.write_all(&message),
+                                        read.read_exact(&mut echoed),
+                                    )
+                                    .await;
+                                    written.expect("write");
+                                    read.expect("read");
+                                }
+                            }
+                            stream
+                        })
+                    })
+                    .collect();
+                let mut clients = Vec::with_capacity(tasks.len());
+                for task in tasks {
+                    clients.push(task.await.expect("client task"));
+                }
+                clients
+            }
+
+            pub(crate) async fn bind() -> (Arc<TcpListener>, SocketAddr) {
+                let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+                let addr = listener.local_addr().expect("local_addr");
+                (Arc::new(listener), addr)
+            }
+
+            /// Accepts `accepts` connections while `CONNECTORS` tasks open
+            /// them. Each client closes with a reset as soon as it is
+            /// connected; the server ends stay open until the batch is
+            /// done, so no reset reaches a client still connecting.
+            pub(crate) async fn accept_batch(
+                listener: Arc<TcpListener>,
+                addr: SocketAddr,
+                accepts: usize,
+            ) {
+                let server = $krate::spawn(async move {
+                    let mut accepted = Vec::with_capacity(accepts);
+                    for _ in 0..accepts {
+                        let (stream, _) = listener.accept().await.expect("accept");
+                        super::$zero_linger(&stream).expect("set linger");
+                        accepted.push(stream);
+                    }
+                    accepted
+                });
+                let clients: Vec<_> = (0..CONNECTORS)
+                    .map(|_| {
+                        $krate::spawn(async move {
+                            for _ in 0..accepts / CONNECTORS {
+                                let stream = TcpStream::connect(addr).await.expect("connect");
+                                super::$zero_linger(&stream).expect("set linger");
+                            }
+                        })
+                    })
+                    .collect();
+                for client in clients {
+                    client.await.expect("connect task");
+                }
+                drop(server.await.expect("accept task"));
+            }
+        }
+    };
+}
+
+net_workloads!(rt_side, rt, rt_zero_linger);
+net_workloads!(tokio_side, tokio, tokio_zero_linger);
