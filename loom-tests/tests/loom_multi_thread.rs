@@ -58,28 +58,44 @@ fn spawn_local_and_steal() {
 /// must wake the other worker for it; if not, loom reports the deadlock.
 #[test]
 fn left_behind_work_gets_a_worker() {
+    loom::model(|| left_behind_work(runtime(2)));
+}
+
+/// The same with spinning on: idle workers and the `block_on` thread look
+/// once more before they park, and a spinner that sees nobody blocked in
+/// the driver polls the driver itself.
+#[test]
+fn left_behind_work_gets_a_worker_with_spinning() {
     loom::model(|| {
-        let rt = runtime(2);
-        let ran = Arc::new((loom::sync::Mutex::new(false), loom::sync::Condvar::new()));
-        let waiter = {
-            let ran = ran.clone();
-            rt.spawn(async move {
-                let (lock, condvar) = &*ran;
-                let mut done = lock.lock().unwrap();
-                while !*done {
-                    done = condvar.wait(done).unwrap();
-                }
-            })
-        };
-        let signaller = rt.spawn(async move {
+        let rt = Builder::new_multi_thread()
+            .worker_threads(2)
+            .spin_before_park(std::time::Duration::from_micros(1))
+            .build()
+            .unwrap();
+        left_behind_work(rt);
+    });
+}
+
+fn left_behind_work(rt: Runtime) {
+    let ran = Arc::new((loom::sync::Mutex::new(false), loom::sync::Condvar::new()));
+    let waiter = {
+        let ran = ran.clone();
+        rt.spawn(async move {
             let (lock, condvar) = &*ran;
-            *lock.lock().unwrap() = true;
-            condvar.notify_one();
-        });
-        rt.block_on(async {
-            waiter.await.unwrap();
-            signaller.await.unwrap();
-        });
+            let mut done = lock.lock().unwrap();
+            while !*done {
+                done = condvar.wait(done).unwrap();
+            }
+        })
+    };
+    let signaller = rt.spawn(async move {
+        let (lock, condvar) = &*ran;
+        *lock.lock().unwrap() = true;
+        condvar.notify_one();
+    });
+    rt.block_on(async {
+        waiter.await.unwrap();
+        signaller.await.unwrap();
     });
 }
 

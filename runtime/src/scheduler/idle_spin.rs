@@ -16,7 +16,13 @@
 //! - a short sleep (ended within `SHORT_SLEEP_FACTOR` times `max`) means
 //!   spinning may have caught the wake-up: the budget grows (from
 //!   `GROW_START`, doubling, up to `max`);
-//! - a longer sleep resets the budget to zero.
+//! - a longer sleep resets the budget to zero;
+//! - `MISS_LIMIT` spins in a row that spend the whole `max` and find
+//!   nothing mean the waits are short enough to grow the budget but too
+//!   long for any spin to catch (a `block_on` thread waiting ~100 µs for
+//!   each batch of work): the thread then sits out spinning for a number
+//!   of sleeps that doubles, up to `MAX_BACKOFF`, each time it happens
+//!   again, and resets when a spin finds what it waits for.
 //!
 //! A thread whose wake-ups come seldom never spins; one in a request/reply
 //! exchange spins and skips its sleeps. `Builder::spin_before_park` sets
@@ -36,14 +42,22 @@ const GROW_START: Duration = Duration::from_micros(2);
 /// both sleep, each sleep lasts as long as the other side takes to wake,
 /// far longer than `max`, yet once both spin, neither sleeps at all.
 const SHORT_SLEEP_FACTOR: u32 = 10;
-/// `spin_loop` hints between two checks: a few hundred nanoseconds.
-const SPINS_PER_CHECK: u32 = 8;
+/// Whole-`max` spins in a row that found nothing before backing off.
+const MISS_LIMIT: u32 = 4;
+/// Sleeps sat out after the first run of misses, and at most.
+const FIRST_BACKOFF: u32 = 8;
+const MAX_BACKOFF: u32 = 1024;
 
 /// One thread's spin budget. Only its owner uses it (hence `Cell`).
 #[derive(Debug)]
 pub(crate) struct IdleSpin {
     max: Cell<Duration>,
     budget: Cell<Duration>,
+    /// Whole-`max` spins in a row that found nothing.
+    misses: Cell<u32>,
+    /// Sleeps left to sit out, and how many the next back-off sits out.
+    backoff_left: Cell<u32>,
+    next_backoff: Cell<u32>,
 }
 
 impl IdleSpin {
@@ -51,6 +65,9 @@ impl IdleSpin {
         IdleSpin {
             max: Cell::new(max),
             budget: Cell::new(Duration::ZERO),
+            misses: Cell::new(0),
+            backoff_left: Cell::new(0),
+            next_backoff: Cell::new(FIRST_BACKOFF),
         }
     }
 
@@ -70,7 +87,7 @@ impl IdleSpin {
         !self.budget.get().is_zero()
     }
 
-    /// Calls `poll` every few hundred nanoseconds until it returns
+    /// Calls `poll`, yielding the CPU in between, until it returns
     /// something or the budget is spent. Under loom: once, so the models
     /// explore a thread that spins and one that finds work by spinning.
     pub(crate) fn spin<T>(&self, mut poll: impl FnMut() -> Option<T>) -> Option<T> {
@@ -82,17 +99,14 @@ impl IdleSpin {
         }
         let budget = self.budget.get();
         let start = Instant::now();
-        loop {
-            for _ in 0..SPINS_PER_CHECK {
-                std::hint::spin_loop();
-            }
-            if let Some(found) = poll() {
-                return Some(found);
-            }
-            if start.elapsed() >= budget {
-                return None;
-            }
+        let found = spin_for(budget, start, poll);
+        if found.is_some() {
+            self.misses.set(0);
+            self.next_backoff.set(FIRST_BACKOFF);
+        } else if budget >= self.max.get() {
+            self.missed();
         }
+        found
     }
 
     /// A clock reading to pass to `slept` after the sleep; `None` when
@@ -101,9 +115,29 @@ impl IdleSpin {
         (!self.max.get().is_zero()).then(Instant::now)
     }
 
+    /// A whole-`max` spin found nothing: after `MISS_LIMIT` in a row, sit
+    /// out spinning for a while.
+    fn missed(&self) {
+        let misses = self.misses.get() + 1;
+        if misses < MISS_LIMIT {
+            self.misses.set(misses);
+            return;
+        }
+        self.misses.set(0);
+        self.backoff_left.set(self.next_backoff.get());
+        self.next_backoff
+            .set((self.next_backoff.get() * 2).min(MAX_BACKOFF));
+        self.budget.set(Duration::ZERO);
+    }
+
     /// Adapts the budget to a sleep that began at `start`.
     pub(crate) fn slept(&self, start: Option<Instant>) {
         let Some(start) = start else { return };
+        let left = self.backoff_left.get();
+        if left > 0 {
+            self.backoff_left.set(left - 1);
+            return;
+        }
         let max = self.max.get();
         let budget = if start.elapsed() <= max.saturating_mul(SHORT_SLEEP_FACTOR) {
             (self.budget.get() * 2).clamp(GROW_START.min(max), max)
@@ -114,9 +148,29 @@ impl IdleSpin {
     }
 }
 
+/// Calls `poll`, yielding the CPU in between, until it returns something
+/// or `budget` has passed since `start`.
+fn spin_for<T>(budget: Duration, start: Instant, mut poll: impl FnMut() -> Option<T>) -> Option<T> {
+    loop {
+        // Not `spin_loop` hints: a thread spinning on a busy CPU
+        // keeps any other runnable thread off it. On the 2-vCPU dev VM
+        // the `notify_waiters` bench's `block_on` thread spun while
+        // both workers ran, and the worker it had just woken waited
+        // ~20 µs for a CPU. A yield gives the CPU to whoever is
+        // runnable and costs one system call when nobody is.
+        std::thread::yield_now();
+        if let Some(found) = poll() {
+            return Some(found);
+        }
+        if start.elapsed() >= budget {
+            return None;
+        }
+    }
+}
+
 #[cfg(all(test, not(loom)))]
 mod tests {
-    use super::{GROW_START, IdleSpin, SHORT_SLEEP_FACTOR};
+    use super::{FIRST_BACKOFF, GROW_START, IdleSpin, MISS_LIMIT, SHORT_SLEEP_FACTOR};
     use std::time::{Duration, Instant};
 
     const MAX: Duration = Duration::from_millis(20);
@@ -156,6 +210,44 @@ mod tests {
         assert_eq!(off.budget.get(), Duration::ZERO);
     }
 
+    /// Grows the budget to `spin.max` with short sleeps.
+    fn grown(spin: &IdleSpin) {
+        while spin.budget.get() < spin.max.get() {
+            spin.slept(spin.sleep_starts());
+        }
+    }
+
+    #[test]
+    fn whole_max_spins_that_keep_missing_back_off_and_a_hit_resets_it() {
+        let spin = IdleSpin::new(Duration::from_micros(50));
+        grown(&spin);
+        for _ in 0..MISS_LIMIT - 1 {
+            assert_eq!(spin.spin(|| None::<()>), None);
+            spin.slept(spin.sleep_starts());
+            assert!(spin.will_spin(), "a few misses do not stop the spin");
+        }
+        assert_eq!(spin.spin(|| None::<()>), None);
+        for _ in 0..FIRST_BACKOFF {
+            assert!(!spin.will_spin(), "backing off after {MISS_LIMIT} misses");
+            spin.slept(spin.sleep_starts());
+        }
+        grown(&spin);
+        assert!(spin.will_spin(), "spinning again after the back-off");
+        // The next run of misses backs off twice as long.
+        for _ in 0..MISS_LIMIT {
+            assert_eq!(spin.spin(|| None::<()>), None);
+        }
+        assert_eq!(spin.backoff_left.get(), FIRST_BACKOFF * 2);
+        for _ in 0..FIRST_BACKOFF * 2 {
+            spin.slept(spin.sleep_starts());
+        }
+        grown(&spin);
+        // A hit forgets the misses and the doubling.
+        assert_eq!(spin.spin(|| Some(())), Some(()));
+        assert_eq!(spin.misses.get(), 0);
+        assert_eq!(spin.next_backoff.get(), FIRST_BACKOFF);
+    }
+
     #[test]
     fn a_huge_max_does_not_overflow() {
         let spin = IdleSpin::new(Duration::MAX);
@@ -165,8 +257,9 @@ mod tests {
 
     #[test]
     fn spin_returns_what_poll_finds() {
-        let spin = IdleSpin::new(MAX);
-        spin.slept(spin.sleep_starts());
+        // A budget no busy test machine can exhaust in three polls.
+        let spin = IdleSpin::new(Duration::from_secs(600));
+        grown(&spin);
         let mut polls = 0;
         let found = spin.spin(|| {
             polls += 1;
