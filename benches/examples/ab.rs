@@ -20,8 +20,14 @@
 #[path = "../benches/net_shapes/mod.rs"]
 mod net_shapes;
 
+/// The net shapes under the crate names, for `workloads!`.
+mod net_by_crate {
+    pub(crate) use crate::net_shapes::rt_side as rt;
+    pub(crate) use crate::net_shapes::tokio_side as tokio;
+}
+
 use std::cell::RefCell;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// Generates one module per runtime with the same workload bodies, each
 /// returning how long its measured part took.
@@ -171,6 +177,38 @@ macro_rules! workloads {
                 start.elapsed()
             }
 
+            /// One round of the `net` bench's echo workload over the
+            /// connections in `clients`, which it gives back.
+            pub(crate) fn echo(
+                rt: &::$krate::runtime::Runtime,
+                clients: &std::cell::RefCell<Option<Vec<::$krate::net::TcpStream>>>,
+                (len, rounds): (usize, usize),
+            ) -> Duration {
+                let open = clients.borrow_mut().take().expect("connections");
+                let start = Instant::now();
+                let open = rt.block_on(crate::net_by_crate::$krate::echo_rounds(open, len, rounds));
+                let elapsed = start.elapsed();
+                *clients.borrow_mut() = Some(open);
+                elapsed
+            }
+
+            /// One batch of the `net` bench's accept workload.
+            pub(crate) fn accept(
+                rt: &::$krate::runtime::Runtime,
+                (listener, addr): &(
+                    std::sync::Arc<::$krate::net::TcpListener>,
+                    std::net::SocketAddr,
+                ),
+            ) -> Duration {
+                let start = Instant::now();
+                rt.block_on(crate::net_by_crate::$krate::accept_batch(
+                    listener.clone(),
+                    *addr,
+                    crate::net_shapes::ACCEPTS,
+                ));
+                start.elapsed()
+            }
+
             /// `fs::read` of the file at `path`.
             pub(crate) fn fs_read(rt: &::$krate::runtime::Runtime, path: &Path) -> Duration {
                 rt.block_on(async {
@@ -269,46 +307,18 @@ fn main() {
         )
     });
     let run = |on_rt: bool| match (workload.as_str(), on_rt) {
-        ("echo_64b" | "echo_64k", true) => {
-            let (clients, (len, rounds)) =
-                (&clients.as_ref().expect("set up").0, echo.expect("set up"));
-            let open = clients.borrow_mut().take().expect("connections");
-            let start = Instant::now();
-            let open = rt.block_on(net_shapes::rt_side::echo_rounds(open, len, rounds));
-            let elapsed = start.elapsed();
-            *clients.borrow_mut() = Some(open);
-            elapsed
-        }
-        ("echo_64b" | "echo_64k", false) => {
-            let (clients, (len, rounds)) =
-                (&clients.as_ref().expect("set up").1, echo.expect("set up"));
-            let open = clients.borrow_mut().take().expect("connections");
-            let start = Instant::now();
-            let open = tokio.block_on(net_shapes::tokio_side::echo_rounds(open, len, rounds));
-            let elapsed = start.elapsed();
-            *clients.borrow_mut() = Some(open);
-            elapsed
-        }
-        ("accept", true) => {
-            let (listener, addr) = &listeners.as_ref().expect("set up").0;
-            let start = Instant::now();
-            rt.block_on(net_shapes::rt_side::accept_batch(
-                listener.clone(),
-                *addr,
-                net_shapes::ACCEPTS,
-            ));
-            start.elapsed()
-        }
-        ("accept", false) => {
-            let (listener, addr) = &listeners.as_ref().expect("set up").1;
-            let start = Instant::now();
-            tokio.block_on(net_shapes::tokio_side::accept_batch(
-                listener.clone(),
-                *addr,
-                net_shapes::ACCEPTS,
-            ));
-            start.elapsed()
-        }
+        ("echo_64b" | "echo_64k", true) => rt::echo(
+            &rt,
+            &clients.as_ref().expect("set up").0,
+            echo.expect("set up"),
+        ),
+        ("echo_64b" | "echo_64k", false) => tokio::echo(
+            &tokio,
+            &clients.as_ref().expect("set up").1,
+            echo.expect("set up"),
+        ),
+        ("accept", true) => rt::accept(&rt, &listeners.as_ref().expect("set up").0),
+        ("accept", false) => tokio::accept(&tokio, &listeners.as_ref().expect("set up").1),
         ("sleep_many", true) => rt::sleep_many(&rt),
         ("sleep_many", false) => tokio::sleep_many(&tokio),
         ("oneshot", true) => rt::oneshot(&rt, &servers.0),
