@@ -139,3 +139,81 @@ fn driver_shutdown_wakes_waiters_with_an_error() {
     assert!(result.is_err(), "expected a shutdown error, got {result:?}");
     drop(b);
 }
+
+/// The far end of a pair echoes everything back until the near end closes
+/// its write side.
+fn unix_echo_pair() -> UnixStream {
+    let (near, mut far) = UnixStream::pair().unwrap();
+    rt::spawn(async move {
+        let (mut read, mut write) = UnixStream::split(&mut far);
+        rt::io::copy(&mut read, &mut write).await.unwrap();
+        write.close().await.unwrap();
+    });
+    near
+}
+
+#[test]
+fn owned_halves_move_to_two_tasks_and_keep_order() {
+    const MESSAGES: u32 = 2000;
+    on_both(|| async {
+        let (mut read, mut write) = unix_echo_pair().into_split();
+        // The writer and the reader wait on the same socket at once, each
+        // on its own side of the registration.
+        let writer = rt::spawn(async move {
+            for i in 0..MESSAGES {
+                write.write_all(&i.to_le_bytes()).await.unwrap();
+                if i % 64 == 0 {
+                    rt::task::yield_now().await;
+                }
+            }
+        });
+        let reader = rt::spawn(async move {
+            let mut buf = [0u8; 4];
+            for i in 0..MESSAGES {
+                read.read_exact(&mut buf).await.unwrap();
+                assert_eq!(u32::from_le_bytes(buf), i);
+            }
+            read
+        });
+        writer.await.unwrap();
+        // The write half is gone: the echo ends, and so does the stream.
+        let mut read = reader.await.unwrap();
+        assert_eq!(read.read(&mut [0; 1]).await.unwrap(), 0);
+    });
+}
+
+#[test]
+fn borrowed_halves_write_and_read_a_megabyte_in_one_task() {
+    on_both(|| async {
+        let mut stream = unix_echo_pair();
+        let (mut read, mut write) = UnixStream::split(&mut stream);
+        // More than the socket buffers hold: writing alone would block on
+        // the echo, which blocks on our unread data.
+        let data: Vec<u8> = (0..1 << 20).map(|i: u32| (i % 251) as u8).collect();
+        let send = async {
+            write.write_all(&data).await.unwrap();
+            write.close().await.unwrap();
+        };
+        let recv = async {
+            let mut got = Vec::new();
+            read.read_to_end(&mut got).await.unwrap();
+            got
+        };
+        let ((), got) = futures_util::future::join(send, recv).await;
+        assert!(got == data, "the echo differs from what was sent");
+    });
+}
+
+#[test]
+fn dropping_the_read_half_leaves_the_write_half_working() {
+    on_both(|| async {
+        let (a, mut b) = UnixStream::pair().unwrap();
+        let (read, mut write) = a.into_split();
+        drop(read);
+        write.write_all(b"still open").await.unwrap();
+        drop(write);
+        let mut got = String::new();
+        b.read_to_string(&mut got).await.unwrap();
+        assert_eq!(got, "still open");
+    });
+}

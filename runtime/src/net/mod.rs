@@ -39,6 +39,7 @@
 //! ```
 
 mod addr;
+mod halves;
 mod lookup;
 pub mod tcp;
 mod udp;

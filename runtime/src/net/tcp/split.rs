@@ -4,12 +4,8 @@
 
 use super::TcpStream;
 use crate::loom::sync::Arc;
-use futures_io::{AsyncRead, AsyncWrite};
-use std::fmt;
-use std::io::{self, IoSlice, IoSliceMut};
+use std::io;
 use std::net::SocketAddr;
-use std::pin::Pin;
-use std::task::{Context, Poll};
 
 /// The read half of [`TcpStream::split`].
 ///
@@ -190,83 +186,12 @@ impl Drop for OwnedWriteHalf {
     }
 }
 
-macro_rules! read_half {
-    ($($ty:ty => |$s:ident| $stream:expr;)*) => {$(
-        impl AsyncRead for $ty {
-            fn poll_read(
-                self: Pin<&mut Self>,
-                cx: &mut Context<'_>,
-                buf: &mut [u8],
-            ) -> Poll<io::Result<usize>> {
-                let $s = &*self;
-                $stream.poll_read_priv(cx, buf)
-            }
-
-            fn poll_read_vectored(
-                self: Pin<&mut Self>,
-                cx: &mut Context<'_>,
-                bufs: &mut [IoSliceMut<'_>],
-            ) -> Poll<io::Result<usize>> {
-                let $s = &*self;
-                $stream.poll_read_vectored_priv(cx, bufs)
-            }
-        }
-
-        impl fmt::Debug for $ty {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                let $s = self;
-                f.debug_tuple(stringify!($ty)).field(&*$stream).finish()
-            }
-        }
-    )*};
-}
-
-macro_rules! write_half {
-    ($($ty:ty => |$s:ident| $stream:expr;)*) => {$(
-        impl AsyncWrite for $ty {
-            fn poll_write(
-                self: Pin<&mut Self>,
-                cx: &mut Context<'_>,
-                buf: &[u8],
-            ) -> Poll<io::Result<usize>> {
-                let $s = &*self;
-                $stream.poll_write_priv(cx, buf)
-            }
-
-            fn poll_write_vectored(
-                self: Pin<&mut Self>,
-                cx: &mut Context<'_>,
-                bufs: &[IoSlice<'_>],
-            ) -> Poll<io::Result<usize>> {
-                let $s = &*self;
-                $stream.poll_write_vectored_priv(cx, bufs)
-            }
-
-            fn poll_flush(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-                Poll::Ready(Ok(()))
-            }
-
-            fn poll_close(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-                let $s = &*self;
-                Poll::Ready($stream.shutdown_write())
-            }
-        }
-
-        impl fmt::Debug for $ty {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                let $s = self;
-                f.debug_tuple(stringify!($ty)).field(&*$stream).finish()
-            }
-        }
-    )*};
-}
-
-read_half! {
+crate::net::halves::read_half! {
     ReadHalf<'_> => |s| s.0;
     OwnedReadHalf => |s| s.inner;
 }
 
-write_half! {
+crate::net::halves::write_half! {
     WriteHalf<'_> => |s| s.0;
     OwnedWriteHalf => |s| s.inner;
 }

@@ -1,5 +1,7 @@
 use super::SocketAddr;
+use super::split::{OwnedReadHalf, OwnedWriteHalf, ReadHalf, WriteHalf};
 use crate::io::registered::Registered;
+use crate::loom::sync::Arc;
 use futures_io::{AsyncRead, AsyncWrite};
 use rt_reactor::{Direction, Interest};
 use std::fmt;
@@ -198,11 +200,103 @@ impl UnixStream {
         self.io.get_ref().shutdown(how)
     }
 
-    fn shutdown_write(&self) -> io::Result<()> {
+    /// Splits the stream into a read half and a write half borrowing it,
+    /// usable from two concurrent futures of one task. No lock: each half
+    /// uses its own side of the registration.
+    ///
+    /// With [`AsyncReadExt`](crate::io::AsyncReadExt) in scope,
+    /// `stream.split()` resolves to that trait's by-value `split` (a
+    /// lock-based split of any reader-writer); write
+    /// `UnixStream::split(&mut stream)` to get this one.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rt::io::{AsyncReadExt, AsyncWriteExt};
+    ///
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let (mut client, mut server) = rt::net::UnixStream::pair().unwrap();
+    ///     let (mut read, mut write) = rt::net::UnixStream::split(&mut server);
+    ///     client.write_all(b"echo").await.unwrap();
+    ///     rt::io::copy(&mut (&mut read).take(4), &mut write).await.unwrap();
+    ///     let mut buf = [0; 4];
+    ///     client.read_exact(&mut buf).await.unwrap();
+    ///     assert_eq!(&buf, b"echo");
+    /// });
+    /// ```
+    pub fn split(&mut self) -> (ReadHalf<'_>, WriteHalf<'_>) {
+        (ReadHalf::new(self), WriteHalf::new(self))
+    }
+
+    /// Splits the stream into owned halves that can move to different
+    /// tasks. Dropping the write half shuts down the write side.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rt::io::{AsyncReadExt, AsyncWriteExt};
+    ///
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let (client, mut server) = rt::net::UnixStream::pair().unwrap();
+    ///     let (mut read, mut write) = client.into_split();
+    ///     let writer = rt::spawn(async move { write.write_all(b"bye").await.unwrap() });
+    ///     let mut got = [0; 3];
+    ///     server.read_exact(&mut got).await.unwrap();
+    ///     assert_eq!(&got, b"bye");
+    ///     writer.await.unwrap();
+    ///     server.write_all(b"ok").await.unwrap();
+    ///     let mut reply = [0; 2];
+    ///     read.read_exact(&mut reply).await.unwrap();
+    ///     assert_eq!(&reply, b"ok");
+    /// });
+    /// ```
+    pub fn into_split(self) -> (OwnedReadHalf, OwnedWriteHalf) {
+        let shared = Arc::new(self);
+        (
+            OwnedReadHalf::new(shared.clone()),
+            OwnedWriteHalf::new(shared),
+        )
+    }
+
+    pub(crate) fn shutdown_write(&self) -> io::Result<()> {
         match self.shutdown(Shutdown::Write) {
             Err(e) if e.kind() == io::ErrorKind::NotConnected => Ok(()),
             result => result,
         }
+    }
+
+    pub(crate) fn poll_read_priv(
+        &self,
+        cx: &mut Context<'_>,
+        buf: &mut [u8],
+    ) -> Poll<io::Result<usize>> {
+        self.io.poll_read(cx, buf)
+    }
+
+    pub(crate) fn poll_read_vectored_priv(
+        &self,
+        cx: &mut Context<'_>,
+        bufs: &mut [IoSliceMut<'_>],
+    ) -> Poll<io::Result<usize>> {
+        self.io.poll_read_vectored(cx, bufs)
+    }
+
+    pub(crate) fn poll_write_priv(
+        &self,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        self.io.poll_write(cx, buf)
+    }
+
+    pub(crate) fn poll_write_vectored_priv(
+        &self,
+        cx: &mut Context<'_>,
+        bufs: &[IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        self.io.poll_write_vectored(cx, bufs)
     }
 }
 
@@ -212,7 +306,7 @@ impl AsyncRead for UnixStream {
         cx: &mut Context<'_>,
         buf: &mut [u8],
     ) -> Poll<io::Result<usize>> {
-        self.io.poll_read(cx, buf)
+        self.poll_read_priv(cx, buf)
     }
 
     fn poll_read_vectored(
@@ -220,7 +314,7 @@ impl AsyncRead for UnixStream {
         cx: &mut Context<'_>,
         bufs: &mut [IoSliceMut<'_>],
     ) -> Poll<io::Result<usize>> {
-        self.io.poll_read_vectored(cx, bufs)
+        self.poll_read_vectored_priv(cx, bufs)
     }
 }
 
@@ -230,7 +324,7 @@ impl AsyncWrite for UnixStream {
         cx: &mut Context<'_>,
         buf: &[u8],
     ) -> Poll<io::Result<usize>> {
-        self.io.poll_write(cx, buf)
+        self.poll_write_priv(cx, buf)
     }
 
     fn poll_write_vectored(
@@ -238,7 +332,7 @@ impl AsyncWrite for UnixStream {
         cx: &mut Context<'_>,
         bufs: &[IoSlice<'_>],
     ) -> Poll<io::Result<usize>> {
-        self.io.poll_write_vectored(cx, bufs)
+        self.poll_write_vectored_priv(cx, bufs)
     }
 
     fn poll_flush(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<io::Result<()>> {

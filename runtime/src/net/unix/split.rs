@@ -1,0 +1,185 @@
+//! The halves of a split `UnixStream`. As for TCP, each half uses only its
+//! own side of the registration (the read waker or the write waker), so a
+//! reader and a writer never steal each other's wake-ups.
+
+use super::{SocketAddr, UnixStream};
+use crate::loom::sync::Arc;
+use std::io;
+
+/// The read half of [`UnixStream::split`].
+///
+/// # Examples
+///
+/// ```
+/// use rt::io::{AsyncReadExt, AsyncWriteExt};
+///
+/// let rt = rt::runtime::Runtime::new().unwrap();
+/// rt.block_on(async {
+///     let (mut a, mut b) = rt::net::UnixStream::pair().unwrap();
+///     a.write_all(b"a").await.unwrap();
+///     let (mut read, _write) = rt::net::UnixStream::split(&mut b);
+///     assert_eq!(read.read(&mut [0; 1]).await.unwrap(), 1);
+/// });
+/// ```
+pub struct ReadHalf<'a>(&'a UnixStream);
+
+/// The write half of [`UnixStream::split`]. Closing it shuts down the
+/// write side of the stream.
+///
+/// # Examples
+///
+/// ```
+/// use rt::io::{AsyncReadExt, AsyncWriteExt};
+///
+/// let rt = rt::runtime::Runtime::new().unwrap();
+/// rt.block_on(async {
+///     let (mut a, mut b) = rt::net::UnixStream::pair().unwrap();
+///     let (_read, mut write) = rt::net::UnixStream::split(&mut a);
+///     write.write_all(b"a").await.unwrap();
+///     write.close().await.unwrap();
+///     let mut got = Vec::new();
+///     b.read_to_end(&mut got).await.unwrap();
+///     assert_eq!(got, b"a");
+/// });
+/// ```
+pub struct WriteHalf<'a>(&'a UnixStream);
+
+/// The read half of [`UnixStream::into_split`].
+///
+/// # Examples
+///
+/// ```
+/// let rt = rt::runtime::Runtime::new().unwrap();
+/// rt.block_on(async {
+///     let (a, _b) = rt::net::UnixStream::pair().unwrap();
+///     let (read, _write) = a.into_split();
+///     assert!(read.peer_addr().unwrap().is_unnamed());
+/// });
+/// ```
+pub struct OwnedReadHalf {
+    inner: Arc<UnixStream>,
+}
+
+/// The write half of [`UnixStream::into_split`]. Dropping or closing it
+/// shuts down the write side, so the peer reads end-of-file.
+///
+/// # Examples
+///
+/// ```
+/// use rt::io::AsyncReadExt;
+///
+/// let rt = rt::runtime::Runtime::new().unwrap();
+/// rt.block_on(async {
+///     let (a, mut b) = rt::net::UnixStream::pair().unwrap();
+///     let (_read, write) = a.into_split();
+///     drop(write);
+///     assert_eq!(b.read(&mut [0; 1]).await.unwrap(), 0);
+/// });
+/// ```
+pub struct OwnedWriteHalf {
+    inner: Arc<UnixStream>,
+}
+
+impl<'a> ReadHalf<'a> {
+    pub(crate) fn new(stream: &'a UnixStream) -> ReadHalf<'a> {
+        ReadHalf(stream)
+    }
+}
+
+impl<'a> WriteHalf<'a> {
+    pub(crate) fn new(stream: &'a UnixStream) -> WriteHalf<'a> {
+        WriteHalf(stream)
+    }
+}
+
+impl OwnedReadHalf {
+    pub(crate) fn new(inner: Arc<UnixStream>) -> OwnedReadHalf {
+        OwnedReadHalf { inner }
+    }
+
+    /// The peer's address.
+    ///
+    /// # Errors
+    ///
+    /// As [`UnixStream::peer_addr`].
+    ///
+    /// # Examples
+    ///
+    /// See [`OwnedReadHalf`].
+    ///
+    /// ```
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let (a, _b) = rt::net::UnixStream::pair().unwrap();
+    ///     let (read, _write) = a.into_split();
+    ///     assert!(read.peer_addr().unwrap().as_pathname().is_none());
+    /// });
+    /// ```
+    pub fn peer_addr(&self) -> io::Result<SocketAddr> {
+        self.inner.peer_addr()
+    }
+
+    /// The local address.
+    ///
+    /// # Errors
+    ///
+    /// As [`UnixStream::local_addr`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let (a, _b) = rt::net::UnixStream::pair().unwrap();
+    ///     let (read, _write) = a.into_split();
+    ///     assert!(read.local_addr().unwrap().is_unnamed());
+    /// });
+    /// ```
+    pub fn local_addr(&self) -> io::Result<SocketAddr> {
+        self.inner.local_addr()
+    }
+}
+
+impl OwnedWriteHalf {
+    pub(crate) fn new(inner: Arc<UnixStream>) -> OwnedWriteHalf {
+        OwnedWriteHalf { inner }
+    }
+
+    /// The peer's address.
+    ///
+    /// # Errors
+    ///
+    /// As [`UnixStream::peer_addr`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let (a, _b) = rt::net::UnixStream::pair().unwrap();
+    ///     let (_read, write) = a.into_split();
+    ///     assert!(write.peer_addr().unwrap().is_unnamed());
+    /// });
+    /// ```
+    pub fn peer_addr(&self) -> io::Result<SocketAddr> {
+        self.inner.peer_addr()
+    }
+}
+
+impl Drop for OwnedWriteHalf {
+    fn drop(&mut self) {
+        // Like closing a socket, dropping cannot report a failure; the peer
+        // learns of it from the connection itself.
+        let _ = self.inner.shutdown_write();
+    }
+}
+
+crate::net::halves::read_half! {
+    ReadHalf<'_> => |s| s.0;
+    OwnedReadHalf => |s| s.inner;
+}
+
+crate::net::halves::write_half! {
+    WriteHalf<'_> => |s| s.0;
+    OwnedWriteHalf => |s| s.inner;
+}
