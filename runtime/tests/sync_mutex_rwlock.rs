@@ -5,7 +5,10 @@ mod support;
 use support::{poll_once, runtimes};
 
 use rt::runtime::Builder;
-use rt::sync::{Mutex, MutexGuard, RwLock};
+use rt::sync::{
+    MappedRwLockWriteGuard, Mutex, MutexGuard, OwnedRwLockReadGuard, OwnedRwLockWriteGuard, RwLock,
+    RwLockReadGuard, RwLockWriteGuard,
+};
 use std::sync::Arc;
 use std::task::Poll;
 
@@ -190,6 +193,167 @@ fn rwlock_keeps_its_invariant_under_contention() {
                 task.await.unwrap();
             }
             assert_eq!(*lock.read().await, (200, 200));
+        });
+    }
+}
+
+/// The new guards cross threads under the same bounds as tokio's.
+fn _rwlock_guards_are_send_sync() {
+    fn send_sync<T: Send + Sync>() {}
+    send_sync::<OwnedRwLockReadGuard<Vec<u8>>>();
+    send_sync::<OwnedRwLockWriteGuard<Vec<u8>>>();
+    send_sync::<RwLockReadGuard<'static, Vec<u8>>>();
+    send_sync::<MappedRwLockWriteGuard<'static, Vec<u8>>>();
+}
+
+#[test]
+fn owned_guards_move_into_spawned_tasks() {
+    for (_, rt) in runtimes() {
+        let lock = Arc::new(RwLock::new(Vec::new()));
+        rt.block_on(async {
+            let mut writer = lock.clone().write_owned().await;
+            rt::spawn(async move { writer.push(1) }).await.unwrap();
+
+            let readers: Vec<_> = (0..3)
+                .map(|_| {
+                    let lock = lock.clone();
+                    rt::spawn(async move {
+                        let guard = lock.read_owned().await;
+                        rt::task::yield_now().await; // held across a yield
+                        guard.len()
+                    })
+                })
+                .collect();
+            for reader in readers {
+                assert_eq!(reader.await.unwrap(), 1);
+            }
+            assert_eq!(*lock.read().await, [1]);
+        });
+    }
+}
+
+#[test]
+fn a_writer_waits_behind_an_owned_read_guard() {
+    let lock = Arc::new(RwLock::new(0));
+    let reader = lock.clone().try_read_owned().unwrap();
+    assert!(Arc::ptr_eq(reader.rwlock(), &lock));
+    let mut writer = Box::pin(lock.clone().write_owned());
+    assert!(poll_once(&mut writer).is_pending());
+    drop(reader);
+    let mut guard = match poll_once(&mut writer) {
+        Poll::Ready(guard) => guard,
+        Poll::Pending => panic!("writer should hold the lock once the owned reader left"),
+    };
+    *guard = 4;
+    assert!(Arc::ptr_eq(guard.rwlock(), &lock));
+    drop(guard);
+    assert_eq!(*lock.try_read().unwrap(), 4);
+}
+
+#[test]
+fn try_owned_guards_fail_while_the_lock_is_held() {
+    let lock = Arc::new(RwLock::new(()));
+    let reader = lock.clone().try_read_owned().unwrap();
+    assert!(lock.clone().try_read_owned().is_ok());
+    assert!(lock.clone().try_write_owned().is_err());
+    drop(reader);
+
+    let writer = lock.clone().try_write_owned().unwrap();
+    assert!(lock.clone().try_read_owned().is_err());
+    assert!(lock.clone().try_write_owned().is_err());
+    drop(writer);
+
+    // A queued writer keeps newcomers out too.
+    let reader = lock.clone().try_read_owned().unwrap();
+    let mut queued = Box::pin(lock.write());
+    assert!(poll_once(&mut queued).is_pending());
+    assert!(lock.clone().try_read_owned().is_err());
+    drop(queued);
+    assert!(lock.clone().try_read_owned().is_ok());
+    drop(reader);
+    assert!(lock.clone().try_write_owned().is_ok());
+}
+
+#[test]
+fn mapped_read_guard_sees_its_field_and_releases_on_drop() {
+    let lock = RwLock::new((1, String::from("rt")));
+    let name = RwLockReadGuard::map(lock.try_read().unwrap(), |pair| &pair.1);
+    let number = RwLockReadGuard::map(lock.try_read().unwrap(), |pair| &pair.0);
+    assert_eq!(*name, "rt");
+    assert_eq!(*number, 1);
+    assert!(lock.try_write().is_err());
+    drop(name);
+    assert!(lock.try_write().is_err());
+    drop(number);
+    assert!(lock.try_write().is_ok());
+}
+
+#[test]
+fn mapped_write_guard_changes_only_its_field_and_releases_on_drop() {
+    let lock = RwLock::new((1, String::from("a")));
+    let mut text = RwLockWriteGuard::map(lock.try_write().unwrap(), |pair| &mut pair.1);
+    text.push('b');
+    assert_eq!(*text, "ab");
+    assert!(lock.try_read().is_err());
+    assert!(lock.try_write().is_err());
+    drop(text);
+    let mut guard = lock.try_write().unwrap();
+    assert_eq!(*guard, (1, String::from("ab")));
+    guard.0 = 2;
+    drop(guard);
+    assert_eq!(lock.into_inner(), (2, String::from("ab")));
+}
+
+#[test]
+fn downgrade_admits_queued_readers_but_not_a_queued_writer() {
+    let lock = RwLock::new(0);
+    let mut writer = lock.try_write().unwrap();
+    let mut queued_reader = Box::pin(lock.read());
+    let mut queued_writer = Box::pin(lock.write());
+    assert!(poll_once(&mut queued_reader).is_pending());
+    assert!(poll_once(&mut queued_writer).is_pending());
+    *writer = 3;
+
+    let downgraded = RwLockWriteGuard::downgrade(writer);
+    assert_eq!(*downgraded, 3);
+    let reader = match poll_once(&mut queued_reader) {
+        Poll::Ready(guard) => guard,
+        Poll::Pending => panic!("a reader queued ahead of the writer enters on downgrade"),
+    };
+    assert_eq!(*reader, 3);
+    assert!(poll_once(&mut queued_writer).is_pending());
+    // Newcomers stay behind the queued writer.
+    assert!(lock.try_read().is_err());
+
+    drop(downgraded);
+    assert!(poll_once(&mut queued_writer).is_pending());
+    drop(reader);
+    match poll_once(&mut queued_writer) {
+        Poll::Ready(mut guard) => *guard = 4,
+        Poll::Pending => panic!("the writer enters once every reader left"),
+    }
+    drop(queued_writer);
+    assert_eq!(*lock.try_read().unwrap(), 4);
+}
+
+#[test]
+fn owned_downgrade_wakes_a_waiting_reader_task() {
+    for (_, rt) in runtimes() {
+        let lock = Arc::new(RwLock::new(0));
+        rt.block_on(async {
+            let mut writer = lock.clone().write_owned().await;
+            let reader = rt::spawn({
+                let lock = lock.clone();
+                async move { *lock.read().await }
+            });
+            rt::task::yield_now().await; // let the reader queue up
+            *writer = 5;
+            let downgraded = OwnedRwLockWriteGuard::downgrade(writer);
+            // The reader finishes while the downgraded guard is still held.
+            assert_eq!(reader.await.unwrap(), 5);
+            assert!(lock.try_write().is_err());
+            drop(downgraded);
+            assert!(lock.try_write().is_ok());
         });
     }
 }

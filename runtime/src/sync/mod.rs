@@ -16,7 +16,7 @@
 //! mutex (`wait_list.rs`) and wakes them after releasing it.
 //!
 //! Cancel safety (dropping the future at an `.await` loses nothing):
-//! `Semaphore::acquire*`, `Mutex::lock*`, `RwLock::{read, write}`,
+//! `Semaphore::acquire*`, `Mutex::lock*`, `RwLock::{read*, write*}`,
 //! `Notify::notified`, `mpsc` `recv`/`recv_many`/`reserve`/`closed`,
 //! `oneshot` receive by `&mut` and `Sender::closed`, `watch::Receiver::changed`
 //! and `watch::Sender::closed`. Not cancel-safe: `mpsc::Sender::send`
@@ -59,7 +59,10 @@ pub mod watch;
 pub use barrier::{Barrier, BarrierWaitResult};
 pub use mutex::{MappedMutexGuard, Mutex, MutexGuard, OwnedMutexGuard, TryLockError};
 pub use notify::{Notified, Notify};
-pub use rwlock::{RwLock, RwLockReadGuard, RwLockWriteGuard};
+pub use rwlock::{
+    MappedRwLockWriteGuard, OwnedRwLockReadGuard, OwnedRwLockWriteGuard, RwLock, RwLockReadGuard,
+    RwLockWriteGuard,
+};
 pub use semaphore::{
     AcquireError, OwnedSemaphorePermit, Semaphore, SemaphorePermit, TryAcquireError,
 };

@@ -55,21 +55,30 @@ unsafe impl<T: ?Sized + Send> Send for Mutex<T> {}
 // thread at a time, so `T: Send` suffices.
 unsafe impl<T: ?Sized + Send> Sync for Mutex<T> {}
 
-/// The error of [`Mutex::try_lock`]: the lock is held (or others wait first).
+/// The error of [`Mutex::try_lock`] and of [`RwLock`](crate::sync::RwLock)'s
+/// `try_read` and `try_write` (and their `_owned` forms): the lock is held,
+/// or others wait for it first.
 ///
 /// # Examples
 ///
 /// ```
+/// let lock = rt::sync::RwLock::new(());
+/// let _writing = lock.try_write().unwrap();
+/// assert!(lock.try_read().is_err());
+///
 /// let mutex = rt::sync::Mutex::new(());
 /// let _guard = mutex.try_lock().unwrap();
-/// assert_eq!(mutex.try_lock().unwrap_err().to_string(), "mutex is locked");
+/// assert_eq!(
+///     mutex.try_lock().unwrap_err().to_string(),
+///     "the lock is held, or others wait for it first"
+/// );
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TryLockError(());
+pub struct TryLockError(pub(crate) ());
 
 impl fmt::Display for TryLockError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("mutex is locked")
+        f.write_str("the lock is held, or others wait for it first")
     }
 }
 

@@ -7,13 +7,27 @@
 //! entering: it gets the lock as soon as the readers ahead of it leave, so
 //! writers are never starved. Readers queued behind a writer enter
 //! together once it is done.
+//!
+//! Downgrading a write guard ([`RwLockWriteGuard::downgrade`]):
+//! 1. The write guard is consumed without releasing anything; one of its
+//!    `MAX_READS` permits becomes the new read guard's.
+//! 2. The other `MAX_READS - 1` go back to the semaphore, which grants the
+//!    waiters at the front of the queue while they fit: queued readers
+//!    enter; a queued writer needs every permit, so it waits (and, FIFO,
+//!    so does everyone behind it) until the downgraded reader leaves too.
+//!
+//! The lock is never free in between, so no writer can slip in.
 
+use crate::sync::TryLockError;
 use crate::sync::semaphore::{Acquire, Semaphore};
 // The data cell is std's: every access is serialised by the semaphore,
 // which is the part loom models.
 use std::cell::UnsafeCell;
 use std::fmt;
+use std::marker::PhantomData;
+use std::mem::ManuallyDrop;
 use std::ops::{Deref, DerefMut};
+use std::sync::Arc;
 
 /// Readers that may hold the lock at once.
 const MAX_READS: usize = (u32::MAX >> 3) as usize;
@@ -22,7 +36,15 @@ const MAX_READS: usize = (u32::MAX >> 3) as usize;
 ///
 /// Fair: waiters are served in FIFO order, so a waiting writer is not
 /// starved by a stream of readers. Cancel-safe: dropping a `read()` or
-/// `write()` future gives up its place in line without leaking the lock.
+/// `write()` future (or an `_owned` one) gives up its place in line
+/// without leaking the lock.
+///
+/// Guards borrow the lock ([`read`](RwLock::read),
+/// [`write`](RwLock::write)) or, through an `Arc`, own it
+/// ([`read_owned`](RwLock::read_owned),
+/// [`write_owned`](RwLock::write_owned)) so they can move into a spawned
+/// task. Borrowed guards narrow to a part of the value with `map`, and a
+/// write guard turns into a read guard with `downgrade`.
 ///
 /// # Examples
 ///
@@ -50,26 +72,6 @@ unsafe impl<T: ?Sized + Send> Send for RwLock<T> {}
 // SAFETY: readers on several threads share `&T` (`T: Sync`), and a writer
 // on any thread gets `&mut T` (`T: Send`).
 unsafe impl<T: ?Sized + Send + Sync> Sync for RwLock<T> {}
-
-/// The error of [`RwLock::try_read`] and [`RwLock::try_write`].
-///
-/// # Examples
-///
-/// ```
-/// let lock = rt::sync::RwLock::new(());
-/// let _w = lock.try_write().unwrap();
-/// assert!(lock.try_read().is_err());
-/// ```
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TryLockError(());
-
-impl fmt::Display for TryLockError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("rwlock is locked")
-    }
-}
-
-impl std::error::Error for TryLockError {}
 
 impl<T> RwLock<T> {
     /// An unlocked lock holding `value`.
@@ -109,10 +111,8 @@ impl<T: ?Sized> RwLock<T> {
     /// assert_eq!(*futures::executor::block_on(lock.read()), 5);
     /// ```
     pub async fn read(&self) -> RwLockReadGuard<'_, T> {
-        Acquire::new(&self.semaphore, 1)
-            .await
-            .expect("an rwlock's semaphore is never closed");
-        RwLockReadGuard { lock: self }
+        self.acquire(1).await;
+        RwLockReadGuard::new(self)
     }
 
     /// Waits for exclusive write access.
@@ -125,9 +125,7 @@ impl<T: ?Sized> RwLock<T> {
     /// assert_eq!(lock.into_inner(), 6);
     /// ```
     pub async fn write(&self) -> RwLockWriteGuard<'_, T> {
-        Acquire::new(&self.semaphore, MAX_READS)
-            .await
-            .expect("an rwlock's semaphore is never closed");
+        self.acquire(MAX_READS).await;
         RwLockWriteGuard { lock: self }
     }
 
@@ -146,10 +144,8 @@ impl<T: ?Sized> RwLock<T> {
     /// assert!(lock.try_write().is_err());
     /// ```
     pub fn try_read(&self) -> Result<RwLockReadGuard<'_, T>, TryLockError> {
-        match self.semaphore.try_take(1) {
-            Ok(()) => Ok(RwLockReadGuard { lock: self }),
-            Err(_) => Err(TryLockError(())),
-        }
+        self.try_acquire(1)?;
+        Ok(RwLockReadGuard::new(self))
     }
 
     /// Write access now, if the lock is free and no one is queued.
@@ -166,10 +162,99 @@ impl<T: ?Sized> RwLock<T> {
     /// assert_eq!(lock.into_inner(), 1);
     /// ```
     pub fn try_write(&self) -> Result<RwLockWriteGuard<'_, T>, TryLockError> {
-        match self.semaphore.try_take(MAX_READS) {
-            Ok(()) => Ok(RwLockWriteGuard { lock: self }),
-            Err(_) => Err(TryLockError(())),
-        }
+        self.try_acquire(MAX_READS)?;
+        Ok(RwLockWriteGuard { lock: self })
+    }
+
+    /// Waits for shared read access, with a guard that owns an `Arc` of the
+    /// lock (so it can move into a spawned task). Waits behind any queued
+    /// writer.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use rt::sync::RwLock;
+    ///
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let lock = Arc::new(RwLock::new(7));
+    ///     let guard = lock.clone().read_owned().await;
+    ///     let doubled = rt::spawn(async move { *guard * 2 });
+    ///     assert_eq!(doubled.await.unwrap(), 14);
+    ///     assert!(lock.try_write().is_ok());
+    /// });
+    /// ```
+    pub async fn read_owned(self: Arc<Self>) -> OwnedRwLockReadGuard<T> {
+        self.acquire(1).await;
+        OwnedRwLockReadGuard { lock: self }
+    }
+
+    /// Waits for exclusive write access, with a guard that owns an `Arc` of
+    /// the lock (so it can move into a spawned task).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use rt::sync::RwLock;
+    ///
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let lock = Arc::new(RwLock::new(String::new()));
+    ///     let mut guard = lock.clone().write_owned().await;
+    ///     rt::spawn(async move { guard.push_str("rt") }).await.unwrap();
+    ///     assert_eq!(*lock.read().await, "rt");
+    /// });
+    /// ```
+    pub async fn write_owned(self: Arc<Self>) -> OwnedRwLockWriteGuard<T> {
+        self.acquire(MAX_READS).await;
+        OwnedRwLockWriteGuard { lock: self }
+    }
+
+    /// Read access now, with an owned guard, if no writer holds or waits
+    /// for the lock.
+    ///
+    /// # Errors
+    ///
+    /// [`TryLockError`](crate::sync::TryLockError) when a writer holds the lock or anyone is queued.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// let lock = Arc::new(rt::sync::RwLock::new(0));
+    /// let guard = lock.clone().try_read_owned().unwrap();
+    /// assert!(lock.clone().try_read_owned().is_ok());
+    /// assert!(lock.clone().try_write_owned().is_err());
+    /// drop(guard);
+    /// ```
+    pub fn try_read_owned(self: Arc<Self>) -> Result<OwnedRwLockReadGuard<T>, TryLockError> {
+        self.try_acquire(1)?;
+        Ok(OwnedRwLockReadGuard { lock: self })
+    }
+
+    /// Write access now, with an owned guard, if the lock is free and no
+    /// one is queued.
+    ///
+    /// # Errors
+    ///
+    /// [`TryLockError`](crate::sync::TryLockError) when the lock is held or anyone is queued.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// let lock = Arc::new(rt::sync::RwLock::new(0));
+    /// let mut guard = lock.clone().try_write_owned().unwrap();
+    /// assert!(lock.clone().try_read_owned().is_err());
+    /// *guard = 1;
+    /// drop(guard);
+    /// assert_eq!(*lock.try_read().unwrap(), 1);
+    /// ```
+    pub fn try_write_owned(self: Arc<Self>) -> Result<OwnedRwLockWriteGuard<T>, TryLockError> {
+        self.try_acquire(MAX_READS)?;
+        Ok(OwnedRwLockWriteGuard { lock: self })
     }
 
     /// The value, through exclusive access (no locking needed).
@@ -183,6 +268,26 @@ impl<T: ?Sized> RwLock<T> {
     /// ```
     pub fn get_mut(&mut self) -> &mut T {
         self.data.get_mut()
+    }
+
+    /// Waits for `permits` permits: one to read, `MAX_READS` to write.
+    async fn acquire(&self, permits: usize) {
+        Acquire::new(&self.semaphore, permits)
+            .await
+            .expect("an rwlock's semaphore is never closed");
+    }
+
+    /// Takes `permits` permits now, if they are free and no one is queued.
+    fn try_acquire(&self, permits: usize) -> Result<(), TryLockError> {
+        self.semaphore
+            .try_take(permits)
+            .map_err(|_| TryLockError(()))
+    }
+
+    /// Step 2 of a downgrade: a writer keeps one of its permits for the
+    /// read guard it became and returns the rest.
+    fn release_all_reads_but_one(&self) {
+        self.semaphore.release(MAX_READS - 1);
     }
 }
 
@@ -203,7 +308,8 @@ impl<T: ?Sized + fmt::Debug> fmt::Debug for RwLock<T> {
     }
 }
 
-/// Shared access to an [`RwLock`]'s value.
+/// Shared access to an [`RwLock`]'s value, or to a part of it after
+/// [`map`](RwLockReadGuard::map).
 ///
 /// # Examples
 ///
@@ -214,7 +320,10 @@ impl<T: ?Sized + fmt::Debug> fmt::Debug for RwLock<T> {
 /// ```
 #[must_use = "the lock is released as soon as the guard is dropped"]
 pub struct RwLockReadGuard<'a, T: ?Sized> {
-    lock: &'a RwLock<T>,
+    semaphore: &'a Semaphore,
+    /// Points into the locked value; valid while the read permit is held.
+    data: *const T,
+    _borrow: PhantomData<&'a T>,
 }
 
 // SAFETY: the guard only gives `&T`; sending or sharing it shares `&T`.
@@ -222,18 +331,57 @@ unsafe impl<T: ?Sized + Sync> Send for RwLockReadGuard<'_, T> {}
 // SAFETY: as above.
 unsafe impl<T: ?Sized + Sync> Sync for RwLockReadGuard<'_, T> {}
 
+impl<'a, T: ?Sized> RwLockReadGuard<'a, T> {
+    /// The guard of a read permit of `lock` that the caller has just taken;
+    /// the guard releases it.
+    fn new(lock: &'a RwLock<T>) -> RwLockReadGuard<'a, T> {
+        RwLockReadGuard {
+            semaphore: &lock.semaphore,
+            data: lock.data.get(),
+            _borrow: PhantomData,
+        }
+    }
+
+    /// Narrows the guard to a part of the value; the read lock stays held
+    /// until the narrowed guard drops.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rt::sync::{RwLock, RwLockReadGuard};
+    /// let lock = RwLock::new((1, String::from("rt")));
+    /// let name = RwLockReadGuard::map(lock.try_read().unwrap(), |pair| &pair.1);
+    /// assert_eq!(*name, "rt");
+    /// assert!(lock.try_write().is_err());
+    /// drop(name);
+    /// assert!(lock.try_write().is_ok());
+    /// ```
+    pub fn map<U: ?Sized>(this: Self, f: impl FnOnce(&T) -> &U) -> RwLockReadGuard<'a, U> {
+        let semaphore = this.semaphore;
+        let data: *const U = f(&*this);
+        // The permit moves into the narrowed guard.
+        std::mem::forget(this);
+        RwLockReadGuard {
+            semaphore,
+            data,
+            _borrow: PhantomData,
+        }
+    }
+}
+
 impl<T: ?Sized> Deref for RwLockReadGuard<'_, T> {
     type Target = T;
     fn deref(&self) -> &T {
-        // SAFETY: a read permit is held: no writer (the only source of
-        // `&mut T`) can hold the lock at the same time.
-        unsafe { &*self.lock.data.get() }
+        // SAFETY: `data` points into the locked value, and a read permit is
+        // held until the guard drops: no writer (the only source of
+        // `&mut T`) can hold the lock meanwhile.
+        unsafe { &*self.data }
     }
 }
 
 impl<T: ?Sized> Drop for RwLockReadGuard<'_, T> {
     fn drop(&mut self) {
-        self.lock.semaphore.release(1);
+        self.semaphore.release(1);
     }
 }
 
@@ -257,10 +405,72 @@ pub struct RwLockWriteGuard<'a, T: ?Sized> {
     lock: &'a RwLock<T>,
 }
 
-// SAFETY: the guard gives `&mut T`, like owning it: `T: Send` to send.
+// SAFETY: the guard gives `&mut T`, like owning it: `T: Send` to send; and
+// it downgrades to a read guard shared with readers on other threads:
+// `T: Sync`.
 unsafe impl<T: ?Sized + Send + Sync> Send for RwLockWriteGuard<'_, T> {}
 // SAFETY: sharing the guard shares `&T`: `T: Sync`.
 unsafe impl<T: ?Sized + Send + Sync> Sync for RwLockWriteGuard<'_, T> {}
+
+impl<'a, T: ?Sized> RwLockWriteGuard<'a, T> {
+    /// Narrows the guard to a part of the value; the write lock stays held
+    /// until the mapped guard drops.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rt::sync::{RwLock, RwLockWriteGuard};
+    /// let lock = RwLock::new((1, String::new()));
+    /// let mut name = RwLockWriteGuard::map(lock.try_write().unwrap(), |pair| &mut pair.1);
+    /// name.push_str("rt");
+    /// assert!(lock.try_read().is_err());
+    /// drop(name);
+    /// assert_eq!(*lock.try_read().unwrap(), (1, String::from("rt")));
+    /// ```
+    pub fn map<U: ?Sized>(
+        mut this: Self,
+        f: impl FnOnce(&mut T) -> &mut U,
+    ) -> MappedRwLockWriteGuard<'a, U> {
+        let semaphore = &this.lock.semaphore;
+        let data: *mut U = f(&mut *this);
+        // The permits move into the mapped guard.
+        std::mem::forget(this);
+        MappedRwLockWriteGuard {
+            semaphore,
+            data,
+            _borrow: PhantomData,
+        }
+    }
+
+    /// Turns the write lock into a read lock without letting it go: queued
+    /// readers at the front of the line get in at once, but no writer can
+    /// take the lock until this reader (and every other) has left. See the
+    /// module docs for the steps.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rt::sync::{RwLock, RwLockWriteGuard};
+    /// let lock = RwLock::new(1);
+    /// let mut writer = lock.try_write().unwrap();
+    /// *writer = 2;
+    /// let reader = RwLockWriteGuard::downgrade(writer);
+    /// assert_eq!(*lock.try_read().unwrap(), 2);
+    /// assert!(lock.try_write().is_err());
+    /// drop(reader);
+    /// assert!(lock.try_write().is_ok());
+    /// ```
+    pub fn downgrade(this: Self) -> RwLockReadGuard<'a, T> {
+        let lock = this.lock;
+        // Step 1: one of the writer's permits becomes the reader's. The
+        // guard exists before step 2 wakes anyone, so a panicking waker
+        // still releases it.
+        std::mem::forget(this);
+        let reader = RwLockReadGuard::new(lock);
+        lock.release_all_reads_but_one();
+        reader
+    }
+}
 
 impl<T: ?Sized> Deref for RwLockWriteGuard<'_, T> {
     type Target = T;
@@ -284,6 +494,215 @@ impl<T: ?Sized> Drop for RwLockWriteGuard<'_, T> {
 }
 
 impl<T: ?Sized + fmt::Debug> fmt::Debug for RwLockWriteGuard<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&**self, f)
+    }
+}
+
+/// An [`RwLockWriteGuard`] narrowed with [`RwLockWriteGuard::map`].
+///
+/// It has no `downgrade`: `map` had exclusive access and may have reached
+/// through interior mutability (`Cell::get_mut`), so readers sharing the
+/// rest of the value could alias the part it points to.
+///
+/// # Examples
+///
+/// ```
+/// use rt::sync::{MappedRwLockWriteGuard, RwLock, RwLockWriteGuard};
+/// let lock = RwLock::new([0u8; 4]);
+/// let mut first: MappedRwLockWriteGuard<'_, u8> =
+///     RwLockWriteGuard::map(lock.try_write().unwrap(), |a| &mut a[0]);
+/// *first = 9;
+/// drop(first);
+/// assert_eq!(lock.into_inner(), [9, 0, 0, 0]);
+/// ```
+#[must_use = "the lock is released as soon as the guard is dropped"]
+pub struct MappedRwLockWriteGuard<'a, T: ?Sized> {
+    semaphore: &'a Semaphore,
+    /// Points into the locked value; valid while the permits are held.
+    data: *mut T,
+    _borrow: PhantomData<&'a mut T>,
+}
+
+// SAFETY: the mapped guard is an exclusive borrow of part of the lock's
+// value: it may move to another thread when `T: Send`, like `&mut T`.
+unsafe impl<T: ?Sized + Send> Send for MappedRwLockWriteGuard<'_, T> {}
+// SAFETY: sharing it shares `&T`, which needs `T: Sync`.
+unsafe impl<T: ?Sized + Sync> Sync for MappedRwLockWriteGuard<'_, T> {}
+
+impl<T: ?Sized> Deref for MappedRwLockWriteGuard<'_, T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        // SAFETY: `data` points into the locked value, and all permits are
+        // held until this guard drops.
+        unsafe { &*self.data }
+    }
+}
+
+impl<T: ?Sized> DerefMut for MappedRwLockWriteGuard<'_, T> {
+    fn deref_mut(&mut self) -> &mut T {
+        // SAFETY: as in `deref`, and the guard is borrowed mutably.
+        unsafe { &mut *self.data }
+    }
+}
+
+impl<T: ?Sized> Drop for MappedRwLockWriteGuard<'_, T> {
+    fn drop(&mut self) {
+        self.semaphore.release(MAX_READS);
+    }
+}
+
+impl<T: ?Sized + fmt::Debug> fmt::Debug for MappedRwLockWriteGuard<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&**self, f)
+    }
+}
+
+/// Shared access through a guard that keeps its [`RwLock`] alive through
+/// an `Arc`.
+///
+/// It is `Send` and `Sync` when `T: Send + Sync` (through the `Arc`): it
+/// shares `&T` and may drop the last `Arc`, and with it the value.
+///
+/// # Examples
+///
+/// ```
+/// use std::sync::Arc;
+/// let lock = Arc::new(rt::sync::RwLock::new(1));
+/// let guard = lock.clone().try_read_owned().unwrap();
+/// assert!(Arc::ptr_eq(guard.rwlock(), &lock));
+/// assert_eq!(*guard, 1);
+/// ```
+#[must_use = "the lock is released as soon as the guard is dropped"]
+pub struct OwnedRwLockReadGuard<T: ?Sized> {
+    lock: Arc<RwLock<T>>,
+}
+
+impl<T: ?Sized> OwnedRwLockReadGuard<T> {
+    /// The lock this guard reads.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// let lock = Arc::new(rt::sync::RwLock::new(1));
+    /// let guard = lock.clone().try_read_owned().unwrap();
+    /// assert!(guard.rwlock().try_read().is_ok());
+    /// ```
+    pub fn rwlock(&self) -> &Arc<RwLock<T>> {
+        &self.lock
+    }
+}
+
+impl<T: ?Sized> Deref for OwnedRwLockReadGuard<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        // SAFETY: a read permit is held: no writer (the only source of
+        // `&mut T`) can hold the lock at the same time.
+        unsafe { &*self.lock.data.get() }
+    }
+}
+
+impl<T: ?Sized> Drop for OwnedRwLockReadGuard<T> {
+    fn drop(&mut self) {
+        self.lock.semaphore.release(1);
+    }
+}
+
+impl<T: ?Sized + fmt::Debug> fmt::Debug for OwnedRwLockReadGuard<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&**self, f)
+    }
+}
+
+/// Exclusive access through a guard that keeps its [`RwLock`] alive
+/// through an `Arc`.
+///
+/// It is `Send` and `Sync` when `T: Send + Sync` (through the `Arc`), like
+/// [`RwLockWriteGuard`].
+///
+/// # Examples
+///
+/// ```
+/// use std::sync::Arc;
+/// let lock = Arc::new(rt::sync::RwLock::new(1));
+/// let mut guard = lock.clone().try_write_owned().unwrap();
+/// *guard += 1;
+/// assert!(Arc::ptr_eq(guard.rwlock(), &lock));
+/// drop(guard);
+/// assert_eq!(*lock.try_read().unwrap(), 2);
+/// ```
+#[must_use = "the lock is released as soon as the guard is dropped"]
+pub struct OwnedRwLockWriteGuard<T: ?Sized> {
+    lock: Arc<RwLock<T>>,
+}
+
+impl<T: ?Sized> OwnedRwLockWriteGuard<T> {
+    /// The lock this guard writes.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// let lock = Arc::new(rt::sync::RwLock::new(1));
+    /// let guard = lock.clone().try_write_owned().unwrap();
+    /// assert!(guard.rwlock().try_read().is_err());
+    /// ```
+    pub fn rwlock(&self) -> &Arc<RwLock<T>> {
+        &self.lock
+    }
+
+    /// Turns the write lock into a read lock without letting it go, like
+    /// [`RwLockWriteGuard::downgrade`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use rt::sync::OwnedRwLockWriteGuard;
+    /// let lock = Arc::new(rt::sync::RwLock::new(1));
+    /// let mut writer = lock.clone().try_write_owned().unwrap();
+    /// *writer = 2;
+    /// let reader = OwnedRwLockWriteGuard::downgrade(writer);
+    /// assert_eq!(*lock.try_read().unwrap(), 2);
+    /// assert!(lock.try_write().is_err());
+    /// drop(reader);
+    /// assert!(lock.try_write().is_ok());
+    /// ```
+    pub fn downgrade(this: Self) -> OwnedRwLockReadGuard<T> {
+        let this = ManuallyDrop::new(this);
+        // SAFETY: `this` is never dropped nor used again, so the `Arc` is
+        // moved out of it exactly once.
+        let lock = unsafe { std::ptr::read(&this.lock) };
+        // Step 1, as in `RwLockWriteGuard::downgrade`.
+        let reader = OwnedRwLockReadGuard { lock };
+        reader.lock.release_all_reads_but_one();
+        reader
+    }
+}
+
+impl<T: ?Sized> Deref for OwnedRwLockWriteGuard<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        // SAFETY: all permits are held: no other guard exists.
+        unsafe { &*self.lock.data.get() }
+    }
+}
+
+impl<T: ?Sized> DerefMut for OwnedRwLockWriteGuard<T> {
+    fn deref_mut(&mut self) -> &mut T {
+        // SAFETY: all permits are held and the guard is borrowed mutably.
+        unsafe { &mut *self.lock.data.get() }
+    }
+}
+
+impl<T: ?Sized> Drop for OwnedRwLockWriteGuard<T> {
+    fn drop(&mut self) {
+        self.lock.semaphore.release(MAX_READS);
+    }
+}
+
+impl<T: ?Sized + fmt::Debug> fmt::Debug for OwnedRwLockWriteGuard<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Debug::fmt(&**self, f)
     }
