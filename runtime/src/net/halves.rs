@@ -1,9 +1,7 @@
 //! The `AsyncRead` / `AsyncWrite` and `Debug` impls of the halves of a
-//! split stream, shared by TCP and Unix-domain streams. A read half's
-//! stream provides `poll_read_priv` and `poll_read_vectored_priv`, a write
-//! half's `poll_write_priv`, `poll_write_vectored_priv` and
-//! `shutdown_write`, all on `&self`: each half uses only its own side of
-//! the registration.
+//! split stream, shared by TCP and Unix-domain streams. Both halves poll
+//! the stream's `registered()` I/O on `&self`, each only its own side of
+//! it; a write half also calls the stream's `shutdown_write`.
 
 /// `read_half! { Type => |s| expression giving the stream; ... }`
 macro_rules! read_half {
@@ -15,7 +13,7 @@ macro_rules! read_half {
                 buf: &mut [u8],
             ) -> ::std::task::Poll<::std::io::Result<usize>> {
                 let $s = &*self;
-                $stream.poll_read_priv(cx, buf)
+                $stream.registered().poll_read(cx, buf)
             }
 
             fn poll_read_vectored(
@@ -24,7 +22,7 @@ macro_rules! read_half {
                 bufs: &mut [::std::io::IoSliceMut<'_>],
             ) -> ::std::task::Poll<::std::io::Result<usize>> {
                 let $s = &*self;
-                $stream.poll_read_vectored_priv(cx, bufs)
+                $stream.registered().poll_read_vectored(cx, bufs)
             }
         }
 
@@ -47,7 +45,7 @@ macro_rules! write_half {
                 buf: &[u8],
             ) -> ::std::task::Poll<::std::io::Result<usize>> {
                 let $s = &*self;
-                $stream.poll_write_priv(cx, buf)
+                $stream.registered().poll_write(cx, buf)
             }
 
             fn poll_write_vectored(
@@ -56,7 +54,7 @@ macro_rules! write_half {
                 bufs: &[::std::io::IoSlice<'_>],
             ) -> ::std::task::Poll<::std::io::Result<usize>> {
                 let $s = &*self;
-                $stream.poll_write_vectored_priv(cx, bufs)
+                $stream.registered().poll_write_vectored(cx, bufs)
             }
 
             fn poll_flush(self: ::std::pin::Pin<&mut Self>, _cx: &mut ::std::task::Context<'_>) -> ::std::task::Poll<::std::io::Result<()>> {

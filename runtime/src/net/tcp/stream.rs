@@ -576,36 +576,10 @@ impl TcpStream {
         )
     }
 
-    pub(crate) fn poll_read_priv(
-        &self,
-        cx: &mut Context<'_>,
-        buf: &mut [u8],
-    ) -> Poll<io::Result<usize>> {
-        self.io.poll_read(cx, buf)
-    }
-
-    pub(crate) fn poll_read_vectored_priv(
-        &self,
-        cx: &mut Context<'_>,
-        bufs: &mut [IoSliceMut<'_>],
-    ) -> Poll<io::Result<usize>> {
-        self.io.poll_read_vectored(cx, bufs)
-    }
-
-    pub(crate) fn poll_write_priv(
-        &self,
-        cx: &mut Context<'_>,
-        buf: &[u8],
-    ) -> Poll<io::Result<usize>> {
-        self.io.poll_write(cx, buf)
-    }
-
-    pub(crate) fn poll_write_vectored_priv(
-        &self,
-        cx: &mut Context<'_>,
-        bufs: &[IoSlice<'_>],
-    ) -> Poll<io::Result<usize>> {
-        self.io.poll_write_vectored(cx, bufs)
+    /// The stream's registration, which both halves of a split use on
+    /// `&self`, each on its own side.
+    pub(crate) fn registered(&self) -> &Registered<mio::net::TcpStream> {
+        &self.io
     }
 
     /// Shuts the write side down; a peer that already left is not an error
@@ -624,7 +598,7 @@ impl AsyncRead for TcpStream {
         cx: &mut Context<'_>,
         buf: &mut [u8],
     ) -> Poll<io::Result<usize>> {
-        self.poll_read_priv(cx, buf)
+        self.io.poll_read(cx, buf)
     }
 
     fn poll_read_vectored(
@@ -632,7 +606,7 @@ impl AsyncRead for TcpStream {
         cx: &mut Context<'_>,
         bufs: &mut [IoSliceMut<'_>],
     ) -> Poll<io::Result<usize>> {
-        self.poll_read_vectored_priv(cx, bufs)
+        self.io.poll_read_vectored(cx, bufs)
     }
 }
 
@@ -642,7 +616,7 @@ impl AsyncWrite for TcpStream {
         cx: &mut Context<'_>,
         buf: &[u8],
     ) -> Poll<io::Result<usize>> {
-        self.poll_write_priv(cx, buf)
+        self.io.poll_write(cx, buf)
     }
 
     fn poll_write_vectored(
@@ -650,7 +624,7 @@ impl AsyncWrite for TcpStream {
         cx: &mut Context<'_>,
         bufs: &[IoSlice<'_>],
     ) -> Poll<io::Result<usize>> {
-        self.poll_write_vectored_priv(cx, bufs)
+        self.io.poll_write_vectored(cx, bufs)
     }
 
     fn poll_flush(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<io::Result<()>> {

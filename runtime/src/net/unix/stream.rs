@@ -267,36 +267,10 @@ impl UnixStream {
         }
     }
 
-    pub(crate) fn poll_read_priv(
-        &self,
-        cx: &mut Context<'_>,
-        buf: &mut [u8],
-    ) -> Poll<io::Result<usize>> {
-        self.io.poll_read(cx, buf)
-    }
-
-    pub(crate) fn poll_read_vectored_priv(
-        &self,
-        cx: &mut Context<'_>,
-        bufs: &mut [IoSliceMut<'_>],
-    ) -> Poll<io::Result<usize>> {
-        self.io.poll_read_vectored(cx, bufs)
-    }
-
-    pub(crate) fn poll_write_priv(
-        &self,
-        cx: &mut Context<'_>,
-        buf: &[u8],
-    ) -> Poll<io::Result<usize>> {
-        self.io.poll_write(cx, buf)
-    }
-
-    pub(crate) fn poll_write_vectored_priv(
-        &self,
-        cx: &mut Context<'_>,
-        bufs: &[IoSlice<'_>],
-    ) -> Poll<io::Result<usize>> {
-        self.io.poll_write_vectored(cx, bufs)
+    /// The stream's registration, which both halves of a split use on
+    /// `&self`, each on its own side.
+    pub(crate) fn registered(&self) -> &Registered<mio::net::UnixStream> {
+        &self.io
     }
 }
 
@@ -306,7 +280,7 @@ impl AsyncRead for UnixStream {
         cx: &mut Context<'_>,
         buf: &mut [u8],
     ) -> Poll<io::Result<usize>> {
-        self.poll_read_priv(cx, buf)
+        self.io.poll_read(cx, buf)
     }
 
     fn poll_read_vectored(
@@ -314,7 +288,7 @@ impl AsyncRead for UnixStream {
         cx: &mut Context<'_>,
         bufs: &mut [IoSliceMut<'_>],
     ) -> Poll<io::Result<usize>> {
-        self.poll_read_vectored_priv(cx, bufs)
+        self.io.poll_read_vectored(cx, bufs)
     }
 }
 
@@ -324,7 +298,7 @@ impl AsyncWrite for UnixStream {
         cx: &mut Context<'_>,
         buf: &[u8],
     ) -> Poll<io::Result<usize>> {
-        self.poll_write_priv(cx, buf)
+        self.io.poll_write(cx, buf)
     }
 
     fn poll_write_vectored(
@@ -332,7 +306,7 @@ impl AsyncWrite for UnixStream {
         cx: &mut Context<'_>,
         bufs: &[IoSlice<'_>],
     ) -> Poll<io::Result<usize>> {
-        self.poll_write_vectored_priv(cx, bufs)
+        self.io.poll_write_vectored(cx, bufs)
     }
 
     fn poll_flush(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<io::Result<()>> {
