@@ -16,6 +16,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 /// The most bytes one blocking call reads or writes.
 pub(crate) const MAX_CHUNK: usize = 2 * 1024 * 1024;
 
+/// Spare capacity below this is read without pre-faulting it: the saving
+/// is a few traps, less than the `madvise` call costs.
+const PREFAULT_MIN: usize = 256 * 1024;
+
 /// Runs `f` on the current runtime's blocking pool.
 ///
 /// # Panics
@@ -89,6 +93,14 @@ impl Error for ContextError {
 /// it stay in `dst`.
 pub(crate) fn read_chunks(file: &File, dst: &mut Vec<u8>, stop: &AtomicBool) -> io::Result<bool> {
     loop {
+        // A buffer sized for a large file is fresh memory: letting `read`
+        // fault it in a page at a time costs a trap per 4 KiB, about a
+        // sixth of a 64 MiB read from the page cache. One `madvise` per
+        // chunk backs the chunk's pages first, without the traps.
+        let spare = dst.capacity() - dst.len();
+        if spare >= PREFAULT_MIN {
+            sys::prefault_spare(dst, MAX_CHUNK);
+        }
         // `read_chunk` stops short of the limit only at the end of the file.
         if read_chunk(file, dst)? < MAX_CHUNK {
             return Ok(true);

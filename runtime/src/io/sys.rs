@@ -47,6 +47,71 @@ pub(crate) fn read_to_spare(fd: RawFd, dst: &mut Vec<u8>, max: usize) -> io::Res
     Ok(read)
 }
 
+/// Asks the kernel to back the first `max` bytes of `dst`'s spare capacity
+/// (whole pages only) with memory now (`MADV_POPULATE_WRITE`), so that a
+/// `read` into it copies without taking a page fault per page.
+///
+/// Only a hint: memory that is already backed costs a page-table walk, and
+/// where the kernel refuses (before Linux 5.14, or out of memory) the
+/// `read` faults the pages in itself, or fails with the error the caller
+/// would see anyway. After one refusal for lack of support it is not asked
+/// again.
+#[cfg(target_os = "linux")]
+pub(crate) fn prefault_spare(dst: &mut Vec<u8>, max: usize) {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    static UNSUPPORTED: AtomicBool = AtomicBool::new(false);
+    if UNSUPPORTED.load(Ordering::Relaxed) {
+        return;
+    }
+    let spare = dst.spare_capacity_mut();
+    let len = spare.len().min(max);
+    let start = spare.as_mut_ptr() as usize;
+    let page = page_size();
+    let first = start.next_multiple_of(page);
+    let end = (start + len) / page * page;
+    if end <= first {
+        return;
+    }
+    let advised = syscall!(
+        // SAFETY: `first..end` lies inside `dst`'s spare capacity, which
+        // `dst` owns and which is exclusively borrowed here; populating it
+        // for writing changes no byte a Rust reference can see (the spare
+        // capacity is uninitialized to Rust, zero-filled by the kernel).
+        unsafe {
+            libc::madvise(
+                first as *mut libc::c_void,
+                end - first,
+                libc::MADV_POPULATE_WRITE,
+            )
+        }
+    );
+    if let Err(e) = advised
+        && e.raw_os_error() == Some(libc::EINVAL)
+    {
+        // Kernels before 5.14 do not know the advice.
+        UNSUPPORTED.store(true, Ordering::Relaxed);
+    }
+}
+
+/// Elsewhere the `read` faults the pages in itself.
+#[cfg(not(target_os = "linux"))]
+pub(crate) fn prefault_spare(_dst: &mut Vec<u8>, _max: usize) {}
+
+/// The size of a memory page, asked once.
+#[cfg(target_os = "linux")]
+fn page_size() -> usize {
+    use std::sync::OnceLock;
+    static PAGE: OnceLock<usize> = OnceLock::new();
+    *PAGE.get_or_init(|| {
+        // SAFETY: sysconf has no preconditions.
+        let size = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+        usize::try_from(size)
+            .ok()
+            .filter(|&s| s > 0)
+            .unwrap_or(4096)
+    })
+}
+
 /// Sends up to `len` bytes of `file` starting at `offset` to the socket
 /// `socket` without copying them through user space (`sendfile(2)`).
 /// Returns the number of bytes sent; `0` means `offset` is at or past the
@@ -117,4 +182,44 @@ pub(crate) fn linger(socket: RawFd) -> io::Result<Option<std::time::Duration>> {
         }
     )?;
     Ok((value.l_onoff != 0).then(|| std::time::Duration::from_secs(value.l_linger as u64)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    #[test]
+    fn prefaulting_spare_capacity_keeps_the_contents_and_a_read_then_fills_it() {
+        // Three bytes in, so the spare capacity starts off a page boundary.
+        let mut data = vec![7u8, 8, 9];
+        data.reserve_exact(3 << 20);
+        let capacity = data.capacity();
+        prefault_spare(&mut data, 2 << 20);
+        assert_eq!(data, [7, 8, 9]);
+        assert_eq!(data.capacity(), capacity);
+
+        let path = std::env::temp_dir().join(format!("rt-prefault-{}", std::process::id()));
+        let contents: Vec<u8> = (0..(1 << 20) + 5).map(|i| (i % 251) as u8).collect();
+        std::fs::File::create(&path)
+            .and_then(|mut f| f.write_all(&contents))
+            .expect("writing the test file");
+        let file = std::fs::File::open(&path).expect("opening the test file");
+        let mut total = 0;
+        loop {
+            match read_to_spare(
+                std::os::fd::AsRawFd::as_raw_fd(&file),
+                &mut data,
+                usize::MAX,
+            ) {
+                Ok(0) => break,
+                Ok(n) => total += n,
+                Err(e) => panic!("reading the test file: {e}"),
+            }
+        }
+        std::fs::remove_file(&path).expect("removing the test file");
+        assert_eq!(total, contents.len());
+        assert_eq!(&data[..3], [7, 8, 9]);
+        assert_eq!(&data[3..], contents);
+    }
 }
