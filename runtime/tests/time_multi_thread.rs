@@ -84,6 +84,40 @@ fn timers_fire_while_the_only_worker_is_busy() {
 }
 
 #[test]
+fn a_timer_fires_while_the_worker_that_left_the_driver_blocks() {
+    // Two workers. The first timer wakes a task that then blocks its
+    // worker's thread until the second timer's task signals it. The worker
+    // that fired the first timer left the driver to run that task; the
+    // other one was asleep on its condvar, and must take the driver over,
+    // or the second timer never fires. Twenty runtimes, because which
+    // worker holds the driver varies.
+    for round in 0..20 {
+        let rt = Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_time()
+            .build()
+            .unwrap();
+        let (signal, signalled) = std::sync::mpsc::channel();
+        rt.block_on(async {
+            let blocker = rt::spawn(async move {
+                sleep(Duration::from_millis(1)).await;
+                // Blocks the worker thread on purpose (what a task must
+                // not do, and what the runtime must survive).
+                signalled
+                    .recv_timeout(Duration::from_secs(30))
+                    .unwrap_or_else(|e| panic!("round {round}: the second timer never fired: {e}"));
+            });
+            let signaller = rt::spawn(async move {
+                sleep(Duration::from_millis(5)).await;
+                signal.send(()).unwrap();
+            });
+            blocker.await.unwrap();
+            signaller.await.unwrap();
+        });
+    }
+}
+
+#[test]
 fn timers_fire_while_the_current_thread_runtime_is_busy() {
     let rt = Builder::new_current_thread().enable_time().build().unwrap();
     rt.block_on(async {

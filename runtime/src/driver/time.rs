@@ -196,6 +196,17 @@ impl Handle {
         self.inner.timer.fire(self.now_tick())
     }
 
+    /// `true` if a timer may be due within `horizon` of the clock's now
+    /// (an entry on a coarse level of the wheel counts from when it moves
+    /// down a level, so this may say yes early, never late).
+    pub(crate) fn due_within(&self, horizon: Duration) -> bool {
+        let horizon = u64::try_from(horizon.as_nanos() / TICK.as_nanos()).unwrap_or(MAX_TICK);
+        self.inner
+            .timer
+            .next_deadline()
+            .is_some_and(|next| next <= self.now_tick().saturating_add(horizon))
+    }
+
     /// Records that the driver was unparked (see `Inner::unparked`).
     pub(crate) fn note_unpark(&self) {
         self.inner.unparked.store(true, Ordering::Release);

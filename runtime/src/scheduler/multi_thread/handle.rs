@@ -15,6 +15,11 @@ use crate::task::list::OwnedTasks;
 use crate::task::{self, Header, Id, JoinHandle, Notified, Schedule};
 use std::future::Future;
 
+/// See `Handle::hand_off_driver_for_timers`: a poll longer than this is
+/// a bug in the task (it blocks its worker thread); timers due sooner do
+/// not wait for it.
+const DRIVER_HANDOFF_HORIZON: std::time::Duration = std::time::Duration::from_millis(10);
+
 #[derive(Debug)]
 pub(crate) struct Handle {
     pub(crate) shared: Shared,
@@ -98,6 +103,35 @@ impl Handle {
         fence(Ordering::SeqCst);
         if let Some(index) = self.shared.idle.worker_to_notify(except) {
             self.shared.remotes[index].unpark.unpark();
+        }
+    }
+
+    /// Run by a worker that leaves the driver to run tasks: if a timer is
+    /// due soon and no other worker watches the driver, wakes a parked
+    /// worker, which takes the driver when it parks again. Otherwise, if
+    /// this worker's next poll blocks its thread, the timer waits for it
+    /// while the others sleep on their condvars.
+    ///
+    /// Only timers due within `DRIVER_HANDOFF_HORIZON`: servers keep far
+    /// timeouts armed all the time, and waking a worker on every I/O event
+    /// would put a futex wake-up in front of each. A poll that blocks for
+    /// longer than the horizon still delays timers due after it, as in
+    /// tokio. No wake-up is lost to a worker that is parking meanwhile:
+    /// it lists itself as parked before it tries the driver lock, and the
+    /// SeqCst fences (here in `notify_parked`, there in
+    /// `notify_if_work_pending`) order its listing and this worker's
+    /// release of the lock, so either it is on the list this reads or its
+    /// `try_lock` finds the driver free.
+    pub(crate) fn hand_off_driver_for_timers(&self) {
+        if self.shared.park.driver_watched() {
+            return;
+        }
+        let due = self
+            .driver
+            .time()
+            .is_some_and(|time| time.due_within(DRIVER_HANDOFF_HORIZON));
+        if due {
+            self.notify_parked();
         }
     }
 

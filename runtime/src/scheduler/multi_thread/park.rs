@@ -86,9 +86,11 @@ impl Parker {
         }
     }
 
-    /// Blocks until unparked.
-    pub(crate) fn park(&mut self) {
-        self.inner.park(None);
+    /// Blocks until unparked. Returns `true` if it blocked in the driver,
+    /// so the caller, leaving it, knows nobody may be watching I/O and
+    /// timers now.
+    pub(crate) fn park(&mut self) -> bool {
+        self.inner.park(None)
     }
 
     /// Polls the driver without blocking, if no other worker holds it.
@@ -100,22 +102,24 @@ impl Parker {
 }
 
 impl Inner {
-    fn park(&self, timeout: Option<Duration>) {
+    fn park(&self, timeout: Option<Duration>) -> bool {
         if self
             .state
             .compare_exchange(NOTIFIED, EMPTY, Ordering::SeqCst, Ordering::SeqCst)
             .is_ok()
         {
-            return;
+            return false;
         }
         if let Ok(mut driver) = self.shared.driver.try_lock() {
-            self.park_driver(&mut driver, timeout);
+            self.park_driver(&mut driver, timeout)
         } else {
             self.park_condvar();
+            false
         }
     }
 
-    fn park_driver(&self, driver: &mut Driver, timeout: Option<Duration>) {
+    /// `true` if it blocked in the driver (`false`: it was notified first).
+    fn park_driver(&self, driver: &mut Driver, timeout: Option<Duration>) -> bool {
         match self
             .state
             .compare_exchange(EMPTY, PARKED_DRIVER, Ordering::SeqCst, Ordering::SeqCst)
@@ -123,7 +127,7 @@ impl Inner {
             Ok(_) => {}
             Err(NOTIFIED) => {
                 self.state.swap(EMPTY, Ordering::SeqCst);
-                return;
+                return false;
             }
             Err(actual) => panic!("rt: inconsistent park state {actual}"),
         }
@@ -136,7 +140,7 @@ impl Inner {
             self.shared.driver_watched.store(false, Ordering::Relaxed);
         }
         match self.state.swap(EMPTY, Ordering::SeqCst) {
-            NOTIFIED | PARKED_DRIVER => {}
+            NOTIFIED | PARKED_DRIVER => true,
             actual => panic!("rt: inconsistent park state {actual}"),
         }
     }
@@ -189,7 +193,10 @@ impl Unparker {
 mod loom_park {
     use super::{Parker, Shared};
     use crate::driver::{Driver, DriverConfig};
+    use crate::loom::sync::Arc;
+    use crate::loom::sync::atomic::{Ordering, fence};
     use crate::loom::thread;
+    use crate::scheduler::multi_thread::idle::Idle;
 
     /// Two workers park while two unparks race them: one parks in the
     /// driver, the other on its condvar, and neither misses its unpark
@@ -208,6 +215,58 @@ mod loom_park {
             first.park();
             parked.join().unwrap();
             waker.join().unwrap();
+        });
+    }
+
+    /// Worker 0 leaves the driver to run a task that will block its thread,
+    /// with a timer due soon, while worker 1 parks: worker 1 must end up
+    /// blocked in the driver, where the timer's wake-up (here a plain
+    /// driver unpark) reaches it, never asleep on its condvar. The steps
+    /// are the workers' (`Context::park`, `Handle::hand_off_driver_for_timers`,
+    /// `Handle::notify_if_work_pending`); loom reports a deadlock if
+    /// worker 1 sleeps on its condvar un-notified.
+    #[test]
+    fn loom_driver_handed_off_to_a_parking_worker() {
+        loom::model(|| {
+            let (driver, handle) = Driver::new(&DriverConfig::default(), 1).unwrap();
+            let shared = Shared::new(driver, handle.clone());
+            let idle = Arc::new(Idle::new(2));
+            let leaver = Parker::new(shared.clone());
+            let mut parker = Parker::new(shared.clone());
+            let unparkers = [leaver.unparker(), parker.unparker()];
+
+            // Worker 0 is in the driver, listed as parked.
+            idle.transition_worker_to_parked(0, false);
+            let in_driver = shared.driver.try_lock().unwrap();
+
+            let parker_idle = idle.clone();
+            let parking = thread::spawn(move || {
+                let mut searching = false;
+                loop {
+                    parker_idle.transition_worker_to_parked(1, searching);
+                    // `notify_if_work_pending`'s fence (no work queued).
+                    fence(Ordering::SeqCst);
+                    if parker.park() {
+                        // Blocked in the driver, and woken there.
+                        return;
+                    }
+                    // Notified: a notifier counted it as searching. It
+                    // finds nothing and parks again.
+                    searching = !parker_idle.is_parked(1);
+                }
+            });
+
+            // Worker 0 woke with a task queued: off the list, out of the
+            // driver, then the hand-off (`notify_parked`).
+            idle.unpark_worker_by_id(0);
+            drop(in_driver);
+            fence(Ordering::SeqCst);
+            if let Some(index) = idle.worker_to_notify(None) {
+                unparkers[index].unpark();
+            }
+            // Worker 0 now blocks in its task. The timer comes due.
+            handle.unpark();
+            parking.join().unwrap();
         });
     }
 }

@@ -422,12 +422,13 @@ impl Context {
         if core.transition_to_parked(handle) {
             let asleep_since = self.spin.sleep_starts();
             let mut park = core.park.take().expect("core has a parker");
+            let mut left_driver = false;
             loop {
                 // With the core installed, what the driver wakes (I/O,
                 // timers) lands in this worker's queues, and this worker
                 // runs it next: no trip through the injector, and no
                 // other worker woken to take it.
-                core = self.enter_driver(core, || park.park());
+                core = self.enter_driver(core, || left_driver = park.park());
                 core.check_shutdown(handle);
                 if core.is_shutdown {
                     break;
@@ -439,6 +440,9 @@ impl Context {
             core.park = Some(park);
             self.spin.slept(asleep_since);
             core.notify_after_driver(handle);
+            if left_driver && !core.is_shutdown {
+                handle.hand_off_driver_for_timers();
+            }
         }
         if let Some(cb) = &handle.shared.config.after_unpark {
             cb();
