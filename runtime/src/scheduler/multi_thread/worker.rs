@@ -30,7 +30,11 @@
 //! worker off the parked list by itself). The first of them that becomes
 //! stealable wakes one peer at once (never the worker itself, which may
 //! still be on the parked list), so a turn that fires thousands of timers
-//! is shared while it runs, not after.
+//! is shared while it runs, not after. A worker that leaves the driver
+//! with a timer due within a few milliseconds and nobody else in it wakes a
+//! parked peer to take the driver over, so that timer does not wait on the
+//! task this worker runs next, should that task block its thread (see
+//! `Handle::hand_off_driver_for_timers`).
 //!
 //! While a task is polled the core sits in the thread's scheduler
 //! `Context`, so wakes from inside the task go straight to the local queue.
