@@ -115,15 +115,20 @@ impl Handle {
     /// Only timers due within `DRIVER_HANDOFF_HORIZON`: servers keep far
     /// timeouts armed all the time, and waking a worker on every I/O event
     /// would put a futex wake-up in front of each. A poll that blocks for
-    /// longer than the horizon still delays timers due after it, as in
-    /// tokio. No wake-up is lost to a worker that is parking meanwhile:
-    /// it lists itself as parked before it tries the driver lock, and the
-    /// SeqCst fences (here in `notify_parked`, there in
-    /// `notify_if_work_pending`) order its listing and this worker's
-    /// release of the lock, so either it is on the list this reads or its
-    /// `try_lock` finds the driver free.
+    /// longer than the horizon still delays the timers due after it (tokio
+    /// delays every timer then).
+    ///
+    /// No wake-up is lost to a worker that is parking meanwhile: it counts
+    /// itself as parked before it tries the driver lock, and the SeqCst
+    /// fences (here, and there in `notify_if_work_pending`) order its count
+    /// and this worker's release of the lock, so either this sees it
+    /// counted as parked, or its `try_lock` finds the driver free.
     pub(crate) fn hand_off_driver_for_timers(&self) {
-        if self.shared.park.driver_watched() {
+        // Orders this worker's release of the driver lock before its read
+        // of the parked count (the Dekker pair described above).
+        fence(Ordering::SeqCst);
+        // The cheap checks first: the timer's is a lock per shard.
+        if self.shared.park.driver_watched() || !self.shared.idle.should_notify() {
             return;
         }
         let due = self

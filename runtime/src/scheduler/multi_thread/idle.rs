@@ -60,7 +60,9 @@ impl Idle {
         (state >> UNPARKED_SHIFT, state & SEARCHING_MASK)
     }
 
-    fn should_notify(&self) -> bool {
+    /// `true` if a worker is parked and none is searching: what
+    /// `worker_to_notify` needs before it picks one (checked again there).
+    pub(crate) fn should_notify(&self) -> bool {
         let (unparked, searching) = self.counts();
         searching == 0 && unparked < self.num_workers
     }

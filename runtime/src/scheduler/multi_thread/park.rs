@@ -257,11 +257,14 @@ mod loom_park {
             });
 
             // Worker 0 woke with a task queued: off the list, out of the
-            // driver, then the hand-off (`notify_parked`).
+            // driver, then the hand-off (`hand_off_driver_for_timers`, the
+            // timer due).
             idle.unpark_worker_by_id(0);
             drop(in_driver);
             fence(Ordering::SeqCst);
-            if let Some(index) = idle.worker_to_notify(None) {
+            if idle.should_notify()
+                && let Some(index) = idle.worker_to_notify(None)
+            {
                 unparkers[index].unpark();
             }
             // Worker 0 now blocks in its task. The timer comes due.

@@ -444,7 +444,9 @@ impl Context {
             core.park = Some(park);
             self.spin.slept(asleep_since);
             core.notify_after_driver(handle);
-            if left_driver && !core.is_shutdown {
+            // A searcher wakes a peer for the driver anyway, once it finds
+            // work (`transition_from_searching`).
+            if left_driver && !core.is_shutdown && !core.is_searching {
                 handle.hand_off_driver_for_timers();
             }
         }
