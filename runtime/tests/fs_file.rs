@@ -68,7 +68,7 @@ fn seek_read_and_write_positions() {
 
 #[test]
 fn unread_bytes_are_given_back_before_a_write() {
-    // One blocking thread, held busy, so the read below is sure to queue.
+    // One blocking thread, for `abandon_a_read`.
     let rt = Builder::new_multi_thread()
         .worker_threads(1)
         .max_blocking_threads(1)
@@ -84,23 +84,9 @@ fn unread_bytes_are_given_back_before_a_write() {
             .open(&path)
             .await
             .unwrap();
-        let (started_tx, started_rx) = std::sync::mpsc::channel::<()>();
-        let (release_tx, release_rx) = std::sync::mpsc::channel::<()>();
-        let gate = rt::spawn_blocking(move || {
-            started_tx.send(()).unwrap();
-            release_rx.recv().unwrap();
-        });
-        started_rx.recv().unwrap();
         // Start a 10-byte read and give up on it: its bytes land in the
         // file's buffer, ahead of what the caller consumes next.
-        let mut big = [0; 10];
-        std::future::poll_fn(|cx| {
-            assert!(Pin::new(&mut file).poll_read(cx, &mut big).is_pending());
-            Poll::Ready(())
-        })
-        .await;
-        release_tx.send(()).unwrap();
-        gate.await.unwrap();
+        abandon_a_read(&mut file, 10).await;
         let mut small = [0; 3];
         file.read_exact(&mut small).await.unwrap();
         assert_eq!(&small, b"012");
@@ -111,6 +97,89 @@ fn unread_bytes_are_given_back_before_a_write() {
     });
     assert_eq!(std::fs::read(&path).unwrap(), b"012X456789");
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Starts a read of `len` bytes on `file` and gives up on it while the
+/// pool's one blocking thread is held busy, so the read is sure to be
+/// queued: its bytes land in the file's buffer, read ahead of the logical
+/// position. Needs a runtime with `max_blocking_threads(1)`.
+async fn abandon_a_read(file: &mut rt::fs::File, len: usize) {
+    let (started_tx, started_rx) = std::sync::mpsc::channel::<()>();
+    let (release_tx, release_rx) = std::sync::mpsc::channel::<()>();
+    let gate = rt::spawn_blocking(move || {
+        started_tx.send(()).unwrap();
+        release_rx.recv().unwrap();
+    });
+    started_rx.recv().unwrap();
+    let mut big = vec![0; len];
+    std::future::poll_fn(|cx| {
+        assert!(Pin::new(&mut *file).poll_read(cx, &mut big).is_pending());
+        Poll::Ready(())
+    })
+    .await;
+    release_tx.send(()).unwrap();
+    gate.await.unwrap();
+}
+
+#[test]
+fn into_std_and_try_clone_start_at_the_logical_position() {
+    use std::io::{Read, Seek};
+    let rt = Builder::new_multi_thread()
+        .worker_threads(1)
+        .max_blocking_threads(1)
+        .build()
+        .unwrap();
+    let dir = scratch_dir("into-std", &rt);
+    let path = dir.join("f");
+    std::fs::write(&path, "0123456789").unwrap();
+    rt.block_on(async {
+        let mut options = rt::fs::File::options();
+        options.read(true).write(true);
+        // Read ahead to 10, consumed to 3: the clone (sharing the OS
+        // position, as `dup` does) reads on from 3.
+        let mut file = options.open(&path).await.unwrap();
+        abandon_a_read(&mut file, 10).await;
+        let mut bytes = [0; 3];
+        file.read_exact(&mut bytes).await.unwrap();
+        assert_eq!(&bytes, b"012");
+        let mut clone = file.try_clone().await.unwrap();
+        clone.read_exact(&mut bytes).await.unwrap();
+        assert_eq!(&bytes, b"345");
+        file.read_exact(&mut bytes[..2]).await.unwrap();
+        assert_eq!(&bytes[..2], b"67");
+        // A write still buffered is on disk once `into_std` returns.
+        file.write_all(b"XY").await.unwrap();
+        let mut std = file.into_std().await.unwrap();
+        assert_eq!(std.stream_position().unwrap(), 10);
+        drop(clone);
+
+        // Read ahead, nothing consumed: the std file starts at 0.
+        let mut file = options.open(&path).await.unwrap();
+        abandon_a_read(&mut file, 10).await;
+        std = file.into_std().await.unwrap();
+        assert_eq!(std.stream_position().unwrap(), 0);
+        let mut contents = String::new();
+        std.read_to_string(&mut contents).unwrap();
+        assert_eq!(contents, "01234567XY");
+    });
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn file_set_permissions() {
+    for (_, rt) in runtimes() {
+        let dir = scratch_dir("file-chmod", &rt);
+        let path = dir.join("f");
+        rt.block_on(async {
+            let file = rt::fs::File::create(&path).await.unwrap();
+            let mut permissions = file.metadata().await.unwrap().permissions();
+            permissions.set_readonly(true);
+            file.set_permissions(permissions).await.unwrap();
+            assert!(file.metadata().await.unwrap().permissions().readonly());
+            assert!(std::fs::metadata(&path).unwrap().permissions().readonly());
+        });
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }
 
 #[test]

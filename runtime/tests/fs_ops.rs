@@ -108,6 +108,117 @@ fn create_and_remove_directory_trees() {
 }
 
 #[test]
+fn single_directories_existence_and_permissions() {
+    for (_, rt) in runtimes() {
+        let dir = scratch_dir("single-dirs", &rt);
+        rt.block_on(async {
+            let sub = dir.join("sub");
+            rt::fs::create_dir(&sub).await.unwrap();
+            let err = rt::fs::create_dir(&sub).await.unwrap_err();
+            assert_eq!(err.kind(), ErrorKind::AlreadyExists, "{err}");
+            assert_names_path(&err, &sub);
+            let orphan = dir.join("missing/child");
+            let err = rt::fs::create_dir(&orphan).await.unwrap_err();
+            assert_eq!(err.kind(), ErrorKind::NotFound, "{err}");
+            assert_names_path(&err, &orphan);
+
+            let file = sub.join("file");
+            rt::fs::write(&file, "x").await.unwrap();
+            assert!(rt::fs::try_exists(&file).await.unwrap());
+            let err = rt::fs::remove_dir(&sub).await.unwrap_err();
+            assert_eq!(err.kind(), ErrorKind::DirectoryNotEmpty, "{err}");
+            assert_names_path(&err, &sub);
+            assert!(
+                rt::fs::try_exists(&file).await.unwrap(),
+                "a failed remove_dir kept the file"
+            );
+
+            let mut permissions = rt::fs::metadata(&file).await.unwrap().permissions();
+            permissions.set_readonly(true);
+            rt::fs::set_permissions(&file, permissions.clone())
+                .await
+                .unwrap();
+            assert!(
+                rt::fs::metadata(&file)
+                    .await
+                    .unwrap()
+                    .permissions()
+                    .readonly()
+            );
+            let writable = std::os::unix::fs::PermissionsExt::from_mode(0o644);
+            rt::fs::set_permissions(&file, writable).await.unwrap();
+            assert!(
+                !rt::fs::metadata(&file)
+                    .await
+                    .unwrap()
+                    .permissions()
+                    .readonly()
+            );
+            let gone = dir.join("gone");
+            let err = rt::fs::set_permissions(&gone, permissions)
+                .await
+                .unwrap_err();
+            assert_eq!(err.kind(), ErrorKind::NotFound, "{err}");
+            assert_names_path(&err, &gone);
+
+            rt::fs::remove_file(&file).await.unwrap();
+            rt::fs::remove_dir(&sub).await.unwrap();
+            assert!(!rt::fs::try_exists(&sub).await.unwrap());
+            let err = rt::fs::remove_dir(&sub).await.unwrap_err();
+            assert_eq!(err.kind(), ErrorKind::NotFound, "{err}");
+        });
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
+
+#[test]
+fn hard_and_symbolic_links() {
+    for (_, rt) in runtimes() {
+        let dir = scratch_dir("links", &rt);
+        rt.block_on(async {
+            let original = dir.join("original");
+            let hard = dir.join("hard");
+            rt::fs::write(&original, "linked").await.unwrap();
+            rt::fs::hard_link(&original, &hard).await.unwrap();
+            let err = rt::fs::hard_link(&original, &hard).await.unwrap_err();
+            assert_eq!(err.kind(), ErrorKind::AlreadyExists, "{err}");
+            assert_names_path(&err, &original);
+            assert_names_path(&err, &hard);
+
+            let soft = dir.join("soft");
+            rt::fs::symlink("original", &soft).await.unwrap();
+            assert_eq!(
+                rt::fs::read_link(&soft).await.unwrap(),
+                Path::new("original")
+            );
+            assert!(
+                rt::fs::symlink_metadata(&soft)
+                    .await
+                    .unwrap()
+                    .file_type()
+                    .is_symlink()
+            );
+            assert!(rt::fs::metadata(&soft).await.unwrap().is_file());
+            assert_eq!(rt::fs::read_to_string(&soft).await.unwrap(), "linked");
+            let err = rt::fs::read_link(&original).await.unwrap_err();
+            assert_eq!(err.kind(), ErrorKind::InvalidInput, "{err}");
+            assert_names_path(&err, &original);
+
+            // The hard link keeps the contents; the symbolic one dangles.
+            rt::fs::remove_file(&original).await.unwrap();
+            assert_eq!(rt::fs::read_to_string(&hard).await.unwrap(), "linked");
+            assert!(!rt::fs::try_exists(&soft).await.unwrap());
+            assert!(rt::fs::symlink_metadata(&soft).await.is_ok());
+            let err = rt::fs::symlink_metadata(dir.join("none"))
+                .await
+                .unwrap_err();
+            assert_eq!(err.kind(), ErrorKind::NotFound, "{err}");
+        });
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
+
+#[test]
 fn read_dir_lists_every_entry_across_batches() {
     const FILES: usize = 75; // more than two batches
     for (_, rt) in runtimes() {

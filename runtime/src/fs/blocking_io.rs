@@ -52,6 +52,35 @@ where
     }
 }
 
+/// Runs `op` on `path` on the blocking pool; its error names the path
+/// after `what` ("could not remove").
+pub(crate) async fn on_path<T: Send + 'static>(
+    path: &Path,
+    what: &'static str,
+    op: fn(&Path) -> io::Result<T>,
+) -> io::Result<T> {
+    let path = path.to_owned();
+    run(move || op(&path).map_err(|e| path_error(what, &path, e))).await
+}
+
+/// Runs `op` on `from` and `to` on the blocking pool; its error names both
+/// paths after `what` ("could not rename").
+pub(crate) async fn on_two_paths<T: Send + 'static>(
+    from: &Path,
+    to: &Path,
+    what: &'static str,
+    op: fn(&Path, &Path) -> io::Result<T>,
+) -> io::Result<T> {
+    let (from, to) = (from.to_owned(), to.to_owned());
+    run(move || {
+        op(&from, &to).map_err(|e| {
+            let what = format!("{what} `{}` to `{}`", from.display(), to.display());
+            context_error(what, e)
+        })
+    })
+    .await
+}
+
 /// `error` with `what` and `path` prefixed to its message; same kind.
 pub(crate) fn path_error(what: &str, path: &Path, error: io::Error) -> io::Error {
     context_error(format!("{what} `{}`", path.display()), error)

@@ -23,7 +23,7 @@ use crate::fs::blocking_io::{MAX_CHUNK, SetOnDrop, read_chunks, spawn_fs};
 use crate::task::{JoinHandle, poll_proceed};
 use futures_io::{AsyncRead, AsyncSeek, AsyncWrite};
 use std::fmt;
-use std::fs::{File as StdFile, Metadata};
+use std::fs::{File as StdFile, Metadata, Permissions};
 use std::future::Future;
 use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::Path;
@@ -332,16 +332,10 @@ impl File {
     /// # });
     /// ```
     pub async fn set_len(&mut self, size: u64) -> io::Result<()> {
-        self.finish_writes().await?;
-        let rewind = match &mut self.state {
-            State::Idle(Some(buf)) => buf.discard_unread(),
-            _ => 0,
-        };
+        let rewind = self.settle().await?;
         let std = self.std.clone();
         join_io(spawn_fs(move || {
-            if rewind != 0 {
-                (&*std).seek(SeekFrom::Current(rewind))?;
-            }
+            rewind_by(&std, rewind)?;
             std.set_len(size)
         }))
         .await
@@ -366,6 +360,111 @@ impl File {
     pub async fn metadata(&self) -> io::Result<Metadata> {
         let std = self.std.clone();
         join_io(spawn_fs(move || std.metadata())).await
+    }
+
+    /// Sets the file's permissions (`fchmod`).
+    ///
+    /// # Errors
+    ///
+    /// The error of the `fchmod` call.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # let rt = rt::runtime::Runtime::new().unwrap();
+    /// # rt.block_on(async {
+    /// let path = std::env::temp_dir().join(format!("rt-file-chmod-doc-{}", std::process::id()));
+    /// let file = rt::fs::File::create(&path).await.unwrap();
+    /// let mut permissions = file.metadata().await.unwrap().permissions();
+    /// permissions.set_readonly(true);
+    /// file.set_permissions(permissions).await.unwrap();
+    /// assert!(file.metadata().await.unwrap().permissions().readonly());
+    /// # rt::fs::remove_file(&path).await.unwrap();
+    /// # });
+    /// ```
+    pub async fn set_permissions(&self, permissions: Permissions) -> io::Result<()> {
+        let std = self.std.clone();
+        join_io(spawn_fs(move || std.set_permissions(permissions))).await
+    }
+
+    /// Waits for buffered writes and drops the bytes read ahead; returns
+    /// how far the OS position must move (back) to be the logical one.
+    async fn settle(&mut self) -> io::Result<i64> {
+        self.finish_writes().await?;
+        Ok(match &mut self.state {
+            State::Idle(Some(buf)) => buf.discard_unread(),
+            _ => 0,
+        })
+    }
+
+    /// A second handle to the same open file (`dup`), sharing its position
+    /// and flags, after buffered writes and with the bytes this `File` read
+    /// ahead given back (so the clone reads on from the logical position).
+    ///
+    /// # Errors
+    ///
+    /// The error of a buffered write, of moving the position back, or of
+    /// the `dup` call (for example, too many open files).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use futures_util::AsyncReadExt;
+    /// # let rt = rt::runtime::Runtime::new().unwrap();
+    /// # rt.block_on(async {
+    /// let mut file = rt::fs::File::open("Cargo.toml").await.unwrap();
+    /// let mut first = [0; 9];
+    /// file.read_exact(&mut first).await.unwrap();
+    /// let mut clone = file.try_clone().await.unwrap();
+    /// let mut next = [0; 1];
+    /// clone.read_exact(&mut next).await.unwrap();
+    /// assert_eq!(&first, b"[package]");
+    /// assert_eq!(&next, b"\n");
+    /// # });
+    /// ```
+    pub async fn try_clone(&mut self) -> io::Result<File> {
+        let rewind = self.settle().await?;
+        let std = self.std.clone();
+        let clone = join_io(spawn_fs(move || {
+            rewind_by(&std, rewind)?;
+            std.try_clone()
+        }))
+        .await?;
+        Ok(File::from_std(clone))
+    }
+
+    /// The `std` file, after buffered writes, at the logical position
+    /// (bytes read ahead are given back).
+    ///
+    /// # Errors
+    ///
+    /// The error of a buffered write (the file is then closed), of moving
+    /// the position back, or of `dup`: needed only if a blocking job
+    /// abandoned by a dropped future (a `metadata` call, say) still holds
+    /// the file.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use futures_util::AsyncWriteExt;
+    /// # let rt = rt::runtime::Runtime::new().unwrap();
+    /// # rt.block_on(async {
+    /// let path = std::env::temp_dir().join(format!("rt-into-std-doc-{}", std::process::id()));
+    /// let mut file = rt::fs::File::options().read(true).write(true).create(true).truncate(true).open(&path).await.unwrap();
+    /// file.write_all(b"written, not flushed").await.unwrap();
+    /// let std = file.into_std().await.unwrap();
+    /// assert_eq!(std.metadata().unwrap().len(), 20);
+    /// # rt::fs::remove_file(&path).await.unwrap();
+    /// # });
+    /// ```
+    pub async fn into_std(mut self) -> io::Result<StdFile> {
+        let rewind = self.settle().await?;
+        let std = self.std;
+        join_io(spawn_fs(move || {
+            rewind_by(&std, rewind)?;
+            Arc::try_unwrap(std).or_else(|shared| shared.try_clone())
+        }))
+        .await
     }
 
     /// Reads from the position to the end of the file, appending to `dst`;
@@ -611,11 +710,7 @@ impl AsyncWrite for File {
                     let rewind = buf.discard_unread();
                     let n = buf.copy_from(src);
                     me.start(buf, move |std, buf| {
-                        let result = if rewind != 0 {
-                            (&*std).seek(SeekFrom::Current(rewind)).map(drop)
-                        } else {
-                            Ok(())
-                        };
+                        let result = rewind_by(std, rewind);
                         Operation::Write(result.and_then(|()| buf.write_to(std)))
                     });
                     coop.made_progress();
@@ -693,6 +788,15 @@ impl fmt::Debug for File {
             .field("busy", &matches!(self.state, State::Busy(_)))
             .finish()
     }
+}
+
+/// Moves the OS position of `file` by `rewind` (from [`File::settle`]).
+fn rewind_by(file: &StdFile, rewind: i64) -> io::Result<()> {
+    if rewind != 0 {
+        let mut file = file;
+        file.seek(SeekFrom::Current(rewind))?;
+    }
+    Ok(())
 }
 
 async fn join_io<T: Send + 'static>(handle: JoinHandle<io::Result<T>>) -> io::Result<T> {

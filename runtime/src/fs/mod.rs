@@ -31,14 +31,18 @@
 
 mod blocking_io;
 mod file;
+mod links;
 mod open_options;
 mod ops;
 mod read_dir;
 
 pub use file::File;
+#[cfg(unix)]
+pub use links::symlink;
+pub use links::{hard_link, read_link, symlink_metadata};
 pub use open_options::OpenOptions;
 pub use ops::{
-    canonicalize, copy, create_dir_all, metadata, read, read_to_string, remove_dir_all,
-    remove_file, rename, write,
+    canonicalize, copy, create_dir, create_dir_all, metadata, read, read_to_string, remove_dir,
+    remove_dir_all, remove_file, rename, set_permissions, try_exists, write,
 };
 pub use read_dir::{DirEntry, ReadDir, read_dir};

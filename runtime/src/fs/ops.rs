@@ -1,7 +1,9 @@
 //! Whole-file and path operations.
 
-use crate::fs::blocking_io::{MAX_CHUNK, SetOnDrop, context_error, path_error, read_chunks, run};
-use std::fs::{File as StdFile, Metadata};
+use crate::fs::blocking_io::{
+    MAX_CHUNK, SetOnDrop, on_path, on_two_paths, path_error, read_chunks, run,
+};
+use std::fs::{File as StdFile, Metadata, Permissions};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -166,12 +168,8 @@ pub async fn write(path: impl AsRef<Path>, contents: impl AsRef<[u8]>) -> io::Re
 /// # });
 /// ```
 pub async fn copy(from: impl AsRef<Path>, to: impl AsRef<Path>) -> io::Result<u64> {
-    let (from, to) = (from.as_ref().to_owned(), to.as_ref().to_owned());
-    run(move || {
-        std::fs::copy(&from, &to).map_err(|e| {
-            let what = format!("could not copy `{}` to `{}`", from.display(), to.display());
-            context_error(what, e)
-        })
+    on_two_paths(from.as_ref(), to.as_ref(), "could not copy", |from, to| {
+        std::fs::copy(from, to)
     })
     .await
 }
@@ -197,17 +195,12 @@ pub async fn copy(from: impl AsRef<Path>, to: impl AsRef<Path>) -> io::Result<u6
 /// # });
 /// ```
 pub async fn rename(from: impl AsRef<Path>, to: impl AsRef<Path>) -> io::Result<()> {
-    let (from, to) = (from.as_ref().to_owned(), to.as_ref().to_owned());
-    run(move || {
-        std::fs::rename(&from, &to).map_err(|e| {
-            let what = format!(
-                "could not rename `{}` to `{}`",
-                from.display(),
-                to.display()
-            );
-            context_error(what, e)
-        })
-    })
+    on_two_paths(
+        from.as_ref(),
+        to.as_ref(),
+        "could not rename",
+        |from, to| std::fs::rename(from, to),
+    )
     .await
 }
 
@@ -230,9 +223,119 @@ pub async fn rename(from: impl AsRef<Path>, to: impl AsRef<Path>) -> io::Result<
 /// # });
 /// ```
 pub async fn remove_file(path: impl AsRef<Path>) -> io::Result<()> {
+    on_path(path.as_ref(), "could not remove", |path| {
+        std::fs::remove_file(path)
+    })
+    .await
+}
+
+/// Creates a directory; its parent must exist.
+///
+/// # Errors
+///
+/// The error of creating it, with the path in its message: for example
+/// [`AlreadyExists`](io::ErrorKind::AlreadyExists), or
+/// [`NotFound`](io::ErrorKind::NotFound) for a missing parent (use
+/// [`create_dir_all`] to create those too).
+///
+/// # Examples
+///
+/// ```
+/// # let rt = rt::runtime::Runtime::new().unwrap();
+/// # rt.block_on(async {
+/// let dir = std::env::temp_dir().join(format!("rt-create-dir-doc-{}", std::process::id()));
+/// rt::fs::create_dir(&dir).await.unwrap();
+/// let again = rt::fs::create_dir(&dir).await.unwrap_err();
+/// assert_eq!(again.kind(), std::io::ErrorKind::AlreadyExists);
+/// # rt::fs::remove_dir(&dir).await.unwrap();
+/// # });
+/// ```
+pub async fn create_dir(path: impl AsRef<Path>) -> io::Result<()> {
+    on_path(path.as_ref(), "could not create directory", |path| {
+        std::fs::create_dir(path)
+    })
+    .await
+}
+
+/// Removes an empty directory.
+///
+/// # Errors
+///
+/// The error of removing it, with the path in its message: for example
+/// [`NotFound`](io::ErrorKind::NotFound), or
+/// [`DirectoryNotEmpty`](io::ErrorKind::DirectoryNotEmpty) (use
+/// [`remove_dir_all`] to remove the contents too).
+///
+/// # Examples
+///
+/// ```
+/// # let rt = rt::runtime::Runtime::new().unwrap();
+/// # rt.block_on(async {
+/// let dir = std::env::temp_dir().join(format!("rt-remove-dir-doc-{}", std::process::id()));
+/// rt::fs::create_dir(&dir).await.unwrap();
+/// rt::fs::remove_dir(&dir).await.unwrap();
+/// assert!(!rt::fs::try_exists(&dir).await.unwrap());
+/// # });
+/// ```
+pub async fn remove_dir(path: impl AsRef<Path>) -> io::Result<()> {
+    on_path(path.as_ref(), "could not remove directory", |path| {
+        std::fs::remove_dir(path)
+    })
+    .await
+}
+
+/// Whether `path` exists (following symbolic links): `Ok(false)` only when
+/// it is known not to, an error when that cannot be told (for example a
+/// parent directory that may not be searched).
+///
+/// # Errors
+///
+/// The error of the `stat` call other than
+/// [`NotFound`](io::ErrorKind::NotFound), with the path in its message.
+///
+/// # Examples
+///
+/// ```
+/// # let rt = rt::runtime::Runtime::new().unwrap();
+/// # rt.block_on(async {
+/// assert!(rt::fs::try_exists(".").await.unwrap());
+/// assert!(!rt::fs::try_exists("./no/such/path").await.unwrap());
+/// # });
+/// ```
+pub async fn try_exists(path: impl AsRef<Path>) -> io::Result<bool> {
+    on_path(path.as_ref(), "could not check the existence of", |path| {
+        std::fs::exists(path)
+    })
+    .await
+}
+
+/// Sets the permissions of `path` (following symbolic links).
+///
+/// # Errors
+///
+/// The error of the `chmod` call, with the path in its message.
+///
+/// # Examples
+///
+/// ```
+/// # let rt = rt::runtime::Runtime::new().unwrap();
+/// # rt.block_on(async {
+/// let path = std::env::temp_dir().join(format!("rt-chmod-doc-{}", std::process::id()));
+/// rt::fs::write(&path, "x").await.unwrap();
+/// let mut permissions = rt::fs::metadata(&path).await.unwrap().permissions();
+/// permissions.set_readonly(true);
+/// rt::fs::set_permissions(&path, permissions).await.unwrap();
+/// assert!(rt::fs::metadata(&path).await.unwrap().permissions().readonly());
+/// # rt::fs::remove_file(&path).await.unwrap();
+/// # });
+/// ```
+pub async fn set_permissions(path: impl AsRef<Path>, permissions: Permissions) -> io::Result<()> {
     let path = path.as_ref().to_owned();
-    run(move || std::fs::remove_file(&path).map_err(|e| path_error("could not remove", &path, e)))
-        .await
+    run(move || {
+        std::fs::set_permissions(&path, permissions)
+            .map_err(|e| path_error("could not set the permissions of", &path, e))
+    })
+    .await
 }
 
 /// Creates a directory and all its missing parents.
@@ -254,10 +357,8 @@ pub async fn remove_file(path: impl AsRef<Path>) -> io::Result<()> {
 /// # });
 /// ```
 pub async fn create_dir_all(path: impl AsRef<Path>) -> io::Result<()> {
-    let path = path.as_ref().to_owned();
-    run(move || {
-        std::fs::create_dir_all(&path)
-            .map_err(|e| path_error("could not create directory", &path, e))
+    on_path(path.as_ref(), "could not create directory", |path| {
+        std::fs::create_dir_all(path)
     })
     .await
 }
@@ -281,10 +382,8 @@ pub async fn create_dir_all(path: impl AsRef<Path>) -> io::Result<()> {
 /// # });
 /// ```
 pub async fn remove_dir_all(path: impl AsRef<Path>) -> io::Result<()> {
-    let path = path.as_ref().to_owned();
-    run(move || {
-        std::fs::remove_dir_all(&path)
-            .map_err(|e| path_error("could not remove directory", &path, e))
+    on_path(path.as_ref(), "could not remove directory", |path| {
+        std::fs::remove_dir_all(path)
     })
     .await
 }
@@ -307,8 +406,10 @@ pub async fn remove_dir_all(path: impl AsRef<Path>) -> io::Result<()> {
 /// # });
 /// ```
 pub async fn metadata(path: impl AsRef<Path>) -> io::Result<Metadata> {
-    let path = path.as_ref().to_owned();
-    run(move || std::fs::metadata(&path).map_err(|e| path_error("could not stat", &path, e))).await
+    on_path(path.as_ref(), "could not stat", |path| {
+        std::fs::metadata(path)
+    })
+    .await
 }
 
 /// The absolute form of `path`, with every symbolic link and `.`/`..`
@@ -329,7 +430,8 @@ pub async fn metadata(path: impl AsRef<Path>) -> io::Result<Metadata> {
 /// # });
 /// ```
 pub async fn canonicalize(path: impl AsRef<Path>) -> io::Result<PathBuf> {
-    let path = path.as_ref().to_owned();
-    run(move || std::fs::canonicalize(&path).map_err(|e| path_error("could not resolve", &path, e)))
-        .await
+    on_path(path.as_ref(), "could not resolve", |path| {
+        std::fs::canonicalize(path)
+    })
+    .await
 }
