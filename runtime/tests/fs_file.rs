@@ -166,6 +166,45 @@ fn into_std_and_try_clone_start_at_the_logical_position() {
 }
 
 #[test]
+fn open_options_mode_and_custom_flags() {
+    use std::os::unix::fs::PermissionsExt;
+    for (_, rt) in runtimes() {
+        let dir = scratch_dir("open-mode", &rt);
+        let path = dir.join("private");
+        let link = dir.join("link");
+        std::os::unix::fs::symlink(&path, &link).unwrap();
+        rt.block_on(async {
+            let file = rt::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .mode(0o600)
+                .open(&path)
+                .await
+                .unwrap();
+            let mode = file.metadata().await.unwrap().permissions().mode();
+            assert_eq!(mode & 0o777, 0o600);
+            // O_NOFOLLOW refuses to open through the symbolic link.
+            let err = rt::fs::OpenOptions::new()
+                .read(true)
+                .custom_flags(libc::O_NOFOLLOW)
+                .open(&link)
+                .await
+                .unwrap_err();
+            assert_eq!(err.raw_os_error(), None, "the path context wraps it");
+            let source = std::error::Error::source(err.get_ref().unwrap())
+                .and_then(|e| e.downcast_ref::<std::io::Error>())
+                .unwrap();
+            assert_eq!(source.raw_os_error(), Some(libc::ELOOP), "{err}");
+            // Without the flag it opens the target.
+            let mut std = std::fs::OpenOptions::new();
+            std.read(true);
+            rt::fs::OpenOptions::from(std).open(&link).await.unwrap();
+        });
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
+
+#[test]
 fn file_set_permissions() {
     for (_, rt) in runtimes() {
         let dir = scratch_dir("file-chmod", &rt);

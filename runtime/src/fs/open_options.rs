@@ -109,6 +109,41 @@ impl OpenOptions {
         self
     }
 
+    /// The permission bits a file created by `open` gets (before the
+    /// process's umask); `0o666` unless set.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # let rt = rt::runtime::Runtime::new().unwrap();
+    /// # rt.block_on(async {
+    /// use std::os::unix::fs::PermissionsExt;
+    /// let path = std::env::temp_dir().join(format!("rt-mode-doc-{}", std::process::id()));
+    /// let file = rt::fs::OpenOptions::new().write(true).create_new(true).mode(0o600).open(&path).await.unwrap();
+    /// assert_eq!(file.metadata().await.unwrap().permissions().mode() & 0o777, 0o600);
+    /// # rt::fs::remove_file(&path).await.unwrap();
+    /// # });
+    /// ```
+    #[cfg(unix)]
+    pub fn mode(&mut self, mode: u32) -> &mut OpenOptions {
+        std::os::unix::fs::OpenOptionsExt::mode(&mut self.0, mode);
+        self
+    }
+
+    /// Extra `open(2)` flags (`libc::O_*`), such as `O_NOFOLLOW`; the
+    /// access mode bits are ignored (set them with `read`/`write`).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// rt::fs::OpenOptions::new().read(true).custom_flags(libc::O_NOFOLLOW);
+    /// ```
+    #[cfg(unix)]
+    pub fn custom_flags(&mut self, flags: i32) -> &mut OpenOptions {
+        std::os::unix::fs::OpenOptionsExt::custom_flags(&mut self.0, flags);
+        self
+    }
+
     /// Opens `path` with these options.
     ///
     /// # Errors
@@ -138,6 +173,13 @@ impl OpenOptions {
         })
         .await?;
         Ok(File::from_std(std))
+    }
+}
+
+impl From<std::fs::OpenOptions> for OpenOptions {
+    /// The same options, opening on the blocking pool.
+    fn from(options: std::fs::OpenOptions) -> OpenOptions {
+        OpenOptions(options)
     }
 }
 
