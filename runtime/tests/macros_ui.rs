@@ -2,11 +2,14 @@
 //! cases compile without warnings (they `#![deny(warnings)]`) and run; the
 //! fail cases are rejected with the messages checked in next to them.
 //!
-//! `tests/ui/fail/` holds the macros' own errors, checked on any compiler.
-//! `tests/ui/fail_rustc/` holds cases whose error is rustc's (a type error
-//! in the body, pointing at the user's code; an unresolved `crate` path):
-//! rustc rewords those between releases, so they are checked only on the
-//! release they were recorded with, `RECORDED_WITH`.
+//! `tests/ui/fail/` holds the macros' own errors, and a type error in the
+//! body that must point at the user's code (rustc's `E0308` wording has
+//! been stable for years), checked on any compiler. `tests/ui/fail_rustc/`
+//! holds cases whose whole message is rustc's, which it rewords between
+//! releases (the unresolved-crate error did in 1.9x): they are checked only
+//! on the release they were recorded with, `RECORDED_WITH`, as reported by
+//! the `rustc` that cargo's environment resolves (the rustup proxy picks
+//! the same toolchain for it as for the cargo that trybuild runs).
 //!
 //! Regenerate the expected messages after a deliberate change (or a
 //! compiler upgrade, then also update `RECORDED_WITH`) with

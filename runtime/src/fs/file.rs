@@ -332,13 +332,9 @@ impl File {
     /// # });
     /// ```
     pub async fn set_len(&mut self, size: u64) -> io::Result<()> {
-        let rewind = self.settle().await?;
+        self.settle().await?;
         let std = self.std.clone();
-        join_io(spawn_fs(move || {
-            rewind_by(&std, rewind)?;
-            std.set_len(size)
-        }))
-        .await
+        join_io(spawn_fs(move || std.set_len(size))).await
     }
 
     /// The file's metadata. A write still in flight may not be counted in
@@ -387,14 +383,18 @@ impl File {
         join_io(spawn_fs(move || std.set_permissions(permissions))).await
     }
 
-    /// Waits for buffered writes and drops the bytes read ahead; returns
-    /// how far the OS position must move (back) to be the logical one.
-    async fn settle(&mut self) -> io::Result<i64> {
+    /// Waits for buffered writes, then gives back the bytes read ahead: a
+    /// seek to the logical position, run as the file's one operation in
+    /// flight like any other, drops them and moves the OS position back.
+    /// On a file that cannot seek (a pipe) that fails, and those bytes are
+    /// lost, as with any seek there.
+    async fn settle(&mut self) -> io::Result<()> {
         self.finish_writes().await?;
-        Ok(match &mut self.state {
-            State::Idle(Some(buf)) => buf.discard_unread(),
-            _ => 0,
-        })
+        if matches!(&self.state, State::Idle(Some(buf)) if buf.unread() > 0) {
+            std::future::poll_fn(|cx| Pin::new(&mut *self).poll_seek(cx, SeekFrom::Current(0)))
+                .await?;
+        }
+        Ok(())
     }
 
     /// A second handle to the same open file (`dup`), sharing its position
@@ -423,13 +423,9 @@ impl File {
     /// # });
     /// ```
     pub async fn try_clone(&mut self) -> io::Result<File> {
-        let rewind = self.settle().await?;
+        self.settle().await?;
         let std = self.std.clone();
-        let clone = join_io(spawn_fs(move || {
-            rewind_by(&std, rewind)?;
-            std.try_clone()
-        }))
-        .await?;
+        let clone = join_io(spawn_fs(move || std.try_clone())).await?;
         Ok(File::from_std(clone))
     }
 
@@ -438,10 +434,10 @@ impl File {
     ///
     /// # Errors
     ///
-    /// The error of a buffered write (the file is then closed), of moving
-    /// the position back, or of `dup`: needed only if a blocking job
-    /// abandoned by a dropped future (a `metadata` call, say) still holds
-    /// the file.
+    /// The file is closed on any error: that of a buffered write, of
+    /// moving the position back (on a pipe, say), or of `dup`, which is
+    /// needed only if a blocking job abandoned by a dropped future (a
+    /// `metadata` call, say) still holds the file.
     ///
     /// # Examples
     ///
@@ -458,10 +454,9 @@ impl File {
     /// # });
     /// ```
     pub async fn into_std(mut self) -> io::Result<StdFile> {
-        let rewind = self.settle().await?;
+        self.settle().await?;
         let std = self.std;
         join_io(spawn_fs(move || {
-            rewind_by(&std, rewind)?;
             Arc::try_unwrap(std).or_else(|shared| shared.try_clone())
         }))
         .await
@@ -790,7 +785,8 @@ impl fmt::Debug for File {
     }
 }
 
-/// Moves the OS position of `file` by `rewind` (from [`File::settle`]).
+/// Moves the OS position of `file` by `rewind` (back over bytes read
+/// ahead, see `Buf::discard_unread`).
 fn rewind_by(file: &StdFile, rewind: i64) -> io::Result<()> {
     if rewind != 0 {
         let mut file = file;

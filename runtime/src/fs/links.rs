@@ -10,7 +10,8 @@ use std::path::{Path, PathBuf};
 ///
 /// # Errors
 ///
-/// The error of the `link` call, naming both paths: for example
+/// The error of the `link` call, naming the link, then `original`: for
+/// example
 /// [`AlreadyExists`](io::ErrorKind::AlreadyExists) if `link` exists.
 ///
 /// # Examples
@@ -29,10 +30,10 @@ use std::path::{Path, PathBuf};
 /// ```
 pub async fn hard_link(original: impl AsRef<Path>, link: impl AsRef<Path>) -> io::Result<()> {
     on_two_paths(
-        original.as_ref(),
         link.as_ref(),
-        "could not hard-link",
-        |original, link| std::fs::hard_link(original, link),
+        original.as_ref(),
+        "could not create hard link",
+        |link, original| std::fs::hard_link(original, link),
     )
     .await
 }
@@ -42,7 +43,8 @@ pub async fn hard_link(original: impl AsRef<Path>, link: impl AsRef<Path>) -> io
 ///
 /// # Errors
 ///
-/// The error of the `symlink` call, naming both paths: for example
+/// The error of the `symlink` call, naming the link, then `original`: for
+/// example
 /// [`AlreadyExists`](io::ErrorKind::AlreadyExists) if `link` exists.
 ///
 /// # Examples
@@ -59,10 +61,10 @@ pub async fn hard_link(original: impl AsRef<Path>, link: impl AsRef<Path>) -> io
 #[cfg(unix)]
 pub async fn symlink(original: impl AsRef<Path>, link: impl AsRef<Path>) -> io::Result<()> {
     on_two_paths(
-        original.as_ref(),
         link.as_ref(),
-        "could not symlink",
-        |original, link| std::os::unix::fs::symlink(original, link),
+        original.as_ref(),
+        "could not create symbolic link",
+        |link, original| std::os::unix::fs::symlink(original, link),
     )
     .await
 }
@@ -106,7 +108,7 @@ pub async fn read_link(path: impl AsRef<Path>) -> io::Result<PathBuf> {
 /// # });
 /// ```
 pub async fn symlink_metadata(path: impl AsRef<Path>) -> io::Result<Metadata> {
-    on_path(path.as_ref(), "could not stat", |path| {
+    on_path(path.as_ref(), "could not lstat", |path| {
         std::fs::symlink_metadata(path)
     })
     .await

@@ -85,9 +85,7 @@ pub(crate) fn prefault_spare(dst: &mut Vec<u8>, max: usize) {
             )
         }
     );
-    if let Err(e) = advised
-        && e.raw_os_error() == Some(libc::EINVAL)
-    {
+    if advised.is_err_and(|e| e.raw_os_error() == Some(libc::EINVAL)) {
         // Kernels before 5.14 do not know the advice.
         UNSUPPORTED.store(true, Ordering::Relaxed);
     }

@@ -106,17 +106,24 @@ impl Handle {
         }
     }
 
-    /// Run by a worker that leaves the driver to run tasks: if a timer is
-    /// due soon and no other worker watches the driver, wakes a parked
-    /// worker, which takes the driver when it parks again. Otherwise, if
-    /// this worker's next poll blocks its thread, the timer waits for it
-    /// while the others sleep on their condvars.
+    /// Run by a worker that leaves the driver to run tasks, or that polled
+    /// it between tasks (a worker parking meanwhile found the lock taken):
+    /// if a timer is due soon and no other worker watches the driver, wakes
+    /// a parked worker, which takes the driver when it parks again.
+    /// Otherwise, if this worker's next poll blocks its thread, the timer
+    /// waits for it while the others sleep on their condvars.
     ///
     /// Only timers due within `DRIVER_HANDOFF_HORIZON`: servers keep far
     /// timeouts armed all the time, and waking a worker on every I/O event
-    /// would put a futex wake-up in front of each. A poll that blocks for
-    /// longer than the horizon still delays the timers due after it (tokio
-    /// delays every timer then).
+    /// would put a futex wake-up in front of each. The wheel answers
+    /// early for far timers near a level boundary (`due_within`), so some
+    /// hand-offs are for nothing; each costs one wake-up, and no second
+    /// one comes until the woken worker parks again (it counts as
+    /// searching). Not covered: a poll that blocks for longer than the
+    /// horizon still delays the timers due after it, and a timer
+    /// registered after this check (by the task that then blocks, or from
+    /// outside the runtime) waits for a worker to park (tokio delays every
+    /// timer in both cases).
     ///
     /// No wake-up is lost to a worker that is parking meanwhile: it counts
     /// itself as parked before it tries the driver lock, and the SeqCst

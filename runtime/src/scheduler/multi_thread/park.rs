@@ -57,8 +57,13 @@ impl Shared {
     /// `true` while a worker is blocked in the driver: I/O and timer events
     /// are seen as they happen, so another worker may spin instead of
     /// parking (in the driver) itself.
+    ///
+    /// SeqCst: the last searcher's read pairs with the fence of a worker
+    /// that left the driver (`Handle::hand_off_driver_for_timers`): either
+    /// that worker sees the searcher gone, or the searcher sees the driver
+    /// unwatched, and one of them wakes a peer for it.
     pub(crate) fn driver_watched(&self) -> bool {
-        self.driver_watched.load(Ordering::Relaxed)
+        self.driver_watched.load(Ordering::SeqCst)
     }
 
     /// Shuts the driver down (waiting for a worker still parked in it).
@@ -94,9 +99,16 @@ impl Parker {
     }
 
     /// Polls the driver without blocking, if no other worker holds it.
-    pub(crate) fn poll_driver(&mut self) {
-        if let Ok(mut driver) = self.inner.shared.driver.try_lock() {
-            driver.park(&self.inner.shared.handle, Some(Duration::ZERO));
+    /// Returns `true` if it did: a worker that tried to park meanwhile
+    /// found the lock taken and sleeps on its condvar, so nobody may be
+    /// watching I/O and timers now.
+    pub(crate) fn poll_driver(&mut self) -> bool {
+        match self.inner.shared.driver.try_lock() {
+            Ok(mut driver) => {
+                driver.park(&self.inner.shared.handle, Some(Duration::ZERO));
+                true
+            }
+            Err(_) => false,
         }
     }
 }
@@ -256,17 +268,65 @@ mod loom_park {
                 }
             });
 
-            // Worker 0 woke with a task queued: off the list, out of the
-            // driver, then the hand-off (`hand_off_driver_for_timers`, the
-            // timer due).
-            idle.unpark_worker_by_id(0);
+            // Worker 0 woke with a task queued: out of the driver, off the
+            // list (`Context::park`), then the hand-off
+            // (`hand_off_driver_for_timers`, the timer due).
             drop(in_driver);
-            fence(Ordering::SeqCst);
-            if idle.should_notify()
-                && let Some(index) = idle.worker_to_notify(None)
-            {
-                unparkers[index].unpark();
-            }
+            idle.unpark_worker_by_id(0);
+            hand_off(&idle, &unparkers);
+            // Worker 0 now blocks in its task. The timer comes due.
+            handle.unpark();
+            parking.join().unwrap();
+        });
+    }
+
+    /// `Handle::hand_off_driver_for_timers` with its timer due, over the
+    /// parts a `Handle` would reach.
+    fn hand_off(idle: &Idle, unparkers: &[super::Unparker]) {
+        fence(Ordering::SeqCst);
+        if !idle.should_notify() {
+            return;
+        }
+        if let Some(index) = idle.worker_to_notify(None) {
+            unparkers[index].unpark();
+        }
+    }
+
+    /// As `loom_driver_handed_off_to_a_parking_worker`, but worker 0 is
+    /// busy and holds the driver only for its periodic poll
+    /// (`Context::maintenance`), listed as awake: worker 1, parking
+    /// meanwhile, may find the lock taken and sleep on its condvar, so the
+    /// poll must hand off too. (The model starts inside the poll: were
+    /// worker 1 to take the lock first, loom 0.7 would count the poll's
+    /// pending `try_lock` as blocked behind it, a false deadlock, see
+    /// tokio-rs/loom#376; in that order worker 1 is in the driver anyway.)
+    #[test]
+    fn loom_driver_handed_off_after_a_maintenance_poll() {
+        loom::model(|| {
+            let (driver, handle) = Driver::new(&DriverConfig::default(), 1).unwrap();
+            let shared = Shared::new(driver, handle.clone());
+            let idle = Arc::new(Idle::new(2));
+            let busy = Parker::new(shared.clone());
+            let mut parker = Parker::new(shared.clone());
+            let unparkers = [busy.unparker(), parker.unparker()];
+
+            let mut polling = shared.driver.try_lock().unwrap();
+            let parker_idle = idle.clone();
+            let parking = thread::spawn(move || {
+                let mut searching = false;
+                loop {
+                    parker_idle.transition_worker_to_parked(1, searching);
+                    fence(Ordering::SeqCst);
+                    if parker.park() {
+                        return;
+                    }
+                    searching = !parker_idle.is_parked(1);
+                }
+            });
+
+            polling.park(&shared.handle, Some(std::time::Duration::ZERO));
+            drop(polling);
+            hand_off(&idle, &unparkers);
             // Worker 0 now blocks in its task. The timer comes due.
             handle.unpark();
             parking.join().unwrap();

@@ -400,9 +400,14 @@ impl Context {
     fn maintenance(&self, mut core: Box<Core>) -> Box<Core> {
         core.requeue_yielded(&self.handle);
         let mut park = core.park.take().expect("core has a parker");
-        core = self.enter_driver(core, || park.poll_driver());
+        let mut polled = false;
+        core = self.enter_driver(core, || polled = park.poll_driver());
         core.park = Some(park);
         core.notify_after_driver(&self.handle);
+        if polled {
+            // A worker parking during the poll sleeps on its condvar.
+            self.handle.hand_off_driver_for_timers();
+        }
         core
     }
 
