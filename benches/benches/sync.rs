@@ -1,8 +1,8 @@
 //! Synchronisation primitives: `rt::sync` vs `tokio::sync` on the
 //! multi-thread runtime, `NUM_WORKERS` workers each, drivers enabled. One
 //! criterion group per workload (`sync_mpsc_contended/rt`, ...). Shapes
-//! follow tokio's own `sync_mpsc`, `sync_mpsc_oneshot`, `sync_semaphore`
-//! and `sync_notify` benches.
+//! follow tokio's own `sync_mpsc`, `sync_mpsc_oneshot`, `sync_semaphore`,
+//! `sync_notify` and `sync_broadcast` benches.
 //!
 //! The two runtimes' versions of each workload come from one macro body
 //! (`sync_workloads!`), instantiated once per crate, so their shapes are
@@ -39,6 +39,11 @@ const LOCKS_EACH: usize = 1_000;
 const WAITERS: usize = 10;
 /// Wake-ups the waiters must observe per iteration of the notify workloads.
 const WAKEUPS: usize = 500;
+/// Receiving tasks of `sync_broadcast_fan_out`.
+const SUBSCRIBERS: usize = 10;
+/// Values per iteration of `sync_broadcast_fan_out` (also the capacity, so
+/// no receiver lags).
+const BROADCASTS: usize = 1_000;
 
 /// Generates the workloads against `$krate`'s own API (`::rt` or
 /// `::tokio`), taking the suite's adapter for that runtime (`$runtime`).
@@ -46,10 +51,10 @@ macro_rules! sync_workloads {
     ($krate:ident, $runtime:ty) => {
         use crate::support::{BenchRuntime, Spawner};
         use crate::{
-            ACQUIRES, CONTENDED_PERMITS, CONTENDERS, HOLDS_EACH, LOCKS_EACH, MESSAGES, REQUESTS,
-            SENDERS, SMALL_CAPACITY, WAITERS, WAKEUPS,
+            ACQUIRES, BROADCASTS, CONTENDED_PERMITS, CONTENDERS, HOLDS_EACH, LOCKS_EACH, MESSAGES,
+            REQUESTS, SENDERS, SMALL_CAPACITY, SUBSCRIBERS, WAITERS, WAKEUPS,
         };
-        use ::$krate::sync::{Mutex, Notify, Semaphore, mpsc, oneshot};
+        use ::$krate::sync::{Mutex, Notify, Semaphore, broadcast, mpsc, oneshot};
         use criterion::Bencher;
         use std::hint::black_box;
         use std::sync::Arc;
@@ -254,6 +259,34 @@ macro_rules! sync_workloads {
             notify_loop(runtime, Notify::notify_waiters)
         }
 
+        /// `SUBSCRIBERS` tasks each receive every one of `BROADCASTS`
+        /// values that `block_on` sends on one broadcast channel.
+        pub(crate) fn broadcast_fan_out(runtime: &$runtime) -> impl FnMut(&mut Bencher<'_>) + '_ {
+            move |b| {
+                b.iter(|| {
+                    runtime.block_on(async {
+                        let (tx, _rx) = broadcast::channel::<usize>(BROADCASTS);
+                        let tasks: Vec<_> = (0..SUBSCRIBERS)
+                            .map(|_| {
+                                let mut rx = tx.subscribe();
+                                ::$krate::spawn(async move {
+                                    for _ in 0..BROADCASTS {
+                                        black_box(rx.recv().await.expect("no lag, no close"));
+                                    }
+                                })
+                            })
+                            .collect();
+                        for i in 0..BROADCASTS {
+                            tx.send(i).expect("the receivers are alive");
+                        }
+                        for task in tasks {
+                            task.await.expect("a receiving task failed");
+                        }
+                    })
+                })
+            }
+        }
+
         /// `CONTENDERS` tasks each lock one mutex `LOCKS_EACH` times to
         /// bump a counter; with a task on every worker the lock is often
         /// held when another tries it.
@@ -353,6 +386,13 @@ fn sync(c: &mut Criterion) {
         FLAVOR,
         on_rt::notify_waiters,
         on_tokio::notify_waiters
+    );
+    compare_native!(
+        c,
+        "sync_broadcast_fan_out",
+        FLAVOR,
+        on_rt::broadcast_fan_out,
+        on_tokio::broadcast_fan_out
     );
     compare_native!(
         c,

@@ -3,7 +3,8 @@
 pub(crate) mod sync {
     #[allow(unused_imports)]
     pub(crate) use std::sync::{
-        Arc, Condvar, Mutex, MutexGuard, RwLock, RwLockReadGuard, WaitTimeoutResult,
+        Arc, Condvar, Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard,
+        WaitTimeoutResult,
     };
 
     pub(crate) mod atomic {

@@ -2,8 +2,8 @@
 //! the thread.
 //!
 //! - [`oneshot`]: one value, once; [`mpsc`]: many producers, one
-//!   consumer, bounded or unbounded; [`watch`]: the latest value, many
-//!   readers.
+//!   consumer, bounded or unbounded; [`broadcast`]: many producers, every
+//!   value to every consumer; [`watch`]: the latest value, many readers.
 //! - [`Semaphore`] (fair, FIFO), [`Mutex`] and [`RwLock`] (built on it,
 //!   hence fair and, for `RwLock`, writer-preferring), [`Notify`],
 //!   [`Barrier`].
@@ -18,7 +18,8 @@
 //! Cancel safety (dropping the future at an `.await` loses nothing):
 //! `Semaphore::acquire*`, `Mutex::lock*`, `RwLock::{read*, write*}`,
 //! `Notify::notified`, `mpsc` `recv`/`recv_many`/`reserve`/`closed`,
-//! `oneshot` receive by `&mut` and `Sender::closed`, `watch::Receiver::changed`
+//! `oneshot` receive by `&mut` and `Sender::closed`, `broadcast::Receiver::recv`,
+//! `watch::Receiver::changed`
 //! and `watch::Sender::closed`. Not cancel-safe: `mpsc::Sender::send`
 //! (the value inside the dropped future is dropped; no slot leaks) and
 //! `Barrier::wait` (the arrival was counted).
@@ -47,6 +48,7 @@
 //! ```
 
 mod barrier;
+pub mod broadcast;
 pub mod mpsc;
 mod mutex;
 mod notify;
