@@ -69,8 +69,10 @@ fn a_lagging_receiver_is_told_how_many_it_missed_and_goes_on_from_the_oldest() {
         tx.send(i).unwrap();
         assert_eq!(fast.try_recv(), Ok(i));
     }
-    assert_eq!(slow.len(), 4);
+    // More than the capacity behind: the next receive reports the lag.
+    assert_eq!(slow.len(), 10);
     assert_eq!(slow.try_recv(), Err(TryRecvError::Lagged(6)));
+    assert_eq!(slow.len(), 4);
     for i in 6..10 {
         assert_eq!(slow.try_recv(), Ok(i));
     }
@@ -84,26 +86,77 @@ fn a_lagging_receiver_is_told_how_many_it_missed_and_goes_on_from_the_oldest() {
     assert_eq!(futures::executor::block_on(slow.recv()), Ok(12));
 }
 
+/// A waker that counts its wake-ups.
+struct CountingWaker(std::sync::atomic::AtomicUsize);
+
+impl std::task::Wake for CountingWaker {
+    fn wake(self: Arc<Self>) {
+        self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+impl CountingWaker {
+    fn new() -> Arc<CountingWaker> {
+        Arc::new(CountingWaker(std::sync::atomic::AtomicUsize::new(0)))
+    }
+
+    fn count(&self) -> usize {
+        self.0.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    fn poll<F: std::future::Future>(
+        self: &Arc<Self>,
+        future: &mut std::pin::Pin<Box<F>>,
+    ) -> std::task::Poll<F::Output> {
+        let waker = std::task::Waker::from(self.clone());
+        future
+            .as_mut()
+            .poll(&mut std::task::Context::from_waker(&waker))
+    }
+}
+
 #[test]
 fn closed_only_after_the_last_sender_and_the_last_value() {
+    let (tx, mut rx) = broadcast::channel(8);
+    let tx2 = tx.clone();
+    tx.send(1).unwrap();
+    drop(tx);
+    tx2.send(2).unwrap();
+    assert_eq!(rx.try_recv(), Ok(1));
+    assert_eq!(rx.try_recv(), Ok(2));
+    // A sender is left: the receiver waits, it is not closed.
+    let waker = CountingWaker::new();
+    let mut waiting = Box::pin(rx.recv());
+    assert!(waker.poll(&mut waiting).is_pending());
+    assert_eq!(waker.count(), 0);
+    // The last sender's drop wakes it, and then it is closed.
+    drop(tx2);
+    assert_eq!(waker.count(), 1);
+    assert!(matches!(
+        waker.poll(&mut waiting),
+        std::task::Poll::Ready(Err(RecvError::Closed))
+    ));
+    drop(waiting);
+    assert_eq!(rx.try_recv(), Err(TryRecvError::Closed));
+}
+
+#[test]
+fn a_receiver_task_sees_every_value_then_the_close() {
     block_on_each(|_| async {
         let (tx, mut rx) = broadcast::channel(8);
-        let tx2 = tx.clone();
-        tx.send(1).unwrap();
-        drop(tx);
-        tx2.send(2).unwrap();
         let waiter = rt::spawn(async move {
             let mut got = Vec::new();
             while let Ok(value) = rx.recv().await {
                 got.push(value);
             }
-            (got, rx.recv().await)
+            got
         });
-        rt::task::yield_now().await;
-        drop(tx2);
-        let (got, after) = waiter.await.unwrap();
-        assert_eq!(got, [1, 2]);
-        assert_eq!(after, Err(RecvError::Closed));
+        for i in 0..5 {
+            tx.send(i).unwrap();
+            rt::task::yield_now().await;
+        }
+        drop(tx);
+        assert_eq!(waiter.await.unwrap(), [0, 1, 2, 3, 4]);
     });
 }
 
@@ -124,7 +177,7 @@ fn send_without_receivers_hands_the_value_back_and_subscribers_see_only_later_va
 }
 
 #[test]
-fn recv_is_cancel_safe() {
+fn recv_is_cancel_safe_and_woken_by_a_send() {
     let (tx, mut rx) = broadcast::channel(4);
     {
         // Polled while empty, then dropped: it takes nothing.
@@ -135,13 +188,48 @@ fn recv_is_cancel_safe() {
     tx.send(2).unwrap();
     assert_eq!(rx.try_recv(), Ok(1));
     assert_eq!(rx.try_recv(), Ok(2));
-    // A waiting receive is woken by the send.
+    // A waiting receive is woken by the send, once.
+    let waker = CountingWaker::new();
     let mut waiting = Box::pin(rx.recv());
-    assert!(poll_once(&mut waiting).is_pending());
+    assert!(waker.poll(&mut waiting).is_pending());
     tx.send(3).unwrap();
+    assert_eq!(waker.count(), 1);
     assert!(matches!(
-        poll_once(&mut waiting),
+        waker.poll(&mut waiting),
         std::task::Poll::Ready(Ok(3))
+    ));
+}
+
+#[test]
+fn a_panicking_destructor_of_an_overwritten_value_loses_no_wake_up() {
+    struct Bomb(bool);
+    impl Clone for Bomb {
+        fn clone(&self) -> Bomb {
+            Bomb(false)
+        }
+    }
+    impl Drop for Bomb {
+        fn drop(&mut self) {
+            if self.0 && !std::thread::panicking() {
+                panic!("the overwritten value's destructor panics");
+            }
+        }
+    }
+    let (tx, mut rx) = broadcast::channel(1);
+    let _other = tx.subscribe(); // keeps the first value unread
+    tx.send(Bomb(true)).unwrap();
+    assert!(rx.try_recv().is_ok());
+    let waker = CountingWaker::new();
+    let mut waiting = Box::pin(rx.recv());
+    assert!(waker.poll(&mut waiting).is_pending());
+    // This send overwrites the bomb, which panics in the sender's thread;
+    // the new value is in, and the waiting receiver was woken for it.
+    let message = expect_panic(|| tx.send(Bomb(false)));
+    assert!(message.contains("destructor panics"), "{message}");
+    assert_eq!(waker.count(), 1);
+    assert!(matches!(
+        waker.poll(&mut waiting),
+        std::task::Poll::Ready(Ok(_))
     ));
 }
 

@@ -1,20 +1,27 @@
 //! A multi-producer, multi-consumer channel in which every receiver sees
 //! every value sent after it subscribed.
 //!
-//! The values sit in a ring of `capacity` slots: `capacity` is how far a
-//! receiver may fall behind. A send into a full ring overwrites the oldest
-//! value, and a receiver that had not read it learns, on its next receive,
-//! how many values it missed ([`RecvError::Lagged`]); it then goes on from
-//! the oldest value still kept. Senders never wait.
+//! The values sit in a ring of exactly `capacity` slots, allocated up
+//! front (tokio rounds the capacity up to a power of two): `capacity` is
+//! how far a receiver may fall behind. A send into a full ring overwrites
+//! the oldest value, and a receiver that had not read it learns, on its
+//! next receive, how many values it missed ([`RecvError::Lagged`]); it
+//! then goes on from the oldest value still kept. There is no
+//! back-pressure: a send never waits for receivers to catch up.
 //!
 //! Each slot has its own read-write lock, and senders and subscriptions
 //! share a mutex over the tail (the next value's number, the counts of
 //! senders and receivers). A receiver reads its next slot under the
-//! slot's shared lock and touches the tail only when the slot does not
-//! hold the value it expects (nothing new yet, or it lagged). So
-//! receivers never wait for each other, and a sender writing slot `n`
-//! does not hold up receivers reading slot `n - 1` (one lock over the
-//! whole ring made ten receivers of a channel twice as slow as tokio).
+//! slot's shared lock, and takes the tail lock only when the slot does not
+//! hold the value it expects (nothing new yet, or it lagged). So receivers
+//! reading share their locks, and a sender writing slot `n` does not hold
+//! up receivers reading slot `n - 1` (one lock over the whole ring made
+//! ten receivers of a channel twice as slow as tokio's). Values are cloned
+//! under a slot's shared lock, so a send into that slot waits for the
+//! clones: keep `T` cheap to clone (an `Arc` for large values).
+//!
+//! `Sender` and `Receiver` are `Send` and `Sync` when `T` is `Send` and
+//! `Sync`: receivers on several threads read the same value at once.
 //!
 //! Each value counts, atomically, the receivers that have yet to read it;
 //! the last of them takes its slot's exclusive lock to free it. A receiver
@@ -23,7 +30,10 @@
 //! (`notify_waiters` wakes futures created before it).
 //!
 //! Cancel safety: `recv` is cancel-safe (a value is taken only when the
-//! call returns it).
+//! call returns it). One exception, for a `T` whose destructor panics:
+//! the last receiver to read a value frees the channel's copy before it
+//! returns its clone, and if that drop panics, the receiver has moved past
+//! the value without returning it.
 
 use crate::loom::sync::atomic::{AtomicUsize, Ordering};
 use crate::loom::sync::{Arc, Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
@@ -322,8 +332,10 @@ impl<T> Sender<T> {
         drop(slot);
         tail.next += 1;
         drop(tail);
-        drop(evicted);
+        // Waiters first: the value is in, whatever the old one's
+        // destructor does.
         self.shared.notify.notify_waiters();
+        drop(evicted);
         Ok(receivers)
     }
 
@@ -368,11 +380,18 @@ impl<T> Sender<T> {
     /// assert_eq!(tx.len(), 1);
     /// ```
     pub fn len(&self) -> usize {
-        // A look at every kept slot: `len` is for monitoring, not hot paths.
+        // A look at every kept slot (`len` is for monitoring, not hot
+        // paths), after the tail lock is released so that nobody waits on
+        // it meanwhile. A value sent or read during the scan may or may not
+        // be counted.
         let tail = self.shared.tail();
-        (self.shared.oldest(&tail)..tail.next)
-            .filter(|&seq| self.shared.read(seq).value.is_some())
-            .count()
+        let kept = self.shared.oldest(&tail)..tail.next;
+        drop(tail);
+        kept.filter(|&seq| {
+            let slot = self.shared.read(seq);
+            slot.seq == Some(seq) && slot.unread.load(Ordering::Acquire) > 0
+        })
+        .count()
     }
 
     /// `true` if no value is kept.
@@ -565,19 +584,23 @@ impl<T> Receiver<T> {
         new_receiver(&self.shared)
     }
 
-    /// How many values wait for this receiver (those it has lost by
-    /// lagging not counted).
+    /// How many values were sent that this receiver has yet to receive,
+    /// as in tokio: more than the capacity means the oldest were dropped,
+    /// and the next receive reports the lag.
     ///
     /// # Examples
     ///
     /// ```
-    /// let (tx, rx) = rt::sync::broadcast::channel(4);
+    /// let (tx, rx) = rt::sync::broadcast::channel(2);
     /// tx.send(1).unwrap();
     /// assert_eq!(rx.len(), 1);
+    /// tx.send(2).unwrap();
+    /// tx.send(3).unwrap();
+    /// assert_eq!(rx.len(), 3); // one more than the capacity: lagged
     /// ```
     pub fn len(&self) -> usize {
-        let tail = self.shared.tail();
-        (tail.next - self.next.max(self.shared.oldest(&tail))) as usize
+        let next = self.shared.tail().next;
+        usize::try_from(next - self.next).unwrap_or(usize::MAX)
     }
 
     /// `true` if no value waits for this receiver.
@@ -713,6 +736,32 @@ mod loom_broadcast {
             }
             sender.join().unwrap();
             drop((rx, keep_open));
+            assert_eq!(Arc::strong_count(&first), 1);
+            assert_eq!(Arc::strong_count(&second), 1);
+        });
+    }
+
+    /// Capacity 1, two sends overwriting each other while one receiver
+    /// reads and another is dropped: no count goes below zero (no panic),
+    /// and every value is freed once the channel is gone.
+    #[test]
+    fn overwrite_vs_read_vs_receiver_drop_frees_everything() {
+        use loom::sync::Arc;
+        loom::model(|| {
+            let (first, second) = (Arc::new(1), Arc::new(2));
+            let (tx, mut reader) = channel(1);
+            let dropped = tx.subscribe();
+            let (a, b) = (first.clone(), second.clone());
+            let sender = thread::spawn(move || {
+                tx.send(a).unwrap();
+                tx.send(b).unwrap();
+            });
+            let dropper = thread::spawn(move || drop(dropped));
+            let got = loom::future::block_on(reader.recv());
+            drop(got);
+            sender.join().unwrap();
+            dropper.join().unwrap();
+            drop(reader);
             assert_eq!(Arc::strong_count(&first), 1);
             assert_eq!(Arc::strong_count(&second), 1);
         });
