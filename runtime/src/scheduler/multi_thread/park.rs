@@ -244,29 +244,14 @@ mod loom_park {
             let shared = Shared::new(driver, handle.clone());
             let idle = Arc::new(Idle::new(2));
             let leaver = Parker::new(shared.clone());
-            let mut parker = Parker::new(shared.clone());
+            let parker = Parker::new(shared.clone());
             let unparkers = [leaver.unparker(), parker.unparker()];
 
             // Worker 0 is in the driver, listed as parked.
             idle.transition_worker_to_parked(0, false);
             let in_driver = shared.driver.try_lock().unwrap();
 
-            let parker_idle = idle.clone();
-            let parking = thread::spawn(move || {
-                let mut searching = false;
-                loop {
-                    parker_idle.transition_worker_to_parked(1, searching);
-                    // `notify_if_work_pending`'s fence (no work queued).
-                    fence(Ordering::SeqCst);
-                    if parker.park() {
-                        // Blocked in the driver, and woken there.
-                        return;
-                    }
-                    // Notified: a notifier counted it as searching. It
-                    // finds nothing and parks again.
-                    searching = !parker_idle.is_parked(1);
-                }
-            });
+            let parking = park_until_woken_in_the_driver(idle.clone(), parker);
 
             // Worker 0 woke with a task queued: out of the driver, off the
             // list (`Context::park`), then the hand-off
@@ -278,6 +263,28 @@ mod loom_park {
             handle.unpark();
             parking.join().unwrap();
         });
+    }
+
+    /// Worker 1 parking as `Context::park` does, on a thread: it returns
+    /// only once it was woken in the driver; woken on its condvar (by a
+    /// notifier, who counted it as searching), it finds nothing and parks
+    /// again.
+    fn park_until_woken_in_the_driver(
+        idle: Arc<Idle>,
+        mut parker: Parker,
+    ) -> thread::JoinHandle<()> {
+        thread::spawn(move || {
+            let mut searching = false;
+            loop {
+                idle.transition_worker_to_parked(1, searching);
+                // `notify_if_work_pending`'s fence (no work queued).
+                fence(Ordering::SeqCst);
+                if parker.park() {
+                    return;
+                }
+                searching = !idle.is_parked(1);
+            }
+        })
     }
 
     /// `Handle::hand_off_driver_for_timers` with its timer due, over the
@@ -307,22 +314,11 @@ mod loom_park {
             let shared = Shared::new(driver, handle.clone());
             let idle = Arc::new(Idle::new(2));
             let busy = Parker::new(shared.clone());
-            let mut parker = Parker::new(shared.clone());
+            let parker = Parker::new(shared.clone());
             let unparkers = [busy.unparker(), parker.unparker()];
 
             let mut polling = shared.driver.try_lock().unwrap();
-            let parker_idle = idle.clone();
-            let parking = thread::spawn(move || {
-                let mut searching = false;
-                loop {
-                    parker_idle.transition_worker_to_parked(1, searching);
-                    fence(Ordering::SeqCst);
-                    if parker.park() {
-                        return;
-                    }
-                    searching = !parker_idle.is_parked(1);
-                }
-            });
+            let parking = park_until_woken_in_the_driver(idle.clone(), parker);
 
             polling.park(&shared.handle, Some(std::time::Duration::ZERO));
             drop(polling);
