@@ -298,3 +298,29 @@ fn a_panicking_clone_takes_nothing() {
     assert_eq!(a.try_recv(), Ok(Fragile(1)));
     assert!(tx.is_empty());
 }
+
+#[test]
+fn sender_closed_waits_for_the_last_receiver() {
+    let (tx, rx) = broadcast::channel::<u8>(2);
+    let other = rx.resubscribe();
+    assert!(tx.same_channel(&tx.clone()) && rx.same_channel(&other));
+    let waker = CountingWaker::new();
+    let mut closed = Box::pin(tx.closed());
+    assert!(waker.poll(&mut closed).is_pending());
+    drop(rx);
+    assert_eq!(waker.count(), 0, "a receiver is left");
+    assert!(!tx.is_closed());
+    drop(other);
+    assert_eq!(waker.count(), 1);
+    assert!(waker.poll(&mut closed).is_ready());
+    drop(closed);
+    assert!(tx.is_closed());
+    // Closed at once when no receiver exists.
+    assert!(poll_once(&mut Box::pin(tx.closed())).is_ready());
+    // A receiver's view: closed once the senders are gone.
+    let mut rx = tx.subscribe();
+    assert!(!rx.is_closed());
+    drop(tx);
+    assert!(rx.is_closed());
+    assert_eq!(rx.try_recv(), Err(TryRecvError::Closed));
+}

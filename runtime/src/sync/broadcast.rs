@@ -82,6 +82,7 @@ pub fn channel<T: Clone>(capacity: usize) -> (Sender<T>, Receiver<T>) {
             receivers: 1,
         }),
         notify: Notify::new(),
+        receivers_gone: Notify::new(),
     });
     (
         Sender {
@@ -98,6 +99,8 @@ struct Shared<T> {
     /// Notified (`notify_waiters`) by every send and by the last sender's
     /// drop.
     notify: Notify,
+    /// Notified (`notify_waiters`) when the last receiver is dropped.
+    receivers_gone: Notify,
 }
 
 struct Tail {
@@ -367,6 +370,59 @@ impl<T> Sender<T> {
         self.shared.tail().receivers
     }
 
+    /// `true` if no receiver exists (a send would fail).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let (tx, rx) = rt::sync::broadcast::channel::<u8>(1);
+    /// assert!(!tx.is_closed());
+    /// drop(rx);
+    /// assert!(tx.is_closed());
+    /// ```
+    pub fn is_closed(&self) -> bool {
+        self.receiver_count() == 0
+    }
+
+    /// Waits until no receiver exists (returns at once if none does): a
+    /// producer can stop making values nobody will read. Cancel-safe.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let (tx, rx) = rt::sync::broadcast::channel::<u8>(1);
+    ///     rt::spawn(async move { drop(rx) });
+    ///     tx.closed().await;
+    ///     assert!(tx.send(1).is_err());
+    /// });
+    /// ```
+    pub async fn closed(&self) {
+        loop {
+            // Registered before the look, so a drop after it wakes this.
+            let gone = self.shared.receivers_gone.notified();
+            if self.is_closed() {
+                return;
+            }
+            gone.await;
+        }
+    }
+
+    /// `true` if `other` sends on the same channel.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let (tx, _rx) = rt::sync::broadcast::channel::<u8>(1);
+    /// let (other, _other_rx) = rt::sync::broadcast::channel::<u8>(1);
+    /// assert!(tx.same_channel(&tx.clone()));
+    /// assert!(!tx.same_channel(&other));
+    /// ```
+    pub fn same_channel(&self, other: &Sender<T>) -> bool {
+        Arc::ptr_eq(&self.shared, &other.shared)
+    }
+
     /// How many values are kept for receivers that have yet to read them.
     ///
     /// # Examples
@@ -603,6 +659,34 @@ impl<T> Receiver<T> {
         usize::try_from(next - self.next).unwrap_or(usize::MAX)
     }
 
+    /// `true` if every sender is gone (values may still wait for this
+    /// receiver: receive them, then it reports `Closed`).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let (tx, mut rx) = rt::sync::broadcast::channel(1);
+    /// tx.send(1).unwrap();
+    /// drop(tx);
+    /// assert!(rx.is_closed());
+    /// assert_eq!(rx.try_recv(), Ok(1));
+    /// ```
+    pub fn is_closed(&self) -> bool {
+        self.shared.tail().senders == 0
+    }
+
+    /// `true` if `other` receives from the same channel.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let (tx, rx) = rt::sync::broadcast::channel::<u8>(1);
+    /// assert!(rx.same_channel(&tx.subscribe()));
+    /// ```
+    pub fn same_channel(&self, other: &Receiver<T>) -> bool {
+        Arc::ptr_eq(&self.shared, &other.shared)
+    }
+
     /// `true` if no value waits for this receiver.
     ///
     /// # Examples
@@ -627,7 +711,11 @@ impl<T> Drop for Receiver<T> {
         let freed: Vec<T> = pending
             .filter_map(|seq| self.shared.count_off(seq))
             .collect();
+        let last = tail.receivers == 0;
         drop(tail);
+        if last {
+            self.shared.receivers_gone.notify_waiters();
+        }
         drop(freed);
     }
 }
