@@ -196,7 +196,10 @@ impl Core {
     /// and so does one that would leave nobody blocked in the driver (its
     /// I/O and timer events would wait for the spin to end).
     fn spin_for_work(&mut self, handle: &Handle, spin: &IdleSpin) -> Option<Notified> {
-        if !self.is_searching {
+        // Checked before the spin too: stopping because nobody is in the
+        // driver is not a spin that found work, and must not reset the
+        // spin's back-off as one.
+        if !self.is_searching || !handle.shared.park.driver_watched() {
             return None;
         }
         spin.spin(|| {
