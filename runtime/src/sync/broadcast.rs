@@ -543,6 +543,31 @@ impl<T: Clone> Receiver<T> {
         }
     }
 
+    /// [`recv`](Receiver::recv) for synchronous code: blocks the thread
+    /// until a value comes, the receiver lags, or every sender is gone.
+    ///
+    /// # Errors
+    ///
+    /// As `recv`.
+    ///
+    /// # Panics
+    ///
+    /// Panics on a thread that runs tasks (use `recv().await` there).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// let (tx, mut rx) = rt::sync::broadcast::channel(4);
+    /// rt.spawn(async move { tx.send(3).unwrap() });
+    /// let got = std::thread::spawn(move || rx.blocking_recv()).join().unwrap();
+    /// assert_eq!(got, Ok(3));
+    /// ```
+    #[track_caller]
+    pub fn blocking_recv(&mut self) -> Result<T, RecvError> {
+        crate::sync::blocking::block_on("broadcast::Receiver::blocking_recv", self.recv())
+    }
+
     /// Takes the next value if one is waiting.
     ///
     /// # Errors

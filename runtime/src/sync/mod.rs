@@ -12,6 +12,11 @@
 //! runtime beyond a waker, under any executor too. Inside an `rt` task
 //! every ready operation spends a unit of the cooperative budget.
 //!
+//! Synchronous code (a plain thread, a `spawn_blocking` job) uses the
+//! `blocking_*` methods: `mpsc` `blocking_send`/`blocking_recv`,
+//! `oneshot` and `broadcast` `blocking_recv`, `Mutex::blocking_lock`.
+//! They panic on a thread that runs tasks, where blocking would stall it.
+//!
 //! Each primitive keeps its waiters in a FIFO list under a short-held
 //! mutex (`wait_list.rs`) and wakes them after releasing it.
 //!
@@ -48,6 +53,7 @@
 //! ```
 
 mod barrier;
+mod blocking;
 pub mod broadcast;
 pub mod mpsc;
 mod mutex;

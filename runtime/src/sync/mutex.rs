@@ -130,6 +130,27 @@ impl<T: ?Sized> Mutex<T> {
         MutexGuard { mutex: self }
     }
 
+    /// [`lock`](Mutex::lock) for synchronous code: blocks the thread until
+    /// the lock is free, queued fairly with the tasks waiting for it.
+    ///
+    /// # Panics
+    ///
+    /// Panics on a thread that runs tasks (use `lock().await` there).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// let mutex = Arc::new(rt::sync::Mutex::new(0));
+    /// let shared = mutex.clone();
+    /// std::thread::spawn(move || *shared.blocking_lock() += 1).join().unwrap();
+    /// assert_eq!(*mutex.blocking_lock(), 1);
+    /// ```
+    #[track_caller]
+    pub fn blocking_lock(&self) -> MutexGuard<'_, T> {
+        crate::sync::blocking::block_on("Mutex::blocking_lock", self.lock())
+    }
+
     /// Takes the lock if it is free and no one is waiting.
     ///
     /// # Errors

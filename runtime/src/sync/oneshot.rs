@@ -237,6 +237,31 @@ impl<T> Drop for Sender<T> {
 }
 
 impl<T> Receiver<T> {
+    /// Awaits the value from synchronous code: blocks the thread until it
+    /// is sent or the sender is dropped.
+    ///
+    /// # Errors
+    ///
+    /// [`RecvError`] if the sender was dropped without sending.
+    ///
+    /// # Panics
+    ///
+    /// Panics on a thread that runs tasks (use `.await` there).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// let (tx, rx) = rt::sync::oneshot::channel();
+    /// rt.spawn(async move { tx.send("done").unwrap() });
+    /// let got = std::thread::spawn(move || rx.blocking_recv()).join().unwrap();
+    /// assert_eq!(got, Ok("done"));
+    /// ```
+    #[track_caller]
+    pub fn blocking_recv(self) -> Result<T, RecvError> {
+        crate::sync::blocking::block_on("oneshot::Receiver::blocking_recv", self)
+    }
+
     /// Closes the channel: a later `send` fails. A value sent before is
     /// still returned by `try_recv` or by awaiting.
     ///

@@ -121,6 +121,39 @@ impl<T> Sender<T> {
         self.chan.push(value, true).map_err(SendError)
     }
 
+    /// [`send`](Sender::send) for synchronous code: blocks the thread
+    /// until there is room.
+    ///
+    /// # Errors
+    ///
+    /// As `send`: [`SendError`] with the value if the receiver is gone.
+    ///
+    /// # Panics
+    ///
+    /// Panics on a thread that runs tasks (use `send(..).await` there).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// let (tx, mut rx) = rt::sync::mpsc::channel(1);
+    /// let producer = std::thread::spawn(move || {
+    ///     for i in 0..3 {
+    ///         tx.blocking_send(i).unwrap();
+    ///     }
+    /// });
+    /// rt.block_on(async {
+    ///     for i in 0..3 {
+    ///         assert_eq!(rx.recv().await, Some(i));
+    ///     }
+    /// });
+    /// producer.join().unwrap();
+    /// ```
+    #[track_caller]
+    pub fn blocking_send(&self, value: T) -> Result<(), SendError<T>> {
+        crate::sync::blocking::block_on("mpsc::Sender::blocking_send", self.send(value))
+    }
+
     /// Sends a value if a slot is free now.
     ///
     /// # Errors
@@ -389,6 +422,27 @@ impl<T> Receiver<T> {
     /// ```
     pub async fn recv(&mut self) -> Option<T> {
         std::future::poll_fn(|cx| self.chan.poll_recv(&mut self.head, cx)).await
+    }
+
+    /// [`recv`](Receiver::recv) for synchronous code: blocks the thread
+    /// until a value comes or every sender is gone.
+    ///
+    /// # Panics
+    ///
+    /// Panics on a thread that runs tasks (use `recv().await` there).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// let (tx, mut rx) = rt::sync::mpsc::channel(4);
+    /// rt.spawn(async move { tx.send("from a task").await.unwrap() });
+    /// let got = std::thread::spawn(move || rx.blocking_recv()).join().unwrap();
+    /// assert_eq!(got, Some("from a task"));
+    /// ```
+    #[track_caller]
+    pub fn blocking_recv(&mut self) -> Option<T> {
+        crate::sync::blocking::block_on("mpsc::Receiver::blocking_recv", self.recv())
     }
 
     /// Polls for the next value; see [`recv`](Receiver::recv).

@@ -135,6 +135,27 @@ impl<T> UnboundedReceiver<T> {
         std::future::poll_fn(|cx| self.chan.poll_recv(&mut self.head, cx)).await
     }
 
+    /// [`recv`](UnboundedReceiver::recv) for synchronous code: blocks the
+    /// thread until a value comes or every sender is gone.
+    ///
+    /// # Panics
+    ///
+    /// Panics on a thread that runs tasks (use `recv().await` there).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// let (tx, mut rx) = rt::sync::mpsc::unbounded_channel();
+    /// rt.spawn(async move { tx.send(7).unwrap() });
+    /// let got = std::thread::spawn(move || rx.blocking_recv()).join().unwrap();
+    /// assert_eq!(got, Some(7));
+    /// ```
+    #[track_caller]
+    pub fn blocking_recv(&mut self) -> Option<T> {
+        crate::sync::blocking::block_on("mpsc::UnboundedReceiver::blocking_recv", self.recv())
+    }
+
     /// Polls for the next value; see [`recv`](UnboundedReceiver::recv).
     pub fn poll_recv(&mut self, cx: &mut Context<'_>) -> Poll<Option<T>> {
         self.chan.poll_recv(&mut self.head, cx)

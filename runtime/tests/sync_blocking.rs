@@ -1,0 +1,86 @@
+//! The `blocking_*` methods: synchronous threads and `spawn_blocking` jobs
+//! exchanging values with tasks, and a clear panic when called from async
+//! code.
+
+mod support;
+
+use support::{each_runtime, expect_panic};
+
+use rt::sync::{Mutex, broadcast, mpsc, oneshot};
+use std::sync::Arc;
+
+#[test]
+fn plain_threads_send_to_and_receive_from_tasks() {
+    each_runtime(|_, rt| {
+        let (to_task, mut task_rx) = mpsc::channel::<u32>(2);
+        let (to_thread, mut thread_rx) = mpsc::unbounded_channel::<u32>();
+        // A task doubles what the thread sends it.
+        let doubler = rt.spawn(async move {
+            while let Some(n) = task_rx.recv().await {
+                to_thread.send(n * 2).unwrap();
+            }
+        });
+        let thread = std::thread::spawn(move || {
+            let mut got = Vec::new();
+            for n in 0..10 {
+                to_task.blocking_send(n).unwrap();
+                got.push(thread_rx.blocking_recv().unwrap());
+            }
+            drop(to_task);
+            assert_eq!(thread_rx.blocking_recv(), None, "the task is gone");
+            got
+        });
+        // The current-thread runtime runs the task only inside `block_on`.
+        rt.block_on(doubler).unwrap();
+        let got = thread.join().unwrap();
+        assert_eq!(got, (0..10).map(|n| n * 2).collect::<Vec<_>>());
+    });
+}
+
+#[test]
+fn oneshot_broadcast_and_mutex_from_a_spawn_blocking_job() {
+    each_runtime(|_, rt| {
+        rt.block_on(async {
+            let (reply_tx, reply_rx) = oneshot::channel();
+            let (news_tx, mut news_rx) = broadcast::channel(4);
+            let mutex = Arc::new(Mutex::new(0));
+            let held = mutex.clone().lock_owned().await;
+            let shared = mutex.clone();
+            let job = rt::task::spawn_blocking(move || {
+                let reply = reply_rx.blocking_recv();
+                let news = news_rx.blocking_recv();
+                // Waits for the task below to drop its guard.
+                let mut guard = shared.blocking_lock();
+                *guard += 1;
+                (reply, news, *guard)
+            });
+            reply_tx.send("reply").unwrap();
+            news_tx.send("news").unwrap();
+            // The task held the lock first; the job takes it after.
+            let mut held = held;
+            *held = 10;
+            drop(held);
+            let (reply, news, value) = job.await.unwrap();
+            assert_eq!(reply, Ok("reply"));
+            assert_eq!(news, Ok("news"));
+            assert_eq!(value, 11);
+            assert_eq!(*mutex.lock().await, 11);
+        });
+    });
+}
+
+#[test]
+fn blocking_calls_from_async_code_panic_and_say_what_to_do() {
+    each_runtime(|_, rt| {
+        let (_tx, mut rx) = mpsc::channel::<()>(1);
+        let message = expect_panic(|| rt.block_on(async { rx.blocking_recv() }));
+        assert!(
+            message.contains("`mpsc::Receiver::blocking_recv` was called from async code")
+                && message.contains("spawn_blocking"),
+            "{message}"
+        );
+        let mutex = Mutex::new(());
+        let message = expect_panic(|| rt.block_on(async { drop(mutex.blocking_lock()) }));
+        assert!(message.contains("`Mutex::blocking_lock`"), "{message}");
+    });
+}
