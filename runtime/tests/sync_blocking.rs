@@ -70,6 +70,26 @@ fn oneshot_broadcast_and_mutex_from_a_spawn_blocking_job() {
 }
 
 #[test]
+fn a_thread_writes_through_an_rwlock_a_task_reads() {
+    each_runtime(|_, rt| {
+        let lock = Arc::new(rt::sync::RwLock::new(Vec::new()));
+        let (done_tx, done_rx) = oneshot::channel();
+        let writer = lock.clone();
+        let thread = std::thread::spawn(move || {
+            writer.blocking_write().extend([1, 2, 3]);
+            done_tx.send(()).unwrap();
+            writer.blocking_read().len()
+        });
+        let seen = rt.block_on(async {
+            done_rx.await.unwrap();
+            lock.read().await.clone()
+        });
+        assert_eq!(seen, [1, 2, 3]);
+        assert_eq!(thread.join().unwrap(), 3);
+    });
+}
+
+#[test]
 fn blocking_calls_from_async_code_panic_and_say_what_to_do() {
     each_runtime(|_, rt| {
         let (_tx, mut rx) = mpsc::channel::<()>(1);
@@ -82,5 +102,8 @@ fn blocking_calls_from_async_code_panic_and_say_what_to_do() {
         let mutex = Mutex::new(());
         let message = expect_panic(|| rt.block_on(async { drop(mutex.blocking_lock()) }));
         assert!(message.contains("`Mutex::blocking_lock`"), "{message}");
+        let lock = rt::sync::RwLock::new(());
+        let message = expect_panic(|| rt.block_on(async { drop(lock.blocking_write()) }));
+        assert!(message.contains("`RwLock::blocking_write`"), "{message}");
     });
 }

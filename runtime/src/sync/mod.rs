@@ -14,7 +14,8 @@
 //!
 //! Synchronous code (a plain thread, a `spawn_blocking` job) uses the
 //! `blocking_*` methods: `mpsc` `blocking_send`/`blocking_recv`,
-//! `oneshot` and `broadcast` `blocking_recv`, `Mutex::blocking_lock`.
+//! `oneshot` and `broadcast` `blocking_recv`, `Mutex::blocking_lock`,
+//! `RwLock::{blocking_read, blocking_write}`.
 //! They panic on a thread that runs tasks, where blocking would stall it.
 //!
 //! Each primitive keeps its waiters in a FIFO list under a short-held

@@ -129,6 +129,43 @@ impl<T: ?Sized> RwLock<T> {
         RwLockWriteGuard { lock: self }
     }
 
+    /// [`read`](RwLock::read) for synchronous code: blocks the thread
+    /// until no writer holds or waits for the lock.
+    ///
+    /// # Panics
+    ///
+    /// Panics on a thread that runs tasks (use `read().await` there).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let lock = rt::sync::RwLock::new(5);
+    /// assert_eq!(*lock.blocking_read(), 5);
+    /// ```
+    #[track_caller]
+    pub fn blocking_read(&self) -> RwLockReadGuard<'_, T> {
+        crate::sync::blocking::block_on("RwLock::blocking_read", self.read())
+    }
+
+    /// [`write`](RwLock::write) for synchronous code: blocks the thread
+    /// until the lock is free, queued fairly with the tasks waiting for it.
+    ///
+    /// # Panics
+    ///
+    /// Panics on a thread that runs tasks (use `write().await` there).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let lock = rt::sync::RwLock::new(5);
+    /// *lock.blocking_write() += 1;
+    /// assert_eq!(*lock.blocking_read(), 6);
+    /// ```
+    #[track_caller]
+    pub fn blocking_write(&self) -> RwLockWriteGuard<'_, T> {
+        crate::sync::blocking::block_on("RwLock::blocking_write", self.write())
+    }
+
     /// Read access now, if no writer holds or waits for the lock.
     ///
     /// # Errors
