@@ -9,6 +9,10 @@
 //! (including the vectored methods, one `readv`/`writev` per call), and
 //! every ready operation spends one unit of the task's cooperative budget.
 //!
+//! A [`TcpSocket`] is created and configured first (`SO_REUSEPORT`,
+//! buffer sizes, a local address to connect from) and registers only when
+//! it connects or listens.
+//!
 //! Addresses are anything implementing [`ToSocketAddrs`]: a
 //! `std::net::SocketAddr`, an `(IpAddr, u16)` pair, or an `"ip:port"`
 //! string (parsed, never resolved through DNS).
@@ -47,6 +51,6 @@ pub mod unix;
 
 pub use addr::ToSocketAddrs;
 pub use lookup::lookup_host;
-pub use tcp::{TcpListener, TcpStream};
+pub use tcp::{TcpListener, TcpSocket, TcpStream};
 pub use udp::UdpSocket;
 pub use unix::{UnixDatagram, UnixListener, UnixStream};

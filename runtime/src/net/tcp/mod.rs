@@ -1,9 +1,12 @@
-//! TCP: [`TcpListener`], [`TcpStream`] and the halves of a split stream.
+//! TCP: [`TcpListener`], [`TcpStream`], the halves of a split stream, and
+//! [`TcpSocket`] to set options before connecting or listening.
 
 mod listener;
+mod socket;
 mod split;
 mod stream;
 
 pub use listener::{Incoming, TcpListener};
+pub use socket::TcpSocket;
 pub use split::{OwnedReadHalf, OwnedWriteHalf, ReadHalf, WriteHalf};
 pub use stream::TcpStream;

@@ -97,7 +97,7 @@ impl TcpStream {
     /// the handshake is over, so `SO_ERROR` is the whole answer. Elsewhere
     /// a writable event may come early, so `getpeername` also checks that
     /// the connection is complete (`NotConnected`: wait again).
-    fn poll_connected(&self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+    pub(crate) fn poll_connected(&self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         loop {
             let event = match self.io.poll_ready(cx, Direction::Write) {
                 Poll::Ready(event) => event?,
