@@ -1,5 +1,7 @@
 //! `TcpSocket`: options set before connecting or listening, and kept.
 
+#![cfg(target_os = "linux")]
+
 mod support;
 
 use support::on_both;
@@ -89,6 +91,9 @@ fn options_read_back_as_set() {
     assert!(socket.send_buffer_size().unwrap() >= 100_000);
     socket.set_linger(Some(Duration::ZERO)).unwrap();
     assert_eq!(socket.linger().unwrap(), Some(Duration::ZERO));
+    // Whole seconds, a fraction rounded up: half a second is not a reset.
+    socket.set_linger(Some(Duration::from_millis(500))).unwrap();
+    assert_eq!(socket.linger().unwrap(), Some(Duration::from_secs(1)));
     socket.set_linger(None).unwrap();
     assert_eq!(socket.linger().unwrap(), None);
     let err = socket.set_recv_buffer_size(u32::MAX).unwrap_err();

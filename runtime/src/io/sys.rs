@@ -135,6 +135,7 @@ pub(crate) fn sendfile(socket: RawFd, file: RawFd, offset: u64, len: usize) -> i
 
 /// A new non-blocking, close-on-exec TCP socket of `domain` (`AF_INET`
 /// or `AF_INET6`).
+#[cfg(target_os = "linux")]
 pub(crate) fn tcp_socket(domain: libc::c_int) -> io::Result<std::os::fd::OwnedFd> {
     use std::os::fd::FromRawFd;
     let fd = syscall!(
@@ -153,6 +154,7 @@ pub(crate) fn tcp_socket(domain: libc::c_int) -> io::Result<std::os::fd::OwnedFd
 }
 
 /// Sets an `int`-valued socket option.
+#[cfg(target_os = "linux")]
 pub(crate) fn set_int_option(
     socket: RawFd,
     level: libc::c_int,
@@ -176,6 +178,7 @@ pub(crate) fn set_int_option(
 }
 
 /// Reads an `int`-valued socket option.
+#[cfg(target_os = "linux")]
 pub(crate) fn int_option(
     socket: RawFd,
     level: libc::c_int,
@@ -193,6 +196,7 @@ pub(crate) fn int_option(
 }
 
 /// `addr` as a C socket address, and its length.
+#[cfg(target_os = "linux")]
 fn raw_addr(addr: &std::net::SocketAddr) -> (libc::sockaddr_storage, libc::socklen_t) {
     // SAFETY: all-zero bytes are a valid `sockaddr_storage` (plain data).
     let mut storage: libc::sockaddr_storage = unsafe { std::mem::zeroed() };
@@ -230,6 +234,7 @@ fn raw_addr(addr: &std::net::SocketAddr) -> (libc::sockaddr_storage, libc::sockl
 }
 
 /// `bind(2)`s `socket` to `addr`.
+#[cfg(target_os = "linux")]
 pub(crate) fn bind(socket: RawFd, addr: &std::net::SocketAddr) -> io::Result<()> {
     let (storage, len) = raw_addr(addr);
     syscall!(
@@ -242,6 +247,7 @@ pub(crate) fn bind(socket: RawFd, addr: &std::net::SocketAddr) -> io::Result<()>
 
 /// Starts a non-blocking `connect(2)` of `socket` to `addr`: `Ok` once it
 /// is under way (`EINPROGRESS`) or done.
+#[cfg(target_os = "linux")]
 pub(crate) fn start_connect(socket: RawFd, addr: &std::net::SocketAddr) -> io::Result<()> {
     let (storage, len) = raw_addr(addr);
     match syscall!(
@@ -249,12 +255,15 @@ pub(crate) fn start_connect(socket: RawFd, addr: &std::net::SocketAddr) -> io::R
         unsafe { libc::connect(socket, (&raw const storage).cast(), len) }
     ) {
         Ok(_) => Ok(()),
-        Err(e) if e.raw_os_error() == Some(libc::EINPROGRESS) => Ok(()),
+        // Interrupted, a connect goes on in the background (POSIX), as
+        // one in progress does.
+        Err(e) if matches!(e.raw_os_error(), Some(libc::EINPROGRESS | libc::EINTR)) => Ok(()),
         Err(e) => Err(e),
     }
 }
 
 /// `listen(2)` on `socket`, with at most `backlog` pending connections.
+#[cfg(target_os = "linux")]
 pub(crate) fn listen(socket: RawFd, backlog: u32) -> io::Result<()> {
     let backlog = libc::c_int::try_from(backlog).unwrap_or(libc::c_int::MAX);
     syscall!(
@@ -265,6 +274,7 @@ pub(crate) fn listen(socket: RawFd, backlog: u32) -> io::Result<()> {
 }
 
 /// The address `socket` is bound to (`getsockname(2)`).
+#[cfg(target_os = "linux")]
 pub(crate) fn local_addr(socket: RawFd) -> io::Result<std::net::SocketAddr> {
     // SAFETY: all-zero bytes are a valid `sockaddr_storage`.
     let mut storage: libc::sockaddr_storage = unsafe { std::mem::zeroed() };
@@ -300,12 +310,15 @@ pub(crate) fn local_addr(socket: RawFd) -> io::Result<std::net::SocketAddr> {
 }
 
 /// Sets `SO_LINGER` on `socket`: `None` turns lingering off (the default),
-/// `Some(ZERO)` makes `close` reset the connection.
+/// `Some(ZERO)` makes `close` reset the connection. The option counts
+/// whole seconds: a non-zero duration is rounded up, never down to zero
+/// (which would turn a graceful close into a reset).
 pub(crate) fn set_linger(socket: RawFd, linger: Option<std::time::Duration>) -> io::Result<()> {
     let value = libc::linger {
         l_onoff: linger.is_some() as libc::c_int,
         l_linger: linger.map_or(0, |d| {
-            d.as_secs().min(libc::c_int::MAX as u64) as libc::c_int
+            let secs = d.as_secs() + u64::from(d.subsec_nanos() > 0);
+            secs.min(libc::c_int::MAX as u64) as libc::c_int
         }),
     };
     syscall!(

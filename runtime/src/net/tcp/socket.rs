@@ -289,7 +289,8 @@ impl TcpSocket {
         Ok(size.max(0) as u32)
     }
 
-    /// Sets `SO_LINGER`, as [`TcpStream::set_linger`].
+    /// Sets `SO_LINGER`, as [`TcpStream::set_linger`] (whose warning holds:
+    /// a non-zero linger makes dropping the stream block its thread).
     ///
     /// # Errors
     ///
@@ -300,8 +301,8 @@ impl TcpSocket {
     /// ```
     /// use std::time::Duration;
     /// let socket = rt::net::TcpSocket::new_v4().unwrap();
-    /// socket.set_linger(Some(Duration::from_secs(1))).unwrap();
-    /// assert_eq!(socket.linger().unwrap(), Some(Duration::from_secs(1)));
+    /// socket.set_linger(Some(Duration::ZERO)).unwrap(); // close with a reset
+    /// assert_eq!(socket.linger().unwrap(), Some(Duration::ZERO));
     /// ```
     pub fn set_linger(&self, linger: Option<Duration>) -> io::Result<()> {
         sys::set_linger(self.fd.as_raw_fd(), linger)
@@ -396,8 +397,9 @@ impl TcpSocket {
     }
 
     /// Starts listening, with at most `backlog` connections waiting to be
-    /// accepted (the kernel caps it at `net.core.somaxconn`). The socket
-    /// must be bound first.
+    /// accepted (the kernel caps it at `net.core.somaxconn`). Bind first:
+    /// an unbound socket listens on every interface, at a port the kernel
+    /// picks.
     ///
     /// # Errors
     ///

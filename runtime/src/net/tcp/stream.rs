@@ -280,6 +280,11 @@ impl TcpStream {
     /// Sets `SO_LINGER`. `Some(Duration::ZERO)` makes dropping the stream
     /// reset the connection (`RST`) instead of closing it gracefully.
     ///
+    /// A non-zero duration (in whole seconds, rounded up) makes dropping
+    /// the stream *block its thread* until the unsent data is delivered or
+    /// the time is up: in a task, that stalls a worker. Prefer `None`, or
+    /// `shutdown` and reading to the end before dropping.
+    ///
     /// # Errors
     ///
     /// The OS error of `setsockopt`.
