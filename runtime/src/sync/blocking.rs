@@ -3,8 +3,8 @@
 //! plain threads and `spawn_blocking` jobs that hand values to and from
 //! tasks.
 
+use crate::runtime::block_on_thread;
 use crate::runtime::context;
-use crate::runtime::park::ThreadParker;
 use std::future::Future;
 use std::time::Duration;
 
@@ -24,5 +24,7 @@ pub(crate) fn block_on<F: Future>(what: &str, future: F) -> F::Output {
              or a `spawn_blocking` job."
         );
     }
-    ThreadParker::new().block_on(future, Duration::ZERO)
+    // The thread's cached parker, as `Runtime::block_on` from a plain
+    // thread uses: no parker allocated per call.
+    block_on_thread(future, Duration::ZERO)
 }
