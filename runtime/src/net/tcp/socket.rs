@@ -87,6 +87,26 @@ impl TcpSocket {
         Ok(sys::int_option(self.fd.as_raw_fd(), level, name)? != 0)
     }
 
+    /// Sets the buffer-size option `name` (`SO_SNDBUF`, `SO_RCVBUF`).
+    fn set_size(&self, name: libc::c_int, size: u32) -> io::Result<()> {
+        let size = libc::c_int::try_from(size).map_err(|_| {
+            io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!(
+                    "a socket buffer size is at most {} bytes, not {size}",
+                    libc::c_int::MAX
+                ),
+            )
+        })?;
+        sys::set_int_option(self.fd.as_raw_fd(), libc::SOL_SOCKET, name, size)
+    }
+
+    /// Reads the buffer-size option `name`.
+    fn size(&self, name: libc::c_int) -> io::Result<u32> {
+        let size = sys::int_option(self.fd.as_raw_fd(), libc::SOL_SOCKET, name)?;
+        Ok(size.max(0) as u32)
+    }
+
     /// Sets `SO_REUSEADDR`: a listener may bind a port whose previous
     /// connections are still in `TIME_WAIT` (what a restarted server
     /// wants).
@@ -229,12 +249,7 @@ impl TcpSocket {
     /// assert!(socket.send_buffer_size().unwrap() >= 64 * 1024);
     /// ```
     pub fn set_send_buffer_size(&self, size: u32) -> io::Result<()> {
-        sys::set_int_option(
-            self.fd.as_raw_fd(),
-            libc::SOL_SOCKET,
-            libc::SO_SNDBUF,
-            int_size(size)?,
-        )
+        self.set_size(libc::SO_SNDBUF, size)
     }
 
     /// The send buffer size (`SO_SNDBUF`).
@@ -247,8 +262,7 @@ impl TcpSocket {
     ///
     /// See [`set_send_buffer_size`](TcpSocket::set_send_buffer_size).
     pub fn send_buffer_size(&self) -> io::Result<u32> {
-        let size = sys::int_option(self.fd.as_raw_fd(), libc::SOL_SOCKET, libc::SO_SNDBUF)?;
-        Ok(size.max(0) as u32)
+        self.size(libc::SO_SNDBUF)
     }
 
     /// Asks for a receive buffer of `size` bytes (`SO_RCVBUF`; Linux
@@ -267,12 +281,7 @@ impl TcpSocket {
     /// assert!(socket.recv_buffer_size().unwrap() >= 64 * 1024);
     /// ```
     pub fn set_recv_buffer_size(&self, size: u32) -> io::Result<()> {
-        sys::set_int_option(
-            self.fd.as_raw_fd(),
-            libc::SOL_SOCKET,
-            libc::SO_RCVBUF,
-            int_size(size)?,
-        )
+        self.set_size(libc::SO_RCVBUF, size)
     }
 
     /// The receive buffer size (`SO_RCVBUF`).
@@ -285,8 +294,7 @@ impl TcpSocket {
     ///
     /// See [`set_recv_buffer_size`](TcpSocket::set_recv_buffer_size).
     pub fn recv_buffer_size(&self) -> io::Result<u32> {
-        let size = sys::int_option(self.fd.as_raw_fd(), libc::SOL_SOCKET, libc::SO_RCVBUF)?;
-        Ok(size.max(0) as u32)
+        self.size(libc::SO_RCVBUF)
     }
 
     /// Sets `SO_LINGER`, as [`TcpStream::set_linger`] (whose warning holds:
@@ -416,19 +424,6 @@ impl TcpSocket {
         sys::listen(self.fd.as_raw_fd(), backlog)?;
         TcpListener::from_std(std::net::TcpListener::from(self.fd))
     }
-}
-
-/// `size` as the `int` a buffer-size option takes.
-fn int_size(size: u32) -> io::Result<libc::c_int> {
-    libc::c_int::try_from(size).map_err(|_| {
-        io::Error::new(
-            io::ErrorKind::InvalidInput,
-            format!(
-                "a socket buffer size is at most {} bytes, not {size}",
-                libc::c_int::MAX
-            ),
-        )
-    })
 }
 
 impl AsRawFd for TcpSocket {
