@@ -15,6 +15,9 @@
 //!   traits and their extension methods, `AsyncFd`;
 //! - [`time`]: `sleep`, `timeout`, `interval`, a pausable test clock;
 //! - [`signal`]: Ctrl-C and Unix signals as streams;
+//! - macros with tokio's syntax: [`select!`], [`join!`], [`try_join!`],
+//!   [`pin!`], and the [`main`](macro@main) and [`test`](macro@test)
+//!   attributes;
 //! - `spawn_blocking` and `task::block_in_place`: blocking work on a
 //!   separate, growable thread pool (`blocking/pool.rs` documents its
 //!   protocol), which also runs [`fs`] and `net::lookup_host`;
@@ -41,6 +44,9 @@
 #![warn(missing_docs)]
 
 pub(crate) mod loom;
+
+#[doc(hidden)]
+pub mod macros;
 
 mod blocking;
 mod driver;
