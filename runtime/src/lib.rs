@@ -138,6 +138,10 @@ fn _assert_send_sync() {
     send_sync::<net::UnixStream>();
     send_sync::<net::tcp::OwnedReadHalf>();
     send_sync::<io::AsyncFd<std::os::unix::net::UnixStream>>();
+    send_sync::<io::DuplexStream>();
+    send_sync::<io::Stdin>();
+    send_sync::<io::Stdout>();
+    send_sync::<io::Lines<io::BufReader<net::TcpStream>>>();
     send_sync::<signal::unix::Signal>();
     send_sync::<time::Sleep>();
     send_sync::<time::Interval>();

@@ -7,8 +7,11 @@
 //! rt's own, implemented for every futures-io type, with tokio's method
 //! names (`read_u32`, `write_all`, `shutdown`, `lines().next_line()`), so
 //! code written against `tokio::io` ports by renaming. [`split`] is a free
-//! function as in tokio; the helpers [`copy`], [`BufReader`],
-//! [`BufWriter`], [`Cursor`], ... are `futures-util`'s, re-exported.
+//! function as in tokio, [`copy_bidirectional`] proxies two streams,
+//! [`duplex`] makes an in-memory stream pair, and [`stdin`], [`stdout`],
+//! [`stderr`] are the standard streams (on the blocking pool); the helpers
+//! [`copy`], [`BufReader`], [`BufWriter`], [`Cursor`], ... are
+//! `futures-util`'s, re-exported.
 //! [`AsyncFd`] turns any non-blocking file descriptor into something a
 //! task can wait on.
 //!
@@ -47,14 +50,19 @@
 
 mod async_fd;
 mod buf_read_ext;
+mod copy_bidirectional;
+mod duplex;
 mod read_ext;
 pub(crate) mod registered;
 mod split;
+mod stdio;
 pub(crate) mod sys;
 mod write_ext;
 
 pub use async_fd::{AsyncFd, AsyncFdReadyGuard, TryIoError};
 pub use buf_read_ext::{AsyncBufReadExt, Lines};
+pub use copy_bidirectional::{copy_bidirectional, copy_bidirectional_with_sizes};
+pub use duplex::{DuplexStream, duplex};
 pub use futures_io::{AsyncBufRead, AsyncRead, AsyncSeek, AsyncWrite};
 pub use futures_util::io::{
     AsyncSeekExt, BufReader, BufWriter, Cursor, ReadHalf, WriteHalf, copy, copy_buf, empty, repeat,
@@ -63,4 +71,5 @@ pub use futures_util::io::{
 pub use read_ext::AsyncReadExt;
 pub use rt_reactor::{Interest, Ready};
 pub use split::split;
+pub use stdio::{Stderr, Stdin, Stdout, stderr, stdin, stdout};
 pub use write_ext::AsyncWriteExt;

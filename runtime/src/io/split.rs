@@ -22,7 +22,7 @@ use futures_util::io::{ReadHalf, WriteHalf};
 ///
 /// # let rt = rt::runtime::Runtime::new().unwrap();
 /// # rt.block_on(async {
-/// let (a, mut b) = rt::net::UnixStream::pair().unwrap();
+/// let (a, mut b) = rt::io::duplex(64);
 /// let (mut read, mut write) = rt::io::split(a);
 /// let writer = rt::spawn(async move { write.write_all(b"from a").await.unwrap() });
 /// b.write_all(b"to a").await.unwrap();
