@@ -27,6 +27,18 @@
 //! `split` by value). To call the other set's method in one place, use
 //! the qualified form: `futures_util::AsyncReadExt::split(stream)`.
 //!
+//! # tokio's I/O traits (feature `tokio-io`)
+//!
+//! With the `tokio-io` feature, [`TcpStream`](crate::net::TcpStream),
+//! [`UnixStream`](crate::net::UnixStream), their split and owned halves,
+//! [`fs::File`](crate::fs::File) and [`DuplexStream`] also implement
+//! `tokio::io::AsyncRead` and `tokio::io::AsyncWrite`, so crates written
+//! against those traits (tokio-util's `Framed` codecs, tokio-rustls, ...)
+//! take rt's streams directly. tokio comes in with no features: its traits
+//! only, never its runtime. (`tokio::io::AsyncReadExt` would then clash
+//! with rt's `AsyncReadExt` on these types, as futures-util's does:
+//! import one.)
+//!
 //! Every I/O resource registers with the runtime's reactor, so it must be
 //! created inside a runtime built with
 //! [`Builder::enable_io`](crate::runtime::Builder::enable_io) (or
@@ -57,6 +69,8 @@ pub(crate) mod registered;
 mod split;
 mod stdio;
 pub(crate) mod sys;
+#[cfg(feature = "tokio-io")]
+mod tokio_io;
 mod write_ext;
 
 pub use async_fd::{AsyncFd, AsyncFdReadyGuard, TryIoError};
