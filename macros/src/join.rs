@@ -9,7 +9,7 @@
 //! `try_join!` returns the first `Err` as soon as it is seen; leaving the
 //! block then drops every unfinished future.
 
-use crate::select::parse_crate_path;
+use crate::select::{parse_crate_path, poll_in_turn};
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote_spanned};
 use syn::parse::{ParseStream, Parser};
@@ -76,6 +76,13 @@ fn expand_join(krate: &TokenStream, futures: Vec<Expr>, kind: Kind) -> TokenStre
             }
         )
     });
+    let poll_arms: Vec<_> = poll_arms.collect();
+    let start = quote_spanned!(site=> {
+        let __this = __first;
+        __first = if __first + 1 == #count { 0 } else { __first + 1 };
+        __this
+    });
+    let poll_each = poll_in_turn(krate, start, &poll_arms);
     let outputs = names.iter().map(|name| match kind {
         Kind::Join => quote_spanned!(site=> #support::take_output(#name.as_mut().take_output())),
         Kind::TryJoin => quote_spanned!(site=> #support::take_ok(#name.as_mut().take_output())),
@@ -89,22 +96,8 @@ fn expand_join(krate: &TokenStream, futures: Vec<Expr>, kind: Kind) -> TokenStre
         #(#pinned)*
         let mut __first: usize = 0;
         ::core::future::poll_fn(|#cx: &mut ::core::task::Context<'_>| {
-            if #support::poll_budget_available(#cx).is_pending() {
-                return ::core::task::Poll::Pending;
-            }
-            let __start = __first;
-            __first = if __first + 1 == #count { 0 } else { __first + 1 };
             let mut __all_done = true;
-            for __offset in 0..#count {
-                let mut __branch = __start + __offset;
-                if __branch >= #count {
-                    __branch -= #count;
-                }
-                match __branch {
-                    #(#poll_arms)*
-                    _ => ::core::unreachable!("joining only {} futures", #count),
-                }
-            }
+            #poll_each
             if !__all_done {
                 return ::core::task::Poll::Pending;
             }

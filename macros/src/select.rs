@@ -239,6 +239,7 @@ fn expand_select(select: Select) -> TokenStream {
             ::core::panic!("`select!`: every branch is disabled and there is no `else` branch")
         ),
     };
+    let poll_each = poll_in_turn(&krate, start, &poll_arms);
     let generics: Vec<_> = (0..count)
         .map(|i| format_ident!("T{}", i, span = site))
         .collect();
@@ -253,21 +254,8 @@ fn expand_select(select: Select) -> TokenStream {
             #(#preconditions)*
             #(#pinned)*
             ::core::future::poll_fn(|#cx: &mut ::core::task::Context<'_>| {
-                if #krate::macros::support::poll_budget_available(#cx).is_pending() {
-                    return ::core::task::Poll::Pending;
-                }
-                let __start: usize = #start;
                 let mut __any_pending = false;
-                for __offset in 0..#count {
-                    let mut __branch = __start + __offset;
-                    if __branch >= #count {
-                        __branch -= #count;
-                    }
-                    match __branch {
-                        #(#poll_arms)*
-                        _ => ::core::unreachable!("`select!` has only {} branches", #count),
-                    }
-                }
+                #poll_each
                 if __any_pending {
                     ::core::task::Poll::Pending
                 } else {
@@ -283,6 +271,35 @@ fn expand_select(select: Select) -> TokenStream {
             _ => ::core::unreachable!("`select!` returned a branch whose pattern did not match"),
         }
     })
+}
+
+/// The body shared by `select!` and `join!` polls: yield if the task's
+/// budget is spent, then poll the branches (`arms`, one `match` arm per
+/// index) once each, starting at index `start` and wrapping around.
+/// Names `__cx` for the poll's context.
+pub(crate) fn poll_in_turn(
+    krate: &TokenStream,
+    start: TokenStream,
+    arms: &[TokenStream],
+) -> TokenStream {
+    let site = Span::mixed_site();
+    let count = arms.len();
+    quote_spanned!(site=>
+        if #krate::macros::support::poll_budget_available(__cx).is_pending() {
+            return ::core::task::Poll::Pending;
+        }
+        let __start: usize = #start;
+        for __offset in 0..#count {
+            let mut __branch = __start + __offset;
+            if __branch >= #count {
+                __branch -= #count;
+            }
+            match __branch {
+                #(#arms)*
+                _ => ::core::unreachable!("only {} branches", #count),
+            }
+        }
+    )
 }
 
 /// The pattern with every binding by reference and every `&` pattern

@@ -8,20 +8,11 @@ mod support;
 use rt::io::{
     AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader, Lines,
 };
-use rt::net::{TcpListener, TcpStream, UnixStream};
+use rt::net::UnixStream;
 use std::io::{ErrorKind, IoSlice};
 use std::pin::Pin;
 use std::task::{Context, Poll};
-use support::{Checksum, Pattern, block_on_each};
-
-async fn tcp_pair() -> (TcpStream, TcpStream) {
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let client = TcpStream::connect(listener.local_addr().unwrap())
-        .await
-        .unwrap();
-    let (server, _) = listener.accept().await.unwrap();
-    (client, server)
-}
+use support::{Checksum, Pattern, block_on_each, tcp_pair};
 
 /// Writes one of every number, in both byte orders, from one task and
 /// reads them back in another.

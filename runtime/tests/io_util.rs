@@ -9,8 +9,8 @@ use std::pin::Pin;
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
-use std::task::{Context, Poll, Wake, Waker};
-use support::{Checksum, Pattern, block_on_each};
+use std::task::{Context, Poll, Waker};
+use support::{Checksum, Pattern, block_on_each, waker_with_drop_hook};
 
 /// A proxy on `127.0.0.1`: accepts one connection, connects to `upstream`
 /// and copies both ways; the task's output is the byte counts.
@@ -220,21 +220,6 @@ fn duplex_shutdown_and_drop() {
     });
 }
 
-/// A waker that runs a closure when it is dropped.
-struct DropHook(Mutex<Option<Box<dyn FnOnce() + Send>>>);
-
-impl Wake for DropHook {
-    fn wake(self: Arc<Self>) {}
-}
-
-impl Drop for DropHook {
-    fn drop(&mut self) {
-        if let Some(hook) = self.0.lock().unwrap().take() {
-            hook();
-        }
-    }
-}
-
 /// Replacing a stored waker drops the old one after the pipe's lock is
 /// released: that waker's drop may use the same pipe (here: a write from
 /// the other end into the pipe the reader waits on) without deadlocking.
@@ -253,7 +238,7 @@ fn duplex_drops_replaced_wakers_outside_its_lock() {
             wrote.store(true, Ordering::SeqCst);
         }
     };
-    let first = Waker::from(Arc::new(DropHook(Mutex::new(Some(Box::new(hook))))));
+    let first = waker_with_drop_hook(hook);
     let mut buf = [0; 1];
     let polled = Pin::new(&mut reader).poll_read(&mut Context::from_waker(&first), &mut buf);
     assert!(polled.is_pending());

@@ -4,28 +4,18 @@
 mod support;
 
 use rt::io::{AsyncReadExt, AsyncWriteExt};
-use rt::net::{TcpListener, TcpStream};
 use rt::sync::{Notify, mpsc, oneshot};
 use std::cell::{Cell, RefCell};
 use std::future::{Future, pending, poll_fn, ready};
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
-use support::{DropCounter, DropGuard, block_on_each, expect_panic, ms};
+use support::{DropCounter, DropGuard, block_on_each, expect_panic, ms, tcp_pair};
 
 /// `future`, holding `guard` until it finishes or is dropped.
 async fn tracked<F: Future>(future: F, guard: DropGuard) -> F::Output {
     let _guard = guard;
     future.await
-}
-
-async fn connected_pair() -> (TcpStream, TcpStream) {
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let client = TcpStream::connect(listener.local_addr().unwrap())
-        .await
-        .unwrap();
-    let (server, _) = listener.accept().await.unwrap();
-    (client, server)
 }
 
 /// One loop selecting over a `JoinHandle`, `Notified`, an mpsc `recv()`, a
@@ -37,7 +27,7 @@ fn select_loop_over_every_kind_of_source() {
     block_on_each(|_| async {
         let notify = Arc::new(Notify::new());
         let (tx, mut rx) = mpsc::channel::<u32>(4);
-        let (mut client, mut server) = connected_pair().await;
+        let (mut client, mut server) = tcp_pair().await;
         let (gate_tx, gate_rx) = oneshot::channel::<()>();
         let mut gate_tx = Some(gate_tx);
         let mut handle = rt::spawn(async move {

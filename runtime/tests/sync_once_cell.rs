@@ -7,8 +7,8 @@ use rt::sync::{OnceCell, SetError, SetOnce, SetOnceError, oneshot};
 use std::future::{Future, pending};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
-use std::task::{Context, Wake, Waker};
-use support::{block_on_each, poll_once};
+use std::task::Context;
+use support::{block_on_each, poll_once, waker_with_drop_hook};
 
 #[test]
 fn concurrent_callers_share_one_initialisation() {
@@ -176,21 +176,6 @@ fn owned_value_and_traits() {
     assert_eq!(OnceCell::<u8>::default(), OnceCell::new());
 }
 
-/// A waker that runs a closure when it is dropped.
-struct DropHook(Mutex<Option<Box<dyn FnOnce() + Send>>>);
-
-impl Wake for DropHook {
-    fn wake(self: Arc<Self>) {}
-}
-
-impl Drop for DropHook {
-    fn drop(&mut self) {
-        if let Some(hook) = self.0.lock().unwrap().take() {
-            hook();
-        }
-    }
-}
-
 /// A waiting caller's replaced waker is dropped outside the cell's lock:
 /// its drop may call into the same cell.
 #[test]
@@ -212,7 +197,7 @@ fn a_replaced_waker_may_use_the_cell_when_dropped() {
         let (cell, hook_result) = (cell.clone(), hook_result.clone());
         move || *hook_result.lock().unwrap() = Some(cell.set(7))
     };
-    let waker = Waker::from(Arc::new(DropHook(Mutex::new(Some(Box::new(hook))))));
+    let waker = waker_with_drop_hook(hook);
     assert!(
         waiter
             .as_mut()

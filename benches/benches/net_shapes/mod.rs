@@ -42,12 +42,15 @@ macro_rules! net_workloads {
             use $krate::io::{AsyncReadExt, AsyncWriteExt};
             use $krate::net::{TcpListener, TcpStream};
 
-            /// Echoes until the client closes its end.
+            /// Echoes in reads of up to `len` bytes until the client
+            /// closes its end, then closes this end (a client that already
+            /// left makes that fail, which does not matter).
             async fn echo(mut stream: TcpStream, len: usize) {
                 let mut buf = vec![0; len];
                 loop {
                     let n = stream.read(&mut buf).await.expect("echo read");
                     if n == 0 {
+                        let _ = stream.shutdown().await;
                         return;
                     }
                     stream.write_all(&buf[..n]).await.expect("echo write");
@@ -129,18 +132,8 @@ macro_rules! net_workloads {
                 let upstream_addr = upstream.local_addr().expect("local_addr");
                 drop($krate::spawn(async move {
                     loop {
-                        let (mut stream, _) = upstream.accept().await.expect("accept");
-                        drop($krate::spawn(async move {
-                            let mut buf = vec![0; PROXY_CHUNK];
-                            loop {
-                                let n = stream.read(&mut buf).await.expect("echo read");
-                                if n == 0 {
-                                    break;
-                                }
-                                stream.write_all(&buf[..n]).await.expect("echo write");
-                            }
-                            stream.shutdown().await.expect("echo shutdown");
-                        }));
+                        let (stream, _) = upstream.accept().await.expect("accept");
+                        drop($krate::spawn(echo(stream, PROXY_CHUNK)));
                     }
                 }));
                 let proxy = TcpListener::bind("127.0.0.1:0").await.expect("bind");

@@ -132,6 +132,15 @@ fn lock(pipe: &Mutex<Pipe>) -> MutexGuard<'_, Pipe> {
     pipe.lock().unwrap_or_else(|e| e.into_inner())
 }
 
+/// Releases the lock, then wakes `waker` (if any): a waker may run
+/// arbitrary code, which must not run under the pipe's lock.
+fn unlock_and_wake(pipe: MutexGuard<'_, Pipe>, waker: Option<Waker>) {
+    drop(pipe);
+    if let Some(waker) = waker {
+        waker.wake();
+    }
+}
+
 /// Stores `cx`'s waker in `slot` unless an equivalent one is there;
 /// returns the one it replaced, to be dropped after the lock is released.
 fn register(slot: &mut Option<Waker>, cx: &Context<'_>) -> Option<Waker> {
@@ -169,10 +178,7 @@ impl AsyncRead for DuplexStream {
         buf[from_front..n].copy_from_slice(&back[..n - from_front]);
         pipe.bytes.drain(..n);
         let writer = pipe.writer.take();
-        drop(pipe);
-        if let Some(writer) = writer {
-            writer.wake();
-        }
+        unlock_and_wake(pipe, writer);
         coop.made_progress();
         Poll::Ready(Ok(n))
     }
@@ -208,10 +214,7 @@ impl AsyncWrite for DuplexStream {
         let n = room.min(buf.len());
         pipe.bytes.extend(&buf[..n]);
         let reader = pipe.reader.take();
-        drop(pipe);
-        if let Some(reader) = reader {
-            reader.wake();
-        }
+        unlock_and_wake(pipe, reader);
         coop.made_progress();
         Poll::Ready(Ok(n))
     }
@@ -232,10 +235,7 @@ fn close_write(pipe: &Mutex<Pipe>) {
     let mut pipe = lock(pipe);
     pipe.write_closed = true;
     let reader = pipe.reader.take();
-    drop(pipe);
-    if let Some(reader) = reader {
-        reader.wake();
-    }
+    unlock_and_wake(pipe, reader);
 }
 
 impl Drop for DuplexStream {
@@ -245,9 +245,6 @@ impl Drop for DuplexStream {
         pipe.read_closed = true;
         pipe.bytes = VecDeque::new();
         let writer = pipe.writer.take();
-        drop(pipe);
-        if let Some(writer) = writer {
-            writer.wake();
-        }
+        unlock_and_wake(pipe, writer);
     }
 }
