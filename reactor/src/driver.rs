@@ -1,7 +1,7 @@
 //! The poll loop: one `mio::Poll`, the slab of readiness cells, and the
 //! `mio::Waker` that interrupts a blocked `turn`.
 
-use crate::readiness::{ReadinessCell, shutdown_error};
+use crate::cell::{ReadinessCell, shutdown_error};
 use crate::ready::{Interest, Ready};
 use crate::registration::Registration;
 use slab::Slab;

@@ -1,16 +1,27 @@
 //! One registered source's handle on its readiness cell.
 
+use crate::cell::{ReadinessCell, Slot};
 use crate::driver::Handle;
-use crate::readiness::ReadinessCell;
 use crate::ready::{Direction, Ready, ReadyEvent};
+use crate::waiter::ReadyWaiter;
 use std::fmt;
 use std::io;
 use std::sync::Arc;
 use std::task::{Context, Poll, Waker};
 
-/// The readiness of one registered source, with one read waker and one
-/// write waker (so a reader task and a writer task can wait on the same
-/// source at once). Dropping it frees its slot and wakes any waiter.
+/// The readiness of one registered source, and per direction (read,
+/// write) the list of tasks waiting on it.
+///
+/// Two ways to wait:
+/// - [`Registration::waiter`] gives a future its own place in the list, so
+///   any number of tasks can wait in one direction at once (acceptors
+///   sharing a listener, receivers sharing a UDP socket); an edge wakes
+///   them all, and dropping the waiter frees its place;
+/// - [`Registration::poll_ready`] is for `poll_*` methods, which have no
+///   future to own a place: each direction has one shared slot, and the
+///   last waker stored there wins.
+///
+/// Dropping the registration frees its slot and wakes any waiter.
 ///
 /// # Examples
 ///
@@ -44,7 +55,14 @@ impl Registration {
     }
 
     /// `Ready` with the readiness of `direction` once the driver reported
-    /// it, otherwise stores the waker and returns `Pending`.
+    /// it, otherwise stores the waker in `direction`'s shared slot and
+    /// returns `Pending`.
+    ///
+    /// The shared slot holds one waker: a second task polling the same
+    /// direction replaces the first one's waker, and the first is not woken
+    /// (the last waker wins). That suits a source polled by one task at a
+    /// time (an `AsyncRead` impl); a future that may wait alongside others
+    /// uses a [`ReadyWaiter`] from [`Registration::waiter`].
     ///
     /// # Errors
     ///
@@ -75,7 +93,30 @@ impl Registration {
         cx: &mut Context<'_>,
         direction: Direction,
     ) -> Poll<io::Result<ReadyEvent>> {
-        self.cell.poll_ready(cx, direction)
+        self.cell.poll_ready(cx, direction, Slot::Shared)
+    }
+
+    /// A waiter with its own place in `direction`'s list (taken on its
+    /// first `Pending`, freed when it drops), for a future that may wait
+    /// alongside other tasks. See [`ReadyWaiter`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rt_reactor::{Direction, Driver, Interest};
+    /// use std::task::{Context, Waker};
+    ///
+    /// let (_driver, handle) = Driver::new().unwrap();
+    /// let (mut a, _b) = mio::net::UnixStream::pair().unwrap();
+    /// let registration = handle.register(&mut a, Interest::READABLE).unwrap();
+    /// let mut waiter = registration.waiter(Direction::Read);
+    /// let mut cx = Context::from_waker(Waker::noop());
+    /// assert!(waiter.poll_ready(&mut cx).is_pending());
+    /// drop(waiter); // frees its place
+    /// registration.deregister(&mut a).unwrap();
+    /// ```
+    pub fn waiter(&self, direction: Direction) -> ReadyWaiter<'_> {
+        ReadyWaiter::new(&self.cell, direction)
     }
 
     /// The readiness of `direction` recorded right now, without storing a

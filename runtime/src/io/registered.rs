@@ -8,10 +8,19 @@
 //! 3. try the non-blocking operation; on `WouldBlock`, clear exactly the
 //!    readiness observed in step 2 and go back to step 2;
 //! 4. anything else (data, EOF, an error) is the result.
+//!
+//! Step 2 waits in one of two ways. The `async fn`s on `&self` (`accept`,
+//! `recv_from`, `readable`, ...) wait in a place of their own in the
+//! direction's waiter list (`async_io`, `ready`): any number of tasks may
+//! await them on one shared socket, an edge wakes them all, and a future
+//! dropped while waiting frees its place. The `poll_*` methods and the
+//! `AsyncRead`/`AsyncWrite` impls have no future to own a place: they wait
+//! in the direction's shared slot (`poll_io`, `poll_ready`), where the last
+//! waker wins, as each one's docs say.
 
 use crate::runtime::context;
 use crate::task::poll_proceed;
-use rt_reactor::{Direction, Interest, Registration};
+use rt_reactor::{Direction, Interest, ReadyEvent, ReadyWaiter, Registration};
 use std::fmt;
 use std::future::poll_fn;
 use std::io;
@@ -20,6 +29,28 @@ use std::task::{Context, Poll, ready};
 pub(crate) struct Registered<E: mio::event::Source> {
     io: Option<E>,
     registration: Registration,
+}
+
+/// Step 1 then `wait` (step 2): spends a unit of budget once `wait` is
+/// ready.
+pub(crate) fn poll_budgeted<T>(
+    cx: &mut Context<'_>,
+    wait: impl FnOnce(&mut Context<'_>) -> Poll<T>,
+) -> Poll<T> {
+    let coop = ready!(poll_proceed(cx));
+    let result = ready!(wait(cx));
+    coop.made_progress();
+    Poll::Ready(result)
+}
+
+/// Steps 1 and 2 in a place of its own in `direction`'s waiter list,
+/// freed when the future is dropped.
+pub(crate) async fn wait_ready(
+    registration: &Registration,
+    direction: Direction,
+) -> io::Result<ReadyEvent> {
+    let mut waiter = registration.waiter(direction);
+    poll_fn(|cx| poll_budgeted(cx, |cx| waiter.poll_ready(cx))).await
 }
 
 /// The current runtime's reactor.
@@ -76,32 +107,76 @@ impl<E: mio::event::Source> Registered<E> {
         Ok(io)
     }
 
-    /// Waits for readiness in `direction` (spending budget).
+    /// Waits for readiness in `direction` (spending budget), in the
+    /// direction's shared slot: for `poll_*` methods, where the last
+    /// waker wins (see `Registration::poll_ready`).
     pub(crate) fn poll_ready(
         &self,
         cx: &mut Context<'_>,
         direction: Direction,
-    ) -> Poll<io::Result<rt_reactor::ReadyEvent>> {
-        let coop = ready!(poll_proceed(cx));
-        let event = ready!(self.registration.poll_ready(cx, direction));
-        coop.made_progress();
-        Poll::Ready(event)
+    ) -> Poll<io::Result<ReadyEvent>> {
+        poll_budgeted(cx, |cx| self.registration.poll_ready(cx, direction))
     }
 
-    pub(crate) fn clear_readiness(&self, event: rt_reactor::ReadyEvent) {
+    /// Waits for readiness in `direction` (spending budget) in a place of
+    /// its own, so any number of tasks can wait at once; the place is freed
+    /// when the future is dropped.
+    pub(crate) async fn ready(&self, direction: Direction) -> io::Result<ReadyEvent> {
+        wait_ready(&self.registration, direction).await
+    }
+
+    pub(crate) fn clear_readiness(&self, event: ReadyEvent) {
         self.registration.clear_readiness(event);
     }
 
-    /// Steps 1 to 4 of the module docs.
+    /// Steps 1 to 4 of the module docs, waiting in `direction`'s shared
+    /// slot: for `poll_*` methods (the last waker wins).
     pub(crate) fn poll_io<R>(
         &self,
         cx: &mut Context<'_>,
         direction: Direction,
+        op: impl FnMut(&E) -> io::Result<R>,
+    ) -> Poll<io::Result<R>> {
+        self.poll_io_via(cx, |cx| self.registration.poll_ready(cx, direction), op)
+    }
+
+    /// Steps 1 to 4 of the module docs, waiting in a place of its own: for
+    /// `async fn`s on `&self`, which many tasks may await at once.
+    pub(crate) async fn async_io<R>(
+        &self,
+        direction: Direction,
+        mut op: impl FnMut(&E) -> io::Result<R>,
+    ) -> io::Result<R> {
+        let mut waiter = self.waiter(direction);
+        poll_fn(|cx| self.poll_io_in(cx, &mut waiter, &mut op)).await
+    }
+
+    /// A place of its own in `direction`'s waiter list, for a stream that
+    /// polls the same operation again and again (`Incoming`).
+    pub(crate) fn waiter(&self, direction: Direction) -> ReadyWaiter<'_> {
+        self.registration.waiter(direction)
+    }
+
+    /// Steps 1 to 4 of the module docs, waiting in `waiter`'s place.
+    pub(crate) fn poll_io_in<R>(
+        &self,
+        cx: &mut Context<'_>,
+        waiter: &mut ReadyWaiter<'_>,
+        op: impl FnMut(&E) -> io::Result<R>,
+    ) -> Poll<io::Result<R>> {
+        self.poll_io_via(cx, |cx| waiter.poll_ready(cx), op)
+    }
+
+    /// Steps 1 to 4, with step 2 done by `wait`.
+    fn poll_io_via<R>(
+        &self,
+        cx: &mut Context<'_>,
+        mut wait: impl FnMut(&mut Context<'_>) -> Poll<io::Result<ReadyEvent>>,
         mut op: impl FnMut(&E) -> io::Result<R>,
     ) -> Poll<io::Result<R>> {
         let coop = ready!(poll_proceed(cx));
         loop {
-            let event = ready!(self.registration.poll_ready(cx, direction))?;
+            let event = ready!(wait(cx))?;
             match op(self.get_ref()) {
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
                     self.registration.clear_readiness(event);
@@ -112,14 +187,6 @@ impl<E: mio::event::Source> Registered<E> {
                 }
             }
         }
-    }
-
-    pub(crate) async fn async_io<R>(
-        &self,
-        direction: Direction,
-        mut op: impl FnMut(&E) -> io::Result<R>,
-    ) -> io::Result<R> {
-        poll_fn(|cx| self.poll_io(cx, direction, &mut op)).await
     }
 
     /// One attempt without waiting: `WouldBlock` unless the reactor has
