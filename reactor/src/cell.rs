@@ -1,13 +1,16 @@
-//! The readiness cell of one registration: ready bits, a shutdown flag
-//! and a tick in one atomic word, and per direction a [`WaiterList`]
-//! under a lock.
+//! The readiness cell of one registration: ready bits, a shutdown flag,
+//! the owner's generation and a tick in one atomic word, and per direction
+//! a [`WaiterList`] under a lock.
 //!
 //! Word layout: bits 0..6 the [`Ready`] set, bit 6 `SHUTDOWN`, bit 7
-//! unused, bits 8.. the tick (all the rest of the word: 56 bits on 64-bit
-//! targets, 24 on 32-bit ones; see the crate docs for why a wrap cannot
-//! erase fresh readiness). The protocol (numbered as in the crate docs):
-//! - the driver ORs new readiness in and bumps the tick (`set_ready`), then
-//!   takes the lock and moves out the wakers of the directions it affects;
+//! unused, bits 8..15 the generation (which owner of a reused cell this
+//! is, see `cell_table`), bits 15.. the tick (all the rest of the word: 49
+//! bits on 64-bit targets, 17 on 32-bit ones; see the crate docs for why a
+//! wrap cannot erase fresh readiness). The protocol (numbered as in the
+//! crate docs):
+//! - the driver ORs new readiness in and bumps the tick (`set_ready`) if
+//!   the event's generation is the cell's, then takes the lock and moves
+//!   out the wakers of the directions it affects;
 //! - a waiter reads the word; if its direction is not ready it stores its
 //!   waker under the lock and reads the word again before returning
 //!   `Pending` (step 3);
@@ -26,7 +29,11 @@ use std::task::{Context, Poll, Waker};
 
 const READY_MASK: usize = 0b11_1111;
 const SHUTDOWN: usize = 1 << 6;
-const TICK_SHIFT: u32 = 8;
+const GENERATION_SHIFT: u32 = 8;
+/// Generations wrap at 7 bits, so that a token (24 bits of index and the
+/// generation) fits a 32-bit `usize`.
+pub(crate) const GENERATION_MASK: usize = 0x7f;
+const TICK_SHIFT: u32 = 15;
 /// One tick: adding it to the word bumps the tick; the carry out of the
 /// top bit falls off, so the tick wraps without touching the low bits.
 const TICK_ONE: usize = 1 << TICK_SHIFT;
@@ -39,8 +46,6 @@ const STICKY: Ready = Ready::from_bits(Ready::READ_CLOSED.bits() | Ready::WRITE_
 pub(crate) struct ReadinessCell {
     word: AtomicUsize,
     waiters: Mutex<Waiters>,
-    /// Which owner of the slab slot this is (see `driver::Token`).
-    pub(crate) generation: usize,
 }
 
 #[derive(Debug, Default)]
@@ -94,6 +99,10 @@ fn ready_of(word: usize) -> Ready {
     Ready::from_bits((word & READY_MASK) as u8)
 }
 
+fn generation_of(word: usize) -> usize {
+    (word >> GENERATION_SHIFT) & GENERATION_MASK
+}
+
 fn tick_of(word: usize) -> usize {
     (word & TICK_MASK) >> TICK_SHIFT
 }
@@ -103,21 +112,35 @@ pub(crate) fn shutdown_error() -> io::Error {
 }
 
 impl ReadinessCell {
-    pub(crate) fn new(generation: usize) -> ReadinessCell {
+    pub(crate) fn new() -> ReadinessCell {
         ReadinessCell {
             word: AtomicUsize::new(0),
             waiters: Mutex::new(Waiters::default()),
-            generation,
         }
     }
 
-    /// Records an event (step 1 of the driver side) and pushes the wakers
-    /// it releases onto `wake`, for the caller to wake once it holds no
-    /// lock.
-    pub(crate) fn set_ready(&self, ready: Ready, wake: &mut Vec<Waker>) {
+    /// Readies the cell for its next owner (it has none now): nothing
+    /// ready, not shut down, the next generation. Returns the generation.
+    pub(crate) fn reset(&self) -> usize {
+        let generation = (generation_of(self.word.load(Ordering::Acquire)) + 1) & GENERATION_MASK;
+        // A late event for the previous owner that lands after this store
+        // fails `set_ready`'s generation check.
+        self.word
+            .store(generation << GENERATION_SHIFT, Ordering::Release);
+        generation
+    }
+
+    /// Records an event for the owner of `generation` (step 1 of the
+    /// driver side) and pushes the wakers it releases onto `wake`, for the
+    /// caller to wake once it holds no lock. Returns `false`, doing
+    /// nothing, if the event is for an earlier owner.
+    pub(crate) fn set_ready(&self, generation: usize, ready: Ready, wake: &mut Vec<Waker>) -> bool {
         let bits = ready.bits() as usize & READY_MASK;
         let mut current = self.word.load(Ordering::Acquire);
         loop {
+            if generation_of(current) != generation {
+                return false;
+            }
             let next = current.wrapping_add(TICK_ONE) | bits;
             match self.word.compare_exchange_weak(
                 current,
@@ -130,6 +153,7 @@ impl ReadinessCell {
             }
         }
         self.take_wakers(ready, wake);
+        true
     }
 
     /// Marks the cell shut down and moves every waker onto `wake`.
@@ -245,14 +269,30 @@ mod tests {
 
     #[test]
     fn the_tick_wraps_without_touching_the_ready_bits_or_shutdown() {
-        let cell = ReadinessCell::new(0);
-        cell.word.store(TICK_MASK | SHUTDOWN, Ordering::SeqCst);
+        let cell = ReadinessCell::new();
+        cell.word.store(
+            TICK_MASK | SHUTDOWN | (5 << GENERATION_SHIFT),
+            Ordering::SeqCst,
+        );
         let mut wake = Vec::new();
-        cell.set_ready(Ready::WRITABLE, &mut wake);
+        assert!(cell.set_ready(5, Ready::WRITABLE, &mut wake));
         let word = cell.word.load(Ordering::SeqCst);
         assert_eq!(tick_of(word), 0);
         assert_eq!(word & SHUTDOWN, SHUTDOWN);
+        assert_eq!(generation_of(word), 5);
         assert_eq!(ready_of(word), Ready::WRITABLE);
+    }
+
+    #[test]
+    fn an_event_for_an_earlier_owner_is_dropped() {
+        let cell = ReadinessCell::new();
+        let old = cell.reset();
+        let new = cell.reset();
+        let mut wake = Vec::new();
+        assert!(!cell.set_ready(old, Ready::READ_CLOSED, &mut wake));
+        assert!(cell.readiness().is_empty());
+        assert!(cell.set_ready(new, Ready::READABLE, &mut wake));
+        assert_eq!(cell.readiness(), Ready::READABLE);
     }
 
     #[test]

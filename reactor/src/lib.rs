@@ -39,11 +39,13 @@
 //!
 //! A waker may run arbitrary code (a user's waker may register another
 //! socket, or drop the last reference to a task whose future owns a
-//! socket), so no waker is ever woken, or dropped, while the registration
-//! slab's lock or a cell's lock is held: the driver moves the wakers an
-//! event releases into a vector under the locks and wakes them after
-//! releasing them; a waker replaced by a newer one, or taken back, is
-//! dropped after the cell's lock is released.
+//! socket), so no waker is ever woken, or dropped, while the cell table's
+//! lock or a cell's lock is held: the driver moves the wakers an event
+//! releases into a vector under the cell's lock and wakes them after
+//! releasing it; a waker replaced by a newer one, or taken back, is
+//! dropped after the cell's lock is released. [`Driver::turn_deferred`]
+//! hands the wakers to the caller instead, for a caller that holds a lock
+//! of its own around the turn.
 //!
 //! ## No lost wake-ups
 //!
@@ -62,15 +64,40 @@
 //!    updates the word *before* taking that lock to collect wakers, so one
 //!    of the two always sees the other.
 //!
-//! The tick is all of the word above the ready bits and the shutdown flag:
-//! 56 bits on 64-bit targets, 24 on 32-bit ones. A clear wrongly erases
-//! fresh readiness only if the tick came back to the very value the caller
-//! observed, that is if a multiple of 2^56 (or 2^24) events reached this one
-//! source between the caller's `poll_ready` and its clear, which are one
-//! syscall apart. Each event is one dispatch by one driver turn (an
-//! edge-triggered poller reports a source at most once per turn), so even
-//! 2^24 events take millions of turns, seconds of the driver's work while
-//! the caller sits between two adjacent lines; 2^56 cannot happen at all.
+//! The tick is all of the word above the ready bits, the shutdown flag and
+//! the generation (see "Stale events"): 49 bits on 64-bit targets, 17 on
+//! 32-bit ones. A clear wrongly erases fresh readiness only if the tick
+//! came back to the very value the caller observed, that is if a multiple
+//! of 2^49 (or 2^17) events reached this one source between the caller's
+//! `poll_ready` and its clear, which are one syscall apart. Each event is
+//! one dispatch by one driver turn (an edge-triggered poller reports a
+//! source at most once per turn), so even 2^17 events take 131 072 turns,
+//! each a poller syscall that only returns the source once it has a new
+//! edge, while the caller sits between two adjacent lines; 2^49 cannot
+//! happen at all.
+//!
+//! ## Stale events
+//!
+//! Cells live in a table and are reused: a registration's `mio::Token`
+//! carries its cell's index and a generation, and the cell's word holds
+//! the generation of its current owner. The driver applies an event only
+//! if the two match, checked in the same compare-and-swap that records the
+//! readiness, so an event still queued for a closed socket never wakes the
+//! socket that took its cell.
+//!
+//! ## No lock on the dispatch path
+//!
+//! The driver reads a cell through its token's index without taking a
+//! lock: the table's pages are allocated on demand and never freed or
+//! moved while the reactor lives, and a released cell is reused (with the
+//! next generation) rather than freed. Registering and dropping sources
+//! take the table's allocation lock, which dispatch never waits for.
+//!
+//! ## Shutdown
+//!
+//! [`Driver::shutdown`] marks every cell shut down and wakes all waiters;
+//! from then on `poll_ready` fails with an error and new registrations are
+//! refused, so no waiter hangs.
 //!
 //! ## Example
 //!
@@ -97,6 +124,7 @@
 //! ```
 
 mod cell;
+mod cell_table;
 mod driver;
 mod loom;
 #[cfg(all(test, loom))]

@@ -32,7 +32,7 @@ impl WakeCount {
 /// The driver's side of an event: record it, then wake outside the lock.
 fn deliver(cell: &ReadinessCell, ready: Ready) {
     let mut wake = Vec::new();
-    cell.set_ready(ready, &mut wake);
+    cell.set_ready(0, ready, &mut wake);
     wake.into_iter().for_each(Waker::wake);
 }
 
@@ -42,9 +42,9 @@ fn deliver(cell: &ReadinessCell, ready: Ready) {
 #[test]
 fn loom_tick_vs_clear_no_lost_wakeup() {
     loom::model(|| {
-        let cell = Arc::new(ReadinessCell::new(0));
+        let cell = Arc::new(ReadinessCell::new());
         let mut wake = Vec::new();
-        cell.set_ready(Ready::READABLE, &mut wake);
+        cell.set_ready(0, Ready::READABLE, &mut wake);
         assert!(wake.is_empty());
 
         let driver = {
@@ -77,7 +77,7 @@ fn loom_tick_vs_clear_no_lost_wakeup() {
 #[test]
 fn loom_shutdown_wakes_waiter() {
     loom::model(|| {
-        let cell = Arc::new(ReadinessCell::new(0));
+        let cell = Arc::new(ReadinessCell::new());
         let driver = {
             let cell = cell.clone();
             loom::thread::spawn(move || {
@@ -105,7 +105,7 @@ fn loom_shutdown_wakes_waiter() {
 #[test]
 fn loom_two_waiters_an_event_and_a_drop() {
     loom::model(|| {
-        let cell = Arc::new(ReadinessCell::new(0));
+        let cell = Arc::new(ReadinessCell::new());
         let driver = {
             let cell = cell.clone();
             loom::thread::spawn(move || deliver(&cell, Ready::READABLE))
@@ -142,7 +142,7 @@ fn loom_two_waiters_an_event_and_a_drop() {
 #[test]
 fn loom_two_waiters_both_woken() {
     loom::model(|| {
-        let cell = Arc::new(ReadinessCell::new(0));
+        let cell = Arc::new(ReadinessCell::new());
         let driver = {
             let cell = cell.clone();
             loom::thread::spawn(move || deliver(&cell, Ready::WRITABLE))

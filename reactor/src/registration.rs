@@ -6,7 +6,6 @@ use crate::ready::{Direction, Ready, ReadyEvent};
 use crate::waiter::ReadyWaiter;
 use std::fmt;
 use std::io;
-use std::sync::Arc;
 use std::task::{Context, Poll, Waker};
 
 /// The readiness of one registered source, and per direction (read,
@@ -41,17 +40,21 @@ use std::task::{Context, Poll, Waker};
 /// ```
 pub struct Registration {
     handle: Handle,
+    /// The cell's index in the reactor's table (held until drop).
     index: usize,
-    cell: Arc<ReadinessCell>,
 }
 
 impl Registration {
-    pub(crate) fn new(handle: Handle, index: usize, cell: Arc<ReadinessCell>) -> Registration {
-        Registration {
-            handle,
-            index,
-            cell,
-        }
+    pub(crate) fn new(handle: Handle, index: usize) -> Registration {
+        Registration { handle, index }
+    }
+
+    pub(crate) fn cell(&self) -> &ReadinessCell {
+        self.handle
+            .inner
+            .cells
+            .get(self.index)
+            .expect("a registration's cell lives as long as its reactor")
     }
 
     /// `Ready` with the readiness of `direction` once the driver reported
@@ -93,7 +96,7 @@ impl Registration {
         cx: &mut Context<'_>,
         direction: Direction,
     ) -> Poll<io::Result<ReadyEvent>> {
-        self.cell.poll_ready(cx, direction, Slot::Shared)
+        self.cell().poll_ready(cx, direction, Slot::Shared)
     }
 
     /// A waiter with its own place in `direction`'s list (taken on its
@@ -116,7 +119,7 @@ impl Registration {
     /// registration.deregister(&mut a).unwrap();
     /// ```
     pub fn waiter(&self, direction: Direction) -> ReadyWaiter<'_> {
-        ReadyWaiter::new(&self.cell, direction)
+        ReadyWaiter::new(self.cell(), direction)
     }
 
     /// The readiness of `direction` recorded right now, without storing a
@@ -138,7 +141,7 @@ impl Registration {
     /// registration.deregister(&mut a).unwrap();
     /// ```
     pub fn try_ready(&self, direction: Direction) -> Option<io::Result<ReadyEvent>> {
-        self.cell.check(direction)
+        self.cell().check(direction)
     }
 
     /// Forgets the readiness in `event` (after the operation returned
@@ -167,7 +170,7 @@ impl Registration {
     /// registration.deregister(&mut a).unwrap();
     /// ```
     pub fn clear_readiness(&self, event: ReadyEvent) {
-        self.cell.clear_ready(event);
+        self.cell().clear_ready(event);
     }
 
     /// The readiness recorded right now (a snapshot).
@@ -184,7 +187,7 @@ impl Registration {
     /// registration.deregister(&mut a).unwrap();
     /// ```
     pub fn readiness(&self) -> Ready {
-        self.cell.readiness()
+        self.cell().readiness()
     }
 
     /// Removes `source` from the poller. The slot itself is freed when the
@@ -229,11 +232,13 @@ impl Registration {
 
 impl Drop for Registration {
     fn drop(&mut self) {
-        self.handle.release(self.index, &self.cell);
-        // Waiters of a dropped registration (futures that outlived their
-        // poll) get a spurious wake and find the source gone.
+        // Waiters of a dropped registration (a `poll_*` caller's waker in
+        // a shared slot) get a spurious wake and find the source gone. The
+        // wakers are taken out before the cell goes back to the table, so
+        // its next owner starts with none.
         let mut wake: Vec<Waker> = Vec::new();
-        self.cell.shutdown(&mut wake);
+        self.cell().shutdown(&mut wake);
+        self.handle.release(self.index);
         wake.into_iter().for_each(Waker::wake);
     }
 }

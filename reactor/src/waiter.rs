@@ -152,13 +152,13 @@ mod tests {
 
     fn deliver(cell: &ReadinessCell, ready: Ready) {
         let mut wake = Vec::new();
-        cell.set_ready(ready, &mut wake);
+        cell.set_ready(0, ready, &mut wake);
         wake.into_iter().for_each(Waker::wake);
     }
 
     #[test]
     fn waiters_dropped_while_waiting_leave_nothing_behind() {
-        let cell = ReadinessCell::new(0);
+        let cell = ReadinessCell::new();
         let (count, waker) = counting();
         let mut cx = Context::from_waker(&waker);
         let mut stays = ReadyWaiter::new(&cell, Direction::Read);
@@ -178,7 +178,7 @@ mod tests {
 
     #[test]
     fn an_edge_wakes_every_waiter_of_its_direction_only() {
-        let cell = ReadinessCell::new(0);
+        let cell = ReadinessCell::new();
         let readers: Vec<_> = (0..8).map(|_| counting()).collect();
         let mut waiters: Vec<_> = readers
             .iter()
@@ -230,7 +230,7 @@ mod tests {
 
     #[test]
     fn the_shared_slot_keeps_the_last_waker_only() {
-        let cell = ReadinessCell::new(0);
+        let cell = ReadinessCell::new();
         let (first, first_waker) = counting();
         let (second, second_waker) = counting();
         for waker in [&first_waker, &second_waker] {

@@ -1,4 +1,5 @@
-//! The reactor on its own: readiness dispatch, shutdown, stale slots.
+//! The reactor on its own: readiness dispatch, shutdown, stale slots, wakers
+//! that re-enter the reactor.
 
 use rt_reactor::{Direction, Driver, Interest};
 use std::io::{Read, Write};
@@ -130,4 +131,116 @@ fn unpark_interrupts_a_blocked_turn() {
     // No timeout: returns only because of the unpark.
     assert_eq!(driver.turn(None).unwrap(), 0);
     thread.join().unwrap();
+}
+
+/// A waker that re-enters the reactor when woken and when dropped: it
+/// polls `registration` (taking its cell's lock) and registers a new
+/// source (taking the table's lock). Woken or dropped under either lock,
+/// it would deadlock.
+struct ReenteringWaker {
+    handle: rt_reactor::Handle,
+    registration: Arc<rt_reactor::Registration>,
+    reentered: Arc<AtomicUsize>,
+}
+
+impl ReenteringWaker {
+    fn reenter(&self) {
+        let mut cx = Context::from_waker(Waker::noop());
+        let _ = self.registration.poll_ready(&mut cx, Direction::Write);
+        let mut waiter = self.registration.waiter(Direction::Read);
+        let _ = waiter.poll_ready(&mut cx);
+        let (mut a, _b) = mio::net::UnixStream::pair().unwrap();
+        let other = self.handle.register(&mut a, Interest::READABLE).unwrap();
+        other.deregister(&mut a).unwrap();
+        self.reentered.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
+impl Wake for ReenteringWaker {
+    fn wake(self: Arc<Self>) {
+        self.reenter();
+    }
+}
+
+impl Drop for ReenteringWaker {
+    fn drop(&mut self) {
+        self.reenter();
+    }
+}
+
+/// Runs `body` on a thread; a deadlock fails the test instead of hanging it.
+fn without_deadlock(body: impl FnOnce() + Send + 'static) {
+    let (done, finished) = std::sync::mpsc::channel();
+    let thread = std::thread::spawn(move || {
+        body();
+        done.send(()).unwrap();
+    });
+    finished
+        .recv_timeout(Duration::from_secs(30))
+        .expect("deadlock: a waker ran under a reactor lock");
+    thread.join().unwrap();
+}
+
+#[test]
+fn wakers_are_woken_and_dropped_outside_the_reactor_locks() {
+    without_deadlock(|| {
+        let (mut driver, handle) = Driver::new().unwrap();
+        let (mut a, mut b) = mio::net::UnixStream::pair().unwrap();
+        let registration = Arc::new(
+            handle
+                .register(&mut a, Interest::READABLE | Interest::WRITABLE)
+                .unwrap(),
+        );
+        let reentered = Arc::new(AtomicUsize::new(0));
+        let reentering = || {
+            Waker::from(Arc::new(ReenteringWaker {
+                handle: handle.clone(),
+                registration: registration.clone(),
+                reentered: reentered.clone(),
+            }))
+        };
+
+        // Replaced in the shared slot: the old waker is dropped.
+        let first = reentering();
+        assert!(
+            registration
+                .poll_ready(&mut Context::from_waker(&first), Direction::Read)
+                .is_pending()
+        );
+        drop(first);
+        let (_, plain) = counting();
+        assert!(
+            registration
+                .poll_ready(&mut Context::from_waker(&plain), Direction::Read)
+                .is_pending()
+        );
+        assert_eq!(reentered.load(Ordering::SeqCst), 1);
+
+        // A waiter dropped while waiting: its waker is dropped.
+        let mut waiter = registration.waiter(Direction::Read);
+        let waker = reentering();
+        assert!(
+            waiter
+                .poll_ready(&mut Context::from_waker(&waker))
+                .is_pending()
+        );
+        drop(waker);
+        drop(waiter);
+        assert_eq!(reentered.load(Ordering::SeqCst), 2);
+
+        // Woken by an event (and dropped after the wake).
+        let mut waiter = registration.waiter(Direction::Read);
+        let waker = reentering();
+        assert!(
+            waiter
+                .poll_ready(&mut Context::from_waker(&waker))
+                .is_pending()
+        );
+        drop(waker);
+        b.write_all(b"x").unwrap();
+        turn_until(&mut driver, || reentered.load(Ordering::SeqCst) >= 3);
+        drop(waiter);
+
+        registration.deregister(&mut a).unwrap();
+    });
 }
