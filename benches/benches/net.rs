@@ -7,7 +7,10 @@
 //!   message, read the echo back) of 64 B or 64 KiB;
 //! - `net_accept`: one iteration accepts `ACCEPTS` connections on a
 //!   listener bound once, while `CONNECTORS` client tasks connect
-//!   `ACCEPTS / CONNECTORS` times each, in sequence.
+//!   `ACCEPTS / CONNECTORS` times each, in sequence;
+//! - `net_udp_shared_recv`: `RECEIVERS` tasks wait in `recv_from` on one
+//!   shared UDP socket (bound once per runtime) while one task sends it
+//!   `DATAGRAMS` datagrams of 64 B, at most `WINDOW` not yet received.
 //!
 //! The networking APIs differ by crate path only, so one macro in
 //! `net_shapes` writes both sides from the same text (`rt_side`,
@@ -18,7 +21,9 @@ mod net_shapes;
 mod support;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use net_shapes::{ACCEPTS, LARGE, ROUNDS_LARGE, ROUNDS_SMALL, SMALL, rt_side, tokio_side};
+use net_shapes::{
+    ACCEPTS, DATAGRAMS, LARGE, ROUNDS_LARGE, ROUNDS_SMALL, SMALL, rt_side, tokio_side,
+};
 use support::{BenchRuntime, Flavor, NUM_WORKERS, Rt, Tokio};
 
 const FLAVOR: Flavor = Flavor::MultiThread(NUM_WORKERS);
@@ -70,10 +75,31 @@ fn accept_group(c: &mut Criterion) {
     group.finish();
 }
 
+/// Registers `net_udp_shared_recv` for one runtime.
+macro_rules! udp_shared_recv {
+    ($group:ident, $runtime:ty, $side:ident) => {{
+        let runtime = <$runtime>::new(FLAVOR);
+        let (receiver, sender) = runtime.block_on($side::udp_pair());
+        $group.bench_function(<$runtime>::NAME, |b| {
+            b.iter(|| runtime.block_on($side::udp_shared_recv(&receiver, &sender, DATAGRAMS)))
+        });
+        drop((receiver, sender));
+    }};
+}
+
+fn udp_shared_recv_group(c: &mut Criterion) {
+    let mut group = c.benchmark_group("net_udp_shared_recv");
+    support::configure(&mut group);
+    udp_shared_recv!(group, Rt, rt_side);
+    udp_shared_recv!(group, Tokio, tokio_side);
+    group.finish();
+}
+
 fn net(c: &mut Criterion) {
     echo_group!(c, "net_echo_64b", SMALL, ROUNDS_SMALL);
     echo_group!(c, "net_echo_64k", LARGE, ROUNDS_LARGE);
     accept_group(c);
+    udp_shared_recv_group(c);
 }
 
 criterion_group!(benches, net);
