@@ -156,6 +156,15 @@ impl ReadinessCell {
         true
     }
 
+    /// The driver's whole handling of an event for generation 0 (a fresh
+    /// cell's): record it, then wake with the lock released.
+    #[cfg(test)]
+    pub(crate) fn deliver(&self, ready: Ready) {
+        let mut wake = Vec::new();
+        self.set_ready(0, ready, &mut wake);
+        wake.into_iter().for_each(Waker::wake);
+    }
+
     /// Marks the cell shut down and moves every waker onto `wake`.
     pub(crate) fn shutdown(&self, wake: &mut Vec<Waker>) {
         self.word.fetch_or(SHUTDOWN, Ordering::AcqRel);

@@ -131,6 +131,8 @@ mod loom;
 mod loom_models;
 mod ready;
 mod registration;
+#[cfg(all(test, not(loom)))]
+mod test_support;
 mod waiter;
 mod waiter_list;
 

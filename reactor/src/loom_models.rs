@@ -29,11 +29,10 @@ impl WakeCount {
     }
 }
 
-/// The driver's side of an event: record it, then wake outside the lock.
-fn deliver(cell: &ReadinessCell, ready: Ready) {
-    let mut wake = Vec::new();
-    cell.set_ready(0, ready, &mut wake);
-    wake.into_iter().for_each(Waker::wake);
+/// The driver delivering `ready` to `cell` on a thread of its own.
+fn spawn_delivery(cell: &Arc<ReadinessCell>, ready: Ready) -> loom::thread::JoinHandle<()> {
+    let cell = cell.clone();
+    loom::thread::spawn(move || cell.deliver(ready))
 }
 
 /// A reader consumes a readiness edge (poll, `WouldBlock`, clear) and
@@ -47,10 +46,7 @@ fn loom_tick_vs_clear_no_lost_wakeup() {
         cell.set_ready(0, Ready::READABLE, &mut wake);
         assert!(wake.is_empty());
 
-        let driver = {
-            let cell = cell.clone();
-            loom::thread::spawn(move || deliver(&cell, Ready::READABLE))
-        };
+        let driver = spawn_delivery(&cell, Ready::READABLE);
 
         let (count, waker) = WakeCount::new();
         let mut cx = Context::from_waker(&waker);
@@ -106,10 +102,7 @@ fn loom_shutdown_wakes_waiter() {
 fn loom_two_waiters_an_event_and_a_drop() {
     loom::model(|| {
         let cell = Arc::new(ReadinessCell::new());
-        let driver = {
-            let cell = cell.clone();
-            loom::thread::spawn(move || deliver(&cell, Ready::READABLE))
-        };
+        let driver = spawn_delivery(&cell, Ready::READABLE);
         let leaver = {
             let cell = cell.clone();
             loom::thread::spawn(move || {
@@ -143,10 +136,7 @@ fn loom_two_waiters_an_event_and_a_drop() {
 fn loom_two_waiters_both_woken() {
     loom::model(|| {
         let cell = Arc::new(ReadinessCell::new());
-        let driver = {
-            let cell = cell.clone();
-            loom::thread::spawn(move || deliver(&cell, Ready::WRITABLE))
-        };
+        let driver = spawn_delivery(&cell, Ready::WRITABLE);
         let other = {
             let cell = cell.clone();
             loom::thread::spawn(move || {

@@ -133,28 +133,8 @@ impl fmt::Debug for ReadyWaiter<'_> {
 mod tests {
     use super::*;
     use crate::ready::Ready;
+    use crate::test_support::counting;
     use std::sync::Arc;
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    use std::task::{Wake, Waker};
-
-    struct Count(AtomicUsize);
-
-    impl Wake for Count {
-        fn wake(self: Arc<Self>) {
-            self.0.fetch_add(1, Ordering::SeqCst);
-        }
-    }
-
-    fn counting() -> (Arc<Count>, Waker) {
-        let count = Arc::new(Count(AtomicUsize::new(0)));
-        (count.clone(), Waker::from(count))
-    }
-
-    fn deliver(cell: &ReadinessCell, ready: Ready) {
-        let mut wake = Vec::new();
-        cell.set_ready(0, ready, &mut wake);
-        wake.into_iter().for_each(Waker::wake);
-    }
 
     #[test]
     fn waiters_dropped_while_waiting_leave_nothing_behind() {
@@ -199,11 +179,11 @@ mod tests {
                 .poll_ready(&mut Context::from_waker(&write_waker))
                 .is_pending()
         );
-        deliver(&cell, Ready::READABLE);
+        cell.deliver(Ready::READABLE);
         for (count, _) in &readers {
-            assert_eq!(count.0.load(Ordering::SeqCst), 1);
+            assert_eq!(count.wakes(), 1);
         }
-        assert_eq!(writer.0.load(Ordering::SeqCst), 0);
+        assert_eq!(writer.wakes(), 0);
         // The first to run takes the readiness; the rest find it gone
         // (their operation would block) and wait again in their places.
         let event = match waiters[0].poll_ready(&mut Context::from_waker(&readers[0].1)) {
@@ -220,9 +200,9 @@ mod tests {
         }
         assert_eq!(cell.waiter_places(Direction::Read), 8);
         assert_eq!(cell.stored_wakers(Direction::Read), 7);
-        deliver(&cell, Ready::READABLE);
+        cell.deliver(Ready::READABLE);
         for (count, _) in &readers[1..] {
-            assert_eq!(count.0.load(Ordering::SeqCst), 2);
+            assert_eq!(count.wakes(), 2);
         }
         waiters.clear();
         assert_eq!(cell.waiter_places(Direction::Read), 0);
@@ -243,8 +223,8 @@ mod tests {
         }
         // The replaced waker was dropped (after the lock), not kept.
         assert_eq!(Arc::strong_count(&first), 2);
-        deliver(&cell, Ready::READABLE);
-        assert_eq!(first.0.load(Ordering::SeqCst), 0);
-        assert_eq!(second.0.load(Ordering::SeqCst), 1);
+        cell.deliver(Ready::READABLE);
+        assert_eq!(first.wakes(), 0);
+        assert_eq!(second.wakes(), 1);
     }
 }

@@ -139,22 +139,9 @@ impl WaiterList {
 #[cfg(all(test, not(loom)))]
 mod tests {
     use super::*;
+    use crate::test_support::counting;
     use std::sync::Arc;
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    use std::task::Wake;
-
-    struct Count(AtomicUsize);
-
-    impl Wake for Count {
-        fn wake(self: Arc<Self>) {
-            self.0.fetch_add(1, Ordering::SeqCst);
-        }
-    }
-
-    fn counting() -> (Arc<Count>, Waker) {
-        let count = Arc::new(Count(AtomicUsize::new(0)));
-        (count.clone(), Waker::from(count))
-    }
+    use std::task::Waker;
 
     #[test]
     fn one_waiter_uses_the_inline_place_and_no_slab() {
@@ -179,7 +166,7 @@ mod tests {
         assert_eq!(wake.len(), 6);
         wake.into_iter().for_each(Waker::wake);
         for (count, _) in &counts {
-            assert_eq!(count.0.load(Ordering::SeqCst), 1);
+            assert_eq!(count.wakes(), 1);
         }
         assert_eq!(list.places(), 5);
         assert_eq!(list.stored_wakers(), 0);

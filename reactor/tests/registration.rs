@@ -216,27 +216,24 @@ fn wakers_are_woken_and_dropped_outside_the_reactor_locks() {
         );
         assert_eq!(reentered.load(Ordering::SeqCst), 1);
 
-        // A waiter dropped while waiting: its waker is dropped.
-        let mut waiter = registration.waiter(Direction::Read);
-        let waker = reentering();
-        assert!(
+        // A waiter waiting with the only clone of a re-entering waker.
+        let waiting = || {
+            let mut waiter = registration.waiter(Direction::Read);
+            let waker = reentering();
+            assert!(
+                waiter
+                    .poll_ready(&mut Context::from_waker(&waker))
+                    .is_pending()
+            );
             waiter
-                .poll_ready(&mut Context::from_waker(&waker))
-                .is_pending()
-        );
-        drop(waker);
-        drop(waiter);
+        };
+
+        // Dropped while waiting: its waker is dropped.
+        drop(waiting());
         assert_eq!(reentered.load(Ordering::SeqCst), 2);
 
         // Woken by an event (and dropped after the wake).
-        let mut waiter = registration.waiter(Direction::Read);
-        let waker = reentering();
-        assert!(
-            waiter
-                .poll_ready(&mut Context::from_waker(&waker))
-                .is_pending()
-        );
-        drop(waker);
+        let waiter = waiting();
         b.write_all(b"x").unwrap();
         turn_until(&mut driver, || reentered.load(Ordering::SeqCst) >= 3);
         drop(waiter);

@@ -10,23 +10,35 @@ mod support;
 
 use rt::io::{AsyncFd, AsyncReadExt};
 use rt::net::{TcpListener, TcpStream, UdpSocket, UnixDatagram};
+use rt::task::JoinHandle;
 use rt::time::timeout;
+use std::future::Future;
 use std::io::{ErrorKind, Write};
 use std::sync::Arc;
 use std::time::Duration;
 use support::{Kind, WakeCounter, ms, on_both, spawn_all_waiting, tracked};
 
+/// Spawns `count` tasks, each running `wait` on its own clone of `shared`,
+/// and returns once every one of them is waiting.
+async fn spawn_waiting_on<S, W, Fut>(
+    shared: &Arc<S>,
+    count: usize,
+    wait: W,
+) -> Vec<JoinHandle<Fut::Output>>
+where
+    W: Fn(Arc<S>) -> Fut,
+    Fut: Future + Send + 'static,
+    Fut::Output: Send + 'static,
+{
+    spawn_all_waiting((0..count).map(|_| wait(shared.clone())).collect()).await
+}
+
 async fn acceptors_all_complete(acceptors: usize) {
     let listener = Arc::new(TcpListener::bind("127.0.0.1:0").await.unwrap());
     let addr = listener.local_addr().unwrap();
-    let tasks = spawn_all_waiting(
-        (0..acceptors)
-            .map(|_| {
-                let listener = listener.clone();
-                async move { listener.accept().await.unwrap().0 }
-            })
-            .collect(),
-    )
+    let tasks = spawn_waiting_on(&listener, acceptors, |listener| async move {
+        listener.accept().await.unwrap().0
+    })
     .await;
     let mut clients = Vec::new();
     for _ in 0..acceptors {
@@ -52,35 +64,50 @@ fn eight_acceptors_on_one_listener_all_accept() {
     on_both(|| acceptors_all_complete(8));
 }
 
+/// Four tasks wait on one shared socket, each to receive one datagram of
+/// one byte through `receive`; then `send` sends the bytes 0 to 3. Each
+/// receiver must get exactly one of them.
+async fn shared_receivers_each_get_one<S, Recv, RecvFut, SendOne, SendFut>(
+    socket: Arc<S>,
+    receive: Recv,
+    send: SendOne,
+) where
+    Recv: Fn(Arc<S>) -> RecvFut,
+    RecvFut: Future<Output = u8> + Send + 'static,
+    SendOne: Fn(u8) -> SendFut,
+    SendFut: Future<Output = ()>,
+{
+    let tasks = spawn_waiting_on(&socket, 4, receive).await;
+    for id in 0..4u8 {
+        send(id).await;
+    }
+    let mut got = Vec::new();
+    for task in tasks {
+        got.push(task.await.unwrap());
+    }
+    got.sort();
+    assert_eq!(got, [0, 1, 2, 3]);
+}
+
 #[test]
 fn udp_receivers_sharing_a_socket_each_get_a_datagram() {
     on_both(|| async {
         let socket = Arc::new(UdpSocket::bind("127.0.0.1:0").await.unwrap());
         let to = socket.local_addr().unwrap();
-        let tasks = spawn_all_waiting(
-            (0..4)
-                .map(|_| {
-                    let socket = socket.clone();
-                    async move {
-                        let mut buf = [0; 8];
-                        let (n, _) = socket.recv_from(&mut buf).await.unwrap();
-                        assert_eq!(n, 1);
-                        buf[0]
-                    }
-                })
-                .collect(),
-        )
-        .await;
         let sender = UdpSocket::bind("127.0.0.1:0").await.unwrap();
-        for id in 0..4u8 {
-            sender.send_to(&[id], to).await.unwrap();
-        }
-        let mut got = Vec::new();
-        for task in tasks {
-            got.push(task.await.unwrap());
-        }
-        got.sort();
-        assert_eq!(got, [0, 1, 2, 3]);
+        let receive = |socket: Arc<UdpSocket>| async move {
+            let mut buf = [0; 8];
+            let (n, _) = socket.recv_from(&mut buf).await.unwrap();
+            assert_eq!(n, 1);
+            buf[0]
+        };
+        let send = |id| {
+            let sender = &sender;
+            async move {
+                sender.send_to(&[id], to).await.unwrap();
+            }
+        };
+        shared_receivers_each_get_one(socket, receive, send).await;
     });
 }
 
@@ -88,29 +115,18 @@ fn udp_receivers_sharing_a_socket_each_get_a_datagram() {
 fn unix_datagram_receivers_sharing_a_socket_each_get_a_datagram() {
     on_both(|| async {
         let (a, b) = UnixDatagram::pair().unwrap();
-        let b = Arc::new(b);
-        let tasks = spawn_all_waiting(
-            (0..4)
-                .map(|_| {
-                    let b = b.clone();
-                    async move {
-                        let mut buf = [0; 8];
-                        assert_eq!(b.recv(&mut buf).await.unwrap(), 1);
-                        buf[0]
-                    }
-                })
-                .collect(),
-        )
-        .await;
-        for id in 0..4u8 {
-            a.send(&[id]).await.unwrap();
-        }
-        let mut got = Vec::new();
-        for task in tasks {
-            got.push(task.await.unwrap());
-        }
-        got.sort();
-        assert_eq!(got, [0, 1, 2, 3]);
+        let receive = |b: Arc<UnixDatagram>| async move {
+            let mut buf = [0; 8];
+            assert_eq!(b.recv(&mut buf).await.unwrap(), 1);
+            buf[0]
+        };
+        let send = |id| {
+            let a = &a;
+            async move {
+                a.send(&[id]).await.unwrap();
+            }
+        };
+        shared_receivers_each_get_one(Arc::new(b), receive, send).await;
     });
 }
 
@@ -176,14 +192,9 @@ fn two_tasks_waiting_for_a_stream_to_be_readable_both_wake() {
     on_both(|| async {
         let (client, server) = tcp_pair().await;
         let server = Arc::new(server);
-        let tasks = spawn_all_waiting(
-            (0..2)
-                .map(|_| {
-                    let server = server.clone();
-                    async move { server.readable().await.unwrap() }
-                })
-                .collect(),
-        )
+        let tasks = spawn_waiting_on(&server, 2, |server| async move {
+            server.readable().await.unwrap()
+        })
         .await;
         client.try_write(b"x").unwrap();
         for task in tasks {
@@ -207,14 +218,9 @@ fn two_tasks_waiting_for_a_full_stream_to_be_writable_both_wake() {
             }
         }
         let client = Arc::new(client);
-        let tasks = spawn_all_waiting(
-            (0..2)
-                .map(|_| {
-                    let client = client.clone();
-                    async move { client.writable().await.unwrap() }
-                })
-                .collect(),
-        )
+        let tasks = spawn_waiting_on(&client, 2, |client| async move {
+            client.writable().await.unwrap()
+        })
         .await;
         let drain = rt::spawn(async move {
             let mut buf = vec![0; 64 * 1024];
@@ -234,14 +240,9 @@ fn two_tasks_waiting_for_an_async_fd_to_be_readable_both_wake() {
         let (a, mut b) = std::os::unix::net::UnixStream::pair().unwrap();
         a.set_nonblocking(true).unwrap();
         let fd = Arc::new(AsyncFd::new(a).unwrap());
-        let tasks = spawn_all_waiting(
-            (0..2)
-                .map(|_| {
-                    let fd = fd.clone();
-                    async move { fd.readable().await.unwrap().ready().is_readable() }
-                })
-                .collect(),
-        )
+        let tasks = spawn_waiting_on(&fd, 2, |fd| async move {
+            fd.readable().await.unwrap().ready().is_readable()
+        })
         .await;
         b.write_all(b"x").unwrap();
         for task in tasks {
