@@ -120,13 +120,18 @@ impl ReadinessCell {
     }
 
     /// Readies the cell for its next owner (it has none now): nothing
-    /// ready, not shut down, the next generation. Returns the generation.
+    /// ready, not shut down, no waiter, the next generation. Returns the
+    /// generation.
     pub(crate) fn reset(&self) -> usize {
         let generation = (generation_of(self.word.load(Ordering::Acquire)) + 1) & GENERATION_MASK;
         // A late event for the previous owner that lands after this store
         // fails `set_ready`'s generation check.
         self.word
             .store(generation << GENERATION_SHIFT, Ordering::Release);
+        // The previous owner's drop took every waker out (`shutdown`); what
+        // is left is places a leaked waiter never freed, and memory.
+        let stale = std::mem::take(&mut *self.waiters.lock().unwrap());
+        drop(stale);
         generation
     }
 

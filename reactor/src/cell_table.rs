@@ -19,6 +19,10 @@
 //!    (`ReadinessCell::set_ready`), so a late event for the previous owner
 //!    is dropped rather than applied to the new one.
 //!
+//! 4. A cell whose registration was dropped without deregistering its
+//!    source is retired instead: the poller may go on reporting events
+//!    for it, so it is never handed out again.
+//!
 //! The table never shrinks: it keeps room for the most registrations
 //! there ever were at once, as a slab would.
 
@@ -61,6 +65,9 @@ struct Alloc {
     next: usize,
     /// Released indices, reused first.
     free: Vec<usize>,
+    /// Indices never handed out again: their sources may still be in the
+    /// poller.
+    retired: usize,
 }
 
 impl CellTable {
@@ -104,9 +111,20 @@ impl CellTable {
         self.pages[page].store(cells, Ordering::Release);
     }
 
-    /// Puts `index` back on the free list (its owner is gone).
+    /// Puts `index` back on the free list (its owner is gone, and no
+    /// event can name it any more).
     pub(crate) fn remove(&self, index: usize) {
         self.alloc.lock().unwrap().free.push(index);
+    }
+
+    /// Gives up `index` for good: events may still name it, so it is never
+    /// handed out again. Its generation moves on, so they change nothing.
+    pub(crate) fn retire(&self, index: usize) {
+        let mut alloc = self.alloc.lock().unwrap();
+        alloc.retired += 1;
+        self.get(index)
+            .expect("handed-out cells have a page")
+            .reset();
     }
 
     /// The cell at `index`, if its page exists.
@@ -134,10 +152,10 @@ impl CellTable {
         }
     }
 
-    /// Cells in use.
+    /// Cells in use (neither free nor retired).
     pub(crate) fn len(&self) -> usize {
         let alloc = self.alloc.lock().unwrap();
-        alloc.next - alloc.free.len()
+        alloc.next - alloc.free.len() - alloc.retired
     }
 }
 
@@ -197,6 +215,16 @@ mod tests {
         assert_eq!(again, first);
         assert_ne!(next_generation, generation);
         assert_eq!(table.len(), 1);
+    }
+
+    #[test]
+    fn retired_cells_are_not_reused() {
+        let table = CellTable::new();
+        let (first, _) = table.insert().unwrap();
+        table.retire(first);
+        assert_eq!(table.len(), 0);
+        let (second, _) = table.insert().unwrap();
+        assert_ne!(second, first);
     }
 
     #[test]

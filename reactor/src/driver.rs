@@ -341,9 +341,15 @@ impl Handle {
     }
 
     /// Gives the cell at `index` back to the table (its registration is
-    /// gone).
+    /// gone, its source deregistered).
     pub(crate) fn release(&self, index: usize) {
         self.inner.cells.remove(index);
+    }
+
+    /// Retires the cell at `index` (its registration is gone, but its
+    /// source may still be in the poller).
+    pub(crate) fn retire(&self, index: usize) {
+        self.inner.cells.retire(index);
     }
 }
 

@@ -6,6 +6,7 @@ use crate::ready::{Direction, Ready, ReadyEvent};
 use crate::waiter::ReadyWaiter;
 use std::fmt;
 use std::io;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::task::{Context, Poll, Waker};
 
 /// The readiness of one registered source, and per direction (read,
@@ -20,7 +21,12 @@ use std::task::{Context, Poll, Waker};
 ///   future to own a place: each direction has one shared slot, and the
 ///   last waker stored there wins.
 ///
-/// Dropping the registration frees its slot and wakes any waiter.
+/// Dropping the registration wakes any waiter and frees its cell for the
+/// next registration, provided [`deregister`](Registration::deregister)
+/// succeeded first. Otherwise the poller may still report events for the
+/// source under this registration's token, so the cell is retired instead:
+/// never handed out again, it absorbs those events (a small leak, rather
+/// than a late event reaching another socket).
 ///
 /// # Examples
 ///
@@ -42,11 +48,18 @@ pub struct Registration {
     handle: Handle,
     /// The cell's index in the reactor's table (held until drop).
     index: usize,
+    /// A `deregister` succeeded: the poller reports nothing more under
+    /// this registration's token, so its cell can be reused.
+    deregistered: AtomicBool,
 }
 
 impl Registration {
     pub(crate) fn new(handle: Handle, index: usize) -> Registration {
-        Registration { handle, index }
+        Registration {
+            handle,
+            index,
+            deregistered: AtomicBool::new(false),
+        }
     }
 
     pub(crate) fn cell(&self) -> &ReadinessCell {
@@ -190,8 +203,10 @@ impl Registration {
         self.cell().readiness()
     }
 
-    /// Removes `source` from the poller. The slot itself is freed when the
-    /// registration drops.
+    /// Removes `source` (the source this registration was made for) from
+    /// the poller. The cell itself is freed for reuse when the
+    /// registration drops; without a successful deregistration it is
+    /// retired instead (see [`Registration`]).
     ///
     /// # Errors
     ///
@@ -209,7 +224,9 @@ impl Registration {
     /// registration.deregister(&mut a).unwrap();
     /// ```
     pub fn deregister(&self, source: &mut impl mio::event::Source) -> io::Result<()> {
-        self.handle.deregister(source)
+        self.handle.deregister(source)?;
+        self.deregistered.store(true, Ordering::Release);
+        Ok(())
     }
 
     /// The driver this registration belongs to.
@@ -238,7 +255,11 @@ impl Drop for Registration {
         // its next owner starts with none.
         let mut wake: Vec<Waker> = Vec::new();
         self.cell().shutdown(&mut wake);
-        self.handle.release(self.index);
+        if self.deregistered.load(Ordering::Acquire) {
+            self.handle.release(self.index);
+        } else {
+            self.handle.retire(self.index);
+        }
         wake.into_iter().for_each(Waker::wake);
     }
 }

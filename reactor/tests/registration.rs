@@ -112,13 +112,22 @@ fn a_reused_slot_ignores_events_of_its_previous_owner() {
     let first = handle.register(&mut a, Interest::READABLE).unwrap();
     // An event becomes pending in the poller for the first owner...
     peer_a.write_all(b"stale").unwrap();
-    // ...which goes away (without deregistering `a`) before the driver
-    // turns; its slot is reused.
+    // ...which goes away (without deregistering `a`, so `a` stays in the
+    // poller under the old token) before the driver turns.
     drop(first);
     let (mut c, _peer_c) = mio::net::UnixStream::pair().unwrap();
     let second = handle.register(&mut c, Interest::READABLE).unwrap();
     assert_eq!(handle.num_registrations(), 1);
-    // The pending event carries the old token: it must not reach `second`.
+    // The pending event carries the old token: it must not reach `second`,
+    // now or after many more registrations come and go.
+    assert_eq!(driver.turn(Some(Duration::ZERO)).unwrap(), 0);
+    assert!(!second.readiness().is_readable());
+    for _ in 0..300 {
+        let (mut d, _peer_d) = mio::net::UnixStream::pair().unwrap();
+        let third = handle.register(&mut d, Interest::READABLE).unwrap();
+        third.deregister(&mut d).unwrap();
+    }
+    peer_a.write_all(b"more").unwrap();
     assert_eq!(driver.turn(Some(Duration::ZERO)).unwrap(), 0);
     assert!(!second.readiness().is_readable());
     second.deregister(&mut c).unwrap();
