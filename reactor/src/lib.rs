@@ -83,7 +83,10 @@
 //! the generation of its current owner. The driver applies an event only
 //! if the two match, checked in the same compare-and-swap that records the
 //! readiness, so an event still queued for a closed socket never wakes the
-//! socket that took its cell.
+//! socket that took its cell. A registration dropped without deregistering
+//! its source (the poller may report it for ever) retires its cell instead
+//! of freeing it: never handed out again, so even a generation that wraps
+//! around cannot aim that source's events at another socket.
 //!
 //! ## No lock on the dispatch path
 //!
