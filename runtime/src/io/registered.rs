@@ -137,7 +137,8 @@ impl<E: mio::event::Source> Registered<E> {
         direction: Direction,
         op: impl FnMut(&E) -> io::Result<R>,
     ) -> Poll<io::Result<R>> {
-        self.poll_io_via(cx, |cx| self.registration.poll_ready(cx, direction), op)
+        let wait = |cx: &mut Context<'_>| self.registration.poll_ready(cx, direction);
+        self.poll_io_via(cx, wait, op, |_| false)
     }
 
     /// Steps 1 to 4 of the module docs, waiting in a place of its own: for
@@ -164,15 +165,18 @@ impl<E: mio::event::Source> Registered<E> {
         waiter: &mut ReadyWaiter<'_>,
         op: impl FnMut(&E) -> io::Result<R>,
     ) -> Poll<io::Result<R>> {
-        self.poll_io_via(cx, |cx| waiter.poll_ready(cx), op)
+        self.poll_io_via(cx, |cx| waiter.poll_ready(cx), op, |_| false)
     }
 
-    /// Steps 1 to 4, with step 2 done by `wait`.
+    /// Steps 1 to 4, with step 2 done by `wait`. A result for which
+    /// `drained` holds also clears the readiness it used (see
+    /// `poll_stream_read`).
     fn poll_io_via<R>(
         &self,
         cx: &mut Context<'_>,
         mut wait: impl FnMut(&mut Context<'_>) -> Poll<io::Result<ReadyEvent>>,
         mut op: impl FnMut(&E) -> io::Result<R>,
+        drained: impl Fn(&R) -> bool,
     ) -> Poll<io::Result<R>> {
         let coop = ready!(poll_proceed(cx));
         loop {
@@ -182,6 +186,9 @@ impl<E: mio::event::Source> Registered<E> {
                     self.registration.clear_readiness(event);
                 }
                 result => {
+                    if matches!(&result, Ok(output) if drained(output)) {
+                        self.registration.clear_readiness(event);
+                    }
                     coop.made_progress();
                     return Poll::Ready(result);
                 }
@@ -221,7 +228,8 @@ where
         cx: &mut Context<'_>,
         buf: &mut [u8],
     ) -> Poll<io::Result<usize>> {
-        self.poll_io(cx, Direction::Read, |mut io| io::Read::read(&mut io, buf))
+        let room = buf.len();
+        self.poll_stream_read(cx, room, |mut io| io::Read::read(&mut io, buf))
     }
 
     pub(crate) fn poll_read_vectored(
@@ -229,9 +237,27 @@ where
         cx: &mut Context<'_>,
         bufs: &mut [io::IoSliceMut<'_>],
     ) -> Poll<io::Result<usize>> {
-        self.poll_io(cx, Direction::Read, |mut io| {
-            io::Read::read_vectored(&mut io, bufs)
-        })
+        let room = bufs.iter().map(|buf| buf.len()).sum();
+        self.poll_stream_read(cx, room, |mut io| io::Read::read_vectored(&mut io, bufs))
+    }
+
+    /// A read from the byte stream into `room` bytes, waiting in the read
+    /// direction's shared slot. A read that returns some bytes but fewer
+    /// than `room` emptied the socket's receive queue, so it also clears
+    /// the read readiness it used: the next read waits for the poller's
+    /// next edge instead of making a syscall that would only say
+    /// `WouldBlock`. The clear checks the tick (as step 3's does), so
+    /// readiness recorded since the read is kept; and an edge the driver
+    /// has not dispatched yet still comes, since the poller reports data
+    /// that arrives after the read.
+    fn poll_stream_read(
+        &self,
+        cx: &mut Context<'_>,
+        room: usize,
+        read: impl FnMut(&E) -> io::Result<usize>,
+    ) -> Poll<io::Result<usize>> {
+        let wait = |cx: &mut Context<'_>| self.registration.poll_ready(cx, Direction::Read);
+        self.poll_io_via(cx, wait, read, |&n| n > 0 && n < room)
     }
 
     pub(crate) fn poll_write(&self, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
