@@ -271,7 +271,8 @@ impl<T: AsRawFd> AsyncFd<T> {
     /// # Examples
     ///
     /// ```
-    ///     ///
+    /// use std::future::poll_fn;
+    ///
     /// let rt = rt::runtime::Runtime::new().unwrap();
     /// rt.block_on(async {
     ///     let (a, b) = std::os::unix::net::UnixStream::pair().unwrap();
@@ -301,7 +302,8 @@ impl<T: AsRawFd> AsyncFd<T> {
     /// # Examples
     ///
     /// ```
-    ///     ///
+    /// use std::future::poll_fn;
+    ///
     /// let rt = rt::runtime::Runtime::new().unwrap();
     /// rt.block_on(async {
     ///     let (a, _b) = std::os::unix::net::UnixStream::pair().unwrap();
