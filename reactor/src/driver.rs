@@ -6,7 +6,7 @@
 //! the cell through the index with no lock (see `cell_table`), and the
 //! cell applies the event only if the generation is still its owner's.
 
-use crate::cell::shutdown_error;
+use crate::cell::{GENERATION_MASK, shutdown_error};
 use crate::cell_table::{CellTable, MAX_CELLS};
 use crate::ready::{Interest, Ready};
 use crate::registration::Registration;
@@ -23,6 +23,8 @@ const INDEX_MASK: usize = (1 << INDEX_BITS) - 1;
 /// The waker's token: an index no registration can have.
 const WAKER_TOKEN: mio::Token = mio::Token(MAX_CELLS);
 const _: () = assert!(MAX_CELLS == INDEX_MASK);
+// A token (index and generation) fits a 32-bit `usize`.
+const _: () = assert!(INDEX_BITS + GENERATION_MASK.count_ones() <= 32);
 /// How many events one `turn` collects at most.
 const EVENTS_CAPACITY: usize = 1024;
 
