@@ -6,7 +6,9 @@
 //! 1. spend a unit of the task's cooperative budget (yield if it is spent);
 //! 2. wait for readiness in the wanted direction;
 //! 3. try the non-blocking operation; on `WouldBlock`, clear exactly the
-//!    readiness observed in step 2 and go back to step 2;
+//!    readiness observed in step 2 and go back to step 2 (a stream read
+//!    that fills only part of its buffer clears it too, see
+//!    `poll_stream_read`);
 //! 4. anything else (data, EOF, an error) is the result.
 //!
 //! Step 2 waits in one of two ways. The `async fn`s on `&self` (`accept`,
