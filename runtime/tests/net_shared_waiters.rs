@@ -16,7 +16,7 @@ use std::future::Future;
 use std::io::{ErrorKind, Write};
 use std::sync::Arc;
 use std::time::Duration;
-use support::{Kind, WakeCounter, ms, on_both, spawn_all_waiting, tracked};
+use support::{Kind, WakeCounter, ms, on_both, spawn_all_waiting, tcp_pair, tracked};
 
 /// Spawns `count` tasks, each running `wait` on its own clone of `shared`,
 /// and returns once every one of them is waiting.
@@ -175,16 +175,6 @@ fn unix_datagram_senders_blocked_on_a_full_peer_all_send() {
         senders_seen.sort();
         assert_eq!(senders_seen, [0, 1, 2, 3]);
     });
-}
-
-/// A connected pair: (client, server end).
-async fn tcp_pair() -> (TcpStream, TcpStream) {
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let client = TcpStream::connect(listener.local_addr().unwrap())
-        .await
-        .unwrap();
-    let (server, _) = listener.accept().await.unwrap();
-    (client, server)
 }
 
 #[test]

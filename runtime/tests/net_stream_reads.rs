@@ -6,9 +6,9 @@
 mod support;
 
 use rt::io::{AsyncReadExt, AsyncWriteExt};
-use rt::net::{TcpListener, TcpStream, UnixStream};
+use rt::net::{TcpStream, UnixStream};
 use std::io::Write;
-use support::{Checksum, Pattern, on_both};
+use support::{Checksum, Pattern, on_both, tcp_pair};
 
 /// A reader task reads in a loop through a 64-byte buffer, reporting each
 /// read; the peer writes `1..=50` bytes at a time, each once the previous
@@ -46,11 +46,7 @@ where
 #[test]
 fn tcp_reads_shorter_than_the_buffer_still_see_later_data() {
     on_both(|| async {
-        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let client = TcpStream::connect(listener.local_addr().unwrap())
-            .await
-            .unwrap();
-        let (server, _) = listener.accept().await.unwrap();
+        let (client, server) = tcp_pair().await;
         short_reads_then_more(server, client).await;
     });
 }

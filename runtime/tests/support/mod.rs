@@ -239,6 +239,16 @@ where
     tasks
 }
 
+/// A connected TCP pair on loopback: (client, server end).
+pub(crate) async fn tcp_pair() -> (rt::net::TcpStream, rt::net::TcpStream) {
+    let listener = rt::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let client = rt::net::TcpStream::connect(listener.local_addr().unwrap())
+        .await
+        .unwrap();
+    let (server, _) = listener.accept().await.unwrap();
+    (client, server)
+}
+
 /// Waits for a condition another thread will make true soon (a worker
 /// finishing its bookkeeping after the result was already observed). Not a
 /// timing assertion: the deadline only turns a hang into a failure.
