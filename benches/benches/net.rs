@@ -11,6 +11,9 @@
 //! - `net_proxy_256m`: one iteration opens a connection through a proxy
 //!   (each side's `io::copy_bidirectional`) to an echo server, writes
 //!   `PROXY_TOTAL` bytes (256 MiB) in 64 KiB chunks and reads them back.
+//! - `net_udp_shared_recv`: `RECEIVERS` tasks wait in `recv_from` on one
+//!   shared UDP socket (bound once per runtime) while one task sends it
+//!   `DATAGRAMS` datagrams of 64 B, at most `WINDOW` not yet received.
 //!
 //! The networking APIs differ by crate path only, so one macro in
 //! `net_shapes` writes both sides from the same text (`rt_side`,
@@ -22,7 +25,7 @@ mod support;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use net_shapes::{
-    ACCEPTS, LARGE, PROXY_TOTAL, ROUNDS_LARGE, ROUNDS_SMALL, SMALL, rt_side, tokio_side,
+    ACCEPTS, DATAGRAMS, LARGE, PROXY_TOTAL, ROUNDS_LARGE, ROUNDS_SMALL, SMALL, rt_side, tokio_side,
 };
 use support::{BenchRuntime, Flavor, NUM_WORKERS, Rt, Tokio};
 
@@ -93,11 +96,32 @@ macro_rules! proxy_group {
     }};
 }
 
+/// Registers `net_udp_shared_recv` for one runtime.
+macro_rules! udp_shared_recv {
+    ($group:ident, $runtime:ty, $side:ident) => {{
+        let runtime = <$runtime>::new(FLAVOR);
+        let (receiver, sender) = runtime.block_on($side::udp_pair());
+        $group.bench_function(<$runtime>::NAME, |b| {
+            b.iter(|| runtime.block_on($side::udp_shared_recv(&receiver, &sender, DATAGRAMS)))
+        });
+        drop((receiver, sender));
+    }};
+}
+
+fn udp_shared_recv_group(c: &mut Criterion) {
+    let mut group = c.benchmark_group("net_udp_shared_recv");
+    support::configure(&mut group);
+    udp_shared_recv!(group, Rt, rt_side);
+    udp_shared_recv!(group, Tokio, tokio_side);
+    group.finish();
+}
+
 fn net(c: &mut Criterion) {
     echo_group!(c, "net_echo_64b", SMALL, ROUNDS_SMALL);
     echo_group!(c, "net_echo_64k", LARGE, ROUNDS_LARGE);
     accept_group(c);
     proxy_group!(c, Rt => rt_side, Tokio => tokio_side);
+    udp_shared_recv_group(c);
 }
 
 criterion_group!(benches, net);

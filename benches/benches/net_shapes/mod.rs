@@ -1,6 +1,7 @@
-//! The TCP workload shapes, written once over a crate path and expanded
-//! for rt (`rt_side`) and tokio (`tokio_side`). Shared by the criterion
-//! `net` bench and the `ab` example, so both measure the same text.
+//! The TCP and UDP workload shapes, written once over a crate path and
+//! expanded for rt (`rt_side`) and tokio (`tokio_side`). Shared by the
+//! criterion `net` bench and the `ab` example, so both measure the same
+//! text.
 //!
 //! The only runtime-specific line is how each side sets a zero linger
 //! (closing with a reset, so a run leaves no `TIME_WAIT` sockets that would
@@ -22,6 +23,12 @@ pub(crate) const CONNECTORS: usize = 4;
 /// the client's writes and every read and write outside the proxy.
 pub(crate) const PROXY_TOTAL: usize = 256 << 20;
 pub(crate) const PROXY_CHUNK: usize = 64 << 10;
+/// Datagrams sent per iteration of the shared-socket UDP workload, the
+/// receiver tasks sharing the socket, and how many datagrams may be sent
+/// and not yet received (so a full receive buffer never drops one).
+pub(crate) const DATAGRAMS: usize = 2_000;
+pub(crate) const RECEIVERS: usize = 4;
+pub(crate) const WINDOW: usize = 32;
 
 pub(crate) fn rt_zero_linger(stream: &rt::net::TcpStream) -> std::io::Result<()> {
     stream.set_linger(Some(Duration::ZERO))
@@ -36,11 +43,12 @@ pub(crate) fn tokio_zero_linger(stream: &tokio::net::TcpStream) -> std::io::Resu
 macro_rules! net_workloads {
     ($side:ident, $krate:ident, $zero_linger:ident) => {
         pub(crate) mod $side {
-            use super::{CONNECTIONS, CONNECTORS, PROXY_CHUNK, SMALL};
+            use super::{CONNECTIONS, CONNECTORS, PROXY_CHUNK, RECEIVERS, SMALL, WINDOW};
             use std::net::SocketAddr;
             use std::sync::Arc;
             use $krate::io::{AsyncReadExt, AsyncWriteExt};
-            use $krate::net::{TcpListener, TcpStream};
+            use $krate::net::{TcpListener, TcpStream, UdpSocket};
+            use $krate::sync::Semaphore;
 
             /// Echoes in reads of up to `len` bytes until the client
             /// closes its end, then closes this end (a client that already
@@ -221,6 +229,58 @@ macro_rules! net_workloads {
                     client.await.expect("connect task");
                 }
                 drop(server.await.expect("accept task"));
+            }
+
+            /// A receiving socket to share, and a socket connected to it.
+            pub(crate) async fn udp_pair() -> (Arc<UdpSocket>, UdpSocket) {
+                let receiver = UdpSocket::bind("127.0.0.1:0").await.expect("bind");
+                let sender = UdpSocket::bind("127.0.0.1:0").await.expect("bind");
+                let to = receiver.local_addr().expect("local_addr");
+                sender.connect(to).await.expect("connect");
+                (Arc::new(receiver), sender)
+            }
+
+            /// `RECEIVERS` tasks wait in `recv_from` on one shared socket
+            /// while this task sends it `datagrams` datagrams of 64 B, at
+            /// most `WINDOW` of them not yet received, then one empty
+            /// datagram per receiver to stop it.
+            pub(crate) async fn udp_shared_recv(
+                receiver: &Arc<UdpSocket>,
+                sender: &UdpSocket,
+                datagrams: usize,
+            ) {
+                let window = Arc::new(Semaphore::new(WINDOW));
+                let receivers: Vec<_> = (0..RECEIVERS)
+                    .map(|_| {
+                        let (receiver, window) = (receiver.clone(), window.clone());
+                        $krate::spawn(async move {
+                            let mut buf = [0u8; 2 * SMALL];
+                            let mut received = 0;
+                            loop {
+                                let (n, _) = receiver.recv_from(&mut buf).await.expect("recv_from");
+                                window.add_permits(1);
+                                if n == 0 {
+                                    return received;
+                                }
+                                received += 1;
+                            }
+                        })
+                    })
+                    .collect();
+                let message = [7u8; SMALL];
+                for _ in 0..datagrams {
+                    window.acquire().await.expect("never closed").forget();
+                    sender.send(&message).await.expect("send");
+                }
+                for _ in 0..RECEIVERS {
+                    window.acquire().await.expect("never closed").forget();
+                    sender.send(&[]).await.expect("send");
+                }
+                let mut received = 0;
+                for task in receivers {
+                    received += task.await.expect("receiver task");
+                }
+                assert_eq!(received, datagrams, "every datagram received once");
             }
         }
     };

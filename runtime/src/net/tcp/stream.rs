@@ -24,6 +24,15 @@ use std::time::Duration;
 /// through [`split`](TcpStream::split) or
 /// [`into_split`](TcpStream::into_split).
 ///
+/// The `AsyncRead`/`AsyncWrite` methods (`poll_read`, `poll_write`, and
+/// the split halves') have no future to own a place among the tasks
+/// waiting on the socket: each direction has one slot for them, where the
+/// last caller's waker wins, so read from one task at a time and write
+/// from one task at a time. [`readable`](TcpStream::readable),
+/// [`writable`](TcpStream::writable) and [`peek`](TcpStream::peek) may be
+/// awaited by any number of tasks at once: each waits in a place of its
+/// own, and readiness wakes them all.
+///
 /// # Examples
 ///
 /// ```
@@ -369,6 +378,8 @@ impl TcpStream {
 
     /// Waits until the stream is readable (data, end-of-file or an error).
     ///
+    /// Any number of tasks may wait at once; readiness wakes them all.
+    ///
     /// # Errors
     ///
     /// Fails once the runtime's I/O driver has shut down.
@@ -390,10 +401,12 @@ impl TcpStream {
     /// });
     /// ```
     pub async fn readable(&self) -> io::Result<()> {
-        poll_fn(|cx| self.io.poll_ready(cx, Direction::Read).map_ok(drop)).await
+        self.io.ready(Direction::Read).await.map(drop)
     }
 
     /// Waits until the stream is writable.
+    ///
+    /// Any number of tasks may wait at once; readiness wakes them all.
     ///
     /// # Errors
     ///
@@ -411,7 +424,7 @@ impl TcpStream {
     /// });
     /// ```
     pub async fn writable(&self) -> io::Result<()> {
-        poll_fn(|cx| self.io.poll_ready(cx, Direction::Write).map_ok(drop)).await
+        self.io.ready(Direction::Write).await.map(drop)
     }
 
     /// Reads once without waiting.
@@ -604,6 +617,8 @@ impl TcpStream {
     }
 }
 
+/// Waits in the read direction's shared slot: the last waker wins (see
+/// [`TcpStream`]).
 impl AsyncRead for TcpStream {
     fn poll_read(
         self: Pin<&mut Self>,
@@ -622,6 +637,8 @@ impl AsyncRead for TcpStream {
     }
 }
 
+/// Waits in the write direction's shared slot: the last waker wins (see
+/// [`TcpStream`]).
 impl AsyncWrite for TcpStream {
     fn poll_write(
         self: Pin<&mut Self>,

@@ -15,6 +15,13 @@ use std::task::{Context, Poll};
 
 /// A Unix-domain stream connection.
 ///
+/// The `AsyncRead`/`AsyncWrite` methods (`poll_read`, `poll_write`, and
+/// the split halves') have no future to own a place among the tasks
+/// waiting on the socket: each direction has one slot for them, where the
+/// last caller's waker wins, so read from one task at a time and write
+/// from one task at a time (a reader and a writer may run at once, e.g.
+/// through [`split`](UnixStream::split)).
+///
 /// # Examples
 ///
 /// ```
@@ -281,6 +288,8 @@ impl UnixStream {
     }
 }
 
+/// Waits in the read direction's shared slot: the last waker wins (see
+/// [`UnixStream`]).
 impl AsyncRead for UnixStream {
     fn poll_read(
         self: Pin<&mut Self>,
@@ -299,6 +308,8 @@ impl AsyncRead for UnixStream {
     }
 }
 
+/// Waits in the write direction's shared slot: the last waker wins (see
+/// [`UnixStream`]).
 impl AsyncWrite for UnixStream {
     fn poll_write(
         self: Pin<&mut Self>,
