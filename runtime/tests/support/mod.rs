@@ -472,16 +472,6 @@ pub(crate) fn mkfifo(path: &std::path::Path) {
     );
 }
 
-/// A connected TCP pair on loopback: `(client, server)`.
-pub(crate) async fn tcp_pair() -> (rt::net::TcpStream, rt::net::TcpStream) {
-    let listener = rt::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let client = rt::net::TcpStream::connect(listener.local_addr().unwrap())
-        .await
-        .unwrap();
-    let (server, _) = listener.accept().await.unwrap();
-    (client, server)
-}
-
 /// A waker that does nothing when woken and runs `on_drop` when its last
 /// clone is dropped: for checking that a primitive drops replaced wakers
 /// outside its lock (`on_drop` calls back into the primitive).
