@@ -8,7 +8,8 @@
 //!
 //! The crate is laid out by concern:
 //! - [`task`]: spawning, `JoinHandle`, cancellation, `JoinSet`,
-//!   `TaskGroup` (structured concurrency), the cooperative budget;
+//!   `TaskGroup` (structured concurrency), the cooperative budget,
+//!   task-local values ([`task_local!`]);
 //! - [`sync`]: channels, locks, `Semaphore`, `Notify`, `watch`, `Barrier`;
 //! - [`runtime`][mod@runtime]: `Builder`, `Runtime`, `Handle`;
 //! - [`net`]: TCP, UDP and Unix sockets; [`io`]: the `AsyncRead`/`AsyncWrite`

@@ -4,6 +4,8 @@
 //! word, its id and its join waker (`raw.rs`). The state machine is in
 //! `state.rs`, the typed operations in `harness.rs`, wakers in `waker.rs`.
 //! Schedulers see only `Notified` (a task to run) and the owned-task list.
+//! Task-local values (`task_local!`, `LocalKey`) live in `task_local.rs`
+//! and need nothing from the scheduler: they travel inside the future.
 
 mod coop;
 mod error;
@@ -15,6 +17,7 @@ mod join_set;
 pub(crate) mod list;
 mod raw;
 mod state;
+mod task_local;
 mod waker;
 mod yield_now;
 
@@ -24,6 +27,7 @@ pub use group::{GroupError, Scope, TaskGroup};
 pub use id::Id;
 pub use join::{AbortHandle, JoinHandle};
 pub use join_set::JoinSet;
+pub use task_local::{AccessError, LocalKey, TaskLocalFuture};
 pub use yield_now::yield_now;
 
 pub(crate) use coop::{Budget, budget as budget_scope};
