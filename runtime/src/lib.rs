@@ -16,6 +16,7 @@
 //!   traits and their extension methods, `AsyncFd`;
 //! - [`time`]: `sleep`, `timeout`, `interval`, a pausable test clock;
 //! - [`signal`]: Ctrl-C and Unix signals as streams;
+//! - [`process`]: child processes with async pipes and exit;
 //! - `spawn_blocking` and `task::block_in_place`: blocking work on a
 //!   separate, growable thread pool (`blocking/pool.rs` documents its
 //!   protocol), which also runs [`fs`] and `net::lookup_host`;
@@ -48,6 +49,7 @@ mod driver;
 pub mod fs;
 pub mod io;
 pub mod net;
+pub mod process;
 pub mod runtime;
 mod scheduler;
 pub mod signal;
@@ -157,6 +159,11 @@ fn _assert_send_sync() {
     send_sync::<sync::watch::Receiver<Vec<u8>>>();
     send_sync::<task::JoinSet<u8>>();
     send_sync::<task::TaskGroup<String>>();
+    send_sync::<process::Command>();
+    send_sync::<process::Child>();
+    send_sync::<process::ChildStdin>();
+    send_sync::<process::ChildStdout>();
+    send_sync::<process::ChildStderr>();
 }
 
 /// The futures of the sync primitives can be spawned (are `Send`).
@@ -186,4 +193,6 @@ fn _assert_futures_send(
     send(barrier.wait());
     send(set.join_next());
     send(task::TaskGroup::<()>::scope(|_| async { Ok(()) }));
+    send(process::Command::new("true").output());
+    send(process::Command::new("true").status());
 }
