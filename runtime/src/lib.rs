@@ -9,7 +9,8 @@
 //! The crate is laid out by concern:
 //! - [`task`]: spawning, `JoinHandle`, cancellation, `JoinSet`,
 //!   `TaskGroup` (structured concurrency), the cooperative budget,
-//!   task-local values ([`task_local!`]);
+//!   task-local values ([`task_local!`]), `LocalSet` and `spawn_local`
+//!   for `!Send` futures;
 //! - [`sync`]: channels, locks, `Semaphore`, `Notify`, `watch`, `Barrier`;
 //! - [`runtime`][mod@runtime]: `Builder`, `Runtime`, `Handle`;
 //! - [`net`]: TCP, UDP and Unix sockets; [`io`]: the `AsyncRead`/`AsyncWrite`

@@ -22,7 +22,7 @@ use crate::runtime::context;
 use crate::task::coop;
 use crate::task::error::JoinError;
 use crate::task::raw::{Cell, Header, RawTask, Stage, Vtable};
-use crate::task::state::{ToIdle, ToRunning};
+use crate::task::state::{ToIdle, ToNotified, ToRunning};
 use crate::task::{Notified, Schedule, waker};
 use std::future::Future;
 use std::panic::{self, AssertUnwindSafe};
@@ -32,8 +32,8 @@ use std::task::{Context, Poll, Waker};
 
 pub(super) fn vtable<F, S>() -> &'static Vtable
 where
-    F: Future + Send + 'static,
-    F::Output: Send + 'static,
+    F: Future + 'static,
+    F::Output: 'static,
     S: Schedule,
 {
     &Vtable {
@@ -56,8 +56,8 @@ unsafe fn cell<'a, F: Future, S>(ptr: NonNull<Header>) -> &'a Cell<F, S> {
 
 unsafe fn poll<F, S>(ptr: NonNull<Header>)
 where
-    F: Future + Send + 'static,
-    F::Output: Send + 'static,
+    F: Future + 'static,
+    F::Output: 'static,
     S: Schedule,
 {
     // SAFETY: the vtable that called us was built for `Cell<F, S>`, and
@@ -300,6 +300,16 @@ unsafe fn drop_join_handle<F: Future, S>(ptr: NonNull<Header>) {
 unsafe fn shutdown<F: Future, S: Schedule>(ptr: NonNull<Header>) {
     // SAFETY: the vtable matches, the caller's reference keeps it alive.
     let cell = unsafe { cell::<F, S>(ptr) };
+    if !cell.scheduler.may_drop_future_here() {
+        // A local task aborted off its thread: its scheduler runs it there
+        // and the poll drops the future.
+        if cell.header.state.transition_to_cancelled_notified() == ToNotified::Submit {
+            // SAFETY: the transition counted the reference for this Notified.
+            let task = unsafe { Notified::from_raw(RawTask::from_raw(ptr)) };
+            cell.scheduler.schedule(task);
+        }
+        return;
+    }
     if cell.header.state.transition_to_shutdown() {
         cancel_future(cell);
         complete(cell);
