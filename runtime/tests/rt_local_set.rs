@@ -419,3 +419,43 @@ fn enter_makes_spawn_local_work_before_the_set_runs() {
     // Outside the guard, no set is current again.
     expect_panic(|| spawn_local(async {}));
 }
+
+#[test]
+fn a_local_runtime_takes_not_send_futures_and_drops_its_tasks_first() {
+    let rt = Builder::new_current_thread()
+        .enable_all()
+        .build_local()
+        .unwrap();
+    let shared = Rc::new(RefCell::new(Vec::new()));
+    let early = {
+        let shared = shared.clone();
+        rt.spawn_local(async move { shared.borrow_mut().push("early") })
+    };
+    let out = rt.block_on({
+        let shared = shared.clone();
+        async move {
+            early.await.unwrap();
+            let inner = shared.clone();
+            spawn_local(async move { inner.borrow_mut().push("inside") })
+                .await
+                .unwrap();
+            // Runtime tasks and timers work alongside.
+            rt::time::sleep(std::time::Duration::from_millis(1)).await;
+            rt::spawn(async { 40 }).await.unwrap() + shared.borrow().len()
+        }
+    });
+    assert_eq!(out, 42);
+    let dropped_on = Arc::new(Mutex::new(Vec::new()));
+    let guard = recorder(&dropped_on);
+    let parked = rt.spawn_local(async move {
+        let _guard = guard;
+        std::future::pending::<()>().await;
+    });
+    rt.block_on(yield_now());
+    drop(rt);
+    assert_eq!(*dropped_on.lock().unwrap(), [thread::current().id()]);
+    drop(parked);
+
+    let message = expect_panic(|| Builder::new_multi_thread().build_local());
+    assert!(message.contains("new_current_thread"), "{message}");
+}
