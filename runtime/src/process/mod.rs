@@ -479,6 +479,11 @@ impl Command {
     /// piped, whatever was set); its stdin is empty unless
     /// [`stdin`](Command::stdin) was set.
     ///
+    /// As tokio's, this changes the builder: later spawns from it keep
+    /// stdout and stderr piped (and stdin empty, if it was not set). The
+    /// child is spawned when this is called, not when the future is first
+    /// polled.
+    ///
     /// # Errors
     ///
     /// As [`spawn`](Command::spawn) and [`Child::wait_with_output`].
@@ -504,7 +509,9 @@ impl Command {
     }
 
     /// Runs the child to its exit with the standard streams as set
-    /// (inherited by default), and returns its status.
+    /// (inherited by default), and returns its status. Pipes requested
+    /// with `Stdio::piped()` are closed at once, so the child cannot block
+    /// on them. The child is spawned when this is called.
     ///
     /// # Errors
     ///

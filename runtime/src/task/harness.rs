@@ -145,13 +145,25 @@ fn cancel_future<F: Future, S>(cell: &Cell<F, S>) {
     set_stage(&cell.stage, Stage::Finished(Err(error)));
 }
 
-/// Replaces the stage with `Consumed` and drops the old one, catching a
-/// panic from its destructor. The caller owns the stage.
+/// Drops the stage in place and leaves `Consumed` there, catching a panic
+/// from its destructor. The caller owns the stage.
+///
+/// In place, never moved out first: the future was pinned in the task (it
+/// is polled through `Pin::new_unchecked`), and `Pin`'s drop guarantee
+/// says its memory stays put until its destructor has run. A future whose
+/// destructor unlinks it from an intrusive list by address relies on that.
 fn take_stage<F: Future>(stage: &UnsafeCell<Stage<F>>) -> std::thread::Result<()> {
-    // SAFETY: the caller owns the stage (RUNNING, or COMPLETE on the join
-    // side), so nothing else reads or writes it.
-    let old = stage.with_mut(|stage| unsafe { std::mem::replace(&mut *stage, Stage::Consumed) });
-    panic::catch_unwind(AssertUnwindSafe(move || drop(old)))
+    let dropped = panic::catch_unwind(AssertUnwindSafe(|| {
+        // SAFETY: the caller owns the stage, so nothing else reads or
+        // writes it while it is dropped; the write below makes sure the
+        // dropped value is never used or dropped again.
+        stage.with_mut(|stage| unsafe { std::ptr::drop_in_place(stage) })
+    }));
+    // SAFETY: the caller owns the stage; the old value was dropped above
+    // (an unwinding destructor still drops the rest of it), so writing
+    // over it without dropping it is what is left to do.
+    stage.with_mut(|stage| unsafe { stage.write(Stage::Consumed) });
+    dropped
 }
 
 fn set_stage<F: Future>(stage: &UnsafeCell<Stage<F>>, value: Stage<F>) {
