@@ -18,6 +18,10 @@ pub(crate) const LARGE: usize = 64 * 1024;
 /// Connections accepted per iteration, and the client tasks opening them.
 pub(crate) const ACCEPTS: usize = 64;
 pub(crate) const CONNECTORS: usize = 4;
+/// Bytes each way through the proxy per iteration, and the chunk size of
+/// the client's writes and every read and write outside the proxy.
+pub(crate) const PROXY_TOTAL: usize = 256 << 20;
+pub(crate) const PROXY_CHUNK: usize = 64 << 10;
 
 pub(crate) fn rt_zero_linger(stream: &rt::net::TcpStream) -> std::io::Result<()> {
     stream.set_linger(Some(Duration::ZERO))
@@ -32,18 +36,21 @@ pub(crate) fn tokio_zero_linger(stream: &tokio::net::TcpStream) -> std::io::Resu
 macro_rules! net_workloads {
     ($side:ident, $krate:ident, $zero_linger:ident) => {
         pub(crate) mod $side {
-            use super::{CONNECTIONS, CONNECTORS, SMALL};
+            use super::{CONNECTIONS, CONNECTORS, PROXY_CHUNK, SMALL};
             use std::net::SocketAddr;
             use std::sync::Arc;
             use $krate::io::{AsyncReadExt, AsyncWriteExt};
             use $krate::net::{TcpListener, TcpStream};
 
-            /// Echoes until the client closes its end.
+            /// Echoes in reads of up to `len` bytes until the client
+            /// closes its end, then closes this end (a client that already
+            /// left makes that fail, which does not matter).
             async fn echo(mut stream: TcpStream, len: usize) {
                 let mut buf = vec![0; len];
                 loop {
                     let n = stream.read(&mut buf).await.expect("echo read");
                     if n == 0 {
+                        let _ = stream.shutdown().await;
                         return;
                     }
                     stream.write_all(&buf[..n]).await.expect("echo write");
@@ -113,6 +120,67 @@ macro_rules! net_workloads {
                     clients.push(task.await.expect("client task"));
                 }
                 clients
+            }
+
+            /// Starts an echo server (64 KiB reads, until end-of-file,
+            /// then it closes its side) and a proxy in front of it that
+            /// forwards each connection with `io::copy_bidirectional`;
+            /// returns the proxy's address. Both run until the runtime is
+            /// dropped.
+            pub(crate) async fn start_proxy() -> SocketAddr {
+                let upstream = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+                let upstream_addr = upstream.local_addr().expect("local_addr");
+                drop($krate::spawn(async move {
+                    loop {
+                        let (stream, _) = upstream.accept().await.expect("accept");
+                        drop($krate::spawn(echo(stream, PROXY_CHUNK)));
+                    }
+                }));
+                let proxy = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+                let proxy_addr = proxy.local_addr().expect("local_addr");
+                drop($krate::spawn(async move {
+                    loop {
+                        let (mut inbound, _) = proxy.accept().await.expect("accept");
+                        drop($krate::spawn(async move {
+                            let mut outbound =
+                                TcpStream::connect(upstream_addr).await.expect("connect");
+                            $krate::io::copy_bidirectional(&mut inbound, &mut outbound)
+                                .await
+                                .expect("copy_bidirectional");
+                        }));
+                    }
+                }));
+                proxy_addr
+            }
+
+            /// One connection through the proxy: `total` bytes written in
+            /// `PROXY_CHUNK` writes, then a half-close; the echo read back
+            /// concurrently until end-of-file.
+            pub(crate) async fn proxy_transfer(proxy: SocketAddr, total: usize) {
+                let stream = TcpStream::connect(proxy).await.expect("connect");
+                let (mut read, mut write) = stream.into_split();
+                let writer = $krate::spawn(async move {
+                    let chunk = vec![7u8; PROXY_CHUNK];
+                    let mut left = total;
+                    while left > 0 {
+                        let n = left.min(PROXY_CHUNK);
+                        write.write_all(&chunk[..n]).await.expect("write");
+                        left -= n;
+                    }
+                    write.shutdown().await.expect("shutdown");
+                    write
+                });
+                let mut buf = vec![0u8; PROXY_CHUNK];
+                let mut received = 0;
+                loop {
+                    let n = read.read(&mut buf).await.expect("read");
+                    if n == 0 {
+                        break;
+                    }
+                    received += n;
+                }
+                assert_eq!(received, total, "bytes back through the proxy");
+                drop(writer.await.expect("writer task"));
             }
 
             pub(crate) async fn bind() -> (Arc<TcpListener>, SocketAddr) {

@@ -347,3 +347,37 @@ pub(crate) fn mkfifo(path: &std::path::Path) {
         std::io::Error::last_os_error()
     );
 }
+
+/// A connected TCP pair on loopback: `(client, server)`.
+pub(crate) async fn tcp_pair() -> (rt::net::TcpStream, rt::net::TcpStream) {
+    let listener = rt::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let client = rt::net::TcpStream::connect(listener.local_addr().unwrap())
+        .await
+        .unwrap();
+    let (server, _) = listener.accept().await.unwrap();
+    (client, server)
+}
+
+/// A waker that does nothing when woken and runs `on_drop` when its last
+/// clone is dropped: for checking that a primitive drops replaced wakers
+/// outside its lock (`on_drop` calls back into the primitive).
+pub(crate) fn waker_with_drop_hook(on_drop: impl FnOnce() + Send + 'static) -> Waker {
+    struct DropHook(std::sync::Mutex<Option<Box<dyn FnOnce() + Send>>>);
+
+    impl std::task::Wake for DropHook {
+        fn wake(self: Arc<Self>) {}
+    }
+
+    impl Drop for DropHook {
+        fn drop(&mut self) {
+            let hook = self.0.lock().unwrap_or_else(|e| e.into_inner()).take();
+            if let Some(hook) = hook {
+                hook();
+            }
+        }
+    }
+
+    Waker::from(Arc::new(DropHook(std::sync::Mutex::new(Some(Box::new(
+        on_drop,
+    ))))))
+}

@@ -306,8 +306,14 @@ impl TcpStream {
         sys::set_linger(self.as_raw_fd(), linger)
     }
 
-    /// Shuts down the read side, the write side or both. Shutting down the
-    /// write side sends end-of-file to the peer.
+    /// Shuts down the read side, the write side or both, at once: std's
+    /// `TcpStream::shutdown`. Shutting down the write side sends
+    /// end-of-file to the peer.
+    ///
+    /// The async `stream.shutdown().await` (tokio's spelling, from
+    /// [`AsyncWriteExt`](crate::io::AsyncWriteExt)) shuts down the write
+    /// side; this method is named apart from it so that call resolves to
+    /// the trait method.
     ///
     /// # Errors
     ///
@@ -324,11 +330,11 @@ impl TcpStream {
     ///     let listener = rt::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     ///     let client = rt::net::TcpStream::connect(listener.local_addr().unwrap()).await.unwrap();
     ///     let (mut server, _) = listener.accept().await.unwrap();
-    ///     client.shutdown(Shutdown::Write).unwrap();
+    ///     client.shutdown_std(Shutdown::Write).unwrap();
     ///     assert_eq!(server.read(&mut [0; 8]).await.unwrap(), 0);
     /// });
     /// ```
-    pub fn shutdown(&self, how: Shutdown) -> io::Result<()> {
+    pub fn shutdown_std(&self, how: Shutdown) -> io::Result<()> {
         self.io.get_ref().shutdown(how)
     }
 
@@ -521,10 +527,11 @@ impl TcpStream {
     /// usable from two concurrent futures of one task. No lock: each half
     /// uses its own side of the registration.
     ///
-    /// With [`AsyncReadExt`](crate::io::AsyncReadExt) in scope,
-    /// `stream.split()` resolves to that trait's by-value `split` (a
-    /// lock-based split of any reader-writer); write
-    /// `TcpStream::split(&mut stream)` to get this one.
+    /// `stream.split()` is this method with rt's
+    /// [`AsyncReadExt`](crate::io::AsyncReadExt) in scope (it has no
+    /// `split`). With `futures_util::AsyncReadExt` in scope instead, that
+    /// trait's by-value, lock-based `split` takes precedence: write
+    /// `TcpStream::split(&mut stream)` there.
     ///
     /// # Examples
     ///
@@ -536,7 +543,7 @@ impl TcpStream {
     ///     let listener = rt::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     ///     let mut client = rt::net::TcpStream::connect(listener.local_addr().unwrap()).await.unwrap();
     ///     let (mut server, _) = listener.accept().await.unwrap();
-    ///     let (mut read, mut write) = rt::net::TcpStream::split(&mut server);
+    ///     let (mut read, mut write) = server.split();
     ///     client.write_all(b"echo").await.unwrap();
     ///     rt::io::copy(&mut (&mut read).take(4), &mut write).await.unwrap();
     ///     let mut buf = [0; 4];
@@ -590,7 +597,7 @@ impl TcpStream {
     /// Shuts the write side down; a peer that already left is not an error
     /// here (there is nobody left to tell).
     pub(crate) fn shutdown_write(&self) -> io::Result<()> {
-        match self.shutdown(Shutdown::Write) {
+        match self.shutdown_std(Shutdown::Write) {
             Err(e) if e.kind() == io::ErrorKind::NotConnected => Ok(()),
             result => result,
         }

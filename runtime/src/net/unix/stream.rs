@@ -178,7 +178,13 @@ impl UnixStream {
         self.io.get_ref().peer_addr()
     }
 
-    /// Shuts down the read side, the write side or both.
+    /// Shuts down the read side, the write side or both, at once: std's
+    /// `UnixStream::shutdown`.
+    ///
+    /// The async `stream.shutdown().await` (tokio's spelling, from
+    /// [`AsyncWriteExt`](crate::io::AsyncWriteExt)) shuts down the write
+    /// side; this method is named apart from it so that call resolves to
+    /// the trait method.
     ///
     /// # Errors
     ///
@@ -192,11 +198,11 @@ impl UnixStream {
     /// let rt = rt::runtime::Runtime::new().unwrap();
     /// rt.block_on(async {
     ///     let (a, mut b) = rt::net::UnixStream::pair().unwrap();
-    ///     a.shutdown(std::net::Shutdown::Write).unwrap();
+    ///     a.shutdown_std(std::net::Shutdown::Write).unwrap();
     ///     assert_eq!(b.read(&mut [0; 4]).await.unwrap(), 0);
     /// });
     /// ```
-    pub fn shutdown(&self, how: Shutdown) -> io::Result<()> {
+    pub fn shutdown_std(&self, how: Shutdown) -> io::Result<()> {
         self.io.get_ref().shutdown(how)
     }
 
@@ -204,10 +210,11 @@ impl UnixStream {
     /// usable from two concurrent futures of one task. No lock: each half
     /// uses its own side of the registration.
     ///
-    /// With [`AsyncReadExt`](crate::io::AsyncReadExt) in scope,
-    /// `stream.split()` resolves to that trait's by-value `split` (a
-    /// lock-based split of any reader-writer); write
-    /// `UnixStream::split(&mut stream)` to get this one.
+    /// `stream.split()` is this method with rt's
+    /// [`AsyncReadExt`](crate::io::AsyncReadExt) in scope (it has no
+    /// `split`). With `futures_util::AsyncReadExt` in scope instead, that
+    /// trait's by-value, lock-based `split` takes precedence: write
+    /// `UnixStream::split(&mut stream)` there.
     ///
     /// # Examples
     ///
@@ -217,7 +224,7 @@ impl UnixStream {
     /// let rt = rt::runtime::Runtime::new().unwrap();
     /// rt.block_on(async {
     ///     let (mut client, mut server) = rt::net::UnixStream::pair().unwrap();
-    ///     let (mut read, mut write) = rt::net::UnixStream::split(&mut server);
+    ///     let (mut read, mut write) = server.split();
     ///     client.write_all(b"echo").await.unwrap();
     ///     rt::io::copy(&mut (&mut read).take(4), &mut write).await.unwrap();
     ///     let mut buf = [0; 4];
@@ -261,7 +268,7 @@ impl UnixStream {
     }
 
     pub(crate) fn shutdown_write(&self) -> io::Result<()> {
-        match self.shutdown(Shutdown::Write) {
+        match self.shutdown_std(Shutdown::Write) {
             Err(e) if e.kind() == io::ErrorKind::NotConnected => Ok(()),
             result => result,
         }
