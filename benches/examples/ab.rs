@@ -11,7 +11,8 @@
 //! ```
 //!
 //! Workloads: `sleep_many`, `oneshot`, `notify_waiters`, `notify_one`,
-//! `semaphore_contended`, `fs_read`, `file_read_to_end`, and the criterion
+//! `semaphore_contended`, `fs_read`, `file_read_to_end`, `process_status`
+//! (200 `true` children in a row), and the criterion
 //! `net` bench's own shapes `echo_64b`, `echo_64k`, `accept`, `proxy`,
 //! `udp_shared_recv`. With `AB_SEQ` set
 //! it also prints every round's time in order, to tell a few slow rounds
@@ -210,6 +211,25 @@ macro_rules! workloads {
                 start.elapsed()
             }
 
+            /// 200 runs of `true` to its exit status, one after another.
+            pub(crate) fn process_status(rt: &::$krate::runtime::Runtime) -> Duration {
+                rt.block_on(async {
+                    ::$krate::spawn(async {
+                        let start = Instant::now();
+                        for _ in 0..200 {
+                            let status = ::$krate::process::Command::new("true")
+                                .status()
+                                .await
+                                .expect("running `true`");
+                            assert!(status.success());
+                        }
+                        start.elapsed()
+                    })
+                    .await
+                    .expect("task")
+                })
+            }
+
             /// One transfer of the `net` bench's proxy workload.
             pub(crate) fn proxy(
                 rt: &::$krate::runtime::Runtime,
@@ -378,6 +398,8 @@ fn main() {
         ("notify_one", false) => tokio::notify(&tokio, &notify_on.1, false),
         ("semaphore_contended", true) => rt::semaphore_contended(&rt),
         ("semaphore_contended", false) => tokio::semaphore_contended(&tokio),
+        ("process_status", true) => rt::process_status(&rt),
+        ("process_status", false) => tokio::process_status(&tokio),
         ("fs_read", true) => rt::fs_read(&rt, &path),
         ("fs_read", false) => tokio::fs_read(&tokio, &path),
         ("file_read_to_end", true) => rt::file_read_to_end(&rt, &path),
@@ -428,7 +450,7 @@ fn main() {
 
 fn usage() -> ! {
     eprintln!(
-        "usage: ab <sleep_many|oneshot|notify_waiters|notify_one|semaphore_contended|fs_read|file_read_to_end|echo_64b|echo_64k|accept|proxy|udp_shared_recv> [rounds, default 30]"
+        "usage: ab <sleep_many|oneshot|notify_waiters|notify_one|semaphore_contended|fs_read|file_read_to_end|process_status|echo_64b|echo_64k|accept|proxy|udp_shared_recv> [rounds, default 30]"
     );
     std::process::exit(2)
 }

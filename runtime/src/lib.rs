@@ -8,13 +8,16 @@
 //!
 //! The crate is laid out by concern:
 //! - [`task`]: spawning, `JoinHandle`, cancellation, `JoinSet`,
-//!   `TaskGroup` (structured concurrency), the cooperative budget;
+//!   `TaskGroup` (structured concurrency), the cooperative budget,
+//!   task-local values ([`task_local!`]), `LocalSet` and `spawn_local`
+//!   for `!Send` futures;
 //! - [`sync`]: channels, locks, `Semaphore`, `Notify`, `watch`, `Barrier`;
 //! - [`runtime`][mod@runtime]: `Builder`, `Runtime`, `Handle`;
 //! - [`net`]: TCP, UDP and Unix sockets; [`io`]: the `AsyncRead`/`AsyncWrite`
 //!   traits and their extension methods, `AsyncFd`;
 //! - [`time`]: `sleep`, `timeout`, `interval`, a pausable test clock;
 //! - [`signal`]: Ctrl-C and Unix signals as streams;
+//! - [`process`]: child processes with async pipes and exit;
 //! - macros with tokio's syntax: [`select!`], [`join!`], [`try_join!`],
 //!   [`pin!`], and the [`main`](macro@main) and [`test`](macro@test)
 //!   attributes;
@@ -53,6 +56,7 @@ mod driver;
 pub mod fs;
 pub mod io;
 pub mod net;
+pub mod process;
 pub mod runtime;
 mod scheduler;
 pub mod signal;
@@ -166,6 +170,11 @@ fn _assert_send_sync() {
     send_sync::<sync::watch::Receiver<Vec<u8>>>();
     send_sync::<task::JoinSet<u8>>();
     send_sync::<task::TaskGroup<String>>();
+    send_sync::<process::Command>();
+    send_sync::<process::Child>();
+    send_sync::<process::ChildStdin>();
+    send_sync::<process::ChildStdout>();
+    send_sync::<process::ChildStderr>();
 }
 
 /// The futures of the sync primitives can be spawned (are `Send`).
@@ -195,4 +204,6 @@ fn _assert_futures_send(
     send(barrier.wait());
     send(set.join_next());
     send(task::TaskGroup::<()>::scope(|_| async { Ok(()) }));
+    send(process::Command::new("true").output());
+    send(process::Command::new("true").status());
 }

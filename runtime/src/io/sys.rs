@@ -361,6 +361,30 @@ pub(crate) fn linger(socket: RawFd) -> io::Result<Option<std::time::Duration>> {
     Ok((value.l_onoff != 0).then(|| std::time::Duration::from_secs(value.l_linger as u64)))
 }
 
+/// A process file descriptor for the child `pid` (`pidfd_open(2)`, Linux
+/// 5.3+): it becomes readable once the process exits, and is
+/// close-on-exec. `ENOSYS` (an older kernel) and `EPERM` (a seccomp filter
+/// that forbids the call) mean the caller must watch the child another way.
+///
+/// The pid cannot be reused before the caller reaps the child, so the
+/// descriptor refers to that child for as long as it is unreaped.
+#[cfg(target_os = "linux")]
+pub(crate) fn pidfd_open(pid: u32) -> io::Result<std::os::fd::OwnedFd> {
+    use std::os::fd::FromRawFd;
+    let pid = libc::pid_t::try_from(pid)
+        .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "pid out of range"))?;
+    let fd = syscall!(
+        // SAFETY: pidfd_open(2) takes a pid and flags, no pointers; the
+        // variadic `syscall` receives exactly the two arguments it reads.
+        unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0 as libc::c_uint) }
+    )?;
+    let fd = std::os::fd::RawFd::try_from(fd)
+        .map_err(|_| io::Error::other("pidfd_open returned an out-of-range descriptor"))?;
+    // SAFETY: `fd` was just returned by pidfd_open(2): open, and owned by
+    // nobody else.
+    Ok(unsafe { std::os::fd::OwnedFd::from_raw_fd(fd) })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

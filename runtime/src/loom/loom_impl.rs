@@ -22,7 +22,7 @@ pub(crate) mod cell {
 
 pub(crate) mod thread {
     #[allow(unused_imports)]
-    pub(crate) use loom::thread::{JoinHandle, current, spawn, yield_now};
+    pub(crate) use loom::thread::{JoinHandle, ThreadId, current, spawn, yield_now};
     #[allow(unused_imports)]
     pub(crate) use std::thread::{Builder, panicking};
 }

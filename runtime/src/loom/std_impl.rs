@@ -39,7 +39,9 @@ pub(crate) mod cell {
 
 pub(crate) mod thread {
     #[allow(unused_imports)]
-    pub(crate) use std::thread::{Builder, JoinHandle, current, panicking, spawn, yield_now};
+    pub(crate) use std::thread::{
+        Builder, JoinHandle, ThreadId, current, panicking, spawn, yield_now,
+    };
 }
 
 /// Capacity-style constants shrink under loom; here they are the real ones.

@@ -2,7 +2,7 @@
 
 use crate::blocking::{self, PoolConfig};
 use crate::driver::{Driver, DriverConfig};
-use crate::runtime::{Handle, Runtime};
+use crate::runtime::{Handle, LocalRuntime, Runtime};
 use crate::scheduler::{self, Config, current_thread, multi_thread};
 use std::fmt;
 use std::io;
@@ -505,6 +505,34 @@ impl Builder {
                 ))
             }
         }
+    }
+
+    /// Builds a current-thread runtime with a [`LocalSet`](crate::task::LocalSet)
+    /// built in, whose `block_on` and `spawn_local` take `!Send` futures.
+    ///
+    /// # Errors
+    ///
+    /// As [`build`](Builder::build).
+    ///
+    /// # Panics
+    ///
+    /// Panics on a multi-thread builder (local tasks run on one thread).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Builder::new_current_thread().build_local().unwrap();
+    /// let rc = std::rc::Rc::new(1);
+    /// assert_eq!(rt.block_on(async move { *rc }), 1);
+    /// ```
+    #[track_caller]
+    pub fn build_local(&mut self) -> io::Result<LocalRuntime> {
+        assert!(
+            self.kind == Kind::CurrentThread,
+            "`build_local` needs a current-thread runtime: use `Builder::new_current_thread()` \
+             (or drive a `LocalSet` inside a multi-thread runtime's `block_on`)"
+        );
+        self.build().map(LocalRuntime::new)
     }
 
     fn spawner(&self) -> ThreadSpawner {

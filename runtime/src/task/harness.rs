@@ -22,7 +22,7 @@ use crate::runtime::context;
 use crate::task::coop;
 use crate::task::error::JoinError;
 use crate::task::raw::{Cell, Header, RawTask, Stage, Vtable};
-use crate::task::state::{ToIdle, ToRunning};
+use crate::task::state::{ToIdle, ToNotified, ToRunning};
 use crate::task::{Notified, Schedule, waker};
 use std::future::Future;
 use std::panic::{self, AssertUnwindSafe};
@@ -32,8 +32,8 @@ use std::task::{Context, Poll, Waker};
 
 pub(super) fn vtable<F, S>() -> &'static Vtable
 where
-    F: Future + Send + 'static,
-    F::Output: Send + 'static,
+    F: Future + 'static,
+    F::Output: 'static,
     S: Schedule,
 {
     &Vtable {
@@ -56,8 +56,8 @@ unsafe fn cell<'a, F: Future, S>(ptr: NonNull<Header>) -> &'a Cell<F, S> {
 
 unsafe fn poll<F, S>(ptr: NonNull<Header>)
 where
-    F: Future + Send + 'static,
-    F::Output: Send + 'static,
+    F: Future + 'static,
+    F::Output: 'static,
     S: Schedule,
 {
     // SAFETY: the vtable that called us was built for `Cell<F, S>`, and
@@ -145,13 +145,25 @@ fn cancel_future<F: Future, S>(cell: &Cell<F, S>) {
     set_stage(&cell.stage, Stage::Finished(Err(error)));
 }
 
-/// Replaces the stage with `Consumed` and drops the old one, catching a
-/// panic from its destructor. The caller owns the stage.
+/// Drops the stage in place and leaves `Consumed` there, catching a panic
+/// from its destructor. The caller owns the stage.
+///
+/// In place, never moved out first: the future was pinned in the task (it
+/// is polled through `Pin::new_unchecked`), and `Pin`'s drop guarantee
+/// says its memory stays put until its destructor has run. A future whose
+/// destructor unlinks it from an intrusive list by address relies on that.
 fn take_stage<F: Future>(stage: &UnsafeCell<Stage<F>>) -> std::thread::Result<()> {
-    // SAFETY: the caller owns the stage (RUNNING, or COMPLETE on the join
-    // side), so nothing else reads or writes it.
-    let old = stage.with_mut(|stage| unsafe { std::mem::replace(&mut *stage, Stage::Consumed) });
-    panic::catch_unwind(AssertUnwindSafe(move || drop(old)))
+    let dropped = panic::catch_unwind(AssertUnwindSafe(|| {
+        // SAFETY: the caller owns the stage, so nothing else reads or
+        // writes it while it is dropped; the write below makes sure the
+        // dropped value is never used or dropped again.
+        stage.with_mut(|stage| unsafe { std::ptr::drop_in_place(stage) })
+    }));
+    // SAFETY: the caller owns the stage; the old value was dropped above
+    // (an unwinding destructor still drops the rest of it), so writing
+    // over it without dropping it is what is left to do.
+    stage.with_mut(|stage| unsafe { stage.write(Stage::Consumed) });
+    dropped
 }
 
 fn set_stage<F: Future>(stage: &UnsafeCell<Stage<F>>, value: Stage<F>) {
@@ -300,6 +312,16 @@ unsafe fn drop_join_handle<F: Future, S>(ptr: NonNull<Header>) {
 unsafe fn shutdown<F: Future, S: Schedule>(ptr: NonNull<Header>) {
     // SAFETY: the vtable matches, the caller's reference keeps it alive.
     let cell = unsafe { cell::<F, S>(ptr) };
+    if !cell.scheduler.may_drop_future_here() {
+        // A local task aborted off its thread: its scheduler runs it there
+        // and the poll drops the future.
+        if cell.header.state.transition_to_cancelled_notified() == ToNotified::Submit {
+            // SAFETY: the transition counted the reference for this Notified.
+            let task = unsafe { Notified::from_raw(RawTask::from_raw(ptr)) };
+            cell.scheduler.schedule(task);
+        }
+        return;
+    }
     if cell.header.state.transition_to_shutdown() {
         cancel_future(cell);
         complete(cell);

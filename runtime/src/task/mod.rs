@@ -4,6 +4,10 @@
 //! word, its id and its join waker (`raw.rs`). The state machine is in
 //! `state.rs`, the typed operations in `harness.rs`, wakers in `waker.rs`.
 //! Schedulers see only `Notified` (a task to run) and the owned-task list.
+//! `LocalSet` (`local.rs`) runs `!Send` tasks on one thread with the same
+//! task machinery and its own queues.
+//! Task-local values (`task_local!`, `LocalKey`) live in `task_local.rs`
+//! and need nothing from the scheduler: they travel inside the future.
 
 mod coop;
 mod error;
@@ -13,8 +17,10 @@ mod id;
 mod join;
 mod join_set;
 pub(crate) mod list;
+mod local;
 mod raw;
 mod state;
+mod task_local;
 mod waker;
 mod yield_now;
 
@@ -24,6 +30,8 @@ pub use group::{GroupError, Scope, TaskGroup};
 pub use id::Id;
 pub use join::{AbortHandle, JoinHandle};
 pub use join_set::JoinSet;
+pub use local::{LocalEnterGuard, LocalSet, RunUntil, spawn_local};
+pub use task_local::{AccessError, LocalKey, TaskLocalFuture};
 pub use yield_now::yield_now;
 
 pub(crate) use coop::{Budget, budget as budget_scope};
@@ -48,6 +56,13 @@ pub(crate) trait Schedule: Send + Sync + Sized + 'static {
 
     /// Remove a completed task from the owned list; `true` if it was there.
     fn release(&self, task: &Header) -> bool;
+
+    /// Whether a task's future may be dropped on the calling thread. Only
+    /// a `LocalSet`'s tasks answer `false` (off their own thread): aborting
+    /// one there schedules it instead, and its own thread drops it.
+    fn may_drop_future_here(&self) -> bool {
+        true
+    }
 }
 
 /// A task to run: owns one reference, and the right to poll.
@@ -97,6 +112,34 @@ where
     let raw = RawTask::new(future, scheduler, id);
     // SAFETY: the initial state holds the join interest and a reference
     // for the handle; the output type is `F::Output`.
+    let join = unsafe { JoinHandle::new(raw) };
+    (raw, join)
+}
+
+/// Allocates a task whose future and output need not be `Send` (a
+/// `LocalSet` task). As `new_task` otherwise.
+///
+/// # Safety
+///
+/// The scheduler `S` must poll the task, and drop its future (by
+/// completing or cancelling it), only on the thread that calls this, and
+/// its `may_drop_future_here` must return `false` on every other thread
+/// (so an abort there does not drop the future). The output is dropped
+/// where the `JoinHandle` is (which is `Send` only if the output is), or by
+/// the polling thread when there is no handle.
+pub(crate) unsafe fn new_local_task<F, S>(
+    future: F,
+    scheduler: S,
+    id: Id,
+) -> (RawTask, JoinHandle<F::Output>)
+where
+    F: Future + 'static,
+    F::Output: 'static,
+    S: Schedule,
+{
+    // SAFETY: forwarded from the caller.
+    let raw = unsafe { RawTask::new_local(future, scheduler, id) };
+    // SAFETY: as in `new_task`.
     let join = unsafe { JoinHandle::new(raw) };
     (raw, join)
 }

@@ -69,9 +69,11 @@ pub(crate) struct RawTask {
     ptr: NonNull<Header>,
 }
 
-// SAFETY: a task may be polled, woken and dropped from any thread: the
-// future and the scheduler are `Send`, and all shared access goes through
-// the atomic state word.
+// SAFETY: a task may be woken and dropped from any thread, and polled
+// from any thread its scheduler chooses: the future and the scheduler are
+// `Send` (`RawTask::new`), or the scheduler touches the future only on the
+// thread that created it (`RawTask::new_local`'s contract); all shared
+// access goes through the atomic state word.
 unsafe impl Send for RawTask {}
 // SAFETY: as above; `&RawTask` only exposes the header.
 unsafe impl Sync for RawTask {}
@@ -81,6 +83,30 @@ impl RawTask {
     where
         F: Future + Send + 'static,
         F::Output: Send + 'static,
+        S: Schedule,
+    {
+        RawTask::allocate(future, scheduler, id)
+    }
+
+    /// A task whose future and output need not be `Send`.
+    ///
+    /// # Safety
+    ///
+    /// See `task::new_local_task`: the scheduler polls and drops the future
+    /// only on the calling thread.
+    pub(crate) unsafe fn new_local<F, S>(future: F, scheduler: S, id: Id) -> RawTask
+    where
+        F: Future + 'static,
+        F::Output: 'static,
+        S: Schedule,
+    {
+        RawTask::allocate(future, scheduler, id)
+    }
+
+    fn allocate<F, S>(future: F, scheduler: S, id: Id) -> RawTask
+    where
+        F: Future + 'static,
+        F::Output: 'static,
         S: Schedule,
     {
         let cell = Box::new(Cell {

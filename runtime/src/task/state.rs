@@ -233,6 +233,26 @@ impl State {
         })
     }
 
+    /// Abort from a thread where the task's future must not be dropped (a
+    /// `LocalSet` task, off its thread): mark the task cancelled and, if it
+    /// is idle, notify it with a new reference (`Submit`: the caller
+    /// schedules that `Notified`), so that its own scheduler runs it and
+    /// drops the future (`transition_to_running` returns `Cancelled`). A
+    /// task that is running or already queued is only marked; its poller or
+    /// the queued run cancels it.
+    pub(crate) fn transition_to_cancelled_notified(&self) -> ToNotified {
+        self.update(|s| {
+            if s.is_complete() || s.is_cancelled() {
+                return (None, ToNotified::DoNothing);
+            }
+            if s.is_running() || s.is_notified() {
+                return (Some(Snapshot(s.0 | CANCELLED)), ToNotified::DoNothing);
+            }
+            let next = Snapshot((s.0 | CANCELLED | NOTIFIED) + REF_ONE);
+            (Some(next), ToNotified::Submit)
+        })
+    }
+
     /// The `JoinHandle` is dropped. `Err` means the task already completed
     /// and the handle owns the output. On `Ok` the returned snapshot tells
     /// whether the handle must drop the waker it had stored.

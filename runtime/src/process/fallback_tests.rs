@@ -1,0 +1,112 @@
+//! The paths the integration tests cannot choose: the `SIGCHLD` watch (on
+//! a kernel with pidfds, which the public API always prefers) and the
+//! orphan list that catches children whose runtime shut down first.
+
+use super::Command;
+use super::reap::{WatchKind, orphan_count, sweep_orphans};
+use crate::runtime::{Builder, Runtime};
+use std::os::unix::process::ExitStatusExt;
+use std::time::{Duration, Instant};
+
+fn runtimes() -> [Runtime; 2] {
+    [
+        Builder::new_current_thread().enable_all().build().unwrap(),
+        Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap(),
+    ]
+}
+
+fn process_exists(pid: u32) -> bool {
+    std::path::Path::new(&format!("/proc/{pid}")).exists()
+}
+
+/// When a wait for a reap gives up: only turns a hang into a failure.
+fn deadline() -> Instant {
+    Instant::now() + Duration::from_secs(30)
+}
+
+#[test]
+fn the_sigchld_watch_reports_exits_kills_and_concurrent_children() {
+    for rt in runtimes() {
+        rt.block_on(async {
+            let mut child = Command::new("sh")
+                .args(["-c", "exit 9"])
+                .spawn_watched(WatchKind::Sigchld)
+                .unwrap();
+            assert_eq!(child.wait().await.unwrap().code(), Some(9));
+
+            let mut sleeper = Command::new("sleep")
+                .arg("1000")
+                .spawn_watched(WatchKind::Sigchld)
+                .unwrap();
+            assert_eq!(sleeper.try_wait().unwrap(), None);
+            sleeper.kill().await.unwrap();
+            assert_eq!(sleeper.wait().await.unwrap().signal(), Some(libc::SIGKILL));
+
+            // One SIGCHLD may stand for several exits: every waiter
+            // re-checks its own child on every delivery.
+            let tasks: Vec<_> = (0..30)
+                .map(|code| {
+                    crate::spawn(async move {
+                        let mut child = Command::new("sh")
+                            .args(["-c", &format!("exit {code}")])
+                            .spawn_watched(WatchKind::Sigchld)
+                            .unwrap();
+                        child.wait().await.unwrap().code()
+                    })
+                })
+                .collect();
+            for (code, task) in tasks.into_iter().enumerate() {
+                assert_eq!(task.await.unwrap(), Some(code as i32));
+            }
+        });
+    }
+}
+
+#[test]
+fn a_dropped_child_on_the_sigchld_watch_is_reaped_in_the_background() {
+    for rt in runtimes() {
+        rt.block_on(async {
+            let child = Command::new("sleep")
+                .arg("1000")
+                .kill_on_drop(true)
+                .spawn_watched(WatchKind::Sigchld)
+                .unwrap();
+            let pid = child.id().unwrap();
+            drop(child);
+            let deadline = deadline();
+            while process_exists(pid) {
+                assert!(Instant::now() < deadline, "child {pid} never reaped");
+                crate::task::yield_now().await;
+            }
+        });
+    }
+}
+
+#[test]
+fn a_child_whose_runtime_shut_down_is_reaped_by_a_later_sweep() {
+    let rt = Builder::new_current_thread().enable_all().build().unwrap();
+    let pid = rt.block_on(async {
+        let child = Command::new("sleep").arg("1000").spawn().unwrap();
+        let pid = child.id().unwrap();
+        // Its reaper task is queued, but never runs: the runtime shuts
+        // down first and the reaper hands the child to the orphan list.
+        drop(child);
+        pid
+    });
+    drop(rt);
+    assert!(orphan_count() >= 1);
+    assert!(process_exists(pid));
+    // SAFETY: kill(2) takes no pointers; `pid` is our unreaped child, so
+    // the pid cannot have been reused.
+    assert_eq!(unsafe { libc::kill(pid as libc::pid_t, libc::SIGKILL) }, 0);
+    let deadline = deadline();
+    while process_exists(pid) {
+        assert!(Instant::now() < deadline, "orphan {pid} never reaped");
+        sweep_orphans();
+        std::thread::yield_now();
+    }
+}

@@ -1,0 +1,251 @@
+//! Waiting for a child to exit, and reaping children nobody waits for.
+//!
+//! A child is watched one of two ways, chosen at spawn:
+//! - a pidfd (`pidfd_open`, Linux 5.3+) registered with the reactor: it
+//!   turns readable when the child exits, so one child costs one
+//!   descriptor and its exit wakes exactly its waiter;
+//! - where the kernel refuses pidfds (`ENOSYS`, or `EPERM` under a seccomp
+//!   filter; remembered after the first refusal), a `SIGCHLD` listener
+//!   (the runtime's signal support): every delivery wakes the waiter,
+//!   which then asks whether its own child is done.
+//!
+//! Either way the waiter never blocks and no thread is spent per child.
+//! Waiting is always the same loop, which loses no exit:
+//! 1. `try_wait` (`waitpid` with `WNOHANG`); an exit status is the answer;
+//! 2. otherwise wait for the watch to fire (the pidfd to be readable, or
+//!    a `SIGCHLD` delivery), registered before returning `Pending`;
+//! 3. when it fires, go back to 1. The watch existed before step 1 ran,
+//!    so an exit after that `try_wait` always fires it.
+//!
+//! A `Child` dropped before its exit was collected must still be reaped,
+//! or it stays a zombie:
+//! 1. `Child::drop` tries once; if the child still runs, its watch moves
+//!    into a small task on the runtime that spawned it (an
+//!    [`OrphanReaper`]), which waits as above and reaps it;
+//! 2. if that task never finishes (the runtime shuts down first), its
+//!    destructor parks the child in a process-wide orphan list;
+//! 3. the orphan list is swept (a `try_wait` each) at every spawn and
+//!    whenever a watched child's watch fires.
+
+use crate::io::registered::Registered;
+use crate::signal::unix::{Signal, SignalKind, signal};
+use mio::event::Source;
+use mio::unix::SourceFd;
+use rt_reactor::{Direction, Interest};
+use std::future::Future;
+use std::io;
+use std::os::fd::{AsRawFd, OwnedFd};
+use std::pin::Pin;
+use std::process::ExitStatus;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::task::{Context, Poll, ready};
+
+/// How a child's exit is noticed.
+pub(crate) enum ExitWatch {
+    PidFd(Registered<PidFd>),
+    Sigchld(Signal),
+}
+
+/// Which watch to use; tests force the fallback.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum WatchKind {
+    /// A pidfd where the kernel allows it, else `SIGCHLD`.
+    Best,
+    /// `SIGCHLD` only.
+    #[cfg_attr(not(test), allow(dead_code))]
+    Sigchld,
+}
+
+/// Set once the kernel refused a pidfd: later spawns go straight to the
+/// `SIGCHLD` watch. (A plain std atomic, as the orphan list below is a std
+/// mutex: process-wide statics that order nothing else, outside what the
+/// loom models cover.)
+static PIDFD_UNSUPPORTED: AtomicBool = AtomicBool::new(false);
+
+impl ExitWatch {
+    /// Starts watching the (unreaped) child `pid`.
+    ///
+    /// # Panics
+    ///
+    /// Panics outside a runtime with I/O enabled, naming the fix.
+    #[track_caller]
+    pub(crate) fn new(pid: u32, kind: WatchKind) -> io::Result<ExitWatch> {
+        if kind == WatchKind::Best && !PIDFD_UNSUPPORTED.load(Ordering::Relaxed) {
+            match open_pidfd(pid) {
+                Ok(fd) => {
+                    return Ok(ExitWatch::PidFd(Registered::new(
+                        PidFd(fd),
+                        Interest::READABLE,
+                    )?));
+                }
+                Err(e) if matches!(e.raw_os_error(), Some(libc::ENOSYS | libc::EPERM)) => {
+                    PIDFD_UNSUPPORTED.store(true, Ordering::Relaxed);
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(ExitWatch::Sigchld(signal(SignalKind::child())?))
+    }
+
+    /// Step 2 of the module docs: `Ready` once the watch fired (or failed:
+    /// the runtime shut down).
+    fn poll_fired(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        match self {
+            ExitWatch::PidFd(fd) => {
+                // Readable stays readable once the child exited: the
+                // readiness is not cleared, so later polls return at once.
+                ready!(fd.poll_ready(cx, Direction::Read))?;
+                Poll::Ready(Ok(()))
+            }
+            ExitWatch::Sigchld(sigchld) => match ready!(sigchld.poll_recv(cx)) {
+                Some(()) => Poll::Ready(Ok(())),
+                None => Poll::Ready(Err(io::Error::other(
+                    "rt::process: the runtime shut down while waiting for a child to exit",
+                ))),
+            },
+        }
+    }
+}
+
+#[cfg(target_os = "linux")]
+fn open_pidfd(pid: u32) -> io::Result<OwnedFd> {
+    crate::io::sys::pidfd_open(pid)
+}
+
+#[cfg(not(target_os = "linux"))]
+fn open_pidfd(_pid: u32) -> io::Result<OwnedFd> {
+    Err(io::Error::from_raw_os_error(libc::ENOSYS))
+}
+
+/// A process file descriptor as a `mio` source.
+#[derive(Debug)]
+pub(crate) struct PidFd(OwnedFd);
+
+impl Source for PidFd {
+    fn register(
+        &mut self,
+        registry: &mio::Registry,
+        token: mio::Token,
+        interests: mio::Interest,
+    ) -> io::Result<()> {
+        SourceFd(&self.0.as_raw_fd()).register(registry, token, interests)
+    }
+
+    fn reregister(
+        &mut self,
+        registry: &mio::Registry,
+        token: mio::Token,
+        interests: mio::Interest,
+    ) -> io::Result<()> {
+        SourceFd(&self.0.as_raw_fd()).reregister(registry, token, interests)
+    }
+
+    fn deregister(&mut self, registry: &mio::Registry) -> io::Result<()> {
+        SourceFd(&self.0.as_raw_fd()).deregister(registry)
+    }
+}
+
+/// A running child and the watch on its exit.
+pub(crate) struct Reapable {
+    pub(crate) child: std::process::Child,
+    watch: ExitWatch,
+}
+
+impl Reapable {
+    pub(crate) fn new(child: std::process::Child, watch: ExitWatch) -> Reapable {
+        Reapable { child, watch }
+    }
+
+    /// The loop of the module docs.
+    pub(crate) fn poll_exit(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<ExitStatus>> {
+        loop {
+            if let Some(status) = self.child.try_wait()? {
+                return Poll::Ready(Ok(status));
+            }
+            ready!(self.watch.poll_fired(cx))?;
+            sweep_orphans();
+            if let ExitWatch::Sigchld(_) = self.watch {
+                // A delivery was consumed: step 1 again, then wait for the
+                // next one. (A pidfd fired once is fired for good; its
+                // child is reaped at step 1.)
+                continue;
+            }
+            if let Some(status) = self.child.try_wait()? {
+                return Poll::Ready(Ok(status));
+            }
+            // The pidfd was readable, yet the child is not reaped: it was
+            // reaped behind our back (`waitpid(-1)` elsewhere in the
+            // process). Nothing will ever change; say so.
+            return Poll::Ready(Err(io::Error::other(
+                "rt::process: the child's pidfd reports an exit but waitpid finds no exit \
+                 status; was the child reaped by other code in this process?",
+            )));
+        }
+    }
+}
+
+/// A dropped `Child` still running: reaps it in the background (step 1 of
+/// the orphan protocol).
+pub(crate) struct OrphanReaper(Option<Reapable>);
+
+impl OrphanReaper {
+    pub(crate) fn new(reapable: Reapable) -> OrphanReaper {
+        OrphanReaper(Some(reapable))
+    }
+}
+
+impl Future for OrphanReaper {
+    type Output = ();
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        let Some(reapable) = self.0.as_mut() else {
+            return Poll::Ready(());
+        };
+        // On an error (the watch failed: the runtime is shutting down) the
+        // child stays here and goes to the orphan list when this reaper is
+        // dropped.
+        if ready!(reapable.poll_exit(cx)).is_ok() {
+            self.0 = None;
+        }
+        Poll::Ready(())
+    }
+}
+
+impl Drop for OrphanReaper {
+    fn drop(&mut self) {
+        if let Some(reapable) = self.0.take() {
+            adopt_orphan(reapable.child);
+        }
+    }
+}
+
+/// Children whose reaper could not finish (step 2 of the orphan protocol).
+static ORPHANS: Mutex<Vec<std::process::Child>> = Mutex::new(Vec::new());
+
+/// Parks `child` in the orphan list unless it can be reaped now.
+pub(crate) fn adopt_orphan(mut child: std::process::Child) {
+    if let Ok(None) = child.try_wait() {
+        lock_orphans().push(child);
+    }
+}
+
+/// Step 3 of the orphan protocol: reaps every orphan that has exited.
+pub(crate) fn sweep_orphans() {
+    let mut orphans = lock_orphans();
+    // An error means the child is gone from under us: nothing to reap.
+    orphans.retain_mut(|child| matches!(child.try_wait(), Ok(None)));
+}
+
+fn lock_orphans() -> std::sync::MutexGuard<'static, Vec<std::process::Child>> {
+    // A panic while the lock was held cannot leave the list inconsistent.
+    ORPHANS
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// How many orphans wait to be reaped (for tests).
+#[cfg(test)]
+pub(crate) fn orphan_count() -> usize {
+    lock_orphans().len()
+}

@@ -1,0 +1,185 @@
+//! `LocalRuntime`: a current-thread runtime with a `LocalSet` built in, so
+//! `block_on` and `spawn_local` take `!Send` futures.
+
+use crate::runtime::{EnterGuard, Handle, Runtime};
+use crate::task::{JoinHandle, LocalSet};
+use std::fmt;
+use std::future::Future;
+use std::time::Duration;
+
+/// A current-thread runtime whose `block_on` also runs a [`LocalSet`]:
+/// built by [`Builder::build_local`](crate::runtime::Builder::build_local).
+///
+/// The main future and the local tasks may hold `!Send` state;
+/// [`spawn_local`](crate::task::spawn_local) works inside them. Tasks
+/// spawned with [`spawn`](LocalRuntime::spawn) are ordinary runtime tasks
+/// (`Send`, outside the set). The runtime itself is `!Send`: it stays on
+/// the thread that built it.
+///
+/// Dropping it drops the local tasks first (on this thread), then shuts the
+/// runtime down.
+///
+/// # Examples
+///
+/// ```
+/// use std::rc::Rc;
+///
+/// let rt = rt::runtime::Builder::new_current_thread().enable_all().build_local().unwrap();
+/// let shared = Rc::new(20);
+/// let copy = shared.clone();
+/// let task = rt.spawn_local(async move { *copy + 1 });
+/// let out = rt.block_on(async move { task.await.unwrap() + *shared + 1 });
+/// assert_eq!(out, 42);
+/// ```
+pub struct LocalRuntime {
+    // Declared first: dropped before the runtime, whose resources the
+    // tasks' destructors may still use.
+    local: LocalSet,
+    rt: Runtime,
+}
+
+impl LocalRuntime {
+    pub(crate) fn new(rt: Runtime) -> LocalRuntime {
+        LocalRuntime {
+            local: LocalSet::new(),
+            rt,
+        }
+    }
+
+    /// Runs `future` (which need not be `Send`) to completion, running the
+    /// runtime's tasks and the local tasks meanwhile.
+    ///
+    /// # Panics
+    ///
+    /// Panics if called from inside a runtime.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Builder::new_current_thread().build_local().unwrap();
+    /// let rc = std::rc::Rc::new("not Send");
+    /// assert_eq!(rt.block_on(async move { rc.len() }), 8);
+    /// ```
+    #[track_caller]
+    pub fn block_on<F: Future>(&self, future: F) -> F::Output {
+        self.local.block_on(&self.rt, future)
+    }
+
+    /// Spawns a `!Send` future onto the runtime's local set.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Builder::new_current_thread().build_local().unwrap();
+    /// let rc = std::rc::Rc::new(3);
+    /// let task = rt.spawn_local(async move { *rc });
+    /// assert_eq!(rt.block_on(task).unwrap(), 3);
+    /// ```
+    pub fn spawn_local<F>(&self, future: F) -> JoinHandle<F::Output>
+    where
+        F: Future + 'static,
+        F::Output: 'static,
+    {
+        self.local.spawn_local(future)
+    }
+
+    /// Spawns a `Send` task on the runtime; see [`rt::spawn`](crate::spawn).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Builder::new_current_thread().build_local().unwrap();
+    /// let task = rt.spawn(async { 4 });
+    /// assert_eq!(rt.block_on(task).unwrap(), 4);
+    /// ```
+    pub fn spawn<F>(&self, future: F) -> JoinHandle<F::Output>
+    where
+        F: Future + Send + 'static,
+        F::Output: Send + 'static,
+    {
+        self.rt.spawn(future)
+    }
+
+    /// Runs the blocking closure `f` on the runtime's blocking pool.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Builder::new_current_thread().build_local().unwrap();
+    /// let task = rt.spawn_blocking(|| 5);
+    /// assert_eq!(rt.block_on(task).unwrap(), 5);
+    /// ```
+    #[track_caller]
+    pub fn spawn_blocking<F, R>(&self, f: F) -> JoinHandle<R>
+    where
+        F: FnOnce() -> R + Send + 'static,
+        R: Send + 'static,
+    {
+        self.rt.spawn_blocking(f)
+    }
+
+    /// A handle to the runtime (it spawns `Send` tasks only).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Builder::new_current_thread().build_local().unwrap();
+    /// assert_eq!(rt.handle().metrics().num_workers(), 1);
+    /// ```
+    pub fn handle(&self) -> &Handle {
+        self.rt.handle()
+    }
+
+    /// Makes the runtime current on this thread until the guard drops.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Builder::new_current_thread().build_local().unwrap();
+    /// let _guard = rt.enter();
+    /// assert!(rt::runtime::Handle::try_current().is_ok());
+    /// ```
+    pub fn enter(&self) -> EnterGuard<'_> {
+        self.rt.enter()
+    }
+
+    /// Drops the local tasks, then shuts the runtime down as
+    /// [`Runtime::shutdown_timeout`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Builder::new_current_thread().build_local().unwrap();
+    /// rt.spawn_local(std::future::pending::<()>());
+    /// rt.shutdown_timeout(std::time::Duration::from_secs(1));
+    /// ```
+    pub fn shutdown_timeout(self, timeout: Duration) {
+        let LocalRuntime { local, rt } = self;
+        drop(local);
+        rt.shutdown_timeout(timeout);
+    }
+
+    /// Drops the local tasks, then shuts the runtime down without waiting,
+    /// as [`Runtime::shutdown_background`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Builder::new_current_thread().build_local().unwrap();
+    /// rt.shutdown_background();
+    /// ```
+    pub fn shutdown_background(self) {
+        let LocalRuntime { local, rt } = self;
+        drop(local);
+        rt.shutdown_background();
+    }
+}
+
+impl fmt::Debug for LocalRuntime {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("LocalRuntime")
+            .field("local", &self.local)
+            .field("rt", &self.rt)
+            .finish()
+    }
+}

@@ -1,0 +1,577 @@
+//! `LocalSet` and `spawn_local`: tasks whose futures are not `Send`, run on
+//! the one thread that owns the set.
+//!
+//! A local task is an ordinary task (one allocation, the same state word,
+//! `JoinHandle` and wakers) whose scheduler is the set's `Shared`. The set
+//! itself is `!Send`, so everything that polls or drops a local future
+//! happens where the set lives:
+//! 1. spawning (`LocalSet::spawn_local`, or `spawn_local` inside the set)
+//!    binds the task to the set's owned list and queues it on the set's
+//!    local queue, waking whoever drives the set if it is not running;
+//! 2. driving the set (`run_until`, `block_on`, awaiting the set) enters it
+//!    (makes it this thread's current set, for `spawn_local` and for wakes
+//!    on this thread), stores the driver's waker, polls the main future,
+//!    then runs up to `MAX_TASKS_PER_TICK` queued tasks; when tasks are
+//!    left it wakes the driver to come back after other work;
+//! 3. a wake on this thread while the set is entered queues the task
+//!    locally, no lock; any other wake (another thread, or this thread
+//!    outside the set: a timer, another task) goes to the remote queue
+//!    under a mutex and wakes the stored waker. The remote queue is moved
+//!    into the local one whenever that is empty and every
+//!    `REMOTE_INTERVAL` ticks, so remote wakes cannot starve;
+//! 4. aborting a local task on another thread does not drop its future
+//!    there: the task's scheduler answers `false` to
+//!    `may_drop_future_here`, so the abort marks the task cancelled and
+//!    schedules it (step 3), and the poll on the owning thread drops it;
+//! 5. dropping the set (on its thread): close the remote queue (a later
+//!    remote wake drops its task reference on the spot), cancel every
+//!    task in the owned list (their futures are dropped here), then drop
+//!    the queued references. A waker dropped later on another thread may
+//!    free a task's memory, but never holds the last reference to a live
+//!    future: the owned list holds one until the future is gone.
+
+use crate::loom::sync::atomic::{AtomicBool, Ordering};
+use crate::loom::sync::{Arc, Mutex};
+use crate::loom::thread::{self, ThreadId};
+use crate::task::list::OwnedTasks;
+use crate::task::{self, Header, Id, JoinHandle, Notified, Schedule};
+use pin_project_lite::pin_project;
+use std::cell::{Cell, RefCell};
+use std::collections::VecDeque;
+use std::fmt;
+use std::future::Future;
+use std::marker::PhantomData;
+use std::pin::Pin;
+use std::rc::Rc;
+use std::task::{Context, Poll, Waker};
+
+/// Tasks run per poll of the set before it yields to its driver.
+const MAX_TASKS_PER_TICK: usize = 61;
+
+/// Every this many ticks the remote queue is taken even when local tasks
+/// are waiting (step 3 of the module docs).
+const REMOTE_INTERVAL: u32 = 31;
+
+/// A set of `!Send` tasks that run on the thread that owns the set.
+///
+/// Spawn onto it with [`LocalSet::spawn_local`] (or, from inside it, with
+/// [`spawn_local`]) and drive it with [`run_until`](LocalSet::run_until),
+/// [`block_on`](LocalSet::block_on) or by awaiting it. It runs inside any
+/// runtime's `block_on`, on the current-thread runtime (where it shares
+/// the thread with the runtime's other tasks) or on any thread that blocks
+/// on a multi-thread runtime, such as a `spawn_blocking` closure.
+///
+/// Local tasks are woken from any thread (their wakers are `Send + Sync`),
+/// join through the usual [`JoinHandle`] and can be aborted from anywhere;
+/// their futures are only ever polled and dropped on the set's thread.
+/// Dropping the set cancels the tasks still in it, dropping their futures
+/// there.
+///
+/// # Examples
+///
+/// ```
+/// use std::rc::Rc;
+/// use rt::task::LocalSet;
+///
+/// let rt = rt::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+/// let local = LocalSet::new();
+/// let shared = Rc::new(41);
+/// let answer = local.block_on(&rt, async move {
+///     let shared2 = shared.clone();
+///     let task = rt::task::spawn_local(async move { *shared2 + 1 });
+///     task.await.unwrap()
+/// });
+/// assert_eq!(answer, 42);
+/// ```
+pub struct LocalSet {
+    context: Rc<SetContext>,
+}
+
+/// The owning thread's view of a set; `CURRENT` holds it while entered.
+struct SetContext {
+    shared: Arc<Shared>,
+    /// Tasks woken or spawned on this thread.
+    queue: RefCell<VecDeque<Notified>>,
+    tick: Cell<u32>,
+}
+
+/// What other threads reach: the scheduler of local tasks.
+pub(crate) struct Shared {
+    owner: ThreadId,
+    owned: OwnedTasks,
+    remote: Mutex<RemoteQueue>,
+    /// Whether `remote` may hold tasks: lets the owner skip the lock.
+    remote_pending: AtomicBool,
+    /// The waker of whoever drives the set.
+    driver: Mutex<Option<Waker>>,
+}
+
+struct RemoteQueue {
+    tasks: VecDeque<Notified>,
+    closed: bool,
+}
+
+#[cfg(not(loom))]
+thread_local! {
+    static CURRENT: RefCell<Option<Rc<SetContext>>> = const { RefCell::new(None) };
+}
+
+#[cfg(loom)]
+loom::thread_local! {
+    static CURRENT: RefCell<Option<Rc<SetContext>>> = RefCell::new(None);
+}
+
+/// Spawns a `!Send` future onto the [`LocalSet`] this thread is running
+/// (inside `run_until`, `block_on`, an awaited set, or under
+/// [`LocalSet::enter`]).
+///
+/// # Panics
+///
+/// Panics outside a `LocalSet`, naming the ways to run one.
+///
+/// # Examples
+///
+/// ```
+/// use std::cell::Cell;
+/// use std::rc::Rc;
+///
+/// let rt = rt::runtime::Builder::new_current_thread().build().unwrap();
+/// let counter = Rc::new(Cell::new(0));
+/// rt::task::LocalSet::new().block_on(&rt, async {
+///     let handles: Vec<_> = (0..3)
+///         .map(|_| {
+///             let counter = counter.clone();
+///             rt::task::spawn_local(async move { counter.set(counter.get() + 1) })
+///         })
+///         .collect();
+///     for handle in handles {
+///         handle.await.unwrap();
+///     }
+/// });
+/// assert_eq!(counter.get(), 3);
+/// ```
+#[track_caller]
+pub fn spawn_local<F>(future: F) -> JoinHandle<F::Output>
+where
+    F: Future + 'static,
+    F::Output: 'static,
+{
+    let current = CURRENT
+        .try_with(|current| current.borrow().clone())
+        .ok()
+        .flatten();
+    match current {
+        Some(context) => context.spawn(future),
+        None => panic!(
+            "`rt::task::spawn_local` called outside a `LocalSet`: local tasks need a set to run \
+             on. Run this code inside `LocalSet::run_until`, `LocalSet::block_on` or an \
+             awaited `LocalSet` (or under `LocalSet::enter`), or spawn with \
+             `LocalSet::spawn_local`; use `rt::spawn` for `Send` futures"
+        ),
+    }
+}
+
+impl LocalSet {
+    /// An empty set, owned by this thread.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let local = rt::task::LocalSet::new();
+    /// # drop(local);
+    /// ```
+    pub fn new() -> LocalSet {
+        LocalSet {
+            context: Rc::new(SetContext {
+                shared: Arc::new(Shared {
+                    owner: thread::current().id(),
+                    owned: OwnedTasks::new(1),
+                    remote: Mutex::new(RemoteQueue {
+                        tasks: VecDeque::new(),
+                        closed: false,
+                    }),
+                    remote_pending: AtomicBool::new(false),
+                    driver: Mutex::new(None),
+                }),
+                queue: RefCell::new(VecDeque::new()),
+                tick: Cell::new(0),
+            }),
+        }
+    }
+
+    /// Spawns a `!Send` future onto this set. It starts running when the
+    /// set is next driven.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::rc::Rc;
+    ///
+    /// let rt = rt::runtime::Builder::new_current_thread().build().unwrap();
+    /// let local = rt::task::LocalSet::new();
+    /// let name = Rc::new("local");
+    /// let task = local.spawn_local(async move { name.len() });
+    /// assert_eq!(local.block_on(&rt, task).unwrap(), 5);
+    /// ```
+    pub fn spawn_local<F>(&self, future: F) -> JoinHandle<F::Output>
+    where
+        F: Future + 'static,
+        F::Output: 'static,
+    {
+        self.context.spawn(future)
+    }
+
+    /// Runs `future` to completion on `rt`, driving this set's tasks
+    /// meanwhile. Tasks still unfinished when it completes stay in the set.
+    ///
+    /// # Panics
+    ///
+    /// Panics if called inside a runtime, as [`Runtime::block_on`](crate::runtime::Runtime::block_on).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// let local = rt::task::LocalSet::new();
+    /// let out = local.block_on(&rt, async { rt::task::spawn_local(async { 7 }).await.unwrap() });
+    /// assert_eq!(out, 7);
+    /// ```
+    #[track_caller]
+    pub fn block_on<F: Future>(&self, rt: &crate::runtime::Runtime, future: F) -> F::Output {
+        rt.block_on(self.run_until(future))
+    }
+
+    /// A future that drives this set's tasks until `future` completes, and
+    /// returns its output. Inside it, [`spawn_local`] spawns onto this set.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Builder::new_current_thread().build().unwrap();
+    /// let local = rt::task::LocalSet::new();
+    /// rt.block_on(local.run_until(async {
+    ///     let rc = std::rc::Rc::new(5);
+    ///     let doubled = rt::task::spawn_local(async move { *rc * 2 }).await.unwrap();
+    ///     assert_eq!(doubled, 10);
+    /// }));
+    /// ```
+    pub fn run_until<F: Future>(&self, future: F) -> RunUntil<'_, F> {
+        RunUntil {
+            local_set: self,
+            future,
+        }
+    }
+
+    /// Makes this the current set until the guard drops, so that
+    /// [`spawn_local`] works outside `run_until` (the tasks run when the
+    /// set is next driven).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Builder::new_current_thread().build().unwrap();
+    /// let local = rt::task::LocalSet::new();
+    /// let task = {
+    ///     let _guard = local.enter();
+    ///     rt::task::spawn_local(async { "spawned early" })
+    /// };
+    /// assert_eq!(local.block_on(&rt, task).unwrap(), "spawned early");
+    /// ```
+    pub fn enter(&self) -> LocalEnterGuard<'_> {
+        // Fails only while this thread's thread-locals are torn down (a set
+        // dropped by one of them): the set then runs without being current.
+        let prev = CURRENT
+            .try_with(|current| current.replace(Some(self.context.clone())))
+            .ok()
+            .flatten();
+        LocalEnterGuard {
+            prev,
+            _set: PhantomData,
+        }
+    }
+
+    /// Runs `f` with this set entered (step 2 of the module docs).
+    fn with_entered<R>(&self, f: impl FnOnce() -> R) -> R {
+        let _guard = self.enter();
+        f()
+    }
+
+    /// Runs up to `MAX_TASKS_PER_TICK` tasks; `true` if tasks are left.
+    fn tick(&self) -> bool {
+        for _ in 0..MAX_TASKS_PER_TICK {
+            match self.context.next_task() {
+                Some(task) => task.run(),
+                None => return false,
+            }
+        }
+        !self.context.queue.borrow().is_empty()
+            || self.context.shared.remote_pending.load(Ordering::Acquire)
+    }
+}
+
+impl SetContext {
+    fn spawn<F>(&self, future: F) -> JoinHandle<F::Output>
+    where
+        F: Future + 'static,
+        F::Output: 'static,
+    {
+        // SAFETY: `new_local_task`'s contract holds: `Shared` runs a task only
+        // from the queues of the set that owns it, which is `!Send` and so
+        // never leaves this thread, and it answers `may_drop_future_here`
+        // with `false` on every other thread.
+        let (raw, join) = unsafe { task::new_local_task(future, self.shared.clone(), Id::next()) };
+        if let Some(task) = self.shared.owned.bind(raw) {
+            self.queue.borrow_mut().push_back(task);
+            if !self.is_current() {
+                // Step 1: nobody is running the set; have its driver come.
+                self.shared.wake_driver();
+            }
+        }
+        join
+    }
+
+    fn is_current(&self) -> bool {
+        CURRENT
+            .try_with(|current| {
+                current
+                    .borrow()
+                    .as_ref()
+                    .is_some_and(|current| std::ptr::eq(&**current, self))
+            })
+            .unwrap_or(false)
+    }
+
+    fn next_task(&self) -> Option<Notified> {
+        let tick = self.tick.get().wrapping_add(1);
+        self.tick.set(tick);
+        let mut queue = self.queue.borrow_mut();
+        if tick % REMOTE_INTERVAL == 0 || queue.is_empty() {
+            self.shared.take_remote(&mut queue);
+        }
+        queue.pop_front()
+    }
+}
+
+impl Shared {
+    /// Moves the remote queue's tasks to the back of `queue`.
+    fn take_remote(&self, queue: &mut VecDeque<Notified>) {
+        if !self.remote_pending.load(Ordering::Acquire) {
+            return;
+        }
+        let mut remote = self.remote.lock().unwrap();
+        self.remote_pending.store(false, Ordering::Release);
+        queue.append(&mut remote.tasks);
+    }
+
+    fn register_driver(&self, waker: &Waker) {
+        let old = {
+            let mut driver = self.driver.lock().unwrap();
+            if driver.as_ref().is_some_and(|old| old.will_wake(waker)) {
+                return;
+            }
+            driver.replace(waker.clone())
+        };
+        // Dropped after unlocking: a waker's destructor may re-enter.
+        drop(old);
+    }
+
+    fn wake_driver(&self) {
+        let waker = self.driver.lock().unwrap().clone();
+        if let Some(waker) = waker {
+            waker.wake();
+        }
+    }
+}
+
+impl Schedule for Arc<Shared> {
+    /// Step 3 of the module docs.
+    fn schedule(&self, task: Notified) {
+        let mut task = Some(task);
+        // Fails only while this thread's thread-locals are torn down; the
+        // remote queue takes the task then.
+        let _ = CURRENT.try_with(|current| {
+            if let Some(context) = current.borrow().as_ref() {
+                if Arc::ptr_eq(&context.shared, self) {
+                    context.queue.borrow_mut().extend(task.take());
+                }
+            }
+        });
+        let Some(task) = task else {
+            return;
+        };
+        let rejected = {
+            let mut remote = self.remote.lock().unwrap();
+            if remote.closed {
+                Some(task)
+            } else {
+                remote.tasks.push_back(task);
+                self.remote_pending.store(true, Ordering::Release);
+                None
+            }
+        };
+        match rejected {
+            // The set is gone (step 5): its tasks were cancelled, and this
+            // is only a reference, dropped outside the lock.
+            Some(task) => drop(task),
+            None => self.wake_driver(),
+        }
+    }
+
+    fn release(&self, task: &Header) -> bool {
+        self.owned.remove(task)
+    }
+
+    /// Step 4 of the module docs.
+    fn may_drop_future_here(&self) -> bool {
+        thread::current().id() == self.owner
+    }
+}
+
+pin_project! {
+    /// The future of [`LocalSet::run_until`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Builder::new_current_thread().build().unwrap();
+    /// let local = rt::task::LocalSet::new();
+    /// let run: rt::task::RunUntil<'_, _> = local.run_until(async { 1 });
+    /// assert_eq!(rt.block_on(run), 1);
+    /// ```
+    #[must_use = "futures do nothing unless you `.await` or poll them"]
+    pub struct RunUntil<'a, F> {
+        local_set: &'a LocalSet,
+        #[pin]
+        future: F,
+    }
+}
+
+impl<F: Future> Future for RunUntil<'_, F> {
+    type Output = F::Output;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
+        let me = self.project();
+        let local_set = *me.local_set;
+        let future = me.future;
+        local_set.with_entered(|| {
+            local_set.context.shared.register_driver(cx.waker());
+            if let Poll::Ready(output) = task::budget_scope(|| future.poll(cx)) {
+                return Poll::Ready(output);
+            }
+            if local_set.tick() {
+                cx.waker().wake_by_ref();
+            }
+            Poll::Pending
+        })
+    }
+}
+
+/// Awaiting a set runs it until all its tasks have finished.
+///
+/// # Examples
+///
+/// ```
+/// use std::cell::Cell;
+/// use std::rc::Rc;
+///
+/// let rt = rt::runtime::Builder::new_current_thread().build().unwrap();
+/// let local = rt::task::LocalSet::new();
+/// let done = Rc::new(Cell::new(false));
+/// let flag = done.clone();
+/// local.spawn_local(async move {
+///     rt::task::yield_now().await;
+///     flag.set(true);
+/// });
+/// rt.block_on(local);
+/// assert!(done.get());
+/// ```
+impl Future for LocalSet {
+    type Output = ();
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        let local_set = &*self;
+        local_set.with_entered(|| {
+            local_set.context.shared.register_driver(cx.waker());
+            if local_set.tick() {
+                cx.waker().wake_by_ref();
+                Poll::Pending
+            } else if local_set.context.shared.owned.len() == 0 {
+                Poll::Ready(())
+            } else {
+                Poll::Pending
+            }
+        })
+    }
+}
+
+impl Default for LocalSet {
+    fn default() -> LocalSet {
+        LocalSet::new()
+    }
+}
+
+impl Drop for LocalSet {
+    /// Step 5 of the module docs.
+    fn drop(&mut self) {
+        self.with_entered(|| {
+            let shared = &self.context.shared;
+            let remote = {
+                let mut remote = shared.remote.lock().unwrap();
+                remote.closed = true;
+                std::mem::take(&mut remote.tasks)
+            };
+            shared.owned.close_and_shutdown_all();
+            drop(remote);
+            // Destructors above may have woken tasks here; the references
+            // are all that is left of them.
+            let local = std::mem::take(&mut *self.context.queue.borrow_mut());
+            drop(local);
+        });
+    }
+}
+
+impl fmt::Debug for LocalSet {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("LocalSet")
+            .field("tasks", &self.context.shared.owned.len())
+            .finish()
+    }
+}
+
+impl fmt::Debug for Shared {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("LocalSet::Shared")
+            .field("owner", &self.owner)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Keeps a [`LocalSet`] current on this thread; see [`LocalSet::enter`].
+///
+/// # Examples
+///
+/// ```
+/// let local = rt::task::LocalSet::new();
+/// let _guard: rt::task::LocalEnterGuard<'_> = local.enter();
+/// ```
+#[must_use = "the set is only current while the guard is alive"]
+pub struct LocalEnterGuard<'a> {
+    prev: Option<Rc<SetContext>>,
+    _set: PhantomData<&'a LocalSet>,
+}
+
+impl Drop for LocalEnterGuard<'_> {
+    fn drop(&mut self) {
+        let prev = self.prev.take();
+        let replaced = CURRENT.try_with(|current| current.replace(prev));
+        // Dropped after the slot is released: it may be the last reference
+        // to a set's context.
+        drop(replaced);
+    }
+}
+
+impl fmt::Debug for LocalEnterGuard<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("LocalEnterGuard").finish_non_exhaustive()
+    }
+}

@@ -1,0 +1,334 @@
+//! `rt::process`: pipes, exit statuses, kill, kill_on_drop, outputs and
+//! errors, on both schedulers.
+
+mod support;
+
+use rt::io::{AsyncReadExt, AsyncWriteExt};
+use rt::process::Command;
+use std::io;
+use std::os::unix::process::ExitStatusExt;
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+use support::{Checksum, Pattern, expect_panic, on_both};
+
+/// Whether process `pid` still exists in any state (a zombie included).
+fn process_exists(pid: u32) -> bool {
+    std::path::Path::new(&format!("/proc/{pid}")).exists()
+}
+
+/// Keeps the runtime turning until process `pid` is gone (reaped), so a
+/// background reaper on a current-thread runtime gets to run. The deadline
+/// only turns a hang into a failure.
+async fn until_reaped(pid: u32) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while process_exists(pid) {
+        assert!(Instant::now() < deadline, "child {pid} was never reaped");
+        rt::task::yield_now().await;
+    }
+}
+
+#[test]
+fn one_mebibyte_echoes_through_cat_while_it_is_written() {
+    const LEN: usize = 1 << 20;
+    on_both(|| async {
+        let mut child = Command::new("cat")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        let mut stdout = child.stdout.take().unwrap();
+        // Far more than a pipe holds: the write only finishes because the
+        // read runs at the same time.
+        let writer = rt::spawn(async move {
+            let mut pattern = Pattern::new(7);
+            let mut expected = Checksum::new();
+            let mut chunk = vec![0; 64 * 1024 + 3];
+            let mut left = LEN;
+            while left > 0 {
+                let n = left.min(chunk.len());
+                pattern.fill(&mut chunk[..n]);
+                expected.update(&chunk[..n]);
+                stdin.write_all(&chunk[..n]).await.unwrap();
+                left -= n;
+            }
+            stdin.close().await.unwrap();
+            expected
+        });
+        let mut seen = Checksum::new();
+        let mut total = 0;
+        let mut buf = vec![0; 32 * 1024];
+        loop {
+            let n = stdout.read(&mut buf).await.unwrap();
+            if n == 0 {
+                break;
+            }
+            seen.update(&buf[..n]);
+            total += n;
+        }
+        assert_eq!(total, LEN);
+        assert_eq!(seen, writer.await.unwrap());
+        assert!(child.wait().await.unwrap().success());
+    });
+}
+
+#[test]
+fn exit_codes_and_signals_are_reported() {
+    on_both(|| async {
+        for code in [0, 1, 2, 42, 255] {
+            let status = Command::new("sh")
+                .args(["-c", &format!("exit {code}")])
+                .status()
+                .await
+                .unwrap();
+            assert_eq!(status.code(), Some(code));
+            assert_eq!(status.signal(), None);
+            assert_eq!(status.success(), code == 0);
+        }
+        for signal in [libc::SIGTERM, libc::SIGINT, libc::SIGUSR1] {
+            let status = Command::new("sh")
+                .args(["-c", &format!("kill -{signal} $$")])
+                .status()
+                .await
+                .unwrap();
+            assert_eq!(status.signal(), Some(signal));
+            assert_eq!(status.code(), None);
+        }
+    });
+}
+
+#[test]
+fn kill_stops_the_child_and_reaps_it() {
+    on_both(|| async {
+        let mut child = Command::new("sleep").arg("1000").spawn().unwrap();
+        let pid = child.id().unwrap();
+        assert_eq!(child.try_wait().unwrap(), None);
+        child.kill().await.unwrap();
+        assert!(!process_exists(pid), "killed child left as a zombie");
+        let status = child.try_wait().unwrap().unwrap();
+        assert_eq!(status.signal(), Some(libc::SIGKILL));
+        assert_eq!(child.id(), None);
+        // Killing and waiting again are harmless.
+        child.start_kill().unwrap();
+        child.kill().await.unwrap();
+        assert_eq!(child.wait().await.unwrap(), status);
+    });
+}
+
+#[test]
+fn a_dropped_child_with_kill_on_drop_is_killed_and_reaped() {
+    on_both(|| async {
+        let child = Command::new("sleep")
+            .arg("1000")
+            .kill_on_drop(true)
+            .spawn()
+            .unwrap();
+        let pid = child.id().unwrap();
+        drop(child);
+        until_reaped(pid).await;
+
+        // The future of `output` owns its child: dropping it kills too.
+        let mut command = Command::new("sleep");
+        command.arg("1001").kill_on_drop(true);
+        let output = Box::pin(command.output());
+        let mut output = output;
+        assert!(futures::poll!(output.as_mut()).is_pending());
+        let pid = child_of_ours_running(b"sleep\x001001\x00");
+        drop(output);
+        until_reaped(pid).await;
+    });
+}
+
+/// The pid of our child whose command line (NUL-separated) is `cmdline`;
+/// the arguments are unique to one test.
+fn child_of_ours_running(cmdline: &[u8]) -> u32 {
+    let me = std::process::id();
+    let children = std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            let parent = std::fs::read_to_string(format!("/proc/{pid}/stat"))
+                .ok()
+                .and_then(|stat| {
+                    // The fields after the command name, which may hold
+                    // spaces and parentheses itself.
+                    let after = stat.rsplit(')').next()?;
+                    after.split_whitespace().nth(1)?.parse::<u32>().ok()
+                });
+            parent == Some(me)
+                && std::fs::read(format!("/proc/{pid}/cmdline")).is_ok_and(|c| c == cmdline)
+        })
+        .collect::<Vec<_>>();
+    assert_eq!(children.len(), 1, "one such child: {children:?}");
+    children[0]
+}
+
+#[test]
+fn a_dropped_child_without_kill_on_drop_runs_on_and_is_reaped_when_it_exits() {
+    on_both(|| async {
+        let mut child = Command::new("cat")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .spawn()
+            .unwrap();
+        let pid = child.id().unwrap();
+        let stdin = child.stdin.take().unwrap();
+        drop(child);
+        // Still running: it waits for its input to end.
+        assert!(process_exists(pid));
+        drop(stdin);
+        until_reaped(pid).await;
+    });
+}
+
+#[test]
+fn wait_with_output_reads_stdout_and_stderr_at_once() {
+    on_both(|| async {
+        // More than a pipe holds on stderr before anything on stdout: a
+        // reader that finished stdout first would deadlock.
+        let child = Command::new("sh")
+            .args(["-c", "seq 40001 80000 >&2; seq 1 40000; exit 7"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let output = child.wait_with_output().await.unwrap();
+        assert_eq!(output.status.code(), Some(7));
+        let expected = |range: std::ops::RangeInclusive<u32>| {
+            range.map(|n| format!("{n}\n")).collect::<String>()
+        };
+        assert_eq!(
+            String::from_utf8(output.stdout).unwrap(),
+            expected(1..=40000)
+        );
+        assert_eq!(
+            String::from_utf8(output.stderr).unwrap(),
+            expected(40001..=80000)
+        );
+    });
+}
+
+#[test]
+fn output_captures_both_streams_and_gives_an_empty_stdin() {
+    on_both(|| async {
+        let output = Command::new("sh")
+            .args(["-c", "cat; echo out; echo err >&2"])
+            .output()
+            .await
+            .unwrap();
+        assert!(output.status.success());
+        assert_eq!(output.stdout, b"out\n");
+        assert_eq!(output.stderr, b"err\n");
+    });
+}
+
+#[test]
+fn a_missing_program_is_a_not_found_error_naming_it() {
+    on_both(|| async {
+        let error = Command::new("rt-no-such-program")
+            .output()
+            .await
+            .unwrap_err();
+        assert_eq!(error.kind(), io::ErrorKind::NotFound);
+        let message = error.to_string();
+        assert!(message.contains("\"rt-no-such-program\""), "{message}");
+        assert!(message.contains("not found"), "{message}");
+
+        let error = Command::new("/no/such/dir/program").spawn().unwrap_err();
+        assert_eq!(error.kind(), io::ErrorKind::NotFound);
+
+        let error = Command::new("true")
+            .current_dir("/no/such/dir")
+            .status()
+            .await
+            .unwrap_err();
+        assert_eq!(error.kind(), io::ErrorKind::NotFound);
+    });
+}
+
+#[test]
+fn environment_arguments_and_directory_reach_the_child() {
+    on_both(|| async {
+        let output = Command::new("sh")
+            .args([
+                "-c",
+                "echo \"$1:$RT_TEST_VAR:$(pwd):${HOME:-none}\"",
+                "sh",
+                "arg",
+            ])
+            .env("RT_TEST_VAR", "value")
+            .env_remove("HOME")
+            .current_dir("/")
+            .output()
+            .await
+            .unwrap();
+        assert_eq!(output.stdout, b"arg:value:/:none\n");
+
+        let output = Command::new("/usr/bin/env")
+            .env_clear()
+            .envs([("ONLY", "this")])
+            .output()
+            .await
+            .unwrap();
+        assert_eq!(output.stdout, b"ONLY=this\n");
+    });
+}
+
+#[test]
+fn an_abandoned_wait_loses_nothing() {
+    on_both(|| async {
+        let mut child = Command::new("sleep").arg("1000").spawn().unwrap();
+        {
+            let wait = child.wait();
+            futures::pin_mut!(wait);
+            assert!(futures::poll!(wait.as_mut()).is_pending());
+        }
+        child.start_kill().unwrap();
+        assert_eq!(child.wait().await.unwrap().signal(), Some(libc::SIGKILL));
+    });
+}
+
+#[test]
+fn several_tasks_wait_for_their_own_children_concurrently() {
+    on_both(|| async {
+        let tasks: Vec<_> = (0..20)
+            .map(|code| {
+                rt::spawn(async move {
+                    let mut child = Command::new("sh")
+                        .args(["-c", &format!("exit {code}")])
+                        .spawn()
+                        .unwrap();
+                    child.wait().await.unwrap().code()
+                })
+            })
+            .collect();
+        for (code, task) in tasks.into_iter().enumerate() {
+            assert_eq!(task.await.unwrap(), Some(code as i32));
+        }
+    });
+}
+
+#[test]
+fn a_closed_stdin_rejects_writes_and_a_child_sees_its_end() {
+    on_both(|| async {
+        let mut child = Command::new("wc")
+            .arg("-c")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        stdin.write_all(b"12345").await.unwrap();
+        stdin.close().await.unwrap();
+        let error = stdin.write_all(b"more").await.unwrap_err();
+        assert_eq!(error.kind(), io::ErrorKind::BrokenPipe);
+        let output = child.wait_with_output().await.unwrap();
+        assert_eq!(String::from_utf8(output.stdout).unwrap().trim(), "5");
+    });
+}
+
+#[test]
+fn spawning_outside_a_runtime_panics_naming_the_fix() {
+    let message = expect_panic(|| Command::new("true").spawn());
+    assert!(message.contains("enable_io"), "{message}");
+}

@@ -1,0 +1,461 @@
+//! `LocalSet` and `spawn_local`: `!Send` tasks on one thread, woken from
+//! any thread, joined and aborted through the usual handles, and dropped on
+//! their own thread.
+
+mod support;
+
+use rt::runtime::{Builder, Runtime};
+use rt::task::{LocalSet, spawn_local, yield_now};
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+use std::sync::{Arc, Barrier, Mutex};
+use std::thread::{self, ThreadId};
+use support::{expect_panic, panic_message};
+
+fn current_thread() -> Runtime {
+    Builder::new_current_thread().enable_all().build().unwrap()
+}
+
+fn multi_thread() -> Runtime {
+    Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+/// Both ways a set is driven by `block_on`: the current-thread runtime
+/// (the set shares the thread with the runtime's tasks) and a thread
+/// blocking on the multi-thread runtime.
+fn runtimes() -> [(&'static str, Runtime); 2] {
+    [
+        ("current_thread", current_thread()),
+        ("multi_thread", multi_thread()),
+    ]
+}
+
+/// Records on which thread it was dropped, and that the `Rc` it holds (a
+/// `!Send` value) is still intact then.
+struct ThreadRecorder {
+    dropped_on: Arc<Mutex<Vec<ThreadId>>>,
+    rc: Rc<u32>,
+}
+
+impl Drop for ThreadRecorder {
+    fn drop(&mut self) {
+        assert_eq!(*self.rc, 7);
+        self.dropped_on.lock().unwrap().push(thread::current().id());
+    }
+}
+
+fn recorder(dropped_on: &Arc<Mutex<Vec<ThreadId>>>) -> ThreadRecorder {
+    ThreadRecorder {
+        dropped_on: dropped_on.clone(),
+        rc: Rc::new(7),
+    }
+}
+
+#[test]
+fn tasks_holding_rc_share_state_on_one_thread() {
+    for (name, rt) in runtimes() {
+        eprintln!("-- {name}");
+        let local = LocalSet::new();
+        let log = Rc::new(RefCell::new(Vec::new()));
+        let owner = thread::current().id();
+        local.block_on(&rt, async {
+            let tasks: Vec<_> = (0..10)
+                .map(|i| {
+                    let log = log.clone();
+                    spawn_local(async move {
+                        for round in 0..5 {
+                            assert_eq!(thread::current().id(), owner);
+                            log.borrow_mut().push((i, round));
+                            yield_now().await;
+                        }
+                        Rc::new(i)
+                    })
+                })
+                .collect();
+            for (i, task) in tasks.into_iter().enumerate() {
+                // A `!Send` output comes back through the JoinHandle.
+                let out: Rc<usize> = task.await.unwrap();
+                assert_eq!(*out, i);
+            }
+        });
+        assert_eq!(log.borrow().len(), 50);
+        // The tasks took turns: every task's first round before any second.
+        assert!(log.borrow()[..10].iter().all(|&(_, round)| round == 0));
+    }
+}
+
+#[test]
+fn a_local_task_is_woken_from_other_threads() {
+    for (name, rt) in runtimes() {
+        eprintln!("-- {name}");
+        let local = LocalSet::new();
+        local.block_on(&rt, async {
+            let state = Rc::new(Cell::new(0));
+            let (tx, rx) = rt::sync::oneshot::channel::<u32>();
+            let seen = state.clone();
+            let task = spawn_local(async move {
+                let value = rx.await.unwrap();
+                seen.set(value);
+                // And a wake from a runtime task (a worker thread on the
+                // multi-thread runtime).
+                let from_worker = rt::spawn(async { 5 }).await.unwrap();
+                seen.set(seen.get() + from_worker);
+            });
+            let barrier = Arc::new(Barrier::new(2));
+            let sender = thread::spawn({
+                let barrier = barrier.clone();
+                move || {
+                    barrier.wait();
+                    tx.send(37).unwrap();
+                }
+            });
+            // The task is parked on the channel before the thread sends.
+            yield_now().await;
+            assert_eq!(state.get(), 0);
+            barrier.wait();
+            task.await.unwrap();
+            sender.join().unwrap();
+            assert_eq!(state.get(), 42);
+        });
+    }
+}
+
+#[test]
+fn an_abort_from_another_thread_drops_the_future_on_the_owning_thread() {
+    for (name, rt) in runtimes() {
+        eprintln!("-- {name}");
+        let local = LocalSet::new();
+        let dropped_on = Arc::new(Mutex::new(Vec::new()));
+        let guard = recorder(&dropped_on);
+        let task = local.spawn_local(async move {
+            let _guard = guard;
+            std::future::pending::<()>().await;
+        });
+        // Let it start and park.
+        local.block_on(&rt, yield_now());
+        let abort = task.abort_handle();
+        thread::spawn(move || abort.abort()).join().unwrap();
+        // The abort could not drop the future on that thread; it waits for
+        // the set to run it.
+        assert!(dropped_on.lock().unwrap().is_empty());
+        assert!(!task.is_finished());
+        let error = local.block_on(&rt, task).unwrap_err();
+        assert!(error.is_cancelled());
+        assert_eq!(*dropped_on.lock().unwrap(), [thread::current().id()]);
+    }
+}
+
+#[test]
+fn an_abort_on_the_owning_thread_and_of_a_queued_task() {
+    let rt = current_thread();
+    let local = LocalSet::new();
+    let dropped_on = Arc::new(Mutex::new(Vec::new()));
+    local.block_on(&rt, async {
+        let guard = recorder(&dropped_on);
+        let running = spawn_local(async move {
+            let _guard = guard;
+            std::future::pending::<()>().await;
+        });
+        yield_now().await;
+        running.abort();
+        assert!(running.await.unwrap_err().is_cancelled());
+
+        // Never polled: aborted while queued.
+        let guard = recorder(&dropped_on);
+        let queued = spawn_local(async move {
+            let _guard = guard;
+            unreachable!("an aborted task is never polled");
+        });
+        queued.abort();
+        assert!(queued.await.unwrap_err().is_cancelled());
+    });
+    assert_eq!(dropped_on.lock().unwrap().len(), 2);
+}
+
+#[test]
+fn a_panicking_local_task_is_reported_and_the_set_runs_on() {
+    for (name, rt) in runtimes() {
+        eprintln!("-- {name}");
+        let local = LocalSet::new();
+        local.block_on(&rt, async {
+            let failed = spawn_local(async {
+                yield_now().await;
+                panic!("local boom");
+            });
+            let error = failed.await.unwrap_err();
+            assert!(error.is_panic());
+            assert_eq!(panic_message(&*error.into_panic()), "local boom");
+            assert_eq!(spawn_local(async { 1 }).await.unwrap(), 1);
+        });
+        // A panic of the main future comes out of `block_on`.
+        let message = expect_panic(|| local.block_on(&rt, async { panic!("main boom") }));
+        assert_eq!(message, "main boom");
+        assert_eq!(
+            local.block_on(&rt, local.spawn_local(async { 2 })).unwrap(),
+            2
+        );
+    }
+}
+
+#[test]
+fn nested_spawn_local_stays_on_the_thread() {
+    let rt = multi_thread();
+    let local = LocalSet::new();
+    let owner = thread::current().id();
+    let depth_reached = local.block_on(&rt, async move {
+        fn nest(depth: u32, owner: ThreadId) -> rt::task::JoinHandle<u32> {
+            let marker = Rc::new(depth);
+            spawn_local(async move {
+                assert_eq!(thread::current().id(), owner);
+                yield_now().await;
+                if *marker == 20 {
+                    return *marker;
+                }
+                nest(*marker + 1, owner).await.unwrap()
+            })
+        }
+        nest(0, owner).await.unwrap()
+    });
+    assert_eq!(depth_reached, 20);
+}
+
+#[test]
+fn dropping_the_set_drops_its_tasks_there_even_when_wakers_outlive_it() {
+    for (name, rt) in runtimes() {
+        eprintln!("-- {name}");
+        let local = LocalSet::new();
+        let dropped_on = Arc::new(Mutex::new(Vec::new()));
+        let order = Rc::new(RefCell::new(Vec::new()));
+        let (tx, rx) = futures_channel::oneshot::channel::<()>();
+        let mut handles = Vec::new();
+        // One task parked on a channel whose sender another thread keeps
+        // (and with it the task's waker), others parked for good.
+        let guard = recorder(&dropped_on);
+        handles.push(local.spawn_local(async move {
+            let _guard = guard;
+            let _ = rx.await;
+        }));
+        for i in 0..3 {
+            let guard = recorder(&dropped_on);
+            let order = order.clone();
+            handles.push(local.spawn_local(async move {
+                struct Logs(Rc<RefCell<Vec<i32>>>, i32);
+                impl Drop for Logs {
+                    fn drop(&mut self) {
+                        self.0.borrow_mut().push(self.1);
+                    }
+                }
+                let _guard = guard;
+                let _logs = Logs(order, i);
+                std::future::pending::<()>().await;
+            }));
+        }
+        local.block_on(&rt, yield_now());
+        let keeper = thread::spawn(move || {
+            // Holds the sender (and the task's waker) past the set's drop.
+            thread::park();
+            drop(tx);
+        });
+        drop(local);
+        // Every future was dropped during the set's drop, on this thread.
+        assert_eq!(*dropped_on.lock().unwrap(), vec![thread::current().id(); 4]);
+        let mut logged = order.borrow().clone();
+        logged.sort();
+        assert_eq!(logged, [0, 1, 2]);
+        keeper.thread().unpark();
+        keeper.join().unwrap();
+        for handle in handles {
+            assert!(rt.block_on(handle).unwrap_err().is_cancelled());
+        }
+    }
+}
+
+#[test]
+fn a_set_runs_inside_the_multi_thread_block_on_alongside_runtime_tasks() {
+    let rt = multi_thread();
+    let local = LocalSet::new();
+    let total = local.block_on(&rt, async {
+        let counter = Rc::new(Cell::new(0u64));
+        let mut local_tasks = Vec::new();
+        for i in 0..50u64 {
+            let counter = counter.clone();
+            local_tasks.push(spawn_local(async move {
+                // Work on the workers, woken back here.
+                let doubled = rt::spawn(async move { i * 2 }).await.unwrap();
+                rt::time::sleep(std::time::Duration::from_millis(1)).await;
+                counter.set(counter.get() + doubled);
+            }));
+        }
+        for task in local_tasks {
+            task.await.unwrap();
+        }
+        counter.get()
+    });
+    assert_eq!(total, (0..50u64).map(|i| i * 2).sum::<u64>());
+}
+
+#[test]
+fn a_set_runs_inside_spawn_blocking() {
+    let rt = multi_thread();
+    let out = rt
+        .block_on(rt.spawn_blocking(|| {
+            let local = LocalSet::new();
+            let handle = rt::runtime::Handle::current();
+            handle.block_on(local.run_until(async {
+                let rc = Rc::new(RefCell::new(String::from("blocking")));
+                let rc2 = rc.clone();
+                spawn_local(async move { rc2.borrow_mut().push_str("+local") })
+                    .await
+                    .unwrap();
+                rc.borrow().clone()
+            }))
+        }))
+        .unwrap();
+    assert_eq!(out, "blocking+local");
+}
+
+#[test]
+fn awaiting_the_set_runs_every_task_to_completion() {
+    let rt = current_thread();
+    let local = LocalSet::new();
+    let done = Rc::new(Cell::new(0));
+    for _ in 0..5 {
+        let done = done.clone();
+        local.spawn_local(async move {
+            for _ in 0..3 {
+                yield_now().await;
+            }
+            let done2 = done.clone();
+            spawn_local(async move { done2.set(done2.get() + 1) });
+            done.set(done.get() + 1);
+        });
+    }
+    rt.block_on(local);
+    assert_eq!(done.get(), 10);
+}
+
+#[test]
+fn tasks_left_by_run_until_continue_at_the_next_run() {
+    let rt = current_thread();
+    let local = LocalSet::new();
+    let (tx, rx) = rt::sync::oneshot::channel::<()>();
+    let task = local.spawn_local(async move {
+        rx.await.unwrap();
+        "resumed"
+    });
+    local.block_on(&rt, yield_now());
+    assert!(!task.is_finished());
+    tx.send(()).unwrap();
+    assert_eq!(local.block_on(&rt, task).unwrap(), "resumed");
+}
+
+#[test]
+fn a_busy_local_task_does_not_starve_the_main_future_or_remote_wakes() {
+    let rt = current_thread();
+    let local = LocalSet::new();
+    local.block_on(&rt, async {
+        let spinning = Rc::new(Cell::new(true));
+        let flag = spinning.clone();
+        let spinner = spawn_local(async move {
+            while flag.get() {
+                yield_now().await;
+            }
+        });
+        // Woken from another thread, while the spinner keeps the local
+        // queue busy.
+        let (tx, rx) = rt::sync::oneshot::channel::<()>();
+        let remote_woken = spawn_local(async move { rx.await.unwrap() });
+        thread::spawn(move || tx.send(()).unwrap()).join().unwrap();
+        remote_woken.await.unwrap();
+        spinning.set(false);
+        spinner.await.unwrap();
+    });
+}
+
+#[test]
+fn nested_sets_each_get_their_own_spawns() {
+    let rt = current_thread();
+    let outer = LocalSet::new();
+    outer.block_on(&rt, async {
+        let outer_task = spawn_local(async {
+            yield_now().await;
+            "outer"
+        });
+        let inner = LocalSet::new();
+        let from_inner = inner
+            .run_until(async { spawn_local(async { "inner" }).await.unwrap() })
+            .await;
+        assert_eq!(from_inner, "inner");
+        assert_eq!(outer_task.await.unwrap(), "outer");
+    });
+}
+
+#[test]
+fn spawn_local_outside_a_set_panics_naming_the_fix() {
+    let message = expect_panic(|| spawn_local(async {}));
+    assert!(message.contains("outside a `LocalSet`"), "{message}");
+    assert!(message.contains("run_until"), "{message}");
+    // Also inside a runtime task that is not in a set.
+    let rt = current_thread();
+    let error = rt
+        .block_on(rt.spawn(async { drop(spawn_local(async {})) }))
+        .unwrap_err();
+    assert!(panic_message(&*error.into_panic()).contains("outside a `LocalSet`"));
+}
+
+#[test]
+fn enter_makes_spawn_local_work_before_the_set_runs() {
+    let rt = current_thread();
+    let local = LocalSet::new();
+    let task = {
+        let _guard = local.enter();
+        spawn_local(async { Rc::new(3) })
+    };
+    assert_eq!(*local.block_on(&rt, task).unwrap(), 3);
+    // Outside the guard, no set is current again.
+    expect_panic(|| spawn_local(async {}));
+}
+
+#[test]
+fn a_local_runtime_takes_not_send_futures_and_drops_its_tasks_first() {
+    let rt = Builder::new_current_thread()
+        .enable_all()
+        .build_local()
+        .unwrap();
+    let shared = Rc::new(RefCell::new(Vec::new()));
+    let early = {
+        let shared = shared.clone();
+        rt.spawn_local(async move { shared.borrow_mut().push("early") })
+    };
+    let out = rt.block_on({
+        let shared = shared.clone();
+        async move {
+            early.await.unwrap();
+            let inner = shared.clone();
+            spawn_local(async move { inner.borrow_mut().push("inside") })
+                .await
+                .unwrap();
+            // Runtime tasks and timers work alongside.
+            rt::time::sleep(std::time::Duration::from_millis(1)).await;
+            rt::spawn(async { 40 }).await.unwrap() + shared.borrow().len()
+        }
+    });
+    assert_eq!(out, 42);
+    let dropped_on = Arc::new(Mutex::new(Vec::new()));
+    let guard = recorder(&dropped_on);
+    let parked = rt.spawn_local(async move {
+        let _guard = guard;
+        std::future::pending::<()>().await;
+    });
+    rt.block_on(yield_now());
+    drop(rt);
+    assert_eq!(*dropped_on.lock().unwrap(), [thread::current().id()]);
+    drop(parked);
+
+    let message = expect_panic(|| Builder::new_multi_thread().build_local());
+    assert!(message.contains("new_current_thread"), "{message}");
+}
