@@ -15,6 +15,8 @@
 //!   traits and their extension methods, `AsyncFd`;
 //! - [`time`]: `sleep`, `timeout`, `interval`, a pausable test clock;
 //! - [`signal`]: Ctrl-C and Unix signals as streams;
+//! - `hyper` (feature `hyper`): hyper's I/O, executor and timer traits on
+//!   rt, so hyper, hyper-util and axum serve on rt;
 //! - `spawn_blocking` and `task::block_in_place`: blocking work on a
 //!   separate, growable thread pool (`blocking/pool.rs` documents its
 //!   protocol), which also runs [`fs`] and `net::lookup_host`;
@@ -45,6 +47,8 @@ pub(crate) mod loom;
 mod blocking;
 mod driver;
 pub mod fs;
+#[cfg(feature = "hyper")]
+pub mod hyper;
 pub mod io;
 pub mod net;
 pub mod runtime;
@@ -156,6 +160,13 @@ fn _assert_send_sync() {
     send_sync::<sync::watch::Receiver<Vec<u8>>>();
     send_sync::<task::JoinSet<u8>>();
     send_sync::<task::TaskGroup<String>>();
+    #[cfg(feature = "hyper")]
+    {
+        send_sync::<hyper::Io<net::TcpStream>>();
+        send_sync::<hyper::Io<net::UnixStream>>();
+        send_sync::<hyper::Executor>();
+        send_sync::<hyper::Timer>();
+    }
 }
 
 /// The futures of the sync primitives can be spawned (are `Send`).

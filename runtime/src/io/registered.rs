@@ -9,12 +9,14 @@
 //!    readiness observed in step 2 and go back to step 2;
 //! 4. anything else (data, EOF, an error) is the result.
 
+use crate::io::sys;
 use crate::runtime::context;
 use crate::task::poll_proceed;
 use rt_reactor::{Direction, Interest, Registration};
 use std::fmt;
 use std::future::poll_fn;
 use std::io;
+use std::os::fd::AsRawFd;
 use std::task::{Context, Poll, ready};
 
 pub(crate) struct Registered<E: mio::event::Source> {
@@ -146,7 +148,7 @@ impl<E: mio::event::Source> Registered<E> {
 /// The byte-stream operations shared by TCP and Unix streams.
 impl<E> Registered<E>
 where
-    E: mio::event::Source,
+    E: mio::event::Source + AsRawFd,
     for<'a> &'a E: io::Read + io::Write,
 {
     pub(crate) fn poll_read(
@@ -154,7 +156,21 @@ where
         cx: &mut Context<'_>,
         buf: &mut [u8],
     ) -> Poll<io::Result<usize>> {
-        self.poll_io(cx, Direction::Read, |mut io| io::Read::read(&mut io, buf))
+        self.poll_io(cx, Direction::Read, |io| sys::recv(io.as_raw_fd(), buf))
+    }
+
+    /// Like `poll_read`, into memory that may be uninitialised (hyper's
+    /// read buffer): the kernel fills the front of `buf` and the count of
+    /// bytes it wrote comes back; nothing is zeroed or copied first.
+    #[cfg(feature = "hyper")]
+    pub(crate) fn poll_read_uninit(
+        &self,
+        cx: &mut Context<'_>,
+        buf: &mut [std::mem::MaybeUninit<u8>],
+    ) -> Poll<io::Result<usize>> {
+        self.poll_io(cx, Direction::Read, |io| {
+            sys::recv_uninit(io.as_raw_fd(), buf)
+        })
     }
 
     pub(crate) fn poll_read_vectored(
