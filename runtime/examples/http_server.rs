@@ -22,13 +22,14 @@
 //!
 //! `serve` and `Draining` are also what `tests/hyper_server.rs` runs.
 
+use futures::future::{self, Either};
 use http_body_util::Full;
 use hyper::body::{Body, Bytes, Incoming};
 use hyper::service::{Service, service_fn};
 use hyper::{Request, Response};
 use hyper_util::server::conn::auto;
 use rt::hyper::{Executor, Io, Timer};
-use rt::net::{TcpListener, TcpStream};
+use rt::net::TcpListener;
 use rt::sync::watch;
 use std::convert::Infallible;
 use std::error::Error;
@@ -111,21 +112,43 @@ where
     loop {
         let accepted = {
             let accept = pin!(listener.accept());
-            match futures::future::select(shutdown.as_mut(), accept).await {
-                futures::future::Either::Left(((), _)) => break,
-                futures::future::Either::Right((accepted, _)) => accepted,
+            match future::select(shutdown.as_mut(), accept).await {
+                Either::Left(((), _)) => break,
+                Either::Right((accepted, _)) => accepted,
             }
         };
         match accepted {
             Ok((stream, _peer)) => {
                 backoff = Duration::from_millis(10);
-                let connection = serve_connection(
-                    Arc::clone(&builder),
-                    stream,
-                    service.clone(),
-                    stop.subscribe(),
-                );
-                rt::spawn(connection);
+                let builder = Arc::clone(&builder);
+                let service = service.clone();
+                let mut stop = stop.subscribe();
+                // One connection: served until it ends, or finished
+                // gracefully once `stop` turns `true`.
+                rt::spawn(async move {
+                    // Responses are small and latency matters more than
+                    // packet count.
+                    if let Err(e) = stream.set_nodelay(true) {
+                        eprintln!("http_server: set_nodelay: {e}");
+                    }
+                    let mut connection = pin!(builder.serve_connection(Io::new(stream), service));
+                    // The stop signal is polled first, so a connection told
+                    // to stop while a response is ready still closes after
+                    // that response.
+                    let stopped = pin!(stop_requested(&mut stop));
+                    let result = match future::select(stopped, connection.as_mut()).await {
+                        Either::Left(((), _)) => {
+                            connection.as_mut().graceful_shutdown();
+                            connection.await
+                        }
+                        Either::Right((result, _)) => result,
+                    };
+                    if let Err(e) = result {
+                        // A client that leaves mid-request ends its
+                        // connection only.
+                        eprintln!("http_server: connection: {e}");
+                    }
+                });
             }
             Err(e) if is_resource_shortage(&e) => {
                 // Out of descriptors or memory: retrying at once would spin.
@@ -144,45 +167,12 @@ where
     Draining { stop }
 }
 
-/// Serves one connection until it ends, or finishes it gracefully once
-/// `stop` turns `true`.
-async fn serve_connection<S, B>(
-    builder: Arc<auto::Builder<Executor>>,
-    stream: TcpStream,
-    service: S,
-    mut stop: watch::Receiver<bool>,
-) where
-    S: Service<Request<Incoming>, Response = Response<B>> + Clone + Send + 'static,
-    S::Future: Send + 'static,
-    S::Error: Into<Box<dyn Error + Send + Sync>>,
-    B: Body + Send + 'static,
-    B::Data: Send,
-    B::Error: Into<Box<dyn Error + Send + Sync>>,
-{
-    // Responses are small and latency matters more than packet count.
-    if let Err(e) = stream.set_nodelay(true) {
-        eprintln!("http_server: set_nodelay: {e}");
-    }
-    let mut connection = pin!(builder.serve_connection(Io::new(stream), service));
-    // The stop signal is polled first, so a connection told to stop while
-    // a response is ready still closes after that response.
-    let stopped = async {
-        while !*stop.borrow_and_update() {
-            if stop.changed().await.is_err() {
-                break;
-            }
+/// Completes once `stop` is `true` (or its sender is gone).
+async fn stop_requested(stop: &mut watch::Receiver<bool>) {
+    while !*stop.borrow_and_update() {
+        if stop.changed().await.is_err() {
+            return;
         }
-    };
-    let result = match futures::future::select(pin!(stopped), connection.as_mut()).await {
-        futures::future::Either::Left(((), _)) => {
-            connection.as_mut().graceful_shutdown();
-            connection.await
-        }
-        futures::future::Either::Right((result, _)) => result,
-    };
-    if let Err(e) = result {
-        // A client that leaves mid-request ends its connection only.
-        eprintln!("http_server: connection: {e}");
     }
 }
 

@@ -41,33 +41,40 @@ fn body_and_reversed(len: usize) -> (Bytes, Bytes) {
     (Bytes::from(body), Bytes::from(reversed))
 }
 
+/// Serves `server` with `reverse` over HTTP/1.1 and sends three requests
+/// with `body` over `client`, then closes the connection.
+async fn http1_round_trips<I>(client: I, server: I, body: &Bytes, reversed: &Bytes)
+where
+    I: hyper::rt::Read + hyper::rt::Write + Unpin + Send + 'static,
+{
+    rt::spawn(async move {
+        http1::Builder::new()
+            .timer(Timer::new())
+            .serve_connection(server, service_fn(reverse))
+            .await
+            .unwrap();
+    });
+    let (mut sender, connection) = hyper::client::conn::http1::handshake(client).await.unwrap();
+    let connection = rt::spawn(connection);
+    for _ in 0..3 {
+        sender.ready().await.unwrap();
+        let response = sender
+            .send_request(request("POST", "/", body.clone()))
+            .await
+            .unwrap();
+        assert!(body_of(response).await == reversed);
+    }
+    drop(sender);
+    connection.await.unwrap().unwrap();
+}
+
 #[test]
 fn io_serves_http1_and_http2_over_unix_streams() {
     on_both(|| async {
         let (body, reversed) = body_and_reversed(300 << 10);
 
         let (client, server) = UnixStream::pair().unwrap();
-        rt::spawn(async move {
-            http1::Builder::new()
-                .timer(Timer::new())
-                .serve_connection(Io::new(server), service_fn(reverse))
-                .await
-                .unwrap();
-        });
-        let (mut sender, connection) = hyper::client::conn::http1::handshake(Io::new(client))
-            .await
-            .unwrap();
-        let connection = rt::spawn(connection);
-        for _ in 0..3 {
-            sender.ready().await.unwrap();
-            let response = sender
-                .send_request(request("POST", "/", body.clone()))
-                .await
-                .unwrap();
-            assert!(body_of(response).await == reversed);
-        }
-        drop(sender);
-        connection.await.unwrap().unwrap();
+        http1_round_trips(Io::new(client), Io::new(server), &body, &reversed).await;
 
         let (client, server) = UnixStream::pair().unwrap();
         rt::spawn(async move {
@@ -112,37 +119,13 @@ fn compat_serves_any_futures_io_stream() {
         let (body, reversed) = body_and_reversed(100 << 10);
         // rt's streams stand in for any futures-io stream here.
         let (client, server) = UnixStream::pair().unwrap();
-        rt::spawn(async move {
-            http1::Builder::new()
-                .serve_connection(Compat::new(server), service_fn(reverse))
-                .await
-                .unwrap();
-        });
-        let (mut sender, connection) = hyper::client::conn::http1::handshake(Compat::new(client))
-            .await
-            .unwrap();
-        let connection = rt::spawn(connection);
-        for _ in 0..3 {
-            sender.ready().await.unwrap();
-            let response = sender
-                .send_request(request("POST", "/", body.clone()))
-                .await
-                .unwrap();
-            assert!(body_of(response).await == reversed);
-        }
-        drop(sender);
-        connection.await.unwrap().unwrap();
+        http1_round_trips(Compat::new(client), Compat::new(server), &body, &reversed).await;
     });
 }
 
 #[test]
 fn timer_runs_hypers_header_read_timeout_on_the_paused_clock() {
-    let rt = rt::runtime::Builder::new_current_thread()
-        .enable_all()
-        .start_paused(true)
-        .build()
-        .unwrap();
-    rt.block_on(async {
+    support_http::paused_runtime().block_on(async {
         let (mut client, server) = UnixStream::pair().unwrap();
         let served = rt::spawn(async move {
             http1::Builder::new()

@@ -361,12 +361,7 @@ fn graceful_shutdown_finishes_the_requests_in_flight() {
 
 #[test]
 fn graceful_shutdown_gives_up_after_the_grace_period() {
-    let rt = rt::runtime::Builder::new_current_thread()
-        .enable_all()
-        .start_paused(true)
-        .build()
-        .unwrap();
-    rt.block_on(async {
+    support_http::paused_runtime().block_on(async {
         let mut server = TestServer::start().await;
         let (mut client, _connection) = http1_client(server.addr).await;
         let held = rt::spawn(async move { client.send_request(request("GET", "/hold", "")).await });

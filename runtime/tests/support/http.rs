@@ -59,3 +59,12 @@ pub(crate) async fn body_of(response: Response<Incoming>) -> Bytes {
         .expect("reading the response body")
         .to_bytes()
 }
+
+/// A current-thread runtime with I/O whose clock starts paused.
+pub(crate) fn paused_runtime() -> rt::runtime::Runtime {
+    rt::runtime::Builder::new_current_thread()
+        .enable_all()
+        .start_paused(true)
+        .build()
+        .expect("building the runtime")
+}
