@@ -137,6 +137,7 @@ fn main() -> io::Result<()> {
         (windows as u64 + 2) * options.seconds
     );
 
+    let load_before = load_average();
     let servers = [Server::start(Side::Rt)?, Server::start(Side::Tokio)?];
     let window = Duration::from_secs(options.seconds);
     // Warm up both (connections, allocator, page faults), unmeasured.
@@ -185,7 +186,12 @@ fn main() -> io::Result<()> {
         }
     }
 
-    let report = render(&options, generator, &samples, &syscalls);
+    let machine_load = format!(
+        "{} at the start, {} at the end",
+        load_before,
+        load_average()
+    );
+    let report = render(&options, generator, &samples, &syscalls, &machine_load);
     println!("{report}");
     if options.write {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("RESULTS.md");
@@ -345,6 +351,7 @@ fn render(
     generator: Generator,
     samples: &[Sample],
     syscalls: &[Syscalls],
+    machine_load: &str,
 ) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "{SECTION_BEGIN}");
@@ -362,6 +369,12 @@ fn render(
         options.seconds,
         generator.name(),
         server::WORKERS,
+    );
+    let _ = writeln!(
+        out,
+        "Machine: {} CPUs, load average (1 min) {machine_load}: other work shares the CPUs, so single \
+         rounds swing widely (see the per-round ratios); syscall counts do not depend on it.\n",
+        std::thread::available_parallelism().map_or(0, |n| n.get()),
     );
     let _ = writeln!(
         out,
@@ -448,6 +461,14 @@ fn render(
     }
     let _ = write!(out, "{SECTION_END}");
     out
+}
+
+/// The 1-minute load average (`/proc/loadavg`), or `?`.
+fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|text| text.split_whitespace().next().map(str::to_owned))
+        .unwrap_or_else(|| "?".to_owned())
 }
 
 fn ratio(a: f64, b: f64) -> String {
