@@ -148,3 +148,52 @@ fn timer_runs_hypers_header_read_timeout_on_the_paused_clock() {
         assert!(error.is_timeout(), "{error}");
     });
 }
+
+#[test]
+fn timer_sleeps_of_duration_max_stay_pending_until_reset() {
+    use hyper::rt::Timer as _;
+    support_http::paused_runtime().block_on(async {
+        let timer = Timer::new();
+        let mut sleep = timer.sleep(Duration::MAX);
+        // Far in the future, and the paused clock does not jump there
+        // while another timer is due first.
+        let nearer = rt::time::sleep(Duration::from_secs(3600));
+        let raced = futures::future::select(&mut sleep, Box::pin(nearer)).await;
+        assert!(matches!(raced, futures::future::Either::Right(_)));
+        // Reset to now: due at once.
+        timer.reset(&mut sleep, timer.now());
+        sleep.await;
+    });
+}
+
+#[test]
+fn aborting_a_connection_task_from_another_thread_fails_its_requests() {
+    on_both(|| async {
+        let (client, server) = UnixStream::pair().unwrap();
+        let (arrived_tx, arrived_rx) = rt::sync::oneshot::channel::<()>();
+        let arrived_tx = std::sync::Mutex::new(Some(arrived_tx));
+        let serving = rt::spawn(async move {
+            let never_answers = service_fn(move |_request: Request<Incoming>| {
+                if let Some(tx) = arrived_tx.lock().unwrap().take() {
+                    let _ = tx.send(());
+                }
+                std::future::pending::<Result<Response<Full<Bytes>>, Infallible>>()
+            });
+            http1::Builder::new()
+                .serve_connection(Io::new(server), never_answers)
+                .await
+        });
+        let (mut sender, connection) = hyper::client::conn::http1::handshake(Io::new(client))
+            .await
+            .unwrap();
+        rt::spawn(connection);
+        let response = rt::spawn(async move { sender.send_request(request("GET", "/", "")).await });
+        arrived_rx.await.unwrap();
+        let abort = serving.abort_handle();
+        std::thread::spawn(move || abort.abort()).join().unwrap();
+        assert!(serving.await.unwrap_err().is_cancelled());
+        // The server's side of the socket closed with the task: the
+        // request fails instead of waiting for ever.
+        assert!(response.await.unwrap().is_err());
+    });
+}

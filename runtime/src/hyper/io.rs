@@ -186,6 +186,11 @@ impl<T: Socket> ::hyper::rt::Read for Io<T> {
         cx: &mut Context<'_>,
         mut buf: ReadBufCursor<'_>,
     ) -> Poll<io::Result<()>> {
+        if buf.remaining() == 0 {
+            // Nothing to read into; a receive of 0 bytes would read as
+            // end-of-file.
+            return Poll::Ready(Ok(()));
+        }
         // SAFETY: the receive only writes bytes into the unfilled part
         // (the kernel's), it never de-initialises any.
         let unfilled = unsafe { buf.as_mut() };
