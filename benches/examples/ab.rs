@@ -12,7 +12,8 @@
 //!
 //! Workloads: `sleep_many`, `oneshot`, `notify_waiters`, `notify_one`,
 //! `semaphore_contended`, `fs_read`, `file_read_to_end`, and the criterion
-//! `net` bench's own shapes `echo_64b`, `echo_64k`, `accept`. With `AB_SEQ` set
+//! `net` bench's own shapes `echo_64b`, `echo_64k`, `accept`, `proxy`,
+//! `udp_shared_recv`. With `AB_SEQ` set
 //! it also prints every round's time in order, to tell a few slow rounds
 //! from a slow regime;
 //! with `AB_ONLY=rt` (or `tokio`) it runs one side only, for profiling.
@@ -209,6 +210,36 @@ macro_rules! workloads {
                 start.elapsed()
             }
 
+            /// One transfer of the `net` bench's proxy workload.
+            pub(crate) fn proxy(
+                rt: &::$krate::runtime::Runtime,
+                proxy: std::net::SocketAddr,
+            ) -> Duration {
+                let start = Instant::now();
+                rt.block_on(crate::net_by_crate::$krate::proxy_transfer(
+                    proxy,
+                    crate::net_shapes::PROXY_TOTAL,
+                ));
+                start.elapsed()
+            }
+
+            /// One iteration of the `net` bench's shared-socket UDP workload.
+            pub(crate) fn udp_shared_recv(
+                rt: &::$krate::runtime::Runtime,
+                (receiver, sender): &(
+                    std::sync::Arc<::$krate::net::UdpSocket>,
+                    ::$krate::net::UdpSocket,
+                ),
+            ) -> Duration {
+                let start = Instant::now();
+                rt.block_on(crate::net_by_crate::$krate::udp_shared_recv(
+                    receiver,
+                    sender,
+                    crate::net_shapes::DATAGRAMS,
+                ));
+                start.elapsed()
+            }
+
             /// `fs::read` of the file at `path`.
             pub(crate) fn fs_read(rt: &::$krate::runtime::Runtime, path: &Path) -> Duration {
                 rt.block_on(async {
@@ -306,6 +337,18 @@ fn main() {
             tokio.block_on(net_shapes::tokio_side::bind()),
         )
     });
+    let proxies = (workload == "proxy").then(|| {
+        (
+            rt.block_on(net_shapes::rt_side::start_proxy()),
+            tokio.block_on(net_shapes::tokio_side::start_proxy()),
+        )
+    });
+    let udp = (workload == "udp_shared_recv").then(|| {
+        (
+            rt.block_on(net_shapes::rt_side::udp_pair()),
+            tokio.block_on(net_shapes::tokio_side::udp_pair()),
+        )
+    });
     let run = |on_rt: bool| match (workload.as_str(), on_rt) {
         ("echo_64b" | "echo_64k", true) => rt::echo(
             &rt,
@@ -319,6 +362,12 @@ fn main() {
         ),
         ("accept", true) => rt::accept(&rt, &listeners.as_ref().expect("set up").0),
         ("accept", false) => tokio::accept(&tokio, &listeners.as_ref().expect("set up").1),
+        ("proxy", true) => rt::proxy(&rt, proxies.expect("set up").0),
+        ("proxy", false) => tokio::proxy(&tokio, proxies.expect("set up").1),
+        ("udp_shared_recv", true) => rt::udp_shared_recv(&rt, &udp.as_ref().expect("set up").0),
+        ("udp_shared_recv", false) => {
+            tokio::udp_shared_recv(&tokio, &udp.as_ref().expect("set up").1)
+        }
         ("sleep_many", true) => rt::sleep_many(&rt),
         ("sleep_many", false) => tokio::sleep_many(&tokio),
         ("oneshot", true) => rt::oneshot(&rt, &servers.0),
@@ -379,7 +428,7 @@ fn main() {
 
 fn usage() -> ! {
     eprintln!(
-        "usage: ab <sleep_many|oneshot|notify_waiters|notify_one|semaphore_contended|fs_read|file_read_to_end|echo_64b|echo_64k|accept> [rounds, default 30]"
+        "usage: ab <sleep_many|oneshot|notify_waiters|notify_one|semaphore_contended|fs_read|file_read_to_end|echo_64b|echo_64k|accept|proxy|udp_shared_recv> [rounds, default 30]"
     );
     std::process::exit(2)
 }

@@ -1,7 +1,10 @@
-//! `#[rt::main]` and `#[rt::test]`: run an `async fn` on an `rt` runtime.
+//! `#[rt::main]` and `#[rt::test]`: run an `async fn` on an `rt` runtime;
+//! and the expansions behind `rt::select!`, `rt::join!` and `rt::try_join!`
+//! (`select.rs`, `join.rs`).
 //!
-//! Use them through the `rt` crate (`rt::main`, `rt::test`); this crate is
-//! an implementation detail and its items are documented there.
+//! Use them through the `rt` crate (`rt::main`, `rt::test`, `rt::select!`,
+//! ...); this crate is an implementation detail and its items are
+//! documented there.
 //!
 //! Expansion: the attributed function keeps its name, visibility,
 //! attributes and return type, loses `async`, and becomes
@@ -26,6 +29,8 @@
 
 mod config;
 mod expand;
+mod join;
+mod select;
 
 use proc_macro::TokenStream;
 
@@ -39,4 +44,25 @@ pub fn main(args: TokenStream, item: TokenStream) -> TokenStream {
 #[proc_macro_attribute]
 pub fn test(args: TokenStream, item: TokenStream) -> TokenStream {
     expand::expand(args.into(), item.into(), expand::Kind::Test).into()
+}
+
+/// Expanded by the `rt-macros` crate; use it through `rt::select!`.
+#[doc(hidden)]
+#[proc_macro]
+pub fn select(input: TokenStream) -> TokenStream {
+    select::expand(input.into()).into()
+}
+
+/// Expanded by the `rt-macros` crate; use it through `rt::join!`.
+#[doc(hidden)]
+#[proc_macro]
+pub fn join(input: TokenStream) -> TokenStream {
+    join::expand(input.into(), join::Kind::Join).into()
+}
+
+/// Expanded by the `rt-macros` crate; use it through `rt::try_join!`.
+#[doc(hidden)]
+#[proc_macro]
+pub fn try_join(input: TokenStream) -> TokenStream {
+    join::expand(input.into(), join::Kind::TryJoin).into()
 }

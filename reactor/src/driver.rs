@@ -1,24 +1,30 @@
-//! The poll loop: one `mio::Poll`, the slab of readiness cells, and the
+//! The poll loop: one `mio::Poll`, the table of readiness cells, and the
 //! `mio::Waker` that interrupts a blocked `turn`.
+//!
+//! A token is a cell's index in the table (low 24 bits) and the generation
+//! of the registration that owns it (above). Dispatching an event reads
+//! the cell through the index with no lock (see `cell_table`), and the
+//! cell applies the event only if the generation is still its owner's.
 
-use crate::readiness::{ReadinessCell, shutdown_error};
+use crate::cell::{GENERATION_MASK, shutdown_error};
+use crate::cell_table::{CellTable, MAX_CELLS};
 use crate::ready::{Interest, Ready};
 use crate::registration::Registration;
-use slab::Slab;
 use std::fmt;
 use std::io;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::task::Waker;
 use std::time::Duration;
 
-/// Bits of a token holding the slab index; the generation sits above.
+/// Bits of a token holding the cell's index; the generation sits above.
 const INDEX_BITS: u32 = 24;
 const INDEX_MASK: usize = (1 << INDEX_BITS) - 1;
-/// Generations wrap at 7 bits so that tokens fit a 32-bit `usize`.
-const GENERATION_MASK: usize = 0x7f;
 /// The waker's token: an index no registration can have.
-const WAKER_TOKEN: mio::Token = mio::Token(INDEX_MASK);
+const WAKER_TOKEN: mio::Token = mio::Token(MAX_CELLS);
+const _: () = assert!(MAX_CELLS == INDEX_MASK);
+// A token (index and generation) fits a 32-bit `usize`.
+const _: () = assert!(INDEX_BITS + GENERATION_MASK.count_ones() <= 32);
 /// How many events one `turn` collects at most.
 const EVENTS_CAPACITY: usize = 1024;
 
@@ -59,8 +65,7 @@ pub struct Handle {
 pub(crate) struct Inner {
     registry: mio::Registry,
     waker: mio::Waker,
-    slots: Mutex<Slab<Arc<ReadinessCell>>>,
-    next_generation: AtomicUsize,
+    pub(crate) cells: CellTable,
     is_shutdown: AtomicBool,
 }
 
@@ -85,8 +90,7 @@ impl Driver {
         let inner = Arc::new(Inner {
             registry,
             waker,
-            slots: Mutex::new(Slab::new()),
-            next_generation: AtomicUsize::new(0),
+            cells: CellTable::new(),
             is_shutdown: AtomicBool::new(false),
         });
         let driver = Driver {
@@ -117,32 +121,74 @@ impl Driver {
     /// assert_eq!(driver.turn(Some(Duration::ZERO)).unwrap(), 0);
     /// ```
     pub fn turn(&mut self, timeout: Option<Duration>) -> io::Result<usize> {
+        let mut wake = std::mem::take(&mut self.wake);
+        let result = self.turn_deferred(timeout, &mut wake);
+        wake.drain(..).for_each(Waker::wake);
+        self.wake = wake;
+        result
+    }
+
+    /// As [`turn`](Driver::turn), but instead of waking the waiters, pushes
+    /// their wakers onto `wake`: for a caller that holds a lock of its own
+    /// around the turn (a runtime's driver lock), to wake them once it has
+    /// released it.
+    ///
+    /// # Errors
+    ///
+    /// As [`turn`](Driver::turn).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rt_reactor::{Direction, Driver, Interest};
+    /// use std::io::Write;
+    /// use std::sync::Mutex;
+    /// use std::task::{Context, Waker};
+    /// use std::time::Duration;
+    ///
+    /// let (driver, handle) = Driver::new().unwrap();
+    /// let driver = Mutex::new(driver);
+    /// let (mut a, mut b) = mio::net::UnixStream::pair().unwrap();
+    /// let registration = handle.register(&mut a, Interest::READABLE).unwrap();
+    /// let mut waiter = registration.waiter(Direction::Read);
+    /// assert!(waiter.poll_ready(&mut Context::from_waker(Waker::noop())).is_pending());
+    /// b.write_all(b"x").unwrap();
+    /// let mut wake = Vec::new();
+    /// while wake.is_empty() {
+    ///     let mut guard = driver.lock().unwrap();
+    ///     guard.turn_deferred(Some(Duration::from_secs(1)), &mut wake).unwrap();
+    /// }
+    /// // The lock is released: now wake.
+    /// wake.into_iter().for_each(Waker::wake);
+    /// drop(waiter);
+    /// registration.deregister(&mut a).unwrap();
+    /// ```
+    pub fn turn_deferred(
+        &mut self,
+        timeout: Option<Duration>,
+        wake: &mut Vec<Waker>,
+    ) -> io::Result<usize> {
         match self.poll.poll(&mut self.events, timeout) {
             Ok(()) => {}
             Err(e) if e.kind() == io::ErrorKind::Interrupted => return Ok(0),
             Err(e) => return Err(e),
         }
         let mut dispatched = 0;
-        {
-            let slots = self.inner.slots.lock().unwrap();
-            for event in self.events.iter() {
-                let token = event.token();
-                if token == WAKER_TOKEN {
-                    continue;
-                }
-                let index = token.0 & INDEX_MASK;
-                let generation = token.0 >> INDEX_BITS;
-                match slots.get(index) {
-                    Some(cell) if cell.generation == generation => {
-                        cell.set_ready(Ready::from_event(event), &mut self.wake);
-                        dispatched += 1;
-                    }
-                    // The registration is gone, or its slot has a new owner.
-                    _ => {}
+        for event in self.events.iter() {
+            let token = event.token();
+            if token == WAKER_TOKEN {
+                continue;
+            }
+            let index = token.0 & INDEX_MASK;
+            let generation = token.0 >> INDEX_BITS;
+            // An event for a registration that is gone (or whose cell has
+            // a new owner) changes nothing.
+            if let Some(cell) = self.inner.cells.get(index) {
+                if cell.set_ready(generation, Ready::from_event(event), wake) {
+                    dispatched += 1;
                 }
             }
         }
-        self.wake.drain(..).for_each(Waker::wake);
         Ok(dispatched)
     }
 
@@ -161,14 +207,28 @@ impl Driver {
     /// assert!(handle.register(&mut a, Interest::READABLE).is_err());
     /// ```
     pub fn shutdown(&mut self) {
+        let mut wake = std::mem::take(&mut self.wake);
+        self.shutdown_deferred(&mut wake);
+        wake.drain(..).for_each(Waker::wake);
+        self.wake = wake;
+    }
+
+    /// As [`shutdown`](Driver::shutdown), but pushes the waiters' wakers
+    /// onto `wake` instead of waking them (see
+    /// [`turn_deferred`](Driver::turn_deferred)).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let (mut driver, handle) = rt_reactor::Driver::new().unwrap();
+    /// let mut wake = Vec::new();
+    /// driver.shutdown_deferred(&mut wake);
+    /// assert!(handle.is_shutdown());
+    /// wake.into_iter().for_each(std::task::Waker::wake);
+    /// ```
+    pub fn shutdown_deferred(&mut self, wake: &mut Vec<Waker>) {
         self.inner.is_shutdown.store(true, Ordering::SeqCst);
-        {
-            let slots = self.inner.slots.lock().unwrap();
-            for (_, cell) in slots.iter() {
-                cell.shutdown(&mut self.wake);
-            }
-        }
-        self.wake.drain(..).for_each(Waker::wake);
+        self.inner.cells.for_each(|cell| cell.shutdown(wake));
     }
 
     /// A handle to this driver.
@@ -213,37 +273,25 @@ impl Handle {
         if self.inner.is_shutdown.load(Ordering::SeqCst) {
             return Err(shutdown_error());
         }
-        let generation =
-            self.inner.next_generation.fetch_add(1, Ordering::Relaxed) & GENERATION_MASK;
-        let cell = Arc::new(ReadinessCell::new(generation));
-        let index = {
-            let mut slots = self.inner.slots.lock().unwrap();
-            let entry = slots.vacant_entry();
-            if entry.key() >= INDEX_MASK {
-                return Err(io::Error::other(
-                    "too many I/O registrations on one reactor (limit 2^24 - 1)",
-                ));
-            }
-            let index = entry.key();
-            entry.insert(cell.clone());
-            index
-        };
+        let (index, generation) = self.inner.cells.insert()?;
         let token = mio::Token(index | (generation << INDEX_BITS));
         if let Err(e) = self
             .inner
             .registry
             .register(source, token, interest.to_mio())
         {
-            self.inner.slots.lock().unwrap().remove(index);
+            self.inner.cells.remove(index);
             return Err(e);
         }
-        // A shutdown that ran between the check above and the insert missed
-        // this cell; mark it so its users do not wait forever.
+        let registration = Registration::new(self.clone(), index);
+        // A shutdown that ran before the cell was handed out marked it
+        // and then `insert` reset it; mark it again so its users do not
+        // wait forever.
         if self.inner.is_shutdown.load(Ordering::SeqCst) {
             let mut wake = Vec::new();
-            cell.shutdown(&mut wake);
+            registration.cell().shutdown(&mut wake);
         }
-        Ok(Registration::new(self.clone(), index, cell))
+        Ok(registration)
     }
 
     /// Wakes the thread blocked in [`Driver::turn`], or makes its next turn
@@ -287,21 +335,23 @@ impl Handle {
     /// assert_eq!(handle.num_registrations(), 0);
     /// ```
     pub fn num_registrations(&self) -> usize {
-        self.inner.slots.lock().unwrap().len()
+        self.inner.cells.len()
     }
 
     pub(crate) fn deregister(&self, source: &mut impl mio::event::Source) -> io::Result<()> {
         self.inner.registry.deregister(source)
     }
 
-    pub(crate) fn release(&self, index: usize, cell: &Arc<ReadinessCell>) {
-        let mut slots = self.inner.slots.lock().unwrap();
-        if slots
-            .get(index)
-            .is_some_and(|owner| Arc::ptr_eq(owner, cell))
-        {
-            slots.remove(index);
-        }
+    /// Gives the cell at `index` back to the table (its registration is
+    /// gone, its source deregistered).
+    pub(crate) fn release(&self, index: usize) {
+        self.inner.cells.remove(index);
+    }
+
+    /// Retires the cell at `index` (its registration is gone, but its
+    /// source may still be in the poller).
+    pub(crate) fn retire(&self, index: usize) {
+        self.inner.cells.retire(index);
     }
 }
 

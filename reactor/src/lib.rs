@@ -3,11 +3,49 @@
 //! One [`Driver`] per runtime owns a `mio::Poll`. Any `mio::event::Source`
 //! (a socket, a pipe, a raw fd through `mio::unix::SourceFd`) is registered
 //! through a cheap, cloneable [`Handle`] and gets back a [`Registration`]:
-//! a readiness cell plus one read waker and one write waker. The thread
-//! that drives I/O calls [`Driver::turn`], which blocks in the OS poller
-//! until an event arrives, the timeout passes or [`Handle::unpark`] fires the
-//! `mio::Waker`, then records readiness in the cells and wakes the waiters.
-//! The crate knows nothing of tasks: it stores and wakes `std::task::Waker`s.
+//! a readiness cell plus, per direction (read, write), a list of the tasks
+//! waiting on it. The thread that drives I/O calls [`Driver::turn`], which
+//! blocks in the OS poller until an event arrives, the timeout passes or
+//! [`Handle::unpark`] fires the `mio::Waker`, then records readiness in the
+//! cells and wakes the waiters. The crate knows nothing of tasks: it
+//! stores and wakes `std::task::Waker`s.
+//!
+//! ## Any number of waiters
+//!
+//! Many tasks may wait on one source in one direction: acceptors sharing a
+//! listener, receivers sharing a UDP socket. Each waiting future holds a
+//! [`ReadyWaiter`] ([`Registration::waiter`]), which owns a place in its
+//! direction's list; an edge wakes every waiter of the directions it
+//! affects, and those that lose the race for the readiness (their
+//! operation would block) store a fresh waker in the same place. Dropping
+//! a `ReadyWaiter` frees its place, so a future dropped while waiting (a
+//! timeout around an `accept`) leaves no waker behind, and timing out and
+//! retrying forever never grows the list.
+//!
+//! The list is an inline first place plus a slab for the rest (not
+//! intrusive nodes inside the futures, as tokio's `ScheduledIo` has): a
+//! lone waiter, the common case, allocates nothing; a second concurrent
+//! waiter allocates the slab once, and the slab keeps its capacity and
+//! reuses freed places, so it never grows past the most waiters there were
+//! at once. No `unsafe` and no pinning are needed, at the cost of a place
+//! key lookup (an index) where an intrusive list would follow a pointer.
+//!
+//! `poll_*` style methods ([`Registration::poll_ready`]) have no future to
+//! own a place: each direction also has one shared slot where the last
+//! waker stored wins, which suits a source polled by one task at a time
+//! (an `AsyncRead` impl).
+//!
+//! ## No waker runs under a lock
+//!
+//! A waker may run arbitrary code (a user's waker may register another
+//! socket, or drop the last reference to a task whose future owns a
+//! socket), so no waker is ever woken, or dropped, while the cell table's
+//! lock or a cell's lock is held: the driver moves the wakers an event
+//! releases into a vector under the cell's lock and wakes them after
+//! releasing it; a waker replaced by a newer one, or taken back, is
+//! dropped after the cell's lock is released. [`Driver::turn_deferred`]
+//! hands the wakers to the caller instead, for a caller that holds a lock
+//! of its own around the turn.
 //!
 //! ## No lost wake-ups
 //!
@@ -15,8 +53,8 @@
 //! Each cell packs the ready bits and a *tick* (a counter bumped by every
 //! event) into one atomic word:
 //!
-//! 1. [`Registration::poll_ready`] returns the ready bits with the tick it
-//!    observed ([`ReadyEvent`]).
+//! 1. [`Registration::poll_ready`] (or [`ReadyWaiter::poll_ready`]) returns
+//!    the ready bits with the tick it observed ([`ReadyEvent`]).
 //! 2. The caller tries its syscall; on `WouldBlock` it calls
 //!    [`Registration::clear_readiness`] with that event. The clear only
 //!    happens if the tick is unchanged: an event that arrived between the
@@ -26,13 +64,37 @@
 //!    updates the word *before* taking that lock to collect wakers, so one
 //!    of the two always sees the other.
 //!
+//! The tick is all of the word above the ready bits, the shutdown flag and
+//! the generation (see "Stale events"): 49 bits on 64-bit targets, 17 on
+//! 32-bit ones. A clear wrongly erases fresh readiness only if the tick
+//! came back to the very value the caller observed, that is if a multiple
+//! of 2^49 (or 2^17) events reached this one source between the caller's
+//! `poll_ready` and its clear, which are one syscall apart. Each event is
+//! one dispatch by one driver turn (an edge-triggered poller reports a
+//! source at most once per turn), so even 2^17 events take 131 072 turns,
+//! each a poller syscall that only returns the source once it has a new
+//! edge, while the caller sits between two adjacent lines; 2^49 cannot
+//! happen at all.
+//!
 //! ## Stale events
 //!
-//! Registrations live in a slab whose slots are reused. The `mio::Token` of
-//! a registration carries its slot index and a generation; the driver
-//! ignores an event whose generation does not match the slot's current
-//! owner, so an event queued for a closed socket never wakes the socket
-//! that took its slot.
+//! Cells live in a table and are reused: a registration's `mio::Token`
+//! carries its cell's index and a generation, and the cell's word holds
+//! the generation of its current owner. The driver applies an event only
+//! if the two match, checked in the same compare-and-swap that records the
+//! readiness, so an event still queued for a closed socket never wakes the
+//! socket that took its cell. A registration dropped without deregistering
+//! its source (the poller may report it for ever) retires its cell instead
+//! of freeing it: never handed out again, so even a generation that wraps
+//! around cannot aim that source's events at another socket.
+//!
+//! ## No lock on the dispatch path
+//!
+//! The driver reads a cell through its token's index without taking a
+//! lock: the table's pages are allocated on demand and never freed or
+//! moved while the reactor lives, and a released cell is reused (with the
+//! next generation) rather than freed. Registering and dropping sources
+//! take the table's allocation lock, which dispatch never waits for.
 //!
 //! ## Shutdown
 //!
@@ -64,15 +126,23 @@
 //! registration.deregister(&mut b).unwrap();
 //! ```
 
+mod cell;
+mod cell_table;
 mod driver;
 mod loom;
-mod readiness;
+#[cfg(all(test, loom))]
+mod loom_models;
 mod ready;
 mod registration;
+#[cfg(all(test, not(loom)))]
+mod test_support;
+mod waiter;
+mod waiter_list;
 
 pub use driver::{Driver, Handle};
 pub use ready::{Direction, Interest, Ready, ReadyEvent};
 pub use registration::Registration;
+pub use waiter::ReadyWaiter;
 
 #[cfg(test)]
 fn _assert_send_sync() {
@@ -80,4 +150,5 @@ fn _assert_send_sync() {
     send_sync::<Handle>();
     send_sync::<Registration>();
     send_sync::<Driver>();
+    send_sync::<ReadyWaiter<'static>>();
 }

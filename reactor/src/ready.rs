@@ -311,7 +311,7 @@ impl fmt::Debug for Interest {
     }
 }
 
-/// The two sides of a registration, each with its own waker.
+/// The two sides of a registration, each with its own list of waiters.
 ///
 /// # Examples
 ///
@@ -369,7 +369,7 @@ impl Direction {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ReadyEvent {
     pub(crate) ready: Ready,
-    pub(crate) tick: u8,
+    pub(crate) tick: usize,
 }
 
 impl ReadyEvent {

@@ -1,16 +1,32 @@
 //! One registered source's handle on its readiness cell.
 
+use crate::cell::{ReadinessCell, Slot};
 use crate::driver::Handle;
-use crate::readiness::ReadinessCell;
 use crate::ready::{Direction, Ready, ReadyEvent};
+use crate::waiter::ReadyWaiter;
 use std::fmt;
 use std::io;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::task::{Context, Poll, Waker};
 
-/// The readiness of one registered source, with one read waker and one
-/// write waker (so a reader task and a writer task can wait on the same
-/// source at once). Dropping it frees its slot and wakes any waiter.
+/// The readiness of one registered source, and per direction (read,
+/// write) the list of tasks waiting on it.
+///
+/// Two ways to wait:
+/// - [`Registration::waiter`] gives a future its own place in the list, so
+///   any number of tasks can wait in one direction at once (acceptors
+///   sharing a listener, receivers sharing a UDP socket); an edge wakes
+///   them all, and dropping the waiter frees its place;
+/// - [`Registration::poll_ready`] is for `poll_*` methods, which have no
+///   future to own a place: each direction has one shared slot, and the
+///   last waker stored there wins.
+///
+/// Dropping the registration wakes any waiter and frees its cell for the
+/// next registration, provided [`deregister`](Registration::deregister)
+/// succeeded first. Otherwise the poller may still report events for the
+/// source under this registration's token, so the cell is retired instead:
+/// never handed out again, it absorbs those events (a small leak, rather
+/// than a late event reaching another socket).
 ///
 /// # Examples
 ///
@@ -30,21 +46,39 @@ use std::task::{Context, Poll, Waker};
 /// ```
 pub struct Registration {
     handle: Handle,
+    /// The cell's index in the reactor's table (held until drop).
     index: usize,
-    cell: Arc<ReadinessCell>,
+    /// A `deregister` succeeded: the poller reports nothing more under
+    /// this registration's token, so its cell can be reused.
+    deregistered: AtomicBool,
 }
 
 impl Registration {
-    pub(crate) fn new(handle: Handle, index: usize, cell: Arc<ReadinessCell>) -> Registration {
+    pub(crate) fn new(handle: Handle, index: usize) -> Registration {
         Registration {
             handle,
             index,
-            cell,
+            deregistered: AtomicBool::new(false),
         }
     }
 
+    pub(crate) fn cell(&self) -> &ReadinessCell {
+        self.handle
+            .inner
+            .cells
+            .get(self.index)
+            .expect("a registration's cell lives as long as its reactor")
+    }
+
     /// `Ready` with the readiness of `direction` once the driver reported
-    /// it, otherwise stores the waker and returns `Pending`.
+    /// it, otherwise stores the waker in `direction`'s shared slot and
+    /// returns `Pending`.
+    ///
+    /// The shared slot holds one waker: a second task polling the same
+    /// direction replaces the first one's waker, and the first is not woken
+    /// (the last waker wins). That suits a source polled by one task at a
+    /// time (an `AsyncRead` impl); a future that may wait alongside others
+    /// uses a [`ReadyWaiter`] from [`Registration::waiter`].
     ///
     /// # Errors
     ///
@@ -75,7 +109,30 @@ impl Registration {
         cx: &mut Context<'_>,
         direction: Direction,
     ) -> Poll<io::Result<ReadyEvent>> {
-        self.cell.poll_ready(cx, direction)
+        self.cell().poll_ready(cx, direction, Slot::Shared)
+    }
+
+    /// A waiter with its own place in `direction`'s list (taken on its
+    /// first `Pending`, freed when it drops), for a future that may wait
+    /// alongside other tasks. See [`ReadyWaiter`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rt_reactor::{Direction, Driver, Interest};
+    /// use std::task::{Context, Waker};
+    ///
+    /// let (_driver, handle) = Driver::new().unwrap();
+    /// let (mut a, _b) = mio::net::UnixStream::pair().unwrap();
+    /// let registration = handle.register(&mut a, Interest::READABLE).unwrap();
+    /// let mut waiter = registration.waiter(Direction::Read);
+    /// let mut cx = Context::from_waker(Waker::noop());
+    /// assert!(waiter.poll_ready(&mut cx).is_pending());
+    /// drop(waiter); // frees its place
+    /// registration.deregister(&mut a).unwrap();
+    /// ```
+    pub fn waiter(&self, direction: Direction) -> ReadyWaiter<'_> {
+        ReadyWaiter::new(self.cell(), direction)
     }
 
     /// The readiness of `direction` recorded right now, without storing a
@@ -97,7 +154,7 @@ impl Registration {
     /// registration.deregister(&mut a).unwrap();
     /// ```
     pub fn try_ready(&self, direction: Direction) -> Option<io::Result<ReadyEvent>> {
-        self.cell.check(direction)
+        self.cell().check(direction)
     }
 
     /// Forgets the readiness in `event` (after the operation returned
@@ -126,7 +183,7 @@ impl Registration {
     /// registration.deregister(&mut a).unwrap();
     /// ```
     pub fn clear_readiness(&self, event: ReadyEvent) {
-        self.cell.clear_ready(event);
+        self.cell().clear_ready(event);
     }
 
     /// The readiness recorded right now (a snapshot).
@@ -143,11 +200,13 @@ impl Registration {
     /// registration.deregister(&mut a).unwrap();
     /// ```
     pub fn readiness(&self) -> Ready {
-        self.cell.readiness()
+        self.cell().readiness()
     }
 
-    /// Removes `source` from the poller. The slot itself is freed when the
-    /// registration drops.
+    /// Removes `source` (the source this registration was made for) from
+    /// the poller. The cell itself is freed for reuse when the
+    /// registration drops; without a successful deregistration it is
+    /// retired instead (see [`Registration`]).
     ///
     /// # Errors
     ///
@@ -165,7 +224,9 @@ impl Registration {
     /// registration.deregister(&mut a).unwrap();
     /// ```
     pub fn deregister(&self, source: &mut impl mio::event::Source) -> io::Result<()> {
-        self.handle.deregister(source)
+        self.handle.deregister(source)?;
+        self.deregistered.store(true, Ordering::Release);
+        Ok(())
     }
 
     /// The driver this registration belongs to.
@@ -188,11 +249,17 @@ impl Registration {
 
 impl Drop for Registration {
     fn drop(&mut self) {
-        self.handle.release(self.index, &self.cell);
-        // Waiters of a dropped registration (futures that outlived their
-        // poll) get a spurious wake and find the source gone.
+        // Waiters of a dropped registration (a `poll_*` caller's waker in
+        // a shared slot) get a spurious wake and find the source gone. The
+        // wakers are taken out before the cell goes back to the table, so
+        // its next owner starts with none.
         let mut wake: Vec<Waker> = Vec::new();
-        self.cell.shutdown(&mut wake);
+        self.cell().shutdown(&mut wake);
+        if self.deregistered.load(Ordering::Acquire) {
+            self.handle.release(self.index);
+        } else {
+            self.handle.retire(self.index);
+        }
         wake.into_iter().for_each(Waker::wake);
     }
 }

@@ -1,4 +1,5 @@
-//! The reactor on its own: readiness dispatch, shutdown, stale slots.
+//! The reactor on its own: readiness dispatch, shutdown, stale slots, wakers
+//! that re-enter the reactor.
 
 use rt_reactor::{Direction, Driver, Interest};
 use std::io::{Read, Write};
@@ -111,13 +112,22 @@ fn a_reused_slot_ignores_events_of_its_previous_owner() {
     let first = handle.register(&mut a, Interest::READABLE).unwrap();
     // An event becomes pending in the poller for the first owner...
     peer_a.write_all(b"stale").unwrap();
-    // ...which goes away (without deregistering `a`) before the driver
-    // turns; its slot is reused.
+    // ...which goes away (without deregistering `a`, so `a` stays in the
+    // poller under the old token) before the driver turns.
     drop(first);
     let (mut c, _peer_c) = mio::net::UnixStream::pair().unwrap();
     let second = handle.register(&mut c, Interest::READABLE).unwrap();
     assert_eq!(handle.num_registrations(), 1);
-    // The pending event carries the old token: it must not reach `second`.
+    // The pending event carries the old token: it must not reach `second`,
+    // now or after many more registrations come and go.
+    assert_eq!(driver.turn(Some(Duration::ZERO)).unwrap(), 0);
+    assert!(!second.readiness().is_readable());
+    for _ in 0..300 {
+        let (mut d, _peer_d) = mio::net::UnixStream::pair().unwrap();
+        let third = handle.register(&mut d, Interest::READABLE).unwrap();
+        third.deregister(&mut d).unwrap();
+    }
+    peer_a.write_all(b"more").unwrap();
     assert_eq!(driver.turn(Some(Duration::ZERO)).unwrap(), 0);
     assert!(!second.readiness().is_readable());
     second.deregister(&mut c).unwrap();
@@ -130,4 +140,113 @@ fn unpark_interrupts_a_blocked_turn() {
     // No timeout: returns only because of the unpark.
     assert_eq!(driver.turn(None).unwrap(), 0);
     thread.join().unwrap();
+}
+
+/// A waker that re-enters the reactor when woken and when dropped: it
+/// polls `registration` (taking its cell's lock) and registers a new
+/// source (taking the table's lock). Woken or dropped under either lock,
+/// it would deadlock.
+struct ReenteringWaker {
+    handle: rt_reactor::Handle,
+    registration: Arc<rt_reactor::Registration>,
+    reentered: Arc<AtomicUsize>,
+}
+
+impl ReenteringWaker {
+    fn reenter(&self) {
+        let mut cx = Context::from_waker(Waker::noop());
+        let _ = self.registration.poll_ready(&mut cx, Direction::Write);
+        let mut waiter = self.registration.waiter(Direction::Read);
+        let _ = waiter.poll_ready(&mut cx);
+        let (mut a, _b) = mio::net::UnixStream::pair().unwrap();
+        let other = self.handle.register(&mut a, Interest::READABLE).unwrap();
+        other.deregister(&mut a).unwrap();
+        self.reentered.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
+impl Wake for ReenteringWaker {
+    fn wake(self: Arc<Self>) {
+        self.reenter();
+    }
+}
+
+impl Drop for ReenteringWaker {
+    fn drop(&mut self) {
+        self.reenter();
+    }
+}
+
+/// Runs `body` on a thread; a deadlock fails the test instead of hanging it.
+fn without_deadlock(body: impl FnOnce() + Send + 'static) {
+    let (done, finished) = std::sync::mpsc::channel();
+    let thread = std::thread::spawn(move || {
+        body();
+        done.send(()).unwrap();
+    });
+    finished
+        .recv_timeout(Duration::from_secs(30))
+        .expect("deadlock: a waker ran under a reactor lock");
+    thread.join().unwrap();
+}
+
+#[test]
+fn wakers_are_woken_and_dropped_outside_the_reactor_locks() {
+    without_deadlock(|| {
+        let (mut driver, handle) = Driver::new().unwrap();
+        let (mut a, mut b) = mio::net::UnixStream::pair().unwrap();
+        let registration = Arc::new(
+            handle
+                .register(&mut a, Interest::READABLE | Interest::WRITABLE)
+                .unwrap(),
+        );
+        let reentered = Arc::new(AtomicUsize::new(0));
+        let reentering = || {
+            Waker::from(Arc::new(ReenteringWaker {
+                handle: handle.clone(),
+                registration: registration.clone(),
+                reentered: reentered.clone(),
+            }))
+        };
+
+        // Replaced in the shared slot: the old waker is dropped.
+        let first = reentering();
+        assert!(
+            registration
+                .poll_ready(&mut Context::from_waker(&first), Direction::Read)
+                .is_pending()
+        );
+        drop(first);
+        let (_, plain) = counting();
+        assert!(
+            registration
+                .poll_ready(&mut Context::from_waker(&plain), Direction::Read)
+                .is_pending()
+        );
+        assert_eq!(reentered.load(Ordering::SeqCst), 1);
+
+        // A waiter waiting with the only clone of a re-entering waker.
+        let waiting = || {
+            let mut waiter = registration.waiter(Direction::Read);
+            let waker = reentering();
+            assert!(
+                waiter
+                    .poll_ready(&mut Context::from_waker(&waker))
+                    .is_pending()
+            );
+            waiter
+        };
+
+        // Dropped while waiting: its waker is dropped.
+        drop(waiting());
+        assert_eq!(reentered.load(Ordering::SeqCst), 2);
+
+        // Woken by an event (and dropped after the wake).
+        let waiter = waiting();
+        b.write_all(b"x").unwrap();
+        turn_until(&mut driver, || reentered.load(Ordering::SeqCst) >= 3);
+        drop(waiter);
+
+        registration.deregister(&mut a).unwrap();
+    });
 }

@@ -17,6 +17,9 @@
 //! - [`signal`]: Ctrl-C and Unix signals as streams;
 //! - `hyper` (feature `hyper`): hyper's I/O, executor and timer traits on
 //!   rt, so hyper, hyper-util and axum serve on rt;
+//! - macros with tokio's syntax: [`select!`], [`join!`], [`try_join!`],
+//!   [`pin!`], and the [`main`](macro@main) and [`test`](macro@test)
+//!   attributes;
 //! - `spawn_blocking` and `task::block_in_place`: blocking work on a
 //!   separate, growable thread pool (`blocking/pool.rs` documents its
 //!   protocol), which also runs [`fs`] and `net::lookup_host`;
@@ -43,6 +46,9 @@
 #![warn(missing_docs)]
 
 pub(crate) mod loom;
+
+#[doc(hidden)]
+pub mod macros;
 
 mod blocking;
 mod driver;
@@ -136,6 +142,10 @@ fn _assert_send_sync() {
     send_sync::<net::UnixStream>();
     send_sync::<net::tcp::OwnedReadHalf>();
     send_sync::<io::AsyncFd<std::os::unix::net::UnixStream>>();
+    send_sync::<io::DuplexStream>();
+    send_sync::<io::Stdin>();
+    send_sync::<io::Stdout>();
+    send_sync::<io::Lines<io::BufReader<net::TcpStream>>>();
     send_sync::<signal::unix::Signal>();
     send_sync::<time::Sleep>();
     send_sync::<time::Interval>();

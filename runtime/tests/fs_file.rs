@@ -4,7 +4,7 @@ mod support;
 
 use support::{runtimes, scratch_dir};
 
-use futures::{AsyncRead, AsyncReadExt, AsyncSeekExt, AsyncWriteExt};
+use rt::io::{AsyncRead, AsyncReadExt, AsyncSeekExt, AsyncWriteExt};
 use rt::runtime::Builder;
 use std::future::Future;
 use std::io::{ErrorKind, SeekFrom};

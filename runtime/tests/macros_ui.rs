@@ -1,4 +1,5 @@
-//! Compile-time behaviour of `#[rt::main]` and `#[rt::test]`: the pass
+//! Compile-time behaviour of `#[rt::main]`, `#[rt::test]` and `rt::select!`
+//! (with `join!`, `try_join!`, `pin!`): the pass
 //! cases compile without warnings (they `#![deny(warnings)]`) and run; the
 //! fail cases are rejected with the messages checked in next to them.
 //!

@@ -114,7 +114,7 @@ fn half_close_keeps_the_other_direction_open() {
         });
         let mut client = TcpStream::connect(addr).await.unwrap();
         client.write_all(b"request").await.unwrap();
-        client.shutdown(Shutdown::Write).unwrap();
+        client.shutdown_std(Shutdown::Write).unwrap();
         let mut response = Vec::new();
         client.read_to_end(&mut response).await.unwrap();
         assert_eq!(response, b"got: request");
@@ -274,7 +274,7 @@ fn borrowed_split_in_one_task() {
     on_both(|| async {
         let addr = echo_server().await;
         let mut stream = TcpStream::connect(addr).await.unwrap();
-        let (mut read, mut write) = TcpStream::split(&mut stream);
+        let (mut read, mut write) = stream.split();
         let data = vec![9u8; 1 << 20];
         let send = async {
             write.write_all(&data).await.unwrap();
@@ -325,7 +325,7 @@ fn send_file_sends_the_requested_range() {
                 .await
                 .unwrap();
             assert_eq!(tail, 10);
-            client.shutdown(Shutdown::Write).unwrap();
+            client.shutdown_std(Shutdown::Write).unwrap();
             let got = reader.await.unwrap();
             let mut expected = content[1000..1000 + (2 << 20)].to_vec();
             expected.extend_from_slice(&content[content.len() - 10..]);

@@ -145,7 +145,7 @@ fn driver_shutdown_wakes_waiters_with_an_error() {
 fn unix_echo_pair() -> UnixStream {
     let (near, mut far) = UnixStream::pair().unwrap();
     rt::spawn(async move {
-        let (mut read, mut write) = UnixStream::split(&mut far);
+        let (mut read, mut write) = far.split();
         rt::io::copy(&mut read, &mut write).await.unwrap();
         write.close().await.unwrap();
     });
@@ -186,7 +186,7 @@ fn owned_halves_move_to_two_tasks_and_keep_order() {
 fn borrowed_halves_write_and_read_a_megabyte_in_one_task() {
     on_both(|| async {
         let mut stream = unix_echo_pair();
-        let (mut read, mut write) = UnixStream::split(&mut stream);
+        let (mut read, mut write) = stream.split();
         // More than the socket buffers hold: writing alone would block on
         // the echo, which blocks on our unread data.
         let data: Vec<u8> = (0..1 << 20).map(|i: u32| (i % 251) as u8).collect();

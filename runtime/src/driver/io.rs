@@ -1,15 +1,17 @@
 //! The I/O layer of the driver stack: the bottom of the stack is either
 //! the reactor (`DriverConfig::enable_io`) or the plain condvar park.
 //!
-//! With the reactor, `park(timeout)` is `turn(timeout)` (block in the OS
-//! poller, then dispatch readiness to the wakers of sockets and `AsyncFd`s)
-//! and `unpark` fires the reactor's `mio::Waker`. The loom models build
+//! With the reactor, `park(timeout)` is `turn_deferred(timeout)` (block in
+//! the OS poller, then dispatch readiness to the waiter lists of sockets and
+//! `AsyncFd`s, collecting the wakers it releases for the caller to wake
+//! once it holds no lock) and `unpark` fires the reactor's `mio::Waker`. The loom models build
 //! runtimes without I/O, so only the condvar park is explored end to end;
 //! the reactor's readiness protocol has its own component model in
 //! `rt-reactor`.
 
 use super::park::{ParkThread, UnparkThread};
 use std::io;
+use std::task::Waker;
 use std::time::Duration;
 
 /// The parking half of the I/O layer.
@@ -37,10 +39,12 @@ impl IoStack {
         }
     }
 
-    pub(crate) fn park(&mut self, timeout: Option<Duration>) {
+    /// Blocks until an event, an unpark or `timeout`; pushes the wakers of
+    /// the I/O waiters it released onto `woken`.
+    pub(crate) fn park(&mut self, timeout: Option<Duration>, woken: &mut Vec<Waker>) {
         match self {
             IoStack::Enabled(driver) => {
-                if let Err(e) = driver.turn(timeout) {
+                if let Err(e) = driver.turn_deferred(timeout, woken) {
                     panic!("rt: the I/O driver failed to poll for events: {e}");
                 }
             }
@@ -48,10 +52,11 @@ impl IoStack {
         }
     }
 
-    /// Wakes every registration with an error so no task waits forever.
-    pub(crate) fn shutdown(&mut self) {
+    /// Fails every registration so no task waits forever; pushes the
+    /// waiters' wakers onto `woken`.
+    pub(crate) fn shutdown(&mut self, woken: &mut Vec<Waker>) {
         if let IoStack::Enabled(driver) = self {
-            driver.shutdown();
+            driver.shutdown_deferred(woken);
         }
     }
 }

@@ -11,12 +11,18 @@
 //! deadline into the park timeout and fires expired timers after parking;
 //! under it, the I/O driver (when enabled) blocks in the reactor, or else a
 //! plain condvar park does.
+//!
+//! The I/O wakers a park or a shutdown releases are not woken inside: they
+//! are pushed onto the caller's `woken` vector, and the caller wakes them
+//! ([`wake_all`]) once it has released the lock it holds the driver under,
+//! since a waker may run arbitrary code (timers still fire inside).
 
 mod io;
 mod park;
 pub(crate) mod time;
 
 use std::fmt;
+use std::task::Waker;
 use std::time::Duration;
 
 /// Which drivers a runtime has, from the `Builder`.
@@ -65,21 +71,34 @@ impl Driver {
     }
 
     /// Blocks until unparked or `timeout` passes (`Some(ZERO)`: only poll),
-    /// then dispatches events.
-    pub(crate) fn park(&mut self, _handle: &Handle, timeout: Option<Duration>) {
+    /// then dispatches events: fires timers, and pushes the wakers of the
+    /// I/O waiters it released onto `woken` (see the module docs).
+    pub(crate) fn park(
+        &mut self,
+        _handle: &Handle,
+        timeout: Option<Duration>,
+        woken: &mut Vec<Waker>,
+    ) {
         match &mut self.time {
-            Some(time) => time.park(timeout, |timeout| self.io.park(timeout)),
-            None => self.io.park(timeout),
+            Some(time) => time.park(timeout, |timeout| self.io.park(timeout, woken)),
+            None => self.io.park(timeout, woken),
         }
     }
 
-    /// Tears the drivers down at runtime shutdown.
-    pub(crate) fn shutdown(&mut self, _handle: &Handle) {
+    /// Tears the drivers down at runtime shutdown; pushes the wakers of the
+    /// I/O waiters onto `woken`.
+    pub(crate) fn shutdown(&mut self, _handle: &Handle, woken: &mut Vec<Waker>) {
         if let Some(time) = &mut self.time {
             time.shutdown();
         }
-        self.io.shutdown();
+        self.io.shutdown(woken);
     }
+}
+
+/// Wakes what a park or a shutdown pushed onto `woken` (call it with no
+/// lock held), keeping the vector's capacity for the next park.
+pub(crate) fn wake_all(woken: &mut Vec<Waker>) {
+    woken.drain(..).for_each(Waker::wake);
 }
 
 impl Handle {

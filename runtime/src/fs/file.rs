@@ -34,10 +34,10 @@ use std::task::{Context, Poll, ready};
 
 /// An open file, read and written asynchronously through
 /// [`futures_io::AsyncRead`], [`AsyncWrite`] and [`AsyncSeek`] (use the
-/// extension traits re-exported by `futures_util`).
+/// extension traits in [`rt::io`](crate::io)).
 ///
 /// Writes are buffered: `write` returns once the data is copied, so call
-/// [`flush`](futures_util::AsyncWriteExt::flush) (or
+/// [`flush`](crate::io::AsyncWriteExt::flush) (or
 /// [`sync_all`](File::sync_all)) to learn whether it reached the file. A
 /// file dropped with a write in flight finishes that write in the
 /// background.
@@ -45,7 +45,7 @@ use std::task::{Context, Poll, ready};
 /// # Examples
 ///
 /// ```
-/// use futures_util::{AsyncReadExt, AsyncWriteExt};
+/// use rt::io::{AsyncReadExt, AsyncWriteExt};
 /// # let rt = rt::runtime::Runtime::new().unwrap();
 /// # rt.block_on(async {
 /// let path = std::env::temp_dir().join(format!("rt-file-doc-{}", std::process::id()));
@@ -271,7 +271,7 @@ impl File {
     /// # Examples
     ///
     /// ```
-    /// use futures_util::AsyncWriteExt;
+    /// use rt::io::AsyncWriteExt;
     /// # let rt = rt::runtime::Runtime::new().unwrap();
     /// # rt.block_on(async {
     /// let path = std::env::temp_dir().join(format!("rt-sync-doc-{}", std::process::id()));
@@ -409,7 +409,7 @@ impl File {
     /// # Examples
     ///
     /// ```
-    /// use futures_util::AsyncReadExt;
+    /// use rt::io::AsyncReadExt;
     /// # let rt = rt::runtime::Runtime::new().unwrap();
     /// # rt.block_on(async {
     /// let mut file = rt::fs::File::open("Cargo.toml").await.unwrap();
@@ -442,7 +442,7 @@ impl File {
     /// # Examples
     ///
     /// ```
-    /// use futures_util::AsyncWriteExt;
+    /// use rt::io::AsyncWriteExt;
     /// # let rt = rt::runtime::Runtime::new().unwrap();
     /// # rt.block_on(async {
     /// let path = std::env::temp_dir().join(format!("rt-into-std-doc-{}", std::process::id()));
@@ -466,7 +466,7 @@ impl File {
     /// returns how many bytes it read.
     ///
     /// The same contract as
-    /// [`AsyncReadExt::read_to_end`](futures_util::AsyncReadExt::read_to_end),
+    /// [`AsyncReadExt::read_to_end`](crate::io::AsyncReadExt::read_to_end),
     /// which this method shadows on `File`, but faster: each operation on
     /// one job on the blocking pool reads 2 MiB chunks straight into one
     /// buffer sized from the file's length, instead of a `poll_read` per
@@ -506,7 +506,7 @@ impl File {
 
     /// Reads the rest of the file as UTF-8 and appends it to `dst`; returns
     /// how many bytes it read. Shadows
-    /// [`AsyncReadExt::read_to_string`](futures_util::AsyncReadExt::read_to_string)
+    /// [`AsyncReadExt::read_to_string`](crate::io::AsyncReadExt::read_to_string)
     /// with the fast path of [`read_to_end`](File::read_to_end).
     ///
     /// # Errors

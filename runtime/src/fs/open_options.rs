@@ -11,7 +11,7 @@ use std::path::Path;
 /// # Examples
 ///
 /// ```
-/// use futures_util::AsyncWriteExt;
+/// use rt::io::AsyncWriteExt;
 /// # let rt = rt::runtime::Runtime::new().unwrap();
 /// # rt.block_on(async {
 /// let path = std::env::temp_dir().join(format!("rt-options-doc-{}", std::process::id()));

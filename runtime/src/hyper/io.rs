@@ -101,7 +101,7 @@ socket!(TcpStream, UnixStream);
 ///     let (a, _b) = rt::net::UnixStream::pair().unwrap();
 ///     let mut io = Io::new(a);
 ///     assert!(hyper::rt::Write::is_write_vectored(&io));
-///     io.get_mut().shutdown(std::net::Shutdown::Write).unwrap();
+///     io.get_mut().shutdown_std(std::net::Shutdown::Write).unwrap();
 ///     let _stream: rt::net::UnixStream = io.into_inner();
 /// });
 /// ```

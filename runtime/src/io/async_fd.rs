@@ -1,14 +1,12 @@
 //! Readiness on any file descriptor.
 
-use super::registered::current_reactor;
-use crate::task::poll_proceed;
+use super::registered::{current_reactor, poll_budgeted, wait_ready};
 use mio::unix::SourceFd;
 use rt_reactor::{Direction, Interest, Ready, ReadyEvent, Registration};
 use std::fmt;
-use std::future::poll_fn;
 use std::io;
 use std::os::fd::{AsRawFd, RawFd};
-use std::task::{Context, Poll, ready};
+use std::task::{Context, Poll};
 
 /// A non-blocking file descriptor registered with the runtime's reactor,
 /// so tasks can wait until it is readable or writable.
@@ -234,21 +232,37 @@ impl<T: AsRawFd> AsyncFd<T> {
         }
     }
 
+    fn guard(&self, event: ReadyEvent) -> AsyncFdReadyGuard<'_, T> {
+        AsyncFdReadyGuard {
+            fd: self,
+            event: Some(event),
+        }
+    }
+
+    /// Waits in `direction`'s shared slot (the `poll_*` methods).
     fn poll_ready(
         &self,
         cx: &mut Context<'_>,
         direction: Direction,
     ) -> Poll<io::Result<AsyncFdReadyGuard<'_, T>>> {
-        let coop = ready!(poll_proceed(cx));
-        let event = ready!(self.registration.poll_ready(cx, direction))?;
-        coop.made_progress();
-        Poll::Ready(Ok(AsyncFdReadyGuard {
-            fd: self,
-            event: Some(event),
-        }))
+        poll_budgeted(cx, |cx| self.registration.poll_ready(cx, direction))
+            .map_ok(|event| self.guard(event))
+    }
+
+    /// Waits in a place of its own in `direction`'s list (the `async fn`s).
+    async fn ready(&self, direction: Direction) -> io::Result<AsyncFdReadyGuard<'_, T>> {
+        let event = wait_ready(&self.registration, direction).await?;
+        Ok(self.guard(event))
     }
 
     /// Polls for read readiness.
+    ///
+    /// A `poll_*` method has no future to own a place among the tasks
+    /// waiting on the descriptor: it waits in one read slot shared by all
+    /// `poll_read_ready` callers, where the last caller's waker wins (an
+    /// earlier caller's task is not woken). Tasks sharing an `AsyncFd`
+    /// await [`readable`](AsyncFd::readable) instead, which any number of
+    /// tasks may wait in at once.
     ///
     /// # Errors
     ///
@@ -277,6 +291,10 @@ impl<T: AsRawFd> AsyncFd<T> {
 
     /// Polls for write readiness.
     ///
+    /// As [`poll_read_ready`](AsyncFd::poll_read_ready), in the write
+    /// direction: one shared slot, the last caller's waker wins; tasks
+    /// sharing an `AsyncFd` await [`writable`](AsyncFd::writable).
+    ///
     /// # Errors
     ///
     /// Fails once the runtime has shut down its I/O driver.
@@ -304,6 +322,9 @@ impl<T: AsRawFd> AsyncFd<T> {
     /// Waits until the descriptor is readable (or read-closed, or has an
     /// error).
     ///
+    /// Any number of tasks may wait at once, each in a place of its own;
+    /// readiness wakes them all. Dropping the future frees its place.
+    ///
     /// # Errors
     ///
     /// Fails once the runtime has shut down its I/O driver.
@@ -322,11 +343,14 @@ impl<T: AsRawFd> AsyncFd<T> {
     /// });
     /// ```
     pub async fn readable(&self) -> io::Result<AsyncFdReadyGuard<'_, T>> {
-        poll_fn(|cx| self.poll_ready(cx, Direction::Read)).await
+        self.ready(Direction::Read).await
     }
 
     /// Waits until the descriptor is writable (or write-closed, or has an
     /// error).
+    ///
+    /// Any number of tasks may wait at once, each in a place of its own;
+    /// readiness wakes them all. Dropping the future frees its place.
     ///
     /// # Errors
     ///
@@ -343,7 +367,7 @@ impl<T: AsRawFd> AsyncFd<T> {
     /// });
     /// ```
     pub async fn writable(&self) -> io::Result<AsyncFdReadyGuard<'_, T>> {
-        poll_fn(|cx| self.poll_ready(cx, Direction::Write)).await
+        self.ready(Direction::Write).await
     }
 }
 

@@ -2,11 +2,42 @@
 //! any file descriptor.
 //!
 //! The traits are the runtime-neutral [`AsyncRead`]/[`AsyncWrite`] of
-//! `futures-io`, and the extension traits and helpers ([`AsyncReadExt`],
-//! [`AsyncWriteExt`], [`copy`], `split`, [`BufReader`], ...) are
-//! `futures-util`'s, re-exported here so code written for them runs on `rt`
-//! unchanged. [`AsyncFd`] turns any non-blocking file descriptor into
-//! something a task can wait on.
+//! `futures-io`, which most of the ecosystem implements. The extension
+//! traits [`AsyncReadExt`], [`AsyncWriteExt`] and [`AsyncBufReadExt`] are
+//! rt's own, implemented for every futures-io type, with tokio's method
+//! names (`read_u32`, `write_all`, `shutdown`, `lines().next_line()`), so
+//! code written against `tokio::io` ports by renaming. [`split`] is a free
+//! function as in tokio, [`copy_bidirectional`] proxies two streams,
+//! [`duplex`] makes an in-memory stream pair, and [`stdin`], [`stdout`],
+//! [`stderr`] are the standard streams (on the blocking pool); the helpers
+//! [`copy`], [`BufReader`], [`BufWriter`], [`Cursor`], ... are
+//! `futures-util`'s, re-exported.
+//! [`AsyncFd`] turns any non-blocking file descriptor into something a
+//! task can wait on.
+//!
+//! # rt's extension traits or futures-util's
+//!
+//! Import one set, not both: `futures_util::AsyncReadExt` and
+//! `rt::io::AsyncReadExt` (likewise the write and buffered-read traits)
+//! share method names, so with both in scope `reader.read(..)` is
+//! ambiguous and does not compile. rt's have tokio's extras (`read_u32`,
+//! `shutdown`, `Lines::next_line`) and no by-value `split`, so
+//! `stream.split()` on a `TcpStream` or `UnixStream` is the socket's
+//! lock-free split; futures-util's have its extras (`into_sink`,
+//! `split` by value). To call the other set's method in one place, use
+//! the qualified form: `futures_util::AsyncReadExt::split(stream)`.
+//!
+//! # tokio's I/O traits (feature `tokio-io`)
+//!
+//! With the `tokio-io` feature, [`TcpStream`](crate::net::TcpStream),
+//! [`UnixStream`](crate::net::UnixStream), their split and owned halves,
+//! [`fs::File`](crate::fs::File) and [`DuplexStream`] also implement
+//! `tokio::io::AsyncRead` and `tokio::io::AsyncWrite`, so crates written
+//! against those traits (tokio-util's `Framed` codecs, tokio-rustls, ...)
+//! take rt's streams directly. tokio comes in with no features: its traits
+//! only, never its runtime. (`tokio::io::AsyncReadExt` would then clash
+//! with rt's `AsyncReadExt` on these types, as futures-util's does:
+//! import one.)
 //!
 //! Every I/O resource registers with the runtime's reactor, so it must be
 //! created inside a runtime built with
@@ -30,13 +61,29 @@
 //! ```
 
 mod async_fd;
+mod buf_read_ext;
+mod copy_bidirectional;
+mod duplex;
+mod read_ext;
 pub(crate) mod registered;
+mod split;
+mod stdio;
 pub(crate) mod sys;
+#[cfg(feature = "tokio-io")]
+mod tokio_io;
+mod write_ext;
 
 pub use async_fd::{AsyncFd, AsyncFdReadyGuard, TryIoError};
+pub use buf_read_ext::{AsyncBufReadExt, Lines};
+pub use copy_bidirectional::{copy_bidirectional, copy_bidirectional_with_sizes};
+pub use duplex::{DuplexStream, duplex};
 pub use futures_io::{AsyncBufRead, AsyncRead, AsyncSeek, AsyncWrite};
 pub use futures_util::io::{
-    AsyncBufReadExt, AsyncReadExt, AsyncSeekExt, AsyncWriteExt, BufReader, BufWriter, Cursor,
-    ReadHalf, WriteHalf, copy, copy_buf, empty, repeat, sink,
+    AsyncSeekExt, BufReader, BufWriter, Cursor, ReadHalf, WriteHalf, copy, copy_buf, empty, repeat,
+    sink,
 };
+pub use read_ext::AsyncReadExt;
 pub use rt_reactor::{Interest, Ready};
+pub use split::split;
+pub use stdio::{Stderr, Stdin, Stdout, stderr, stdin, stdout};
+pub use write_ext::AsyncWriteExt;

@@ -6,22 +6,53 @@
 //! 1. spend a unit of the task's cooperative budget (yield if it is spent);
 //! 2. wait for readiness in the wanted direction;
 //! 3. try the non-blocking operation; on `WouldBlock`, clear exactly the
-//!    readiness observed in step 2 and go back to step 2;
+//!    readiness observed in step 2 and go back to step 2 (a stream read
+//!    that fills only part of its buffer clears it too, see
+//!    `poll_stream_read`);
 //! 4. anything else (data, EOF, an error) is the result.
+//!
+//! Step 2 waits in one of two ways. The `async fn`s on `&self` (`accept`,
+//! `recv_from`, `readable`, ...) wait in a place of their own in the
+//! direction's waiter list (`async_io`, `ready`): any number of tasks may
+//! await them on one shared socket, an edge wakes them all, and a future
+//! dropped while waiting frees its place. The `poll_*` methods and the
+//! `AsyncRead`/`AsyncWrite` impls have no future to own a place: they wait
+//! in the direction's shared slot (`poll_io`, `poll_ready`), where the last
+//! waker wins, as each one's docs say.
 
-use crate::io::sys;
 use crate::runtime::context;
 use crate::task::poll_proceed;
-use rt_reactor::{Direction, Interest, Registration};
+use rt_reactor::{Direction, Interest, ReadyEvent, ReadyWaiter, Registration};
 use std::fmt;
 use std::future::poll_fn;
 use std::io;
-use std::os::fd::AsRawFd;
 use std::task::{Context, Poll, ready};
 
 pub(crate) struct Registered<E: mio::event::Source> {
     io: Option<E>,
     registration: Registration,
+}
+
+/// Step 1 then `wait` (step 2): spends a unit of budget once `wait` is
+/// ready.
+pub(crate) fn poll_budgeted<T>(
+    cx: &mut Context<'_>,
+    wait: impl FnOnce(&mut Context<'_>) -> Poll<T>,
+) -> Poll<T> {
+    let coop = ready!(poll_proceed(cx));
+    let result = ready!(wait(cx));
+    coop.made_progress();
+    Poll::Ready(result)
+}
+
+/// Steps 1 and 2 in a place of its own in `direction`'s waiter list,
+/// freed when the future is dropped.
+pub(crate) async fn wait_ready(
+    registration: &Registration,
+    direction: Direction,
+) -> io::Result<ReadyEvent> {
+    let mut waiter = registration.waiter(direction);
+    poll_fn(|cx| poll_budgeted(cx, |cx| waiter.poll_ready(cx))).await
 }
 
 /// The current runtime's reactor.
@@ -78,50 +109,93 @@ impl<E: mio::event::Source> Registered<E> {
         Ok(io)
     }
 
-    /// Waits for readiness in `direction` (spending budget).
+    /// Waits for readiness in `direction` (spending budget), in the
+    /// direction's shared slot: for `poll_*` methods, where the last
+    /// waker wins (see `Registration::poll_ready`).
     pub(crate) fn poll_ready(
         &self,
         cx: &mut Context<'_>,
         direction: Direction,
-    ) -> Poll<io::Result<rt_reactor::ReadyEvent>> {
-        let coop = ready!(poll_proceed(cx));
-        let event = ready!(self.registration.poll_ready(cx, direction));
-        coop.made_progress();
-        Poll::Ready(event)
+    ) -> Poll<io::Result<ReadyEvent>> {
+        poll_budgeted(cx, |cx| self.registration.poll_ready(cx, direction))
     }
 
-    pub(crate) fn clear_readiness(&self, event: rt_reactor::ReadyEvent) {
+    /// Waits for readiness in `direction` (spending budget) in a place of
+    /// its own, so any number of tasks can wait at once; the place is freed
+    /// when the future is dropped.
+    pub(crate) async fn ready(&self, direction: Direction) -> io::Result<ReadyEvent> {
+        wait_ready(&self.registration, direction).await
+    }
+
+    pub(crate) fn clear_readiness(&self, event: ReadyEvent) {
         self.registration.clear_readiness(event);
     }
 
-    /// Steps 1 to 4 of the module docs.
+    /// Steps 1 to 4 of the module docs, waiting in `direction`'s shared
+    /// slot: for `poll_*` methods (the last waker wins).
     pub(crate) fn poll_io<R>(
         &self,
         cx: &mut Context<'_>,
         direction: Direction,
-        mut op: impl FnMut(&E) -> io::Result<R>,
+        op: impl FnMut(&E) -> io::Result<R>,
     ) -> Poll<io::Result<R>> {
-        let coop = ready!(poll_proceed(cx));
-        loop {
-            let event = ready!(self.registration.poll_ready(cx, direction))?;
-            match op(self.get_ref()) {
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
-                    self.registration.clear_readiness(event);
-                }
-                result => {
-                    coop.made_progress();
-                    return Poll::Ready(result);
-                }
-            }
-        }
+        let wait = |cx: &mut Context<'_>| self.registration.poll_ready(cx, direction);
+        self.poll_io_via(cx, wait, op, |_| false)
     }
 
+    /// Steps 1 to 4 of the module docs, waiting in a place of its own: for
+    /// `async fn`s on `&self`, which many tasks may await at once.
     pub(crate) async fn async_io<R>(
         &self,
         direction: Direction,
         mut op: impl FnMut(&E) -> io::Result<R>,
     ) -> io::Result<R> {
-        poll_fn(|cx| self.poll_io(cx, direction, &mut op)).await
+        let mut waiter = self.waiter(direction);
+        poll_fn(|cx| self.poll_io_in(cx, &mut waiter, &mut op)).await
+    }
+
+    /// A place of its own in `direction`'s waiter list, for a stream that
+    /// polls the same operation again and again (`Incoming`).
+    pub(crate) fn waiter(&self, direction: Direction) -> ReadyWaiter<'_> {
+        self.registration.waiter(direction)
+    }
+
+    /// Steps 1 to 4 of the module docs, waiting in `waiter`'s place.
+    pub(crate) fn poll_io_in<R>(
+        &self,
+        cx: &mut Context<'_>,
+        waiter: &mut ReadyWaiter<'_>,
+        op: impl FnMut(&E) -> io::Result<R>,
+    ) -> Poll<io::Result<R>> {
+        self.poll_io_via(cx, |cx| waiter.poll_ready(cx), op, |_| false)
+    }
+
+    /// Steps 1 to 4, with step 2 done by `wait`. A result for which
+    /// `drained` holds also clears the readiness it used (see
+    /// `poll_stream_read`).
+    fn poll_io_via<R>(
+        &self,
+        cx: &mut Context<'_>,
+        mut wait: impl FnMut(&mut Context<'_>) -> Poll<io::Result<ReadyEvent>>,
+        mut op: impl FnMut(&E) -> io::Result<R>,
+        drained: impl Fn(&R) -> bool,
+    ) -> Poll<io::Result<R>> {
+        let coop = ready!(poll_proceed(cx));
+        loop {
+            let event = ready!(wait(cx))?;
+            match op(self.get_ref()) {
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                    self.registration.clear_readiness(event);
+                }
+                result => {
+                    if matches!(&result, Ok(output) if drained(output)) {
+                        self.registration.clear_readiness(event);
+                    }
+                    coop.made_progress();
+                    return Poll::Ready(result);
+                }
+            }
+        }
     }
 
     /// One attempt without waiting: `WouldBlock` unless the reactor has
@@ -148,53 +222,16 @@ impl<E: mio::event::Source> Registered<E> {
 /// The byte-stream operations shared by TCP and Unix streams.
 impl<E> Registered<E>
 where
-    E: mio::event::Source + AsRawFd,
+    E: mio::event::Source,
     for<'a> &'a E: io::Read + io::Write,
 {
-    /// Steps 1 to 4 for a read into `room` bytes of buffer, plus one: a
-    /// read that returns data but fewer bytes than `room` drained the
-    /// socket, so the readiness it used is cleared there and then. The next
-    /// read then waits for the reactor's next edge instead of first failing
-    /// with `EAGAIN` (a system call per request saved in request/response
-    /// protocols).
-    ///
-    /// Why no wake-up is lost: the clear is by the tick observed in step 2,
-    /// so data that arrived after that readiness was recorded (a new edge,
-    /// a new tick) stays ready; data that arrived between step 2 and the
-    /// read was read (the read was not short for lack of it); a peer's
-    /// end-of-file or reset is sticky readiness the clear leaves set; and a
-    /// read of 0 bytes (end of file) or of a full buffer clears nothing.
-    fn poll_read_with(
-        &self,
-        cx: &mut Context<'_>,
-        room: usize,
-        mut read: impl FnMut(&E) -> io::Result<usize>,
-    ) -> Poll<io::Result<usize>> {
-        let coop = ready!(poll_proceed(cx));
-        loop {
-            let event = ready!(self.registration.poll_ready(cx, Direction::Read))?;
-            match read(self.get_ref()) {
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
-                    self.registration.clear_readiness(event);
-                }
-                result => {
-                    if matches!(result, Ok(n) if n > 0 && n < room) {
-                        self.registration.clear_readiness(event);
-                    }
-                    coop.made_progress();
-                    return Poll::Ready(result);
-                }
-            }
-        }
-    }
-
     pub(crate) fn poll_read(
         &self,
         cx: &mut Context<'_>,
         buf: &mut [u8],
     ) -> Poll<io::Result<usize>> {
         let room = buf.len();
-        self.poll_read_with(cx, room, |io| sys::recv(io.as_raw_fd(), buf))
+        self.poll_stream_read(cx, room, |mut io| io::Read::read(&mut io, buf))
     }
 
     /// Like `poll_read`, into memory that may be uninitialised (hyper's
@@ -205,9 +242,14 @@ where
         &self,
         cx: &mut Context<'_>,
         buf: &mut [std::mem::MaybeUninit<u8>],
-    ) -> Poll<io::Result<usize>> {
+    ) -> Poll<io::Result<usize>>
+    where
+        E: std::os::fd::AsRawFd,
+    {
         let room = buf.len();
-        self.poll_read_with(cx, room, |io| sys::recv_uninit(io.as_raw_fd(), buf))
+        self.poll_stream_read(cx, room, |io| {
+            crate::io::sys::recv_uninit(std::os::fd::AsRawFd::as_raw_fd(io), buf)
+        })
     }
 
     pub(crate) fn poll_read_vectored(
@@ -215,9 +257,27 @@ where
         cx: &mut Context<'_>,
         bufs: &mut [io::IoSliceMut<'_>],
     ) -> Poll<io::Result<usize>> {
-        self.poll_io(cx, Direction::Read, |mut io| {
-            io::Read::read_vectored(&mut io, bufs)
-        })
+        let room = bufs.iter().map(|buf| buf.len()).sum();
+        self.poll_stream_read(cx, room, |mut io| io::Read::read_vectored(&mut io, bufs))
+    }
+
+    /// A read from the byte stream into `room` bytes, waiting in the read
+    /// direction's shared slot. A read that returns some bytes but fewer
+    /// than `room` emptied the socket's receive queue, so it also clears
+    /// the read readiness it used: the next read waits for the poller's
+    /// next edge instead of making a syscall that would only say
+    /// `WouldBlock`. The clear checks the tick (as step 3's does), so
+    /// readiness recorded since the read is kept; and an edge the driver
+    /// has not dispatched yet still comes, since the poller reports data
+    /// that arrives after the read.
+    fn poll_stream_read(
+        &self,
+        cx: &mut Context<'_>,
+        room: usize,
+        read: impl FnMut(&E) -> io::Result<usize>,
+    ) -> Poll<io::Result<usize>> {
+        let wait = |cx: &mut Context<'_>| self.registration.poll_ready(cx, Direction::Read);
+        self.poll_io_via(cx, wait, read, |&n| n > 0 && n < room)
     }
 
     pub(crate) fn poll_write(&self, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {

@@ -52,6 +52,7 @@ pub(crate) fn read_to_spare(fd: RawFd, dst: &mut Vec<u8>, max: usize) -> io::Res
 /// nothing zeroed or copied first. Returns how many bytes arrived, at the
 /// front of `dst` (`0`: the peer closed its write side, or `dst` is empty).
 /// Interrupted calls are retried.
+#[cfg(feature = "hyper")]
 pub(crate) fn recv_uninit(fd: RawFd, dst: &mut [std::mem::MaybeUninit<u8>]) -> io::Result<usize> {
     loop {
         match syscall!(
@@ -66,15 +67,6 @@ pub(crate) fn recv_uninit(fd: RawFd, dst: &mut [std::mem::MaybeUninit<u8>]) -> i
             Err(e) => return Err(e),
         }
     }
-}
-
-/// [`recv_uninit`] into initialised memory (`AsyncRead::poll_read`).
-pub(crate) fn recv(fd: RawFd, dst: &mut [u8]) -> io::Result<usize> {
-    // SAFETY: `[u8]` and `[MaybeUninit<u8>]` have the same layout, and
-    // `recv_uninit` only writes initialised bytes (the kernel's) through
-    // the view, never uninitialised ones, so `dst` stays initialised.
-    let dst = unsafe { &mut *(std::ptr::from_mut(dst) as *mut [std::mem::MaybeUninit<u8>]) };
-    recv_uninit(fd, dst)
 }
 
 /// Asks the kernel to back the first `max` bytes of `dst`'s spare capacity

@@ -1,8 +1,8 @@
 //! Conversion of the address arguments of `bind`/`connect`/`send_to`.
 //!
 //! The conversion is a future: literal addresses are ready at once, host
-//! names are resolved on the blocking pool (DNS blocks) through
-//! [`lookup_host`](super::lookup_host).
+//! names are resolved on the blocking pool (DNS blocks), as
+//! [`lookup_host`](super::lookup_host) does.
 
 use std::future::Future;
 use std::io;
@@ -10,13 +10,17 @@ use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, SocketAddrV4, SocketAddrV
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
-/// Types that name one or more socket addresses: `SocketAddr`,
-/// `SocketAddrV4/V6`, `(IpAddr, u16)`, `(Ipv4Addr, u16)`, `(Ipv6Addr, u16)`,
-/// `"ip:port"` strings, slices of `SocketAddr`, and references to these.
+/// Types that name one or more socket addresses, as tokio's and std's
+/// `ToSocketAddrs` do: `SocketAddr`, `SocketAddrV4/V6`, `(IpAddr, u16)`,
+/// `(Ipv4Addr, u16)`, `(Ipv6Addr, u16)`, `"host:port"` strings (`&str`,
+/// `String`), `(&str, u16)` and `(String, u16)` pairs, slices of
+/// `SocketAddr` (`&[SocketAddr]`), and references to these.
 ///
-/// Strings are parsed as `ip:port` first; anything else (`"localhost:80"`,
-/// `"example.com:443"`) is resolved with [`lookup_host`](super::lookup_host)
-/// on the runtime's blocking pool. Sealed: implemented only here.
+/// A string or host is parsed as an IP address first; anything else
+/// (`"localhost:80"`, `("example.com", 443)`) is a host name, resolved by
+/// the system resolver on the runtime's blocking pool (as
+/// [`lookup_host`](super::lookup_host) does). Sealed: implemented only
+/// here.
 ///
 /// # Examples
 ///
@@ -30,14 +34,20 @@ use std::task::{Context, Poll};
 ///     let c = rt::net::TcpListener::bind(SocketAddr::from(([127, 0, 0, 1], 0))).await.unwrap();
 ///     let d = rt::net::TcpListener::bind("localhost:0").await.unwrap();
 ///     assert!(d.local_addr().unwrap().ip().is_loopback());
+///     let e = rt::net::TcpListener::bind(("localhost", 0)).await.unwrap();
+///     let f = rt::net::TcpListener::bind(("::1", 0)).await.unwrap();
+///     assert!(f.local_addr().unwrap().is_ipv6());
+///     let both = [a.local_addr().unwrap(), b.local_addr().unwrap()];
+///     let g = rt::net::TcpStream::connect(&both[..]).await.unwrap();
 ///     assert!(rt::net::TcpListener::bind("no port here").await.is_err());
-///     # drop((a, b, c, d));
+///     # drop((a, b, c, d, e, f, g));
 /// });
 /// ```
 pub trait ToSocketAddrs: sealed::ToSocketAddrsPriv {}
 
 pub(crate) mod sealed {
     use super::*;
+    use crate::net::lookup::HostName;
 
     /// The conversion itself (not nameable outside the crate).
     #[allow(unreachable_pub)]
@@ -62,10 +72,8 @@ pub(crate) mod sealed {
             Resolve(State::Ready(Some(result)))
         }
 
-        pub(crate) fn lookup(host: String) -> Resolve {
-            Resolve(State::Lookup(Box::pin(async move {
-                super::super::lookup_host(host).await.map(Iterator::collect)
-            })))
+        pub(crate) fn lookup(name: HostName) -> Resolve {
+            Resolve(State::Lookup(Box::pin(super::super::lookup::resolve(name))))
         }
     }
 
@@ -92,6 +100,7 @@ pub(crate) mod sealed {
     }
 }
 
+use crate::net::lookup::HostName;
 use sealed::{Resolve, ToSocketAddrsPriv};
 
 macro_rules! direct {
@@ -119,7 +128,29 @@ direct! {
 fn parse(s: &str) -> Resolve {
     match s.parse::<SocketAddr>() {
         Ok(addr) => Resolve::ready(Ok(vec![addr])),
-        Err(_) => Resolve::lookup(s.to_owned()),
+        Err(_) => Resolve::lookup(HostName::WithPort(s.to_owned())),
+    }
+}
+
+/// A literal IP address now; otherwise a lookup of `host`.
+fn parse_host(host: &str, port: u16) -> Resolve {
+    match host.parse::<IpAddr>() {
+        Ok(ip) => Resolve::ready(Ok(vec![SocketAddr::new(ip, port)])),
+        Err(_) => Resolve::lookup(HostName::Split(host.to_owned(), port)),
+    }
+}
+
+impl ToSocketAddrs for (&str, u16) {}
+impl ToSocketAddrsPriv for (&str, u16) {
+    fn to_socket_addrs(&self) -> Resolve {
+        parse_host(self.0, self.1)
+    }
+}
+
+impl ToSocketAddrs for (String, u16) {}
+impl ToSocketAddrsPriv for (String, u16) {
+    fn to_socket_addrs(&self) -> Resolve {
+        parse_host(&self.0, self.1)
     }
 }
 

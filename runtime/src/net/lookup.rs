@@ -1,21 +1,68 @@
 //! `lookup_host`: name resolution on the blocking pool.
 //!
 //! The system resolver (`getaddrinfo`, through std's `ToSocketAddrs`)
-//! blocks, so it runs on a blocking-pool thread. A literal address is
-//! parsed on the spot without touching the pool.
+//! blocks, so it runs on a blocking-pool thread. Literal addresses never
+//! get here: [`ToSocketAddrs`] parses them on the spot.
 
+use super::addr::ToSocketAddrs;
 use crate::runtime::context;
 use std::io;
-use std::net::{SocketAddr, ToSocketAddrs};
+use std::net::SocketAddr;
 
-/// Resolves `"host:port"` (`"example.com:80"`, `"localhost:8080"`,
-/// `"[::1]:443"`) to the socket addresses it names, using the system
-/// resolver on the runtime's blocking pool.
+/// A name to resolve: `"host:port"`, or a host and a port apart.
+#[derive(Debug)]
+pub(crate) enum HostName {
+    WithPort(String),
+    Split(String, u16),
+}
+
+impl HostName {
+    /// On the blocking pool: the system resolver's answer.
+    fn resolve(&self) -> io::Result<Vec<SocketAddr>> {
+        let result = match self {
+            HostName::WithPort(host) => std::net::ToSocketAddrs::to_socket_addrs(host.as_str()),
+            HostName::Split(host, port) => {
+                std::net::ToSocketAddrs::to_socket_addrs(&(host.as_str(), *port))
+            }
+        };
+        result.map(Iterator::collect).map_err(|e| {
+            let name = match self {
+                HostName::WithPort(host) => host.clone(),
+                HostName::Split(host, port) => format!("{host}` port `{port}"),
+            };
+            io::Error::new(e.kind(), format!("could not resolve `{name}`: {e}"))
+        })
+    }
+}
+
+/// Resolves `name` on the current runtime's blocking pool.
+///
+/// # Panics
+///
+/// Panics outside a runtime.
+pub(crate) async fn resolve(name: HostName) -> io::Result<Vec<SocketAddr>> {
+    let Some(call) = context::with_current(|handle| handle.spawn_blocking(move || name.resolve()))
+    else {
+        panic!(
+            "`rt::net` resolved a host name outside a runtime: it resolves on the runtime's \
+             blocking pool, so await it in a task or inside `Runtime::block_on`"
+        );
+    };
+    match call.await {
+        Ok(result) => result,
+        Err(join_error) => Err(join_error.into()),
+    }
+}
+
+/// The socket addresses `host` names: `"example.com:80"`,
+/// `"localhost:8080"`, `("example.com", 443)`, or any other
+/// [`ToSocketAddrs`] (a literal address comes back as it is). Host names
+/// are resolved with the system resolver on the runtime's blocking pool.
 ///
 /// # Errors
 ///
 /// The resolver's error (for an unknown host, or a string without a
-/// port), with `host` in its message; same
+/// port), with the name in its message; same
 /// [`ErrorKind`](io::ErrorKind).
 ///
 /// # Panics
@@ -26,31 +73,18 @@ use std::net::{SocketAddr, ToSocketAddrs};
 /// # Examples
 ///
 /// ```
+/// use std::net::Ipv6Addr;
+///
 /// # let rt = rt::runtime::Runtime::new().unwrap();
 /// # rt.block_on(async {
 /// let addrs: Vec<_> = rt::net::lookup_host("localhost:8080").await.unwrap().collect();
 /// assert!(addrs.iter().all(|addr| addr.ip().is_loopback() && addr.port() == 8080));
+/// let addrs: Vec<_> = rt::net::lookup_host(("localhost", 53)).await.unwrap().collect();
+/// assert!(addrs.iter().all(|addr| addr.ip().is_loopback() && addr.port() == 53));
+/// let literal: Vec<_> = rt::net::lookup_host((Ipv6Addr::LOCALHOST, 1)).await.unwrap().collect();
+/// assert_eq!(literal, ["[::1]:1".parse().unwrap()]);
 /// # });
 /// ```
-pub async fn lookup_host(host: impl AsRef<str>) -> io::Result<std::vec::IntoIter<SocketAddr>> {
-    let host = host.as_ref();
-    if let Ok(addr) = host.parse::<SocketAddr>() {
-        return Ok(vec![addr].into_iter());
-    }
-    let host = host.to_owned();
-    let resolve = move || {
-        host.to_socket_addrs()
-            .map(Iterator::collect::<Vec<_>>)
-            .map_err(|e| io::Error::new(e.kind(), format!("could not resolve `{host}`: {e}")))
-    };
-    let Some(call) = context::with_current(|handle| handle.spawn_blocking(resolve)) else {
-        panic!(
-            "`rt::net::lookup_host` used outside a runtime: it resolves on the runtime's \
-             blocking pool, so await it in a task or inside `Runtime::block_on`"
-        );
-    };
-    match call.await {
-        Ok(result) => result.map(Vec::into_iter),
-        Err(join_error) => Err(join_error.into()),
-    }
+pub async fn lookup_host(host: impl ToSocketAddrs) -> io::Result<std::vec::IntoIter<SocketAddr>> {
+    host.to_socket_addrs().await.map(Vec::into_iter)
 }

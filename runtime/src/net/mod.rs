@@ -14,8 +14,10 @@
 //! it connects or listens.
 //!
 //! Addresses are anything implementing [`ToSocketAddrs`]: a
-//! `std::net::SocketAddr`, an `(IpAddr, u16)` pair, or an `"ip:port"`
-//! string (parsed, never resolved through DNS).
+//! `std::net::SocketAddr`, an `(IpAddr, u16)` pair, a `"host:port"` string,
+//! a `("host", port)` pair, or a slice of addresses to try in turn. IP
+//! literals are parsed on the spot; host names are resolved by the system
+//! resolver on the runtime's blocking pool, as [`lookup_host`] does.
 //!
 //! # Examples
 //!

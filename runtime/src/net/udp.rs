@@ -11,8 +11,11 @@ use std::os::fd::{AsRawFd, RawFd};
 /// Use [`send_to`](UdpSocket::send_to)/[`recv_from`](UdpSocket::recv_from),
 /// or [`connect`](UdpSocket::connect) to one peer and then
 /// [`send`](UdpSocket::send)/[`recv`](UdpSocket::recv). All methods take
-/// `&self`, so one socket can be shared (e.g. in an `Arc`) by a sending and
-/// a receiving task.
+/// `&self`, so one socket can be shared (e.g. in an `Arc`) by any number of
+/// tasks: a pool of receivers waiting in `recv_from` at once, senders
+/// waiting for room in `send_to`. Each waiting call has a place of its own;
+/// a datagram wakes every receiver, one of them gets it and the others wait
+/// again. Dropping a waiting call (a timeout) frees its place.
 ///
 /// # Examples
 ///

@@ -76,6 +76,9 @@ struct Core {
     tasks: VecDeque<Notified>,
     tick: u32,
     driver: Option<Driver>,
+    /// The I/O wakers of the last park, woken right after it (kept to
+    /// reuse its capacity).
+    woken: Vec<Waker>,
 }
 
 /// The scheduler context installed while `block_on` drives the core.
@@ -95,6 +98,7 @@ impl Handle {
             tasks: VecDeque::with_capacity(64),
             tick: 0,
             driver: Some(driver),
+            woken: Vec::new(),
         });
         Arc::new(Handle {
             slot: Mutex::new(CoreSlot {
@@ -179,8 +183,9 @@ impl Handle {
         if let Some(mut core) = cx.core.into_inner() {
             core.tasks.clear();
             if let Some(driver) = core.driver.as_mut() {
-                driver.shutdown(&handle.driver);
+                driver.shutdown(&handle.driver, &mut core.woken);
             }
+            driver::wake_all(&mut core.woken);
         }
         handle.drain_injector();
     }
@@ -261,7 +266,7 @@ impl Context {
             handle.parked.store(true, Ordering::SeqCst);
             fence(Ordering::SeqCst);
         }
-        let (mut driver, block) = {
+        let (mut driver, mut woken, block) = {
             let mut core = self.core.borrow_mut();
             let core = core.as_mut().expect("the core is installed");
             let idle = core.tasks.is_empty()
@@ -269,6 +274,7 @@ impl Context {
                 && !handle.woken.load(Ordering::SeqCst);
             (
                 core.driver.take().expect("the core holds the driver"),
+                std::mem::take(&mut core.woken),
                 block && idle,
             )
         };
@@ -282,18 +288,19 @@ impl Context {
         driver.park(
             &handle.driver,
             if block { None } else { Some(Duration::ZERO) },
+            &mut woken,
         );
+        driver::wake_all(&mut woken);
         handle.parked.store(false, Ordering::SeqCst);
         if block {
             if let Some(cb) = &handle.config.after_unpark {
                 cb();
             }
         }
-        self.core
-            .borrow_mut()
-            .as_mut()
-            .expect("the core is installed")
-            .driver = Some(driver);
+        let mut core = self.core.borrow_mut();
+        let core = core.as_mut().expect("the core is installed");
+        core.driver = Some(driver);
+        core.woken = woken;
     }
 }
 

@@ -59,15 +59,19 @@ pub mod broadcast;
 pub mod mpsc;
 mod mutex;
 mod notify;
+mod once_cell;
+mod once_waiters;
 pub mod oneshot;
 mod rwlock;
 mod semaphore;
+mod set_once;
 mod wait_list;
 pub mod watch;
 
 pub use barrier::{Barrier, BarrierWaitResult};
 pub use mutex::{MappedMutexGuard, Mutex, MutexGuard, OwnedMutexGuard, TryLockError};
 pub use notify::{Notified, Notify};
+pub use once_cell::{OnceCell, SetError};
 pub use rwlock::{
     MappedRwLockWriteGuard, OwnedRwLockReadGuard, OwnedRwLockWriteGuard, RwLock, RwLockReadGuard,
     RwLockWriteGuard,
@@ -75,4 +79,5 @@ pub use rwlock::{
 pub use semaphore::{
     AcquireError, OwnedSemaphorePermit, Semaphore, SemaphorePermit, TryAcquireError,
 };
+pub use set_once::{SetOnce, SetOnceError};
 pub(crate) use wait_list::register as register_waker;

@@ -57,6 +57,20 @@ pub(crate) fn poll_proceed(cx: &mut Context<'_>) -> Poll<RestoreOnPending> {
     }
 }
 
+/// Whether the task may go on without yielding: `Pending` (after waking
+/// the task) once its budget is spent, else `Ready` without spending a
+/// unit. For combinators (`select!`, `join!`) that poll other futures:
+/// they spend no budget themselves, but stop polling children that would
+/// only yield.
+pub(crate) fn poll_budget_available(cx: &mut Context<'_>) -> Poll<()> {
+    if context::budget().0 == Some(0) {
+        cx.waker().wake_by_ref();
+        Poll::Pending
+    } else {
+        Poll::Ready(())
+    }
+}
+
 /// Gives the unit back unless the operation made progress.
 #[derive(Debug)]
 pub(crate) struct RestoreOnPending(Budget);

@@ -28,7 +28,7 @@ pub use yield_now::yield_now;
 
 pub(crate) use coop::{Budget, budget as budget_scope};
 #[allow(unused_imports)]
-pub(crate) use coop::{RestoreOnPending, poll_proceed};
+pub(crate) use coop::{RestoreOnPending, poll_budget_available, poll_proceed};
 pub(crate) use raw::{Header, RawTask};
 
 pub use crate::blocking::{block_in_place, spawn_blocking};

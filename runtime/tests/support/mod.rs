@@ -1,6 +1,7 @@
 //! Helpers shared by the integration tests: building each kind of runtime,
-//! running a body on both schedulers, counting drops, reading panic
-//! messages, byte patterns and checksums for transfers.
+//! running a body on both schedulers, counting drops and wakers, knowing
+//! when a task is waiting, reading panic messages, byte patterns and
+//! checksums for transfers.
 
 #![allow(dead_code, missing_docs)]
 
@@ -11,8 +12,9 @@ use std::panic::{self, AssertUnwindSafe};
 use std::path::PathBuf;
 use std::pin::Pin;
 use std::sync::Arc;
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::task::{Context, Poll, Waker};
+use std::task::{Context, Poll, Wake, Waker};
 use std::time::{Duration, Instant};
 
 /// A runtime configuration the tests run on.
@@ -123,6 +125,128 @@ impl Drop for DropGuard {
     fn drop(&mut self) {
         self.dropped.fetch_add(1, Ordering::SeqCst);
     }
+}
+
+/// A waker that counts its wakes, and whose clones can be counted: every
+/// waker made from it holds a reference to it, so
+/// [`WakeCounter::wakers_alive`] says how many are still stored somewhere
+/// (a waiter list that kept one after its future was dropped).
+#[derive(Debug, Default)]
+pub(crate) struct WakeCounter {
+    wakes: AtomicUsize,
+    /// The waker of the task that last polled through
+    /// [`WakeCounter::poll_with`]: wakes are passed on to it.
+    forward: Mutex<Option<Waker>>,
+}
+
+impl Wake for WakeCounter {
+    fn wake(self: Arc<Self>) {
+        self.wake_by_ref();
+    }
+
+    fn wake_by_ref(self: &Arc<Self>) {
+        self.wakes.fetch_add(1, Ordering::SeqCst);
+        let forward = self.forward.lock().unwrap().clone();
+        if let Some(waker) = forward {
+            waker.wake();
+        }
+    }
+}
+
+impl WakeCounter {
+    pub(crate) fn new() -> Arc<WakeCounter> {
+        Arc::new(WakeCounter::default())
+    }
+
+    pub(crate) fn waker(self: &Arc<Self>) -> Waker {
+        Waker::from(self.clone())
+    }
+
+    pub(crate) fn wakes(&self) -> usize {
+        self.wakes.load(Ordering::SeqCst)
+    }
+
+    /// Wakers made from this counter that are alive (held anywhere).
+    pub(crate) fn wakers_alive(self: &Arc<Self>) -> usize {
+        Arc::strong_count(self) - 1
+    }
+
+    /// Polls `future` with this counter's waker; its wakes also wake the
+    /// task `cx` belongs to.
+    pub(crate) fn poll_with<F: Future + ?Sized>(
+        self: &Arc<Self>,
+        future: Pin<&mut F>,
+        cx: &mut Context<'_>,
+    ) -> Poll<F::Output> {
+        let previous = self.forward.lock().unwrap().replace(cx.waker().clone());
+        drop(previous);
+        future.poll(&mut Context::from_waker(&self.waker()))
+    }
+}
+
+/// `future`, polled with `counter`'s waker (wakes reach the awaiting task
+/// too), so whatever it leaves behind shows in `counter.wakers_alive()`.
+pub(crate) fn tracked<F: Future>(
+    counter: &Arc<WakeCounter>,
+    future: F,
+) -> impl Future<Output = F::Output> {
+    let counter = counter.clone();
+    let mut future = Box::pin(future);
+    std::future::poll_fn(move |cx| counter.poll_with(future.as_mut(), cx))
+}
+
+/// Runs `future`, sending on `waiting` the first time it returns
+/// `Pending`: by then it has stored its waker wherever it waits.
+pub(crate) async fn report_pending<F: Future>(
+    future: F,
+    waiting: rt::sync::oneshot::Sender<()>,
+) -> F::Output {
+    let mut future = std::pin::pin!(future);
+    let mut waiting = Some(waiting);
+    std::future::poll_fn(|cx| {
+        let poll = future.as_mut().poll(cx);
+        if poll.is_pending() {
+            if let Some(waiting) = waiting.take() {
+                // The receiver only goes away if the test already failed.
+                let _ = waiting.send(());
+            }
+        }
+        poll
+    })
+    .await
+}
+
+/// Spawns one task per future and returns once every one of them is
+/// waiting (returned `Pending` once), so work made after this call finds
+/// them all parked.
+pub(crate) async fn spawn_all_waiting<F>(futures: Vec<F>) -> Vec<rt::task::JoinHandle<F::Output>>
+where
+    F: Future + Send + 'static,
+    F::Output: Send + 'static,
+{
+    let mut waiting = Vec::with_capacity(futures.len());
+    let tasks: Vec<_> = futures
+        .into_iter()
+        .map(|future| {
+            let (tx, rx) = rt::sync::oneshot::channel();
+            waiting.push(rx);
+            rt::spawn(report_pending(future, tx))
+        })
+        .collect();
+    for rx in waiting {
+        rx.await.expect("a task ended before it waited");
+    }
+    tasks
+}
+
+/// A connected TCP pair on loopback: (client, server end).
+pub(crate) async fn tcp_pair() -> (rt::net::TcpStream, rt::net::TcpStream) {
+    let listener = rt::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let client = rt::net::TcpStream::connect(listener.local_addr().unwrap())
+        .await
+        .unwrap();
+    let (server, _) = listener.accept().await.unwrap();
+    (client, server)
 }
 
 /// Waits for a condition another thread will make true soon (a worker
@@ -346,4 +470,28 @@ pub(crate) fn mkfifo(path: &std::path::Path) {
         path.display(),
         std::io::Error::last_os_error()
     );
+}
+
+/// A waker that does nothing when woken and runs `on_drop` when its last
+/// clone is dropped: for checking that a primitive drops replaced wakers
+/// outside its lock (`on_drop` calls back into the primitive).
+pub(crate) fn waker_with_drop_hook(on_drop: impl FnOnce() + Send + 'static) -> Waker {
+    struct DropHook(std::sync::Mutex<Option<Box<dyn FnOnce() + Send>>>);
+
+    impl std::task::Wake for DropHook {
+        fn wake(self: Arc<Self>) {}
+    }
+
+    impl Drop for DropHook {
+        fn drop(&mut self) {
+            let hook = self.0.lock().unwrap_or_else(|e| e.into_inner()).take();
+            if let Some(hook) = hook {
+                hook();
+            }
+        }
+    }
+
+    Waker::from(Arc::new(DropHook(std::sync::Mutex::new(Some(Box::new(
+        on_drop,
+    ))))))
 }

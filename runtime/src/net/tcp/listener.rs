@@ -2,9 +2,8 @@ use super::TcpStream;
 use crate::io::registered::Registered;
 use crate::net::addr::{ToSocketAddrs, each_addr};
 use futures_util::Stream;
-use rt_reactor::{Direction, Interest};
+use rt_reactor::{Direction, Interest, ReadyWaiter};
 use std::fmt;
-use std::future::poll_fn;
 use std::io;
 use std::net::SocketAddr;
 use std::pin::Pin;
@@ -117,6 +116,11 @@ impl TcpListener {
 
     /// Waits for and accepts one connection.
     ///
+    /// Any number of tasks may wait in `accept` on one listener (shared
+    /// through an `Arc`): each waits in a place of its own, a new connection
+    /// wakes them all and one of them takes it. Dropping the future (a
+    /// timeout) frees its place.
+    ///
     /// # Errors
     ///
     /// The OS error of `accept` (e.g. `EMFILE` when out of descriptors, or
@@ -137,10 +141,22 @@ impl TcpListener {
     /// });
     /// ```
     pub async fn accept(&self) -> io::Result<(TcpStream, SocketAddr)> {
-        poll_fn(|cx| self.poll_accept(cx)).await
+        let accepted = self
+            .io
+            .async_io(Direction::Read, mio::net::TcpListener::accept)
+            .await;
+        accepted.and_then(wrap_accepted)
     }
 
     /// Polls for one connection.
+    ///
+    /// A `poll_*` method has no future to own a place among the tasks
+    /// waiting on the listener: it waits in one slot shared by all
+    /// `poll_accept` callers, where the last caller's waker wins (an
+    /// earlier caller's task is not woken). Poll it from one task at a
+    /// time; tasks sharing a listener call [`accept`](TcpListener::accept)
+    /// (or each use their own [`incoming`](TcpListener::incoming) stream),
+    /// which any number of tasks may await at once.
     ///
     /// # Errors
     ///
@@ -157,19 +173,16 @@ impl TcpListener {
     /// });
     /// ```
     pub fn poll_accept(&self, cx: &mut Context<'_>) -> Poll<io::Result<(TcpStream, SocketAddr)>> {
-        let (sys, peer) = match self
-            .io
+        self.io
             .poll_io(cx, Direction::Read, mio::net::TcpListener::accept)
-        {
-            Poll::Ready(Ok(accepted)) => accepted,
-            Poll::Ready(Err(e)) => return Poll::Ready(Err(e)),
-            Poll::Pending => return Poll::Pending,
-        };
-        Poll::Ready(TcpStream::new(sys).map(|stream| (stream, peer)))
+            .map(|accepted| accepted.and_then(wrap_accepted))
     }
 
     /// A stream of accepted connections, for accept loops written with
-    /// `StreamExt`. It never ends; each item is one `accept` result.
+    /// `StreamExt`. It never ends; each item is one `accept` result. The
+    /// stream owns a place among the tasks waiting on the listener, as an
+    /// `accept` future does, so several tasks may each poll their own
+    /// `incoming()` stream on one listener.
     ///
     /// # Examples
     ///
@@ -186,7 +199,10 @@ impl TcpListener {
     /// });
     /// ```
     pub fn incoming(&self) -> Incoming<'_> {
-        Incoming { listener: self }
+        Incoming {
+            listener: self,
+            waiter: self.io.waiter(Direction::Read),
+        }
     }
 
     /// The address the listener is bound to.
@@ -229,16 +245,26 @@ impl TcpListener {
 #[must_use = "streams do nothing unless polled"]
 pub struct Incoming<'a> {
     listener: &'a TcpListener,
+    waiter: ReadyWaiter<'a>,
 }
 
 impl Stream for Incoming<'_> {
     type Item = io::Result<TcpStream>;
 
     fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
-        self.listener
-            .poll_accept(cx)
-            .map(|result| Some(result.map(|(stream, _)| stream)))
+        let Incoming { listener, waiter } = self.get_mut();
+        listener
+            .io
+            .poll_io_in(cx, waiter, mio::net::TcpListener::accept)
+            .map(|accepted| Some(accepted.and_then(wrap_accepted).map(|(stream, _)| stream)))
     }
+}
+
+/// Registers an accepted connection with the reactor.
+fn wrap_accepted(
+    (sys, peer): (mio::net::TcpStream, SocketAddr),
+) -> io::Result<(TcpStream, SocketAddr)> {
+    TcpStream::new(sys).map(|stream| (stream, peer))
 }
 
 impl fmt::Debug for TcpListener {

@@ -22,7 +22,7 @@ use std::net::SocketAddr;
 ///     let mut client = rt::net::TcpStream::connect(listener.local_addr().unwrap()).await.unwrap();
 ///     let (mut server, _) = listener.accept().await.unwrap();
 ///     client.write_all(b"a").await.unwrap();
-///     let (mut read, _write) = rt::net::TcpStream::split(&mut server);
+///     let (mut read, _write) = server.split();
 ///     assert_eq!(read.read(&mut [0; 1]).await.unwrap(), 1);
 /// });
 /// ```
@@ -41,7 +41,7 @@ pub struct ReadHalf<'a>(&'a TcpStream);
 ///     let listener = rt::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
 ///     let mut client = rt::net::TcpStream::connect(listener.local_addr().unwrap()).await.unwrap();
 ///     let (mut server, _) = listener.accept().await.unwrap();
-///     let (_read, mut write) = rt::net::TcpStream::split(&mut server);
+///     let (_read, mut write) = server.split();
 ///     write.write_all(b"a").await.unwrap();
 ///     assert_eq!(client.read(&mut [0; 1]).await.unwrap(), 1);
 /// });

@@ -24,6 +24,15 @@ use std::time::Duration;
 /// through [`split`](TcpStream::split) or
 /// [`into_split`](TcpStream::into_split).
 ///
+/// The `AsyncRead`/`AsyncWrite` methods (`poll_read`, `poll_write`, and
+/// the split halves') have no future to own a place among the tasks
+/// waiting on the socket: each direction has one slot for them, where the
+/// last caller's waker wins, so read from one task at a time and write
+/// from one task at a time. [`readable`](TcpStream::readable),
+/// [`writable`](TcpStream::writable) and [`peek`](TcpStream::peek) may be
+/// awaited by any number of tasks at once: each waits in a place of its
+/// own, and readiness wakes them all.
+///
 /// # Examples
 ///
 /// ```
@@ -306,8 +315,14 @@ impl TcpStream {
         sys::set_linger(self.as_raw_fd(), linger)
     }
 
-    /// Shuts down the read side, the write side or both. Shutting down the
-    /// write side sends end-of-file to the peer.
+    /// Shuts down the read side, the write side or both, at once: std's
+    /// `TcpStream::shutdown`. Shutting down the write side sends
+    /// end-of-file to the peer.
+    ///
+    /// The async `stream.shutdown().await` (tokio's spelling, from
+    /// [`AsyncWriteExt`](crate::io::AsyncWriteExt)) shuts down the write
+    /// side; this method is named apart from it so that call resolves to
+    /// the trait method.
     ///
     /// # Errors
     ///
@@ -324,11 +339,11 @@ impl TcpStream {
     ///     let listener = rt::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     ///     let client = rt::net::TcpStream::connect(listener.local_addr().unwrap()).await.unwrap();
     ///     let (mut server, _) = listener.accept().await.unwrap();
-    ///     client.shutdown(Shutdown::Write).unwrap();
+    ///     client.shutdown_std(Shutdown::Write).unwrap();
     ///     assert_eq!(server.read(&mut [0; 8]).await.unwrap(), 0);
     /// });
     /// ```
-    pub fn shutdown(&self, how: Shutdown) -> io::Result<()> {
+    pub fn shutdown_std(&self, how: Shutdown) -> io::Result<()> {
         self.io.get_ref().shutdown(how)
     }
 
@@ -363,6 +378,8 @@ impl TcpStream {
 
     /// Waits until the stream is readable (data, end-of-file or an error).
     ///
+    /// Any number of tasks may wait at once; readiness wakes them all.
+    ///
     /// # Errors
     ///
     /// Fails once the runtime's I/O driver has shut down.
@@ -384,10 +401,12 @@ impl TcpStream {
     /// });
     /// ```
     pub async fn readable(&self) -> io::Result<()> {
-        poll_fn(|cx| self.io.poll_ready(cx, Direction::Read).map_ok(drop)).await
+        self.io.ready(Direction::Read).await.map(drop)
     }
 
     /// Waits until the stream is writable.
+    ///
+    /// Any number of tasks may wait at once; readiness wakes them all.
     ///
     /// # Errors
     ///
@@ -405,7 +424,7 @@ impl TcpStream {
     /// });
     /// ```
     pub async fn writable(&self) -> io::Result<()> {
-        poll_fn(|cx| self.io.poll_ready(cx, Direction::Write).map_ok(drop)).await
+        self.io.ready(Direction::Write).await.map(drop)
     }
 
     /// Reads once without waiting.
@@ -521,10 +540,11 @@ impl TcpStream {
     /// usable from two concurrent futures of one task. No lock: each half
     /// uses its own side of the registration.
     ///
-    /// With [`AsyncReadExt`](crate::io::AsyncReadExt) in scope,
-    /// `stream.split()` resolves to that trait's by-value `split` (a
-    /// lock-based split of any reader-writer); write
-    /// `TcpStream::split(&mut stream)` to get this one.
+    /// `stream.split()` is this method with rt's
+    /// [`AsyncReadExt`](crate::io::AsyncReadExt) in scope (it has no
+    /// `split`). With `futures_util::AsyncReadExt` in scope instead, that
+    /// trait's by-value, lock-based `split` takes precedence: write
+    /// `TcpStream::split(&mut stream)` there.
     ///
     /// # Examples
     ///
@@ -536,7 +556,7 @@ impl TcpStream {
     ///     let listener = rt::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     ///     let mut client = rt::net::TcpStream::connect(listener.local_addr().unwrap()).await.unwrap();
     ///     let (mut server, _) = listener.accept().await.unwrap();
-    ///     let (mut read, mut write) = rt::net::TcpStream::split(&mut server);
+    ///     let (mut read, mut write) = server.split();
     ///     client.write_all(b"echo").await.unwrap();
     ///     rt::io::copy(&mut (&mut read).take(4), &mut write).await.unwrap();
     ///     let mut buf = [0; 4];
@@ -590,13 +610,15 @@ impl TcpStream {
     /// Shuts the write side down; a peer that already left is not an error
     /// here (there is nobody left to tell).
     pub(crate) fn shutdown_write(&self) -> io::Result<()> {
-        match self.shutdown(Shutdown::Write) {
+        match self.shutdown_std(Shutdown::Write) {
             Err(e) if e.kind() == io::ErrorKind::NotConnected => Ok(()),
             result => result,
         }
     }
 }
 
+/// Waits in the read direction's shared slot: the last waker wins (see
+/// [`TcpStream`]).
 impl AsyncRead for TcpStream {
     fn poll_read(
         self: Pin<&mut Self>,
@@ -615,6 +637,8 @@ impl AsyncRead for TcpStream {
     }
 }
 
+/// Waits in the write direction's shared slot: the last waker wins (see
+/// [`TcpStream`]).
 impl AsyncWrite for TcpStream {
     fn poll_write(
         self: Pin<&mut Self>,

@@ -7,6 +7,12 @@ use std::path::Path;
 
 /// A Unix-domain datagram socket.
 ///
+/// All methods take `&self`, so one socket can be shared (e.g. in an `Arc`)
+/// by any number of tasks: receivers waiting in `recv` at once, senders
+/// waiting in `send` for room in a full peer queue. Each waiting call has a
+/// place of its own and readiness wakes them all; dropping a waiting call
+/// frees its place.
+///
 /// # Examples
 ///
 /// ```

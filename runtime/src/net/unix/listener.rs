@@ -2,7 +2,6 @@ use super::{SocketAddr, UnixStream};
 use crate::io::registered::Registered;
 use rt_reactor::{Direction, Interest};
 use std::fmt;
-use std::future::poll_fn;
 use std::io;
 use std::path::Path;
 use std::task::{Context, Poll};
@@ -96,6 +95,11 @@ impl UnixListener {
 
     /// Waits for and accepts one connection.
     ///
+    /// Any number of tasks may wait in `accept` on one listener (shared
+    /// through an `Arc`): each waits in a place of its own, a new connection
+    /// wakes them all and one of them takes it. Dropping the future frees
+    /// its place.
+    ///
     /// # Errors
     ///
     /// The OS error of `accept` (e.g. `EMFILE`); the listener stays usable.
@@ -117,10 +121,21 @@ impl UnixListener {
     /// });
     /// ```
     pub async fn accept(&self) -> io::Result<(UnixStream, SocketAddr)> {
-        poll_fn(|cx| self.poll_accept(cx)).await
+        let accepted = self
+            .io
+            .async_io(Direction::Read, mio::net::UnixListener::accept)
+            .await;
+        accepted.and_then(wrap_accepted)
     }
 
     /// Polls for one connection.
+    ///
+    /// A `poll_*` method has no future to own a place among the tasks
+    /// waiting on the listener: it waits in one slot shared by all
+    /// `poll_accept` callers, where the last caller's waker wins (an
+    /// earlier caller's task is not woken). Poll it from one task at a
+    /// time; tasks sharing a listener call [`accept`](UnixListener::accept),
+    /// which any number of tasks may await at once.
     ///
     /// # Errors
     ///
@@ -141,16 +156,9 @@ impl UnixListener {
     /// });
     /// ```
     pub fn poll_accept(&self, cx: &mut Context<'_>) -> Poll<io::Result<(UnixStream, SocketAddr)>> {
-        match self
-            .io
+        self.io
             .poll_io(cx, Direction::Read, mio::net::UnixListener::accept)
-        {
-            Poll::Ready(Ok((sys, addr))) => {
-                Poll::Ready(UnixStream::new(sys).map(|stream| (stream, addr)))
-            }
-            Poll::Ready(Err(e)) => Poll::Ready(Err(e)),
-            Poll::Pending => Poll::Pending,
-        }
+            .map(|accepted| accepted.and_then(wrap_accepted))
     }
 
     /// The address the listener is bound to.
@@ -176,6 +184,13 @@ impl UnixListener {
     pub fn local_addr(&self) -> io::Result<SocketAddr> {
         self.io.get_ref().local_addr()
     }
+}
+
+/// Registers an accepted connection with the reactor.
+fn wrap_accepted(
+    (sys, addr): (mio::net::UnixStream, SocketAddr),
+) -> io::Result<(UnixStream, SocketAddr)> {
+    UnixStream::new(sys).map(|stream| (stream, addr))
 }
 
 impl fmt::Debug for UnixListener {

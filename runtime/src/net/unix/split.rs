@@ -17,7 +17,7 @@ use std::io;
 /// rt.block_on(async {
 ///     let (mut a, mut b) = rt::net::UnixStream::pair().unwrap();
 ///     a.write_all(b"a").await.unwrap();
-///     let (mut read, _write) = rt::net::UnixStream::split(&mut b);
+///     let (mut read, _write) = b.split();
 ///     assert_eq!(read.read(&mut [0; 1]).await.unwrap(), 1);
 /// });
 /// ```
@@ -34,7 +34,7 @@ pub struct ReadHalf<'a>(&'a UnixStream);
 /// let rt = rt::runtime::Runtime::new().unwrap();
 /// rt.block_on(async {
 ///     let (mut a, mut b) = rt::net::UnixStream::pair().unwrap();
-///     let (_read, mut write) = rt::net::UnixStream::split(&mut a);
+///     let (_read, mut write) = a.split();
 ///     write.write_all(b"a").await.unwrap();
 ///     write.close().await.unwrap();
 ///     let mut got = Vec::new();

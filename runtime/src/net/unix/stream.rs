@@ -15,6 +15,13 @@ use std::task::{Context, Poll};
 
 /// A Unix-domain stream connection.
 ///
+/// The `AsyncRead`/`AsyncWrite` methods (`poll_read`, `poll_write`, and
+/// the split halves') have no future to own a place among the tasks
+/// waiting on the socket: each direction has one slot for them, where the
+/// last caller's waker wins, so read from one task at a time and write
+/// from one task at a time (a reader and a writer may run at once, e.g.
+/// through [`split`](UnixStream::split)).
+///
 /// # Examples
 ///
 /// ```
@@ -178,7 +185,13 @@ impl UnixStream {
         self.io.get_ref().peer_addr()
     }
 
-    /// Shuts down the read side, the write side or both.
+    /// Shuts down the read side, the write side or both, at once: std's
+    /// `UnixStream::shutdown`.
+    ///
+    /// The async `stream.shutdown().await` (tokio's spelling, from
+    /// [`AsyncWriteExt`](crate::io::AsyncWriteExt)) shuts down the write
+    /// side; this method is named apart from it so that call resolves to
+    /// the trait method.
     ///
     /// # Errors
     ///
@@ -192,11 +205,11 @@ impl UnixStream {
     /// let rt = rt::runtime::Runtime::new().unwrap();
     /// rt.block_on(async {
     ///     let (a, mut b) = rt::net::UnixStream::pair().unwrap();
-    ///     a.shutdown(std::net::Shutdown::Write).unwrap();
+    ///     a.shutdown_std(std::net::Shutdown::Write).unwrap();
     ///     assert_eq!(b.read(&mut [0; 4]).await.unwrap(), 0);
     /// });
     /// ```
-    pub fn shutdown(&self, how: Shutdown) -> io::Result<()> {
+    pub fn shutdown_std(&self, how: Shutdown) -> io::Result<()> {
         self.io.get_ref().shutdown(how)
     }
 
@@ -204,10 +217,11 @@ impl UnixStream {
     /// usable from two concurrent futures of one task. No lock: each half
     /// uses its own side of the registration.
     ///
-    /// With [`AsyncReadExt`](crate::io::AsyncReadExt) in scope,
-    /// `stream.split()` resolves to that trait's by-value `split` (a
-    /// lock-based split of any reader-writer); write
-    /// `UnixStream::split(&mut stream)` to get this one.
+    /// `stream.split()` is this method with rt's
+    /// [`AsyncReadExt`](crate::io::AsyncReadExt) in scope (it has no
+    /// `split`). With `futures_util::AsyncReadExt` in scope instead, that
+    /// trait's by-value, lock-based `split` takes precedence: write
+    /// `UnixStream::split(&mut stream)` there.
     ///
     /// # Examples
     ///
@@ -217,7 +231,7 @@ impl UnixStream {
     /// let rt = rt::runtime::Runtime::new().unwrap();
     /// rt.block_on(async {
     ///     let (mut client, mut server) = rt::net::UnixStream::pair().unwrap();
-    ///     let (mut read, mut write) = rt::net::UnixStream::split(&mut server);
+    ///     let (mut read, mut write) = server.split();
     ///     client.write_all(b"echo").await.unwrap();
     ///     rt::io::copy(&mut (&mut read).take(4), &mut write).await.unwrap();
     ///     let mut buf = [0; 4];
@@ -261,7 +275,7 @@ impl UnixStream {
     }
 
     pub(crate) fn shutdown_write(&self) -> io::Result<()> {
-        match self.shutdown(Shutdown::Write) {
+        match self.shutdown_std(Shutdown::Write) {
             Err(e) if e.kind() == io::ErrorKind::NotConnected => Ok(()),
             result => result,
         }
@@ -274,6 +288,8 @@ impl UnixStream {
     }
 }
 
+/// Waits in the read direction's shared slot: the last waker wins (see
+/// [`UnixStream`]).
 impl AsyncRead for UnixStream {
     fn poll_read(
         self: Pin<&mut Self>,
@@ -292,6 +308,8 @@ impl AsyncRead for UnixStream {
     }
 }
 
+/// Waits in the write direction's shared slot: the last waker wins (see
+/// [`UnixStream`]).
 impl AsyncWrite for UnixStream {
     fn poll_write(
         self: Pin<&mut Self>,

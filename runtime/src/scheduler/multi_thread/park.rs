@@ -7,10 +7,16 @@
 //!
 //! The state word makes unpark sticky: an unpark that lands before the
 //! worker blocks turns the next park into a no-op.
+//!
+//! The I/O wakers a turn of the driver releases are woken after the driver
+//! lock is released (a waker may run arbitrary code): the driver pushes
+//! them onto the parker's `woken` vector under the lock, and the parker
+//! wakes them once it has dropped the guard.
 
-use crate::driver::{self, Driver};
+use crate::driver::{self, Driver, wake_all};
 use crate::loom::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use crate::loom::sync::{Arc, Condvar, Mutex};
+use std::task::Waker;
 use std::time::Duration;
 
 const EMPTY: usize = 0;
@@ -21,6 +27,9 @@ const NOTIFIED: usize = 3;
 #[derive(Debug)]
 pub(crate) struct Parker {
     inner: Arc<Inner>,
+    /// The I/O wakers of the last driver turn, woken once the driver lock
+    /// is released (kept to reuse its capacity).
+    woken: Vec<Waker>,
 }
 
 #[derive(Debug, Clone)]
@@ -68,8 +77,11 @@ impl Shared {
 
     /// Shuts the driver down (waiting for a worker still parked in it).
     pub(crate) fn shutdown(&self) {
+        let mut woken = Vec::new();
         let mut driver = self.driver.lock().unwrap();
-        driver.shutdown(&self.handle);
+        driver.shutdown(&self.handle, &mut woken);
+        drop(driver);
+        wake_all(&mut woken);
     }
 }
 
@@ -82,6 +94,7 @@ impl Parker {
                 condvar: Condvar::new(),
                 shared,
             }),
+            woken: Vec::new(),
         }
     }
 
@@ -95,7 +108,9 @@ impl Parker {
     /// so the caller, leaving it, knows nobody may be watching I/O and
     /// timers now.
     pub(crate) fn park(&mut self) -> bool {
-        self.inner.park(None)
+        let parked_in_driver = self.inner.park(None, &mut self.woken);
+        wake_all(&mut self.woken);
+        parked_in_driver
     }
 
     /// Polls the driver without blocking, if no other worker holds it.
@@ -105,7 +120,10 @@ impl Parker {
     pub(crate) fn poll_driver(&mut self) -> bool {
         match self.inner.shared.driver.try_lock() {
             Ok(mut driver) => {
-                driver.park(&self.inner.shared.handle, Some(Duration::ZERO));
+                let handle = &self.inner.shared.handle;
+                driver.park(handle, Some(Duration::ZERO), &mut self.woken);
+                drop(driver);
+                wake_all(&mut self.woken);
                 true
             }
             Err(_) => false,
@@ -114,7 +132,9 @@ impl Parker {
 }
 
 impl Inner {
-    fn park(&self, timeout: Option<Duration>) -> bool {
+    /// Pushes the I/O wakers of a driver turn onto `woken` (the caller
+    /// wakes them): the driver lock is released on return.
+    fn park(&self, timeout: Option<Duration>, woken: &mut Vec<Waker>) -> bool {
         if self
             .state
             .compare_exchange(NOTIFIED, EMPTY, Ordering::SeqCst, Ordering::SeqCst)
@@ -123,7 +143,7 @@ impl Inner {
             return false;
         }
         if let Ok(mut driver) = self.shared.driver.try_lock() {
-            self.park_driver(&mut driver, timeout)
+            self.park_driver(&mut driver, timeout, woken)
         } else {
             self.park_condvar();
             false
@@ -131,7 +151,12 @@ impl Inner {
     }
 
     /// `true` if it blocked in the driver (`false`: it was notified first).
-    fn park_driver(&self, driver: &mut Driver, timeout: Option<Duration>) -> bool {
+    fn park_driver(
+        &self,
+        driver: &mut Driver,
+        timeout: Option<Duration>,
+        woken: &mut Vec<Waker>,
+    ) -> bool {
         match self
             .state
             .compare_exchange(EMPTY, PARKED_DRIVER, Ordering::SeqCst, Ordering::SeqCst)
@@ -147,7 +172,7 @@ impl Inner {
         if watching {
             self.shared.driver_watched.store(true, Ordering::Relaxed);
         }
-        driver.park(&self.shared.handle, timeout);
+        driver.park(&self.shared.handle, timeout, woken);
         if watching {
             self.shared.driver_watched.store(false, Ordering::Relaxed);
         }
@@ -320,7 +345,11 @@ mod loom_park {
             let mut polling = shared.driver.try_lock().unwrap();
             let parking = park_until_woken_in_the_driver(idle.clone(), parker);
 
-            polling.park(&shared.handle, Some(std::time::Duration::ZERO));
+            polling.park(
+                &shared.handle,
+                Some(std::time::Duration::ZERO),
+                &mut Vec::new(),
+            );
             drop(polling);
             hand_off(&idle, &unparkers);
             // Worker 0 now blocks in its task. The timer comes due.

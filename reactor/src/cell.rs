@@ -1,0 +1,316 @@
+//! The readiness cell of one registration: ready bits, a shutdown flag,
+//! the owner's generation and a tick in one atomic word, and per direction
+//! a [`WaiterList`] under a lock.
+//!
+//! Word layout: bits 0..6 the [`Ready`] set, bit 6 `SHUTDOWN`, bit 7
+//! unused, bits 8..15 the generation (which owner of a reused cell this
+//! is, see `cell_table`), bits 15.. the tick (all the rest of the word: 49
+//! bits on 64-bit targets, 17 on 32-bit ones; see the crate docs for why a
+//! wrap cannot erase fresh readiness). The protocol (numbered as in the
+//! crate docs):
+//! - the driver ORs new readiness in and bumps the tick (`set_ready`) if
+//!   the event's generation is the cell's, then takes the lock and moves
+//!   out the wakers of the directions it affects;
+//! - a waiter reads the word; if its direction is not ready it stores its
+//!   waker under the lock and reads the word again before returning
+//!   `Pending` (step 3);
+//! - a clear (`clear_ready`) only removes bits if the tick still matches the
+//!   one the caller observed (step 2).
+//!
+//! No waker is woken or dropped under the lock: every function that takes
+//! one out of a list either pushes it onto the caller's `wake` vector or
+//! drops it after the guard is gone.
+
+use crate::loom::{AtomicUsize, Mutex, Ordering};
+use crate::ready::{Direction, Ready, ReadyEvent};
+use crate::waiter_list::{PlaceKey, WaiterList};
+use std::io;
+use std::task::{Context, Poll, Waker};
+
+const READY_MASK: usize = 0b11_1111;
+const SHUTDOWN: usize = 1 << 6;
+const GENERATION_SHIFT: u32 = 8;
+/// Generations wrap at 7 bits, so that a token (24 bits of index and the
+/// generation) fits a 32-bit `usize`.
+pub(crate) const GENERATION_MASK: usize = 0x7f;
+const TICK_SHIFT: u32 = 15;
+/// One tick: adding it to the word bumps the tick; the carry out of the
+/// top bit falls off, so the tick wraps without touching the low bits.
+const TICK_ONE: usize = 1 << TICK_SHIFT;
+const TICK_MASK: usize = !0 << TICK_SHIFT;
+
+/// Readiness states that stay set once seen: a closed side never reopens.
+const STICKY: Ready = Ready::from_bits(Ready::READ_CLOSED.bits() | Ready::WRITE_CLOSED.bits());
+
+#[derive(Debug)]
+pub(crate) struct ReadinessCell {
+    word: AtomicUsize,
+    waiters: Mutex<Waiters>,
+}
+
+#[derive(Debug, Default)]
+struct Waiters {
+    read: WaiterList,
+    write: WaiterList,
+}
+
+impl Waiters {
+    fn list(&mut self, direction: Direction) -> &mut WaiterList {
+        match direction {
+            Direction::Read => &mut self.read,
+            Direction::Write => &mut self.write,
+        }
+    }
+}
+
+/// Where a poll stores its waker.
+#[derive(Debug)]
+pub(crate) enum Slot<'a> {
+    /// The shared slot of the `poll_*` callers: the last waker wins.
+    Shared,
+    /// A waiter's own place, taken on its first `Pending`.
+    Owned(&'a mut Option<PlaceKey>),
+}
+
+impl Slot<'_> {
+    /// Stores `waker`; returns the waker it replaced.
+    fn store(&mut self, list: &mut WaiterList, waker: &Waker) -> Option<Waker> {
+        match self {
+            Slot::Shared => list.store_shared(waker),
+            Slot::Owned(Some(key)) => list.store(*key, waker),
+            Slot::Owned(place) => {
+                **place = Some(list.insert(waker));
+                None
+            }
+        }
+    }
+
+    /// Takes back the waker `store` put in (the place stays held).
+    fn take(&mut self, list: &mut WaiterList) -> Option<Waker> {
+        match self {
+            Slot::Shared => list.take_shared(),
+            Slot::Owned(Some(key)) => list.take(*key),
+            Slot::Owned(None) => None,
+        }
+    }
+}
+
+fn ready_of(word: usize) -> Ready {
+    Ready::from_bits((word & READY_MASK) as u8)
+}
+
+fn generation_of(word: usize) -> usize {
+    (word >> GENERATION_SHIFT) & GENERATION_MASK
+}
+
+fn tick_of(word: usize) -> usize {
+    (word & TICK_MASK) >> TICK_SHIFT
+}
+
+pub(crate) fn shutdown_error() -> io::Error {
+    io::Error::other("the I/O driver has shut down (the runtime is shutting down)")
+}
+
+impl ReadinessCell {
+    pub(crate) fn new() -> ReadinessCell {
+        ReadinessCell {
+            word: AtomicUsize::new(0),
+            waiters: Mutex::new(Waiters::default()),
+        }
+    }
+
+    /// Readies the cell for its next owner (it has none now): nothing
+    /// ready, not shut down, no waiter, the next generation. Returns the
+    /// generation.
+    pub(crate) fn reset(&self) -> usize {
+        let generation = (generation_of(self.word.load(Ordering::Acquire)) + 1) & GENERATION_MASK;
+        // A late event for the previous owner that lands after this store
+        // fails `set_ready`'s generation check.
+        self.word
+            .store(generation << GENERATION_SHIFT, Ordering::Release);
+        // The previous owner's drop took every waker out (`shutdown`); what
+        // is left is places a leaked waiter never freed, and memory.
+        let stale = std::mem::take(&mut *self.waiters.lock().unwrap());
+        drop(stale);
+        generation
+    }
+
+    /// Records an event for the owner of `generation` (step 1 of the
+    /// driver side) and pushes the wakers it releases onto `wake`, for the
+    /// caller to wake once it holds no lock. Returns `false`, doing
+    /// nothing, if the event is for an earlier owner.
+    pub(crate) fn set_ready(&self, generation: usize, ready: Ready, wake: &mut Vec<Waker>) -> bool {
+        let bits = ready.bits() as usize & READY_MASK;
+        let mut current = self.word.load(Ordering::Acquire);
+        loop {
+            if generation_of(current) != generation {
+                return false;
+            }
+            let next = current.wrapping_add(TICK_ONE) | bits;
+            match self.word.compare_exchange_weak(
+                current,
+                next,
+                Ordering::AcqRel,
+                Ordering::Acquire,
+            ) {
+                Ok(_) => break,
+                Err(actual) => current = actual,
+            }
+        }
+        self.take_wakers(ready, wake);
+        true
+    }
+
+    /// The driver's whole handling of an event for generation 0 (a fresh
+    /// cell's): record it, then wake with the lock released.
+    #[cfg(test)]
+    pub(crate) fn deliver(&self, ready: Ready) {
+        let mut wake = Vec::new();
+        self.set_ready(0, ready, &mut wake);
+        wake.into_iter().for_each(Waker::wake);
+    }
+
+    /// Marks the cell shut down and moves every waker onto `wake`.
+    pub(crate) fn shutdown(&self, wake: &mut Vec<Waker>) {
+        self.word.fetch_or(SHUTDOWN, Ordering::AcqRel);
+        self.take_wakers(Ready::ALL, wake);
+    }
+
+    fn take_wakers(&self, ready: Ready, wake: &mut Vec<Waker>) {
+        let mut waiters = self.waiters.lock().unwrap();
+        for direction in [Direction::Read, Direction::Write] {
+            if !(ready & direction.mask()).is_empty() {
+                waiters.list(direction).drain_wakers(wake);
+            }
+        }
+    }
+
+    pub(crate) fn check(&self, direction: Direction) -> Option<io::Result<ReadyEvent>> {
+        let word = self.word.load(Ordering::Acquire);
+        if word & SHUTDOWN != 0 {
+            return Some(Err(shutdown_error()));
+        }
+        let ready = ready_of(word) & direction.mask();
+        if ready.is_empty() {
+            None
+        } else {
+            Some(Ok(ReadyEvent {
+                ready,
+                tick: tick_of(word),
+            }))
+        }
+    }
+
+    /// `Ready` once `direction` is ready; otherwise stores the waker in
+    /// `slot` and returns `Pending`.
+    pub(crate) fn poll_ready(
+        &self,
+        cx: &mut Context<'_>,
+        direction: Direction,
+        mut slot: Slot<'_>,
+    ) -> Poll<io::Result<ReadyEvent>> {
+        if let Some(result) = self.check(direction) {
+            return Poll::Ready(result);
+        }
+        let (replaced, taken_back, result) = {
+            let mut waiters = self.waiters.lock().unwrap();
+            let list = waiters.list(direction);
+            let replaced = slot.store(list, cx.waker());
+            // Step 3: an event that landed before we took the lock is
+            // visible now; one that lands after will find the waker.
+            let result = self.check(direction);
+            let taken_back = match result {
+                Some(_) => slot.take(list),
+                None => None,
+            };
+            (replaced, taken_back, result)
+        };
+        // Dropped here, with the lock released.
+        drop((replaced, taken_back));
+        match result {
+            Some(result) => Poll::Ready(result),
+            None => Poll::Pending,
+        }
+    }
+
+    /// Frees the owned place `key` (its waiter is going away).
+    pub(crate) fn leave(&self, direction: Direction, key: PlaceKey) {
+        let waker = self.waiters.lock().unwrap().list(direction).remove(key);
+        drop(waker);
+    }
+
+    /// Clears `event.ready` unless a newer event arrived since it was seen.
+    pub(crate) fn clear_ready(&self, event: ReadyEvent) {
+        let clear = event.ready - STICKY;
+        let mut current = self.word.load(Ordering::Acquire);
+        loop {
+            if tick_of(current) != event.tick {
+                return;
+            }
+            let next = current & !(clear.bits() as usize);
+            match self.word.compare_exchange_weak(
+                current,
+                next,
+                Ordering::AcqRel,
+                Ordering::Acquire,
+            ) {
+                Ok(_) => return,
+                Err(actual) => current = actual,
+            }
+        }
+    }
+
+    pub(crate) fn readiness(&self) -> Ready {
+        ready_of(self.word.load(Ordering::Acquire))
+    }
+
+    /// How many waiters own a place in `direction`'s list.
+    #[cfg(test)]
+    pub(crate) fn waiter_places(&self, direction: Direction) -> usize {
+        self.waiters.lock().unwrap().list(direction).places()
+    }
+
+    /// How many wakers `direction`'s list holds (the shared slot's included).
+    #[cfg(test)]
+    pub(crate) fn stored_wakers(&self, direction: Direction) -> usize {
+        self.waiters.lock().unwrap().list(direction).stored_wakers()
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_tick_wraps_without_touching_the_ready_bits_or_shutdown() {
+        let cell = ReadinessCell::new();
+        cell.word.store(
+            TICK_MASK | SHUTDOWN | (5 << GENERATION_SHIFT),
+            Ordering::SeqCst,
+        );
+        let mut wake = Vec::new();
+        assert!(cell.set_ready(5, Ready::WRITABLE, &mut wake));
+        let word = cell.word.load(Ordering::SeqCst);
+        assert_eq!(tick_of(word), 0);
+        assert_eq!(word & SHUTDOWN, SHUTDOWN);
+        assert_eq!(generation_of(word), 5);
+        assert_eq!(ready_of(word), Ready::WRITABLE);
+    }
+
+    #[test]
+    fn an_event_for_an_earlier_owner_is_dropped() {
+        let cell = ReadinessCell::new();
+        let old = cell.reset();
+        let new = cell.reset();
+        let mut wake = Vec::new();
+        assert!(!cell.set_ready(old, Ready::READ_CLOSED, &mut wake));
+        assert!(cell.readiness().is_empty());
+        assert!(cell.set_ready(new, Ready::READABLE, &mut wake));
+        assert_eq!(cell.readiness(), Ready::READABLE);
+    }
+
+    #[test]
+    fn the_tick_has_at_least_fifteen_bits() {
+        assert!(tick_of(TICK_MASK) >= (1 << 15) - 1);
+    }
+}

@@ -1,0 +1,242 @@
+//! Every registration's readiness cell, at a stable address, found by
+//! index without a lock.
+//!
+//! The driver resolves each event's token to a cell on its hottest path,
+//! while other threads register and drop sources. So that the lookup
+//! takes no lock, cells live in pages that are allocated on demand and
+//! never freed or moved before the table itself drops:
+//!
+//! 1. Page `k` holds `FIRST_PAGE << k` cells; index `i` lives in the page
+//!    and at the offset [`locate`] computes, so the pages together cover
+//!    every index a token can carry.
+//! 2. A page is allocated once, under the allocation lock, and published
+//!    with a `Release` store; [`CellTable::get`] loads it with `Acquire`
+//!    and needs nothing else.
+//! 3. A released cell goes back on a free list and is handed to the next
+//!    registration with its generation bumped
+//!    ([`ReadinessCell::reset`]); the driver's update of a cell checks the
+//!    generation inside the same compare-and-swap as the readiness
+//!    (`ReadinessCell::set_ready`), so a late event for the previous owner
+//!    is dropped rather than applied to the new one.
+//!
+//! 4. A cell whose registration was dropped without deregistering its
+//!    source is retired instead: the poller may go on reporting events
+//!    for it, so it is never handed out again.
+//!
+//! The table never shrinks: it keeps room for the most registrations
+//! there ever were at once, as a slab would.
+
+use crate::cell::ReadinessCell;
+use std::io;
+use std::ptr;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicPtr, Ordering};
+
+/// Cells in the first page; each page after it doubles.
+const FIRST_PAGE: usize = 64;
+/// Enough pages for every index below [`MAX_CELLS`].
+const PAGES: usize = 19;
+/// Indices a token can carry (see `driver::INDEX_BITS`); the last one is
+/// the driver's own waker token.
+pub(crate) const MAX_CELLS: usize = (1 << 24) - 1;
+
+const _: () = assert!(FIRST_PAGE * ((1 << PAGES) - 1) >= MAX_CELLS);
+
+/// The page holding index `index`, and the offset in it.
+fn locate(index: usize) -> (usize, usize) {
+    let slot = index / FIRST_PAGE + 1;
+    let page = (usize::BITS - 1 - slot.leading_zeros()) as usize;
+    (page, index - FIRST_PAGE * ((1 << page) - 1))
+}
+
+fn page_len(page: usize) -> usize {
+    FIRST_PAGE << page
+}
+
+pub(crate) struct CellTable {
+    /// Page `k`: null, or `page_len(k)` cells allocated as a boxed slice.
+    pages: [AtomicPtr<ReadinessCell>; PAGES],
+    alloc: Mutex<Alloc>,
+}
+
+#[derive(Debug, Default)]
+struct Alloc {
+    /// Indices below this one have been handed out at least once.
+    next: usize,
+    /// Released indices, reused first.
+    free: Vec<usize>,
+    /// Indices never handed out again: their sources may still be in the
+    /// poller.
+    retired: usize,
+}
+
+impl CellTable {
+    pub(crate) fn new() -> CellTable {
+        CellTable {
+            pages: std::array::from_fn(|_| AtomicPtr::new(ptr::null_mut())),
+            alloc: Mutex::new(Alloc::default()),
+        }
+    }
+
+    /// Hands out a fresh cell: its index, and the generation its token
+    /// must carry.
+    pub(crate) fn insert(&self) -> io::Result<(usize, usize)> {
+        let mut alloc = self.alloc.lock().unwrap();
+        let index = match alloc.free.pop() {
+            Some(index) => index,
+            None => {
+                let index = alloc.next;
+                if index >= MAX_CELLS {
+                    return Err(io::Error::other(
+                        "too many I/O registrations on one reactor (limit 2^24 - 1)",
+                    ));
+                }
+                let (page, offset) = locate(index);
+                if offset == 0 {
+                    self.allocate(page);
+                }
+                alloc.next += 1;
+                index
+            }
+        };
+        let cell = self.get(index).expect("the page was allocated");
+        Ok((index, cell.reset()))
+    }
+
+    /// Step 2: allocates page `page` (under the allocation lock).
+    fn allocate(&self, page: usize) {
+        let cells: Box<[ReadinessCell]> =
+            (0..page_len(page)).map(|_| ReadinessCell::new()).collect();
+        let cells = Box::into_raw(cells).cast::<ReadinessCell>();
+        self.pages[page].store(cells, Ordering::Release);
+    }
+
+    /// Puts `index` back on the free list (its owner is gone, and no
+    /// event can name it any more).
+    pub(crate) fn remove(&self, index: usize) {
+        self.alloc.lock().unwrap().free.push(index);
+    }
+
+    /// Gives up `index` for good: events may still name it, so it is never
+    /// handed out again. Its generation moves on, so they change nothing.
+    pub(crate) fn retire(&self, index: usize) {
+        let mut alloc = self.alloc.lock().unwrap();
+        alloc.retired += 1;
+        self.get(index)
+            .expect("handed-out cells have a page")
+            .reset();
+    }
+
+    /// The cell at `index`, if its page exists.
+    pub(crate) fn get(&self, index: usize) -> Option<&ReadinessCell> {
+        let (page, offset) = locate(index);
+        let cells = self.pages.get(page)?.load(Ordering::Acquire);
+        if cells.is_null() {
+            return None;
+        }
+        // SAFETY: a non-null page pointer comes from `allocate`: a boxed
+        // slice of `page_len(page)` cells, published after it was filled
+        // (this `Acquire` pairs with its `Release`), and freed only when
+        // the table drops, which `&self` rules out. `offset <
+        // page_len(page)` by `locate`. Cells are only ever shared (`&`):
+        // their state is atomics and a mutex.
+        Some(unsafe { &*cells.add(offset) })
+    }
+
+    /// Calls `f` on every cell handed out at least once (under the
+    /// allocation lock, so none is handed out meanwhile).
+    pub(crate) fn for_each(&self, mut f: impl FnMut(&ReadinessCell)) {
+        let alloc = self.alloc.lock().unwrap();
+        for index in 0..alloc.next {
+            f(self.get(index).expect("handed-out cells have a page"));
+        }
+    }
+
+    /// Cells in use (neither free nor retired).
+    pub(crate) fn len(&self) -> usize {
+        let alloc = self.alloc.lock().unwrap();
+        alloc.next - alloc.free.len() - alloc.retired
+    }
+}
+
+impl Drop for CellTable {
+    fn drop(&mut self) {
+        for (page, cells) in self.pages.iter_mut().enumerate() {
+            let cells = *cells.get_mut();
+            if !cells.is_null() {
+                let slice = ptr::slice_from_raw_parts_mut(cells, page_len(page));
+                // SAFETY: `cells` came from `Box::into_raw` of a boxed
+                // slice of `page_len(page)` cells in `allocate`, and is
+                // freed once, here; `&mut self` means no reference from
+                // `get` is alive.
+                drop(unsafe { Box::from_raw(slice) });
+            }
+        }
+    }
+}
+
+impl std::fmt::Debug for CellTable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CellTable")
+            .field("len", &self.len())
+            .finish_non_exhaustive()
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pages_cover_every_index_in_order() {
+        assert_eq!(locate(0), (0, 0));
+        assert_eq!(locate(FIRST_PAGE - 1), (0, FIRST_PAGE - 1));
+        assert_eq!(locate(FIRST_PAGE), (1, 0));
+        assert_eq!(locate(3 * FIRST_PAGE - 1), (1, 2 * FIRST_PAGE - 1));
+        assert_eq!(locate(3 * FIRST_PAGE), (2, 0));
+        let (page, offset) = locate(MAX_CELLS - 1);
+        assert!(page < PAGES && offset < page_len(page));
+        let mut expected = (0, 0);
+        for index in 0..10 * FIRST_PAGE {
+            assert_eq!(locate(index), expected);
+            expected.1 += 1;
+            if expected.1 == page_len(expected.0) {
+                expected = (expected.0 + 1, 0);
+            }
+        }
+    }
+
+    #[test]
+    fn released_cells_are_reused_with_a_new_generation() {
+        let table = CellTable::new();
+        let (first, generation) = table.insert().unwrap();
+        table.remove(first);
+        let (again, next_generation) = table.insert().unwrap();
+        assert_eq!(again, first);
+        assert_ne!(next_generation, generation);
+        assert_eq!(table.len(), 1);
+    }
+
+    #[test]
+    fn retired_cells_are_not_reused() {
+        let table = CellTable::new();
+        let (first, _) = table.insert().unwrap();
+        table.retire(first);
+        assert_eq!(table.len(), 0);
+        let (second, _) = table.insert().unwrap();
+        assert_ne!(second, first);
+    }
+
+    #[test]
+    fn growing_past_a_page_keeps_earlier_cells_in_place() {
+        let table = CellTable::new();
+        let (index, _) = table.insert().unwrap();
+        let before: *const ReadinessCell = table.get(index).unwrap();
+        for _ in 0..4 * FIRST_PAGE {
+            table.insert().unwrap();
+        }
+        assert!(ptr::eq(before, table.get(index).unwrap()));
+        assert_eq!(table.len(), 4 * FIRST_PAGE + 1);
+        assert!(table.get(100 * FIRST_PAGE).is_none());
+    }
+}

@@ -1,0 +1,165 @@
+//! Loom models of the readiness cell and its waiter lists: the protocol
+//! of the crate docs' "No lost wake-ups" against edges, clears, shutdown
+//! and waiters coming and going.
+
+use crate::cell::{ReadinessCell, Slot};
+use crate::ready::{Direction, Ready};
+use crate::waiter::ReadyWaiter;
+use loom::sync::Arc;
+use loom::sync::atomic::{AtomicUsize, Ordering};
+use std::task::{Context, Poll, Wake, Waker};
+
+/// Counts its wakes (a loom atomic, so the model sees the accesses).
+struct WakeCount(AtomicUsize);
+
+impl Wake for WakeCount {
+    fn wake(self: std::sync::Arc<Self>) {
+        self.0.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
+impl WakeCount {
+    fn new() -> (std::sync::Arc<WakeCount>, Waker) {
+        let count = std::sync::Arc::new(WakeCount(AtomicUsize::new(0)));
+        (count.clone(), Waker::from(count))
+    }
+
+    fn woken(&self) -> bool {
+        self.0.load(Ordering::SeqCst) > 0
+    }
+}
+
+/// The driver delivering `ready` to `cell` on a thread of its own.
+fn spawn_delivery(cell: &Arc<ReadinessCell>, ready: Ready) -> loom::thread::JoinHandle<()> {
+    let cell = cell.clone();
+    loom::thread::spawn(move || cell.deliver(ready))
+}
+
+/// A reader consumes a readiness edge (poll, `WouldBlock`, clear) and
+/// re-arms while the driver delivers a second edge: the second edge is
+/// never lost, and the reader either sees it or is woken.
+#[test]
+fn loom_tick_vs_clear_no_lost_wakeup() {
+    loom::model(|| {
+        let cell = Arc::new(ReadinessCell::new());
+        let mut wake = Vec::new();
+        cell.set_ready(0, Ready::READABLE, &mut wake);
+        assert!(wake.is_empty());
+
+        let driver = spawn_delivery(&cell, Ready::READABLE);
+
+        let (count, waker) = WakeCount::new();
+        let mut cx = Context::from_waker(&waker);
+        let first = match cell.poll_ready(&mut cx, Direction::Read, Slot::Shared) {
+            Poll::Ready(event) => event.unwrap(),
+            Poll::Pending => panic!("the first edge was set before the reader started"),
+        };
+        // The syscall said WouldBlock.
+        cell.clear_ready(first);
+        let saw_second = cell
+            .poll_ready(&mut cx, Direction::Read, Slot::Shared)
+            .is_ready();
+        driver.join().unwrap();
+
+        assert!(cell.readiness().is_readable(), "the second edge was lost");
+        assert!(
+            saw_second || count.woken(),
+            "the reader was neither ready nor woken"
+        );
+    });
+}
+
+/// Shutdown racing with a waiter: the waiter sees the error or is woken.
+#[test]
+fn loom_shutdown_wakes_waiter() {
+    loom::model(|| {
+        let cell = Arc::new(ReadinessCell::new());
+        let driver = {
+            let cell = cell.clone();
+            loom::thread::spawn(move || {
+                let mut wake = Vec::new();
+                cell.shutdown(&mut wake);
+                wake.into_iter().for_each(Waker::wake);
+            })
+        };
+        let (count, waker) = WakeCount::new();
+        let mut cx = Context::from_waker(&waker);
+        let mut waiter = ReadyWaiter::new(&cell, Direction::Write);
+        let result = waiter.poll_ready(&mut cx);
+        driver.join().unwrap();
+        match result {
+            Poll::Ready(result) => assert!(result.is_err()),
+            Poll::Pending => assert!(count.woken()),
+        }
+    });
+}
+
+/// Two waiters in one direction, a readiness event, and one of the two
+/// dropped while the event lands: the remaining waiter sees the readiness
+/// or is woken, and the dropped one leaves no place behind (whether the
+/// driver took its waker first or not).
+#[test]
+fn loom_two_waiters_an_event_and_a_drop() {
+    loom::model(|| {
+        let cell = Arc::new(ReadinessCell::new());
+        let driver = spawn_delivery(&cell, Ready::READABLE);
+        let leaver = {
+            let cell = cell.clone();
+            loom::thread::spawn(move || {
+                let (_, waker) = WakeCount::new();
+                let mut waiter = ReadyWaiter::new(&cell, Direction::Read);
+                let _ = waiter.poll_ready(&mut Context::from_waker(&waker));
+                drop(waiter);
+            })
+        };
+        let (count, waker) = WakeCount::new();
+        let mut waiter = ReadyWaiter::new(&cell, Direction::Read);
+        let saw = waiter
+            .poll_ready(&mut Context::from_waker(&waker))
+            .is_ready();
+        driver.join().unwrap();
+        leaver.join().unwrap();
+        assert!(
+            saw || count.woken(),
+            "the remaining waiter was neither ready nor woken"
+        );
+        assert!(cell.waiter_places(Direction::Read) <= 1);
+        drop(waiter);
+        assert_eq!(cell.waiter_places(Direction::Read), 0);
+        assert_eq!(cell.stored_wakers(Direction::Read), 0);
+    });
+}
+
+/// Two waiters in one direction on two threads, and an event: each one
+/// sees the readiness or is woken (the second never overwrites the first).
+#[test]
+fn loom_two_waiters_both_woken() {
+    loom::model(|| {
+        let cell = Arc::new(ReadinessCell::new());
+        let driver = spawn_delivery(&cell, Ready::WRITABLE);
+        let other = {
+            let cell = cell.clone();
+            loom::thread::spawn(move || {
+                let (count, waker) = WakeCount::new();
+                let mut waiter = ReadyWaiter::new(&cell, Direction::Write);
+                let saw = waiter
+                    .poll_ready(&mut Context::from_waker(&waker))
+                    .is_ready();
+                // Still waiting (not dropped) when the event lands.
+                driver.join().unwrap();
+                (saw, count)
+            })
+        };
+        let (count, waker) = WakeCount::new();
+        let mut waiter = ReadyWaiter::new(&cell, Direction::Write);
+        let saw = waiter
+            .poll_ready(&mut Context::from_waker(&waker))
+            .is_ready();
+        let (other_saw, other_count) = other.join().unwrap();
+        assert!(saw || count.woken(), "the first waiter was lost");
+        assert!(
+            other_saw || other_count.woken(),
+            "the second waiter was lost"
+        );
+    });
+}

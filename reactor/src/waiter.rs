@@ -1,0 +1,230 @@
+//! One waiting future's own place in a registration's waiter list.
+
+use crate::cell::{ReadinessCell, Slot};
+use crate::ready::{Direction, ReadyEvent};
+use crate::waiter_list::PlaceKey;
+use std::fmt;
+use std::io;
+use std::task::{Context, Poll};
+
+/// A place of its own in the list of tasks waiting on one direction of a
+/// [`Registration`](crate::Registration), for a future that waits on a
+/// shared source (an `accept` or `recv` on `&self`): any number of
+/// `ReadyWaiter`s can wait on one registration in one direction, and an
+/// edge wakes them all. The first waiter of a direction allocates nothing.
+///
+/// The place is taken on the first `Pending` and freed when the waiter is
+/// dropped, so a future dropped while waiting (a timeout, a `select!`)
+/// leaves no waker behind. Keep one waiter for the whole of one operation,
+/// across its retries: a woken waiter that finds the readiness taken by
+/// another one keeps its place and stores a fresh waker.
+///
+/// # Examples
+///
+/// ```
+/// use rt_reactor::{Direction, Driver, Interest};
+/// use std::io::Write;
+/// use std::task::{Context, Poll, Waker};
+/// use std::time::Duration;
+///
+/// let (mut driver, handle) = Driver::new().unwrap();
+/// let (mut a, mut b) = mio::net::UnixStream::pair().unwrap();
+/// let registration = handle.register(&mut a, Interest::READABLE).unwrap();
+/// // Two tasks wait to read the same socket.
+/// let mut first = registration.waiter(Direction::Read);
+/// let mut second = registration.waiter(Direction::Read);
+/// let mut cx = Context::from_waker(Waker::noop());
+/// assert!(first.poll_ready(&mut cx).is_pending());
+/// assert!(second.poll_ready(&mut cx).is_pending());
+/// b.write_all(b"x").unwrap();
+/// driver.turn(Some(Duration::from_secs(1))).unwrap();
+/// // The edge reached both.
+/// assert!(first.poll_ready(&mut cx).is_ready());
+/// assert!(second.poll_ready(&mut cx).is_ready());
+/// drop((first, second));
+/// registration.deregister(&mut a).unwrap();
+/// ```
+pub struct ReadyWaiter<'a> {
+    cell: &'a ReadinessCell,
+    direction: Direction,
+    place: Option<PlaceKey>,
+}
+
+impl<'a> ReadyWaiter<'a> {
+    pub(crate) fn new(cell: &'a ReadinessCell, direction: Direction) -> ReadyWaiter<'a> {
+        ReadyWaiter {
+            cell,
+            direction,
+            place: None,
+        }
+    }
+
+    /// `Ready` with the readiness of this waiter's direction once the
+    /// driver reported it; otherwise stores the waker in this waiter's
+    /// place (taking one on the first call) and returns `Pending`.
+    ///
+    /// # Errors
+    ///
+    /// Fails once the driver has shut down or the registration is dropped.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rt_reactor::{Direction, Driver, Interest};
+    /// use std::task::{Context, Poll, Waker};
+    /// use std::time::Duration;
+    ///
+    /// let (mut driver, handle) = Driver::new().unwrap();
+    /// let (mut a, _b) = mio::net::UnixStream::pair().unwrap();
+    /// let registration = handle.register(&mut a, Interest::WRITABLE).unwrap();
+    /// let mut waiter = registration.waiter(Direction::Write);
+    /// let mut cx = Context::from_waker(Waker::noop());
+    /// let event = loop {
+    ///     if let Poll::Ready(event) = waiter.poll_ready(&mut cx) {
+    ///         break event.unwrap();
+    ///     }
+    ///     driver.turn(Some(Duration::from_secs(1))).unwrap();
+    /// };
+    /// assert!(event.ready().is_writable());
+    /// drop(waiter);
+    /// registration.deregister(&mut a).unwrap();
+    /// ```
+    pub fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<ReadyEvent>> {
+        self.cell
+            .poll_ready(cx, self.direction, Slot::Owned(&mut self.place))
+    }
+
+    /// The direction this waiter waits on.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rt_reactor::{Direction, Driver, Interest};
+    ///
+    /// let (_driver, handle) = Driver::new().unwrap();
+    /// let (mut a, _b) = mio::net::UnixStream::pair().unwrap();
+    /// let registration = handle.register(&mut a, Interest::READABLE).unwrap();
+    /// assert_eq!(registration.waiter(Direction::Read).direction(), Direction::Read);
+    /// registration.deregister(&mut a).unwrap();
+    /// ```
+    pub fn direction(&self) -> Direction {
+        self.direction
+    }
+}
+
+impl Drop for ReadyWaiter<'_> {
+    fn drop(&mut self) {
+        if let Some(key) = self.place.take() {
+            self.cell.leave(self.direction, key);
+        }
+    }
+}
+
+impl fmt::Debug for ReadyWaiter<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ReadyWaiter")
+            .field("direction", &self.direction)
+            .field("waiting", &self.place.is_some())
+            .finish()
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+    use crate::ready::Ready;
+    use crate::test_support::counting;
+    use std::sync::Arc;
+
+    #[test]
+    fn waiters_dropped_while_waiting_leave_nothing_behind() {
+        let cell = ReadinessCell::new();
+        let (count, waker) = counting();
+        let mut cx = Context::from_waker(&waker);
+        let mut stays = ReadyWaiter::new(&cell, Direction::Read);
+        assert!(stays.poll_ready(&mut cx).is_pending());
+        for _ in 0..10_000 {
+            let mut waiter = ReadyWaiter::new(&cell, Direction::Read);
+            assert!(waiter.poll_ready(&mut cx).is_pending());
+            assert_eq!(cell.waiter_places(Direction::Read), 2);
+        }
+        assert_eq!(cell.waiter_places(Direction::Read), 1);
+        // `waker`, and the one clone `stays` stored.
+        assert_eq!(Arc::strong_count(&count), 3);
+        drop(stays);
+        assert_eq!(cell.waiter_places(Direction::Read), 0);
+        assert_eq!(Arc::strong_count(&count), 2);
+    }
+
+    #[test]
+    fn an_edge_wakes_every_waiter_of_its_direction_only() {
+        let cell = ReadinessCell::new();
+        let readers: Vec<_> = (0..8).map(|_| counting()).collect();
+        let mut waiters: Vec<_> = readers
+            .iter()
+            .map(|(_, waker)| {
+                let mut waiter = ReadyWaiter::new(&cell, Direction::Read);
+                assert!(
+                    waiter
+                        .poll_ready(&mut Context::from_waker(waker))
+                        .is_pending()
+                );
+                waiter
+            })
+            .collect();
+        let (writer, write_waker) = counting();
+        let mut write_waiter = ReadyWaiter::new(&cell, Direction::Write);
+        assert!(
+            write_waiter
+                .poll_ready(&mut Context::from_waker(&write_waker))
+                .is_pending()
+        );
+        cell.deliver(Ready::READABLE);
+        for (count, _) in &readers {
+            assert_eq!(count.wakes(), 1);
+        }
+        assert_eq!(writer.wakes(), 0);
+        // The first to run takes the readiness; the rest find it gone
+        // (their operation would block) and wait again in their places.
+        let event = match waiters[0].poll_ready(&mut Context::from_waker(&readers[0].1)) {
+            Poll::Ready(event) => event.unwrap(),
+            Poll::Pending => panic!("the edge was lost"),
+        };
+        cell.clear_ready(event);
+        for (waiter, (_, waker)) in waiters.iter_mut().zip(&readers).skip(1) {
+            assert!(
+                waiter
+                    .poll_ready(&mut Context::from_waker(waker))
+                    .is_pending()
+            );
+        }
+        assert_eq!(cell.waiter_places(Direction::Read), 8);
+        assert_eq!(cell.stored_wakers(Direction::Read), 7);
+        cell.deliver(Ready::READABLE);
+        for (count, _) in &readers[1..] {
+            assert_eq!(count.wakes(), 2);
+        }
+        waiters.clear();
+        assert_eq!(cell.waiter_places(Direction::Read), 0);
+    }
+
+    #[test]
+    fn the_shared_slot_keeps_the_last_waker_only() {
+        let cell = ReadinessCell::new();
+        let (first, first_waker) = counting();
+        let (second, second_waker) = counting();
+        for waker in [&first_waker, &second_waker] {
+            let polled = cell.poll_ready(
+                &mut Context::from_waker(waker),
+                Direction::Read,
+                Slot::Shared,
+            );
+            assert!(polled.is_pending());
+        }
+        // The replaced waker was dropped (after the lock), not kept.
+        assert_eq!(Arc::strong_count(&first), 2);
+        cell.deliver(Ready::READABLE);
+        assert_eq!(first.wakes(), 0);
+        assert_eq!(second.wakes(), 1);
+    }
+}

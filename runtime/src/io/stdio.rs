@@ -1,0 +1,359 @@
+//! `stdin`, `stdout`, `stderr`: the process's standard streams, read and
+//! written on the blocking pool (as tokio does: a terminal or pipe cannot
+//! be registered with the reactor portably, and a regular file never
+//! reports "not ready").
+//!
+//! Each handle owns a buffer and runs one operation at a time on the pool:
+//!
+//! 1. a read asks the pool for up to `dst.len()` bytes (at most
+//!    [`MAX_CHUNK`]) into the buffer, waits, and copies out what came; the
+//!    rest stays for the next reads;
+//! 2. a write copies the bytes (at most `MAX_CHUNK`) into the buffer,
+//!    starts writing them on the pool and returns at once; the next write
+//!    (or a flush) waits for that one, and reports its error if it failed;
+//! 3. a flush waits for the write in flight; each write flushes std's own
+//!    buffer as it finishes, so nothing is left behind in the process.
+
+use crate::runtime::context;
+use crate::task::{JoinHandle, poll_proceed};
+use futures_io::{AsyncRead, AsyncWrite};
+use std::fmt;
+use std::future::Future;
+use std::io::{self, Read, Write};
+use std::pin::Pin;
+use std::task::{Context, Poll, ready};
+
+/// The most bytes one operation on the pool reads or writes.
+const MAX_CHUNK: usize = 2 * 1024 * 1024;
+
+/// Which standard stream.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Stream {
+    Stdin,
+    Stdout,
+    Stderr,
+}
+
+impl Stream {
+    fn name(self) -> &'static str {
+        match self {
+            Stream::Stdin => "stdin",
+            Stream::Stdout => "stdout",
+            Stream::Stderr => "stderr",
+        }
+    }
+}
+
+#[derive(Default)]
+struct Buf {
+    data: Vec<u8>,
+    /// How much of `data` reads have handed out.
+    pos: usize,
+}
+
+enum Outcome {
+    Read(io::Result<usize>),
+    Write(io::Result<()>),
+}
+
+enum State {
+    Idle(Buf),
+    Busy(JoinHandle<(Buf, Outcome)>),
+}
+
+/// A standard stream driven through the blocking pool (the protocol is in
+/// the module docs).
+struct Blocking {
+    stream: Stream,
+    state: State,
+}
+
+impl Blocking {
+    fn new(stream: Stream) -> Blocking {
+        Blocking {
+            stream,
+            state: State::Idle(Buf::default()),
+        }
+    }
+
+    fn start(&mut self, mut buf: Buf, op: fn(Stream, &mut Buf) -> Outcome) {
+        let stream = self.stream;
+        let job = move || {
+            let outcome = op(stream, &mut buf);
+            (buf, outcome)
+        };
+        let Some(handle) = context::with_current(|handle| handle.spawn_blocking(job)) else {
+            panic!(
+                "`rt::io::{}` used outside a runtime: it runs on the runtime's blocking pool, \
+                 so use it in a task or inside `Runtime::block_on`",
+                stream.name()
+            );
+        };
+        self.state = State::Busy(handle);
+    }
+
+    /// Waits for the operation in flight; the handle is then idle.
+    fn poll_complete(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<Outcome>> {
+        let State::Busy(handle) = &mut self.state else {
+            return Poll::Ready(Ok(Outcome::Write(Ok(()))));
+        };
+        let result = ready!(Pin::new(handle).poll(cx));
+        Poll::Ready(match result {
+            Ok((buf, outcome)) => {
+                self.state = State::Idle(buf);
+                Ok(outcome)
+            }
+            Err(join_error) => {
+                // The pool shut down under us; the buffered bytes are lost.
+                self.state = State::Idle(Buf::default());
+                Err(join_error.into())
+            }
+        })
+    }
+
+    fn poll_read(&mut self, cx: &mut Context<'_>, dst: &mut [u8]) -> Poll<io::Result<usize>> {
+        if dst.is_empty() {
+            return Poll::Ready(Ok(0));
+        }
+        let coop = ready!(poll_proceed(cx));
+        loop {
+            match &mut self.state {
+                State::Idle(buf) if buf.pos < buf.data.len() => {
+                    let n = dst.len().min(buf.data.len() - buf.pos);
+                    dst[..n].copy_from_slice(&buf.data[buf.pos..buf.pos + n]);
+                    buf.pos += n;
+                    coop.made_progress();
+                    return Poll::Ready(Ok(n));
+                }
+                State::Idle(buf) => {
+                    let mut buf = std::mem::take(buf);
+                    buf.data.resize(dst.len().min(MAX_CHUNK), 0);
+                    self.start(buf, read_into);
+                }
+                State::Busy(_) => {
+                    if let Outcome::Read(Err(e)) = ready!(self.poll_complete(cx))? {
+                        return Poll::Ready(Err(e));
+                    }
+                    let State::Idle(buf) = &self.state else {
+                        unreachable!("rt: a completed operation leaves the handle idle");
+                    };
+                    if buf.data.is_empty() {
+                        coop.made_progress();
+                        return Poll::Ready(Ok(0));
+                    }
+                }
+            }
+        }
+    }
+
+    fn poll_write(&mut self, cx: &mut Context<'_>, src: &[u8]) -> Poll<io::Result<usize>> {
+        let coop = ready!(poll_proceed(cx));
+        if let Outcome::Write(Err(e)) = ready!(self.poll_complete(cx))? {
+            return Poll::Ready(Err(e));
+        }
+        if src.is_empty() {
+            return Poll::Ready(Ok(0));
+        }
+        let State::Idle(buf) = &mut self.state else {
+            unreachable!("rt: a completed operation leaves the handle idle");
+        };
+        let mut buf = std::mem::take(buf);
+        let n = src.len().min(MAX_CHUNK);
+        buf.data.clear();
+        buf.pos = 0;
+        buf.data.extend_from_slice(&src[..n]);
+        self.start(buf, write_out);
+        coop.made_progress();
+        Poll::Ready(Ok(n))
+    }
+
+    fn poll_flush(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        match ready!(self.poll_complete(cx))? {
+            Outcome::Write(result) => Poll::Ready(result),
+            Outcome::Read(_) => Poll::Ready(Ok(())),
+        }
+    }
+}
+
+/// On the pool: one read from stdin into `buf.data` (sized by the caller).
+fn read_into(stream: Stream, buf: &mut Buf) -> Outcome {
+    debug_assert_eq!(stream, Stream::Stdin);
+    buf.pos = 0;
+    let result = loop {
+        match io::stdin().read(&mut buf.data) {
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            result => break result,
+        }
+    };
+    buf.data.truncate(*result.as_ref().unwrap_or(&0));
+    Outcome::Read(result)
+}
+
+/// On the pool: all of `buf.data` to stdout or stderr, then flushed.
+fn write_out(stream: Stream, buf: &mut Buf) -> Outcome {
+    let result = match stream {
+        Stream::Stdout => {
+            let mut out = io::stdout().lock();
+            out.write_all(&buf.data).and_then(|()| out.flush())
+        }
+        Stream::Stderr => io::stderr().lock().write_all(&buf.data),
+        Stream::Stdin => unreachable!("rt: a write to stdin"),
+    };
+    buf.data.clear();
+    Outcome::Write(result)
+}
+
+/// The process's standard input, read on the runtime's blocking pool: see
+/// [`stdin`].
+pub struct Stdin {
+    io: Blocking,
+}
+
+/// The process's standard output, written on the runtime's blocking pool:
+/// see [`stdout`].
+pub struct Stdout {
+    io: Blocking,
+}
+
+/// The process's standard error, written on the runtime's blocking pool:
+/// see [`stderr`].
+pub struct Stderr {
+    io: Blocking,
+}
+
+/// A handle to the process's standard input, implementing
+/// [`AsyncRead`]: each read runs on the runtime's blocking pool.
+///
+/// A read waiting for input (an interactive terminal) occupies a pool
+/// thread until input comes, and a runtime shutting down waits for running
+/// blocking work: end such a program with
+/// [`Runtime::shutdown_background`](crate::runtime::Runtime::shutdown_background)
+/// or a `shutdown_timeout`. Reading stdin from several handles at once
+/// interleaves unpredictably.
+///
+/// # Panics
+///
+/// Reading panics outside a runtime.
+///
+/// # Examples
+///
+/// ```no_run
+/// use rt::io::{AsyncBufReadExt, BufReader};
+///
+/// # let rt = rt::runtime::Runtime::new().unwrap();
+/// # rt.block_on(async {
+/// let mut lines = BufReader::new(rt::io::stdin()).lines();
+/// while let Some(line) = lines.next_line().await.unwrap() {
+///     println!("got {line}");
+/// }
+/// # });
+/// ```
+pub fn stdin() -> Stdin {
+    Stdin {
+        io: Blocking::new(Stream::Stdin),
+    }
+}
+
+/// A handle to the process's standard output, implementing
+/// [`AsyncWrite`]: a write copies the bytes and returns at once while the
+/// blocking pool writes them; the next write, `flush` or `shutdown` waits
+/// for that and reports its error.
+///
+/// Call `flush().await` before the program exits, or the last write may
+/// still be in flight. Writes from several handles (or from `println!`)
+/// interleave at the granularity of one write call.
+///
+/// # Panics
+///
+/// Writing panics outside a runtime.
+///
+/// # Examples
+///
+/// ```
+/// use rt::io::AsyncWriteExt;
+///
+/// # let rt = rt::runtime::Runtime::new().unwrap();
+/// # rt.block_on(async {
+/// let mut out = rt::io::stdout();
+/// out.write_all(b"hello from rt\n").await.unwrap();
+/// out.flush().await.unwrap();
+/// # });
+/// ```
+pub fn stdout() -> Stdout {
+    Stdout {
+        io: Blocking::new(Stream::Stdout),
+    }
+}
+
+/// A handle to the process's standard error, implementing [`AsyncWrite`]:
+/// as [`stdout`], for stderr.
+///
+/// # Panics
+///
+/// Writing panics outside a runtime.
+///
+/// # Examples
+///
+/// ```
+/// use rt::io::AsyncWriteExt;
+///
+/// # let rt = rt::runtime::Runtime::new().unwrap();
+/// # rt.block_on(async {
+/// let mut err = rt::io::stderr();
+/// err.write_all(b"warning: nothing to do\n").await.unwrap();
+/// err.flush().await.unwrap();
+/// # });
+/// ```
+pub fn stderr() -> Stderr {
+    Stderr {
+        io: Blocking::new(Stream::Stderr),
+    }
+}
+
+impl AsyncRead for Stdin {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut [u8],
+    ) -> Poll<io::Result<usize>> {
+        self.get_mut().io.poll_read(cx, buf)
+    }
+}
+
+macro_rules! writer {
+    ($($ty:ident),*) => {$(
+        impl AsyncWrite for $ty {
+            fn poll_write(
+                self: Pin<&mut Self>,
+                cx: &mut Context<'_>,
+                buf: &[u8],
+            ) -> Poll<io::Result<usize>> {
+                self.get_mut().io.poll_write(cx, buf)
+            }
+
+            fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+                self.get_mut().io.poll_flush(cx)
+            }
+
+            fn poll_close(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+                self.get_mut().io.poll_flush(cx)
+            }
+        }
+    )*};
+}
+
+writer!(Stdout, Stderr);
+
+macro_rules! debug {
+    ($($ty:ident),*) => {$(
+        impl fmt::Debug for $ty {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.debug_struct(stringify!($ty))
+                    .field("busy", &matches!(self.io.state, State::Busy(_)))
+                    .finish()
+            }
+        }
+    )*};
+}
+
+debug!(Stdin, Stdout, Stderr);

@@ -1,0 +1,58 @@
+//! What the expansions of `select!`, `join!` and `try_join!` call, through
+//! `$crate::macros::support`. Not part of the API: names and signatures
+//! change without notice.
+
+use crate::scheduler::FastRand;
+use std::cell::RefCell;
+use std::hash::{BuildHasher, RandomState};
+use std::task::{Context, Poll};
+
+pub use futures_util::future::MaybeDone;
+pub use rt_macros::{join, select, try_join};
+
+thread_local! {
+    /// Seeded from std's per-process random hash keys, so two threads
+    /// (and two runs) start their branch sequences apart.
+    static BRANCH_RNG: RefCell<FastRand> =
+        RefCell::new(FastRand::new(RandomState::new().hash_one(std::thread::current().id())));
+}
+
+/// A branch index in `0..branches`, for `select!` to start polling at.
+pub fn random_start(branches: usize) -> usize {
+    BRANCH_RNG
+        .try_with(|rng| rng.borrow_mut().below(branches))
+        .unwrap_or(0)
+}
+
+/// `Pending` (after waking the task) once the task's cooperative budget is
+/// spent, so a `select!` or `join!` loop over always-ready futures still
+/// yields.
+pub fn poll_budget_available(cx: &mut Context<'_>) -> Poll<()> {
+    crate::task::poll_budget_available(cx)
+}
+
+/// Whether a finished `try_join!` branch failed.
+pub fn is_err<T, E>(output: Option<&mut Result<T, E>>) -> bool {
+    matches!(output, Some(Err(_)))
+}
+
+/// The error of a branch [`is_err`] found failed.
+pub fn take_err<T, E>(output: Option<Result<T, E>>) -> E {
+    match output {
+        Some(Err(error)) => error,
+        _ => unreachable!("`try_join!` took the error of a branch that did not fail"),
+    }
+}
+
+/// The value of a branch that finished with `Ok`.
+pub fn take_ok<T, E>(output: Option<Result<T, E>>) -> T {
+    match output {
+        Some(Ok(value)) => value,
+        _ => unreachable!("`try_join!` took the value of a branch that did not succeed"),
+    }
+}
+
+/// The output of a finished `join!` branch.
+pub fn take_output<T>(output: Option<T>) -> T {
+    output.expect("`join!` took the output of an unfinished branch")
+}

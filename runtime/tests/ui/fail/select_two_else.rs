@@ -1,0 +1,8 @@
+#[rt::main]
+async fn main() {
+    rt::select! {
+        v = std::future::ready(1) => v,
+        else => 0,
+        else => 1,
+    };
+}
