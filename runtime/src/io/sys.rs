@@ -47,6 +47,28 @@ pub(crate) fn read_to_spare(fd: RawFd, dst: &mut Vec<u8>, max: usize) -> io::Res
     Ok(read)
 }
 
+/// Receives once (`recv(2)`) from the stream socket `fd` into `dst`, which
+/// may be uninitialised: the kernel writes the bytes straight into it, with
+/// nothing zeroed or copied first. Returns how many bytes arrived, at the
+/// front of `dst` (`0`: the peer closed its write side, or `dst` is empty).
+/// Interrupted calls are retried.
+#[cfg(feature = "hyper")]
+pub(crate) fn recv_uninit(fd: RawFd, dst: &mut [std::mem::MaybeUninit<u8>]) -> io::Result<usize> {
+    loop {
+        match syscall!(
+            // SAFETY: `dst` is exclusively borrowed memory of `dst.len()`
+            // bytes; recv(2) only writes to it (so that it is
+            // uninitialised does not matter), at most `dst.len()` bytes.
+            unsafe { libc::recv(fd, dst.as_mut_ptr().cast(), dst.len(), 0) }
+        ) {
+            // Not -1 (checked), so 0..=dst.len().
+            Ok(received) => return Ok(received as usize),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        }
+    }
+}
+
 /// Asks the kernel to back the first `max` bytes of `dst`'s spare capacity
 /// (whole pages only) with memory now (`MADV_POPULATE_WRITE`), so that a
 /// `read` into it copies without taking a page fault per page.
