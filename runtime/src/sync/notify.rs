@@ -369,12 +369,16 @@ impl Future for Notified<'_> {
                     let mut waiters = self.notify.lock();
                     if self.owns_slot(&waiters, key) {
                         if waiters.is_linked(key) {
-                            register(&mut waiters.get_mut(key).waker, cx.waker());
+                            let replaced = register(&mut waiters.get_mut(key).waker, cx.waker());
+                            drop(waiters);
+                            drop(replaced);
                             return Poll::Pending;
                         }
-                        // Picked by `notify_one`.
-                        waiters.remove(key);
+                        // Picked by `notify_one` (which took its waker).
+                        let picked = waiters.remove(key);
                         self.notify.picked.fetch_sub(1, SeqCst);
+                        drop(waiters);
+                        drop(picked);
                     }
                 }
                 self.key = None;
@@ -398,7 +402,8 @@ impl Drop for Notified<'_> {
             return;
         }
         let linked = waiters.is_linked(key);
-        waiters.remove(key);
+        // Dropped with its waker once the lock is released.
+        let removed = waiters.remove(key);
         let mut wakers = WakeList::new();
         if linked {
             if waiters.is_empty() {
@@ -413,6 +418,7 @@ impl Drop for Notified<'_> {
             notify.notify_one_locked(&mut waiters, &mut wakers);
         }
         drop(waiters);
+        drop(removed);
         wakers.wake_all();
     }
 }

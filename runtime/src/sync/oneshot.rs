@@ -202,7 +202,9 @@ impl<T> Sender<T> {
             coop.made_progress();
             return Poll::Ready(());
         }
-        register(&mut state.tx_waker, cx.waker());
+        let replaced = register(&mut state.tx_waker, cx.waker());
+        drop(state);
+        drop(replaced);
         Poll::Pending
     }
 
@@ -315,7 +317,9 @@ impl<T> Future for Receiver<T> {
         let result = match state.value.take() {
             Some(value) => Ok(value),
             None if state.sender_alive && !state.receiver_closed => {
-                register(&mut state.rx_waker, cx.waker());
+                let replaced = register(&mut state.rx_waker, cx.waker());
+                drop(state);
+                drop(replaced);
                 return Poll::Pending;
             }
             None => Err(RecvError(())),

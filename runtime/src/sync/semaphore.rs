@@ -566,7 +566,9 @@ impl Future for Acquire<'_> {
             Some(key) => {
                 let mut waiters = semaphore.lock();
                 if waiters.is_linked(key) {
-                    register(&mut waiters.get_mut(key).waker, cx.waker());
+                    let replaced = register(&mut waiters.get_mut(key).waker, cx.waker());
+                    drop(waiters);
+                    drop(replaced);
                     return Poll::Pending;
                 }
                 let waiter = waiters.remove(key);

@@ -178,11 +178,20 @@ impl WakeList {
     }
 }
 
-/// Stores `waker` in `slot` unless the stored one already wakes the same task.
-pub(crate) fn register(slot: &mut Option<std::task::Waker>, waker: &std::task::Waker) {
+/// Stores `waker` in `slot` unless the stored one already wakes the same
+/// task, and returns the waker it replaced.
+///
+/// The caller drops the replaced waker only once its lock is released: a
+/// waker's destructor may run user code (the last reference to a task
+/// drops its future), and that code may use the same primitive.
+#[must_use = "drop the replaced waker after releasing the lock, not under it"]
+pub(crate) fn register(
+    slot: &mut Option<std::task::Waker>,
+    waker: &std::task::Waker,
+) -> Option<std::task::Waker> {
     match slot {
-        Some(old) if old.will_wake(waker) => {}
-        _ => *slot = Some(waker.clone()),
+        Some(old) if old.will_wake(waker) => None,
+        _ => slot.replace(waker.clone()),
     }
 }
 

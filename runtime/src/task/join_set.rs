@@ -168,7 +168,8 @@ impl<T: Send + 'static> JoinSet<T> {
         self.insert(handle.spawn(future))
     }
 
-    fn insert(&mut self, handle: JoinHandle<T>) -> AbortHandle {
+    /// Adds a spawned task to the set.
+    pub(crate) fn insert(&mut self, handle: JoinHandle<T>) -> AbortHandle {
         let abort = handle.abort_handle();
         let slot = self.tasks.vacant_entry();
         let key = slot.key();
@@ -212,16 +213,35 @@ impl<T> JoinSet<T> {
     /// Polls for the next finished task; see [`join_next`](JoinSet::join_next).
     /// Spends one unit of the cooperative budget per call.
     pub fn poll_join_next(&mut self, cx: &mut Context<'_>) -> Poll<Option<Result<T, JoinError>>> {
+        let mut replaced = None;
+        let result = self.poll_join_next_replacing(cx, &mut replaced);
+        drop(replaced);
+        result
+    }
+
+    /// [`poll_join_next`](JoinSet::poll_join_next), handing the joiner
+    /// waker it replaced to the caller, to drop once the caller's own
+    /// locks are released (its destructor may use them).
+    pub(crate) fn poll_join_next_replacing(
+        &mut self,
+        cx: &mut Context<'_>,
+        replaced: &mut Option<Waker>,
+    ) -> Poll<Option<Result<T, JoinError>>> {
         let coop = ready!(poll_proceed(cx));
-        let result = self.poll_ready_list(Some(cx.waker()));
+        let result = self.poll_ready_list(Some(cx.waker()), replaced);
         if result.is_ready() {
             coop.made_progress();
         }
         result
     }
 
-    /// Polls the woken handles. With no `joiner`, nothing is registered.
-    fn poll_ready_list(&mut self, joiner: Option<&Waker>) -> Poll<Option<Result<T, JoinError>>> {
+    /// Polls the woken handles. With no `joiner`, nothing is registered;
+    /// a joiner it replaces goes to `replaced`.
+    fn poll_ready_list(
+        &mut self,
+        joiner: Option<&Waker>,
+        replaced: &mut Option<Waker>,
+    ) -> Poll<Option<Result<T, JoinError>>> {
         // Bounded so that a handle re-queueing itself (its budget check
         // said Pending) cannot keep this loop going.
         let mut budget = 1 + self.tasks.len();
@@ -229,7 +249,10 @@ impl<T> JoinSet<T> {
             let key = {
                 let mut state = self.ready.state.lock().unwrap_or_else(|e| e.into_inner());
                 if let Some(joiner) = joiner {
-                    crate::sync::register_waker(&mut state.joiner, joiner);
+                    if let Some(old) = crate::sync::register_waker(&mut state.joiner, joiner) {
+                        // Dropped by the caller, after every lock.
+                        *replaced = Some(old);
+                    }
                 }
                 state.keys.pop_front()
             };
@@ -277,7 +300,7 @@ impl<T> JoinSet<T> {
         let mut result = None;
         // Unconstrained: a spent budget must not hide a finished task.
         let poll_once = crate::task::unconstrained(std::future::poll_fn(|_| {
-            if let Poll::Ready(Some(output)) = self.poll_ready_list(None) {
+            if let Poll::Ready(Some(output)) = self.poll_ready_list(None, &mut None) {
                 result = Some(output);
             }
             Poll::Ready(())

@@ -347,3 +347,57 @@ pub(crate) fn mkfifo(path: &std::path::Path) {
         std::io::Error::last_os_error()
     );
 }
+
+/// Polls `future` once with `waker`.
+pub(crate) fn poll_with<F: Future>(future: &mut Pin<Box<F>>, waker: &Waker) -> Poll<F::Output> {
+    future.as_mut().poll(&mut Context::from_waker(waker))
+}
+
+/// The shared part of [`waker_with_drop_hook`]: runs the hook when the
+/// last clone of the waker goes.
+struct DropHook(std::sync::Mutex<Option<Box<dyn FnOnce() + Send>>>);
+
+impl std::task::Wake for DropHook {
+    fn wake(self: Arc<Self>) {}
+}
+
+impl Drop for DropHook {
+    fn drop(&mut self) {
+        let hook = self.0.lock().unwrap_or_else(|e| e.into_inner()).take();
+        if let Some(hook) = hook {
+            hook();
+        }
+    }
+}
+
+/// A waker whose destructor runs `hook` when its last clone is dropped:
+/// it stands for a waker that owns user state (a task holding a channel
+/// sender or a lock guard), whose drop uses the primitive that stored it.
+pub(crate) fn waker_with_drop_hook(hook: impl FnOnce() + Send + 'static) -> Waker {
+    Waker::from(Arc::new(DropHook(std::sync::Mutex::new(Some(Box::new(
+        hook,
+    ))))))
+}
+
+/// Runs `f` on a thread of its own and fails, naming `what`, if it has
+/// not returned within a generous deadline: a deadlock fails the test
+/// instead of hanging the run. Not a timing assertion: a correct `f`
+/// returns at once. A panic in `f` is passed on.
+#[track_caller]
+pub(crate) fn assert_no_deadlock(what: &str, f: impl FnOnce() + Send + 'static) {
+    let (done_tx, done_rx) = std::sync::mpsc::channel();
+    let thread = std::thread::spawn(move || {
+        f();
+        let _ = done_tx.send(());
+    });
+    match done_rx.recv_timeout(Duration::from_secs(20)) {
+        Ok(()) | Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+            if let Err(payload) = thread.join() {
+                panic::resume_unwind(payload);
+            }
+        }
+        Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+            panic!("deadlock: {what} did not return (the thread is left hanging)")
+        }
+    }
+}

@@ -166,11 +166,13 @@ impl<T> Chan<T> {
     /// Step 1: the receiver is about to look once more, then wait.
     fn register_receiver(&self, waker: &Waker) {
         let mut slot = self.lock_waker();
-        register(&mut slot, waker);
+        let replaced = register(&mut slot, waker);
         self.rx.woken.store(false, Ordering::Relaxed);
         self.rx.waiting.store(true, Ordering::Release);
         drop(slot);
         fence(Ordering::SeqCst);
+        // Its destructor may send on this channel: not under the lock.
+        drop(replaced);
     }
 
     /// Waits for a slot permit (bounded only). If the wait is dropped
