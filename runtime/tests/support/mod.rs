@@ -401,3 +401,28 @@ pub(crate) fn assert_no_deadlock(what: &str, f: impl FnOnce() + Send + 'static) 
         }
     }
 }
+
+/// Runs `body` in a child process (this test binary again, running only
+/// the test `name`), for tests whose failure would abort the process:
+/// the parent then fails with the child's status instead of dying. In
+/// the child, `body` runs directly.
+#[track_caller]
+pub(crate) fn in_child_process(name: &str, body: impl FnOnce()) {
+    const CHILD: &str = "RT_TEST_IN_CHILD_PROCESS";
+    if std::env::var_os(CHILD).is_some() {
+        body();
+        return;
+    }
+    let output = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([name, "--exact", "--nocapture", "--test-threads=1"])
+        .env(CHILD, "1")
+        .output()
+        .expect("running the test binary again");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success() && stdout.contains("1 passed"),
+        "the child process running `{name}` failed ({}):\n{stdout}\n{}",
+        output.status,
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
