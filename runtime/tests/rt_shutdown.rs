@@ -324,3 +324,22 @@ fn a_runtime_dropped_by_a_thread_local_destructor_shuts_down() {
         },
     );
 }
+
+/// `Duration::MAX` means "wait as long as it takes": no deadline
+/// arithmetic overflows, and the shutdown completes as without a timeout.
+#[test]
+fn shutdown_timeout_of_duration_max_waits_without_overflowing() {
+    each_runtime(|kind, rt| {
+        let drops = DropCounter::new();
+        let guard = drops.guard();
+        let handle = rt.handle().clone();
+        rt.spawn(async move {
+            let _guard = guard;
+            std::future::pending::<()>().await
+        });
+        rt.spawn_blocking(|| ());
+        rt.shutdown_timeout(Duration::MAX);
+        assert_eq!(drops.dropped(), 1, "on {kind:?}");
+        assert_eq!(handle.metrics().num_blocking_threads(), 0, "on {kind:?}");
+    });
+}

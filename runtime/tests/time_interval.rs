@@ -116,3 +116,30 @@ fn a_zero_period_panics() {
         let _ = interval(Duration::ZERO);
     });
 }
+
+/// `Duration::MAX` as a period: the first tick comes (late, so the
+/// missed-tick arithmetic runs too), the next one never does, and
+/// `reset` schedules it "never" as well; nothing overflows.
+#[test]
+fn an_interval_of_duration_max_ticks_once_then_never() {
+    let rt = paused();
+    rt.block_on(async {
+        let a_year = Duration::from_secs(365 * 24 * 3600);
+        for behavior in [
+            MissedTickBehavior::Burst,
+            MissedTickBehavior::Delay,
+            MissedTickBehavior::Skip,
+        ] {
+            let start = Instant::now();
+            let mut ticker = interval(Duration::MAX);
+            ticker.set_missed_tick_behavior(behavior);
+            rt::time::advance(ms(50)).await;
+            assert_eq!(ticker.tick().await, start, "{behavior:?}");
+            let next = rt::time::timeout(a_year, ticker.tick()).await;
+            assert!(next.is_err(), "{behavior:?}: a second tick came");
+            ticker.reset();
+            let next = rt::time::timeout(a_year, ticker.tick()).await;
+            assert!(next.is_err(), "{behavior:?}: a tick came after reset");
+        }
+    });
+}

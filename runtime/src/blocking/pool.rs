@@ -300,7 +300,7 @@ impl Spawner {
         // A blocking task may shut down its own runtime (by dropping it):
         // its thread cannot exit before this returns, so it is not waited for.
         let this_thread = usize::from(running_on(inner));
-        let deadline = timeout.map(|t| Instant::now() + t);
+        let deadline = crate::runtime::deadline_after(timeout);
         let mut sleep = inner.sleep.lock().unwrap();
         while inner.load_counts().threads() > this_thread {
             match deadline {

@@ -11,4 +11,4 @@ pub(crate) mod spawn;
 pub use builder::Builder;
 pub use handle::{EnterGuard, Handle, RuntimeFlavor, RuntimeMetrics, TryCurrentError};
 pub use runtime::Runtime;
-pub(crate) use runtime::block_on_thread;
+pub(crate) use runtime::{block_on_thread, deadline_after};

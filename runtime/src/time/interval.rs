@@ -94,15 +94,16 @@ pub enum MissedTickBehavior {
 }
 
 impl MissedTickBehavior {
-    /// The deadline after a tick due at `missed` was taken late, at `now`.
+    /// The deadline after a tick due at `missed` was taken late, at `now`
+    /// ("never", not an overflow, for a huge period).
     fn next(self, missed: Instant, now: Instant, period: Duration) -> Instant {
         match self {
-            MissedTickBehavior::Burst => missed + period,
-            MissedTickBehavior::Delay => now + period,
+            MissedTickBehavior::Burst => missed.deadline_in(period),
+            MissedTickBehavior::Delay => now.deadline_in(period),
             MissedTickBehavior::Skip => {
                 let late = (now - missed).as_nanos() % period.as_nanos();
                 // `late < period`, which is a `Duration`, so it fits.
-                now + (period - Duration::from_nanos(late as u64))
+                now.deadline_in(period - Duration::from_nanos(late as u64))
             }
         }
     }
@@ -180,10 +181,10 @@ impl Interval {
         ready!(Pin::new(&mut self.delay).poll(cx));
         let due = self.delay.deadline();
         let now = Instant::now();
-        let next = if now > due + LATENESS_TOLERANCE {
+        let next = if now.saturating_duration_since(due) > LATENESS_TOLERANCE {
             self.missed_tick_behavior.next(due, now, self.period)
         } else {
-            due + self.period
+            due.deadline_in(self.period)
         };
         self.delay.reset_at(next, now);
         Poll::Ready(due)
@@ -209,7 +210,7 @@ impl Interval {
     /// });
     /// ```
     pub fn reset(&mut self) {
-        self.delay.reset(Instant::now() + self.period);
+        self.delay.reset(Instant::now().deadline_in(self.period));
     }
 
     /// The current missed-tick behaviour (default [`MissedTickBehavior::Burst`]).

@@ -33,7 +33,7 @@
 
 pub(crate) mod clock;
 pub mod error;
-mod instant;
+pub(crate) mod instant;
 mod interval;
 mod sleep;
 mod timeout;
