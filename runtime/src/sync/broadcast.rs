@@ -399,14 +399,10 @@ impl<T> Sender<T> {
     /// });
     /// ```
     pub async fn closed(&self) {
-        loop {
-            // Registered before the look, so a drop after it wakes this.
-            let gone = self.shared.receivers_gone.notified();
-            if self.is_closed() {
-                return;
-            }
-            gone.await;
-        }
+        self.shared
+            .receivers_gone
+            .wait_until(|| self.is_closed())
+            .await
     }
 
     /// `true` if `other` sends on the same channel.

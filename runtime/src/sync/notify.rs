@@ -246,6 +246,23 @@ impl Notify {
         wakers.wake_all();
     }
 
+    /// Waits until `done()` holds, a state change that is notified with
+    /// `notify_waiters` (a channel's other side going away). The
+    /// `Notified` future exists before each look, so a change between the
+    /// look and the wait is not missed. Returning is a ready operation: it
+    /// spends a unit of the cooperative budget, so a loop over an
+    /// already-true condition still yields.
+    pub(crate) async fn wait_until(&self, mut done: impl FnMut() -> bool) {
+        loop {
+            let notified = self.notified();
+            if done() {
+                crate::task::consume_budget().await;
+                return;
+            }
+            notified.await;
+        }
+    }
+
     /// Takes the stored permit, if any, without the lock.
     fn try_take_permit(&self) -> bool {
         let word = self.state.load(SeqCst);

@@ -331,13 +331,10 @@ impl<T> Sender<T> {
     /// futures::executor::block_on(tx.closed());
     /// ```
     pub async fn closed(&self) {
-        loop {
-            let notified = self.shared.receivers_gone.notified();
-            if self.is_closed() {
-                return;
-            }
-            notified.await;
-        }
+        self.shared
+            .receivers_gone
+            .wait_until(|| self.is_closed())
+            .await
     }
 }
 

@@ -224,13 +224,7 @@ impl<T> Chan<T> {
 
     /// Waits for the receiver to close or drop. Cancel-safe.
     pub(super) async fn closed(&self) {
-        loop {
-            let notified = self.closed_notify.notified();
-            if self.is_closed() {
-                return;
-            }
-            notified.await;
-        }
+        self.closed_notify.wait_until(|| self.is_closed()).await
     }
 
     /// Gives the slots of `count` received values back to the senders.
