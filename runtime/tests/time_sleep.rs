@@ -248,3 +248,21 @@ fn polling_a_sleep_after_its_runtime_shut_down_panics() {
     let mut cx = Context::from_waker(Waker::noop());
     let _ = Pin::new(&mut sleeper).poll(&mut cx);
 }
+
+/// A sleep whose deadline has already passed is not elapsed until it is
+/// polled (it never registers with the timer, so nothing else fires it),
+/// also after a reset to a past deadline.
+#[test]
+fn a_sleep_already_due_is_elapsed_only_once_polled() {
+    let rt = paused();
+    rt.block_on(async {
+        let mut sleep = sleep(Duration::ZERO);
+        assert!(!sleep.is_elapsed());
+        (&mut sleep).await;
+        assert!(sleep.is_elapsed());
+        sleep.reset(Instant::now());
+        assert!(!sleep.is_elapsed(), "a reset sleep starts over");
+        (&mut sleep).await;
+        assert!(sleep.is_elapsed());
+    });
+}
