@@ -3,7 +3,7 @@
 
 mod support;
 
-use support::{DropCounter, block_on_each, expect_panic, poll_once};
+use support::{CountingWaker, DropCounter, block_on_each, expect_panic, poll_once};
 
 use rt::sync::broadcast::{
     self,
@@ -84,35 +84,6 @@ fn a_lagging_receiver_is_told_how_many_it_missed_and_goes_on_from_the_oldest() {
     let lagged = futures::executor::block_on(slow.recv());
     assert_eq!(lagged, Err(RecvError::Lagged(2)));
     assert_eq!(futures::executor::block_on(slow.recv()), Ok(12));
-}
-
-/// A waker that counts its wake-ups.
-struct CountingWaker(std::sync::atomic::AtomicUsize);
-
-impl std::task::Wake for CountingWaker {
-    fn wake(self: Arc<Self>) {
-        self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-    }
-}
-
-impl CountingWaker {
-    fn new() -> Arc<CountingWaker> {
-        Arc::new(CountingWaker(std::sync::atomic::AtomicUsize::new(0)))
-    }
-
-    fn count(&self) -> usize {
-        self.0.load(std::sync::atomic::Ordering::SeqCst)
-    }
-
-    fn poll<F: std::future::Future>(
-        self: &Arc<Self>,
-        future: &mut std::pin::Pin<Box<F>>,
-    ) -> std::task::Poll<F::Output> {
-        let waker = std::task::Waker::from(self.clone());
-        future
-            .as_mut()
-            .poll(&mut std::task::Context::from_waker(&waker))
-    }
 }
 
 #[test]

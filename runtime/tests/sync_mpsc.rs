@@ -2,7 +2,7 @@
 
 mod support;
 
-use support::{poll_once, runtimes};
+use support::{CountingWaker, poll_once, runtimes};
 
 use rt::sync::mpsc::{
     self,
@@ -10,8 +10,8 @@ use rt::sync::mpsc::{
 };
 use std::future::Future;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering::SeqCst};
-use std::task::{Context, Poll, Wake, Waker};
+use std::sync::atomic::Ordering::SeqCst;
+use std::task::{Context, Poll};
 
 #[test]
 fn send_waits_for_capacity() {
@@ -138,20 +138,14 @@ fn a_permit_taken_before_close_still_delivers() {
 
 #[test]
 fn a_closed_receiver_is_woken_when_a_granted_send_is_cancelled() {
-    struct Flag(AtomicBool);
-    impl Wake for Flag {
-        fn wake(self: Arc<Self>) {
-            self.0.store(true, SeqCst);
-        }
-    }
     let (tx, mut rx) = mpsc::channel(1);
     tx.try_send(1).unwrap();
     let mut send = Box::pin(tx.send(2));
     assert!(poll_once(&mut send).is_pending());
     assert_eq!(rx.try_recv(), Ok(1)); // the slot is granted to `send`
     rx.close();
-    let flag = Arc::new(Flag(AtomicBool::new(false)));
-    let waker = Waker::from(flag.clone());
+    let flag = CountingWaker::new();
+    let waker = flag.waker();
     let mut recv = Box::pin(rx.recv());
     // The granted slot may still deliver, so the receiver waits...
     assert!(
@@ -160,7 +154,7 @@ fn a_closed_receiver_is_woken_when_a_granted_send_is_cancelled() {
             .is_pending()
     );
     drop(send); // ...until the send is cancelled instead.
-    assert!(flag.0.load(SeqCst));
+    assert_eq!(flag.count(), 1);
     assert_eq!(poll_once(&mut recv), Poll::Ready(None));
 }
 
@@ -396,4 +390,101 @@ fn a_destructor_may_use_the_channel_being_dropped() {
     drop(rx);
     // 40 queued values, each with its refused echo.
     assert_eq!(drops.load(SeqCst), 80);
+}
+
+/// Counts its drop, then panics if told to.
+struct DropThenMaybePanic {
+    dropped: Arc<std::sync::atomic::AtomicUsize>,
+    panics: bool,
+}
+
+impl Drop for DropThenMaybePanic {
+    fn drop(&mut self) {
+        self.dropped.fetch_add(1, SeqCst);
+        if self.panics {
+            panic!("a message's destructor panicked");
+        }
+    }
+}
+
+/// The receiver's drop drops every queued value even when one destructor
+/// panics (the panic goes on afterwards), while the senders are alive.
+#[test]
+fn a_panicking_destructor_does_not_keep_the_other_values_alive() {
+    for bounded in [true, false] {
+        let dropped = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let value = |panics| DropThenMaybePanic {
+            dropped: dropped.clone(),
+            panics,
+        };
+        let (bounded_tx, bounded_rx) = mpsc::channel(4);
+        let (unbounded_tx, unbounded_rx) = mpsc::unbounded_channel();
+        let receiver: Box<dyn std::any::Any + Send> = if bounded {
+            for panics in [false, true, false] {
+                bounded_tx.try_send(value(panics)).unwrap();
+            }
+            Box::new(bounded_rx)
+        } else {
+            for panics in [false, true, false] {
+                unbounded_tx.send(value(panics)).unwrap();
+            }
+            Box::new(unbounded_rx)
+        };
+        let message = support::expect_panic(move || drop(receiver));
+        assert_eq!(message, "a message's destructor panicked");
+        assert_eq!(dropped.load(SeqCst), 3, "bounded: {bounded}");
+        assert!(if bounded {
+            bounded_tx.is_closed()
+        } else {
+            unbounded_tx.is_closed()
+        });
+    }
+}
+
+/// The receiver's drop lets go of the waker it registered at once, not
+/// when the last sender goes.
+#[test]
+fn dropping_a_waiting_receiver_releases_its_waker() {
+    let counter = CountingWaker::new();
+    let waker = counter.waker();
+    let (tx, mut rx) = mpsc::channel::<u8>(1);
+    let (unbounded_tx, mut unbounded_rx) = mpsc::unbounded_channel::<u8>();
+    let mut cx = Context::from_waker(&waker);
+    assert!(rx.poll_recv(&mut cx).is_pending());
+    assert!(unbounded_rx.poll_recv(&mut cx).is_pending());
+    drop(waker);
+    assert_eq!(Arc::strong_count(&counter), 3);
+    drop(rx);
+    drop(unbounded_rx);
+    assert_eq!(
+        Arc::strong_count(&counter),
+        1,
+        "a dropped receiver's waker is still held"
+    );
+    drop((tx, unbounded_tx));
+}
+
+/// A `reserve` that was granted a slot before `close` but had not
+/// returned it yet fails, as any reserve after the close; the slot goes
+/// back, so the closed, drained receiver is woken and finishes.
+#[test]
+fn a_reserve_granted_before_close_fails_after_it() {
+    let (tx, mut rx) = mpsc::channel(1);
+    tx.try_send(1).unwrap();
+    let mut reserve = Box::pin(tx.reserve());
+    assert!(poll_once(&mut reserve).is_pending());
+    assert_eq!(rx.try_recv(), Ok(1)); // the freed slot is granted to `reserve`
+    rx.close();
+    let counter = CountingWaker::new();
+    let waker = counter.waker();
+    let mut recv = Box::pin(rx.recv());
+    assert!(
+        recv.as_mut()
+            .poll(&mut Context::from_waker(&waker))
+            .is_pending(),
+        "the granted slot may still deliver"
+    );
+    assert!(matches!(poll_once(&mut reserve), Poll::Ready(Err(_))));
+    assert_eq!(counter.count(), 1, "the receiver was not woken");
+    assert_eq!(poll_once(&mut recv), Poll::Ready(None));
 }

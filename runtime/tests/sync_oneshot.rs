@@ -2,7 +2,7 @@
 
 mod support;
 
-use support::runtimes;
+use support::{CountingWaker, runtimes};
 
 use rt::sync::oneshot::{self, TryRecvError};
 use std::future::Future;
@@ -124,5 +124,40 @@ fn many_request_replies_across_tasks() {
             assert_eq!(total, expected);
             assert_eq!(server.await.unwrap(), 800);
         });
+    }
+}
+
+/// Each half lets go of the waker it registered when it is dropped (or,
+/// for the sender, consumed by `send`), not when the other half goes.
+#[test]
+fn a_dropped_half_releases_its_waker_at_once() {
+    let counter = CountingWaker::new();
+    let waker = counter.waker();
+    let mut cx = std::task::Context::from_waker(&waker);
+
+    let (tx, mut rx) = oneshot::channel::<u8>();
+    assert!(std::pin::Pin::new(&mut rx).poll(&mut cx).is_pending());
+    drop(rx);
+    assert_eq!(
+        Arc::strong_count(&counter),
+        2,
+        "the receiver's waker is held"
+    );
+    drop(tx);
+
+    for send in [false, true] {
+        let (mut tx, rx) = oneshot::channel::<u8>();
+        assert!(tx.poll_closed(&mut cx).is_pending());
+        if send {
+            tx.send(1).unwrap();
+        } else {
+            drop(tx);
+        }
+        assert_eq!(
+            Arc::strong_count(&counter),
+            2,
+            "the sender's waker is held (send: {send})"
+        );
+        drop(rx);
     }
 }

@@ -2,29 +2,12 @@
 
 mod support;
 
-use support::runtimes;
+use support::{CountingWaker, runtimes};
 
 use rt::sync::{Semaphore, TryAcquireError};
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
-use std::task::{Context, Poll, Wake, Waker};
-
-/// A waker that counts its wakes.
-#[derive(Default)]
-struct CountWaker(AtomicUsize);
-
-impl Wake for CountWaker {
-    fn wake(self: Arc<Self>) {
-        self.0.fetch_add(1, SeqCst);
-    }
-}
-
-fn poll<F: Future>(future: &mut Pin<Box<F>>, waker: &Arc<CountWaker>) -> Poll<F::Output> {
-    let waker = Waker::from(waker.clone());
-    future.as_mut().poll(&mut Context::from_waker(&waker))
-}
+use std::task::Poll;
 
 #[test]
 fn acquire_release_and_counts() {
@@ -51,9 +34,9 @@ fn acquire_release_and_counts() {
 fn a_large_waiter_is_not_starved_by_small_acquires() {
     let semaphore = Semaphore::new(1);
     let held = semaphore.try_acquire().unwrap();
-    let waker = Arc::new(CountWaker::default());
+    let waker = CountingWaker::new();
     let mut big = Box::pin(semaphore.acquire_many(2));
-    assert!(poll(&mut big, &waker).is_pending());
+    assert!(waker.poll(&mut big).is_pending());
     drop(held);
     // One permit is free, but the queued waiter for two comes first.
     assert_eq!(semaphore.available_permits(), 1);
@@ -62,29 +45,29 @@ fn a_large_waiter_is_not_starved_by_small_acquires() {
         TryAcquireError::NoPermits
     );
     let mut small = Box::pin(semaphore.acquire());
-    assert!(poll(&mut small, &waker).is_pending());
+    assert!(waker.poll(&mut small).is_pending());
     semaphore.add_permits(1);
-    let big_permit = match poll(&mut big, &waker) {
+    let big_permit = match waker.poll(&mut big) {
         Poll::Ready(permit) => permit.unwrap(),
         Poll::Pending => panic!("the large waiter was not granted"),
     };
-    assert!(poll(&mut small, &waker).is_pending());
+    assert!(waker.poll(&mut small).is_pending());
     drop(big_permit);
-    assert!(poll(&mut small, &waker).is_ready());
+    assert!(waker.poll(&mut small).is_ready());
 }
 
 #[test]
 fn waiters_are_served_in_fifo_order() {
     let semaphore = Semaphore::new(0);
-    let waker = Arc::new(CountWaker::default());
+    let waker = CountingWaker::new();
     let mut waiters: Vec<_> = (0..5).map(|_| Box::pin(semaphore.acquire())).collect();
     for waiter in &mut waiters {
-        assert!(poll(waiter, &waker).is_pending());
+        assert!(waker.poll(waiter).is_pending());
     }
     for served in 0..5 {
         semaphore.add_permits(1);
         for (i, waiter) in waiters.iter_mut().enumerate().skip(served) {
-            let ready = poll(waiter, &waker);
+            let ready = waker.poll(waiter);
             assert_eq!(
                 ready.is_ready(),
                 i == served,
@@ -100,32 +83,32 @@ fn waiters_are_served_in_fifo_order() {
 #[test]
 fn cancelled_waiter_does_not_block_the_next() {
     let semaphore = Semaphore::new(0);
-    let waker = Arc::new(CountWaker::default());
+    let waker = CountingWaker::new();
     let mut first = Box::pin(semaphore.acquire());
     let mut second = Box::pin(semaphore.acquire());
-    assert!(poll(&mut first, &waker).is_pending());
-    assert!(poll(&mut second, &waker).is_pending());
+    assert!(waker.poll(&mut first).is_pending());
+    assert!(waker.poll(&mut second).is_pending());
     drop(first); // cancelled while queued
     semaphore.add_permits(1);
-    assert!(poll(&mut second, &waker).is_ready());
+    assert!(waker.poll(&mut second).is_ready());
 }
 
 #[test]
 fn cancelled_after_grant_passes_permits_on() {
     let semaphore = Semaphore::new(0);
-    let first_waker = Arc::new(CountWaker::default());
-    let second_waker = Arc::new(CountWaker::default());
+    let first_waker = CountingWaker::new();
+    let second_waker = CountingWaker::new();
     let mut first = Box::pin(semaphore.acquire_many(2));
     let mut second = Box::pin(semaphore.acquire());
-    assert!(poll(&mut first, &first_waker).is_pending());
-    assert!(poll(&mut second, &second_waker).is_pending());
+    assert!(first_waker.poll(&mut first).is_pending());
+    assert!(second_waker.poll(&mut second).is_pending());
     semaphore.add_permits(2); // granted to `first`, which never looks
-    assert_eq!(first_waker.0.load(SeqCst), 1);
+    assert_eq!(first_waker.count(), 1);
     assert_eq!(semaphore.available_permits(), 0);
     drop(first);
     // The second waiter was woken and got one of the returned permits.
-    assert_eq!(second_waker.0.load(SeqCst), 1);
-    assert!(poll(&mut second, &second_waker).is_ready());
+    assert_eq!(second_waker.count(), 1);
+    assert!(second_waker.poll(&mut second).is_ready());
     assert_eq!(semaphore.available_permits(), 2);
 }
 
@@ -133,12 +116,12 @@ fn cancelled_after_grant_passes_permits_on() {
 fn close_fails_waiters_but_keeps_held_permits() {
     let semaphore = Semaphore::new(1);
     let held = semaphore.try_acquire().unwrap();
-    let waker = Arc::new(CountWaker::default());
+    let waker = CountingWaker::new();
     let mut waiter = Box::pin(semaphore.acquire());
-    assert!(poll(&mut waiter, &waker).is_pending());
+    assert!(waker.poll(&mut waiter).is_pending());
     semaphore.close();
-    assert_eq!(waker.0.load(SeqCst), 1);
-    assert!(matches!(poll(&mut waiter, &waker), Poll::Ready(Err(_))));
+    assert_eq!(waker.count(), 1);
+    assert!(matches!(waker.poll(&mut waiter), Poll::Ready(Err(_))));
     assert_eq!(
         semaphore.try_acquire().unwrap_err(),
         TryAcquireError::Closed

@@ -160,7 +160,10 @@ impl<T> Sender<T> {
         state.value = Some(value);
         state.sender_alive = false;
         let waker = state.rx_waker.take();
+        // This sender is gone: nothing will poll its `closed` again.
+        let own = state.tx_waker.take();
         drop(state);
+        drop(own);
         if let Some(waker) = waker {
             waker.wake();
         }
@@ -231,7 +234,10 @@ impl<T> Drop for Sender<T> {
         }
         state.sender_alive = false;
         let waker = state.rx_waker.take();
+        // Its own waker (from `closed`) goes now, not with the receiver.
+        let own = state.tx_waker.take();
         drop(state);
+        drop(own);
         if let Some(waker) = waker {
             waker.wake();
         }
@@ -336,7 +342,10 @@ impl<T> Drop for Receiver<T> {
         state.receiver_closed = true;
         let value = state.value.take();
         let waker = state.tx_waker.take();
+        // Its own waker goes now, not with the sender.
+        let own = state.rx_waker.take();
         drop(state);
+        drop(own);
         drop(value);
         if let Some(waker) = waker {
             waker.wake();

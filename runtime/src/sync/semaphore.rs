@@ -24,7 +24,10 @@
 //!    step 2 runs again, so the next waiter gets the permits and no wake-up
 //!    is lost.
 //! 5. `close` sets `CLOSED` and wakes every queued waiter; they return
-//!    [`AcquireError`]. Already granted waiters keep their permits.
+//!    [`AcquireError`]. A waiter granted its permits whose future has not
+//!    returned them yet fails too (every acquire that completes after the
+//!    close does), and its permits go back to the pool. Permits already
+//!    handed out stay valid.
 
 use crate::loom::sync::atomic::{AtomicUsize, Ordering::SeqCst};
 use crate::loom::sync::{Mutex, MutexGuard};
@@ -575,6 +578,10 @@ impl Future for Acquire<'_> {
                 drop(waiters);
                 self.key = None;
                 if waiter.needed == CLOSED_OUT {
+                    Err(AcquireError(()))
+                } else if semaphore.is_closed() {
+                    // Step 5: granted, then closed before this returned.
+                    semaphore.release(waiter.needed);
                     Err(AcquireError(()))
                 } else {
                     Ok(())

@@ -426,3 +426,39 @@ pub(crate) fn in_child_process(name: &str, body: impl FnOnce()) {
         String::from_utf8_lossy(&output.stderr)
     );
 }
+
+/// A waker that counts its wakes; `Arc::strong_count` of it shows who
+/// still holds a clone.
+#[derive(Debug, Default)]
+pub(crate) struct CountingWaker(AtomicUsize);
+
+impl std::task::Wake for CountingWaker {
+    fn wake(self: Arc<Self>) {
+        self.wake_by_ref();
+    }
+
+    fn wake_by_ref(self: &Arc<Self>) {
+        self.0.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
+impl CountingWaker {
+    pub(crate) fn new() -> Arc<CountingWaker> {
+        Arc::new(CountingWaker::default())
+    }
+
+    /// How many times it was woken.
+    pub(crate) fn count(&self) -> usize {
+        self.0.load(Ordering::SeqCst)
+    }
+
+    /// A waker (one more strong reference) for it.
+    pub(crate) fn waker(self: &Arc<Self>) -> Waker {
+        Waker::from(self.clone())
+    }
+
+    /// Polls `future` once with this waker.
+    pub(crate) fn poll<F: Future>(self: &Arc<Self>, future: &mut Pin<Box<F>>) -> Poll<F::Output> {
+        poll_with(future, &self.waker())
+    }
+}

@@ -40,6 +40,7 @@ use crate::sync::{Notify, Semaphore};
 use crate::task::poll_proceed;
 use crossbeam_utils::CachePadded;
 use std::fmt;
+use std::panic::AssertUnwindSafe;
 use std::task::{Context, Poll, Waker, ready};
 
 pub(super) struct Chan<T> {
@@ -181,10 +182,13 @@ impl<T> Chan<T> {
     pub(super) async fn acquire_slot(&self) -> Result<(), AcquireError> {
         let wake = WakeReceiverIfClosed(self);
         let acquired = Acquire::new(self.slots(), 1).await;
-        // Done (granted or refused): no permit went back, nothing to wake
-        // for, and the fence in `wake_receiver_if_closed` stays off the
-        // send path.
-        std::mem::forget(wake);
+        if acquired.is_ok() {
+            // Granted: no permit went back, nothing to wake for, and the
+            // fence in `wake_receiver_if_closed` stays off the send path.
+            std::mem::forget(wake);
+        }
+        // Refused: a slot granted before the close went back; the guard
+        // wakes the closed receiver that may be waiting for it.
         acquired
     }
 
@@ -360,21 +364,37 @@ impl<T> Chan<T> {
         self.closed_notify.notify_waiters();
     }
 
-    /// The receiver is gone: close, refuse every send, and drop what is
-    /// queued. Values are dropped one at a time with no lock held, since a
-    /// value's destructor may use this channel.
+    /// The receiver is gone: close, refuse every send, let go of its
+    /// waker, and drop what is queued. Values are dropped one at a time
+    /// with no lock held, since a value's destructor may use this channel;
+    /// one that panics does not keep the rest alive (its panic goes on
+    /// once they are dropped).
     pub(super) fn drop_receiver(&self, head: &mut Head) {
         self.close();
         self.queue.close(DROPPED);
+        // Nothing wakes a dropped receiver: its waker (maybe the last
+        // reference to a task) goes now, not with the last sender.
+        self.stop_waiting();
+        let waker = self.lock_waker().take();
+        drop(waker);
+        let mut panic = None;
         let mut spins = 0;
         loop {
             match self.queue.pop(head) {
-                Pop::Value(value) => drop(value),
+                Pop::Value(value) => {
+                    let dropped = std::panic::catch_unwind(AssertUnwindSafe(|| drop(value)));
+                    if let Err(payload) = dropped {
+                        panic.get_or_insert(payload);
+                    }
+                }
                 // A send that claimed its slot before `DROPPED` is a few
                 // instructions from done; none can claim one after.
                 Pop::Busy => queue::backoff(&mut spins),
-                Pop::Empty { .. } => return,
+                Pop::Empty { .. } => break,
             }
+        }
+        if let Some(payload) = panic {
+            std::panic::resume_unwind(payload);
         }
     }
 }
