@@ -357,3 +357,41 @@ fn owned_downgrade_wakes_a_waiting_reader_task() {
         });
     }
 }
+
+/// Spends the task's whole budget without yielding: its next ready
+/// operation would make it yield instead.
+async fn spend_the_budget() {
+    while rt::task::coop::has_budget_remaining() {
+        rt::task::coop::consume_budget().await;
+    }
+}
+
+/// A task out of budget that asks for the lock holds its place in line:
+/// a task that asks later does not get the lock first.
+#[test]
+fn a_locker_out_of_budget_keeps_its_place_in_line() {
+    let rt = rt::runtime::Builder::new_current_thread().build().unwrap();
+    let order = rt.block_on(async {
+        let mutex = Arc::new(Mutex::new(Vec::new()));
+        let held = mutex.clone().lock_owned().await;
+        let lockers: Vec<_> = (0..2)
+            .map(|id| {
+                let mutex = mutex.clone();
+                rt::spawn(async move {
+                    if id == 0 {
+                        spend_the_budget().await;
+                    }
+                    mutex.lock().await.push(id);
+                })
+            })
+            .collect();
+        // Both lockers ask while the lock is held, the first one first.
+        rt::task::yield_now().await;
+        drop(held);
+        for locker in lockers {
+            locker.await.unwrap();
+        }
+        Arc::try_unwrap(mutex).unwrap().into_inner()
+    });
+    assert_eq!(order, [0, 1]);
+}

@@ -213,3 +213,35 @@ fn works_across_plain_threads_without_a_runtime() {
     }
     assert_eq!(count.load(SeqCst), 400);
 }
+
+/// As for the mutex: an acquire out of budget holds its place in line.
+#[test]
+fn an_acquire_out_of_budget_keeps_its_place_in_line() {
+    let rt = rt::runtime::Builder::new_current_thread().build().unwrap();
+    let order = rt.block_on(async {
+        let semaphore = Arc::new(Semaphore::new(0));
+        let order = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let acquirers: Vec<_> = (0..2)
+            .map(|id| {
+                let (semaphore, order) = (semaphore.clone(), order.clone());
+                rt::spawn(async move {
+                    if id == 0 {
+                        while rt::task::coop::has_budget_remaining() {
+                            rt::task::coop::consume_budget().await;
+                        }
+                    }
+                    let _permit = semaphore.acquire().await.unwrap();
+                    order.lock().unwrap().push(id);
+                })
+            })
+            .collect();
+        rt::task::yield_now().await;
+        semaphore.add_permits(1);
+        for acquirer in acquirers {
+            acquirer.await.unwrap();
+        }
+        let order = order.lock().unwrap().clone();
+        order
+    });
+    assert_eq!(order, [0, 1]);
+}

@@ -28,6 +28,11 @@
 //!    returned them yet fails too (every acquire that completes after the
 //!    close does), and its permits go back to the pool. Permits already
 //!    handed out stay valid.
+//! 6. Fairness under the cooperative budget: an acquire polled by a task
+//!    whose budget is spent returns `Pending` (the task runs again soon),
+//!    but first queues its waiter, even if permits are free, and step 2
+//!    grants the front of the queue. So a later acquire by a task with
+//!    budget left cannot overtake it.
 
 use crate::loom::sync::atomic::{AtomicUsize, Ordering::SeqCst};
 use crate::loom::sync::{Mutex, MutexGuard};
@@ -37,7 +42,7 @@ use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::task::{Context, Poll, Waker, ready};
+use std::task::{Context, Poll, Waker};
 
 /// A counting semaphore with fair, first-in first-out waiters.
 ///
@@ -421,6 +426,26 @@ impl Semaphore {
         }
     }
 
+    /// Step 6: queues a waiter for `needed` permits, even if they are free
+    /// now, and grants the front of the queue what the pool covers (so
+    /// this waiter too, if it is the front). `None` if closed.
+    fn queue(&self, needed: usize, waker: &Waker) -> Option<usize> {
+        let mut waiters = self.lock();
+        if self.is_closed() {
+            return None;
+        }
+        self.word.fetch_or(QUEUED, SeqCst);
+        let key = waiters.push_back(Waiter {
+            needed,
+            waker: Some(waker.clone()),
+        });
+        let mut wakers = WakeList::new();
+        self.grant(&mut waiters, &mut wakers);
+        drop(waiters);
+        wakers.wake_all();
+        Some(key)
+    }
+
     /// Waits for one permit, owned through the `Arc`.
     ///
     /// # Errors
@@ -549,7 +574,14 @@ impl Future for Acquire<'_> {
     type Output = Result<(), AcquireError>;
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        let coop = ready!(poll_proceed(cx));
+        let Poll::Ready(coop) = poll_proceed(cx) else {
+            // Out of budget (the task is woken to run again): take a place
+            // in line now, so a later acquire cannot get ahead (step 6).
+            if self.key.is_none() {
+                self.key = self.semaphore.queue(self.needed, cx.waker());
+            }
+            return Poll::Pending;
+        };
         let semaphore = self.semaphore;
         let result = match self.key {
             None => match semaphore.try_take(self.needed) {

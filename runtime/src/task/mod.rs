@@ -5,7 +5,7 @@
 //! `state.rs`, the typed operations in `harness.rs`, wakers in `waker.rs`.
 //! Schedulers see only `Notified` (a task to run) and the owned-task list.
 
-mod coop;
+pub mod coop;
 mod error;
 mod group;
 mod harness;
