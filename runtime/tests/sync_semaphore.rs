@@ -240,8 +240,7 @@ fn an_acquire_out_of_budget_keeps_its_place_in_line() {
         for acquirer in acquirers {
             acquirer.await.unwrap();
         }
-        let order = order.lock().unwrap().clone();
-        order
+        Arc::try_unwrap(order).unwrap().into_inner().unwrap()
     });
     assert_eq!(order, [0, 1]);
 }

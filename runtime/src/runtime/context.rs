@@ -112,7 +112,7 @@ impl Drop for SetCurrentGuard {
             drop(removed);
             in_order
         });
-        if in_order == Ok(false) && !std::thread::panicking() {
+        if matches!(in_order, Ok(false)) && !std::thread::panicking() {
             panic!(
                 "`EnterGuard`s dropped out of order: the guards of `Runtime::enter` and \
                  `Handle::enter` must be dropped newest first (the reverse of the order they \
