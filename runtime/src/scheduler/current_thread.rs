@@ -12,9 +12,14 @@
 //! 2. run up to `event_interval` tasks, taking a batch from the injector
 //!    first every `global_queue_interval` ticks (its first task runs now,
 //!    the rest queue behind the local tasks);
-//! 3. when there is nothing to run, park in the driver (woken by a remote
-//!    schedule or the main future's waker); otherwise poll the driver
-//!    without blocking, and loop.
+//! 3. when there is nothing to run but tasks that yielded (woke
+//!    themselves while polled; they wait in a side list), poll the driver
+//!    without blocking first, then queue them (as tokio defers a yield
+//!    until the driver was polled): a task that keeps yielding lets I/O
+//!    and timers in after every round of yields;
+//! 4. when there is nothing to run at all, park in the driver (woken by a
+//!    remote schedule or the main future's waker); otherwise, after
+//!    `event_interval` tasks, poll the driver without blocking, and loop.
 //!
 //! Parking without a lost wake-up, and without a syscall per remote wake:
 //! 1. the `block_on` thread sets `parked`, then, after a SeqCst fence,
@@ -74,6 +79,8 @@ const INJECT_BATCH: usize = 32;
 
 struct Core {
     tasks: VecDeque<Notified>,
+    /// Tasks that yielded, oldest first; see step 3 above.
+    yielded: Vec<Notified>,
     tick: u32,
     driver: Option<Driver>,
 }
@@ -93,6 +100,7 @@ impl Handle {
     ) -> Arc<Handle> {
         let core = Box::new(Core {
             tasks: VecDeque::with_capacity(64),
+            yielded: Vec::new(),
             tick: 0,
             driver: Some(driver),
         });
@@ -178,6 +186,7 @@ impl Handle {
         fence(Ordering::SeqCst);
         if let Some(mut core) = cx.core.into_inner() {
             core.tasks.clear();
+            core.yielded.clear();
             if let Some(driver) = core.driver.as_mut() {
                 driver.shutdown(&handle.driver);
             }
@@ -228,6 +237,12 @@ impl CoreGuard {
                     };
                     match next {
                         Some(task) => task.run(),
+                        None if cx.has_yielded() => {
+                            // Step 3.
+                            cx.park(false);
+                            cx.requeue_yielded();
+                            continue 'outer;
+                        }
                         None => {
                             cx.park(true);
                             continue 'outer;
@@ -250,6 +265,21 @@ impl Drop for CoreGuard {
 }
 
 impl Context {
+    fn has_yielded(&self) -> bool {
+        self.core
+            .borrow()
+            .as_ref()
+            .is_some_and(|core| !core.yielded.is_empty())
+    }
+
+    /// Step 3: the yielded tasks go behind what the driver just woke.
+    fn requeue_yielded(&self) {
+        let mut core = self.core.borrow_mut();
+        let core = core.as_mut().expect("the core is installed");
+        let Core { tasks, yielded, .. } = &mut **core;
+        tasks.extend(yielded.drain(..));
+    }
+
     /// Parks in the driver if `block` and there is nothing to do;
     /// otherwise only polls it.
     fn park(&self, block: bool) {
@@ -393,9 +423,30 @@ unsafe fn main_drop(data: *const ()) {
 
 impl Schedule for Arc<Handle> {
     fn schedule(&self, task: Notified) {
+        Handle::schedule_task(self, task, false);
+    }
+
+    fn yield_now(&self, task: Notified) {
+        Handle::schedule_task(self, task, true);
+    }
+
+    fn release(&self, task: &Header) -> bool {
+        self.owned.remove(task)
+    }
+}
+
+impl Handle {
+    /// Queues a woken task: locally when woken on the `block_on` thread
+    /// (a task that yielded goes to the side list, step 3), else in the
+    /// injector.
+    fn schedule_task(me: &Arc<Self>, task: Notified, is_yield: bool) {
         let task = context::with_scheduler(|cx| match cx {
-            Some(scheduler::Context::CurrentThread(cx)) if Arc::ptr_eq(&cx.handle, self) => {
+            Some(scheduler::Context::CurrentThread(cx)) if Arc::ptr_eq(&cx.handle, me) => {
                 match cx.core.borrow_mut().as_mut() {
+                    Some(core) if is_yield => {
+                        core.yielded.push(task);
+                        None
+                    }
                     Some(core) => {
                         core.tasks.push_back(task);
                         None
@@ -406,20 +457,16 @@ impl Schedule for Arc<Handle> {
             _ => Some(task),
         });
         if let Some(task) = task {
-            self.inject.push(task);
+            me.inject.push(task);
             // Pairs with the fence in `shutdown`: either its final drain
             // sees this task or this load sees the runtime terminated.
             fence(Ordering::SeqCst);
-            if self.is_terminated.load(Ordering::SeqCst) {
-                self.drain_injector();
+            if me.is_terminated.load(Ordering::SeqCst) {
+                me.drain_injector();
                 return;
             }
-            self.unpark_if_parked();
+            me.unpark_if_parked();
         }
-    }
-
-    fn release(&self, task: &Header) -> bool {
-        self.owned.remove(task)
     }
 }
 

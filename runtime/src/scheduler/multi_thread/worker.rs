@@ -11,8 +11,12 @@
 //! 4. a batch from the injector;
 //! 5. the tasks that yielded (woke themselves while polled): they wait in
 //!    a side list, not the deque, so a yield lets everything else queued
-//!    here and in the injector run first; the list also goes back to the
-//!    deque every `event_interval` ticks, so yielders are never starved;
+//!    here and in the injector run first. Before they go back to the
+//!    deque, the worker polls the driver without blocking (as tokio
+//!    defers a yield until the driver was polled): a task that keeps
+//!    yielding lets I/O and timers in after every round of yields, not
+//!    every `event_interval` ticks. The list also goes back to the deque
+//!    every `event_interval` ticks, so yielders are never starved;
 //! 6. as a searcher (at most half the workers at once, see `idle.rs`):
 //!    half of a peer's deque, trying each peer once from a random start,
 //!    then the injector again;
@@ -128,12 +132,10 @@ impl Core {
         loop {
             match shared.inject.steal_batch_and_pop(&self.run_queue) {
                 Steal::Success(task) => return Some(task),
-                Steal::Empty => break,
+                Steal::Empty => return None,
                 Steal::Retry => continue,
             }
         }
-        self.requeue_yielded(handle);
-        self.run_queue.pop()
     }
 
     /// Moves the yielded tasks to the back of the deque, where peers can
@@ -365,6 +367,11 @@ impl Context {
                 core = self.run_task(task, core)?;
                 continue;
             }
+            if !core.yielded.is_empty() {
+                // Step 5: the driver first, then the yielded tasks.
+                core = self.maintenance(core);
+                continue;
+            }
             if let Some(task) = core.steal_work(handle) {
                 core = self.run_task(task, core)?;
                 continue;
@@ -400,13 +407,16 @@ impl Context {
         }
     }
 
+    /// Polls the driver without blocking, then puts the yielded tasks
+    /// back in the deque, behind what the driver woke.
     fn maintenance(&self, mut core: Box<Core>) -> Box<Core> {
-        core.requeue_yielded(&self.handle);
         let mut park = core.park.take().expect("core has a parker");
         let mut polled = false;
         core = self.enter_driver(core, || polled = park.poll_driver());
         core.park = Some(park);
+        // Before the requeue: a lone yielder is no reason to wake a peer.
         core.notify_after_driver(&self.handle);
+        core.requeue_yielded(&self.handle);
         if polled {
             // A worker parking during the poll sleeps on its condvar.
             self.handle.hand_off_driver_for_timers();
