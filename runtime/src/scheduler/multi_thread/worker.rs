@@ -12,8 +12,10 @@
 //! 5. the tasks that yielded (woke themselves while polled): they wait in
 //!    a side list, not the deque, so a yield lets everything else queued
 //!    here and in the injector run first. Before they go back to the
-//!    deque, the worker polls the driver without blocking (as tokio
-//!    defers a yield until the driver was polled): a task that keeps
+//!    deque, the driver is polled without blocking (as tokio defers a
+//!    yield until the driver was polled): by this worker, unless another
+//!    one turned it since this worker's last round of yields or is
+//!    blocked in it (it then sees I/O at once). So a task that keeps
 //!    yielding lets I/O and timers in after every round of yields, not
 //!    every `event_interval` ticks. The list also goes back to the deque
 //!    every `event_interval` ticks, so yielders are never starved;
@@ -74,6 +76,8 @@ pub(crate) struct Core {
     run_queue: Deque<Notified>,
     /// Tasks that yielded, oldest first; see step 5 above.
     yielded: Vec<Notified>,
+    /// The driver's turn count when the yielded tasks last went back.
+    driver_turns_seen: usize,
     is_searching: bool,
     is_shutdown: bool,
     park: Option<Parker>,
@@ -99,6 +103,7 @@ impl Core {
             lifo_slot: None,
             run_queue,
             yielded: Vec::new(),
+            driver_turns_seen: 0,
             is_searching: false,
             is_shutdown: false,
             park: Some(park),
@@ -368,8 +373,7 @@ impl Context {
                 continue;
             }
             if !core.yielded.is_empty() {
-                // Step 5: the driver first, then the yielded tasks.
-                core = self.maintenance(core);
+                core = self.requeue_yielded_after_driver(core);
                 continue;
             }
             if let Some(task) = core.steal_work(handle) {
@@ -405,6 +409,19 @@ impl Context {
             *self.core.borrow_mut() = Some(core);
             task.run();
         }
+    }
+
+    /// Step 5: the yielded tasks go back to the deque once the driver was
+    /// polled since their last round (polled here if nobody else did).
+    fn requeue_yielded_after_driver(&self, mut core: Box<Core>) -> Box<Core> {
+        let park = &self.handle.shared.park;
+        if park.driver_watched() || park.driver_turns() != core.driver_turns_seen {
+            core.requeue_yielded(&self.handle);
+        } else {
+            core = self.maintenance(core);
+        }
+        core.driver_turns_seen = park.driver_turns();
+        core
     }
 
     /// Polls the driver without blocking, then puts the yielded tasks
