@@ -333,3 +333,13 @@ fn a_receiver_moves_past_a_value_whose_clone_panicked() {
     assert_eq!(rx.len(), 0);
     assert_eq!(drops.alive(), 0);
 }
+
+#[test]
+fn sender_new_starts_without_receivers() {
+    let tx = broadcast::Sender::new(2);
+    assert_eq!(tx.receiver_count(), 0);
+    assert!(tx.send(1).is_err(), "nobody to send to");
+    let mut rx = tx.subscribe();
+    tx.send(2).unwrap();
+    assert_eq!(rx.try_recv(), Ok(2));
+}

@@ -488,3 +488,126 @@ fn a_reserve_granted_before_close_fails_after_it() {
     assert_eq!(counter.count(), 1, "the receiver was not woken");
     assert_eq!(poll_once(&mut recv), Poll::Ready(None));
 }
+
+#[test]
+fn reserve_many_hands_out_that_many_slots() {
+    let (tx, mut rx) = mpsc::channel(3);
+    let mut permits = futures::executor::block_on(tx.reserve_many(2)).unwrap();
+    assert_eq!(permits.len(), 2);
+    assert_eq!(tx.capacity(), 1);
+    permits.next().unwrap().send(1);
+    // The unused slot goes back when the iterator drops.
+    drop(permits);
+    assert_eq!(tx.capacity(), 2);
+    assert_eq!(rx.try_recv(), Ok(1));
+    assert_eq!(tx.capacity(), 3);
+    // More than the channel holds can never be reserved.
+    assert!(futures::executor::block_on(tx.reserve_many(4)).is_err());
+    assert!(
+        futures::executor::block_on(tx.reserve_many(0))
+            .unwrap()
+            .next()
+            .is_none()
+    );
+}
+
+#[test]
+fn reserve_many_waits_for_all_its_slots_at_once() {
+    let (tx, mut rx) = mpsc::channel(2);
+    tx.try_send(0).unwrap();
+    let mut reserve = Box::pin(tx.reserve_many(2));
+    assert!(poll_once(&mut reserve).is_pending());
+    // One slot free is not enough; nor does a later sender get ahead.
+    assert_eq!(rx.try_recv(), Ok(0));
+    assert!(matches!(tx.try_send(9), Err(TrySendError::Full(9))));
+    let Poll::Ready(Ok(permits)) = poll_once(&mut reserve) else {
+        panic!("two free slots were not granted");
+    };
+    for (i, permit) in permits.enumerate() {
+        permit.send(i);
+    }
+    assert_eq!((rx.try_recv(), rx.try_recv()), (Ok(0), Ok(1)));
+    drop(reserve);
+    rx.close();
+    assert!(futures::executor::block_on(tx.reserve_many(1)).is_err());
+}
+
+#[test]
+fn try_reserve_many_fails_instead_of_waiting() {
+    let (tx, rx) = mpsc::channel::<u8>(2);
+    let permits = tx.try_reserve_many(2).unwrap();
+    assert!(matches!(
+        tx.try_reserve_many(1),
+        Err(TrySendError::Full(()))
+    ));
+    drop(permits);
+    assert!(matches!(
+        tx.try_reserve_many(3),
+        Err(TrySendError::Full(()))
+    ));
+    assert_eq!(tx.try_reserve_many(0).unwrap().len(), 0);
+    drop(rx);
+    assert!(matches!(
+        tx.try_reserve_many(1),
+        Err(TrySendError::Closed(()))
+    ));
+}
+
+#[test]
+fn receivers_report_closed_length_and_emptiness() {
+    let (tx, mut rx) = mpsc::channel(4);
+    let (unbounded_tx, mut unbounded_rx) = mpsc::unbounded_channel();
+    assert!(!rx.is_closed() && !unbounded_rx.is_closed());
+    tx.try_send(1).unwrap();
+    unbounded_tx.send(1).unwrap();
+    assert_eq!((rx.len(), unbounded_rx.len()), (1, 1));
+    assert!(!rx.is_empty() && !unbounded_rx.is_empty());
+    rx.close();
+    unbounded_rx.close();
+    assert!(rx.is_closed() && unbounded_rx.is_closed());
+    let (tx2, rx2) = mpsc::channel::<u8>(1);
+    drop(tx2);
+    assert!(rx2.is_closed(), "closed once every sender is gone");
+    drop(tx);
+}
+
+#[test]
+fn weak_senders_do_not_keep_the_channel_open() {
+    let (tx, mut rx) = mpsc::channel::<u8>(2);
+    let weak = tx.downgrade();
+    let tx2 = weak.upgrade().unwrap();
+    assert_eq!((tx.strong_count(), tx.weak_count()), (2, 1));
+    let weak2 = weak.clone();
+    assert_eq!((weak.strong_count(), weak.weak_count()), (2, 2));
+    drop((tx, tx2));
+    // Only weak senders left: the receiver ends, and none upgrades.
+    assert_eq!(futures::executor::block_on(rx.recv()), None);
+    assert!(weak.upgrade().is_none() && weak2.upgrade().is_none());
+    assert_eq!(weak.strong_count(), 0);
+
+    let (tx, mut rx) = mpsc::unbounded_channel::<u8>();
+    let weak = tx.downgrade();
+    weak.upgrade().unwrap().send(3).unwrap();
+    assert_eq!((tx.strong_count(), tx.weak_count()), (1, 1));
+    drop(tx);
+    assert_eq!(rx.try_recv(), Ok(3));
+    assert_eq!(rx.try_recv(), Err(TryRecvError::Disconnected));
+    assert!(weak.upgrade().is_none());
+}
+
+#[test]
+fn send_timeout_gives_the_value_back_when_no_slot_comes() {
+    let rt = support::paused();
+    rt.block_on(async {
+        let (tx, mut rx) = mpsc::channel(1);
+        tx.send_timeout(1, support::ms(10)).await.unwrap();
+        let start = rt::time::Instant::now();
+        let full = tx.send_timeout(2, support::ms(10)).await;
+        assert_eq!(full, Err(mpsc::error::SendTimeoutError::Timeout(2)));
+        assert_eq!(start.elapsed(), support::ms(10));
+        assert_eq!(rx.recv().await, Some(1));
+        rx.close();
+        let closed = tx.send_timeout(3, support::ms(10)).await;
+        assert_eq!(closed.unwrap_err().into_inner(), 3);
+    });
+}

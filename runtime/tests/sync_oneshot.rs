@@ -161,3 +161,34 @@ fn a_dropped_half_releases_its_waker_at_once() {
         drop(rx);
     }
 }
+
+#[test]
+fn is_empty_and_is_terminated_follow_the_value() {
+    let (tx, mut rx) = oneshot::channel();
+    assert!(rx.is_empty() && !rx.is_terminated());
+    tx.send(4).unwrap();
+    assert!(!rx.is_empty() && !rx.is_terminated());
+    assert_eq!(poll(&mut rx), Poll::Ready(Ok(4)));
+    assert!(rx.is_empty() && rx.is_terminated());
+
+    let (tx, mut rx) = oneshot::channel::<u8>();
+    drop(tx);
+    assert!(rx.is_empty() && !rx.is_terminated());
+    assert!(poll(&mut rx).is_ready());
+    assert!(rx.is_terminated());
+
+    let (tx, mut rx) = oneshot::channel();
+    tx.send(1).unwrap();
+    assert_eq!(rx.try_recv(), Ok(1));
+    assert!(rx.is_terminated(), "try_recv took the value");
+}
+
+#[test]
+fn errors_live_under_the_error_module_too() {
+    let (tx, mut rx) = oneshot::channel::<u8>();
+    let empty: oneshot::error::TryRecvError = rx.try_recv().unwrap_err();
+    assert_eq!(empty, TryRecvError::Empty);
+    drop(tx);
+    let closed: oneshot::error::RecvError = futures::executor::block_on(rx).unwrap_err();
+    assert_eq!(closed.to_string(), "oneshot sender dropped without sending");
+}

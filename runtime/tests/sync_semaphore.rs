@@ -244,3 +244,74 @@ fn an_acquire_out_of_budget_keeps_its_place_in_line() {
     });
     assert_eq!(order, [0, 1]);
 }
+
+static LIMIT: Semaphore = Semaphore::const_new(2);
+
+#[test]
+fn a_const_semaphore_works_as_a_static() {
+    let a = LIMIT.try_acquire().unwrap();
+    assert_eq!(LIMIT.available_permits(), 1);
+    assert!(std::ptr::eq(a.semaphore(), &LIMIT));
+    drop(a);
+    assert_eq!(LIMIT.available_permits(), 2);
+}
+
+#[test]
+fn blocking_acquire_waits_on_a_plain_thread() {
+    let semaphore = Arc::new(Semaphore::new(0));
+    let waiter = {
+        let semaphore = semaphore.clone();
+        std::thread::spawn(move || {
+            semaphore.blocking_acquire_many(2).unwrap().forget();
+            semaphore.blocking_acquire().map(drop)
+        })
+    };
+    semaphore.add_permits(2);
+    semaphore.add_permits(1);
+    assert!(waiter.join().unwrap().is_ok());
+    semaphore.close();
+    assert!(semaphore.blocking_acquire().is_err());
+}
+
+#[test]
+fn permits_merge_and_split() {
+    let semaphore = Arc::new(Semaphore::new(5));
+    let mut permit = semaphore.try_acquire_many(2).unwrap();
+    permit.merge(semaphore.try_acquire().unwrap());
+    assert_eq!(permit.num_permits(), 3);
+    let part = permit.split(2).unwrap();
+    assert_eq!((permit.num_permits(), part.num_permits()), (1, 2));
+    assert!(
+        permit.split(2).is_none(),
+        "only one permit is left to split"
+    );
+    drop(part);
+    assert_eq!(semaphore.available_permits(), 4);
+
+    let mut owned = semaphore.clone().try_acquire_many_owned(2).unwrap();
+    owned.merge(semaphore.clone().try_acquire_owned().unwrap());
+    let owned_part = owned.split(3).unwrap();
+    assert_eq!(owned.num_permits(), 0);
+    assert!(Arc::ptr_eq(owned_part.semaphore(), &semaphore));
+    assert_eq!(semaphore.available_permits(), 1);
+    drop((owned, owned_part, permit));
+    assert_eq!(semaphore.available_permits(), 5);
+
+    let other = Semaphore::new(1);
+    let message = support::expect_panic(|| {
+        let mut permit = semaphore.try_acquire().unwrap();
+        permit.merge(other.try_acquire().unwrap());
+    });
+    assert!(message.contains("different semaphore"), "{message}");
+}
+
+#[test]
+fn forget_permits_takes_what_is_free() {
+    let semaphore = Semaphore::new(3);
+    let held = semaphore.try_acquire().unwrap();
+    assert_eq!(semaphore.forget_permits(5), 2);
+    assert_eq!(semaphore.available_permits(), 0);
+    drop(held);
+    assert_eq!(semaphore.available_permits(), 1);
+    assert_eq!(semaphore.forget_permits(0), 0);
+}

@@ -143,3 +143,23 @@ fn an_interval_of_duration_max_ticks_once_then_never() {
         }
     });
 }
+
+#[test]
+fn reset_variants_move_the_next_tick() {
+    let rt = paused();
+    rt.block_on(async {
+        let mut ticker = interval(ms(100));
+        ticker.tick().await;
+        let now = Instant::now();
+        ticker.reset_immediately();
+        assert_eq!(ticker.tick().await, now);
+        assert_eq!(ticker.tick().await, now + ms(100), "the period goes on");
+        ticker.reset_after(ms(7));
+        let after = Instant::now() + ms(7);
+        assert_eq!(ticker.tick().await, after);
+        let at = Instant::now() + ms(30);
+        ticker.reset_at(at);
+        assert_eq!(ticker.tick().await, at);
+        assert_eq!(ticker.tick().await, at + ms(100));
+    });
+}

@@ -3,6 +3,7 @@
 pub(crate) mod builder;
 pub(crate) mod context;
 mod handle;
+mod id;
 pub(crate) mod park;
 #[allow(clippy::module_inception)]
 mod runtime;
@@ -10,5 +11,6 @@ pub(crate) mod spawn;
 
 pub use builder::Builder;
 pub use handle::{EnterGuard, Handle, RuntimeFlavor, RuntimeMetrics, TryCurrentError};
+pub use id::Id;
 pub use runtime::Runtime;
 pub(crate) use runtime::{block_on_thread, deadline_after};

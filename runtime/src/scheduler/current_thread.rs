@@ -69,7 +69,7 @@ pub(crate) struct Handle {
     /// driver; see the module docs.
     parked: AtomicBool,
     is_terminated: AtomicBool,
-    config: Config,
+    pub(crate) config: Config,
     pub(crate) driver: driver::Handle,
     pub(crate) blocking: blocking::Spawner,
 }

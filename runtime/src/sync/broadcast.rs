@@ -62,6 +62,7 @@ use std::panic::{self, AssertUnwindSafe};
 ///     assert_eq!(second.recv().await.unwrap(), "hello");
 /// });
 /// ```
+#[track_caller]
 pub fn channel<T: Clone>(capacity: usize) -> (Sender<T>, Receiver<T>) {
     assert!(
         capacity > 0,
@@ -303,6 +304,31 @@ pub mod error {
 }
 
 use error::{RecvError, SendError, TryRecvError};
+
+impl<T: Clone> Sender<T> {
+    /// A sender of a new channel that has no receiver yet (make them with
+    /// [`subscribe`](Sender::subscribe)); as [`channel`] otherwise.
+    ///
+    /// # Panics
+    ///
+    /// Panics if `capacity` is zero.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let tx = rt::sync::broadcast::Sender::new(4);
+    /// assert!(tx.send(1).is_err(), "no receiver yet");
+    /// let mut rx = tx.subscribe();
+    /// tx.send(2).unwrap();
+    /// assert_eq!(rx.try_recv(), Ok(2));
+    /// ```
+    #[track_caller]
+    pub fn new(capacity: usize) -> Sender<T> {
+        let (tx, rx) = channel(capacity);
+        drop(rx);
+        tx
+    }
+}
 
 impl<T> Sender<T> {
     /// Sends `value` to every receiver; returns how many there are. Never

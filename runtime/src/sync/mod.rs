@@ -62,6 +62,7 @@ mod notify;
 pub mod oneshot;
 mod rwlock;
 mod semaphore;
+mod semaphore_permit;
 mod wait_list;
 pub mod watch;
 
@@ -72,7 +73,6 @@ pub use rwlock::{
     MappedRwLockWriteGuard, OwnedRwLockReadGuard, OwnedRwLockWriteGuard, RwLock, RwLockReadGuard,
     RwLockWriteGuard,
 };
-pub use semaphore::{
-    AcquireError, OwnedSemaphorePermit, Semaphore, SemaphorePermit, TryAcquireError,
-};
+pub use semaphore::{AcquireError, Semaphore, TryAcquireError};
+pub use semaphore_permit::{OwnedSemaphorePermit, SemaphorePermit};
 pub(crate) use wait_list::register as register_waker;

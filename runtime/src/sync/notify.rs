@@ -106,6 +106,13 @@ struct Waiter {
 
 type Waiters<'a> = crate::loom::sync::MutexGuard<'a, WaitList<Waiter>>;
 
+/// Which waiter a notification goes to.
+#[derive(Clone, Copy)]
+enum Pick {
+    Oldest,
+    Newest,
+}
+
 impl Notify {
     /// A `Notify` with no stored permit.
     ///
@@ -162,12 +169,41 @@ impl Notify {
     /// futures::executor::block_on(notify.notified());
     /// ```
     pub fn notify_one(&self) {
+        self.notify(Pick::Oldest);
+    }
+
+    /// Wakes the newest waiter (the last to start waiting), or stores a
+    /// permit if none is waiting: [`notify_one`](Notify::notify_one)
+    /// serving waiters last-in first-out.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::pin::pin;
+    /// use std::task::{Context, Waker};
+    /// use std::future::Future;
+    ///
+    /// let notify = rt::sync::Notify::new();
+    /// let mut cx = Context::from_waker(Waker::noop());
+    /// let mut first = pin!(notify.notified());
+    /// let mut second = pin!(notify.notified());
+    /// assert!(first.as_mut().poll(&mut cx).is_pending());
+    /// assert!(second.as_mut().poll(&mut cx).is_pending());
+    /// notify.notify_last();
+    /// assert!(second.as_mut().poll(&mut cx).is_ready());
+    /// assert!(first.as_mut().poll(&mut cx).is_pending());
+    /// ```
+    pub fn notify_last(&self) {
+        self.notify(Pick::Newest);
+    }
+
+    fn notify(&self, pick: Pick) {
         if self.try_store_permit() {
             return;
         }
         let mut wakers = WakeList::new();
         let mut waiters = self.lock();
-        self.notify_one_locked(&mut waiters, &mut wakers);
+        self.notify_locked(&mut waiters, &mut wakers, pick);
         drop(waiters);
         wakers.wake_all();
     }
@@ -189,14 +225,16 @@ impl Notify {
     }
 
     /// Step 1 with the lock held.
-    fn notify_one_locked(&self, waiters: &mut Waiters<'_>, wakers: &mut WakeList) {
+    fn notify_locked(&self, waiters: &mut Waiters<'_>, wakers: &mut WakeList, pick: Pick) {
         if self.try_store_permit() {
             return;
         }
         // WAITING: only lock holders change the word now.
-        let key = waiters
-            .pop_front()
-            .expect("`WAITING` is set only while waiters are queued");
+        let key = match pick {
+            Pick::Oldest => waiters.pop_front(),
+            Pick::Newest => waiters.pop_back(),
+        }
+        .expect("`WAITING` is set only while waiters are queued");
         self.picked.fetch_add(1, SeqCst);
         wakers.push(waiters.get_mut(key).waker.take());
         if waiters.is_empty() {
@@ -329,8 +367,9 @@ impl Notified<'_> {
             .is_some_and(|waiter| waiter.ticket == self.ticket)
     }
 
-    /// Step 2: `true` if notified at once; otherwise queued.
-    fn register_first(&mut self, waker: &Waker) -> bool {
+    /// Step 2: `true` if notified at once; otherwise queued (with no
+    /// waker for `enable`: the next poll registers one).
+    fn register_first(&mut self, waker: Option<&Waker>) -> bool {
         let notify = self.notify;
         if calls(notify.state.load(SeqCst)) != self.waiters_calls || notify.try_take_permit() {
             return true;
@@ -358,12 +397,48 @@ impl Notified<'_> {
             // Under the lock: `Relaxed` is enough to keep tickets unique.
             self.ticket = notify.tickets.fetch_add(1, Relaxed);
             let waiter = Waiter {
-                waker: Some(waker.clone()),
+                waker: waker.cloned(),
                 ticket: self.ticket,
             };
             self.key = Some(waiters.push_back(waiter));
             return false;
         }
+    }
+}
+
+impl Notified<'_> {
+    /// Starts waiting without polling: from now on the future counts as
+    /// waiting for [`notify_one`](Notify::notify_one) too (it always did
+    /// for [`notify_waiters`](Notify::notify_waiters)), so a notification
+    /// sent before its first poll is not missed. Returns `true` if it was
+    /// notified already (the next poll is ready).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::pin::pin;
+    /// let notify = rt::sync::Notify::new();
+    /// let mut notified = pin!(notify.notified());
+    /// assert!(!notified.as_mut().enable());
+    /// notify.notify_one(); // goes to the enabled future, not to a permit
+    /// assert!(notified.as_mut().enable());
+    /// futures::executor::block_on(notified);
+    /// ```
+    pub fn enable(self: Pin<&mut Self>) -> bool {
+        let this = self.get_mut();
+        if this.done {
+            return true;
+        }
+        let Some(key) = this.key else {
+            this.done = this.register_first(None);
+            return this.done;
+        };
+        if this.freed_by_notify_waiters() {
+            return true;
+        }
+        let waiters = this.notify.lock();
+        // Freed by `notify_waiters`, or picked by `notify_one`.
+        !this.owns_slot(&waiters, key) || !waiters.is_linked(key)
     }
 }
 
@@ -377,7 +452,7 @@ impl Future for Notified<'_> {
         let coop = ready!(poll_proceed(cx));
         match self.key {
             None => {
-                if !self.register_first(cx.waker()) {
+                if !self.register_first(Some(cx.waker())) {
                     return Poll::Pending;
                 }
             }
@@ -432,7 +507,7 @@ impl Drop for Notified<'_> {
             // Picked by `notify_one` (step 4): pass the unobserved
             // notification on.
             notify.picked.fetch_sub(1, SeqCst);
-            notify.notify_one_locked(&mut waiters, &mut wakers);
+            notify.notify_locked(&mut waiters, &mut wakers, Pick::Oldest);
         }
         drop(waiters);
         drop(removed);
@@ -660,6 +735,88 @@ mod loom_notify {
             assert!(
                 Pin::new(&mut later)
                     .poll(&mut Context::from_waker(&waker))
+                    .is_pending()
+            );
+        });
+    }
+
+    /// The waker rule: a waiter re-polled with a new waker while another
+    /// thread notifies; the replaced waker's drop notifies too. Dropped
+    /// under the lock, it would deadlock (loom reports it). The waiter
+    /// completes and the other notification is the stored permit.
+    #[test]
+    fn replaced_waker_dropped_outside_the_lock() {
+        use crate::sync::wait_list::loom_wakers::waker_with_drop_hook;
+        loom::model(|| {
+            let notify = Arc::new(Notify::new());
+            let hooked = {
+                let notify = notify.clone();
+                waker_with_drop_hook(move || notify.notify_one())
+            };
+            let notifier = {
+                let notify = notify.clone();
+                thread::spawn(move || notify.notify_one())
+            };
+            let mut waiter = Box::pin(notify.notified());
+            let _ = waiter.as_mut().poll(&mut Context::from_waker(&hooked));
+            drop(hooked);
+            loom::future::block_on(waiter);
+            notifier.join().unwrap();
+            let waker = futures::task::noop_waker();
+            let mut cx = Context::from_waker(&waker);
+            assert!(
+                Box::pin(notify.notified())
+                    .as_mut()
+                    .poll(&mut cx)
+                    .is_ready()
+            );
+            assert!(
+                Box::pin(notify.notified())
+                    .as_mut()
+                    .poll(&mut cx)
+                    .is_pending()
+            );
+        });
+    }
+
+    /// The waker rule on the drop path: a queued waiter dropped while
+    /// another thread notifies; its waker's drop notifies too. Exactly
+    /// one permit is left, whichever came first.
+    #[test]
+    fn dropped_waiter_drops_its_waker_outside_the_lock() {
+        use crate::sync::wait_list::loom_wakers::waker_with_drop_hook;
+        loom::model(|| {
+            let notify = Arc::new(Notify::new());
+            let hooked = {
+                let notify = notify.clone();
+                waker_with_drop_hook(move || notify.notify_one())
+            };
+            let mut waiter = Box::pin(notify.notified());
+            assert!(
+                waiter
+                    .as_mut()
+                    .poll(&mut Context::from_waker(&hooked))
+                    .is_pending()
+            );
+            drop(hooked);
+            let notifier = {
+                let notify = notify.clone();
+                thread::spawn(move || notify.notify_one())
+            };
+            drop(waiter);
+            notifier.join().unwrap();
+            let waker = futures::task::noop_waker();
+            let mut cx = Context::from_waker(&waker);
+            assert!(
+                Box::pin(notify.notified())
+                    .as_mut()
+                    .poll(&mut cx)
+                    .is_ready()
+            );
+            assert!(
+                Box::pin(notify.notified())
+                    .as_mut()
+                    .poll(&mut cx)
                     .is_pending()
             );
         });

@@ -46,6 +46,9 @@ use std::task::{Context, Poll, Waker, ready};
 pub(super) struct Chan<T> {
     queue: Queue<T>,
     senders: AtomicUsize,
+    /// Weak senders (`WeakSender`, `WeakUnboundedSender`): they keep the
+    /// channel's memory, not the channel open.
+    weak_senders: AtomicUsize,
     /// Bounded only: one permit per free slot, and the capacity. Padded:
     /// its word changes on every send and receive, while `senders` and
     /// `closed` next to it are read on those paths.
@@ -85,6 +88,7 @@ impl<T> Chan<T> {
         let chan = Chan {
             queue,
             senders: AtomicUsize::new(1),
+            weak_senders: AtomicUsize::new(0),
             slots: CachePadded::new(capacity.map(|capacity| (Semaphore::new(capacity), capacity))),
             closed: AtomicBool::new(false),
             closed_notify: Notify::new(),
@@ -113,6 +117,42 @@ impl<T> Chan<T> {
         // The new sender is cloned from a live one, so the count is not 0
         // and nothing needs ordering here.
         self.senders.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// A new sender from a weak one, unless every sender is gone (the
+    /// channel closed for good then).
+    pub(super) fn upgrade_sender(&self) -> bool {
+        let mut senders = self.senders.load(Ordering::Relaxed);
+        loop {
+            if senders == 0 {
+                return false;
+            }
+            match self.senders.compare_exchange_weak(
+                senders,
+                senders + 1,
+                Ordering::Acquire,
+                Ordering::Relaxed,
+            ) {
+                Ok(_) => return true,
+                Err(actual) => senders = actual,
+            }
+        }
+    }
+
+    pub(super) fn sender_count(&self) -> usize {
+        self.senders.load(Ordering::Acquire)
+    }
+
+    pub(super) fn weak_sender_count(&self) -> usize {
+        self.weak_senders.load(Ordering::Relaxed)
+    }
+
+    pub(super) fn add_weak_sender(&self) {
+        self.weak_senders.fetch_add(1, Ordering::Relaxed);
+    }
+
+    pub(super) fn drop_weak_sender(&self) {
+        self.weak_senders.fetch_sub(1, Ordering::Relaxed);
     }
 
     pub(super) fn drop_sender(&self) {
@@ -180,8 +220,14 @@ impl<T> Chan<T> {
     /// after a permit was granted, the permit goes back to the pool and a
     /// closed receiver waiting for outstanding permits is woken.
     pub(super) async fn acquire_slot(&self) -> Result<(), AcquireError> {
+        self.acquire_slots(1).await
+    }
+
+    /// [`acquire_slot`](Chan::acquire_slot) for `n` slots at once (at
+    /// most the capacity, which the caller checked).
+    pub(super) async fn acquire_slots(&self, n: usize) -> Result<(), AcquireError> {
         let wake = WakeReceiverIfClosed(self);
-        let acquired = Acquire::new(self.slots(), 1).await;
+        let acquired = Acquire::new(self.slots(), n).await;
         if acquired.is_ok() {
             // Granted: no permit went back, nothing to wake for, and the
             // fence in `wake_receiver_if_closed` stays off the send path.
@@ -193,13 +239,25 @@ impl<T> Chan<T> {
     }
 
     pub(super) fn try_acquire_slot(&self) -> Result<(), TryAcquireError> {
-        self.slots().try_take(1)
+        self.try_acquire_slots(1)
+    }
+
+    pub(super) fn try_acquire_slots(&self, n: usize) -> Result<(), TryAcquireError> {
+        self.slots().try_take(n)
     }
 
     /// Returns an unused slot permit, waking a closed receiver waiting for
     /// outstanding permits.
     pub(super) fn release_slot(&self) {
-        self.slots().release(1);
+        self.release_slots(1);
+    }
+
+    /// Returns `n` unused slot permits, as `release_slot`.
+    pub(super) fn release_slots(&self, n: usize) {
+        if n == 0 {
+            return;
+        }
+        self.slots().release(n);
         self.wake_receiver_if_closed();
     }
 
@@ -214,6 +272,11 @@ impl<T> Chan<T> {
 
     pub(super) fn is_closed(&self) -> bool {
         self.closed.load(Ordering::Acquire)
+    }
+
+    /// The receiver's view: closed by it, or every sender is gone.
+    pub(super) fn is_closed_for_receiver(&self) -> bool {
+        self.is_closed() || self.sender_count() == 0
     }
 
     pub(super) fn free_slots(&self) -> usize {

@@ -42,11 +42,15 @@
 mod bounded;
 mod chan;
 pub mod error;
+mod permit_iterator;
 mod queue;
 mod unbounded;
+mod weak;
 
 pub use bounded::{OwnedPermit, Permit, Receiver, Sender, channel};
+pub use permit_iterator::PermitIterator;
 pub use unbounded::{UnboundedReceiver, UnboundedSender, unbounded_channel};
+pub use weak::{WeakSender, WeakUnboundedSender};
 
 /// Counts its drops, for the tests that check each value is dropped
 /// exactly once.
