@@ -13,10 +13,12 @@
 //!    first every `global_queue_interval` ticks (its first task runs now,
 //!    the rest queue behind the local tasks);
 //! 3. when there is nothing to run but tasks that yielded (woke
-//!    themselves while polled; they wait in a side list), poll the driver
-//!    without blocking first, then queue them (as tokio defers a yield
-//!    until the driver was polled): a task that keeps yielding lets I/O
-//!    and timers in after every round of yields;
+//!    themselves while polled; they wait in a side list), queue them once
+//!    the driver was polled since the last time (polling it now without
+//!    blocking unless step 4's poll did), as tokio defers a yield until
+//!    the driver was polled: a task that keeps yielding lets I/O and
+//!    timers in after every round of yields, and a long round costs no
+//!    poll beyond step 4's;
 //! 4. when there is nothing to run at all, park in the driver (woken by a
 //!    remote schedule or the main future's waker); otherwise, after
 //!    `event_interval` tasks, poll the driver without blocking, and loop.
@@ -81,6 +83,8 @@ struct Core {
     tasks: VecDeque<Notified>,
     /// Tasks that yielded, oldest first; see step 3 above.
     yielded: Vec<Notified>,
+    /// The driver was polled since the yielded tasks last went back.
+    polled_since_requeue: bool,
     tick: u32,
     driver: Option<Driver>,
 }
@@ -101,6 +105,7 @@ impl Handle {
         let core = Box::new(Core {
             tasks: VecDeque::with_capacity(64),
             yielded: Vec::new(),
+            polled_since_requeue: false,
             tick: 0,
             driver: Some(driver),
         });
@@ -238,9 +243,7 @@ impl CoreGuard {
                     match next {
                         Some(task) => task.run(),
                         None if cx.has_yielded() => {
-                            // Step 3.
-                            cx.park(false);
-                            cx.requeue_yielded();
+                            cx.requeue_yielded_after_driver();
                             continue 'outer;
                         }
                         None => {
@@ -272,12 +275,26 @@ impl Context {
             .is_some_and(|core| !core.yielded.is_empty())
     }
 
-    /// Step 3: the yielded tasks go behind what the driver just woke.
-    fn requeue_yielded(&self) {
-        let mut core = self.core.borrow_mut();
-        let core = core.as_mut().expect("the core is installed");
-        let Core { tasks, yielded, .. } = &mut **core;
-        tasks.extend(yielded.drain(..));
+    /// Step 3: the yielded tasks go behind what the driver woke, once it
+    /// was polled since their last round.
+    fn requeue_yielded_after_driver(&self) {
+        let polled = self.with_core(|core| core.polled_since_requeue);
+        if !polled {
+            self.park(false);
+        }
+        self.with_core(|core| {
+            core.polled_since_requeue = false;
+            let Core { tasks, yielded, .. } = core;
+            tasks.extend(yielded.drain(..));
+        });
+    }
+
+    fn with_core<R>(&self, f: impl FnOnce(&mut Core) -> R) -> R {
+        f(self
+            .core
+            .borrow_mut()
+            .as_mut()
+            .expect("the core is installed"))
     }
 
     /// Parks in the driver if `block` and there is nothing to do;
@@ -319,11 +336,10 @@ impl Context {
                 cb();
             }
         }
-        self.core
-            .borrow_mut()
-            .as_mut()
-            .expect("the core is installed")
-            .driver = Some(driver);
+        self.with_core(|core| {
+            core.driver = Some(driver);
+            core.polled_since_requeue = true;
+        });
     }
 }
 

@@ -17,8 +17,10 @@
 //!    one turned it since this worker's last round of yields or is
 //!    blocked in it (it then sees I/O at once). So a task that keeps
 //!    yielding lets I/O and timers in after every round of yields, not
-//!    every `event_interval` ticks. The list also goes back to the deque
-//!    every `event_interval` ticks, so yielders are never starved;
+//!    every `event_interval` ticks; and as the busy-worker poll counts
+//!    its `event_interval` ticks from the last poll, a long round costs
+//!    no poll beyond those. The list also goes back to the deque every
+//!    `event_interval` ticks, so yielders are never starved;
 //! 6. as a searcher (at most half the workers at once, see `idle.rs`):
 //!    half of a peer's deque, trying each peer once from a random start,
 //!    then the injector again;
@@ -72,6 +74,9 @@ pub(crate) struct Remote {
 pub(crate) struct Core {
     index: usize,
     tick: u32,
+    /// Ticks since this worker last polled the driver (busy-worker
+    /// maintenance every `event_interval` of them).
+    ticks_since_driver: u32,
     lifo_slot: Option<Notified>,
     run_queue: Deque<Notified>,
     /// Tasks that yielded, oldest first; see step 5 above.
@@ -100,6 +105,7 @@ impl Core {
         Box::new(Core {
             index,
             tick: 0,
+            ticks_since_driver: 0,
             lifo_slot: None,
             run_queue,
             yielded: Vec::new(),
@@ -365,7 +371,8 @@ impl Context {
                 return Some(core);
             }
             core.tick = core.tick.wrapping_add(1);
-            if core.tick % handle.shared.config.event_interval == 0 {
+            core.ticks_since_driver += 1;
+            if core.ticks_since_driver >= handle.shared.config.event_interval {
                 core = self.maintenance(core);
             }
             if let Some(task) = core.next_task(handle) {
@@ -427,6 +434,7 @@ impl Context {
     /// Polls the driver without blocking, then puts the yielded tasks
     /// back in the deque, behind what the driver woke.
     fn maintenance(&self, mut core: Box<Core>) -> Box<Core> {
+        core.ticks_since_driver = 0;
         let mut park = core.park.take().expect("core has a parker");
         let mut polled = false;
         core = self.enter_driver(core, || polled = park.poll_driver());
