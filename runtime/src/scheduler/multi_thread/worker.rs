@@ -11,16 +11,19 @@
 //! 4. a batch from the injector;
 //! 5. the tasks that yielded (woke themselves while polled): they wait in
 //!    a side list, not the deque, so a yield lets everything else queued
-//!    here and in the injector run first. Before they go back to the
-//!    deque, the driver is polled without blocking (as tokio defers a
-//!    yield until the driver was polled): by this worker, unless another
-//!    one turned it since this worker's last round of yields or is
-//!    blocked in it (it then sees I/O at once). So a task that keeps
-//!    yielding lets I/O and timers in after every round of yields, not
-//!    every `event_interval` ticks; and as the busy-worker poll counts
-//!    its `event_interval` ticks from the last poll, a long round costs
-//!    no poll beyond those. The list also goes back to the deque every
-//!    `event_interval` ticks, so yielders are never starved;
+//!    here and in the injector run first. A short round of yields (at
+//!    most `SHORT_YIELD_ROUND` tasks: a few CPU-bound tasks that yield)
+//!    goes back to the deque only once the driver was polled since the
+//!    last round (as tokio defers a yield until the driver was polled):
+//!    by this worker, without blocking, unless another one turned it
+//!    meanwhile or is blocked in it (it then sees I/O at once). So such
+//!    tasks let I/O and timers in after every round of yields, not every
+//!    `event_interval` ticks. A longer round is long enough for the
+//!    busy-worker poll below to come within it, and a poll per round
+//!    would cost many-yielder workloads more than 5% (measured with the
+//!    `yield_many` bench); it goes back at once. The list also goes back
+//!    to the deque every `event_interval` ticks, so yielders are never
+//!    starved;
 //! 6. as a searcher (at most half the workers at once, see `idle.rs`):
 //!    half of a peer's deque, trying each peer once from a random start,
 //!    then the injector again;
@@ -57,6 +60,10 @@ use crate::scheduler::multi_thread::park::{Parker, Unparker};
 use crate::scheduler::{self, FastRand};
 use crate::task::Notified;
 use std::cell::RefCell;
+
+/// The most yielded tasks a round may have for the driver to be polled
+/// before they run again (step 5).
+const SHORT_YIELD_ROUND: usize = 16;
 
 /// Consecutive LIFO-slot polls before the slot's task must queue normally,
 /// so two tasks pinging each other cannot monopolise a worker.
@@ -418,11 +425,15 @@ impl Context {
         }
     }
 
-    /// Step 5: the yielded tasks go back to the deque once the driver was
-    /// polled since their last round (polled here if nobody else did).
+    /// Step 5: the yielded tasks go back to the deque; a short round of
+    /// them once the driver was polled since the last round (polled here
+    /// if nobody else did).
     fn requeue_yielded_after_driver(&self, mut core: Box<Core>) -> Box<Core> {
         let park = &self.handle.shared.park;
-        if park.driver_watched() || park.driver_turns() != core.driver_turns_seen {
+        if core.yielded.len() > SHORT_YIELD_ROUND
+            || park.driver_watched()
+            || park.driver_turns() != core.driver_turns_seen
+        {
             core.requeue_yielded(&self.handle);
         } else {
             core = self.maintenance(core);
