@@ -22,8 +22,8 @@
 //!    busy-worker poll below to come within it, and a poll per round
 //!    would cost many-yielder workloads more than 5% (measured with the
 //!    `yield_many` bench); it goes back at once. The list also goes back
-//!    to the deque every `event_interval` ticks, so yielders are never
-//!    starved;
+//!    to the deque within two busy-worker polls (so two `event_interval`s)
+//!    even while other work keeps coming, so yielders are never starved;
 //! 6. as a searcher (at most half the workers at once, see `idle.rs`):
 //!    half of a peer's deque, trying each peer once from a random start,
 //!    then the injector again;
@@ -90,6 +90,8 @@ pub(crate) struct Core {
     yielded: Vec<Notified>,
     /// The driver's turn count when the yielded tasks last went back.
     driver_turns_seen: usize,
+    /// Yielded tasks were waiting at the last busy-worker driver poll.
+    yielded_waited: bool,
     is_searching: bool,
     is_shutdown: bool,
     park: Option<Parker>,
@@ -117,6 +119,7 @@ impl Core {
             run_queue,
             yielded: Vec::new(),
             driver_turns_seen: 0,
+            yielded_waited: false,
             is_searching: false,
             is_shutdown: false,
             park: Some(park),
@@ -156,9 +159,22 @@ impl Core {
         }
     }
 
+    /// Step 5's guard against starving the yielded tasks: at a busy
+    /// worker's driver poll, they go back to the deque if they were
+    /// already waiting at the previous one (so within two
+    /// `event_interval`s; every time would split the rounds of yields).
+    fn requeue_waiting_yielded(&mut self, handle: &Handle) {
+        if self.yielded_waited {
+            self.requeue_yielded(handle);
+        } else {
+            self.yielded_waited = !self.yielded.is_empty();
+        }
+    }
+
     /// Moves the yielded tasks to the back of the deque, where peers can
     /// steal them too.
     fn requeue_yielded(&mut self, handle: &Handle) {
+        self.yielded_waited = false;
         if self.yielded.is_empty() {
             return;
         }
@@ -381,6 +397,7 @@ impl Context {
             core.ticks_since_driver += 1;
             if core.ticks_since_driver >= handle.shared.config.event_interval {
                 core = self.maintenance(core);
+                core.requeue_waiting_yielded(handle);
             }
             if let Some(task) = core.next_task(handle) {
                 core = self.run_task(task, core)?;
@@ -437,22 +454,22 @@ impl Context {
             core.requeue_yielded(&self.handle);
         } else {
             core = self.maintenance(core);
+            // Behind what the driver woke (and no reason to wake a peer
+            // for a lone yielder, so after `maintenance`'s check).
+            core.requeue_yielded(&self.handle);
         }
         core.driver_turns_seen = park.driver_turns();
         core
     }
 
-    /// Polls the driver without blocking, then puts the yielded tasks
-    /// back in the deque, behind what the driver woke.
+    /// Polls the driver without blocking.
     fn maintenance(&self, mut core: Box<Core>) -> Box<Core> {
         core.ticks_since_driver = 0;
         let mut park = core.park.take().expect("core has a parker");
         let mut polled = false;
         core = self.enter_driver(core, || polled = park.poll_driver());
         core.park = Some(park);
-        // Before the requeue: a lone yielder is no reason to wake a peer.
         core.notify_after_driver(&self.handle);
-        core.requeue_yielded(&self.handle);
         if polled {
             // A worker parking during the poll sleeps on its condvar.
             self.handle.hand_off_driver_for_timers();
