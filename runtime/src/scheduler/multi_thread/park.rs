@@ -43,9 +43,6 @@ pub(crate) struct Shared {
     handle: driver::Handle,
     /// A worker is blocked in the driver, watching I/O and timers.
     driver_watched: AtomicBool,
-    /// Counts the driver's turns (blocking or not), so a worker can tell
-    /// whether another one polled it lately.
-    turns: AtomicUsize,
 }
 
 impl Shared {
@@ -54,7 +51,6 @@ impl Shared {
             driver: Mutex::new(driver),
             handle,
             driver_watched: AtomicBool::new(false),
-            turns: AtomicUsize::new(0),
         })
     }
 
@@ -66,16 +62,6 @@ impl Shared {
     /// that left the driver (`Handle::hand_off_driver_for_timers`): either
     /// that worker sees the searcher gone, or the searcher sees the driver
     /// unwatched, and one of them wakes a peer for it.
-    /// How many times the driver has turned so far.
-    pub(crate) fn driver_turns(&self) -> usize {
-        self.turns.load(Ordering::Acquire)
-    }
-
-    fn turn(&self, driver: &mut Driver, timeout: Option<Duration>) {
-        driver.park(&self.handle, timeout);
-        self.turns.fetch_add(1, Ordering::Release);
-    }
-
     pub(crate) fn driver_watched(&self) -> bool {
         self.driver_watched.load(Ordering::SeqCst)
     }
@@ -119,7 +105,7 @@ impl Parker {
     pub(crate) fn poll_driver(&mut self) -> bool {
         match self.inner.shared.driver.try_lock() {
             Ok(mut driver) => {
-                self.inner.shared.turn(&mut driver, Some(Duration::ZERO));
+                driver.park(&self.inner.shared.handle, Some(Duration::ZERO));
                 true
             }
             Err(_) => false,
@@ -161,7 +147,7 @@ impl Inner {
         if watching {
             self.shared.driver_watched.store(true, Ordering::Relaxed);
         }
-        self.shared.turn(driver, timeout);
+        driver.park(&self.shared.handle, timeout);
         if watching {
             self.shared.driver_watched.store(false, Ordering::Relaxed);
         }

@@ -11,19 +11,13 @@
 //! 4. a batch from the injector;
 //! 5. the tasks that yielded (woke themselves while polled): they wait in
 //!    a side list, not the deque, so a yield lets everything else queued
-//!    here and in the injector run first. A short round of yields (at
-//!    most `SHORT_YIELD_ROUND` tasks: a few CPU-bound tasks that yield)
-//!    goes back to the deque only once the driver was polled since the
-//!    last round (as tokio defers a yield until the driver was polled):
-//!    by this worker, without blocking, unless another one turned it
-//!    meanwhile or is blocked in it (it then sees I/O at once). So such
-//!    tasks let I/O and timers in after every round of yields, not every
-//!    `event_interval` ticks. A longer round is long enough for the
-//!    busy-worker poll below to come within it, and a poll per round
-//!    would cost many-yielder workloads more than 5% (measured with the
-//!    `yield_many` bench); it goes back at once. The list also goes back
-//!    to the deque within two busy-worker polls (so two `event_interval`s)
-//!    even while other work keeps coming, so yielders are never starved;
+//!    here and in the injector run first; the list also goes back to the
+//!    deque every `event_interval` ticks, so yielders are never starved.
+//!    Unlike tokio (and rt's current-thread scheduler), the worker does
+//!    not poll the driver before each round of yields goes back: measured
+//!    on `yield_many` (2 workers), that cost 6-9% more CPU whichever way
+//!    the polls were rationed, so I/O and timers wait for the busy-worker
+//!    poll below (every `event_interval` ticks) as for any busy worker;
 //! 6. as a searcher (at most half the workers at once, see `idle.rs`):
 //!    half of a peer's deque, trying each peer once from a random start,
 //!    then the injector again;
@@ -61,10 +55,6 @@ use crate::scheduler::{self, FastRand};
 use crate::task::Notified;
 use std::cell::RefCell;
 
-/// The most yielded tasks a round may have for the driver to be polled
-/// before they run again (step 5).
-const SHORT_YIELD_ROUND: usize = 16;
-
 /// Consecutive LIFO-slot polls before the slot's task must queue normally,
 /// so two tasks pinging each other cannot monopolise a worker.
 const MAX_LIFO_POLLS: u32 = 3;
@@ -81,17 +71,10 @@ pub(crate) struct Remote {
 pub(crate) struct Core {
     index: usize,
     tick: u32,
-    /// Ticks since this worker last polled the driver (busy-worker
-    /// maintenance every `event_interval` of them).
-    ticks_since_driver: u32,
     lifo_slot: Option<Notified>,
     run_queue: Deque<Notified>,
     /// Tasks that yielded, oldest first; see step 5 above.
     yielded: Vec<Notified>,
-    /// The driver's turn count when the yielded tasks last went back.
-    driver_turns_seen: usize,
-    /// Yielded tasks were waiting at the last busy-worker driver poll.
-    yielded_waited: bool,
     is_searching: bool,
     is_shutdown: bool,
     park: Option<Parker>,
@@ -114,12 +97,9 @@ impl Core {
         Box::new(Core {
             index,
             tick: 0,
-            ticks_since_driver: 0,
             lifo_slot: None,
             run_queue,
             yielded: Vec::new(),
-            driver_turns_seen: 0,
-            yielded_waited: false,
             is_searching: false,
             is_shutdown: false,
             park: Some(park),
@@ -153,28 +133,17 @@ impl Core {
         loop {
             match shared.inject.steal_batch_and_pop(&self.run_queue) {
                 Steal::Success(task) => return Some(task),
-                Steal::Empty => return None,
+                Steal::Empty => break,
                 Steal::Retry => continue,
             }
         }
-    }
-
-    /// Step 5's guard against starving the yielded tasks: at a busy
-    /// worker's driver poll, they go back to the deque if they were
-    /// already waiting at the previous one (so within two
-    /// `event_interval`s; every time would split the rounds of yields).
-    fn requeue_waiting_yielded(&mut self, handle: &Handle) {
-        if self.yielded_waited {
-            self.requeue_yielded(handle);
-        } else {
-            self.yielded_waited = !self.yielded.is_empty();
-        }
+        self.requeue_yielded(handle);
+        self.run_queue.pop()
     }
 
     /// Moves the yielded tasks to the back of the deque, where peers can
     /// steal them too.
     fn requeue_yielded(&mut self, handle: &Handle) {
-        self.yielded_waited = false;
         if self.yielded.is_empty() {
             return;
         }
@@ -394,17 +363,11 @@ impl Context {
                 return Some(core);
             }
             core.tick = core.tick.wrapping_add(1);
-            core.ticks_since_driver += 1;
-            if core.ticks_since_driver >= handle.shared.config.event_interval {
+            if core.tick % handle.shared.config.event_interval == 0 {
                 core = self.maintenance(core);
-                core.requeue_waiting_yielded(handle);
             }
             if let Some(task) = core.next_task(handle) {
                 core = self.run_task(task, core)?;
-                continue;
-            }
-            if !core.yielded.is_empty() {
-                core = self.requeue_yielded_after_driver(core);
                 continue;
             }
             if let Some(task) = core.steal_work(handle) {
@@ -442,29 +405,8 @@ impl Context {
         }
     }
 
-    /// Step 5: the yielded tasks go back to the deque; a short round of
-    /// them once the driver was polled since the last round (polled here
-    /// if nobody else did).
-    fn requeue_yielded_after_driver(&self, mut core: Box<Core>) -> Box<Core> {
-        let park = &self.handle.shared.park;
-        if core.yielded.len() > SHORT_YIELD_ROUND
-            || park.driver_watched()
-            || park.driver_turns() != core.driver_turns_seen
-        {
-            core.requeue_yielded(&self.handle);
-        } else {
-            core = self.maintenance(core);
-            // Behind what the driver woke (and no reason to wake a peer
-            // for a lone yielder, so after `maintenance`'s check).
-            core.requeue_yielded(&self.handle);
-        }
-        core.driver_turns_seen = park.driver_turns();
-        core
-    }
-
-    /// Polls the driver without blocking.
     fn maintenance(&self, mut core: Box<Core>) -> Box<Core> {
-        core.ticks_since_driver = 0;
+        core.requeue_yielded(&self.handle);
         let mut park = core.park.take().expect("core has a parker");
         let mut polled = false;
         core = self.enter_driver(core, || polled = park.poll_driver());
