@@ -10,6 +10,8 @@ mod support;
 use rt::runtime::Builder;
 use rt::sync::{Mutex, Notify, RwLock, Semaphore, broadcast, mpsc, oneshot, watch};
 use rt::task::{JoinSet, TaskGroup};
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Poll, Wake, Waker};
 use std::time::Duration;
@@ -26,6 +28,18 @@ fn take<T>(slot: &Slot<T>) -> Option<T> {
     slot.lock().unwrap().take()
 }
 
+/// Polls `future` with a waker whose drop runs `hook` (the future must
+/// wait), then with another waker, which replaces the first (so the
+/// primitive drops it), and returns the poll after that.
+fn poll_after_replacing_a_hooked_waker<F: Future>(
+    future: &mut Pin<Box<F>>,
+    hook: impl FnOnce() + Send + 'static,
+) -> Poll<F::Output> {
+    assert!(poll_with(future, &waker_with_drop_hook(hook)).is_pending());
+    let _ = poll_with(future, Waker::noop());
+    poll_with(future, Waker::noop())
+}
+
 #[test]
 fn notified_polled_again_drops_the_old_waker_unlocked() {
     assert_no_deadlock("re-polling a Notified", || {
@@ -35,10 +49,7 @@ fn notified_polled_again_drops_the_old_waker_unlocked() {
             move || notify.notify_one()
         };
         let mut notified = Box::pin(notify.notified());
-        assert!(poll_with(&mut notified, &waker_with_drop_hook(hook)).is_pending());
-        // The first waker is replaced; its drop notifies this very waiter.
-        let _ = poll_with(&mut notified, Waker::noop());
-        assert!(poll_with(&mut notified, Waker::noop()).is_ready());
+        assert!(poll_after_replacing_a_hooked_waker(&mut notified, hook).is_ready());
     });
 }
 
@@ -68,10 +79,8 @@ fn acquire_polled_again_drops_the_old_waker_unlocked() {
             move || semaphore.add_permits(1)
         };
         let mut acquire = Box::pin(semaphore.acquire());
-        assert!(poll_with(&mut acquire, &waker_with_drop_hook(hook)).is_pending());
-        let _ = poll_with(&mut acquire, Waker::noop());
         assert!(matches!(
-            poll_with(&mut acquire, Waker::noop()),
+            poll_after_replacing_a_hooked_waker(&mut acquire, hook),
             Poll::Ready(Ok(_))
         ));
     });
@@ -102,10 +111,7 @@ fn mutex_lock_polled_again_drops_the_old_waker_unlocked() {
             move || drop(take(&held))
         };
         let mut lock = Box::pin(mutex.lock());
-        assert!(poll_with(&mut lock, &waker_with_drop_hook(hook)).is_pending());
-        // The old waker's drop unlocks the mutex for this waiter.
-        let _ = poll_with(&mut lock, Waker::noop());
-        assert!(poll_with(&mut lock, Waker::noop()).is_ready());
+        assert!(poll_after_replacing_a_hooked_waker(&mut lock, hook).is_ready());
     });
 }
 
@@ -119,9 +125,7 @@ fn rwlock_write_polled_again_drops_the_old_waker_unlocked() {
             move || drop(take(&reading))
         };
         let mut write = Box::pin(lock.write());
-        assert!(poll_with(&mut write, &waker_with_drop_hook(hook)).is_pending());
-        let _ = poll_with(&mut write, Waker::noop());
-        assert!(poll_with(&mut write, Waker::noop()).is_ready());
+        assert!(poll_after_replacing_a_hooked_waker(&mut write, hook).is_ready());
     });
 }
 
@@ -135,9 +139,10 @@ fn oneshot_receiver_polled_again_drops_the_old_waker_unlocked() {
             move || take(&tx).unwrap().send(5).unwrap()
         };
         let mut rx = Box::pin(rx);
-        assert!(poll_with(&mut rx, &waker_with_drop_hook(hook)).is_pending());
-        let _ = poll_with(&mut rx, Waker::noop());
-        assert_eq!(poll_with(&mut rx, Waker::noop()), Poll::Ready(Ok(5)));
+        assert_eq!(
+            poll_after_replacing_a_hooked_waker(&mut rx, hook),
+            Poll::Ready(Ok(5))
+        );
     });
 }
 
@@ -191,9 +196,10 @@ fn broadcast_recv_polled_again_drops_the_old_waker_unlocked() {
             tx.send(3).unwrap();
         };
         let mut recv = Box::pin(rx.recv());
-        assert!(poll_with(&mut recv, &waker_with_drop_hook(hook)).is_pending());
-        let _ = poll_with(&mut recv, Waker::noop());
-        assert_eq!(poll_with(&mut recv, Waker::noop()), Poll::Ready(Ok(3)));
+        assert_eq!(
+            poll_after_replacing_a_hooked_waker(&mut recv, hook),
+            Poll::Ready(Ok(3))
+        );
     });
 }
 
@@ -203,11 +209,9 @@ fn watch_changed_polled_again_drops_the_old_waker_unlocked() {
         let (tx, mut rx) = watch::channel(0);
         let hook = move || tx.send(1).unwrap();
         let mut changed = Box::pin(rx.changed());
-        assert!(poll_with(&mut changed, &waker_with_drop_hook(hook)).is_pending());
-        let _ = poll_with(&mut changed, Waker::noop());
         // The sender went with the hook: a change was sent, then it closed.
         assert!(matches!(
-            poll_with(&mut changed, Waker::noop()),
+            poll_after_replacing_a_hooked_waker(&mut changed, hook),
             Poll::Ready(Ok(()))
         ));
     });

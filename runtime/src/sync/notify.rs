@@ -740,19 +740,36 @@ mod loom_notify {
         });
     }
 
+    /// A `Notify`, and a waker whose drop notifies it (for the waker
+    /// rule: a primitive that drops it under its lock deadlocks, which
+    /// loom reports).
+    fn notify_and_notifying_waker() -> (Arc<Notify>, std::task::Waker) {
+        use crate::sync::wait_list::loom_wakers::waker_with_drop_hook;
+        let notify = Arc::new(Notify::new());
+        let hooked = {
+            let notify = notify.clone();
+            waker_with_drop_hook(move || notify.notify_one())
+        };
+        (notify, hooked)
+    }
+
+    /// Exactly one permit is stored.
+    fn assert_one_permit(notify: &Notify) {
+        let waker = futures::task::noop_waker();
+        let mut cx = Context::from_waker(&waker);
+        let mut first = Box::pin(notify.notified());
+        assert!(first.as_mut().poll(&mut cx).is_ready());
+        let mut second = Box::pin(notify.notified());
+        assert!(second.as_mut().poll(&mut cx).is_pending());
+    }
+
     /// The waker rule: a waiter re-polled with a new waker while another
-    /// thread notifies; the replaced waker's drop notifies too. Dropped
-    /// under the lock, it would deadlock (loom reports it). The waiter
+    /// thread notifies; the replaced waker's drop notifies too. The waiter
     /// completes and the other notification is the stored permit.
     #[test]
     fn replaced_waker_dropped_outside_the_lock() {
-        use crate::sync::wait_list::loom_wakers::waker_with_drop_hook;
         loom::model(|| {
-            let notify = Arc::new(Notify::new());
-            let hooked = {
-                let notify = notify.clone();
-                waker_with_drop_hook(move || notify.notify_one())
-            };
+            let (notify, hooked) = notify_and_notifying_waker();
             let notifier = {
                 let notify = notify.clone();
                 thread::spawn(move || notify.notify_one())
@@ -762,20 +779,7 @@ mod loom_notify {
             drop(hooked);
             loom::future::block_on(waiter);
             notifier.join().unwrap();
-            let waker = futures::task::noop_waker();
-            let mut cx = Context::from_waker(&waker);
-            assert!(
-                Box::pin(notify.notified())
-                    .as_mut()
-                    .poll(&mut cx)
-                    .is_ready()
-            );
-            assert!(
-                Box::pin(notify.notified())
-                    .as_mut()
-                    .poll(&mut cx)
-                    .is_pending()
-            );
+            assert_one_permit(&notify);
         });
     }
 
@@ -784,20 +788,11 @@ mod loom_notify {
     /// one permit is left, whichever came first.
     #[test]
     fn dropped_waiter_drops_its_waker_outside_the_lock() {
-        use crate::sync::wait_list::loom_wakers::waker_with_drop_hook;
         loom::model(|| {
-            let notify = Arc::new(Notify::new());
-            let hooked = {
-                let notify = notify.clone();
-                waker_with_drop_hook(move || notify.notify_one())
-            };
+            let (notify, hooked) = notify_and_notifying_waker();
             let mut waiter = Box::pin(notify.notified());
-            assert!(
-                waiter
-                    .as_mut()
-                    .poll(&mut Context::from_waker(&hooked))
-                    .is_pending()
-            );
+            let first = waiter.as_mut().poll(&mut Context::from_waker(&hooked));
+            assert!(first.is_pending());
             drop(hooked);
             let notifier = {
                 let notify = notify.clone();
@@ -805,20 +800,7 @@ mod loom_notify {
             };
             drop(waiter);
             notifier.join().unwrap();
-            let waker = futures::task::noop_waker();
-            let mut cx = Context::from_waker(&waker);
-            assert!(
-                Box::pin(notify.notified())
-                    .as_mut()
-                    .poll(&mut cx)
-                    .is_ready()
-            );
-            assert!(
-                Box::pin(notify.notified())
-                    .as_mut()
-                    .poll(&mut cx)
-                    .is_pending()
-            );
+            assert_one_permit(&notify);
         });
     }
 }

@@ -836,23 +836,31 @@ mod loom_semaphore {
         });
     }
 
+    /// An empty semaphore, a waker whose drop adds a permit to it (for
+    /// the waker rule: a semaphore that drops it under its lock
+    /// deadlocks, which loom reports), and a thread adding another.
+    fn semaphore_waker_and_releaser() -> (Arc<Semaphore>, std::task::Waker, thread::JoinHandle<()>)
+    {
+        use crate::sync::wait_list::loom_wakers::waker_with_drop_hook;
+        let semaphore = Arc::new(Semaphore::new(0));
+        let hooked = {
+            let semaphore = semaphore.clone();
+            waker_with_drop_hook(move || semaphore.add_permits(1))
+        };
+        let releaser = {
+            let semaphore = semaphore.clone();
+            thread::spawn(move || semaphore.add_permits(1))
+        };
+        (semaphore, hooked, releaser)
+    }
+
     /// The waker rule: a queued acquire re-polled with a new waker while
     /// another thread releases a permit; the replaced waker's drop adds
-    /// one too. Dropped under the lock, it would deadlock (loom reports
-    /// it). The acquire is granted and no permit is lost.
+    /// one too. The acquire is granted and no permit is lost.
     #[test]
     fn replaced_waker_dropped_outside_the_lock() {
-        use crate::sync::wait_list::loom_wakers::waker_with_drop_hook;
         loom::model(|| {
-            let semaphore = Arc::new(Semaphore::new(0));
-            let hooked = {
-                let semaphore = semaphore.clone();
-                waker_with_drop_hook(move || semaphore.add_permits(1))
-            };
-            let releaser = {
-                let semaphore = semaphore.clone();
-                thread::spawn(move || semaphore.add_permits(1))
-            };
+            let (semaphore, hooked, releaser) = semaphore_waker_and_releaser();
             let mut acquire = Box::pin(semaphore.acquire());
             let first = acquire.as_mut().poll(&mut Context::from_waker(&hooked));
             drop(hooked);
@@ -872,25 +880,15 @@ mod loom_semaphore {
     /// Both permits end up in the pool.
     #[test]
     fn dropped_acquire_drops_its_waker_outside_the_lock() {
-        use crate::sync::wait_list::loom_wakers::waker_with_drop_hook;
         loom::model(|| {
-            let semaphore = Arc::new(Semaphore::new(0));
-            let hooked = {
-                let semaphore = semaphore.clone();
-                waker_with_drop_hook(move || semaphore.add_permits(1))
-            };
+            let (semaphore, hooked, releaser) = semaphore_waker_and_releaser();
             let mut acquire = Box::pin(semaphore.acquire());
-            assert!(
-                acquire
-                    .as_mut()
-                    .poll(&mut Context::from_waker(&hooked))
-                    .is_pending()
-            );
+            let first = acquire.as_mut().poll(&mut Context::from_waker(&hooked));
             drop(hooked);
-            let releaser = {
-                let semaphore = semaphore.clone();
-                thread::spawn(move || semaphore.add_permits(1))
-            };
+            // Granted at once if the other thread's permit came first.
+            if let Poll::Ready(permit) = first {
+                drop(permit.unwrap());
+            }
             drop(acquire);
             releaser.join().unwrap();
             assert_eq!(semaphore.available_permits(), 2);
