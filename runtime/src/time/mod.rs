@@ -53,7 +53,7 @@ pub use timeout::{Timeout, timeout, timeout_at};
 /// use rt::time::Duration;
 ///
 /// let rt = rt::runtime::Builder::new_current_thread().start_paused(true).build().unwrap();
-/// rt.block_on(rt::time::sleep(Duration::from_secs(1)));
+/// rt.block_on(async { rt::time::sleep(Duration::from_secs(1)).await });
 /// ```
 #[doc(no_inline)]
 pub use std::time::Duration;

@@ -15,7 +15,11 @@
 //! - `send` is cancel-safe in that dropping it never loses a slot or sends
 //!   twice, but the value inside the dropped future is dropped and the
 //!   sender loses its place in line. Use `reserve` first to keep the value.
-//! - `reserve`, `closed` are cancel-safe.
+//! - `reserve`, `reserve_many`, `closed` are cancel-safe.
+//!
+//! Senders keep the channel open; [`WeakSender`] and
+//! [`WeakUnboundedSender`] do not (they upgrade back to a sender while
+//! one exists).
 //!
 //! # Examples
 //!
