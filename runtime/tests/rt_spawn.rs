@@ -188,6 +188,30 @@ fn nested_enter_restores_the_outer_runtime() {
     assert!(Handle::current() == *outer.handle());
 }
 
+/// Enter guards dropped oldest first: the drop that breaks the order
+/// panics and says so, and neither runtime stays current afterwards (nor
+/// is kept alive by the thread).
+#[test]
+fn enter_guards_dropped_out_of_order_panic_and_leave_no_runtime_current() {
+    let first = Kind::CurrentThread.build();
+    let second = Kind::CurrentThread.build();
+    let first_guard = first.enter();
+    let second_guard = second.enter();
+    let message = support::expect_panic(move || drop(first_guard));
+    assert!(message.contains("out of order"), "{message}");
+    // The newer guard still holds its runtime current.
+    assert!(Handle::current() == *second.handle());
+    drop(second_guard);
+    assert!(
+        Handle::try_current().is_err(),
+        "a dropped guard's runtime is still current"
+    );
+    // The thread holds no handle: the runtime can shut down and go.
+    let handle = first.handle().clone();
+    drop(first);
+    assert_eq!(handle.metrics().num_alive_tasks(), 0);
+}
+
 #[test]
 fn task_id_inside_and_outside_tasks() {
     each_runtime(|_, rt| {

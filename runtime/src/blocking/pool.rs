@@ -300,7 +300,7 @@ impl Spawner {
         // A blocking task may shut down its own runtime (by dropping it):
         // its thread cannot exit before this returns, so it is not waited for.
         let this_thread = usize::from(running_on(inner));
-        let deadline = timeout.map(|t| Instant::now() + t);
+        let deadline = crate::runtime::deadline_after(timeout);
         let mut sleep = inner.sleep.lock().unwrap();
         while inner.load_counts().threads() > this_thread {
             match deadline {
@@ -596,13 +596,17 @@ impl RunningOn {
 
 impl Drop for RunningOn {
     fn drop(&mut self) {
-        RUNNING_ON.with(|cell| cell.set(std::ptr::null()));
+        let _ = RUNNING_ON.try_with(|cell| cell.set(std::ptr::null()));
     }
 }
 
 /// `true` if this thread is running a task of `pool` (and counts in it).
+/// Reached from a runtime's drop, which may run in a thread-local
+/// destructor: a thread whose locals are gone runs no task.
 fn running_on(pool: &Inner) -> bool {
-    RUNNING_ON.with(|cell| std::ptr::eq(cell.get(), pool))
+    RUNNING_ON
+        .try_with(|cell| std::ptr::eq(cell.get(), pool))
+        .unwrap_or(false)
 }
 
 fn steal<T>(queue: &Injector<T>) -> Option<T> {

@@ -12,9 +12,16 @@
 //! 2. run up to `event_interval` tasks, taking a batch from the injector
 //!    first every `global_queue_interval` ticks (its first task runs now,
 //!    the rest queue behind the local tasks);
-//! 3. when there is nothing to run, park in the driver (woken by a remote
-//!    schedule or the main future's waker); otherwise poll the driver
-//!    without blocking, and loop.
+//! 3. when there is nothing to run but tasks that yielded (woke
+//!    themselves while polled; they wait in a side list), queue them once
+//!    the driver was polled since the last time (polling it now without
+//!    blocking unless step 4's poll did), as tokio defers a yield until
+//!    the driver was polled: a task that keeps yielding lets I/O and
+//!    timers in after every round of yields, and a long round costs no
+//!    poll beyond step 4's;
+//! 4. when there is nothing to run at all, park in the driver (woken by a
+//!    remote schedule or the main future's waker); otherwise, after
+//!    `event_interval` tasks, poll the driver without blocking, and loop.
 //!
 //! Parking without a lost wake-up, and without a syscall per remote wake:
 //! 1. the `block_on` thread sets `parked`, then, after a SeqCst fence,
@@ -64,7 +71,7 @@ pub(crate) struct Handle {
     /// driver; see the module docs.
     parked: AtomicBool,
     is_terminated: AtomicBool,
-    config: Config,
+    pub(crate) config: Config,
     pub(crate) driver: driver::Handle,
     pub(crate) blocking: blocking::Spawner,
 }
@@ -74,6 +81,10 @@ const INJECT_BATCH: usize = 32;
 
 struct Core {
     tasks: VecDeque<Notified>,
+    /// Tasks that yielded, oldest first; see step 3 above.
+    yielded: Vec<Notified>,
+    /// The driver was polled since the yielded tasks last went back.
+    polled_since_requeue: bool,
     tick: u32,
     driver: Option<Driver>,
     /// The I/O wakers of the last park, woken right after it (kept to
@@ -96,6 +107,8 @@ impl Handle {
     ) -> Arc<Handle> {
         let core = Box::new(Core {
             tasks: VecDeque::with_capacity(64),
+            yielded: Vec::new(),
+            polled_since_requeue: false,
             tick: 0,
             driver: Some(driver),
             woken: Vec::new(),
@@ -182,6 +195,7 @@ impl Handle {
         fence(Ordering::SeqCst);
         if let Some(mut core) = cx.core.into_inner() {
             core.tasks.clear();
+            core.yielded.clear();
             if let Some(driver) = core.driver.as_mut() {
                 driver.shutdown(&handle.driver, &mut core.woken);
             }
@@ -233,6 +247,10 @@ impl CoreGuard {
                     };
                     match next {
                         Some(task) => task.run(),
+                        None if cx.has_yielded() => {
+                            cx.requeue_yielded_after_driver();
+                            continue 'outer;
+                        }
                         None => {
                             cx.park(true);
                             continue 'outer;
@@ -255,6 +273,35 @@ impl Drop for CoreGuard {
 }
 
 impl Context {
+    fn has_yielded(&self) -> bool {
+        self.core
+            .borrow()
+            .as_ref()
+            .is_some_and(|core| !core.yielded.is_empty())
+    }
+
+    /// Step 3: the yielded tasks go behind what the driver woke, once it
+    /// was polled since their last round.
+    fn requeue_yielded_after_driver(&self) {
+        let polled = self.with_core(|core| core.polled_since_requeue);
+        if !polled {
+            self.park(false);
+        }
+        self.with_core(|core| {
+            core.polled_since_requeue = false;
+            let Core { tasks, yielded, .. } = core;
+            tasks.extend(yielded.drain(..));
+        });
+    }
+
+    fn with_core<R>(&self, f: impl FnOnce(&mut Core) -> R) -> R {
+        f(self
+            .core
+            .borrow_mut()
+            .as_mut()
+            .expect("the core is installed"))
+    }
+
     /// Parks in the driver if `block` and there is nothing to do;
     /// otherwise only polls it.
     fn park(&self, block: bool) {
@@ -297,10 +344,11 @@ impl Context {
                 cb();
             }
         }
-        let mut core = self.core.borrow_mut();
-        let core = core.as_mut().expect("the core is installed");
-        core.driver = Some(driver);
-        core.woken = woken;
+        self.with_core(|core| {
+            core.driver = Some(driver);
+            core.woken = woken;
+            core.polled_since_requeue = true;
+        });
     }
 }
 
@@ -400,9 +448,30 @@ unsafe fn main_drop(data: *const ()) {
 
 impl Schedule for Arc<Handle> {
     fn schedule(&self, task: Notified) {
+        Handle::schedule_task(self, task, false);
+    }
+
+    fn yield_now(&self, task: Notified) {
+        Handle::schedule_task(self, task, true);
+    }
+
+    fn release(&self, task: &Header) -> bool {
+        self.owned.remove(task)
+    }
+}
+
+impl Handle {
+    /// Queues a woken task: locally when woken on the `block_on` thread
+    /// (a task that yielded goes to the side list, step 3), else in the
+    /// injector.
+    fn schedule_task(me: &Arc<Self>, task: Notified, is_yield: bool) {
         let task = context::with_scheduler(|cx| match cx {
-            Some(scheduler::Context::CurrentThread(cx)) if Arc::ptr_eq(&cx.handle, self) => {
+            Some(scheduler::Context::CurrentThread(cx)) if Arc::ptr_eq(&cx.handle, me) => {
                 match cx.core.borrow_mut().as_mut() {
+                    Some(core) if is_yield => {
+                        core.yielded.push(task);
+                        None
+                    }
                     Some(core) => {
                         core.tasks.push_back(task);
                         None
@@ -413,20 +482,16 @@ impl Schedule for Arc<Handle> {
             _ => Some(task),
         });
         if let Some(task) = task {
-            self.inject.push(task);
+            me.inject.push(task);
             // Pairs with the fence in `shutdown`: either its final drain
             // sees this task or this load sees the runtime terminated.
             fence(Ordering::SeqCst);
-            if self.is_terminated.load(Ordering::SeqCst) {
-                self.drain_injector();
+            if me.is_terminated.load(Ordering::SeqCst) {
+                me.drain_injector();
                 return;
             }
-            self.unpark_if_parked();
+            me.unpark_if_parked();
         }
-    }
-
-    fn release(&self, task: &Header) -> bool {
-        self.owned.remove(task)
     }
 }
 

@@ -1,10 +1,28 @@
 //! The cooperative budget.
 //!
 //! Every task poll starts with a budget of 128 units. Runtime resources
-//! (sockets, channels, timers, join handles) spend one unit each time they
-//! return a ready result; once the budget is spent they return `Pending`
-//! and wake the task immediately, so the task yields back to the scheduler
-//! and one busy task cannot starve the others on its worker.
+//! (sockets, channels, locks, timers, join handles) spend one unit each
+//! time they return a ready result; once the budget is spent they return
+//! `Pending` and wake the task immediately, so the task yields back to the
+//! scheduler and one busy task cannot starve the others on its worker.
+//!
+//! The functions here are also re-exported from [`rt::task`](crate::task).
+//!
+//! # Examples
+//!
+//! ```
+//! use rt::task::coop;
+//!
+//! let rt = rt::runtime::Builder::new_current_thread().build().unwrap();
+//! rt.block_on(async {
+//!     // Spend the whole budget: the next ready operation would yield.
+//!     while coop::has_budget_remaining() {
+//!         coop::consume_budget().await;
+//!     }
+//!     coop::consume_budget().await; // yields once, then has a fresh budget
+//!     assert!(coop::has_budget_remaining());
+//! });
+//! ```
 
 use crate::runtime::context;
 use std::future::Future;
@@ -116,6 +134,22 @@ pub async fn consume_budget() {
         status
     })
     .await
+}
+
+/// `true` if the task being polled may still spend budget: its next ready
+/// operation on a runtime resource will not make it yield. Always `true`
+/// outside a task and inside [`unconstrained`].
+///
+/// # Examples
+///
+/// ```
+/// let rt = rt::runtime::Runtime::new().unwrap();
+/// rt.block_on(async {
+///     assert!(rt::task::coop::has_budget_remaining());
+/// });
+/// ```
+pub fn has_budget_remaining() -> bool {
+    context::budget().0 != Some(0)
 }
 
 /// Runs `future` with no cooperative budget: runtime resources inside it

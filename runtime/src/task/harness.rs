@@ -107,7 +107,10 @@ fn poll_future<F: Future, S>(cell: &Cell<F, S>, cx: &mut Context<'_>) -> Poll<()
     let id = cell.header.id;
     let outcome = panic::catch_unwind(AssertUnwindSafe(|| {
         context::with_task_id(id, || {
-            coop::budget(|| {
+            // A poll that panics drops the future during the unwind (as
+            // tokio does), so its destructors see `thread::panicking()`.
+            let drop_on_unwind = DropStageOnUnwind(&cell.stage);
+            let polled = coop::budget(|| {
                 cell.stage.with_mut(|stage| {
                     // SAFETY: RUNNING gives us exclusive access to the stage.
                     match unsafe { &mut *stage } {
@@ -117,7 +120,9 @@ fn poll_future<F: Future, S>(cell: &Cell<F, S>, cx: &mut Context<'_>) -> Poll<()
                         _ => unreachable!("rt: polled a task whose future is gone"),
                     }
                 })
-            })
+            });
+            std::mem::forget(drop_on_unwind);
+            polled
         })
     }));
     let result = match outcome {
@@ -133,6 +138,23 @@ fn poll_future<F: Future, S>(cell: &Cell<F, S>, cx: &mut Context<'_>) -> Poll<()
     };
     set_stage(&cell.stage, Stage::Finished(result));
     Poll::Ready(())
+}
+
+/// Drops the stage in place if dropped itself, which only a panicking poll
+/// lets happen (it is forgotten otherwise). The caller holds RUNNING.
+struct DropStageOnUnwind<'a, F: Future>(&'a UnsafeCell<Stage<F>>);
+
+impl<F: Future> Drop for DropStageOnUnwind<'_, F> {
+    fn drop(&mut self) {
+        // SAFETY: RUNNING gives this thread the stage, and the poll that
+        // borrowed the future has unwound, so nothing refers to it. The
+        // stage becomes `Consumed`, which `poll_future` then drops again
+        // harmlessly.
+        let old = self
+            .0
+            .with_mut(|stage| unsafe { std::mem::replace(&mut *stage, Stage::Consumed) });
+        drop(old);
+    }
 }
 
 /// Drops the future of a cancelled task and stores the error.

@@ -9,7 +9,7 @@
 //! Task-local values (`task_local!`, `LocalKey`) live in `task_local.rs`
 //! and need nothing from the scheduler: they travel inside the future.
 
-mod coop;
+pub mod coop;
 mod error;
 mod group;
 mod harness;
