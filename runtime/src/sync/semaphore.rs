@@ -30,9 +30,13 @@
 //!    handed out stay valid.
 //! 6. Fairness under the cooperative budget: an acquire polled by a task
 //!    whose budget is spent returns `Pending` (the task runs again soon),
-//!    but first queues its waiter, even if permits are free, and step 2
-//!    grants the front of the queue. So a later acquire by a task with
-//!    budget left cannot overtake it.
+//!    but if it would have to wait anyway (others are queued, or too few
+//!    permits are free) it first queues its waiter, and step 2 grants the
+//!    front of the queue (permits freed meanwhile included). So a later
+//!    acquire by a task with budget left cannot overtake it. With the
+//!    permits free it does not queue: a lock handed to a task that is not
+//!    running would stall every other locker until it runs (measured:
+//!    3x slower on the contended-mutex bench).
 
 use crate::loom::sync::atomic::{AtomicUsize, Ordering::SeqCst};
 use crate::loom::sync::{Mutex, MutexGuard};
@@ -531,6 +535,13 @@ impl Semaphore {
         }
     }
 
+    /// `true` if an acquire of `needed` permits would queue now (others
+    /// are queued, or too few permits are free).
+    fn would_wait(&self, needed: usize) -> bool {
+        let word = self.word.load(SeqCst);
+        word & CLOSED == 0 && (word & QUEUED != 0 || permits(word) < needed)
+    }
+
     /// Step 6: queues a waiter for `needed` permits, even if they are free
     /// now, and grants the front of the queue what the pool covers (so
     /// this waiter too, if it is the front). `None` if closed.
@@ -674,9 +685,10 @@ impl Future for Acquire<'_> {
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let Poll::Ready(coop) = poll_proceed(cx) else {
-            // Out of budget (the task is woken to run again): take a place
-            // in line now, so a later acquire cannot get ahead (step 6).
-            if self.key.is_none() {
+            // Out of budget (the task is woken to run again): if it would
+            // have to wait, take a place in line now, so a later acquire
+            // cannot get ahead (step 6).
+            if self.key.is_none() && self.semaphore.would_wait(self.needed) {
                 self.key = self.semaphore.queue(self.needed, cx.waker());
             }
             return Poll::Pending;
