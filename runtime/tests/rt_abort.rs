@@ -61,7 +61,7 @@ fn abort_before_the_first_poll() {
             assert_eq!(
                 drops.dropped(),
                 1,
-                "abort drops a queued task's future at once"
+                "the runtime drops an aborted task's future before its handle yields"
             );
         } else {
             // A worker may have run it first; then the output stands.

@@ -13,6 +13,8 @@ mod id;
 mod join;
 mod join_set;
 pub(crate) mod list;
+#[cfg(all(test, loom))]
+mod loom_abort;
 mod raw;
 mod state;
 mod waker;
@@ -29,7 +31,8 @@ pub use yield_now::yield_now;
 pub(crate) use coop::{Budget, budget as budget_scope};
 #[allow(unused_imports)]
 pub(crate) use coop::{RestoreOnPending, poll_proceed};
-pub(crate) use raw::{Header, RawTask};
+pub(crate) use raw::Header;
+use raw::RawTask;
 
 pub use crate::blocking::{block_in_place, spawn_blocking};
 pub use crate::runtime::spawn::spawn;
@@ -57,14 +60,16 @@ pub(crate) struct Notified(RawTask);
 impl Notified {
     /// # Safety
     /// The caller transfers one counted reference backing a NOTIFIED task.
-    pub(crate) unsafe fn from_raw(raw: RawTask) -> Notified {
+    unsafe fn from_raw(raw: RawTask) -> Notified {
         Notified(raw)
     }
 
     pub(crate) fn run(self) {
         let raw = self.0;
         std::mem::forget(self);
-        raw.poll();
+        // SAFETY: `self` owned the reference of a NOTIFIED task; forgetting
+        // it hands that reference to the poll.
+        unsafe { raw.poll() };
     }
 
     #[allow(dead_code)]
@@ -82,13 +87,14 @@ impl Notified {
 
 impl Drop for Notified {
     fn drop(&mut self) {
-        self.0.drop_reference();
+        // SAFETY: the Notified owns one reference, given up here.
+        unsafe { self.0.drop_reference() };
     }
 }
 
-/// Allocates a task. The caller must pass the `RawTask` to an owned list's
-/// `bind`, which yields the first `Notified`.
-pub(crate) fn new_task<F, S>(future: F, scheduler: S, id: Id) -> (RawTask, JoinHandle<F::Output>)
+/// Allocates a task. The caller must pass the `RawTask` to an owned list
+/// (`OwnedTasks::bind`), which yields the first `Notified`.
+fn new_task<F, S>(future: F, scheduler: S, id: Id) -> (RawTask, JoinHandle<F::Output>)
 where
     F: Future + Send + 'static,
     F::Output: Send + 'static,

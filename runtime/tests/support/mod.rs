@@ -59,11 +59,37 @@ impl Kind {
 
 /// Runs `test` once per runtime kind in `kinds`, with a fresh runtime. The
 /// kind is printed first so a failure says which runtime it was on.
+///
+/// `RT_TEST_KINDS=current_thread` (or `multi_thread`) keeps only that
+/// scheduler: `scripts/miri` checks the current-thread runtime under
+/// strict provenance and the multi-thread one, whose crossbeam-epoch
+/// queues need permissive provenance, in a separate run.
 pub(crate) fn each(kinds: &[Kind], mut test: impl FnMut(Kind, Runtime)) {
     for &kind in kinds {
+        if !kind_selected(kind) {
+            continue;
+        }
         eprintln!("--- on {kind:?}");
         test(kind, kind.build());
     }
+}
+
+/// `false` if `RT_TEST_KINDS` names the other scheduler.
+pub(crate) fn kind_selected(kind: Kind) -> bool {
+    match std::env::var("RT_TEST_KINDS").as_deref() {
+        Ok("current_thread") => kind == Kind::CurrentThread,
+        Ok("multi_thread") => kind.is_multi_thread(),
+        Ok("") | Err(_) => true,
+        Ok(other) => {
+            panic!("RT_TEST_KINDS={other}: expected `current_thread`, `multi_thread` or nothing")
+        }
+    }
+}
+
+/// `real` normally, `miri` under Miri (about a hundred times slower):
+/// iteration counts and sizes that keep a Miri run to seconds.
+pub(crate) const fn miri_or(real: usize, miri: usize) -> usize {
+    if cfg!(miri) { miri } else { real }
 }
 
 /// Runs `test` once on every runtime kind.
