@@ -371,6 +371,8 @@ mod tests {
     use std::io::Write;
 
     #[test]
+    // Miri runs neither `madvise` nor, isolated, file I/O.
+    #[cfg_attr(miri, ignore)]
     fn prefaulting_spare_capacity_keeps_the_contents_and_a_read_then_fills_it() {
         // Three bytes in, so the spare capacity starts off a page boundary.
         let mut data = vec![7u8, 8, 9];

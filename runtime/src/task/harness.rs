@@ -231,6 +231,8 @@ unsafe fn dealloc<F: Future, S>(ptr: NonNull<Header>) {
     // SAFETY: the cell came from `Box::into_raw` in `RawTask::new`, and the
     // caller dropped the last reference, so no one else can reach it.
     drop(unsafe { Box::from_raw(ptr.cast::<Cell<F, S>>().as_ptr()) });
+    #[cfg(debug_assertions)]
+    crate::task::raw::LIVE_ALLOCATIONS.fetch_sub(1, std::sync::atomic::Ordering::Release);
 }
 
 /// The vtable's `try_read_output`.

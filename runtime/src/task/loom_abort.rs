@@ -3,7 +3,9 @@
 //!
 //! The scheduler is a queue the model drains by hand, so every
 //! interleaving of the state word's transitions is explored without a
-//! runtime around them. In each model the future and the task allocation
+//! runtime around them. Without `--cfg loom` each model runs once, on
+//! real threads: `scripts/miri` runs them that way as the task core's
+//! unit tests. In each model the future and the task allocation
 //! must be dropped exactly once: the future holds a drop counter, and the
 //! task holds a loom `Arc` (the scheduler), which loom reports if leaked.
 
@@ -127,7 +129,7 @@ fn join_now(join: &mut JoinHandle<u32>) -> Result<u32, JoinError> {
 /// future is dropped once, by the worker, never by the aborting thread.
 #[test]
 fn loom_abort_races_poll_to_completion() {
-    loom::model(|| {
+    crate::loom::model(|| {
         let Spawned {
             queue,
             mut join,
@@ -156,7 +158,7 @@ fn loom_abort_races_poll_to_completion() {
 /// notification, dropped once, and freed (no leaked `Arc`).
 #[test]
 fn loom_abort_races_wake_and_join_handle_drop() {
-    loom::model(|| {
+    crate::loom::model(|| {
         let Spawned {
             queue,
             join,
@@ -188,7 +190,7 @@ fn loom_abort_races_wake_and_join_handle_drop() {
 /// runs), the handle yields `Cancelled`, and everything is freed.
 #[test]
 fn loom_abort_races_shutdown_sweep() {
-    loom::model(|| {
+    crate::loom::model(|| {
         let Spawned {
             queue,
             mut join,

@@ -13,7 +13,7 @@ mod id;
 mod join;
 mod join_set;
 pub(crate) mod list;
-#[cfg(all(test, loom))]
+#[cfg(test)]
 mod loom_abort;
 mod raw;
 mod state;
@@ -130,6 +130,18 @@ where
     );
     // SAFETY: the initial state counts a reference for the first Notified.
     (unsafe { Notified::from_raw(raw) }, join)
+}
+
+/// How many task allocations, of every runtime in this process, are not
+/// freed yet; `None` in builds without debug assertions, which do not
+/// count them. For the stress tests, which check that every spawned task
+/// is freed in the end; not a stable API.
+#[doc(hidden)]
+pub fn __live_task_allocations() -> Option<usize> {
+    #[cfg(debug_assertions)]
+    return Some(raw::LIVE_ALLOCATIONS.load(std::sync::atomic::Ordering::Acquire));
+    #[cfg(not(debug_assertions))]
+    None
 }
 
 /// The id of the task being polled on this thread.

@@ -62,6 +62,14 @@ pub(crate) struct Cell<F: Future, S> {
     pub(crate) join_waker: UnsafeCell<Option<Waker>>,
 }
 
+/// Task allocations not yet freed, across every runtime in the process.
+/// Debug builds only: it is one atomic shared by every spawn and free, a
+/// contended cache line release builds do without. The stress tests read
+/// it (`task::__live_task_allocations`) to check that every task is freed.
+#[cfg(debug_assertions)]
+pub(super) static LIVE_ALLOCATIONS: std::sync::atomic::AtomicUsize =
+    std::sync::atomic::AtomicUsize::new(0);
+
 /// A type-erased pointer to a task. Copying it does not touch the
 /// reference count; the typed handles in `task/mod.rs` own references.
 ///
@@ -98,6 +106,8 @@ impl RawTask {
             stage: UnsafeCell::new(Stage::Running(future)),
             join_waker: UnsafeCell::new(None),
         });
+        #[cfg(debug_assertions)]
+        LIVE_ALLOCATIONS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         // The pointer keeps the provenance of the whole cell: `dealloc`
         // frees through it (or a copy of it), never through a reference.
         let ptr = NonNull::new(Box::into_raw(cell))

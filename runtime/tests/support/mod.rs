@@ -183,22 +183,17 @@ pub(crate) fn expect_panic<R>(f: impl FnOnce() -> R) -> String {
 }
 
 /// A current-thread runtime and a two-worker multi-thread runtime, both
-/// with every driver enabled.
-pub(crate) fn runtimes() -> [(&'static str, Runtime); 2] {
-    [
-        (
-            "current_thread",
-            Builder::new_current_thread().enable_all().build().unwrap(),
-        ),
-        (
-            "multi_thread",
-            Builder::new_multi_thread()
-                .worker_threads(2)
-                .enable_all()
-                .build()
-                .unwrap(),
-        ),
-    ]
+/// with every driver enabled (only one of them if `RT_TEST_KINDS` says so,
+/// see `each`).
+pub(crate) fn runtimes() -> Vec<(&'static str, Runtime)> {
+    let mut runtimes = Vec::new();
+    if kind_selected(Kind::CurrentThread) {
+        runtimes.push(("current_thread", Kind::CurrentThread.build()));
+    }
+    if kind_selected(Kind::MultiThread(2)) {
+        runtimes.push(("multi_thread", Kind::MultiThread(2).build()));
+    }
+    runtimes
 }
 
 /// Runs `body` to completion on each scheduler in turn.
