@@ -49,7 +49,7 @@ fn spawn_from_inside_block_on_and_from_a_task() {
 
 #[test]
 fn hundred_thousand_tasks_complete() {
-    const TASKS: usize = miri_or(100_000, 200);
+    const TASKS: usize = miri_or(100_000, 50);
     each_runtime(|_, rt| {
         let ran = Arc::new(AtomicUsize::new(0));
         let sum = rt.block_on({
@@ -217,7 +217,7 @@ fn task_id_inside_and_outside_tasks() {
 
 #[test]
 fn task_ids_are_unique() {
-    const TASKS: usize = miri_or(1000, 100);
+    const TASKS: usize = miri_or(1000, 30);
     each_runtime(|_, rt| {
         let ids: HashSet<_> = rt.block_on(async {
             let handles: Vec<_> = (0..TASKS)
@@ -249,7 +249,7 @@ fn task_id_outside_a_task_panics() {
 /// scheduler over when its own future is done.
 #[test]
 fn concurrent_block_on_from_many_threads() {
-    const ROUNDS: u64 = miri_or(300, 20) as u64;
+    const ROUNDS: u64 = miri_or(300, 5) as u64;
     each_runtime(|_, rt| {
         let threads: Vec<_> = (0..4u64)
             .map(|t| {

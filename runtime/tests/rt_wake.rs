@@ -202,7 +202,7 @@ fn a_task_woken_while_it_runs_is_polled_again() {
 /// wake-up hangs here.
 #[test]
 fn remote_spawns_wake_an_idle_runtime() {
-    const ROUNDS: usize = miri_or(2000, 20);
+    const ROUNDS: usize = miri_or(2000, 10);
     each_runtime(|kind, rt| {
         let handle = rt.handle().clone();
         let spawner = move || {
@@ -231,7 +231,7 @@ fn remote_spawns_wake_an_idle_runtime() {
 #[test]
 fn ping_pong_between_tasks() {
     use futures::{SinkExt, StreamExt};
-    const MESSAGES: u32 = miri_or(10_000, 100) as u32;
+    const MESSAGES: u32 = miri_or(10_000, 30) as u32;
     each_runtime(|_, rt| {
         let (mut ping_tx, mut ping_rx) = futures_channel::mpsc::channel::<u32>(0);
         let (mut pong_tx, mut pong_rx) = futures_channel::mpsc::channel::<u32>(0);
