@@ -338,23 +338,9 @@ fn echo_server_process() {
     // A panicking handler is expected; keep its message short.
     std::panic::set_hook(Box::new(|_| {}));
     let rt = support::Kind::MultiThread(2).build();
-    set_soft_fd_limit(SERVER_FD_LIMIT);
+    support::set_soft_fd_limit(SERVER_FD_LIMIT);
     let report = rt.block_on(serve());
     report.print();
-}
-
-fn set_soft_fd_limit(soft: u64) {
-    let mut limit = libc::rlimit {
-        rlim_cur: 0,
-        rlim_max: 0,
-    };
-    // SAFETY: `limit` is a valid, exclusively borrowed out-parameter.
-    let rc = unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) };
-    assert_eq!(rc, 0);
-    limit.rlim_cur = soft.min(limit.rlim_max);
-    // SAFETY: `limit` is a valid `rlimit`, its soft limit at most the hard.
-    let rc = unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &limit) };
-    assert_eq!(rc, 0);
 }
 
 /// Accepts until a `Q` client arrives, echoing each connection on its own

@@ -262,6 +262,22 @@ pub(crate) fn raise_fd_limit() -> u64 {
     limit.rlim_cur
 }
 
+/// Sets this process's soft descriptor limit (at most the hard one), so
+/// that opening descriptor number `soft` fails with EMFILE.
+pub(crate) fn set_soft_fd_limit(soft: u64) {
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: `limit` is a valid, exclusively borrowed out-parameter.
+    let rc = unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) };
+    assert_eq!(rc, 0);
+    limit.rlim_cur = soft.min(limit.rlim_max);
+    // SAFETY: `limit` is a valid `rlimit`, its soft limit at most the hard.
+    let rc = unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &limit) };
+    assert_eq!(rc, 0);
+}
+
 /// A current-thread runtime whose clock starts paused: sleeps finish as
 /// soon as nothing else can run, with no real waiting.
 pub(crate) fn paused() -> Runtime {
