@@ -6,10 +6,11 @@
 //! intact; `accept` must hit EMFILE and recover; a panicking handler must
 //! not disturb any other connection. Bounded: a few seconds on 2 cores.
 //!
-//! `.ci/run` runs it with `cargo test -p rt --test fault_net -- --ignored`
-//! (it is `#[ignore]`d to keep the everyday `cargo test` quick). The
-//! server is this same test binary, re-run with `RT_FAULT_SERVER` set and
-//! only `echo_server_process` selected.
+//! `.ci/run` runs it with `cargo test -p rt --test fault_net -- --ignored
+//! --nocapture`, which shows the report line (it is `#[ignore]`d to keep
+//! the everyday `cargo test` quick). The server is this same test binary,
+//! re-run with `RT_FAULT_SERVER` set and only `echo_server_process`
+//! selected.
 //!
 //! The protocol: a client's first byte says what it is: `E` (echo the rest
 //! until the client half-closes, then close), `P` (the handler panics) or
