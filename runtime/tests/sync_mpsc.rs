@@ -213,7 +213,7 @@ fn cancelled_send_and_recv_lose_nothing() {
 
 fn many_producers_exact(bounded: bool) {
     const PRODUCERS: u64 = 5;
-    const EACH: u64 = 1000;
+    const EACH: u64 = if cfg!(miri) { 40 } else { 1000 };
     for (_, rt) in runtimes() {
         let received = rt.block_on(async {
             let mut got = Vec::new();

@@ -66,7 +66,7 @@
 //! time (a worker loop is not blocking work, and must not hold one of the
 //! capped slots), and rejoins afterwards if there is room.
 
-use crate::loom::deque::{Injector, Steal};
+use crate::loom::deque::{Injector, steal_one};
 use crate::loom::sync::atomic::{AtomicBool, AtomicU64, Ordering, fence};
 use crate::loom::sync::{Arc, Condvar, Mutex, MutexGuard};
 use crate::runtime::builder::ThreadSpawner;
@@ -448,20 +448,20 @@ impl Inner {
     }
 
     fn cancel_queued(&self) {
-        while let Some(task) = steal(&self.queue) {
+        while let Some(task) = steal_one(&self.queue) {
             task.cancel();
         }
-        while let Some(handoff) = steal(&self.handoffs) {
+        while let Some(handoff) = steal_one(&self.handoffs) {
             // The runtime's workers are gone; the core is dropped unrun.
             drop(handoff);
         }
     }
 
     fn next_job(&self) -> Option<Job> {
-        if let Some(handoff) = steal(&self.handoffs) {
+        if let Some(handoff) = steal_one(&self.handoffs) {
             return Some(Job::Handoff(handoff));
         }
-        steal(&self.queue).map(Job::Task)
+        steal_one(&self.queue).map(Job::Task)
     }
 
     fn has_work(&self) -> bool {
@@ -607,16 +607,6 @@ fn running_on(pool: &Inner) -> bool {
     RUNNING_ON
         .try_with(|cell| std::ptr::eq(cell.get(), pool))
         .unwrap_or(false)
-}
-
-fn steal<T>(queue: &Injector<T>) -> Option<T> {
-    loop {
-        match queue.steal() {
-            Steal::Success(value) => return Some(value),
-            Steal::Empty => return None,
-            Steal::Retry => continue,
-        }
-    }
 }
 
 impl fmt::Debug for Spawner {

@@ -1,5 +1,6 @@
 //! The runtime: `Builder`, `Runtime`, `Handle`.
 
+pub(crate) mod arc_waker;
 pub(crate) mod builder;
 pub(crate) mod context;
 mod handle;

@@ -38,9 +38,10 @@
 
 use crate::blocking;
 use crate::driver::{self, Driver};
-use crate::loom::deque::Injector;
+use crate::loom::deque::{Injector, steal_one};
 use crate::loom::sync::atomic::{AtomicBool, Ordering, fence};
 use crate::loom::sync::{Arc, Mutex};
+use crate::runtime::arc_waker::{ArcWake, arc_waker};
 use crate::runtime::context;
 use crate::runtime::park::ThreadParker;
 use crate::scheduler::{self, Config};
@@ -51,7 +52,7 @@ use std::collections::VecDeque;
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
-use std::task::{Poll, RawWaker, RawWakerVTable, Waker};
+use std::task::{Poll, Waker};
 use std::time::Duration;
 
 struct CoreSlot {
@@ -205,7 +206,7 @@ impl Handle {
     }
 
     fn drain_injector(&self) {
-        while let Some(task) = self.inject.steal().success() {
+        while let Some(task) = steal_one(&self.inject) {
             drop(task);
         }
     }
@@ -355,23 +356,21 @@ impl Context {
 impl Core {
     fn next_task(&mut self, handle: &Handle) -> Option<Notified> {
         if self.tick % handle.config.global_queue_interval == 0 {
-            let Some(task) = handle.inject.steal().success() else {
+            let Some(task) = steal_one(&handle.inject) else {
                 return self.tasks.pop_front();
             };
             // A batch behind the local tasks, not one task per interval:
             // while local tasks keep coming, this tick is the injector's
             // only way in, and one task each time starves remote spawns.
             for _ in 1..INJECT_BATCH {
-                match handle.inject.steal().success() {
+                match steal_one(&handle.inject) {
                     Some(task) => self.tasks.push_back(task),
                     None => break,
                 }
             }
             Some(task)
         } else {
-            self.tasks
-                .pop_front()
-                .or_else(|| handle.inject.steal().success())
+            self.tasks.pop_front().or_else(|| steal_one(&handle.inject))
         }
     }
 }
@@ -382,18 +381,15 @@ impl Handle {
         F: Future + Send + 'static,
         F::Output: Send + 'static,
     {
-        let (raw, join) = task::new_task(future, me.clone(), id);
-        if let Some(notified) = me.owned.bind(raw) {
+        let (join, notified) = me.owned.bind(future, me.clone(), id);
+        if let Some(notified) = notified {
             me.schedule(notified);
         }
         join
     }
 
     fn main_waker(me: &Arc<Self>) -> Waker {
-        let raw = Arc::into_raw(me.clone());
-        // SAFETY: `raw` owns one count of the handle's Arc; the vtable keeps
-        // the count balanced (clone adds one, wake and drop release one).
-        unsafe { Waker::from_raw(RawWaker::new(raw.cast(), &MAIN_VTABLE)) }
+        arc_waker(me.clone())
     }
 
     fn wake_main(&self) {
@@ -411,39 +407,11 @@ impl Handle {
     }
 }
 
-static MAIN_VTABLE: RawWakerVTable =
-    RawWakerVTable::new(main_clone, main_wake, main_wake_by_ref, main_drop);
-
-/// # Safety
-/// `data` must come from `Arc::<Handle>::into_raw` and own its count.
-unsafe fn main_arc(data: *const ()) -> Arc<Handle> {
-    // SAFETY: per the caller.
-    unsafe { Arc::from_raw(data.cast::<Handle>()) }
-}
-
-unsafe fn main_clone(data: *const ()) -> RawWaker {
-    // SAFETY: the waker being cloned owns a count, put back with forget.
-    let handle = unsafe { main_arc(data) };
-    let cloned = Arc::into_raw(handle.clone());
-    std::mem::forget(handle);
-    RawWaker::new(cloned.cast(), &MAIN_VTABLE)
-}
-
-unsafe fn main_wake(data: *const ()) {
-    // SAFETY: the waker being consumed owns a count, released here.
-    unsafe { main_arc(data) }.wake_main();
-}
-
-unsafe fn main_wake_by_ref(data: *const ()) {
-    // SAFETY: the waker owns a count, put back with forget.
-    let handle = unsafe { main_arc(data) };
-    handle.wake_main();
-    std::mem::forget(handle);
-}
-
-unsafe fn main_drop(data: *const ()) {
-    // SAFETY: the waker being dropped owns a count.
-    drop(unsafe { main_arc(data) });
+/// The main future's waker.
+impl ArcWake for Handle {
+    fn wake_by_ref(&self) {
+        self.wake_main();
+    }
 }
 
 impl Schedule for Arc<Handle> {

@@ -25,6 +25,7 @@
 //! ```
 
 use crate::runtime::context;
+use pin_project_lite::pin_project;
 use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
@@ -166,19 +167,21 @@ pub fn unconstrained<F: Future>(future: F) -> Unconstrained<F> {
     Unconstrained { inner: future }
 }
 
-/// The future returned by [`unconstrained`].
-#[derive(Debug)]
-#[must_use = "futures do nothing unless you `.await` or poll them"]
-pub struct Unconstrained<F> {
-    inner: F,
+pin_project! {
+    /// The future returned by [`unconstrained`].
+    #[derive(Debug)]
+    #[must_use = "futures do nothing unless you `.await` or poll them"]
+    pub struct Unconstrained<F> {
+        #[pin]
+        inner: F,
+    }
 }
 
 impl<F: Future> Future for Unconstrained<F> {
     type Output = F::Output;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
-        // SAFETY: structural pinning: `inner` is never moved out of `self`.
-        let inner = unsafe { self.map_unchecked_mut(|this| &mut this.inner) };
+        let inner = self.project().inner;
         with_budget(Budget::unconstrained(), || inner.poll(cx))
     }
 }

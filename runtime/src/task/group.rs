@@ -10,8 +10,10 @@
 //! 4. when the body is done and the set is empty, close the group (later
 //!    `spawn` calls panic) and return the body's value or the failure.
 //!
-//! The group lock is never held while user code runs: aborting a child
-//! may drop its future right away, so aborts happen after unlocking.
+//! The group lock is never held while user code runs. Aborting a child
+//! runs none: its runtime drops the child's future on a worker, never on
+//! the thread whose scope is exiting (`JoinHandle::abort`), so children
+//! are aborted under the lock.
 
 use crate::loom::sync::Mutex;
 use crate::runtime::Handle;
@@ -252,17 +254,13 @@ impl<E: Send + 'static> TaskGroup<E> {
         self.shared.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Switches to cancelling and aborts every child, outside the lock.
+    /// Switches to cancelling and aborts every child.
     fn cancel_children(&self, phase: Phase) {
         let mut state = self.lock();
         if state.phase != Phase::Closed {
             state.phase = phase;
         }
-        let aborts = state.tasks.abort_handles();
-        drop(state);
-        for abort in aborts {
-            abort.abort();
-        }
+        state.tasks.abort_all();
     }
 }
 

@@ -29,7 +29,9 @@ use std::task::{Context, Poll, Wake, Waker, ready};
 
 /// A set of tasks on a runtime, joined in the order they finish.
 ///
-/// Dropping the set aborts every task still in it.
+/// Dropping the set aborts every task still in it (their runtime drops
+/// their futures, see [`JoinHandle::abort`]), even from a thread outside
+/// the runtime.
 ///
 /// # Examples
 ///
@@ -359,6 +361,8 @@ impl<T> JoinSet<T> {
 
     /// Aborts every task in the set. They stay in the set until joined
     /// (each then yields a cancelled [`JoinError`], unless it had finished).
+    /// As with [`JoinHandle::abort`], their futures are dropped by their
+    /// runtime's workers, not on the calling thread.
     ///
     /// # Examples
     ///
@@ -375,14 +379,6 @@ impl<T> JoinSet<T> {
         for (_, entry) in &self.tasks {
             entry.handle.abort();
         }
-    }
-
-    /// Handles to abort every task in the set, for aborting outside a lock.
-    pub(crate) fn abort_handles(&self) -> Vec<AbortHandle> {
-        self.tasks
-            .iter()
-            .map(|(_, entry)| entry.handle.abort_handle())
-            .collect()
     }
 
     /// Removes every task from the set without aborting it: the tasks keep

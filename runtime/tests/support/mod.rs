@@ -61,11 +61,37 @@ impl Kind {
 
 /// Runs `test` once per runtime kind in `kinds`, with a fresh runtime. The
 /// kind is printed first so a failure says which runtime it was on.
+///
+/// `RT_TEST_KINDS=current_thread` (or `multi_thread`) keeps only that
+/// scheduler: `scripts/miri` checks the current-thread runtime under
+/// strict provenance and the multi-thread one, whose crossbeam-epoch
+/// queues need permissive provenance, in a separate run.
 pub(crate) fn each(kinds: &[Kind], mut test: impl FnMut(Kind, Runtime)) {
     for &kind in kinds {
+        if !kind_selected(kind) {
+            continue;
+        }
         eprintln!("--- on {kind:?}");
         test(kind, kind.build());
     }
+}
+
+/// `false` if `RT_TEST_KINDS` names the other scheduler.
+pub(crate) fn kind_selected(kind: Kind) -> bool {
+    match std::env::var("RT_TEST_KINDS").as_deref() {
+        Ok("current_thread") => kind == Kind::CurrentThread,
+        Ok("multi_thread") => kind.is_multi_thread(),
+        Ok("") | Err(_) => true,
+        Ok(other) => {
+            panic!("RT_TEST_KINDS={other}: expected `current_thread`, `multi_thread` or nothing")
+        }
+    }
+}
+
+/// `real` normally, `miri` under Miri (about a hundred times slower):
+/// iteration counts and sizes that keep a Miri run to seconds.
+pub(crate) const fn miri_or(real: usize, miri: usize) -> usize {
+    if cfg!(miri) { miri } else { real }
 }
 
 /// Runs `test` once on every runtime kind.
@@ -281,22 +307,17 @@ pub(crate) fn expect_panic<R>(f: impl FnOnce() -> R) -> String {
 }
 
 /// A current-thread runtime and a two-worker multi-thread runtime, both
-/// with every driver enabled.
-pub(crate) fn runtimes() -> [(&'static str, Runtime); 2] {
-    [
-        (
-            "current_thread",
-            Builder::new_current_thread().enable_all().build().unwrap(),
-        ),
-        (
-            "multi_thread",
-            Builder::new_multi_thread()
-                .worker_threads(2)
-                .enable_all()
-                .build()
-                .unwrap(),
-        ),
-    ]
+/// with every driver enabled (only one of them if `RT_TEST_KINDS` says so,
+/// see `each`).
+pub(crate) fn runtimes() -> Vec<(&'static str, Runtime)> {
+    let mut runtimes = Vec::new();
+    if kind_selected(Kind::CurrentThread) {
+        runtimes.push(("current_thread", Kind::CurrentThread.build()));
+    }
+    if kind_selected(Kind::MultiThread(2)) {
+        runtimes.push(("multi_thread", Kind::MultiThread(2).build()));
+    }
+    runtimes
 }
 
 /// Runs `body` to completion on each scheduler in turn.
@@ -363,6 +384,22 @@ pub(crate) fn raise_fd_limit() -> u64 {
     let rc = unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &limit) };
     assert_eq!(rc, 0);
     limit.rlim_cur
+}
+
+/// Sets this process's soft descriptor limit (at most the hard one), so
+/// that opening descriptor number `soft` fails with EMFILE.
+pub(crate) fn set_soft_fd_limit(soft: u64) {
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: `limit` is a valid, exclusively borrowed out-parameter.
+    let rc = unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) };
+    assert_eq!(rc, 0);
+    limit.rlim_cur = soft.min(limit.rlim_max);
+    // SAFETY: `limit` is a valid `rlimit`, its soft limit at most the hard.
+    let rc = unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &limit) };
+    assert_eq!(rc, 0);
 }
 
 /// A current-thread runtime whose clock starts paused: sleeps finish as

@@ -46,7 +46,7 @@
 
 use crate::loom::deque::{Steal, Stealer, Worker as Deque};
 use crate::loom::sync::Arc;
-use crate::loom::sync::atomic::Ordering;
+use crate::loom::sync::atomic::{Ordering, fence};
 use crate::runtime::context;
 use crate::scheduler::idle_spin::IdleSpin;
 use crate::scheduler::multi_thread::handle::Handle;
@@ -226,6 +226,10 @@ impl Core {
         }
         self.is_searching = false;
         if handle.shared.idle.transition_worker_from_searching() {
+            // The searcher's half of the Dekker pair on `driver_watched`
+            // (see `park::Inner::park_driver`): the decrement above, this
+            // fence, then the flag read below.
+            fence(Ordering::SeqCst);
             if handle.shared.park.driver_watched() {
                 // Only for work already left behind: a task pushed from now
                 // on sees no searcher and wakes a worker itself. Waking one
