@@ -9,7 +9,7 @@
 //! (including the vectored methods, one `readv`/`writev` per call), and
 //! every ready operation spends one unit of the task's cooperative budget.
 //!
-//! On Linux, a [`TcpSocket`] is created and configured first (`SO_REUSEPORT`,
+//! A [`TcpSocket`] is created and configured first (`SO_REUSEPORT`,
 //! buffer sizes, a local address to connect from) and registers only when
 //! it connects or listens.
 //!
@@ -53,8 +53,6 @@ pub mod unix;
 
 pub use addr::ToSocketAddrs;
 pub use lookup::lookup_host;
-#[cfg(target_os = "linux")]
-pub use tcp::TcpSocket;
-pub use tcp::{TcpListener, TcpStream};
+pub use tcp::{TcpListener, TcpSocket, TcpStream};
 pub use udp::UdpSocket;
 pub use unix::{UnixDatagram, UnixListener, UnixStream};
