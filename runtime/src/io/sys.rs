@@ -134,6 +134,75 @@ pub(crate) fn sendfile(socket: RawFd, file: RawFd, offset: u64, len: usize) -> i
     Ok(sent as usize)
 }
 
+/// The credentials of the process at the other end of the connected
+/// Unix-domain socket `socket`, as they were when the connection was made:
+/// `(pid, uid, gid)` (`SO_PEERCRED`).
+#[cfg(any(target_os = "linux", target_os = "android"))]
+pub(crate) fn peer_credentials(
+    socket: std::os::fd::BorrowedFd<'_>,
+) -> io::Result<(Option<i32>, u32, u32)> {
+    use std::os::fd::AsRawFd;
+    let mut cred = libc::ucred {
+        pid: 0,
+        uid: 0,
+        gid: 0,
+    };
+    let mut len = std::mem::size_of::<libc::ucred>() as libc::socklen_t;
+    syscall!(
+        // SAFETY: `socket` is an open descriptor borrowed for the call;
+        // `cred` and `len` are valid, exclusively borrowed out-parameters
+        // and `len` holds the size of `cred`.
+        unsafe {
+            libc::getsockopt(
+                socket.as_raw_fd(),
+                libc::SOL_SOCKET,
+                libc::SO_PEERCRED,
+                (&raw mut cred).cast(),
+                &mut len,
+            )
+        }
+    )?;
+    Ok((Some(cred.pid), cred.uid, cred.gid))
+}
+
+/// The credentials of the process at the other end of the connected
+/// Unix-domain socket `socket`: `(None, uid, gid)` (`getpeereid`, which
+/// does not say the process id).
+#[cfg(any(
+    target_os = "macos",
+    target_os = "ios",
+    target_os = "freebsd",
+    target_os = "openbsd",
+    target_os = "netbsd",
+    target_os = "dragonfly"
+))]
+pub(crate) fn peer_credentials(
+    socket: std::os::fd::BorrowedFd<'_>,
+) -> io::Result<(Option<i32>, u32, u32)> {
+    use std::os::fd::AsRawFd;
+    let mut uid: libc::uid_t = 0;
+    let mut gid: libc::gid_t = 0;
+    syscall!(
+        // SAFETY: `socket` is an open descriptor borrowed for the call;
+        // `uid` and `gid` are valid, exclusively borrowed out-parameters.
+        unsafe { libc::getpeereid(socket.as_raw_fd(), &mut uid, &mut gid) }
+    )?;
+    Ok((None, uid, gid))
+}
+
+/// `buf` as the possibly-uninitialized buffer `socket2`'s receive calls
+/// take.
+///
+/// Sound because those calls only ever store bytes the kernel wrote into
+/// it (never an uninitialized value), so every byte of `buf` stays
+/// initialized for its owner.
+pub(crate) fn as_uninit(buf: &mut [u8]) -> &mut [std::mem::MaybeUninit<u8>] {
+    // SAFETY: `MaybeUninit<u8>` has the layout of `u8`, so the slice has
+    // the same address and length; the borrow of `buf` lasts as long as
+    // the result. The callee writes only initialized bytes (see above).
+    unsafe { &mut *(std::ptr::from_mut::<[u8]>(buf) as *mut [std::mem::MaybeUninit<u8>]) }
+}
+
 /// A process file descriptor for the child `pid` (`pidfd_open(2)`, Linux
 /// 5.3+): it becomes readable once the process exits, and is
 /// close-on-exec. `ENOSYS` (an older kernel) and `EPERM` (a seccomp filter
