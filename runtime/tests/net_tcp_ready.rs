@@ -293,3 +293,37 @@ fn options_through_the_stream_and_through_socket2_agree() {
         assert_eq!(socket2::SockRef::from(&listener).ttl_v4().unwrap(), 33);
     });
 }
+
+#[test]
+fn owned_halves_wait_and_try_on_their_own_side() {
+    on_both(|| async {
+        let (client, mut server) = tcp_pair().await;
+        let (read, write) = client.into_split();
+        let read = Arc::new(read);
+        assert!(write.ready(Interest::WRITABLE).await.unwrap().is_writable());
+        write.writable().await.unwrap();
+        assert_eq!(write.try_write(b"up").unwrap(), 2);
+        let reader = spawn_all_waiting(vec![{
+            let read = read.clone();
+            async move {
+                assert!(read.ready(Interest::READABLE).await.unwrap().is_readable());
+                read.readable().await.unwrap();
+                let mut buf = [0u8; 8];
+                let n = read.try_read(&mut buf).unwrap();
+                buf[..n].to_vec()
+            }
+        }])
+        .await
+        .pop()
+        .unwrap();
+        server.write_all(b"down").await.unwrap();
+        assert_eq!(reader.await.unwrap(), b"down");
+        let mut got = [0u8; 2];
+        server.read_exact(&mut got).await.unwrap();
+        assert_eq!(&got, b"up");
+        assert_eq!(
+            read.try_read(&mut [0; 4]).unwrap_err().kind(),
+            ErrorKind::WouldBlock
+        );
+    });
+}

@@ -373,3 +373,33 @@ fn try_io_and_async_io_on_unix_sockets() {
         );
     });
 }
+
+#[test]
+fn owned_unix_halves_wait_and_try_on_their_own_side() {
+    on_both(|| async {
+        let (a, mut b) = UnixStream::pair().unwrap();
+        let (read, write) = a.into_split();
+        let read = Arc::new(read);
+        assert!(write.ready(Interest::WRITABLE).await.unwrap().is_writable());
+        write.writable().await.unwrap();
+        assert_eq!(write.try_write(b"up").unwrap(), 2);
+        let reader = spawn_all_waiting(vec![{
+            let read = read.clone();
+            async move {
+                assert!(read.ready(Interest::READABLE).await.unwrap().is_readable());
+                read.readable().await.unwrap();
+                let mut buf = [0u8; 8];
+                let n = read.try_read(&mut buf).unwrap();
+                buf[..n].to_vec()
+            }
+        }])
+        .await
+        .pop()
+        .unwrap();
+        b.write_all(b"down").await.unwrap();
+        assert_eq!(reader.await.unwrap(), b"down");
+        let mut got = [0u8; 2];
+        b.read_exact(&mut got).await.unwrap();
+        assert_eq!(&got, b"up");
+    });
+}

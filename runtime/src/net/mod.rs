@@ -10,8 +10,22 @@
 //! every ready operation spends one unit of the task's cooperative budget.
 //!
 //! A [`TcpSocket`] is created and configured first (`SO_REUSEPORT`,
-//! buffer sizes, a local address to connect from) and registers only when
-//! it connects or listens.
+//! buffer sizes, type of service, a local address to connect from) and
+//! registers only when it connects or listens.
+//!
+//! Besides the `async fn`s and the `AsyncRead`/`AsyncWrite` impls, every
+//! socket has tokio's readiness surface: `ready(Interest)` (reading or
+//! writing at once, errors alone with [`Interest::ERROR`](crate::io::Interest::ERROR)),
+//! `readable`/`writable`, the non-blocking `try_*` methods that clear the
+//! readiness when they would block, `try_io`/`async_io` for calls of your
+//! own, and the `poll_*` methods for hand-written futures. The `async fn`s
+//! on `&self` may be awaited by any number of tasks at once, each in a
+//! place of its own; a `poll_*` method waits in one slot per direction
+//! where the last caller's waker wins, as each one's docs say.
+//!
+//! Every socket lends its descriptor (`AsFd`, `AsRawFd`), so
+//! `socket2::SockRef::from(&socket)` reaches the options rt has no method
+//! for; rt's own socket creation and options are `socket2`'s.
 //!
 //! Addresses are anything implementing [`ToSocketAddrs`]: a
 //! `std::net::SocketAddr`, an `(IpAddr, u16)` pair, a `"host:port"` string,

@@ -4,6 +4,7 @@
 
 use super::{SocketAddr, UnixStream};
 use crate::loom::sync::Arc;
+use rt_reactor::{Interest, Ready};
 use std::error::Error;
 use std::fmt;
 use std::io;
@@ -150,6 +151,82 @@ impl OwnedReadHalf {
         OwnedReadHalf { inner }
     }
 
+    /// Waits for the readiness of `interest`, as [`UnixStream::ready`].
+    ///
+    /// # Errors
+    ///
+    /// Fails once the runtime's I/O driver has shut down.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rt::io::{AsyncWriteExt, Interest};
+    ///
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let (a, mut b) = rt::net::UnixStream::pair().unwrap();
+    ///     let (read, _write) = a.into_split();
+    ///     b.write_all(b"hi").await.unwrap();
+    ///     let ready = read.ready(Interest::READABLE).await.unwrap();
+    ///     assert!(ready.is_readable());
+    /// });
+    /// ```
+    pub async fn ready(&self, interest: Interest) -> io::Result<Ready> {
+        self.inner.ready(interest).await
+    }
+
+    /// Waits until the stream is readable, as [`UnixStream::readable`].
+    ///
+    /// # Errors
+    ///
+    /// Fails once the runtime's I/O driver has shut down.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rt::io::AsyncWriteExt;
+    ///
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let (a, mut b) = rt::net::UnixStream::pair().unwrap();
+    ///     let (read, _write) = a.into_split();
+    ///     b.write_all(b"hi").await.unwrap();
+    ///     read.readable().await.unwrap();
+    ///     assert_eq!(read.try_read(&mut [0; 8]).unwrap(), 2);
+    /// });
+    /// ```
+    pub async fn readable(&self) -> io::Result<()> {
+        self.inner.readable().await
+    }
+
+    /// Reads once without waiting, as [`UnixStream::try_read`].
+    ///
+    /// # Errors
+    ///
+    /// `WouldBlock` if no data is ready, or the OS error of `read`.
+    ///
+    /// # Examples
+    ///
+    /// See [`OwnedReadHalf::readable`].
+    ///
+    /// ```
+    /// use rt::io::AsyncWriteExt;
+    ///
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let (a, mut b) = rt::net::UnixStream::pair().unwrap();
+    ///     let (read, _write) = a.into_split();
+    ///     b.write_all(b"hi").await.unwrap();
+    ///     read.readable().await.unwrap();
+    ///     let mut buf = [0; 8];
+    ///     let n = read.try_read(&mut buf).unwrap();
+    ///     assert_eq!(&buf[..n], b"hi");
+    /// });
+    /// ```
+    pub fn try_read(&self, buf: &mut [u8]) -> io::Result<usize> {
+        self.inner.try_read(buf)
+    }
+
     /// Puts the stream back together from its two halves.
     ///
     /// # Errors
@@ -221,6 +298,73 @@ impl OwnedWriteHalf {
             inner,
             shutdown_on_drop: true,
         }
+    }
+
+    /// Waits for the readiness of `interest`, as [`UnixStream::ready`].
+    ///
+    /// # Errors
+    ///
+    /// Fails once the runtime's I/O driver has shut down.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rt::io::Interest;
+    ///
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let (a, _b) = rt::net::UnixStream::pair().unwrap();
+    ///     let (_read, write) = a.into_split();
+    ///     assert!(write.ready(Interest::WRITABLE).await.unwrap().is_writable());
+    /// });
+    /// ```
+    pub async fn ready(&self, interest: Interest) -> io::Result<Ready> {
+        self.inner.ready(interest).await
+    }
+
+    /// Waits until the stream is writable, as [`UnixStream::writable`].
+    ///
+    /// # Errors
+    ///
+    /// Fails once the runtime's I/O driver has shut down.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let (a, _b) = rt::net::UnixStream::pair().unwrap();
+    ///     let (_read, write) = a.into_split();
+    ///     write.writable().await.unwrap();
+    ///     assert_eq!(write.try_write(b"hi").unwrap(), 2);
+    /// });
+    /// ```
+    pub async fn writable(&self) -> io::Result<()> {
+        self.inner.writable().await
+    }
+
+    /// Writes once without waiting, as [`UnixStream::try_write`].
+    ///
+    /// # Errors
+    ///
+    /// `WouldBlock` if the socket buffer is full (or writability was not
+    /// reported yet), or the OS error of `write`.
+    ///
+    /// # Examples
+    ///
+    /// See [`OwnedWriteHalf::writable`].
+    ///
+    /// ```
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let (a, _b) = rt::net::UnixStream::pair().unwrap();
+    ///     let (_read, write) = a.into_split();
+    ///     write.writable().await.unwrap();
+    ///     assert_eq!(write.try_write(b"x").unwrap(), 1);
+    /// });
+    /// ```
+    pub fn try_write(&self, buf: &[u8]) -> io::Result<usize> {
+        self.inner.try_write(buf)
     }
 
     /// Puts the stream back together from its two halves.
