@@ -40,3 +40,28 @@ fn shutdown_races_remote_wake() {
         drop(task);
     });
 }
+
+/// abort() from another thread while `block_on` runs the task: the task
+/// is cancelled (or had completed) and its future is dropped on the
+/// `block_on` thread, with the runtime current.
+#[test]
+fn abort_from_other_thread_during_block_on() {
+    loom::model(|| {
+        let rt = Builder::new_current_thread().build().unwrap();
+        let (tx, rx) = channel::<u8>();
+        let task = rt.spawn(async move {
+            let value = rx.await;
+            assert!(rt::runtime::Handle::try_current().is_ok());
+            value
+        });
+        let abort = task.abort_handle();
+        let aborter = loom::thread::spawn(move || abort.abort());
+        let sender = loom::thread::spawn(move || tx.send(4));
+        match rt.block_on(task) {
+            Ok(value) => assert_eq!(value, 4),
+            Err(error) => assert!(error.is_cancelled()),
+        }
+        aborter.join().unwrap();
+        sender.join().unwrap();
+    });
+}

@@ -162,3 +162,62 @@ fn shutdown_races_remote_wake() {
         drop(task);
     });
 }
+
+/// Sets its flag when dropped, and whether a runtime was current there.
+struct DropProbe {
+    dropped_in_runtime: Arc<AtomicUsize>,
+}
+
+impl Drop for DropProbe {
+    fn drop(&mut self) {
+        let in_runtime = rt::runtime::Handle::try_current().is_ok();
+        self.dropped_in_runtime
+            .store(1 + usize::from(in_runtime), Ordering::SeqCst);
+    }
+}
+
+/// abort() from a plain thread, racing the task's first poll: the future
+/// is dropped by a worker (inside the runtime), never by the aborting
+/// thread, whether the abort finds the task queued or idle.
+#[test]
+fn abort_from_plain_thread_drops_on_a_worker() {
+    loom::model(|| {
+        let rt = runtime(1);
+        let dropped = Arc::new(AtomicUsize::new(0));
+        let probe = DropProbe {
+            dropped_in_runtime: dropped.clone(),
+        };
+        let (_tx, rx) = channel::<()>();
+        let task = rt.spawn(async move {
+            let _probe = probe;
+            rx.await
+        });
+        let abort = task.abort_handle();
+        let aborter = loom::thread::spawn(move || abort.abort());
+        assert!(rt.block_on(task).unwrap_err().is_cancelled());
+        aborter.join().unwrap();
+        // 2: dropped with a runtime current (on the worker).
+        assert_eq!(dropped.load(Ordering::SeqCst), 2);
+    });
+}
+
+/// abort() from a plain thread races the worker completing the task
+/// (woken by this thread) and this thread dropping the JoinHandle, then
+/// the runtime shuts down: the future and the output are each dropped
+/// exactly once and the task is freed (loom reports leaked Arcs).
+#[test]
+fn abort_races_completion_and_join_handle_drop() {
+    loom::model(|| {
+        let rt = runtime(1);
+        let (tx, rx) = channel::<Arc<()>>();
+        let output = Arc::new(());
+        let task = rt.spawn(rx);
+        let abort = task.abort_handle();
+        let aborter = loom::thread::spawn(move || abort.abort());
+        tx.send(output.clone());
+        drop(task);
+        aborter.join().unwrap();
+        drop(rt);
+        assert_eq!(Arc::strong_count(&output), 1, "the output was dropped");
+    });
+}

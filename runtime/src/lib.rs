@@ -18,6 +18,8 @@
 //! - [`time`]: `sleep`, `timeout`, `interval`, a pausable test clock;
 //! - [`signal`]: Ctrl-C and Unix signals as streams;
 //! - [`process`]: child processes with async pipes and exit;
+//! - `hyper` (feature `hyper`): hyper's I/O, executor and timer traits on
+//!   rt, so hyper, hyper-util and axum serve on rt;
 //! - macros with tokio's syntax: [`select!`], [`join!`], [`try_join!`],
 //!   [`pin!`], and the [`main`](macro@main) and [`test`](macro@test)
 //!   attributes;
@@ -54,6 +56,8 @@ pub mod macros;
 mod blocking;
 mod driver;
 pub mod fs;
+#[cfg(feature = "hyper")]
+pub mod hyper;
 pub mod io;
 pub mod net;
 pub mod process;
@@ -175,6 +179,13 @@ fn _assert_send_sync() {
     send_sync::<process::ChildStdin>();
     send_sync::<process::ChildStdout>();
     send_sync::<process::ChildStderr>();
+    #[cfg(feature = "hyper")]
+    {
+        send_sync::<hyper::Io<net::TcpStream>>();
+        send_sync::<hyper::Io<net::UnixStream>>();
+        send_sync::<hyper::Executor>();
+        send_sync::<hyper::Timer>();
+    }
 }
 
 /// The futures of the sync primitives can be spawned (are `Send`).

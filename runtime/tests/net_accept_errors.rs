@@ -7,21 +7,6 @@ mod support;
 
 use rt::net::{TcpListener, TcpStream};
 
-fn set_soft_fd_limit(soft: u64) {
-    let mut limit = libc::rlimit {
-        rlim_cur: 0,
-        rlim_max: 0,
-    };
-    // SAFETY: `limit` is a valid, exclusively borrowed out-parameter.
-    let rc = unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) };
-    assert_eq!(rc, 0);
-    limit.rlim_cur = soft;
-    // SAFETY: `limit` is a valid `rlimit` with the soft limit at most the
-    // hard one.
-    let rc = unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &limit) };
-    assert_eq!(rc, 0);
-}
-
 /// The lowest free descriptor number: with the soft limit set to it, the
 /// next descriptor allocation fails with EMFILE.
 fn lowest_free_fd() -> u64 {
@@ -42,13 +27,13 @@ fn emfile_on_accept_does_not_kill_the_listener() {
             // will need one more descriptor.
             let pending = std::net::TcpStream::connect(addr).unwrap();
 
-            set_soft_fd_limit(lowest_free_fd());
+            support::set_soft_fd_limit(lowest_free_fd());
             let err = listener.accept().await.unwrap_err();
             assert_eq!(err.raw_os_error(), Some(libc::EMFILE), "{err}");
             // Still out of descriptors: still an error, not a hang.
             let err = listener.accept().await.unwrap_err();
             assert_eq!(err.raw_os_error(), Some(libc::EMFILE), "{err}");
-            set_soft_fd_limit(original);
+            support::set_soft_fd_limit(original);
 
             let (stream, peer) = listener.accept().await.unwrap();
             assert_eq!(peer, pending.local_addr().unwrap());

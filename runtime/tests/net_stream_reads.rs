@@ -1,13 +1,16 @@
 //! Reads from TCP and Unix streams that come back shorter than the
 //! buffer: the stream then forgets its read readiness (the receive queue
 //! was emptied), and the next read must still see data that arrives later
-//! or that arrived while the short read ran.
+//! or that arrived while the short read ran, and end-of-file or a reset
+//! queued behind the data.
 
 mod support;
 
-use rt::io::{AsyncReadExt, AsyncWriteExt};
-use rt::net::{TcpStream, UnixStream};
+use rt::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
+use rt::net::{TcpListener, TcpStream, UnixStream};
 use std::io::Write;
+use std::net::Shutdown;
+use std::time::Duration;
 use support::{Checksum, Pattern, on_both, tcp_pair};
 
 /// A reader task reads in a loop through a 64-byte buffer, reporting each
@@ -101,4 +104,135 @@ fn a_stream_written_in_uneven_pieces_arrives_whole() {
         assert_eq!(total, LEN);
         assert_eq!(received, writer.join().unwrap());
     });
+}
+
+/// A hang guard, never reached when the code is right.
+async fn guarded<T>(what: &str, future: impl Future<Output = T>) -> T {
+    rt::time::timeout(Duration::from_secs(30), future)
+        .await
+        .unwrap_or_else(|_| panic!("{what}: no progress (a lost wake-up)"))
+}
+
+/// An rt TCP stream and the std stream at its other end.
+async fn tcp_with_std_peer() -> (TcpStream, std::net::TcpStream) {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let peer = std::net::TcpStream::connect(listener.local_addr().unwrap()).unwrap();
+    let (stream, _) = listener.accept().await.unwrap();
+    (stream, peer)
+}
+
+/// An rt Unix stream and the std stream at its other end.
+fn unix_with_std_peer() -> (UnixStream, std::os::unix::net::UnixStream) {
+    let (ours, theirs) = std::os::unix::net::UnixStream::pair().unwrap();
+    ours.set_nonblocking(true).unwrap();
+    (UnixStream::from_std(ours).unwrap(), theirs)
+}
+
+/// Data then end-of-file, both queued before the first read: the short
+/// read of the data must not hide the end-of-file.
+async fn eof_behind_data(
+    mut stream: impl AsyncRead + Unpin,
+    peer: &mut (impl Write + ShutdownWrite),
+) {
+    peer.write_all(b"hello").unwrap();
+    peer.shutdown_write();
+    let mut buf = [0u8; 1024];
+    let n = guarded("the data", stream.read(&mut buf)).await.unwrap();
+    assert!(n > 0 && n <= 5);
+    let mut rest = Vec::new();
+    guarded(
+        "end-of-file after a short read",
+        stream.read_to_end(&mut rest),
+    )
+    .await
+    .unwrap();
+    assert_eq!([&buf[..n], &rest[..]].concat(), b"hello");
+    // End-of-file stays: reading again returns 0 at once.
+    assert_eq!(
+        guarded("end-of-file again", stream.read(&mut buf))
+            .await
+            .unwrap(),
+        0
+    );
+}
+
+trait ShutdownWrite {
+    fn shutdown_write(&mut self);
+}
+
+impl ShutdownWrite for std::net::TcpStream {
+    fn shutdown_write(&mut self) {
+        self.shutdown(Shutdown::Write).unwrap();
+    }
+}
+
+impl ShutdownWrite for std::os::unix::net::UnixStream {
+    fn shutdown_write(&mut self) {
+        self.shutdown(Shutdown::Write).unwrap();
+    }
+}
+
+#[test]
+fn end_of_file_queued_behind_data_is_seen_after_a_short_read() {
+    on_both(|| async {
+        let (stream, mut peer) = tcp_with_std_peer().await;
+        eof_behind_data(stream, &mut peer).await;
+        let (stream, mut peer) = unix_with_std_peer();
+        eof_behind_data(stream, &mut peer).await;
+    });
+}
+
+#[test]
+fn reads_that_fill_the_buffer_leave_the_rest_readable() {
+    on_both(|| async {
+        let (mut stream, mut peer) = unix_with_std_peer();
+        let sent: Vec<u8> = (0..100).collect();
+        peer.write_all(&sent).unwrap();
+        let mut got = Vec::new();
+        let mut buf = [0u8; 10];
+        while got.len() < sent.len() {
+            let n = guarded("the next chunk", stream.read(&mut buf))
+                .await
+                .unwrap();
+            assert!(n > 0);
+            got.extend_from_slice(&buf[..n]);
+        }
+        assert_eq!(got, sent);
+        drop(peer);
+        assert_eq!(
+            guarded("end-of-file", stream.read(&mut buf)).await.unwrap(),
+            0
+        );
+    });
+}
+
+#[test]
+fn a_reset_after_a_short_read_is_reported() {
+    on_both(|| async {
+        let (mut stream, peer) = tcp_with_std_peer().await;
+        let mut peer = peer;
+        peer.write_all(b"partial").unwrap();
+        let mut buf = [0u8; 1024];
+        let n = guarded("the data", stream.read(&mut buf)).await.unwrap();
+        assert!(n > 0);
+        // Close with a reset (linger zero).
+        socket_linger_zero(&peer);
+        drop(peer);
+        // The reset (or, if the data raced it, the rest then the reset or
+        // end-of-file) arrives; the read does not wait for ever.
+        loop {
+            match guarded("the reset", stream.read(&mut buf)).await {
+                Ok(0) | Err(_) => break,
+                Ok(_) => continue,
+            }
+        }
+    });
+}
+
+fn socket_linger_zero(stream: &std::net::TcpStream) {
+    // Through rt's own option setter on a borrowed duplicate.
+    let duplicate = stream.try_clone().unwrap();
+    duplicate.set_nonblocking(true).unwrap();
+    let rt_stream = TcpStream::from_std(duplicate).unwrap();
+    rt_stream.set_linger(Some(Duration::ZERO)).unwrap();
 }

@@ -262,3 +262,15 @@ fn request_reply_is_exact_whatever_the_spin_before_park() {
         );
     }
 }
+
+#[test]
+fn each_runtime_has_its_own_id() {
+    let (a, b) = (Kind::CurrentThread.build(), Kind::MultiThread(2).build());
+    let id = a.handle().id();
+    assert_eq!(id, a.handle().clone().id());
+    assert_ne!(id, b.handle().id());
+    let inside = a.block_on(async { rt::runtime::Handle::current().id() });
+    assert_eq!(inside, id);
+    let shown: rt::runtime::Id = b.handle().id();
+    assert_ne!(shown.to_string(), id.to_string());
+}

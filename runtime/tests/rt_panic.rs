@@ -265,3 +265,41 @@ fn shutdown_background_inside_async_context_is_allowed() {
         assert!(error.is_cancelled());
     });
 }
+
+/// Records whether the thread was panicking when it was dropped.
+struct RecordsPanicking(Arc<std::sync::Mutex<Option<bool>>>);
+
+impl Drop for RecordsPanicking {
+    fn drop(&mut self) {
+        *self.0.lock().unwrap() = Some(std::thread::panicking());
+    }
+}
+
+/// A future whose poll panics, holding a field that outlives the poll
+/// (an async block would drop its own locals while unwinding; a
+/// hand-written future's fields go with the future).
+struct PanicsWhenPolled {
+    _record: RecordsPanicking,
+}
+
+impl std::future::Future for PanicsWhenPolled {
+    type Output = ();
+
+    fn poll(self: std::pin::Pin<&mut Self>, _: &mut std::task::Context<'_>) -> std::task::Poll<()> {
+        panic!("the poll panics")
+    }
+}
+
+/// A task whose poll panics has its future dropped during the unwind (as
+/// tokio does): the future's destructors see `std::thread::panicking()`.
+#[test]
+fn a_panicking_task_drops_its_future_during_the_unwind() {
+    block_on_each(|_| async {
+        let seen = Arc::new(std::sync::Mutex::new(None));
+        let handle = rt::spawn(PanicsWhenPolled {
+            _record: RecordsPanicking(seen.clone()),
+        });
+        assert!(handle.await.unwrap_err().is_panic());
+        assert_eq!(*seen.lock().unwrap(), Some(true));
+    });
+}

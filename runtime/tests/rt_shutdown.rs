@@ -282,3 +282,64 @@ fn dropping_the_runtime_while_another_thread_is_in_block_on() {
         assert_eq!(drops.alive(), 0);
     });
 }
+
+std::thread_local! {
+    static KEPT_RUNTIME: std::cell::RefCell<Option<rt::runtime::Runtime>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// A runtime kept in a thread-local is dropped by that thread-local's
+/// destructor, after rt's own thread-local context may be gone: the
+/// shutdown still runs (the task's future is dropped) and nothing aborts.
+#[test]
+fn a_runtime_dropped_by_a_thread_local_destructor_shuts_down() {
+    support::in_child_process(
+        "a_runtime_dropped_by_a_thread_local_destructor_shuts_down",
+        || {
+            for kind in support::ALL {
+                let drops = DropCounter::new();
+                let guard = drops.guard();
+                std::thread::spawn(move || {
+                    // Stored before the runtime first touches rt's
+                    // context, so its destructor runs after the context's.
+                    KEPT_RUNTIME.with(|slot| *slot.borrow_mut() = Some(kind.build()));
+                    KEPT_RUNTIME.with(|slot| {
+                        let rt = slot.borrow();
+                        let rt = rt.as_ref().unwrap();
+                        rt.spawn(async move {
+                            let _guard = guard;
+                            std::future::pending::<()>().await
+                        });
+                        rt.block_on(async { rt::spawn(async {}).await.unwrap() });
+                    });
+                })
+                .join()
+                .unwrap();
+                assert_eq!(
+                    drops.dropped(),
+                    1,
+                    "on {kind:?}: the runtime did not shut down"
+                );
+            }
+        },
+    );
+}
+
+/// `Duration::MAX` means "wait as long as it takes": no deadline
+/// arithmetic overflows, and the shutdown completes as without a timeout.
+#[test]
+fn shutdown_timeout_of_duration_max_waits_without_overflowing() {
+    each_runtime(|kind, rt| {
+        let drops = DropCounter::new();
+        let guard = drops.guard();
+        let handle = rt.handle().clone();
+        rt.spawn(async move {
+            let _guard = guard;
+            std::future::pending::<()>().await
+        });
+        rt.spawn_blocking(|| ());
+        rt.shutdown_timeout(Duration::MAX);
+        assert_eq!(drops.dropped(), 1, "on {kind:?}");
+        assert_eq!(handle.metrics().num_blocking_threads(), 0, "on {kind:?}");
+    });
+}

@@ -10,7 +10,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use support::{Kind, block_on_each, each_runtime, wait_until};
+use support::{Kind, block_on_each, each_runtime, miri_or, wait_until};
 
 #[test]
 fn spawn_from_outside_with_runtime_spawn() {
@@ -49,7 +49,7 @@ fn spawn_from_inside_block_on_and_from_a_task() {
 
 #[test]
 fn hundred_thousand_tasks_complete() {
-    const TASKS: usize = 100_000;
+    const TASKS: usize = miri_or(100_000, 50);
     each_runtime(|_, rt| {
         let ran = Arc::new(AtomicUsize::new(0));
         let sum = rt.block_on({
@@ -95,7 +95,8 @@ fn tree(depth: u32) -> Pin<Box<dyn Future<Output = usize> + Send>> {
 fn nested_spawns_form_a_tree() {
     block_on_each(|_| async {
         // Every task spawns two children and waits for them.
-        assert_eq!(tree(10).await, (1 << 11) - 1);
+        let depth = miri_or(10, 5) as u32;
+        assert_eq!(tree(depth).await, (1 << (depth + 1)) - 1);
     });
 }
 
@@ -188,6 +189,30 @@ fn nested_enter_restores_the_outer_runtime() {
     assert!(Handle::current() == *outer.handle());
 }
 
+/// Enter guards dropped oldest first: the drop that breaks the order
+/// panics and says so, and neither runtime stays current afterwards (nor
+/// is kept alive by the thread).
+#[test]
+fn enter_guards_dropped_out_of_order_panic_and_leave_no_runtime_current() {
+    let first = Kind::CurrentThread.build();
+    let second = Kind::CurrentThread.build();
+    let first_guard = first.enter();
+    let second_guard = second.enter();
+    let message = support::expect_panic(move || drop(first_guard));
+    assert!(message.contains("out of order"), "{message}");
+    // The newer guard still holds its runtime current.
+    assert!(Handle::current() == *second.handle());
+    drop(second_guard);
+    assert!(
+        Handle::try_current().is_err(),
+        "a dropped guard's runtime is still current"
+    );
+    // The thread holds no handle: the runtime can shut down and go.
+    let handle = first.handle().clone();
+    drop(first);
+    assert_eq!(handle.metrics().num_alive_tasks(), 0);
+}
+
 #[test]
 fn task_id_inside_and_outside_tasks() {
     each_runtime(|_, rt| {
@@ -216,9 +241,10 @@ fn task_id_inside_and_outside_tasks() {
 
 #[test]
 fn task_ids_are_unique() {
+    const TASKS: usize = miri_or(1000, 30);
     each_runtime(|_, rt| {
         let ids: HashSet<_> = rt.block_on(async {
-            let handles: Vec<_> = (0..1000)
+            let handles: Vec<_> = (0..TASKS)
                 .map(|_| rt::spawn(async { rt::task::id() }))
                 .collect();
             let mut ids = HashSet::new();
@@ -229,7 +255,7 @@ fn task_ids_are_unique() {
             }
             ids
         });
-        assert_eq!(ids.len(), 1000);
+        assert_eq!(ids.len(), TASKS);
     });
 }
 
@@ -247,6 +273,7 @@ fn task_id_outside_a_task_panics() {
 /// scheduler over when its own future is done.
 #[test]
 fn concurrent_block_on_from_many_threads() {
+    const ROUNDS: u64 = miri_or(300, 5) as u64;
     each_runtime(|_, rt| {
         let threads: Vec<_> = (0..4u64)
             .map(|t| {
@@ -254,7 +281,7 @@ fn concurrent_block_on_from_many_threads() {
                 std::thread::spawn(move || {
                     handle.block_on(async move {
                         let mut sum = 0;
-                        for i in 0..300 {
+                        for i in 0..ROUNDS {
                             sum += rt::spawn(async move {
                                 rt::task::yield_now().await;
                                 t * 1000 + i
@@ -269,7 +296,10 @@ fn concurrent_block_on_from_many_threads() {
             .collect();
         for (t, thread) in threads.into_iter().enumerate() {
             let t = t as u64;
-            assert_eq!(thread.join().unwrap(), 300 * t * 1000 + 299 * 300 / 2);
+            assert_eq!(
+                thread.join().unwrap(),
+                ROUNDS * t * 1000 + (ROUNDS - 1) * ROUNDS / 2
+            );
         }
     });
 }

@@ -9,7 +9,7 @@ use std::pin::Pin;
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, Waker};
-use support::{DropCounter, each_runtime};
+use support::{DropCounter, each_runtime, miri_or};
 
 /// A one-shot flag set by a plain thread. The future reports (through
 /// `registered`) each time it has stored its waker and returned `Pending`,
@@ -78,7 +78,7 @@ fn set_when_registered(
 #[test]
 fn a_task_woken_from_a_foreign_thread() {
     each_runtime(|_, rt| {
-        for round in 0..200 {
+        for round in 0..miri_or(200, 6) {
             let flag = Arc::new(Flag::default());
             let (registered_tx, registered_rx) = mpsc::channel();
             let task = rt.spawn(flag.wait(registered_tx));
@@ -92,7 +92,7 @@ fn a_task_woken_from_a_foreign_thread() {
 #[test]
 fn block_on_a_future_woken_from_a_foreign_thread() {
     each_runtime(|_, rt| {
-        for round in 0..200 {
+        for round in 0..miri_or(200, 6) {
             let flag = Arc::new(Flag::default());
             let (registered_tx, registered_rx) = mpsc::channel();
             let setter = set_when_registered(flag.clone(), registered_rx, round % 2 == 1);
@@ -128,7 +128,7 @@ fn many_tasks_woken_from_many_threads() {
     each_runtime(|_, rt| {
         let mut tasks = Vec::new();
         let mut setters = Vec::new();
-        for _ in 0..32 {
+        for _ in 0..miri_or(32, 4) {
             let flag = Arc::new(Flag::default());
             let (registered_tx, registered_rx) = mpsc::channel();
             tasks.push(rt.spawn(flag.wait(registered_tx)));
@@ -202,7 +202,7 @@ fn a_task_woken_while_it_runs_is_polled_again() {
 /// wake-up hangs here.
 #[test]
 fn remote_spawns_wake_an_idle_runtime() {
-    const ROUNDS: usize = 2000;
+    const ROUNDS: usize = miri_or(2000, 10);
     each_runtime(|kind, rt| {
         let handle = rt.handle().clone();
         let spawner = move || {
@@ -231,7 +231,7 @@ fn remote_spawns_wake_an_idle_runtime() {
 #[test]
 fn ping_pong_between_tasks() {
     use futures::{SinkExt, StreamExt};
-    const MESSAGES: u32 = 10_000;
+    const MESSAGES: u32 = miri_or(10_000, 30) as u32;
     each_runtime(|_, rt| {
         let (mut ping_tx, mut ping_rx) = futures_channel::mpsc::channel::<u32>(0);
         let (mut pong_tx, mut pong_rx) = futures_channel::mpsc::channel::<u32>(0);
@@ -258,7 +258,7 @@ fn ping_pong_between_tasks() {
 /// from different threads.
 #[test]
 fn join_from_a_foreign_executor_races_completion() {
-    const ROUNDS: usize = 1000;
+    const ROUNDS: usize = miri_or(1000, 10);
     each_runtime(|kind, rt| {
         let (done_tx, done_rx) = oneshot::channel();
         let handle = rt.handle().clone();
@@ -286,7 +286,7 @@ fn join_from_a_foreign_executor_races_completion() {
 #[test]
 fn join_handle_moved_between_tasks() {
     each_runtime(|_, rt| {
-        for _ in 0..200 {
+        for _ in 0..miri_or(200, 5) {
             let (release_tx, release_rx) = oneshot::channel::<()>();
             let mut target = rt.spawn(async move {
                 release_rx.await.unwrap();

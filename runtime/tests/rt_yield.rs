@@ -2,6 +2,7 @@
 //! do not starve other work, and shutdown drops them.
 
 use rt::runtime::{Builder, Runtime};
+use std::future::Future;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
@@ -124,4 +125,61 @@ fn shutdown_drops_tasks_parked_in_a_yield() {
         1,
         "a yielded task's future leaked"
     );
+}
+
+/// On the current-thread scheduler a task that keeps yielding lets the
+/// I/O driver run after each yield (as tokio does): a datagram that
+/// arrives for a waiting reader is delivered after a yield or two, not
+/// after `event_interval` of them. (The multi-thread worker polls the
+/// driver every `event_interval` ticks instead; see its step 5.)
+#[test]
+fn a_yielding_task_lets_io_in_after_each_yield() {
+    let rt = Builder::new_current_thread()
+        .event_interval(1000)
+        .enable_all()
+        .build()
+        .unwrap();
+    let yields = datagram_delivery_yields(&rt);
+    assert!(yields <= 3, "the datagram waited {yields} yields");
+}
+
+/// How many times a task yields before a datagram sent to a waiting
+/// reader is delivered.
+fn datagram_delivery_yields(rt: &Runtime) -> usize {
+    rt.block_on(async {
+        let (sender, receiver) = rt::net::UnixDatagram::pair().unwrap();
+        let delivered = Arc::new(AtomicBool::new(false));
+        let (waiting_tx, waiting_rx) = rt::sync::oneshot::channel();
+        rt::spawn({
+            let delivered = delivered.clone();
+            async move {
+                let mut buf = [0; 1];
+                let mut recv = std::pin::pin!(receiver.recv(&mut buf));
+                let mut waiting = Some(waiting_tx);
+                std::future::poll_fn(|cx| {
+                    let polled = recv.as_mut().poll(cx);
+                    // Told after the first poll: the reader now waits on
+                    // the driver.
+                    if let Some(waiting) = waiting.take() {
+                        waiting.send(()).unwrap();
+                    }
+                    polled
+                })
+                .await
+                .unwrap();
+                delivered.store(true, Ordering::SeqCst);
+            }
+        });
+        let spinner = rt::spawn(async move {
+            waiting_rx.await.unwrap();
+            sender.send(b"x").await.unwrap();
+            let mut yields = 0;
+            while !delivered.load(Ordering::SeqCst) {
+                rt::task::yield_now().await;
+                yields += 1;
+            }
+            yields
+        });
+        spinner.await.unwrap()
+    })
 }

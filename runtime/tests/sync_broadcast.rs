@@ -3,7 +3,7 @@
 
 mod support;
 
-use support::{DropCounter, block_on_each, expect_panic, poll_once};
+use support::{CountingWaker, DropCounter, block_on_each, expect_panic, poll_once};
 
 use rt::sync::broadcast::{
     self,
@@ -84,35 +84,6 @@ fn a_lagging_receiver_is_told_how_many_it_missed_and_goes_on_from_the_oldest() {
     let lagged = futures::executor::block_on(slow.recv());
     assert_eq!(lagged, Err(RecvError::Lagged(2)));
     assert_eq!(futures::executor::block_on(slow.recv()), Ok(12));
-}
-
-/// A waker that counts its wake-ups.
-struct CountingWaker(std::sync::atomic::AtomicUsize);
-
-impl std::task::Wake for CountingWaker {
-    fn wake(self: Arc<Self>) {
-        self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-    }
-}
-
-impl CountingWaker {
-    fn new() -> Arc<CountingWaker> {
-        Arc::new(CountingWaker(std::sync::atomic::AtomicUsize::new(0)))
-    }
-
-    fn count(&self) -> usize {
-        self.0.load(std::sync::atomic::Ordering::SeqCst)
-    }
-
-    fn poll<F: std::future::Future>(
-        self: &Arc<Self>,
-        future: &mut std::pin::Pin<Box<F>>,
-    ) -> std::task::Poll<F::Output> {
-        let waker = std::task::Waker::from(self.clone());
-        future
-            .as_mut()
-            .poll(&mut std::task::Context::from_waker(&waker))
-    }
 }
 
 #[test]
@@ -269,8 +240,10 @@ fn a_zero_capacity_is_refused_with_a_message() {
     assert!(message.contains("capacity of at least 1"), "{message}");
 }
 
+/// The receiver whose clone panicked has read the value (it moves past
+/// it, as in tokio); nobody else is affected.
 #[test]
-fn a_panicking_clone_takes_nothing() {
+fn a_panicking_clone_moves_only_that_receiver_past_the_value() {
     use std::sync::atomic::{AtomicBool, Ordering};
     static ARMED: AtomicBool = AtomicBool::new(true);
     #[derive(Debug, PartialEq)]
@@ -290,9 +263,7 @@ fn a_panicking_clone_takes_nothing() {
     tx.send(Fragile(1)).unwrap();
     let message = expect_panic(|| a.try_recv());
     assert!(message.contains("the first clone fails"), "{message}");
-    // Nothing was taken or lost, by `a` or anybody else.
-    assert_eq!(a.len(), 2);
-    assert_eq!(a.try_recv(), Ok(Fragile(13)));
+    assert_eq!(a.len(), 1);
     assert_eq!(b.try_recv(), Ok(Fragile(13)));
     assert_eq!(b.try_recv(), Ok(Fragile(1)));
     assert_eq!(a.try_recv(), Ok(Fragile(1)));
@@ -323,4 +294,52 @@ fn sender_closed_waits_for_the_last_receiver() {
     drop(tx);
     assert!(rx.is_closed());
     assert_eq!(rx.try_recv(), Err(TryRecvError::Closed));
+}
+
+/// A value whose clone panics: the receiving call panics once, and the
+/// receiver moves past it (it does not panic again on the same value);
+/// the value is freed once every receiver moved past it.
+#[test]
+fn a_receiver_moves_past_a_value_whose_clone_panicked() {
+    struct CloneBomb {
+        explodes: bool,
+        _guard: support::DropGuard,
+    }
+    impl Clone for CloneBomb {
+        fn clone(&self) -> CloneBomb {
+            assert!(!self.explodes, "this value cannot be cloned");
+            unreachable!("only the exploding value is received")
+        }
+    }
+    let drops = DropCounter::new();
+    let (tx, mut rx) = broadcast::channel(4);
+    tx.send(CloneBomb {
+        explodes: true,
+        _guard: drops.guard(),
+    })
+    .unwrap();
+    let message = expect_panic(|| rx.try_recv().map(drop));
+    assert_eq!(message, "this value cannot be cloned");
+    assert_eq!(rx.try_recv().err(), Some(TryRecvError::Empty));
+    assert_eq!(drops.alive(), 0, "read by its only receiver, yet kept");
+    // The same with `recv`.
+    tx.send(CloneBomb {
+        explodes: true,
+        _guard: drops.guard(),
+    })
+    .unwrap();
+    let message = expect_panic(|| futures::executor::block_on(rx.recv()).map(drop));
+    assert_eq!(message, "this value cannot be cloned");
+    assert_eq!(rx.len(), 0);
+    assert_eq!(drops.alive(), 0);
+}
+
+#[test]
+fn sender_new_starts_without_receivers() {
+    let tx = broadcast::Sender::new(2);
+    assert_eq!(tx.receiver_count(), 0);
+    assert!(tx.send(1).is_err(), "nobody to send to");
+    let mut rx = tx.subscribe();
+    tx.send(2).unwrap();
+    assert_eq!(rx.try_recv(), Ok(2));
 }

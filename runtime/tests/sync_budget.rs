@@ -127,3 +127,54 @@ fn join_set_spends_budget() {
         assert!(seen.await.unwrap());
     });
 }
+
+/// `closed()` of every sender, awaited in a loop once the receiving side
+/// is gone (so ready each time), yields like any other ready operation.
+#[test]
+fn closed_futures_spend_budget() {
+    yields_to_others(|| {
+        let (tx, rx) = watch::channel(0);
+        drop(rx);
+        Box::pin(async move {
+            for _ in 0..1000 {
+                tx.closed().await;
+            }
+        })
+    });
+    yields_to_others(|| {
+        let (tx, rx) = mpsc::channel::<u8>(1);
+        drop(rx);
+        Box::pin(async move {
+            for _ in 0..1000 {
+                tx.closed().await;
+            }
+        })
+    });
+    yields_to_others(|| {
+        let (tx, rx) = mpsc::unbounded_channel::<u8>();
+        drop(rx);
+        Box::pin(async move {
+            for _ in 0..1000 {
+                tx.closed().await;
+            }
+        })
+    });
+    yields_to_others(|| {
+        let (tx, rx) = rt::sync::broadcast::channel::<u8>(1);
+        drop(rx);
+        Box::pin(async move {
+            for _ in 0..1000 {
+                tx.closed().await;
+            }
+        })
+    });
+    yields_to_others(|| {
+        let (mut tx, rx) = rt::sync::oneshot::channel::<u8>();
+        drop(rx);
+        Box::pin(async move {
+            for _ in 0..1000 {
+                tx.closed().await;
+            }
+        })
+    });
+}

@@ -181,3 +181,34 @@ fn a_dropped_join_next_loses_no_result() {
         assert_eq!(set.join_next().await.unwrap().unwrap(), 1);
     });
 }
+
+#[test]
+fn spawn_blocking_join_all_collect_and_extend() {
+    for (_, rt) in runtimes() {
+        rt.block_on(async {
+            let mut set: JoinSet<u32> = (1..=3).map(|i| async move { i }).collect();
+            set.extend((4..=5).map(|i| async move { i }));
+            set.spawn_blocking(|| 6);
+            let mut outputs = set.join_all().await;
+            outputs.sort();
+            assert_eq!(outputs, [1, 2, 3, 4, 5, 6]);
+        });
+        let mut set = JoinSet::new();
+        set.spawn_blocking_on(|| "blocking", rt.handle());
+        assert_eq!(rt.block_on(set.join_next()).unwrap().unwrap(), "blocking");
+    }
+}
+
+#[test]
+fn join_all_passes_a_panic_on() {
+    let rt = rt::runtime::Runtime::new().unwrap();
+    let message = support::expect_panic(|| {
+        rt.block_on(async {
+            let mut set = JoinSet::new();
+            set.spawn(async { panic!("a task failed") });
+            set.spawn(std::future::pending::<()>());
+            set.join_all().await
+        })
+    });
+    assert_eq!(message, "a task failed");
+}

@@ -2,7 +2,7 @@
 
 mod support;
 
-use support::{poll_once, runtimes};
+use support::{CountingWaker, poll_once, runtimes};
 
 use rt::sync::mpsc::{
     self,
@@ -10,8 +10,8 @@ use rt::sync::mpsc::{
 };
 use std::future::Future;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering::SeqCst};
-use std::task::{Context, Poll, Wake, Waker};
+use std::sync::atomic::Ordering::SeqCst;
+use std::task::{Context, Poll};
 
 #[test]
 fn send_waits_for_capacity() {
@@ -138,20 +138,14 @@ fn a_permit_taken_before_close_still_delivers() {
 
 #[test]
 fn a_closed_receiver_is_woken_when_a_granted_send_is_cancelled() {
-    struct Flag(AtomicBool);
-    impl Wake for Flag {
-        fn wake(self: Arc<Self>) {
-            self.0.store(true, SeqCst);
-        }
-    }
     let (tx, mut rx) = mpsc::channel(1);
     tx.try_send(1).unwrap();
     let mut send = Box::pin(tx.send(2));
     assert!(poll_once(&mut send).is_pending());
     assert_eq!(rx.try_recv(), Ok(1)); // the slot is granted to `send`
     rx.close();
-    let flag = Arc::new(Flag(AtomicBool::new(false)));
-    let waker = Waker::from(flag.clone());
+    let flag = CountingWaker::new();
+    let waker = flag.waker();
     let mut recv = Box::pin(rx.recv());
     // The granted slot may still deliver, so the receiver waits...
     assert!(
@@ -160,7 +154,7 @@ fn a_closed_receiver_is_woken_when_a_granted_send_is_cancelled() {
             .is_pending()
     );
     drop(send); // ...until the send is cancelled instead.
-    assert!(flag.0.load(SeqCst));
+    assert_eq!(flag.count(), 1);
     assert_eq!(poll_once(&mut recv), Poll::Ready(None));
 }
 
@@ -219,7 +213,7 @@ fn cancelled_send_and_recv_lose_nothing() {
 
 fn many_producers_exact(bounded: bool) {
     const PRODUCERS: u64 = 5;
-    const EACH: u64 = 1000;
+    const EACH: u64 = if cfg!(miri) { 40 } else { 1000 };
     for (_, rt) in runtimes() {
         let received = rt.block_on(async {
             let mut got = Vec::new();
@@ -396,4 +390,224 @@ fn a_destructor_may_use_the_channel_being_dropped() {
     drop(rx);
     // 40 queued values, each with its refused echo.
     assert_eq!(drops.load(SeqCst), 80);
+}
+
+/// Counts its drop, then panics if told to.
+struct DropThenMaybePanic {
+    dropped: Arc<std::sync::atomic::AtomicUsize>,
+    panics: bool,
+}
+
+impl Drop for DropThenMaybePanic {
+    fn drop(&mut self) {
+        self.dropped.fetch_add(1, SeqCst);
+        if self.panics {
+            panic!("a message's destructor panicked");
+        }
+    }
+}
+
+/// The receiver's drop drops every queued value even when one destructor
+/// panics (the panic goes on afterwards), while the senders are alive.
+#[test]
+fn a_panicking_destructor_does_not_keep_the_other_values_alive() {
+    for bounded in [true, false] {
+        let dropped = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let value = |panics| DropThenMaybePanic {
+            dropped: dropped.clone(),
+            panics,
+        };
+        let (bounded_tx, bounded_rx) = mpsc::channel(4);
+        let (unbounded_tx, unbounded_rx) = mpsc::unbounded_channel();
+        let receiver: Box<dyn std::any::Any + Send> = if bounded {
+            for panics in [false, true, false] {
+                bounded_tx.try_send(value(panics)).unwrap();
+            }
+            Box::new(bounded_rx)
+        } else {
+            for panics in [false, true, false] {
+                unbounded_tx.send(value(panics)).unwrap();
+            }
+            Box::new(unbounded_rx)
+        };
+        let message = support::expect_panic(move || drop(receiver));
+        assert_eq!(message, "a message's destructor panicked");
+        assert_eq!(dropped.load(SeqCst), 3, "bounded: {bounded}");
+        assert!(if bounded {
+            bounded_tx.is_closed()
+        } else {
+            unbounded_tx.is_closed()
+        });
+    }
+}
+
+/// The receiver's drop lets go of the waker it registered at once, not
+/// when the last sender goes.
+#[test]
+fn dropping_a_waiting_receiver_releases_its_waker() {
+    let counter = CountingWaker::new();
+    let waker = counter.waker();
+    let (tx, mut rx) = mpsc::channel::<u8>(1);
+    let (unbounded_tx, mut unbounded_rx) = mpsc::unbounded_channel::<u8>();
+    let mut cx = Context::from_waker(&waker);
+    assert!(rx.poll_recv(&mut cx).is_pending());
+    assert!(unbounded_rx.poll_recv(&mut cx).is_pending());
+    drop(waker);
+    assert_eq!(Arc::strong_count(&counter), 3);
+    drop(rx);
+    drop(unbounded_rx);
+    assert_eq!(
+        Arc::strong_count(&counter),
+        1,
+        "a dropped receiver's waker is still held"
+    );
+    drop((tx, unbounded_tx));
+}
+
+/// A `reserve` that was granted a slot before `close` but had not
+/// returned it yet fails, as any reserve after the close; the slot goes
+/// back, so the closed, drained receiver is woken and finishes.
+#[test]
+fn a_reserve_granted_before_close_fails_after_it() {
+    let (tx, mut rx) = mpsc::channel(1);
+    tx.try_send(1).unwrap();
+    let mut reserve = Box::pin(tx.reserve());
+    assert!(poll_once(&mut reserve).is_pending());
+    assert_eq!(rx.try_recv(), Ok(1)); // the freed slot is granted to `reserve`
+    rx.close();
+    let counter = CountingWaker::new();
+    let waker = counter.waker();
+    let mut recv = Box::pin(rx.recv());
+    assert!(
+        recv.as_mut()
+            .poll(&mut Context::from_waker(&waker))
+            .is_pending(),
+        "the granted slot may still deliver"
+    );
+    assert!(matches!(poll_once(&mut reserve), Poll::Ready(Err(_))));
+    assert_eq!(counter.count(), 1, "the receiver was not woken");
+    assert_eq!(poll_once(&mut recv), Poll::Ready(None));
+}
+
+#[test]
+fn reserve_many_hands_out_that_many_slots() {
+    let (tx, mut rx) = mpsc::channel(3);
+    let mut permits = futures::executor::block_on(tx.reserve_many(2)).unwrap();
+    assert_eq!(permits.len(), 2);
+    assert_eq!(tx.capacity(), 1);
+    permits.next().unwrap().send(1);
+    // The unused slot goes back when the iterator drops.
+    drop(permits);
+    assert_eq!(tx.capacity(), 2);
+    assert_eq!(rx.try_recv(), Ok(1));
+    assert_eq!(tx.capacity(), 3);
+    // More than the channel holds can never be reserved.
+    assert!(futures::executor::block_on(tx.reserve_many(4)).is_err());
+    assert!(
+        futures::executor::block_on(tx.reserve_many(0))
+            .unwrap()
+            .next()
+            .is_none()
+    );
+}
+
+#[test]
+fn reserve_many_waits_for_all_its_slots_at_once() {
+    let (tx, mut rx) = mpsc::channel(2);
+    tx.try_send(0).unwrap();
+    let mut reserve = Box::pin(tx.reserve_many(2));
+    assert!(poll_once(&mut reserve).is_pending());
+    // One slot free is not enough; nor does a later sender get ahead.
+    assert_eq!(rx.try_recv(), Ok(0));
+    assert!(matches!(tx.try_send(9), Err(TrySendError::Full(9))));
+    let Poll::Ready(Ok(permits)) = poll_once(&mut reserve) else {
+        panic!("two free slots were not granted");
+    };
+    for (i, permit) in permits.enumerate() {
+        permit.send(i);
+    }
+    assert_eq!((rx.try_recv(), rx.try_recv()), (Ok(0), Ok(1)));
+    drop(reserve);
+    rx.close();
+    assert!(futures::executor::block_on(tx.reserve_many(1)).is_err());
+}
+
+#[test]
+fn try_reserve_many_fails_instead_of_waiting() {
+    let (tx, rx) = mpsc::channel::<u8>(2);
+    let permits = tx.try_reserve_many(2).unwrap();
+    assert!(matches!(
+        tx.try_reserve_many(1),
+        Err(TrySendError::Full(()))
+    ));
+    drop(permits);
+    assert!(matches!(
+        tx.try_reserve_many(3),
+        Err(TrySendError::Full(()))
+    ));
+    assert_eq!(tx.try_reserve_many(0).unwrap().len(), 0);
+    drop(rx);
+    assert!(matches!(
+        tx.try_reserve_many(1),
+        Err(TrySendError::Closed(()))
+    ));
+}
+
+#[test]
+fn receivers_report_closed_length_and_emptiness() {
+    let (tx, mut rx) = mpsc::channel(4);
+    let (unbounded_tx, mut unbounded_rx) = mpsc::unbounded_channel();
+    assert!(!rx.is_closed() && !unbounded_rx.is_closed());
+    tx.try_send(1).unwrap();
+    unbounded_tx.send(1).unwrap();
+    assert_eq!((rx.len(), unbounded_rx.len()), (1, 1));
+    assert!(!rx.is_empty() && !unbounded_rx.is_empty());
+    rx.close();
+    unbounded_rx.close();
+    assert!(rx.is_closed() && unbounded_rx.is_closed());
+    let (tx2, rx2) = mpsc::channel::<u8>(1);
+    drop(tx2);
+    assert!(rx2.is_closed(), "closed once every sender is gone");
+    drop(tx);
+}
+
+#[test]
+fn weak_senders_do_not_keep_the_channel_open() {
+    let (tx, mut rx) = mpsc::channel::<u8>(2);
+    let weak = tx.downgrade();
+    let tx2 = weak.upgrade().unwrap();
+    assert_eq!((tx.strong_count(), tx.weak_count()), (2, 1));
+    let weak2 = weak.clone();
+    assert_eq!((weak.strong_count(), weak.weak_count()), (2, 2));
+    drop((tx, tx2));
+    // Only weak senders left: the receiver ends, and none upgrades.
+    assert_eq!(futures::executor::block_on(rx.recv()), None);
+    assert!(weak.upgrade().is_none() && weak2.upgrade().is_none());
+    assert_eq!(weak.strong_count(), 0);
+
+    let (tx, mut rx) = mpsc::unbounded_channel::<u8>();
+    let weak = tx.downgrade();
+    weak.upgrade().unwrap().send(3).unwrap();
+    assert_eq!((tx.strong_count(), tx.weak_count()), (1, 1));
+    drop(tx);
+    assert_eq!(rx.try_recv(), Ok(3));
+    assert_eq!(rx.try_recv(), Err(TryRecvError::Disconnected));
+    assert!(weak.upgrade().is_none());
+}
+
+#[test]
+fn send_timeout_gives_the_value_back_when_no_slot_comes() {
+    let rt = support::paused();
+    rt.block_on(async {
+        let (tx, mut rx) = mpsc::channel(1);
+        tx.send_timeout(1, support::ms(10)).await.unwrap();
+        let start = rt::time::Instant::now();
+        let full = tx.send_timeout(2, support::ms(10)).await;
+        assert_eq!(full, Err(mpsc::error::SendTimeoutError::Timeout(2)));
+        assert_eq!(start.elapsed(), support::ms(10));
+        assert_eq!(rx.recv().await, Some(1));
+        rx.close();
+        let closed = tx.send_timeout(3, support::ms(10)).await;
+        assert_eq!(closed.unwrap_err().into_inner(), 3);
+    });
 }

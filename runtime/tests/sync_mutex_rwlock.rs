@@ -357,3 +357,98 @@ fn owned_downgrade_wakes_a_waiting_reader_task() {
         });
     }
 }
+
+/// Spends the task's whole budget without yielding: its next ready
+/// operation would make it yield instead.
+async fn spend_the_budget() {
+    while rt::task::coop::has_budget_remaining() {
+        rt::task::coop::consume_budget().await;
+    }
+}
+
+/// A task out of budget that asks for the lock holds its place in line:
+/// a task that asks later does not get the lock first.
+#[test]
+fn a_locker_out_of_budget_keeps_its_place_in_line() {
+    let rt = rt::runtime::Builder::new_current_thread().build().unwrap();
+    let order = rt.block_on(async {
+        let mutex = Arc::new(Mutex::new(Vec::new()));
+        let held = mutex.clone().lock_owned().await;
+        let lockers: Vec<_> = (0..2)
+            .map(|id| {
+                let mutex = mutex.clone();
+                rt::spawn(async move {
+                    if id == 0 {
+                        spend_the_budget().await;
+                    }
+                    mutex.lock().await.push(id);
+                })
+            })
+            .collect();
+        // Both lockers ask while the lock is held, the first one first.
+        rt::task::yield_now().await;
+        drop(held);
+        for locker in lockers {
+            locker.await.unwrap();
+        }
+        Arc::try_unwrap(mutex).unwrap().into_inner()
+    });
+    assert_eq!(order, [0, 1]);
+}
+
+static COUNTER: Mutex<u32> = Mutex::const_new(0);
+
+#[test]
+fn a_const_mutex_works_as_a_static() {
+    *COUNTER.try_lock().unwrap() += 1;
+    assert_eq!(*COUNTER.blocking_lock(), 1);
+}
+
+#[test]
+fn with_max_readers_bounds_the_readers() {
+    let lock = RwLock::with_max_readers(0, 2);
+    let a = lock.try_read().unwrap();
+    let b = lock.try_read().unwrap();
+    assert!(lock.try_read().is_err(), "a third reader got in");
+    drop(a);
+    let c = lock.try_read().unwrap();
+    drop((b, c));
+    *lock.try_write().unwrap() += 1;
+    assert_eq!(lock.into_inner(), 1);
+    let message = support::expect_panic(|| RwLock::with_max_readers((), 0));
+    assert!(message.contains("max_reads"), "{message}");
+}
+
+#[test]
+fn downgrade_map_keeps_a_read_lock_on_the_part() {
+    let lock = RwLock::new((1, String::from("rt")));
+    let mut writer = lock.try_write().unwrap();
+    writer.0 = 2;
+    let name = RwLockWriteGuard::downgrade_map(writer, |pair| &pair.1);
+    assert_eq!(*name, "rt");
+    assert_eq!(lock.try_read().unwrap().0, 2, "readers get in");
+    assert!(lock.try_write().is_err(), "writers do not");
+    drop(name);
+    assert!(lock.try_write().is_ok());
+
+    let writer = lock.try_write().unwrap();
+    let writer = RwLockWriteGuard::try_downgrade_map(writer, |pair| pair.1.get(5..)).unwrap_err();
+    assert!(
+        lock.try_read().is_err(),
+        "a failed map keeps the write lock"
+    );
+    let first = RwLockWriteGuard::try_downgrade_map(writer, |pair| pair.1.get(..1)).unwrap();
+    assert_eq!(&*first, "r");
+    assert!(lock.try_read().is_ok());
+}
+
+#[test]
+fn a_downgrade_in_a_lock_with_few_readers_admits_the_rest() {
+    let lock = Arc::new(RwLock::with_max_readers(5, 3));
+    let writer = lock.clone().try_write_owned().unwrap();
+    let reader = OwnedRwLockWriteGuard::downgrade(writer);
+    let others = (lock.try_read().unwrap(), lock.try_read().unwrap());
+    assert!(lock.try_read().is_err());
+    drop((reader, others));
+    assert!(lock.try_write().is_ok());
+}

@@ -221,3 +221,101 @@ fn barrier_releases_each_generation_with_one_leader() {
         });
     }
 }
+
+#[test]
+fn notify_last_wakes_the_newest_waiter() {
+    let notify = Notify::new();
+    let mut waiters: Vec<_> = (0..3).map(|_| Box::pin(notify.notified())).collect();
+    for waiter in &mut waiters {
+        assert!(poll_once(waiter).is_pending());
+    }
+    notify.notify_last();
+    let ready: Vec<bool> = waiters
+        .iter_mut()
+        .map(|w| poll_once(w).is_ready())
+        .collect();
+    assert_eq!(ready, [false, false, true]);
+    drop(waiters);
+    // With no waiter, it stores the permit like `notify_one`.
+    notify.notify_last();
+    assert!(poll_once(&mut Box::pin(notify.notified())).is_ready());
+}
+
+#[test]
+fn watch_senders_clone_and_the_last_one_closes() {
+    let (tx, mut rx) = watch::channel(0);
+    let tx2 = tx.clone();
+    assert_eq!(tx.sender_count(), 2);
+    drop(tx);
+    tx2.send(1).unwrap();
+    assert!(futures::executor::block_on(rx.changed()).is_ok());
+    drop(tx2);
+    assert!(futures::executor::block_on(rx.changed()).is_err());
+}
+
+#[test]
+fn watch_sender_new_starts_without_receivers() {
+    let tx = watch::Sender::new(5);
+    assert_eq!(tx.receiver_count(), 0);
+    assert!(tx.send(6).is_err(), "nobody to send to");
+    let mut rx = tx.subscribe();
+    assert_eq!(*rx.borrow_and_update(), 5);
+    tx.send(7).unwrap();
+    assert!(rx.has_changed().unwrap());
+}
+
+#[test]
+fn watch_mark_changed_and_unchanged() {
+    let (tx, mut rx) = watch::channel(0);
+    rx.mark_changed();
+    assert!(rx.has_changed().unwrap());
+    futures::executor::block_on(rx.changed()).unwrap();
+    tx.send(1).unwrap();
+    rx.mark_unchanged();
+    assert!(!rx.has_changed().unwrap());
+}
+
+#[test]
+fn an_enabled_notified_takes_notify_one_before_its_first_poll() {
+    let notify = Notify::new();
+    let mut enabled = Box::pin(notify.notified());
+    assert!(!enabled.as_mut().enable());
+    notify.notify_one();
+    // The notification went to the enabled future, not to a permit.
+    assert!(enabled.as_mut().enable());
+    assert!(poll_once(&mut Box::pin(notify.notified())).is_pending());
+    assert!(poll_once(&mut enabled).is_ready());
+
+    // Enabled and dropped unpolled: a notification it was given passes on.
+    let mut dropped = Box::pin(notify.notified());
+    dropped.as_mut().enable();
+    notify.notify_one();
+    drop(dropped);
+    assert!(poll_once(&mut Box::pin(notify.notified())).is_ready());
+}
+
+#[test]
+fn wait_for_returns_the_first_value_meeting_the_condition() {
+    let (tx, mut rx) = watch::channel(1);
+    let mut wait = Box::pin(rx.wait_for(|&v| v % 2 == 0));
+    assert!(poll_once(&mut wait).is_pending(), "1 is odd");
+    tx.send(3).unwrap();
+    assert!(poll_once(&mut wait).is_pending());
+    tx.send(4).unwrap();
+    match poll_once(&mut wait) {
+        std::task::Poll::Ready(Ok(value)) => {
+            assert_eq!(*value, 4);
+            assert!(value.has_changed());
+        }
+        other => panic!("not ready with 4: {:?}", other.map(|r| r.map(|v| *v))),
+    }
+    drop(wait);
+    assert!(!rx.has_changed().unwrap(), "the value it returned is seen");
+    // The current value counts; once closed without a match, it fails.
+    assert_eq!(
+        *futures::executor::block_on(rx.wait_for(|&v| v == 4)).unwrap(),
+        4
+    );
+    drop(tx);
+    assert!(futures::executor::block_on(rx.wait_for(|&v| v == 5)).is_err());
+}

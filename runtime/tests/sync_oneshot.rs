@@ -2,7 +2,7 @@
 
 mod support;
 
-use support::runtimes;
+use support::{CountingWaker, runtimes};
 
 use rt::sync::oneshot::{self, TryRecvError};
 use std::future::Future;
@@ -125,4 +125,70 @@ fn many_request_replies_across_tasks() {
             assert_eq!(server.await.unwrap(), 800);
         });
     }
+}
+
+/// Each half lets go of the waker it registered when it is dropped (or,
+/// for the sender, consumed by `send`), not when the other half goes.
+#[test]
+fn a_dropped_half_releases_its_waker_at_once() {
+    let counter = CountingWaker::new();
+    let waker = counter.waker();
+    let mut cx = std::task::Context::from_waker(&waker);
+
+    let (tx, mut rx) = oneshot::channel::<u8>();
+    assert!(std::pin::Pin::new(&mut rx).poll(&mut cx).is_pending());
+    drop(rx);
+    assert_eq!(
+        Arc::strong_count(&counter),
+        2,
+        "the receiver's waker is held"
+    );
+    drop(tx);
+
+    for send in [false, true] {
+        let (mut tx, rx) = oneshot::channel::<u8>();
+        assert!(tx.poll_closed(&mut cx).is_pending());
+        if send {
+            tx.send(1).unwrap();
+        } else {
+            drop(tx);
+        }
+        assert_eq!(
+            Arc::strong_count(&counter),
+            2,
+            "the sender's waker is held (send: {send})"
+        );
+        drop(rx);
+    }
+}
+
+#[test]
+fn is_empty_and_is_terminated_follow_the_value() {
+    let (tx, mut rx) = oneshot::channel();
+    assert!(rx.is_empty() && !rx.is_terminated());
+    tx.send(4).unwrap();
+    assert!(!rx.is_empty() && !rx.is_terminated());
+    assert_eq!(poll(&mut rx), Poll::Ready(Ok(4)));
+    assert!(rx.is_empty() && rx.is_terminated());
+
+    let (tx, mut rx) = oneshot::channel::<u8>();
+    drop(tx);
+    assert!(rx.is_empty() && !rx.is_terminated());
+    assert!(poll(&mut rx).is_ready());
+    assert!(rx.is_terminated());
+
+    let (tx, mut rx) = oneshot::channel();
+    tx.send(1).unwrap();
+    assert_eq!(rx.try_recv(), Ok(1));
+    assert!(rx.is_terminated(), "try_recv took the value");
+}
+
+#[test]
+fn errors_live_under_the_error_module_too() {
+    let (tx, mut rx) = oneshot::channel::<u8>();
+    let empty: oneshot::error::TryRecvError = rx.try_recv().unwrap_err();
+    assert_eq!(empty, TryRecvError::Empty);
+    drop(tx);
+    let closed: oneshot::error::RecvError = futures::executor::block_on(rx).unwrap_err();
+    assert_eq!(closed.to_string(), "oneshot sender dropped without sending");
 }

@@ -2,29 +2,12 @@
 
 mod support;
 
-use support::runtimes;
+use support::{CountingWaker, runtimes};
 
 use rt::sync::{Semaphore, TryAcquireError};
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
-use std::task::{Context, Poll, Wake, Waker};
-
-/// A waker that counts its wakes.
-#[derive(Default)]
-struct CountWaker(AtomicUsize);
-
-impl Wake for CountWaker {
-    fn wake(self: Arc<Self>) {
-        self.0.fetch_add(1, SeqCst);
-    }
-}
-
-fn poll<F: Future>(future: &mut Pin<Box<F>>, waker: &Arc<CountWaker>) -> Poll<F::Output> {
-    let waker = Waker::from(waker.clone());
-    future.as_mut().poll(&mut Context::from_waker(&waker))
-}
+use std::task::Poll;
 
 #[test]
 fn acquire_release_and_counts() {
@@ -51,9 +34,9 @@ fn acquire_release_and_counts() {
 fn a_large_waiter_is_not_starved_by_small_acquires() {
     let semaphore = Semaphore::new(1);
     let held = semaphore.try_acquire().unwrap();
-    let waker = Arc::new(CountWaker::default());
+    let waker = CountingWaker::new();
     let mut big = Box::pin(semaphore.acquire_many(2));
-    assert!(poll(&mut big, &waker).is_pending());
+    assert!(waker.poll(&mut big).is_pending());
     drop(held);
     // One permit is free, but the queued waiter for two comes first.
     assert_eq!(semaphore.available_permits(), 1);
@@ -62,29 +45,29 @@ fn a_large_waiter_is_not_starved_by_small_acquires() {
         TryAcquireError::NoPermits
     );
     let mut small = Box::pin(semaphore.acquire());
-    assert!(poll(&mut small, &waker).is_pending());
+    assert!(waker.poll(&mut small).is_pending());
     semaphore.add_permits(1);
-    let big_permit = match poll(&mut big, &waker) {
+    let big_permit = match waker.poll(&mut big) {
         Poll::Ready(permit) => permit.unwrap(),
         Poll::Pending => panic!("the large waiter was not granted"),
     };
-    assert!(poll(&mut small, &waker).is_pending());
+    assert!(waker.poll(&mut small).is_pending());
     drop(big_permit);
-    assert!(poll(&mut small, &waker).is_ready());
+    assert!(waker.poll(&mut small).is_ready());
 }
 
 #[test]
 fn waiters_are_served_in_fifo_order() {
     let semaphore = Semaphore::new(0);
-    let waker = Arc::new(CountWaker::default());
+    let waker = CountingWaker::new();
     let mut waiters: Vec<_> = (0..5).map(|_| Box::pin(semaphore.acquire())).collect();
     for waiter in &mut waiters {
-        assert!(poll(waiter, &waker).is_pending());
+        assert!(waker.poll(waiter).is_pending());
     }
     for served in 0..5 {
         semaphore.add_permits(1);
         for (i, waiter) in waiters.iter_mut().enumerate().skip(served) {
-            let ready = poll(waiter, &waker);
+            let ready = waker.poll(waiter);
             assert_eq!(
                 ready.is_ready(),
                 i == served,
@@ -100,32 +83,32 @@ fn waiters_are_served_in_fifo_order() {
 #[test]
 fn cancelled_waiter_does_not_block_the_next() {
     let semaphore = Semaphore::new(0);
-    let waker = Arc::new(CountWaker::default());
+    let waker = CountingWaker::new();
     let mut first = Box::pin(semaphore.acquire());
     let mut second = Box::pin(semaphore.acquire());
-    assert!(poll(&mut first, &waker).is_pending());
-    assert!(poll(&mut second, &waker).is_pending());
+    assert!(waker.poll(&mut first).is_pending());
+    assert!(waker.poll(&mut second).is_pending());
     drop(first); // cancelled while queued
     semaphore.add_permits(1);
-    assert!(poll(&mut second, &waker).is_ready());
+    assert!(waker.poll(&mut second).is_ready());
 }
 
 #[test]
 fn cancelled_after_grant_passes_permits_on() {
     let semaphore = Semaphore::new(0);
-    let first_waker = Arc::new(CountWaker::default());
-    let second_waker = Arc::new(CountWaker::default());
+    let first_waker = CountingWaker::new();
+    let second_waker = CountingWaker::new();
     let mut first = Box::pin(semaphore.acquire_many(2));
     let mut second = Box::pin(semaphore.acquire());
-    assert!(poll(&mut first, &first_waker).is_pending());
-    assert!(poll(&mut second, &second_waker).is_pending());
+    assert!(first_waker.poll(&mut first).is_pending());
+    assert!(second_waker.poll(&mut second).is_pending());
     semaphore.add_permits(2); // granted to `first`, which never looks
-    assert_eq!(first_waker.0.load(SeqCst), 1);
+    assert_eq!(first_waker.count(), 1);
     assert_eq!(semaphore.available_permits(), 0);
     drop(first);
     // The second waiter was woken and got one of the returned permits.
-    assert_eq!(second_waker.0.load(SeqCst), 1);
-    assert!(poll(&mut second, &second_waker).is_ready());
+    assert_eq!(second_waker.count(), 1);
+    assert!(second_waker.poll(&mut second).is_ready());
     assert_eq!(semaphore.available_permits(), 2);
 }
 
@@ -133,12 +116,12 @@ fn cancelled_after_grant_passes_permits_on() {
 fn close_fails_waiters_but_keeps_held_permits() {
     let semaphore = Semaphore::new(1);
     let held = semaphore.try_acquire().unwrap();
-    let waker = Arc::new(CountWaker::default());
+    let waker = CountingWaker::new();
     let mut waiter = Box::pin(semaphore.acquire());
-    assert!(poll(&mut waiter, &waker).is_pending());
+    assert!(waker.poll(&mut waiter).is_pending());
     semaphore.close();
-    assert_eq!(waker.0.load(SeqCst), 1);
-    assert!(matches!(poll(&mut waiter, &waker), Poll::Ready(Err(_))));
+    assert_eq!(waker.count(), 1);
+    assert!(matches!(waker.poll(&mut waiter), Poll::Ready(Err(_))));
     assert_eq!(
         semaphore.try_acquire().unwrap_err(),
         TryAcquireError::Closed
@@ -229,4 +212,106 @@ fn works_across_plain_threads_without_a_runtime() {
         thread.join().unwrap();
     }
     assert_eq!(count.load(SeqCst), 400);
+}
+
+/// As for the mutex: an acquire out of budget holds its place in line.
+#[test]
+fn an_acquire_out_of_budget_keeps_its_place_in_line() {
+    let rt = rt::runtime::Builder::new_current_thread().build().unwrap();
+    let order = rt.block_on(async {
+        let semaphore = Arc::new(Semaphore::new(0));
+        let order = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let acquirers: Vec<_> = (0..2)
+            .map(|id| {
+                let (semaphore, order) = (semaphore.clone(), order.clone());
+                rt::spawn(async move {
+                    if id == 0 {
+                        while rt::task::coop::has_budget_remaining() {
+                            rt::task::coop::consume_budget().await;
+                        }
+                    }
+                    let _permit = semaphore.acquire().await.unwrap();
+                    order.lock().unwrap().push(id);
+                })
+            })
+            .collect();
+        rt::task::yield_now().await;
+        semaphore.add_permits(1);
+        for acquirer in acquirers {
+            acquirer.await.unwrap();
+        }
+        Arc::try_unwrap(order).unwrap().into_inner().unwrap()
+    });
+    assert_eq!(order, [0, 1]);
+}
+
+static LIMIT: Semaphore = Semaphore::const_new(2);
+
+#[test]
+fn a_const_semaphore_works_as_a_static() {
+    let a = LIMIT.try_acquire().unwrap();
+    assert_eq!(LIMIT.available_permits(), 1);
+    assert!(std::ptr::eq(a.semaphore(), &LIMIT));
+    drop(a);
+    assert_eq!(LIMIT.available_permits(), 2);
+}
+
+#[test]
+fn blocking_acquire_waits_on_a_plain_thread() {
+    let semaphore = Arc::new(Semaphore::new(0));
+    let waiter = {
+        let semaphore = semaphore.clone();
+        std::thread::spawn(move || {
+            semaphore.blocking_acquire_many(2).unwrap().forget();
+            semaphore.blocking_acquire().map(drop)
+        })
+    };
+    semaphore.add_permits(2);
+    semaphore.add_permits(1);
+    assert!(waiter.join().unwrap().is_ok());
+    semaphore.close();
+    assert!(semaphore.blocking_acquire().is_err());
+}
+
+#[test]
+fn permits_merge_and_split() {
+    let semaphore = Arc::new(Semaphore::new(5));
+    let mut permit = semaphore.try_acquire_many(2).unwrap();
+    permit.merge(semaphore.try_acquire().unwrap());
+    assert_eq!(permit.num_permits(), 3);
+    let part = permit.split(2).unwrap();
+    assert_eq!((permit.num_permits(), part.num_permits()), (1, 2));
+    assert!(
+        permit.split(2).is_none(),
+        "only one permit is left to split"
+    );
+    drop(part);
+    assert_eq!(semaphore.available_permits(), 4);
+
+    let mut owned = semaphore.clone().try_acquire_many_owned(2).unwrap();
+    owned.merge(semaphore.clone().try_acquire_owned().unwrap());
+    let owned_part = owned.split(3).unwrap();
+    assert_eq!(owned.num_permits(), 0);
+    assert!(Arc::ptr_eq(owned_part.semaphore(), &semaphore));
+    assert_eq!(semaphore.available_permits(), 1);
+    drop((owned, owned_part, permit));
+    assert_eq!(semaphore.available_permits(), 5);
+
+    let other = Semaphore::new(1);
+    let message = support::expect_panic(|| {
+        let mut permit = semaphore.try_acquire().unwrap();
+        permit.merge(other.try_acquire().unwrap());
+    });
+    assert!(message.contains("different semaphore"), "{message}");
+}
+
+#[test]
+fn forget_permits_takes_what_is_free() {
+    let semaphore = Semaphore::new(3);
+    let held = semaphore.try_acquire().unwrap();
+    assert_eq!(semaphore.forget_permits(5), 2);
+    assert_eq!(semaphore.available_permits(), 0);
+    drop(held);
+    assert_eq!(semaphore.available_permits(), 1);
+    assert_eq!(semaphore.forget_permits(0), 0);
 }

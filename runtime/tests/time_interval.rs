@@ -116,3 +116,50 @@ fn a_zero_period_panics() {
         let _ = interval(Duration::ZERO);
     });
 }
+
+/// `Duration::MAX` as a period: the first tick comes (late, so the
+/// missed-tick arithmetic runs too), the next one never does, and
+/// `reset` schedules it "never" as well; nothing overflows.
+#[test]
+fn an_interval_of_duration_max_ticks_once_then_never() {
+    let rt = paused();
+    rt.block_on(async {
+        let a_year = Duration::from_secs(365 * 24 * 3600);
+        for behavior in [
+            MissedTickBehavior::Burst,
+            MissedTickBehavior::Delay,
+            MissedTickBehavior::Skip,
+        ] {
+            let start = Instant::now();
+            let mut ticker = interval(Duration::MAX);
+            ticker.set_missed_tick_behavior(behavior);
+            rt::time::advance(ms(50)).await;
+            assert_eq!(ticker.tick().await, start, "{behavior:?}");
+            let next = rt::time::timeout(a_year, ticker.tick()).await;
+            assert!(next.is_err(), "{behavior:?}: a second tick came");
+            ticker.reset();
+            let next = rt::time::timeout(a_year, ticker.tick()).await;
+            assert!(next.is_err(), "{behavior:?}: a tick came after reset");
+        }
+    });
+}
+
+#[test]
+fn reset_variants_move_the_next_tick() {
+    let rt = paused();
+    rt.block_on(async {
+        let mut ticker = interval(ms(100));
+        ticker.tick().await;
+        let now = Instant::now();
+        ticker.reset_immediately();
+        assert_eq!(ticker.tick().await, now);
+        assert_eq!(ticker.tick().await, now + ms(100), "the period goes on");
+        ticker.reset_after(ms(7));
+        let after = Instant::now() + ms(7);
+        assert_eq!(ticker.tick().await, after);
+        let at = Instant::now() + ms(30);
+        ticker.reset_at(at);
+        assert_eq!(ticker.tick().await, at);
+        assert_eq!(ticker.tick().await, at + ms(100));
+    });
+}

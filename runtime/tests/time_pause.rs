@@ -200,3 +200,15 @@ fn blocking_work_in_flight_holds_auto_advance() {
         assert!(Instant::now() - start >= Duration::from_secs(3600));
     });
 }
+
+/// Advancing the paused clock by `Duration::MAX` moves it as far as
+/// "never" is (where a `sleep(Duration::MAX)` ends), without overflowing.
+#[test]
+fn advance_by_duration_max_does_not_overflow() {
+    let rt = paused();
+    rt.block_on(async {
+        let start = Instant::now();
+        advance(Duration::MAX).await;
+        assert!(start.elapsed() > Duration::from_secs(365 * 24 * 3600));
+    });
+}

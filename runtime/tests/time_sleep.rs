@@ -4,30 +4,16 @@
 
 mod support;
 
-use support::{ms, paused};
+use support::{CountingWaker, ms, paused};
 
 use rt::runtime::Builder;
 use rt::time::{Instant, sleep, sleep_until};
 use std::future::{Future, poll_fn};
 use std::pin::Pin;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
-use std::task::{Context, Poll, Wake, Waker};
+use std::task::{Context, Poll, Waker};
 use std::time::Duration;
-
-/// A waker that counts its wakes; its strong count shows who holds it.
-struct CountWakes(AtomicUsize);
-
-impl Wake for CountWakes {
-    fn wake(self: Arc<Self>) {
-        self.0.fetch_add(1, Ordering::SeqCst);
-    }
-}
-
-fn counting_waker() -> (Arc<CountWakes>, Waker) {
-    let count = Arc::new(CountWakes(AtomicUsize::new(0)));
-    (count.clone(), Waker::from(count))
-}
 
 #[test]
 fn sleeps_complete_in_deadline_order() {
@@ -102,7 +88,8 @@ fn a_deadline_that_passed_before_the_first_poll_completes_without_moving_time() 
 fn dropping_a_sleep_cancels_it_and_releases_its_waker() {
     let rt = paused();
     rt.block_on(async {
-        let (count, waker) = counting_waker();
+        let count = CountingWaker::new();
+        let waker = count.waker();
         let mut cx = Context::from_waker(&waker);
         let mut sleeper = sleep(ms(10));
         assert!(Pin::new(&mut sleeper).poll(&mut cx).is_pending());
@@ -110,11 +97,7 @@ fn dropping_a_sleep_cancels_it_and_releases_its_waker() {
         drop(sleeper);
         assert_eq!(Arc::strong_count(&count), 2, "the timer let go of it");
         rt::time::advance(ms(20)).await;
-        assert_eq!(
-            count.0.load(Ordering::SeqCst),
-            0,
-            "a cancelled timer never wakes"
-        );
+        assert_eq!(count.count(), 0, "a cancelled timer never wakes");
     });
 }
 
@@ -122,19 +105,20 @@ fn dropping_a_sleep_cancels_it_and_releases_its_waker() {
 fn a_polled_sleep_is_woken_once_when_it_fires() {
     let rt = paused();
     rt.block_on(async {
-        let (count, waker) = counting_waker();
+        let count = CountingWaker::new();
+        let waker = count.waker();
         let mut cx = Context::from_waker(&waker);
         let mut sleeper = sleep(ms(10));
         assert!(Pin::new(&mut sleeper).poll(&mut cx).is_pending());
         rt::time::advance(ms(9)).await;
-        assert_eq!(count.0.load(Ordering::SeqCst), 0);
+        assert_eq!(count.count(), 0);
         assert!(!sleeper.is_elapsed());
         rt::time::advance(ms(1)).await;
-        assert_eq!(count.0.load(Ordering::SeqCst), 1);
+        assert_eq!(count.count(), 1);
         assert!(sleeper.is_elapsed());
         assert!(Pin::new(&mut sleeper).poll(&mut cx).is_ready());
         rt::time::advance(ms(100)).await;
-        assert_eq!(count.0.load(Ordering::SeqCst), 1);
+        assert_eq!(count.count(), 1);
     });
 }
 
@@ -247,4 +231,22 @@ fn polling_a_sleep_after_its_runtime_shut_down_panics() {
     drop(rt);
     let mut cx = Context::from_waker(Waker::noop());
     let _ = Pin::new(&mut sleeper).poll(&mut cx);
+}
+
+/// A sleep whose deadline has already passed is not elapsed until it is
+/// polled (it never registers with the timer, so nothing else fires it),
+/// also after a reset to a past deadline.
+#[test]
+fn a_sleep_already_due_is_elapsed_only_once_polled() {
+    let rt = paused();
+    rt.block_on(async {
+        let mut sleep = sleep(Duration::ZERO);
+        assert!(!sleep.is_elapsed());
+        (&mut sleep).await;
+        assert!(sleep.is_elapsed());
+        sleep.reset(Instant::now());
+        assert!(!sleep.is_elapsed(), "a reset sleep starts over");
+        (&mut sleep).await;
+        assert!(sleep.is_elapsed());
+    });
 }

@@ -55,7 +55,16 @@ fn main() -> Result<(), Box<dyn Error>> {
 
     let (results, measured_at) = read_results(&criterion_dir)?;
     let machine = Machine::detect(measured_at)?;
-    fs::write(&output, render(&results, &machine))?;
+    // Sections other tools write into the file (`http_load`'s table) are
+    // carried over.
+    let old = fs::read_to_string(&output).unwrap_or_default();
+    let mut text = render(&results, &machine);
+    for section in kept_sections(&old) {
+        text.push('\n');
+        text.push_str(section);
+        text.push('\n');
+    }
+    fs::write(&output, text)?;
     println!(
         "wrote {} ({} workloads from {})",
         output.display(),
@@ -285,6 +294,34 @@ fn render(results: &Results, machine: &Machine) -> String {
     out
 }
 
+/// The blocks of `text` from a `<!-- NAME: begin -->` line to its
+/// `<!-- NAME: end -->` line, both included.
+fn kept_sections(text: &str) -> Vec<&str> {
+    let mut sections = Vec::new();
+    let mut rest = text;
+    while let Some(begin) = rest.find("<!-- ") {
+        let after = &rest[begin..];
+        let Some(name) = after
+            .lines()
+            .next()
+            .and_then(|line| line.strip_prefix("<!-- "))
+            .and_then(|line| line.strip_suffix(": begin -->"))
+        else {
+            rest = &after[5..];
+            continue;
+        };
+        let end_marker = format!("<!-- {name}: end -->");
+        match after.find(&end_marker) {
+            Some(end) => {
+                sections.push(&after[..end + end_marker.len()]);
+                rest = &after[end + end_marker.len()..];
+            }
+            None => break,
+        }
+    }
+    sections
+}
+
 /// Ratios above 1.0 (rt slower) are bold so they stand out.
 fn format_ratio(ratio: f64) -> String {
     if ratio > 1.0 {
@@ -318,6 +355,16 @@ fn format_nanos(nanos: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sections_written_by_other_tools_are_kept() {
+        let old = "# Benchmark results\n| a | b |\n\n<!-- http_load: begin -->\n## HTTP\n| x |\n<!-- http_load: end -->\n<!-- note -->\n";
+        assert_eq!(
+            kept_sections(old),
+            ["<!-- http_load: begin -->\n## HTTP\n| x |\n<!-- http_load: end -->"]
+        );
+        assert!(kept_sections("no sections <!-- here -->").is_empty());
+    }
 
     fn write_function(root: &Path, dir: &str, group: &str, function: &str, median: f64) {
         let new = root.join(dir).join(function).join("new");

@@ -66,7 +66,7 @@
 //! time (a worker loop is not blocking work, and must not hold one of the
 //! capped slots), and rejoins afterwards if there is room.
 
-use crate::loom::deque::{Injector, Steal};
+use crate::loom::deque::{Injector, steal_one};
 use crate::loom::sync::atomic::{AtomicBool, AtomicU64, Ordering, fence};
 use crate::loom::sync::{Arc, Condvar, Mutex, MutexGuard};
 use crate::runtime::builder::ThreadSpawner;
@@ -300,7 +300,7 @@ impl Spawner {
         // A blocking task may shut down its own runtime (by dropping it):
         // its thread cannot exit before this returns, so it is not waited for.
         let this_thread = usize::from(running_on(inner));
-        let deadline = timeout.map(|t| Instant::now() + t);
+        let deadline = crate::runtime::deadline_after(timeout);
         let mut sleep = inner.sleep.lock().unwrap();
         while inner.load_counts().threads() > this_thread {
             match deadline {
@@ -448,20 +448,20 @@ impl Inner {
     }
 
     fn cancel_queued(&self) {
-        while let Some(task) = steal(&self.queue) {
+        while let Some(task) = steal_one(&self.queue) {
             task.cancel();
         }
-        while let Some(handoff) = steal(&self.handoffs) {
+        while let Some(handoff) = steal_one(&self.handoffs) {
             // The runtime's workers are gone; the core is dropped unrun.
             drop(handoff);
         }
     }
 
     fn next_job(&self) -> Option<Job> {
-        if let Some(handoff) = steal(&self.handoffs) {
+        if let Some(handoff) = steal_one(&self.handoffs) {
             return Some(Job::Handoff(handoff));
         }
-        steal(&self.queue).map(Job::Task)
+        steal_one(&self.queue).map(Job::Task)
     }
 
     fn has_work(&self) -> bool {
@@ -596,23 +596,17 @@ impl RunningOn {
 
 impl Drop for RunningOn {
     fn drop(&mut self) {
-        RUNNING_ON.with(|cell| cell.set(std::ptr::null()));
+        let _ = RUNNING_ON.try_with(|cell| cell.set(std::ptr::null()));
     }
 }
 
 /// `true` if this thread is running a task of `pool` (and counts in it).
+/// Reached from a runtime's drop, which may run in a thread-local
+/// destructor: a thread whose locals are gone runs no task.
 fn running_on(pool: &Inner) -> bool {
-    RUNNING_ON.with(|cell| std::ptr::eq(cell.get(), pool))
-}
-
-fn steal<T>(queue: &Injector<T>) -> Option<T> {
-    loop {
-        match queue.steal() {
-            Steal::Success(value) => return Some(value),
-            Steal::Empty => return None,
-            Steal::Retry => continue,
-        }
-    }
+    RUNNING_ON
+        .try_with(|cell| std::ptr::eq(cell.get(), pool))
+        .unwrap_or(false)
 }
 
 impl fmt::Debug for Spawner {

@@ -116,6 +116,14 @@ impl Driver {
         timeout: Option<Duration>,
         park_lower: impl FnOnce(Option<Duration>),
     ) {
+        if timeout == Some(Duration::ZERO) {
+            // A poll, not a park (a busy worker, a yield): no deadline to
+            // sleep until, nor to record (`fire_expired` marks the driver
+            // awake), so the shards are locked once, not twice.
+            park_lower(timeout);
+            self.handle.fire_expired();
+            return;
+        }
         let inner = &*self.handle.inner;
         let until_timer = inner.timer.park_deadline().map(|tick| {
             self.handle

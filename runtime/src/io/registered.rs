@@ -293,6 +293,24 @@ where
         self.poll_stream_read(cx, room, |mut io| io::Read::read(&mut io, buf))
     }
 
+    /// Like `poll_read`, into memory that may be uninitialised (hyper's
+    /// read buffer): the kernel fills the front of `buf` and the count of
+    /// bytes it wrote comes back; nothing is zeroed or copied first.
+    #[cfg(feature = "hyper")]
+    pub(crate) fn poll_read_uninit(
+        &self,
+        cx: &mut Context<'_>,
+        buf: &mut [std::mem::MaybeUninit<u8>],
+    ) -> Poll<io::Result<usize>>
+    where
+        E: std::os::fd::AsRawFd,
+    {
+        let room = buf.len();
+        self.poll_stream_read(cx, room, |io| {
+            crate::io::sys::recv_uninit(std::os::fd::AsRawFd::as_raw_fd(io), buf)
+        })
+    }
+
     pub(crate) fn poll_read_vectored(
         &self,
         cx: &mut Context<'_>,

@@ -48,6 +48,28 @@ pub(crate) fn read_to_spare(fd: RawFd, dst: &mut Vec<u8>, max: usize) -> io::Res
     Ok(read)
 }
 
+/// Receives once (`recv(2)`) from the stream socket `fd` into `dst`, which
+/// may be uninitialised: the kernel writes the bytes straight into it, with
+/// nothing zeroed or copied first. Returns how many bytes arrived, at the
+/// front of `dst` (`0`: the peer closed its write side, or `dst` is empty).
+/// Interrupted calls are retried.
+#[cfg(feature = "hyper")]
+pub(crate) fn recv_uninit(fd: RawFd, dst: &mut [std::mem::MaybeUninit<u8>]) -> io::Result<usize> {
+    loop {
+        match syscall!(
+            // SAFETY: `dst` is exclusively borrowed memory of `dst.len()`
+            // bytes; recv(2) only writes to it (so that it is
+            // uninitialised does not matter), at most `dst.len()` bytes.
+            unsafe { libc::recv(fd, dst.as_mut_ptr().cast(), dst.len(), 0) }
+        ) {
+            // Not -1 (checked), so 0..=dst.len().
+            Ok(received) => return Ok(received as usize),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        }
+    }
+}
+
 /// Asks the kernel to back the first `max` bytes of `dst`'s spare capacity
 /// (whole pages only) with memory now (`MADV_POPULATE_WRITE`), so that a
 /// `read` into it copies without taking a page fault per page.
@@ -66,13 +88,17 @@ pub(crate) fn prefault_spare(dst: &mut Vec<u8>, max: usize) {
     }
     let spare = dst.spare_capacity_mut();
     let len = spare.len().min(max);
-    let start = spare.as_mut_ptr() as usize;
+    let start = spare.as_mut_ptr().addr();
     let page = page_size();
     let first = start.next_multiple_of(page);
     let end = (start + len) / page * page;
     if end <= first {
         return;
     }
+    // The pointer comes from the buffer's own (strict provenance), at the
+    // offset of its first whole page; `first < end <= start + len`, so the
+    // slice index is in bounds.
+    let first_page = spare[first - start..].as_mut_ptr();
     let advised = syscall!(
         // SAFETY: `first..end` lies inside `dst`'s spare capacity, which
         // `dst` owns and which is exclusively borrowed here; populating it
@@ -80,7 +106,7 @@ pub(crate) fn prefault_spare(dst: &mut Vec<u8>, max: usize) {
         // capacity is uninitialized to Rust, zero-filled by the kernel).
         unsafe {
             libc::madvise(
-                first as *mut libc::c_void,
+                first_page.cast::<libc::c_void>(),
                 end - first,
                 libc::MADV_POPULATE_WRITE,
             )
@@ -233,6 +259,8 @@ mod tests {
     use std::io::Write;
 
     #[test]
+    // Miri runs neither `madvise` nor, isolated, file I/O.
+    #[cfg_attr(miri, ignore)]
     fn prefaulting_spare_capacity_keeps_the_contents_and_a_read_then_fills_it() {
         // Three bytes in, so the spare capacity starts off a page boundary.
         let mut data = vec![7u8, 8, 9];

@@ -12,6 +12,21 @@ pub(crate) use crossbeam_deque::{Injector, Steal, Stealer, Worker};
 #[cfg(loom)]
 pub(crate) use stand_in::{Injector, Steal, Stealer, Worker};
 
+/// Takes one value from `queue`, `None` only once the queue was seen
+/// empty. A steal that lost a race (crossbeam's `Retry`, which a spurious
+/// compare-exchange failure also produces, single-threaded) is retried:
+/// stopping there would leave values behind, as Miri found in a shutdown
+/// drain that leaked tasks (and, through them, the runtime).
+pub(crate) fn steal_one<T>(queue: &Injector<T>) -> Option<T> {
+    loop {
+        match queue.steal() {
+            Steal::Success(value) => return Some(value),
+            Steal::Empty => return None,
+            Steal::Retry => continue,
+        }
+    }
+}
+
 #[cfg(loom)]
 mod stand_in {
     use crate::loom::sync::{Arc, Mutex};

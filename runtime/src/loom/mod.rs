@@ -16,3 +16,14 @@ mod loom_impl;
 pub(crate) use loom_impl::*;
 
 pub(crate) mod deque;
+
+/// Runs a concurrency model: every interleaving loom explores under
+/// `--cfg loom`, and once (on real threads) otherwise, which is how Miri
+/// checks the same models for undefined behaviour.
+#[cfg(test)]
+pub(crate) fn model(f: impl Fn() + Sync + Send + 'static) {
+    #[cfg(loom)]
+    loom::model(f);
+    #[cfg(not(loom))]
+    f();
+}

@@ -469,6 +469,7 @@ impl Builder {
             spin_before_park: self.spin_before_park,
             before_park: self.on_thread_park.clone(),
             after_unpark: self.on_thread_unpark.clone(),
+            runtime_id: crate::runtime::Id::next(),
         };
         let blocking = blocking::Spawner::new(
             PoolConfig {

@@ -2,6 +2,17 @@
 //! thread is inside a runtime (where blocking on one is an error), the
 //! scheduler running on this thread, the task being polled and its
 //! cooperative budget.
+//!
+//! Every access tolerates the context being gone: a runtime (or a task, a
+//! guard) may be dropped by another thread-local's destructor after this
+//! one was destroyed, and then it is shut down as if no runtime were
+//! current, instead of panicking inside a destructor (which aborts).
+//!
+//! The current runtime is a stack: each `set_current` guard pushes the
+//! handle it makes current and pops it when dropped, and the current
+//! runtime is the top one. A guard dropped out of order (before a newer
+//! one) takes its own entry out, so no stale handle stays current, and
+//! then panics, as misuse, unless the thread is already panicking.
 
 use crate::scheduler;
 use crate::task::{Budget, Id};
@@ -9,8 +20,12 @@ use std::cell::{Cell, RefCell};
 use std::marker::PhantomData;
 
 struct Context {
-    /// Set by `Runtime::enter`, `block_on` and on worker threads.
-    handle: RefCell<Option<scheduler::Handle>>,
+    /// The runtimes made current by `Runtime::enter`, `block_on` and on
+    /// worker threads, oldest first, with the id of the guard that pushed
+    /// each. The last one is current.
+    current: RefCell<Vec<(u64, scheduler::Handle)>>,
+    /// The id of the next `SetCurrentGuard`.
+    next_guard: Cell<u64>,
     /// `true` inside `block_on` or on a worker thread.
     entered: Cell<bool>,
     /// The scheduler loop running on this thread, if any.
@@ -25,7 +40,8 @@ struct Context {
 impl Context {
     const fn new() -> Context {
         Context {
-            handle: RefCell::new(None),
+            current: RefCell::new(Vec::new()),
+            next_guard: Cell::new(0),
             entered: Cell::new(false),
             scheduler: Cell::new(std::ptr::null()),
             task_id: Cell::new(None),
@@ -51,31 +67,58 @@ loom::thread_local! {
 /// thread has no current runtime (or is being torn down).
 pub(crate) fn with_current<R>(f: impl FnOnce(&scheduler::Handle) -> R) -> Option<R> {
     CONTEXT
-        .try_with(|cx| cx.handle.borrow().as_ref().map(f))
+        .try_with(|cx| cx.current.borrow().last().map(|(_, handle)| f(handle)))
         .ok()
         .flatten()
 }
 
 /// Makes `handle` current until the guard drops.
 pub(crate) fn set_current(handle: &scheduler::Handle) -> SetCurrentGuard {
-    let prev = CONTEXT.with(|cx| cx.handle.replace(Some(handle.clone())));
+    let id = CONTEXT
+        .try_with(|cx| {
+            let id = cx.next_guard.get();
+            cx.next_guard.set(id + 1);
+            cx.current.borrow_mut().push((id, handle.clone()));
+            id
+        })
+        // The context is gone (a thread-local destructor): nothing to undo.
+        .ok();
     SetCurrentGuard {
-        prev,
+        id,
         _not_send: PhantomData,
     }
 }
 
-/// Restores the previously current runtime.
+/// Takes its runtime off the current stack when dropped.
 #[derive(Debug)]
 pub(crate) struct SetCurrentGuard {
-    prev: Option<scheduler::Handle>,
+    /// Its entry on the stack; `None` if it pushed none.
+    id: Option<u64>,
     _not_send: PhantomData<*const ()>,
 }
 
 impl Drop for SetCurrentGuard {
     fn drop(&mut self) {
-        let prev = self.prev.take();
-        let _ = CONTEXT.try_with(|cx| *cx.handle.borrow_mut() = prev);
+        let Some(id) = self.id else { return };
+        let in_order = CONTEXT.try_with(|cx| {
+            let mut current = cx.current.borrow_mut();
+            let position = current.iter().rposition(|&(entry, _)| entry == id);
+            let in_order = position.is_none_or(|at| at + 1 == current.len());
+            // Out of order too: its runtime stops being current at once
+            // (newer guards keep theirs), so none is left behind.
+            let removed = position.map(|at| current.remove(at));
+            drop(current);
+            // A handle's drop may be the runtime's last: not under the borrow.
+            drop(removed);
+            in_order
+        });
+        if matches!(in_order, Ok(false)) && !std::thread::panicking() {
+            panic!(
+                "`EnterGuard`s dropped out of order: the guards of `Runtime::enter` and \
+                 `Handle::enter` must be dropped newest first (the reverse of the order they \
+                 were created in); the runtime of the dropped guard is no longer current"
+            );
+        }
     }
 }
 
@@ -87,7 +130,10 @@ impl Drop for SetCurrentGuard {
 /// Panics if this thread is already inside a runtime.
 #[track_caller]
 pub(crate) fn enter_runtime(handle: &scheduler::Handle) -> EnterRuntimeGuard {
-    let already = CONTEXT.with(|cx| cx.entered.replace(true));
+    // Gone (a thread-local destructor): there is no runtime to be inside.
+    let already = CONTEXT
+        .try_with(|cx| cx.entered.replace(true))
+        .unwrap_or(false);
     if already {
         panic!(
             "Cannot start a runtime from within a runtime: `block_on` was called while this \
@@ -127,7 +173,11 @@ pub(crate) fn exit_runtime<R>(f: impl FnOnce() -> R) -> R {
             let _ = CONTEXT.try_with(|cx| cx.entered.set(self.0));
         }
     }
-    let _reset = Reset(CONTEXT.with(|cx| cx.entered.replace(false)));
+    let _reset = Reset(
+        CONTEXT
+            .try_with(|cx| cx.entered.replace(false))
+            .unwrap_or(false),
+    );
     f()
 }
 
@@ -139,7 +189,11 @@ pub(crate) fn set_scheduler<R>(scheduler: &scheduler::Context, f: impl FnOnce() 
             let _ = CONTEXT.try_with(|cx| cx.scheduler.set(self.0));
         }
     }
-    let prev = CONTEXT.with(|cx| cx.scheduler.replace(scheduler));
+    // Gone (a runtime dropped by a thread-local destructor): `f` runs with
+    // no scheduler installed, so wakes go through the runtime's queues.
+    let prev = CONTEXT
+        .try_with(|cx| cx.scheduler.replace(scheduler))
+        .unwrap_or(std::ptr::null());
     let _reset = Reset(prev);
     f()
 }
@@ -163,7 +217,11 @@ pub(crate) fn with_task_id<R>(id: Id, f: impl FnOnce() -> R) -> R {
             let _ = CONTEXT.try_with(|cx| cx.task_id.set(self.0));
         }
     }
-    let _reset = Reset(CONTEXT.with(|cx| cx.task_id.replace(Some(id))));
+    let _reset = Reset(
+        CONTEXT
+            .try_with(|cx| cx.task_id.replace(Some(id)))
+            .unwrap_or(None),
+    );
     f()
 }
 

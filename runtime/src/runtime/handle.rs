@@ -193,6 +193,19 @@ impl Handle {
         }
     }
 
+    /// The runtime's [`Id`](crate::runtime::Id), unique in this process.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// let id = rt.handle().id();
+    /// assert_eq!(rt.block_on(async { rt::runtime::Handle::current().id() }), id);
+    /// ```
+    pub fn id(&self) -> crate::runtime::Id {
+        self.inner.config().runtime_id
+    }
+
     /// Which scheduler this runtime uses.
     ///
     /// # Examples

@@ -1,58 +1,174 @@
-//! Blocking a plain thread on a future: a parker whose waker unparks it.
+//! Blocking a plain thread on a future: a parker whose waker unparks it,
+//! and `ParkState`, the sticky notification both it and the multi-thread
+//! scheduler's worker parker are built on.
 //!
-//! Used by `Handle::block_on` on the multi-thread runtime (the calling
-//! thread is not a worker; it just waits) and by the current-thread
-//! scheduler while another thread holds its core.
+//! `ThreadParker` is used by `Handle::block_on` on the multi-thread
+//! runtime (the calling thread is not a worker; it just waits) and by the
+//! current-thread scheduler while another thread holds its core.
 //!
-//! The parker is one atomic state, `EMPTY`, `PARKED` or `NOTIFIED`, plus a
-//! mutex and condvar for the sleep itself:
-//! 1. `unpark` swaps the state to `NOTIFIED`; only if it was `PARKED` does
-//!    it take the mutex (so it cannot slip between the parker's last check
-//!    and its wait) and signal the condvar. A wake-up with nobody asleep,
-//!    such as a future waking itself when its cooperative budget runs out,
-//!    is one atomic swap, not a lock and a futex call;
+//! The state is one atomic, `EMPTY`, `NOTIFIED`, `PARKED_CONDVAR` or
+//! `PARKED_ELSEWHERE`, plus a mutex and condvar for the sleep itself:
+//! 1. `unpark` swaps the state to `NOTIFIED`; only if it was
+//!    `PARKED_CONDVAR` does it take the mutex (so it cannot slip between
+//!    the sleeper's last check and its wait) and signal the condvar. A
+//!    wake-up with nobody asleep, such as a future waking itself when its
+//!    cooperative budget runs out, is one atomic swap, not a lock and a
+//!    futex call. If it was `PARKED_ELSEWHERE` the owner wakes its thread
+//!    by its own means (a worker blocked in the driver);
 //! 2. `park` first consumes a `NOTIFIED` state if there is one;
-//! 3. otherwise it spins for a while if its recent sleeps were short (see
-//!    `scheduler::idle_spin`; a wake-up then costs neither side a system
-//!    call), checking for `NOTIFIED`;
-//! 4. otherwise, under the mutex, it moves `EMPTY` to `PARKED` (failing
-//!    only if a notification arrived: it consumes it and returns) and
-//!    waits on the condvar until the state is `NOTIFIED`, which it resets
-//!    to `EMPTY`.
+//! 3. otherwise `ThreadParker` spins for a while if its recent sleeps were
+//!    short (see `scheduler::idle_spin`; a wake-up then costs neither side
+//!    a system call), checking for `NOTIFIED`;
+//! 4. otherwise, under the mutex, it moves `EMPTY` to `PARKED_CONDVAR`
+//!    (failing only if a notification arrived: it consumes it and
+//!    returns) and waits on the condvar until the state is `NOTIFIED`,
+//!    which it resets to `EMPTY`. Blocking elsewhere is the same with
+//!    `PARKED_ELSEWHERE`, minus the mutex: the owner's own wake-up (the
+//!    driver's) is sticky.
 
 use crate::loom::sync::atomic::{AtomicUsize, Ordering};
 use crate::loom::sync::{Arc, Condvar, Mutex};
+use crate::runtime::arc_waker::{ArcWake, arc_waker};
 use crate::scheduler::idle_spin::IdleSpin;
 use std::future::Future;
-use std::task::{Context, Poll, RawWaker, RawWakerVTable, Waker};
+use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 
 const EMPTY: usize = 0;
-const PARKED: usize = 1;
-const NOTIFIED: usize = 2;
+const NOTIFIED: usize = 1;
+const PARKED_CONDVAR: usize = 2;
+const PARKED_ELSEWHERE: usize = 3;
 
+/// A sticky notification and a condvar to sleep on until it comes; see
+/// the module docs for the protocol.
 #[derive(Debug)]
-pub(crate) struct ThreadParker {
-    inner: Arc<Inner>,
-    /// Off (max zero) unless `block_on` is given a spin.
-    spin: IdleSpin,
-}
-
-#[derive(Debug)]
-struct Inner {
+pub(crate) struct ParkState {
     state: AtomicUsize,
     lock: Mutex<()>,
     condvar: Condvar,
 }
 
+/// What `ParkState::unpark` found.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Unparked {
+    /// Nothing more to do: nobody was asleep, or the condvar was signalled.
+    Done,
+    /// The thread blocks elsewhere (`enter_elsewhere`): the caller must
+    /// wake it there.
+    Elsewhere,
+}
+
+impl ParkState {
+    pub(crate) fn new() -> ParkState {
+        ParkState {
+            state: AtomicUsize::new(EMPTY),
+            lock: Mutex::new(()),
+            condvar: Condvar::new(),
+        }
+    }
+
+    /// Step 2: consumes a pending notification, if any.
+    pub(crate) fn take_notification(&self) -> bool {
+        self.state
+            .compare_exchange(NOTIFIED, EMPTY, Ordering::SeqCst, Ordering::SeqCst)
+            .is_ok()
+    }
+
+    /// Step 4: sleeps on the condvar until notified (returns at once if a
+    /// notification is pending, consuming it).
+    pub(crate) fn sleep(&self) {
+        let mut guard = self.lock.lock().unwrap();
+        match self
+            .state
+            .compare_exchange(EMPTY, PARKED_CONDVAR, Ordering::SeqCst, Ordering::SeqCst)
+        {
+            Ok(_) => {}
+            Err(NOTIFIED) => {
+                self.state.store(EMPTY, Ordering::SeqCst);
+                return;
+            }
+            Err(actual) => panic!("rt: inconsistent park state {actual}"),
+        }
+        loop {
+            guard = self.condvar.wait(guard).unwrap();
+            if self.take_notification() {
+                return;
+            }
+            // A spurious wake-up: still `PARKED_CONDVAR`.
+        }
+    }
+
+    /// Announces that the thread is about to block elsewhere, woken by
+    /// its owner's own means when `unpark` returns `Elsewhere`. `false` if
+    /// a notification came first (consumed): do not block.
+    pub(crate) fn enter_elsewhere(&self) -> bool {
+        match self.state.compare_exchange(
+            EMPTY,
+            PARKED_ELSEWHERE,
+            Ordering::SeqCst,
+            Ordering::SeqCst,
+        ) {
+            Ok(_) => true,
+            Err(NOTIFIED) => {
+                self.state.store(EMPTY, Ordering::SeqCst);
+                false
+            }
+            Err(actual) => panic!("rt: inconsistent park state {actual}"),
+        }
+    }
+
+    /// The thread is back from blocking elsewhere; a notification that
+    /// woke it (or landed meanwhile) is consumed.
+    pub(crate) fn leave_elsewhere(&self) {
+        match self.state.swap(EMPTY, Ordering::SeqCst) {
+            NOTIFIED | PARKED_ELSEWHERE => {}
+            actual => panic!("rt: inconsistent park state {actual}"),
+        }
+    }
+
+    /// Step 1.
+    pub(crate) fn unpark(&self) -> Unparked {
+        match self.state.swap(NOTIFIED, Ordering::SeqCst) {
+            EMPTY | NOTIFIED => Unparked::Done,
+            PARKED_CONDVAR => {
+                // The sleeper is waiting on the condvar, or about to: taking
+                // the lock waits until it is inside `wait`.
+                drop(self.lock.lock().unwrap());
+                self.condvar.notify_one();
+                Unparked::Done
+            }
+            PARKED_ELSEWHERE => Unparked::Elsewhere,
+            actual => panic!("rt: inconsistent park state {actual}"),
+        }
+    }
+}
+
+#[derive(Debug)]
+pub(crate) struct ThreadParker {
+    state: Arc<ThreadState>,
+    /// Off (max zero) unless `block_on` is given a spin.
+    spin: IdleSpin,
+}
+
+/// What the parker's wakers point to.
+#[derive(Debug)]
+struct ThreadState(ParkState);
+
+impl ArcWake for ThreadState {
+    fn wake_by_ref(&self) {
+        let unparked = self.0.unpark();
+        debug_assert_eq!(
+            unparked,
+            Unparked::Done,
+            "a thread parker only sleeps on its condvar"
+        );
+    }
+}
+
 impl ThreadParker {
     pub(crate) fn new() -> ThreadParker {
         ThreadParker {
-            inner: Arc::new(Inner {
-                state: AtomicUsize::new(EMPTY),
-                lock: Mutex::new(()),
-                condvar: Condvar::new(),
-            }),
+            state: Arc::new(ThreadState(ParkState::new())),
             spin: IdleSpin::new(Duration::ZERO),
         }
     }
@@ -60,29 +176,26 @@ impl ThreadParker {
     /// Blocks until the waker is woken (returns at once if it already was
     /// since the last park).
     pub(crate) fn park(&self) {
-        let inner = &*self.inner;
+        let state = &self.state.0;
         // Step 2.
-        if inner.take_notification() {
+        if state.take_notification() {
             return;
         }
         // Step 3.
         if self
             .spin
-            .spin(|| inner.take_notification().then_some(()))
+            .spin(|| state.take_notification().then_some(()))
             .is_some()
         {
             return;
         }
         let asleep_since = self.spin.sleep_starts();
-        inner.sleep();
+        state.sleep();
         self.spin.slept(asleep_since);
     }
 
     pub(crate) fn waker(&self) -> Waker {
-        let raw = Arc::into_raw(self.inner.clone());
-        // SAFETY: `raw` came from `Arc::into_raw` and the vtable below keeps
-        // the count balanced: clone adds one, wake and drop release one.
-        unsafe { Waker::from_raw(RawWaker::new(raw.cast(), &VTABLE)) }
+        arc_waker(self.state.clone())
     }
 
     /// Polls `future` on this thread until it completes, sleeping between
@@ -101,80 +214,6 @@ impl ThreadParker {
             self.park();
         }
     }
-}
-
-impl Inner {
-    /// Step 4.
-    fn sleep(&self) {
-        let mut guard = self.lock.lock().unwrap();
-        if self
-            .state
-            .compare_exchange(EMPTY, PARKED, Ordering::SeqCst, Ordering::SeqCst)
-            .is_err()
-        {
-            // Notified since step 2: the state is `NOTIFIED`.
-            self.state.store(EMPTY, Ordering::SeqCst);
-            return;
-        }
-        loop {
-            guard = self.condvar.wait(guard).unwrap();
-            if self.take_notification() {
-                return;
-            }
-            // A spurious wake-up: still `PARKED`.
-        }
-    }
-
-    /// Consumes a pending notification, if any.
-    fn take_notification(&self) -> bool {
-        self.state
-            .compare_exchange(NOTIFIED, EMPTY, Ordering::SeqCst, Ordering::SeqCst)
-            .is_ok()
-    }
-
-    /// Step 1.
-    fn unpark(&self) {
-        if self.state.swap(NOTIFIED, Ordering::SeqCst) == PARKED {
-            // The parker is waiting on the condvar, or about to: taking the
-            // lock waits until it is inside `wait`.
-            drop(self.lock.lock().unwrap());
-            self.condvar.notify_one();
-        }
-    }
-}
-
-static VTABLE: RawWakerVTable = RawWakerVTable::new(clone, wake, wake_by_ref, drop_waker);
-
-/// # Safety
-/// `data` must come from `Arc::<Inner>::into_raw` and still own its count.
-unsafe fn arc(data: *const ()) -> Arc<Inner> {
-    // SAFETY: per the caller.
-    unsafe { Arc::from_raw(data.cast::<Inner>()) }
-}
-
-unsafe fn clone(data: *const ()) -> RawWaker {
-    // SAFETY: the waker being cloned owns a count; we put it back below.
-    let inner = unsafe { arc(data) };
-    let cloned = Arc::into_raw(inner.clone());
-    std::mem::forget(inner);
-    RawWaker::new(cloned.cast(), &VTABLE)
-}
-
-unsafe fn wake(data: *const ()) {
-    // SAFETY: the waker being consumed owns a count, released on drop here.
-    unsafe { arc(data) }.unpark();
-}
-
-unsafe fn wake_by_ref(data: *const ()) {
-    // SAFETY: the waker owns a count; we put it back with forget.
-    let inner = unsafe { arc(data) };
-    inner.unpark();
-    std::mem::forget(inner);
-}
-
-unsafe fn drop_waker(data: *const ()) {
-    // SAFETY: the waker being dropped owns a count.
-    drop(unsafe { arc(data) });
 }
 
 #[cfg(all(test, loom))]

@@ -192,7 +192,7 @@ impl Runtime {
         }
         // One deadline for both steps: workers first (their tasks may still
         // spawn blocking work or hand a core to the pool), then the pool.
-        let deadline = timeout.map(|timeout| Instant::now() + timeout);
+        let deadline = deadline_after(timeout);
         match (&self.handle.inner, &self.workers) {
             (scheduler::Handle::MultiThread(handle), Some(workers)) => {
                 workers.shutdown(handle, timeout)
@@ -237,6 +237,14 @@ impl fmt::Debug for Runtime {
             .field("handle", &self.handle)
             .finish()
     }
+}
+
+/// The instant `timeout` from now, for a shutdown step that waits at most
+/// that long. `None`, "wait as long as it takes", for no timeout and for
+/// one too far to represent (`Duration::MAX`): no `Instant + Duration`
+/// overflow.
+pub(crate) fn deadline_after(timeout: Option<Duration>) -> Option<Instant> {
+    timeout.and_then(|timeout| Instant::now().checked_add(timeout))
 }
 
 /// Blocks this (non-worker) thread on `future` while the multi-thread

@@ -9,6 +9,12 @@ use std::future::Future;
 /// The task starts running right away, on any worker; it keeps running if
 /// the handle is dropped.
 ///
+/// A panic in the task is caught: its [`JoinHandle`] yields a panic
+/// [`JoinError`](crate::task::JoinError) and the worker goes on. The
+/// future is dropped during that unwind, as in tokio, so its destructors
+/// see [`std::thread::panicking`] (and one that panics too aborts the
+/// process, as any panic during an unwind does).
+///
 /// # Panics
 ///
 /// Panics when called outside a runtime (no task, `block_on` or

@@ -12,9 +12,16 @@
 //! 2. run up to `event_interval` tasks, taking a batch from the injector
 //!    first every `global_queue_interval` ticks (its first task runs now,
 //!    the rest queue behind the local tasks);
-//! 3. when there is nothing to run, park in the driver (woken by a remote
-//!    schedule or the main future's waker); otherwise poll the driver
-//!    without blocking, and loop.
+//! 3. when there is nothing to run but tasks that yielded (woke
+//!    themselves while polled; they wait in a side list), queue them once
+//!    the driver was polled since the last time (polling it now without
+//!    blocking unless step 4's poll did), as tokio defers a yield until
+//!    the driver was polled: a task that keeps yielding lets I/O and
+//!    timers in after every round of yields, and a long round costs no
+//!    poll beyond step 4's;
+//! 4. when there is nothing to run at all, park in the driver (woken by a
+//!    remote schedule or the main future's waker); otherwise, after
+//!    `event_interval` tasks, poll the driver without blocking, and loop.
 //!
 //! Parking without a lost wake-up, and without a syscall per remote wake:
 //! 1. the `block_on` thread sets `parked`, then, after a SeqCst fence,
@@ -31,9 +38,10 @@
 
 use crate::blocking;
 use crate::driver::{self, Driver};
-use crate::loom::deque::Injector;
+use crate::loom::deque::{Injector, steal_one};
 use crate::loom::sync::atomic::{AtomicBool, Ordering, fence};
 use crate::loom::sync::{Arc, Mutex};
+use crate::runtime::arc_waker::{ArcWake, arc_waker};
 use crate::runtime::context;
 use crate::runtime::park::ThreadParker;
 use crate::scheduler::{self, Config};
@@ -44,7 +52,7 @@ use std::collections::VecDeque;
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
-use std::task::{Poll, RawWaker, RawWakerVTable, Waker};
+use std::task::{Poll, Waker};
 use std::time::Duration;
 
 struct CoreSlot {
@@ -64,7 +72,7 @@ pub(crate) struct Handle {
     /// driver; see the module docs.
     parked: AtomicBool,
     is_terminated: AtomicBool,
-    config: Config,
+    pub(crate) config: Config,
     pub(crate) driver: driver::Handle,
     pub(crate) blocking: blocking::Spawner,
 }
@@ -74,6 +82,10 @@ const INJECT_BATCH: usize = 32;
 
 struct Core {
     tasks: VecDeque<Notified>,
+    /// Tasks that yielded, oldest first; see step 3 above.
+    yielded: Vec<Notified>,
+    /// The driver was polled since the yielded tasks last went back.
+    polled_since_requeue: bool,
     tick: u32,
     driver: Option<Driver>,
     /// The I/O wakers of the last park, woken right after it (kept to
@@ -96,6 +108,8 @@ impl Handle {
     ) -> Arc<Handle> {
         let core = Box::new(Core {
             tasks: VecDeque::with_capacity(64),
+            yielded: Vec::new(),
+            polled_since_requeue: false,
             tick: 0,
             driver: Some(driver),
             woken: Vec::new(),
@@ -182,6 +196,7 @@ impl Handle {
         fence(Ordering::SeqCst);
         if let Some(mut core) = cx.core.into_inner() {
             core.tasks.clear();
+            core.yielded.clear();
             if let Some(driver) = core.driver.as_mut() {
                 driver.shutdown(&handle.driver, &mut core.woken);
             }
@@ -191,7 +206,7 @@ impl Handle {
     }
 
     fn drain_injector(&self) {
-        while let Some(task) = self.inject.steal().success() {
+        while let Some(task) = steal_one(&self.inject) {
             drop(task);
         }
     }
@@ -233,6 +248,10 @@ impl CoreGuard {
                     };
                     match next {
                         Some(task) => task.run(),
+                        None if cx.has_yielded() => {
+                            cx.requeue_yielded_after_driver();
+                            continue 'outer;
+                        }
                         None => {
                             cx.park(true);
                             continue 'outer;
@@ -255,6 +274,35 @@ impl Drop for CoreGuard {
 }
 
 impl Context {
+    fn has_yielded(&self) -> bool {
+        self.core
+            .borrow()
+            .as_ref()
+            .is_some_and(|core| !core.yielded.is_empty())
+    }
+
+    /// Step 3: the yielded tasks go behind what the driver woke, once it
+    /// was polled since their last round.
+    fn requeue_yielded_after_driver(&self) {
+        let polled = self.with_core(|core| core.polled_since_requeue);
+        if !polled {
+            self.park(false);
+        }
+        self.with_core(|core| {
+            core.polled_since_requeue = false;
+            let Core { tasks, yielded, .. } = core;
+            tasks.extend(yielded.drain(..));
+        });
+    }
+
+    fn with_core<R>(&self, f: impl FnOnce(&mut Core) -> R) -> R {
+        f(self
+            .core
+            .borrow_mut()
+            .as_mut()
+            .expect("the core is installed"))
+    }
+
     /// Parks in the driver if `block` and there is nothing to do;
     /// otherwise only polls it.
     fn park(&self, block: bool) {
@@ -297,33 +345,32 @@ impl Context {
                 cb();
             }
         }
-        let mut core = self.core.borrow_mut();
-        let core = core.as_mut().expect("the core is installed");
-        core.driver = Some(driver);
-        core.woken = woken;
+        self.with_core(|core| {
+            core.driver = Some(driver);
+            core.woken = woken;
+            core.polled_since_requeue = true;
+        });
     }
 }
 
 impl Core {
     fn next_task(&mut self, handle: &Handle) -> Option<Notified> {
         if self.tick % handle.config.global_queue_interval == 0 {
-            let Some(task) = handle.inject.steal().success() else {
+            let Some(task) = steal_one(&handle.inject) else {
                 return self.tasks.pop_front();
             };
             // A batch behind the local tasks, not one task per interval:
             // while local tasks keep coming, this tick is the injector's
             // only way in, and one task each time starves remote spawns.
             for _ in 1..INJECT_BATCH {
-                match handle.inject.steal().success() {
+                match steal_one(&handle.inject) {
                     Some(task) => self.tasks.push_back(task),
                     None => break,
                 }
             }
             Some(task)
         } else {
-            self.tasks
-                .pop_front()
-                .or_else(|| handle.inject.steal().success())
+            self.tasks.pop_front().or_else(|| steal_one(&handle.inject))
         }
     }
 }
@@ -334,18 +381,15 @@ impl Handle {
         F: Future + Send + 'static,
         F::Output: Send + 'static,
     {
-        let (raw, join) = task::new_task(future, me.clone(), id);
-        if let Some(notified) = me.owned.bind(raw) {
+        let (join, notified) = me.owned.bind(future, me.clone(), id);
+        if let Some(notified) = notified {
             me.schedule(notified);
         }
         join
     }
 
     fn main_waker(me: &Arc<Self>) -> Waker {
-        let raw = Arc::into_raw(me.clone());
-        // SAFETY: `raw` owns one count of the handle's Arc; the vtable keeps
-        // the count balanced (clone adds one, wake and drop release one).
-        unsafe { Waker::from_raw(RawWaker::new(raw.cast(), &MAIN_VTABLE)) }
+        arc_waker(me.clone())
     }
 
     fn wake_main(&self) {
@@ -363,46 +407,39 @@ impl Handle {
     }
 }
 
-static MAIN_VTABLE: RawWakerVTable =
-    RawWakerVTable::new(main_clone, main_wake, main_wake_by_ref, main_drop);
-
-/// # Safety
-/// `data` must come from `Arc::<Handle>::into_raw` and own its count.
-unsafe fn main_arc(data: *const ()) -> Arc<Handle> {
-    // SAFETY: per the caller.
-    unsafe { Arc::from_raw(data.cast::<Handle>()) }
-}
-
-unsafe fn main_clone(data: *const ()) -> RawWaker {
-    // SAFETY: the waker being cloned owns a count, put back with forget.
-    let handle = unsafe { main_arc(data) };
-    let cloned = Arc::into_raw(handle.clone());
-    std::mem::forget(handle);
-    RawWaker::new(cloned.cast(), &MAIN_VTABLE)
-}
-
-unsafe fn main_wake(data: *const ()) {
-    // SAFETY: the waker being consumed owns a count, released here.
-    unsafe { main_arc(data) }.wake_main();
-}
-
-unsafe fn main_wake_by_ref(data: *const ()) {
-    // SAFETY: the waker owns a count, put back with forget.
-    let handle = unsafe { main_arc(data) };
-    handle.wake_main();
-    std::mem::forget(handle);
-}
-
-unsafe fn main_drop(data: *const ()) {
-    // SAFETY: the waker being dropped owns a count.
-    drop(unsafe { main_arc(data) });
+/// The main future's waker.
+impl ArcWake for Handle {
+    fn wake_by_ref(&self) {
+        self.wake_main();
+    }
 }
 
 impl Schedule for Arc<Handle> {
     fn schedule(&self, task: Notified) {
+        Handle::schedule_task(self, task, false);
+    }
+
+    fn yield_now(&self, task: Notified) {
+        Handle::schedule_task(self, task, true);
+    }
+
+    fn release(&self, task: &Header) -> bool {
+        self.owned.remove(task)
+    }
+}
+
+impl Handle {
+    /// Queues a woken task: locally when woken on the `block_on` thread
+    /// (a task that yielded goes to the side list, step 3), else in the
+    /// injector.
+    fn schedule_task(me: &Arc<Self>, task: Notified, is_yield: bool) {
         let task = context::with_scheduler(|cx| match cx {
-            Some(scheduler::Context::CurrentThread(cx)) if Arc::ptr_eq(&cx.handle, self) => {
+            Some(scheduler::Context::CurrentThread(cx)) if Arc::ptr_eq(&cx.handle, me) => {
                 match cx.core.borrow_mut().as_mut() {
+                    Some(core) if is_yield => {
+                        core.yielded.push(task);
+                        None
+                    }
                     Some(core) => {
                         core.tasks.push_back(task);
                         None
@@ -413,20 +450,16 @@ impl Schedule for Arc<Handle> {
             _ => Some(task),
         });
         if let Some(task) = task {
-            self.inject.push(task);
+            me.inject.push(task);
             // Pairs with the fence in `shutdown`: either its final drain
             // sees this task or this load sees the runtime terminated.
             fence(Ordering::SeqCst);
-            if self.is_terminated.load(Ordering::SeqCst) {
-                self.drain_injector();
+            if me.is_terminated.load(Ordering::SeqCst) {
+                me.drain_injector();
                 return;
             }
-            self.unpark_if_parked();
+            me.unpark_if_parked();
         }
-    }
-
-    fn release(&self, task: &Header) -> bool {
-        self.owned.remove(task)
     }
 }
 

@@ -66,6 +66,13 @@ impl Handle {
         }
     }
 
+    pub(crate) fn config(&self) -> &Config {
+        match self {
+            Handle::MultiThread(h) => &h.shared.config,
+            Handle::CurrentThread(h) => &h.config,
+        }
+    }
+
     pub(crate) fn num_workers(&self) -> usize {
         match self {
             Handle::MultiThread(h) => h.shared.remotes.len(),
@@ -98,6 +105,8 @@ pub(crate) struct Config {
     pub(crate) spin_before_park: std::time::Duration,
     pub(crate) before_park: Option<crate::runtime::builder::Callback>,
     pub(crate) after_unpark: Option<crate::runtime::builder::Callback>,
+    /// The runtime's id (`Handle::id`), drawn when it is built.
+    pub(crate) runtime_id: crate::runtime::Id,
 }
 
 impl std::fmt::Debug for Config {

@@ -30,8 +30,10 @@
 //! (`notify_waiters` wakes futures created before it).
 //!
 //! Cancel safety: `recv` is cancel-safe (a value is taken only when the
-//! call returns it). One exception, for a `T` whose destructor panics:
-//! the last receiver to read a value frees the channel's copy before it
+//! call returns it). Two exceptions, for a `T` whose `clone` or
+//! destructor panics: a receive whose `T::clone` panics has still read
+//! the value (the receiver moves past it, and the panic goes on); and the
+//! last receiver to read a value frees the channel's copy before it
 //! returns its clone, and if that drop panics, the receiver has moved past
 //! the value without returning it.
 
@@ -39,6 +41,7 @@ use crate::loom::sync::atomic::{AtomicUsize, Ordering};
 use crate::loom::sync::{Arc, Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use crate::sync::Notify;
 use std::fmt;
+use std::panic::{self, AssertUnwindSafe};
 
 /// Creates a broadcast channel keeping up to `capacity` values for
 /// receivers that fall behind.
@@ -59,6 +62,7 @@ use std::fmt;
 ///     assert_eq!(second.recv().await.unwrap(), "hello");
 /// });
 /// ```
+#[track_caller]
 pub fn channel<T: Clone>(capacity: usize) -> (Sender<T>, Receiver<T>) {
     assert!(
         capacity > 0,
@@ -122,9 +126,10 @@ struct Slot<T> {
 }
 
 impl<T> Shared<T> {
-    // A panic in `T::clone` (under a slot's shared lock) changes nothing
-    // (see `take`), and the other critical sections do not call user
-    // code, so a poisoned lock is still consistent.
+    // A panic in `T::clone` (under a slot's shared lock) is caught and
+    // the read counted before it goes on (see `take`), and the other
+    // critical sections do not call user code, so a poisoned lock is
+    // still consistent.
     fn tail(&self) -> MutexGuard<'_, Tail> {
         self.tail.lock().unwrap_or_else(|e| e.into_inner())
     }
@@ -300,6 +305,31 @@ pub mod error {
 
 use error::{RecvError, SendError, TryRecvError};
 
+impl<T: Clone> Sender<T> {
+    /// A sender of a new channel that has no receiver yet (make them with
+    /// [`subscribe`](Sender::subscribe)); as [`channel`] otherwise.
+    ///
+    /// # Panics
+    ///
+    /// Panics if `capacity` is zero.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let tx = rt::sync::broadcast::Sender::new(4);
+    /// assert!(tx.send(1).is_err(), "no receiver yet");
+    /// let mut rx = tx.subscribe();
+    /// tx.send(2).unwrap();
+    /// assert_eq!(rx.try_recv(), Ok(2));
+    /// ```
+    #[track_caller]
+    pub fn new(capacity: usize) -> Sender<T> {
+        let (tx, rx) = channel(capacity);
+        drop(rx);
+        tx
+    }
+}
+
 impl<T> Sender<T> {
     /// Sends `value` to every receiver; returns how many there are. Never
     /// waits: with the ring full, the oldest value is dropped (receivers
@@ -399,14 +429,10 @@ impl<T> Sender<T> {
     /// });
     /// ```
     pub async fn closed(&self) {
-        loop {
-            // Registered before the look, so a drop after it wakes this.
-            let gone = self.shared.receivers_gone.notified();
-            if self.is_closed() {
-                return;
-            }
-            gone.await;
-        }
+        self.shared
+            .receivers_gone
+            .wait_until(|| self.is_closed())
+            .await
     }
 
     /// `true` if `other` sends on the same channel.
@@ -608,12 +634,10 @@ fn take<T: Clone>(shared: &Shared<T>, next: &mut u64) -> Result<T, TryRecvError>
     loop {
         let slot = shared.read(*next);
         if slot.seq == Some(*next) {
-            // Clone before counting the read: if `T::clone` panics,
-            // nothing has changed.
-            let value = slot
-                .value
-                .clone()
-                .expect("rt: a broadcast value was freed before every receiver read it");
+            // The read counts even if `T::clone` panics: the receiver
+            // moves past the value (else every later receive would panic
+            // on it again), and the panic goes on once it is counted.
+            let cloned = panic::catch_unwind(AssertUnwindSafe(|| slot.value.clone()));
             let last = slot.unread.fetch_sub(1, Ordering::AcqRel) == 1;
             drop(slot);
             let seq = *next;
@@ -625,7 +649,10 @@ fn take<T: Clone>(shared: &Shared<T>, next: &mut u64) -> Result<T, TryRecvError>
                 drop(slot);
                 drop(freed);
             }
-            return Ok(value);
+            let value = cloned.unwrap_or_else(|payload| panic::resume_unwind(payload));
+            return Ok(
+                value.expect("rt: a broadcast value was freed before every receiver read it")
+            );
         }
         drop(slot);
         // Not the value expected: nothing new yet, or it was overwritten.

@@ -15,20 +15,26 @@
 //! Synchronous code (a plain thread, a `spawn_blocking` job) uses the
 //! `blocking_*` methods: `mpsc` `blocking_send`/`blocking_recv`,
 //! `oneshot` and `broadcast` `blocking_recv`, `Mutex::blocking_lock`,
-//! `RwLock::{blocking_read, blocking_write}`.
+//! `RwLock::{blocking_read, blocking_write}`,
+//! `Semaphore::{blocking_acquire, blocking_acquire_many}`.
 //! They panic on a thread that runs tasks, where blocking would stall it.
 //!
 //! Each primitive keeps its waiters in a FIFO list under a short-held
-//! mutex (`wait_list.rs`) and wakes them after releasing it.
+//! mutex (`wait_list.rs`) and wakes them after releasing it. Nor does it
+//! drop a waker under that mutex (one it replaces on a re-poll, or one
+//! whose waiter is dropped): a waker's destructor may run user code that
+//! uses the same primitive. A waiter whose task is out of cooperative
+//! budget still takes its place in line before it yields, so fairness
+//! holds under the budget too.
 //!
 //! Cancel safety (dropping the future at an `.await` loses nothing):
 //! `Semaphore::acquire*`, `Mutex::lock*`, `RwLock::{read*, write*}`,
-//! `Notify::notified`, `mpsc` `recv`/`recv_many`/`reserve`/`closed`,
+//! `Notify::notified`, `mpsc` `recv`/`recv_many`/`reserve`/`reserve_many`/`closed`,
 //! `oneshot` receive by `&mut` and `Sender::closed`, `broadcast::Receiver::recv`,
-//! `watch::Receiver::changed`
+//! `watch::Receiver::{changed, wait_for}`
 //! and `watch::Sender::closed`. Not cancel-safe: `mpsc::Sender::send`
-//! (the value inside the dropped future is dropped; no slot leaks) and
-//! `Barrier::wait` (the arrival was counted).
+//! and `send_timeout` (the value inside the dropped future is dropped; no
+//! slot leaks) and `Barrier::wait` (the arrival was counted).
 //!
 //! # Examples
 //!
@@ -64,6 +70,7 @@ mod once_waiters;
 pub mod oneshot;
 mod rwlock;
 mod semaphore;
+mod semaphore_permit;
 mod set_once;
 mod wait_list;
 pub mod watch;
@@ -76,8 +83,7 @@ pub use rwlock::{
     MappedRwLockWriteGuard, OwnedRwLockReadGuard, OwnedRwLockWriteGuard, RwLock, RwLockReadGuard,
     RwLockWriteGuard,
 };
-pub use semaphore::{
-    AcquireError, OwnedSemaphorePermit, Semaphore, SemaphorePermit, TryAcquireError,
-};
+pub use semaphore::{AcquireError, Semaphore, TryAcquireError};
+pub use semaphore_permit::{OwnedSemaphorePermit, SemaphorePermit};
 pub use set_once::{SetOnce, SetOnceError};
 pub(crate) use wait_list::register as register_waker;

@@ -100,6 +100,25 @@ impl<T> Mutex<T> {
         }
     }
 
+    /// [`new`](Mutex::new) in a `const` context, for a `static`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rt::sync::Mutex;
+    ///
+    /// static HITS: Mutex<u64> = Mutex::const_new(0);
+    /// *HITS.blocking_lock() += 1;
+    /// assert_eq!(*HITS.try_lock().unwrap(), 1);
+    /// ```
+    #[cfg(not(loom))]
+    pub const fn const_new(value: T) -> Mutex<T> {
+        Mutex {
+            semaphore: Semaphore::const_new(1),
+            data: UnsafeCell::new(value),
+        }
+    }
+
     /// The value, consuming the mutex.
     ///
     /// # Examples

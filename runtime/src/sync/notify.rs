@@ -106,6 +106,13 @@ struct Waiter {
 
 type Waiters<'a> = crate::loom::sync::MutexGuard<'a, WaitList<Waiter>>;
 
+/// Which waiter a notification goes to.
+#[derive(Clone, Copy)]
+enum Pick {
+    Oldest,
+    Newest,
+}
+
 impl Notify {
     /// A `Notify` with no stored permit.
     ///
@@ -162,12 +169,41 @@ impl Notify {
     /// futures::executor::block_on(notify.notified());
     /// ```
     pub fn notify_one(&self) {
+        self.notify(Pick::Oldest);
+    }
+
+    /// Wakes the newest waiter (the last to start waiting), or stores a
+    /// permit if none is waiting: [`notify_one`](Notify::notify_one)
+    /// serving waiters last-in first-out.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::pin::pin;
+    /// use std::task::{Context, Waker};
+    /// use std::future::Future;
+    ///
+    /// let notify = rt::sync::Notify::new();
+    /// let mut cx = Context::from_waker(Waker::noop());
+    /// let mut first = pin!(notify.notified());
+    /// let mut second = pin!(notify.notified());
+    /// assert!(first.as_mut().poll(&mut cx).is_pending());
+    /// assert!(second.as_mut().poll(&mut cx).is_pending());
+    /// notify.notify_last();
+    /// assert!(second.as_mut().poll(&mut cx).is_ready());
+    /// assert!(first.as_mut().poll(&mut cx).is_pending());
+    /// ```
+    pub fn notify_last(&self) {
+        self.notify(Pick::Newest);
+    }
+
+    fn notify(&self, pick: Pick) {
         if self.try_store_permit() {
             return;
         }
         let mut wakers = WakeList::new();
         let mut waiters = self.lock();
-        self.notify_one_locked(&mut waiters, &mut wakers);
+        self.notify_locked(&mut waiters, &mut wakers, pick);
         drop(waiters);
         wakers.wake_all();
     }
@@ -189,14 +225,16 @@ impl Notify {
     }
 
     /// Step 1 with the lock held.
-    fn notify_one_locked(&self, waiters: &mut Waiters<'_>, wakers: &mut WakeList) {
+    fn notify_locked(&self, waiters: &mut Waiters<'_>, wakers: &mut WakeList, pick: Pick) {
         if self.try_store_permit() {
             return;
         }
         // WAITING: only lock holders change the word now.
-        let key = waiters
-            .pop_front()
-            .expect("`WAITING` is set only while waiters are queued");
+        let key = match pick {
+            Pick::Oldest => waiters.pop_front(),
+            Pick::Newest => waiters.pop_back(),
+        }
+        .expect("`WAITING` is set only while waiters are queued");
         self.picked.fetch_add(1, SeqCst);
         wakers.push(waiters.get_mut(key).waker.take());
         if waiters.is_empty() {
@@ -244,6 +282,23 @@ impl Notify {
         }
         drop(waiters);
         wakers.wake_all();
+    }
+
+    /// Waits until `done()` holds, a state change that is notified with
+    /// `notify_waiters` (a channel's other side going away). The
+    /// `Notified` future exists before each look, so a change between the
+    /// look and the wait is not missed. Returning is a ready operation: it
+    /// spends a unit of the cooperative budget, so a loop over an
+    /// already-true condition still yields.
+    pub(crate) async fn wait_until(&self, mut done: impl FnMut() -> bool) {
+        loop {
+            let notified = self.notified();
+            if done() {
+                crate::task::consume_budget().await;
+                return;
+            }
+            notified.await;
+        }
     }
 
     /// Takes the stored permit, if any, without the lock.
@@ -312,8 +367,9 @@ impl Notified<'_> {
             .is_some_and(|waiter| waiter.ticket == self.ticket)
     }
 
-    /// Step 2: `true` if notified at once; otherwise queued.
-    fn register_first(&mut self, waker: &Waker) -> bool {
+    /// Step 2: `true` if notified at once; otherwise queued (with no
+    /// waker for `enable`: the next poll registers one).
+    fn register_first(&mut self, waker: Option<&Waker>) -> bool {
         let notify = self.notify;
         if calls(notify.state.load(SeqCst)) != self.waiters_calls || notify.try_take_permit() {
             return true;
@@ -341,12 +397,48 @@ impl Notified<'_> {
             // Under the lock: `Relaxed` is enough to keep tickets unique.
             self.ticket = notify.tickets.fetch_add(1, Relaxed);
             let waiter = Waiter {
-                waker: Some(waker.clone()),
+                waker: waker.cloned(),
                 ticket: self.ticket,
             };
             self.key = Some(waiters.push_back(waiter));
             return false;
         }
+    }
+}
+
+impl Notified<'_> {
+    /// Starts waiting without polling: from now on the future counts as
+    /// waiting for [`notify_one`](Notify::notify_one) too (it always did
+    /// for [`notify_waiters`](Notify::notify_waiters)), so a notification
+    /// sent before its first poll is not missed. Returns `true` if it was
+    /// notified already (the next poll is ready).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::pin::pin;
+    /// let notify = rt::sync::Notify::new();
+    /// let mut notified = pin!(notify.notified());
+    /// assert!(!notified.as_mut().enable());
+    /// notify.notify_one(); // goes to the enabled future, not to a permit
+    /// assert!(notified.as_mut().enable());
+    /// futures::executor::block_on(notified);
+    /// ```
+    pub fn enable(self: Pin<&mut Self>) -> bool {
+        let this = self.get_mut();
+        if this.done {
+            return true;
+        }
+        let Some(key) = this.key else {
+            this.done = this.register_first(None);
+            return this.done;
+        };
+        if this.freed_by_notify_waiters() {
+            return true;
+        }
+        let waiters = this.notify.lock();
+        // Freed by `notify_waiters`, or picked by `notify_one`.
+        !this.owns_slot(&waiters, key) || !waiters.is_linked(key)
     }
 }
 
@@ -360,7 +452,7 @@ impl Future for Notified<'_> {
         let coop = ready!(poll_proceed(cx));
         match self.key {
             None => {
-                if !self.register_first(cx.waker()) {
+                if !self.register_first(Some(cx.waker())) {
                     return Poll::Pending;
                 }
             }
@@ -369,12 +461,16 @@ impl Future for Notified<'_> {
                     let mut waiters = self.notify.lock();
                     if self.owns_slot(&waiters, key) {
                         if waiters.is_linked(key) {
-                            register(&mut waiters.get_mut(key).waker, cx.waker());
+                            let replaced = register(&mut waiters.get_mut(key).waker, cx.waker());
+                            drop(waiters);
+                            drop(replaced);
                             return Poll::Pending;
                         }
-                        // Picked by `notify_one`.
-                        waiters.remove(key);
+                        // Picked by `notify_one` (which took its waker).
+                        let picked = waiters.remove(key);
                         self.notify.picked.fetch_sub(1, SeqCst);
+                        drop(waiters);
+                        drop(picked);
                     }
                 }
                 self.key = None;
@@ -398,7 +494,8 @@ impl Drop for Notified<'_> {
             return;
         }
         let linked = waiters.is_linked(key);
-        waiters.remove(key);
+        // Dropped with its waker once the lock is released.
+        let removed = waiters.remove(key);
         let mut wakers = WakeList::new();
         if linked {
             if waiters.is_empty() {
@@ -410,9 +507,10 @@ impl Drop for Notified<'_> {
             // Picked by `notify_one` (step 4): pass the unobserved
             // notification on.
             notify.picked.fetch_sub(1, SeqCst);
-            notify.notify_one_locked(&mut waiters, &mut wakers);
+            notify.notify_locked(&mut waiters, &mut wakers, Pick::Oldest);
         }
         drop(waiters);
+        drop(removed);
         wakers.wake_all();
     }
 }
@@ -639,6 +737,70 @@ mod loom_notify {
                     .poll(&mut Context::from_waker(&waker))
                     .is_pending()
             );
+        });
+    }
+
+    /// A `Notify`, and a waker whose drop notifies it (for the waker
+    /// rule: a primitive that drops it under its lock deadlocks, which
+    /// loom reports).
+    fn notify_and_notifying_waker() -> (Arc<Notify>, std::task::Waker) {
+        use crate::sync::wait_list::loom_wakers::waker_with_drop_hook;
+        let notify = Arc::new(Notify::new());
+        let hooked = {
+            let notify = notify.clone();
+            waker_with_drop_hook(move || notify.notify_one())
+        };
+        (notify, hooked)
+    }
+
+    /// Exactly one permit is stored.
+    fn assert_one_permit(notify: &Notify) {
+        let waker = futures::task::noop_waker();
+        let mut cx = Context::from_waker(&waker);
+        let mut first = Box::pin(notify.notified());
+        assert!(first.as_mut().poll(&mut cx).is_ready());
+        let mut second = Box::pin(notify.notified());
+        assert!(second.as_mut().poll(&mut cx).is_pending());
+    }
+
+    /// The waker rule: a waiter re-polled with a new waker while another
+    /// thread notifies; the replaced waker's drop notifies too. The waiter
+    /// completes and the other notification is the stored permit.
+    #[test]
+    fn replaced_waker_dropped_outside_the_lock() {
+        loom::model(|| {
+            let (notify, hooked) = notify_and_notifying_waker();
+            let notifier = {
+                let notify = notify.clone();
+                thread::spawn(move || notify.notify_one())
+            };
+            let mut waiter = Box::pin(notify.notified());
+            let _ = waiter.as_mut().poll(&mut Context::from_waker(&hooked));
+            drop(hooked);
+            loom::future::block_on(waiter);
+            notifier.join().unwrap();
+            assert_one_permit(&notify);
+        });
+    }
+
+    /// The waker rule on the drop path: a queued waiter dropped while
+    /// another thread notifies; its waker's drop notifies too. Exactly
+    /// one permit is left, whichever came first.
+    #[test]
+    fn dropped_waiter_drops_its_waker_outside_the_lock() {
+        loom::model(|| {
+            let (notify, hooked) = notify_and_notifying_waker();
+            let mut waiter = Box::pin(notify.notified());
+            let first = waiter.as_mut().poll(&mut Context::from_waker(&hooked));
+            assert!(first.is_pending());
+            drop(hooked);
+            let notifier = {
+                let notify = notify.clone();
+                thread::spawn(move || notify.notify_one())
+            };
+            drop(waiter);
+            notifier.join().unwrap();
+            assert_one_permit(&notify);
         });
     }
 }

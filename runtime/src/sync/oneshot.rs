@@ -44,7 +44,10 @@ pub fn channel<T>() -> (Sender<T>, Receiver<T>) {
         Sender {
             inner: inner.clone(),
         },
-        Receiver { inner },
+        Receiver {
+            inner,
+            terminated: false,
+        },
     )
 }
 
@@ -86,6 +89,23 @@ pub struct Sender<T> {
 /// ```
 pub struct Receiver<T> {
     inner: Arc<Mutex<State<T>>>,
+    /// It returned the value, or the error that no value will come.
+    terminated: bool,
+}
+
+/// The errors, under the module path tokio gives them
+/// (`oneshot::error::RecvError`); the same types as `oneshot::RecvError`
+/// and `oneshot::TryRecvError`.
+///
+/// # Examples
+///
+/// ```
+/// use rt::sync::oneshot::{self, error::TryRecvError};
+/// let (_tx, mut rx) = oneshot::channel::<u8>();
+/// assert_eq!(rx.try_recv(), Err(TryRecvError::Empty));
+/// ```
+pub mod error {
+    pub use super::{RecvError, TryRecvError};
 }
 
 /// The error of awaiting a [`Receiver`]: the sender dropped without sending.
@@ -160,7 +180,10 @@ impl<T> Sender<T> {
         state.value = Some(value);
         state.sender_alive = false;
         let waker = state.rx_waker.take();
+        // This sender is gone: nothing will poll its `closed` again.
+        let own = state.tx_waker.take();
         drop(state);
+        drop(own);
         if let Some(waker) = waker {
             waker.wake();
         }
@@ -202,7 +225,9 @@ impl<T> Sender<T> {
             coop.made_progress();
             return Poll::Ready(());
         }
-        register(&mut state.tx_waker, cx.waker());
+        let replaced = register(&mut state.tx_waker, cx.waker());
+        drop(state);
+        drop(replaced);
         Poll::Pending
     }
 
@@ -229,7 +254,10 @@ impl<T> Drop for Sender<T> {
         }
         state.sender_alive = false;
         let waker = state.rx_waker.take();
+        // Its own waker (from `closed`) goes now, not with the receiver.
+        let own = state.tx_waker.take();
         drop(state);
+        drop(own);
         if let Some(waker) = waker {
             waker.wake();
         }
@@ -298,29 +326,69 @@ impl<T> Receiver<T> {
     /// ```
     pub fn try_recv(&mut self) -> Result<T, TryRecvError> {
         let mut state = lock(&self.inner);
-        match state.value.take() {
+        let result = match state.value.take() {
             Some(value) => Ok(value),
             None if state.sender_alive && !state.receiver_closed => Err(TryRecvError::Empty),
             None => Err(TryRecvError::Closed),
-        }
+        };
+        drop(state);
+        self.terminated = !matches!(result, Err(TryRecvError::Empty));
+        result
+    }
+
+    /// `true` if no value waits in the channel: none was sent yet, the
+    /// sender is gone without one, or it was received already.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let (tx, mut rx) = rt::sync::oneshot::channel();
+    /// assert!(rx.is_empty());
+    /// tx.send(1).unwrap();
+    /// assert!(!rx.is_empty());
+    /// assert_eq!(rx.try_recv(), Ok(1));
+    /// assert!(rx.is_empty());
+    /// ```
+    pub fn is_empty(&self) -> bool {
+        lock(&self.inner).value.is_none()
+    }
+
+    /// `true` once this receiver has returned its result: the value, or
+    /// the error that none will come (awaited, or through `try_recv`).
+    /// Awaiting it again then returns an error.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let (tx, mut rx) = rt::sync::oneshot::channel();
+    /// tx.send(1).unwrap();
+    /// assert!(!rx.is_terminated(), "sent, not yet received");
+    /// assert_eq!(futures::executor::block_on(&mut rx), Ok(1));
+    /// assert!(rx.is_terminated());
+    /// ```
+    pub fn is_terminated(&self) -> bool {
+        self.terminated
     }
 }
 
 impl<T> Future for Receiver<T> {
     type Output = Result<T, RecvError>;
 
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let coop = ready!(poll_proceed(cx));
         let mut state = lock(&self.inner);
         let result = match state.value.take() {
             Some(value) => Ok(value),
             None if state.sender_alive && !state.receiver_closed => {
-                register(&mut state.rx_waker, cx.waker());
+                let replaced = register(&mut state.rx_waker, cx.waker());
+                drop(state);
+                drop(replaced);
                 return Poll::Pending;
             }
             None => Err(RecvError(())),
         };
         drop(state);
+        self.terminated = true;
         coop.made_progress();
         Poll::Ready(result)
     }
@@ -332,7 +400,10 @@ impl<T> Drop for Receiver<T> {
         state.receiver_closed = true;
         let value = state.value.take();
         let waker = state.tx_waker.take();
+        // Its own waker goes now, not with the sender.
+        let own = state.rx_waker.take();
         drop(state);
+        drop(own);
         drop(value);
         if let Some(waker) = waker {
             waker.wake();

@@ -1,5 +1,6 @@
 //! `RwLock`: an async reader-writer lock, fair and writer-preferring, built
-//! on a [`Semaphore`] with `MAX_READS` permits.
+//! on a [`Semaphore`] with `max_reads` permits (`MAX_READS` unless set
+//! with [`RwLock::with_max_readers`]).
 //!
 //! A reader takes one permit, a writer takes all of them. Since the
 //! semaphore serves waiters strictly in FIFO order and a new acquire never
@@ -10,8 +11,8 @@
 //!
 //! Downgrading a write guard ([`RwLockWriteGuard::downgrade`]):
 //! 1. The write guard is consumed without releasing anything; one of its
-//!    `MAX_READS` permits becomes the new read guard's.
-//! 2. The other `MAX_READS - 1` go back to the semaphore, which grants the
+//!    `max_reads` permits becomes the new read guard's.
+//! 2. The other `max_reads - 1` go back to the semaphore, which grants the
 //!    waiters at the front of the queue while they fit: queued readers
 //!    enter; a queued writer needs every permit, so it waits (and, FIFO,
 //!    so does everyone behind it) until the downgraded reader leaves too.
@@ -64,6 +65,8 @@ const MAX_READS: usize = (u32::MAX >> 3) as usize;
 /// ```
 pub struct RwLock<T: ?Sized> {
     semaphore: Semaphore,
+    /// Readers that may hold the lock at once: the permits a writer takes.
+    max_reads: usize,
     data: UnsafeCell<T>,
 }
 
@@ -85,6 +88,54 @@ impl<T> RwLock<T> {
     pub fn new(value: T) -> RwLock<T> {
         RwLock {
             semaphore: Semaphore::new(MAX_READS),
+            max_reads: MAX_READS,
+            data: UnsafeCell::new(value),
+        }
+    }
+
+    /// An unlocked lock holding `value` that lets at most `max_reads`
+    /// readers in at once (a further reader waits as for a writer).
+    ///
+    /// # Panics
+    ///
+    /// Panics if `max_reads` is 0 or more than `u32::MAX >> 3`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let lock = rt::sync::RwLock::with_max_readers(0, 2);
+    /// let (_a, _b) = (lock.try_read().unwrap(), lock.try_read().unwrap());
+    /// assert!(lock.try_read().is_err());
+    /// ```
+    #[track_caller]
+    pub fn with_max_readers(value: T, max_reads: u32) -> RwLock<T> {
+        let max_reads = max_reads as usize;
+        assert!(
+            (1..=MAX_READS).contains(&max_reads),
+            "`RwLock::with_max_readers` needs `max_reads` from 1 to {MAX_READS}"
+        );
+        RwLock {
+            semaphore: Semaphore::new(max_reads),
+            max_reads,
+            data: UnsafeCell::new(value),
+        }
+    }
+
+    /// [`new`](RwLock::new) in a `const` context, for a `static`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rt::sync::RwLock;
+    ///
+    /// static CONFIG: RwLock<&str> = RwLock::const_new("default");
+    /// assert_eq!(*CONFIG.blocking_read(), "default");
+    /// ```
+    #[cfg(not(loom))]
+    pub const fn const_new(value: T) -> RwLock<T> {
+        RwLock {
+            semaphore: Semaphore::const_new(MAX_READS),
+            max_reads: MAX_READS,
             data: UnsafeCell::new(value),
         }
     }
@@ -125,7 +176,7 @@ impl<T: ?Sized> RwLock<T> {
     /// assert_eq!(lock.into_inner(), 6);
     /// ```
     pub async fn write(&self) -> RwLockWriteGuard<'_, T> {
-        self.acquire(MAX_READS).await;
+        self.acquire(self.max_reads).await;
         RwLockWriteGuard { lock: self }
     }
 
@@ -199,7 +250,7 @@ impl<T: ?Sized> RwLock<T> {
     /// assert_eq!(lock.into_inner(), 1);
     /// ```
     pub fn try_write(&self) -> Result<RwLockWriteGuard<'_, T>, TryLockError> {
-        self.try_acquire(MAX_READS)?;
+        self.try_acquire(self.max_reads)?;
         Ok(RwLockWriteGuard { lock: self })
     }
 
@@ -245,7 +296,7 @@ impl<T: ?Sized> RwLock<T> {
     /// });
     /// ```
     pub async fn write_owned(self: Arc<Self>) -> OwnedRwLockWriteGuard<T> {
-        self.acquire(MAX_READS).await;
+        self.acquire(self.max_reads).await;
         OwnedRwLockWriteGuard { lock: self }
     }
 
@@ -290,7 +341,7 @@ impl<T: ?Sized> RwLock<T> {
     /// assert_eq!(*lock.try_read().unwrap(), 1);
     /// ```
     pub fn try_write_owned(self: Arc<Self>) -> Result<OwnedRwLockWriteGuard<T>, TryLockError> {
-        self.try_acquire(MAX_READS)?;
+        self.try_acquire(self.max_reads)?;
         Ok(OwnedRwLockWriteGuard { lock: self })
     }
 
@@ -307,7 +358,7 @@ impl<T: ?Sized> RwLock<T> {
         self.data.get_mut()
     }
 
-    /// Waits for `permits` permits: one to read, `MAX_READS` to write.
+    /// Waits for `permits` permits: one to read, `max_reads` to write.
     async fn acquire(&self, permits: usize) {
         Acquire::new(&self.semaphore, permits)
             .await
@@ -324,7 +375,7 @@ impl<T: ?Sized> RwLock<T> {
     /// Step 2 of a downgrade: a writer keeps one of its permits for the
     /// read guard it became and returns the rest.
     fn release_all_reads_but_one(&self) {
-        self.semaphore.release(MAX_READS - 1);
+        self.semaphore.release(self.max_reads - 1);
     }
 }
 
@@ -468,12 +519,13 @@ impl<'a, T: ?Sized> RwLockWriteGuard<'a, T> {
         mut this: Self,
         f: impl FnOnce(&mut T) -> &mut U,
     ) -> MappedRwLockWriteGuard<'a, U> {
-        let semaphore = &this.lock.semaphore;
+        let (semaphore, permits) = (&this.lock.semaphore, this.lock.max_reads);
         let data: *mut U = f(&mut *this);
         // The permits move into the mapped guard.
         std::mem::forget(this);
         MappedRwLockWriteGuard {
             semaphore,
+            permits,
             data,
             _borrow: PhantomData,
         }
@@ -498,12 +550,74 @@ impl<'a, T: ?Sized> RwLockWriteGuard<'a, T> {
     /// assert!(lock.try_write().is_ok());
     /// ```
     pub fn downgrade(this: Self) -> RwLockReadGuard<'a, T> {
+        let data = this.lock.data.get();
+        RwLockWriteGuard::downgrade_to(this, data)
+    }
+
+    /// [`downgrade`](RwLockWriteGuard::downgrade), narrowed to a part of
+    /// the value (as [`RwLockReadGuard::map`] narrows a read guard).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rt::sync::{RwLock, RwLockWriteGuard};
+    /// let lock = RwLock::new((1, String::from("rt")));
+    /// let mut writer = lock.try_write().unwrap();
+    /// writer.0 += 1;
+    /// let name = RwLockWriteGuard::downgrade_map(writer, |pair| &pair.1);
+    /// assert_eq!(*name, "rt");
+    /// assert_eq!(lock.try_read().unwrap().0, 2);
+    /// assert!(lock.try_write().is_err());
+    /// ```
+    pub fn downgrade_map<U: ?Sized>(
+        this: Self,
+        f: impl FnOnce(&T) -> &U,
+    ) -> RwLockReadGuard<'a, U> {
+        let data: *const U = f(&*this);
+        RwLockWriteGuard::downgrade_to(this, data)
+    }
+
+    /// [`downgrade_map`](RwLockWriteGuard::downgrade_map) where `f` may
+    /// find nothing to narrow to: then the write guard is handed back,
+    /// still holding the write lock.
+    ///
+    /// # Errors
+    ///
+    /// The write guard, when `f` returns `None`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rt::sync::{RwLock, RwLockWriteGuard};
+    /// let lock = RwLock::new(vec![1, 2]);
+    /// let writer = lock.try_write().unwrap();
+    /// let writer = RwLockWriteGuard::try_downgrade_map(writer, |v| v.get(5)).unwrap_err();
+    /// let second = RwLockWriteGuard::try_downgrade_map(writer, |v| v.get(1)).unwrap();
+    /// assert_eq!(*second, 2);
+    /// ```
+    pub fn try_downgrade_map<U: ?Sized>(
+        this: Self,
+        f: impl FnOnce(&T) -> Option<&U>,
+    ) -> Result<RwLockReadGuard<'a, U>, Self> {
+        let Some(data) = f(&*this).map(|part| part as *const U) else {
+            return Err(this);
+        };
+        Ok(RwLockWriteGuard::downgrade_to(this, data))
+    }
+
+    /// The downgrade's steps, with the read guard reading `data`, which
+    /// points into the value `this` locks.
+    fn downgrade_to<U: ?Sized>(this: Self, data: *const U) -> RwLockReadGuard<'a, U> {
         let lock = this.lock;
         // Step 1: one of the writer's permits becomes the reader's. The
         // guard exists before step 2 wakes anyone, so a panicking waker
         // still releases it.
         std::mem::forget(this);
-        let reader = RwLockReadGuard::new(lock);
+        let reader = RwLockReadGuard {
+            semaphore: &lock.semaphore,
+            data,
+            _borrow: PhantomData,
+        };
         lock.release_all_reads_but_one();
         reader
     }
@@ -526,7 +640,7 @@ impl<T: ?Sized> DerefMut for RwLockWriteGuard<'_, T> {
 
 impl<T: ?Sized> Drop for RwLockWriteGuard<'_, T> {
     fn drop(&mut self) {
-        self.lock.semaphore.release(MAX_READS);
+        self.lock.semaphore.release(self.lock.max_reads);
     }
 }
 
@@ -556,6 +670,8 @@ impl<T: ?Sized + fmt::Debug> fmt::Debug for RwLockWriteGuard<'_, T> {
 #[must_use = "the lock is released as soon as the guard is dropped"]
 pub struct MappedRwLockWriteGuard<'a, T: ?Sized> {
     semaphore: &'a Semaphore,
+    /// All of the lock's permits (its `max_reads`).
+    permits: usize,
     /// Points into the locked value; valid while the permits are held.
     data: *mut T,
     _borrow: PhantomData<&'a mut T>,
@@ -585,7 +701,7 @@ impl<T: ?Sized> DerefMut for MappedRwLockWriteGuard<'_, T> {
 
 impl<T: ?Sized> Drop for MappedRwLockWriteGuard<'_, T> {
     fn drop(&mut self) {
-        self.semaphore.release(MAX_READS);
+        self.semaphore.release(self.permits);
     }
 }
 
@@ -735,7 +851,7 @@ impl<T: ?Sized> DerefMut for OwnedRwLockWriteGuard<T> {
 
 impl<T: ?Sized> Drop for OwnedRwLockWriteGuard<T> {
     fn drop(&mut self) {
-        self.lock.semaphore.release(MAX_READS);
+        self.lock.semaphore.release(self.lock.max_reads);
     }
 }
 

@@ -24,17 +24,30 @@
 //!    step 2 runs again, so the next waiter gets the permits and no wake-up
 //!    is lost.
 //! 5. `close` sets `CLOSED` and wakes every queued waiter; they return
-//!    [`AcquireError`]. Already granted waiters keep their permits.
+//!    [`AcquireError`]. A waiter granted its permits whose future has not
+//!    returned them yet fails too (every acquire that completes after the
+//!    close does), and its permits go back to the pool. Permits already
+//!    handed out stay valid.
+//! 6. Fairness under the cooperative budget: an acquire polled by a task
+//!    whose budget is spent returns `Pending` (the task runs again soon),
+//!    but if it would have to wait anyway (others are queued, or too few
+//!    permits are free) it first queues its waiter, and step 2 grants the
+//!    front of the queue (permits freed meanwhile included). So a later
+//!    acquire by a task with budget left cannot overtake it. With the
+//!    permits free it does not queue: a lock handed to a task that is not
+//!    running would stall every other locker until it runs (measured:
+//!    3x slower on the contended-mutex bench).
 
 use crate::loom::sync::atomic::{AtomicUsize, Ordering::SeqCst};
 use crate::loom::sync::{Mutex, MutexGuard};
+use crate::sync::semaphore_permit::{OwnedSemaphorePermit, SemaphorePermit};
 use crate::sync::wait_list::{WaitList, WakeList, register};
 use crate::task::poll_proceed;
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::task::{Context, Poll, Waker, ready};
+use std::task::{Context, Poll, Waker};
 
 /// A counting semaphore with fair, first-in first-out waiters.
 ///
@@ -159,6 +172,35 @@ impl Semaphore {
         }
     }
 
+    /// [`new`](Semaphore::new) in a `const` context, for a `static`.
+    ///
+    /// # Panics
+    ///
+    /// Panics (at compile time in a `static`) if `permits` exceeds
+    /// [`Semaphore::MAX_PERMITS`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rt::sync::Semaphore;
+    ///
+    /// static CONNECTIONS: Semaphore = Semaphore::const_new(10);
+    /// let permit = CONNECTIONS.try_acquire().unwrap();
+    /// assert_eq!(CONNECTIONS.available_permits(), 9);
+    /// # drop(permit);
+    /// ```
+    #[cfg(not(loom))]
+    pub const fn const_new(permits: usize) -> Semaphore {
+        assert!(
+            permits <= Semaphore::MAX_PERMITS,
+            "a semaphore holds at most `Semaphore::MAX_PERMITS` permits"
+        );
+        Semaphore {
+            word: AtomicUsize::new(permits << SHIFT),
+            waiters: Mutex::new(WaitList::new()),
+        }
+    }
+
     fn lock(&self) -> Waiters<'_> {
         // Nothing panics while holding the lock, but stay usable if a
         // waker's clone did.
@@ -176,6 +218,36 @@ impl Semaphore {
     /// ```
     pub fn available_permits(&self) -> usize {
         permits(self.word.load(SeqCst))
+    }
+
+    /// Takes up to `n` free permits out of the semaphore for good (as
+    /// forgetting permits would, without acquiring them first); returns
+    /// how many it took. Permits held elsewhere are not affected.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let semaphore = rt::sync::Semaphore::new(3);
+    /// let held = semaphore.try_acquire().unwrap();
+    /// assert_eq!(semaphore.forget_permits(5), 2);
+    /// drop(held);
+    /// assert_eq!(semaphore.available_permits(), 1);
+    /// ```
+    pub fn forget_permits(&self, n: usize) -> usize {
+        let mut word = self.word.load(SeqCst);
+        loop {
+            let taken = n.min(permits(word));
+            if taken == 0 {
+                return 0;
+            }
+            match self
+                .word
+                .compare_exchange(word, word - (taken << SHIFT), SeqCst, SeqCst)
+            {
+                Ok(_) => return taken,
+                Err(actual) => word = actual,
+            }
+        }
     }
 
     /// Adds `n` permits, waking queued waiters they satisfy.
@@ -315,10 +387,58 @@ impl Semaphore {
     /// ```
     pub async fn acquire_many(&self, n: u32) -> Result<SemaphorePermit<'_>, AcquireError> {
         Acquire::new(self, n as usize).await?;
-        Ok(SemaphorePermit {
-            semaphore: self,
-            permits: n,
-        })
+        Ok(SemaphorePermit::new(self, n))
+    }
+
+    /// [`acquire`](Semaphore::acquire) for synchronous code: blocks the
+    /// thread until a permit is granted, queued fairly with the tasks
+    /// waiting for one.
+    ///
+    /// # Errors
+    ///
+    /// Fails if the semaphore is closed before the permit is granted.
+    ///
+    /// # Panics
+    ///
+    /// Panics on a thread that runs tasks (use `acquire().await` there).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// let semaphore = Arc::new(rt::sync::Semaphore::new(0));
+    /// let shared = semaphore.clone();
+    /// let waiter = std::thread::spawn(move || shared.blocking_acquire().map(|p| p.forget()));
+    /// semaphore.add_permits(1);
+    /// assert!(waiter.join().unwrap().is_ok());
+    /// ```
+    #[track_caller]
+    pub fn blocking_acquire(&self) -> Result<SemaphorePermit<'_>, AcquireError> {
+        crate::sync::blocking::block_on("Semaphore::blocking_acquire", self.acquire())
+    }
+
+    /// [`acquire_many`](Semaphore::acquire_many) for synchronous code:
+    /// blocks the thread until the `n` permits are granted.
+    ///
+    /// # Errors
+    ///
+    /// Fails if the semaphore is closed before the permits are granted.
+    ///
+    /// # Panics
+    ///
+    /// Panics on a thread that runs tasks (use `acquire_many(n).await`
+    /// there).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let semaphore = rt::sync::Semaphore::new(3);
+    /// let permit = semaphore.blocking_acquire_many(3).unwrap();
+    /// assert_eq!(permit.num_permits(), 3);
+    /// ```
+    #[track_caller]
+    pub fn blocking_acquire_many(&self, n: u32) -> Result<SemaphorePermit<'_>, AcquireError> {
+        crate::sync::blocking::block_on("Semaphore::blocking_acquire_many", self.acquire_many(n))
     }
 
     /// Takes one permit if one is free and no one is queued.
@@ -355,10 +475,7 @@ impl Semaphore {
     /// ```
     pub fn try_acquire_many(&self, n: u32) -> Result<SemaphorePermit<'_>, TryAcquireError> {
         self.try_take(n as usize)?;
-        Ok(SemaphorePermit {
-            semaphore: self,
-            permits: n,
-        })
+        Ok(SemaphorePermit::new(self, n))
     }
 
     /// Step 1 without the lock.
@@ -418,6 +535,33 @@ impl Semaphore {
         }
     }
 
+    /// `true` if an acquire of `needed` permits would queue now (others
+    /// are queued, or too few permits are free).
+    fn would_wait(&self, needed: usize) -> bool {
+        let word = self.word.load(SeqCst);
+        word & CLOSED == 0 && (word & QUEUED != 0 || permits(word) < needed)
+    }
+
+    /// Step 6: queues a waiter for `needed` permits, even if they are free
+    /// now, and grants the front of the queue what the pool covers (so
+    /// this waiter too, if it is the front). `None` if closed.
+    fn queue(&self, needed: usize, waker: &Waker) -> Option<usize> {
+        let mut waiters = self.lock();
+        if self.is_closed() {
+            return None;
+        }
+        self.word.fetch_or(QUEUED, SeqCst);
+        let key = waiters.push_back(Waiter {
+            needed,
+            waker: Some(waker.clone()),
+        });
+        let mut wakers = WakeList::new();
+        self.grant(&mut waiters, &mut wakers);
+        drop(waiters);
+        wakers.wake_all();
+        Some(key)
+    }
+
     /// Waits for one permit, owned through the `Arc`.
     ///
     /// # Errors
@@ -456,10 +600,7 @@ impl Semaphore {
         n: u32,
     ) -> Result<OwnedSemaphorePermit, AcquireError> {
         Acquire::new(&self, n as usize).await?;
-        Ok(OwnedSemaphorePermit {
-            semaphore: self,
-            permits: n,
-        })
+        Ok(OwnedSemaphorePermit::new(self, n))
     }
 
     /// Takes one permit now, owned through the `Arc`.
@@ -501,10 +642,7 @@ impl Semaphore {
         n: u32,
     ) -> Result<OwnedSemaphorePermit, TryAcquireError> {
         self.try_take(n as usize)?;
-        Ok(OwnedSemaphorePermit {
-            semaphore: self,
-            permits: n,
-        })
+        Ok(OwnedSemaphorePermit::new(self, n))
     }
 }
 
@@ -546,7 +684,15 @@ impl Future for Acquire<'_> {
     type Output = Result<(), AcquireError>;
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        let coop = ready!(poll_proceed(cx));
+        let Poll::Ready(coop) = poll_proceed(cx) else {
+            // Out of budget (the task is woken to run again): if it would
+            // have to wait, take a place in line now, so a later acquire
+            // cannot get ahead (step 6).
+            if self.key.is_none() && self.semaphore.would_wait(self.needed) {
+                self.key = self.semaphore.queue(self.needed, cx.waker());
+            }
+            return Poll::Pending;
+        };
         let semaphore = self.semaphore;
         let result = match self.key {
             None => match semaphore.try_take(self.needed) {
@@ -566,13 +712,19 @@ impl Future for Acquire<'_> {
             Some(key) => {
                 let mut waiters = semaphore.lock();
                 if waiters.is_linked(key) {
-                    register(&mut waiters.get_mut(key).waker, cx.waker());
+                    let replaced = register(&mut waiters.get_mut(key).waker, cx.waker());
+                    drop(waiters);
+                    drop(replaced);
                     return Poll::Pending;
                 }
                 let waiter = waiters.remove(key);
                 drop(waiters);
                 self.key = None;
                 if waiter.needed == CLOSED_OUT {
+                    Err(AcquireError(()))
+                } else if semaphore.is_closed() {
+                    // Step 5: granted, then closed before this returned.
+                    semaphore.release(waiter.needed);
                     Err(AcquireError(()))
                 } else {
                     Ok(())
@@ -601,140 +753,6 @@ impl Drop for Acquire<'_> {
         semaphore.grant(&mut waiters, &mut wakers);
         drop(waiters);
         wakers.wake_all();
-    }
-}
-
-/// Permits borrowed from a [`Semaphore`]; dropping it releases them.
-///
-/// # Examples
-///
-/// ```
-/// let semaphore = rt::sync::Semaphore::new(1);
-/// let permit = semaphore.try_acquire().unwrap();
-/// drop(permit);
-/// assert_eq!(semaphore.available_permits(), 1);
-/// ```
-#[must_use = "the permits are released as soon as the permit is dropped"]
-pub struct SemaphorePermit<'a> {
-    semaphore: &'a Semaphore,
-    permits: u32,
-}
-
-impl SemaphorePermit<'_> {
-    /// Keeps the permits out of the semaphore for good.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// let semaphore = rt::sync::Semaphore::new(1);
-    /// semaphore.try_acquire().unwrap().forget();
-    /// assert_eq!(semaphore.available_permits(), 0);
-    /// ```
-    pub fn forget(mut self) {
-        self.permits = 0;
-    }
-
-    /// How many permits this holds.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// let semaphore = rt::sync::Semaphore::new(3);
-    /// assert_eq!(semaphore.try_acquire_many(2).unwrap().num_permits(), 2);
-    /// ```
-    pub fn num_permits(&self) -> usize {
-        self.permits as usize
-    }
-}
-
-impl Drop for SemaphorePermit<'_> {
-    fn drop(&mut self) {
-        if self.permits > 0 {
-            self.semaphore.release(self.permits as usize);
-        }
-    }
-}
-
-impl fmt::Debug for SemaphorePermit<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("SemaphorePermit")
-            .field("permits", &self.permits)
-            .finish()
-    }
-}
-
-/// Permits owned through an `Arc<Semaphore>`; dropping it releases them.
-///
-/// # Examples
-///
-/// ```
-/// use std::sync::Arc;
-/// let semaphore = Arc::new(rt::sync::Semaphore::new(1));
-/// let permit = semaphore.clone().try_acquire_owned().unwrap();
-/// assert!(Arc::ptr_eq(permit.semaphore(), &semaphore));
-/// ```
-#[must_use = "the permits are released as soon as the permit is dropped"]
-pub struct OwnedSemaphorePermit {
-    semaphore: Arc<Semaphore>,
-    permits: u32,
-}
-
-impl OwnedSemaphorePermit {
-    /// Keeps the permits out of the semaphore for good.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use std::sync::Arc;
-    /// let semaphore = Arc::new(rt::sync::Semaphore::new(1));
-    /// semaphore.clone().try_acquire_owned().unwrap().forget();
-    /// assert_eq!(semaphore.available_permits(), 0);
-    /// ```
-    pub fn forget(mut self) {
-        self.permits = 0;
-    }
-
-    /// How many permits this holds.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use std::sync::Arc;
-    /// let semaphore = Arc::new(rt::sync::Semaphore::new(2));
-    /// assert_eq!(semaphore.try_acquire_many_owned(2).unwrap().num_permits(), 2);
-    /// ```
-    pub fn num_permits(&self) -> usize {
-        self.permits as usize
-    }
-
-    /// The semaphore the permits came from.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use std::sync::Arc;
-    /// let semaphore = Arc::new(rt::sync::Semaphore::new(1));
-    /// let permit = semaphore.clone().try_acquire_owned().unwrap();
-    /// assert_eq!(permit.semaphore().available_permits(), 0);
-    /// ```
-    pub fn semaphore(&self) -> &Arc<Semaphore> {
-        &self.semaphore
-    }
-}
-
-impl Drop for OwnedSemaphorePermit {
-    fn drop(&mut self) {
-        if self.permits > 0 {
-            self.semaphore.release(self.permits as usize);
-        }
-    }
-}
-
-impl fmt::Debug for OwnedSemaphorePermit {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("OwnedSemaphorePermit")
-            .field("permits", &self.permits)
-            .finish()
     }
 }
 
@@ -827,6 +845,65 @@ mod loom_semaphore {
             let _granted = waiter.join().unwrap();
             closer.join().unwrap();
             assert_eq!(semaphore.available_permits(), 1);
+        });
+    }
+
+    /// An empty semaphore, a waker whose drop adds a permit to it (for
+    /// the waker rule: a semaphore that drops it under its lock
+    /// deadlocks, which loom reports), and a thread adding another.
+    fn semaphore_waker_and_releaser() -> (Arc<Semaphore>, std::task::Waker, thread::JoinHandle<()>)
+    {
+        use crate::sync::wait_list::loom_wakers::waker_with_drop_hook;
+        let semaphore = Arc::new(Semaphore::new(0));
+        let hooked = {
+            let semaphore = semaphore.clone();
+            waker_with_drop_hook(move || semaphore.add_permits(1))
+        };
+        let releaser = {
+            let semaphore = semaphore.clone();
+            thread::spawn(move || semaphore.add_permits(1))
+        };
+        (semaphore, hooked, releaser)
+    }
+
+    /// The waker rule: a queued acquire re-polled with a new waker while
+    /// another thread releases a permit; the replaced waker's drop adds
+    /// one too. The acquire is granted and no permit is lost.
+    #[test]
+    fn replaced_waker_dropped_outside_the_lock() {
+        loom::model(|| {
+            let (semaphore, hooked, releaser) = semaphore_waker_and_releaser();
+            let mut acquire = Box::pin(semaphore.acquire());
+            let first = acquire.as_mut().poll(&mut Context::from_waker(&hooked));
+            drop(hooked);
+            let permit = match first {
+                Poll::Ready(permit) => permit,
+                Poll::Pending => loom::future::block_on(acquire),
+            }
+            .unwrap();
+            releaser.join().unwrap();
+            drop(permit);
+            assert_eq!(semaphore.available_permits(), 2);
+        });
+    }
+
+    /// The waker rule on the drop path: a queued acquire dropped while
+    /// another thread releases a permit; its waker's drop adds one too.
+    /// Both permits end up in the pool.
+    #[test]
+    fn dropped_acquire_drops_its_waker_outside_the_lock() {
+        loom::model(|| {
+            let (semaphore, hooked, releaser) = semaphore_waker_and_releaser();
+            let mut acquire = Box::pin(semaphore.acquire());
+            let first = acquire.as_mut().poll(&mut Context::from_waker(&hooked));
+            drop(hooked);
+            // Granted at once if the other thread's permit came first.
+            if let Poll::Ready(permit) = first {
+                drop(permit.unwrap());
+            }
+            drop(acquire);
+            releaser.join().unwrap();
+            assert_eq!(semaphore.available_permits(), 2);
         });
     }
 }

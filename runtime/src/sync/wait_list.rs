@@ -104,6 +104,13 @@ impl<T> WaitList<T> {
         Some(key)
     }
 
+    /// Unlinks the newest waiter and returns its key.
+    pub(crate) fn pop_back(&mut self) -> Option<usize> {
+        let key = (self.tail != NIL).then_some(self.tail)?;
+        self.unlink(key);
+        Some(key)
+    }
+
     /// `true` while `key` is in the order (not yet granted).
     pub(crate) fn is_linked(&self, key: usize) -> bool {
         self.nodes[key].linked
@@ -178,11 +185,20 @@ impl WakeList {
     }
 }
 
-/// Stores `waker` in `slot` unless the stored one already wakes the same task.
-pub(crate) fn register(slot: &mut Option<std::task::Waker>, waker: &std::task::Waker) {
+/// Stores `waker` in `slot` unless the stored one already wakes the same
+/// task, and returns the waker it replaced.
+///
+/// The caller drops the replaced waker only once its lock is released: a
+/// waker's destructor may run user code (the last reference to a task
+/// drops its future), and that code may use the same primitive.
+#[must_use = "drop the replaced waker after releasing the lock, not under it"]
+pub(crate) fn register(
+    slot: &mut Option<std::task::Waker>,
+    waker: &std::task::Waker,
+) -> Option<std::task::Waker> {
     match slot {
-        Some(old) if old.will_wake(waker) => {}
-        _ => *slot = Some(waker.clone()),
+        Some(old) if old.will_wake(waker) => None,
+        _ => slot.replace(waker.clone()),
     }
 }
 
@@ -227,9 +243,42 @@ mod tests {
         assert!(!list.is_linked(a));
         assert_eq!(list.remove(a), 'a');
         let d = list.push_back('d');
+        let e = list.push_back('e');
+        assert_eq!(list.pop_back(), Some(e));
         assert_eq!(list.pop_front(), Some(c));
         assert_eq!(list.pop_front(), Some(d));
         assert!(list.is_empty());
         assert_eq!(list.pop_front(), None);
+        assert_eq!(list.pop_back(), None);
+    }
+}
+
+/// For the loom models of the waker rule (never drop or wake a waker
+/// under the primitive's lock): a waker whose drop uses the primitive.
+#[cfg(all(test, loom))]
+pub(crate) mod loom_wakers {
+    use std::sync::{Arc, Mutex};
+    use std::task::{Wake, Waker};
+
+    struct DropHook(Mutex<Option<Box<dyn FnOnce() + Send>>>);
+
+    impl Wake for DropHook {
+        fn wake(self: Arc<Self>) {}
+    }
+
+    impl Drop for DropHook {
+        fn drop(&mut self) {
+            let hook = self.0.lock().unwrap().take();
+            if let Some(hook) = hook {
+                hook();
+            }
+        }
+    }
+
+    /// A waker that runs `hook` when its last clone is dropped; a model
+    /// that drops it under the primitive's lock deadlocks, which loom
+    /// reports.
+    pub(crate) fn waker_with_drop_hook(hook: impl FnOnce() + Send + 'static) -> Waker {
+        Waker::from(Arc::new(DropHook(Mutex::new(Some(Box::new(hook))))))
     }
 }

@@ -10,7 +10,7 @@
 //!
 //! Cancel safety: `changed()` and `Sender::closed()` are cancel-safe.
 
-use crate::loom::sync::atomic::{AtomicBool, AtomicUsize, Ordering::SeqCst};
+use crate::loom::sync::atomic::{AtomicUsize, Ordering::SeqCst};
 use crate::loom::sync::{Arc, RwLock, RwLockReadGuard};
 use crate::sync::Notify;
 use std::fmt;
@@ -33,7 +33,7 @@ pub fn channel<T>(initial: T) -> (Sender<T>, Receiver<T>) {
     let shared = Arc::new(Shared {
         value: RwLock::new(initial),
         version: AtomicUsize::new(0),
-        sender_dropped: AtomicBool::new(false),
+        senders: AtomicUsize::new(1),
         receivers: AtomicUsize::new(1),
         changed: Notify::new(),
         receivers_gone: Notify::new(),
@@ -50,7 +50,8 @@ struct Shared<T> {
     value: RwLock<T>,
     /// Bumped (under the write lock) by every send.
     version: AtomicUsize,
-    sender_dropped: AtomicBool,
+    /// Live senders; the channel is closed for receivers at zero.
+    senders: AtomicUsize,
     receivers: AtomicUsize,
     changed: Notify,
     receivers_gone: Notify,
@@ -60,9 +61,33 @@ impl<T> Shared<T> {
     fn read(&self) -> RwLockReadGuard<'_, T> {
         self.value.read().unwrap_or_else(|e| e.into_inner())
     }
+
+    fn is_closed_for_receivers(&self) -> bool {
+        self.senders.load(SeqCst) == 0
+    }
+
+    /// `Receiver::changed` on a receiver's parts (`seen` is its version).
+    async fn changed(&self, seen: &mut usize) -> Result<(), RecvError> {
+        // Spend a unit before looking, so a receiver of a busy sender
+        // still yields; nothing is marked seen before this point.
+        crate::task::consume_budget().await;
+        loop {
+            let notified = self.changed.notified();
+            let version = self.version.load(SeqCst);
+            if version != *seen {
+                *seen = version;
+                return Ok(());
+            }
+            if self.is_closed_for_receivers() {
+                return Err(RecvError(()));
+            }
+            notified.await;
+        }
+    }
 }
 
-/// The sending half of a watch channel.
+/// The sending half of a watch channel; clone it for more senders (the
+/// channel closes for receivers when the last one is dropped).
 ///
 /// # Examples
 ///
@@ -134,6 +159,22 @@ impl<T: fmt::Debug> fmt::Debug for Ref<'_, T> {
     }
 }
 
+/// The errors, under the module path tokio gives them
+/// (`watch::error::SendError`); the same types as `watch::SendError` and
+/// `watch::RecvError`.
+///
+/// # Examples
+///
+/// ```
+/// use rt::sync::watch::{self, error::SendError};
+/// let (tx, rx) = watch::channel(0);
+/// drop(rx);
+/// assert_eq!(tx.send(1), Err(SendError(1)));
+/// ```
+pub mod error {
+    pub use super::{RecvError, SendError};
+}
+
 /// The error of [`Sender::send`]: no receiver is left; the value is
 /// handed back.
 ///
@@ -183,6 +224,36 @@ impl fmt::Display for RecvError {
 impl std::error::Error for RecvError {}
 
 impl<T> Sender<T> {
+    /// A sender of a new channel holding `init` that has no receiver yet
+    /// (make them with [`subscribe`](Sender::subscribe)).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let tx = rt::sync::watch::Sender::new(1);
+    /// assert!(tx.send(2).is_err(), "no receiver yet");
+    /// let rx = tx.subscribe();
+    /// assert_eq!(*rx.borrow(), 1);
+    /// ```
+    pub fn new(init: T) -> Sender<T> {
+        let (tx, rx) = channel(init);
+        drop(rx);
+        tx
+    }
+
+    /// The number of live senders (this one and its clones).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let (tx, _rx) = rt::sync::watch::channel(0);
+    /// let _tx2 = tx.clone();
+    /// assert_eq!(tx.sender_count(), 2);
+    /// ```
+    pub fn sender_count(&self) -> usize {
+        self.shared.senders.load(SeqCst)
+    }
+
     /// Replaces the value and notifies receivers.
     ///
     /// # Errors
@@ -331,20 +402,27 @@ impl<T> Sender<T> {
     /// futures::executor::block_on(tx.closed());
     /// ```
     pub async fn closed(&self) {
-        loop {
-            let notified = self.shared.receivers_gone.notified();
-            if self.is_closed() {
-                return;
-            }
-            notified.await;
+        self.shared
+            .receivers_gone
+            .wait_until(|| self.is_closed())
+            .await
+    }
+}
+
+impl<T> Clone for Sender<T> {
+    fn clone(&self) -> Sender<T> {
+        self.shared.senders.fetch_add(1, SeqCst);
+        Sender {
+            shared: self.shared.clone(),
         }
     }
 }
 
 impl<T> Drop for Sender<T> {
     fn drop(&mut self) {
-        self.shared.sender_dropped.store(true, SeqCst);
-        self.shared.changed.notify_waiters();
+        if self.shared.senders.fetch_sub(1, SeqCst) == 1 {
+            self.shared.changed.notify_waiters();
+        }
     }
 }
 
@@ -398,7 +476,7 @@ impl<T> Receiver<T> {
     /// assert!(rx.has_changed().unwrap());
     /// ```
     pub fn has_changed(&self) -> Result<bool, RecvError> {
-        if self.shared.sender_dropped.load(SeqCst) {
+        if self.shared.is_closed_for_receivers() {
             return Err(RecvError(()));
         }
         Ok(self.shared.version.load(SeqCst) != self.seen)
@@ -420,20 +498,58 @@ impl<T> Receiver<T> {
     /// assert_eq!(*rx.borrow(), 1);
     /// ```
     pub async fn changed(&mut self) -> Result<(), RecvError> {
-        // Spend a unit before looking, so a receiver of a busy sender
-        // still yields; nothing is marked seen before this point.
-        crate::task::consume_budget().await;
+        self.shared.changed(&mut self.seen).await
+    }
+
+    /// Waits for a value for which `condition` holds, looking at the
+    /// current value first, and returns a borrow of it (marked seen, like
+    /// every value looked at). Cancel-safe.
+    ///
+    /// # Errors
+    ///
+    /// [`RecvError`] once the sender is gone and no value looked at met
+    /// the condition.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let (tx, mut rx) = rt::sync::watch::channel(0);
+    ///     rt::spawn(async move {
+    ///         for i in 1..=5 {
+    ///             tx.send(i).unwrap();
+    ///         }
+    ///     });
+    ///     let value = rx.wait_for(|&v| v >= 3).await.unwrap();
+    ///     assert!(*value >= 3);
+    /// });
+    /// ```
+    pub async fn wait_for(
+        &mut self,
+        mut condition: impl FnMut(&T) -> bool,
+    ) -> Result<Ref<'_, T>, RecvError> {
+        // Split borrows: the returned guard borrows `shared` while `seen`
+        // is updated.
+        let Receiver { shared, seen } = self;
+        // The value about to be looked at was announced by `changed`.
+        let mut announced = false;
         loop {
-            let notified = self.shared.changed.notified();
-            let version = self.shared.version.load(SeqCst);
-            if version != self.seen {
-                self.seen = version;
-                return Ok(());
+            let closed = shared.is_closed_for_receivers();
+            {
+                let guard = shared.read();
+                let version = shared.version.load(SeqCst);
+                let has_changed = announced || version != *seen;
+                *seen = version;
+                if condition(&guard) {
+                    return Ok(Ref { guard, has_changed });
+                }
             }
-            if self.shared.sender_dropped.load(SeqCst) {
+            if closed {
                 return Err(RecvError(()));
             }
-            notified.await;
+            shared.changed(seen).await?;
+            announced = true;
         }
     }
 
@@ -449,6 +565,23 @@ impl<T> Receiver<T> {
     /// ```
     pub fn mark_unchanged(&mut self) {
         self.seen = self.shared.version.load(SeqCst);
+    }
+
+    /// Marks the current value as not seen: `has_changed` is `true` and
+    /// `changed` returns at once, until it is looked at again.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let (_tx, mut rx) = rt::sync::watch::channel(0);
+    /// rx.mark_changed();
+    /// assert!(rx.has_changed().unwrap());
+    /// futures::executor::block_on(rx.changed()).unwrap();
+    /// assert!(!rx.has_changed().unwrap());
+    /// ```
+    pub fn mark_changed(&mut self) {
+        // Any version but the current one reads as "not seen".
+        self.seen = self.shared.version.load(SeqCst).wrapping_sub(1);
     }
 }
 

@@ -1,12 +1,31 @@
 //! The cooperative budget.
 //!
 //! Every task poll starts with a budget of 128 units. Runtime resources
-//! (sockets, channels, timers, join handles) spend one unit each time they
-//! return a ready result; once the budget is spent they return `Pending`
-//! and wake the task immediately, so the task yields back to the scheduler
-//! and one busy task cannot starve the others on its worker.
+//! (sockets, channels, locks, timers, join handles) spend one unit each
+//! time they return a ready result; once the budget is spent they return
+//! `Pending` and wake the task immediately, so the task yields back to the
+//! scheduler and one busy task cannot starve the others on its worker.
+//!
+//! The functions here are also re-exported from [`rt::task`](crate::task).
+//!
+//! # Examples
+//!
+//! ```
+//! use rt::task::coop;
+//!
+//! let rt = rt::runtime::Builder::new_current_thread().build().unwrap();
+//! rt.block_on(async {
+//!     // Spend the whole budget: the next ready operation would yield.
+//!     while coop::has_budget_remaining() {
+//!         coop::consume_budget().await;
+//!     }
+//!     coop::consume_budget().await; // yields once, then has a fresh budget
+//!     assert!(coop::has_budget_remaining());
+//! });
+//! ```
 
 use crate::runtime::context;
+use pin_project_lite::pin_project;
 use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
@@ -118,6 +137,22 @@ pub async fn consume_budget() {
     .await
 }
 
+/// `true` if the task being polled may still spend budget: its next ready
+/// operation on a runtime resource will not make it yield. Always `true`
+/// outside a task and inside [`unconstrained`].
+///
+/// # Examples
+///
+/// ```
+/// let rt = rt::runtime::Runtime::new().unwrap();
+/// rt.block_on(async {
+///     assert!(rt::task::coop::has_budget_remaining());
+/// });
+/// ```
+pub fn has_budget_remaining() -> bool {
+    context::budget().0 != Some(0)
+}
+
 /// Runs `future` with no cooperative budget: runtime resources inside it
 /// never force it to yield. Use with care; it can starve other tasks.
 ///
@@ -132,19 +167,21 @@ pub fn unconstrained<F: Future>(future: F) -> Unconstrained<F> {
     Unconstrained { inner: future }
 }
 
-/// The future returned by [`unconstrained`].
-#[derive(Debug)]
-#[must_use = "futures do nothing unless you `.await` or poll them"]
-pub struct Unconstrained<F> {
-    inner: F,
+pin_project! {
+    /// The future returned by [`unconstrained`].
+    #[derive(Debug)]
+    #[must_use = "futures do nothing unless you `.await` or poll them"]
+    pub struct Unconstrained<F> {
+        #[pin]
+        inner: F,
+    }
 }
 
 impl<F: Future> Future for Unconstrained<F> {
     type Output = F::Output;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
-        // SAFETY: structural pinning: `inner` is never moved out of `self`.
-        let inner = unsafe { self.map_unchecked_mut(|this| &mut this.inner) };
+        let inner = self.project().inner;
         with_budget(Budget::unconstrained(), || inner.poll(cx))
     }
 }

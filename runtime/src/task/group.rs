@@ -10,8 +10,10 @@
 //! 4. when the body is done and the set is empty, close the group (later
 //!    `spawn` calls panic) and return the body's value or the failure.
 //!
-//! The group lock is never held while user code runs: aborting a child
-//! may drop its future right away, so aborts happen after unlocking.
+//! The group lock is never held while user code runs. Aborting a child
+//! runs none: its runtime drops the child's future on a worker, never on
+//! the thread whose scope is exiting (`JoinHandle::abort`), so children
+//! are aborted under the lock.
 
 use crate::loom::sync::Mutex;
 use crate::runtime::Handle;
@@ -222,19 +224,25 @@ impl<E: Send + 'static> TaskGroup<E> {
     where
         F: Future<Output = Result<(), E>> + Send + 'static,
     {
+        if self.lock().phase == Phase::Closed {
+            closed_group_spawn();
+        }
+        // Spawned with no lock held: a runtime that shut down drops the
+        // child at once, here, and its destructor may use the group.
+        let handle = match &self.shared.runtime {
+            Some(runtime) => runtime.spawn(child),
+            None => crate::spawn(child),
+        };
         let mut state = self.lock();
         let phase = state.phase;
         if phase == Phase::Closed {
+            // The scope ended meanwhile, which only a handle that escaped
+            // it can see: the same misuse as above.
             drop(state);
-            panic!(
-                "`TaskGroup::spawn` called after its scope ended: spawn children only from \
-                 the scope's body or from its children, while `TaskGroup::scope` is running"
-            );
+            handle.abort();
+            closed_group_spawn();
         }
-        let abort = match &self.shared.runtime {
-            Some(runtime) => state.tasks.spawn_on(child, runtime),
-            None => state.tasks.spawn(child),
-        };
+        let abort = state.tasks.insert(handle);
         drop(state);
         if phase == Phase::Cancelling {
             abort.abort();
@@ -246,18 +254,22 @@ impl<E: Send + 'static> TaskGroup<E> {
         self.shared.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Switches to cancelling and aborts every child, outside the lock.
+    /// Switches to cancelling and aborts every child.
     fn cancel_children(&self, phase: Phase) {
         let mut state = self.lock();
         if state.phase != Phase::Closed {
             state.phase = phase;
         }
-        let aborts = state.tasks.abort_handles();
-        drop(state);
-        for abort in aborts {
-            abort.abort();
-        }
+        state.tasks.abort_all();
     }
+}
+
+#[track_caller]
+fn closed_group_spawn() -> ! {
+    panic!(
+        "`TaskGroup::spawn` called after its scope ended: spawn children only from \
+         the scope's body or from its children, while `TaskGroup::scope` is running"
+    )
 }
 
 impl<E> fmt::Debug for TaskGroup<E> {
@@ -317,15 +329,18 @@ where
                 }
             }
         }
-        // Step 2.
+        // Step 2. The joiner waker the set replaces is dropped after the
+        // group lock is released: its destructor may spawn into the group.
+        let mut replaced = None;
         loop {
             let mut state = this.group.lock();
-            let joined = state.tasks.poll_join_next(cx);
+            let joined = state.tasks.poll_join_next_replacing(cx, &mut replaced);
             if let Poll::Ready(None) = joined {
                 if this.body.is_none() {
                     // Step 4: closed under the lock that saw the set empty.
                     state.phase = Phase::Closed;
                     drop(state);
+                    drop(replaced);
                     return Poll::Ready(match this.failure.take() {
                         Some(failure) => Err(failure),
                         None => Ok(this.output.take().expect("scope polled after it returned")),
@@ -333,6 +348,7 @@ where
                 }
             }
             drop(state);
+            drop(replaced.take());
             match joined {
                 Poll::Ready(Some(Ok(Ok(())))) => {}
                 Poll::Ready(Some(Ok(Err(error)))) => this.fail(GroupError::Failed(error)),

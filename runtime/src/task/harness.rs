@@ -22,7 +22,7 @@ use crate::runtime::context;
 use crate::task::coop;
 use crate::task::error::JoinError;
 use crate::task::raw::{Cell, Header, RawTask, Stage, Vtable};
-use crate::task::state::{ToIdle, ToNotified, ToRunning};
+use crate::task::state::{ToIdle, ToRunning};
 use crate::task::{Notified, Schedule, waker};
 use std::future::Future;
 use std::panic::{self, AssertUnwindSafe};
@@ -47,13 +47,20 @@ where
 }
 
 /// # Safety
-/// `ptr` must point to a live `Cell<F, S>`.
+/// `ptr` must point to a live `Cell<F, S>` that stays alive for `'a`: the
+/// caller picks a lifetime no longer than its counted reference, and
+/// stops using the result before that reference may be the last.
 unsafe fn cell<'a, F: Future, S>(ptr: NonNull<Header>) -> &'a Cell<F, S> {
     // SAFETY: the header is the first field of the `repr(C)` cell, and the
     // caller guarantees the cell's types and liveness.
     unsafe { ptr.cast::<Cell<F, S>>().as_ref() }
 }
 
+/// The vtable's `poll`.
+///
+/// # Safety
+/// `ptr` points to a live `Cell<F, S>`, and the caller gives up the
+/// reference of the `Notified` it ran.
 unsafe fn poll<F, S>(ptr: NonNull<Header>)
 where
     F: Future + 'static,
@@ -67,7 +74,8 @@ where
         ToRunning::Success => {}
         ToRunning::Cancelled => {
             cancel_future(cell);
-            complete(cell);
+            // SAFETY: we hold RUNNING and the poller's reference.
+            unsafe { complete::<F, S>(ptr) };
             return;
         }
         ToRunning::Failed => return,
@@ -82,7 +90,8 @@ where
     let waker = unsafe { waker::borrowed(ptr) };
     let mut cx = Context::from_waker(&waker);
     if poll_future(cell, &mut cx).is_ready() {
-        complete(cell);
+        // SAFETY: we hold RUNNING and the poller's reference.
+        unsafe { complete::<F, S>(ptr) };
         return;
     }
     match cell.header.state.transition_to_idle() {
@@ -96,7 +105,8 @@ where
         ToIdle::OkDealloc => unsafe { dealloc::<F, S>(ptr) },
         ToIdle::Cancelled => {
             cancel_future(cell);
-            complete(cell);
+            // SAFETY: we still hold RUNNING and the poller's reference.
+            unsafe { complete::<F, S>(ptr) };
         }
     }
 }
@@ -107,7 +117,10 @@ fn poll_future<F: Future, S>(cell: &Cell<F, S>, cx: &mut Context<'_>) -> Poll<()
     let id = cell.header.id;
     let outcome = panic::catch_unwind(AssertUnwindSafe(|| {
         context::with_task_id(id, || {
-            coop::budget(|| {
+            // A poll that panics drops the future during the unwind (as
+            // tokio does), so its destructors see `thread::panicking()`.
+            let drop_on_unwind = DropStageOnUnwind(&cell.stage);
+            let polled = coop::budget(|| {
                 cell.stage.with_mut(|stage| {
                     // SAFETY: RUNNING gives us exclusive access to the stage.
                     match unsafe { &mut *stage } {
@@ -117,7 +130,9 @@ fn poll_future<F: Future, S>(cell: &Cell<F, S>, cx: &mut Context<'_>) -> Poll<()
                         _ => unreachable!("rt: polled a task whose future is gone"),
                     }
                 })
-            })
+            });
+            std::mem::forget(drop_on_unwind);
+            polled
         })
     }));
     let result = match outcome {
@@ -133,6 +148,23 @@ fn poll_future<F: Future, S>(cell: &Cell<F, S>, cx: &mut Context<'_>) -> Poll<()
     };
     set_stage(&cell.stage, Stage::Finished(result));
     Poll::Ready(())
+}
+
+/// Drops the stage in place if dropped itself, which only a panicking poll
+/// lets happen (it is forgotten otherwise). The caller holds RUNNING.
+struct DropStageOnUnwind<'a, F: Future>(&'a UnsafeCell<Stage<F>>);
+
+impl<F: Future> Drop for DropStageOnUnwind<'_, F> {
+    fn drop(&mut self) {
+        // SAFETY: RUNNING gives this thread the stage, and the poll that
+        // borrowed the future has unwound, so nothing refers to it. The
+        // stage becomes `Consumed`, which `poll_future` then drops again
+        // harmlessly.
+        let old = self
+            .0
+            .with_mut(|stage| unsafe { std::mem::replace(&mut *stage, Stage::Consumed) });
+        drop(old);
+    }
 }
 
 /// Drops the future of a cancelled task and stores the error.
@@ -172,7 +204,18 @@ fn set_stage<F: Future>(stage: &UnsafeCell<Stage<F>>, value: Stage<F>) {
     stage.with_mut(|stage| unsafe { stage.write(value) });
 }
 
-fn complete<F: Future, S: Schedule>(cell: &Cell<F, S>) {
+/// Stores nothing itself (the stage already holds the result): leaves the
+/// owned list, publishes COMPLETE, then drops the poller's reference and
+/// the list's, freeing the task if those were the last.
+///
+/// # Safety
+/// `ptr` points to a live `Cell<F, S>` whose RUNNING bit the caller holds,
+/// along with the poller's reference, which is given up. The caller keeps
+/// no reference into the cell across this call: the task may be freed
+/// here, through `ptr`, whose provenance covers the whole allocation.
+unsafe fn complete<F: Future, S: Schedule>(ptr: NonNull<Header>) {
+    // SAFETY: per the caller; `cell` is not used past the last `ref_dec`.
+    let cell = unsafe { cell::<F, S>(ptr) };
     // Leave the owned list first, so that once the JoinHandle can see the
     // task complete, the runtime no longer counts it as alive.
     let released = cell.scheduler.release(&cell.header);
@@ -192,11 +235,17 @@ fn complete<F: Future, S: Schedule>(cell: &Cell<F, S>) {
         });
     }
     if cell.header.state.ref_dec_many(1 + usize::from(released)) {
-        // SAFETY: those were the last references.
-        unsafe { dealloc::<F, S>(NonNull::from(&cell.header)) };
+        // SAFETY: those were the last references; `cell` is dead from here
+        // on, and `ptr` (not a pointer derived from `cell`) frees the task.
+        unsafe { dealloc::<F, S>(ptr) };
     }
 }
 
+/// The vtable's `schedule`.
+///
+/// # Safety
+/// `ptr` points to a live `Cell<F, S>`; the caller's state transition set
+/// NOTIFIED and counted the reference that moves into the new `Notified`.
 unsafe fn schedule<F: Future, S: Schedule>(ptr: NonNull<Header>) {
     // SAFETY: the vtable matches, and the caller's counted reference keeps
     // the cell alive.
@@ -206,12 +255,26 @@ unsafe fn schedule<F: Future, S: Schedule>(ptr: NonNull<Header>) {
     cell.scheduler.schedule(task);
 }
 
+/// The vtable's `dealloc`.
+///
+/// # Safety
+/// `ptr` is the pointer `RawTask::new` made for a `Cell<F, S>` (or a copy),
+/// the last reference was just dropped, and no reference into the cell
+/// is live.
 unsafe fn dealloc<F: Future, S>(ptr: NonNull<Header>) {
-    // SAFETY: the cell came from `Box::leak` in `RawTask::new`, and the
+    // SAFETY: the cell came from `Box::into_raw` in `RawTask::new`, and the
     // caller dropped the last reference, so no one else can reach it.
     drop(unsafe { Box::from_raw(ptr.cast::<Cell<F, S>>().as_ptr()) });
+    #[cfg(debug_assertions)]
+    crate::task::raw::LIVE_ALLOCATIONS.fetch_sub(1, std::sync::atomic::Ordering::Release);
 }
 
+/// The vtable's `try_read_output`.
+///
+/// # Safety
+/// `ptr` points to a live `Cell<F, S>`, the caller holds the join interest
+/// and a reference, and `dst` points to a writable
+/// `Poll<Result<F::Output, JoinError>>`.
 unsafe fn try_read_output<F: Future, S>(ptr: NonNull<Header>, dst: *mut (), waker: &Waker) {
     // SAFETY: the vtable matches, the JoinHandle's reference keeps it alive.
     let cell = unsafe { cell::<F, S>(ptr) };
@@ -279,6 +342,11 @@ fn store_join_waker<F: Future, S>(
     result
 }
 
+/// The vtable's `drop_join_handle`.
+///
+/// # Safety
+/// `ptr` points to a live `Cell<F, S>`; the caller is its `JoinHandle` and
+/// gives up the join interest and the handle's reference.
 unsafe fn drop_join_handle<F: Future, S>(ptr: NonNull<Header>) {
     // SAFETY: the vtable matches, the JoinHandle's reference keeps it alive.
     let cell = unsafe { cell::<F, S>(ptr) };
@@ -309,21 +377,16 @@ unsafe fn drop_join_handle<F: Future, S>(ptr: NonNull<Header>) {
     }
 }
 
+/// The vtable's `shutdown`.
+///
+/// # Safety
+/// `ptr` points to a live `Cell<F, S>` and the caller holds a reference.
 unsafe fn shutdown<F: Future, S: Schedule>(ptr: NonNull<Header>) {
     // SAFETY: the vtable matches, the caller's reference keeps it alive.
     let cell = unsafe { cell::<F, S>(ptr) };
-    if !cell.scheduler.may_drop_future_here() {
-        // A local task aborted off its thread: its scheduler runs it there
-        // and the poll drops the future.
-        if cell.header.state.transition_to_cancelled_notified() == ToNotified::Submit {
-            // SAFETY: the transition counted the reference for this Notified.
-            let task = unsafe { Notified::from_raw(RawTask::from_raw(ptr)) };
-            cell.scheduler.schedule(task);
-        }
-        return;
-    }
     if cell.header.state.transition_to_shutdown() {
         cancel_future(cell);
-        complete(cell);
+        // SAFETY: the transition gave us RUNNING and a reference to give up.
+        unsafe { complete::<F, S>(ptr) };
     }
 }

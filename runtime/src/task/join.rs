@@ -40,17 +40,22 @@ impl<T> JoinHandle<T> {
     /// # Safety
     /// `raw` must be a task with output type `T`, and the caller gives the
     /// handle the join interest and one reference.
-    pub(crate) unsafe fn new(raw: RawTask) -> JoinHandle<T> {
+    pub(super) unsafe fn new(raw: RawTask) -> JoinHandle<T> {
         JoinHandle {
             raw,
             _output: PhantomData,
         }
     }
 
-    /// Cancels the task. If it is not running it is dropped now; if it is
-    /// being polled, it is dropped when that poll returns. Awaiting the
-    /// handle then yields a cancelled [`JoinError`], unless the task had
-    /// already finished.
+    /// Cancels the task. Its future is dropped by the task's runtime, never
+    /// on the calling thread: an idle task is scheduled and a worker drops
+    /// it; a task being polled is dropped when that poll returns. So
+    /// `abort` may be called from any thread, outside a runtime or while
+    /// holding a lock the future's destructor takes. Awaiting the handle
+    /// then yields a cancelled [`JoinError`], unless the task had already
+    /// finished.
+    ///
+    /// A task whose runtime has shut down was cancelled by the shutdown.
     ///
     /// # Examples
     ///
@@ -61,7 +66,7 @@ impl<T> JoinHandle<T> {
     /// assert!(rt.block_on(handle).unwrap_err().is_cancelled());
     /// ```
     pub fn abort(&self) {
-        self.raw.shutdown();
+        self.raw.remote_abort();
     }
 
     /// `true` once the task has finished (completed, panicked or was
@@ -133,7 +138,8 @@ impl<T> Future for JoinHandle<T> {
 
 impl<T> Drop for JoinHandle<T> {
     fn drop(&mut self) {
-        self.raw.drop_join_handle();
+        // SAFETY: the handle owns the join interest and a reference.
+        unsafe { self.raw.drop_join_handle() };
     }
 }
 
@@ -175,7 +181,7 @@ impl AbortHandle {
     /// assert!(rt.block_on(task).unwrap_err().is_cancelled());
     /// ```
     pub fn abort(&self) {
-        self.raw.shutdown();
+        self.raw.remote_abort();
     }
 
     /// `true` once the task has finished.
@@ -216,7 +222,8 @@ impl Clone for AbortHandle {
 
 impl Drop for AbortHandle {
     fn drop(&mut self) {
-        self.raw.drop_reference();
+        // SAFETY: the handle owns one reference, given up here.
+        unsafe { self.raw.drop_reference() };
     }
 }
 

@@ -29,7 +29,9 @@ use std::task::{Context, Poll, Wake, Waker, ready};
 
 /// A set of tasks on a runtime, joined in the order they finish.
 ///
-/// Dropping the set aborts every task still in it.
+/// Dropping the set aborts every task still in it (their runtime drops
+/// their futures, see [`JoinHandle::abort`]), even from a thread outside
+/// the runtime.
 ///
 /// # Examples
 ///
@@ -168,7 +170,55 @@ impl<T: Send + 'static> JoinSet<T> {
         self.insert(handle.spawn(future))
     }
 
-    fn insert(&mut self, handle: JoinHandle<T>) -> AbortHandle {
+    /// Runs the blocking closure `f` on the current runtime's blocking
+    /// pool (as [`spawn_blocking`](crate::task::spawn_blocking)), joined
+    /// with the set's other tasks. Aborting it only stops it if it has not
+    /// started yet.
+    ///
+    /// # Panics
+    ///
+    /// Panics outside a runtime; use
+    /// [`spawn_blocking_on`](JoinSet::spawn_blocking_on) there.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let mut set = rt::task::JoinSet::new();
+    ///     set.spawn_blocking(|| std::thread::current().name().map(String::from));
+    ///     assert!(set.join_next().await.unwrap().is_ok());
+    /// });
+    /// ```
+    #[track_caller]
+    pub fn spawn_blocking<F>(&mut self, f: F) -> AbortHandle
+    where
+        F: FnOnce() -> T + Send + 'static,
+    {
+        self.insert(crate::task::spawn_blocking(f))
+    }
+
+    /// [`spawn_blocking`](JoinSet::spawn_blocking) on the runtime of
+    /// `handle`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// let mut set = rt::task::JoinSet::new();
+    /// set.spawn_blocking_on(|| 6 * 7, rt.handle());
+    /// assert_eq!(rt.block_on(set.join_next()).unwrap().unwrap(), 42);
+    /// ```
+    #[track_caller]
+    pub fn spawn_blocking_on<F>(&mut self, f: F, handle: &Handle) -> AbortHandle
+    where
+        F: FnOnce() -> T + Send + 'static,
+    {
+        self.insert(handle.spawn_blocking(f))
+    }
+
+    /// Adds a spawned task to the set.
+    pub(crate) fn insert(&mut self, handle: JoinHandle<T>) -> AbortHandle {
         let abort = handle.abort_handle();
         let slot = self.tasks.vacant_entry();
         let key = slot.key();
@@ -212,16 +262,35 @@ impl<T> JoinSet<T> {
     /// Polls for the next finished task; see [`join_next`](JoinSet::join_next).
     /// Spends one unit of the cooperative budget per call.
     pub fn poll_join_next(&mut self, cx: &mut Context<'_>) -> Poll<Option<Result<T, JoinError>>> {
+        let mut replaced = None;
+        let result = self.poll_join_next_replacing(cx, &mut replaced);
+        drop(replaced);
+        result
+    }
+
+    /// [`poll_join_next`](JoinSet::poll_join_next), handing the joiner
+    /// waker it replaced to the caller, to drop once the caller's own
+    /// locks are released (its destructor may use them).
+    pub(crate) fn poll_join_next_replacing(
+        &mut self,
+        cx: &mut Context<'_>,
+        replaced: &mut Option<Waker>,
+    ) -> Poll<Option<Result<T, JoinError>>> {
         let coop = ready!(poll_proceed(cx));
-        let result = self.poll_ready_list(Some(cx.waker()));
+        let result = self.poll_ready_list(Some(cx.waker()), replaced);
         if result.is_ready() {
             coop.made_progress();
         }
         result
     }
 
-    /// Polls the woken handles. With no `joiner`, nothing is registered.
-    fn poll_ready_list(&mut self, joiner: Option<&Waker>) -> Poll<Option<Result<T, JoinError>>> {
+    /// Polls the woken handles. With no `joiner`, nothing is registered;
+    /// a joiner it replaces goes to `replaced`.
+    fn poll_ready_list(
+        &mut self,
+        joiner: Option<&Waker>,
+        replaced: &mut Option<Waker>,
+    ) -> Poll<Option<Result<T, JoinError>>> {
         // Bounded so that a handle re-queueing itself (its budget check
         // said Pending) cannot keep this loop going.
         let mut budget = 1 + self.tasks.len();
@@ -229,7 +298,10 @@ impl<T> JoinSet<T> {
             let key = {
                 let mut state = self.ready.state.lock().unwrap_or_else(|e| e.into_inner());
                 if let Some(joiner) = joiner {
-                    crate::sync::register_waker(&mut state.joiner, joiner);
+                    if let Some(old) = crate::sync::register_waker(&mut state.joiner, joiner) {
+                        // Dropped by the caller, after every lock.
+                        *replaced = Some(old);
+                    }
                 }
                 state.keys.pop_front()
             };
@@ -277,7 +349,7 @@ impl<T> JoinSet<T> {
         let mut result = None;
         // Unconstrained: a spent budget must not hide a finished task.
         let poll_once = crate::task::unconstrained(std::future::poll_fn(|_| {
-            if let Poll::Ready(Some(output)) = self.poll_ready_list(None) {
+            if let Poll::Ready(Some(output)) = self.poll_ready_list(None, &mut None) {
                 result = Some(output);
             }
             Poll::Ready(())
@@ -289,6 +361,8 @@ impl<T> JoinSet<T> {
 
     /// Aborts every task in the set. They stay in the set until joined
     /// (each then yields a cancelled [`JoinError`], unless it had finished).
+    /// As with [`JoinHandle::abort`], their futures are dropped by their
+    /// runtime's workers, not on the calling thread.
     ///
     /// # Examples
     ///
@@ -305,14 +379,6 @@ impl<T> JoinSet<T> {
         for (_, entry) in &self.tasks {
             entry.handle.abort();
         }
-    }
-
-    /// Handles to abort every task in the set, for aborting outside a lock.
-    pub(crate) fn abort_handles(&self) -> Vec<AbortHandle> {
-        self.tasks
-            .iter()
-            .map(|(_, entry)| entry.handle.abort_handle())
-            .collect()
     }
 
     /// Removes every task from the set without aborting it: the tasks keep
@@ -339,6 +405,41 @@ impl<T> JoinSet<T> {
             .unwrap_or_else(|e| e.into_inner())
             .keys
             .clear();
+    }
+
+    /// Waits for every task and returns their outputs, in the order they
+    /// finished.
+    ///
+    /// # Panics
+    ///
+    /// If a task panicked, its panic goes on here (the other tasks are
+    /// aborted as the set is dropped); if one was cancelled, this panics
+    /// saying so. Use [`join_next`](JoinSet::join_next) to handle those.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let mut set = rt::task::JoinSet::new();
+    ///     for i in 0..3 {
+    ///         set.spawn(async move { i * 10 });
+    ///     }
+    ///     let mut outputs = set.join_all().await;
+    ///     outputs.sort();
+    ///     assert_eq!(outputs, [0, 10, 20]);
+    /// });
+    /// ```
+    pub async fn join_all(mut self) -> Vec<T> {
+        let mut outputs = Vec::with_capacity(self.len());
+        while let Some(joined) = self.join_next().await {
+            match joined {
+                Ok(output) => outputs.push(output),
+                Err(error) if error.is_panic() => std::panic::resume_unwind(error.into_panic()),
+                Err(error) => panic!("`JoinSet::join_all`: {error}"),
+            }
+        }
+        outputs
     }
 
     /// Aborts every task and waits until all have finished, dropping their
@@ -390,6 +491,66 @@ impl<T> JoinSet<T> {
 impl<T: Send + 'static> Default for JoinSet<T> {
     fn default() -> JoinSet<T> {
         JoinSet::new()
+    }
+}
+
+/// Spawns each future on the current runtime into a new set.
+///
+/// # Panics
+///
+/// Panics outside a runtime, as [`rt::spawn`](crate::spawn).
+///
+/// # Examples
+///
+/// ```
+/// use rt::task::JoinSet;
+///
+/// let rt = rt::runtime::Runtime::new().unwrap();
+/// rt.block_on(async {
+///     let set: JoinSet<u32> = (1..=3).map(|i| async move { i }).collect();
+///     assert_eq!(set.join_all().await.into_iter().sum::<u32>(), 6);
+/// });
+/// ```
+impl<T, F> FromIterator<F> for JoinSet<T>
+where
+    F: Future<Output = T> + Send + 'static,
+    T: Send + 'static,
+{
+    #[track_caller]
+    fn from_iter<I: IntoIterator<Item = F>>(futures: I) -> JoinSet<T> {
+        let mut set = JoinSet::new();
+        set.extend(futures);
+        set
+    }
+}
+
+/// Spawns each future on the current runtime into the set.
+///
+/// # Panics
+///
+/// Panics outside a runtime, as [`rt::spawn`](crate::spawn).
+///
+/// # Examples
+///
+/// ```
+/// let rt = rt::runtime::Runtime::new().unwrap();
+/// rt.block_on(async {
+///     let mut set = rt::task::JoinSet::new();
+///     set.extend((0..4).map(|i| async move { i }));
+///     assert_eq!(set.len(), 4);
+///     set.shutdown().await;
+/// });
+/// ```
+impl<T, F> Extend<F> for JoinSet<T>
+where
+    F: Future<Output = T> + Send + 'static,
+    T: Send + 'static,
+{
+    #[track_caller]
+    fn extend<I: IntoIterator<Item = F>>(&mut self, futures: I) {
+        for future in futures {
+            self.spawn(future);
+        }
     }
 }
 

@@ -14,10 +14,11 @@
 //!    more) and the list's reference is dropped.
 
 use crate::loom::sync::Mutex;
-use crate::task::Notified;
 use crate::task::raw::{Header, RawTask};
+use crate::task::{Id, JoinHandle, Notified, Schedule, new_local_task, new_task};
 use crossbeam_utils::CachePadded;
 use slab::Slab;
+use std::future::Future;
 use std::ptr::NonNull;
 
 pub(crate) struct OwnedTasks {
@@ -51,10 +52,49 @@ impl OwnedTasks {
         &self.shards[header.id.as_u64() as usize & self.mask]
     }
 
-    /// Adds a new task. Returns the `Notified` that first schedules it, or
-    /// `None` if the list is closed, in which case the task was cancelled
-    /// and its `JoinHandle` yields `Cancelled`.
-    pub(crate) fn bind(&self, task: RawTask) -> Option<Notified> {
+    /// Allocates a task and adds it to the list. Returns its `JoinHandle`
+    /// and the `Notified` that first schedules it, or `None` if the list is
+    /// closed, in which case the task was cancelled and its `JoinHandle`
+    /// yields `Cancelled`.
+    pub(crate) fn bind<F, S>(
+        &self,
+        future: F,
+        scheduler: S,
+        id: Id,
+    ) -> (JoinHandle<F::Output>, Option<Notified>)
+    where
+        F: Future + Send + 'static,
+        F::Output: Send + 'static,
+        S: Schedule,
+    {
+        let (task, join) = new_task(future, scheduler, id);
+        (join, self.bind_raw(task))
+    }
+
+    /// As `bind`, for a task whose future and output need not be `Send`
+    /// (a `LocalSet` task).
+    ///
+    /// # Safety
+    ///
+    /// As `task::new_local_task`: the scheduler polls the task and drops
+    /// its future only on the calling thread.
+    pub(crate) unsafe fn bind_local<F, S>(
+        &self,
+        future: F,
+        scheduler: S,
+        id: Id,
+    ) -> (JoinHandle<F::Output>, Option<Notified>)
+    where
+        F: Future + 'static,
+        F::Output: 'static,
+        S: Schedule,
+    {
+        // SAFETY: forwarded from the caller.
+        let (task, join) = unsafe { new_local_task(future, scheduler, id) };
+        (join, self.bind_raw(task))
+    }
+
+    fn bind_raw(&self, task: RawTask) -> Option<Notified> {
         {
             let mut shard = self.shard(task.header()).lock().unwrap();
             if !shard.closed {
@@ -101,7 +141,8 @@ impl OwnedTasks {
             let tasks: Vec<RawTask> = shard.lock().unwrap().tasks.drain().collect();
             for task in tasks {
                 task.shutdown();
-                task.drop_reference();
+                // SAFETY: draining the slab took over the list's reference.
+                unsafe { task.drop_reference() };
             }
         }
     }

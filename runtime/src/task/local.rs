@@ -20,9 +20,8 @@
 //!    into the local one whenever that is empty and every
 //!    `REMOTE_INTERVAL` ticks, so remote wakes cannot starve;
 //! 4. aborting a local task on another thread does not drop its future
-//!    there: the task's scheduler answers `false` to
-//!    `may_drop_future_here`, so the abort marks the task cancelled and
-//!    schedules it (step 3), and the poll on the owning thread drops it;
+//!    there: like any abort, it marks the task cancelled and schedules it
+//!    (step 3), and the poll on the owning thread drops it;
 //! 5. dropping the set (on its thread): close the remote queue (a later
 //!    remote wake drops its task reference on the spot), cancel every
 //!    task in the owned list (their futures are dropped here), then drop
@@ -315,12 +314,16 @@ impl SetContext {
         F: Future + 'static,
         F::Output: 'static,
     {
-        // SAFETY: `new_local_task`'s contract holds: `Shared` runs a task only
+        // SAFETY: `bind_local`'s contract holds: `Shared` runs a task only
         // from the queues of the set that owns it, which is `!Send` and so
-        // never leaves this thread, and it answers `may_drop_future_here`
-        // with `false` on every other thread.
-        let (raw, join) = unsafe { task::new_local_task(future, self.shared.clone(), Id::next()) };
-        if let Some(task) = self.shared.owned.bind(raw) {
+        // never leaves this thread (an abort elsewhere only schedules the
+        // task there).
+        let (join, task) = unsafe {
+            self.shared
+                .owned
+                .bind_local(future, self.shared.clone(), Id::next())
+        };
+        if let Some(task) = task {
             self.queue.borrow_mut().push_back(task);
             if !self.is_current() {
                 // Step 1: nobody is running the set; have its driver come.
@@ -419,11 +422,6 @@ impl Schedule for Arc<Shared> {
 
     fn release(&self, task: &Header) -> bool {
         self.owned.remove(task)
-    }
-
-    /// Step 4 of the module docs.
-    fn may_drop_future_here(&self) -> bool {
-        thread::current().id() == self.owner
     }
 }
 

@@ -9,7 +9,7 @@
 //! Task-local values (`task_local!`, `LocalKey`) live in `task_local.rs`
 //! and need nothing from the scheduler: they travel inside the future.
 
-mod coop;
+pub mod coop;
 mod error;
 mod group;
 mod harness;
@@ -18,6 +18,8 @@ mod join;
 mod join_set;
 pub(crate) mod list;
 mod local;
+#[cfg(test)]
+mod loom_abort;
 mod raw;
 mod state;
 mod task_local;
@@ -37,7 +39,8 @@ pub use yield_now::yield_now;
 pub(crate) use coop::{Budget, budget as budget_scope};
 #[allow(unused_imports)]
 pub(crate) use coop::{RestoreOnPending, poll_budget_available, poll_proceed};
-pub(crate) use raw::{Header, RawTask};
+pub(crate) use raw::Header;
+use raw::RawTask;
 
 pub use crate::blocking::{block_in_place, spawn_blocking};
 pub use crate::runtime::spawn::spawn;
@@ -56,13 +59,6 @@ pub(crate) trait Schedule: Send + Sync + Sized + 'static {
 
     /// Remove a completed task from the owned list; `true` if it was there.
     fn release(&self, task: &Header) -> bool;
-
-    /// Whether a task's future may be dropped on the calling thread. Only
-    /// a `LocalSet`'s tasks answer `false` (off their own thread): aborting
-    /// one there schedules it instead, and its own thread drops it.
-    fn may_drop_future_here(&self) -> bool {
-        true
-    }
 }
 
 /// A task to run: owns one reference, and the right to poll.
@@ -72,14 +68,16 @@ pub(crate) struct Notified(RawTask);
 impl Notified {
     /// # Safety
     /// The caller transfers one counted reference backing a NOTIFIED task.
-    pub(crate) unsafe fn from_raw(raw: RawTask) -> Notified {
+    unsafe fn from_raw(raw: RawTask) -> Notified {
         Notified(raw)
     }
 
     pub(crate) fn run(self) {
         let raw = self.0;
         std::mem::forget(self);
-        raw.poll();
+        // SAFETY: `self` owned the reference of a NOTIFIED task; forgetting
+        // it hands that reference to the poll.
+        unsafe { raw.poll() };
     }
 
     #[allow(dead_code)]
@@ -97,13 +95,14 @@ impl Notified {
 
 impl Drop for Notified {
     fn drop(&mut self) {
-        self.0.drop_reference();
+        // SAFETY: the Notified owns one reference, given up here.
+        unsafe { self.0.drop_reference() };
     }
 }
 
-/// Allocates a task. The caller must pass the `RawTask` to an owned list's
-/// `bind`, which yields the first `Notified`.
-pub(crate) fn new_task<F, S>(future: F, scheduler: S, id: Id) -> (RawTask, JoinHandle<F::Output>)
+/// Allocates a task. The caller must pass the `RawTask` to an owned list
+/// (`OwnedTasks::bind`), which yields the first `Notified`.
+fn new_task<F, S>(future: F, scheduler: S, id: Id) -> (RawTask, JoinHandle<F::Output>)
 where
     F: Future + Send + 'static,
     F::Output: Send + 'static,
@@ -122,16 +121,11 @@ where
 /// # Safety
 ///
 /// The scheduler `S` must poll the task, and drop its future (by
-/// completing or cancelling it), only on the thread that calls this, and
-/// its `may_drop_future_here` must return `false` on every other thread
-/// (so an abort there does not drop the future). The output is dropped
-/// where the `JoinHandle` is (which is `Send` only if the output is), or by
-/// the polling thread when there is no handle.
-pub(crate) unsafe fn new_local_task<F, S>(
-    future: F,
-    scheduler: S,
-    id: Id,
-) -> (RawTask, JoinHandle<F::Output>)
+/// completing or cancelling it), only on the thread that calls this. (An
+/// `abort()` elsewhere never drops the future: it schedules the task.) The
+/// output is dropped where the `JoinHandle` is (which is `Send` only if
+/// the output is), or by the polling thread when there is no handle.
+unsafe fn new_local_task<F, S>(future: F, scheduler: S, id: Id) -> (RawTask, JoinHandle<F::Output>)
 where
     F: Future + 'static,
     F::Output: 'static,
@@ -167,6 +161,18 @@ where
     );
     // SAFETY: the initial state counts a reference for the first Notified.
     (unsafe { Notified::from_raw(raw) }, join)
+}
+
+/// How many task allocations, of every runtime in this process, are not
+/// freed yet; `None` in builds without debug assertions, which do not
+/// count them. For the stress tests, which check that every spawned task
+/// is freed in the end; not a stable API.
+#[doc(hidden)]
+pub fn __live_task_allocations() -> Option<usize> {
+    #[cfg(debug_assertions)]
+    return Some(raw::LIVE_ALLOCATIONS.load(std::sync::atomic::Ordering::Acquire));
+    #[cfg(not(debug_assertions))]
+    None
 }
 
 /// The id of the task being polled on this thread.

@@ -11,7 +11,7 @@ use crate::task::Schedule;
 use crate::task::error::JoinError;
 use crate::task::harness;
 use crate::task::id::Id;
-use crate::task::state::State;
+use crate::task::state::{State, ToNotified};
 use std::future::Future;
 use std::ptr::NonNull;
 use std::task::Waker;
@@ -62,10 +62,22 @@ pub(crate) struct Cell<F: Future, S> {
     pub(crate) join_waker: UnsafeCell<Option<Waker>>,
 }
 
+/// Task allocations not yet freed, across every runtime in the process.
+/// Debug builds only: it is one atomic shared by every spawn and free, a
+/// contended cache line release builds do without. The stress tests read
+/// it (`task::__live_task_allocations`) to check that every task is freed.
+#[cfg(debug_assertions)]
+pub(super) static LIVE_ALLOCATIONS: std::sync::atomic::AtomicUsize =
+    std::sync::atomic::AtomicUsize::new(0);
+
 /// A type-erased pointer to a task. Copying it does not touch the
 /// reference count; the typed handles in `task/mod.rs` own references.
+///
+/// Visible only inside `task/`: every method relies on its caller holding
+/// a counted reference (the handle that owns the `RawTask`), and the ones
+/// that move or release that reference are `unsafe fn`s saying which.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub(crate) struct RawTask {
+pub(super) struct RawTask {
     ptr: NonNull<Header>,
 }
 
@@ -79,7 +91,7 @@ unsafe impl Send for RawTask {}
 unsafe impl Sync for RawTask {}
 
 impl RawTask {
-    pub(crate) fn new<F, S>(future: F, scheduler: S, id: Id) -> RawTask
+    pub(super) fn new<F, S>(future: F, scheduler: S, id: Id) -> RawTask
     where
         F: Future + Send + 'static,
         F::Output: Send + 'static,
@@ -120,77 +132,122 @@ impl RawTask {
             stage: UnsafeCell::new(Stage::Running(future)),
             join_waker: UnsafeCell::new(None),
         });
-        let ptr = NonNull::from(Box::leak(cell)).cast::<Header>();
+        #[cfg(debug_assertions)]
+        LIVE_ALLOCATIONS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        // The pointer keeps the provenance of the whole cell: `dealloc`
+        // frees through it (or a copy of it), never through a reference.
+        let ptr = NonNull::new(Box::into_raw(cell))
+            .expect("Box::into_raw is never null")
+            .cast::<Header>();
         RawTask { ptr }
     }
 
     /// # Safety
-    /// `ptr` must point to the header of a live task.
-    pub(crate) unsafe fn from_raw(ptr: NonNull<Header>) -> RawTask {
+    /// `ptr` must point to the header of a live task (one from
+    /// `RawTask::new`), and the returned `RawTask` may only be used while
+    /// a counted reference keeps it alive.
+    pub(super) unsafe fn from_raw(ptr: NonNull<Header>) -> RawTask {
         RawTask { ptr }
     }
 
-    pub(crate) fn as_ptr(self) -> NonNull<Header> {
+    pub(super) fn as_ptr(self) -> NonNull<Header> {
         self.ptr
     }
 
-    pub(crate) fn header(&self) -> &Header {
+    pub(super) fn header(&self) -> &Header {
         // SAFETY: a `RawTask` is only used while some reference keeps the
         // allocation alive, and the header is never mutated except through
         // its atomics and the lock-guarded `owned_key`.
         unsafe { self.ptr.as_ref() }
     }
 
-    pub(crate) fn id(&self) -> Id {
+    pub(super) fn id(&self) -> Id {
         self.header().id
     }
 
-    pub(crate) fn ref_inc(self) {
+    pub(super) fn ref_inc(self) {
         self.header().state.ref_inc();
     }
 
     /// Drops one reference, freeing the task if it was the last.
-    pub(crate) fn drop_reference(self) {
+    ///
+    /// # Safety
+    /// The caller owns one counted reference and gives it up: it must not
+    /// use this `RawTask` (or a copy backed by that reference) afterwards.
+    pub(super) unsafe fn drop_reference(self) {
         if self.header().state.ref_dec() {
-            self.dealloc();
+            // SAFETY: that was the last reference.
+            unsafe { self.dealloc() };
         }
     }
 
-    /// Runs the task; consumes one `Notified` reference.
-    pub(crate) fn poll(self) {
+    /// Runs the task.
+    ///
+    /// # Safety
+    /// The caller owns the reference of a `Notified` (the task is NOTIFIED
+    /// on its behalf) and gives it up: the poll consumes it.
+    pub(super) unsafe fn poll(self) {
         // SAFETY: the vtable was built for this cell's `F` and `S`, and the
         // caller gives up the reference the poll consumes.
         unsafe { (self.header().vtable.poll)(self.ptr) }
     }
 
-    pub(crate) fn schedule(self) {
-        // SAFETY: as in `poll`; the reference backing the new `Notified` is
-        // already counted by the caller's state transition.
+    /// Hands the task to its scheduler as a new `Notified`.
+    ///
+    /// # Safety
+    /// The caller's state transition set NOTIFIED and counted a reference
+    /// for the new `Notified`; that reference moves into it.
+    pub(super) unsafe fn schedule(self) {
+        // SAFETY: the vtable matches; the reference is the caller's.
         unsafe { (self.header().vtable.schedule)(self.ptr) }
     }
 
-    pub(crate) fn dealloc(self) {
-        // SAFETY: only called when the last reference was just dropped, so
-        // nothing else can reach the allocation.
+    /// Frees the allocation.
+    ///
+    /// # Safety
+    /// The caller just dropped the last reference: nothing else can reach
+    /// the task, and nothing may use it afterwards.
+    pub(super) unsafe fn dealloc(self) {
+        // SAFETY: the vtable matches; per the caller, the task is ours alone.
         unsafe { (self.header().vtable.dealloc)(self.ptr) }
     }
 
     /// # Safety
     /// `dst` must point to a `Poll<Result<T, JoinError>>` where `T` is the
     /// task's output type, and the caller must hold the join interest.
-    pub(crate) unsafe fn try_read_output(self, dst: *mut (), waker: &Waker) {
+    pub(super) unsafe fn try_read_output(self, dst: *mut (), waker: &Waker) {
         // SAFETY: forwarded from the caller.
         unsafe { (self.header().vtable.try_read_output)(self.ptr, dst, waker) }
     }
 
     /// Releases the join interest and the `JoinHandle`'s reference.
-    pub(crate) fn drop_join_handle(self) {
-        // SAFETY: the vtable matches the cell; the caller is the join handle.
+    ///
+    /// # Safety
+    /// The caller is the `JoinHandle` (it holds the join interest and one
+    /// reference), and gives both up.
+    pub(super) unsafe fn drop_join_handle(self) {
+        // SAFETY: the vtable matches the cell; per the caller.
         unsafe { (self.header().vtable.drop_join_handle)(self.ptr) }
     }
 
-    /// Cancels the task (now, if nobody is polling it).
-    pub(crate) fn shutdown(self) {
+    /// `abort()`: marks the task cancelled; an idle one is scheduled so a
+    /// worker of its own runtime drops the future (see
+    /// `State::transition_to_notified_and_cancel`). The caller's thread
+    /// never runs the future's destructor.
+    pub(super) fn remote_abort(self) {
+        match self.header().state.transition_to_notified_and_cancel() {
+            // SAFETY: the transition counted a reference for the Notified.
+            ToNotified::Submit => unsafe { self.schedule() },
+            ToNotified::DoNothing => {}
+            ToNotified::Dealloc => unreachable!("abort never drops a reference"),
+        }
+    }
+
+    /// Runtime shutdown: cancels the task now unless a thread is polling
+    /// it (see `State::transition_to_shutdown`). Only for the shutdown
+    /// sweep and for queue entries that will never run: the future is
+    /// dropped on the caller's thread (`abort()` uses `remote_abort`).
+    pub(super) fn shutdown(self) {
         // SAFETY: the vtable matches the cell; the caller holds a reference.
         unsafe { (self.header().vtable.shutdown)(self.ptr) }
     }

@@ -217,32 +217,19 @@ impl State {
         })
     }
 
-    /// Abort or shutdown. Returns `true` if the caller took RUNNING (and a
-    /// reference that backs it, as a poller holds one) and must cancel the
-    /// task now (it was idle or queued); otherwise the task is marked and
-    /// whoever runs it next cancels it.
-    pub(crate) fn transition_to_shutdown(&self) -> bool {
+    /// `abort()` through a `JoinHandle` or `AbortHandle`: marks the task
+    /// CANCELLED and never touches the future itself, since the aborting
+    /// thread may be outside the runtime or hold a lock the future's
+    /// destructor takes. A task being polled, or sitting in a run queue, is
+    /// cancelled by whoever takes RUNNING next (`transition_to_running` or
+    /// `transition_to_idle` return `Cancelled`). An idle task is notified
+    /// too, with a new reference, and the caller must submit it to its
+    /// scheduler (`Submit`), whose worker then drops the future inside the
+    /// runtime.
+    pub(crate) fn transition_to_notified_and_cancel(&self) -> ToNotified {
         self.update(|s| {
             if s.is_complete() || s.is_cancelled() {
-                return (None, false);
-            }
-            if s.is_running() {
-                return (Some(Snapshot(s.0 | CANCELLED)), false);
-            }
-            (Some(Snapshot((s.0 | CANCELLED | RUNNING) + REF_ONE)), true)
-        })
-    }
-
-    /// Abort from a thread where the task's future must not be dropped (a
-    /// `LocalSet` task, off its thread): mark the task cancelled and, if it
-    /// is idle, notify it with a new reference (`Submit`: the caller
-    /// schedules that `Notified`), so that its own scheduler runs it and
-    /// drops the future (`transition_to_running` returns `Cancelled`). A
-    /// task that is running or already queued is only marked; its poller or
-    /// the queued run cancels it.
-    pub(crate) fn transition_to_cancelled_notified(&self) -> ToNotified {
-        self.update(|s| {
-            if s.is_complete() || s.is_cancelled() {
+                // Finished, or an earlier abort already arranged the cancel.
                 return (None, ToNotified::DoNothing);
             }
             if s.is_running() || s.is_notified() {
@@ -250,6 +237,28 @@ impl State {
             }
             let next = Snapshot((s.0 | CANCELLED | NOTIFIED) + REF_ONE);
             (Some(next), ToNotified::Submit)
+        })
+    }
+
+    /// Runtime shutdown, once no worker polls any more (or a queue that will
+    /// never run the task drops it). Returns `true` if the caller took
+    /// RUNNING (and a reference that backs it, as a poller holds one) and
+    /// must cancel the task now: it was idle, or queued, maybe already
+    /// marked by an `abort()` whose queue entry will never run. A task that
+    /// is being polled (a worker shutdown gave up waiting for) is only
+    /// marked, and its poller cancels it.
+    pub(crate) fn transition_to_shutdown(&self) -> bool {
+        self.update(|s| {
+            if s.is_complete() {
+                return (None, false);
+            }
+            if s.is_running() {
+                if s.is_cancelled() {
+                    return (None, false);
+                }
+                return (Some(Snapshot(s.0 | CANCELLED)), false);
+            }
+            (Some(Snapshot((s.0 | CANCELLED | RUNNING) + REF_ONE)), true)
         })
     }
 

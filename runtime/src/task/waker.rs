@@ -35,39 +35,59 @@ pub(crate) unsafe fn borrowed(ptr: NonNull<Header>) -> BorrowedWaker {
 }
 
 /// # Safety
-/// `data` must be a task header pointer created by this module.
+/// `data` must be a task header pointer created by this module, backed by
+/// a reference the caller holds.
 unsafe fn raw(data: *const ()) -> RawTask {
     // SAFETY: per the caller, `data` is a live, non-null header pointer.
     unsafe { RawTask::from_raw(NonNull::new_unchecked(data as *mut Header)) }
 }
 
+/// The `RawWaker` contract's `clone`.
+///
+/// # Safety
+/// `data` comes from a live task waker (which owns or borrows a reference).
 unsafe fn clone(data: *const ()) -> RawWaker {
     // SAFETY: the waker being cloned keeps the task alive.
     unsafe { raw(data) }.ref_inc();
     RawWaker::new(data, &VTABLE)
 }
 
+/// The `RawWaker` contract's `wake`.
+///
+/// # Safety
+/// `data` comes from an owned task waker, whose reference is consumed.
 unsafe fn wake_by_val(data: *const ()) {
     // SAFETY: the waker being consumed owns a reference.
     let task = unsafe { raw(data) };
     match task.header().state.transition_to_notified_by_val() {
         ToNotified::DoNothing => {}
-        ToNotified::Submit => task.schedule(),
-        ToNotified::Dealloc => task.dealloc(),
+        // SAFETY: the waker's reference now backs the new Notified.
+        ToNotified::Submit => unsafe { task.schedule() },
+        // SAFETY: the waker's reference was the last one.
+        ToNotified::Dealloc => unsafe { task.dealloc() },
     }
 }
 
+/// The `RawWaker` contract's `wake_by_ref`.
+///
+/// # Safety
+/// `data` comes from a live task waker.
 unsafe fn wake_by_ref(data: *const ()) {
     // SAFETY: the waker keeps the task alive for this call.
     let task = unsafe { raw(data) };
     match task.header().state.transition_to_notified_by_ref() {
         ToNotified::DoNothing => {}
-        ToNotified::Submit => task.schedule(),
+        // SAFETY: the transition counted a new reference for the Notified.
+        ToNotified::Submit => unsafe { task.schedule() },
         ToNotified::Dealloc => unreachable!("wake_by_ref never drops the last reference"),
     }
 }
 
+/// The `RawWaker` contract's `drop`.
+///
+/// # Safety
+/// `data` comes from an owned task waker, whose reference is released.
 unsafe fn drop_waker(data: *const ()) {
-    // SAFETY: the waker being dropped owns a reference.
-    unsafe { raw(data) }.drop_reference();
+    // SAFETY: the waker being dropped owns a reference, given up here.
+    unsafe { raw(data).drop_reference() };
 }

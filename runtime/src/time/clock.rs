@@ -93,7 +93,8 @@ impl Clock {
             "`rt::time::advance()` needs paused time: call `rt::time::pause()` first \
              (or build the runtime with `start_paused(true)`)"
         );
-        state.base += duration;
+        // `Duration::MAX` moves the clock as far as "never" is.
+        state.base = crate::time::instant::far_capped_add(state.base, duration);
     }
 }
 

@@ -147,9 +147,23 @@ impl Instant {
     /// The deadline `duration` after `self` (the current instant); one
     /// that would overflow becomes about 30 years after `self`: "never".
     pub(crate) fn deadline_in(self, duration: Duration) -> Instant {
-        self.checked_add(duration)
-            .unwrap_or_else(|| self + Duration::from_secs(86_400 * 365 * 30))
+        Instant::from_std(far_capped_add(self.std, duration))
     }
+}
+
+/// How far "never" is: about 30 years.
+const FAR_FUTURE: Duration = Duration::from_secs(86_400 * 365 * 30);
+
+/// `instant + duration`, or [`FAR_FUTURE`] after `instant` where that would
+/// overflow (`Duration::MAX`): the one way the crate adds a duration it
+/// did not choose to an instant.
+pub(crate) fn far_capped_add(
+    instant: std::time::Instant,
+    duration: Duration,
+) -> std::time::Instant {
+    instant
+        .checked_add(duration)
+        .unwrap_or_else(|| instant + FAR_FUTURE)
 }
 
 impl From<std::time::Instant> for Instant {

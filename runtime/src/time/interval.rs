@@ -94,15 +94,16 @@ pub enum MissedTickBehavior {
 }
 
 impl MissedTickBehavior {
-    /// The deadline after a tick due at `missed` was taken late, at `now`.
+    /// The deadline after a tick due at `missed` was taken late, at `now`
+    /// ("never", not an overflow, for a huge period).
     fn next(self, missed: Instant, now: Instant, period: Duration) -> Instant {
         match self {
-            MissedTickBehavior::Burst => missed + period,
-            MissedTickBehavior::Delay => now + period,
+            MissedTickBehavior::Burst => missed.deadline_in(period),
+            MissedTickBehavior::Delay => now.deadline_in(period),
             MissedTickBehavior::Skip => {
                 let late = (now - missed).as_nanos() % period.as_nanos();
                 // `late < period`, which is a `Duration`, so it fits.
-                now + (period - Duration::from_nanos(late as u64))
+                now.deadline_in(period - Duration::from_nanos(late as u64))
             }
         }
     }
@@ -180,10 +181,10 @@ impl Interval {
         ready!(Pin::new(&mut self.delay).poll(cx));
         let due = self.delay.deadline();
         let now = Instant::now();
-        let next = if now > due + LATENESS_TOLERANCE {
+        let next = if now.saturating_duration_since(due) > LATENESS_TOLERANCE {
             self.missed_tick_behavior.next(due, now, self.period)
         } else {
-            due + self.period
+            due.deadline_in(self.period)
         };
         self.delay.reset_at(next, now);
         Poll::Ready(due)
@@ -209,7 +210,72 @@ impl Interval {
     /// });
     /// ```
     pub fn reset(&mut self) {
-        self.delay.reset(Instant::now() + self.period);
+        self.reset_after(self.period);
+    }
+
+    /// Restarts the schedule from now: the next tick is due at once, the
+    /// ones after it every `period`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rt::time::Instant;
+    /// use std::time::Duration;
+    ///
+    /// let rt = rt::runtime::Builder::new_current_thread().start_paused(true).build().unwrap();
+    /// rt.block_on(async {
+    ///     let mut interval = rt::time::interval(Duration::from_secs(10));
+    ///     interval.tick().await;
+    ///     interval.reset_immediately();
+    ///     let now = Instant::now();
+    ///     assert_eq!(interval.tick().await, now);
+    /// });
+    /// ```
+    pub fn reset_immediately(&mut self) {
+        self.reset_after(Duration::ZERO);
+    }
+
+    /// Restarts the schedule: the next tick is due `after` from now, the
+    /// ones after it every `period`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rt::time::Instant;
+    /// use std::time::Duration;
+    ///
+    /// let rt = rt::runtime::Builder::new_current_thread().start_paused(true).build().unwrap();
+    /// rt.block_on(async {
+    ///     let mut interval = rt::time::interval(Duration::from_secs(10));
+    ///     interval.tick().await;
+    ///     let start = Instant::now();
+    ///     interval.reset_after(Duration::from_secs(3));
+    ///     assert_eq!(interval.tick().await, start + Duration::from_secs(3));
+    /// });
+    /// ```
+    pub fn reset_after(&mut self, after: Duration) {
+        self.delay.reset(Instant::now().deadline_in(after));
+    }
+
+    /// Restarts the schedule: the next tick is due at `deadline` (at once
+    /// if it has passed), the ones after it every `period`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rt::time::Instant;
+    /// use std::time::Duration;
+    ///
+    /// let rt = rt::runtime::Builder::new_current_thread().start_paused(true).build().unwrap();
+    /// rt.block_on(async {
+    ///     let mut interval = rt::time::interval(Duration::from_secs(10));
+    ///     let deadline = Instant::now() + Duration::from_secs(1);
+    ///     interval.reset_at(deadline);
+    ///     assert_eq!(interval.tick().await, deadline);
+    /// });
+    /// ```
+    pub fn reset_at(&mut self, deadline: Instant) {
+        self.delay.reset(deadline);
     }
 
     /// The current missed-tick behaviour (default [`MissedTickBehavior::Burst`]).

@@ -33,7 +33,7 @@
 
 pub(crate) mod clock;
 pub mod error;
-mod instant;
+pub(crate) mod instant;
 mod interval;
 mod sleep;
 mod timeout;
@@ -43,3 +43,17 @@ pub use instant::Instant;
 pub use interval::{Interval, MissedTickBehavior, interval, interval_at};
 pub use sleep::{Sleep, sleep, sleep_until};
 pub use timeout::{Timeout, timeout, timeout_at};
+
+/// The standard library's `Duration`, re-exported (as tokio does) so that
+/// `rt::time::Duration` names the type every timer takes.
+///
+/// # Examples
+///
+/// ```
+/// use rt::time::Duration;
+///
+/// let rt = rt::runtime::Builder::new_current_thread().start_paused(true).build().unwrap();
+/// rt.block_on(async { rt::time::sleep(Duration::from_secs(1)).await });
+/// ```
+#[doc(no_inline)]
+pub use std::time::Duration;

@@ -102,6 +102,8 @@ pub struct Sleep {
     /// The deadline had passed when the sleep was created or reset: it
     /// completes without the timer.
     elapsed_early: bool,
+    /// An `elapsed_early` sleep was polled, and so completed.
+    completed_early: bool,
 }
 
 impl Sleep {
@@ -115,6 +117,7 @@ impl Sleep {
             runtime,
             entry: None,
             elapsed_early: deadline <= now,
+            completed_early: false,
         }
     }
 
@@ -135,8 +138,9 @@ impl Sleep {
         self.deadline
     }
 
-    /// `true` once the sleep completed (its deadline passed and it was
-    /// polled or its timer fired).
+    /// `true` once the sleep completed: its deadline passed and it was
+    /// polled or its timer fired. A sleep created (or reset) with a
+    /// deadline already past is elapsed once polled.
     ///
     /// # Examples
     ///
@@ -152,7 +156,7 @@ impl Sleep {
     /// });
     /// ```
     pub fn is_elapsed(&self) -> bool {
-        self.elapsed_early || self.entry.as_ref().is_some_and(TimerEntry::is_fired)
+        self.completed_early || self.entry.as_ref().is_some_and(TimerEntry::is_fired)
     }
 
     /// Moves the deadline to `deadline`, whether or not the sleep completed:
@@ -190,6 +194,7 @@ impl Sleep {
         // catching up on missed ticks completes them without waiting for
         // the driver).
         self.elapsed_early = deadline <= now;
+        self.completed_early = false;
         if self.elapsed_early {
             self.entry = None;
         } else if let Some(entry) = &mut self.entry {
@@ -203,6 +208,7 @@ impl Sleep {
     /// `Timeout`, whose inner future already did).
     pub(crate) fn poll_elapsed(&mut self, cx: &mut Context<'_>) -> Poll<()> {
         if self.elapsed_early {
+            self.completed_early = true;
             return Poll::Ready(());
         }
         let fired = match &self.entry {

@@ -3,6 +3,7 @@
 use crate::time::clock::current_runtime;
 use crate::time::error::Elapsed;
 use crate::time::{Instant, Sleep};
+use pin_project_lite::pin_project;
 use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
@@ -63,24 +64,27 @@ pub fn timeout_at<F: Future>(deadline: Instant, future: F) -> Timeout<F> {
     Timeout::new(future, deadline, Instant::now(), "rt::time::timeout_at")
 }
 
-/// The future of [`timeout`] and [`timeout_at`].
-///
-/// # Examples
-///
-/// ```
-/// use std::time::Duration;
-///
-/// let rt = rt::runtime::Runtime::new().unwrap();
-/// rt.block_on(async {
-///     let timeout: rt::time::Timeout<_> = rt::time::timeout(Duration::from_secs(1), async { 1 });
-///     assert_eq!(timeout.await, Ok(1));
-/// });
-/// ```
-#[derive(Debug)]
-#[must_use = "futures do nothing unless you `.await` or poll them"]
-pub struct Timeout<F> {
-    value: F,
-    delay: Sleep,
+pin_project! {
+    /// The future of [`timeout`] and [`timeout_at`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::time::Duration;
+    ///
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let timeout: rt::time::Timeout<_> = rt::time::timeout(Duration::from_secs(1), async { 1 });
+    ///     assert_eq!(timeout.await, Ok(1));
+    /// });
+    /// ```
+    #[derive(Debug)]
+    #[must_use = "futures do nothing unless you `.await` or poll them"]
+    pub struct Timeout<F> {
+        #[pin]
+        value: F,
+        delay: Sleep,
+    }
 }
 
 impl<F> Timeout<F> {
@@ -140,13 +144,8 @@ impl<F: Future> Future for Timeout<F> {
     type Output = Result<F::Output, Elapsed>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        // SAFETY: structural pinning of `value`: it is never moved out of a
-        // pinned `Timeout` (`into_inner` takes `self` by value, which needs
-        // `Timeout: Unpin` once pinned), and `delay` is `Unpin`.
-        let this = unsafe { self.get_unchecked_mut() };
-        // SAFETY: see above; `value` stays pinned with `self`.
-        let value = unsafe { Pin::new_unchecked(&mut this.value) };
-        if let Poll::Ready(output) = value.poll(cx) {
+        let this = self.project();
+        if let Poll::Ready(output) = this.value.poll(cx) {
             return Poll::Ready(Ok(output));
         }
         // No budget spent here: the inner future spent it, and a timeout

@@ -61,11 +61,37 @@ impl Kind {
 
 /// Runs `test` once per runtime kind in `kinds`, with a fresh runtime. The
 /// kind is printed first so a failure says which runtime it was on.
+///
+/// `RT_TEST_KINDS=current_thread` (or `multi_thread`) keeps only that
+/// scheduler: `scripts/miri` checks the current-thread runtime under
+/// strict provenance and the multi-thread one, whose crossbeam-epoch
+/// queues need permissive provenance, in a separate run.
 pub(crate) fn each(kinds: &[Kind], mut test: impl FnMut(Kind, Runtime)) {
     for &kind in kinds {
+        if !kind_selected(kind) {
+            continue;
+        }
         eprintln!("--- on {kind:?}");
         test(kind, kind.build());
     }
+}
+
+/// `false` if `RT_TEST_KINDS` names the other scheduler.
+pub(crate) fn kind_selected(kind: Kind) -> bool {
+    match std::env::var("RT_TEST_KINDS").as_deref() {
+        Ok("current_thread") => kind == Kind::CurrentThread,
+        Ok("multi_thread") => kind.is_multi_thread(),
+        Ok("") | Err(_) => true,
+        Ok(other) => {
+            panic!("RT_TEST_KINDS={other}: expected `current_thread`, `multi_thread` or nothing")
+        }
+    }
+}
+
+/// `real` normally, `miri` under Miri (about a hundred times slower):
+/// iteration counts and sizes that keep a Miri run to seconds.
+pub(crate) const fn miri_or(real: usize, miri: usize) -> usize {
+    if cfg!(miri) { miri } else { real }
 }
 
 /// Runs `test` once on every runtime kind.
@@ -281,22 +307,17 @@ pub(crate) fn expect_panic<R>(f: impl FnOnce() -> R) -> String {
 }
 
 /// A current-thread runtime and a two-worker multi-thread runtime, both
-/// with every driver enabled.
-pub(crate) fn runtimes() -> [(&'static str, Runtime); 2] {
-    [
-        (
-            "current_thread",
-            Builder::new_current_thread().enable_all().build().unwrap(),
-        ),
-        (
-            "multi_thread",
-            Builder::new_multi_thread()
-                .worker_threads(2)
-                .enable_all()
-                .build()
-                .unwrap(),
-        ),
-    ]
+/// with every driver enabled (only one of them if `RT_TEST_KINDS` says so,
+/// see `each`).
+pub(crate) fn runtimes() -> Vec<(&'static str, Runtime)> {
+    let mut runtimes = Vec::new();
+    if kind_selected(Kind::CurrentThread) {
+        runtimes.push(("current_thread", Kind::CurrentThread.build()));
+    }
+    if kind_selected(Kind::MultiThread(2)) {
+        runtimes.push(("multi_thread", Kind::MultiThread(2).build()));
+    }
+    runtimes
 }
 
 /// Runs `body` to completion on each scheduler in turn.
@@ -363,6 +384,22 @@ pub(crate) fn raise_fd_limit() -> u64 {
     let rc = unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &limit) };
     assert_eq!(rc, 0);
     limit.rlim_cur
+}
+
+/// Sets this process's soft descriptor limit (at most the hard one), so
+/// that opening descriptor number `soft` fails with EMFILE.
+pub(crate) fn set_soft_fd_limit(soft: u64) {
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: `limit` is a valid, exclusively borrowed out-parameter.
+    let rc = unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) };
+    assert_eq!(rc, 0);
+    limit.rlim_cur = soft.min(limit.rlim_max);
+    // SAFETY: `limit` is a valid `rlimit`, its soft limit at most the hard.
+    let rc = unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &limit) };
+    assert_eq!(rc, 0);
 }
 
 /// A current-thread runtime whose clock starts paused: sleeps finish as
@@ -472,26 +509,117 @@ pub(crate) fn mkfifo(path: &std::path::Path) {
     );
 }
 
-/// A waker that does nothing when woken and runs `on_drop` when its last
-/// clone is dropped: for checking that a primitive drops replaced wakers
-/// outside its lock (`on_drop` calls back into the primitive).
-pub(crate) fn waker_with_drop_hook(on_drop: impl FnOnce() + Send + 'static) -> Waker {
-    struct DropHook(std::sync::Mutex<Option<Box<dyn FnOnce() + Send>>>);
+/// Polls `future` once with `waker`.
+pub(crate) fn poll_with<F: Future>(future: &mut Pin<Box<F>>, waker: &Waker) -> Poll<F::Output> {
+    future.as_mut().poll(&mut Context::from_waker(waker))
+}
 
-    impl std::task::Wake for DropHook {
-        fn wake(self: Arc<Self>) {}
-    }
+/// The shared part of [`waker_with_drop_hook`]: runs the hook when the
+/// last clone of the waker goes.
+struct DropHook(std::sync::Mutex<Option<Box<dyn FnOnce() + Send>>>);
 
-    impl Drop for DropHook {
-        fn drop(&mut self) {
-            let hook = self.0.lock().unwrap_or_else(|e| e.into_inner()).take();
-            if let Some(hook) = hook {
-                hook();
-            }
+impl std::task::Wake for DropHook {
+    fn wake(self: Arc<Self>) {}
+}
+
+impl Drop for DropHook {
+    fn drop(&mut self) {
+        let hook = self.0.lock().unwrap_or_else(|e| e.into_inner()).take();
+        if let Some(hook) = hook {
+            hook();
         }
     }
+}
 
+/// A waker whose destructor runs `hook` when its last clone is dropped:
+/// it stands for a waker that owns user state (a task holding a channel
+/// sender or a lock guard), whose drop uses the primitive that stored it.
+pub(crate) fn waker_with_drop_hook(hook: impl FnOnce() + Send + 'static) -> Waker {
     Waker::from(Arc::new(DropHook(std::sync::Mutex::new(Some(Box::new(
-        on_drop,
+        hook,
     ))))))
+}
+
+/// Runs `f` on a thread of its own and fails, naming `what`, if it has
+/// not returned within a generous deadline: a deadlock fails the test
+/// instead of hanging the run. Not a timing assertion: a correct `f`
+/// returns at once. A panic in `f` is passed on.
+#[track_caller]
+pub(crate) fn assert_no_deadlock(what: &str, f: impl FnOnce() + Send + 'static) {
+    let (done_tx, done_rx) = std::sync::mpsc::channel();
+    let thread = std::thread::spawn(move || {
+        f();
+        let _ = done_tx.send(());
+    });
+    match done_rx.recv_timeout(Duration::from_secs(20)) {
+        Ok(()) | Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+            if let Err(payload) = thread.join() {
+                panic::resume_unwind(payload);
+            }
+        }
+        Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+            panic!("deadlock: {what} did not return (the thread is left hanging)")
+        }
+    }
+}
+
+/// Runs `body` in a child process (this test binary again, running only
+/// the test `name`), for tests whose failure would abort the process:
+/// the parent then fails with the child's status instead of dying. In
+/// the child, `body` runs directly.
+#[track_caller]
+pub(crate) fn in_child_process(name: &str, body: impl FnOnce()) {
+    const CHILD: &str = "RT_TEST_IN_CHILD_PROCESS";
+    if std::env::var_os(CHILD).is_some() {
+        body();
+        return;
+    }
+    let output = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([name, "--exact", "--nocapture", "--test-threads=1"])
+        .env(CHILD, "1")
+        .output()
+        .expect("running the test binary again");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success() && stdout.contains("1 passed"),
+        "the child process running `{name}` failed ({}):\n{stdout}\n{}",
+        output.status,
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+/// A waker that counts its wakes; `Arc::strong_count` of it shows who
+/// still holds a clone.
+#[derive(Debug, Default)]
+pub(crate) struct CountingWaker(AtomicUsize);
+
+impl std::task::Wake for CountingWaker {
+    fn wake(self: Arc<Self>) {
+        self.wake_by_ref();
+    }
+
+    fn wake_by_ref(self: &Arc<Self>) {
+        self.0.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
+impl CountingWaker {
+    pub(crate) fn new() -> Arc<CountingWaker> {
+        Arc::new(CountingWaker::default())
+    }
+
+    /// How many times it was woken.
+    pub(crate) fn count(&self) -> usize {
+        self.0.load(Ordering::SeqCst)
+    }
+
+    /// A waker (one more strong reference) for it.
+    pub(crate) fn waker(self: &Arc<Self>) -> Waker {
+        Waker::from(self.clone())
+    }
+
+    /// Polls `future` once with this waker.
+    pub(crate) fn poll<F: Future>(self: &Arc<Self>, future: &mut Pin<Box<F>>) -> Poll<F::Output> {
+        poll_with(future, &self.waker())
+    }
 }

@@ -2,7 +2,7 @@
 
 use crate::blocking;
 use crate::driver;
-use crate::loom::deque::Injector;
+use crate::loom::deque::{Injector, steal_one};
 use crate::loom::sync::Arc;
 use crate::loom::sync::atomic::{AtomicBool, Ordering, fence};
 use crate::runtime::context;
@@ -12,7 +12,7 @@ use crate::scheduler::multi_thread::park;
 use crate::scheduler::multi_thread::worker::Remote;
 use crate::scheduler::{self, Config};
 use crate::task::list::OwnedTasks;
-use crate::task::{self, Header, Id, JoinHandle, Notified, Schedule};
+use crate::task::{Header, Id, JoinHandle, Notified, Schedule};
 use std::future::Future;
 
 /// See `Handle::hand_off_driver_for_timers`: a poll longer than this is
@@ -47,8 +47,8 @@ impl Handle {
         F: Future + Send + 'static,
         F::Output: Send + 'static,
     {
-        let (raw, join) = task::new_task(future, me.clone(), id);
-        if let Some(notified) = me.shared.owned.bind(raw) {
+        let (join, notified) = me.shared.owned.bind(future, me.clone(), id);
+        if let Some(notified) = notified {
             Handle::schedule_task(me, notified, false);
         }
         join
@@ -83,7 +83,7 @@ impl Handle {
     }
 
     fn drain_injector(&self) {
-        while let Some(task) = self.shared.inject.steal().success() {
+        while let Some(task) = steal_one(&self.shared.inject) {
             drop(task);
         }
     }

@@ -116,7 +116,7 @@ impl MultiThread {
     /// then cancels every task.
     pub(crate) fn shutdown(&self, handle: &Handle, timeout: Option<Duration>) {
         handle.begin_shutdown();
-        let deadline = timeout.map(|t| Instant::now() + t);
+        let deadline = crate::runtime::deadline_after(timeout);
         let exited = &handle.shared.exited;
         let mut count = exited.count.lock().unwrap();
         while *count < self.num_workers {

@@ -5,8 +5,10 @@
 //! waits for I/O and timers); the others wait on their own condvar.
 //! `Unparker::unpark` knows which of the two its worker is blocked in.
 //!
-//! The state word makes unpark sticky: an unpark that lands before the
-//! worker blocks turns the next park into a no-op.
+//! The state is a `ParkState` (see `runtime/park.rs`), which makes unpark
+//! sticky: an unpark that lands before the worker blocks turns the next
+//! park into a no-op. Blocking in the driver is its "parked elsewhere":
+//! `unpark` then wakes the driver instead of the condvar.
 //!
 //! The I/O wakers a turn of the driver releases are woken after the driver
 //! lock is released (a waker may run arbitrary code): the driver pushes
@@ -14,15 +16,11 @@
 //! wakes them once it has dropped the guard.
 
 use crate::driver::{self, Driver, wake_all};
-use crate::loom::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use crate::loom::sync::{Arc, Condvar, Mutex};
+use crate::loom::sync::atomic::{AtomicBool, Ordering, fence};
+use crate::loom::sync::{Arc, Mutex};
+use crate::runtime::park::{ParkState, Unparked};
 use std::task::Waker;
 use std::time::Duration;
-
-const EMPTY: usize = 0;
-const PARKED_CONDVAR: usize = 1;
-const PARKED_DRIVER: usize = 2;
-const NOTIFIED: usize = 3;
 
 #[derive(Debug)]
 pub(crate) struct Parker {
@@ -39,9 +37,7 @@ pub(crate) struct Unparker {
 
 #[derive(Debug)]
 struct Inner {
-    state: AtomicUsize,
-    mutex: Mutex<()>,
-    condvar: Condvar,
+    state: ParkState,
     shared: Arc<Shared>,
 }
 
@@ -67,12 +63,13 @@ impl Shared {
     /// are seen as they happen, so another worker may spin instead of
     /// parking (in the driver) itself.
     ///
-    /// SeqCst: the last searcher's read pairs with the fence of a worker
-    /// that left the driver (`Handle::hand_off_driver_for_timers`): either
-    /// that worker sees the searcher gone, or the searcher sees the driver
-    /// unwatched, and one of them wakes a peer for it.
+    /// Relaxed: as a hint (spinning) a stale answer costs a spin or a
+    /// wake-up. Where a lost wake-up is at stake, the last searcher
+    /// (`Core::transition_from_searching`) issues a SeqCst fence between
+    /// its searching-count decrement and this read; see `park_driver` for
+    /// the other half of that pair.
     pub(crate) fn driver_watched(&self) -> bool {
-        self.driver_watched.load(Ordering::SeqCst)
+        self.driver_watched.load(Ordering::Relaxed)
     }
 
     /// Shuts the driver down (waiting for a worker still parked in it).
@@ -89,9 +86,7 @@ impl Parker {
     pub(crate) fn new(shared: Arc<Shared>) -> Parker {
         Parker {
             inner: Arc::new(Inner {
-                state: AtomicUsize::new(EMPTY),
-                mutex: Mutex::new(()),
-                condvar: Condvar::new(),
+                state: ParkState::new(),
                 shared,
             }),
             woken: Vec::new(),
@@ -135,17 +130,13 @@ impl Inner {
     /// Pushes the I/O wakers of a driver turn onto `woken` (the caller
     /// wakes them): the driver lock is released on return.
     fn park(&self, timeout: Option<Duration>, woken: &mut Vec<Waker>) -> bool {
-        if self
-            .state
-            .compare_exchange(NOTIFIED, EMPTY, Ordering::SeqCst, Ordering::SeqCst)
-            .is_ok()
-        {
+        if self.state.take_notification() {
             return false;
         }
         if let Ok(mut driver) = self.shared.driver.try_lock() {
             self.park_driver(&mut driver, timeout, woken)
         } else {
-            self.park_condvar();
+            self.state.sleep();
             false
         }
     }
@@ -157,16 +148,8 @@ impl Inner {
         timeout: Option<Duration>,
         woken: &mut Vec<Waker>,
     ) -> bool {
-        match self
-            .state
-            .compare_exchange(EMPTY, PARKED_DRIVER, Ordering::SeqCst, Ordering::SeqCst)
-        {
-            Ok(_) => {}
-            Err(NOTIFIED) => {
-                self.state.swap(EMPTY, Ordering::SeqCst);
-                return false;
-            }
-            Err(actual) => panic!("rt: inconsistent park state {actual}"),
+        if !self.state.enter_elsewhere() {
+            return false;
         }
         let watching = timeout != Some(Duration::ZERO);
         if watching {
@@ -174,54 +157,33 @@ impl Inner {
         }
         driver.park(&self.shared.handle, timeout, woken);
         if watching {
+            // A Dekker pair with the last searcher, whose side is: searching
+            // count decremented (SeqCst), SeqCst fence, then this flag read
+            // (`Core::transition_from_searching`). Ours: this store, the
+            // fence below, then the searching count read in
+            // `Handle::hand_off_driver_for_timers` (or, for a worker that
+            // wakes as a searcher, its own `transition_from_searching`).
+            // With a SeqCst fence between each side's write and read, the
+            // fences are ordered one way or the other, and the side whose
+            // fence comes second sees the other's write: either the searcher
+            // sees the driver unwatched and wakes a peer to park in it, or
+            // this worker sees no searcher and hands the driver off itself.
+            // The fence is here, next to the store, rather than relying on
+            // one several calls up; loom checks fences, not the total order
+            // of SeqCst accesses.
             self.shared.driver_watched.store(false, Ordering::Relaxed);
+            fence(Ordering::SeqCst);
         }
-        match self.state.swap(EMPTY, Ordering::SeqCst) {
-            NOTIFIED | PARKED_DRIVER => true,
-            actual => panic!("rt: inconsistent park state {actual}"),
-        }
-    }
-
-    fn park_condvar(&self) {
-        let mut guard = self.mutex.lock().unwrap();
-        match self
-            .state
-            .compare_exchange(EMPTY, PARKED_CONDVAR, Ordering::SeqCst, Ordering::SeqCst)
-        {
-            Ok(_) => {}
-            Err(NOTIFIED) => {
-                self.state.swap(EMPTY, Ordering::SeqCst);
-                return;
-            }
-            Err(actual) => panic!("rt: inconsistent park state {actual}"),
-        }
-        loop {
-            guard = self.condvar.wait(guard).unwrap();
-            if self
-                .state
-                .compare_exchange(NOTIFIED, EMPTY, Ordering::SeqCst, Ordering::SeqCst)
-                .is_ok()
-            {
-                return;
-            }
-            // Spurious wake-up: keep waiting.
-        }
+        self.state.leave_elsewhere();
+        true
     }
 }
 
 impl Unparker {
     pub(crate) fn unpark(&self) {
         let inner = &self.inner;
-        match inner.state.swap(NOTIFIED, Ordering::SeqCst) {
-            EMPTY | NOTIFIED => {}
-            PARKED_CONDVAR => {
-                // Taking the lock orders this notify after the parker's wait
-                // began (it set PARKED_CONDVAR while holding the lock).
-                drop(inner.mutex.lock().unwrap());
-                inner.condvar.notify_one();
-            }
-            PARKED_DRIVER => inner.shared.handle.unpark(),
-            actual => panic!("rt: inconsistent park state {actual}"),
+        if inner.state.unpark() == Unparked::Elsewhere {
+            inner.shared.handle.unpark();
         }
     }
 }

@@ -2,8 +2,9 @@
 
 use crate::loom::sync::Arc;
 use crate::sync::mpsc::chan::Chan;
-use crate::sync::mpsc::error::{SendError, TryRecvError, TrySendError};
+use crate::sync::mpsc::error::{SendError, SendTimeoutError, TryRecvError, TrySendError};
 use crate::sync::mpsc::queue::Head;
+use crate::sync::mpsc::{PermitIterator, WeakSender};
 use crate::sync::semaphore::TryAcquireError;
 use std::fmt;
 use std::task::{Context, Poll};
@@ -97,6 +98,11 @@ pub struct OwnedPermit<T> {
 }
 
 impl<T> Sender<T> {
+    /// A sender for `chan`, whose sender count already counts it.
+    pub(super) fn from_chan(chan: Arc<Chan<T>>) -> Sender<T> {
+        Sender { chan }
+    }
+
     /// Sends a value, waiting for a free slot. Senders waiting for a slot
     /// are served in FIFO order.
     ///
@@ -119,6 +125,47 @@ impl<T> Sender<T> {
             return Err(SendError(value));
         }
         self.chan.push(value, true).map_err(SendError)
+    }
+
+    /// [`send`](Sender::send), waiting at most `timeout` for a free slot.
+    /// Cancel safety as `send`.
+    ///
+    /// # Errors
+    ///
+    /// [`SendTimeoutError::Timeout`] if no slot came free in time,
+    /// [`SendTimeoutError::Closed`] if the receiver is closed or gone;
+    /// both hand the value back.
+    ///
+    /// # Panics
+    ///
+    /// Panics outside a runtime with the time driver, as
+    /// [`rt::time::timeout`](crate::time::timeout).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::time::Duration;
+    ///
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let (tx, mut rx) = rt::sync::mpsc::channel(1);
+    ///     tx.send_timeout(1, Duration::from_millis(10)).await.unwrap();
+    ///     assert_eq!(rx.recv().await, Some(1));
+    /// });
+    /// ```
+    pub async fn send_timeout(
+        &self,
+        value: T,
+        timeout: std::time::Duration,
+    ) -> Result<(), SendTimeoutError<T>> {
+        match crate::time::timeout(timeout, self.reserve()).await {
+            Ok(Ok(permit)) => {
+                permit.send(value);
+                Ok(())
+            }
+            Ok(Err(_)) => Err(SendTimeoutError::Closed(value)),
+            Err(_) => Err(SendTimeoutError::Timeout(value)),
+        }
     }
 
     /// [`send`](Sender::send) for synchronous code: blocks the thread
@@ -195,6 +242,66 @@ impl<T> Sender<T> {
         match self.chan.acquire_slot().await {
             Ok(()) => Ok(Permit { chan: &self.chan }),
             Err(_) => Err(SendError(())),
+        }
+    }
+
+    /// Waits until `n` slots are free and reserves them all at once
+    /// (queued fairly with the other senders, like one `reserve`).
+    /// Cancel-safe (the dropped caller loses its place in line only).
+    ///
+    /// # Errors
+    ///
+    /// Fails if the receiver is closed or gone, or if `n` exceeds the
+    /// channel's capacity (it could never be granted).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let (tx, mut rx) = rt::sync::mpsc::channel(2);
+    /// let mut permits = futures::executor::block_on(tx.reserve_many(2)).unwrap();
+    /// assert!(tx.try_send(0).is_err(), "both slots are reserved");
+    /// permits.next().unwrap().send(1);
+    /// permits.next().unwrap().send(2);
+    /// assert_eq!((rx.try_recv(), rx.try_recv()), (Ok(1), Ok(2)));
+    /// ```
+    pub async fn reserve_many(&self, n: usize) -> Result<PermitIterator<'_, T>, SendError<()>> {
+        if n > self.max_capacity() {
+            return Err(SendError(()));
+        }
+        match self.chan.acquire_slots(n).await {
+            Ok(()) => Ok(PermitIterator::new(&self.chan, n)),
+            Err(_) => Err(SendError(())),
+        }
+    }
+
+    /// Reserves `n` slots if they are all free now.
+    ///
+    /// # Errors
+    ///
+    /// [`TrySendError::Full`] if fewer are free (or `n` exceeds the
+    /// capacity), [`TrySendError::Closed`] if the receiver is closed or
+    /// gone.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let (tx, _rx) = rt::sync::mpsc::channel::<u8>(2);
+    /// let permits = tx.try_reserve_many(2).unwrap();
+    /// assert!(tx.try_reserve_many(1).is_err());
+    /// drop(permits);
+    /// assert_eq!(tx.capacity(), 2);
+    /// ```
+    pub fn try_reserve_many(&self, n: usize) -> Result<PermitIterator<'_, T>, TrySendError<()>> {
+        if self.chan.is_closed() {
+            return Err(TrySendError::Closed(()));
+        }
+        if n > self.max_capacity() {
+            return Err(TrySendError::Full(()));
+        }
+        match self.chan.try_acquire_slots(n) {
+            Ok(()) => Ok(PermitIterator::new(&self.chan, n)),
+            Err(TryAcquireError::NoPermits) => Err(TrySendError::Full(())),
+            Err(TryAcquireError::Closed) => Err(TrySendError::Closed(())),
         }
     }
 
@@ -291,6 +398,45 @@ impl<T> Sender<T> {
     pub fn max_capacity(&self) -> usize {
         self.chan.max_capacity()
     }
+
+    /// A [`WeakSender`] for this channel: it does not keep it open.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let (tx, _rx) = rt::sync::mpsc::channel::<u8>(1);
+    /// let weak = tx.downgrade();
+    /// assert_eq!((tx.strong_count(), tx.weak_count()), (1, 1));
+    /// # drop(weak);
+    /// ```
+    pub fn downgrade(&self) -> WeakSender<T> {
+        WeakSender::new(&self.chan)
+    }
+
+    /// The number of senders of this channel (this one and its clones).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let (tx, _rx) = rt::sync::mpsc::channel::<u8>(1);
+    /// let _tx2 = tx.clone();
+    /// assert_eq!(tx.strong_count(), 2);
+    /// ```
+    pub fn strong_count(&self) -> usize {
+        self.chan.sender_count()
+    }
+
+    /// The number of [`WeakSender`]s of this channel.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let (tx, _rx) = rt::sync::mpsc::channel::<u8>(1);
+    /// assert_eq!(tx.weak_count(), 0);
+    /// ```
+    pub fn weak_count(&self) -> usize {
+        self.chan.weak_sender_count()
+    }
 }
 
 impl<T> Clone for Sender<T> {
@@ -308,7 +454,12 @@ impl<T> Drop for Sender<T> {
     }
 }
 
-impl<T> Permit<'_, T> {
+impl<'a, T> Permit<'a, T> {
+    /// A permit for a slot the caller has just reserved.
+    pub(super) fn new(chan: &'a Chan<T>) -> Permit<'a, T> {
+        Permit { chan }
+    }
+
     /// Sends through the reserved slot. If the receiver was dropped
     /// meanwhile, the value is dropped.
     ///
@@ -529,6 +680,22 @@ impl<T> Receiver<T> {
     /// ```
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+
+    /// `true` once the channel is closed: by [`close`](Receiver::close),
+    /// or because every sender is gone. Queued values can still be
+    /// received.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let (tx, rx) = rt::sync::mpsc::channel::<u8>(1);
+    /// assert!(!rx.is_closed());
+    /// drop(tx);
+    /// assert!(rx.is_closed());
+    /// ```
+    pub fn is_closed(&self) -> bool {
+        self.chan.is_closed_for_receiver()
     }
 }
 

@@ -40,11 +40,15 @@ use crate::sync::{Notify, Semaphore};
 use crate::task::poll_proceed;
 use crossbeam_utils::CachePadded;
 use std::fmt;
+use std::panic::AssertUnwindSafe;
 use std::task::{Context, Poll, Waker, ready};
 
 pub(super) struct Chan<T> {
     queue: Queue<T>,
     senders: AtomicUsize,
+    /// Weak senders (`WeakSender`, `WeakUnboundedSender`): they keep the
+    /// channel's memory, not the channel open.
+    weak_senders: AtomicUsize,
     /// Bounded only: one permit per free slot, and the capacity. Padded:
     /// its word changes on every send and receive, while `senders` and
     /// `closed` next to it are read on those paths.
@@ -84,6 +88,7 @@ impl<T> Chan<T> {
         let chan = Chan {
             queue,
             senders: AtomicUsize::new(1),
+            weak_senders: AtomicUsize::new(0),
             slots: CachePadded::new(capacity.map(|capacity| (Semaphore::new(capacity), capacity))),
             closed: AtomicBool::new(false),
             closed_notify: Notify::new(),
@@ -112,6 +117,42 @@ impl<T> Chan<T> {
         // The new sender is cloned from a live one, so the count is not 0
         // and nothing needs ordering here.
         self.senders.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// A new sender from a weak one, unless every sender is gone (the
+    /// channel closed for good then).
+    pub(super) fn upgrade_sender(&self) -> bool {
+        let mut senders = self.senders.load(Ordering::Relaxed);
+        loop {
+            if senders == 0 {
+                return false;
+            }
+            match self.senders.compare_exchange_weak(
+                senders,
+                senders + 1,
+                Ordering::Acquire,
+                Ordering::Relaxed,
+            ) {
+                Ok(_) => return true,
+                Err(actual) => senders = actual,
+            }
+        }
+    }
+
+    pub(super) fn sender_count(&self) -> usize {
+        self.senders.load(Ordering::Acquire)
+    }
+
+    pub(super) fn weak_sender_count(&self) -> usize {
+        self.weak_senders.load(Ordering::Relaxed)
+    }
+
+    pub(super) fn add_weak_sender(&self) {
+        self.weak_senders.fetch_add(1, Ordering::Relaxed);
+    }
+
+    pub(super) fn drop_weak_sender(&self) {
+        self.weak_senders.fetch_sub(1, Ordering::Relaxed);
     }
 
     pub(super) fn drop_sender(&self) {
@@ -166,34 +207,57 @@ impl<T> Chan<T> {
     /// Step 1: the receiver is about to look once more, then wait.
     fn register_receiver(&self, waker: &Waker) {
         let mut slot = self.lock_waker();
-        register(&mut slot, waker);
+        let replaced = register(&mut slot, waker);
         self.rx.woken.store(false, Ordering::Relaxed);
         self.rx.waiting.store(true, Ordering::Release);
         drop(slot);
         fence(Ordering::SeqCst);
+        // Its destructor may send on this channel: not under the lock.
+        drop(replaced);
     }
 
     /// Waits for a slot permit (bounded only). If the wait is dropped
     /// after a permit was granted, the permit goes back to the pool and a
     /// closed receiver waiting for outstanding permits is woken.
     pub(super) async fn acquire_slot(&self) -> Result<(), AcquireError> {
+        self.acquire_slots(1).await
+    }
+
+    /// [`acquire_slot`](Chan::acquire_slot) for `n` slots at once (at
+    /// most the capacity, which the caller checked).
+    pub(super) async fn acquire_slots(&self, n: usize) -> Result<(), AcquireError> {
         let wake = WakeReceiverIfClosed(self);
-        let acquired = Acquire::new(self.slots(), 1).await;
-        // Done (granted or refused): no permit went back, nothing to wake
-        // for, and the fence in `wake_receiver_if_closed` stays off the
-        // send path.
-        std::mem::forget(wake);
+        let acquired = Acquire::new(self.slots(), n).await;
+        if acquired.is_ok() {
+            // Granted: no permit went back, nothing to wake for, and the
+            // fence in `wake_receiver_if_closed` stays off the send path.
+            std::mem::forget(wake);
+        }
+        // Refused: a slot granted before the close went back; the guard
+        // wakes the closed receiver that may be waiting for it.
         acquired
     }
 
     pub(super) fn try_acquire_slot(&self) -> Result<(), TryAcquireError> {
-        self.slots().try_take(1)
+        self.try_acquire_slots(1)
+    }
+
+    pub(super) fn try_acquire_slots(&self, n: usize) -> Result<(), TryAcquireError> {
+        self.slots().try_take(n)
     }
 
     /// Returns an unused slot permit, waking a closed receiver waiting for
     /// outstanding permits.
     pub(super) fn release_slot(&self) {
-        self.slots().release(1);
+        self.release_slots(1);
+    }
+
+    /// Returns `n` unused slot permits, as `release_slot`.
+    pub(super) fn release_slots(&self, n: usize) {
+        if n == 0 {
+            return;
+        }
+        self.slots().release(n);
         self.wake_receiver_if_closed();
     }
 
@@ -210,6 +274,11 @@ impl<T> Chan<T> {
         self.closed.load(Ordering::Acquire)
     }
 
+    /// The receiver's view: closed by it, or every sender is gone.
+    pub(super) fn is_closed_for_receiver(&self) -> bool {
+        self.is_closed() || self.sender_count() == 0
+    }
+
     pub(super) fn free_slots(&self) -> usize {
         self.slots().available_permits()
     }
@@ -222,13 +291,7 @@ impl<T> Chan<T> {
 
     /// Waits for the receiver to close or drop. Cancel-safe.
     pub(super) async fn closed(&self) {
-        loop {
-            let notified = self.closed_notify.notified();
-            if self.is_closed() {
-                return;
-            }
-            notified.await;
-        }
+        self.closed_notify.wait_until(|| self.is_closed()).await
     }
 
     /// Gives the slots of `count` received values back to the senders.
@@ -364,21 +427,37 @@ impl<T> Chan<T> {
         self.closed_notify.notify_waiters();
     }
 
-    /// The receiver is gone: close, refuse every send, and drop what is
-    /// queued. Values are dropped one at a time with no lock held, since a
-    /// value's destructor may use this channel.
+    /// The receiver is gone: close, refuse every send, let go of its
+    /// waker, and drop what is queued. Values are dropped one at a time
+    /// with no lock held, since a value's destructor may use this channel;
+    /// one that panics does not keep the rest alive (its panic goes on
+    /// once they are dropped).
     pub(super) fn drop_receiver(&self, head: &mut Head) {
         self.close();
         self.queue.close(DROPPED);
+        // Nothing wakes a dropped receiver: its waker (maybe the last
+        // reference to a task) goes now, not with the last sender.
+        self.stop_waiting();
+        let waker = self.lock_waker().take();
+        drop(waker);
+        let mut panic = None;
         let mut spins = 0;
         loop {
             match self.queue.pop(head) {
-                Pop::Value(value) => drop(value),
+                Pop::Value(value) => {
+                    let dropped = std::panic::catch_unwind(AssertUnwindSafe(|| drop(value)));
+                    if let Err(payload) = dropped {
+                        panic.get_or_insert(payload);
+                    }
+                }
                 // A send that claimed its slot before `DROPPED` is a few
                 // instructions from done; none can claim one after.
                 Pop::Busy => queue::backoff(&mut spins),
-                Pop::Empty { .. } => return,
+                Pop::Empty { .. } => break,
             }
+        }
+        if let Some(payload) = panic {
+            std::panic::resume_unwind(payload);
         }
     }
 }

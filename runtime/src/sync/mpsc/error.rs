@@ -115,3 +115,64 @@ impl fmt::Display for TryRecvError {
 }
 
 impl std::error::Error for TryRecvError {}
+
+/// The error of [`Sender::send_timeout`](super::Sender::send_timeout);
+/// the value is handed back.
+///
+/// # Examples
+///
+/// ```
+/// use rt::sync::mpsc::{self, error::SendTimeoutError};
+/// use std::time::Duration;
+///
+/// let rt = rt::runtime::Builder::new_current_thread().start_paused(true).build().unwrap();
+/// rt.block_on(async {
+///     let (tx, _rx) = mpsc::channel(1);
+///     tx.send(1).await.unwrap();
+///     let full = tx.send_timeout(2, Duration::from_secs(1)).await;
+///     assert_eq!(full, Err(SendTimeoutError::Timeout(2)));
+/// });
+/// ```
+#[derive(PartialEq, Eq, Clone, Copy)]
+pub enum SendTimeoutError<T> {
+    /// No slot came free in time.
+    Timeout(T),
+    /// The receiver is closed or gone.
+    Closed(T),
+}
+
+impl<T> SendTimeoutError<T> {
+    /// The value that was not sent.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rt::sync::mpsc::error::SendTimeoutError;
+    /// assert_eq!(SendTimeoutError::Closed(5).into_inner(), 5);
+    /// ```
+    pub fn into_inner(self) -> T {
+        match self {
+            SendTimeoutError::Timeout(value) | SendTimeoutError::Closed(value) => value,
+        }
+    }
+}
+
+impl<T> fmt::Debug for SendTimeoutError<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SendTimeoutError::Timeout(_) => f.write_str("Timeout(..)"),
+            SendTimeoutError::Closed(_) => f.write_str("Closed(..)"),
+        }
+    }
+}
+
+impl<T> fmt::Display for SendTimeoutError<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SendTimeoutError::Timeout(_) => f.write_str("timed out waiting on send operation"),
+            SendTimeoutError::Closed(_) => f.write_str("channel closed"),
+        }
+    }
+}
+
+impl<T> std::error::Error for SendTimeoutError<T> {}

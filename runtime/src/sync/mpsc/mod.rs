@@ -15,7 +15,11 @@
 //! - `send` is cancel-safe in that dropping it never loses a slot or sends
 //!   twice, but the value inside the dropped future is dropped and the
 //!   sender loses its place in line. Use `reserve` first to keep the value.
-//! - `reserve`, `closed` are cancel-safe.
+//! - `reserve`, `reserve_many`, `closed` are cancel-safe.
+//!
+//! Senders keep the channel open; [`WeakSender`] and
+//! [`WeakUnboundedSender`] do not (they upgrade back to a sender while
+//! one exists).
 //!
 //! # Examples
 //!
@@ -42,11 +46,15 @@
 mod bounded;
 mod chan;
 pub mod error;
+mod permit_iterator;
 mod queue;
 mod unbounded;
+mod weak;
 
 pub use bounded::{OwnedPermit, Permit, Receiver, Sender, channel};
+pub use permit_iterator::PermitIterator;
 pub use unbounded::{UnboundedReceiver, UnboundedSender, unbounded_channel};
+pub use weak::{WeakSender, WeakUnboundedSender};
 
 /// Counts its drops, for the tests that check each value is dropped
 /// exactly once.

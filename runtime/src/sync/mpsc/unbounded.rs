@@ -1,6 +1,7 @@
 //! The unbounded channel: `send` never waits.
 
 use crate::loom::sync::Arc;
+use crate::sync::mpsc::WeakUnboundedSender;
 use crate::sync::mpsc::chan::Chan;
 use crate::sync::mpsc::error::{SendError, TryRecvError};
 use crate::sync::mpsc::queue::Head;
@@ -60,6 +61,50 @@ pub struct UnboundedReceiver<T> {
 }
 
 impl<T> UnboundedSender<T> {
+    /// A sender for `chan`, whose sender count already counts it.
+    pub(super) fn from_chan(chan: Arc<Chan<T>>) -> UnboundedSender<T> {
+        UnboundedSender { chan }
+    }
+
+    /// A [`WeakUnboundedSender`] for this channel: it does not keep it
+    /// open.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let (tx, _rx) = rt::sync::mpsc::unbounded_channel::<u8>();
+    /// let weak = tx.downgrade();
+    /// assert!(weak.upgrade().is_some());
+    /// ```
+    pub fn downgrade(&self) -> WeakUnboundedSender<T> {
+        WeakUnboundedSender::new(&self.chan)
+    }
+
+    /// The number of senders of this channel (this one and its clones).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let (tx, _rx) = rt::sync::mpsc::unbounded_channel::<u8>();
+    /// assert_eq!(tx.clone().strong_count(), 2);
+    /// ```
+    pub fn strong_count(&self) -> usize {
+        self.chan.sender_count()
+    }
+
+    /// The number of [`WeakUnboundedSender`]s of this channel.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let (tx, _rx) = rt::sync::mpsc::unbounded_channel::<u8>();
+    /// let _weak = tx.downgrade();
+    /// assert_eq!(tx.weak_count(), 1);
+    /// ```
+    pub fn weak_count(&self) -> usize {
+        self.chan.weak_sender_count()
+    }
+
     /// Queues a value without waiting.
     ///
     /// # Errors
@@ -240,6 +285,23 @@ impl<T> UnboundedReceiver<T> {
     /// ```
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+
+    /// `true` once the channel is closed: by
+    /// [`close`](UnboundedReceiver::close), or because every sender is
+    /// gone. Queued values can still be received.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let (tx, mut rx) = rt::sync::mpsc::unbounded_channel::<u8>();
+    /// assert!(!rx.is_closed());
+    /// rx.close();
+    /// assert!(rx.is_closed());
+    /// # drop(tx);
+    /// ```
+    pub fn is_closed(&self) -> bool {
+        self.chan.is_closed_for_receiver()
     }
 }
 

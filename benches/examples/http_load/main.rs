@@ -1,0 +1,501 @@
+//! End-to-end HTTP load: the same hyper HTTP/1.1 hello server on rt (with
+//! `rt::hyper::Io`) and on tokio (with hyper-util's `TokioIo`), 2 workers
+//! each, every one in its own process, loaded in turn on 127.0.0.1.
+//!
+//! ```sh
+//! cargo run --release -p rt-benches --example http_load              # 3 rounds x 5 s at 1, 50, 1000 connections
+//! cargo run --release -p rt-benches --example http_load -- --strace  # also count syscalls per request
+//! cargo run --release -p rt-benches --example http_load -- --rounds 5 --seconds 3 --connections 1,50
+//! ```
+//!
+//! Options: `--rounds N` (default 3), `--seconds S` per window (default
+//! 5), `--connections A,B,..` (default `1,50,1000`), `--strace` (one more
+//! window per side and connection count under `strace -c -f`, whose
+//! counts are divided by the requests served in it), `--client
+//! wrk|builtin` (default: wrk, installed with apt-get when missing and
+//! running as root, else the built-in closed-loop client), `--no-write`
+//! (print only; otherwise the table replaces the `http_load` section of
+//! `benches/RESULTS.md`).
+//!
+//! Per window: requests/s and p50/p99 latency from the load generator, and
+//! the server's CPU time (user + system, `/proc/PID/stat`) over the window
+//! divided by the requests served. Rounds alternate which side goes first;
+//! the table shows each figure's median over the rounds, and the spread of
+//! the per-round requests/s ratios tells how noisy the machine was. The
+//! load generator shares the machine's cores with the server under test,
+//! the same way for both sides.
+
+mod load;
+mod measure;
+mod server;
+
+use load::{Generator, Load};
+use server::Side;
+use std::fmt::Write as _;
+use std::io::{self, BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+const SECTION_BEGIN: &str = "<!-- http_load: begin -->";
+const SECTION_END: &str = "<!-- http_load: end -->";
+
+struct Options {
+    rounds: usize,
+    seconds: u64,
+    connections: Vec<usize>,
+    strace: bool,
+    client: Option<Generator>,
+    write: bool,
+}
+
+fn usage(problem: &str) -> ! {
+    eprintln!(
+        "http_load: {problem}\nusage: http_load [--rounds N] [--seconds S] [--connections 1,50,1000] \
+         [--strace] [--client wrk|builtin] [--no-write]"
+    );
+    std::process::exit(2);
+}
+
+fn parse_options(mut args: impl Iterator<Item = String>) -> Options {
+    let mut options = Options {
+        rounds: 3,
+        seconds: 5,
+        connections: vec![1, 50, 1000],
+        strace: false,
+        client: None,
+        write: true,
+    };
+    while let Some(arg) = args.next() {
+        let mut value = || {
+            args.next()
+                .unwrap_or_else(|| usage(&format!("{arg} needs a value")))
+        };
+        match arg.as_str() {
+            "--rounds" => {
+                options.rounds = value().parse().unwrap_or_else(|_| usage("bad --rounds"))
+            }
+            "--seconds" => {
+                options.seconds = value().parse().unwrap_or_else(|_| usage("bad --seconds"))
+            }
+            "--connections" => {
+                options.connections = value()
+                    .split(',')
+                    .map(|c| {
+                        c.trim()
+                            .parse()
+                            .unwrap_or_else(|_| usage("bad --connections"))
+                    })
+                    .collect()
+            }
+            "--strace" => options.strace = true,
+            "--client" => {
+                options.client = Some(match value().as_str() {
+                    "wrk" => Generator::Wrk,
+                    "builtin" => Generator::Builtin,
+                    _ => usage("--client is wrk or builtin"),
+                })
+            }
+            "--no-write" => options.write = false,
+            other => usage(&format!("unknown argument {other}")),
+        }
+    }
+    if options.rounds == 0 || options.seconds == 0 || options.connections.contains(&0) {
+        usage("rounds, seconds and connections must be positive");
+    }
+    options
+}
+
+fn main() -> io::Result<()> {
+    let mut args = std::env::args().skip(1).peekable();
+    if args.peek().map(String::as_str) == Some("--serve") {
+        args.next();
+        let side = args
+            .next()
+            .and_then(|name| Side::parse(&name))
+            .unwrap_or_else(|| usage("--serve takes rt or tokio"));
+        return server::serve(side);
+    }
+    let options = parse_options(args);
+    raise_fd_limit();
+    let generator = options.client.unwrap_or_else(|| Generator::detect(true));
+    let strace = options.strace && measure::strace_available();
+    if options.strace && !strace {
+        eprintln!("http_load: strace is not installed; skipping syscall counts");
+    }
+    let windows = options.rounds * options.connections.len() * 2
+        + if strace {
+            options.connections.len() * 2
+        } else {
+            0
+        };
+    eprintln!(
+        "http_load: {} rounds x {:?} connections x 2 servers, {} s windows with {} (about {} s)",
+        options.rounds,
+        options.connections,
+        options.seconds,
+        generator.name(),
+        (windows as u64 + 2) * options.seconds
+    );
+
+    let load_before = load_average();
+    let servers = [Server::start(Side::Rt)?, Server::start(Side::Tokio)?];
+    let window = Duration::from_secs(options.seconds);
+    // Warm up both (connections, allocator, page faults), unmeasured.
+    for server in &servers {
+        generator.run(server.port, 50, Duration::from_secs(1))?;
+    }
+
+    let mut samples: Vec<Sample> = Vec::new();
+    for round in 0..options.rounds {
+        for &connections in &options.connections {
+            let order = if round % 2 == 0 { [0, 1] } else { [1, 0] };
+            for index in order {
+                let sample = servers[index].measure(generator, connections, window)?;
+                eprintln!(
+                    "round {round} c{connections:<4} {:<5} {:>9.0} req/s  p50 {:>8.1} us  p99 {:>8.1} us  \
+                     cpu {:>6.2} us/req{}",
+                    sample.side.name(),
+                    sample.load.requests_per_second(),
+                    sample.load.p50_us,
+                    sample.load.p99_us,
+                    sample.cpu_us_per_request(),
+                    if sample.load.errors > 0 {
+                        format!("  ({} errors)", sample.load.errors)
+                    } else {
+                        String::new()
+                    }
+                );
+                samples.push(sample);
+            }
+        }
+    }
+
+    let mut syscalls = Vec::new();
+    if strace {
+        let strace_window = window.min(Duration::from_secs(3));
+        for &connections in &options.connections {
+            for server in &servers {
+                let traced = server.count_syscalls(generator, connections, strace_window)?;
+                eprintln!(
+                    "strace c{connections:<4} {:<5} {:.2} syscalls/req",
+                    server.side.name(),
+                    traced.per_request_total()
+                );
+                syscalls.push(traced);
+            }
+        }
+    }
+
+    let machine_load = format!(
+        "{} at the start, {} at the end",
+        load_before,
+        load_average()
+    );
+    let report = render(&options, generator, &samples, &syscalls, &machine_load);
+    println!("{report}");
+    if options.write {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("RESULTS.md");
+        write_section(&path, &report)?;
+        eprintln!(
+            "http_load: wrote the http_load section of {}",
+            path.display()
+        );
+    }
+    Ok(())
+}
+
+/// Descriptors for 1000 connections on each end, in this process and the
+/// servers it starts.
+fn raise_fd_limit() {
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: `limit` is a valid, exclusively borrowed out-parameter.
+    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) } == 0 {
+        limit.rlim_cur = limit.rlim_max;
+        // SAFETY: `limit` is a valid `rlimit`; raising the soft limit to
+        // the hard one is always allowed.
+        unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &limit) };
+    }
+}
+
+/// A server process (this program with `--serve`).
+struct Server {
+    side: Side,
+    child: Child,
+    port: u16,
+}
+
+impl Server {
+    fn start(side: Side) -> io::Result<Server> {
+        let mut child = Command::new(std::env::current_exe()?)
+            .args(["--serve", side.name()])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()?;
+        let stdout = child.stdout.take().expect("piped stdout");
+        let mut line = String::new();
+        BufReader::new(stdout).read_line(&mut line)?;
+        let port = line
+            .strip_prefix("port ")
+            .and_then(|p| p.trim().parse().ok())
+            .ok_or_else(|| io::Error::other(format!("{} server said {line:?}", side.name())))?;
+        Ok(Server { side, child, port })
+    }
+
+    fn measure(
+        &self,
+        generator: Generator,
+        connections: usize,
+        window: Duration,
+    ) -> io::Result<Sample> {
+        let before = measure::cpu_seconds(self.child.id())?;
+        let load = generator.run(self.port, connections, window)?;
+        let after = measure::cpu_seconds(self.child.id())?;
+        Ok(Sample {
+            side: self.side,
+            connections,
+            load,
+            cpu_seconds: after - before,
+        })
+    }
+
+    fn count_syscalls(
+        &self,
+        generator: Generator,
+        connections: usize,
+        window: Duration,
+    ) -> io::Result<Syscalls> {
+        let strace = measure::Strace::attach(self.child.id())?;
+        let load = generator.run(self.port, connections, window);
+        let counts = strace.finish()?;
+        Ok(Syscalls {
+            side: self.side,
+            connections,
+            requests: load?.requests,
+            counts,
+        })
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        // Closing stdin ends the server; killing covers a stuck one.
+        drop(self.child.stdin.take());
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// One measured window.
+struct Sample {
+    side: Side,
+    connections: usize,
+    load: Load,
+    cpu_seconds: f64,
+}
+
+impl Sample {
+    fn cpu_us_per_request(&self) -> f64 {
+        self.cpu_seconds * 1e6 / self.load.requests.max(1) as f64
+    }
+}
+
+/// One window under strace.
+struct Syscalls {
+    side: Side,
+    connections: usize,
+    requests: u64,
+    counts: measure::SyscallCounts,
+}
+
+impl Syscalls {
+    fn per_request_total(&self) -> f64 {
+        self.counts.values().map(|&(calls, _)| calls).sum::<u64>() as f64
+            / self.requests.max(1) as f64
+    }
+
+    /// The most frequent calls per request, with failures (EAGAIN) noted.
+    fn breakdown(&self) -> String {
+        let mut by_calls: Vec<_> = self.counts.iter().collect();
+        by_calls.sort_by_key(|&(_, &(calls, _))| std::cmp::Reverse(calls));
+        let per = |n: u64| n as f64 / self.requests.max(1) as f64;
+        by_calls
+            .iter()
+            .take(4)
+            .filter(|(_, (calls, _))| per(*calls) >= 0.01)
+            .map(|&(name, &(calls, errors))| {
+                if per(errors) >= 0.005 {
+                    format!("{name} {:.2} ({:.2} failed)", per(calls), per(errors))
+                } else {
+                    format!("{name} {:.2}", per(calls))
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    match values.len() {
+        0 => f64::NAN,
+        n if n % 2 == 1 => values[n / 2],
+        n => (values[n / 2 - 1] + values[n / 2]) / 2.0,
+    }
+}
+
+fn render(
+    options: &Options,
+    generator: Generator,
+    samples: &[Sample],
+    syscalls: &[Syscalls],
+    machine_load: &str,
+) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "{SECTION_BEGIN}");
+    let _ = writeln!(out, "## HTTP load: hyper hello server, rt vs tokio\n");
+    let _ = writeln!(
+        out,
+        "Generated by `cargo run --release -p rt-benches --example http_load{}` \
+         ({} rounds of {} s windows per server and connection count, alternating which goes first; \
+         load from {}; {} workers per server; all on 127.0.0.1). \
+         Each figure is the median over the rounds. CPU/req is the server's user+system time over the \
+         window divided by the requests it served. For ratios, req/s above 1.0 and the others below 1.0 \
+         mean rt is ahead.\n",
+        if options.strace { " -- --strace" } else { "" },
+        options.rounds,
+        options.seconds,
+        generator.name(),
+        server::WORKERS,
+    );
+    let _ = writeln!(
+        out,
+        "Machine: {} CPUs, load average (1 min) {machine_load}: other work shares the CPUs, so single \
+         rounds swing widely (see the per-round ratios); syscall counts do not depend on it.\n",
+        std::thread::available_parallelism().map_or(0, |n| n.get()),
+    );
+    let _ = writeln!(
+        out,
+        "| connections | rt req/s | tokio req/s | req/s rt/tokio | per-round req/s ratios | rt p50 | tokio p50 \
+         | rt p99 | tokio p99 | p99 rt/tokio | rt CPU/req | tokio CPU/req | CPU rt/tokio |"
+    );
+    let _ = writeln!(
+        out,
+        "|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+    );
+    for &connections in &options.connections {
+        let of = |side: Side| -> Vec<&Sample> {
+            samples
+                .iter()
+                .filter(|s| s.side == side && s.connections == connections)
+                .collect()
+        };
+        let (rt, tokio) = (of(Side::Rt), of(Side::Tokio));
+        let med = |set: &[&Sample], f: &dyn Fn(&Sample) -> f64| {
+            median(set.iter().map(|s| f(s)).collect())
+        };
+        let rps = |s: &Sample| s.load.requests_per_second();
+        let p50 = |s: &Sample| s.load.p50_us;
+        let p99 = |s: &Sample| s.load.p99_us;
+        let cpu = |s: &Sample| s.cpu_us_per_request();
+        let round_ratios: Vec<String> = rt
+            .iter()
+            .zip(&tokio)
+            .map(|(r, t)| format!("{:.2}", rps(r) / rps(t)))
+            .collect();
+        let _ = writeln!(
+            out,
+            "| {connections} | {:.0} | {:.0} | {} | {} | {} | {} | {} | {} | {} | {:.1} µs | {:.1} µs | {} |",
+            med(&rt, &rps),
+            med(&tokio, &rps),
+            ratio(med(&rt, &rps), med(&tokio, &rps)),
+            round_ratios.join(" "),
+            latency(med(&rt, &p50)),
+            latency(med(&tokio, &p50)),
+            latency(med(&rt, &p99)),
+            latency(med(&tokio, &p99)),
+            ratio(med(&rt, &p99), med(&tokio, &p99)),
+            med(&rt, &cpu),
+            med(&tokio, &cpu),
+            ratio(med(&rt, &cpu), med(&tokio, &cpu)),
+        );
+    }
+    let errors: u64 = samples.iter().map(|s| s.load.errors).sum();
+    if errors > 0 {
+        let _ = writeln!(
+            out,
+            "\nThe load generator saw {errors} errors over all windows."
+        );
+    }
+    if !syscalls.is_empty() {
+        let _ = writeln!(
+            out,
+            "\nSystem calls per request (`strace -c -f` attached to the server for one more window per row; \
+             strace slows the server, so these are counts, not speeds):\n"
+        );
+        let _ = writeln!(
+            out,
+            "| connections | rt calls/req | tokio calls/req | rt/tokio | rt: most frequent | tokio: most frequent |"
+        );
+        let _ = writeln!(out, "|---:|---:|---:|---:|---|---|");
+        for &connections in &options.connections {
+            let find = |side: Side| {
+                syscalls
+                    .iter()
+                    .find(|s| s.side == side && s.connections == connections)
+            };
+            if let (Some(rt), Some(tokio)) = (find(Side::Rt), find(Side::Tokio)) {
+                let _ = writeln!(
+                    out,
+                    "| {connections} | {:.2} | {:.2} | {} | {} | {} |",
+                    rt.per_request_total(),
+                    tokio.per_request_total(),
+                    ratio(rt.per_request_total(), tokio.per_request_total()),
+                    rt.breakdown(),
+                    tokio.breakdown(),
+                );
+            }
+        }
+    }
+    let _ = write!(out, "{SECTION_END}");
+    out
+}
+
+/// The 1-minute load average (`/proc/loadavg`), or `?`.
+fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|text| text.split_whitespace().next().map(str::to_owned))
+        .unwrap_or_else(|| "?".to_owned())
+}
+
+fn ratio(a: f64, b: f64) -> String {
+    format!("{:.2}", a / b)
+}
+
+fn latency(us: f64) -> String {
+    if us >= 1000.0 {
+        format!("{:.2} ms", us / 1000.0)
+    } else {
+        format!("{us:.0} µs")
+    }
+}
+
+/// Replaces the `http_load` section of `path` with `section` (or appends
+/// it).
+fn write_section(path: &std::path::Path, section: &str) -> io::Result<()> {
+    let old = std::fs::read_to_string(path).unwrap_or_default();
+    let new = match (old.find(SECTION_BEGIN), old.find(SECTION_END)) {
+        (Some(begin), Some(end)) if begin < end => {
+            format!(
+                "{}{section}{}",
+                &old[..begin],
+                &old[end + SECTION_END.len()..]
+            )
+        }
+        _ => format!("{}\n{section}\n", old.trim_end()),
+    };
+    std::fs::write(path, new)
+}

@@ -1,0 +1,106 @@
+//! The server side: one hyper HTTP/1.1 hello server, on rt or on tokio,
+//! with the same settings on both (2 workers, hyper's default HTTP/1.1
+//! builder with the runtime's timer, `TCP_NODELAY`, a 1024 backlog). It
+//! prints `port <N>` on stdout once listening and exits when its stdin
+//! closes (the parent process ended).
+
+use http_body_util::Full;
+use hyper::body::{Bytes, Incoming};
+use hyper::server::conn::http1;
+use hyper::service::service_fn;
+use hyper::{Request, Response};
+use std::convert::Infallible;
+use std::io::{self, Read, Write};
+
+/// Both servers' worker count.
+pub(crate) const WORKERS: usize = 2;
+
+/// Which runtime serves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Side {
+    Rt,
+    Tokio,
+}
+
+impl Side {
+    pub(crate) const BOTH: [Side; 2] = [Side::Rt, Side::Tokio];
+
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Side::Rt => "rt",
+            Side::Tokio => "tokio",
+        }
+    }
+
+    pub(crate) fn parse(name: &str) -> Option<Side> {
+        Side::BOTH.into_iter().find(|side| side.name() == name)
+    }
+}
+
+async fn hello(_request: Request<Incoming>) -> Result<Response<Full<Bytes>>, Infallible> {
+    Ok(Response::new(Full::new(Bytes::from_static(
+        b"Hello, World!",
+    ))))
+}
+
+/// Runs the server on `side` until stdin closes.
+pub(crate) fn serve(side: Side) -> io::Result<()> {
+    std::thread::spawn(|| {
+        // Whatever ends the read (EOF, an error), the parent is gone.
+        let _ = io::stdin().read_to_end(&mut Vec::new());
+        std::process::exit(0);
+    });
+    match side {
+        Side::Rt => serve_rt(),
+        Side::Tokio => serve_tokio(),
+    }
+}
+
+fn announce(port: u16) -> io::Result<()> {
+    let mut stdout = io::stdout().lock();
+    writeln!(stdout, "port {port}")?;
+    stdout.flush()
+}
+
+fn serve_rt() -> io::Result<()> {
+    let runtime = rt::runtime::Builder::new_multi_thread()
+        .worker_threads(WORKERS)
+        .enable_all()
+        .build()?;
+    runtime.block_on(async {
+        let listener = rt::net::TcpListener::bind("127.0.0.1:0").await?;
+        announce(listener.local_addr()?.port())?;
+        loop {
+            let (stream, _) = listener.accept().await?;
+            stream.set_nodelay(true)?;
+            rt::spawn(async move {
+                // A client closing mid-request is its own business.
+                let _ = http1::Builder::new()
+                    .timer(rt::hyper::Timer::new())
+                    .serve_connection(rt::hyper::Io::new(stream), service_fn(hello))
+                    .await;
+            });
+        }
+    })
+}
+
+fn serve_tokio() -> io::Result<()> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(WORKERS)
+        .enable_all()
+        .build()?;
+    runtime.block_on(async {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+        announce(listener.local_addr()?.port())?;
+        loop {
+            let (stream, _) = listener.accept().await?;
+            stream.set_nodelay(true)?;
+            tokio::spawn(async move {
+                let _ = http1::Builder::new()
+                    .timer(hyper_util::rt::TokioTimer::new())
+                    .serve_connection(hyper_util::rt::TokioIo::new(stream), service_fn(hello))
+                    .await;
+            });
+        }
+    })
+}

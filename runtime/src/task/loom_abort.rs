@@ -1,0 +1,210 @@
+//! Loom models of the task core alone: `abort()` racing a poll that
+//! completes, a wake, the `JoinHandle`'s drop and the shutdown sweep.
+//!
+//! The scheduler is a queue the model drains by hand, so every
+//! interleaving of the state word's transitions is explored without a
+//! runtime around them. Without `--cfg loom` each model runs once, on
+//! real threads: `scripts/miri` runs them that way as the task core's
+//! unit tests. In each model the future and the task allocation
+//! must be dropped exactly once: the future holds a drop counter, and the
+//! task holds a loom `Arc` (the scheduler), which loom reports if leaked.
+
+use crate::loom::sync::atomic::{AtomicUsize, Ordering};
+use crate::loom::sync::{Arc, Mutex};
+use crate::loom::thread;
+use crate::task::list::OwnedTasks;
+use crate::task::{Header, Id, JoinError, JoinHandle, Notified, Schedule};
+use std::collections::VecDeque;
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll, Waker};
+
+/// A run queue and an owned list; the model runs the queue.
+struct Queue {
+    tasks: Mutex<VecDeque<Notified>>,
+    owned: OwnedTasks,
+}
+
+impl Schedule for Arc<Queue> {
+    fn schedule(&self, task: Notified) {
+        self.tasks.lock().unwrap().push_back(task);
+    }
+
+    fn release(&self, task: &Header) -> bool {
+        self.owned.remove(task)
+    }
+}
+
+fn queue() -> Arc<Queue> {
+    Arc::new(Queue {
+        tasks: Mutex::new(VecDeque::new()),
+        owned: OwnedTasks::new(1),
+    })
+}
+
+/// Runs queued tasks until the queue is empty.
+fn run_queue(queue: &Queue) {
+    loop {
+        let task = queue.tasks.lock().unwrap().pop_front();
+        match task {
+            Some(task) => task.run(),
+            None => return,
+        }
+    }
+}
+
+/// Counts its drops.
+struct Guard(Arc<AtomicUsize>);
+
+impl Drop for Guard {
+    fn drop(&mut self) {
+        self.0.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
+/// Pending on its first poll (after storing the waker for the model to
+/// wake, or waking itself), ready on the next.
+struct YieldOnce {
+    polled: bool,
+    wake_itself: bool,
+    waker: Arc<Mutex<Option<Waker>>>,
+    _guard: Guard,
+}
+
+impl Future for YieldOnce {
+    type Output = u32;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<u32> {
+        if self.polled {
+            return Poll::Ready(7);
+        }
+        self.polled = true;
+        if self.wake_itself {
+            cx.waker().wake_by_ref();
+        } else {
+            *self.waker.lock().unwrap() = Some(cx.waker().clone());
+        }
+        Poll::Pending
+    }
+}
+
+struct Spawned {
+    queue: Arc<Queue>,
+    join: JoinHandle<u32>,
+    drops: Arc<AtomicUsize>,
+    waker: Arc<Mutex<Option<Waker>>>,
+}
+
+fn spawn(wake_itself: bool) -> Spawned {
+    let queue = queue();
+    let drops = Arc::new(AtomicUsize::new(0));
+    let waker = Arc::new(Mutex::new(None));
+    let future = YieldOnce {
+        polled: false,
+        wake_itself,
+        waker: waker.clone(),
+        _guard: Guard(drops.clone()),
+    };
+    let (join, notified) = queue.owned.bind(future, queue.clone(), Id::next());
+    queue.schedule(notified.expect("the list is open"));
+    Spawned {
+        queue,
+        join,
+        drops,
+        waker,
+    }
+}
+
+/// Polls the handle once; it must be ready.
+fn join_now(join: &mut JoinHandle<u32>) -> Result<u32, JoinError> {
+    match Pin::new(join).poll(&mut Context::from_waker(Waker::noop())) {
+        Poll::Ready(result) => result,
+        Poll::Pending => panic!("the task has not finished"),
+    }
+}
+
+/// A task that wakes itself (so it is queued or running while the abort
+/// lands) is aborted from another thread while a worker runs it to
+/// completion: the output stands or the task is cancelled, and the
+/// future is dropped once, by the worker, never by the aborting thread.
+#[test]
+fn loom_abort_races_poll_to_completion() {
+    crate::loom::model(|| {
+        let Spawned {
+            queue,
+            mut join,
+            drops,
+            ..
+        } = spawn(true);
+        let abort = join.abort_handle();
+        let worker = {
+            let queue = queue.clone();
+            thread::spawn(move || run_queue(&queue))
+        };
+        abort.abort();
+        worker.join().unwrap();
+        // An abort that found the task idle queued it once more.
+        run_queue(&queue);
+        match join_now(&mut join) {
+            Ok(value) => assert_eq!(value, 7),
+            Err(error) => assert!(error.is_cancelled()),
+        }
+        assert_eq!(drops.load(Ordering::SeqCst), 1);
+    });
+}
+
+/// An idle task is woken and aborted at the same time, from two threads,
+/// while the `JoinHandle` is dropped: the task is queued at most once per
+/// notification, dropped once, and freed (no leaked `Arc`).
+#[test]
+fn loom_abort_races_wake_and_join_handle_drop() {
+    crate::loom::model(|| {
+        let Spawned {
+            queue,
+            join,
+            drops,
+            waker,
+        } = spawn(false);
+        run_queue(&queue);
+        let waker = waker
+            .lock()
+            .unwrap()
+            .take()
+            .expect("the first poll stored it");
+        let abort = join.abort_handle();
+        let waking = thread::spawn(move || waker.wake());
+        let aborting = thread::spawn(move || abort.abort());
+        drop(join);
+        waking.join().unwrap();
+        aborting.join().unwrap();
+        assert_eq!(drops.load(Ordering::SeqCst), 0, "only a worker drops it");
+        run_queue(&queue);
+        assert_eq!(drops.load(Ordering::SeqCst), 1);
+        assert!(queue.tasks.lock().unwrap().is_empty());
+    });
+}
+
+/// An idle task is aborted while the runtime's shutdown sweep runs and
+/// drops the queue's entries without running them: whichever comes
+/// first, the sweep cancels the task (the abort's queue entry never
+/// runs), the handle yields `Cancelled`, and everything is freed.
+#[test]
+fn loom_abort_races_shutdown_sweep() {
+    crate::loom::model(|| {
+        let Spawned {
+            queue,
+            mut join,
+            drops,
+            ..
+        } = spawn(false);
+        run_queue(&queue);
+        let abort = join.abort_handle();
+        let aborting = thread::spawn(move || abort.abort());
+        queue.owned.close_and_shutdown_all();
+        aborting.join().unwrap();
+        // The workers are gone: queued entries are dropped, never run.
+        queue.tasks.lock().unwrap().clear();
+        assert!(join_now(&mut join).unwrap_err().is_cancelled());
+        assert_eq!(drops.load(Ordering::SeqCst), 1);
+    });
+}
