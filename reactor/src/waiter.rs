@@ -303,4 +303,49 @@ mod tests {
         assert_eq!(cell.waiter_places(Direction::Read), 0);
         assert_eq!(cell.waiter_places(Direction::Write), 1);
     }
+
+    /// A waker whose last clone's drop calls `on_drop`.
+    fn waker_dropping_into(on_drop: impl Fn() + Send + Sync + 'static) -> std::task::Waker {
+        struct Hook<F: Fn() + Send + Sync>(F);
+        impl<F: Fn() + Send + Sync> std::task::Wake for Hook<F> {
+            fn wake(self: Arc<Self>) {}
+        }
+        impl<F: Fn() + Send + Sync> Drop for Hook<F> {
+            fn drop(&mut self) {
+                (self.0)();
+            }
+        }
+        std::task::Waker::from(Arc::new(Hook(on_drop)))
+    }
+
+    #[test]
+    fn wakers_replaced_in_both_lists_are_dropped_after_the_lock() {
+        let cell = Arc::new(ReadinessCell::new());
+        let seen = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let first = {
+            let (cell, seen) = (cell.clone(), seen.clone());
+            // Locks the waiter lists: a drop under the lock would deadlock.
+            waker_dropping_into(move || {
+                let stored =
+                    cell.stored_wakers(Direction::Read) + cell.stored_wakers(Direction::Write);
+                seen.store(stored + 1, std::sync::atomic::Ordering::SeqCst);
+            })
+        };
+        let mut waiter = ReadyWaiter::new(&cell, (Interest::READABLE | Interest::WRITABLE).mask());
+        assert!(
+            waiter
+                .poll_ready(&mut Context::from_waker(&first))
+                .is_pending()
+        );
+        drop(first);
+        let (_, second) = counting();
+        assert!(
+            waiter
+                .poll_ready(&mut Context::from_waker(&second))
+                .is_pending()
+        );
+        // Both lists now hold the second waker; the first was dropped once
+        // its last clone left, outside the lock.
+        assert_eq!(seen.load(std::sync::atomic::Ordering::SeqCst), 3);
+    }
 }

@@ -58,6 +58,40 @@
 //! });
 //! ```
 
+/// Items (socket methods) for the platforms where `socket2` has
+/// `IP_TOS`.
+macro_rules! cfg_tos_v4 {
+    ($($item:item)*) => {$(
+        #[cfg(not(any(
+            target_os = "fuchsia",
+            target_os = "redox",
+            target_os = "solaris",
+            target_os = "haiku"
+        )))]
+        $item
+    )*};
+}
+
+/// Items (socket methods) for the platforms where `socket2` has
+/// `IPV6_TCLASS`.
+macro_rules! cfg_tclass_v6 {
+    ($($item:item)*) => {$(
+        #[cfg(any(
+            target_os = "android",
+            target_os = "dragonfly",
+            target_os = "freebsd",
+            target_os = "fuchsia",
+            target_os = "linux",
+            target_os = "macos",
+            target_os = "netbsd",
+            target_os = "openbsd",
+            target_os = "cygwin",
+            target_os = "illumos"
+        ))]
+        $item
+    )*};
+}
+
 mod addr;
 mod halves;
 mod lookup;

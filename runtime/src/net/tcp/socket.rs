@@ -332,107 +332,75 @@ impl TcpSocket {
         self.socket.linger()
     }
 
-    /// Sets the type-of-service byte (`IP_TOS`) of the IPv4 packets this
-    /// socket sends (DSCP and ECN bits); a stream from
-    /// [`connect`](TcpSocket::connect) keeps it.
-    ///
-    /// # Errors
-    ///
-    /// The error of the `setsockopt` call (on an IPv6 socket, say).
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// let socket = rt::net::TcpSocket::new_v4().unwrap();
-    /// socket.set_tos_v4(0x10).unwrap(); // low delay
-    /// assert_eq!(socket.tos_v4().unwrap(), 0x10);
-    /// ```
-    #[cfg(not(any(
-        target_os = "fuchsia",
-        target_os = "redox",
-        target_os = "solaris",
-        target_os = "haiku"
-    )))]
-    pub fn set_tos_v4(&self, tos: u32) -> io::Result<()> {
-        self.socket.set_tos_v4(tos)
+    cfg_tos_v4! {
+        /// Sets the type-of-service byte (`IP_TOS`) of the IPv4 packets this
+        /// socket sends (DSCP and ECN bits); a stream from
+        /// [`connect`](TcpSocket::connect) keeps it.
+        ///
+        /// # Errors
+        ///
+        /// The error of the `setsockopt` call (on an IPv6 socket, say).
+        ///
+        /// # Examples
+        ///
+        /// ```
+        /// let socket = rt::net::TcpSocket::new_v4().unwrap();
+        /// socket.set_tos_v4(0x10).unwrap(); // low delay
+        /// assert_eq!(socket.tos_v4().unwrap(), 0x10);
+        /// ```
+        pub fn set_tos_v4(&self, tos: u32) -> io::Result<()> {
+            self.socket.set_tos_v4(tos)
+        }
+
+        /// The type-of-service byte (`IP_TOS`) of the IPv4 packets this socket
+        /// sends.
+        ///
+        /// # Errors
+        ///
+        /// The error of the `getsockopt` call.
+        ///
+        /// # Examples
+        ///
+        /// See [`set_tos_v4`](TcpSocket::set_tos_v4).
+        pub fn tos_v4(&self) -> io::Result<u32> {
+            self.socket.tos_v4()
+        }
     }
 
-    /// The type-of-service byte (`IP_TOS`) of the IPv4 packets this socket
-    /// sends.
-    ///
-    /// # Errors
-    ///
-    /// The error of the `getsockopt` call.
-    ///
-    /// # Examples
-    ///
-    /// See [`set_tos_v4`](TcpSocket::set_tos_v4).
-    #[cfg(not(any(
-        target_os = "fuchsia",
-        target_os = "redox",
-        target_os = "solaris",
-        target_os = "haiku"
-    )))]
-    pub fn tos_v4(&self) -> io::Result<u32> {
-        self.socket.tos_v4()
-    }
+    cfg_tclass_v6! {
+        /// Sets the traffic class (`IPV6_TCLASS`) of the IPv6 packets this
+        /// socket sends: the IPv6 counterpart of
+        /// [`set_tos_v4`](TcpSocket::set_tos_v4).
+        ///
+        /// # Errors
+        ///
+        /// The error of the `setsockopt` call (on an IPv4 socket, say).
+        ///
+        /// # Examples
+        ///
+        /// ```
+        /// if let Ok(socket) = rt::net::TcpSocket::new_v6() {
+        ///     socket.set_tclass_v6(0x10).unwrap();
+        ///     assert_eq!(socket.tclass_v6().unwrap(), 0x10);
+        /// }
+        /// ```
+        pub fn set_tclass_v6(&self, tclass: u32) -> io::Result<()> {
+            self.socket.set_tclass_v6(tclass)
+        }
 
-    /// Sets the traffic class (`IPV6_TCLASS`) of the IPv6 packets this
-    /// socket sends: the IPv6 counterpart of
-    /// [`set_tos_v4`](TcpSocket::set_tos_v4).
-    ///
-    /// # Errors
-    ///
-    /// The error of the `setsockopt` call (on an IPv4 socket, say).
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// if let Ok(socket) = rt::net::TcpSocket::new_v6() {
-    ///     socket.set_tclass_v6(0x10).unwrap();
-    ///     assert_eq!(socket.tclass_v6().unwrap(), 0x10);
-    /// }
-    /// ```
-    #[cfg(any(
-        target_os = "android",
-        target_os = "dragonfly",
-        target_os = "freebsd",
-        target_os = "fuchsia",
-        target_os = "linux",
-        target_os = "macos",
-        target_os = "netbsd",
-        target_os = "openbsd",
-        target_os = "cygwin",
-        target_os = "illumos"
-    ))]
-    pub fn set_tclass_v6(&self, tclass: u32) -> io::Result<()> {
-        self.socket.set_tclass_v6(tclass)
-    }
-
-    /// The traffic class (`IPV6_TCLASS`) of the IPv6 packets this socket
-    /// sends.
-    ///
-    /// # Errors
-    ///
-    /// The error of the `getsockopt` call.
-    ///
-    /// # Examples
-    ///
-    /// See [`set_tclass_v6`](TcpSocket::set_tclass_v6).
-    #[cfg(any(
-        target_os = "android",
-        target_os = "dragonfly",
-        target_os = "freebsd",
-        target_os = "fuchsia",
-        target_os = "linux",
-        target_os = "macos",
-        target_os = "netbsd",
-        target_os = "openbsd",
-        target_os = "cygwin",
-        target_os = "illumos"
-    ))]
-    pub fn tclass_v6(&self) -> io::Result<u32> {
-        self.socket.tclass_v6()
+        /// The traffic class (`IPV6_TCLASS`) of the IPv6 packets this socket
+        /// sends.
+        ///
+        /// # Errors
+        ///
+        /// The error of the `getsockopt` call.
+        ///
+        /// # Examples
+        ///
+        /// See [`set_tclass_v6`](TcpSocket::set_tclass_v6).
+        pub fn tclass_v6(&self) -> io::Result<u32> {
+            self.socket.tclass_v6()
+        }
     }
 
     /// Takes the socket's pending error (`SO_ERROR`), clearing it.

@@ -311,127 +311,95 @@ impl UdpSocket {
         self.sys().set_ttl(ttl)
     }
 
-    /// The type-of-service byte (`IP_TOS`) of the IPv4 datagrams this
-    /// socket sends.
-    ///
-    /// # Errors
-    ///
-    /// The OS error of `getsockopt`.
-    ///
-    /// # Examples
-    ///
-    /// See [`UdpSocket::set_tos_v4`].
-    ///
-    /// ```
-    /// let rt = rt::runtime::Runtime::new().unwrap();
-    /// rt.block_on(async {
-    ///     let socket = rt::net::UdpSocket::bind("127.0.0.1:0").await.unwrap();
-    ///     assert_eq!(socket.tos_v4().unwrap(), 0);
-    /// });
-    /// ```
-    #[cfg(not(any(
-        target_os = "fuchsia",
-        target_os = "redox",
-        target_os = "solaris",
-        target_os = "haiku"
-    )))]
-    pub fn tos_v4(&self) -> io::Result<u32> {
-        SockRef::from(self).tos_v4()
+    cfg_tos_v4! {
+        /// The type-of-service byte (`IP_TOS`) of the IPv4 datagrams this
+        /// socket sends.
+        ///
+        /// # Errors
+        ///
+        /// The OS error of `getsockopt`.
+        ///
+        /// # Examples
+        ///
+        /// See [`UdpSocket::set_tos_v4`].
+        ///
+        /// ```
+        /// let rt = rt::runtime::Runtime::new().unwrap();
+        /// rt.block_on(async {
+        ///     let socket = rt::net::UdpSocket::bind("127.0.0.1:0").await.unwrap();
+        ///     assert_eq!(socket.tos_v4().unwrap(), 0);
+        /// });
+        /// ```
+        pub fn tos_v4(&self) -> io::Result<u32> {
+            SockRef::from(self).tos_v4()
+        }
+
+        /// Sets `IP_TOS` (DSCP and ECN bits).
+        ///
+        /// # Errors
+        ///
+        /// The OS error of `setsockopt` (on an IPv6 socket, say).
+        ///
+        /// # Examples
+        ///
+        /// ```
+        /// let rt = rt::runtime::Runtime::new().unwrap();
+        /// rt.block_on(async {
+        ///     let socket = rt::net::UdpSocket::bind("127.0.0.1:0").await.unwrap();
+        ///     socket.set_tos_v4(0xb8).unwrap(); // expedited forwarding
+        ///     assert_eq!(socket.tos_v4().unwrap(), 0xb8);
+        /// });
+        /// ```
+        pub fn set_tos_v4(&self, tos: u32) -> io::Result<()> {
+            SockRef::from(self).set_tos_v4(tos)
+        }
     }
 
-    /// Sets `IP_TOS` (DSCP and ECN bits).
-    ///
-    /// # Errors
-    ///
-    /// The OS error of `setsockopt` (on an IPv6 socket, say).
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// let rt = rt::runtime::Runtime::new().unwrap();
-    /// rt.block_on(async {
-    ///     let socket = rt::net::UdpSocket::bind("127.0.0.1:0").await.unwrap();
-    ///     socket.set_tos_v4(0xb8).unwrap(); // expedited forwarding
-    ///     assert_eq!(socket.tos_v4().unwrap(), 0xb8);
-    /// });
-    /// ```
-    #[cfg(not(any(
-        target_os = "fuchsia",
-        target_os = "redox",
-        target_os = "solaris",
-        target_os = "haiku"
-    )))]
-    pub fn set_tos_v4(&self, tos: u32) -> io::Result<()> {
-        SockRef::from(self).set_tos_v4(tos)
-    }
+    cfg_tclass_v6! {
+        /// The traffic class (`IPV6_TCLASS`) of the IPv6 datagrams this socket
+        /// sends.
+        ///
+        /// # Errors
+        ///
+        /// The OS error of `getsockopt` (on an IPv4 socket, say).
+        ///
+        /// # Examples
+        ///
+        /// See [`UdpSocket::set_tclass_v6`].
+        ///
+        /// ```
+        /// let rt = rt::runtime::Runtime::new().unwrap();
+        /// rt.block_on(async {
+        ///     if let Ok(socket) = rt::net::UdpSocket::bind("[::1]:0").await {
+        ///         assert_eq!(socket.tclass_v6().unwrap(), 0);
+        ///     }
+        /// });
+        /// ```
+        pub fn tclass_v6(&self) -> io::Result<u32> {
+            SockRef::from(self).tclass_v6()
+        }
 
-    /// The traffic class (`IPV6_TCLASS`) of the IPv6 datagrams this socket
-    /// sends.
-    ///
-    /// # Errors
-    ///
-    /// The OS error of `getsockopt` (on an IPv4 socket, say).
-    ///
-    /// # Examples
-    ///
-    /// See [`UdpSocket::set_tclass_v6`].
-    ///
-    /// ```
-    /// let rt = rt::runtime::Runtime::new().unwrap();
-    /// rt.block_on(async {
-    ///     if let Ok(socket) = rt::net::UdpSocket::bind("[::1]:0").await {
-    ///         assert_eq!(socket.tclass_v6().unwrap(), 0);
-    ///     }
-    /// });
-    /// ```
-    #[cfg(any(
-        target_os = "android",
-        target_os = "dragonfly",
-        target_os = "freebsd",
-        target_os = "fuchsia",
-        target_os = "linux",
-        target_os = "macos",
-        target_os = "netbsd",
-        target_os = "openbsd",
-        target_os = "cygwin",
-        target_os = "illumos"
-    ))]
-    pub fn tclass_v6(&self) -> io::Result<u32> {
-        SockRef::from(self).tclass_v6()
-    }
-
-    /// Sets `IPV6_TCLASS`: the IPv6 counterpart of
-    /// [`set_tos_v4`](UdpSocket::set_tos_v4).
-    ///
-    /// # Errors
-    ///
-    /// The OS error of `setsockopt`.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// let rt = rt::runtime::Runtime::new().unwrap();
-    /// rt.block_on(async {
-    ///     if let Ok(socket) = rt::net::UdpSocket::bind("[::1]:0").await {
-    ///         socket.set_tclass_v6(0xb8).unwrap();
-    ///         assert_eq!(socket.tclass_v6().unwrap(), 0xb8);
-    ///     }
-    /// });
-    /// ```
-    #[cfg(any(
-        target_os = "android",
-        target_os = "dragonfly",
-        target_os = "freebsd",
-        target_os = "fuchsia",
-        target_os = "linux",
-        target_os = "macos",
-        target_os = "netbsd",
-        target_os = "openbsd",
-        target_os = "cygwin",
-        target_os = "illumos"
-    ))]
-    pub fn set_tclass_v6(&self, tclass: u32) -> io::Result<()> {
-        SockRef::from(self).set_tclass_v6(tclass)
+        /// Sets `IPV6_TCLASS`: the IPv6 counterpart of
+        /// [`set_tos_v4`](UdpSocket::set_tos_v4).
+        ///
+        /// # Errors
+        ///
+        /// The OS error of `setsockopt`.
+        ///
+        /// # Examples
+        ///
+        /// ```
+        /// let rt = rt::runtime::Runtime::new().unwrap();
+        /// rt.block_on(async {
+        ///     if let Ok(socket) = rt::net::UdpSocket::bind("[::1]:0").await {
+        ///         socket.set_tclass_v6(0xb8).unwrap();
+        ///         assert_eq!(socket.tclass_v6().unwrap(), 0xb8);
+        ///     }
+        /// });
+        /// ```
+        pub fn set_tclass_v6(&self, tclass: u32) -> io::Result<()> {
+            SockRef::from(self).set_tclass_v6(tclass)
+        }
     }
 
     /// Takes the socket's pending error (`SO_ERROR`), clearing it: for a
