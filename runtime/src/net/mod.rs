@@ -21,7 +21,11 @@
 //! own, and the `poll_*` methods for hand-written futures. The `async fn`s
 //! on `&self` may be awaited by any number of tasks at once, each in a
 //! place of its own; a `poll_*` method waits in one slot per direction
-//! where the last caller's waker wins, as each one's docs say.
+//! where the last caller's waker wins, as each one's docs say. The sockets
+//! register for reading and writing; priority readiness
+//! ([`Interest::PRIORITY`](crate::io::Interest::PRIORITY), urgent TCP data)
+//! needs a registration that asks for it:
+//! [`AsyncFd::with_interest`](crate::io::AsyncFd::with_interest).
 //!
 //! Every socket lends its descriptor (`AsFd`, `AsRawFd`), so
 //! `socket2::SockRef::from(&socket)` reaches the options rt has no method
