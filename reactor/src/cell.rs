@@ -66,31 +66,87 @@ impl Waiters {
 /// Where a poll stores its waker.
 #[derive(Debug)]
 pub(crate) enum Slot<'a> {
-    /// The shared slot of the `poll_*` callers: the last waker wins.
-    Shared,
-    /// A waiter's own place, taken on its first `Pending`.
-    Owned(&'a mut Option<PlaceKey>),
+    /// The shared slot of `direction`'s `poll_*` callers: the last waker
+    /// wins.
+    Shared(Direction),
+    /// A waiter's own places, one in each list its mask needs (see
+    /// [`lists_for`]), taken on its first `Pending`.
+    Owned(&'a mut Places),
 }
 
-impl Slot<'_> {
-    /// Stores `waker`; returns the waker it replaced.
-    fn store(&mut self, list: &mut WaiterList, waker: &Waker) -> Option<Waker> {
-        match self {
-            Slot::Shared => list.store_shared(waker),
-            Slot::Owned(Some(key)) => list.store(*key, waker),
-            Slot::Owned(place) => {
-                **place = Some(list.insert(waker));
-                None
-            }
+/// The places one waiter owns: at most one in each direction's list.
+#[derive(Debug, Default)]
+pub(crate) struct Places {
+    read: Option<PlaceKey>,
+    write: Option<PlaceKey>,
+}
+
+impl Places {
+    fn key(&mut self, direction: Direction) -> &mut Option<PlaceKey> {
+        match direction {
+            Direction::Read => &mut self.read,
+            Direction::Write => &mut self.write,
         }
     }
 
-    /// Takes back the waker `store` put in (the place stays held).
-    fn take(&mut self, list: &mut WaiterList) -> Option<Waker> {
+    pub(crate) fn is_empty(&self) -> bool {
+        self.read.is_none() && self.write.is_none()
+    }
+}
+
+/// The states only a read-side edge reports, and only a write-side one.
+const READ_SIDE: Ready =
+    Ready::from_bits(Ready::READABLE.bits() | Ready::READ_CLOSED.bits() | Ready::PRIORITY.bits());
+const WRITE_SIDE: Ready = Ready::from_bits(Ready::WRITABLE.bits() | Ready::WRITE_CLOSED.bits());
+
+/// The lists a waiter for `mask` waits in: the read list for read-side
+/// states, the write list for write-side states. An error wakes both lists
+/// (it is in both directions' masks), so a waiter for errors alone waits in
+/// the read list only, and one for writing does not also wait there.
+fn lists_for(mask: Ready) -> [Option<Direction>; 2] {
+    let write = !(mask & WRITE_SIDE).is_empty();
+    let read = !(mask & READ_SIDE).is_empty() || !write;
+    [
+        read.then_some(Direction::Read),
+        write.then_some(Direction::Write),
+    ]
+}
+
+impl Slot<'_> {
+    /// The lists this slot stores a waker in, for a wait on `mask`.
+    fn lists(&self, mask: Ready) -> [Option<Direction>; 2] {
         match self {
-            Slot::Shared => list.take_shared(),
-            Slot::Owned(Some(key)) => list.take(*key),
-            Slot::Owned(None) => None,
+            Slot::Shared(direction) => [Some(*direction), None],
+            Slot::Owned(_) => lists_for(mask),
+        }
+    }
+
+    /// Stores `waker` in `direction`'s `list`; returns the waker it
+    /// replaced.
+    fn store(
+        &mut self,
+        list: &mut WaiterList,
+        direction: Direction,
+        waker: &Waker,
+    ) -> Option<Waker> {
+        match self {
+            Slot::Shared(_) => list.store_shared(waker),
+            Slot::Owned(places) => match places.key(direction) {
+                Some(key) => list.store(*key, waker),
+                place => {
+                    *place = Some(list.insert(waker));
+                    None
+                }
+            },
+        }
+    }
+
+    /// Takes back the waker `store` put in `direction`'s `list` (the place
+    /// stays held).
+    fn take(&mut self, list: &mut WaiterList, direction: Direction) -> Option<Waker> {
+        match self {
+            Slot::Shared(_) => list.take_shared(),
+            Slot::Owned(places) => places.key(direction).and_then(|key| list.take(key)),
         }
     }
 }
@@ -185,12 +241,13 @@ impl ReadinessCell {
         }
     }
 
-    pub(crate) fn check(&self, direction: Direction) -> Option<io::Result<ReadyEvent>> {
+    /// The readiness in `mask` recorded now: `None` if there is none.
+    pub(crate) fn check(&self, mask: Ready) -> Option<io::Result<ReadyEvent>> {
         let word = self.word.load(Ordering::Acquire);
         if word & SHUTDOWN != 0 {
             return Some(Err(shutdown_error()));
         }
-        let ready = ready_of(word) & direction.mask();
+        let ready = ready_of(word) & mask;
         if ready.is_empty() {
             None
         } else {
@@ -201,42 +258,58 @@ impl ReadinessCell {
         }
     }
 
-    /// `Ready` once `direction` is ready; otherwise stores the waker in
-    /// `slot` and returns `Pending`.
+    /// `Ready` once a state in `mask` is ready; otherwise stores the waker
+    /// in `slot` and returns `Pending`.
     pub(crate) fn poll_ready(
         &self,
         cx: &mut Context<'_>,
-        direction: Direction,
+        mask: Ready,
         mut slot: Slot<'_>,
     ) -> Poll<io::Result<ReadyEvent>> {
-        if let Some(result) = self.check(direction) {
+        if let Some(result) = self.check(mask) {
             return Poll::Ready(result);
         }
-        let (replaced, taken_back, result) = {
+        let lists = slot.lists(mask);
+        // Replaced wakers, then wakers taken back: dropped after the lock.
+        let mut unneeded: [Option<Waker>; 4] = Default::default();
+        let result = {
             let mut waiters = self.waiters.lock().unwrap();
-            let list = waiters.list(direction);
-            let replaced = slot.store(list, cx.waker());
+            for (i, direction) in lists.into_iter().enumerate() {
+                if let Some(direction) = direction {
+                    unneeded[i] = slot.store(waiters.list(direction), direction, cx.waker());
+                }
+            }
             // Step 3: an event that landed before we took the lock is
             // visible now; one that lands after will find the waker.
-            let result = self.check(direction);
-            let taken_back = match result {
-                Some(_) => slot.take(list),
-                None => None,
-            };
-            (replaced, taken_back, result)
+            let result = self.check(mask);
+            if result.is_some() {
+                for (i, direction) in lists.into_iter().enumerate() {
+                    if let Some(direction) = direction {
+                        unneeded[2 + i] = slot.take(waiters.list(direction), direction);
+                    }
+                }
+            }
+            result
         };
-        // Dropped here, with the lock released.
-        drop((replaced, taken_back));
+        drop(unneeded);
         match result {
             Some(result) => Poll::Ready(result),
             None => Poll::Pending,
         }
     }
 
-    /// Frees the owned place `key` (its waiter is going away).
-    pub(crate) fn leave(&self, direction: Direction, key: PlaceKey) {
-        let waker = self.waiters.lock().unwrap().list(direction).remove(key);
-        drop(waker);
+    /// Frees the owned `places` (their waiter is going away).
+    pub(crate) fn leave(&self, places: &mut Places) {
+        let mut freed: [Option<Waker>; 2] = Default::default();
+        {
+            let mut waiters = self.waiters.lock().unwrap();
+            for (i, direction) in [Direction::Read, Direction::Write].into_iter().enumerate() {
+                if let Some(key) = places.key(direction).take() {
+                    freed[i] = waiters.list(direction).remove(key);
+                }
+            }
+        }
+        drop(freed);
     }
 
     /// Clears `event.ready` unless a newer event arrived since it was seen.

@@ -20,7 +20,11 @@
 //! operation would block) store a fresh waker in the same place. Dropping
 //! a `ReadyWaiter` frees its place, so a future dropped while waiting (a
 //! timeout around an `accept`) leaves no waker behind, and timing out and
-//! retrying forever never grows the list.
+//! retrying forever never grows the list. A waiter for an [`Interest`]
+//! ([`Registration::waiter_for`]) waits for that interest's states only
+//! ([`Interest::mask`]: reading or writing at once, errors alone), with a
+//! place in each list it needs; the protocol below is the same, the ready
+//! check made against its states instead of a direction's.
 //!
 //! The list is an inline first place plus a slab for the rest (not
 //! intrusive nodes inside the futures, as tokio's `ScheduledIo` has): a

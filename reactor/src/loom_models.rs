@@ -3,7 +3,7 @@
 //! and waiters coming and going.
 
 use crate::cell::{ReadinessCell, Slot};
-use crate::ready::{Direction, Ready};
+use crate::ready::{Direction, Interest, Ready};
 use crate::waiter::ReadyWaiter;
 use loom::sync::Arc;
 use loom::sync::atomic::{AtomicUsize, Ordering};
@@ -50,14 +50,22 @@ fn loom_tick_vs_clear_no_lost_wakeup() {
 
         let (count, waker) = WakeCount::new();
         let mut cx = Context::from_waker(&waker);
-        let first = match cell.poll_ready(&mut cx, Direction::Read, Slot::Shared) {
+        let first = match cell.poll_ready(
+            &mut cx,
+            Direction::Read.mask(),
+            Slot::Shared(Direction::Read),
+        ) {
             Poll::Ready(event) => event.unwrap(),
             Poll::Pending => panic!("the first edge was set before the reader started"),
         };
         // The syscall said WouldBlock.
         cell.clear_ready(first);
         let saw_second = cell
-            .poll_ready(&mut cx, Direction::Read, Slot::Shared)
+            .poll_ready(
+                &mut cx,
+                Direction::Read.mask(),
+                Slot::Shared(Direction::Read),
+            )
             .is_ready();
         driver.join().unwrap();
 
@@ -84,7 +92,7 @@ fn loom_shutdown_wakes_waiter() {
         };
         let (count, waker) = WakeCount::new();
         let mut cx = Context::from_waker(&waker);
-        let mut waiter = ReadyWaiter::new(&cell, Direction::Write);
+        let mut waiter = ReadyWaiter::new(&cell, Direction::Write.mask());
         let result = waiter.poll_ready(&mut cx);
         driver.join().unwrap();
         match result {
@@ -107,13 +115,13 @@ fn loom_two_waiters_an_event_and_a_drop() {
             let cell = cell.clone();
             loom::thread::spawn(move || {
                 let (_, waker) = WakeCount::new();
-                let mut waiter = ReadyWaiter::new(&cell, Direction::Read);
+                let mut waiter = ReadyWaiter::new(&cell, Direction::Read.mask());
                 let _ = waiter.poll_ready(&mut Context::from_waker(&waker));
                 drop(waiter);
             })
         };
         let (count, waker) = WakeCount::new();
-        let mut waiter = ReadyWaiter::new(&cell, Direction::Read);
+        let mut waiter = ReadyWaiter::new(&cell, Direction::Read.mask());
         let saw = waiter
             .poll_ready(&mut Context::from_waker(&waker))
             .is_ready();
@@ -141,7 +149,7 @@ fn loom_two_waiters_both_woken() {
             let cell = cell.clone();
             loom::thread::spawn(move || {
                 let (count, waker) = WakeCount::new();
-                let mut waiter = ReadyWaiter::new(&cell, Direction::Write);
+                let mut waiter = ReadyWaiter::new(&cell, Direction::Write.mask());
                 let saw = waiter
                     .poll_ready(&mut Context::from_waker(&waker))
                     .is_ready();
@@ -151,7 +159,7 @@ fn loom_two_waiters_both_woken() {
             })
         };
         let (count, waker) = WakeCount::new();
-        let mut waiter = ReadyWaiter::new(&cell, Direction::Write);
+        let mut waiter = ReadyWaiter::new(&cell, Direction::Write.mask());
         let saw = waiter
             .poll_ready(&mut Context::from_waker(&waker))
             .is_ready();
@@ -161,5 +169,38 @@ fn loom_two_waiters_both_woken() {
             other_saw || other_count.woken(),
             "the second waiter was lost"
         );
+    });
+}
+
+/// A waiter for reading or writing (one place in each list) while the
+/// driver delivers a write edge and then a read edge on another thread:
+/// the waiter sees a state it waits for or is woken, and its drop leaves
+/// no place or waker in either list.
+#[test]
+fn loom_interest_waiter_in_two_lists() {
+    loom::model(|| {
+        let cell = Arc::new(ReadinessCell::new());
+        let driver = {
+            let cell = cell.clone();
+            loom::thread::spawn(move || {
+                cell.deliver(Ready::WRITABLE);
+                cell.deliver(Ready::READABLE);
+            })
+        };
+        let (count, waker) = WakeCount::new();
+        let mut waiter = ReadyWaiter::new(&cell, (Interest::READABLE | Interest::WRITABLE).mask());
+        let saw = waiter
+            .poll_ready(&mut Context::from_waker(&waker))
+            .is_ready();
+        driver.join().unwrap();
+        assert!(
+            saw || count.woken(),
+            "the waiter was neither ready nor woken"
+        );
+        drop(waiter);
+        for direction in [Direction::Read, Direction::Write] {
+            assert_eq!(cell.waiter_places(direction), 0);
+            assert_eq!(cell.stored_wakers(direction), 0);
+        }
     });
 }

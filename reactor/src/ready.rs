@@ -219,7 +219,11 @@ impl fmt::Debug for Ready {
     }
 }
 
-/// Which readiness a registration asks the OS to report.
+/// Which readiness a registration asks the OS to report, and which
+/// readiness a waiter waits for ([`Registration::waiter_for`](crate::Registration::waiter_for)).
+///
+/// Never empty: the constants and [`add`](Interest::add) build it, and
+/// [`remove`](Interest::remove) returns `None` rather than an empty set.
 ///
 /// # Examples
 ///
@@ -229,16 +233,30 @@ impl fmt::Debug for Ready {
 /// let both = Interest::READABLE | Interest::WRITABLE;
 /// assert!(both.is_readable() && both.is_writable());
 /// ```
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub struct Interest(mio::Interest);
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Interest(u8);
+
+const READABLE: u8 = 0b1;
+const WRITABLE: u8 = 0b10;
+const PRIORITY: u8 = 0b100;
+const ERROR: u8 = 0b1000;
 
 impl Interest {
     /// Interest in read readiness (also reports read-closed and errors).
-    pub const READABLE: Interest = Interest(mio::Interest::READABLE);
+    pub const READABLE: Interest = Interest(READABLE);
     /// Interest in write readiness (also reports write-closed and errors).
-    pub const WRITABLE: Interest = Interest(mio::Interest::WRITABLE);
-    /// Interest in priority (out-of-band) readiness.
-    pub const PRIORITY: Interest = Interest(mio::Interest::PRIORITY);
+    pub const WRITABLE: Interest = Interest(WRITABLE);
+    /// Interest in priority (out-of-band) readiness: urgent TCP data, a
+    /// changed `/proc/self/mounts`. The OS reports it only on Linux and
+    /// Android, and only for a source registered with this interest.
+    pub const PRIORITY: Interest = Interest(PRIORITY);
+    /// Interest in error readiness alone (an error queued on the socket).
+    ///
+    /// The OS reports errors whatever the registration asked for, so this
+    /// adds nothing to a registration (one of `ERROR` alone registers for
+    /// reading, as the poller needs some interest); it matters to a waiter,
+    /// which then waits for an error and nothing else.
+    pub const ERROR: Interest = Interest(ERROR);
 
     /// Both interests.
     ///
@@ -249,7 +267,26 @@ impl Interest {
     /// assert!(Interest::READABLE.add(Interest::WRITABLE).is_writable());
     /// ```
     pub const fn add(self, other: Interest) -> Interest {
-        Interest(self.0.add(other.0))
+        Interest(self.0 | other.0)
+    }
+
+    /// `self` without `other`; `None` if nothing is left.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rt_reactor::Interest;
+    /// let both = Interest::READABLE | Interest::WRITABLE;
+    /// assert_eq!(both.remove(Interest::WRITABLE), Some(Interest::READABLE));
+    /// assert_eq!(Interest::ERROR.remove(Interest::ERROR), None);
+    /// ```
+    pub const fn remove(self, other: Interest) -> Option<Interest> {
+        let left = self.0 & !other.0;
+        if left == 0 {
+            None
+        } else {
+            Some(Interest(left))
+        }
     }
 
     /// `true` if read readiness is of interest.
@@ -260,7 +297,7 @@ impl Interest {
     /// assert!(rt_reactor::Interest::READABLE.is_readable());
     /// ```
     pub const fn is_readable(self) -> bool {
-        self.0.is_readable()
+        self.0 & READABLE != 0
     }
 
     /// `true` if write readiness is of interest.
@@ -271,7 +308,7 @@ impl Interest {
     /// assert!(!rt_reactor::Interest::READABLE.is_writable());
     /// ```
     pub const fn is_writable(self) -> bool {
-        self.0.is_writable()
+        self.0 & WRITABLE != 0
     }
 
     /// `true` if priority readiness is of interest.
@@ -282,19 +319,80 @@ impl Interest {
     /// assert!(rt_reactor::Interest::PRIORITY.is_priority());
     /// ```
     pub const fn is_priority(self) -> bool {
-        self.0.is_priority()
+        self.0 & PRIORITY != 0
     }
 
-    /// The `mio` interest this stands for.
+    /// `true` if error readiness is of interest.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// assert!(rt_reactor::Interest::ERROR.is_error());
+    /// ```
+    pub const fn is_error(self) -> bool {
+        self.0 & ERROR != 0
+    }
+
+    /// The readiness states that answer this interest: for reading what
+    /// [`Direction::Read`] waits for, for writing what
+    /// [`Direction::Write`] waits for (both include errors, so an operation
+    /// learns of a failure), for priority the priority state, read-closed
+    /// and errors, for errors the error state.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rt_reactor::{Direction, Interest, Ready};
+    /// assert_eq!(Interest::READABLE.mask(), Direction::Read.mask());
+    /// assert_eq!(Interest::ERROR.mask(), Ready::ERROR);
+    /// ```
+    pub const fn mask(self) -> Ready {
+        let mut mask = 0;
+        if self.is_readable() {
+            mask |= Direction::Read.mask().0;
+        }
+        if self.is_writable() {
+            mask |= Direction::Write.mask().0;
+        }
+        if self.is_priority() {
+            mask |= Ready::PRIORITY.0 | Ready::READ_CLOSED.0 | Ready::ERROR.0;
+        }
+        if self.is_error() {
+            mask |= Ready::ERROR.0;
+        }
+        Ready(mask)
+    }
+
+    /// The `mio` interest to register with. Errors need none (the OS
+    /// always reports them), but the poller needs some: `ERROR` alone
+    /// registers for reading. Priority exists in `mio` on Linux and
+    /// Android only; elsewhere it registers for reading too.
     ///
     /// # Examples
     ///
     /// ```
     /// use rt_reactor::Interest;
     /// assert_eq!(Interest::READABLE.to_mio(), mio::Interest::READABLE);
+    /// assert_eq!(Interest::ERROR.to_mio(), mio::Interest::READABLE);
     /// ```
-    pub const fn to_mio(self) -> mio::Interest {
-        self.0
+    pub fn to_mio(self) -> mio::Interest {
+        let mut mio: Option<mio::Interest> = None;
+        let mut add = |interest: mio::Interest| {
+            mio = Some(mio.map_or(interest, |current| current.add(interest)));
+        };
+        if self.is_readable() {
+            add(mio::Interest::READABLE);
+        }
+        if self.is_writable() {
+            add(mio::Interest::WRITABLE);
+        }
+        if self.is_priority() {
+            #[cfg(any(target_os = "linux", target_os = "android"))]
+            add(mio::Interest::PRIORITY);
+            #[cfg(not(any(target_os = "linux", target_os = "android")))]
+            add(mio::Interest::READABLE);
+        }
+        mio.unwrap_or(mio::Interest::READABLE)
     }
 }
 
@@ -305,9 +403,31 @@ impl ops::BitOr for Interest {
     }
 }
 
+impl ops::BitOrAssign for Interest {
+    fn bitor_assign(&mut self, other: Interest) {
+        *self = self.add(other);
+    }
+}
+
 impl fmt::Debug for Interest {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Debug::fmt(&self.0, f)
+        const NAMES: [(Interest, &str); 4] = [
+            (Interest::READABLE, "READABLE"),
+            (Interest::WRITABLE, "WRITABLE"),
+            (Interest::PRIORITY, "PRIORITY"),
+            (Interest::ERROR, "ERROR"),
+        ];
+        let mut first = true;
+        for (bit, name) in NAMES {
+            if self.0 & bit.0 != 0 {
+                if !first {
+                    f.write_str(" | ")?;
+                }
+                f.write_str(name)?;
+                first = false;
+            }
+        }
+        Ok(())
     }
 }
 
@@ -397,5 +517,37 @@ impl ReadyEvent {
     /// ```
     pub fn ready(&self) -> Ready {
         self.ready
+    }
+
+    /// The same observation narrowed to the states in `ready`: clearing it
+    /// forgets those states only.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rt_reactor::{Direction, Driver, Interest, Ready};
+    /// use std::task::{Context, Poll, Waker};
+    /// use std::time::Duration;
+    ///
+    /// let (mut driver, handle) = Driver::new().unwrap();
+    /// let (mut a, _b) = mio::net::UnixStream::pair().unwrap();
+    /// let registration = handle.register(&mut a, Interest::WRITABLE).unwrap();
+    /// let mut cx = Context::from_waker(Waker::noop());
+    /// let event = loop {
+    ///     driver.turn(Some(Duration::from_secs(1))).unwrap();
+    ///     if let Poll::Ready(event) = registration.poll_ready(&mut cx, Direction::Write) {
+    ///         break event.unwrap();
+    ///     }
+    /// };
+    /// // Forgetting an error that was not seen keeps the writability.
+    /// registration.clear_readiness(event.restricted_to(Ready::ERROR));
+    /// assert!(registration.readiness().is_writable());
+    /// registration.deregister(&mut a).unwrap();
+    /// ```
+    pub fn restricted_to(self, ready: Ready) -> ReadyEvent {
+        ReadyEvent {
+            ready: self.ready & ready,
+            tick: self.tick,
+        }
     }
 }

@@ -2,7 +2,7 @@
 
 use crate::cell::{ReadinessCell, Slot};
 use crate::driver::Handle;
-use crate::ready::{Direction, Ready, ReadyEvent};
+use crate::ready::{Direction, Interest, Ready, ReadyEvent};
 use crate::waiter::ReadyWaiter;
 use std::fmt;
 use std::io;
@@ -109,7 +109,8 @@ impl Registration {
         cx: &mut Context<'_>,
         direction: Direction,
     ) -> Poll<io::Result<ReadyEvent>> {
-        self.cell().poll_ready(cx, direction, Slot::Shared)
+        self.cell()
+            .poll_ready(cx, direction.mask(), Slot::Shared(direction))
     }
 
     /// A waiter with its own place in `direction`'s list (taken on its
@@ -132,7 +133,41 @@ impl Registration {
     /// registration.deregister(&mut a).unwrap();
     /// ```
     pub fn waiter(&self, direction: Direction) -> ReadyWaiter<'_> {
-        ReadyWaiter::new(self.cell(), direction)
+        ReadyWaiter::new(self.cell(), direction.mask())
+    }
+
+    /// A waiter for the readiness states of `interest`
+    /// ([`Interest::mask`]), with its own place in each direction's list
+    /// the interest needs: reading and writing at once, or errors alone.
+    /// See [`ReadyWaiter`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rt_reactor::{Driver, Interest};
+    /// use std::task::{Context, Poll, Waker};
+    /// use std::time::Duration;
+    ///
+    /// let (mut driver, handle) = Driver::new().unwrap();
+    /// let (mut a, _b) = mio::net::UnixStream::pair().unwrap();
+    /// let registration = handle
+    ///     .register(&mut a, Interest::READABLE | Interest::WRITABLE)
+    ///     .unwrap();
+    /// let mut waiter = registration.waiter_for(Interest::READABLE | Interest::WRITABLE);
+    /// let mut cx = Context::from_waker(Waker::noop());
+    /// // Nothing to read, but room to write: the write side answers.
+    /// let event = loop {
+    ///     if let Poll::Ready(event) = waiter.poll_ready(&mut cx) {
+    ///         break event.unwrap();
+    ///     }
+    ///     driver.turn(Some(Duration::from_secs(1))).unwrap();
+    /// };
+    /// assert!(event.ready().is_writable() && !event.ready().is_readable());
+    /// drop(waiter);
+    /// registration.deregister(&mut a).unwrap();
+    /// ```
+    pub fn waiter_for(&self, interest: Interest) -> ReadyWaiter<'_> {
+        ReadyWaiter::new(self.cell(), interest.mask())
     }
 
     /// The readiness of `direction` recorded right now, without storing a
@@ -154,7 +189,29 @@ impl Registration {
     /// registration.deregister(&mut a).unwrap();
     /// ```
     pub fn try_ready(&self, direction: Direction) -> Option<io::Result<ReadyEvent>> {
-        self.cell().check(direction)
+        self.cell().check(direction.mask())
+    }
+
+    /// The readiness states of `interest` ([`Interest::mask`]) recorded
+    /// right now, without storing a waker: `None` if there are none.
+    ///
+    /// # Errors
+    ///
+    /// `Some(Err(_))` once the driver has shut down.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rt_reactor::{Driver, Interest};
+    ///
+    /// let (_driver, handle) = Driver::new().unwrap();
+    /// let (mut a, _b) = mio::net::UnixStream::pair().unwrap();
+    /// let registration = handle.register(&mut a, Interest::READABLE).unwrap();
+    /// assert!(registration.try_ready_for(Interest::ERROR).is_none());
+    /// registration.deregister(&mut a).unwrap();
+    /// ```
+    pub fn try_ready_for(&self, interest: Interest) -> Option<io::Result<ReadyEvent>> {
+        self.cell().check(interest.mask())
     }
 
     /// Forgets the readiness in `event` (after the operation returned

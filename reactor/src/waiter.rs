@@ -1,8 +1,7 @@
 //! One waiting future's own place in a registration's waiter list.
 
-use crate::cell::{ReadinessCell, Slot};
-use crate::ready::{Direction, ReadyEvent};
-use crate::waiter_list::PlaceKey;
+use crate::cell::{Places, ReadinessCell, Slot};
+use crate::ready::{Ready, ReadyEvent};
 use std::fmt;
 use std::io;
 use std::task::{Context, Poll};
@@ -12,6 +11,13 @@ use std::task::{Context, Poll};
 /// shared source (an `accept` or `recv` on `&self`): any number of
 /// `ReadyWaiter`s can wait on one registration in one direction, and an
 /// edge wakes them all. The first waiter of a direction allocates nothing.
+///
+/// A waiter for an [`Interest`](crate::Interest)
+/// ([`Registration::waiter_for`](crate::Registration::waiter_for)) waits
+/// for the states of [`Interest::mask`](crate::Interest::mask) only, with a
+/// place in each direction's list the interest needs (both for reading and
+/// writing at once); an edge of the other states in those lists wakes it,
+/// and it finds nothing it waits for and stores a fresh waker.
 ///
 /// The place is taken on the first `Pending` and freed when the waiter is
 /// dropped, so a future dropped while waiting (a timeout, a `select!`)
@@ -46,22 +52,23 @@ use std::task::{Context, Poll};
 /// ```
 pub struct ReadyWaiter<'a> {
     cell: &'a ReadinessCell,
-    direction: Direction,
-    place: Option<PlaceKey>,
+    /// The states this waiter waits for.
+    mask: Ready,
+    places: Places,
 }
 
 impl<'a> ReadyWaiter<'a> {
-    pub(crate) fn new(cell: &'a ReadinessCell, direction: Direction) -> ReadyWaiter<'a> {
+    pub(crate) fn new(cell: &'a ReadinessCell, mask: Ready) -> ReadyWaiter<'a> {
         ReadyWaiter {
             cell,
-            direction,
-            place: None,
+            mask,
+            places: Places::default(),
         }
     }
 
-    /// `Ready` with the readiness of this waiter's direction once the
-    /// driver reported it; otherwise stores the waker in this waiter's
-    /// place (taking one on the first call) and returns `Pending`.
+    /// `Ready` with the states this waiter waits for once the driver
+    /// reported some; otherwise stores the waker in this waiter's places
+    /// (taking them on the first call) and returns `Pending`.
     ///
     /// # Errors
     ///
@@ -91,10 +98,10 @@ impl<'a> ReadyWaiter<'a> {
     /// ```
     pub fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<ReadyEvent>> {
         self.cell
-            .poll_ready(cx, self.direction, Slot::Owned(&mut self.place))
+            .poll_ready(cx, self.mask, Slot::Owned(&mut self.places))
     }
 
-    /// The direction this waiter waits on.
+    /// The readiness states this waiter waits for.
     ///
     /// # Examples
     ///
@@ -104,18 +111,18 @@ impl<'a> ReadyWaiter<'a> {
     /// let (_driver, handle) = Driver::new().unwrap();
     /// let (mut a, _b) = mio::net::UnixStream::pair().unwrap();
     /// let registration = handle.register(&mut a, Interest::READABLE).unwrap();
-    /// assert_eq!(registration.waiter(Direction::Read).direction(), Direction::Read);
+    /// assert_eq!(registration.waiter(Direction::Read).mask(), Direction::Read.mask());
     /// registration.deregister(&mut a).unwrap();
     /// ```
-    pub fn direction(&self) -> Direction {
-        self.direction
+    pub fn mask(&self) -> Ready {
+        self.mask
     }
 }
 
 impl Drop for ReadyWaiter<'_> {
     fn drop(&mut self) {
-        if let Some(key) = self.place.take() {
-            self.cell.leave(self.direction, key);
+        if !self.places.is_empty() {
+            self.cell.leave(&mut self.places);
         }
     }
 }
@@ -123,8 +130,8 @@ impl Drop for ReadyWaiter<'_> {
 impl fmt::Debug for ReadyWaiter<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ReadyWaiter")
-            .field("direction", &self.direction)
-            .field("waiting", &self.place.is_some())
+            .field("mask", &self.mask)
+            .field("waiting", &!self.places.is_empty())
             .finish()
     }
 }
@@ -132,7 +139,7 @@ impl fmt::Debug for ReadyWaiter<'_> {
 #[cfg(all(test, not(loom)))]
 mod tests {
     use super::*;
-    use crate::ready::Ready;
+    use crate::ready::{Direction, Interest, Ready};
     use crate::test_support::counting;
     use std::sync::Arc;
 
@@ -141,10 +148,10 @@ mod tests {
         let cell = ReadinessCell::new();
         let (count, waker) = counting();
         let mut cx = Context::from_waker(&waker);
-        let mut stays = ReadyWaiter::new(&cell, Direction::Read);
+        let mut stays = ReadyWaiter::new(&cell, Direction::Read.mask());
         assert!(stays.poll_ready(&mut cx).is_pending());
         for _ in 0..10_000 {
-            let mut waiter = ReadyWaiter::new(&cell, Direction::Read);
+            let mut waiter = ReadyWaiter::new(&cell, Direction::Read.mask());
             assert!(waiter.poll_ready(&mut cx).is_pending());
             assert_eq!(cell.waiter_places(Direction::Read), 2);
         }
@@ -163,7 +170,7 @@ mod tests {
         let mut waiters: Vec<_> = readers
             .iter()
             .map(|(_, waker)| {
-                let mut waiter = ReadyWaiter::new(&cell, Direction::Read);
+                let mut waiter = ReadyWaiter::new(&cell, Direction::Read.mask());
                 assert!(
                     waiter
                         .poll_ready(&mut Context::from_waker(waker))
@@ -173,7 +180,7 @@ mod tests {
             })
             .collect();
         let (writer, write_waker) = counting();
-        let mut write_waiter = ReadyWaiter::new(&cell, Direction::Write);
+        let mut write_waiter = ReadyWaiter::new(&cell, Direction::Write.mask());
         assert!(
             write_waiter
                 .poll_ready(&mut Context::from_waker(&write_waker))
@@ -216,8 +223,8 @@ mod tests {
         for waker in [&first_waker, &second_waker] {
             let polled = cell.poll_ready(
                 &mut Context::from_waker(waker),
-                Direction::Read,
-                Slot::Shared,
+                Direction::Read.mask(),
+                Slot::Shared(Direction::Read),
             );
             assert!(polled.is_pending());
         }
@@ -226,5 +233,119 @@ mod tests {
         cell.deliver(Ready::READABLE);
         assert_eq!(first.wakes(), 0);
         assert_eq!(second.wakes(), 1);
+    }
+
+    #[test]
+    fn an_interest_waiter_waits_in_both_lists_and_frees_both_places() {
+        let cell = ReadinessCell::new();
+        let (count, waker) = counting();
+        let mut waiter = ReadyWaiter::new(&cell, (Interest::READABLE | Interest::WRITABLE).mask());
+        assert!(
+            waiter
+                .poll_ready(&mut Context::from_waker(&waker))
+                .is_pending()
+        );
+        assert_eq!(cell.waiter_places(Direction::Read), 1);
+        assert_eq!(cell.waiter_places(Direction::Write), 1);
+        cell.deliver(Ready::WRITABLE);
+        assert_eq!(count.wakes(), 1);
+        let event = match waiter.poll_ready(&mut Context::from_waker(&waker)) {
+            Poll::Ready(event) => event.unwrap(),
+            Poll::Pending => panic!("the write edge was lost"),
+        };
+        assert_eq!(event.ready(), Ready::WRITABLE);
+        drop(waiter);
+        assert_eq!(cell.waiter_places(Direction::Read), 0);
+        assert_eq!(cell.waiter_places(Direction::Write), 0);
+        // Only `waker` is left: no list kept a clone.
+        assert_eq!(Arc::strong_count(&count), 2);
+    }
+
+    #[test]
+    fn a_waiter_for_errors_alone_ignores_readability_and_wakes_on_an_error() {
+        let cell = ReadinessCell::new();
+        cell.deliver(Ready::READABLE);
+        let (count, waker) = counting();
+        let mut waiter = ReadyWaiter::new(&cell, Interest::ERROR.mask());
+        assert!(
+            waiter
+                .poll_ready(&mut Context::from_waker(&waker))
+                .is_pending()
+        );
+        assert_eq!(cell.waiter_places(Direction::Read), 1);
+        assert_eq!(cell.waiter_places(Direction::Write), 0);
+        // Another read edge wakes it; it finds no error and waits again.
+        cell.deliver(Ready::READABLE);
+        assert_eq!(count.wakes(), 1);
+        assert!(
+            waiter
+                .poll_ready(&mut Context::from_waker(&waker))
+                .is_pending()
+        );
+        cell.deliver(Ready::ERROR);
+        assert_eq!(count.wakes(), 2);
+        match waiter.poll_ready(&mut Context::from_waker(&waker)) {
+            Poll::Ready(event) => assert_eq!(event.unwrap().ready(), Ready::ERROR),
+            Poll::Pending => panic!("the error was lost"),
+        }
+    }
+
+    #[test]
+    fn a_writer_does_not_wait_in_the_read_list() {
+        let cell = ReadinessCell::new();
+        let (_, waker) = counting();
+        let mut waiter = ReadyWaiter::new(&cell, Interest::WRITABLE.mask());
+        assert!(
+            waiter
+                .poll_ready(&mut Context::from_waker(&waker))
+                .is_pending()
+        );
+        assert_eq!(cell.waiter_places(Direction::Read), 0);
+        assert_eq!(cell.waiter_places(Direction::Write), 1);
+    }
+
+    /// A waker whose last clone's drop calls `on_drop`.
+    fn waker_dropping_into(on_drop: impl Fn() + Send + Sync + 'static) -> std::task::Waker {
+        struct Hook<F: Fn() + Send + Sync>(F);
+        impl<F: Fn() + Send + Sync> std::task::Wake for Hook<F> {
+            fn wake(self: Arc<Self>) {}
+        }
+        impl<F: Fn() + Send + Sync> Drop for Hook<F> {
+            fn drop(&mut self) {
+                (self.0)();
+            }
+        }
+        std::task::Waker::from(Arc::new(Hook(on_drop)))
+    }
+
+    #[test]
+    fn wakers_replaced_in_both_lists_are_dropped_after_the_lock() {
+        let cell = Arc::new(ReadinessCell::new());
+        let seen = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let first = {
+            let (cell, seen) = (cell.clone(), seen.clone());
+            // Locks the waiter lists: a drop under the lock would deadlock.
+            waker_dropping_into(move || {
+                let stored =
+                    cell.stored_wakers(Direction::Read) + cell.stored_wakers(Direction::Write);
+                seen.store(stored + 1, std::sync::atomic::Ordering::SeqCst);
+            })
+        };
+        let mut waiter = ReadyWaiter::new(&cell, (Interest::READABLE | Interest::WRITABLE).mask());
+        assert!(
+            waiter
+                .poll_ready(&mut Context::from_waker(&first))
+                .is_pending()
+        );
+        drop(first);
+        let (_, second) = counting();
+        assert!(
+            waiter
+                .poll_ready(&mut Context::from_waker(&second))
+                .is_pending()
+        );
+        // Both lists now hold the second waker; the first was dropped once
+        // its last clone left, outside the lock.
+        assert_eq!(seen.load(std::sync::atomic::Ordering::SeqCst), 3);
     }
 }

@@ -8,7 +8,7 @@
 
 mod support;
 
-use rt::io::{AsyncFd, AsyncReadExt};
+use rt::io::{AsyncFd, AsyncReadExt, Interest};
 use rt::net::{TcpListener, TcpStream, UdpSocket, UnixDatagram};
 use rt::task::JoinHandle;
 use rt::time::timeout;
@@ -294,6 +294,10 @@ fn dropped_receivers_and_readiness_waiters_leave_no_waker() {
             assert!(timeout(Duration::ZERO, recv).await.is_err());
             let readable = tracked(&counter, server.readable());
             assert!(timeout(Duration::ZERO, readable).await.is_err());
+            let ready = tracked(&counter, server.ready(Interest::READABLE | Interest::ERROR));
+            assert!(timeout(Duration::ZERO, ready).await.is_err());
+            let ready = tracked(&counter, socket.ready(Interest::READABLE));
+            assert!(timeout(Duration::ZERO, ready).await.is_err());
         }
         assert_eq!(counter.wakers_alive(), 0);
     });

@@ -1,7 +1,5 @@
 //! `TcpSocket`: options set before connecting or listening, and kept.
 
-#![cfg(target_os = "linux")]
-
 mod support;
 
 use support::on_both;
@@ -151,4 +149,24 @@ fn an_ipv6_socket_binds_and_reports_its_address() {
         }
         Err(e) => panic!("binding [::1]:0: {e}"),
     }
+}
+
+#[test]
+fn type_of_service_and_traffic_class_read_back_and_the_stream_keeps_them() {
+    on_both(|| async {
+        let listener = TcpListener::bind(localhost()).await.unwrap();
+        let socket = TcpSocket::new_v4().unwrap();
+        socket.set_tos_v4(0x20).unwrap();
+        assert_eq!(socket.tos_v4().unwrap(), 0x20);
+        assert!(socket.take_error().unwrap().is_none());
+        let stream = socket
+            .connect(listener.local_addr().unwrap())
+            .await
+            .unwrap();
+        assert_eq!(socket2::SockRef::from(&stream).tos_v4().unwrap(), 0x20);
+        if let Ok(v6) = TcpSocket::new_v6() {
+            v6.set_tclass_v6(0x28).unwrap();
+            assert_eq!(v6.tclass_v6().unwrap(), 0x28);
+        }
+    });
 }

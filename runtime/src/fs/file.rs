@@ -26,6 +26,7 @@ use std::fmt;
 use std::fs::{File as StdFile, Metadata, Permissions};
 use std::future::Future;
 use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, RawFd};
 use std::path::Path;
 use std::pin::Pin;
 use std::sync::Arc;
@@ -773,6 +774,38 @@ impl AsyncSeek for File {
                 }
             }
         }
+    }
+}
+
+/// The file's descriptor, for calls rt has no method for (`fstat`,
+/// advisory locks, `socket2`-style wrappers). An operation of this `File`
+/// may be running on the blocking pool meanwhile, so reading, writing or
+/// seeking through the descriptor directly races with it: flush (or let the
+/// operation finish) first.
+///
+/// # Examples
+///
+/// ```
+/// use std::os::fd::{AsFd, AsRawFd};
+///
+/// let rt = rt::runtime::Runtime::new().unwrap();
+/// rt.block_on(async {
+///     let file = rt::fs::File::open("Cargo.toml").await.unwrap();
+///     assert!(file.as_raw_fd() >= 0);
+///     let copy = file.as_fd().try_clone_to_owned().unwrap();
+///     assert!(std::fs::File::from(copy).metadata().unwrap().is_file());
+/// });
+/// ```
+impl AsFd for File {
+    fn as_fd(&self) -> BorrowedFd<'_> {
+        self.std.as_fd()
+    }
+}
+
+/// As [`AsFd`](#impl-AsFd-for-File).
+impl AsRawFd for File {
+    fn as_raw_fd(&self) -> RawFd {
+        self.std.as_raw_fd()
     }
 }
 

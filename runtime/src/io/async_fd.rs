@@ -1,9 +1,12 @@
 //! Readiness on any file descriptor.
 
-use super::registered::{current_reactor, poll_budgeted, wait_ready};
+use super::async_fd_errors::AsyncFdTryNewError;
+use super::async_fd_guard::{AsyncFdReadyGuard, AsyncFdReadyMutGuard};
+use super::registered::{current_reactor, poll_budgeted, poll_io, try_io_once, wait};
 use mio::unix::SourceFd;
-use rt_reactor::{Direction, Interest, Ready, ReadyEvent, Registration};
+use rt_reactor::{Direction, Interest, ReadyEvent, Registration};
 use std::fmt;
+use std::future::poll_fn;
 use std::io;
 use std::os::fd::{AsRawFd, RawFd};
 use std::task::{Context, Poll};
@@ -12,11 +15,17 @@ use std::task::{Context, Poll};
 /// so tasks can wait until it is readable or writable.
 ///
 /// `AsyncFd` does not do I/O itself: wait with [`readable`](AsyncFd::readable)
-/// / [`writable`](AsyncFd::writable), then try the operation inside
-/// [`AsyncFdReadyGuard::try_io`], which clears the readiness when the
-/// operation would block so the next wait really waits. The descriptor must
-/// be in non-blocking mode. Dropping the `AsyncFd` deregisters it and drops
-/// the inner value.
+/// / [`writable`](AsyncFd::writable) / [`ready`](AsyncFd::ready), then try
+/// the operation inside [`AsyncFdReadyGuard::try_io`], which clears the
+/// readiness when the operation would block so the next wait really
+/// waits; or let [`async_io`](AsyncFd::async_io) do both. The descriptor
+/// must be in non-blocking mode. Dropping the `AsyncFd` deregisters it and
+/// drops the inner value.
+///
+/// The `async fn`s on `&self` (`readable`, `writable`, `ready`,
+/// `async_io`) may be awaited by any number of tasks at once, each in a
+/// place of its own; the `poll_*` methods share one slot per direction,
+/// where the last caller's waker wins.
 ///
 /// # Panics
 ///
@@ -50,63 +59,6 @@ pub struct AsyncFd<T: AsRawFd> {
     registration: Registration,
 }
 
-/// The readiness returned by [`AsyncFd::readable`] / [`AsyncFd::writable`].
-/// Dropping it keeps the readiness; call
-/// [`clear_ready`](AsyncFdReadyGuard::clear_ready) (or use
-/// [`try_io`](AsyncFdReadyGuard::try_io)) once the operation would block.
-///
-/// # Examples
-///
-/// See [`AsyncFd`].
-///
-/// ```
-/// use rt::io::AsyncFd;
-///
-/// let rt = rt::runtime::Runtime::new().unwrap();
-/// rt.block_on(async {
-///     let (a, _b) = std::os::unix::net::UnixStream::pair().unwrap();
-///     a.set_nonblocking(true).unwrap();
-///     let fd = AsyncFd::new(a).unwrap();
-///     let guard = fd.writable().await.unwrap();
-///     assert!(guard.ready().is_writable());
-/// });
-/// ```
-pub struct AsyncFdReadyGuard<'a, T: AsRawFd> {
-    fd: &'a AsyncFd<T>,
-    event: Option<ReadyEvent>,
-}
-
-/// The error of [`AsyncFdReadyGuard::try_io`] when the operation would
-/// block: the readiness was cleared, wait again.
-///
-/// # Examples
-///
-/// ```
-/// use rt::io::AsyncFd;
-/// use std::io::Read;
-///
-/// let rt = rt::runtime::Runtime::new().unwrap();
-/// rt.block_on(async {
-///     let (a, _b) = std::os::unix::net::UnixStream::pair().unwrap();
-///     a.set_nonblocking(true).unwrap();
-///     let fd = AsyncFd::new(a).unwrap();
-///     // Writable, but there is nothing to read: the read would block.
-///     let mut guard = fd.writable().await.unwrap();
-///     let result = guard.try_io(|fd| fd.get_ref().read(&mut [0; 4]));
-///     assert!(result.is_err());
-/// });
-/// ```
-#[derive(Debug)]
-pub struct TryIoError(());
-
-impl fmt::Display for TryIoError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("the operation would block; readiness was cleared")
-    }
-}
-
-impl std::error::Error for TryIoError {}
-
 impl<T: AsRawFd> AsyncFd<T> {
     /// Registers `inner` for both read and write readiness.
     ///
@@ -136,6 +88,33 @@ impl<T: AsRawFd> AsyncFd<T> {
         AsyncFd::with_interest(inner, Interest::READABLE | Interest::WRITABLE)
     }
 
+    /// As [`AsyncFd::new`], handing `inner` back if the registration
+    /// fails.
+    ///
+    /// # Errors
+    ///
+    /// The registration's error, with `inner`
+    /// ([`AsyncFdTryNewError::into_parts`]).
+    ///
+    /// # Panics
+    ///
+    /// As [`AsyncFd::new`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let (a, _b) = std::os::unix::net::UnixStream::pair().unwrap();
+    ///     let fd = rt::io::AsyncFd::try_new(a).unwrap();
+    ///     # drop(fd);
+    /// });
+    /// ```
+    #[track_caller]
+    pub fn try_new(inner: T) -> Result<AsyncFd<T>, AsyncFdTryNewError<T>> {
+        AsyncFd::try_with_interest(inner, Interest::READABLE | Interest::WRITABLE)
+    }
+
     /// Registers `inner` for the readiness in `interest` only.
     ///
     /// # Errors
@@ -161,13 +140,49 @@ impl<T: AsRawFd> AsyncFd<T> {
     /// ```
     #[track_caller]
     pub fn with_interest(inner: T, interest: Interest) -> io::Result<AsyncFd<T>> {
+        AsyncFd::try_with_interest(inner, interest).map_err(io::Error::from)
+    }
+
+    /// As [`AsyncFd::with_interest`], handing `inner` back if the
+    /// registration fails.
+    ///
+    /// # Errors
+    ///
+    /// The registration's error, with `inner`
+    /// ([`AsyncFdTryNewError::into_parts`]).
+    ///
+    /// # Panics
+    ///
+    /// As [`AsyncFd::new`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rt::io::{AsyncFd, Interest};
+    ///
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let file = std::fs::File::open("Cargo.toml").unwrap();
+    ///     // The poller refuses regular files; the file comes back.
+    ///     let error = AsyncFd::try_with_interest(file, Interest::READABLE).unwrap_err();
+    ///     let (file, _cause) = error.into_parts();
+    ///     assert!(file.metadata().is_ok());
+    /// });
+    /// ```
+    #[track_caller]
+    pub fn try_with_interest(
+        inner: T,
+        interest: Interest,
+    ) -> Result<AsyncFd<T>, AsyncFdTryNewError<T>> {
         let reactor = current_reactor();
         let fd: RawFd = inner.as_raw_fd();
-        let registration = reactor.register(&mut SourceFd(&fd), interest)?;
-        Ok(AsyncFd {
-            inner: Some(inner),
-            registration,
-        })
+        match reactor.register(&mut SourceFd(&fd), interest) {
+            Ok(registration) => Ok(AsyncFd {
+                inner: Some(inner),
+                registration,
+            }),
+            Err(cause) => Err(AsyncFdTryNewError::new(inner, cause)),
+        }
     }
 
     /// The wrapped value.
@@ -232,11 +247,8 @@ impl<T: AsRawFd> AsyncFd<T> {
         }
     }
 
-    fn guard(&self, event: ReadyEvent) -> AsyncFdReadyGuard<'_, T> {
-        AsyncFdReadyGuard {
-            fd: self,
-            event: Some(event),
-        }
+    pub(super) fn registration(&self) -> &Registration {
+        &self.registration
     }
 
     /// Waits in `direction`'s shared slot (the `poll_*` methods).
@@ -244,15 +256,8 @@ impl<T: AsRawFd> AsyncFd<T> {
         &self,
         cx: &mut Context<'_>,
         direction: Direction,
-    ) -> Poll<io::Result<AsyncFdReadyGuard<'_, T>>> {
+    ) -> Poll<io::Result<ReadyEvent>> {
         poll_budgeted(cx, |cx| self.registration.poll_ready(cx, direction))
-            .map_ok(|event| self.guard(event))
-    }
-
-    /// Waits in a place of its own in `direction`'s list (the `async fn`s).
-    async fn ready(&self, direction: Direction) -> io::Result<AsyncFdReadyGuard<'_, T>> {
-        let event = wait_ready(&self.registration, direction).await?;
-        Ok(self.guard(event))
     }
 
     /// Polls for read readiness.
@@ -287,6 +292,39 @@ impl<T: AsRawFd> AsyncFd<T> {
         cx: &mut Context<'_>,
     ) -> Poll<io::Result<AsyncFdReadyGuard<'_, T>>> {
         self.poll_ready(cx, Direction::Read)
+            .map_ok(|event| AsyncFdReadyGuard::new(self, event))
+    }
+
+    /// As [`poll_read_ready`](AsyncFd::poll_read_ready), with a guard that
+    /// borrows the `AsyncFd` mutably.
+    ///
+    /// # Errors
+    ///
+    /// Fails once the runtime has shut down its I/O driver.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::future::poll_fn;
+    ///
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let (a, b) = std::os::unix::net::UnixStream::pair().unwrap();
+    ///     drop(b);
+    ///     let mut fd = rt::io::AsyncFd::new(a).unwrap();
+    ///     let ready = poll_fn(|cx| fd.poll_read_ready_mut(cx).map_ok(|g| g.ready())).await.unwrap();
+    ///     assert!(ready.is_read_closed());
+    /// });
+    /// ```
+    pub fn poll_read_ready_mut(
+        &mut self,
+        cx: &mut Context<'_>,
+    ) -> Poll<io::Result<AsyncFdReadyMutGuard<'_, T>>> {
+        match self.poll_ready(cx, Direction::Read) {
+            Poll::Ready(Ok(event)) => Poll::Ready(Ok(AsyncFdReadyMutGuard::new(self, event))),
+            Poll::Ready(Err(e)) => Poll::Ready(Err(e)),
+            Poll::Pending => Poll::Pending,
+        }
     }
 
     /// Polls for write readiness.
@@ -317,6 +355,38 @@ impl<T: AsRawFd> AsyncFd<T> {
         cx: &mut Context<'_>,
     ) -> Poll<io::Result<AsyncFdReadyGuard<'_, T>>> {
         self.poll_ready(cx, Direction::Write)
+            .map_ok(|event| AsyncFdReadyGuard::new(self, event))
+    }
+
+    /// As [`poll_write_ready`](AsyncFd::poll_write_ready), with a guard
+    /// that borrows the `AsyncFd` mutably.
+    ///
+    /// # Errors
+    ///
+    /// Fails once the runtime has shut down its I/O driver.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::future::poll_fn;
+    ///
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let (a, _b) = std::os::unix::net::UnixStream::pair().unwrap();
+    ///     let mut fd = rt::io::AsyncFd::new(a).unwrap();
+    ///     let ready = poll_fn(|cx| fd.poll_write_ready_mut(cx).map_ok(|g| g.ready())).await.unwrap();
+    ///     assert!(ready.is_writable());
+    /// });
+    /// ```
+    pub fn poll_write_ready_mut(
+        &mut self,
+        cx: &mut Context<'_>,
+    ) -> Poll<io::Result<AsyncFdReadyMutGuard<'_, T>>> {
+        match self.poll_ready(cx, Direction::Write) {
+            Poll::Ready(Ok(event)) => Poll::Ready(Ok(AsyncFdReadyMutGuard::new(self, event))),
+            Poll::Ready(Err(e)) => Poll::Ready(Err(e)),
+            Poll::Pending => Poll::Pending,
+        }
     }
 
     /// Waits until the descriptor is readable (or read-closed, or has an
@@ -343,7 +413,35 @@ impl<T: AsRawFd> AsyncFd<T> {
     /// });
     /// ```
     pub async fn readable(&self) -> io::Result<AsyncFdReadyGuard<'_, T>> {
-        self.ready(Direction::Read).await
+        let event = wait(self.registration.waiter(Direction::Read)).await?;
+        Ok(AsyncFdReadyGuard::new(self, event))
+    }
+
+    /// As [`readable`](AsyncFd::readable), with a guard that borrows the
+    /// `AsyncFd` mutably (for an inner value whose reads take `&mut self`).
+    ///
+    /// # Errors
+    ///
+    /// Fails once the runtime has shut down its I/O driver.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::io::{Read, Write};
+    ///
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let (a, mut b) = std::os::unix::net::UnixStream::pair().unwrap();
+    ///     a.set_nonblocking(true).unwrap();
+    ///     let mut fd = rt::io::AsyncFd::new(a).unwrap();
+    ///     b.write_all(b"x").unwrap();
+    ///     let mut guard = fd.readable_mut().await.unwrap();
+    ///     let n = guard.try_io(|fd| fd.get_mut().read(&mut [0; 4])).unwrap().unwrap();
+    ///     assert_eq!(n, 1);
+    /// });
+    /// ```
+    pub async fn readable_mut(&mut self) -> io::Result<AsyncFdReadyMutGuard<'_, T>> {
+        self.ready_mut(Interest::READABLE).await
     }
 
     /// Waits until the descriptor is writable (or write-closed, or has an
@@ -367,126 +465,174 @@ impl<T: AsRawFd> AsyncFd<T> {
     /// });
     /// ```
     pub async fn writable(&self) -> io::Result<AsyncFdReadyGuard<'_, T>> {
-        self.ready(Direction::Write).await
+        let event = wait(self.registration.waiter(Direction::Write)).await?;
+        Ok(AsyncFdReadyGuard::new(self, event))
     }
-}
 
-impl<T: AsRawFd> AsyncFdReadyGuard<'_, T> {
-    /// The readiness observed.
+    /// As [`writable`](AsyncFd::writable), with a guard that borrows the
+    /// `AsyncFd` mutably.
+    ///
+    /// # Errors
+    ///
+    /// Fails once the runtime has shut down its I/O driver.
     ///
     /// # Examples
     ///
-    /// See [`AsyncFd::writable`].
+    /// See [`AsyncFdReadyMutGuard`].
     ///
     /// ```
     /// let rt = rt::runtime::Runtime::new().unwrap();
     /// rt.block_on(async {
     ///     let (a, _b) = std::os::unix::net::UnixStream::pair().unwrap();
-    ///     let fd = rt::io::AsyncFd::new(a).unwrap();
-    ///     assert!(!fd.writable().await.unwrap().ready().is_readable());
+    ///     let mut fd = rt::io::AsyncFd::new(a).unwrap();
+    ///     assert!(fd.writable_mut().await.unwrap().ready().is_writable());
     /// });
     /// ```
-    pub fn ready(&self) -> Ready {
-        self.event.map_or(Ready::EMPTY, |event| event.ready())
+    pub async fn writable_mut(&mut self) -> io::Result<AsyncFdReadyMutGuard<'_, T>> {
+        self.ready_mut(Interest::WRITABLE).await
     }
 
-    /// Forgets the readiness observed (unless a newer event arrived), so
-    /// the next wait blocks until the OS reports readiness again. Call it
-    /// after the operation returned `WouldBlock`.
+    /// Waits until the descriptor has any of the readiness of `interest`
+    /// ([`Interest::mask`]): readable or writable at once, an error alone
+    /// ([`Interest::ERROR`]), priority data ([`Interest::PRIORITY`], for a
+    /// descriptor registered with it). The guard's
+    /// [`ready`](AsyncFdReadyGuard::ready) says which.
+    ///
+    /// Any number of tasks may wait at once, each in a place of its own;
+    /// dropping the future frees it.
+    ///
+    /// # Errors
+    ///
+    /// Fails once the runtime has shut down its I/O driver.
     ///
     /// # Examples
     ///
     /// ```
-    /// use std::io::{ErrorKind, Read, Write};
+    /// use rt::io::Interest;
+    /// use std::io::Write;
+    ///
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let (a, mut b) = std::os::unix::net::UnixStream::pair().unwrap();
+    ///     let fd = rt::io::AsyncFd::new(a).unwrap();
+    ///     b.write_all(b"x").unwrap();
+    ///     let guard = fd.ready(Interest::READABLE | Interest::WRITABLE).await.unwrap();
+    ///     assert!(guard.ready().is_writable() || guard.ready().is_readable());
+    /// });
+    /// ```
+    pub async fn ready(&self, interest: Interest) -> io::Result<AsyncFdReadyGuard<'_, T>> {
+        let event = wait(self.registration.waiter_for(interest)).await?;
+        Ok(AsyncFdReadyGuard::new(self, event))
+    }
+
+    /// As [`ready`](AsyncFd::ready), with a guard that borrows the
+    /// `AsyncFd` mutably.
+    ///
+    /// # Errors
+    ///
+    /// Fails once the runtime has shut down its I/O driver.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rt::io::Interest;
+    ///
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let (a, _b) = std::os::unix::net::UnixStream::pair().unwrap();
+    ///     let mut fd = rt::io::AsyncFd::new(a).unwrap();
+    ///     let guard = fd.ready_mut(Interest::WRITABLE).await.unwrap();
+    ///     assert!(guard.ready().is_writable());
+    /// });
+    /// ```
+    pub async fn ready_mut(
+        &mut self,
+        interest: Interest,
+    ) -> io::Result<AsyncFdReadyMutGuard<'_, T>> {
+        let event = wait(self.registration.waiter_for(interest)).await?;
+        Ok(AsyncFdReadyMutGuard::new(self, event))
+    }
+
+    /// Runs `op` on the inner value once, without waiting, if the reactor
+    /// has reported the readiness of `interest`; an `op` that would block
+    /// clears that readiness.
+    ///
+    /// # Errors
+    ///
+    /// `WouldBlock` if the readiness was not reported (`op` is not run) or
+    /// `op` would block; otherwise `op`'s error.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rt::io::Interest;
+    /// use std::io::{ErrorKind, Write};
+    ///
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let (a, _b) = std::os::unix::net::UnixStream::pair().unwrap();
+    ///     a.set_nonblocking(true).unwrap();
+    ///     let fd = rt::io::AsyncFd::new(a).unwrap();
+    ///     fd.writable().await.unwrap().retain_ready();
+    ///     assert_eq!(fd.try_io(Interest::WRITABLE, |mut s| s.write(b"hi")).unwrap(), 2);
+    ///     // Nothing was reported readable: the read is not even tried.
+    ///     let err = fd.try_io(Interest::READABLE, |_| Ok(())).unwrap_err();
+    ///     assert_eq!(err.kind(), ErrorKind::WouldBlock);
+    /// });
+    /// ```
+    pub fn try_io<R>(
+        &self,
+        interest: Interest,
+        op: impl FnOnce(&T) -> io::Result<R>,
+    ) -> io::Result<R> {
+        let observed = self.registration.try_ready_for(interest);
+        try_io_once(&self.registration, observed, || op(self.get_ref()))
+    }
+
+    /// Waits for the readiness of `interest` and runs `op` on the inner
+    /// value, again and again until it does not fail with `WouldBlock`
+    /// (each `WouldBlock` clears the readiness, so the next wait blocks).
+    ///
+    /// Any number of tasks may wait at once, each in a place of its own.
+    ///
+    /// # Errors
+    ///
+    /// `op`'s error other than `WouldBlock`, or the I/O driver's shutdown.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rt::io::Interest;
+    /// use std::io::{Read, Write};
     ///
     /// let rt = rt::runtime::Runtime::new().unwrap();
     /// rt.block_on(async {
     ///     let (a, mut b) = std::os::unix::net::UnixStream::pair().unwrap();
     ///     a.set_nonblocking(true).unwrap();
     ///     let fd = rt::io::AsyncFd::new(a).unwrap();
-    ///     b.write_all(b"x").unwrap();
-    ///     let mut guard = fd.readable().await.unwrap();
     ///     let mut buf = [0; 8];
-    ///     assert_eq!(guard.get_inner().read(&mut buf).unwrap(), 1);
-    ///     assert_eq!(guard.get_inner().read(&mut buf).unwrap_err().kind(), ErrorKind::WouldBlock);
-    ///     guard.clear_ready();
+    ///     let writer = std::thread::spawn(move || b.write_all(b"later").unwrap());
+    ///     let n = fd.async_io(Interest::READABLE, |mut s| s.read(&mut buf)).await.unwrap();
+    ///     assert!(n > 0 && b"later".starts_with(&buf[..n]));
+    ///     writer.join().unwrap();
     /// });
     /// ```
-    pub fn clear_ready(&mut self) {
-        if let Some(event) = self.event.take() {
-            self.fd.registration.clear_readiness(event);
-        }
-    }
-
-    /// Runs `op`; if it fails with `WouldBlock`, clears the readiness and
-    /// returns `Err(TryIoError)` (wait again), otherwise returns its result.
-    ///
-    /// # Errors
-    ///
-    /// `Err(TryIoError)` when `op` would block.
-    ///
-    /// # Examples
-    ///
-    /// See [`AsyncFd`].
-    ///
-    /// ```
-    /// use std::io::Write;
-    ///
-    /// let rt = rt::runtime::Runtime::new().unwrap();
-    /// rt.block_on(async {
-    ///     let (a, _b) = std::os::unix::net::UnixStream::pair().unwrap();
-    ///     a.set_nonblocking(true).unwrap();
-    ///     let fd = rt::io::AsyncFd::new(a).unwrap();
-    ///     let mut guard = fd.writable().await.unwrap();
-    ///     let n = guard.try_io(|fd| fd.get_ref().write(b"hi")).unwrap().unwrap();
-    ///     assert_eq!(n, 2);
-    /// });
-    /// ```
-    pub fn try_io<R>(
-        &mut self,
-        op: impl FnOnce(&AsyncFd<T>) -> io::Result<R>,
-    ) -> Result<io::Result<R>, TryIoError> {
-        match op(self.fd) {
-            Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
-                self.clear_ready();
-                Err(TryIoError(()))
-            }
-            result => Ok(result),
-        }
-    }
-
-    /// The `AsyncFd` this guard belongs to.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// let rt = rt::runtime::Runtime::new().unwrap();
-    /// rt.block_on(async {
-    ///     let (a, _b) = std::os::unix::net::UnixStream::pair().unwrap();
-    ///     let fd = rt::io::AsyncFd::new(a).unwrap();
-    ///     let guard = fd.writable().await.unwrap();
-    ///     assert!(std::ptr::eq(guard.get_ref(), &fd));
-    /// });
-    /// ```
-    pub fn get_ref(&self) -> &AsyncFd<T> {
-        self.fd
-    }
-
-    /// The value inside the `AsyncFd`.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// let rt = rt::runtime::Runtime::new().unwrap();
-    /// rt.block_on(async {
-    ///     let (a, _b) = std::os::unix::net::UnixStream::pair().unwrap();
-    ///     let fd = rt::io::AsyncFd::new(a).unwrap();
-    ///     let guard = fd.writable().await.unwrap();
-    ///     assert!(guard.get_inner().peer_addr().is_ok());
-    /// });
-    /// ```
-    pub fn get_inner(&self) -> &T {
-        self.fd.get_ref()
+    pub async fn async_io<R>(
+        &self,
+        interest: Interest,
+        mut op: impl FnMut(&T) -> io::Result<R>,
+    ) -> io::Result<R> {
+        let mut waiter = self.registration.waiter_for(interest);
+        poll_fn(|cx| {
+            poll_io(
+                &self.registration,
+                cx,
+                |cx| waiter.poll_ready(cx),
+                || op(self.get_ref()),
+                |_| false,
+            )
+        })
+        .await
     }
 }
 
@@ -500,14 +646,6 @@ impl<T: AsRawFd + fmt::Debug> fmt::Debug for AsyncFd<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("AsyncFd")
             .field("inner", &self.inner)
-            .finish_non_exhaustive()
-    }
-}
-
-impl<T: AsRawFd + fmt::Debug> fmt::Debug for AsyncFdReadyGuard<'_, T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("AsyncFdReadyGuard")
-            .field("ready", &self.ready())
             .finish_non_exhaustive()
     }
 }

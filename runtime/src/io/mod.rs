@@ -61,6 +61,8 @@
 //! ```
 
 mod async_fd;
+mod async_fd_errors;
+mod async_fd_guard;
 mod buf_read_ext;
 mod copy_bidirectional;
 mod duplex;
@@ -73,7 +75,9 @@ pub(crate) mod sys;
 mod tokio_io;
 mod write_ext;
 
-pub use async_fd::{AsyncFd, AsyncFdReadyGuard, TryIoError};
+pub use async_fd::AsyncFd;
+pub use async_fd_errors::{AsyncFdTryNewError, TryIoError};
+pub use async_fd_guard::{AsyncFdReadyGuard, AsyncFdReadyMutGuard};
 pub use buf_read_ext::{AsyncBufReadExt, Lines};
 pub use copy_bidirectional::{copy_bidirectional, copy_bidirectional_with_sizes};
 pub use duplex::{DuplexStream, duplex};

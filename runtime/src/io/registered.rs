@@ -12,17 +12,19 @@
 //! 4. anything else (data, EOF, an error) is the result.
 //!
 //! Step 2 waits in one of two ways. The `async fn`s on `&self` (`accept`,
-//! `recv_from`, `readable`, ...) wait in a place of their own in the
-//! direction's waiter list (`async_io`, `ready`): any number of tasks may
-//! await them on one shared socket, an edge wakes them all, and a future
-//! dropped while waiting frees its place. The `poll_*` methods and the
+//! `recv_from`, `readable`, `ready(interest)`, ...) wait in a place of
+//! their own in the direction's waiter list (`async_io`, `ready`; for an
+//! `Interest`, `async_io_for`, `ready_for`, in each list the interest
+//! needs): any number of tasks may await them on one shared socket, an
+//! edge wakes them all, and a future dropped while waiting frees its
+//! place. The `poll_*` methods and the
 //! `AsyncRead`/`AsyncWrite` impls have no future to own a place: they wait
 //! in the direction's shared slot (`poll_io`, `poll_ready`), where the last
 //! waker wins, as each one's docs say.
 
 use crate::runtime::context;
 use crate::task::poll_proceed;
-use rt_reactor::{Direction, Interest, ReadyEvent, ReadyWaiter, Registration};
+use rt_reactor::{Direction, Interest, Ready, ReadyEvent, ReadyWaiter, Registration};
 use std::fmt;
 use std::future::poll_fn;
 use std::io;
@@ -45,14 +47,58 @@ pub(crate) fn poll_budgeted<T>(
     Poll::Ready(result)
 }
 
-/// Steps 1 and 2 in a place of its own in `direction`'s waiter list,
-/// freed when the future is dropped.
-pub(crate) async fn wait_ready(
-    registration: &Registration,
-    direction: Direction,
-) -> io::Result<ReadyEvent> {
-    let mut waiter = registration.waiter(direction);
+/// Steps 1 and 2 in `waiter`'s own places, freed when the future is
+/// dropped.
+pub(crate) async fn wait(mut waiter: ReadyWaiter<'_>) -> io::Result<ReadyEvent> {
     poll_fn(|cx| poll_budgeted(cx, |cx| waiter.poll_ready(cx))).await
+}
+
+/// Steps 1 to 4 of the module docs on `registration`, with step 2 done by
+/// `wait`. A result for which `drained` holds also clears the readiness it
+/// used (see `Registered::poll_stream_read`).
+pub(crate) fn poll_io<R>(
+    registration: &Registration,
+    cx: &mut Context<'_>,
+    mut wait: impl FnMut(&mut Context<'_>) -> Poll<io::Result<ReadyEvent>>,
+    mut op: impl FnMut() -> io::Result<R>,
+    drained: impl Fn(&R) -> bool,
+) -> Poll<io::Result<R>> {
+    let coop = ready!(poll_proceed(cx));
+    loop {
+        let event = ready!(wait(cx))?;
+        match op() {
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                registration.clear_readiness(event);
+            }
+            result => {
+                if matches!(&result, Ok(output) if drained(output)) {
+                    registration.clear_readiness(event);
+                }
+                coop.made_progress();
+                return Poll::Ready(result);
+            }
+        }
+    }
+}
+
+/// Steps 3 and 4 once, without waiting: `WouldBlock` unless `observed`
+/// (what the reactor has recorded) holds readiness.
+pub(crate) fn try_io_once<R>(
+    registration: &Registration,
+    observed: Option<io::Result<ReadyEvent>>,
+    op: impl FnOnce() -> io::Result<R>,
+) -> io::Result<R> {
+    match observed {
+        Some(Ok(event)) => match op() {
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                registration.clear_readiness(event);
+                Err(e)
+            }
+            result => result,
+        },
+        Some(Err(e)) => Err(e),
+        None => Err(io::ErrorKind::WouldBlock.into()),
+    }
 }
 
 /// The current runtime's reactor.
@@ -124,7 +170,15 @@ impl<E: mio::event::Source> Registered<E> {
     /// its own, so any number of tasks can wait at once; the place is freed
     /// when the future is dropped.
     pub(crate) async fn ready(&self, direction: Direction) -> io::Result<ReadyEvent> {
-        wait_ready(&self.registration, direction).await
+        wait(self.waiter(direction)).await
+    }
+
+    /// Waits for the readiness of `interest` (spending budget) in places
+    /// of its own, in each direction's list the interest needs; the
+    /// sockets' `ready(interest)`.
+    pub(crate) async fn ready_for(&self, interest: Interest) -> io::Result<Ready> {
+        let event = wait(self.registration.waiter_for(interest)).await?;
+        Ok(event.ready())
     }
 
     pub(crate) fn clear_readiness(&self, event: ReadyEvent) {
@@ -148,9 +202,27 @@ impl<E: mio::event::Source> Registered<E> {
     pub(crate) async fn async_io<R>(
         &self,
         direction: Direction,
+        op: impl FnMut(&E) -> io::Result<R>,
+    ) -> io::Result<R> {
+        self.async_io_in(self.waiter(direction), op).await
+    }
+
+    /// As `async_io`, waiting for the readiness of `interest`: the
+    /// sockets' `async_io(interest, f)`.
+    pub(crate) async fn async_io_for<R>(
+        &self,
+        interest: Interest,
+        op: impl FnMut(&E) -> io::Result<R>,
+    ) -> io::Result<R> {
+        self.async_io_in(self.registration.waiter_for(interest), op)
+            .await
+    }
+
+    async fn async_io_in<R>(
+        &self,
+        mut waiter: ReadyWaiter<'_>,
         mut op: impl FnMut(&E) -> io::Result<R>,
     ) -> io::Result<R> {
-        let mut waiter = self.waiter(direction);
         poll_fn(|cx| self.poll_io_in(cx, &mut waiter, &mut op)).await
     }
 
@@ -176,26 +248,11 @@ impl<E: mio::event::Source> Registered<E> {
     fn poll_io_via<R>(
         &self,
         cx: &mut Context<'_>,
-        mut wait: impl FnMut(&mut Context<'_>) -> Poll<io::Result<ReadyEvent>>,
+        wait: impl FnMut(&mut Context<'_>) -> Poll<io::Result<ReadyEvent>>,
         mut op: impl FnMut(&E) -> io::Result<R>,
         drained: impl Fn(&R) -> bool,
     ) -> Poll<io::Result<R>> {
-        let coop = ready!(poll_proceed(cx));
-        loop {
-            let event = ready!(wait(cx))?;
-            match op(self.get_ref()) {
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
-                    self.registration.clear_readiness(event);
-                }
-                result => {
-                    if matches!(&result, Ok(output) if drained(output)) {
-                        self.registration.clear_readiness(event);
-                    }
-                    coop.made_progress();
-                    return Poll::Ready(result);
-                }
-            }
-        }
+        poll_io(&self.registration, cx, wait, || op(self.get_ref()), drained)
     }
 
     /// One attempt without waiting: `WouldBlock` unless the reactor has
@@ -205,17 +262,19 @@ impl<E: mio::event::Source> Registered<E> {
         direction: Direction,
         op: impl FnOnce(&E) -> io::Result<R>,
     ) -> io::Result<R> {
-        match self.registration.try_ready(direction) {
-            Some(Ok(event)) => match op(self.get_ref()) {
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
-                    self.registration.clear_readiness(event);
-                    Err(e)
-                }
-                result => result,
-            },
-            Some(Err(e)) => Err(e),
-            None => Err(io::ErrorKind::WouldBlock.into()),
-        }
+        let observed = self.registration.try_ready(direction);
+        try_io_once(&self.registration, observed, || op(self.get_ref()))
+    }
+
+    /// As `try_io`, for the readiness of `interest`: the sockets'
+    /// `try_io(interest, f)`.
+    pub(crate) fn try_io_for<R>(
+        &self,
+        interest: Interest,
+        op: impl FnOnce(&E) -> io::Result<R>,
+    ) -> io::Result<R> {
+        let observed = self.registration.try_ready_for(interest);
+        try_io_once(&self.registration, observed, || op(self.get_ref()))
     }
 }
 

@@ -1,5 +1,6 @@
 //! Every raw syscall `rt` makes itself goes through [`syscall!`] here; the
-//! rest of the I/O goes through `mio` and `std`.
+//! rest of the I/O goes through `mio`, `socket2` (socket creation, addresses
+//! and options) and `std`.
 //!
 //! Contract: the macro takes the (unsafe) libc call written out at the call
 //! site, with its `// SAFETY:` comment, and turns the C convention (`-1` and
@@ -159,232 +160,73 @@ pub(crate) fn sendfile(socket: RawFd, file: RawFd, offset: u64, len: usize) -> i
     Ok(sent as usize)
 }
 
-/// A new non-blocking, close-on-exec TCP socket of `domain` (`AF_INET`
-/// or `AF_INET6`).
-#[cfg(target_os = "linux")]
-pub(crate) fn tcp_socket(domain: libc::c_int) -> io::Result<std::os::fd::OwnedFd> {
-    use std::os::fd::FromRawFd;
-    let fd = syscall!(
-        // SAFETY: socket(2) takes no pointers.
-        unsafe {
-            libc::socket(
-                domain,
-                libc::SOCK_STREAM | libc::SOCK_NONBLOCK | libc::SOCK_CLOEXEC,
-                0,
-            )
-        }
-    )?;
-    // SAFETY: `fd` was just returned by socket(2): open, and owned by
-    // nobody else.
-    Ok(unsafe { std::os::fd::OwnedFd::from_raw_fd(fd) })
-}
-
-/// Sets an `int`-valued socket option.
-#[cfg(target_os = "linux")]
-pub(crate) fn set_int_option(
-    socket: RawFd,
-    level: libc::c_int,
-    name: libc::c_int,
-    value: libc::c_int,
-) -> io::Result<()> {
-    syscall!(
-        // SAFETY: `socket` is an open descriptor borrowed for the call;
-        // `value` is a valid `int` and the length passed is its size.
-        unsafe {
-            libc::setsockopt(
-                socket,
-                level,
-                name,
-                (&raw const value).cast(),
-                std::mem::size_of::<libc::c_int>() as libc::socklen_t,
-            )
-        }
-    )?;
-    Ok(())
-}
-
-/// Reads an `int`-valued socket option.
-#[cfg(target_os = "linux")]
-pub(crate) fn int_option(
-    socket: RawFd,
-    level: libc::c_int,
-    name: libc::c_int,
-) -> io::Result<libc::c_int> {
-    let mut value: libc::c_int = 0;
-    let mut len = std::mem::size_of::<libc::c_int>() as libc::socklen_t;
-    syscall!(
-        // SAFETY: `socket` is an open descriptor borrowed for the call;
-        // `value` and `len` are valid, exclusively borrowed out-parameters
-        // and `len` holds the size of `value`.
-        unsafe { libc::getsockopt(socket, level, name, (&raw mut value).cast(), &mut len) }
-    )?;
-    Ok(value)
-}
-
-/// `addr` as a C socket address, and its length.
-#[cfg(target_os = "linux")]
-fn raw_addr(addr: &std::net::SocketAddr) -> (libc::sockaddr_storage, libc::socklen_t) {
-    // SAFETY: all-zero bytes are a valid `sockaddr_storage` (plain data).
-    let mut storage: libc::sockaddr_storage = unsafe { std::mem::zeroed() };
-    let len = match addr {
-        std::net::SocketAddr::V4(v4) => {
-            let raw = libc::sockaddr_in {
-                sin_family: libc::AF_INET as libc::sa_family_t,
-                sin_port: v4.port().to_be(),
-                sin_addr: libc::in_addr {
-                    s_addr: u32::from_ne_bytes(v4.ip().octets()),
-                },
-                sin_zero: [0; 8],
-            };
-            // SAFETY: `sockaddr_storage` is larger than and aligned for
-            // every socket address type, `sockaddr_in` among them.
-            unsafe { std::ptr::write((&raw mut storage).cast(), raw) };
-            std::mem::size_of::<libc::sockaddr_in>()
-        }
-        std::net::SocketAddr::V6(v6) => {
-            let raw = libc::sockaddr_in6 {
-                sin6_family: libc::AF_INET6 as libc::sa_family_t,
-                sin6_port: v6.port().to_be(),
-                sin6_flowinfo: v6.flowinfo(),
-                sin6_addr: libc::in6_addr {
-                    s6_addr: v6.ip().octets(),
-                },
-                sin6_scope_id: v6.scope_id(),
-            };
-            // SAFETY: as above, for `sockaddr_in6`.
-            unsafe { std::ptr::write((&raw mut storage).cast(), raw) };
-            std::mem::size_of::<libc::sockaddr_in6>()
-        }
+/// The credentials of the process at the other end of the connected
+/// Unix-domain socket `socket`, as they were when the connection was made:
+/// `(pid, uid, gid)` (`SO_PEERCRED`).
+#[cfg(any(target_os = "linux", target_os = "android"))]
+pub(crate) fn peer_credentials(
+    socket: std::os::fd::BorrowedFd<'_>,
+) -> io::Result<(Option<i32>, u32, u32)> {
+    use std::os::fd::AsRawFd;
+    let mut cred = libc::ucred {
+        pid: 0,
+        uid: 0,
+        gid: 0,
     };
-    (storage, len as libc::socklen_t)
-}
-
-/// `bind(2)`s `socket` to `addr`.
-#[cfg(target_os = "linux")]
-pub(crate) fn bind(socket: RawFd, addr: &std::net::SocketAddr) -> io::Result<()> {
-    let (storage, len) = raw_addr(addr);
+    let mut len = std::mem::size_of::<libc::ucred>() as libc::socklen_t;
     syscall!(
         // SAFETY: `socket` is an open descriptor borrowed for the call;
-        // `storage` holds a socket address of `len` bytes.
-        unsafe { libc::bind(socket, (&raw const storage).cast(), len) }
-    )?;
-    Ok(())
-}
-
-/// Starts a non-blocking `connect(2)` of `socket` to `addr`: `Ok` once it
-/// is under way (`EINPROGRESS`) or done.
-#[cfg(target_os = "linux")]
-pub(crate) fn start_connect(socket: RawFd, addr: &std::net::SocketAddr) -> io::Result<()> {
-    let (storage, len) = raw_addr(addr);
-    match syscall!(
-        // SAFETY: as in `bind`.
-        unsafe { libc::connect(socket, (&raw const storage).cast(), len) }
-    ) {
-        Ok(_) => Ok(()),
-        // Interrupted, a connect goes on in the background (POSIX), as
-        // one in progress does.
-        Err(e) if matches!(e.raw_os_error(), Some(libc::EINPROGRESS | libc::EINTR)) => Ok(()),
-        Err(e) => Err(e),
-    }
-}
-
-/// `listen(2)` on `socket`, with at most `backlog` pending connections.
-#[cfg(target_os = "linux")]
-pub(crate) fn listen(socket: RawFd, backlog: u32) -> io::Result<()> {
-    let backlog = libc::c_int::try_from(backlog).unwrap_or(libc::c_int::MAX);
-    syscall!(
-        // SAFETY: listen(2) takes no pointers; `socket` is open.
-        unsafe { libc::listen(socket, backlog) }
-    )?;
-    Ok(())
-}
-
-/// The address `socket` is bound to (`getsockname(2)`).
-#[cfg(target_os = "linux")]
-pub(crate) fn local_addr(socket: RawFd) -> io::Result<std::net::SocketAddr> {
-    // SAFETY: all-zero bytes are a valid `sockaddr_storage`.
-    let mut storage: libc::sockaddr_storage = unsafe { std::mem::zeroed() };
-    let mut len = std::mem::size_of::<libc::sockaddr_storage>() as libc::socklen_t;
-    syscall!(
-        // SAFETY: `socket` is open; `storage` and `len` are valid,
-        // exclusively borrowed out-parameters, `len` holding its size.
-        unsafe { libc::getsockname(socket, (&raw mut storage).cast(), &mut len) }
-    )?;
-    match libc::c_int::from(storage.ss_family) {
-        libc::AF_INET => {
-            // SAFETY: the kernel wrote a `sockaddr_in` (family AF_INET);
-            // `sockaddr_storage` is aligned for it.
-            let raw: libc::sockaddr_in = unsafe { std::ptr::read((&raw const storage).cast()) };
-            let ip = std::net::Ipv4Addr::from(raw.sin_addr.s_addr.to_ne_bytes());
-            Ok(std::net::SocketAddr::from((ip, u16::from_be(raw.sin_port))))
-        }
-        libc::AF_INET6 => {
-            // SAFETY: as above, a `sockaddr_in6` (family AF_INET6).
-            let raw: libc::sockaddr_in6 = unsafe { std::ptr::read((&raw const storage).cast()) };
-            Ok(std::net::SocketAddr::V6(std::net::SocketAddrV6::new(
-                std::net::Ipv6Addr::from(raw.sin6_addr.s6_addr),
-                u16::from_be(raw.sin6_port),
-                raw.sin6_flowinfo,
-                raw.sin6_scope_id,
-            )))
-        }
-        family => Err(io::Error::new(
-            io::ErrorKind::InvalidData,
-            format!("getsockname returned address family {family}, not an IP one"),
-        )),
-    }
-}
-
-/// Sets `SO_LINGER` on `socket`: `None` turns lingering off (the default),
-/// `Some(ZERO)` makes `close` reset the connection. The option counts
-/// whole seconds: a non-zero duration is rounded up, never down to zero
-/// (which would turn a graceful close into a reset).
-pub(crate) fn set_linger(socket: RawFd, linger: Option<std::time::Duration>) -> io::Result<()> {
-    let value = libc::linger {
-        l_onoff: linger.is_some() as libc::c_int,
-        l_linger: linger.map_or(0, |d| {
-            let secs = d.as_secs() + u64::from(d.subsec_nanos() > 0);
-            secs.min(libc::c_int::MAX as u64) as libc::c_int
-        }),
-    };
-    syscall!(
-        // SAFETY: `socket` is an open descriptor borrowed for the call;
-        // `value` is a valid `linger` and the length passed is its size.
-        unsafe {
-            libc::setsockopt(
-                socket,
-                libc::SOL_SOCKET,
-                libc::SO_LINGER,
-                (&raw const value).cast(),
-                std::mem::size_of::<libc::linger>() as libc::socklen_t,
-            )
-        }
-    )?;
-    Ok(())
-}
-
-/// Reads `SO_LINGER` of `socket`.
-pub(crate) fn linger(socket: RawFd) -> io::Result<Option<std::time::Duration>> {
-    let mut value = libc::linger {
-        l_onoff: 0,
-        l_linger: 0,
-    };
-    let mut len = std::mem::size_of::<libc::linger>() as libc::socklen_t;
-    syscall!(
-        // SAFETY: `socket` is an open descriptor borrowed for the call;
-        // `value` and `len` are valid, exclusively borrowed out-parameters
-        // and `len` holds the size of `value`.
+        // `cred` and `len` are valid, exclusively borrowed out-parameters
+        // and `len` holds the size of `cred`.
         unsafe {
             libc::getsockopt(
-                socket,
+                socket.as_raw_fd(),
                 libc::SOL_SOCKET,
-                libc::SO_LINGER,
-                (&raw mut value).cast(),
+                libc::SO_PEERCRED,
+                (&raw mut cred).cast(),
                 &mut len,
             )
         }
     )?;
-    Ok((value.l_onoff != 0).then(|| std::time::Duration::from_secs(value.l_linger as u64)))
+    Ok((Some(cred.pid), cred.uid, cred.gid))
+}
+
+/// The credentials of the process at the other end of the connected
+/// Unix-domain socket `socket`: `(None, uid, gid)` (`getpeereid`, which
+/// does not say the process id).
+#[cfg(any(
+    target_os = "macos",
+    target_os = "ios",
+    target_os = "freebsd",
+    target_os = "openbsd",
+    target_os = "netbsd",
+    target_os = "dragonfly"
+))]
+pub(crate) fn peer_credentials(
+    socket: std::os::fd::BorrowedFd<'_>,
+) -> io::Result<(Option<i32>, u32, u32)> {
+    use std::os::fd::AsRawFd;
+    let mut uid: libc::uid_t = 0;
+    let mut gid: libc::gid_t = 0;
+    syscall!(
+        // SAFETY: `socket` is an open descriptor borrowed for the call;
+        // `uid` and `gid` are valid, exclusively borrowed out-parameters.
+        unsafe { libc::getpeereid(socket.as_raw_fd(), &mut uid, &mut gid) }
+    )?;
+    Ok((None, uid, gid))
+}
+
+/// `buf` as the possibly-uninitialized buffer `socket2`'s receive calls
+/// take.
+///
+/// Sound because those calls only ever store bytes the kernel wrote into
+/// it (never an uninitialized value), so every byte of `buf` stays
+/// initialized for its owner.
+pub(crate) fn as_uninit(buf: &mut [u8]) -> &mut [std::mem::MaybeUninit<u8>] {
+    // SAFETY: `MaybeUninit<u8>` has the layout of `u8`, so the slice has
+    // the same address and length; the borrow of `buf` lasts as long as
+    // the result. The callee writes only initialized bytes (see above).
+    unsafe { &mut *(std::ptr::from_mut::<[u8]>(buf) as *mut [std::mem::MaybeUninit<u8>]) }
 }
 
 /// A process file descriptor for the child `pid` (`pidfd_open(2)`, Linux

@@ -9,9 +9,27 @@
 //! (including the vectored methods, one `readv`/`writev` per call), and
 //! every ready operation spends one unit of the task's cooperative budget.
 //!
-//! On Linux, a [`TcpSocket`] is created and configured first (`SO_REUSEPORT`,
-//! buffer sizes, a local address to connect from) and registers only when
-//! it connects or listens.
+//! A [`TcpSocket`] is created and configured first (`SO_REUSEPORT`,
+//! buffer sizes, type of service, a local address to connect from) and
+//! registers only when it connects or listens.
+//!
+//! Besides the `async fn`s and the `AsyncRead`/`AsyncWrite` impls, every
+//! socket has tokio's readiness surface: `ready(Interest)` (reading or
+//! writing at once, errors alone with [`Interest::ERROR`](crate::io::Interest::ERROR)),
+//! `readable`/`writable`, the non-blocking `try_*` methods that clear the
+//! readiness when they would block, `try_io`/`async_io` for calls of your
+//! own, and the `poll_*` methods for hand-written futures. The `async fn`s
+//! on `&self` may be awaited by any number of tasks at once, each in a
+//! place of its own; a `poll_*` method waits in one slot per direction
+//! where the last caller's waker wins, as each one's docs say. The sockets
+//! register for reading and writing; priority readiness
+//! ([`Interest::PRIORITY`](crate::io::Interest::PRIORITY), urgent TCP data)
+//! needs a registration that asks for it:
+//! [`AsyncFd::with_interest`](crate::io::AsyncFd::with_interest).
+//!
+//! Every socket lends its descriptor (`AsFd`, `AsRawFd`), so
+//! `socket2::SockRef::from(&socket)` reaches the options rt has no method
+//! for; rt's own socket creation and options are `socket2`'s.
 //!
 //! Addresses are anything implementing [`ToSocketAddrs`]: a
 //! `std::net::SocketAddr`, an `(IpAddr, u16)` pair, a `"host:port"` string,
@@ -44,6 +62,40 @@
 //! });
 //! ```
 
+/// Items (socket methods) for the platforms where `socket2` has
+/// `IP_TOS`.
+macro_rules! cfg_tos_v4 {
+    ($($item:item)*) => {$(
+        #[cfg(not(any(
+            target_os = "fuchsia",
+            target_os = "redox",
+            target_os = "solaris",
+            target_os = "haiku"
+        )))]
+        $item
+    )*};
+}
+
+/// Items (socket methods) for the platforms where `socket2` has
+/// `IPV6_TCLASS`.
+macro_rules! cfg_tclass_v6 {
+    ($($item:item)*) => {$(
+        #[cfg(any(
+            target_os = "android",
+            target_os = "dragonfly",
+            target_os = "freebsd",
+            target_os = "fuchsia",
+            target_os = "linux",
+            target_os = "macos",
+            target_os = "netbsd",
+            target_os = "openbsd",
+            target_os = "cygwin",
+            target_os = "illumos"
+        ))]
+        $item
+    )*};
+}
+
 mod addr;
 mod halves;
 mod lookup;
@@ -53,8 +105,6 @@ pub mod unix;
 
 pub use addr::ToSocketAddrs;
 pub use lookup::lookup_host;
-#[cfg(target_os = "linux")]
-pub use tcp::TcpSocket;
-pub use tcp::{TcpListener, TcpStream};
+pub use tcp::{TcpListener, TcpSocket, TcpStream};
 pub use udp::UdpSocket;
 pub use unix::{UnixDatagram, UnixListener, UnixStream};

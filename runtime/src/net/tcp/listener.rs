@@ -6,6 +6,7 @@ use rt_reactor::{Direction, Interest, ReadyWaiter};
 use std::fmt;
 use std::io;
 use std::net::SocketAddr;
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, RawFd};
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
@@ -107,11 +108,7 @@ impl TcpListener {
     /// });
     /// ```
     pub fn into_std(self) -> io::Result<std::net::TcpListener> {
-        use std::os::fd::{FromRawFd, IntoRawFd};
-        let sys = self.io.into_inner()?;
-        // SAFETY: the descriptor comes from `into_raw_fd`, so it is an open
-        // TCP listener socket that nothing else owns.
-        Ok(unsafe { std::net::TcpListener::from_raw_fd(sys.into_raw_fd()) })
+        Ok(self.io.into_inner()?.into())
     }
 
     /// Waits for and accepts one connection.
@@ -222,6 +219,61 @@ impl TcpListener {
     /// ```
     pub fn local_addr(&self) -> io::Result<SocketAddr> {
         self.io.get_ref().local_addr()
+    }
+
+    /// The IP time-to-live (`IP_TTL`) of the connections this listener
+    /// accepts.
+    ///
+    /// # Errors
+    ///
+    /// The OS error of `getsockopt`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let listener = rt::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    ///     listener.set_ttl(100).unwrap();
+    ///     assert_eq!(listener.ttl().unwrap(), 100);
+    /// });
+    /// ```
+    pub fn ttl(&self) -> io::Result<u32> {
+        self.io.get_ref().ttl()
+    }
+
+    /// Sets the IP time-to-live (`IP_TTL`); accepted connections inherit
+    /// it.
+    ///
+    /// # Errors
+    ///
+    /// The OS error of `setsockopt` (`InvalidInput` above 255).
+    ///
+    /// # Examples
+    ///
+    /// See [`TcpListener::ttl`].
+    ///
+    /// ```
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let listener = rt::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    ///     assert!(listener.set_ttl(0).is_err());
+    /// });
+    /// ```
+    pub fn set_ttl(&self, ttl: u32) -> io::Result<()> {
+        self.io.get_ref().set_ttl(ttl)
+    }
+}
+
+impl AsRawFd for TcpListener {
+    fn as_raw_fd(&self) -> RawFd {
+        self.io.get_ref().as_raw_fd()
+    }
+}
+
+impl AsFd for TcpListener {
+    fn as_fd(&self) -> BorrowedFd<'_> {
+        self.io.get_ref().as_fd()
     }
 }
 

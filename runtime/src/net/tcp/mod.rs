@@ -2,13 +2,13 @@
 //! [`TcpSocket`] to set options before connecting or listening.
 
 mod listener;
-#[cfg(target_os = "linux")]
 mod socket;
 mod split;
 mod stream;
+mod stream_io;
+mod stream_options;
 
 pub use listener::{Incoming, TcpListener};
-#[cfg(target_os = "linux")]
 pub use socket::TcpSocket;
-pub use split::{OwnedReadHalf, OwnedWriteHalf, ReadHalf, WriteHalf};
+pub use split::{OwnedReadHalf, OwnedWriteHalf, ReadHalf, ReuniteError, WriteHalf};
 pub use stream::TcpStream;

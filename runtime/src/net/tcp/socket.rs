@@ -1,13 +1,38 @@
 //! `TcpSocket`: a TCP socket configured before it connects or listens.
+//! The socket calls are `socket2`'s.
 
 use super::{TcpListener, TcpStream};
-use crate::io::sys;
+use socket2::{Domain, Protocol, Socket, Type};
 use std::fmt;
 use std::future::poll_fn;
 use std::io;
 use std::net::SocketAddr;
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd, RawFd};
 use std::time::Duration;
+
+/// `linger` in the whole seconds `SO_LINGER` counts, a fraction rounded
+/// up: never down to zero, which would turn a graceful close into a reset.
+pub(super) fn whole_seconds(linger: Duration) -> Duration {
+    Duration::from_secs(
+        linger
+            .as_secs()
+            .saturating_add(u64::from(linger.subsec_nanos() > 0)),
+    )
+}
+
+/// `size` as the `int` a buffer-size option holds.
+fn buffer_size(size: u32) -> io::Result<usize> {
+    if size > i32::MAX as u32 {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!(
+                "a socket buffer size is at most {} bytes, not {size}",
+                i32::MAX
+            ),
+        ));
+    }
+    Ok(size as usize)
+}
 
 /// A TCP socket not yet connected or listening, for the options that must
 /// be set before: `SO_REUSEADDR`, `SO_REUSEPORT` (several listeners on one
@@ -35,7 +60,7 @@ use std::time::Duration;
 /// # });
 /// ```
 pub struct TcpSocket {
-    fd: OwnedFd,
+    socket: Socket,
     v6: bool,
 }
 
@@ -53,10 +78,7 @@ impl TcpSocket {
     /// # drop(socket);
     /// ```
     pub fn new_v4() -> io::Result<TcpSocket> {
-        Ok(TcpSocket {
-            fd: sys::tcp_socket(libc::AF_INET)?,
-            v6: false,
-        })
+        TcpSocket::new(Domain::IPV4)
     }
 
     /// A new IPv6 socket.
@@ -73,38 +95,17 @@ impl TcpSocket {
     /// }
     /// ```
     pub fn new_v6() -> io::Result<TcpSocket> {
+        TcpSocket::new(Domain::IPV6)
+    }
+
+    /// A non-blocking, close-on-exec TCP socket of `domain`.
+    fn new(domain: Domain) -> io::Result<TcpSocket> {
+        let socket = Socket::new(domain, Type::STREAM, Some(Protocol::TCP))?;
+        socket.set_nonblocking(true)?;
         Ok(TcpSocket {
-            fd: sys::tcp_socket(libc::AF_INET6)?,
-            v6: true,
+            socket,
+            v6: domain == Domain::IPV6,
         })
-    }
-
-    fn set_flag(&self, level: libc::c_int, name: libc::c_int, on: bool) -> io::Result<()> {
-        sys::set_int_option(self.fd.as_raw_fd(), level, name, libc::c_int::from(on))
-    }
-
-    fn flag(&self, level: libc::c_int, name: libc::c_int) -> io::Result<bool> {
-        Ok(sys::int_option(self.fd.as_raw_fd(), level, name)? != 0)
-    }
-
-    /// Sets the buffer-size option `name` (`SO_SNDBUF`, `SO_RCVBUF`).
-    fn set_size(&self, name: libc::c_int, size: u32) -> io::Result<()> {
-        let size = libc::c_int::try_from(size).map_err(|_| {
-            io::Error::new(
-                io::ErrorKind::InvalidInput,
-                format!(
-                    "a socket buffer size is at most {} bytes, not {size}",
-                    libc::c_int::MAX
-                ),
-            )
-        })?;
-        sys::set_int_option(self.fd.as_raw_fd(), libc::SOL_SOCKET, name, size)
-    }
-
-    /// Reads the buffer-size option `name`.
-    fn size(&self, name: libc::c_int) -> io::Result<u32> {
-        let size = sys::int_option(self.fd.as_raw_fd(), libc::SOL_SOCKET, name)?;
-        Ok(size.max(0) as u32)
     }
 
     /// Sets `SO_REUSEADDR`: a listener may bind a port whose previous
@@ -123,7 +124,7 @@ impl TcpSocket {
     /// assert!(socket.reuseaddr().unwrap());
     /// ```
     pub fn set_reuseaddr(&self, reuseaddr: bool) -> io::Result<()> {
-        self.set_flag(libc::SOL_SOCKET, libc::SO_REUSEADDR, reuseaddr)
+        self.socket.set_reuse_address(reuseaddr)
     }
 
     /// Whether `SO_REUSEADDR` is set.
@@ -136,7 +137,7 @@ impl TcpSocket {
     ///
     /// See [`set_reuseaddr`](TcpSocket::set_reuseaddr).
     pub fn reuseaddr(&self) -> io::Result<bool> {
-        self.flag(libc::SOL_SOCKET, libc::SO_REUSEADDR)
+        self.socket.reuse_address()
     }
 
     /// Sets `SO_REUSEPORT`: several sockets (of one user) may listen on
@@ -154,8 +155,9 @@ impl TcpSocket {
     /// socket.set_reuseport(true).unwrap();
     /// assert!(socket.reuseport().unwrap());
     /// ```
+    #[cfg(not(any(target_os = "solaris", target_os = "illumos", target_os = "cygwin")))]
     pub fn set_reuseport(&self, reuseport: bool) -> io::Result<()> {
-        self.set_flag(libc::SOL_SOCKET, libc::SO_REUSEPORT, reuseport)
+        self.socket.set_reuse_port(reuseport)
     }
 
     /// Whether `SO_REUSEPORT` is set.
@@ -167,8 +169,9 @@ impl TcpSocket {
     /// # Examples
     ///
     /// See [`set_reuseport`](TcpSocket::set_reuseport).
+    #[cfg(not(any(target_os = "solaris", target_os = "illumos", target_os = "cygwin")))]
     pub fn reuseport(&self) -> io::Result<bool> {
-        self.flag(libc::SOL_SOCKET, libc::SO_REUSEPORT)
+        self.socket.reuse_port()
     }
 
     /// Sets `SO_KEEPALIVE`: the kernel probes an idle connection and fails
@@ -186,7 +189,7 @@ impl TcpSocket {
     /// assert!(socket.keepalive().unwrap());
     /// ```
     pub fn set_keepalive(&self, keepalive: bool) -> io::Result<()> {
-        self.set_flag(libc::SOL_SOCKET, libc::SO_KEEPALIVE, keepalive)
+        self.socket.set_keepalive(keepalive)
     }
 
     /// Whether `SO_KEEPALIVE` is set.
@@ -199,7 +202,7 @@ impl TcpSocket {
     ///
     /// See [`set_keepalive`](TcpSocket::set_keepalive).
     pub fn keepalive(&self) -> io::Result<bool> {
-        self.flag(libc::SOL_SOCKET, libc::SO_KEEPALIVE)
+        self.socket.keepalive()
     }
 
     /// Sets `TCP_NODELAY` (no Nagle delay for small writes); streams from
@@ -217,7 +220,7 @@ impl TcpSocket {
     /// assert!(socket.nodelay().unwrap());
     /// ```
     pub fn set_nodelay(&self, nodelay: bool) -> io::Result<()> {
-        self.set_flag(libc::IPPROTO_TCP, libc::TCP_NODELAY, nodelay)
+        self.socket.set_tcp_nodelay(nodelay)
     }
 
     /// Whether `TCP_NODELAY` is set.
@@ -230,7 +233,7 @@ impl TcpSocket {
     ///
     /// See [`set_nodelay`](TcpSocket::set_nodelay).
     pub fn nodelay(&self) -> io::Result<bool> {
-        self.flag(libc::IPPROTO_TCP, libc::TCP_NODELAY)
+        self.socket.tcp_nodelay()
     }
 
     /// Asks for a send buffer of `size` bytes (`SO_SNDBUF`; Linux doubles
@@ -249,7 +252,7 @@ impl TcpSocket {
     /// assert!(socket.send_buffer_size().unwrap() >= 64 * 1024);
     /// ```
     pub fn set_send_buffer_size(&self, size: u32) -> io::Result<()> {
-        self.set_size(libc::SO_SNDBUF, size)
+        self.socket.set_send_buffer_size(buffer_size(size)?)
     }
 
     /// The send buffer size (`SO_SNDBUF`).
@@ -262,7 +265,7 @@ impl TcpSocket {
     ///
     /// See [`set_send_buffer_size`](TcpSocket::set_send_buffer_size).
     pub fn send_buffer_size(&self) -> io::Result<u32> {
-        self.size(libc::SO_SNDBUF)
+        Ok(self.socket.send_buffer_size()?.min(u32::MAX as usize) as u32)
     }
 
     /// Asks for a receive buffer of `size` bytes (`SO_RCVBUF`; Linux
@@ -281,7 +284,7 @@ impl TcpSocket {
     /// assert!(socket.recv_buffer_size().unwrap() >= 64 * 1024);
     /// ```
     pub fn set_recv_buffer_size(&self, size: u32) -> io::Result<()> {
-        self.set_size(libc::SO_RCVBUF, size)
+        self.socket.set_recv_buffer_size(buffer_size(size)?)
     }
 
     /// The receive buffer size (`SO_RCVBUF`).
@@ -294,7 +297,7 @@ impl TcpSocket {
     ///
     /// See [`set_recv_buffer_size`](TcpSocket::set_recv_buffer_size).
     pub fn recv_buffer_size(&self) -> io::Result<u32> {
-        self.size(libc::SO_RCVBUF)
+        Ok(self.socket.recv_buffer_size()?.min(u32::MAX as usize) as u32)
     }
 
     /// Sets `SO_LINGER`, as [`TcpStream::set_linger`] (whose warning holds:
@@ -313,7 +316,7 @@ impl TcpSocket {
     /// assert_eq!(socket.linger().unwrap(), Some(Duration::ZERO));
     /// ```
     pub fn set_linger(&self, linger: Option<Duration>) -> io::Result<()> {
-        sys::set_linger(self.fd.as_raw_fd(), linger)
+        self.socket.set_linger(linger.map(whole_seconds))
     }
 
     /// `SO_LINGER`, as [`TcpStream::linger`].
@@ -326,7 +329,94 @@ impl TcpSocket {
     ///
     /// See [`set_linger`](TcpSocket::set_linger).
     pub fn linger(&self) -> io::Result<Option<Duration>> {
-        sys::linger(self.fd.as_raw_fd())
+        self.socket.linger()
+    }
+
+    cfg_tos_v4! {
+        /// Sets the type-of-service byte (`IP_TOS`) of the IPv4 packets this
+        /// socket sends (DSCP and ECN bits); a stream from
+        /// [`connect`](TcpSocket::connect) keeps it.
+        ///
+        /// # Errors
+        ///
+        /// The error of the `setsockopt` call (on an IPv6 socket, say).
+        ///
+        /// # Examples
+        ///
+        /// ```
+        /// let socket = rt::net::TcpSocket::new_v4().unwrap();
+        /// socket.set_tos_v4(0x10).unwrap(); // low delay
+        /// assert_eq!(socket.tos_v4().unwrap(), 0x10);
+        /// ```
+        pub fn set_tos_v4(&self, tos: u32) -> io::Result<()> {
+            self.socket.set_tos_v4(tos)
+        }
+
+        /// The type-of-service byte (`IP_TOS`) of the IPv4 packets this socket
+        /// sends.
+        ///
+        /// # Errors
+        ///
+        /// The error of the `getsockopt` call.
+        ///
+        /// # Examples
+        ///
+        /// See [`set_tos_v4`](TcpSocket::set_tos_v4).
+        pub fn tos_v4(&self) -> io::Result<u32> {
+            self.socket.tos_v4()
+        }
+    }
+
+    cfg_tclass_v6! {
+        /// Sets the traffic class (`IPV6_TCLASS`) of the IPv6 packets this
+        /// socket sends: the IPv6 counterpart of
+        /// [`set_tos_v4`](TcpSocket::set_tos_v4).
+        ///
+        /// # Errors
+        ///
+        /// The error of the `setsockopt` call (on an IPv4 socket, say).
+        ///
+        /// # Examples
+        ///
+        /// ```
+        /// if let Ok(socket) = rt::net::TcpSocket::new_v6() {
+        ///     socket.set_tclass_v6(0x10).unwrap();
+        ///     assert_eq!(socket.tclass_v6().unwrap(), 0x10);
+        /// }
+        /// ```
+        pub fn set_tclass_v6(&self, tclass: u32) -> io::Result<()> {
+            self.socket.set_tclass_v6(tclass)
+        }
+
+        /// The traffic class (`IPV6_TCLASS`) of the IPv6 packets this socket
+        /// sends.
+        ///
+        /// # Errors
+        ///
+        /// The error of the `getsockopt` call.
+        ///
+        /// # Examples
+        ///
+        /// See [`set_tclass_v6`](TcpSocket::set_tclass_v6).
+        pub fn tclass_v6(&self) -> io::Result<u32> {
+            self.socket.tclass_v6()
+        }
+    }
+
+    /// Takes the socket's pending error (`SO_ERROR`), clearing it.
+    ///
+    /// # Errors
+    ///
+    /// The error of the `getsockopt` call.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let socket = rt::net::TcpSocket::new_v4().unwrap();
+    /// assert!(socket.take_error().unwrap().is_none());
+    /// ```
+    pub fn take_error(&self) -> io::Result<Option<io::Error>> {
+        self.socket.take_error()
     }
 
     /// Checks that `addr` is of this socket's family.
@@ -364,7 +454,7 @@ impl TcpSocket {
     /// ```
     pub fn bind(&self, addr: SocketAddr) -> io::Result<()> {
         self.check_family(&addr, "bind")?;
-        sys::bind(self.fd.as_raw_fd(), &addr)
+        self.socket.bind(&addr.into())
     }
 
     /// The address the socket is bound to.
@@ -377,7 +467,12 @@ impl TcpSocket {
     ///
     /// See [`bind`](TcpSocket::bind).
     pub fn local_addr(&self) -> io::Result<SocketAddr> {
-        sys::local_addr(self.fd.as_raw_fd())
+        self.socket.local_addr()?.as_socket().ok_or_else(|| {
+            io::Error::new(
+                io::ErrorKind::InvalidData,
+                "a TCP socket reported an address that is not an IP one",
+            )
+        })
     }
 
     /// Connects to `addr`, keeping the options set (and the address bound,
@@ -397,8 +492,16 @@ impl TcpSocket {
     /// See [`TcpSocket`].
     pub async fn connect(self, addr: SocketAddr) -> io::Result<TcpStream> {
         self.check_family(&addr, "connect")?;
-        sys::start_connect(self.fd.as_raw_fd(), &addr)?;
-        let std = std::net::TcpStream::from(self.fd);
+        match self.socket.connect(&addr.into()) {
+            Ok(()) => {}
+            // Interrupted, a connect goes on in the background (POSIX), as
+            // one in progress does.
+            Err(e)
+                if e.raw_os_error() == Some(libc::EINPROGRESS)
+                    || e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+        let std = std::net::TcpStream::from(self.socket);
         let stream = TcpStream::new(mio::net::TcpStream::from_std(std))?;
         poll_fn(|cx| stream.poll_connected(cx)).await?;
         Ok(stream)
@@ -421,33 +524,34 @@ impl TcpSocket {
     ///
     /// See [`TcpSocket`].
     pub fn listen(self, backlog: u32) -> io::Result<TcpListener> {
-        sys::listen(self.fd.as_raw_fd(), backlog)?;
-        TcpListener::from_std(std::net::TcpListener::from(self.fd))
+        self.socket
+            .listen(i32::try_from(backlog).unwrap_or(i32::MAX))?;
+        TcpListener::from_std(std::net::TcpListener::from(self.socket))
     }
 }
 
 impl AsRawFd for TcpSocket {
     fn as_raw_fd(&self) -> RawFd {
-        self.fd.as_raw_fd()
+        self.socket.as_raw_fd()
     }
 }
 
 impl AsFd for TcpSocket {
     fn as_fd(&self) -> BorrowedFd<'_> {
-        self.fd.as_fd()
+        self.socket.as_fd()
     }
 }
 
 impl From<TcpSocket> for OwnedFd {
     fn from(socket: TcpSocket) -> OwnedFd {
-        socket.fd
+        socket.socket.into()
     }
 }
 
 impl fmt::Debug for TcpSocket {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("TcpSocket")
-            .field("fd", &self.fd.as_raw_fd())
+            .field("fd", &self.socket.as_raw_fd())
             .field("v6", &self.v6)
             .finish()
     }

@@ -1,6 +1,5 @@
 use super::split::{OwnedReadHalf, OwnedWriteHalf, ReadHalf, WriteHalf};
 use crate::io::registered::Registered;
-use crate::io::sys;
 use crate::loom::sync::Arc;
 use crate::net::addr::{ToSocketAddrs, each_addr};
 use futures_io::{AsyncRead, AsyncWrite};
@@ -9,10 +8,9 @@ use std::fmt;
 use std::future::poll_fn;
 use std::io::{self, IoSlice, IoSliceMut};
 use std::net::{Shutdown, SocketAddr};
-use std::os::fd::{AsRawFd, FromRawFd, IntoRawFd, RawFd};
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, RawFd};
 use std::pin::Pin;
 use std::task::{Context, Poll};
-use std::time::Duration;
 
 /// A TCP connection.
 ///
@@ -174,10 +172,7 @@ impl TcpStream {
     /// });
     /// ```
     pub fn into_std(self) -> io::Result<std::net::TcpStream> {
-        let sys = self.io.into_inner()?;
-        // SAFETY: the descriptor comes from `into_raw_fd`, so it is an open
-        // TCP socket that nothing else owns.
-        Ok(unsafe { std::net::TcpStream::from_raw_fd(sys.into_raw_fd()) })
+        Ok(self.io.into_inner()?.into())
     }
 
     /// The local address of the connection.
@@ -221,100 +216,6 @@ impl TcpStream {
         self.io.get_ref().peer_addr()
     }
 
-    /// Whether `TCP_NODELAY` (Nagle's algorithm off) is set.
-    ///
-    /// # Errors
-    ///
-    /// The OS error of `getsockopt`.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// let rt = rt::runtime::Runtime::new().unwrap();
-    /// rt.block_on(async {
-    ///     let listener = rt::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    ///     let stream = rt::net::TcpStream::connect(listener.local_addr().unwrap()).await.unwrap();
-    ///     stream.set_nodelay(true).unwrap();
-    ///     assert!(stream.nodelay().unwrap());
-    /// });
-    /// ```
-    pub fn nodelay(&self) -> io::Result<bool> {
-        self.io.get_ref().nodelay()
-    }
-
-    /// Sets `TCP_NODELAY`: small writes go out at once instead of being
-    /// coalesced (lower latency for request/response protocols).
-    ///
-    /// # Errors
-    ///
-    /// The OS error of `setsockopt`.
-    ///
-    /// # Examples
-    ///
-    /// See [`TcpStream::nodelay`].
-    ///
-    /// ```
-    /// let rt = rt::runtime::Runtime::new().unwrap();
-    /// rt.block_on(async {
-    ///     let listener = rt::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    ///     let stream = rt::net::TcpStream::connect(listener.local_addr().unwrap()).await.unwrap();
-    ///     stream.set_nodelay(false).unwrap();
-    ///     assert!(!stream.nodelay().unwrap());
-    /// });
-    /// ```
-    pub fn set_nodelay(&self, nodelay: bool) -> io::Result<()> {
-        self.io.get_ref().set_nodelay(nodelay)
-    }
-
-    /// The `SO_LINGER` setting.
-    ///
-    /// # Errors
-    ///
-    /// The OS error of `getsockopt`.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// let rt = rt::runtime::Runtime::new().unwrap();
-    /// rt.block_on(async {
-    ///     let listener = rt::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    ///     let stream = rt::net::TcpStream::connect(listener.local_addr().unwrap()).await.unwrap();
-    ///     assert_eq!(stream.linger().unwrap(), None);
-    /// });
-    /// ```
-    pub fn linger(&self) -> io::Result<Option<Duration>> {
-        sys::linger(self.as_raw_fd())
-    }
-
-    /// Sets `SO_LINGER`. `Some(Duration::ZERO)` makes dropping the stream
-    /// reset the connection (`RST`) instead of closing it gracefully.
-    ///
-    /// A non-zero duration (in whole seconds, rounded up) makes dropping
-    /// the stream *block its thread* until the unsent data is delivered or
-    /// the time is up: in a task, that stalls a worker. Prefer `None`, or
-    /// `shutdown` and reading to the end before dropping.
-    ///
-    /// # Errors
-    ///
-    /// The OS error of `setsockopt`.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use std::time::Duration;
-    ///
-    /// let rt = rt::runtime::Runtime::new().unwrap();
-    /// rt.block_on(async {
-    ///     let listener = rt::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    ///     let stream = rt::net::TcpStream::connect(listener.local_addr().unwrap()).await.unwrap();
-    ///     stream.set_linger(Some(Duration::ZERO)).unwrap();
-    ///     assert_eq!(stream.linger().unwrap(), Some(Duration::ZERO));
-    /// });
-    /// ```
-    pub fn set_linger(&self, linger: Option<Duration>) -> io::Result<()> {
-        sys::set_linger(self.as_raw_fd(), linger)
-    }
-
     /// Shuts down the read side, the write side or both, at once: std's
     /// `TcpStream::shutdown`. Shutting down the write side sends
     /// end-of-file to the peer.
@@ -345,195 +246,6 @@ impl TcpStream {
     /// ```
     pub fn shutdown_std(&self, how: Shutdown) -> io::Result<()> {
         self.io.get_ref().shutdown(how)
-    }
-
-    /// Receives data without removing it from the queue: the next read
-    /// returns the same bytes. Waits until data (or end-of-file) arrives.
-    ///
-    /// # Errors
-    ///
-    /// The OS error of `recv(MSG_PEEK)`.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use rt::io::{AsyncReadExt, AsyncWriteExt};
-    ///
-    /// let rt = rt::runtime::Runtime::new().unwrap();
-    /// rt.block_on(async {
-    ///     let listener = rt::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    ///     let mut client = rt::net::TcpStream::connect(listener.local_addr().unwrap()).await.unwrap();
-    ///     let (mut server, _) = listener.accept().await.unwrap();
-    ///     client.write_all(b"abc").await.unwrap();
-    ///     let mut buf = [0; 3];
-    ///     let n = server.peek(&mut buf).await.unwrap();
-    ///     assert_eq!(&buf[..n], &b"abc"[..n]);
-    ///     server.read_exact(&mut buf[..n]).await.unwrap();
-    ///     assert_eq!(&buf[..n], &b"abc"[..n]);
-    /// });
-    /// ```
-    pub async fn peek(&self, buf: &mut [u8]) -> io::Result<usize> {
-        self.io.async_io(Direction::Read, |sys| sys.peek(buf)).await
-    }
-
-    /// Waits until the stream is readable (data, end-of-file or an error).
-    ///
-    /// Any number of tasks may wait at once; readiness wakes them all.
-    ///
-    /// # Errors
-    ///
-    /// Fails once the runtime's I/O driver has shut down.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use rt::io::AsyncWriteExt;
-    ///
-    /// let rt = rt::runtime::Runtime::new().unwrap();
-    /// rt.block_on(async {
-    ///     let listener = rt::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    ///     let mut client = rt::net::TcpStream::connect(listener.local_addr().unwrap()).await.unwrap();
-    ///     let (server, _) = listener.accept().await.unwrap();
-    ///     client.write_all(b"x").await.unwrap();
-    ///     server.readable().await.unwrap();
-    ///     let mut buf = [0; 4];
-    ///     assert_eq!(server.try_read(&mut buf).unwrap(), 1);
-    /// });
-    /// ```
-    pub async fn readable(&self) -> io::Result<()> {
-        self.io.ready(Direction::Read).await.map(drop)
-    }
-
-    /// Waits until the stream is writable.
-    ///
-    /// Any number of tasks may wait at once; readiness wakes them all.
-    ///
-    /// # Errors
-    ///
-    /// Fails once the runtime's I/O driver has shut down.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// let rt = rt::runtime::Runtime::new().unwrap();
-    /// rt.block_on(async {
-    ///     let listener = rt::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    ///     let client = rt::net::TcpStream::connect(listener.local_addr().unwrap()).await.unwrap();
-    ///     client.writable().await.unwrap();
-    ///     assert_eq!(client.try_write(b"hello").unwrap(), 5);
-    /// });
-    /// ```
-    pub async fn writable(&self) -> io::Result<()> {
-        self.io.ready(Direction::Write).await.map(drop)
-    }
-
-    /// Reads once without waiting.
-    ///
-    /// # Errors
-    ///
-    /// `WouldBlock` if no data is ready, or the OS error of `read`.
-    ///
-    /// # Examples
-    ///
-    /// See [`TcpStream::readable`].
-    ///
-    /// ```
-    /// let rt = rt::runtime::Runtime::new().unwrap();
-    /// rt.block_on(async {
-    ///     let listener = rt::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    ///     let client = rt::net::TcpStream::connect(listener.local_addr().unwrap()).await.unwrap();
-    ///     let err = client.try_read(&mut [0; 4]).unwrap_err();
-    ///     assert_eq!(err.kind(), std::io::ErrorKind::WouldBlock);
-    /// });
-    /// ```
-    pub fn try_read(&self, buf: &mut [u8]) -> io::Result<usize> {
-        self.io
-            .try_io(Direction::Read, |mut sys| io::Read::read(&mut sys, buf))
-    }
-
-    /// Writes once without waiting.
-    ///
-    /// # Errors
-    ///
-    /// `WouldBlock` if the socket buffer is full (or writability was not
-    /// reported yet), or the OS error of `write`.
-    ///
-    /// # Examples
-    ///
-    /// See [`TcpStream::writable`].
-    ///
-    /// ```
-    /// let rt = rt::runtime::Runtime::new().unwrap();
-    /// rt.block_on(async {
-    ///     let listener = rt::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    ///     let client = rt::net::TcpStream::connect(listener.local_addr().unwrap()).await.unwrap();
-    ///     client.writable().await.unwrap();
-    ///     assert_eq!(client.try_write(b"hi").unwrap(), 2);
-    /// });
-    /// ```
-    pub fn try_write(&self, buf: &[u8]) -> io::Result<usize> {
-        self.io
-            .try_io(Direction::Write, |mut sys| io::Write::write(&mut sys, buf))
-    }
-
-    /// Sends up to `len` bytes of `file`, starting at `offset`, straight
-    /// from the page cache to the socket (`sendfile(2)`), waiting for the
-    /// socket to become writable as needed. Returns the number of bytes
-    /// sent: `len`, or less if the file ends first. The file's own position
-    /// is not used or changed.
-    ///
-    /// # Errors
-    ///
-    /// The OS error of `sendfile` (e.g. `BrokenPipe` when the peer is
-    /// gone); bytes sent before the error are lost to the count.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use rt::io::AsyncReadExt;
-    /// use std::io::Write;
-    ///
-    /// let rt = rt::runtime::Runtime::new().unwrap();
-    /// rt.block_on(async {
-    ///     let path = std::env::temp_dir().join(format!("rt-doc-sendfile-{}", std::process::id()));
-    ///     let mut file = std::fs::File::options()
-    ///         .read(true).write(true).create(true).truncate(true)
-    ///         .open(&path)
-    ///         .unwrap();
-    ///     std::fs::remove_file(&path).unwrap();
-    ///     file.write_all(b"zero-copy").unwrap();
-    ///     let listener = rt::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    ///     let client = rt::net::TcpStream::connect(listener.local_addr().unwrap()).await.unwrap();
-    ///     let (mut server, _) = listener.accept().await.unwrap();
-    ///     assert_eq!(client.send_file(&file, 5, 100).await.unwrap(), 4);
-    ///     drop(client);
-    ///     let mut got = Vec::new();
-    ///     server.read_to_end(&mut got).await.unwrap();
-    ///     assert_eq!(got, b"copy");
-    /// });
-    /// ```
-    #[cfg(target_os = "linux")]
-    pub async fn send_file(
-        &self,
-        file: &std::fs::File,
-        offset: u64,
-        len: usize,
-    ) -> io::Result<usize> {
-        let mut sent = 0;
-        while sent < len {
-            let at = offset + sent as u64;
-            let n = self
-                .io
-                .async_io(Direction::Write, |sys| {
-                    sys::sendfile(sys.as_raw_fd(), file.as_raw_fd(), at, len - sent)
-                })
-                .await?;
-            if n == 0 {
-                break;
-            }
-            sent += n;
-        }
-        Ok(sent)
     }
 
     /// Splits the stream into a read half and a write half borrowing it,
@@ -669,6 +381,14 @@ impl AsyncWrite for TcpStream {
 impl AsRawFd for TcpStream {
     fn as_raw_fd(&self) -> RawFd {
         self.io.get_ref().as_raw_fd()
+    }
+}
+
+/// For socket options rt has no method for:
+/// `socket2::SockRef::from(&stream)`.
+impl AsFd for TcpStream {
+    fn as_fd(&self) -> BorrowedFd<'_> {
+        self.io.get_ref().as_fd()
     }
 }
 

@@ -1,8 +1,11 @@
 use super::SocketAddr;
 use crate::io::registered::Registered;
+use crate::io::sys;
 use rt_reactor::{Direction, Interest};
+use socket2::{SockAddr, SockRef};
 use std::fmt;
 use std::io;
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, RawFd};
 use std::path::Path;
 
 /// A Unix-domain datagram socket.
@@ -11,7 +14,9 @@ use std::path::Path;
 /// by any number of tasks: receivers waiting in `recv` at once, senders
 /// waiting in `send` for room in a full peer queue. Each waiting call has a
 /// place of its own and readiness wakes them all; dropping a waiting call
-/// frees its place.
+/// frees its place. The `poll_*` methods have no future to own a place:
+/// they wait in one slot per direction, where the last caller's waker
+/// wins.
 ///
 /// # Examples
 ///
@@ -35,6 +40,11 @@ impl UnixDatagram {
         Ok(UnixDatagram {
             io: Registered::new(sys, Interest::READABLE | Interest::WRITABLE)?,
         })
+    }
+
+    /// The socket's registration, for the readiness methods.
+    pub(super) fn registered(&self) -> &Registered<mio::net::UnixDatagram> {
+        &self.io
     }
 
     /// Binds a socket to the file `path` (which must not exist).
@@ -66,6 +76,37 @@ impl UnixDatagram {
     #[track_caller]
     pub fn bind(path: impl AsRef<Path>) -> io::Result<UnixDatagram> {
         UnixDatagram::new(mio::net::UnixDatagram::bind(path)?)
+    }
+
+    /// Binds a socket to `addr`: a path (which must not exist), or on
+    /// Linux and Android an abstract name.
+    ///
+    /// # Errors
+    ///
+    /// The OS error of `bind`.
+    ///
+    /// # Panics
+    ///
+    /// Panics outside a runtime with I/O enabled.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rt::net::unix::SocketAddr;
+    ///
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let path = std::env::temp_dir().join(format!("rt-doc-udba-{}.sock", std::process::id()));
+    ///     let _ = std::fs::remove_file(&path);
+    ///     let addr = SocketAddr::from_pathname(&path).unwrap();
+    ///     let socket = rt::net::UnixDatagram::bind_addr(&addr).unwrap();
+    ///     assert_eq!(socket.local_addr().unwrap().as_pathname(), Some(path.as_path()));
+    ///     std::fs::remove_file(&path).unwrap();
+    /// });
+    /// ```
+    #[track_caller]
+    pub fn bind_addr(addr: &SocketAddr) -> io::Result<UnixDatagram> {
+        UnixDatagram::new(mio::net::UnixDatagram::bind_addr(addr)?)
     }
 
     /// A socket bound to no address.
@@ -145,6 +186,28 @@ impl UnixDatagram {
     pub fn from_std(socket: std::os::unix::net::UnixDatagram) -> io::Result<UnixDatagram> {
         socket.set_nonblocking(true)?;
         UnixDatagram::new(mio::net::UnixDatagram::from_std(socket))
+    }
+
+    /// Deregisters the socket and returns it as a (non-blocking) `std`
+    /// one.
+    ///
+    /// # Errors
+    ///
+    /// The OS error of the deregistration.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let (a, b) = rt::net::UnixDatagram::pair().unwrap();
+    ///     let a = a.into_std().unwrap();
+    ///     a.send(b"std").unwrap();
+    ///     assert_eq!(b.recv(&mut [0; 8]).await.unwrap(), 3);
+    /// });
+    /// ```
+    pub fn into_std(self) -> io::Result<std::os::unix::net::UnixDatagram> {
+        Ok(self.io.into_inner()?.into())
     }
 
     /// Sets the default peer for `send`/`recv`.
@@ -268,6 +331,51 @@ impl UnixDatagram {
             .await
     }
 
+    /// Receives the next datagram and the address it came from without
+    /// removing it from the queue: the next receive returns it again.
+    ///
+    /// # Errors
+    ///
+    /// The OS error of `recvfrom(MSG_PEEK)`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let (a, b) = rt::net::UnixDatagram::pair().unwrap();
+    ///     a.send(b"again").await.unwrap();
+    ///     let mut buf = [0; 8];
+    ///     let (n, from) = b.peek_from(&mut buf).await.unwrap();
+    ///     assert!(from.is_unnamed());
+    ///     assert_eq!(b.recv(&mut buf).await.unwrap(), n);
+    /// });
+    /// ```
+    pub async fn peek_from(&self, buf: &mut [u8]) -> io::Result<(usize, SocketAddr)> {
+        self.io
+            .async_io(Direction::Read, |sys| peek_from(sys, buf))
+            .await
+    }
+
+    /// Takes the socket's pending error (`SO_ERROR`), clearing it.
+    ///
+    /// # Errors
+    ///
+    /// The OS error of `getsockopt`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let (a, _b) = rt::net::UnixDatagram::pair().unwrap();
+    ///     assert!(a.take_error().unwrap().is_none());
+    /// });
+    /// ```
+    pub fn take_error(&self) -> io::Result<Option<io::Error>> {
+        self.io.get_ref().take_error()
+    }
+
     /// The local address.
     ///
     /// # Errors
@@ -306,6 +414,56 @@ impl UnixDatagram {
     /// ```
     pub fn peer_addr(&self) -> io::Result<SocketAddr> {
         self.io.get_ref().peer_addr()
+    }
+}
+
+/// `recvfrom(MSG_PEEK)` on `socket` (through `socket2`; neither `mio` nor
+/// stable `std` has it for Unix-domain sockets).
+pub(super) fn peek_from(
+    socket: &mio::net::UnixDatagram,
+    buf: &mut [u8],
+) -> io::Result<(usize, SocketAddr)> {
+    let (n, from) = SockRef::from(socket).peek_from(sys::as_uninit(buf))?;
+    Ok((n, std_address(&from)?))
+}
+
+/// `addr` (a Unix-domain address from `socket2`) as `std`'s.
+fn std_address(addr: &SockAddr) -> io::Result<SocketAddr> {
+    if let Some(path) = addr.as_pathname() {
+        return SocketAddr::from_pathname(path);
+    }
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    if let Some(name) = addr.as_abstract_namespace() {
+        #[cfg(target_os = "android")]
+        use std::os::android::net::SocketAddrExt;
+        #[cfg(target_os = "linux")]
+        use std::os::linux::net::SocketAddrExt;
+        return SocketAddr::from_abstract_name(name);
+    }
+    // Linux gives a datagram from an unnamed socket no address bytes at
+    // all; elsewhere an unnamed address is the family alone.
+    if addr.len() == 0 || addr.is_unnamed() {
+        // An empty path is how `std` spells the unnamed address (no path
+        // bytes after the family).
+        return SocketAddr::from_pathname("");
+    }
+    Err(io::Error::new(
+        io::ErrorKind::InvalidData,
+        "recvfrom returned an address that is not a Unix-domain one",
+    ))
+}
+
+impl AsRawFd for UnixDatagram {
+    fn as_raw_fd(&self) -> RawFd {
+        self.io.get_ref().as_raw_fd()
+    }
+}
+
+/// For socket options rt has no method for:
+/// `socket2::SockRef::from(&socket)`.
+impl AsFd for UnixDatagram {
+    fn as_fd(&self) -> BorrowedFd<'_> {
+        self.io.get_ref().as_fd()
     }
 }
 

@@ -3,6 +3,7 @@ use crate::io::registered::Registered;
 use rt_reactor::{Direction, Interest};
 use std::fmt;
 use std::io;
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, RawFd};
 use std::path::Path;
 use std::task::{Context, Poll};
 
@@ -53,7 +54,45 @@ impl UnixListener {
     /// ```
     #[track_caller]
     pub fn bind(path: impl AsRef<Path>) -> io::Result<UnixListener> {
-        let sys = mio::net::UnixListener::bind(path)?;
+        UnixListener::new(mio::net::UnixListener::bind(path)?)
+    }
+
+    /// Binds a listener to `addr`: a path (which must not exist), or on
+    /// Linux and Android an abstract name, which needs no file
+    /// (`std::os::linux::net::SocketAddrExt::from_abstract_name`).
+    ///
+    /// # Errors
+    ///
+    /// The OS error of `bind`/`listen` (e.g. `AddrInUse`).
+    ///
+    /// # Panics
+    ///
+    /// Panics outside a runtime with I/O enabled.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # #[cfg(target_os = "linux")] {
+    /// use std::os::linux::net::SocketAddrExt;
+    /// use rt::net::unix::SocketAddr;
+    ///
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let name = format!("rt-doc-abstract-{}", std::process::id());
+    ///     let addr = SocketAddr::from_abstract_name(name.as_bytes()).unwrap();
+    ///     let listener = rt::net::UnixListener::bind_addr(&addr).unwrap();
+    ///     let _client = rt::net::UnixStream::connect_addr(&addr).await.unwrap();
+    ///     let (_server, _) = listener.accept().await.unwrap();
+    /// });
+    /// # }
+    /// ```
+    #[track_caller]
+    pub fn bind_addr(addr: &SocketAddr) -> io::Result<UnixListener> {
+        UnixListener::new(mio::net::UnixListener::bind_addr(addr)?)
+    }
+
+    #[track_caller]
+    fn new(sys: mio::net::UnixListener) -> io::Result<UnixListener> {
         Ok(UnixListener {
             io: Registered::new(sys, Interest::READABLE)?,
         })
@@ -85,12 +124,31 @@ impl UnixListener {
     #[track_caller]
     pub fn from_std(listener: std::os::unix::net::UnixListener) -> io::Result<UnixListener> {
         listener.set_nonblocking(true)?;
-        Ok(UnixListener {
-            io: Registered::new(
-                mio::net::UnixListener::from_std(listener),
-                Interest::READABLE,
-            )?,
-        })
+        UnixListener::new(mio::net::UnixListener::from_std(listener))
+    }
+
+    /// Deregisters the listener and returns it as a (non-blocking) `std`
+    /// one.
+    ///
+    /// # Errors
+    ///
+    /// The OS error of the deregistration.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let path = std::env::temp_dir().join(format!("rt-doc-uli-{}.sock", std::process::id()));
+    ///     let _ = std::fs::remove_file(&path);
+    ///     let listener = rt::net::UnixListener::bind(&path).unwrap();
+    ///     let std = listener.into_std().unwrap();
+    ///     assert_eq!(std.local_addr().unwrap().as_pathname(), Some(path.as_path()));
+    ///     std::fs::remove_file(&path).unwrap();
+    /// });
+    /// ```
+    pub fn into_std(self) -> io::Result<std::os::unix::net::UnixListener> {
+        Ok(self.io.into_inner()?.into())
     }
 
     /// Waits for and accepts one connection.
@@ -183,6 +241,18 @@ impl UnixListener {
     /// ```
     pub fn local_addr(&self) -> io::Result<SocketAddr> {
         self.io.get_ref().local_addr()
+    }
+}
+
+impl AsRawFd for UnixListener {
+    fn as_raw_fd(&self) -> RawFd {
+        self.io.get_ref().as_raw_fd()
+    }
+}
+
+impl AsFd for UnixListener {
+    fn as_fd(&self) -> BorrowedFd<'_> {
+        self.io.get_ref().as_fd()
     }
 }
 

@@ -1,13 +1,18 @@
 //! Unix-domain sockets: [`UnixListener`], [`UnixStream`] and the halves of
-//! a split stream, [`UnixDatagram`].
+//! a split stream, [`UnixDatagram`], and [`UCred`] (a stream peer's
+//! credentials).
 
 mod datagram;
+mod datagram_io;
 mod listener;
 mod split;
 mod stream;
+mod stream_io;
+mod ucred;
 
 pub use datagram::UnixDatagram;
 pub use listener::UnixListener;
-pub use split::{OwnedReadHalf, OwnedWriteHalf, ReadHalf, WriteHalf};
+pub use split::{OwnedReadHalf, OwnedWriteHalf, ReadHalf, ReuniteError, WriteHalf};
 pub use std::os::unix::net::SocketAddr;
 pub use stream::UnixStream;
+pub use ucred::UCred;

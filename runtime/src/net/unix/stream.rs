@@ -1,5 +1,5 @@
-use super::SocketAddr;
 use super::split::{OwnedReadHalf, OwnedWriteHalf, ReadHalf, WriteHalf};
+use super::{SocketAddr, UCred};
 use crate::io::registered::Registered;
 use crate::loom::sync::Arc;
 use futures_io::{AsyncRead, AsyncWrite};
@@ -8,7 +8,7 @@ use std::fmt;
 use std::future::poll_fn;
 use std::io::{self, IoSlice, IoSliceMut};
 use std::net::Shutdown;
-use std::os::fd::{AsRawFd, RawFd};
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, RawFd};
 use std::path::Path;
 use std::pin::Pin;
 use std::task::{Context, Poll};
@@ -20,7 +20,10 @@ use std::task::{Context, Poll};
 /// waiting on the socket: each direction has one slot for them, where the
 /// last caller's waker wins, so read from one task at a time and write
 /// from one task at a time (a reader and a writer may run at once, e.g.
-/// through [`split`](UnixStream::split)).
+/// through [`split`](UnixStream::split)). [`readable`](UnixStream::readable),
+/// [`writable`](UnixStream::writable) and [`ready`](UnixStream::ready) may
+/// be awaited by any number of tasks at once: each waits in a place of its
+/// own, and readiness wakes them all.
 ///
 /// # Examples
 ///
@@ -74,20 +77,50 @@ impl UnixStream {
     /// });
     /// ```
     pub async fn connect(path: impl AsRef<Path>) -> io::Result<UnixStream> {
-        let stream = UnixStream::new(mio::net::UnixStream::connect(path)?)?;
-        poll_fn(|cx| {
-            let event = match stream.io.poll_ready(cx, Direction::Write) {
-                Poll::Ready(event) => event?,
-                Poll::Pending => return Poll::Pending,
-            };
-            let _ = event;
-            Poll::Ready(match stream.io.get_ref().take_error() {
-                Ok(Some(e)) | Err(e) => Err(e),
-                Ok(None) => Ok(()),
-            })
-        })
-        .await?;
-        Ok(stream)
+        UnixStream::connected(mio::net::UnixStream::connect(path)?).await
+    }
+
+    /// Connects to the socket at `addr`: a path, or on Linux and Android
+    /// an abstract name (`std::os::linux::net::SocketAddrExt`).
+    ///
+    /// # Errors
+    ///
+    /// As [`UnixStream::connect`].
+    ///
+    /// # Panics
+    ///
+    /// Panics outside a runtime with I/O enabled.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rt::net::unix::SocketAddr;
+    ///
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let path = std::env::temp_dir().join(format!("rt-doc-usca-{}.sock", std::process::id()));
+    ///     let _ = std::fs::remove_file(&path);
+    ///     let addr = SocketAddr::from_pathname(&path).unwrap();
+    ///     let listener = rt::net::UnixListener::bind_addr(&addr).unwrap();
+    ///     let stream = rt::net::UnixStream::connect_addr(&addr).await.unwrap();
+    ///     assert_eq!(stream.peer_addr().unwrap().as_pathname(), Some(path.as_path()));
+    ///     # drop(listener);
+    ///     std::fs::remove_file(&path).unwrap();
+    /// });
+    /// ```
+    pub async fn connect_addr(addr: &SocketAddr) -> io::Result<UnixStream> {
+        UnixStream::connected(mio::net::UnixStream::connect_addr(addr)?).await
+    }
+
+    /// Registers a socket whose non-blocking connect has started, and waits
+    /// for its end: writable, then `SO_ERROR` says whether it failed.
+    async fn connected(sys: mio::net::UnixStream) -> io::Result<UnixStream> {
+        let stream = UnixStream::new(sys)?;
+        poll_fn(|cx| stream.io.poll_ready(cx, Direction::Write)).await?;
+        match stream.io.get_ref().take_error() {
+            Ok(Some(e)) | Err(e) => Err(e),
+            Ok(None) => Ok(stream),
+        }
     }
 
     /// A connected pair of streams (`socketpair`).
@@ -141,6 +174,78 @@ impl UnixStream {
     pub fn from_std(stream: std::os::unix::net::UnixStream) -> io::Result<UnixStream> {
         stream.set_nonblocking(true)?;
         UnixStream::new(mio::net::UnixStream::from_std(stream))
+    }
+
+    /// Deregisters the stream and returns it as a (non-blocking) `std`
+    /// one.
+    ///
+    /// # Errors
+    ///
+    /// The OS error of the deregistration.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::io::{Read, Write};
+    ///
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let (a, b) = rt::net::UnixStream::pair().unwrap();
+    ///     let (mut a, mut b) = (a.into_std().unwrap(), b.into_std().unwrap());
+    ///     a.write_all(b"std").unwrap();
+    ///     b.set_nonblocking(false).unwrap();
+    ///     let mut buf = [0; 3];
+    ///     b.read_exact(&mut buf).unwrap();
+    ///     assert_eq!(&buf, b"std");
+    /// });
+    /// ```
+    pub fn into_std(self) -> io::Result<std::os::unix::net::UnixStream> {
+        Ok(self.io.into_inner()?.into())
+    }
+
+    /// The credentials of the process at the other end: its user and
+    /// group ids, and (where the OS says, as Linux does) its process id,
+    /// as they were when the connection was made.
+    ///
+    /// # Errors
+    ///
+    /// The OS error of `getsockopt(SO_PEERCRED)` (`getpeereid` on the
+    /// BSDs and macOS).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let (a, _b) = rt::net::UnixStream::pair().unwrap();
+    ///     let cred = a.peer_cred().unwrap();
+    ///     // The pair's other end is this very process.
+    ///     if let Some(pid) = cred.pid() {
+    ///         assert_eq!(pid as u32, std::process::id());
+    ///     }
+    /// });
+    /// ```
+    pub fn peer_cred(&self) -> io::Result<UCred> {
+        UCred::of_peer(self.as_fd())
+    }
+
+    /// Takes the socket's pending error (`SO_ERROR`), clearing it.
+    ///
+    /// # Errors
+    ///
+    /// The OS error of `getsockopt`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let (a, _b) = rt::net::UnixStream::pair().unwrap();
+    ///     assert!(a.take_error().unwrap().is_none());
+    /// });
+    /// ```
+    pub fn take_error(&self) -> io::Result<Option<io::Error>> {
+        self.io.get_ref().take_error()
     }
 
     /// The local address.
@@ -340,6 +445,14 @@ impl AsyncWrite for UnixStream {
 impl AsRawFd for UnixStream {
     fn as_raw_fd(&self) -> RawFd {
         self.io.get_ref().as_raw_fd()
+    }
+}
+
+/// For socket options rt has no method for:
+/// `socket2::SockRef::from(&stream)`.
+impl AsFd for UnixStream {
+    fn as_fd(&self) -> BorrowedFd<'_> {
+        self.io.get_ref().as_fd()
     }
 }
 

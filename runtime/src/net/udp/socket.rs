@@ -4,7 +4,7 @@ use rt_reactor::{Direction, Interest};
 use std::fmt;
 use std::io;
 use std::net::SocketAddr;
-use std::os::fd::{AsRawFd, RawFd};
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, RawFd};
 
 /// A UDP socket.
 ///
@@ -16,6 +16,11 @@ use std::os::fd::{AsRawFd, RawFd};
 /// waiting for room in `send_to`. Each waiting call has a place of its own;
 /// a datagram wakes every receiver, one of them gets it and the others wait
 /// again. Dropping a waiting call (a timeout) frees its place.
+///
+/// The `poll_*` methods ([`poll_recv_from`](UdpSocket::poll_recv_from),
+/// [`poll_send`](UdpSocket::poll_send), ...) have no future to own a place:
+/// they wait in one slot per direction, where the last caller's waker wins,
+/// so each direction is polled by one task at a time.
 ///
 /// # Examples
 ///
@@ -68,6 +73,16 @@ impl UdpSocket {
         })
     }
 
+    /// The socket's registration, for the readiness and option methods.
+    pub(super) fn registered(&self) -> &Registered<mio::net::UdpSocket> {
+        &self.io
+    }
+
+    /// The socket itself, for its options.
+    pub(super) fn sys(&self) -> &mio::net::UdpSocket {
+        self.io.get_ref()
+    }
+
     /// Wraps a socket bound with `std` (it is switched to non-blocking).
     ///
     /// # Errors
@@ -92,6 +107,28 @@ impl UdpSocket {
     pub fn from_std(socket: std::net::UdpSocket) -> io::Result<UdpSocket> {
         socket.set_nonblocking(true)?;
         UdpSocket::new(mio::net::UdpSocket::from_std(socket))
+    }
+
+    /// Deregisters the socket and returns it as a (non-blocking) `std`
+    /// one.
+    ///
+    /// # Errors
+    ///
+    /// The OS error of the deregistration.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let socket = rt::net::UdpSocket::bind("127.0.0.1:0").await.unwrap();
+    ///     let addr = socket.local_addr().unwrap();
+    ///     let std = socket.into_std().unwrap();
+    ///     assert_eq!(std.local_addr().unwrap(), addr);
+    /// });
+    /// ```
+    pub fn into_std(self) -> io::Result<std::net::UdpSocket> {
+        Ok(self.io.into_inner()?.into())
     }
 
     /// Sets the default peer: `send` goes there, and `recv` only receives
@@ -222,6 +259,32 @@ impl UdpSocket {
             .await
     }
 
+    /// Receives the next datagram and the address it came from without
+    /// removing it from the queue: the next receive returns it again.
+    ///
+    /// # Errors
+    ///
+    /// The OS error of `recvfrom(MSG_PEEK)`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let a = rt::net::UdpSocket::bind("127.0.0.1:0").await.unwrap();
+    ///     a.send_to(b"again", a.local_addr().unwrap()).await.unwrap();
+    ///     let mut buf = [0; 8];
+    ///     let (n, from) = a.peek_from(&mut buf).await.unwrap();
+    ///     assert_eq!((&buf[..n], from), (&b"again"[..], a.local_addr().unwrap()));
+    ///     assert_eq!(a.recv_from(&mut buf).await.unwrap(), (n, from));
+    /// });
+    /// ```
+    pub async fn peek_from(&self, buf: &mut [u8]) -> io::Result<(usize, SocketAddr)> {
+        self.io
+            .async_io(Direction::Read, |sys| sys.peek_from(buf))
+            .await
+    }
+
     /// The local address.
     ///
     /// # Errors
@@ -264,6 +327,14 @@ impl UdpSocket {
 impl AsRawFd for UdpSocket {
     fn as_raw_fd(&self) -> RawFd {
         self.io.get_ref().as_raw_fd()
+    }
+}
+
+/// For socket options rt has no method for:
+/// `socket2::SockRef::from(&socket)`.
+impl AsFd for UdpSocket {
+    fn as_fd(&self) -> BorrowedFd<'_> {
+        self.io.get_ref().as_fd()
     }
 }
 

@@ -1,0 +1,405 @@
+//! Unix-domain sockets' readiness, `poll_*` and `try_*` methods, peeking,
+//! peer credentials, addresses (`bind_addr`, `connect_addr`, abstract
+//! names), conversions and the reunited halves. On both schedulers.
+
+mod support;
+
+use rt::io::{AsyncReadExt, AsyncWriteExt, Interest};
+use rt::net::unix::SocketAddr;
+use rt::net::{UnixDatagram, UnixListener, UnixStream};
+use std::future::poll_fn;
+use std::io::{ErrorKind, IoSlice, IoSliceMut, Read, Write};
+use std::path::PathBuf;
+use std::sync::Arc;
+use support::{on_both, poll_once, spawn_all_waiting};
+
+fn socket_path(name: &str) -> PathBuf {
+    let path = std::env::temp_dir().join(format!("rt-ready-{name}-{}.sock", std::process::id()));
+    let _ = std::fs::remove_file(&path);
+    path
+}
+
+/// Writes until a write would block; the next write readiness needs the
+/// peer to read.
+async fn fill(stream: &UnixStream) {
+    let chunk = vec![0u8; 256 * 1024];
+    loop {
+        stream.writable().await.unwrap();
+        match stream.try_write(&chunk) {
+            Ok(_) => {}
+            Err(e) if e.kind() == ErrorKind::WouldBlock => return,
+            Err(e) => panic!("{e}"),
+        }
+    }
+}
+
+#[test]
+fn stream_ready_for_either_side_says_which_side_is_ready() {
+    on_both(|| async {
+        let (a, mut b) = UnixStream::pair().unwrap();
+        let ready = a
+            .ready(Interest::READABLE | Interest::WRITABLE)
+            .await
+            .unwrap();
+        assert!(ready.is_writable() && !ready.is_readable(), "{ready:?}");
+        fill(&a).await;
+        let a = Arc::new(a);
+        let waiter = spawn_all_waiting(vec![{
+            let a = a.clone();
+            async move {
+                a.ready(Interest::READABLE | Interest::WRITABLE)
+                    .await
+                    .unwrap()
+            }
+        }])
+        .await
+        .pop()
+        .unwrap();
+        b.write_all(b"x").await.unwrap();
+        let ready = waiter.await.unwrap();
+        assert!(ready.is_readable() && !ready.is_writable(), "{ready:?}");
+        let mut write = Box::pin(a.ready(Interest::WRITABLE));
+        assert!(poll_once(&mut write).is_pending());
+        drop(write);
+        assert_eq!(a.try_read(&mut [0; 4]).unwrap(), 1);
+        let drain = rt::spawn(async move {
+            let mut sink = vec![0u8; 1 << 20];
+            while b.read(&mut sink).await.unwrap() > 0 {}
+        });
+        a.writable().await.unwrap();
+        drop(a);
+        drain.await.unwrap();
+    });
+}
+
+#[test]
+fn stream_try_and_poll_methods_move_bytes() {
+    on_both(|| async {
+        let (a, b) = UnixStream::pair().unwrap();
+        let err = b.try_read(&mut [0; 4]).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::WouldBlock);
+        poll_fn(|cx| a.poll_write_ready(cx)).await.unwrap();
+        let n = a
+            .try_write_vectored(&[IoSlice::new(b"ab"), IoSlice::new(b"cd")])
+            .unwrap();
+        assert_eq!(n, 4);
+        assert_eq!(a.try_write(b"e").unwrap(), 1);
+        poll_fn(|cx| b.poll_read_ready(cx)).await.unwrap();
+        let (mut x, mut y) = ([0u8; 1], [0u8; 8]);
+        let n = b
+            .try_read_vectored(&mut [IoSliceMut::new(&mut x), IoSliceMut::new(&mut y)])
+            .unwrap();
+        assert_eq!(n, 5);
+        assert_eq!((&x, &y[..4]), (b"a", &b"bcde"[..]));
+        // Empty now: the try would block and clears the readiness.
+        assert_eq!(
+            b.try_read(&mut y).unwrap_err().kind(),
+            ErrorKind::WouldBlock
+        );
+        let b = Arc::new(b);
+        let reader = spawn_all_waiting(vec![{
+            let b = b.clone();
+            async move {
+                b.readable().await.unwrap();
+                let mut buf = [0u8; 8];
+                let n = b.try_read(&mut buf).unwrap();
+                buf[..n].to_vec()
+            }
+        }])
+        .await
+        .pop()
+        .unwrap();
+        a.writable().await.unwrap();
+        a.try_write(b"late").unwrap();
+        assert_eq!(reader.await.unwrap(), b"late");
+    });
+}
+
+#[test]
+fn peer_credentials_are_this_process() {
+    on_both(|| async {
+        let (a, _b) = UnixStream::pair().unwrap();
+        let cred = a.peer_cred().unwrap();
+        // SAFETY: getuid and getgid have no preconditions.
+        let (uid, gid) = unsafe { (libc::getuid(), libc::getgid()) };
+        assert_eq!((cred.uid(), cred.gid()), (uid, gid));
+        if cfg!(any(target_os = "linux", target_os = "android")) {
+            assert_eq!(cred.pid(), Some(std::process::id() as i32));
+        }
+        // Through a listener too.
+        let path = socket_path("cred");
+        let listener = UnixListener::bind(&path).unwrap();
+        let client = UnixStream::connect(&path).await.unwrap();
+        let (server, _) = listener.accept().await.unwrap();
+        assert_eq!(server.peer_cred().unwrap().uid(), uid);
+        assert_eq!(client.peer_cred().unwrap().uid(), uid);
+        std::fs::remove_file(&path).unwrap();
+    });
+}
+
+#[test]
+fn bind_addr_and_connect_addr_take_paths_and_abstract_names() {
+    on_both(|| async {
+        let path = socket_path("addr");
+        let addr = SocketAddr::from_pathname(&path).unwrap();
+        let listener = UnixListener::bind_addr(&addr).unwrap();
+        let mut client = UnixStream::connect_addr(&addr).await.unwrap();
+        let (mut server, _) = listener.accept().await.unwrap();
+        client.write_all(b"by address").await.unwrap();
+        client.close().await.unwrap();
+        let mut got = String::new();
+        server.read_to_string(&mut got).await.unwrap();
+        assert_eq!(got, "by address");
+        std::fs::remove_file(&path).unwrap();
+        // Nobody listens there any more.
+        assert!(UnixStream::connect_addr(&addr).await.is_err());
+
+        #[cfg(target_os = "linux")]
+        {
+            use std::os::linux::net::SocketAddrExt;
+            let name = format!("rt-test-abstract-{}", std::process::id());
+            let addr = SocketAddr::from_abstract_name(name.as_bytes()).unwrap();
+            let listener = UnixListener::bind_addr(&addr).unwrap();
+            let client = UnixStream::connect_addr(&addr).await.unwrap();
+            let (server, _) = listener.accept().await.unwrap();
+            assert_eq!(
+                client.peer_addr().unwrap().as_abstract_name(),
+                Some(name.as_bytes())
+            );
+            drop(server);
+
+            let datagram_name = format!("{name}-datagram");
+            let dest = SocketAddr::from_abstract_name(datagram_name.as_bytes()).unwrap();
+            let receiver = UnixDatagram::bind_addr(&dest).unwrap();
+            let sender =
+                UnixDatagram::bind_addr(&SocketAddr::from_abstract_name(name.as_bytes()).unwrap())
+                    .unwrap();
+            // Sent with std (whose `send_to_addr` takes an address), peeked with rt.
+            let std_sender = sender.into_std().unwrap();
+            std_sender.send_to_addr(b"abstract", &dest).unwrap();
+            let mut buf = [0u8; 16];
+            let (n, from) = receiver.peek_from(&mut buf).await.unwrap();
+            assert_eq!(&buf[..n], b"abstract");
+            assert_eq!(from.as_abstract_name(), Some(name.as_bytes()));
+        }
+    });
+}
+
+#[test]
+fn conversions_to_std_keep_the_sockets_working() {
+    on_both(|| async {
+        let path = socket_path("std");
+        let listener = UnixListener::bind(&path).unwrap();
+        let std_listener = listener.into_std().unwrap();
+        let client = std::os::unix::net::UnixStream::connect(&path).unwrap();
+        let listener = UnixListener::from_std(std_listener).unwrap();
+        let (server, _) = listener.accept().await.unwrap();
+        let mut server = server.into_std().unwrap();
+        server.set_nonblocking(false).unwrap();
+        (&client).write_all(b"std").unwrap();
+        let mut buf = [0u8; 3];
+        server.read_exact(&mut buf).unwrap();
+        assert_eq!(&buf, b"std");
+        // The options rt has no method for, through socket2.
+        let stream = UnixStream::from_std(client).unwrap();
+        socket2::SockRef::from(&stream)
+            .set_send_buffer_size(64 * 1024)
+            .unwrap();
+        assert!(socket2::SockRef::from(&stream).send_buffer_size().unwrap() >= 64 * 1024);
+        assert!(stream.take_error().unwrap().is_none());
+        std::fs::remove_file(&path).unwrap();
+    });
+}
+
+#[test]
+fn reunited_unix_halves_are_the_stream_and_mismatched_ones_come_back() {
+    on_both(|| async {
+        let (a, mut peer) = UnixStream::pair().unwrap();
+        let (other, _other_peer) = UnixStream::pair().unwrap();
+        let (read, write) = a.into_split();
+        let (other_read, other_write) = other.into_split();
+        let err = read.reunite(other_write).unwrap_err();
+        assert!(err.to_string().contains("same UnixStream"), "{err}");
+        let rt::net::unix::ReuniteError(read, _other_write) = err;
+        let rt::net::unix::ReuniteError(_other_read, write) =
+            write.reunite(other_read).unwrap_err();
+        let mut a = write.reunite(read).unwrap();
+        a.write_all(b"whole again").await.unwrap();
+        a.close().await.unwrap();
+        let mut got = String::new();
+        peer.read_to_string(&mut got).await.unwrap();
+        assert_eq!(got, "whole again");
+
+        let (a, mut peer) = std::os::unix::net::UnixStream::pair().unwrap();
+        let (read, write) = UnixStream::from_std(a).unwrap().into_split();
+        write.forget();
+        peer.set_nonblocking(true).unwrap();
+        assert_eq!(
+            peer.read(&mut [0; 1]).unwrap_err().kind(),
+            ErrorKind::WouldBlock
+        );
+        drop(read);
+        peer.set_nonblocking(false).unwrap();
+        assert_eq!(peer.read(&mut [0; 1]).unwrap(), 0);
+    });
+}
+
+#[test]
+fn datagram_try_poll_and_peek_methods() {
+    on_both(|| async {
+        let path = socket_path("dgram");
+        let server = Arc::new(UnixDatagram::bind(&path).unwrap());
+        let client_path = socket_path("dgram-client");
+        let client = UnixDatagram::bind(&client_path).unwrap();
+        let mut buf = [0u8; 16];
+        assert_eq!(
+            server.try_recv_from(&mut buf).unwrap_err().kind(),
+            ErrorKind::WouldBlock
+        );
+        assert_eq!(
+            server.try_peek_from(&mut buf).unwrap_err().kind(),
+            ErrorKind::WouldBlock
+        );
+        let ready = server
+            .ready(Interest::READABLE | Interest::WRITABLE)
+            .await
+            .unwrap();
+        assert!(ready.is_writable() && !ready.is_readable());
+
+        let receiver = spawn_all_waiting(vec![{
+            let server = server.clone();
+            async move {
+                poll_fn(|cx| server.poll_recv_ready(cx)).await.unwrap();
+                let mut buf = [0u8; 16];
+                let (n, peeked) = poll_fn(|cx| server.poll_peek_from(cx, &mut buf))
+                    .await
+                    .unwrap();
+                let (m, from) = poll_fn(|cx| server.poll_recv_from(cx, &mut buf))
+                    .await
+                    .unwrap();
+                assert_eq!(n, m);
+                assert_eq!(peeked.as_pathname(), from.as_pathname());
+                (buf[..m].to_vec(), from.as_pathname().map(|p| p.to_owned()))
+            }
+        }])
+        .await
+        .pop()
+        .unwrap();
+        poll_fn(|cx| client.poll_send_ready(cx)).await.unwrap();
+        let n = poll_fn(|cx| client.poll_send_to(cx, b"polled", &path))
+            .await
+            .unwrap();
+        assert_eq!(n, 6);
+        let (got, from) = receiver.await.unwrap();
+        assert_eq!(
+            (got.as_slice(), from),
+            (&b"polled"[..], Some(client_path.clone()))
+        );
+
+        client.writable().await.unwrap();
+        assert_eq!(client.try_send_to(b"tried", &path).unwrap(), 5);
+        server.readable().await.unwrap();
+        let (n, from) = server.try_peek_from(&mut buf).unwrap();
+        assert_eq!(from.as_pathname(), Some(client_path.as_path()));
+        assert_eq!(server.try_recv_from(&mut buf).unwrap().0, n);
+        assert_eq!(&buf[..n], b"tried");
+
+        client.connect(&path).unwrap();
+        assert_eq!(
+            poll_fn(|cx| client.poll_send(cx, b"conn")).await.unwrap(),
+            4
+        );
+        let (n, from) = server.peek_from(&mut buf).await.unwrap();
+        assert_eq!((n, from.as_pathname()), (4, Some(client_path.as_path())));
+        assert_eq!(
+            poll_fn(|cx| server.poll_recv(cx, &mut buf)).await.unwrap(),
+            4
+        );
+        assert_eq!(client.try_send(b"x").unwrap(), 1);
+        server.readable().await.unwrap();
+        assert_eq!(server.try_recv(&mut buf).unwrap(), 1);
+        std::fs::remove_file(&path).unwrap();
+        std::fs::remove_file(&client_path).unwrap();
+
+        // An unnamed sender peeks as unnamed.
+        let (a, b) = UnixDatagram::pair().unwrap();
+        a.send(b"anon").await.unwrap();
+        let (n, from) = b.peek_from(&mut buf).await.unwrap();
+        assert!(n == 4 && from.is_unnamed());
+        let std = a.into_std().unwrap();
+        std.send(b"std").unwrap();
+        assert_eq!(b.recv(&mut buf).await.unwrap(), 4);
+        assert_eq!(b.recv(&mut buf).await.unwrap(), 3);
+    });
+}
+
+#[test]
+fn try_io_and_async_io_on_unix_sockets() {
+    on_both(|| async {
+        let (a, b) = UnixStream::pair().unwrap();
+        let err = b
+            .try_io(Interest::READABLE, || -> std::io::Result<()> {
+                panic!("nothing was reported readable")
+            })
+            .unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::WouldBlock);
+        let socket = socket2::SockRef::from(&a);
+        let n = a
+            .async_io(Interest::WRITABLE, || socket.send(b"raw"))
+            .await
+            .unwrap();
+        assert_eq!(n, 3);
+        b.readable().await.unwrap();
+        let peer = socket2::SockRef::from(&b);
+        let mut buf = [0u8; 8];
+        let n = b
+            .try_io(Interest::READABLE, || (&*peer).read(&mut buf))
+            .unwrap();
+        assert_eq!(&buf[..n], b"raw");
+
+        let (x, y) = UnixDatagram::pair().unwrap();
+        let socket = socket2::SockRef::from(&x);
+        assert_eq!(
+            x.async_io(Interest::WRITABLE, || socket.send(b"dg"))
+                .await
+                .unwrap(),
+            2
+        );
+        y.readable().await.unwrap();
+        assert_eq!(
+            y.try_io(Interest::READABLE, || y.try_recv(&mut buf))
+                .unwrap(),
+            2
+        );
+    });
+}
+
+#[test]
+fn owned_unix_halves_wait_and_try_on_their_own_side() {
+    on_both(|| async {
+        let (a, mut b) = UnixStream::pair().unwrap();
+        let (read, write) = a.into_split();
+        let read = Arc::new(read);
+        assert!(write.ready(Interest::WRITABLE).await.unwrap().is_writable());
+        write.writable().await.unwrap();
+        assert_eq!(write.try_write(b"up").unwrap(), 2);
+        let reader = spawn_all_waiting(vec![{
+            let read = read.clone();
+            async move {
+                assert!(read.ready(Interest::READABLE).await.unwrap().is_readable());
+                read.readable().await.unwrap();
+                let mut buf = [0u8; 8];
+                let n = read.try_read(&mut buf).unwrap();
+                buf[..n].to_vec()
+            }
+        }])
+        .await
+        .pop()
+        .unwrap();
+        b.write_all(b"down").await.unwrap();
+        assert_eq!(reader.await.unwrap(), b"down");
+        let mut got = [0u8; 2];
+        b.read_exact(&mut got).await.unwrap();
+        assert_eq!(&got, b"up");
+    });
+}
