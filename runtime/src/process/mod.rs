@@ -566,5 +566,6 @@ impl fmt::Debug for Command {
     }
 }
 
-#[cfg(test)]
+// Miri cannot spawn processes (posix_spawn is a foreign function there).
+#[cfg(all(test, not(miri)))]
 mod fallback_tests;
