@@ -292,6 +292,7 @@ std::thread_local! {
 /// destructor, after rt's own thread-local context may be gone: the
 /// shutdown still runs (the task's future is dropped) and nothing aborts.
 #[test]
+#[cfg_attr(miri, ignore = "Miri cannot spawn the child process the test runs in")]
 fn a_runtime_dropped_by_a_thread_local_destructor_shuts_down() {
     support::in_child_process(
         "a_runtime_dropped_by_a_thread_local_destructor_shuts_down",
