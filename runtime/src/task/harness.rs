@@ -97,9 +97,17 @@ where
     match cell.header.state.transition_to_idle() {
         ToIdle::Ok => {}
         ToIdle::OkNotified => {
-            // SAFETY: the reference we polled with now backs this Notified.
+            // SAFETY: the transition counted a new reference for this
+            // Notified.
             let task = unsafe { Notified::from_raw(RawTask::from_raw(ptr)) };
             cell.scheduler.yield_now(task);
+            // The poller's reference kept the task (and `cell`) alive
+            // through the call; another worker may have run it since.
+            if cell.header.state.ref_dec() {
+                // SAFETY: that was the last reference; `cell` is not used
+                // again.
+                unsafe { dealloc::<F, S>(ptr) };
+            }
         }
         // SAFETY: the last reference was just dropped.
         ToIdle::OkDealloc => unsafe { dealloc::<F, S>(ptr) },

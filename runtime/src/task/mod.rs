@@ -19,7 +19,7 @@ mod join_set;
 pub(crate) mod list;
 mod local;
 #[cfg(test)]
-mod loom_abort;
+mod loom_task;
 mod raw;
 mod state;
 mod task_local;

@@ -75,8 +75,9 @@ pub(crate) enum ToRunning {
 pub(crate) enum ToIdle {
     /// Parked until a waker fires; the caller's reference was released.
     Ok,
-    /// Woken during the poll: the caller's reference now backs a new
-    /// `Notified` that must be submitted.
+    /// Woken during the poll: a new reference backs a `Notified` that
+    /// must be submitted. The caller keeps its own until the scheduler call
+    /// returns, then drops it (see `transition_to_notified_by_val`).
     OkNotified,
     /// As `Ok`, and that was the last reference: free the task.
     OkDealloc,
@@ -158,7 +159,7 @@ impl State {
             }
             let mut next = s.0 & !RUNNING;
             if s.is_notified() {
-                return (Some(Snapshot(next)), ToIdle::OkNotified);
+                return (Some(Snapshot(next + REF_ONE)), ToIdle::OkNotified);
             }
             debug_assert!(s.ref_count() > 0);
             next -= REF_ONE;
@@ -198,8 +199,16 @@ impl State {
                 };
                 return (Some(next), result);
             }
-            // Idle: our reference moves into the new Notified.
-            (Some(Snapshot(s.0 | NOTIFIED)), ToNotified::Submit)
+            // Idle: a new reference backs the Notified. The waker keeps its
+            // own until the scheduler call returns: once the Notified is in
+            // a queue a worker may run the task to completion and drop
+            // every other reference while that call still runs, and its
+            // `&self` is the scheduler stored in the task (Miri found the
+            // free under it: `loom_wake_by_val_outlives_the_schedule_call`).
+            (
+                Some(Snapshot((s.0 | NOTIFIED) + REF_ONE)),
+                ToNotified::Submit,
+            )
         })
     }
 

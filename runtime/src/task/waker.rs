@@ -61,8 +61,15 @@ unsafe fn wake_by_val(data: *const ()) {
     let task = unsafe { raw(data) };
     match task.header().state.transition_to_notified_by_val() {
         ToNotified::DoNothing => {}
-        // SAFETY: the waker's reference now backs the new Notified.
-        ToNotified::Submit => unsafe { task.schedule() },
+        ToNotified::Submit => {
+            // SAFETY: the transition counted a new reference for the
+            // Notified; the waker's own keeps the task alive through the
+            // scheduler call and is given up after it.
+            unsafe {
+                task.schedule();
+                task.drop_reference();
+            }
+        }
         // SAFETY: the waker's reference was the last one.
         ToNotified::Dealloc => unsafe { task.dealloc() },
     }

@@ -1,5 +1,6 @@
 //! Loom models of the task core alone: `abort()` racing a poll that
-//! completes, a wake, the `JoinHandle`'s drop and the shutdown sweep.
+//! completes, a wake, the `JoinHandle`'s drop and the shutdown sweep, and
+//! a wake by value whose scheduler call outlives the task's completion.
 //!
 //! The scheduler is a queue the model drains by hand, so every
 //! interleaving of the state word's transitions is explored without a
@@ -9,7 +10,7 @@
 //! must be dropped exactly once: the future holds a drop counter, and the
 //! task holds a loom `Arc` (the scheduler), which loom reports if leaked.
 
-use crate::loom::sync::atomic::{AtomicUsize, Ordering};
+use crate::loom::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use crate::loom::sync::{Arc, Mutex};
 use crate::loom::thread;
 use crate::task::list::OwnedTasks;
@@ -23,11 +24,18 @@ use std::task::{Context, Poll, Waker};
 struct Queue {
     tasks: Mutex<VecDeque<Notified>>,
     owned: OwnedTasks,
+    /// Run by `schedule` after the push.
+    after_push: Option<Box<dyn Fn() + Send + Sync>>,
 }
 
 impl Schedule for Arc<Queue> {
     fn schedule(&self, task: Notified) {
         self.tasks.lock().unwrap().push_back(task);
+        // A real scheduler goes on after the push (it wakes a worker), and
+        // its thread may be preempted there for any length of time.
+        if let Some(after_push) = &self.after_push {
+            after_push();
+        }
     }
 
     fn release(&self, task: &Header) -> bool {
@@ -35,10 +43,11 @@ impl Schedule for Arc<Queue> {
     }
 }
 
-fn queue() -> Arc<Queue> {
+fn queue(after_push: Option<Box<dyn Fn() + Send + Sync>>) -> Arc<Queue> {
     Arc::new(Queue {
         tasks: Mutex::new(VecDeque::new()),
         owned: OwnedTasks::new(1),
+        after_push,
     })
 }
 
@@ -96,8 +105,17 @@ struct Spawned {
 }
 
 fn spawn(wake_itself: bool) -> Spawned {
-    let queue = queue();
+    spawn_with(wake_itself, |_| None)
+}
+
+/// As `spawn`, with a hook for the queue to run after each push, made
+/// from the task's drop counter.
+fn spawn_with(
+    wake_itself: bool,
+    after_push: impl FnOnce(&Arc<AtomicUsize>) -> Option<Box<dyn Fn() + Send + Sync>>,
+) -> Spawned {
     let drops = Arc::new(AtomicUsize::new(0));
+    let queue = queue(after_push(&drops));
     let waker = Arc::new(Mutex::new(None));
     let future = YieldOnce {
         polled: false,
@@ -205,6 +223,55 @@ fn loom_abort_races_shutdown_sweep() {
         // The workers are gone: queued entries are dropped, never run.
         queue.tasks.lock().unwrap().clear();
         assert!(join_now(&mut join).unwrap_err().is_cancelled());
+        assert_eq!(drops.load(Ordering::SeqCst), 1);
+    });
+}
+
+/// A detached task is woken by value from another thread, and the thread
+/// that pushes it is held up inside the scheduler's `schedule` call (as a
+/// preempted thread would be) until a worker has run the task to
+/// completion and dropped it. The task must not be freed while that call,
+/// whose `&self` is the scheduler stored in the task, is still running
+/// (Miri reported the free racing that call's reads when the waker's
+/// reference moved into the `Notified`).
+#[test]
+fn loom_wake_by_val_outlives_the_schedule_call() {
+    crate::loom::model(|| {
+        let armed = Arc::new(AtomicBool::new(false));
+        let Spawned {
+            queue,
+            join,
+            drops,
+            waker,
+        } = spawn_with(false, |drops| {
+            let (armed, drops) = (armed.clone(), drops.clone());
+            Some(Box::new(move || {
+                if armed.load(Ordering::SeqCst) {
+                    while drops.load(Ordering::SeqCst) == 0 {
+                        thread::yield_now();
+                    }
+                }
+            }))
+        });
+        run_queue(&queue);
+        drop(join);
+        let waker = waker
+            .lock()
+            .unwrap()
+            .take()
+            .expect("the first poll stored it");
+        let worker = {
+            let (queue, drops) = (queue.clone(), drops.clone());
+            thread::spawn(move || {
+                while drops.load(Ordering::SeqCst) == 0 {
+                    run_queue(&queue);
+                    thread::yield_now();
+                }
+            })
+        };
+        armed.store(true, Ordering::SeqCst);
+        waker.wake();
+        worker.join().unwrap();
         assert_eq!(drops.load(Ordering::SeqCst), 1);
     });
 }
