@@ -13,7 +13,7 @@ use crate::registration::Registration;
 use std::fmt;
 use std::io;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::task::Waker;
 use std::time::Duration;
 
@@ -67,6 +67,8 @@ pub(crate) struct Inner {
     waker: mio::Waker,
     pub(crate) cells: CellTable,
     is_shutdown: AtomicBool,
+    /// Readiness events dispatched to registrations, over all turns.
+    dispatched: AtomicU64,
 }
 
 impl Driver {
@@ -92,6 +94,7 @@ impl Driver {
             waker,
             cells: CellTable::new(),
             is_shutdown: AtomicBool::new(false),
+            dispatched: AtomicU64::new(0),
         });
         let driver = Driver {
             poll,
@@ -188,6 +191,11 @@ impl Driver {
                     dispatched += 1;
                 }
             }
+        }
+        if dispatched > 0 {
+            self.inner
+                .dispatched
+                .fetch_add(dispatched as u64, Ordering::Relaxed);
         }
         Ok(dispatched)
     }
@@ -336,6 +344,32 @@ impl Handle {
     /// ```
     pub fn num_registrations(&self) -> usize {
         self.inner.cells.len()
+    }
+
+    /// How many readiness events the driver has dispatched to
+    /// registrations over all its turns (what [`Driver::turn`] returned,
+    /// summed).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rt_reactor::Interest;
+    /// use std::io::Write;
+    /// use std::time::Duration;
+    ///
+    /// let (mut driver, handle) = rt_reactor::Driver::new().unwrap();
+    /// let (mut a, mut b) = mio::net::UnixStream::pair().unwrap();
+    /// let registration = handle.register(&mut a, Interest::READABLE).unwrap();
+    /// b.write_all(b"x").unwrap();
+    /// let mut turned = 0;
+    /// while turned == 0 {
+    ///     turned = driver.turn(Some(Duration::from_secs(1))).unwrap();
+    /// }
+    /// assert_eq!(handle.dispatched_events(), turned as u64);
+    /// registration.deregister(&mut a).unwrap();
+    /// ```
+    pub fn dispatched_events(&self) -> u64 {
+        self.inner.dispatched.load(Ordering::Relaxed)
     }
 
     pub(crate) fn deregister(&self, source: &mut impl mio::event::Source) -> io::Result<()> {

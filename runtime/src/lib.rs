@@ -26,6 +26,13 @@
 //! - `spawn_blocking` and `task::block_in_place`: blocking work on a
 //!   separate, growable thread pool (`blocking/pool.rs` documents its
 //!   protocol), which also runs [`fs`] and `net::lookup_host`;
+//! - diagnostics, built in: named tasks ([`task::Builder`]) and the spawn
+//!   location of every task, [`RuntimeMetrics`](runtime::RuntimeMetrics),
+//!   a live task dump ([`Handle::dump`](runtime::Handle::dump)), a
+//!   slow-poll watchdog with a leak report at shutdown
+//!   ([`Builder::slow_poll_threshold`](runtime::Builder::slow_poll_threshold),
+//!   or `RT_DEBUG=1` in the environment), and with feature `tracing` a
+//!   span per task;
 //! - the schedulers (private): `scheduler::multi_thread` documents the
 //!   work-stealing protocol step by step.
 //!

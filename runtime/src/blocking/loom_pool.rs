@@ -12,6 +12,7 @@ use crate::loom::sync::atomic::{AtomicUsize, Ordering};
 use crate::loom::sync::{Arc, Condvar, Mutex};
 use crate::runtime::builder::ThreadSpawner;
 use crate::task::JoinHandle;
+use crate::task::TaskMeta;
 use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll, Waker};
@@ -72,10 +73,15 @@ fn loom_blocking_spawn_racing_shutdown() {
         let spawner = pool.clone();
         let flag = ran.clone();
         let producer = loom::thread::spawn(move || {
-            spawn_blocking_on(&spawner, None, move || {
-                flag.fetch_add(1, Ordering::SeqCst);
-                7
-            })
+            spawn_blocking_on(
+                &spawner,
+                None,
+                move || {
+                    flag.fetch_add(1, Ordering::SeqCst);
+                    7
+                },
+                TaskMeta::new(),
+            )
         });
         pool.shutdown(None);
         let handle = producer.join().unwrap();
@@ -103,11 +109,16 @@ fn two_calls_from_two_threads(max_threads: usize) -> Spawner {
 fn two_calls_on(pool: Spawner) -> Spawner {
     let done = Arc::new(Done::default());
     let first_done = done.clone();
-    let first = spawn_blocking_on(&pool, None, move || first_done.finish());
+    let first = spawn_blocking_on(&pool, None, move || first_done.finish(), TaskMeta::new());
     let spawner = pool.clone();
     let second_done = done.clone();
     let producer = loom::thread::spawn(move || {
-        spawn_blocking_on(&spawner, None, move || second_done.finish())
+        spawn_blocking_on(
+            &spawner,
+            None,
+            move || second_done.finish(),
+            TaskMeta::new(),
+        )
     });
     let second = producer.join().unwrap();
     done.wait_for(2);
@@ -143,12 +154,17 @@ fn loom_blocking_thread_cap_holds() {
     /// A call that checks no other call runs at the same time.
     fn call(pool: &Spawner, running: &Arc<AtomicUsize>, done: &Arc<Done>) -> JoinHandle<()> {
         let (running, done) = (running.clone(), done.clone());
-        spawn_blocking_on(pool, None, move || {
-            let now = running.fetch_add(1, Ordering::SeqCst) + 1;
-            assert_eq!(now, 1, "more calls ran at once than the cap allows");
-            running.fetch_sub(1, Ordering::SeqCst);
-            done.finish();
-        })
+        spawn_blocking_on(
+            pool,
+            None,
+            move || {
+                let now = running.fetch_add(1, Ordering::SeqCst) + 1;
+                assert_eq!(now, 1, "more calls ran at once than the cap allows");
+                running.fetch_sub(1, Ordering::SeqCst);
+                done.finish();
+            },
+            TaskMeta::new(),
+        )
     }
 
     loom::model(|| {
@@ -177,7 +193,7 @@ fn loom_blocking_handoff_racing_an_idle_thread() {
         let pool = pool(1);
         let done = Arc::new(Done::default());
         let task_done = done.clone();
-        let task = spawn_blocking_on(&pool, None, move || task_done.finish());
+        let task = spawn_blocking_on(&pool, None, move || task_done.finish(), TaskMeta::new());
         // A worker core handed off while the pool's only thread finishes
         // the task, goes idle and exits: the hand-off claims that thread or
         // gets one of its own, past the cap if need be.
@@ -216,9 +232,9 @@ fn loom_blocking_notified_thread_wakes_the_next_before_blocking() {
         // first call runs, or loom reports a deadlock.
         let second_ran = Arc::new(Done::default());
         let waiter = second_ran.clone();
-        let first = spawn_blocking_on(&pool, None, move || waiter.wait_for(1));
+        let first = spawn_blocking_on(&pool, None, move || waiter.wait_for(1), TaskMeta::new());
         let signal = second_ran.clone();
-        let second = spawn_blocking_on(&pool, None, move || signal.finish());
+        let second = spawn_blocking_on(&pool, None, move || signal.finish(), TaskMeta::new());
         second_ran.wait_for(1);
         pool.shutdown(None);
         output(first).unwrap();

@@ -10,8 +10,9 @@ use crate::blocking::pool::Spawner;
 use crate::driver::time::AutoAdvanceInhibit;
 use crate::runtime::context;
 use crate::scheduler;
-use crate::task::{self, Header, Id, JoinHandle, Notified, Schedule};
+use crate::task::{self, Header, JoinHandle, Notified, Schedule, TaskMeta};
 use std::future::Future;
+use std::io;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
@@ -56,7 +57,8 @@ where
     F: FnOnce() -> R + Send + 'static,
     R: Send + 'static,
 {
-    match context::with_current(|handle| handle.spawn_blocking(f)) {
+    let meta = TaskMeta::new();
+    match context::with_current(|handle| handle.spawn_blocking(f, meta)) {
         Some(join) => join,
         None => panic!(
             "`rt::spawn_blocking` called outside a runtime: call it from a task or inside \
@@ -67,12 +69,37 @@ where
 }
 
 /// Spawns `f` on `spawner`'s pool; `rt` becomes current on the thread.
-#[track_caller]
+///
+/// # Panics
+///
+/// Panics if the pool has no thread and the OS refuses to start one.
 pub(crate) fn spawn_blocking_on<F, R>(
     spawner: &Spawner,
     rt: Option<&scheduler::Handle>,
     f: F,
+    meta: TaskMeta,
 ) -> JoinHandle<R>
+where
+    F: FnOnce() -> R + Send + 'static,
+    R: Send + 'static,
+{
+    match try_spawn_blocking_on(spawner, rt, f, meta) {
+        Ok(join) => join,
+        Err(error) => panic!(
+            "rt: the blocking pool has no thread and could not start one ({error}); lower the \
+             load or raise the process's thread limit"
+        ),
+    }
+}
+
+/// As `spawn_blocking_on`, returning the OS error instead of panicking.
+/// The call is then cancelled: `f` never runs.
+pub(crate) fn try_spawn_blocking_on<F, R>(
+    spawner: &Spawner,
+    rt: Option<&scheduler::Handle>,
+    f: F,
+    meta: TaskMeta,
+) -> io::Result<JoinHandle<R>>
 where
     F: FnOnce() -> R + Send + 'static,
     R: Send + 'static,
@@ -82,14 +109,16 @@ where
         f: Some(f),
         _inhibit: inhibit,
     };
-    let (task, join) = task::new_unowned_task(blocking, BlockingSchedule, Id::next());
-    if let Err(error) = spawner.spawn_task(task, rt) {
-        panic!(
-            "rt: the blocking pool has no thread and could not start one ({error}); lower the \
-             load or raise the process's thread limit"
-        );
+    let (task, join) = task::new_unowned_task(blocking, BlockingSchedule, meta);
+    match spawner.spawn_task(task, rt) {
+        Ok(()) => Ok(join),
+        Err(error) => {
+            // The task waits in the queue for a thread that may start
+            // later; the caller was told it failed, so it must not run.
+            join.abort();
+            Err(error)
+        }
     }
-    join
 }
 
 /// The future of a blocking task: calls the closure on its only poll.

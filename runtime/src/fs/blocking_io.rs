@@ -3,7 +3,7 @@
 
 use crate::io::sys;
 use crate::runtime::context;
-use crate::task::JoinHandle;
+use crate::task::{JoinHandle, TaskMeta};
 use std::error::Error;
 use std::fmt;
 use std::fs::File;
@@ -31,7 +31,8 @@ where
     F: FnOnce() -> R + Send + 'static,
     R: Send + 'static,
 {
-    match context::with_current(|handle| handle.spawn_blocking(f)) {
+    let meta = TaskMeta::new();
+    match context::with_current(|handle| handle.spawn_blocking(f, meta)) {
         Some(join) => join,
         None => panic!(
             "`rt::fs` used outside a runtime: file operations run on the runtime's blocking \

@@ -15,7 +15,7 @@
 //!    buffer as it finishes, so nothing is left behind in the process.
 
 use crate::runtime::context;
-use crate::task::{JoinHandle, poll_proceed};
+use crate::task::{JoinHandle, TaskMeta, poll_proceed};
 use futures_io::{AsyncRead, AsyncWrite};
 use std::fmt;
 use std::future::Future;
@@ -82,7 +82,8 @@ impl Blocking {
             let outcome = op(stream, &mut buf);
             (buf, outcome)
         };
-        let Some(handle) = context::with_current(|handle| handle.spawn_blocking(job)) else {
+        let meta = TaskMeta::new();
+        let Some(handle) = context::with_current(|handle| handle.spawn_blocking(job, meta)) else {
             panic!(
                 "`rt::io::{}` used outside a runtime: it runs on the runtime's blocking pool, \
                  so use it in a task or inside `Runtime::block_on`",

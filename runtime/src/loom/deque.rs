@@ -88,6 +88,10 @@ mod stand_in {
             self.queue.lock().unwrap().is_empty()
         }
 
+        pub(crate) fn len(&self) -> usize {
+            self.queue.lock().unwrap().len()
+        }
+
         pub(crate) fn stealer(&self) -> Stealer<T> {
             Stealer {
                 queue: self.queue.clone(),
@@ -115,6 +119,10 @@ mod stand_in {
 
         pub(crate) fn is_empty(&self) -> bool {
             self.queue.lock().unwrap().is_empty()
+        }
+
+        pub(crate) fn len(&self) -> usize {
+            self.queue.lock().unwrap().len()
         }
     }
 

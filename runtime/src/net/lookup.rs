@@ -6,6 +6,7 @@
 
 use super::addr::ToSocketAddrs;
 use crate::runtime::context;
+use crate::task::TaskMeta;
 use std::io;
 use std::net::SocketAddr;
 
@@ -41,7 +42,9 @@ impl HostName {
 ///
 /// Panics outside a runtime.
 pub(crate) async fn resolve(name: HostName) -> io::Result<Vec<SocketAddr>> {
-    let Some(call) = context::with_current(|handle| handle.spawn_blocking(move || name.resolve()))
+    let meta = TaskMeta::new();
+    let Some(call) =
+        context::with_current(|handle| handle.spawn_blocking(move || name.resolve(), meta))
     else {
         panic!(
             "`rt::net` resolved a host name outside a runtime: it resolves on the runtime's \

@@ -3,7 +3,7 @@
 use crate::process::reap::{OrphanReaper, Reapable, adopt_orphan};
 use crate::process::stdio::{ChildStderr, ChildStdin, ChildStdout};
 use crate::scheduler;
-use crate::task::Id;
+use crate::task::TaskMeta;
 use futures_io::AsyncRead;
 use futures_util::AsyncReadExt;
 use std::fmt;
@@ -290,7 +290,8 @@ impl Drop for Child {
                 // Still running: reap it in the background (step 1 of the
                 // orphan protocol in `reap.rs`). If the runtime is shutting
                 // down the reaper is dropped at once and adopts the child.
-                drop(runtime.spawn(OrphanReaper::new(reapable), Id::next()));
+                let meta = TaskMeta::named(Some("rt::process orphan reaper"));
+                drop(runtime.spawn(OrphanReaper::new(reapable), meta));
             }
             Ok(Some(_)) => {}
             Err(_) => adopt_orphan(reapable.child),

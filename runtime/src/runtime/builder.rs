@@ -2,7 +2,8 @@
 
 use crate::blocking::{self, PoolConfig};
 use crate::driver::{Driver, DriverConfig};
-use crate::runtime::{Handle, LocalRuntime, Runtime};
+use crate::runtime::watchdog::{SlowPollCallback, WatchdogConfig};
+use crate::runtime::{Handle, LocalRuntime, Runtime, SlowPoll};
 use crate::scheduler::{self, Config, current_thread, multi_thread};
 use std::fmt;
 use std::io;
@@ -56,6 +57,8 @@ pub struct Builder {
     driver: DriverConfig,
     max_blocking_threads: usize,
     thread_keep_alive: Duration,
+    slow_poll_threshold: Option<Duration>,
+    on_slow_poll: Option<SlowPollCallback>,
 }
 
 impl Builder {
@@ -100,6 +103,8 @@ impl Builder {
             driver: DriverConfig::default(),
             max_blocking_threads: 512,
             thread_keep_alive: Duration::from_secs(10),
+            slow_poll_threshold: None,
+            on_slow_poll: None,
         }
     }
 
@@ -400,6 +405,59 @@ impl Builder {
         self
     }
 
+    /// Turns the slow-poll watchdog on: a monitor thread reports every
+    /// task that stays in one poll longer than `threshold` (it blocks its
+    /// worker: a synchronous lock, a CPU loop, a blocking call), once per
+    /// stall, with its id, name, spawn location and how long it has run,
+    /// on stderr (and as a `tracing` event with the `tracing` feature),
+    /// and to the [`on_slow_poll`](Builder::on_slow_poll) callback. While a
+    /// worker is stuck, the others take the tasks waiting on it, the one
+    /// in its LIFO slot and the ones that yielded included. Dropping the
+    /// runtime then also lists the tasks still alive (a leak report).
+    ///
+    /// Setting the environment variable `RT_DEBUG=1` turns it on for every
+    /// runtime built, with a threshold of 100 ms. Off (the default), it
+    /// costs nothing: no thread, no check on any path.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Builder::new_multi_thread()
+    ///     .slow_poll_threshold(std::time::Duration::from_millis(50))
+    ///     .build()
+    ///     .unwrap();
+    /// assert_eq!(rt.block_on(async { 1 }), 1);
+    /// ```
+    pub fn slow_poll_threshold(&mut self, threshold: Duration) -> &mut Builder {
+        self.slow_poll_threshold = Some(threshold);
+        self
+    }
+
+    /// Calls `f` on the watchdog's thread for each slow poll it finds
+    /// (see [`slow_poll_threshold`](Builder::slow_poll_threshold); setting
+    /// a callback turns the watchdog on, at 100 ms unless a threshold is
+    /// set). The report then goes to `f` instead of stderr. `f` runs on
+    /// the monitor thread: while it runs, no other stall is looked for.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Builder::new_current_thread()
+    ///     .on_slow_poll(|slow: &rt::runtime::SlowPoll| {
+    ///         eprintln!("{} is stuck on worker {}", slow.id(), slow.worker());
+    ///     })
+    ///     .build()
+    ///     .unwrap();
+    /// # drop(rt);
+    /// ```
+    pub fn on_slow_poll<F>(&mut self, f: F) -> &mut Builder
+    where
+        F: Fn(&SlowPoll) + Send + Sync + 'static,
+    {
+        self.on_slow_poll = Some(Arc::new(f));
+        self
+    }
+
     /// Enables the time driver (`sleep`, `timeout`, `interval`).
     ///
     /// # Examples
@@ -463,6 +521,8 @@ impl Builder {
             Kind::CurrentThread => 31,
             Kind::MultiThread => 61,
         };
+        let slow_poll =
+            WatchdogConfig::from_builder(self.slow_poll_threshold, self.on_slow_poll.clone());
         let config = Config {
             global_queue_interval: self.global_queue_interval.unwrap_or(default_interval),
             event_interval: self.event_interval,
@@ -470,6 +530,7 @@ impl Builder {
             before_park: self.on_thread_park.clone(),
             after_unpark: self.on_thread_unpark.clone(),
             runtime_id: crate::runtime::Id::next(),
+            stealable_local_queues: slow_poll.is_some(),
         };
         let blocking = blocking::Spawner::new(
             PoolConfig {
@@ -482,12 +543,10 @@ impl Builder {
         match self.kind {
             Kind::CurrentThread => {
                 let handle = current_thread::Handle::new(driver, driver_handle, config, blocking);
-                Ok(Runtime::from_parts(
-                    Handle {
-                        inner: scheduler::Handle::CurrentThread(handle),
-                    },
-                    None,
-                ))
+                let handle = Handle {
+                    inner: scheduler::Handle::CurrentThread(handle),
+                };
+                Runtime::from_parts(handle, None, slow_poll)
             }
             Kind::MultiThread => {
                 let (scheduler, handle) = multi_thread::MultiThread::new(
@@ -498,12 +557,10 @@ impl Builder {
                     &self.spawner(),
                     blocking,
                 )?;
-                Ok(Runtime::from_parts(
-                    Handle {
-                        inner: scheduler::Handle::MultiThread(handle),
-                    },
-                    Some(scheduler),
-                ))
+                let handle = Handle {
+                    inner: scheduler::Handle::MultiThread(handle),
+                };
+                Runtime::from_parts(handle, Some(scheduler), slow_poll)
             }
         }
     }
@@ -624,6 +681,7 @@ impl fmt::Debug for Builder {
             .field("driver", &self.driver)
             .field("max_blocking_threads", &self.max_blocking_threads)
             .field("thread_keep_alive", &self.thread_keep_alive)
+            .field("slow_poll_threshold", &self.slow_poll_threshold)
             .finish_non_exhaustive()
     }
 }

@@ -1,9 +1,11 @@
 //! `Handle`: a cloneable reference to a runtime.
 
+use crate::runtime::TaskDump;
 use crate::runtime::context::{self, SetCurrentGuard};
+use crate::runtime::metrics::RuntimeMetrics;
 use crate::runtime::runtime::block_on_thread;
 use crate::scheduler;
-use crate::task::{Id, JoinHandle};
+use crate::task::{JoinHandle, TaskMeta};
 use std::fmt;
 use std::future::Future;
 use std::marker::PhantomData;
@@ -119,12 +121,13 @@ impl Handle {
     /// let task = rt.handle().spawn(async { 8 });
     /// assert_eq!(rt.block_on(task).unwrap(), 8);
     /// ```
+    #[track_caller]
     pub fn spawn<F>(&self, future: F) -> JoinHandle<F::Output>
     where
         F: Future + Send + 'static,
         F::Output: Send + 'static,
     {
-        self.inner.spawn(future, Id::next())
+        self.inner.spawn(future, TaskMeta::new())
     }
 
     /// Runs the blocking closure `f` on the runtime's blocking pool; see
@@ -145,7 +148,7 @@ impl Handle {
         F: FnOnce() -> R + Send + 'static,
         R: Send + 'static,
     {
-        self.inner.spawn_blocking(f)
+        self.inner.spawn_blocking(f, TaskMeta::new())
     }
 
     /// Runs `future` to completion on this thread. On a current-thread
@@ -222,6 +225,32 @@ impl Handle {
         }
     }
 
+    /// Every live task of the runtime: id, name, spawn location, state,
+    /// polls, time since spawn and since its last poll. See [`TaskDump`].
+    ///
+    /// Safe to call from anywhere, a task of this runtime included (it
+    /// finds itself running); it stops no worker, and delays a spawn or a
+    /// completion at most for as long as copying one shard of the task
+    /// list takes.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// let dump = rt.block_on(async {
+    ///     let _waiting = rt::task::Builder::new()
+    ///         .name("forever")
+    ///         .spawn(std::future::pending::<()>())
+    ///         .unwrap();
+    ///     rt::runtime::Handle::current().dump()
+    /// });
+    /// assert_eq!(dump.len(), 1);
+    /// assert_eq!(dump.tasks()[0].name(), Some("forever"));
+    /// ```
+    pub fn dump(&self) -> TaskDump {
+        TaskDump::capture(&self.inner)
+    }
+
     /// Counters describing the runtime now.
     ///
     /// # Examples
@@ -232,9 +261,7 @@ impl Handle {
     /// assert_eq!(rt.handle().metrics().num_alive_tasks(), 0);
     /// ```
     pub fn metrics(&self) -> RuntimeMetrics {
-        RuntimeMetrics {
-            handle: self.inner.clone(),
-        }
+        RuntimeMetrics::new(self.inner.clone())
     }
 }
 
@@ -249,95 +276,6 @@ impl fmt::Debug for Handle {
 impl PartialEq for Handle {
     fn eq(&self, other: &Handle) -> bool {
         self.inner.is_same(&other.inner)
-    }
-}
-
-/// Counters describing a runtime, read when called.
-///
-/// # Examples
-///
-/// ```
-/// let rt = rt::runtime::Builder::new_multi_thread().worker_threads(2).build().unwrap();
-/// let metrics = rt.handle().metrics();
-/// assert_eq!(metrics.num_workers(), 2);
-/// ```
-#[derive(Clone, Debug)]
-pub struct RuntimeMetrics {
-    handle: scheduler::Handle,
-}
-
-impl RuntimeMetrics {
-    /// The number of worker threads (1 for a current-thread runtime).
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// let rt = rt::runtime::Builder::new_current_thread().build().unwrap();
-    /// assert_eq!(rt.handle().metrics().num_workers(), 1);
-    /// ```
-    pub fn num_workers(&self) -> usize {
-        self.handle.num_workers()
-    }
-
-    /// The number of tasks spawned and not yet finished.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// let rt = rt::runtime::Runtime::new().unwrap();
-    /// let (tx, rx) = futures_channel::oneshot::channel::<()>();
-    /// let task = rt.spawn(async move { rx.await.ok() });
-    /// assert_eq!(rt.handle().metrics().num_alive_tasks(), 1);
-    /// tx.send(()).unwrap();
-    /// rt.block_on(task).unwrap();
-    /// assert_eq!(rt.handle().metrics().num_alive_tasks(), 0);
-    /// ```
-    pub fn num_alive_tasks(&self) -> usize {
-        self.handle.num_alive_tasks()
-    }
-
-    /// The number of threads in the blocking pool, busy or idle. Threads
-    /// that took over a worker's tasks in
-    /// [`block_in_place`](crate::task::block_in_place) count as workers,
-    /// not here.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// let rt = rt::runtime::Runtime::new().unwrap();
-    /// assert_eq!(rt.handle().metrics().num_blocking_threads(), 0);
-    /// rt.block_on(rt.spawn_blocking(|| {})).unwrap();
-    /// assert!(rt.handle().metrics().num_blocking_threads() >= 1);
-    /// ```
-    pub fn num_blocking_threads(&self) -> usize {
-        self.handle.blocking_spawner().num_threads()
-    }
-
-    /// The number of blocking-pool threads waiting for work (they exit
-    /// after [`Builder::thread_keep_alive`](crate::runtime::Builder::thread_keep_alive)).
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// let rt = rt::runtime::Runtime::new().unwrap();
-    /// let metrics = rt.handle().metrics();
-    /// assert!(metrics.num_idle_blocking_threads() <= metrics.num_blocking_threads());
-    /// ```
-    pub fn num_idle_blocking_threads(&self) -> usize {
-        self.handle.blocking_spawner().num_idle_threads()
-    }
-
-    /// The number of blocking calls waiting for a blocking-pool thread
-    /// (all threads busy at [`Builder::max_blocking_threads`](crate::runtime::Builder::max_blocking_threads)).
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// let rt = rt::runtime::Runtime::new().unwrap();
-    /// assert_eq!(rt.handle().metrics().blocking_queue_depth(), 0);
-    /// ```
-    pub fn blocking_queue_depth(&self) -> usize {
-        self.handle.blocking_spawner().queue_depth()
     }
 }
 

@@ -75,6 +75,7 @@ impl LocalRuntime {
     /// let task = rt.spawn_local(async move { *rc });
     /// assert_eq!(rt.block_on(task).unwrap(), 3);
     /// ```
+    #[track_caller]
     pub fn spawn_local<F>(&self, future: F) -> JoinHandle<F::Output>
     where
         F: Future + 'static,
@@ -92,6 +93,7 @@ impl LocalRuntime {
     /// let task = rt.spawn(async { 4 });
     /// assert_eq!(rt.block_on(task).unwrap(), 4);
     /// ```
+    #[track_caller]
     pub fn spawn<F>(&self, future: F) -> JoinHandle<F::Output>
     where
         F: Future + Send + 'static,

@@ -2,18 +2,25 @@
 
 pub(crate) mod arc_waker;
 pub(crate) mod builder;
+pub(crate) mod coarse_time;
 pub(crate) mod context;
+pub(crate) mod dump;
 mod handle;
 mod id;
 mod local_runtime;
+pub(crate) mod metrics;
 pub(crate) mod park;
 #[allow(clippy::module_inception)]
 mod runtime;
 pub(crate) mod spawn;
+pub(crate) mod watchdog;
 
 pub use builder::Builder;
-pub use handle::{EnterGuard, Handle, RuntimeFlavor, RuntimeMetrics, TryCurrentError};
+pub use dump::{TaskDump, TaskSnapshot, TaskState};
+pub use handle::{EnterGuard, Handle, RuntimeFlavor, TryCurrentError};
 pub use id::Id;
 pub use local_runtime::LocalRuntime;
+pub use metrics::RuntimeMetrics;
 pub use runtime::Runtime;
 pub(crate) use runtime::{block_on_thread, deadline_after};
+pub use watchdog::SlowPoll;

@@ -3,6 +3,7 @@
 use crate::runtime::context;
 use crate::runtime::handle::{EnterGuard, Handle};
 use crate::runtime::park::ThreadParker;
+use crate::runtime::watchdog::{self, Watchdog, WatchdogConfig};
 use crate::scheduler::{self, multi_thread::MultiThread};
 use crate::task::JoinHandle;
 use std::fmt;
@@ -37,6 +38,8 @@ pub struct Runtime {
     handle: Handle,
     /// The worker threads, for the multi-thread scheduler.
     workers: Option<MultiThread>,
+    /// The slow-poll monitor, when the watchdog is on.
+    watchdog: Option<Watchdog>,
     is_shut_down: bool,
 }
 
@@ -60,12 +63,23 @@ impl Runtime {
             .build()
     }
 
-    pub(crate) fn from_parts(handle: Handle, workers: Option<MultiThread>) -> Runtime {
-        Runtime {
+    /// Assembles a built runtime, starting the watchdog if `slow_poll`
+    /// asks for it (if its thread cannot start, the runtime shuts down).
+    pub(crate) fn from_parts(
+        handle: Handle,
+        workers: Option<MultiThread>,
+        slow_poll: Option<WatchdogConfig>,
+    ) -> io::Result<Runtime> {
+        let mut runtime = Runtime {
             handle,
             workers,
+            watchdog: None,
             is_shut_down: false,
+        };
+        if let Some(config) = slow_poll {
+            runtime.watchdog = Some(Watchdog::start(runtime.handle.inner.clone(), config)?);
         }
+        Ok(runtime)
     }
 
     /// Runs `future` to completion on the current thread, driving the
@@ -97,12 +111,26 @@ impl Runtime {
     /// let handle = rt.spawn(async { 5 });
     /// assert_eq!(rt.block_on(handle).unwrap(), 5);
     /// ```
+    #[track_caller]
     pub fn spawn<F>(&self, future: F) -> JoinHandle<F::Output>
     where
         F: Future + Send + 'static,
         F::Output: Send + 'static,
     {
         self.handle.spawn(future)
+    }
+
+    /// Counters describing this runtime now; the same as
+    /// [`Handle::metrics`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Builder::new_multi_thread().worker_threads(3).build().unwrap();
+    /// assert_eq!(rt.metrics().num_workers(), 3);
+    /// ```
+    pub fn metrics(&self) -> crate::runtime::RuntimeMetrics {
+        self.handle.metrics()
     }
 
     /// Runs the blocking closure `f` on this runtime's blocking pool; see
@@ -190,6 +218,9 @@ impl Runtime {
         if std::mem::replace(&mut self.is_shut_down, true) {
             return;
         }
+        if self.watchdog.is_some() {
+            watchdog::report_leaks(&self.handle.inner);
+        }
         // One deadline for both steps: workers first (their tasks may still
         // spawn blocking work or hand a core to the pool), then the pool.
         let deadline = deadline_after(timeout);
@@ -203,6 +234,9 @@ impl Runtime {
             (scheduler::Handle::MultiThread(_), None) => {
                 unreachable!("multi-thread runtime without workers")
             }
+        }
+        if let Some(mut watchdog) = self.watchdog.take() {
+            watchdog.stop();
         }
         let remaining = deadline.map(|deadline| deadline.saturating_duration_since(Instant::now()));
         self.handle.inner.blocking_spawner().shutdown(remaining);

@@ -1,8 +1,9 @@
 //! `rt::spawn`.
 
 use crate::runtime::context;
-use crate::task::{Id, JoinHandle};
+use crate::task::{JoinHandle, TaskMeta};
 use std::future::Future;
+use std::panic::Location;
 
 /// Spawns a task on the current runtime and returns its [`JoinHandle`].
 ///
@@ -36,8 +37,10 @@ where
     F: Future + Send + 'static,
     F::Output: Send + 'static,
 {
-    let id = Id::next();
-    match context::with_current(|handle| handle.spawn(future, id)) {
+    // The location only, not the whole `TaskMeta`, crosses into the
+    // closure: the smaller its environment, the less each spawn copies.
+    let location = Location::caller();
+    match context::with_current(|handle| handle.spawn(future, TaskMeta::at(location))) {
         Some(join) => join,
         None => panic!(
             "`rt::spawn` called outside a runtime: call it from a task or inside \

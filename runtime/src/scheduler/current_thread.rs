@@ -42,11 +42,13 @@ use crate::loom::deque::{Injector, steal_one};
 use crate::loom::sync::atomic::{AtomicBool, Ordering, fence};
 use crate::loom::sync::{Arc, Mutex};
 use crate::runtime::arc_waker::{ArcWake, arc_waker};
+use crate::runtime::coarse_time::{self, Stamp};
 use crate::runtime::context;
+use crate::runtime::metrics::{self, WorkerMetrics};
 use crate::runtime::park::ThreadParker;
 use crate::scheduler::{self, Config};
 use crate::task::list::OwnedTasks;
-use crate::task::{self, Header, Id, JoinHandle, Notified, Schedule};
+use crate::task::{self, Header, JoinHandle, Notified, Schedule, TaskMeta};
 use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::fmt;
@@ -75,6 +77,8 @@ pub(crate) struct Handle {
     pub(crate) config: Config,
     pub(crate) driver: driver::Handle,
     pub(crate) blocking: blocking::Spawner,
+    /// The counters of the one worker (whichever thread is in `block_on`).
+    pub(crate) metrics: WorkerMetrics,
 }
 
 /// Tasks taken from the injector at once on a global-queue tick.
@@ -87,6 +91,11 @@ struct Core {
     /// The driver was polled since the yielded tasks last went back.
     polled_since_requeue: bool,
     tick: u32,
+    /// When the scheduler last woke (for the busy-time metric).
+    busy_since: Stamp,
+    /// The cached clock for the tasks' poll times, refreshed at each
+    /// driver poll.
+    now: Stamp,
     driver: Option<Driver>,
     /// The I/O wakers of the last park, woken right after it (kept to
     /// reuse its capacity).
@@ -111,6 +120,8 @@ impl Handle {
             yielded: Vec::new(),
             polled_since_requeue: false,
             tick: 0,
+            busy_since: coarse_time::now(),
+            now: coarse_time::now(),
             driver: Some(driver),
             woken: Vec::new(),
         });
@@ -127,7 +138,12 @@ impl Handle {
             config,
             driver: driver_handle,
             blocking,
+            metrics: WorkerMetrics::default(),
         })
+    }
+
+    pub(crate) fn inject_len(&self) -> usize {
+        self.inject.len()
     }
 
     /// Runs `future` to completion, driving the scheduler meanwhile.
@@ -240,14 +256,19 @@ impl CoreGuard {
                     }
                 }
                 for _ in 0..handle.config.event_interval {
-                    let next = {
+                    let (next, now) = {
                         let mut core = cx.core.borrow_mut();
                         let core = core.as_mut().expect("the core is installed");
                         core.tick = core.tick.wrapping_add(1);
-                        core.next_task(handle)
+                        (core.next_task(handle), core.now)
                     };
                     match next {
-                        Some(task) => task.run(),
+                        Some(task) => {
+                            task.record_poll(now);
+                            handle.metrics.poll_started(task.id().as_u64());
+                            task.run();
+                            handle.metrics.poll_finished();
+                        }
                         None if cx.has_yielded() => {
                             cx.requeue_yielded_after_driver();
                             continue 'outer;
@@ -274,6 +295,13 @@ impl Drop for CoreGuard {
 }
 
 impl Context {
+    pub(crate) fn budget_forced_yield(&self) {
+        // Only while this thread drives the core (the counters' writer).
+        if self.core.try_borrow().is_ok_and(|core| core.is_some()) {
+            metrics::add(&self.handle.metrics.budget_forced_yields, 1);
+        }
+    }
+
     fn has_yielded(&self) -> bool {
         self.core
             .borrow()
@@ -320,6 +348,17 @@ impl Context {
             let idle = core.tasks.is_empty()
                 && handle.inject.is_empty()
                 && !handle.woken.load(Ordering::SeqCst);
+            // The maintenance tick of the metrics and the coarse clock.
+            let metrics = &handle.metrics;
+            metrics
+                .local_queue_depth
+                .store(core.tasks.len() + core.yielded.len(), Ordering::Relaxed);
+            let now = coarse_time::refresh();
+            core.now = now;
+            if block && idle {
+                metrics.parked(core.busy_since, now);
+                coarse_time::mark_stale();
+            }
             (
                 core.driver.take().expect("the core holds the driver"),
                 std::mem::take(&mut core.woken),
@@ -349,6 +388,11 @@ impl Context {
             core.driver = Some(driver);
             core.woken = woken;
             core.polled_since_requeue = true;
+            if block {
+                metrics::add(&handle.metrics.unparks, 1);
+                core.busy_since = coarse_time::refresh();
+                core.now = core.busy_since;
+            }
         });
     }
 }
@@ -376,12 +420,12 @@ impl Core {
 }
 
 impl Handle {
-    pub(crate) fn spawn<F>(me: &Arc<Handle>, future: F, id: Id) -> JoinHandle<F::Output>
+    pub(crate) fn spawn<F>(me: &Arc<Handle>, future: F, meta: TaskMeta) -> JoinHandle<F::Output>
     where
         F: Future + Send + 'static,
         F::Output: Send + 'static,
     {
-        let (join, notified) = me.owned.bind(future, me.clone(), id);
+        let (join, notified) = me.owned.bind(future, me.clone(), meta);
         if let Some(notified) = notified {
             me.schedule(notified);
         }

@@ -12,8 +12,12 @@ pub(crate) mod multi_thread;
 use crate::blocking;
 use crate::driver;
 use crate::loom::sync::Arc;
-use crate::task::{Id, JoinHandle};
+use crate::loom::sync::atomic::Ordering;
+use crate::runtime::metrics::WorkerMetrics;
+use crate::task::list::OwnedTasks;
+use crate::task::{JoinHandle, TaskMeta};
 use std::future::Future;
+use std::io;
 
 /// A handle to either scheduler.
 #[derive(Clone, Debug)]
@@ -30,25 +34,43 @@ pub(crate) enum Context {
     CurrentThread(current_thread::Context),
 }
 
+impl Context {
+    /// A task polled on this thread spent its budget and was made to yield.
+    pub(crate) fn budget_forced_yield(&self) {
+        match self {
+            Context::MultiThread(cx) => cx.budget_forced_yield(),
+            Context::CurrentThread(cx) => cx.budget_forced_yield(),
+        }
+    }
+}
+
 impl Handle {
-    pub(crate) fn spawn<F>(&self, future: F, id: Id) -> JoinHandle<F::Output>
+    pub(crate) fn spawn<F>(&self, future: F, meta: TaskMeta) -> JoinHandle<F::Output>
     where
         F: Future + Send + 'static,
         F::Output: Send + 'static,
     {
         match self {
-            Handle::MultiThread(h) => multi_thread::Handle::spawn(h, future, id),
-            Handle::CurrentThread(h) => current_thread::Handle::spawn(h, future, id),
+            Handle::MultiThread(h) => multi_thread::Handle::spawn(h, future, meta),
+            Handle::CurrentThread(h) => current_thread::Handle::spawn(h, future, meta),
         }
     }
 
-    #[track_caller]
-    pub(crate) fn spawn_blocking<F, R>(&self, f: F) -> JoinHandle<R>
+    pub(crate) fn spawn_blocking<F, R>(&self, f: F, meta: TaskMeta) -> JoinHandle<R>
     where
         F: FnOnce() -> R + Send + 'static,
         R: Send + 'static,
     {
-        blocking::spawn_blocking_on(self.blocking_spawner(), Some(self), f)
+        blocking::spawn_blocking_on(self.blocking_spawner(), Some(self), f, meta)
+    }
+
+    /// As `spawn_blocking`, returning the OS error instead of panicking.
+    pub(crate) fn try_spawn_blocking<F, R>(&self, f: F, meta: TaskMeta) -> io::Result<JoinHandle<R>>
+    where
+        F: FnOnce() -> R + Send + 'static,
+        R: Send + 'static,
+    {
+        blocking::try_spawn_blocking_on(self.blocking_spawner(), Some(self), f, meta)
     }
 
     pub(crate) fn blocking_spawner(&self) -> &blocking::Spawner {
@@ -81,9 +103,58 @@ impl Handle {
     }
 
     pub(crate) fn num_alive_tasks(&self) -> usize {
+        self.owned_tasks().len()
+    }
+
+    pub(crate) fn owned_tasks(&self) -> &OwnedTasks {
         match self {
-            Handle::MultiThread(h) => h.shared.owned.len(),
-            Handle::CurrentThread(h) => h.owned.len(),
+            Handle::MultiThread(h) => &h.shared.owned,
+            Handle::CurrentThread(h) => &h.owned,
+        }
+    }
+
+    pub(crate) fn global_queue_depth(&self) -> usize {
+        match self {
+            Handle::MultiThread(h) => h.shared.inject.len(),
+            Handle::CurrentThread(h) => h.inject_len(),
+        }
+    }
+
+    /// `worker` is in range (checked by the caller).
+    pub(crate) fn worker_metrics(&self, worker: usize) -> &WorkerMetrics {
+        match self {
+            Handle::MultiThread(h) => &h.shared.metrics[worker],
+            Handle::CurrentThread(h) => &h.metrics,
+        }
+    }
+
+    /// `worker` is in range (checked by the caller).
+    pub(crate) fn worker_local_queue_depth(&self, worker: usize) -> usize {
+        match self {
+            Handle::MultiThread(h) => h.local_queue_depth(worker),
+            Handle::CurrentThread(h) => h.metrics.local_queue_depth.load(Ordering::Relaxed),
+        }
+    }
+
+    /// The watchdog found `worker` stuck in one poll: let the others take
+    /// the work queued behind it.
+    pub(crate) fn stall_started(&self, worker: usize) {
+        if let Handle::MultiThread(h) = self {
+            h.stall_started(worker);
+        }
+    }
+
+    /// Still stuck: wake a peer again if work waits behind it.
+    pub(crate) fn help_stalled_worker(&self, worker: usize) {
+        if let Handle::MultiThread(h) = self {
+            h.help_stalled_worker(worker);
+        }
+    }
+
+    /// The stuck poll returned.
+    pub(crate) fn stall_ended(&self, worker: usize) {
+        if let Handle::MultiThread(h) = self {
+            h.stall_ended(worker);
         }
     }
 
@@ -107,6 +178,9 @@ pub(crate) struct Config {
     pub(crate) after_unpark: Option<crate::runtime::builder::Callback>,
     /// The runtime's id (`Handle::id`), drawn when it is built.
     pub(crate) runtime_id: crate::runtime::Id,
+    /// The slow-poll watchdog is on: peers may take a stuck worker's LIFO
+    /// slot and yielded tasks (`multi_thread/local_queues.rs`).
+    pub(crate) stealable_local_queues: bool,
 }
 
 impl std::fmt::Debug for Config {

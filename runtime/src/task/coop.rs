@@ -66,7 +66,7 @@ pub(crate) fn poll_proceed(cx: &mut Context<'_>) -> Poll<RestoreOnPending> {
     match budget.0 {
         None => Poll::Ready(RestoreOnPending(budget)),
         Some(0) => {
-            cx.waker().wake_by_ref();
+            forced_yield(cx);
             Poll::Pending
         }
         Some(n) => {
@@ -83,11 +83,22 @@ pub(crate) fn poll_proceed(cx: &mut Context<'_>) -> Poll<RestoreOnPending> {
 /// only yield.
 pub(crate) fn poll_budget_available(cx: &mut Context<'_>) -> Poll<()> {
     if context::budget().0 == Some(0) {
-        cx.waker().wake_by_ref();
+        forced_yield(cx);
         Poll::Pending
     } else {
         Poll::Ready(())
     }
+}
+
+/// The budget is spent: wake the task so it runs again after yielding,
+/// and count the forced yield on the worker running it.
+fn forced_yield(cx: &mut Context<'_>) {
+    cx.waker().wake_by_ref();
+    context::with_scheduler(|scheduler| {
+        if let Some(scheduler) = scheduler {
+            scheduler.budget_forced_yield();
+        }
+    });
 }
 
 /// Gives the unit back unless the operation made progress.

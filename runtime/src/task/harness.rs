@@ -23,6 +23,7 @@ use crate::task::coop;
 use crate::task::error::JoinError;
 use crate::task::raw::{Cell, Header, RawTask, Stage, Vtable};
 use crate::task::state::{ToIdle, ToRunning};
+use crate::task::trace::{TaskEvent, task_event};
 use crate::task::{Notified, Schedule, waker};
 use std::future::Future;
 use std::panic::{self, AssertUnwindSafe};
@@ -123,26 +124,31 @@ where
 /// stage now holds the result.
 fn poll_future<F: Future, S>(cell: &Cell<F, S>, cx: &mut Context<'_>) -> Poll<()> {
     let id = cell.header.id;
-    let outcome = panic::catch_unwind(AssertUnwindSafe(|| {
-        context::with_task_id(id, || {
-            // A poll that panics drops the future during the unwind (as
-            // tokio does), so its destructors see `thread::panicking()`.
-            let drop_on_unwind = DropStageOnUnwind(&cell.stage);
-            let polled = coop::budget(|| {
-                cell.stage.with_mut(|stage| {
-                    // SAFETY: RUNNING gives us exclusive access to the stage.
-                    match unsafe { &mut *stage } {
-                        // SAFETY: the future lives in the task allocation and
-                        // is never moved until it is dropped in place.
-                        Stage::Running(future) => unsafe { Pin::new_unchecked(future) }.poll(cx),
-                        _ => unreachable!("rt: polled a task whose future is gone"),
-                    }
-                })
-            });
-            std::mem::forget(drop_on_unwind);
-            polled
-        })
-    }));
+    let span = &cell.header.span;
+    let outcome = span.in_poll(|| {
+        panic::catch_unwind(AssertUnwindSafe(|| {
+            context::with_task_id(id, || {
+                // A poll that panics drops the future during the unwind (as
+                // tokio does), so its destructors see `thread::panicking()`.
+                let drop_on_unwind = DropStageOnUnwind(&cell.stage);
+                let polled = coop::budget(|| {
+                    cell.stage.with_mut(|stage| {
+                        // SAFETY: RUNNING gives us exclusive access to the stage.
+                        match unsafe { &mut *stage } {
+                            Stage::Running(future) => {
+                                // SAFETY: the future lives in the task allocation
+                                // and is never moved until it is dropped in place.
+                                unsafe { Pin::new_unchecked(future) }.poll(cx)
+                            }
+                            _ => unreachable!("rt: polled a task whose future is gone"),
+                        }
+                    })
+                });
+                std::mem::forget(drop_on_unwind);
+                polled
+            })
+        }))
+    });
     let result = match outcome {
         Ok(Poll::Pending) => return Poll::Pending,
         Ok(Poll::Ready(output)) => Ok(output),
@@ -224,6 +230,7 @@ fn set_stage<F: Future>(stage: &UnsafeCell<Stage<F>>, value: Stage<F>) {
 unsafe fn complete<F: Future, S: Schedule>(ptr: NonNull<Header>) {
     // SAFETY: per the caller; `cell` is not used past the last `ref_dec`.
     let cell = unsafe { cell::<F, S>(ptr) };
+    task_event(&cell.header, TaskEvent::Complete);
     // Leave the owned list first, so that once the JoinHandle can see the
     // task complete, the runtime no longer counts it as alive.
     let released = cell.scheduler.release(&cell.header);

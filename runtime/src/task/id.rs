@@ -19,6 +19,7 @@ use std::num::NonZeroU64;
 pub struct Id(NonZeroU64);
 
 impl Id {
+    #[inline]
     pub(crate) fn next() -> Id {
         #[cfg(not(loom))]
         static NEXT: AtomicU64 = AtomicU64::new(1);

@@ -163,6 +163,7 @@ impl<T: Send + 'static> JoinSet<T> {
     /// let first = rt.block_on(set.join_next()).unwrap().unwrap();
     /// assert_eq!(first, "on rt");
     /// ```
+    #[track_caller]
     pub fn spawn_on<F>(&mut self, future: F, handle: &Handle) -> AbortHandle
     where
         F: Future<Output = T> + Send + 'static,

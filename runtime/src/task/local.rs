@@ -33,7 +33,7 @@ use crate::loom::sync::atomic::{AtomicBool, Ordering};
 use crate::loom::sync::{Arc, Mutex};
 use crate::loom::thread::{self, ThreadId};
 use crate::task::list::OwnedTasks;
-use crate::task::{self, Header, Id, JoinHandle, Notified, Schedule};
+use crate::task::{self, Header, JoinHandle, Notified, Schedule, TaskMeta};
 use pin_project_lite::pin_project;
 use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
@@ -155,18 +155,31 @@ where
     F: Future + 'static,
     F::Output: 'static,
 {
-    let current = CURRENT
-        .try_with(|current| current.borrow().clone())
-        .ok()
-        .flatten();
-    match current {
-        Some(context) => context.spawn(future),
-        None => panic!(
+    match try_spawn_local(future, TaskMeta::new()) {
+        Ok(join) => join,
+        Err(_) => panic!(
             "`rt::task::spawn_local` called outside a `LocalSet`: local tasks need a set to run \
              on. Run this code inside `LocalSet::run_until`, `LocalSet::block_on` or an \
              awaited `LocalSet` (or under `LocalSet::enter`), or spawn with \
              `LocalSet::spawn_local`; use `rt::spawn` for `Send` futures"
         ),
+    }
+}
+
+/// Spawns onto the set this thread runs, or gives the future back when
+/// there is none.
+pub(super) fn try_spawn_local<F>(future: F, meta: TaskMeta) -> Result<JoinHandle<F::Output>, F>
+where
+    F: Future + 'static,
+    F::Output: 'static,
+{
+    let current = CURRENT
+        .try_with(|current| current.borrow().clone())
+        .ok()
+        .flatten();
+    match current {
+        Some(context) => Ok(context.spawn(future, meta)),
+        None => Err(future),
     }
 }
 
@@ -212,12 +225,22 @@ impl LocalSet {
     /// let task = local.spawn_local(async move { name.len() });
     /// assert_eq!(local.block_on(&rt, task).unwrap(), 5);
     /// ```
+    #[track_caller]
     pub fn spawn_local<F>(&self, future: F) -> JoinHandle<F::Output>
     where
         F: Future + 'static,
         F::Output: 'static,
     {
-        self.context.spawn(future)
+        self.context.spawn(future, TaskMeta::new())
+    }
+
+    /// `spawn_local` with the spawn-time facts already taken.
+    pub(super) fn spawn_local_with<F>(&self, future: F, meta: TaskMeta) -> JoinHandle<F::Output>
+    where
+        F: Future + 'static,
+        F::Output: 'static,
+    {
+        self.context.spawn(future, meta)
     }
 
     /// Runs `future` to completion on `rt`, driving this set's tasks
@@ -309,7 +332,7 @@ impl LocalSet {
 }
 
 impl SetContext {
-    fn spawn<F>(&self, future: F) -> JoinHandle<F::Output>
+    fn spawn<F>(&self, future: F, meta: TaskMeta) -> JoinHandle<F::Output>
     where
         F: Future + 'static,
         F::Output: 'static,
@@ -321,7 +344,7 @@ impl SetContext {
         let (join, task) = unsafe {
             self.shared
                 .owned
-                .bind_local(future, self.shared.clone(), Id::next())
+                .bind_local(future, self.shared.clone(), meta)
         };
         if let Some(task) = task {
             self.queue.borrow_mut().push_back(task);

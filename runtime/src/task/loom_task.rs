@@ -14,7 +14,7 @@ use crate::loom::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use crate::loom::sync::{Arc, Mutex};
 use crate::loom::thread;
 use crate::task::list::OwnedTasks;
-use crate::task::{Header, Id, JoinError, JoinHandle, Notified, Schedule};
+use crate::task::{Header, JoinError, JoinHandle, Notified, Schedule, TaskMeta};
 use std::collections::VecDeque;
 use std::future::Future;
 use std::pin::Pin;
@@ -123,7 +123,7 @@ fn spawn_with(
         waker: waker.clone(),
         _guard: Guard(drops.clone()),
     };
-    let (join, notified) = queue.owned.bind(future, queue.clone(), Id::next());
+    let (join, notified) = queue.owned.bind(future, queue.clone(), TaskMeta::new());
     queue.schedule(notified.expect("the list is open"));
     Spawned {
         queue,

@@ -9,6 +9,7 @@
 //! Task-local values (`task_local!`, `LocalKey`) live in `task_local.rs`
 //! and need nothing from the scheduler: they travel inside the future.
 
+mod builder;
 pub mod coop;
 mod error;
 mod group;
@@ -20,12 +21,16 @@ pub(crate) mod list;
 mod local;
 #[cfg(test)]
 mod loom_task;
+mod meta;
 mod raw;
 mod state;
+mod stats;
 mod task_local;
+mod trace;
 mod waker;
 mod yield_now;
 
+pub use builder::Builder;
 pub use coop::{Unconstrained, consume_budget, unconstrained};
 pub use error::JoinError;
 pub use group::{GroupError, Scope, TaskGroup};
@@ -39,6 +44,7 @@ pub use yield_now::yield_now;
 pub(crate) use coop::{Budget, budget as budget_scope};
 #[allow(unused_imports)]
 pub(crate) use coop::{RestoreOnPending, poll_budget_available, poll_proceed};
+pub(crate) use meta::TaskMeta;
 pub(crate) use raw::Header;
 use raw::RawTask;
 
@@ -46,6 +52,7 @@ pub use crate::blocking::{block_in_place, spawn_blocking};
 pub use crate::runtime::spawn::spawn;
 
 use std::future::Future;
+use std::ptr::NonNull;
 
 /// What a task needs from the scheduler that spawned it.
 pub(crate) trait Schedule: Send + Sync + Sized + 'static {
@@ -85,6 +92,34 @@ impl Notified {
         self.0.id()
     }
 
+    /// Records, for the task dump, that the task is about to be polled at
+    /// `now` (a scheduler's cached clock).
+    #[inline]
+    pub(crate) fn record_poll(&self, now: crate::runtime::coarse_time::Stamp) {
+        self.0.header().stats.poll_started(now);
+    }
+
+    /// Gives up the `Notified` for a pointer that still owns its
+    /// reference (to keep it in an atomic slot); see `from_ptr`.
+    pub(crate) fn into_ptr(self) -> NonNull<Header> {
+        let ptr = self.0.as_ptr();
+        std::mem::forget(self);
+        ptr
+    }
+
+    /// Takes back a `Notified` given up with `into_ptr`.
+    ///
+    /// # Safety
+    /// `ptr` comes from `Notified::into_ptr`, and this is the only
+    /// `from_ptr` for it: the reference it owns moves into the result.
+    pub(crate) unsafe fn from_ptr(ptr: NonNull<Header>) -> Notified {
+        // SAFETY: per the caller, the task is alive (the reference `ptr`
+        // owns keeps it so) and came from `RawTask::new`.
+        let raw = unsafe { RawTask::from_raw(ptr) };
+        // SAFETY: the reference `into_ptr` kept moves into this Notified.
+        unsafe { Notified::from_raw(raw) }
+    }
+
     /// Cancels a queued task that will never run (its queue is shut down):
     /// the future is dropped and the `JoinHandle` yields `Cancelled`.
     pub(crate) fn cancel(self) {
@@ -102,13 +137,13 @@ impl Drop for Notified {
 
 /// Allocates a task. The caller must pass the `RawTask` to an owned list
 /// (`OwnedTasks::bind`), which yields the first `Notified`.
-fn new_task<F, S>(future: F, scheduler: S, id: Id) -> (RawTask, JoinHandle<F::Output>)
+fn new_task<F, S>(future: F, scheduler: S, meta: &TaskMeta) -> (RawTask, JoinHandle<F::Output>)
 where
     F: Future + Send + 'static,
     F::Output: Send + 'static,
     S: Schedule,
 {
-    let raw = RawTask::new(future, scheduler, id);
+    let raw = RawTask::new(future, scheduler, meta);
     // SAFETY: the initial state holds the join interest and a reference
     // for the handle; the output type is `F::Output`.
     let join = unsafe { JoinHandle::new(raw) };
@@ -125,14 +160,18 @@ where
 /// `abort()` elsewhere never drops the future: it schedules the task.) The
 /// output is dropped where the `JoinHandle` is (which is `Send` only if
 /// the output is), or by the polling thread when there is no handle.
-unsafe fn new_local_task<F, S>(future: F, scheduler: S, id: Id) -> (RawTask, JoinHandle<F::Output>)
+unsafe fn new_local_task<F, S>(
+    future: F,
+    scheduler: S,
+    meta: &TaskMeta,
+) -> (RawTask, JoinHandle<F::Output>)
 where
     F: Future + 'static,
     F::Output: 'static,
     S: Schedule,
 {
     // SAFETY: forwarded from the caller.
-    let raw = unsafe { RawTask::new_local(future, scheduler, id) };
+    let raw = unsafe { RawTask::new_local(future, scheduler, meta) };
     // SAFETY: as in `new_task`.
     let join = unsafe { JoinHandle::new(raw) };
     (raw, join)
@@ -144,14 +183,14 @@ where
 pub(crate) fn new_unowned_task<F, S>(
     future: F,
     scheduler: S,
-    id: Id,
+    meta: TaskMeta,
 ) -> (Notified, JoinHandle<F::Output>)
 where
     F: Future + Send + 'static,
     F::Output: Send + 'static,
     S: Schedule,
 {
-    let (raw, join) = new_task(future, scheduler, id);
+    let (raw, join) = new_task(future, scheduler, &meta);
     // The initial state counts a reference for an owned list; there is
     // none, and the JoinHandle's reference keeps the task alive.
     let last = raw.header().state.ref_dec();

@@ -11,9 +11,12 @@ use crate::task::Schedule;
 use crate::task::error::JoinError;
 use crate::task::harness;
 use crate::task::id::Id;
+use crate::task::meta::TaskMeta;
 use crate::task::state::{State, ToNotified};
+use crate::task::stats::TaskStats;
+use crate::task::trace::{TaskEvent, TaskSpan, task_event};
 use std::future::Future;
-use std::ptr::NonNull;
+use std::ptr::{self, NonNull};
 use std::task::Waker;
 
 /// The part of a task every handle can reach without knowing `F` or `S`.
@@ -22,6 +25,10 @@ pub(crate) struct Header {
     pub(crate) state: State,
     pub(crate) vtable: &'static Vtable,
     pub(crate) id: Id,
+    /// Its polls and the last one's time, for the task dump.
+    pub(crate) stats: TaskStats,
+    /// The task's `tracing` span (no bytes without the feature).
+    pub(crate) span: TaskSpan,
     /// The task's key in its owned-list shard. Written and read only while
     /// holding that shard's lock.
     pub(crate) owned_key: UnsafeCell<usize>,
@@ -91,13 +98,13 @@ unsafe impl Send for RawTask {}
 unsafe impl Sync for RawTask {}
 
 impl RawTask {
-    pub(super) fn new<F, S>(future: F, scheduler: S, id: Id) -> RawTask
+    pub(super) fn new<F, S>(future: F, scheduler: S, meta: &TaskMeta) -> RawTask
     where
         F: Future + Send + 'static,
         F::Output: Send + 'static,
         S: Schedule,
     {
-        RawTask::allocate(future, scheduler, id)
+        RawTask::allocate(future, scheduler, meta)
     }
 
     /// A task whose future and output need not be `Send`.
@@ -106,32 +113,43 @@ impl RawTask {
     ///
     /// See `task::new_local_task`: the scheduler polls and drops the future
     /// only on the calling thread.
-    pub(crate) unsafe fn new_local<F, S>(future: F, scheduler: S, id: Id) -> RawTask
+    pub(super) unsafe fn new_local<F, S>(future: F, scheduler: S, meta: &TaskMeta) -> RawTask
     where
         F: Future + 'static,
         F::Output: 'static,
         S: Schedule,
     {
-        RawTask::allocate(future, scheduler, id)
+        RawTask::allocate(future, scheduler, meta)
     }
 
-    fn allocate<F, S>(future: F, scheduler: S, id: Id) -> RawTask
+    fn allocate<F, S>(future: F, scheduler: S, meta: &TaskMeta) -> RawTask
     where
         F: Future + 'static,
         F::Output: 'static,
         S: Schedule,
     {
-        let cell = Box::new(Cell {
-            header: Header {
+        // Each field is written in place: a cell built on the stack and
+        // moved into its box costs a `memcpy` of the whole cell per spawn.
+        let mut cell = Box::<Cell<F, S>>::new_uninit();
+        let slot = cell.as_mut_ptr();
+        // SAFETY: `slot` points to the cell just allocated, uninitialised;
+        // `addr_of_mut!` makes field pointers without creating references
+        // to uninitialised memory, and each field is written exactly once.
+        unsafe {
+            ptr::addr_of_mut!((*slot).header).write(Header {
                 state: State::new(),
                 vtable: harness::vtable::<F, S>(),
-                id,
+                span: TaskSpan::new(meta),
+                id: meta.id,
+                stats: TaskStats::new(),
                 owned_key: UnsafeCell::new(usize::MAX),
-            },
-            scheduler,
-            stage: UnsafeCell::new(Stage::Running(future)),
-            join_waker: UnsafeCell::new(None),
-        });
+            });
+            ptr::addr_of_mut!((*slot).scheduler).write(scheduler);
+            ptr::addr_of_mut!((*slot).stage).write(UnsafeCell::new(Stage::Running(future)));
+            ptr::addr_of_mut!((*slot).join_waker).write(UnsafeCell::new(None));
+        }
+        // SAFETY: every field of the cell was written above.
+        let cell = unsafe { cell.assume_init() };
         #[cfg(debug_assertions)]
         LIVE_ALLOCATIONS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         // The pointer keeps the provenance of the whole cell: `dealloc`
@@ -139,7 +157,9 @@ impl RawTask {
         let ptr = NonNull::new(Box::into_raw(cell))
             .expect("Box::into_raw is never null")
             .cast::<Header>();
-        RawTask { ptr }
+        let task = RawTask { ptr };
+        task_event(task.header(), TaskEvent::Spawn);
+        task
     }
 
     /// # Safety
@@ -235,6 +255,7 @@ impl RawTask {
     /// `State::transition_to_notified_and_cancel`). The caller's thread
     /// never runs the future's destructor.
     pub(super) fn remote_abort(self) {
+        task_event(self.header(), TaskEvent::Abort);
         match self.header().state.transition_to_notified_and_cancel() {
             // SAFETY: the transition counted a reference for the Notified.
             ToNotified::Submit => unsafe { self.schedule() },

@@ -2,6 +2,7 @@
 
 use crate::task::raw::{Header, RawTask};
 use crate::task::state::ToNotified;
+use crate::task::trace::{TaskEvent, task_event};
 use std::mem::ManuallyDrop;
 use std::ops::Deref;
 use std::ptr::NonNull;
@@ -59,6 +60,7 @@ unsafe fn clone(data: *const ()) -> RawWaker {
 unsafe fn wake_by_val(data: *const ()) {
     // SAFETY: the waker being consumed owns a reference.
     let task = unsafe { raw(data) };
+    task_event(task.header(), TaskEvent::Wake);
     match task.header().state.transition_to_notified_by_val() {
         ToNotified::DoNothing => {}
         ToNotified::Submit => {
@@ -82,6 +84,7 @@ unsafe fn wake_by_val(data: *const ()) {
 unsafe fn wake_by_ref(data: *const ()) {
     // SAFETY: the waker keeps the task alive for this call.
     let task = unsafe { raw(data) };
+    task_event(task.header(), TaskEvent::Wake);
     match task.header().state.transition_to_notified_by_ref() {
         ToNotified::DoNothing => {}
         // SAFETY: the transition counted a new reference for the Notified.

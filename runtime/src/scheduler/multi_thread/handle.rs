@@ -6,13 +6,15 @@ use crate::loom::deque::{Injector, steal_one};
 use crate::loom::sync::Arc;
 use crate::loom::sync::atomic::{AtomicBool, Ordering, fence};
 use crate::runtime::context;
+use crate::runtime::metrics::WorkerMetrics;
 use crate::scheduler::multi_thread::ExitCount;
 use crate::scheduler::multi_thread::idle::Idle;
 use crate::scheduler::multi_thread::park;
 use crate::scheduler::multi_thread::worker::Remote;
 use crate::scheduler::{self, Config};
 use crate::task::list::OwnedTasks;
-use crate::task::{Header, Id, JoinHandle, Notified, Schedule};
+use crate::task::{Header, JoinHandle, Notified, Schedule, TaskMeta};
+use crossbeam_utils::CachePadded;
 use std::future::Future;
 
 /// See `Handle::hand_off_driver_for_timers`: a poll longer than this is
@@ -33,6 +35,9 @@ pub(crate) struct Shared {
     pub(crate) inject: Injector<Notified>,
     pub(crate) idle: Idle,
     pub(crate) owned: OwnedTasks,
+    /// Each worker's counters, in its own cache line (an `Arc` each, so
+    /// the worker's thread holds its own without indexing).
+    pub(crate) metrics: Box<[Arc<CachePadded<WorkerMetrics>>]>,
     pub(crate) is_shutdown: AtomicBool,
     /// Set once the shutdown sweep has run: nothing will poll again.
     pub(crate) is_terminated: AtomicBool,
@@ -42,12 +47,12 @@ pub(crate) struct Shared {
 }
 
 impl Handle {
-    pub(crate) fn spawn<F>(me: &Arc<Handle>, future: F, id: Id) -> JoinHandle<F::Output>
+    pub(crate) fn spawn<F>(me: &Arc<Handle>, future: F, meta: TaskMeta) -> JoinHandle<F::Output>
     where
         F: Future + Send + 'static,
         F::Output: Send + 'static,
     {
-        let (join, notified) = me.shared.owned.bind(future, me.clone(), id);
+        let (join, notified) = me.shared.owned.bind(future, me.clone(), meta);
         if let Some(notified) = notified {
             Handle::schedule_task(me, notified, false);
         }
@@ -159,14 +164,48 @@ impl Handle {
         }
     }
 
-    /// `true` if the injector or any worker's deque holds a task.
+    /// `true` if the injector or any worker's deque holds a task (or, for
+    /// a worker the watchdog found stuck, its LIFO slot or yielded list).
     pub(crate) fn has_stealable_work(&self) -> bool {
         !self.shared.inject.is_empty()
             || self
                 .shared
                 .remotes
                 .iter()
-                .any(|remote| !remote.stealer.is_empty())
+                .any(|remote| !remote.stealer.is_empty() || remote.has_stranded_work())
+    }
+
+    /// The watchdog found `worker` stuck in a poll (see `watchdog.rs`,
+    /// step 2): from now on searchers also take its LIFO slot and its
+    /// yielded tasks. The fence pairs with the one a parking worker runs
+    /// before its last look at the queues (`notify_if_work_pending`):
+    /// either it sees the mark, or this sees it parked and wakes it.
+    pub(crate) fn stall_started(&self, worker: usize) {
+        self.shared.remotes[worker]
+            .stalled
+            .store(true, Ordering::SeqCst);
+        self.notify_parked();
+    }
+
+    /// Step 3: the stuck task may have woken more work since.
+    pub(crate) fn help_stalled_worker(&self, worker: usize) {
+        if self.shared.remotes[worker].has_stranded_work() {
+            self.notify_parked();
+        }
+    }
+
+    pub(crate) fn stall_ended(&self, worker: usize) {
+        self.shared.remotes[worker]
+            .stalled
+            .store(false, Ordering::SeqCst);
+    }
+
+    /// The tasks queued on `worker`, as far as other threads can see.
+    pub(crate) fn local_queue_depth(&self, worker: usize) -> usize {
+        let remote = &self.shared.remotes[worker];
+        remote.stealer.len()
+            + usize::from(remote.lifo.is_occupied())
+            + remote.yielded.as_ref().map_or(0, |yielded| yielded.len())
     }
 
     /// Starts shutting down: workers stop after their current poll.

@@ -21,6 +21,7 @@ pub(crate) fn hand_off_core(cx: &Context) -> Result<(), HandoffError> {
     let Some(core) = cx.core.borrow_mut().take() else {
         return Ok(());
     };
+    cx.poll_handed_off();
     // The core travels in a slot rather than in the job, so it can be put
     // back if no thread takes the job.
     let slot = Arc::new(Mutex::new(Some(core)));

@@ -4,6 +4,7 @@
 mod handle;
 mod handoff;
 mod idle;
+mod local_queues;
 mod park;
 mod worker;
 
@@ -19,6 +20,8 @@ use crate::loom::sync::{Arc, Condvar, Mutex};
 use crate::runtime::builder::ThreadSpawner;
 use crate::scheduler::Config;
 use crate::task::list::OwnedTasks;
+use crossbeam_utils::CachePadded;
+use local_queues::YieldedTasks;
 use std::io;
 use std::time::{Duration, Instant};
 
@@ -68,11 +71,14 @@ impl MultiThread {
         for index in 0..num_workers {
             let parker = park::Parker::new(park_shared.clone());
             let queue = Deque::new_fifo();
-            remotes.push(worker::Remote {
-                stealer: queue.stealer(),
-                unpark: parker.unparker(),
-            });
-            cores.push(worker::Core::new(index, queue, parker));
+            let stealable = config.stealable_local_queues;
+            let (yielded, yielded_stealer) = YieldedTasks::new(stealable);
+            remotes.push(worker::Remote::new(
+                queue.stealer(),
+                parker.unparker(),
+                yielded_stealer,
+            ));
+            cores.push(worker::Core::new(index, queue, yielded, parker, stealable));
         }
         let handle = Arc::new(Handle {
             shared: handle::Shared {
@@ -80,6 +86,9 @@ impl MultiThread {
                 inject: Injector::new(),
                 idle: idle::Idle::new(num_workers),
                 owned: OwnedTasks::new(num_workers),
+                metrics: (0..num_workers)
+                    .map(|_| Arc::new(CachePadded::default()))
+                    .collect(),
                 is_shutdown: AtomicBool::new(false),
                 is_terminated: AtomicBool::new(false),
                 config,

@@ -43,16 +43,26 @@
 //!
 //! While a task is polled the core sits in the thread's scheduler
 //! `Context`, so wakes from inside the task go straight to the local queue.
+//!
+//! The LIFO slot and the yielded list are this worker's alone, except
+//! with the slow-poll watchdog on: while the watchdog finds the worker
+//! stuck in one poll, searchers take from them too (`local_queues.rs`,
+//! `Remote::steal_stranded`), so a task that blocks its thread strands
+//! none of the work queued behind it.
 
 use crate::loom::deque::{Steal, Stealer, Worker as Deque};
 use crate::loom::sync::Arc;
-use crate::loom::sync::atomic::{Ordering, fence};
+use crate::loom::sync::atomic::{AtomicBool, Ordering, fence};
+use crate::runtime::coarse_time::{self, Stamp};
 use crate::runtime::context;
+use crate::runtime::metrics::{self, WorkerMetrics};
 use crate::scheduler::idle_spin::IdleSpin;
 use crate::scheduler::multi_thread::handle::Handle;
+use crate::scheduler::multi_thread::local_queues::{LifoSlot, YieldedTasks, steal_yielded};
 use crate::scheduler::multi_thread::park::{Parker, Unparker};
 use crate::scheduler::{self, FastRand};
 use crate::task::Notified;
+use crossbeam_utils::CachePadded;
 use std::cell::RefCell;
 
 /// Consecutive LIFO-slot polls before the slot's task must queue normally,
@@ -64,6 +74,50 @@ const MAX_LIFO_POLLS: u32 = 3;
 pub(crate) struct Remote {
     pub(crate) stealer: Stealer<Notified>,
     pub(crate) unpark: Unparker,
+    /// The LIFO slot when the watchdog is on (else it is `Core::lifo`),
+    /// in a cache line of its own: the owner writes it on every wake,
+    /// searchers read the fields above.
+    pub(crate) lifo: CachePadded<LifoSlot>,
+    /// The yielded list's stealer, when the watchdog is on.
+    pub(crate) yielded: Option<Stealer<Notified>>,
+    /// Set by the watchdog while this worker is stuck in one poll: then
+    /// searchers take from its LIFO slot and yielded list too.
+    pub(crate) stalled: AtomicBool,
+}
+
+impl Remote {
+    pub(crate) fn new(
+        stealer: Stealer<Notified>,
+        unpark: Unparker,
+        yielded: Option<Stealer<Notified>>,
+    ) -> Remote {
+        Remote {
+            stealer,
+            unpark,
+            lifo: CachePadded::new(LifoSlot::new()),
+            yielded,
+            stalled: AtomicBool::new(false),
+        }
+    }
+
+    /// `true` if the worker is stuck and work waits in its LIFO slot or
+    /// yielded list, where only the stall lets others take it.
+    pub(crate) fn has_stranded_work(&self) -> bool {
+        self.stalled.load(Ordering::Relaxed)
+            && (self.lifo.is_occupied() || self.yielded.as_ref().is_some_and(|y| !y.is_empty()))
+    }
+
+    /// Takes work from a stuck worker's LIFO slot or yielded list.
+    fn steal_stranded(&self, dest: &Deque<Notified>) -> Option<Notified> {
+        if !self.stalled.load(Ordering::Relaxed) {
+            return None;
+        }
+        self.lifo.steal().or_else(|| {
+            self.yielded
+                .as_ref()
+                .and_then(|yielded| steal_yielded(yielded, dest))
+        })
+    }
 }
 
 /// What a worker owns while it runs.
@@ -71,35 +125,53 @@ pub(crate) struct Remote {
 pub(crate) struct Core {
     index: usize,
     tick: u32,
-    lifo_slot: Option<Notified>,
+    /// The LIFO slot while it is private (the watchdog off); with the
+    /// watchdog on, `Remote::lifo` is used instead.
+    lifo: Option<Notified>,
+    stealable_lifo: bool,
     run_queue: Deque<Notified>,
     /// Tasks that yielded, oldest first; see step 5 above.
-    yielded: Vec<Notified>,
+    yielded: YieldedTasks,
     is_searching: bool,
     is_shutdown: bool,
     park: Option<Parker>,
     /// A peer was woken for the work queued during this driver turn.
     notified_in_driver: bool,
     rand: FastRand,
+    /// When the worker last woke (for the busy-time metric).
+    busy_since: Stamp,
+    /// This worker's cached clock, for the tasks' poll times: refreshed
+    /// at each maintenance tick and wake-up.
+    now: Stamp,
 }
 
 /// The scheduler context of a worker thread.
 #[derive(Debug)]
 pub(crate) struct Context {
     pub(crate) handle: Arc<Handle>,
+    /// The counters of the core this thread runs (it keeps that core for
+    /// life: a thread that hands its core off leaves the worker loop).
+    metrics: Arc<CachePadded<WorkerMetrics>>,
     pub(crate) core: RefCell<Option<Box<Core>>>,
     /// How long to spin before parking; see `Core::spin_for_work`.
     pub(crate) spin: IdleSpin,
 }
 
 impl Core {
-    pub(crate) fn new(index: usize, run_queue: Deque<Notified>, park: Parker) -> Box<Core> {
+    pub(crate) fn new(
+        index: usize,
+        run_queue: Deque<Notified>,
+        yielded: YieldedTasks,
+        park: Parker,
+        stealable_lifo: bool,
+    ) -> Box<Core> {
         Box::new(Core {
             index,
             tick: 0,
-            lifo_slot: None,
+            lifo: None,
+            stealable_lifo,
             run_queue,
-            yielded: Vec::new(),
+            yielded,
             is_searching: false,
             is_shutdown: false,
             park: Some(park),
@@ -107,11 +179,46 @@ impl Core {
             rand: FastRand::new(
                 0x9E37_79B9_7F4A_7C15 ^ (index as u64 + 1).wrapping_mul(0xBF58_476D_1CE4_E5B9),
             ),
+            busy_since: coarse_time::now(),
+            now: coarse_time::now(),
         })
     }
 
-    fn has_local_work(&self) -> bool {
-        self.lifo_slot.is_some() || !self.run_queue.is_empty() || !self.yielded.is_empty()
+    /// Puts `task` in the LIFO slot; returns the task it displaced.
+    #[inline]
+    fn lifo_push(&mut self, handle: &Handle, task: Notified) -> Option<Notified> {
+        if self.stealable_lifo {
+            return self.shared_lifo_push(handle, task);
+        }
+        self.lifo.replace(task)
+    }
+
+    #[inline]
+    fn lifo_pop(&mut self, handle: &Handle) -> Option<Notified> {
+        if self.stealable_lifo {
+            return self.shared_lifo_pop(handle);
+        }
+        self.lifo.take()
+    }
+
+    // The stealable slot out of line: the watchdog is off by default.
+    #[cold]
+    fn shared_lifo_push(&self, handle: &Handle, task: Notified) -> Option<Notified> {
+        handle.shared.remotes[self.index].lifo.push(task)
+    }
+
+    #[cold]
+    fn shared_lifo_pop(&self, handle: &Handle) -> Option<Notified> {
+        handle.shared.remotes[self.index].lifo.pop()
+    }
+
+    fn has_local_work(&self, handle: &Handle) -> bool {
+        let lifo = if self.stealable_lifo {
+            handle.shared.remotes[self.index].lifo.is_occupied()
+        } else {
+            self.lifo.is_some()
+        };
+        lifo || !self.run_queue.is_empty() || !self.yielded.is_empty()
     }
 
     fn next_task(&mut self, handle: &Handle) -> Option<Notified> {
@@ -124,7 +231,8 @@ impl Core {
                 return Some(task);
             }
         }
-        if let Some(task) = self.lifo_slot.take() {
+        if let Some(task) = self.lifo_pop(handle) {
+            metrics::add(&shared.metrics[self.index].lifo_hits, 1);
             return Some(task);
         }
         if let Some(task) = self.run_queue.pop() {
@@ -147,11 +255,7 @@ impl Core {
         if self.yielded.is_empty() {
             return;
         }
-        let more_than_one = self.yielded.len() > 1;
-        for task in self.yielded.drain(..) {
-            self.run_queue.push(task);
-        }
-        if more_than_one {
+        if self.yielded.move_to(&self.run_queue) > 1 {
             // Work is stealable now: let an idle worker come and take it.
             handle.notify_parked();
         }
@@ -174,13 +278,27 @@ impl Core {
                 if victim == self.index {
                     continue;
                 }
+                let queued_before = self.run_queue.len();
                 match shared.remotes[victim]
                     .stealer
                     .steal_batch_and_pop(&self.run_queue)
                 {
-                    Steal::Success(task) => return Some(task),
+                    Steal::Success(task) => {
+                        let moved = self.run_queue.len().saturating_sub(queued_before);
+                        let metrics = &shared.metrics[self.index];
+                        metrics::add(&metrics.steal_operations, 1);
+                        metrics::add(&metrics.steal_tasks, 1 + moved as u64);
+                        return Some(task);
+                    }
                     Steal::Retry => retry = true,
-                    Steal::Empty => {}
+                    Steal::Empty => {
+                        if let Some(task) = shared.remotes[victim].steal_stranded(&self.run_queue) {
+                            let metrics = &shared.metrics[self.index];
+                            metrics::add(&metrics.steal_operations, 1);
+                            metrics::add(&metrics.steal_tasks, 1);
+                            return Some(task);
+                        }
+                    }
                 }
             }
             match shared.inject.steal_batch_and_pop(&self.run_queue) {
@@ -248,7 +366,7 @@ impl Core {
 
     /// Returns `false` if the worker must not park after all (it has work).
     fn transition_to_parked(&mut self, handle: &Handle) -> bool {
-        if self.has_local_work() || self.is_shutdown {
+        if self.has_local_work(handle) || self.is_shutdown {
             return false;
         }
         handle
@@ -264,7 +382,7 @@ impl Core {
 
     /// After a wake-up: `true` if the worker should run again.
     fn transition_from_parked(&mut self, handle: &Handle) -> bool {
-        if self.has_local_work() {
+        if self.has_local_work(handle) {
             // The driver, parked in by this worker, queued work here: run it.
             if !handle.shared.idle.unpark_worker_by_id(self.index) {
                 // A notifier (maybe this worker's own wake of a second
@@ -286,7 +404,7 @@ impl Core {
             // This worker is awake and runs it at step 5 at the latest:
             // nobody needs waking for it.
             self.yielded.push(task);
-        } else if let Some(prev) = self.lifo_slot.replace(task) {
+        } else if let Some(prev) = self.lifo_push(handle, task) {
             self.run_queue.push(prev);
             // Work is stealable now: let an idle worker come and take it.
             if self.park.is_some() {
@@ -319,8 +437,8 @@ impl Core {
 
     /// Drops every task still queued here (they stay in the owned list and
     /// are cancelled by the shutdown sweep).
-    fn drain(&mut self) {
-        drop(self.lifo_slot.take());
+    fn drain(&mut self, handle: &Handle) {
+        drop(self.lifo_pop(handle));
         self.yielded.clear();
         while let Some(task) = self.run_queue.pop() {
             drop(task);
@@ -338,8 +456,10 @@ pub(crate) fn run(handle: Arc<Handle>, core: Box<Core>) -> bool {
     let scheduler_handle = scheduler::Handle::MultiThread(handle.clone());
     let _enter = context::enter_runtime(&scheduler_handle);
     let spin = IdleSpin::new(handle.shared.config.spin_before_park);
+    let metrics = handle.shared.metrics[index].clone();
     let cx = scheduler::Context::MultiThread(Context {
         handle,
+        metrics,
         core: RefCell::new(None),
         spin,
     });
@@ -349,7 +469,7 @@ pub(crate) fn run(handle: Arc<Handle>, core: Box<Core>) -> bool {
         };
         match cx.run(core) {
             Some(mut core) => {
-                core.drain();
+                core.drain(&cx.handle);
                 cx.handle.shared.idle.unpark_worker_by_id(index);
                 true
             }
@@ -389,13 +509,17 @@ impl Context {
     fn run_task(&self, task: Notified, mut core: Box<Core>) -> Option<Box<Core>> {
         let handle = &*self.handle;
         core.transition_from_searching(handle);
+        let metrics = &*self.metrics;
+        let now = core.now;
         *self.core.borrow_mut() = Some(core);
-        task.run();
+        poll(metrics, task, now);
         let mut lifo_polls = 0;
         loop {
-            // `None`: the core was handed to another thread (block_in_place).
+            // `None`: the core was handed to another thread (block_in_place),
+            // whose worker loop owns the metrics from now on.
             let mut core = self.core.borrow_mut().take()?;
-            let Some(task) = core.lifo_slot.take() else {
+            metrics.poll_finished();
+            let Some(task) = core.lifo_pop(handle) else {
                 return Some(core);
             };
             if lifo_polls >= MAX_LIFO_POLLS {
@@ -404,12 +528,18 @@ impl Context {
                 return Some(core);
             }
             lifo_polls += 1;
+            metrics::add(&metrics.lifo_hits, 1);
+            let now = core.now;
             *self.core.borrow_mut() = Some(core);
-            task.run();
+            poll(metrics, task, now);
         }
     }
 
     fn maintenance(&self, mut core: Box<Core>) -> Box<Core> {
+        // Every fourth tick: a clock read costs as much as a poll.
+        if core.tick % (4 * self.handle.shared.config.event_interval) == 0 {
+            core.now = coarse_time::refresh();
+        }
         core.requeue_yielded(&self.handle);
         let mut park = core.park.take().expect("core has a parker");
         let mut polled = false;
@@ -441,6 +571,9 @@ impl Context {
             cb();
         }
         if core.transition_to_parked(handle) {
+            let metrics = &*self.metrics;
+            metrics.parked(core.busy_since, coarse_time::refresh());
+            coarse_time::mark_stale();
             let asleep_since = self.spin.sleep_starts();
             let mut park = core.park.take().expect("core has a parker");
             let mut left_driver = false;
@@ -459,6 +592,9 @@ impl Context {
                 }
             }
             core.park = Some(park);
+            metrics::add(&metrics.unparks, 1);
+            core.busy_since = coarse_time::refresh();
+            core.now = core.busy_since;
             self.spin.slept(asleep_since);
             core.notify_after_driver(handle);
             // A searcher wakes a peer for the driver anyway, once it finds
@@ -473,6 +609,22 @@ impl Context {
         core
     }
 
+    /// A task on this thread spent its budget and was made to yield.
+    pub(crate) fn budget_forced_yield(&self) {
+        // Only while this thread runs the core: after a hand-off another
+        // thread writes the counters.
+        if self.core.try_borrow().is_ok_and(|core| core.is_some()) {
+            metrics::add(&self.metrics.budget_forced_yields, 1);
+        }
+    }
+
+    /// Clears the poll in progress from the metrics before the core moves
+    /// to another thread (`block_in_place`): this thread blocks on
+    /// purpose, and writes no counter of the core once it is gone.
+    pub(crate) fn poll_handed_off(&self) {
+        self.metrics.poll_finished();
+    }
+
     /// Queues a task woken on this worker's thread.
     pub(crate) fn schedule_local(&self, task: Notified, is_yield: bool) -> Result<(), Notified> {
         match self.core.borrow_mut().as_mut() {
@@ -483,4 +635,14 @@ impl Context {
             None => Err(task),
         }
     }
+}
+
+/// Polls `task`, telling the worker's counters and the task's own (the
+/// end of the poll is recorded by the caller, once it knows the core is
+/// still here).
+#[inline]
+fn poll(metrics: &WorkerMetrics, task: Notified, now: Stamp) {
+    task.record_poll(now);
+    metrics.poll_started(task.id().as_u64());
+    task.run();
 }

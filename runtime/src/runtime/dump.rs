@@ -1,0 +1,440 @@
+//! `Handle::dump`: every live task of a runtime, as data and as a table.
+//!
+//! Taking a dump:
+//! 1. read which task each worker is polling (the per-worker counters);
+//! 2. walk the owned-task list one shard at a time, copying each task's id,
+//!    name, location, state word and poll statistics under that shard's
+//!    lock (so a task cannot complete and be freed while it is read);
+//! 3. sort, longest idle first, outside every lock.
+//!
+//! No worker is stopped: a shard's lock only delays the spawns and
+//! completions that hash to it, for as long as copying its tasks takes.
+//! So the dump is not one instant's picture: each shard is copied at its
+//! own moment, and a task spawned or finished during the walk may be
+//! listed or not (none is listed twice).
+//! Nothing in it waits on a worker, so a task may take a dump of its own
+//! runtime (it finds itself running).
+
+use crate::runtime::coarse_time::{self, Stamp};
+use crate::scheduler;
+use crate::task::Id;
+use crate::task::list::ListedTask;
+use std::fmt;
+use std::panic::Location;
+use std::time::Duration;
+
+/// A snapshot of every live task of a runtime, taken by
+/// [`Handle::dump`](crate::runtime::Handle::dump).
+///
+/// The entries are sorted longest idle first (the time since their last
+/// poll, or since their spawn if never polled): a task stuck waiting comes
+/// before the ones that keep running. Iterate over them as
+/// [`TaskSnapshot`]s, or print the dump for a table.
+///
+/// # Examples
+///
+/// ```
+/// let rt = rt::runtime::Runtime::new().unwrap();
+/// let (tx, rx) = futures_channel::oneshot::channel::<()>();
+/// let waiting = rt::task::Builder::new()
+///     .name("waits for tx")
+///     .spawn_on(async move { rx.await.ok() }, rt.handle())
+///     .unwrap();
+/// let dump = rt.handle().dump();
+/// let task = dump.iter().find(|t| t.id() == waiting.id()).unwrap();
+/// assert_eq!(task.name(), Some("waits for tx"));
+/// println!("{dump}");
+/// tx.send(()).unwrap();
+/// rt.block_on(waiting).unwrap();
+/// ```
+#[derive(Debug, Clone)]
+pub struct TaskDump {
+    tasks: Vec<TaskSnapshot>,
+}
+
+/// One task in a [`TaskDump`].
+///
+/// # Examples
+///
+/// ```
+/// let rt = rt::runtime::Builder::new_current_thread().build().unwrap();
+/// let task = rt.spawn(std::future::pending::<()>());
+/// let dump = rt.handle().dump();
+/// let snapshot = &dump.tasks()[0];
+/// assert_eq!(snapshot.id(), task.id());
+/// assert_eq!(snapshot.state(), rt::runtime::TaskState::Scheduled);
+/// assert_eq!(snapshot.polls(), 0);
+/// assert_eq!(snapshot.location().file(), file!());
+/// ```
+#[derive(Debug, Clone)]
+pub struct TaskSnapshot {
+    label: TaskLabel,
+    state: TaskState,
+    polls: u64,
+    since_spawn: Duration,
+    since_last_poll: Option<Duration>,
+}
+
+/// What a task was doing when a [`TaskDump`] was taken.
+///
+/// # Examples
+///
+/// ```
+/// use rt::runtime::TaskState;
+///
+/// let rt = rt::runtime::Builder::new_current_thread().build().unwrap();
+/// let (tx, rx) = futures_channel::oneshot::channel::<()>();
+/// let task = rt.spawn(async move { rx.await.ok() });
+/// let state = |rt: &rt::runtime::Runtime| rt.handle().dump().tasks()[0].state();
+/// assert_eq!(state(&rt), TaskState::Scheduled);
+/// rt.block_on(rt::task::yield_now()); // the task runs, then waits on `rx`
+/// assert_eq!(state(&rt), TaskState::Idle);
+/// tx.send(()).unwrap();
+/// assert_eq!(state(&rt), TaskState::Scheduled);
+/// rt.block_on(task).unwrap();
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum TaskState {
+    /// Waiting to be woken (its last poll returned `Pending`).
+    Idle,
+    /// Woken (or just spawned), in a run queue.
+    Scheduled,
+    /// Being polled, by worker `worker` when known (`None`: on a thread
+    /// that is not a worker, such as one in `block_in_place`).
+    Running {
+        /// The index of the worker polling it, as in
+        /// [`RuntimeMetrics`](crate::runtime::RuntimeMetrics).
+        worker: Option<usize>,
+    },
+    /// Aborted (or its runtime is shutting down): its future is dropped at
+    /// the next chance.
+    Cancelling,
+}
+
+/// Who a task is: what the dump, the slow-poll report and the leak report
+/// name it by.
+#[derive(Debug, Clone)]
+pub(crate) struct TaskLabel {
+    pub(crate) id: Id,
+    pub(crate) name: Option<String>,
+    pub(crate) location: &'static Location<'static>,
+}
+
+impl TaskLabel {
+    /// Copies the label of a listed task (under its shard's lock).
+    pub(crate) fn of(listed: &ListedTask) -> TaskLabel {
+        TaskLabel {
+            id: listed.header().id,
+            name: listed.name().map(String::from),
+            location: listed.location,
+        }
+    }
+}
+
+impl TaskDump {
+    /// Takes the dump of `handle`'s runtime (steps 1 to 3 above).
+    pub(crate) fn capture(handle: &scheduler::Handle) -> TaskDump {
+        let polling: Vec<(usize, u64)> = (0..handle.num_workers())
+            .filter_map(|worker| {
+                let (_, task) = handle.worker_metrics(worker).polling()?;
+                Some((worker, task))
+            })
+            .collect();
+        let now = coarse_time::precise_now();
+        let mut tasks = Vec::new();
+        handle
+            .owned_tasks()
+            .for_each(|listed| tasks.push(TaskSnapshot::capture(listed, now, &polling)));
+        tasks.sort_by_key(|task| std::cmp::Reverse(task.idle_for()));
+        TaskDump { tasks }
+    }
+
+    /// The tasks, longest idle first.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// assert!(rt.handle().dump().tasks().is_empty());
+    /// ```
+    pub fn tasks(&self) -> &[TaskSnapshot] {
+        &self.tasks
+    }
+
+    /// Iterates over the tasks, longest idle first.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// let _task = rt.spawn(std::future::pending::<()>());
+    /// assert_eq!(rt.handle().dump().iter().count(), 1);
+    /// ```
+    pub fn iter(&self) -> std::slice::Iter<'_, TaskSnapshot> {
+        self.tasks.iter()
+    }
+
+    /// The number of tasks.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// assert_eq!(rt.handle().dump().len(), 0);
+    /// ```
+    pub fn len(&self) -> usize {
+        self.tasks.len()
+    }
+
+    /// `true` if the runtime had no live task.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// assert!(rt.handle().dump().is_empty());
+    /// ```
+    pub fn is_empty(&self) -> bool {
+        self.tasks.is_empty()
+    }
+}
+
+impl IntoIterator for TaskDump {
+    type Item = TaskSnapshot;
+    type IntoIter = std::vec::IntoIter<TaskSnapshot>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.tasks.into_iter()
+    }
+}
+
+impl<'a> IntoIterator for &'a TaskDump {
+    type Item = &'a TaskSnapshot;
+    type IntoIter = std::slice::Iter<'a, TaskSnapshot>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.tasks.iter()
+    }
+}
+
+/// A table, one task per line, longest idle first.
+impl fmt::Display for TaskDump {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "{:>8}  {:<12}  {:>7}  {:>9}  {:>9}  {:<24}  LOCATION",
+            "ID", "STATE", "POLLS", "IDLE", "AGE", "NAME"
+        )?;
+        for task in &self.tasks {
+            writeln!(f, "{task}")?;
+        }
+        write!(f, "{} task(s)", self.tasks.len())
+    }
+}
+
+impl TaskSnapshot {
+    /// Copies what the dump shows of a listed task (under its shard's
+    /// lock, which keeps it alive).
+    pub(crate) fn capture(
+        listed: &ListedTask,
+        now: Stamp,
+        polling: &[(usize, u64)],
+    ) -> TaskSnapshot {
+        let header = listed.header();
+        let snapshot = header.state.load();
+        let label = TaskLabel::of(listed);
+        let id = label.id;
+        let state = if snapshot.is_cancelled() {
+            TaskState::Cancelling
+        } else if snapshot.is_running() {
+            let worker = polling
+                .iter()
+                .find(|&&(_, task)| task == id.as_u64())
+                .map(|&(worker, _)| worker);
+            TaskState::Running { worker }
+        } else if snapshot.is_notified() {
+            TaskState::Scheduled
+        } else {
+            TaskState::Idle
+        };
+        let since_spawn = listed.spawned_at.until(now);
+        TaskSnapshot {
+            label,
+            state,
+            polls: header.stats.polls(),
+            since_spawn,
+            // The poll's time is its worker's cached clock, which may lag
+            // the one the spawn read: never report a poll before the spawn.
+            since_last_poll: header
+                .stats
+                .since_last_poll(now)
+                .map(|idle| idle.min(since_spawn)),
+        }
+    }
+
+    /// The task's id (as its `JoinHandle::id`).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// let task = rt.spawn(std::future::pending::<()>());
+    /// assert_eq!(rt.handle().dump().tasks()[0].id(), task.id());
+    /// ```
+    pub fn id(&self) -> Id {
+        self.label.id
+    }
+
+    /// The name given with [`task::Builder::name`](crate::task::Builder::name).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// let _task = rt.spawn(std::future::pending::<()>());
+    /// assert_eq!(rt.handle().dump().tasks()[0].name(), None);
+    /// ```
+    pub fn name(&self) -> Option<&str> {
+        self.label.name.as_deref()
+    }
+
+    /// Where the task was spawned.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// let _task = rt.spawn(std::future::pending::<()>());
+    /// assert_eq!(rt.handle().dump().tasks()[0].location().line(), line!() - 1);
+    /// ```
+    pub fn location(&self) -> &'static Location<'static> {
+        self.label.location
+    }
+
+    /// What the task was doing.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rt::runtime::TaskState;
+    ///
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// let task = rt.spawn(std::future::pending::<()>());
+    /// task.abort();
+    /// let state = rt.handle().dump().iter().next().map(|t| t.state());
+    /// // Gone already, or about to be.
+    /// assert!(matches!(state, None | Some(TaskState::Cancelling)));
+    /// ```
+    pub fn state(&self) -> TaskState {
+        self.state
+    }
+
+    /// How many times the task was polled.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Builder::new_current_thread().build().unwrap();
+    /// let _task = rt.spawn(std::future::pending::<()>());
+    /// rt.block_on(rt::task::yield_now());
+    /// assert_eq!(rt.handle().dump().tasks()[0].polls(), 1);
+    /// ```
+    pub fn polls(&self) -> u64 {
+        self.polls
+    }
+
+    /// The time since the task was spawned. Like
+    /// [`since_last_poll`](TaskSnapshot::since_last_poll) it is measured
+    /// against a cached clock the workers refresh every few dozen polls,
+    /// so it may come out short by about the time such a batch of polls
+    /// takes.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// let _task = rt.spawn(std::future::pending::<()>());
+    /// let age = rt.handle().dump().tasks()[0].since_spawn();
+    /// assert!(age < std::time::Duration::from_secs(3600));
+    /// ```
+    pub fn since_spawn(&self) -> Duration {
+        self.since_spawn
+    }
+
+    /// The time since the task's last poll started, `None` if it was
+    /// never polled.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Builder::new_current_thread().build().unwrap();
+    /// let _task = rt.spawn(std::future::pending::<()>());
+    /// assert_eq!(rt.handle().dump().tasks()[0].since_last_poll(), None);
+    /// rt.block_on(rt::task::yield_now());
+    /// assert!(rt.handle().dump().tasks()[0].since_last_poll().is_some());
+    /// ```
+    pub fn since_last_poll(&self) -> Option<Duration> {
+        self.since_last_poll
+    }
+
+    /// What the dump sorts by: idle since the last poll, or since spawn.
+    fn idle_for(&self) -> Duration {
+        self.since_last_poll.unwrap_or(self.since_spawn)
+    }
+}
+
+/// One line of the dump's table.
+impl fmt::Display for TaskSnapshot {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let idle = match self.since_last_poll {
+            Some(idle) => ShortDuration(idle).to_string(),
+            None => "never".to_owned(),
+        };
+        write!(
+            f,
+            "{:>8}  {:<12}  {:>7}  {:>9}  {:>9}  {:<24}  {}",
+            self.label.id.to_string(),
+            self.state.to_string(),
+            self.polls,
+            idle,
+            ShortDuration(self.since_spawn).to_string(),
+            self.label.name.as_deref().unwrap_or("-"),
+            self.label.location,
+        )
+    }
+}
+
+impl fmt::Display for TaskState {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TaskState::Idle => f.write_str("idle"),
+            TaskState::Scheduled => f.write_str("scheduled"),
+            TaskState::Running { worker: Some(w) } => write!(f, "running@{w}"),
+            TaskState::Running { worker: None } => f.write_str("running"),
+            TaskState::Cancelling => f.write_str("cancelling"),
+        }
+    }
+}
+
+/// A duration in the unit that keeps it short: `850ns`, `12µs`, `3.4ms`,
+/// `1.25s`, `7m12s`.
+struct ShortDuration(Duration);
+
+impl fmt::Display for ShortDuration {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let d = self.0;
+        let nanos = d.as_nanos();
+        if nanos < 1_000 {
+            write!(f, "{nanos}ns")
+        } else if nanos < 1_000_000 {
+            write!(f, "{}µs", nanos / 1_000)
+        } else if nanos < 1_000_000_000 {
+            write!(f, "{:.1}ms", d.as_secs_f64() * 1e3)
+        } else if d.as_secs() < 60 {
+            write!(f, "{:.2}s", d.as_secs_f64())
+        } else {
+            write!(f, "{}m{:02}s", d.as_secs() / 60, d.as_secs() % 60)
+        }
+    }
+}

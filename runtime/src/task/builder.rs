@@ -1,0 +1,239 @@
+//! `task::Builder`: spawn with a name, get an error instead of a panic.
+
+use crate::blocking;
+use crate::runtime::{Handle, context};
+use crate::task::local::{LocalSet, try_spawn_local};
+use crate::task::{JoinHandle, TaskMeta};
+use std::future::Future;
+use std::io;
+
+/// Spawns tasks with a name, which the task dump
+/// ([`Handle::dump`](crate::runtime::Handle::dump)), the slow-poll
+/// watchdog and the leak report show next to the spawn location.
+///
+/// Every spawn records where it was called from, named or not; a name
+/// costs one small allocation, an unnamed spawn none. Unlike
+/// [`rt::spawn`](crate::spawn), the spawn methods return an error instead
+/// of panicking when there is nowhere to spawn.
+///
+/// # Examples
+///
+/// ```
+/// let rt = rt::runtime::Runtime::new().unwrap();
+/// rt.block_on(async {
+///     let task = rt::task::Builder::new()
+///         .name("answer")
+///         .spawn(async { 42 })
+///         .unwrap();
+///     assert_eq!(task.await.unwrap(), 42);
+/// });
+/// ```
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Builder<'a> {
+    name: Option<&'a str>,
+}
+
+impl<'a> Builder<'a> {
+    /// A builder for an unnamed task.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let builder = rt::task::Builder::new();
+    /// # drop(builder);
+    /// ```
+    pub fn new() -> Builder<'a> {
+        Builder { name: None }
+    }
+
+    /// Names the task.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// let task = rt::task::Builder::new()
+    ///     .name("worker")
+    ///     .spawn_on(async { "named" }, rt.handle())
+    ///     .unwrap();
+    /// assert_eq!(rt.block_on(task).unwrap(), "named");
+    /// ```
+    pub fn name(self, name: &'a str) -> Builder<'a> {
+        Builder { name: Some(name) }
+    }
+
+    #[track_caller]
+    fn meta(&self) -> TaskMeta {
+        TaskMeta::named(self.name)
+    }
+
+    /// Spawns the task on the current runtime, as [`rt::spawn`](crate::spawn).
+    ///
+    /// # Errors
+    ///
+    /// Fails when this thread has no current runtime (no task, `block_on`
+    /// or `Runtime::enter`); use [`spawn_on`](Builder::spawn_on) there.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let outside = rt::task::Builder::new().spawn(async {});
+    /// assert!(outside.is_err());
+    /// ```
+    #[track_caller]
+    pub fn spawn<F>(self, future: F) -> io::Result<JoinHandle<F::Output>>
+    where
+        F: Future + Send + 'static,
+        F::Output: Send + 'static,
+    {
+        let meta = self.meta();
+        context::with_current(|handle| handle.spawn(future, meta)).ok_or_else(|| {
+            no_runtime(
+                "`task::Builder::spawn` called outside a runtime: call it from a task or inside \
+                 `Runtime::block_on`, or use `Builder::spawn_on` with a runtime handle",
+            )
+        })
+    }
+
+    /// Spawns the task on the runtime of `handle`, from any thread.
+    ///
+    /// # Errors
+    ///
+    /// None today; the `Result` matches the other spawn methods.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// let task = rt::task::Builder::new().spawn_on(async { 1 }, rt.handle()).unwrap();
+    /// assert_eq!(rt.block_on(task).unwrap(), 1);
+    /// ```
+    #[track_caller]
+    pub fn spawn_on<F>(self, future: F, handle: &Handle) -> io::Result<JoinHandle<F::Output>>
+    where
+        F: Future + Send + 'static,
+        F::Output: Send + 'static,
+    {
+        Ok(handle.inner.spawn(future, self.meta()))
+    }
+
+    /// Spawns a `!Send` task on the [`LocalSet`] this thread runs, as
+    /// [`spawn_local`](crate::task::spawn_local).
+    ///
+    /// # Errors
+    ///
+    /// Fails outside a `LocalSet`; use
+    /// [`spawn_local_on`](Builder::spawn_local_on) there.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Builder::new_current_thread().build().unwrap();
+    /// let local = rt::task::LocalSet::new();
+    /// let rc = std::rc::Rc::new(5);
+    /// let out = local.block_on(&rt, async move {
+    ///     let task = rt::task::Builder::new().name("local").spawn_local(async move { *rc });
+    ///     task.unwrap().await.unwrap()
+    /// });
+    /// assert_eq!(out, 5);
+    /// ```
+    #[track_caller]
+    pub fn spawn_local<F>(self, future: F) -> io::Result<JoinHandle<F::Output>>
+    where
+        F: Future + 'static,
+        F::Output: 'static,
+    {
+        try_spawn_local(future, self.meta()).map_err(|_| {
+            no_runtime(
+                "`task::Builder::spawn_local` called outside a `LocalSet`: run it inside \
+                 `LocalSet::run_until` or `LocalSet::block_on`, or use `Builder::spawn_local_on`",
+            )
+        })
+    }
+
+    /// Spawns a `!Send` task onto `local`, as
+    /// [`LocalSet::spawn_local`].
+    ///
+    /// # Errors
+    ///
+    /// None today; the `Result` matches the other spawn methods.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Builder::new_current_thread().build().unwrap();
+    /// let local = rt::task::LocalSet::new();
+    /// let task = rt::task::Builder::new().spawn_local_on(async { 3 }, &local).unwrap();
+    /// assert_eq!(local.block_on(&rt, task).unwrap(), 3);
+    /// ```
+    #[track_caller]
+    pub fn spawn_local_on<F>(self, future: F, local: &LocalSet) -> io::Result<JoinHandle<F::Output>>
+    where
+        F: Future + 'static,
+        F::Output: 'static,
+    {
+        Ok(local.spawn_local_with(future, self.meta()))
+    }
+
+    /// Runs the blocking closure `f` on the current runtime's blocking
+    /// pool, as [`spawn_blocking`](crate::task::spawn_blocking).
+    ///
+    /// # Errors
+    ///
+    /// Fails outside a runtime, and when the pool has no thread and the
+    /// OS refuses to start one (then `f` never runs).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// let sum = rt.block_on(async {
+    ///     let task = rt::task::Builder::new().name("sum").spawn_blocking(|| 2 + 2);
+    ///     task.unwrap().await.unwrap()
+    /// });
+    /// assert_eq!(sum, 4);
+    /// ```
+    #[track_caller]
+    pub fn spawn_blocking<F, R>(self, f: F) -> io::Result<JoinHandle<R>>
+    where
+        F: FnOnce() -> R + Send + 'static,
+        R: Send + 'static,
+    {
+        let meta = self.meta();
+        context::with_current(|handle| handle.try_spawn_blocking(f, meta)).unwrap_or_else(|| {
+            Err(no_runtime(
+                "`task::Builder::spawn_blocking` called outside a runtime: call it from a task \
+                 or inside `Runtime::block_on`, or use `Builder::spawn_blocking_on`",
+            ))
+        })
+    }
+
+    /// Runs the blocking closure `f` on the blocking pool of `handle`'s
+    /// runtime, from any thread.
+    ///
+    /// # Errors
+    ///
+    /// Fails when the pool has no thread and the OS refuses to start one
+    /// (then `f` never runs).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// let task = rt::task::Builder::new().spawn_blocking_on(|| 6 * 7, rt.handle()).unwrap();
+    /// assert_eq!(rt.block_on(task).unwrap(), 42);
+    /// ```
+    #[track_caller]
+    pub fn spawn_blocking_on<F, R>(self, f: F, handle: &Handle) -> io::Result<JoinHandle<R>>
+    where
+        F: FnOnce() -> R + Send + 'static,
+        R: Send + 'static,
+    {
+        let rt = &handle.inner;
+        blocking::try_spawn_blocking_on(rt.blocking_spawner(), Some(rt), f, self.meta())
+    }
+}
+
+fn no_runtime(message: &'static str) -> io::Error {
+    io::Error::other(message)
+}

@@ -1,0 +1,47 @@
+//! What a task is told at spawn: its id, its name and where it was
+//! spawned. The header keeps them for the task dump, the slow-poll
+//! watchdog, the leak report and the `tracing` spans.
+
+use crate::task::Id;
+use std::panic::Location;
+
+/// The spawn-time facts of a task. An unnamed task costs no allocation:
+/// the location is a `'static` reference the compiler emits for
+/// `#[track_caller]`.
+#[derive(Debug)]
+pub(crate) struct TaskMeta {
+    pub(crate) id: Id,
+    pub(crate) name: Option<Box<str>>,
+    pub(crate) location: &'static Location<'static>,
+}
+
+impl TaskMeta {
+    /// A fresh id, no name, the location of the `#[track_caller]` chain
+    /// that leads here (the user's spawn call).
+    #[track_caller]
+    #[inline]
+    pub(crate) fn new() -> TaskMeta {
+        TaskMeta::named(None)
+    }
+
+    /// A fresh id, no name, spawned at `location`.
+    #[inline]
+    pub(crate) fn at(location: &'static Location<'static>) -> TaskMeta {
+        TaskMeta {
+            id: Id::next(),
+            name: None,
+            location,
+        }
+    }
+
+    /// As `new`, with a name.
+    #[track_caller]
+    #[inline]
+    pub(crate) fn named(name: Option<&str>) -> TaskMeta {
+        TaskMeta {
+            id: Id::next(),
+            name: name.map(Box::from),
+            location: Location::caller(),
+        }
+    }
+}

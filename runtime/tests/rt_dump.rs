@@ -1,0 +1,252 @@
+//! `Handle::dump`: tasks waiting on a `Notify`, a sleep and a socket read
+//! are listed with their names, spawn locations and states, from outside
+//! the runtime and from a task inside it, on both schedulers; the dump
+//! stays consistent while tasks are spawned and finish around it.
+
+mod support;
+
+use futures::AsyncReadExt as _;
+use rt::runtime::{Handle, TaskDump, TaskSnapshot, TaskState};
+use rt::sync::Notify;
+use rt::task::{Builder, Id, JoinHandle};
+use std::future::Future;
+use std::panic::Location;
+use std::sync::Arc;
+use std::time::Duration;
+use support::{Kind, tcp_pair, wait_until};
+
+/// Spawns `future` named `name` on `handle`, and says from where.
+#[track_caller]
+fn spawn_named<F>(handle: &Handle, name: &str, future: F) -> (JoinHandle<()>, Location<'static>)
+where
+    F: Future<Output = ()> + Send + 'static,
+{
+    let task = Builder::new().name(name).spawn_on(future, handle).unwrap();
+    (task, *Location::caller())
+}
+
+fn find(dump: &TaskDump, id: Id) -> &TaskSnapshot {
+    dump.iter()
+        .find(|task| task.id() == id)
+        .unwrap_or_else(|| panic!("task {id} missing from the dump:\n{dump}"))
+}
+
+/// Three tasks, each waiting on something different.
+struct Waiters {
+    notify: Arc<Notify>,
+    tasks: Vec<(JoinHandle<()>, Location<'static>, &'static str)>,
+}
+
+fn spawn_waiters(handle: &Handle) -> Waiters {
+    let notify = Arc::new(Notify::new());
+    let waiter = notify.clone();
+    let on_notify = spawn_named(handle, "waits on a Notify", async move {
+        waiter.notified().await;
+    });
+    let on_sleep = spawn_named(handle, "sleeps an hour", async {
+        rt::time::sleep(Duration::from_secs(3600)).await;
+    });
+    let on_read = spawn_named(handle, "reads a socket", async {
+        let (mut client, _server) = tcp_pair().await;
+        let mut buf = [0; 1];
+        let _ = client.read(&mut buf).await;
+    });
+    let names = ["waits on a Notify", "sleeps an hour", "reads a socket"];
+    let tasks = [on_notify, on_sleep, on_read]
+        .into_iter()
+        .zip(names)
+        .map(|((task, location), name)| (task, location, name))
+        .collect();
+    Waiters { notify, tasks }
+}
+
+impl Waiters {
+    fn all_idle(&self, dump: &TaskDump) -> bool {
+        self.tasks.iter().all(|(task, _, _)| {
+            dump.iter()
+                .any(|t| t.id() == task.id() && t.state() == TaskState::Idle)
+        })
+    }
+
+    fn check(&self, dump: &TaskDump) {
+        for (task, location, name) in &self.tasks {
+            let snapshot = find(dump, task.id());
+            assert_eq!(snapshot.name(), Some(*name));
+            assert_eq!(snapshot.location(), location, "{name}");
+            assert_eq!(snapshot.state(), TaskState::Idle, "{name}:\n{dump}");
+            assert!(snapshot.polls() >= 1, "{name} was polled");
+            assert!(snapshot.since_last_poll().is_some());
+            assert!(snapshot.since_last_poll().unwrap() <= snapshot.since_spawn());
+        }
+        let table = dump.to_string();
+        for (_, location, name) in &self.tasks {
+            let line = table
+                .lines()
+                .find(|line| line.contains(name))
+                .unwrap_or_else(|| panic!("{name} missing from the table:\n{table}"));
+            assert!(line.contains("idle"), "{line}");
+            assert!(line.contains(&location.to_string()), "{line}");
+        }
+    }
+
+    fn finish(self, rt: &rt::runtime::Runtime) {
+        self.notify.notify_one();
+        let mut tasks = self.tasks.into_iter();
+        let (notified, _, _) = tasks.next().unwrap();
+        rt.block_on(notified).unwrap();
+        for (task, _, _) in tasks {
+            task.abort();
+            assert!(rt.block_on(task).unwrap_err().is_cancelled());
+        }
+    }
+}
+
+/// Entries come longest idle first.
+fn assert_sorted(dump: &TaskDump) {
+    let idle: Vec<Duration> = dump
+        .iter()
+        .map(|t| t.since_last_poll().unwrap_or(t.since_spawn()))
+        .collect();
+    assert!(
+        idle.windows(2).all(|w| w[0] >= w[1]),
+        "not sorted: {idle:?}"
+    );
+}
+
+#[test]
+fn dump_from_outside_lists_waiting_tasks() {
+    for kind in [Kind::CurrentThread, Kind::MultiThread(2)] {
+        let rt = kind.build();
+        let waiters = spawn_waiters(rt.handle());
+        // The current-thread runtime runs its tasks inside `block_on` only.
+        wait_until("the waiters wait", || {
+            rt.block_on(rt::task::yield_now());
+            waiters.all_idle(&rt.handle().dump())
+        });
+        let dump = rt.handle().dump();
+        assert_eq!(dump.len(), 3, "{dump}");
+        waiters.check(&dump);
+        assert_sorted(&dump);
+        waiters.finish(&rt);
+        assert!(rt.handle().dump().is_empty());
+    }
+}
+
+#[test]
+fn dump_from_inside_a_task_finds_itself_running() {
+    for kind in [Kind::CurrentThread, Kind::MultiThread(2)] {
+        let rt = kind.build();
+        let waiters = spawn_waiters(rt.handle());
+        let (dumper, location) = {
+            let task = Builder::new()
+                .name("dumper")
+                .spawn_on(
+                    async {
+                        loop {
+                            let dump = Handle::current().dump();
+                            let idle = dump.iter().filter(|t| t.state() == TaskState::Idle).count();
+                            if idle == 3 {
+                                return (rt::task::id(), dump);
+                            }
+                            rt::task::yield_now().await;
+                        }
+                    },
+                    rt.handle(),
+                )
+                .unwrap();
+            (task, Location::caller())
+        };
+        let (me, dump) = rt.block_on(dumper).unwrap();
+        assert_eq!(dump.len(), 4, "{dump}");
+        waiters.check(&dump);
+        let dumper = find(&dump, me);
+        assert_eq!(dumper.name(), Some("dumper"));
+        assert_eq!(dumper.location().file(), location.file());
+        let expected_worker = Some(0).filter(|_| kind == Kind::CurrentThread);
+        match dumper.state() {
+            TaskState::Running { worker } if kind == Kind::CurrentThread => {
+                assert_eq!(worker, expected_worker)
+            }
+            TaskState::Running { worker: Some(w) } => assert!(w < 2),
+            other => panic!("the dumping task shows as {other:?}:\n{dump}"),
+        }
+        assert!(dump.to_string().contains("running@"), "{dump}");
+        waiters.finish(&rt);
+    }
+}
+
+#[test]
+fn a_task_never_polled_is_scheduled_with_no_poll_time() {
+    let rt = Kind::CurrentThread.build();
+    let task = rt.spawn(async {});
+    let dump = rt.handle().dump();
+    let snapshot = find(&dump, task.id());
+    assert_eq!(snapshot.state(), TaskState::Scheduled);
+    assert_eq!(snapshot.polls(), 0);
+    assert_eq!(snapshot.since_last_poll(), None);
+    assert_eq!(snapshot.name(), None);
+    assert!(dump.to_string().contains("never"), "{dump}");
+    rt.block_on(task).unwrap();
+}
+
+#[test]
+fn polls_are_counted_per_task() {
+    let rt = Kind::MultiThread(2).build();
+    let (release, released) = futures_channel::oneshot::channel::<()>();
+    let task = rt.spawn(async move {
+        for _ in 0..5 {
+            rt::task::yield_now().await;
+        }
+        released.await.unwrap();
+    });
+    wait_until("the task waits", || {
+        rt.handle()
+            .dump()
+            .iter()
+            .any(|t| t.id() == task.id() && t.state() == TaskState::Idle)
+    });
+    assert_eq!(find(&rt.handle().dump(), task.id()).polls(), 6);
+    release.send(()).unwrap();
+    rt.block_on(task).unwrap();
+}
+
+#[test]
+fn dumps_stay_consistent_while_tasks_come_and_go() {
+    let rt = Kind::MultiThread(4).build();
+    let handle = rt.handle().clone();
+    let churn = std::thread::spawn(move || {
+        for _ in 0..50 {
+            let tasks: Vec<_> = (0..200)
+                .map(|i| {
+                    handle.spawn(async move {
+                        if i % 2 == 0 {
+                            rt::task::yield_now().await;
+                        }
+                    })
+                })
+                .collect();
+            for task in tasks {
+                handle.block_on(task).unwrap();
+            }
+        }
+    });
+    let mut dumps = 0;
+    while !churn.is_finished() {
+        let dump = rt.handle().dump();
+        // Shard by shard, not at one instant: a dump may catch the end of
+        // one round of 200 in a shard and the next round in a later one,
+        // but never a task twice.
+        assert!(dump.len() <= 400, "{} tasks", dump.len());
+        let ids: std::collections::HashSet<Id> = dump.iter().map(|t| t.id()).collect();
+        assert_eq!(ids.len(), dump.len());
+        assert_sorted(&dump);
+        for task in &dump {
+            assert!(task.polls() <= 2);
+            assert_eq!(task.location().file(), file!());
+        }
+        dumps += 1;
+    }
+    churn.join().unwrap();
+    assert!(dumps > 0);
+    wait_until("all finished", || rt.handle().dump().is_empty());
+}

@@ -1,0 +1,239 @@
+//! `RuntimeMetrics` on known workloads: exact counts wherever the
+//! schedule is deterministic (one polling thread, or a worker blocked on
+//! purpose so that only stealing can move its tasks).
+
+mod support;
+
+use rt::runtime::{Builder, Runtime};
+use std::sync::mpsc;
+use std::time::Duration;
+use support::{Kind, expect_panic, wait_until};
+
+/// How long a test waits for a message before calling it a hang. Not a
+/// timing assertion: it only turns a hang into a failure.
+const HANG: Duration = Duration::from_secs(30);
+
+fn single_pollers() -> [Runtime; 2] {
+    [Kind::CurrentThread.build(), Kind::MultiThread(1).build()]
+}
+
+#[test]
+fn spawned_and_alive_tasks_follow_the_workload() {
+    for rt in [Kind::CurrentThread.build(), Kind::MultiThread(2).build()] {
+        let metrics = rt.metrics();
+        let (release, gate) = futures_channel::oneshot::channel::<()>();
+        let gate = futures::future::FutureExt::shared(gate);
+        let tasks: Vec<_> = (0..5)
+            .map(|_| {
+                let gate = gate.clone();
+                rt.spawn(async move { gate.await.ok() })
+            })
+            .collect();
+        assert_eq!(metrics.spawned_tasks_count(), 5);
+        assert_eq!(metrics.num_alive_tasks(), 5);
+        release.send(()).unwrap();
+        for task in tasks {
+            rt.block_on(task).unwrap();
+        }
+        assert_eq!(metrics.num_alive_tasks(), 0);
+        assert_eq!(metrics.spawned_tasks_count(), 5);
+    }
+}
+
+#[test]
+fn polls_count_every_poll_of_every_task() {
+    for rt in single_pollers() {
+        let metrics = rt.metrics();
+        rt.block_on(async {
+            let yielder = rt::spawn(async {
+                for _ in 0..4 {
+                    rt::task::yield_now().await;
+                }
+            });
+            let once = rt::spawn(async {});
+            yielder.await.unwrap();
+            once.await.unwrap();
+        });
+        // Five polls of the yielder, one of the other; `block_on`'s own
+        // future is not a task.
+        assert_eq!(metrics.worker_poll_count(0), 6);
+    }
+}
+
+#[test]
+fn spent_budgets_count_as_forced_yields() {
+    for rt in single_pollers() {
+        let metrics = rt.metrics();
+        rt.block_on(rt.spawn(async {
+            for _ in 0..1000 {
+                rt::task::consume_budget().await;
+            }
+        }))
+        .unwrap();
+        // 128 units per poll: 1000 units need 8 polls, 7 of them cut short.
+        assert_eq!(metrics.worker_budget_forced_yield_count(0), 7);
+        assert_eq!(metrics.budget_forced_yield_count(), 7);
+        assert_eq!(metrics.worker_poll_count(0), 8);
+    }
+}
+
+#[test]
+fn a_chain_of_spawns_runs_from_the_lifo_slot() {
+    let rt = Kind::MultiThread(1).build();
+    rt.block_on(rt.spawn(async {
+        // Each task spawns the next from the worker: it waits in the LIFO
+        // slot and runs right after its parent's poll.
+        drop(rt::spawn(async {
+            drop(rt::spawn(async {
+                drop(rt::spawn(async {}));
+            }));
+        }));
+    }))
+    .unwrap();
+    wait_until("the chain ran", || rt.metrics().num_alive_tasks() == 0);
+    assert_eq!(rt.metrics().worker_lifo_slot_hits(0), 3);
+    assert_eq!(rt.metrics().worker_poll_count(0), 4);
+    assert_eq!(rt.metrics().worker_steal_operations(0), 0);
+}
+
+/// A task blocks its worker until `count` messages arrive on `done`.
+fn block_until(done: &mpsc::Receiver<()>, count: usize) {
+    for _ in 0..count {
+        done.recv_timeout(HANG).expect("the stolen children ran");
+    }
+}
+
+#[test]
+fn a_blocked_workers_queue_is_stolen_and_counted() {
+    let rt = Kind::MultiThread(2).build();
+    let metrics = rt.metrics();
+    let (done_tx, done) = mpsc::channel();
+    rt.block_on(rt.spawn(async move {
+        for _ in 0..10 {
+            let done_tx = done_tx.clone();
+            drop(rt::spawn(async move { done_tx.send(()).unwrap() }));
+        }
+        // The first nine went to this worker's queue as the next took the
+        // LIFO slot: only the other worker, stealing, can run them.
+        block_until(&done, 9);
+    }))
+    .unwrap();
+    wait_until("the last child ran", || metrics.num_alive_tasks() == 0);
+    let stolen: u64 = (0..2).map(|w| metrics.worker_steal_count(w)).sum();
+    let operations: u64 = (0..2).map(|w| metrics.worker_steal_operations(w)).sum();
+    assert_eq!(stolen, 9);
+    assert!(
+        (1..=9).contains(&operations),
+        "{operations} steal operations"
+    );
+    let polls: u64 = (0..2).map(|w| metrics.worker_poll_count(w)).sum();
+    assert_eq!(polls, 11);
+}
+
+#[test]
+fn queue_depths_count_waiting_tasks() {
+    // Spawned from outside a current-thread runtime nobody drives: the
+    // global queue holds them.
+    let rt = Kind::CurrentThread.build();
+    let tasks: Vec<_> = (0..3).map(|_| rt.spawn(async {})).collect();
+    assert_eq!(rt.metrics().global_queue_depth(), 3);
+    for task in tasks {
+        rt.block_on(task).unwrap();
+    }
+    assert_eq!(rt.metrics().global_queue_depth(), 0);
+
+    // A worker blocked after spawning five children: one waits in its
+    // LIFO slot, private to it (the watchdog is off), four in its queue.
+    let rt = Kind::MultiThread(1).build();
+    let (blocked_tx, blocked) = mpsc::channel();
+    let (release, released) = mpsc::channel::<()>();
+    let parent = rt.spawn(async move {
+        for _ in 0..5 {
+            drop(rt::spawn(async {}));
+        }
+        blocked_tx.send(()).unwrap();
+        released.recv_timeout(HANG).expect("released");
+    });
+    blocked.recv_timeout(HANG).expect("the parent blocked");
+    assert_eq!(rt.metrics().worker_local_queue_depth(0), 4);
+    release.send(()).unwrap();
+    rt.block_on(parent).unwrap();
+    wait_until("the children ran", || rt.metrics().num_alive_tasks() == 0);
+    assert_eq!(rt.metrics().worker_local_queue_depth(0), 0);
+}
+
+#[test]
+fn parks_unparks_and_busy_time_move_with_idleness() {
+    let rt = Kind::MultiThread(2).build();
+    let metrics = rt.metrics();
+    rt.block_on(async {
+        for _ in 0..10 {
+            rt::spawn(async {}).await.unwrap();
+        }
+    });
+    // Once the runtime is idle, every worker is asleep: one park more
+    // than unparks.
+    wait_until("both workers sleep", || {
+        (0..2).all(|w| metrics.worker_park_count(w) == metrics.worker_unpark_count(w) + 1)
+    });
+    let busy: Duration = (0..2).map(|w| metrics.worker_total_busy_duration(w)).sum();
+    assert!(busy > Duration::ZERO);
+    let unparks_before = metrics.worker_unpark_count(0) + metrics.worker_unpark_count(1);
+    rt.block_on(rt.spawn(async {})).unwrap();
+    let unparks_after = metrics.worker_unpark_count(0) + metrics.worker_unpark_count(1);
+    assert!(unparks_after > unparks_before, "a worker woke for the task");
+}
+
+#[test]
+fn current_thread_parks_when_idle() {
+    let rt = Kind::CurrentThread.build();
+    let metrics = rt.metrics();
+    let (tx, rx) = futures_channel::oneshot::channel::<()>();
+    let sender = std::thread::spawn(move || {
+        // Whether or not the runtime is asleep yet, the send wakes it.
+        tx.send(()).unwrap();
+    });
+    rt.block_on(async { rx.await.unwrap() });
+    sender.join().unwrap();
+    let (parks, unparks) = (metrics.worker_park_count(0), metrics.worker_unpark_count(0));
+    assert_eq!(parks, unparks, "not asleep outside block_on");
+}
+
+#[test]
+fn io_and_timer_gauges() {
+    let rt = Builder::new_current_thread().enable_all().build().unwrap();
+    let metrics = rt.metrics();
+    rt.block_on(async {
+        let registered = metrics.io_driver_registrations();
+        let receiver = rt::net::UdpSocket::bind("127.0.0.1:0").await.unwrap();
+        let sender = rt::net::UdpSocket::bind("127.0.0.1:0").await.unwrap();
+        assert_eq!(metrics.io_driver_registrations(), registered + 2);
+        let ready_before = metrics.io_driver_ready_count();
+        sender
+            .send_to(b"ping", receiver.local_addr().unwrap())
+            .await
+            .unwrap();
+        let mut buf = [0; 4];
+        receiver.recv_from(&mut buf).await.unwrap();
+        assert!(metrics.io_driver_ready_count() > ready_before);
+        drop((receiver, sender));
+        assert_eq!(metrics.io_driver_registrations(), registered);
+
+        assert_eq!(metrics.num_pending_timers(), 0);
+        let long = rt::spawn(rt::time::sleep(Duration::from_secs(3600)));
+        rt::task::yield_now().await;
+        assert_eq!(metrics.num_pending_timers(), 1);
+        long.abort();
+        assert!(long.await.unwrap_err().is_cancelled());
+        assert_eq!(metrics.num_pending_timers(), 0);
+    });
+}
+
+#[test]
+fn a_worker_index_out_of_range_panics_naming_the_range() {
+    let rt = Kind::MultiThread(2).build();
+    let message = expect_panic(|| rt.metrics().worker_poll_count(2));
+    assert!(message.contains("2 worker(s)"), "{message}");
+    let message = expect_panic(|| rt.metrics().worker_local_queue_depth(7));
+    assert!(message.contains("out of range"), "{message}");
+}

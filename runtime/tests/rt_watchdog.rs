@@ -1,0 +1,254 @@
+//! The slow-poll watchdog: a task that blocks its worker is reported once,
+//! with its name and spawn location, while the work stranded behind it
+//! (its LIFO slot, the worker's yielded tasks, its queue) runs on another
+//! worker; `RT_DEBUG=1` turns the watchdog on; the leak report lists the
+//! tasks left pending when the runtime is dropped.
+//!
+//! No sleeps: a blocked task blocks on a std channel that the
+//! `on_slow_poll` callback (or the stolen work itself) releases.
+
+mod support;
+
+use rt::runtime::{Builder, SlowPoll, TaskState};
+use rt::task::JoinHandle;
+use std::future::Future;
+use std::panic::Location;
+use std::process::Command;
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// How long a test waits for a message before calling it a hang. Not a
+/// timing assertion: it only turns a hang into a failure.
+const HANG: Duration = Duration::from_secs(30);
+
+const THRESHOLD: Duration = Duration::from_millis(50);
+
+/// Spawns `future` named `name` from inside the runtime, and says from
+/// where (the location the task records).
+#[track_caller]
+fn spawn_named<F>(name: &str, future: F) -> (JoinHandle<F::Output>, &'static Location<'static>)
+where
+    F: Future + Send + 'static,
+    F::Output: Send + 'static,
+{
+    let task = rt::task::Builder::new().name(name).spawn(future).unwrap();
+    (task, Location::caller())
+}
+
+/// The callback's side of a test: every report, and the channel it
+/// releases the blocked task with once the stranded work has run.
+struct Callback {
+    reports: Mutex<Vec<SlowPoll>>,
+    done: Mutex<mpsc::Receiver<&'static str>>,
+    expect_done: usize,
+    release: Mutex<mpsc::Sender<()>>,
+}
+
+impl Callback {
+    fn on_slow_poll(&self, report: &SlowPoll) {
+        self.reports.lock().unwrap().push(report.clone());
+        let done = self.done.lock().unwrap();
+        for _ in 0..self.expect_done {
+            done.recv_timeout(HANG)
+                .expect("the work stranded behind the stuck task ran");
+        }
+        self.release.lock().unwrap().send(()).unwrap();
+    }
+}
+
+#[test]
+fn a_blocked_worker_is_reported_once_and_its_work_runs_elsewhere() {
+    let (done_tx, done_rx) = mpsc::channel();
+    let (release_tx, release_rx) = mpsc::channel();
+    let callback = Arc::new(Callback {
+        reports: Mutex::new(Vec::new()),
+        done: Mutex::new(done_rx),
+        // The yielder, the child in the LIFO slot and three queued tasks.
+        expect_done: 5,
+        release: Mutex::new(release_tx),
+    });
+    let on_slow_poll = callback.clone();
+    let rt = Builder::new_multi_thread()
+        .worker_threads(2)
+        .slow_poll_threshold(THRESHOLD)
+        .on_slow_poll(move |report: &SlowPoll| on_slow_poll.on_slow_poll(report))
+        .build()
+        .unwrap();
+
+    let (located_tx, located_rx) = mpsc::channel();
+    let yielder = rt.spawn(async move {
+        let blocker_done = done_tx.clone();
+        // Spawned from this worker, the blocker waits in its LIFO slot and
+        // runs right after this poll, which ends in a yield: this task then
+        // waits in the worker's yielded list while the blocker blocks.
+        let (blocker, location) = spawn_named("blocker", async move {
+            let queued = ["queued 1", "queued 2", "queued 3", "lifo child"];
+            for name in queued {
+                let done = blocker_done.clone();
+                // Each spawn takes the LIFO slot and pushes the previous
+                // task into the worker's queue: the last one stays in the
+                // slot, the others queue behind this task.
+                drop(rt::spawn(async move { done.send(name).unwrap() }));
+            }
+            release_rx
+                .recv_timeout(HANG)
+                .expect("the watchdog's callback released the blocker");
+        });
+        located_tx.send(location).unwrap();
+        rt::task::yield_now().await;
+        done_tx.send("yielder").unwrap();
+        blocker.await.unwrap();
+    });
+    rt.block_on(yielder).unwrap();
+    let location = located_rx.recv().unwrap();
+    drop(rt);
+
+    let reports = callback.reports.lock().unwrap();
+    assert_eq!(reports.len(), 1, "{reports:?}");
+    let report = &reports[0];
+    assert_eq!(report.name(), Some("blocker"));
+    assert_eq!(report.location(), location);
+    assert!(report.elapsed() >= THRESHOLD, "{report:?}");
+    assert!(report.worker() < 2);
+    let debug = format!("{report:?}");
+    for field in ["id", "name", "location", "elapsed", "worker"] {
+        assert!(debug.contains(field), "{debug}");
+    }
+}
+
+#[test]
+fn a_current_thread_runtime_reports_a_blocked_poll() {
+    let (release_tx, release_rx) = mpsc::channel::<()>();
+    let (report_tx, report_rx) = mpsc::channel();
+    let release = Mutex::new(release_tx);
+    let report_tx = Mutex::new(report_tx);
+    let rt = Builder::new_current_thread()
+        .slow_poll_threshold(THRESHOLD)
+        .on_slow_poll(move |report: &SlowPoll| {
+            report_tx.lock().unwrap().send(report.clone()).unwrap();
+            release.lock().unwrap().send(()).unwrap();
+        })
+        .build()
+        .unwrap();
+    let location = rt.block_on(async move {
+        let (stuck, location) = spawn_named("stuck on one thread", async move {
+            release_rx.recv_timeout(HANG).expect("released");
+        });
+        stuck.await.unwrap();
+        location
+    });
+    drop(rt);
+    let reports: Vec<SlowPoll> = report_rx.try_iter().collect();
+    assert_eq!(reports.len(), 1, "{reports:?}");
+    assert_eq!(reports[0].name(), Some("stuck on one thread"));
+    assert_eq!(reports[0].location(), location);
+    assert_eq!(reports[0].worker(), 0);
+}
+
+/// Runs one of this file's tests in a child process, with `RT_DEBUG=1`
+/// or without it, and returns its stderr.
+fn run_child(test: &str, rt_debug: bool) -> String {
+    let mut child = Command::new(std::env::current_exe().unwrap());
+    child
+        .args(["--exact", test, "--nocapture", "--test-threads=1"])
+        .env("RT_WATCHDOG_CHILD", "1")
+        .env_remove("RT_DEBUG");
+    if rt_debug {
+        child.env("RT_DEBUG", "1");
+    }
+    let output = child.output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert!(output.status.success(), "the child failed:\n{stderr}");
+    stderr
+}
+
+fn in_child() -> bool {
+    std::env::var_os("RT_WATCHDOG_CHILD").is_some()
+}
+
+/// The child of `rt_debug_turns_the_watchdog_on_and_reports_leaks`.
+#[test]
+fn child_blocks_a_worker_then_leaks_a_task() {
+    if !in_child() {
+        return;
+    }
+    // Nothing but `RT_DEBUG=1` turns the watchdog on here.
+    let rt = Builder::new_multi_thread()
+        .worker_threads(2)
+        .build()
+        .unwrap();
+    let stuck = rt::task::Builder::new()
+        .name("stuck until the watchdog helps")
+        .spawn_on(
+            async {
+                let (ran_tx, ran) = mpsc::channel();
+                // The child waits in this worker's LIFO slot: only the
+                // watchdog, finding this worker stuck, lets the other
+                // worker take it.
+                drop(rt::spawn(async move { ran_tx.send(()).unwrap() }));
+                ran.recv_timeout(HANG)
+                    .expect("the LIFO child ran while this worker was blocked");
+            },
+            rt.handle(),
+        )
+        .unwrap();
+    rt.block_on(stuck).unwrap();
+    let (leaked, _) = rt.block_on(async { spawn_named("leaked", std::future::pending::<()>()) });
+    support::wait_until("the leaked task waits", || {
+        rt.handle()
+            .dump()
+            .iter()
+            .any(|t| t.id() == leaked.id() && t.state() == TaskState::Idle)
+    });
+    drop(leaked);
+    drop(rt);
+}
+
+#[test]
+fn rt_debug_turns_the_watchdog_on_and_reports_leaks() {
+    if in_child() {
+        return;
+    }
+    let stderr = run_child("child_blocks_a_worker_then_leaks_a_task", true);
+    let slow = stderr
+        .lines()
+        .find(|line| line.starts_with("rt: slow poll:"))
+        .unwrap_or_else(|| panic!("no slow-poll report:\n{stderr}"));
+    assert!(slow.contains("stuck until the watchdog helps"), "{slow}");
+    assert!(slow.contains("rt_watchdog.rs"), "{slow}");
+    assert!(
+        stderr.contains("still pending"),
+        "no leak report:\n{stderr}"
+    );
+    let leaked = stderr
+        .lines()
+        .find(|line| line.contains("leaked"))
+        .unwrap_or_else(|| panic!("the leaked task is not listed:\n{stderr}"));
+    assert!(leaked.contains("idle"), "{leaked}");
+    assert!(leaked.contains("rt_watchdog.rs"), "{leaked}");
+}
+
+#[test]
+fn without_the_watchdog_dropping_a_runtime_reports_nothing() {
+    if in_child() {
+        return;
+    }
+    let stderr = run_child("child_leaks_a_task_quietly", false);
+    assert!(!stderr.contains("still pending"), "{stderr}");
+}
+
+/// The child of `without_the_watchdog_dropping_a_runtime_reports_nothing`.
+#[test]
+fn child_leaks_a_task_quietly() {
+    if !in_child() {
+        return;
+    }
+    assert!(std::env::var_os("RT_DEBUG").is_none());
+    let rt = Builder::new_multi_thread()
+        .worker_threads(1)
+        .build()
+        .unwrap();
+    drop(rt.spawn(std::future::pending::<()>()));
+    drop(rt);
+}
