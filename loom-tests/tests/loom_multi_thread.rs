@@ -221,3 +221,81 @@ fn abort_races_completion_and_join_handle_drop() {
         assert_eq!(Arc::strong_count(&output), 1, "the output was dropped");
     });
 }
+
+/// A flag a thread can block on until another sets it.
+#[derive(Default)]
+struct Gate {
+    open: loom::sync::Mutex<bool>,
+    condvar: loom::sync::Condvar,
+}
+
+impl Gate {
+    fn open(&self) {
+        *self.open.lock().unwrap() = true;
+        self.condvar.notify_all();
+    }
+
+    fn wait(&self) {
+        let mut open = self.open.lock().unwrap();
+        while !*open {
+            open = self.condvar.wait(open).unwrap();
+        }
+    }
+}
+
+/// Stealing prefers `High`: two workers, each blocked in a task. Task `t`
+/// (on one worker) queues a `High` task and two `Normal` ones on its own
+/// worker (one `Normal` in the LIFO slot, one in the deque, which a peer
+/// can steal, and the `High` one in the worker's `High` lane), then lets
+/// task `u` on the other worker finish and blocks until the `High` task
+/// has run. The other worker, free now, must take the `High` task from its
+/// peer, not the `Normal` one. (The main thread waits on a gate rather
+/// than in `block_on`, and the handles are dropped: fewer threads to
+/// interleave.)
+#[test]
+fn a_free_worker_steals_high_before_normal() {
+    use rt::task::{Builder, Priority};
+    loom::model(|| {
+        let rt = runtime(2);
+        let u_running = Arc::new(Gate::default());
+        let u_released = Arc::new(Gate::default());
+        let high_ran = Arc::new(Gate::default());
+        let order = Arc::new(loom::sync::Mutex::new(Vec::new()));
+        let record = {
+            let order = order.clone();
+            move |name: &'static str| {
+                let order = order.clone();
+                async move { order.lock().unwrap().push(name) }
+            }
+        };
+
+        {
+            let (u_running, u_released) = (u_running.clone(), u_released.clone());
+            drop(rt.spawn(async move {
+                u_running.open();
+                u_released.wait();
+            }));
+        }
+        {
+            let high_ran = high_ran.clone();
+            drop(rt.spawn(async move {
+                u_running.wait();
+                let high = {
+                    let (high_ran, high) = (high_ran.clone(), record("high"));
+                    async move {
+                        high.await;
+                        high_ran.open();
+                    }
+                };
+                drop(Builder::new().priority(Priority::High).spawn(high));
+                drop(rt::spawn(record("normal")));
+                drop(rt::spawn(record("normal")));
+                u_released.open();
+                high_ran.wait();
+            }));
+        }
+        high_ran.wait();
+        assert_eq!(order.lock().unwrap()[0], "high");
+        drop(rt);
+    });
+}
