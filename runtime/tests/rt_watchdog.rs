@@ -47,6 +47,35 @@ struct Callback {
 }
 
 impl Callback {
+    /// A two-worker runtime whose watchdog calls back into a `Callback`
+    /// that waits for `expect_done` messages on the returned sender, then
+    /// releases the returned receiver (the blocked task's).
+    fn runtime(
+        expect_done: usize,
+    ) -> (
+        rt::runtime::Runtime,
+        Arc<Callback>,
+        mpsc::Sender<&'static str>,
+        mpsc::Receiver<()>,
+    ) {
+        let (done_tx, done_rx) = mpsc::channel();
+        let (release_tx, release_rx) = mpsc::channel();
+        let callback = Arc::new(Callback {
+            reports: Mutex::new(Vec::new()),
+            done: Mutex::new(done_rx),
+            expect_done,
+            release: Mutex::new(release_tx),
+        });
+        let on_slow_poll = callback.clone();
+        let rt = Builder::new_multi_thread()
+            .worker_threads(2)
+            .slow_poll_threshold(THRESHOLD)
+            .on_slow_poll(move |report: &SlowPoll| on_slow_poll.on_slow_poll(report))
+            .build()
+            .unwrap();
+        (rt, callback, done_tx, release_rx)
+    }
+
     fn on_slow_poll(&self, report: &SlowPoll) {
         self.reports.lock().unwrap().push(report.clone());
         let done = self.done.lock().unwrap();
@@ -60,22 +89,8 @@ impl Callback {
 
 #[test]
 fn a_blocked_worker_is_reported_once_and_its_work_runs_elsewhere() {
-    let (done_tx, done_rx) = mpsc::channel();
-    let (release_tx, release_rx) = mpsc::channel();
-    let callback = Arc::new(Callback {
-        reports: Mutex::new(Vec::new()),
-        done: Mutex::new(done_rx),
-        // The yielder, the child in the LIFO slot and three queued tasks.
-        expect_done: 5,
-        release: Mutex::new(release_tx),
-    });
-    let on_slow_poll = callback.clone();
-    let rt = Builder::new_multi_thread()
-        .worker_threads(2)
-        .slow_poll_threshold(THRESHOLD)
-        .on_slow_poll(move |report: &SlowPoll| on_slow_poll.on_slow_poll(report))
-        .build()
-        .unwrap();
+    // The yielder, the child in the LIFO slot and three queued tasks.
+    let (rt, callback, done_tx, release_rx) = Callback::runtime(5);
 
     let (located_tx, located_rx) = mpsc::channel();
     let yielder = rt.spawn(async move {
@@ -124,21 +139,7 @@ fn a_blocked_worker_is_reported_once_and_its_work_runs_elsewhere() {
 #[test]
 fn a_blocked_workers_priority_lanes_run_elsewhere() {
     use rt::task::Priority;
-    let (done_tx, done_rx) = mpsc::channel();
-    let (release_tx, release_rx) = mpsc::channel();
-    let callback = Arc::new(Callback {
-        reports: Mutex::new(Vec::new()),
-        done: Mutex::new(done_rx),
-        expect_done: 2,
-        release: Mutex::new(release_tx),
-    });
-    let on_slow_poll = callback.clone();
-    let rt = Builder::new_multi_thread()
-        .worker_threads(2)
-        .slow_poll_threshold(THRESHOLD)
-        .on_slow_poll(move |report: &SlowPoll| on_slow_poll.on_slow_poll(report))
-        .build()
-        .unwrap();
+    let (rt, callback, done_tx, release_rx) = Callback::runtime(2);
     let blocker = rt::task::Builder::new()
         .name("blocks with lanes queued")
         .spawn_on(
