@@ -183,20 +183,36 @@ impl Handle {
     /// (or, for a worker the watchdog found stuck, its LIFO slot or
     /// yielded list).
     ///
-    /// The lanes are checked through `queued`, one load: a producer raises
-    /// the count before it pushes and fences (SeqCst) before it reads the
-    /// idle counts, and the callers that decide whether to park fence
-    /// before calling this, so either the producer sees them parked (and
-    /// wakes one) or this sees its count. A count that is a moment late
-    /// the other way (the task already taken) costs one spurious wake-up.
+    /// The lanes are looked at only while `queued` counts a `High` or
+    /// `Low` task (one load for a runtime of `Normal` tasks), and then
+    /// themselves, not through the count: a producer raises the count
+    /// before it pushes, and a parking worker that took the count alone
+    /// for work would wake, find nothing, and wake again, for as long as
+    /// the producer is held between the two (loom:
+    /// `left_behind_high_work_gets_a_worker`). Gating on the count loses
+    /// no wake-up: a producer fences (SeqCst) after its push and before
+    /// it reads the idle counts, and the callers that decide whether to
+    /// park fence before calling this, so either the producer sees them
+    /// parked (and wakes one) or this sees its count and its task.
     pub(crate) fn has_stealable_work(&self) -> bool {
         let shared = &self.shared;
         !shared.inject.is_empty()
-            || shared.queued.any()
             || shared
                 .remotes
                 .iter()
                 .any(|remote| !remote.stealer.is_empty() || remote.has_stranded_work())
+            || (shared.queued.any() && self.has_lane_work())
+    }
+
+    /// `true` if a `High` or `Low` injector or any worker's lane holds a
+    /// task.
+    fn has_lane_work(&self) -> bool {
+        let shared = &self.shared;
+        shared.inject_lanes.any(|inject| !inject.is_empty())
+            || shared
+                .remotes
+                .iter()
+                .any(|remote| remote.lanes.any(|lane| !lane.is_empty()))
     }
 
     /// The watchdog found `worker` stuck in a poll (see `watchdog.rs`,
