@@ -330,13 +330,15 @@ impl Timer {
     /// ```
     pub fn park_deadline(&self) -> Option<u64> {
         self.each_shard()
-            .filter_map(|shard| {
-                let state = self.lock(shard);
-                let next = self.sync_next_due(shard, &state);
-                self.shards[shard as usize]
-                    .wake_at
-                    .store(next.unwrap_or(u64::MAX), Ordering::Relaxed);
-                next
+            .filter_map(|index| {
+                let shard = &self.shards[index as usize];
+                // Under the lock for the handshake (see the module docs);
+                // `next_due` is exact while it is held: every change of
+                // the wheel stores it.
+                let _state = self.lock(index);
+                let next = shard.next_due.load(Ordering::Relaxed);
+                shard.wake_at.store(next, Ordering::Relaxed);
+                (next != u64::MAX).then_some(next)
             })
             .min()
     }
