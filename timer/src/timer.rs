@@ -277,7 +277,7 @@ impl Timer {
                 },
             ),
         };
-        let wake_driver = fired.is_none() && self.record_deadline(shard, &state, deadline);
+        let wake_driver = fired.is_none() && self.record_deadline(shard, &state, deadline, true);
         drop(state);
         if fired.is_some() {
             waker.wake_by_ref();
@@ -520,15 +520,25 @@ impl Timer {
     }
 
     /// Records a newly scheduled `deadline` in `shard` (under its lock,
-    /// `state`); returns whether the driver must be woken (see the module
-    /// docs).
-    fn record_deadline(&self, shard: u32, state: &State, deadline: u64) -> bool {
+    /// `state`), for a new entry (`inserted`) or a reset one; returns
+    /// whether the driver must be woken (see the module docs).
+    fn record_deadline(&self, shard: u32, state: &State, deadline: u64, inserted: bool) -> bool {
+        let shard_index = shard;
         let shard = &self.shards[shard as usize];
-        shard.next_due.store(
-            state.wheel.next_deadline().unwrap_or(u64::MAX),
-            Ordering::Release,
-        );
-        shard.wake_at.fetch_min(deadline, Ordering::Relaxed) > deadline
+        // A new entry due no earlier than the wheel's next deadline leaves
+        // it as it is: its slot starts no earlier (a lower level's slots
+        // all start before a higher level's next one). (One exception: a
+        // deadline clamped to the top level may sit in an earlier top
+        // slot, whose cascade only files it again; `fire` does that when
+        // it gets there anyway.) A reset entry may have been the next
+        // one: look again.
+        if !inserted || deadline < shard.next_due.load(Ordering::Relaxed) {
+            self.sync_next_due(shard_index, state);
+        }
+        // Read first: the read-modify-write is a locked instruction, and
+        // mostly the driver is awake (0) or sleeps until earlier.
+        deadline < shard.wake_at.load(Ordering::Relaxed)
+            && shard.wake_at.fetch_min(deadline, Ordering::Relaxed) > deadline
     }
 
     /// Publishes `shard`'s next deadline (under its lock, `state`) for the
@@ -637,7 +647,7 @@ impl TimerEntry {
                 timer.sync_next_due(self.shard, &state);
                 false
             }
-            None => timer.record_deadline(self.shard, &state, deadline),
+            None => timer.record_deadline(self.shard, &state, deadline, false),
         }
     }
 
