@@ -129,7 +129,11 @@ fn failed_pattern_disables_the_branch_and_the_others_go_on() {
             tx.send(9).await.unwrap();
         });
         let polls = Cell::new(0);
+        // Biased, so the mismatched branch is polled first: unbiased, a
+        // first poll that starts at the channel finds the value already
+        // sent (the sender may run on another worker) and never polls it.
         let got = rt::select! {
+            biased;
             Some(v) = counting_polls(&polls, ready(None::<u32>)) => v,
             Some(v) = rx.recv() => v + 100,
         };

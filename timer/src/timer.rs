@@ -32,7 +32,28 @@
 //! 3. [`Timer::fire`] marks the driver awake in every shard: until the
 //!    next `park_deadline` nothing needs waking, since the driver reads the
 //!    wheels again before it sleeps.
+//!
+//! # What is read without the lock
+//!
+//! The driver fires on every wake-up, usually with nothing due, and asks
+//! for the next deadline when it hands the driver over; a busy server
+//! wakes it for every request. So each shard keeps, next to its lock:
+//! - `next_due`, its wheel's next deadline, stored under the lock after
+//!   every change of the wheel: [`Timer::next_deadline`] reads it without
+//!   locking, and `fire` locks a shard only if it is due by `now`. A shard
+//!   `fire` skips is not advanced: its wheel's clock stays behind, which
+//!   is a valid state (nothing in it is due before `next_due`), and the
+//!   first `fire` that finds work catches up, cascading what it must;
+//! - `fired_to`, the `now` of the latest `fire`: an entry armed for a
+//!   deadline at or before it fires at once, whether or not the wheel's
+//!   own clock got there;
+//! - `wake_at`, the deadline the driver sleeps until (step 1, under the
+//!   lock), lowered by registrations under the lock (`fetch_min`, step
+//!   2) and cleared by `fire` without it (step 3). A registration racing
+//!   that clear may wake the driver for nothing, never miss a wake-up: the
+//!   driver takes the lock again before it next sleeps.
 
+use crate::loom::sync::atomic::{AtomicU64, Ordering};
 use crate::loom::sync::{Arc, Mutex, MutexGuard};
 use crate::wheel::{Key, Wheel};
 use std::fmt;
@@ -65,7 +86,16 @@ pub struct Timer {
 /// One shard, on cache lines of its own: threads working on neighbouring
 /// shards must not invalidate each other's lock word.
 #[repr(align(128))]
-struct Shard(Mutex<State>);
+struct Shard {
+    state: Mutex<State>,
+    /// The wheel's next deadline (`u64::MAX`: none); see the module docs.
+    next_due: AtomicU64,
+    /// The `now` of the latest `fire`; see the module docs.
+    fired_to: AtomicU64,
+    /// The deadline the driver sleeps until (`u64::MAX`: no deadline), or
+    /// 0 while it is awake; see the module docs.
+    wake_at: AtomicU64,
+}
 
 /// One registered timer. It stays in its timer until it fires or is
 /// dropped; dropping it cancels it (from any thread).
@@ -91,9 +121,6 @@ pub struct TimerEntry {
 struct State {
     /// The entries, pending ones scheduled, fired ones held.
     wheel: Wheel<Slot>,
-    /// The deadline the driver sleeps until (`u64::MAX`: no deadline), or
-    /// 0 while it is awake.
-    wake_at: u64,
     is_shutdown: bool,
 }
 
@@ -164,12 +191,14 @@ impl Timer {
             "rt-timer: a timer needs between 1 and u32::MAX shards, not {shards}"
         );
         let shards = (0..shards)
-            .map(|_| {
-                Shard(Mutex::new(State {
+            .map(|_| Shard {
+                state: Mutex::new(State {
                     wheel: Wheel::new(),
-                    wake_at: 0,
                     is_shutdown: false,
-                }))
+                }),
+                next_due: AtomicU64::new(u64::MAX),
+                fired_to: AtomicU64::new(0),
+                wake_at: AtomicU64::new(0),
             })
             .collect();
         Timer {
@@ -230,7 +259,7 @@ impl Timer {
         // `with_shards` checked that the count fits in a u32.
         let shard = (shard_hint % self.shards.len()) as u32;
         let mut state = self.lock(shard);
-        let fired = state.fired_for(deadline);
+        let fired = self.fired_for(shard, &state, deadline);
         let key = match fired {
             // A fired entry needs no waker: it was woken below.
             Some(fired) => state.wheel.insert_held(
@@ -248,7 +277,7 @@ impl Timer {
                 },
             ),
         };
-        let wake_driver = fired.is_none() && state.record_deadline(deadline);
+        let wake_driver = fired.is_none() && self.record_deadline(shard, &state, deadline, true);
         drop(state);
         if fired.is_some() {
             waker.wake_by_ref();
@@ -274,9 +303,13 @@ impl Timer {
     /// assert_eq!(timer.next_deadline(), Some(3));
     /// ```
     pub fn next_deadline(&self) -> Option<u64> {
-        self.each_shard()
-            .filter_map(|shard| self.lock(shard).wheel.next_deadline())
+        // Without the locks (see the module docs): a change made on
+        // another thread at this moment may or may not be seen.
+        self.shards
+            .iter()
+            .map(|shard| shard.next_due.load(Ordering::Acquire))
             .min()
+            .filter(|&next| next != u64::MAX)
     }
 
     /// Like [`next_deadline`](Timer::next_deadline), and records it as the
@@ -297,11 +330,15 @@ impl Timer {
     /// ```
     pub fn park_deadline(&self) -> Option<u64> {
         self.each_shard()
-            .filter_map(|shard| {
-                let mut state = self.lock(shard);
-                let next = state.wheel.next_deadline();
-                state.wake_at = next.unwrap_or(u64::MAX);
-                next
+            .filter_map(|index| {
+                let shard = &self.shards[index as usize];
+                // Under the lock for the handshake (see the module docs);
+                // `next_due` is exact while it is held: every change of
+                // the wheel stores it.
+                let _state = self.lock(index);
+                let next = shard.next_due.load(Ordering::Relaxed);
+                shard.wake_at.store(next, Ordering::Relaxed);
+                (next != u64::MAX).then_some(next)
             })
             .min()
     }
@@ -324,7 +361,16 @@ impl Timer {
     pub fn fire(&self, now: u64) -> usize {
         let mut wakers: Vec<Waker> = Vec::new();
         self.each_shard()
-            .map(|shard| self.fire_shard(shard, now, &mut wakers))
+            .map(|index| {
+                let shard = &self.shards[index as usize];
+                shard.fired_to.fetch_max(now, Ordering::Relaxed);
+                shard.wake_at.store(0, Ordering::Relaxed);
+                // Nothing due: no lock (see the module docs).
+                if shard.next_due.load(Ordering::Acquire) > now {
+                    return 0;
+                }
+                self.fire_shard(index, now, &mut wakers)
+            })
             .sum()
     }
 
@@ -333,7 +379,6 @@ impl Timer {
         let mut fired = 0;
         loop {
             let mut state = self.lock(shard);
-            state.wake_at = 0;
             let mut done = true;
             while let Some(key) = state.wheel.poll_held(now) {
                 fired += 1;
@@ -347,6 +392,7 @@ impl Timer {
                     }
                 }
             }
+            self.sync_next_due(shard, &state);
             drop(state);
             for waker in wakers.drain(..) {
                 waker.wake();
@@ -367,8 +413,8 @@ impl Timer {
     /// assert_eq!(timer.elapsed(), 12);
     /// ```
     pub fn elapsed(&self) -> u64 {
-        // The shards advance together: any one of them tells.
-        self.lock(0).wheel.elapsed()
+        // Every `fire` records its `now` in every shard: any one tells.
+        self.shards[0].fired_to.load(Ordering::Relaxed)
     }
 
     /// How many entries are armed (registered, not yet fired or dropped).
@@ -420,6 +466,7 @@ impl Timer {
             let mut state = self.lock(shard);
             state.is_shutdown = true;
             let keys: Vec<Key> = state.wheel.unschedule_all().collect();
+            self.sync_next_due(shard, &state);
             keys.into_iter()
                 .filter_map(|key| {
                     let slot = state.slot(key);
@@ -455,34 +502,57 @@ impl Timer {
         // A panic while the lock is held can only come from a bug in the
         // wheel (wakers run outside it); the state is then unusable.
         self.shards[shard as usize]
-            .0
+            .state
             .lock()
             .expect("rt-timer: a thread panicked while holding the timer lock")
     }
-}
 
-impl State {
-    /// How an entry armed now for `deadline` fires at once, if it does.
-    fn fired_for(&self, deadline: u64) -> Option<Fired> {
-        if self.is_shutdown {
+    /// How an entry armed now for `deadline` in `shard` (whose lock the
+    /// caller holds, as `state`) fires at once, if it does.
+    fn fired_for(&self, shard: u32, state: &State, deadline: u64) -> Option<Fired> {
+        if state.is_shutdown {
             Some(Fired::Shutdown)
-        } else if deadline <= self.wheel.elapsed() {
+        } else if deadline <= self.shards[shard as usize].fired_to.load(Ordering::Relaxed) {
             Some(Fired::Elapsed)
         } else {
             None
         }
     }
 
-    /// Records a newly scheduled `deadline`; returns whether the driver
-    /// must be woken (see the module docs).
-    fn record_deadline(&mut self, deadline: u64) -> bool {
-        if deadline < self.wake_at {
-            self.wake_at = deadline;
-            return true;
+    /// Records a newly scheduled `deadline` in `shard` (under its lock,
+    /// `state`), for a new entry (`inserted`) or a reset one; returns
+    /// whether the driver must be woken (see the module docs).
+    fn record_deadline(&self, shard: u32, state: &State, deadline: u64, inserted: bool) -> bool {
+        let shard_index = shard;
+        let shard = &self.shards[shard as usize];
+        // A new entry due no earlier than the wheel's next deadline leaves
+        // it as it is: its slot starts no earlier (a lower level's slots
+        // all start before a higher level's next one). (One exception: a
+        // deadline clamped to the top level may sit in an earlier top
+        // slot, whose cascade only files it again; `fire` does that when
+        // it gets there anyway.) A reset entry may have been the next
+        // one: look again.
+        if !inserted || deadline < shard.next_due.load(Ordering::Relaxed) {
+            self.sync_next_due(shard_index, state);
         }
-        false
+        // Read first: the read-modify-write is a locked instruction, and
+        // mostly the driver is awake (0) or sleeps until earlier.
+        deadline < shard.wake_at.load(Ordering::Relaxed)
+            && shard.wake_at.fetch_min(deadline, Ordering::Relaxed) > deadline
     }
 
+    /// Publishes `shard`'s next deadline (under its lock, `state`) for the
+    /// lock-free readers, and returns it.
+    fn sync_next_due(&self, shard: u32, state: &State) -> Option<u64> {
+        let next = state.wheel.next_deadline();
+        self.shards[shard as usize]
+            .next_due
+            .store(next.unwrap_or(u64::MAX), Ordering::Release);
+        next
+    }
+}
+
+impl State {
     fn slot(&mut self, key: Key) -> &mut Slot {
         self.wheel
             .get_mut(key)
@@ -564,14 +634,21 @@ impl TimerEntry {
     /// assert_eq!(timer.next_deadline(), Some(10));
     /// ```
     pub fn reset(&mut self, deadline: u64) -> bool {
-        let mut state = self.timer.lock(self.shard);
-        let fired = state.fired_for(deadline);
+        let timer = &self.timer;
+        let mut state = timer.lock(self.shard);
+        let fired = timer.fired_for(self.shard, &state, deadline);
         match fired {
             Some(_) => state.wheel.unschedule(self.key, deadline),
             None => state.wheel.reschedule(self.key, deadline),
         }
         state.slot(self.key).fired = fired;
-        fired.is_none() && state.record_deadline(deadline)
+        match fired {
+            Some(_) => {
+                timer.sync_next_due(self.shard, &state);
+                false
+            }
+            None => timer.record_deadline(self.shard, &state, deadline, false),
+        }
     }
 
     /// The timer this entry belongs to.
@@ -590,7 +667,10 @@ impl TimerEntry {
 
 impl Drop for TimerEntry {
     fn drop(&mut self) {
-        let slot = self.timer.lock(self.shard).wheel.remove(self.key);
+        let mut state = self.timer.lock(self.shard);
+        let slot = state.wheel.remove(self.key);
+        self.timer.sync_next_due(self.shard, &state);
+        drop(state);
         // A waker's drop may run arbitrary code: outside the lock.
         drop(slot);
     }

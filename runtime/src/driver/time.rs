@@ -204,15 +204,17 @@ impl Handle {
         self.inner.timer.fire(self.now_tick())
     }
 
-    /// `true` if a timer may be due within `horizon` of the clock's now
+    /// `true` if a timer may be due within `horizon` of the last firing
     /// (an entry on a coarse level of the wheel counts from when it moves
-    /// down a level, so this may say yes early, never late).
+    /// down a level, so this may say yes early). For a caller that just
+    /// turned the driver, which fired at the clock's now: no clock read,
+    /// and no lock.
     pub(crate) fn due_within(&self, horizon: Duration) -> bool {
         let horizon = u64::try_from(horizon.as_nanos() / TICK.as_nanos()).unwrap_or(MAX_TICK);
-        self.inner
-            .timer
+        let timer = &self.inner.timer;
+        timer
             .next_deadline()
-            .is_some_and(|next| next <= self.now_tick().saturating_add(horizon))
+            .is_some_and(|next| next <= timer.elapsed().saturating_add(horizon))
     }
 
     /// Records that the driver was unparked (see `Inner::unparked`).

@@ -134,14 +134,25 @@ impl IdleSpin {
 
     /// Adapts the budget to a sleep that began at `start`.
     pub(crate) fn slept(&self, start: Option<Instant>) {
-        let Some(start) = start else { return };
+        if let Some(start) = start {
+            self.slept_for(start.elapsed());
+        }
+    }
+
+    /// `slept`, for a caller that reads the clock around its sleeps anyway
+    /// (a worker, for its busy-time metric): adapts the budget to a sleep
+    /// that lasted `slept`. Nothing with spinning off.
+    pub(crate) fn slept_for(&self, slept: Duration) {
+        if self.max.get().is_zero() {
+            return;
+        }
         let left = self.backoff_left.get();
         if left > 0 {
             self.backoff_left.set(left - 1);
             return;
         }
         let max = self.max.get();
-        let budget = if start.elapsed() <= max.saturating_mul(SHORT_SLEEP_FACTOR) {
+        let budget = if slept <= max.saturating_mul(SHORT_SLEEP_FACTOR) {
             (self.budget.get() * 2).clamp(GROW_START.min(max), max)
         } else {
             Duration::ZERO

@@ -6,6 +6,6 @@ pub(crate) mod sync {
 
     #[allow(unused_imports)]
     pub(crate) mod atomic {
-        pub(crate) use loom::sync::atomic::{AtomicUsize, Ordering};
+        pub(crate) use loom::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
     }
 }

@@ -6,6 +6,6 @@ pub(crate) mod sync {
 
     #[allow(unused_imports)]
     pub(crate) mod atomic {
-        pub(crate) use std::sync::atomic::{AtomicUsize, Ordering};
+        pub(crate) use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
     }
 }

@@ -136,3 +136,55 @@ fn sharded_wake_driver_handshake_and_shutdown() {
 fn zero_shards_is_refused() {
     let _ = Timer::with_shards(0);
 }
+
+/// `fire` leaves a shard with nothing due untouched (no lock, its wheel's
+/// clock behind): what that shard does afterwards is as if it had moved.
+#[test]
+fn a_fire_that_skips_a_shard_with_nothing_due_loses_nothing() {
+    let timer = Timer::with_shards(2);
+    let (count, waker) = counter();
+    // Shard 1 has a far entry (a coarse level of its wheel), shard 0 none.
+    let (far, _) = timer.register_on(1, 10_000, &waker);
+    // The wheel's next deadline for it is when its coarse slot cascades.
+    assert_eq!(timer.next_deadline(), Some(8_192));
+    // Neither shard has anything due by 5_000: nothing fires, and the
+    // timer's time is still 5_000.
+    assert_eq!(timer.fire(5_000), 0);
+    assert_eq!(timer.elapsed(), 5_000);
+    // A deadline the timer has passed fires at once, in either shard,
+    // although neither wheel's clock moved.
+    let (passed, wake_driver) = timer.register_on(0, 4_000, &waker);
+    assert!(passed.is_fired() && !wake_driver);
+    assert_eq!(count.0.load(Ordering::SeqCst), 1);
+    let (mut reset, _) = timer.register_on(1, 20_000, &waker);
+    assert!(!reset.reset(5_000));
+    assert!(reset.is_fired());
+    // A later one waits for its own deadline, however far the skipped
+    // wheel has to catch up when it fires.
+    let (near, _) = timer.register_on(0, 5_001, &waker);
+    assert_eq!(timer.fire(5_000), 0);
+    assert_eq!(timer.fire(5_001), 1);
+    assert!(near.is_fired() && !far.is_fired());
+    assert_eq!(timer.fire(9_999), 0);
+    assert_eq!(timer.fire(10_000), 1);
+    assert!(far.is_fired());
+    assert_eq!(timer.next_deadline(), None);
+}
+
+/// The driver goes to sleep with a deadline recorded, and a `fire` that
+/// skips every shard still marks it awake: a registration then needs no
+/// wake-up, until the driver records a deadline again.
+#[test]
+fn a_skipping_fire_still_marks_the_driver_awake() {
+    let timer = Timer::with_shards(2);
+    let (_far, _) = timer.register_on(0, 60, Waker::noop());
+    assert_eq!(timer.park_deadline(), Some(60));
+    let (_earlier, wake_driver) = timer.register_on(1, 50, Waker::noop());
+    assert!(wake_driver);
+    assert_eq!(timer.fire(10), 0);
+    let (_awake, wake_driver) = timer.register_on(1, 40, Waker::noop());
+    assert!(!wake_driver);
+    assert_eq!(timer.park_deadline(), Some(40));
+    let (_asleep, wake_driver) = timer.register_on(0, 30, Waker::noop());
+    assert!(wake_driver);
+}

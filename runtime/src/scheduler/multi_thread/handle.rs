@@ -154,7 +154,7 @@ impl Handle {
         // Orders this worker's release of the driver lock before its read
         // of the parked count (the Dekker pair described above).
         fence(Ordering::SeqCst);
-        // The cheap checks first: the timer's is a lock per shard.
+        // The cheapest checks first.
         if self.shared.park.driver_watched() || !self.shared.idle.should_notify() {
             return;
         }

@@ -682,9 +682,11 @@ impl Context {
         }
         if core.transition_to_parked(handle) {
             let metrics = &*self.metrics;
-            metrics.parked(core.busy_since, coarse_time::refresh());
+            // One clock read each side of the sleep, for the metrics and
+            // the spin's sleep length both.
+            let asleep_since = coarse_time::refresh();
+            metrics.parked(core.busy_since, asleep_since);
             coarse_time::mark_stale();
-            let asleep_since = self.spin.sleep_starts();
             let mut park = core.park.take().expect("core has a parker");
             let mut left_driver = false;
             loop {
@@ -705,7 +707,7 @@ impl Context {
             metrics::add(&metrics.unparks, 1);
             core.busy_since = coarse_time::refresh();
             core.now = core.busy_since;
-            self.spin.slept(asleep_since);
+            self.spin.slept_for(asleep_since.until(core.busy_since));
             core.notify_after_driver(handle);
             // A searcher wakes a peer for the driver anyway, once it finds
             // work (`transition_from_searching`).
