@@ -181,7 +181,9 @@ impl RuntimeMetrics {
     }
 
     /// The number of tasks waiting in the global queue (spawned or woken
-    /// from outside the workers).
+    /// from outside the workers), of every priority
+    /// ([`priority_queue_depth`](RuntimeMetrics::priority_queue_depth)
+    /// splits the queued tasks by priority).
     ///
     /// # Examples
     ///
@@ -193,7 +195,8 @@ impl RuntimeMetrics {
         self.handle.global_queue_depth()
     }
 
-    /// The number of tasks waiting in `worker`'s local queue (and, with
+    /// The number of tasks waiting in `worker`'s local queues, of every
+    /// priority (and, with
     /// the slow-poll watchdog on, in its LIFO slot and among its tasks that
     /// yielded during the current round, which are private to the worker
     /// otherwise). On a current-thread runtime
