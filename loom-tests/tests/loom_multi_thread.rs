@@ -6,12 +6,24 @@
 use loom::sync::Arc;
 use loom::sync::atomic::{AtomicUsize, Ordering};
 use rt::runtime::{Builder, Runtime};
+use rt::task::{JoinHandle, Priority};
 use rt_loom_tests::channel;
 
 fn runtime(workers: usize) -> Runtime {
     Builder::new_multi_thread()
         .worker_threads(workers)
         .build()
+        .unwrap()
+}
+
+fn spawn_with<F>(rt: &Runtime, priority: Priority, future: F) -> JoinHandle<F::Output>
+where
+    F: std::future::Future + Send + 'static,
+    F::Output: Send + 'static,
+{
+    rt::task::Builder::new()
+        .priority(priority)
+        .spawn_on(future, rt.handle())
         .unwrap()
 }
 
@@ -76,11 +88,23 @@ fn left_behind_work_gets_a_worker_with_spinning() {
     });
 }
 
+/// The same with the task left behind `High`: it waits in the `High`
+/// injector, which parking workers look at only while the queued counts
+/// say a `High` or `Low` task waits (`Handle::has_stealable_work`).
+#[test]
+fn left_behind_high_work_gets_a_worker() {
+    loom::model(|| left_behind_work_with(runtime(2), Priority::Normal, Priority::High));
+}
+
 fn left_behind_work(rt: Runtime) {
+    left_behind_work_with(rt, Priority::Normal, Priority::Normal);
+}
+
+fn left_behind_work_with(rt: Runtime, waiter: Priority, signaller: Priority) {
     let ran = Arc::new((loom::sync::Mutex::new(false), loom::sync::Condvar::new()));
     let waiter = {
         let ran = ran.clone();
-        rt.spawn(async move {
+        spawn_with(&rt, waiter, async move {
             let (lock, condvar) = &*ran;
             let mut done = lock.lock().unwrap();
             while !*done {
@@ -88,7 +112,7 @@ fn left_behind_work(rt: Runtime) {
             }
         })
     };
-    let signaller = rt.spawn(async move {
+    let signaller = spawn_with(&rt, signaller, async move {
         let (lock, condvar) = &*ran;
         *lock.lock().unwrap() = true;
         condvar.notify_one();
@@ -254,7 +278,7 @@ impl Gate {
 /// interleave.)
 #[test]
 fn a_free_worker_steals_high_before_normal() {
-    use rt::task::{Builder, Priority};
+    use rt::task::Builder;
     loom::model(|| {
         let rt = runtime(2);
         let u_running = Arc::new(Gate::default());
