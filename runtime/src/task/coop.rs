@@ -50,6 +50,7 @@ pub(crate) fn budget<R>(f: impl FnOnce() -> R) -> R {
 fn with_budget<R>(budget: Budget, f: impl FnOnce() -> R) -> R {
     struct Reset(Budget);
     impl Drop for Reset {
+        #[inline]
         fn drop(&mut self) {
             context::set_budget(self.0);
         }
