@@ -263,6 +263,19 @@ pub(crate) fn set_budget(budget: Budget) {
     let _ = CONTEXT.try_with(|cx| cx.budget.set(budget));
 }
 
+/// Sets the budget to `update` of the current one, which it returns: one
+/// thread-local access for both.
+#[inline]
+pub(crate) fn update_budget(update: impl FnOnce(Budget) -> Budget) -> Budget {
+    CONTEXT
+        .try_with(|cx| {
+            let budget = cx.budget.get();
+            cx.budget.set(update(budget));
+            budget
+        })
+        .unwrap_or(Budget::unconstrained())
+}
+
 pub(crate) fn replace_budget(budget: Budget) -> Budget {
     CONTEXT
         .try_with(|cx| cx.budget.replace(budget))
