@@ -305,6 +305,18 @@ pub(crate) fn set_budget(budget: Budget) {
     let _ = HOT.try_with(|cx| cx.budget.set(budget));
 }
 
+/// Sets the budget to `update` of the current one, which it returns: one
+/// thread-local access for both.
+#[inline]
+pub(crate) fn update_budget(update: impl FnOnce(Budget) -> Budget) -> Budget {
+    HOT.try_with(|cx| {
+        let budget = cx.budget.get();
+        cx.budget.set(update(budget));
+        budget
+    })
+    .unwrap_or(Budget::unconstrained())
+}
+
 #[inline]
 pub(crate) fn replace_budget(budget: Budget) -> Budget {
     HOT.try_with(|cx| cx.budget.replace(budget))
