@@ -13,12 +13,26 @@
 //! bins, whose frees take no lock: measured, a task freed on another
 //! worker then waits on the allocator's arena lock, 10% slower ping-pong.
 //!
+//! A task leaves the list exactly once, by whoever takes its entry out of
+//! the slab under the shard's lock; that caller drops the list's reference:
+//! 1. a task whose `JoinHandle` is gone leaves when it completes;
+//! 2. a task that completes while its `JoinHandle` still wants the output
+//!    stays, counted as complete (`awaiting_join`, so `len` still counts
+//!    unfinished tasks only), until the handle reads the output or is
+//!    dropped (`remove_complete`): the dump shows it complete meanwhile;
+//! 3. shutdown drains whatever is left.
+//!
+//! The entry is found by its key and checked to point at the task, so a
+//! removal that comes after another one (a handle dropped after shutdown
+//! drained its entry) finds nothing and does nothing.
+//!
 //! Shutdown:
 //! 1. every shard is closed under its lock, so no task is added afterwards
 //!    (a spawn that finds its shard closed cancels the task at once);
 //! 2. each shard's tasks are drained out, taking over the list's reference;
 //! 3. each drained task is shut down (cancelled now, as no worker runs any
-//!    more) and the list's reference is dropped.
+//!    more; a complete one is left as it is, its output in the task for its
+//!    `JoinHandle`) and the list's reference is dropped.
 
 use crate::loom::sync::Mutex;
 use crate::runtime::coarse_time::{self, Stamp};
@@ -38,6 +52,8 @@ pub(crate) struct OwnedTasks {
 struct Shard {
     tasks: Slab<ListedTask>,
     closed: bool,
+    /// Tasks in `tasks` that completed and wait for their `JoinHandle`.
+    awaiting_join: usize,
     /// Tasks ever added to this shard (the spawned-tasks metric).
     spawned: u64,
 }
@@ -73,6 +89,7 @@ impl OwnedTasks {
                 CachePadded::new(Mutex::new(Shard {
                     tasks: Slab::new(),
                     closed: false,
+                    awaiting_join: 0,
                     spawned: 0,
                 }))
             })
@@ -157,20 +174,43 @@ impl OwnedTasks {
         None
     }
 
-    /// Removes a completing task. `true` if it was in the list; the caller
-    /// then drops the list's reference.
+    /// Removes a task that completes with no `JoinHandle` waiting. `true`
+    /// if it was in the list; the caller then drops the list's reference.
     pub(crate) fn remove(&self, header: &Header) -> bool {
         let mut shard = self.shard(header).lock().unwrap();
-        // SAFETY: the key is only touched under this shard's lock.
-        let key = header.owned_key.with(|slot| unsafe { *slot });
-        let ours = shard
-            .tasks
-            .get(key)
-            .is_some_and(|listed| listed.task.as_ptr() == NonNull::from(header));
-        if ours {
-            shard.tasks.remove(key);
+        match shard.key_of(header) {
+            Some(key) => {
+                shard.tasks.remove(key);
+                true
+            }
+            None => false,
         }
-        ours
+    }
+
+    /// Keeps a task that is about to complete with its `JoinHandle`
+    /// waiting, counted as complete from now on. `true` if it is in the
+    /// list: it then leaves through `remove_complete`.
+    pub(crate) fn hold_complete(&self, header: &Header) -> bool {
+        let mut shard = self.shard(header).lock().unwrap();
+        let listed = shard.key_of(header).is_some();
+        shard.awaiting_join += usize::from(listed);
+        listed
+    }
+
+    /// Removes a task kept by `hold_complete`, once its `JoinHandle` has
+    /// read the output or is dropped. `true` if it was still in the list
+    /// (shutdown may have drained it); the caller then drops the list's
+    /// reference.
+    pub(crate) fn remove_complete(&self, header: &Header) -> bool {
+        let mut shard = self.shard(header).lock().unwrap();
+        match shard.key_of(header) {
+            Some(key) => {
+                shard.tasks.remove(key);
+                shard.awaiting_join -= 1;
+                true
+            }
+            None => false,
+        }
     }
 
     /// Closes the list and cancels every task in it. Must run when no
@@ -180,13 +220,11 @@ impl OwnedTasks {
             shard.lock().unwrap().closed = true;
         }
         for shard in self.shards.iter() {
-            let tasks: Vec<RawTask> = shard
-                .lock()
-                .unwrap()
-                .tasks
-                .drain()
-                .map(|listed| listed.task)
-                .collect();
+            let tasks: Vec<RawTask> = {
+                let mut shard = shard.lock().unwrap();
+                shard.awaiting_join = 0;
+                shard.tasks.drain().map(|listed| listed.task).collect()
+            };
             for task in tasks {
                 task.shutdown();
                 // SAFETY: draining the slab took over the list's reference.
@@ -222,12 +260,31 @@ impl OwnedTasks {
         self.shards.iter().map(|s| s.lock().unwrap().spawned).sum()
     }
 
-    /// How many tasks are alive (spawned and not yet completed).
+    /// How many tasks are alive (spawned and not yet completed): the
+    /// complete ones waiting for their `JoinHandle` do not count.
     pub(crate) fn len(&self) -> usize {
         self.shards
             .iter()
-            .map(|s| s.lock().unwrap().tasks.len())
+            .map(|s| {
+                let shard = s.lock().unwrap();
+                shard.tasks.len() - shard.awaiting_join
+            })
             .sum()
+    }
+}
+
+impl Shard {
+    /// The slab key of `header`'s task, if it is in this shard. The key
+    /// the task remembers may since have been reused by another task, so
+    /// the entry must point at this one.
+    fn key_of(&self, header: &Header) -> Option<usize> {
+        // SAFETY: the key is only touched under this shard's lock, which
+        // the caller holds (it borrows the shard from the guard).
+        let key = header.owned_key.with(|slot| unsafe { *slot });
+        self.tasks
+            .get(key)
+            .is_some_and(|listed| listed.task.as_ptr() == NonNull::from(header))
+            .then_some(key)
     }
 }
 

@@ -14,7 +14,7 @@ use crate::loom::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use crate::loom::sync::{Arc, Mutex};
 use crate::loom::thread;
 use crate::task::list::OwnedTasks;
-use crate::task::{Header, JoinError, JoinHandle, Notified, Schedule, TaskMeta};
+use crate::task::{JoinError, JoinHandle, Notified, Schedule, TaskMeta};
 use std::collections::VecDeque;
 use std::future::Future;
 use std::pin::Pin;
@@ -38,8 +38,8 @@ impl Schedule for Arc<Queue> {
         }
     }
 
-    fn release(&self, task: &Header) -> bool {
-        self.owned.remove(task)
+    fn owned_tasks(&self) -> Option<&OwnedTasks> {
+        Some(&self.owned)
     }
 }
 

@@ -13,7 +13,7 @@ use crate::scheduler::multi_thread::park;
 use crate::scheduler::multi_thread::worker::Remote;
 use crate::scheduler::{self, Config};
 use crate::task::list::OwnedTasks;
-use crate::task::{Header, JoinHandle, Notified, Schedule, TaskMeta};
+use crate::task::{JoinHandle, Notified, Schedule, TaskMeta};
 use crossbeam_utils::CachePadded;
 use std::future::Future;
 
@@ -238,7 +238,7 @@ impl Schedule for Arc<Handle> {
         Handle::schedule_task(self, task, true);
     }
 
-    fn release(&self, task: &Header) -> bool {
-        self.shared.owned.remove(task)
+    fn owned_tasks(&self) -> Option<&OwnedTasks> {
+        Some(&self.shared.owned)
     }
 }
