@@ -177,14 +177,7 @@ impl OwnedTasks {
     /// Removes a task that completes with no `JoinHandle` waiting. `true`
     /// if it was in the list; the caller then drops the list's reference.
     pub(crate) fn remove(&self, header: &Header) -> bool {
-        let mut shard = self.shard(header).lock().unwrap();
-        match shard.key_of(header) {
-            Some(key) => {
-                shard.tasks.remove(key);
-                true
-            }
-            None => false,
-        }
+        self.take_out(header, false)
     }
 
     /// Keeps a task that is about to complete with its `JoinHandle`
@@ -202,15 +195,19 @@ impl OwnedTasks {
     /// (shutdown may have drained it); the caller then drops the list's
     /// reference.
     pub(crate) fn remove_complete(&self, header: &Header) -> bool {
+        self.take_out(header, true)
+    }
+
+    /// Takes the task's entry out, if it is still there; `held`: it was
+    /// counted in `awaiting_join` by `hold_complete`.
+    fn take_out(&self, header: &Header, held: bool) -> bool {
         let mut shard = self.shard(header).lock().unwrap();
-        match shard.key_of(header) {
-            Some(key) => {
-                shard.tasks.remove(key);
-                shard.awaiting_join -= 1;
-                true
-            }
-            None => false,
-        }
+        let Some(key) = shard.key_of(header) else {
+            return false;
+        };
+        shard.tasks.remove(key);
+        shard.awaiting_join -= usize::from(held);
+        true
     }
 
     /// Closes the list and cancels every task in it. Must run when no
