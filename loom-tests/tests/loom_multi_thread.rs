@@ -6,12 +6,24 @@
 use loom::sync::Arc;
 use loom::sync::atomic::{AtomicUsize, Ordering};
 use rt::runtime::{Builder, Runtime};
+use rt::task::{JoinHandle, Priority};
 use rt_loom_tests::channel;
 
 fn runtime(workers: usize) -> Runtime {
     Builder::new_multi_thread()
         .worker_threads(workers)
         .build()
+        .unwrap()
+}
+
+fn spawn_with<F>(rt: &Runtime, priority: Priority, future: F) -> JoinHandle<F::Output>
+where
+    F: std::future::Future + Send + 'static,
+    F::Output: Send + 'static,
+{
+    rt::task::Builder::new()
+        .priority(priority)
+        .spawn_on(future, rt.handle())
         .unwrap()
 }
 
@@ -76,11 +88,23 @@ fn left_behind_work_gets_a_worker_with_spinning() {
     });
 }
 
+/// The same with the task left behind `High`: it waits in the `High`
+/// injector, which parking workers look at only while the queued counts
+/// say a `High` or `Low` task waits (`Handle::has_stealable_work`).
+#[test]
+fn left_behind_high_work_gets_a_worker() {
+    loom::model(|| left_behind_work_with(runtime(2), Priority::Normal, Priority::High));
+}
+
 fn left_behind_work(rt: Runtime) {
+    left_behind_work_with(rt, Priority::Normal, Priority::Normal);
+}
+
+fn left_behind_work_with(rt: Runtime, waiter: Priority, signaller: Priority) {
     let ran = Arc::new((loom::sync::Mutex::new(false), loom::sync::Condvar::new()));
     let waiter = {
         let ran = ran.clone();
-        rt.spawn(async move {
+        spawn_with(&rt, waiter, async move {
             let (lock, condvar) = &*ran;
             let mut done = lock.lock().unwrap();
             while !*done {
@@ -88,7 +112,7 @@ fn left_behind_work(rt: Runtime) {
             }
         })
     };
-    let signaller = rt.spawn(async move {
+    let signaller = spawn_with(&rt, signaller, async move {
         let (lock, condvar) = &*ran;
         *lock.lock().unwrap() = true;
         condvar.notify_one();
@@ -219,5 +243,83 @@ fn abort_races_completion_and_join_handle_drop() {
         aborter.join().unwrap();
         drop(rt);
         assert_eq!(Arc::strong_count(&output), 1, "the output was dropped");
+    });
+}
+
+/// A flag a thread can block on until another sets it.
+#[derive(Default)]
+struct Gate {
+    open: loom::sync::Mutex<bool>,
+    condvar: loom::sync::Condvar,
+}
+
+impl Gate {
+    fn open(&self) {
+        *self.open.lock().unwrap() = true;
+        self.condvar.notify_all();
+    }
+
+    fn wait(&self) {
+        let mut open = self.open.lock().unwrap();
+        while !*open {
+            open = self.condvar.wait(open).unwrap();
+        }
+    }
+}
+
+/// Stealing prefers `High`: two workers, each blocked in a task. Task `t`
+/// (on one worker) queues a `High` task and two `Normal` ones on its own
+/// worker (one `Normal` in the LIFO slot, one in the deque, which a peer
+/// can steal, and the `High` one in the worker's `High` lane), then lets
+/// task `u` on the other worker finish and blocks until the `High` task
+/// has run. The other worker, free now, must take the `High` task from its
+/// peer, not the `Normal` one. (The main thread waits on a gate rather
+/// than in `block_on`, and the handles are dropped: fewer threads to
+/// interleave.)
+#[test]
+fn a_free_worker_steals_high_before_normal() {
+    use rt::task::Builder;
+    loom::model(|| {
+        let rt = runtime(2);
+        let u_running = Arc::new(Gate::default());
+        let u_released = Arc::new(Gate::default());
+        let high_ran = Arc::new(Gate::default());
+        let order = Arc::new(loom::sync::Mutex::new(Vec::new()));
+        let record = {
+            let order = order.clone();
+            move |name: &'static str| {
+                let order = order.clone();
+                async move { order.lock().unwrap().push(name) }
+            }
+        };
+
+        {
+            let (u_running, u_released) = (u_running.clone(), u_released.clone());
+            drop(rt.spawn(async move {
+                u_running.open();
+                u_released.wait();
+            }));
+        }
+        {
+            let high_ran = high_ran.clone();
+            drop(rt.spawn(async move {
+                u_running.wait();
+                let high = {
+                    let (high_ran, high) = (high_ran.clone(), record("high"));
+                    async move {
+                        high.await;
+                        high_ran.open();
+                    }
+                };
+                drop(Builder::new().priority(Priority::High).spawn(high));
+                drop(rt::spawn(record("normal")));
+                drop(rt::spawn(record("normal")));
+                u_released.open();
+                high_ran.wait();
+            }));
+        }
+        high_ran.wait();
+        assert_eq!(order.lock().unwrap()[0], "high");
+        drop(rt);
     });
 }

@@ -8,7 +8,9 @@
 //!
 //! The crate is laid out by concern:
 //! - [`task`]: spawning, `JoinHandle`, cancellation, `JoinSet`,
-//!   `TaskGroup` (structured concurrency), the cooperative budget,
+//!   `TaskGroup` (structured concurrency), task priorities
+//!   ([`task::Priority`]: latency-sensitive tasks ahead of bulk work on
+//!   one runtime), the cooperative budget,
 //!   task-local values ([`task_local!`]), `LocalSet` and `spawn_local`
 //!   for `!Send` futures;
 //! - [`sync`]: channels, locks, `Semaphore`, `Notify`, `watch`, `Barrier`;

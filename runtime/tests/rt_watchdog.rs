@@ -1,8 +1,9 @@
 //! The slow-poll watchdog: a task that blocks its worker is reported once,
 //! with its name and spawn location, while the work stranded behind it
-//! (its LIFO slot, the worker's yielded tasks, its queue) runs on another
-//! worker; `RT_DEBUG=1` turns the watchdog on; the leak report lists the
-//! tasks left pending when the runtime is dropped.
+//! (its LIFO slot, the worker's yielded tasks, its queue and priority
+//! lanes) runs on another worker; `RT_DEBUG=1` turns the watchdog on;
+//! the leak report lists the tasks left pending when the runtime is
+//! dropped.
 //!
 //! No sleeps: a blocked task blocks on a std channel that the
 //! `on_slow_poll` callback (or the stolen work itself) releases.
@@ -46,6 +47,35 @@ struct Callback {
 }
 
 impl Callback {
+    /// A two-worker runtime whose watchdog calls back into a `Callback`
+    /// that waits for `expect_done` messages on the returned sender, then
+    /// releases the returned receiver (the blocked task's).
+    fn runtime(
+        expect_done: usize,
+    ) -> (
+        rt::runtime::Runtime,
+        Arc<Callback>,
+        mpsc::Sender<&'static str>,
+        mpsc::Receiver<()>,
+    ) {
+        let (done_tx, done_rx) = mpsc::channel();
+        let (release_tx, release_rx) = mpsc::channel();
+        let callback = Arc::new(Callback {
+            reports: Mutex::new(Vec::new()),
+            done: Mutex::new(done_rx),
+            expect_done,
+            release: Mutex::new(release_tx),
+        });
+        let on_slow_poll = callback.clone();
+        let rt = Builder::new_multi_thread()
+            .worker_threads(2)
+            .slow_poll_threshold(THRESHOLD)
+            .on_slow_poll(move |report: &SlowPoll| on_slow_poll.on_slow_poll(report))
+            .build()
+            .unwrap();
+        (rt, callback, done_tx, release_rx)
+    }
+
     fn on_slow_poll(&self, report: &SlowPoll) {
         self.reports.lock().unwrap().push(report.clone());
         let done = self.done.lock().unwrap();
@@ -59,22 +89,8 @@ impl Callback {
 
 #[test]
 fn a_blocked_worker_is_reported_once_and_its_work_runs_elsewhere() {
-    let (done_tx, done_rx) = mpsc::channel();
-    let (release_tx, release_rx) = mpsc::channel();
-    let callback = Arc::new(Callback {
-        reports: Mutex::new(Vec::new()),
-        done: Mutex::new(done_rx),
-        // The yielder, the child in the LIFO slot and three queued tasks.
-        expect_done: 5,
-        release: Mutex::new(release_tx),
-    });
-    let on_slow_poll = callback.clone();
-    let rt = Builder::new_multi_thread()
-        .worker_threads(2)
-        .slow_poll_threshold(THRESHOLD)
-        .on_slow_poll(move |report: &SlowPoll| on_slow_poll.on_slow_poll(report))
-        .build()
-        .unwrap();
+    // The yielder, the child in the LIFO slot and three queued tasks.
+    let (rt, callback, done_tx, release_rx) = Callback::runtime(5);
 
     let (located_tx, located_rx) = mpsc::channel();
     let yielder = rt.spawn(async move {
@@ -115,6 +131,38 @@ fn a_blocked_worker_is_reported_once_and_its_work_runs_elsewhere() {
     for field in ["id", "name", "location", "elapsed", "worker"] {
         assert!(debug.contains(field), "{debug}");
     }
+}
+
+/// The `High` and `Low` tasks a blocked task queued on its own worker
+/// (in that worker's priority lanes, where nobody was woken for the first
+/// of each) run on the other worker during the block.
+#[test]
+fn a_blocked_workers_priority_lanes_run_elsewhere() {
+    use rt::task::Priority;
+    let (rt, callback, done_tx, release_rx) = Callback::runtime(2);
+    let blocker = rt::task::Builder::new()
+        .name("blocks with lanes queued")
+        .spawn_on(
+            async move {
+                for (name, priority) in [("high", Priority::High), ("low", Priority::Low)] {
+                    let done = done_tx.clone();
+                    let task = rt::task::Builder::new()
+                        .priority(priority)
+                        .spawn(async move { done.send(name).unwrap() });
+                    drop(task.unwrap());
+                }
+                release_rx
+                    .recv_timeout(HANG)
+                    .expect("the watchdog's callback released the blocker");
+            },
+            rt.handle(),
+        )
+        .unwrap();
+    rt.block_on(blocker).unwrap();
+    drop(rt);
+    let reports = callback.reports.lock().unwrap();
+    assert_eq!(reports.len(), 1, "{reports:?}");
+    assert_eq!(reports[0].name(), Some("blocks with lanes queued"));
 }
 
 #[test]

@@ -15,9 +15,10 @@
 //! then panics, as misuse, unless the thread is already panicking.
 
 use crate::scheduler;
-use crate::task::{Budget, Id};
+use crate::task::{Budget, Header, Id, Priority};
 use std::cell::{Cell, RefCell};
 use std::marker::PhantomData;
+use std::ptr::NonNull;
 
 struct Context {
     /// The runtimes made current by `Runtime::enter`, `block_on` and on
@@ -30,7 +31,9 @@ struct Context {
     entered: Cell<bool>,
     /// The scheduler loop running on this thread, if any.
     scheduler: Cell<*const scheduler::Context>,
-    task_id: Cell<Option<Id>>,
+    /// The header of the task being polled on this thread (see
+    /// `with_task` for why it is valid while set).
+    task: Cell<Option<NonNull<Header>>>,
     budget: Cell<Budget>,
     /// Which timer shard this thread registers in (`None`: not chosen
     /// yet); see `timer_shard_hint`.
@@ -44,7 +47,7 @@ impl Context {
             next_guard: Cell::new(0),
             entered: Cell::new(false),
             scheduler: Cell::new(std::ptr::null()),
-            task_id: Cell::new(None),
+            task: Cell::new(None),
             budget: Cell::new(Budget::unconstrained()),
             timer_shard: Cell::new(None),
         }
@@ -209,20 +212,32 @@ pub(crate) fn with_scheduler<R>(f: impl FnOnce(Option<&scheduler::Context>) -> R
     f(unsafe { ptr.as_ref() })
 }
 
-/// Runs `f` with `id` recorded as the task being polled.
-pub(crate) fn with_task_id<R>(id: Id, f: impl FnOnce() -> R) -> R {
-    struct Reset(Option<Id>);
+/// Runs `f` (the poll of the task whose header is `task`) with that task
+/// recorded as the one being polled. The caller holds a reference to the
+/// task for the whole call, and the record is reset when `f` returns or
+/// unwinds: the header stays valid for as long as it is recorded.
+pub(crate) fn with_task<R>(task: &Header, f: impl FnOnce() -> R) -> R {
+    struct Reset(Option<NonNull<Header>>);
     impl Drop for Reset {
         fn drop(&mut self) {
-            let _ = CONTEXT.try_with(|cx| cx.task_id.set(self.0));
+            let _ = CONTEXT.try_with(|cx| cx.task.set(self.0));
         }
     }
     let _reset = Reset(
         CONTEXT
-            .try_with(|cx| cx.task_id.replace(Some(id)))
+            .try_with(|cx| cx.task.replace(Some(NonNull::from(task))))
             .unwrap_or(None),
     );
     f()
+}
+
+/// Runs `f` with the header of the task being polled on this thread.
+fn with_current_task<R>(f: impl FnOnce(&Header) -> R) -> Option<R> {
+    let task = CONTEXT.try_with(|cx| cx.task.get()).ok().flatten()?;
+    // SAFETY: `with_task` records a header only while its caller holds a
+    // reference to the task, and resets the record before that ends; the
+    // record is only read on this thread, within that call.
+    Some(f(unsafe { task.as_ref() }))
 }
 
 /// The timer shard this thread registers timers in: a worker's index
@@ -250,7 +265,12 @@ pub(crate) fn set_timer_shard(index: usize) {
 }
 
 pub(crate) fn current_task_id() -> Option<Id> {
-    CONTEXT.try_with(|cx| cx.task_id.get()).ok().flatten()
+    with_current_task(|task| task.id)
+}
+
+/// The priority of the task being polled, `Normal` outside a task.
+pub(crate) fn current_task_priority() -> Priority {
+    with_current_task(Header::priority).unwrap_or(Priority::Normal)
 }
 
 pub(crate) fn budget() -> Budget {

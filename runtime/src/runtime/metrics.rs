@@ -10,6 +10,8 @@
 use crate::loom::sync::atomic::{AtomicU64, AtomicUsize, Ordering, fence};
 use crate::runtime::coarse_time::Stamp;
 use crate::scheduler;
+use crate::scheduler::priority::PriorityLanes;
+use crate::task::Priority;
 use std::time::Duration;
 
 /// One worker's counters.
@@ -27,6 +29,9 @@ pub(crate) struct WorkerMetrics {
     pub(crate) busy_nanos: AtomicU64,
     pub(crate) budget_forced_yields: AtomicU64,
     pub(crate) lifo_hits: AtomicU64,
+    /// Polls of `High` and `Low` tasks; a `Normal` poll is counted in
+    /// `polls` only (so counting it costs nothing extra).
+    pub(crate) priority_polls: PriorityLanes<AtomicU64>,
     /// The local queue's length, for a scheduler whose queue other threads
     /// cannot read (current-thread): published at each maintenance tick.
     pub(crate) local_queue_depth: AtomicUsize,
@@ -50,6 +55,26 @@ impl WorkerMetrics {
         self.polling_task.store(task_id, Ordering::Relaxed);
         let polls = self.polls.load(Ordering::Relaxed);
         self.polls.store(polls.wrapping_add(1), Ordering::Release);
+    }
+
+    /// A `High` or `Low` task was taken from its queue, to be polled at
+    /// once. (Counted there, on the scheduler's priority path, so that a
+    /// `Normal` poll costs nothing more than it did without priorities.)
+    pub(crate) fn priority_polled(&self, priority: Priority) {
+        add(self.priority_polls.get(priority), 1);
+    }
+
+    /// Polls of tasks of `priority` (`Normal`: the polls of neither
+    /// other priority).
+    pub(crate) fn polls_of(&self, priority: Priority) -> u64 {
+        match priority {
+            Priority::Normal => {
+                let others =
+                    Self::load(&self.priority_polls.high) + Self::load(&self.priority_polls.low);
+                Self::load(&self.polls).saturating_sub(others)
+            }
+            priority => Self::load(self.priority_polls.get(priority)),
+        }
     }
 
     /// Step 2: the poll returned.
@@ -158,7 +183,9 @@ impl RuntimeMetrics {
     }
 
     /// The number of tasks waiting in the global queue (spawned or woken
-    /// from outside the workers).
+    /// from outside the workers), of every priority
+    /// ([`priority_queue_depth`](RuntimeMetrics::priority_queue_depth)
+    /// splits the queued tasks by priority).
     ///
     /// # Examples
     ///
@@ -170,7 +197,8 @@ impl RuntimeMetrics {
         self.handle.global_queue_depth()
     }
 
-    /// The number of tasks waiting in `worker`'s local queue (and, with
+    /// The number of tasks waiting in `worker`'s local queues, of every
+    /// priority (and, with
     /// the slow-poll watchdog on, in its LIFO slot and among its tasks that
     /// yielded during the current round, which are private to the worker
     /// otherwise). On a current-thread runtime
@@ -368,6 +396,57 @@ impl RuntimeMetrics {
     #[track_caller]
     pub fn worker_lifo_slot_hits(&self, worker: usize) -> u64 {
         WorkerMetrics::load(&self.worker(worker).lifo_hits)
+    }
+
+    /// The number of tasks of `priority` waiting to run (woken or newly
+    /// spawned, not yet polled), in the global queues and the workers'
+    /// local ones.
+    ///
+    /// `High` and `Low` are exact but for tasks moving between queues at
+    /// that instant, and for tasks that yielded on a current-thread
+    /// runtime (they wait in a list of their own until the driver was
+    /// polled). `Normal` does not count the one task each worker keeps to
+    /// run next (its LIFO slot) nor the tasks that yielded and wait on
+    /// their worker; on a current-thread runtime, only tasks woken from
+    /// other threads count while `block_on` runs.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rt::task::{Builder, Priority};
+    ///
+    /// let rt = rt::runtime::Builder::new_current_thread().build().unwrap();
+    /// let metrics = rt.metrics();
+    /// let urgent = Builder::new().priority(Priority::High);
+    /// let task = urgent.spawn_on(async {}, rt.handle()).unwrap();
+    /// assert_eq!(metrics.priority_queue_depth(Priority::High), 1);
+    /// assert_eq!(metrics.priority_queue_depth(Priority::Normal), 0);
+    /// rt.block_on(task).unwrap();
+    /// assert_eq!(metrics.priority_queue_depth(Priority::High), 0);
+    /// ```
+    pub fn priority_queue_depth(&self, priority: Priority) -> usize {
+        self.handle.priority_queue_depth(priority)
+    }
+
+    /// How many times the workers have polled tasks of `priority`
+    /// (summed over [`worker_poll_count`](RuntimeMetrics::worker_poll_count)'s
+    /// polls, which it splits by priority).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rt::task::{Builder, Priority};
+    ///
+    /// let rt = rt::runtime::Builder::new_current_thread().build().unwrap();
+    /// let low = Builder::new().priority(Priority::Low);
+    /// let task = low.spawn_on(async { rt::task::yield_now().await }, rt.handle());
+    /// rt.block_on(task.unwrap()).unwrap();
+    /// let metrics = rt.metrics();
+    /// assert_eq!(metrics.priority_poll_count(Priority::Low), 2);
+    /// assert_eq!(metrics.priority_poll_count(Priority::Normal), 0);
+    /// ```
+    pub fn priority_poll_count(&self, priority: Priority) -> u64 {
+        self.handle.priority_poll_count(priority)
     }
 
     /// The number of threads in the blocking pool, busy or idle. Threads

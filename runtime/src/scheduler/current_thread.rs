@@ -23,6 +23,17 @@
 //!    remote schedule or the main future's waker); otherwise, after
 //!    `event_interval` tasks, poll the driver without blocking, and loop.
 //!
+//! `High` and `Low` tasks wait in queues of their own (a local one and an
+//! injector per priority) and, while any is queued, step 2 chooses by
+//! priority first, with the starvation bound of `scheduler/priority.rs`.
+//! `Normal` tasks alone take exactly the path described above. Yielded
+//! tasks of every priority share step 3's list and go back to their own
+//! queues; step 2 runs no task while one of higher priority waits in the
+//! list (or one whose starvation turn has come): the round of yields
+//! comes first, after its driver poll. So a `High` task that yields still
+//! runs before all queued lower-priority work, and a yielded task counts
+//! as waiting for the starvation bound.
+//!
 //! Parking without a lost wake-up, and without a syscall per remote wake:
 //! 1. the `block_on` thread sets `parked`, then, after a SeqCst fence,
 //!    checks the local queue, the injector and `woken`, and blocks in the
@@ -46,9 +57,10 @@ use crate::runtime::coarse_time::{self, Stamp};
 use crate::runtime::context;
 use crate::runtime::metrics::{self, WorkerMetrics};
 use crate::runtime::park::ThreadParker;
+use crate::scheduler::priority::{Fairness, PriorityLanes, QueuedCounts};
 use crate::scheduler::{self, Config};
 use crate::task::list::OwnedTasks;
-use crate::task::{self, JoinHandle, Notified, Schedule, TaskMeta};
+use crate::task::{self, JoinHandle, Notified, Priority, Schedule, TaskMeta};
 use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::fmt;
@@ -66,7 +78,12 @@ struct CoreSlot {
 pub(crate) struct Handle {
     /// The core, while no thread is in `block_on`.
     slot: Mutex<CoreSlot>,
+    /// `Normal` tasks scheduled from other threads.
     inject: Injector<Notified>,
+    /// As `inject`, for `High` and `Low` tasks.
+    inject_lanes: PriorityLanes<Injector<Notified>>,
+    /// How many `High` and `Low` tasks wait, here or in the core.
+    queued: QueuedCounts,
     pub(crate) owned: OwnedTasks,
     /// Set when the main future's waker fires.
     woken: AtomicBool,
@@ -85,9 +102,19 @@ pub(crate) struct Handle {
 const INJECT_BATCH: usize = 32;
 
 struct Core {
+    /// `Normal` tasks woken on this thread.
     tasks: VecDeque<Notified>,
-    /// Tasks that yielded, oldest first; see step 3 above.
+    /// As `tasks`, for `High` and `Low` tasks.
+    lanes: PriorityLanes<VecDeque<Notified>>,
+    /// How long lower-priority tasks have waited.
+    fairness: Fairness,
+    /// Tasks that yielded (of every priority), oldest first; see step 3
+    /// above.
     yielded: Vec<Notified>,
+    /// How many of `yielded` have each priority (by `Priority::index`):
+    /// no task runs while one of higher priority waits there (its round
+    /// comes first), and they count as waiting for the starvation bound.
+    yielded_by_priority: [usize; 3],
     /// The driver was polled since the yielded tasks last went back.
     polled_since_requeue: bool,
     tick: u32,
@@ -117,7 +144,10 @@ impl Handle {
     ) -> Arc<Handle> {
         let core = Box::new(Core {
             tasks: VecDeque::with_capacity(64),
+            lanes: PriorityLanes::new(VecDeque::new),
+            fairness: Fairness::default(),
             yielded: Vec::new(),
+            yielded_by_priority: [0; 3],
             polled_since_requeue: false,
             tick: 0,
             busy_since: coarse_time::now(),
@@ -131,6 +161,8 @@ impl Handle {
                 waiters: Vec::new(),
             }),
             inject: Injector::new(),
+            inject_lanes: PriorityLanes::new(Injector::new),
+            queued: QueuedCounts::new(),
             owned: OwnedTasks::new(1),
             woken: AtomicBool::new(false),
             parked: AtomicBool::new(false),
@@ -142,8 +174,9 @@ impl Handle {
         })
     }
 
+    /// Tasks in the injectors, of every priority.
     pub(crate) fn inject_len(&self) -> usize {
-        self.inject.len()
+        self.inject.len() + self.inject_lanes.high.len() + self.inject_lanes.low.len()
     }
 
     /// Runs `future` to completion, driving the scheduler meanwhile.
@@ -212,6 +245,8 @@ impl Handle {
         fence(Ordering::SeqCst);
         if let Some(mut core) = cx.core.into_inner() {
             core.tasks.clear();
+            core.lanes.high.clear();
+            core.lanes.low.clear();
             core.yielded.clear();
             if let Some(driver) = core.driver.as_mut() {
                 driver.shutdown(&handle.driver, &mut core.woken);
@@ -222,8 +257,14 @@ impl Handle {
     }
 
     fn drain_injector(&self) {
-        while let Some(task) = steal_one(&self.inject) {
-            drop(task);
+        for inject in [
+            &self.inject,
+            &self.inject_lanes.high,
+            &self.inject_lanes.low,
+        ] {
+            while let Some(task) = steal_one(inject) {
+                drop(task);
+            }
         }
     }
 }
@@ -316,10 +357,16 @@ impl Context {
         if !polled {
             self.park(false);
         }
+        let handle = &self.handle;
         self.with_core(|core| {
             core.polled_since_requeue = false;
-            let Core { tasks, yielded, .. } = core;
-            tasks.extend(yielded.drain(..));
+            core.yielded_by_priority = [0; 3];
+            let mut yielded = std::mem::take(&mut core.yielded);
+            for task in yielded.drain(..) {
+                core.push(handle, task);
+            }
+            // The list's capacity is kept for the next round.
+            core.yielded = yielded;
         });
     }
 
@@ -346,13 +393,15 @@ impl Context {
             let mut core = self.core.borrow_mut();
             let core = core.as_mut().expect("the core is installed");
             let idle = core.tasks.is_empty()
+                && !core.lanes.any(|lane| !lane.is_empty())
                 && handle.inject.is_empty()
+                && !handle.inject_lanes.any(|inject| !inject.is_empty())
                 && !handle.woken.load(Ordering::SeqCst);
             // The maintenance tick of the metrics and the coarse clock.
             let metrics = &handle.metrics;
             metrics
                 .local_queue_depth
-                .store(core.tasks.len() + core.yielded.len(), Ordering::Relaxed);
+                .store(core.queued_here(), Ordering::Relaxed);
             let now = coarse_time::refresh();
             core.now = now;
             if block && idle {
@@ -398,24 +447,107 @@ impl Context {
 }
 
 impl Core {
-    fn next_task(&mut self, handle: &Handle) -> Option<Notified> {
-        if self.tick % handle.config.global_queue_interval == 0 {
-            let Some(task) = steal_one(&handle.inject) else {
-                return self.tasks.pop_front();
-            };
-            // A batch behind the local tasks, not one task per interval:
-            // while local tasks keep coming, this tick is the injector's
-            // only way in, and one task each time starves remote spawns.
-            for _ in 1..INJECT_BATCH {
-                match steal_one(&handle.inject) {
-                    Some(task) => self.tasks.push_back(task),
-                    None => break,
-                }
+    /// The tasks waiting in this core's queues, of every priority.
+    fn queued_here(&self) -> usize {
+        self.tasks.len() + self.lanes.high.len() + self.lanes.low.len() + self.yielded.len()
+    }
+
+    /// Queues a task to run on this thread, by its priority.
+    fn push(&mut self, handle: &Handle, task: Notified) {
+        match task.priority() {
+            Priority::Normal => self.tasks.push_back(task),
+            priority => {
+                handle.queued.add(priority);
+                self.lanes.get_mut(priority).push_back(task);
             }
-            Some(task)
-        } else {
-            self.tasks.pop_front().or_else(|| steal_one(&handle.inject))
         }
+    }
+
+    fn next_task(&mut self, handle: &Handle) -> Option<Notified> {
+        if handle.queued.any() || self.yielded(Priority::High) {
+            return self.next_task_by_priority(handle);
+        }
+        take_from(self.tick, handle, &mut self.tasks, &handle.inject)
+    }
+
+    /// Steps 2-4 of `scheduler/priority.rs`: some `High` or `Low` task may
+    /// be queued. Out of line: the all-`Normal` path never calls it.
+    #[cold]
+    #[inline(never)]
+    fn next_task_by_priority(&mut self, handle: &Handle) -> Option<Notified> {
+        let turn = self.fairness.turn();
+        let order = turn.into_iter().chain(
+            Priority::HIGHEST_FIRST
+                .into_iter()
+                .filter(|&priority| Some(priority) != turn),
+        );
+        let mut found = None;
+        for priority in order {
+            if let Some(task) = self.take(handle, priority) {
+                found = Some((priority, task));
+                break;
+            }
+            if self.yielded(priority) {
+                // Tasks of this priority yielded: their round (step 3)
+                // comes before anything after them in this order runs.
+                return None;
+            }
+        }
+        let (ran, task) = found?;
+        let normal_waiting = ran == Priority::High
+            && !(self.tasks.is_empty()
+                && handle.inject.is_empty()
+                && !self.yielded(Priority::Normal));
+        let low_waiting = ran != Priority::Low
+            && (handle.queued.get(Priority::Low) != 0 || self.yielded(Priority::Low));
+        self.fairness.ran(ran, normal_waiting, low_waiting);
+        Some(task)
+    }
+
+    /// `true` if a task of `priority` waits in the yielded list.
+    fn yielded(&self, priority: Priority) -> bool {
+        self.yielded_by_priority[priority.index()] != 0
+    }
+
+    fn take(&mut self, handle: &Handle, priority: Priority) -> Option<Notified> {
+        if priority == Priority::Normal {
+            return take_from(self.tick, handle, &mut self.tasks, &handle.inject);
+        }
+        if handle.queued.get(priority) == 0 {
+            return None;
+        }
+        let inject = handle.inject_lanes.get(priority);
+        let task = take_from(self.tick, handle, self.lanes.get_mut(priority), inject)?;
+        handle.queued.remove(priority);
+        handle.metrics.priority_polled(priority);
+        Some(task)
+    }
+}
+
+/// The next task of one priority: from its local queue, or its injector,
+/// which goes first every `global_queue_interval` ticks.
+fn take_from(
+    tick: u32,
+    handle: &Handle,
+    local: &mut VecDeque<Notified>,
+    inject: &Injector<Notified>,
+) -> Option<Notified> {
+    if tick % handle.config.global_queue_interval == 0 {
+        let Some(task) = steal_one(inject) else {
+            return local.pop_front();
+        };
+        // A batch behind the local tasks, not one task per interval:
+        // while local tasks keep coming, this tick is the injector's
+        // only way in, and one task each time starves remote spawns.
+        for _ in 1..INJECT_BATCH {
+            match steal_one(inject) {
+                Some(task) => local.push_back(task),
+                None => break,
+            }
+        }
+        Some(task)
+    } else {
+        local.pop_front().or_else(|| steal_one(inject))
     }
 }
 
@@ -430,6 +562,24 @@ impl Handle {
             me.schedule(notified);
         }
         join
+    }
+
+    /// See `scheduler::Handle::priority_queue_depth`: `Normal` counts the
+    /// injector, and the core's queue only while no thread runs it.
+    pub(crate) fn priority_queue_depth(&self, priority: Priority) -> usize {
+        match priority {
+            Priority::Normal => {
+                let idle_core = self
+                    .slot
+                    .lock()
+                    .unwrap()
+                    .core
+                    .as_ref()
+                    .map_or(0, |core| core.tasks.len());
+                self.inject.len() + idle_core
+            }
+            priority => self.queued.get(priority),
+        }
     }
 
     fn main_waker(me: &Arc<Self>) -> Waker {
@@ -481,11 +631,12 @@ impl Handle {
             Some(scheduler::Context::CurrentThread(cx)) if Arc::ptr_eq(&cx.handle, me) => {
                 match cx.core.borrow_mut().as_mut() {
                     Some(core) if is_yield => {
+                        core.yielded_by_priority[task.priority().index()] += 1;
                         core.yielded.push(task);
                         None
                     }
                     Some(core) => {
-                        core.tasks.push_back(task);
+                        core.push(me, task);
                         None
                     }
                     None => Some(task),
@@ -494,7 +645,13 @@ impl Handle {
             _ => Some(task),
         });
         if let Some(task) = task {
-            me.inject.push(task);
+            match task.priority() {
+                Priority::Normal => me.inject.push(task),
+                priority => {
+                    me.queued.add(priority);
+                    me.inject_lanes.get(priority).push(task);
+                }
+            }
             // Pairs with the fence in `shutdown`: either its final drain
             // sees this task or this load sees the runtime terminated.
             fence(Ordering::SeqCst);

@@ -8,6 +8,7 @@
 pub(crate) mod current_thread;
 pub(crate) mod idle_spin;
 pub(crate) mod multi_thread;
+pub(crate) mod priority;
 
 use crate::blocking;
 use crate::driver;
@@ -15,7 +16,7 @@ use crate::loom::sync::Arc;
 use crate::loom::sync::atomic::Ordering;
 use crate::runtime::metrics::WorkerMetrics;
 use crate::task::list::OwnedTasks;
-use crate::task::{JoinHandle, TaskMeta};
+use crate::task::{JoinHandle, Priority, TaskMeta};
 use std::future::Future;
 use std::io;
 
@@ -45,6 +46,7 @@ impl Context {
 }
 
 impl Handle {
+    /// Spawns a task; it keeps `meta.priority` for life.
     pub(crate) fn spawn<F>(&self, future: F, meta: TaskMeta) -> JoinHandle<F::Output>
     where
         F: Future + Send + 'static,
@@ -115,7 +117,7 @@ impl Handle {
 
     pub(crate) fn global_queue_depth(&self) -> usize {
         match self {
-            Handle::MultiThread(h) => h.shared.inject.len(),
+            Handle::MultiThread(h) => h.inject_len(),
             Handle::CurrentThread(h) => h.inject_len(),
         }
     }
@@ -156,6 +158,22 @@ impl Handle {
         if let Handle::MultiThread(h) = self {
             h.stall_ended(worker);
         }
+    }
+
+    /// Tasks of `priority` waiting to run; see
+    /// `RuntimeMetrics::priority_queue_depth` for what `Normal` counts.
+    pub(crate) fn priority_queue_depth(&self, priority: Priority) -> usize {
+        match self {
+            Handle::MultiThread(h) => h.priority_queue_depth(priority),
+            Handle::CurrentThread(h) => h.priority_queue_depth(priority),
+        }
+    }
+
+    /// Polls of tasks of `priority` so far.
+    pub(crate) fn priority_poll_count(&self, priority: Priority) -> u64 {
+        (0..self.num_workers())
+            .map(|worker| self.worker_metrics(worker).polls_of(priority))
+            .sum()
     }
 
     pub(crate) fn is_same(&self, other: &Handle) -> bool {

@@ -1,15 +1,17 @@
-//! `task::Builder`: spawn with a name, get an error instead of a panic.
+//! `task::Builder`: spawn with a name or a priority, get an error
+//! instead of a panic.
 
 use crate::blocking;
 use crate::runtime::{Handle, context};
 use crate::task::local::{LocalSet, try_spawn_local};
-use crate::task::{JoinHandle, TaskMeta};
+use crate::task::{JoinHandle, Priority, TaskMeta};
 use std::future::Future;
 use std::io;
 
 /// Spawns tasks with a name, which the task dump
 /// ([`Handle::dump`](crate::runtime::Handle::dump)), the slow-poll
-/// watchdog and the leak report show next to the spawn location.
+/// watchdog and the leak report show next to the spawn location, or with
+/// a [`Priority`] (see [`Builder::priority`]).
 ///
 /// Every spawn records where it was called from, named or not; a name
 /// costs one small allocation, an unnamed spawn none. Unlike
@@ -31,10 +33,11 @@ use std::io;
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Builder<'a> {
     name: Option<&'a str>,
+    priority: Priority,
 }
 
 impl<'a> Builder<'a> {
-    /// A builder for an unnamed task.
+    /// A builder for an unnamed `Normal` task.
     ///
     /// # Examples
     ///
@@ -43,7 +46,10 @@ impl<'a> Builder<'a> {
     /// # drop(builder);
     /// ```
     pub fn new() -> Builder<'a> {
-        Builder { name: None }
+        Builder {
+            name: None,
+            priority: Priority::Normal,
+        }
     }
 
     /// Names the task.
@@ -59,11 +65,51 @@ impl<'a> Builder<'a> {
     /// assert_eq!(rt.block_on(task).unwrap(), "named");
     /// ```
     pub fn name(self, name: &'a str) -> Builder<'a> {
-        Builder { name: Some(name) }
+        Builder {
+            name: Some(name),
+            ..self
+        }
+    }
+
+    /// Gives the task `priority` for life (the default is
+    /// [`Priority::Normal`]): a ready `High` task runs before every ready
+    /// `Normal` or `Low` one, on either scheduler, within the starvation
+    /// bound documented on [`Priority`]. Tasks the task spawns or wakes
+    /// do not inherit it.
+    ///
+    /// [`spawn`](Builder::spawn) and [`spawn_on`](Builder::spawn_on) honour
+    /// it. A [`LocalSet`] runs its tasks in the order they are woken
+    /// whatever their priority (the task still reports its own in
+    /// [`task::priority`](crate::task::priority)), and the blocking pool
+    /// has no order to change: the `spawn_blocking` methods ignore it.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rt::task::{Builder, Priority};
+    ///
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// let heartbeat = Builder::new()
+    ///     .name("heartbeat")
+    ///     .priority(Priority::High)
+    ///     .spawn_on(async { rt::task::priority() }, rt.handle())
+    ///     .unwrap();
+    /// assert_eq!(rt.block_on(heartbeat).unwrap(), Priority::High);
+    /// ```
+    pub fn priority(self, priority: Priority) -> Builder<'a> {
+        Builder { priority, ..self }
     }
 
     #[track_caller]
     fn meta(&self) -> TaskMeta {
+        let mut meta = TaskMeta::named(self.name);
+        meta.priority = self.priority;
+        meta
+    }
+
+    /// As `meta`, for the blocking pool, which has no priorities.
+    #[track_caller]
+    fn blocking_meta(&self) -> TaskMeta {
         TaskMeta::named(self.name)
     }
 
@@ -199,7 +245,7 @@ impl<'a> Builder<'a> {
         F: FnOnce() -> R + Send + 'static,
         R: Send + 'static,
     {
-        let meta = self.meta();
+        let meta = self.blocking_meta();
         context::with_current(|handle| handle.try_spawn_blocking(f, meta)).unwrap_or_else(|| {
             Err(no_runtime(
                 "`task::Builder::spawn_blocking` called outside a runtime: call it from a task \
@@ -230,7 +276,7 @@ impl<'a> Builder<'a> {
         R: Send + 'static,
     {
         let rt = &handle.inner;
-        blocking::try_spawn_blocking_on(rt.blocking_spawner(), Some(rt), f, self.meta())
+        blocking::try_spawn_blocking_on(rt.blocking_spawner(), Some(rt), f, self.blocking_meta())
     }
 }
 

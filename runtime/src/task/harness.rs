@@ -33,26 +33,52 @@ use crate::task::error::JoinError;
 use crate::task::raw::{Cell, Header, RawTask, Stage, Vtable};
 use crate::task::state::{ToIdle, ToRunning};
 use crate::task::trace::{TaskEvent, task_event};
-use crate::task::{Notified, Schedule, waker};
+use crate::task::{Notified, Priority, Schedule, waker};
 use std::future::Future;
+use std::marker::PhantomData;
 use std::panic::{self, AssertUnwindSafe};
 use std::pin::Pin;
 use std::ptr::NonNull;
 use std::task::{Context, Poll, Waker};
 
-pub(super) fn vtable<F, S>() -> &'static Vtable
+/// The vtable of a `Cell<F, S>` whose task has `priority`.
+pub(super) fn vtable<F, S>(priority: Priority) -> &'static Vtable
 where
     F: Future + 'static,
     F::Output: 'static,
     S: Schedule,
 {
-    &Vtable {
-        poll: poll::<F, S>,
-        schedule: schedule::<F, S>,
-        dealloc: dealloc::<F, S>,
-        try_read_output: try_read_output::<F, S>,
-        drop_join_handle: drop_join_handle::<F, S>,
-        shutdown: shutdown::<F, S>,
+    Vtables::<F, S>::BY_PRIORITY[priority.index()]
+}
+
+/// One vtable per priority for each `F` and `S`: the priority lives in
+/// the vtable rather than in the header, where a byte more would grow
+/// every task's allocation by a word.
+struct Vtables<F, S>(PhantomData<(F, S)>);
+
+impl<F, S> Vtables<F, S>
+where
+    F: Future + 'static,
+    F::Output: 'static,
+    S: Schedule,
+{
+    /// Indexed by `Priority::index`.
+    const BY_PRIORITY: [&'static Vtable; 3] = [
+        &Vtables::<F, S>::with(Priority::Low),
+        &Vtables::<F, S>::with(Priority::Normal),
+        &Vtables::<F, S>::with(Priority::High),
+    ];
+
+    const fn with(priority: Priority) -> Vtable {
+        Vtable {
+            poll: poll::<F, S>,
+            schedule: schedule::<F, S>,
+            dealloc: dealloc::<F, S>,
+            try_read_output: try_read_output::<F, S>,
+            drop_join_handle: drop_join_handle::<F, S>,
+            shutdown: shutdown::<F, S>,
+            priority,
+        }
     }
 }
 
@@ -136,7 +162,7 @@ fn poll_future<F: Future, S>(cell: &Cell<F, S>, cx: &mut Context<'_>) -> Poll<()
     let span = &cell.header.span;
     let outcome = span.in_poll(|| {
         panic::catch_unwind(AssertUnwindSafe(|| {
-            context::with_task_id(id, || {
+            context::with_task(&cell.header, || {
                 // A poll that panics drops the future during the unwind (as
                 // tokio does), so its destructors see `thread::panicking()`.
                 let drop_on_unwind = DropStageOnUnwind(&cell.stage);

@@ -1,8 +1,9 @@
-//! What a task is told at spawn: its id, its name and where it was
-//! spawned. The header keeps them for the task dump, the slow-poll
-//! watchdog, the leak report and the `tracing` spans.
+//! What a task is told at spawn: its id, its name, where it was
+//! spawned and its priority. The first three serve the task dump, the
+//! slow-poll watchdog, the leak report and the `tracing` spans; the
+//! priority picks the task's vtable (`harness::vtable`).
 
-use crate::task::Id;
+use crate::task::{Id, Priority};
 use std::panic::Location;
 
 /// The spawn-time facts of a task. An unnamed task costs no allocation:
@@ -13,6 +14,8 @@ pub(crate) struct TaskMeta {
     pub(crate) id: Id,
     pub(crate) name: Option<Box<str>>,
     pub(crate) location: &'static Location<'static>,
+    /// `Normal` unless `task::Builder::priority` said otherwise.
+    pub(crate) priority: Priority,
 }
 
 impl TaskMeta {
@@ -31,6 +34,7 @@ impl TaskMeta {
             id: Id::next(),
             name: None,
             location,
+            priority: Priority::Normal,
         }
     }
 
@@ -42,6 +46,7 @@ impl TaskMeta {
             id: Id::next(),
             name: name.map(Box::from),
             location: Location::caller(),
+            priority: Priority::Normal,
         }
     }
 }

@@ -22,6 +22,7 @@ mod local;
 #[cfg(test)]
 mod loom_task;
 mod meta;
+mod priority;
 mod raw;
 mod state;
 mod stats;
@@ -38,6 +39,7 @@ pub use id::Id;
 pub use join::{AbortHandle, JoinHandle};
 pub use join_set::JoinSet;
 pub use local::{LocalEnterGuard, LocalSet, RunUntil, spawn_local};
+pub use priority::{Priority, priority};
 pub use task_local::{AccessError, LocalKey, TaskLocalFuture};
 pub use yield_now::yield_now;
 
@@ -101,6 +103,11 @@ impl Notified {
     #[inline]
     pub(crate) fn record_poll(&self, now: crate::runtime::coarse_time::Stamp) {
         self.0.header().stats.poll_started(now);
+    }
+
+    /// Which of its scheduler's queues the task goes to.
+    pub(crate) fn priority(&self) -> Priority {
+        self.0.priority()
     }
 
     /// Gives up the `Notified` for a pointer that still owns its

@@ -7,7 +7,6 @@
 //! only `RawTask`, a pointer to the header.
 
 use crate::loom::cell::UnsafeCell;
-use crate::task::Schedule;
 use crate::task::error::JoinError;
 use crate::task::harness;
 use crate::task::id::Id;
@@ -15,6 +14,7 @@ use crate::task::meta::TaskMeta;
 use crate::task::state::{State, ToNotified};
 use crate::task::stats::TaskStats;
 use crate::task::trace::{TaskEvent, TaskSpan, task_event};
+use crate::task::{Priority, Schedule};
 use std::future::Future;
 use std::ptr::{self, NonNull};
 use std::task::Waker;
@@ -34,7 +34,15 @@ pub(crate) struct Header {
     pub(crate) owned_key: UnsafeCell<usize>,
 }
 
-/// The operations that need the concrete `F` and `S`.
+impl Header {
+    /// The task's priority (kept in its vtable).
+    pub(crate) fn priority(&self) -> Priority {
+        self.vtable.priority
+    }
+}
+
+/// The operations that need the concrete `F` and `S`, and the task's
+/// priority.
 pub(crate) struct Vtable {
     /// Run the task. Consumes the caller's `Notified` reference.
     pub(crate) poll: unsafe fn(NonNull<Header>),
@@ -49,6 +57,9 @@ pub(crate) struct Vtable {
     pub(crate) drop_join_handle: unsafe fn(NonNull<Header>),
     /// Abort / shutdown: cancel now if idle, else mark for the poller.
     pub(crate) shutdown: unsafe fn(NonNull<Header>),
+    /// Which of its scheduler's queues the task waits in; fixed for life
+    /// (see `harness::vtable`).
+    pub(crate) priority: Priority,
 }
 
 /// The stage of the future: running, finished with an output, or with the
@@ -138,7 +149,7 @@ impl RawTask {
         unsafe {
             ptr::addr_of_mut!((*slot).header).write(Header {
                 state: State::new(),
-                vtable: harness::vtable::<F, S>(),
+                vtable: harness::vtable::<F, S>(meta.priority),
                 span: TaskSpan::new(meta),
                 id: meta.id,
                 stats: TaskStats::new(),
@@ -183,6 +194,10 @@ impl RawTask {
 
     pub(super) fn id(&self) -> Id {
         self.header().id
+    }
+
+    pub(crate) fn priority(&self) -> Priority {
+        self.header().priority()
     }
 
     pub(super) fn ref_inc(self) {

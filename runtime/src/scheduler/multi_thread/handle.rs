@@ -11,9 +11,10 @@ use crate::scheduler::multi_thread::ExitCount;
 use crate::scheduler::multi_thread::idle::Idle;
 use crate::scheduler::multi_thread::park;
 use crate::scheduler::multi_thread::worker::Remote;
+use crate::scheduler::priority::{PriorityLanes, QueuedCounts};
 use crate::scheduler::{self, Config};
 use crate::task::list::OwnedTasks;
-use crate::task::{JoinHandle, Notified, Schedule, TaskMeta};
+use crate::task::{JoinHandle, Notified, Priority, Schedule, TaskMeta};
 use crossbeam_utils::CachePadded;
 use std::future::Future;
 
@@ -32,7 +33,12 @@ pub(crate) struct Handle {
 #[derive(Debug)]
 pub(crate) struct Shared {
     pub(crate) remotes: Box<[Remote]>,
+    /// Tasks scheduled from outside the workers (`Normal` ones).
     pub(crate) inject: Injector<Notified>,
+    /// As `inject`, for `High` and `Low` tasks.
+    pub(crate) inject_lanes: PriorityLanes<Injector<Notified>>,
+    /// How many `High` and `Low` tasks wait in any lane.
+    pub(crate) queued: QueuedCounts,
     pub(crate) idle: Idle,
     pub(crate) owned: OwnedTasks,
     /// Each worker's counters, in its own cache line (an `Arc` each, so
@@ -74,7 +80,13 @@ impl Handle {
     }
 
     fn push_remote(&self, task: Notified) {
-        self.shared.inject.push(task);
+        match task.priority() {
+            Priority::Normal => self.shared.inject.push(task),
+            priority => {
+                self.shared.queued.add(priority);
+                self.shared.inject_lanes.get(priority).push(task);
+            }
+        }
         // Pairs with the fence in `finish_shutdown`: either its final drain
         // sees this task, or this load sees the runtime terminated and the
         // task is released here. Otherwise the task (which holds the
@@ -88,8 +100,11 @@ impl Handle {
     }
 
     fn drain_injector(&self) {
-        while let Some(task) = steal_one(&self.shared.inject) {
-            drop(task);
+        let lanes = &self.shared.inject_lanes;
+        for inject in [&self.shared.inject, &lanes.high, &lanes.low] {
+            while let Some(task) = steal_one(inject) {
+                drop(task);
+            }
         }
     }
 
@@ -164,15 +179,40 @@ impl Handle {
         }
     }
 
-    /// `true` if the injector or any worker's deque holds a task (or, for
-    /// a worker the watchdog found stuck, its LIFO slot or yielded list).
+    /// `true` if an injector or any worker's deque or lane holds a task
+    /// (or, for a worker the watchdog found stuck, its LIFO slot or
+    /// yielded list).
+    ///
+    /// The lanes are looked at only while `queued` counts a `High` or
+    /// `Low` task (one load for a runtime of `Normal` tasks), and then
+    /// themselves, not through the count: a producer raises the count
+    /// before it pushes, and a parking worker that took the count alone
+    /// for work would wake, find nothing, and wake again, for as long as
+    /// the producer is held between the two (loom:
+    /// `left_behind_high_work_gets_a_worker`). Gating on the count loses
+    /// no wake-up: a producer fences (SeqCst) after its push and before
+    /// it reads the idle counts, and the callers that decide whether to
+    /// park fence before calling this, so either the producer sees them
+    /// parked (and wakes one) or this sees its count and its task.
     pub(crate) fn has_stealable_work(&self) -> bool {
-        !self.shared.inject.is_empty()
-            || self
-                .shared
+        let shared = &self.shared;
+        !shared.inject.is_empty()
+            || shared
                 .remotes
                 .iter()
                 .any(|remote| !remote.stealer.is_empty() || remote.has_stranded_work())
+            || (shared.queued.any() && self.has_lane_work())
+    }
+
+    /// `true` if a `High` or `Low` injector or any worker's lane holds a
+    /// task.
+    fn has_lane_work(&self) -> bool {
+        let shared = &self.shared;
+        shared.inject_lanes.any(|inject| !inject.is_empty())
+            || shared
+                .remotes
+                .iter()
+                .any(|remote| remote.lanes.any(|lane| !lane.is_empty()))
     }
 
     /// The watchdog found `worker` stuck in a poll (see `watchdog.rs`,
@@ -200,12 +240,37 @@ impl Handle {
             .store(false, Ordering::SeqCst);
     }
 
-    /// The tasks queued on `worker`, as far as other threads can see.
+    /// The tasks queued on `worker`, as far as other threads can see (of
+    /// every priority).
     pub(crate) fn local_queue_depth(&self, worker: usize) -> usize {
         let remote = &self.shared.remotes[worker];
         remote.stealer.len()
+            + remote.lanes.high.len()
+            + remote.lanes.low.len()
             + usize::from(remote.lifo.is_occupied())
             + remote.yielded.as_ref().map_or(0, |yielded| yielded.len())
+    }
+
+    /// Tasks in the injectors, of every priority.
+    pub(crate) fn inject_len(&self) -> usize {
+        let shared = &self.shared;
+        shared.inject.len() + shared.inject_lanes.high.len() + shared.inject_lanes.low.len()
+    }
+
+    /// See `scheduler::Handle::priority_queue_depth`.
+    pub(crate) fn priority_queue_depth(&self, priority: Priority) -> usize {
+        let shared = &self.shared;
+        match priority {
+            Priority::Normal => {
+                shared.inject.len()
+                    + shared
+                        .remotes
+                        .iter()
+                        .map(|remote| remote.stealer.len())
+                        .sum::<usize>()
+            }
+            priority => shared.queued.get(priority),
+        }
     }
 
     /// Starts shutting down: workers stop after their current poll.

@@ -19,6 +19,7 @@ use crate::loom::sync::atomic::AtomicBool;
 use crate::loom::sync::{Arc, Condvar, Mutex};
 use crate::runtime::builder::ThreadSpawner;
 use crate::scheduler::Config;
+use crate::scheduler::priority::{PriorityLanes, QueuedCounts};
 use crate::task::list::OwnedTasks;
 use crossbeam_utils::CachePadded;
 use local_queues::YieldedTasks;
@@ -73,17 +74,26 @@ impl MultiThread {
             let queue = Deque::new_fifo();
             let stealable = config.stealable_local_queues;
             let (yielded, yielded_stealer) = YieldedTasks::new(stealable);
+            let lanes = PriorityLanes::new(Deque::new_fifo);
             remotes.push(worker::Remote::new(
                 queue.stealer(),
+                PriorityLanes {
+                    high: lanes.high.stealer(),
+                    low: lanes.low.stealer(),
+                },
                 parker.unparker(),
                 yielded_stealer,
             ));
-            cores.push(worker::Core::new(index, queue, yielded, parker, stealable));
+            cores.push(worker::Core::new(
+                index, queue, lanes, yielded, parker, stealable,
+            ));
         }
         let handle = Arc::new(Handle {
             shared: handle::Shared {
                 remotes: remotes.into_boxed_slice(),
                 inject: Injector::new(),
+                inject_lanes: PriorityLanes::new(Injector::new),
+                queued: QueuedCounts::new(),
                 idle: idle::Idle::new(num_workers),
                 owned: OwnedTasks::new(num_workers),
                 metrics: (0..num_workers)

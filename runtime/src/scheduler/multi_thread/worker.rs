@@ -49,6 +49,23 @@
 //! stuck in one poll, searchers take from them too (`local_queues.rs`,
 //! `Remote::steal_stranded`), so a task that blocks its thread strands
 //! none of the work queued behind it.
+//!
+//! All of the above is for `Normal` tasks. `High` and `Low` tasks wait in
+//! lanes of their own (a deque per worker, an injector per priority), and
+//! while any is queued the worker chooses by priority first
+//! (`scheduler/priority.rs`, and `priority_lanes.rs` here for where a
+//! worker looks): a `High` task in any lane, local, global or a peer's,
+//! runs before the steps above, a `Low` one after them, and the
+//! starvation bound gives the lower priorities their turns. Only `Normal`
+//! tasks enter the LIFO slot and the yielded list: a `High` task that
+//! yields goes to the back of its lane, still ahead of all lower-priority
+//! work, and a `Low` one to the back of its own. While a `High` or `Low`
+//! task is queued, the LIFO slot's task is not run straight after the
+//! task that woke it but through the order above, so that every poll
+//! counts toward the bound. When searching, a worker steals `High` work
+//! first, then `Normal`, then `Low`.
+
+mod priority_lanes;
 
 use crate::loom::deque::{Steal, Stealer, Worker as Deque};
 use crate::loom::sync::Arc;
@@ -60,8 +77,9 @@ use crate::scheduler::idle_spin::IdleSpin;
 use crate::scheduler::multi_thread::handle::Handle;
 use crate::scheduler::multi_thread::local_queues::{LifoSlot, YieldedTasks, steal_yielded};
 use crate::scheduler::multi_thread::park::{Parker, Unparker};
+use crate::scheduler::priority::{Fairness, PriorityLanes};
 use crate::scheduler::{self, FastRand};
-use crate::task::Notified;
+use crate::task::{Notified, Priority};
 use crossbeam_utils::CachePadded;
 use std::cell::RefCell;
 
@@ -73,6 +91,8 @@ const MAX_LIFO_POLLS: u32 = 3;
 #[derive(Debug)]
 pub(crate) struct Remote {
     pub(crate) stealer: Stealer<Notified>,
+    /// Steal ends of the worker's `High` and `Low` lanes.
+    pub(crate) lanes: PriorityLanes<Stealer<Notified>>,
     pub(crate) unpark: Unparker,
     /// The LIFO slot when the watchdog is on (else it is `Core::lifo`),
     /// in a cache line of its own: the owner writes it on every wake,
@@ -88,11 +108,13 @@ pub(crate) struct Remote {
 impl Remote {
     pub(crate) fn new(
         stealer: Stealer<Notified>,
+        lanes: PriorityLanes<Stealer<Notified>>,
         unpark: Unparker,
         yielded: Option<Stealer<Notified>>,
     ) -> Remote {
         Remote {
             stealer,
+            lanes,
             unpark,
             lifo: CachePadded::new(LifoSlot::new()),
             yielded,
@@ -132,6 +154,10 @@ pub(crate) struct Core {
     run_queue: Deque<Notified>,
     /// Tasks that yielded, oldest first; see step 5 above.
     yielded: YieldedTasks,
+    /// The `High` and `Low` tasks queued here.
+    lanes: PriorityLanes<Deque<Notified>>,
+    /// How long lower-priority tasks have waited here.
+    fairness: Fairness,
     is_searching: bool,
     is_shutdown: bool,
     park: Option<Parker>,
@@ -161,6 +187,7 @@ impl Core {
     pub(crate) fn new(
         index: usize,
         run_queue: Deque<Notified>,
+        lanes: PriorityLanes<Deque<Notified>>,
         yielded: YieldedTasks,
         park: Parker,
         stealable_lifo: bool,
@@ -172,6 +199,8 @@ impl Core {
             stealable_lifo,
             run_queue,
             yielded,
+            lanes,
+            fairness: Fairness::default(),
             is_searching: false,
             is_shutdown: false,
             park: Some(park),
@@ -213,6 +242,10 @@ impl Core {
     }
 
     fn has_local_work(&self, handle: &Handle) -> bool {
+        self.has_local_normal_work(handle) || self.lanes.any(|lane| !lane.is_empty())
+    }
+
+    fn has_local_normal_work(&self, handle: &Handle) -> bool {
         let lifo = if self.stealable_lifo {
             handle.shared.remotes[self.index].lifo.is_occupied()
         } else {
@@ -221,7 +254,18 @@ impl Core {
         lifo || !self.run_queue.is_empty() || !self.yielded.is_empty()
     }
 
+    #[inline]
     fn next_task(&mut self, handle: &Handle) -> Option<Notified> {
+        if handle.shared.queued.any() {
+            return self.next_task_by_priority(handle);
+        }
+        self.next_normal_task(handle)
+    }
+
+    /// Steps 1-5 of the module docs. Inlined into the worker loop, as it
+    /// was before priorities (a call here costs the all-`Normal` path).
+    #[inline(always)]
+    fn next_normal_task(&mut self, handle: &Handle) -> Option<Notified> {
         let shared = &handle.shared;
         if self.tick % shared.config.global_queue_interval == 0 {
             // A batch, not one task: when yielding tasks keep the local
@@ -269,37 +313,36 @@ impl Core {
                 return None;
             }
         }
-        let count = shared.remotes.len();
-        let start = self.rand.below(count);
+        if shared.queued.get(Priority::High) != 0 {
+            if let Some(task) = self.steal_lane(handle, Priority::High) {
+                return Some(task);
+            }
+        }
+        if let Some(task) = self.steal_normal(handle) {
+            return Some(task);
+        }
+        if shared.queued.get(Priority::Low) != 0 {
+            return self.steal_lane(handle, Priority::Low);
+        }
+        None
+    }
+
+    /// Half of a peer's `Normal` deque (or, from a stuck peer, its LIFO
+    /// slot or yielded tasks), trying each peer once from a random start,
+    /// then the injector.
+    fn steal_normal(&mut self, handle: &Handle) -> Option<Notified> {
+        let shared = &handle.shared;
         loop {
-            let mut retry = false;
-            for offset in 0..count {
-                let victim = (start + offset) % count;
-                if victim == self.index {
-                    continue;
-                }
-                let queued_before = self.run_queue.len();
-                match shared.remotes[victim]
-                    .stealer
-                    .steal_batch_and_pop(&self.run_queue)
-                {
-                    Steal::Success(task) => {
-                        let moved = self.run_queue.len().saturating_sub(queued_before);
-                        let metrics = &shared.metrics[self.index];
-                        metrics::add(&metrics.steal_operations, 1);
-                        metrics::add(&metrics.steal_tasks, 1 + moved as u64);
-                        return Some(task);
-                    }
-                    Steal::Retry => retry = true,
-                    Steal::Empty => {
-                        if let Some(task) = shared.remotes[victim].steal_stranded(&self.run_queue) {
-                            let metrics = &shared.metrics[self.index];
-                            metrics::add(&metrics.steal_operations, 1);
-                            metrics::add(&metrics.steal_tasks, 1);
-                            return Some(task);
-                        }
-                    }
-                }
+            let (task, mut retry) = steal_from_peers(
+                handle,
+                self.index,
+                &mut self.rand,
+                &self.run_queue,
+                |remote| &remote.stealer,
+                true,
+            );
+            if task.is_some() {
+                return task;
             }
             match shared.inject.steal_batch_and_pop(&self.run_queue) {
                 Steal::Success(task) => return Some(task),
@@ -400,24 +443,32 @@ impl Core {
     }
 
     fn push_local(&mut self, handle: &Handle, task: Notified, is_yield: bool) {
-        if is_yield {
+        let priority = task.priority();
+        if priority != Priority::Normal {
+            self.push_lane(handle, task, priority, is_yield);
+        } else if is_yield {
             // This worker is awake and runs it at step 5 at the latest:
             // nobody needs waking for it.
             self.yielded.push(task);
         } else if let Some(prev) = self.lifo_push(handle, task) {
             self.run_queue.push(prev);
-            // Work is stealable now: let an idle worker come and take it.
-            if self.park.is_some() {
-                handle.notify_parked();
-            } else if !self.notified_in_driver {
-                // In the driver (its parker taken), wakes come in batches:
-                // one peer is enough, and it comes now, to steal while
-                // this worker goes on firing (thousands of timers take a
-                // millisecond). This worker may still count as parked: it
-                // must not pick itself.
-                self.notified_in_driver = true;
-                handle.notify_parked_except(self.index);
-            }
+            self.notify_stealable(handle);
+        }
+    }
+
+    /// Work is stealable now: let an idle worker come and take it.
+    #[inline]
+    fn notify_stealable(&mut self, handle: &Handle) {
+        if self.park.is_some() {
+            handle.notify_parked();
+        } else if !self.notified_in_driver {
+            // In the driver (its parker taken), wakes come in batches:
+            // one peer is enough, and it comes now, to steal while
+            // this worker goes on firing (thousands of timers take a
+            // millisecond). This worker may still count as parked: it
+            // must not pick itself.
+            self.notified_in_driver = true;
+            handle.notify_parked_except(self.index);
         }
     }
 
@@ -443,7 +494,56 @@ impl Core {
         while let Some(task) = self.run_queue.pop() {
             drop(task);
         }
+        for lane in [&self.lanes.high, &self.lanes.low] {
+            while let Some(task) = lane.pop() {
+                drop(task);
+            }
+        }
     }
+}
+
+/// Half of one queue of a peer (`queue_of` picks which), trying each
+/// peer but `me` once from a random start; from a peer the watchdog found
+/// stuck, also its LIFO slot or yielded tasks when `stranded_too`. Counts
+/// the steal in `me`'s metrics. The flag says a steal lost a race: trying
+/// again may find work.
+fn steal_from_peers(
+    handle: &Handle,
+    me: usize,
+    rand: &mut FastRand,
+    dest: &Deque<Notified>,
+    queue_of: impl Fn(&Remote) -> &Stealer<Notified>,
+    stranded_too: bool,
+) -> (Option<Notified>, bool) {
+    let shared = &handle.shared;
+    let count = shared.remotes.len();
+    let start = rand.below(count);
+    let mut retry = false;
+    for offset in 0..count {
+        let victim = (start + offset) % count;
+        if victim == me {
+            continue;
+        }
+        let remote = &shared.remotes[victim];
+        let queued_before = dest.len();
+        let stolen = match queue_of(remote).steal_batch_and_pop(dest) {
+            Steal::Success(task) => Some(task),
+            Steal::Retry => {
+                retry = true;
+                None
+            }
+            Steal::Empty if stranded_too => remote.steal_stranded(dest),
+            Steal::Empty => None,
+        };
+        if let Some(task) = stolen {
+            let moved = dest.len().saturating_sub(queued_before);
+            let metrics = &shared.metrics[me];
+            metrics::add(&metrics.steal_operations, 1);
+            metrics::add(&metrics.steal_tasks, 1 + moved as u64);
+            return (Some(task), retry);
+        }
+    }
+    (None, retry)
 }
 
 /// The body of a worker thread. Returns `true` if the loop finished with
@@ -522,6 +622,16 @@ impl Context {
             let Some(task) = core.lifo_pop(handle) else {
                 return Some(core);
             };
+            if handle.shared.queued.any() {
+                // With `High` or `Low` work queued, the slot's task waits
+                // its turn in `next_task_by_priority` (see the module
+                // docs). The slot was just emptied, and only its owner
+                // fills it, so the task goes back where it was.
+                if let Some(displaced) = core.lifo_push(handle, task) {
+                    core.run_queue.push(displaced);
+                }
+                return Some(core);
+            }
             if lifo_polls >= MAX_LIFO_POLLS {
                 core.run_queue.push(task);
                 handle.notify_parked();
