@@ -274,7 +274,8 @@ unsafe fn complete<F: Future, S: Schedule>(ptr: NonNull<Header>) {
     let mut released = false;
     if let Some(owned) = owned {
         if header.state.load().is_join_interested() {
-            held = owned.hold_complete(header);
+            owned.hold_complete(header);
+            held = true;
         } else {
             released = owned.remove(header);
         }

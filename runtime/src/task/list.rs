@@ -17,10 +17,19 @@
 //! the slab under the shard's lock; that caller drops the list's reference:
 //! 1. a task whose `JoinHandle` is gone leaves when it completes;
 //! 2. a task that completes while its `JoinHandle` still wants the output
-//!    stays, counted as complete (`awaiting_join`, so `len` still counts
-//!    unfinished tasks only), until the handle reads the output or is
-//!    dropped (`remove_complete`): the dump shows it complete meanwhile;
+//!    stays until the handle reads the output or is dropped
+//!    (`remove_complete`): the dump shows it complete meanwhile;
 //! 3. shutdown drains whatever is left.
+//!
+//! `len` counts unfinished tasks only: the entries less the complete ones
+//! (`held` less `collected`). Completing takes no lock for a task that
+//! stays (`hold_complete` only bumps `held`, an atomic on the lock's cache
+//! line): with its removal by the handle, that costs the completion path
+//! no more lock operations than removing the task at completion did. A
+//! completion while the list is closed may bump `held` for a task not in
+//! it (spawned after the close, or drained already): `len` clamps at the
+//! entries left, and shutdown drains them all, so that leaves `len` short
+//! by at most those tasks until the drain.
 //!
 //! The entry is found by its key and checked to point at the task, so a
 //! removal that comes after another one (a handle dropped after shutdown
@@ -35,6 +44,7 @@
 //!    `JoinHandle`) and the list's reference is dropped.
 
 use crate::loom::sync::Mutex;
+use crate::loom::sync::atomic::{AtomicUsize, Ordering};
 use crate::runtime::coarse_time::{self, Stamp};
 use crate::task::raw::{Header, RawTask};
 use crate::task::{JoinHandle, Notified, Schedule, TaskMeta, new_local_task, new_task};
@@ -45,15 +55,23 @@ use std::panic::Location;
 use std::ptr::NonNull;
 
 pub(crate) struct OwnedTasks {
-    shards: Box<[CachePadded<Mutex<Shard>>]>,
+    shards: Box<[CachePadded<ShardSlot>]>,
     mask: usize,
+}
+
+struct ShardSlot {
+    locked: Mutex<Shard>,
+    /// Completions ever kept in the list for their `JoinHandle`
+    /// (`hold_complete`), counted without the lock (wrapping).
+    held: AtomicUsize,
 }
 
 struct Shard {
     tasks: Slab<ListedTask>,
     closed: bool,
-    /// Tasks in `tasks` that completed and wait for their `JoinHandle`.
-    awaiting_join: usize,
+    /// Kept tasks removed since (`remove_complete`; wrapping): `held`
+    /// less this is how many entries are complete.
+    collected: usize,
     /// Tasks ever added to this shard (the spawned-tasks metric).
     spawned: u64,
 }
@@ -86,12 +104,15 @@ impl OwnedTasks {
         let count = crate::loom::loom_or((concurrency * 4).next_power_of_two(), 2);
         let shards = (0..count)
             .map(|_| {
-                CachePadded::new(Mutex::new(Shard {
-                    tasks: Slab::new(),
-                    closed: false,
-                    awaiting_join: 0,
-                    spawned: 0,
-                }))
+                CachePadded::new(ShardSlot {
+                    locked: Mutex::new(Shard {
+                        tasks: Slab::new(),
+                        closed: false,
+                        collected: 0,
+                        spawned: 0,
+                    }),
+                    held: AtomicUsize::new(0),
+                })
             })
             .collect();
         OwnedTasks {
@@ -100,7 +121,7 @@ impl OwnedTasks {
         }
     }
 
-    fn shard(&self, header: &Header) -> &Mutex<Shard> {
+    fn shard(&self, header: &Header) -> &ShardSlot {
         &self.shards[header.id.as_u64() as usize & self.mask]
     }
 
@@ -154,7 +175,7 @@ impl OwnedTasks {
             spawned_at: coarse_time::now(),
         };
         {
-            let mut shard = self.shard(task.header()).lock().unwrap();
+            let mut shard = self.shard(task.header()).locked.lock().unwrap();
             if !shard.closed {
                 let key = shard.tasks.insert(listed);
                 shard.spawned += 1;
@@ -181,13 +202,11 @@ impl OwnedTasks {
     }
 
     /// Keeps a task that is about to complete with its `JoinHandle`
-    /// waiting, counted as complete from now on. `true` if it is in the
-    /// list: it then leaves through `remove_complete`.
-    pub(crate) fn hold_complete(&self, header: &Header) -> bool {
-        let mut shard = self.shard(header).lock().unwrap();
-        let listed = shard.key_of(header).is_some();
-        shard.awaiting_join += usize::from(listed);
-        listed
+    /// waiting, counted as complete from now on (so called before the task
+    /// is marked COMPLETE, which publishes the count to whoever sees it).
+    /// It then leaves through `remove_complete`. Takes no lock.
+    pub(crate) fn hold_complete(&self, header: &Header) {
+        self.shard(header).held.fetch_add(1, Ordering::Relaxed);
     }
 
     /// Removes a task kept by `hold_complete`, once its `JoinHandle` has
@@ -199,14 +218,14 @@ impl OwnedTasks {
     }
 
     /// Takes the task's entry out, if it is still there; `held`: it was
-    /// counted in `awaiting_join` by `hold_complete`.
+    /// counted by `hold_complete`.
     fn take_out(&self, header: &Header, held: bool) -> bool {
-        let mut shard = self.shard(header).lock().unwrap();
+        let mut shard = self.shard(header).locked.lock().unwrap();
         let Some(key) = shard.key_of(header) else {
             return false;
         };
         shard.tasks.remove(key);
-        shard.awaiting_join -= usize::from(held);
+        shard.collected = shard.collected.wrapping_add(usize::from(held));
         true
     }
 
@@ -214,12 +233,11 @@ impl OwnedTasks {
     /// worker polls tasks any more.
     pub(crate) fn close_and_shutdown_all(&self) {
         for shard in self.shards.iter() {
-            shard.lock().unwrap().closed = true;
+            shard.locked.lock().unwrap().closed = true;
         }
         for shard in self.shards.iter() {
             let tasks: Vec<RawTask> = {
-                let mut shard = shard.lock().unwrap();
-                shard.awaiting_join = 0;
+                let mut shard = shard.locked.lock().unwrap();
                 shard.tasks.drain().map(|listed| listed.task).collect()
             };
             for task in tasks {
@@ -235,7 +253,7 @@ impl OwnedTasks {
     /// `f` must be short and must not touch the list.
     pub(crate) fn for_each(&self, mut f: impl FnMut(&ListedTask)) {
         for shard in self.shards.iter() {
-            let shard = shard.lock().unwrap();
+            let shard = shard.locked.lock().unwrap();
             for (_, listed) in shard.tasks.iter() {
                 f(listed);
             }
@@ -245,7 +263,7 @@ impl OwnedTasks {
     /// Calls `f` with the task whose id is `id`, if it is in the list
     /// (under its shard's lock, as `for_each`).
     pub(crate) fn with_task(&self, id: u64, f: impl FnOnce(&ListedTask)) {
-        let shard = self.shards[id as usize & self.mask].lock().unwrap();
+        let shard = self.shards[id as usize & self.mask].locked.lock().unwrap();
         let mut listed = shard.tasks.iter().map(|(_, listed)| listed);
         if let Some(listed) = listed.find(|l| l.header().id.as_u64() == id) {
             f(listed);
@@ -254,7 +272,10 @@ impl OwnedTasks {
 
     /// How many tasks were ever added.
     pub(crate) fn spawned_count(&self) -> u64 {
-        self.shards.iter().map(|s| s.lock().unwrap().spawned).sum()
+        self.shards
+            .iter()
+            .map(|s| s.locked.lock().unwrap().spawned)
+            .sum()
     }
 
     /// How many tasks are alive (spawned and not yet completed): the
@@ -262,9 +283,13 @@ impl OwnedTasks {
     pub(crate) fn len(&self) -> usize {
         self.shards
             .iter()
-            .map(|s| {
-                let shard = s.lock().unwrap();
-                shard.tasks.len() - shard.awaiting_join
+            .map(|slot| {
+                let shard = slot.locked.lock().unwrap();
+                let complete = slot
+                    .held
+                    .load(Ordering::Relaxed)
+                    .wrapping_sub(shard.collected);
+                shard.tasks.len() - complete.min(shard.tasks.len())
             })
             .sum()
     }
