@@ -197,6 +197,7 @@ impl OwnedTasks {
 
     /// Removes a task that completes with no `JoinHandle` waiting. `true`
     /// if it was in the list; the caller then drops the list's reference.
+    #[inline]
     pub(crate) fn remove(&self, header: &Header) -> bool {
         self.take_out(header, false)
     }
@@ -205,6 +206,7 @@ impl OwnedTasks {
     /// waiting, counted as complete from now on (so called before the task
     /// is marked COMPLETE, which publishes the count to whoever sees it).
     /// It then leaves through `remove_complete`. Takes no lock.
+    #[inline]
     pub(crate) fn hold_complete(&self, header: &Header) {
         self.shard(header).held.fetch_add(1, Ordering::Relaxed);
     }
@@ -213,19 +215,23 @@ impl OwnedTasks {
     /// read the output or is dropped. `true` if it was still in the list
     /// (shutdown may have drained it); the caller then drops the list's
     /// reference.
+    #[inline]
     pub(crate) fn remove_complete(&self, header: &Header) -> bool {
         self.take_out(header, true)
     }
 
     /// Takes the task's entry out, if it is still there; `held`: it was
     /// counted by `hold_complete`.
+    #[inline(always)]
     fn take_out(&self, header: &Header, held: bool) -> bool {
         let mut shard = self.shard(header).locked.lock().unwrap();
         let Some(key) = shard.key_of(header) else {
             return false;
         };
         shard.tasks.remove(key);
-        shard.collected = shard.collected.wrapping_add(usize::from(held));
+        if held {
+            shard.collected = shard.collected.wrapping_add(1);
+        }
         true
     }
 
