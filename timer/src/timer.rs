@@ -668,8 +668,13 @@ impl TimerEntry {
 impl Drop for TimerEntry {
     fn drop(&mut self) {
         let mut state = self.timer.lock(self.shard);
-        let slot = state.wheel.remove(self.key);
-        self.timer.sync_next_due(self.shard, &state);
+        let (slot, emptied) = state.wheel.remove_reporting(self.key);
+        // The next deadline only moves when a list empties: mostly the
+        // entry shares its slot with others (a server's many header-read
+        // timeouts), and the search is skipped.
+        if emptied {
+            self.timer.sync_next_due(self.shard, &state);
+        }
         drop(state);
         // A waker's drop may run arbitrary code: outside the lock.
         drop(slot);

@@ -240,9 +240,20 @@ impl<T> Wheel<T> {
     /// ```
     #[track_caller]
     pub fn remove(&mut self, key: Key) -> T {
+        self.remove_reporting(key).0
+    }
+
+    /// [`remove`](Wheel::remove), also telling whether the removal may
+    /// have changed [`next_deadline`](Wheel::next_deadline): only when it
+    /// emptied the entry's list (a slot's or the expired one), as that
+    /// answer depends on which lists hold something, not on what.
+    #[track_caller]
+    pub(crate) fn remove_reporting(&mut self, key: Key) -> (T, bool) {
         self.check_live(key, "remove");
+        let list = self.nodes[key.0 as usize].list;
         self.hold(key.0);
-        self.release(key.0)
+        let emptied = list != HELD && self.heads[list as usize] == NIL;
+        (self.release(key.0), emptied)
     }
 
     /// Adds `value`, due at `deadline`, as a held entry (see the module

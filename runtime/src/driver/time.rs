@@ -29,6 +29,25 @@ const TICK: Duration = Duration::from_millis(1);
 /// overflows; later deadlines are the same as "never" in practice.
 const MAX_TICK: u64 = 1 << 62;
 
+/// The whole ticks in `span`, the last partial one counted if `round_up`,
+/// capped at `MAX_TICK`. From the seconds and the sub-second nanoseconds
+/// apart (a second is a whole number of ticks), not `as_nanos`: its u128
+/// division costs a library call on every sleep registered.
+fn ticks_in(span: Duration, round_up: bool) -> u64 {
+    const _: () = assert!(TICK.as_secs() == 0 && 1_000_000_000 % TICK.subsec_nanos() == 0);
+    const TICK_NANOS: u32 = TICK.subsec_nanos();
+    const TICKS_PER_SEC: u64 = 1_000_000_000 / TICK_NANOS as u64;
+    let nanos = span.subsec_nanos();
+    let mut part = u64::from(nanos / TICK_NANOS);
+    if round_up && nanos % TICK_NANOS != 0 {
+        part += 1;
+    }
+    span.as_secs()
+        .saturating_mul(TICKS_PER_SEC)
+        .saturating_add(part)
+        .min(MAX_TICK)
+}
+
 /// The parking half of the time layer.
 pub(crate) struct Driver {
     handle: Handle,
@@ -176,9 +195,7 @@ impl Handle {
 
     /// The first tick at or after `deadline`.
     pub(crate) fn deadline_tick(&self, deadline: StdInstant) -> u64 {
-        let since = deadline.saturating_duration_since(self.inner.start);
-        let ticks = since.as_nanos().div_ceil(TICK.as_nanos());
-        u64::try_from(ticks).unwrap_or(MAX_TICK).min(MAX_TICK)
+        ticks_in(deadline.saturating_duration_since(self.inner.start), true)
     }
 
     /// The last tick at or before the clock's now.
@@ -188,8 +205,7 @@ impl Handle {
             .clock
             .now()
             .saturating_duration_since(self.inner.start);
-        let ticks = since.as_nanos() / TICK.as_nanos();
-        u64::try_from(ticks).unwrap_or(MAX_TICK).min(MAX_TICK)
+        ticks_in(since, false)
     }
 
     fn instant_of(&self, tick: u64) -> StdInstant {
@@ -234,5 +250,34 @@ impl fmt::Debug for Handle {
         f.debug_struct("time::Handle")
             .field("timer", &self.inner.timer)
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{MAX_TICK, ticks_in};
+    use std::time::Duration;
+
+    #[test]
+    fn ticks_in_rounds_a_partial_tick_up_only_when_asked() {
+        let span = Duration::new(3, 1);
+        assert_eq!(ticks_in(span, false), 3_000);
+        assert_eq!(ticks_in(span, true), 3_001);
+        let exact = Duration::from_millis(2_500);
+        assert_eq!(ticks_in(exact, false), 2_500);
+        assert_eq!(ticks_in(exact, true), 2_500);
+        assert_eq!(ticks_in(Duration::ZERO, true), 0);
+        assert_eq!(ticks_in(Duration::new(0, 999_999_999), true), 1_000);
+        assert_eq!(ticks_in(Duration::new(0, 999_999_999), false), 999);
+    }
+
+    #[test]
+    fn ticks_in_caps_huge_spans() {
+        assert_eq!(ticks_in(Duration::MAX, true), MAX_TICK);
+        assert_eq!(ticks_in(Duration::MAX, false), MAX_TICK);
+        assert_eq!(
+            ticks_in(Duration::from_secs(u64::MAX / 1_000), false),
+            MAX_TICK
+        );
     }
 }

@@ -6,7 +6,8 @@
 //! Every access tolerates the context being gone: a runtime (or a task, a
 //! guard) may be dropped by another thread-local's destructor after this
 //! one was destroyed, and then it is shut down as if no runtime were
-//! current, instead of panicking inside a destructor (which aborts).
+//! current, instead of panicking inside a destructor (which aborts). The
+//! per-poll part (`Hot`) has no destructor and is never gone.
 //!
 //! The current runtime is a stack: each `set_current` guard pushes the
 //! handle it makes current and pops it when dropped, and the current
@@ -29,6 +30,25 @@ struct Context {
     next_guard: Cell<u64>,
     /// `true` inside `block_on` or on a worker thread.
     entered: Cell<bool>,
+}
+
+impl Context {
+    const fn new() -> Context {
+        Context {
+            current: RefCell::new(Vec::new()),
+            next_guard: Cell::new(0),
+            entered: Cell::new(false),
+        }
+    }
+}
+
+/// The part of the context read and written on every poll and wake. It
+/// holds no value with a destructor, so its thread-local needs no
+/// registration and no liveness check on access (the `Context` above,
+/// whose handles must be dropped, pays one on every access), and it is
+/// never torn down: its accessors work in other thread-locals'
+/// destructors too, where nothing is installed.
+struct Hot {
     /// The scheduler loop running on this thread, if any.
     scheduler: Cell<*const scheduler::Context>,
     /// The header of the task being polled on this thread (see
@@ -40,12 +60,9 @@ struct Context {
     timer_shard: Cell<Option<usize>>,
 }
 
-impl Context {
-    const fn new() -> Context {
-        Context {
-            current: RefCell::new(Vec::new()),
-            next_guard: Cell::new(0),
-            entered: Cell::new(false),
+impl Hot {
+    const fn new() -> Hot {
+        Hot {
             scheduler: Cell::new(std::ptr::null()),
             task: Cell::new(None),
             budget: Cell::new(Budget::unconstrained()),
@@ -57,6 +74,7 @@ impl Context {
 #[cfg(not(loom))]
 thread_local! {
     static CONTEXT: Context = const { Context::new() };
+    static HOT: Hot = const { Hot::new() };
 }
 
 // Loom runs its threads on one OS thread: the context must be loom's
@@ -64,6 +82,7 @@ thread_local! {
 #[cfg(loom)]
 loom::thread_local! {
     static CONTEXT: Context = Context::new();
+    static HOT: Hot = Hot::new();
 }
 
 /// Runs `f` with the current runtime's handle, or returns `None` when this
@@ -185,16 +204,16 @@ pub(crate) fn exit_runtime<R>(f: impl FnOnce() -> R) -> R {
 }
 
 /// Runs `f` with `scheduler` installed as this thread's scheduler loop.
+#[inline]
 pub(crate) fn set_scheduler<R>(scheduler: &scheduler::Context, f: impl FnOnce() -> R) -> R {
     struct Reset(*const scheduler::Context);
     impl Drop for Reset {
+        #[inline]
         fn drop(&mut self) {
-            let _ = CONTEXT.try_with(|cx| cx.scheduler.set(self.0));
+            let _ = HOT.try_with(|cx| cx.scheduler.set(self.0));
         }
     }
-    // Gone (a runtime dropped by a thread-local destructor): `f` runs with
-    // no scheduler installed, so wakes go through the runtime's queues.
-    let prev = CONTEXT
+    let prev = HOT
         .try_with(|cx| cx.scheduler.replace(scheduler))
         .unwrap_or(std::ptr::null());
     let _reset = Reset(prev);
@@ -202,8 +221,9 @@ pub(crate) fn set_scheduler<R>(scheduler: &scheduler::Context, f: impl FnOnce() 
 }
 
 /// Runs `f` with the scheduler loop running on this thread, if any.
+#[inline]
 pub(crate) fn with_scheduler<R>(f: impl FnOnce(Option<&scheduler::Context>) -> R) -> R {
-    let ptr = CONTEXT
+    let ptr = HOT
         .try_with(|cx| cx.scheduler.get())
         .unwrap_or(std::ptr::null());
     // SAFETY: the pointer is set only by `set_scheduler`, which keeps the
@@ -216,24 +236,26 @@ pub(crate) fn with_scheduler<R>(f: impl FnOnce(Option<&scheduler::Context>) -> R
 /// recorded as the one being polled. The caller holds a reference to the
 /// task for the whole call, and the record is reset when `f` returns or
 /// unwinds: the header stays valid for as long as it is recorded.
+#[inline]
 pub(crate) fn with_task<R>(task: &Header, f: impl FnOnce() -> R) -> R {
     struct Reset(Option<NonNull<Header>>);
     impl Drop for Reset {
+        #[inline]
         fn drop(&mut self) {
-            let _ = CONTEXT.try_with(|cx| cx.task.set(self.0));
+            let _ = HOT.try_with(|cx| cx.task.set(self.0));
         }
     }
     let _reset = Reset(
-        CONTEXT
-            .try_with(|cx| cx.task.replace(Some(NonNull::from(task))))
+        HOT.try_with(|cx| cx.task.replace(Some(NonNull::from(task))))
             .unwrap_or(None),
     );
     f()
 }
 
 /// Runs `f` with the header of the task being polled on this thread.
+#[inline]
 fn with_current_task<R>(f: impl FnOnce(&Header) -> R) -> Option<R> {
-    let task = CONTEXT.try_with(|cx| cx.task.get()).ok().flatten()?;
+    let task = HOT.try_with(|cx| cx.task.get()).ok().flatten()?;
     // SAFETY: `with_task` records a header only while its caller holds a
     // reference to the task, and resets the record before that ends; the
     // record is only read on this thread, within that call.
@@ -247,21 +269,20 @@ pub(crate) fn timer_shard_hint() -> usize {
     // Only spreads threads over shards; no ordering with anything, so a
     // plain std atomic (loom has no timer driver to model).
     static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    CONTEXT
-        .try_with(|cx| match cx.timer_shard.get() {
-            Some(hint) => hint,
-            None => {
-                let hint = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                cx.timer_shard.set(Some(hint));
-                hint
-            }
-        })
-        .unwrap_or(0)
+    HOT.try_with(|cx| match cx.timer_shard.get() {
+        Some(hint) => hint,
+        None => {
+            let hint = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            cx.timer_shard.set(Some(hint));
+            hint
+        }
+    })
+    .unwrap_or(0)
 }
 
 /// Makes this worker thread register its timers in shard `index`.
 pub(crate) fn set_timer_shard(index: usize) {
-    let _ = CONTEXT.try_with(|cx| cx.timer_shard.set(Some(index)));
+    let _ = HOT.try_with(|cx| cx.timer_shard.set(Some(index)));
 }
 
 pub(crate) fn current_task_id() -> Option<Id> {
@@ -273,18 +294,31 @@ pub(crate) fn current_task_priority() -> Priority {
     with_current_task(Header::priority).unwrap_or(Priority::Normal)
 }
 
+#[inline]
 pub(crate) fn budget() -> Budget {
-    CONTEXT
-        .try_with(|cx| cx.budget.get())
+    HOT.try_with(|cx| cx.budget.get())
         .unwrap_or(Budget::unconstrained())
 }
 
+#[inline]
 pub(crate) fn set_budget(budget: Budget) {
-    let _ = CONTEXT.try_with(|cx| cx.budget.set(budget));
+    let _ = HOT.try_with(|cx| cx.budget.set(budget));
 }
 
+/// Sets the budget to `update` of the current one, which it returns: one
+/// thread-local access for both.
+#[inline]
+pub(crate) fn update_budget(update: impl FnOnce(Budget) -> Budget) -> Budget {
+    HOT.try_with(|cx| {
+        let budget = cx.budget.get();
+        cx.budget.set(update(budget));
+        budget
+    })
+    .unwrap_or(Budget::unconstrained())
+}
+
+#[inline]
 pub(crate) fn replace_budget(budget: Budget) -> Budget {
-    CONTEXT
-        .try_with(|cx| cx.budget.replace(budget))
+    HOT.try_with(|cx| cx.budget.replace(budget))
         .unwrap_or(Budget::unconstrained())
 }

@@ -40,6 +40,16 @@ impl Budget {
     pub(crate) const fn unconstrained() -> Budget {
         Budget(None)
     }
+
+    /// The budget after spending one unit (a spent or unconstrained
+    /// budget stays as it is).
+    #[inline]
+    fn spend_one(self) -> Budget {
+        match self.0 {
+            Some(units) => Budget(Some(units.saturating_sub(1))),
+            None => self,
+        }
+    }
 }
 
 /// Runs `f` with a fresh budget (one task poll).
@@ -50,6 +60,7 @@ pub(crate) fn budget<R>(f: impl FnOnce() -> R) -> R {
 fn with_budget<R>(budget: Budget, f: impl FnOnce() -> R) -> R {
     struct Reset(Budget);
     impl Drop for Reset {
+        #[inline]
         fn drop(&mut self) {
             context::set_budget(self.0);
         }
@@ -61,19 +72,16 @@ fn with_budget<R>(budget: Budget, f: impl FnOnce() -> R) -> R {
 /// Spends one unit. On `Ready`, the caller must call `made_progress` on the
 /// guard if its operation was ready; otherwise the unit is given back when
 /// the guard drops.
+#[inline]
 pub(crate) fn poll_proceed(cx: &mut Context<'_>) -> Poll<RestoreOnPending> {
-    let budget = context::budget();
-    match budget.0 {
-        None => Poll::Ready(RestoreOnPending(budget)),
-        Some(0) => {
-            forced_yield(cx);
-            Poll::Pending
-        }
-        Some(n) => {
-            context::set_budget(Budget(Some(n - 1)));
-            Poll::Ready(RestoreOnPending(budget))
-        }
+    // Inlined, and one thread-local access for the read and the write:
+    // sockets and timers call it on every poll.
+    let budget = context::update_budget(Budget::spend_one);
+    if budget.0 == Some(0) {
+        forced_yield(cx);
+        return Poll::Pending;
     }
+    Poll::Ready(RestoreOnPending(budget))
 }
 
 /// Whether the task may go on without yielding: `Pending` (after waking
@@ -92,6 +100,8 @@ pub(crate) fn poll_budget_available(cx: &mut Context<'_>) -> Poll<()> {
 
 /// The budget is spent: wake the task so it runs again after yielding,
 /// and count the forced yield on the worker running it.
+#[cold]
+#[inline(never)]
 fn forced_yield(cx: &mut Context<'_>) {
     cx.waker().wake_by_ref();
     context::with_scheduler(|scheduler| {
@@ -106,12 +116,14 @@ fn forced_yield(cx: &mut Context<'_>) {
 pub(crate) struct RestoreOnPending(Budget);
 
 impl RestoreOnPending {
+    #[inline]
     pub(crate) fn made_progress(mut self) {
         self.0 = Budget::unconstrained();
     }
 }
 
 impl Drop for RestoreOnPending {
+    #[inline]
     fn drop(&mut self) {
         if self.0.0.is_some() {
             context::set_budget(self.0);

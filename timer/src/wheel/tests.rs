@@ -63,7 +63,13 @@ impl Checked {
 
     fn remove_at(&mut self, position: usize) {
         let (_, id, key) = self.model.swap_remove(position);
-        assert_eq!(self.wheel.remove(key), id);
+        let next_before = self.wheel.next_deadline();
+        let (value, emptied) = self.wheel.remove_reporting(key);
+        assert_eq!(value, id);
+        if !emptied {
+            // The timer skips its next-deadline search on this answer.
+            assert_eq!(self.wheel.next_deadline(), next_before);
+        }
         assert_eq!(self.wheel.deadline(key), None);
         assert_eq!(self.wheel.len(), self.model.len());
     }
@@ -358,4 +364,18 @@ fn unschedule_all_holds_every_scheduled_entry() {
     for (key, value) in [(a, 'a'), (b, 'b'), (c, 'c')] {
         assert_eq!(wheel.remove(key), value);
     }
+}
+
+#[test]
+fn remove_reports_a_list_it_empties() {
+    let mut wheel = Wheel::new();
+    let a = wheel.insert(5_000, 'a');
+    let b = wheel.insert(5_001, 'b');
+    let next = wheel.next_deadline();
+    assert_eq!(wheel.remove_reporting(a), ('a', false));
+    assert_eq!(wheel.next_deadline(), next);
+    assert_eq!(wheel.remove_reporting(b), ('b', true));
+    assert_eq!(wheel.next_deadline(), None);
+    let held = wheel.insert_held(3, 'h');
+    assert_eq!(wheel.remove_reporting(held), ('h', false));
 }
