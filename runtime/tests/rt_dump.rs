@@ -115,6 +115,7 @@ fn assert_sorted(dump: &TaskDump) {
 
 #[test]
 fn dump_from_outside_lists_waiting_tasks() {
+    let _serial = shared();
     for kind in [Kind::CurrentThread, Kind::MultiThread(2)] {
         let rt = kind.build();
         let waiters = spawn_waiters(rt.handle());
@@ -134,6 +135,7 @@ fn dump_from_outside_lists_waiting_tasks() {
 
 #[test]
 fn dump_from_inside_a_task_finds_itself_running() {
+    let _serial = shared();
     for kind in [Kind::CurrentThread, Kind::MultiThread(2)] {
         let rt = kind.build();
         let waiters = spawn_waiters(rt.handle());
@@ -177,6 +179,7 @@ fn dump_from_inside_a_task_finds_itself_running() {
 
 #[test]
 fn a_task_never_polled_is_scheduled_with_no_poll_time() {
+    let _serial = shared();
     let rt = Kind::CurrentThread.build();
     let task = rt.spawn(async {});
     let dump = rt.handle().dump();
@@ -191,6 +194,7 @@ fn a_task_never_polled_is_scheduled_with_no_poll_time() {
 
 #[test]
 fn polls_are_counted_per_task() {
+    let _serial = shared();
     let rt = Kind::MultiThread(2).build();
     let (release, released) = futures_channel::oneshot::channel::<()>();
     let task = rt.spawn(async move {
@@ -212,6 +216,7 @@ fn polls_are_counted_per_task() {
 
 #[test]
 fn dumps_stay_consistent_while_tasks_come_and_go() {
+    let _serial = shared();
     let rt = Kind::MultiThread(4).build();
     let handle = rt.handle().clone();
     let churn = std::thread::spawn(move || {
@@ -249,4 +254,155 @@ fn dumps_stay_consistent_while_tasks_come_and_go() {
     churn.join().unwrap();
     assert!(dumps > 0);
     wait_until("all finished", || rt.handle().dump().is_empty());
+}
+
+/// Serializes the tests that count task allocations, which are
+/// process-wide, against every other test here.
+static SERIAL: std::sync::RwLock<()> = std::sync::RwLock::new(());
+
+fn shared() -> std::sync::RwLockReadGuard<'static, ()> {
+    SERIAL
+        .read()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+fn exclusive() -> std::sync::RwLockWriteGuard<'static, ()> {
+    SERIAL
+        .write()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// Waits (driving a current-thread runtime, which runs its tasks only
+/// inside `block_on`) until task `id` shows as complete, and returns it.
+fn wait_complete(rt: &rt::runtime::Runtime, id: Id) -> TaskSnapshot {
+    wait_until("the task is complete", || {
+        rt.block_on(rt::task::yield_now());
+        rt.handle()
+            .dump()
+            .iter()
+            .any(|t| t.id() == id && t.state() == TaskState::Complete)
+    });
+    find(&rt.handle().dump(), id).clone()
+}
+
+/// The output a finished task holds; counts its drops.
+struct Output(Arc<()>);
+
+#[test]
+fn a_finished_task_whose_handle_is_held_is_listed_complete() {
+    let _serial = shared();
+    for kind in [Kind::CurrentThread, Kind::MultiThread(2)] {
+        let rt = kind.build();
+        let (release, released) = futures_channel::oneshot::channel::<()>();
+        let (waiting, _) = spawn_named(rt.handle(), "still waiting", async move {
+            released.await.unwrap();
+        });
+        let (finished, location) = spawn_named(rt.handle(), "finished", async {});
+        let snapshot = wait_complete(&rt, finished.id());
+        assert_eq!(snapshot.name(), Some("finished"));
+        assert_eq!(snapshot.location(), &location);
+        assert_eq!(snapshot.polls(), 1);
+        let dump = rt.handle().dump();
+        assert_eq!(dump.len(), 2, "{dump}");
+        assert_sorted(&dump);
+        let line = dump.to_string();
+        let line = line.lines().find(|l| l.contains("finished")).unwrap();
+        assert!(line.contains("complete"), "{line}");
+        // Finished tasks are not alive; the waiting one is.
+        assert_eq!(rt.metrics().num_alive_tasks(), 1);
+
+        // Awaiting the handle takes the task out of the dump.
+        rt.block_on(finished).unwrap();
+        let dump = rt.handle().dump();
+        assert_eq!(dump.len(), 1, "{dump}");
+        assert_eq!(dump.tasks()[0].id(), waiting.id());
+
+        // So does dropping the handle, for a task that panicked or was
+        // aborted: its JoinError waits in the handle the same way.
+        let panicked = rt.spawn(async { panic!("boom") });
+        let aborted = rt.spawn(std::future::pending::<()>());
+        aborted.abort();
+        wait_complete(&rt, panicked.id());
+        wait_complete(&rt, aborted.id());
+        assert_eq!(rt.metrics().num_alive_tasks(), 1);
+        drop(panicked);
+        assert!(rt.block_on(aborted).unwrap_err().is_cancelled());
+        let dump = rt.handle().dump();
+        assert_eq!(dump.len(), 1, "{dump}");
+
+        release.send(()).unwrap();
+        rt.block_on(waiting).unwrap();
+        assert!(rt.handle().dump().is_empty());
+        assert_eq!(rt.metrics().num_alive_tasks(), 0);
+    }
+}
+
+#[test]
+fn a_detached_task_leaves_the_dump_when_it_finishes() {
+    let _serial = shared();
+    for kind in [Kind::CurrentThread, Kind::MultiThread(2)] {
+        let rt = kind.build();
+        let (release, released) = futures_channel::oneshot::channel::<()>();
+        let (done_tx, done) = std::sync::mpsc::channel();
+        let task = rt.spawn(async move {
+            released.await.unwrap();
+            done_tx.send(()).unwrap();
+        });
+        drop(task);
+        release.send(()).unwrap();
+        wait_until("the task ran", || {
+            rt.block_on(rt::task::yield_now());
+            done.try_recv().is_ok()
+        });
+        wait_until("the task is gone", || rt.handle().dump().is_empty());
+        assert_eq!(rt.metrics().num_alive_tasks(), 0);
+    }
+}
+
+#[test]
+fn a_complete_task_outlives_its_runtime_and_is_freed() {
+    let _serial = exclusive();
+    let baseline = rt::task::__live_task_allocations();
+    for kind in [Kind::CurrentThread, Kind::MultiThread(2)] {
+        let output = Arc::new(());
+        let rt = kind.build();
+        let read_later = {
+            let output = output.clone();
+            rt.spawn(async move { Output(output) })
+        };
+        let dropped_later = {
+            let output = output.clone();
+            rt.spawn(async move { Output(output) })
+        };
+        let panicked = rt.spawn(async { panic!("boom") });
+        let cancelled = rt.spawn(std::future::pending::<()>());
+        for task in [read_later.id(), dropped_later.id(), panicked.id()] {
+            wait_complete(&rt, task);
+        }
+        assert_eq!(Arc::strong_count(&output), 3, "both outputs are held");
+        drop(rt);
+        // The outputs stayed in their tasks, and the pending task was
+        // cancelled by the shutdown.
+        let read = futures::executor::block_on(read_later).unwrap();
+        assert!(Arc::ptr_eq(&read.0, &output));
+        drop(read);
+        drop(dropped_later);
+        assert_eq!(Arc::strong_count(&output), 1, "both outputs dropped");
+        assert!(
+            futures::executor::block_on(panicked)
+                .unwrap_err()
+                .is_panic()
+        );
+        assert!(
+            futures::executor::block_on(cancelled)
+                .unwrap_err()
+                .is_cancelled()
+        );
+    }
+    // Debug builds count task allocations: every one was freed.
+    if let Some(baseline) = baseline {
+        wait_until("every task is freed", || {
+            rt::task::__live_task_allocations() == Some(baseline)
+        });
+    }
 }

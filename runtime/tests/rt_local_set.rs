@@ -459,3 +459,48 @@ fn a_local_runtime_takes_not_send_futures_and_drops_its_tasks_first() {
     let message = expect_panic(|| Builder::new_multi_thread().build_local());
     assert!(message.contains("new_current_thread"), "{message}");
 }
+
+/// A local task that finished while its handle was held waits in the set
+/// for the handle (not counted as alive: awaiting the set returns), and
+/// its `!Send` output outlives the set, and a local runtime, until read.
+#[test]
+fn a_finished_local_task_holds_its_output_for_its_handle_past_the_set() {
+    let rt = current_thread();
+    let local = LocalSet::new();
+    let output = Rc::new(());
+    let held = {
+        let output = output.clone();
+        local.spawn_local(async move { output })
+    };
+    let dropped = {
+        let output = output.clone();
+        local.spawn_local(async move { output })
+    };
+    rt.block_on(local);
+    assert!(held.is_finished() && dropped.is_finished());
+    assert_eq!(Rc::strong_count(&output), 3);
+    drop(dropped);
+    assert_eq!(Rc::strong_count(&output), 2);
+    let read = futures::executor::block_on(held).unwrap();
+    assert!(Rc::ptr_eq(&read, &output));
+    drop(read);
+    assert_eq!(Rc::strong_count(&output), 1);
+
+    let rt = Builder::new_current_thread().build_local().unwrap();
+    let held = {
+        let output = output.clone();
+        rt.spawn_local(async move { output })
+    };
+    for _ in 0..100 {
+        if held.is_finished() {
+            break;
+        }
+        rt.block_on(yield_now());
+    }
+    assert!(held.is_finished());
+    drop(rt);
+    let read = futures::executor::block_on(held).unwrap();
+    assert!(Rc::ptr_eq(&read, &output));
+    drop(read);
+    assert_eq!(Rc::strong_count(&output), 1);
+}

@@ -242,6 +242,8 @@ fn child_blocks_a_worker_then_leaks_a_task() {
         )
         .unwrap();
     rt.block_on(stuck).unwrap();
+    // Finished, its output never collected: complete, not leaked.
+    let (finished, _) = rt.block_on(async { spawn_named("finished, output kept", async {}) });
     let (leaked, _) = rt.block_on(async { spawn_named("leaked", std::future::pending::<()>()) });
     support::wait_until("the leaked task waits", || {
         rt.handle()
@@ -249,8 +251,15 @@ fn child_blocks_a_worker_then_leaks_a_task() {
             .iter()
             .any(|t| t.id() == leaked.id() && t.state() == TaskState::Idle)
     });
+    support::wait_until("the finished task is complete", || {
+        rt.handle()
+            .dump()
+            .iter()
+            .any(|t| t.id() == finished.id() && t.state() == TaskState::Complete)
+    });
     drop(leaked);
     drop(rt);
+    futures::executor::block_on(finished).unwrap();
 }
 
 #[test]
@@ -266,8 +275,12 @@ fn rt_debug_turns_the_watchdog_on_and_reports_leaks() {
     assert!(slow.contains("stuck until the watchdog helps"), "{slow}");
     assert!(slow.contains("rt_watchdog.rs"), "{slow}");
     assert!(
-        stderr.contains("still pending"),
-        "no leak report:\n{stderr}"
+        stderr.contains("with 1 task(s) still pending"),
+        "no leak report, or not of the one unfinished task:\n{stderr}"
+    );
+    assert!(
+        !stderr.contains("finished, output kept"),
+        "a finished task is reported as leaked:\n{stderr}"
     );
     let leaked = stderr
         .lines()

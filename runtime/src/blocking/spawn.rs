@@ -10,7 +10,8 @@ use crate::blocking::pool::Spawner;
 use crate::driver::time::AutoAdvanceInhibit;
 use crate::runtime::context;
 use crate::scheduler;
-use crate::task::{self, Header, JoinHandle, Notified, Schedule, TaskMeta};
+use crate::task::list::OwnedTasks;
+use crate::task::{self, JoinHandle, Notified, Schedule, TaskMeta};
 use std::future::Future;
 use std::io;
 use std::pin::Pin;
@@ -156,7 +157,7 @@ impl Schedule for BlockingSchedule {
         unreachable!("rt: a blocking task was woken after it ran");
     }
 
-    fn release(&self, _task: &Header) -> bool {
-        false
+    fn owned_tasks(&self) -> Option<&OwnedTasks> {
+        None
     }
 }

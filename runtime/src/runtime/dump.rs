@@ -1,4 +1,6 @@
-//! `Handle::dump`: every live task of a runtime, as data and as a table.
+//! `Handle::dump`: every live task of a runtime, as data and as a table,
+//! including the finished ones whose `JoinHandle` has not taken the output
+//! (they stay in the owned list until it does: see `task/list.rs`).
 //!
 //! Taking a dump:
 //! 1. read which task each worker is polling (the per-worker counters);
@@ -110,6 +112,28 @@ pub enum TaskState {
     /// Aborted (or its runtime is shutting down): its future is dropped at
     /// the next chance.
     Cancelling,
+    /// Finished (returned, panicked or was cancelled): its output, or its
+    /// [`JoinError`](crate::task::JoinError), waits in its
+    /// [`JoinHandle`](crate::task::JoinHandle), which has neither read it
+    /// nor been dropped yet. A handle stored and forgotten shows here; the
+    /// task leaves the dump once the handle is awaited or dropped. Not
+    /// counted by
+    /// [`RuntimeMetrics::num_alive_tasks`](crate::runtime::RuntimeMetrics::num_alive_tasks).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rt::runtime::TaskState;
+    ///
+    /// let rt = rt::runtime::Builder::new_current_thread().build().unwrap();
+    /// let task = rt.spawn(async { vec![0u8; 1024] });
+    /// rt.block_on(rt::task::yield_now()); // the task runs to completion
+    /// assert_eq!(rt.handle().dump().tasks()[0].state(), TaskState::Complete);
+    /// assert_eq!(rt.metrics().num_alive_tasks(), 0);
+    /// assert_eq!(rt.block_on(task).unwrap().len(), 1024);
+    /// assert!(rt.handle().dump().is_empty());
+    /// ```
+    Complete,
 }
 
 /// Who a task is: what the dump, the slow-poll report and the leak report
@@ -173,6 +197,13 @@ impl TaskDump {
     /// ```
     pub fn iter(&self) -> std::slice::Iter<'_, TaskSnapshot> {
         self.tasks.iter()
+    }
+
+    /// Leaves out the tasks that finished and only wait for their
+    /// `JoinHandle` (the leak report lists unfinished tasks only).
+    pub(crate) fn without_complete(mut self) -> TaskDump {
+        self.tasks.retain(|task| task.state != TaskState::Complete);
+        self
     }
 
     /// The number of tasks.
@@ -245,7 +276,9 @@ impl TaskSnapshot {
         let snapshot = header.state.load();
         let label = TaskLabel::of(listed);
         let id = label.id;
-        let state = if snapshot.is_cancelled() {
+        let state = if snapshot.is_complete() {
+            TaskState::Complete
+        } else if snapshot.is_cancelled() {
             TaskState::Cancelling
         } else if snapshot.is_running() {
             let worker = polling
@@ -413,6 +446,7 @@ impl fmt::Display for TaskState {
             TaskState::Running { worker: Some(w) } => write!(f, "running@{w}"),
             TaskState::Running { worker: None } => f.write_str("running"),
             TaskState::Cancelling => f.write_str("cancelling"),
+            TaskState::Complete => f.write_str("complete"),
         }
     }
 }

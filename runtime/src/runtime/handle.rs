@@ -227,6 +227,9 @@ impl Handle {
 
     /// Every live task of the runtime: id, name, spawn location, state,
     /// polls, time since spawn and since its last poll. See [`TaskDump`].
+    /// A task that finished while its `JoinHandle` was held stays listed,
+    /// [complete](crate::runtime::TaskState::Complete), until the handle
+    /// is awaited or dropped.
     ///
     /// Safe to call from anywhere, a task of this runtime included (it
     /// finds itself running); it stops no worker, and delays a spawn or a

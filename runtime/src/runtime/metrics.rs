@@ -147,7 +147,9 @@ impl RuntimeMetrics {
         self.handle.num_workers()
     }
 
-    /// The number of tasks spawned and not yet finished.
+    /// The number of tasks spawned and not yet finished (a finished task
+    /// whose `JoinHandle` has not read its output is not counted; the
+    /// task dump lists it as complete).
     ///
     /// # Examples
     ///

@@ -347,9 +347,10 @@ fn emit_slow_poll(report: &SlowPoll) {
     }
 }
 
-/// The leak report: the tasks still alive when the runtime is dropped.
+/// The leak report: the tasks still alive when the runtime is dropped
+/// (not the finished ones whose `JoinHandle` still holds the output).
 pub(crate) fn report_leaks(handle: &scheduler::Handle) {
-    let dump = TaskDump::capture(handle);
+    let dump = TaskDump::capture(handle).without_complete();
     if dump.is_empty() {
         return;
     }

@@ -60,7 +60,7 @@ use crate::runtime::park::ThreadParker;
 use crate::scheduler::priority::{Fairness, PriorityLanes, QueuedCounts};
 use crate::scheduler::{self, Config};
 use crate::task::list::OwnedTasks;
-use crate::task::{self, Header, JoinHandle, Notified, Priority, Schedule, TaskMeta};
+use crate::task::{self, JoinHandle, Notified, Priority, Schedule, TaskMeta};
 use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::fmt;
@@ -617,8 +617,8 @@ impl Schedule for Arc<Handle> {
         Handle::schedule_task(self, task, true);
     }
 
-    fn release(&self, task: &Header) -> bool {
-        self.owned.remove(task)
+    fn owned_tasks(&self) -> Option<&OwnedTasks> {
+        Some(&self.owned)
     }
 }
 

@@ -10,12 +10,21 @@
 //!    was woken meanwhile, or cancel it if it was aborted meanwhile.
 //!
 //! Completing a task:
-//! 1. remove the task from the owned list (so a joiner that sees it
-//!    complete never sees it counted alive);
+//! 1. settle the owned-list entry first (so a joiner that sees the task
+//!    complete never sees it counted alive): with no `JoinHandle` left
+//!    (join interest never comes back), remove it; else keep it, counted
+//!    as complete (`OwnedTasks::hold_complete`), for the dump to show;
 //! 2. RUNNING -> COMPLETE in one step; the snapshot says whether a
 //!    `JoinHandle` still wants the output and has a waker stored;
-//! 3. no handle: drop the output here; a waker: wake it;
-//! 4. drop the owned list's reference along with the poller's own.
+//! 3. no handle: drop the output here (and the entry, if the handle went
+//!    between steps 1 and 2); a waker: wake it;
+//! 4. drop the owned list's reference, if the entry left, along with the
+//!    poller's own.
+//!
+//! A kept entry leaves when the `JoinHandle` takes the output
+//! (`try_read_output`) or is dropped (`drop_join_handle`), whichever comes
+//! first, unless shutdown drained it before: `release_held` drops the
+//! list's reference for whoever removed it.
 
 use crate::loom::cell::UnsafeCell;
 use crate::runtime::context;
@@ -257,11 +266,27 @@ unsafe fn complete<F: Future, S: Schedule>(ptr: NonNull<Header>) {
     // SAFETY: per the caller; `cell` is not used past the last `ref_dec`.
     let cell = unsafe { cell::<F, S>(ptr) };
     task_event(&cell.header, TaskEvent::Complete);
-    // Leave the owned list first, so that once the JoinHandle can see the
-    // task complete, the runtime no longer counts it as alive.
-    let released = cell.scheduler.release(&cell.header);
-    let snapshot = cell.header.state.transition_to_complete();
+    let header = &cell.header;
+    let owned = cell.scheduler.owned_tasks();
+    // Settle the entry first, so that once the JoinHandle can see the task
+    // complete, the runtime no longer counts it as alive.
+    let mut held = false;
+    let mut released = false;
+    if let Some(owned) = owned {
+        if header.state.load().is_join_interested() {
+            owned.hold_complete(header);
+            held = true;
+        } else {
+            released = owned.remove(header);
+        }
+    }
+    let snapshot = header.state.transition_to_complete();
     if !snapshot.is_join_interested() {
+        if held {
+            // The JoinHandle was dropped since: nobody will remove the
+            // entry but us (or shutdown, if it drained it already).
+            released = owned.is_some_and(|owned| owned.remove_complete(header));
+        }
         // Nobody will read the output. A panic from its destructor has no
         // one to be reported to and must not take down the worker.
         let _ = take_stage(&cell.stage);
@@ -279,6 +304,22 @@ unsafe fn complete<F: Future, S: Schedule>(ptr: NonNull<Header>) {
         // SAFETY: those were the last references; `cell` is dead from here
         // on, and `ptr` (not a pointer derived from `cell`) frees the task.
         unsafe { dealloc::<F, S>(ptr) };
+    }
+}
+
+/// The `JoinHandle` of a task that completed while it waited takes the
+/// output or is dropped: the owned list lets go of the task (step 1 of
+/// the completion kept it), unless shutdown drained it first.
+///
+/// The caller is the `JoinHandle`, which saw the task complete and still
+/// holds its reference, so the list's is never the last one.
+fn release_held<F: Future, S: Schedule>(cell: &Cell<F, S>) {
+    let Some(owned) = cell.scheduler.owned_tasks() else {
+        return;
+    };
+    if owned.remove_complete(&cell.header) {
+        let last = cell.header.state.ref_dec();
+        debug_assert!(!last, "the JoinHandle still holds a reference");
     }
 }
 
@@ -316,7 +357,11 @@ unsafe fn dealloc<F: Future, S>(ptr: NonNull<Header>) {
 /// `ptr` points to a live `Cell<F, S>`, the caller holds the join interest
 /// and a reference, and `dst` points to a writable
 /// `Poll<Result<F::Output, JoinError>>`.
-unsafe fn try_read_output<F: Future, S>(ptr: NonNull<Header>, dst: *mut (), waker: &Waker) {
+unsafe fn try_read_output<F: Future, S: Schedule>(
+    ptr: NonNull<Header>,
+    dst: *mut (),
+    waker: &Waker,
+) {
     // SAFETY: the vtable matches, the JoinHandle's reference keeps it alive.
     let cell = unsafe { cell::<F, S>(ptr) };
     if !can_read_output(cell, waker) {
@@ -330,6 +375,8 @@ unsafe fn try_read_output<F: Future, S>(ptr: NonNull<Header>, dst: *mut (), wake
         Stage::Finished(output) => output,
         _ => panic!("rt: JoinHandle polled after it returned Ready"),
     };
+    // The output is out of the task: it no longer shows in the dump.
+    release_held(cell);
     // SAFETY: the caller passes a `*mut Poll<Result<F::Output, JoinError>>`.
     unsafe { *dst.cast::<Poll<Result<F::Output, JoinError>>>() = Poll::Ready(output) };
 }
@@ -388,12 +435,22 @@ fn store_join_waker<F: Future, S>(
 /// # Safety
 /// `ptr` points to a live `Cell<F, S>`; the caller is its `JoinHandle` and
 /// gives up the join interest and the handle's reference.
-unsafe fn drop_join_handle<F: Future, S>(ptr: NonNull<Header>) {
+unsafe fn drop_join_handle<F: Future, S: Schedule>(ptr: NonNull<Header>) {
     // SAFETY: the vtable matches, the JoinHandle's reference keeps it alive.
     let cell = unsafe { cell::<F, S>(ptr) };
     match cell.header.state.unset_join_interested() {
         // Completed: the output is ours to drop.
         Err(_) => {
+            // SAFETY: COMPLETE is set and we hold the join interest: the
+            // stage is ours.
+            let read = cell
+                .stage
+                .with(|stage| matches!(unsafe { &*stage }, Stage::Consumed));
+            if !read {
+                // Still held in the owned list (reading would have
+                // released it): leave it before the output goes.
+                release_held(cell);
+            }
             if let Err(payload) = take_stage(&cell.stage) {
                 // The output's destructor panicked in the handle's owner,
                 // as it would have had the value been returned to it.

@@ -16,6 +16,12 @@ use std::task::{Context, Poll, ready};
 /// or was cancelled. Dropping it detaches the task: the task keeps running
 /// and its output is dropped when it finishes.
 ///
+/// A task that finishes while its handle is held keeps its output for the
+/// handle, and [`Handle::dump`](crate::runtime::Handle::dump) lists it as
+/// [complete](crate::runtime::TaskState::Complete) until the handle is
+/// awaited or dropped: a handle stored and forgotten shows there. The
+/// output stays readable after the runtime is dropped.
+///
 /// # Examples
 ///
 /// ```

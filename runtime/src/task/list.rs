@@ -13,14 +13,38 @@
 //! bins, whose frees take no lock: measured, a task freed on another
 //! worker then waits on the allocator's arena lock, 10% slower ping-pong.
 //!
+//! A task leaves the list exactly once, by whoever takes its entry out of
+//! the slab under the shard's lock; that caller drops the list's reference:
+//! 1. a task whose `JoinHandle` is gone leaves when it completes;
+//! 2. a task that completes while its `JoinHandle` still wants the output
+//!    stays until the handle reads the output or is dropped
+//!    (`remove_complete`): the dump shows it complete meanwhile;
+//! 3. shutdown drains whatever is left.
+//!
+//! `len` counts unfinished tasks only: the entries less the complete ones
+//! (`held` less `collected`). Completing takes no lock for a task that
+//! stays (`hold_complete` only bumps `held`, an atomic on the lock's cache
+//! line): with its removal by the handle, that costs the completion path
+//! no more lock operations than removing the task at completion did. A
+//! completion while the list is closed may bump `held` for a task not in
+//! it (spawned after the close, or drained already): `len` clamps at the
+//! entries left, and shutdown drains them all, so that leaves `len` short
+//! by at most those tasks until the drain.
+//!
+//! The entry is found by its key and checked to point at the task, so a
+//! removal that comes after another one (a handle dropped after shutdown
+//! drained its entry) finds nothing and does nothing.
+//!
 //! Shutdown:
 //! 1. every shard is closed under its lock, so no task is added afterwards
 //!    (a spawn that finds its shard closed cancels the task at once);
 //! 2. each shard's tasks are drained out, taking over the list's reference;
 //! 3. each drained task is shut down (cancelled now, as no worker runs any
-//!    more) and the list's reference is dropped.
+//!    more; a complete one is left as it is, its output in the task for its
+//!    `JoinHandle`) and the list's reference is dropped.
 
 use crate::loom::sync::Mutex;
+use crate::loom::sync::atomic::{AtomicUsize, Ordering};
 use crate::runtime::coarse_time::{self, Stamp};
 use crate::task::raw::{Header, RawTask};
 use crate::task::{JoinHandle, Notified, Schedule, TaskMeta, new_local_task, new_task};
@@ -31,13 +55,23 @@ use std::panic::Location;
 use std::ptr::NonNull;
 
 pub(crate) struct OwnedTasks {
-    shards: Box<[CachePadded<Mutex<Shard>>]>,
+    shards: Box<[CachePadded<ShardSlot>]>,
     mask: usize,
+}
+
+struct ShardSlot {
+    locked: Mutex<Shard>,
+    /// Completions ever kept in the list for their `JoinHandle`
+    /// (`hold_complete`), counted without the lock (wrapping).
+    held: AtomicUsize,
 }
 
 struct Shard {
     tasks: Slab<ListedTask>,
     closed: bool,
+    /// Kept tasks removed since (`remove_complete`; wrapping): `held`
+    /// less this is how many entries are complete.
+    collected: usize,
     /// Tasks ever added to this shard (the spawned-tasks metric).
     spawned: u64,
 }
@@ -70,11 +104,15 @@ impl OwnedTasks {
         let count = crate::loom::loom_or((concurrency * 4).next_power_of_two(), 2);
         let shards = (0..count)
             .map(|_| {
-                CachePadded::new(Mutex::new(Shard {
-                    tasks: Slab::new(),
-                    closed: false,
-                    spawned: 0,
-                }))
+                CachePadded::new(ShardSlot {
+                    locked: Mutex::new(Shard {
+                        tasks: Slab::new(),
+                        closed: false,
+                        collected: 0,
+                        spawned: 0,
+                    }),
+                    held: AtomicUsize::new(0),
+                })
             })
             .collect();
         OwnedTasks {
@@ -83,7 +121,7 @@ impl OwnedTasks {
         }
     }
 
-    fn shard(&self, header: &Header) -> &Mutex<Shard> {
+    fn shard(&self, header: &Header) -> &ShardSlot {
         &self.shards[header.id.as_u64() as usize & self.mask]
     }
 
@@ -137,7 +175,7 @@ impl OwnedTasks {
             spawned_at: coarse_time::now(),
         };
         {
-            let mut shard = self.shard(task.header()).lock().unwrap();
+            let mut shard = self.shard(task.header()).locked.lock().unwrap();
             if !shard.closed {
                 let key = shard.tasks.insert(listed);
                 shard.spawned += 1;
@@ -157,36 +195,57 @@ impl OwnedTasks {
         None
     }
 
-    /// Removes a completing task. `true` if it was in the list; the caller
-    /// then drops the list's reference.
+    /// Removes a task that completes with no `JoinHandle` waiting. `true`
+    /// if it was in the list; the caller then drops the list's reference.
+    #[inline]
     pub(crate) fn remove(&self, header: &Header) -> bool {
-        let mut shard = self.shard(header).lock().unwrap();
-        // SAFETY: the key is only touched under this shard's lock.
-        let key = header.owned_key.with(|slot| unsafe { *slot });
-        let ours = shard
-            .tasks
-            .get(key)
-            .is_some_and(|listed| listed.task.as_ptr() == NonNull::from(header));
-        if ours {
-            shard.tasks.remove(key);
+        self.take_out(header, false)
+    }
+
+    /// Keeps a task that is about to complete with its `JoinHandle`
+    /// waiting, counted as complete from now on (so called before the task
+    /// is marked COMPLETE, which publishes the count to whoever sees it).
+    /// It then leaves through `remove_complete`. Takes no lock.
+    #[inline]
+    pub(crate) fn hold_complete(&self, header: &Header) {
+        self.shard(header).held.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Removes a task kept by `hold_complete`, once its `JoinHandle` has
+    /// read the output or is dropped. `true` if it was still in the list
+    /// (shutdown may have drained it); the caller then drops the list's
+    /// reference.
+    #[inline]
+    pub(crate) fn remove_complete(&self, header: &Header) -> bool {
+        self.take_out(header, true)
+    }
+
+    /// Takes the task's entry out, if it is still there; `held`: it was
+    /// counted by `hold_complete`.
+    #[inline(always)]
+    fn take_out(&self, header: &Header, held: bool) -> bool {
+        let mut shard = self.shard(header).locked.lock().unwrap();
+        let Some(key) = shard.key_of(header) else {
+            return false;
+        };
+        shard.tasks.remove(key);
+        if held {
+            shard.collected = shard.collected.wrapping_add(1);
         }
-        ours
+        true
     }
 
     /// Closes the list and cancels every task in it. Must run when no
     /// worker polls tasks any more.
     pub(crate) fn close_and_shutdown_all(&self) {
         for shard in self.shards.iter() {
-            shard.lock().unwrap().closed = true;
+            shard.locked.lock().unwrap().closed = true;
         }
         for shard in self.shards.iter() {
-            let tasks: Vec<RawTask> = shard
-                .lock()
-                .unwrap()
-                .tasks
-                .drain()
-                .map(|listed| listed.task)
-                .collect();
+            let tasks: Vec<RawTask> = {
+                let mut shard = shard.locked.lock().unwrap();
+                shard.tasks.drain().map(|listed| listed.task).collect()
+            };
             for task in tasks {
                 task.shutdown();
                 // SAFETY: draining the slab took over the list's reference.
@@ -200,7 +259,7 @@ impl OwnedTasks {
     /// `f` must be short and must not touch the list.
     pub(crate) fn for_each(&self, mut f: impl FnMut(&ListedTask)) {
         for shard in self.shards.iter() {
-            let shard = shard.lock().unwrap();
+            let shard = shard.locked.lock().unwrap();
             for (_, listed) in shard.tasks.iter() {
                 f(listed);
             }
@@ -210,7 +269,7 @@ impl OwnedTasks {
     /// Calls `f` with the task whose id is `id`, if it is in the list
     /// (under its shard's lock, as `for_each`).
     pub(crate) fn with_task(&self, id: u64, f: impl FnOnce(&ListedTask)) {
-        let shard = self.shards[id as usize & self.mask].lock().unwrap();
+        let shard = self.shards[id as usize & self.mask].locked.lock().unwrap();
         let mut listed = shard.tasks.iter().map(|(_, listed)| listed);
         if let Some(listed) = listed.find(|l| l.header().id.as_u64() == id) {
             f(listed);
@@ -219,15 +278,41 @@ impl OwnedTasks {
 
     /// How many tasks were ever added.
     pub(crate) fn spawned_count(&self) -> u64 {
-        self.shards.iter().map(|s| s.lock().unwrap().spawned).sum()
+        self.shards
+            .iter()
+            .map(|s| s.locked.lock().unwrap().spawned)
+            .sum()
     }
 
-    /// How many tasks are alive (spawned and not yet completed).
+    /// How many tasks are alive (spawned and not yet completed): the
+    /// complete ones waiting for their `JoinHandle` do not count.
     pub(crate) fn len(&self) -> usize {
         self.shards
             .iter()
-            .map(|s| s.lock().unwrap().tasks.len())
+            .map(|slot| {
+                let shard = slot.locked.lock().unwrap();
+                let complete = slot
+                    .held
+                    .load(Ordering::Relaxed)
+                    .wrapping_sub(shard.collected);
+                shard.tasks.len() - complete.min(shard.tasks.len())
+            })
             .sum()
+    }
+}
+
+impl Shard {
+    /// The slab key of `header`'s task, if it is in this shard. The key
+    /// the task remembers may since have been reused by another task, so
+    /// the entry must point at this one.
+    fn key_of(&self, header: &Header) -> Option<usize> {
+        // SAFETY: the key is only touched under this shard's lock, which
+        // the caller holds (it borrows the shard from the guard).
+        let key = header.owned_key.with(|slot| unsafe { *slot });
+        self.tasks
+            .get(key)
+            .is_some_and(|listed| listed.task.as_ptr() == NonNull::from(header))
+            .then_some(key)
     }
 }
 

@@ -33,7 +33,7 @@ use crate::loom::sync::atomic::{AtomicBool, Ordering};
 use crate::loom::sync::{Arc, Mutex};
 use crate::loom::thread::{self, ThreadId};
 use crate::task::list::OwnedTasks;
-use crate::task::{self, Header, JoinHandle, Notified, Schedule, TaskMeta};
+use crate::task::{self, JoinHandle, Notified, Schedule, TaskMeta};
 use pin_project_lite::pin_project;
 use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
@@ -443,8 +443,8 @@ impl Schedule for Arc<Shared> {
         }
     }
 
-    fn release(&self, task: &Header) -> bool {
-        self.owned.remove(task)
+    fn owned_tasks(&self) -> Option<&OwnedTasks> {
+        Some(&self.owned)
     }
 }
 

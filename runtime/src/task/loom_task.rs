@@ -1,6 +1,9 @@
 //! Loom models of the task core alone: `abort()` racing a poll that
-//! completes, a wake, the `JoinHandle`'s drop and the shutdown sweep, and
-//! a wake by value whose scheduler call outlives the task's completion.
+//! completes, a wake, the `JoinHandle`'s drop and the shutdown sweep, a
+//! wake by value whose scheduler call outlives the task's completion, and
+//! the owned-list entry of a task that completes while its `JoinHandle`
+//! waits, which the handle's drop or read, the shutdown sweep and a dump
+//! race to remove or read.
 //!
 //! The scheduler is a queue the model drains by hand, so every
 //! interleaving of the state word's transitions is explored without a
@@ -14,7 +17,7 @@ use crate::loom::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use crate::loom::sync::{Arc, Mutex};
 use crate::loom::thread;
 use crate::task::list::OwnedTasks;
-use crate::task::{Header, JoinError, JoinHandle, Notified, Schedule, TaskMeta};
+use crate::task::{JoinError, JoinHandle, Notified, Schedule, TaskMeta};
 use std::collections::VecDeque;
 use std::future::Future;
 use std::pin::Pin;
@@ -38,8 +41,8 @@ impl Schedule for Arc<Queue> {
         }
     }
 
-    fn release(&self, task: &Header) -> bool {
-        self.owned.remove(task)
+    fn owned_tasks(&self) -> Option<&OwnedTasks> {
+        Some(&self.owned)
     }
 }
 
@@ -274,4 +277,85 @@ fn loom_wake_by_val_outlives_the_schedule_call() {
         worker.join().unwrap();
         assert_eq!(drops.load(Ordering::SeqCst), 1);
     });
+}
+
+/// Counts the owned list's entries, as a dump walks them (reading each
+/// task's state under its shard's lock).
+fn listed(queue: &Queue) -> usize {
+    let mut count = 0;
+    queue.owned.for_each(|listed| {
+        let _ = listed.header().state.load();
+        count += 1;
+    });
+    count
+}
+
+/// The `JoinHandle` is dropped while a worker completes the task: either
+/// the task completes first and stays listed until the drop removes it,
+/// or the drop comes first (maybe between the worker's look at the join
+/// interest and its completion) and the worker removes it. Either way
+/// the entry goes exactly once, the output is dropped once and the task
+/// is freed (a task left in the list would leak its `Arc`).
+#[test]
+fn loom_join_handle_drop_races_completion() {
+    crate::loom::model(|| {
+        let Spawned {
+            queue, join, drops, ..
+        } = spawn(true);
+        let worker = {
+            let queue = queue.clone();
+            thread::spawn(move || run_queue(&queue))
+        };
+        drop(join);
+        worker.join().unwrap();
+        assert_eq!(drops.load(Ordering::SeqCst), 1);
+        assert_eq!(listed(&queue), 0);
+        assert_eq!(queue.owned.len(), 0);
+    });
+}
+
+/// A task completed while its `JoinHandle` was held: it is listed, not
+/// counted alive. Then the shutdown sweep, a dump and the handle (reading
+/// the output, or dropped) race for the entry: it goes exactly once, the
+/// read gets the output, and the task is freed.
+fn complete_task_races_shutdown(read: bool) {
+    crate::loom::model(move || {
+        let Spawned {
+            queue,
+            mut join,
+            drops,
+            ..
+        } = spawn(true);
+        run_queue(&queue);
+        assert!(join.is_finished());
+        assert_eq!(listed(&queue), 1);
+        assert_eq!(queue.owned.len(), 0, "a complete task is not alive");
+        let sweep = {
+            let queue = queue.clone();
+            thread::spawn(move || queue.owned.close_and_shutdown_all())
+        };
+        let dump = {
+            let queue = queue.clone();
+            thread::spawn(move || assert!(listed(&queue) <= 1))
+        };
+        if read {
+            assert_eq!(join_now(&mut join).unwrap(), 7);
+        } else {
+            drop(join);
+        }
+        sweep.join().unwrap();
+        dump.join().unwrap();
+        assert_eq!(drops.load(Ordering::SeqCst), 1);
+        assert_eq!(listed(&queue), 0);
+    });
+}
+
+#[test]
+fn loom_join_handle_read_races_shutdown_of_a_complete_task() {
+    complete_task_races_shutdown(true);
+}
+
+#[test]
+fn loom_join_handle_drop_races_shutdown_of_a_complete_task() {
+    complete_task_races_shutdown(false);
 }

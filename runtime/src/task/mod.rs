@@ -46,6 +46,7 @@ pub use yield_now::yield_now;
 pub(crate) use coop::{Budget, budget as budget_scope};
 #[allow(unused_imports)]
 pub(crate) use coop::{RestoreOnPending, poll_budget_available, poll_proceed};
+use list::OwnedTasks;
 pub(crate) use meta::TaskMeta;
 pub(crate) use raw::Header;
 use raw::RawTask;
@@ -66,8 +67,11 @@ pub(crate) trait Schedule: Send + Sync + Sized + 'static {
         self.schedule(task);
     }
 
-    /// Remove a completed task from the owned list; `true` if it was there.
-    fn release(&self, task: &Header) -> bool;
+    /// The owned list the scheduler's tasks are in; `None` for tasks no
+    /// list tracks (see `new_unowned_task`). The task leaves it when it
+    /// completes, or, if its `JoinHandle` still waits then, when the
+    /// handle reads the output or is dropped (see `list.rs`).
+    fn owned_tasks(&self) -> Option<&OwnedTasks>;
 }
 
 /// A task to run: owns one reference, and the right to poll.
@@ -186,7 +190,7 @@ where
 
 /// Allocates a task that no owned list tracks (a blocking-pool task):
 /// returns the `Notified` that first schedules it. Its scheduler's
-/// `release` must return `false`.
+/// `owned_tasks` must return `None`.
 pub(crate) fn new_unowned_task<F, S>(
     future: F,
     scheduler: S,

@@ -14,7 +14,7 @@ use crate::scheduler::multi_thread::worker::Remote;
 use crate::scheduler::priority::{PriorityLanes, QueuedCounts};
 use crate::scheduler::{self, Config};
 use crate::task::list::OwnedTasks;
-use crate::task::{Header, JoinHandle, Notified, Priority, Schedule, TaskMeta};
+use crate::task::{JoinHandle, Notified, Priority, Schedule, TaskMeta};
 use crossbeam_utils::CachePadded;
 use std::future::Future;
 
@@ -303,7 +303,7 @@ impl Schedule for Arc<Handle> {
         Handle::schedule_task(self, task, true);
     }
 
-    fn release(&self, task: &Header) -> bool {
-        self.shared.owned.remove(task)
+    fn owned_tasks(&self) -> Option<&OwnedTasks> {
+        Some(&self.shared.owned)
     }
 }
