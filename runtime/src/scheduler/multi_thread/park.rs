@@ -101,24 +101,27 @@ impl Parker {
 
     /// Blocks until unparked. Returns `true` if it blocked in the driver,
     /// so the caller, leaving it, knows nobody may be watching I/O and
-    /// timers now.
+    /// timers now. The timers that came due are fired; the I/O wakers the
+    /// turn released wait for `wake_io`.
     pub(crate) fn park(&mut self) -> bool {
-        let parked_in_driver = self.inner.park(None, &mut self.woken);
+        self.inner.park(None, &mut self.woken)
+    }
+
+    /// Wakes the I/O wakers of the last driver turn (`park`, `poll_driver`).
+    pub(crate) fn wake_io(&mut self) {
         wake_all(&mut self.woken);
-        parked_in_driver
     }
 
     /// Polls the driver without blocking, if no other worker holds it.
     /// Returns `true` if it did: a worker that tried to park meanwhile
     /// found the lock taken and sleeps on its condvar, so nobody may be
-    /// watching I/O and timers now.
+    /// watching I/O and timers now. As `park`, it leaves the I/O wakers
+    /// for `wake_io`.
     pub(crate) fn poll_driver(&mut self) -> bool {
         match self.inner.shared.driver.try_lock() {
             Ok(mut driver) => {
                 let handle = &self.inner.shared.handle;
                 driver.park(handle, Some(Duration::ZERO), &mut self.woken);
-                drop(driver);
-                wake_all(&mut self.woken);
                 true
             }
             Err(_) => false,
