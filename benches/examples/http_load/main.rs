@@ -15,7 +15,9 @@
 //! wrk|builtin` (default: wrk, installed with apt-get when missing and
 //! running as root, else the built-in closed-loop client), `--no-write`
 //! (print only; otherwise the table replaces the `http_load` section of
-//! `benches/RESULTS.md`).
+//! `benches/RESULTS.md`), `--floor` (also measure the floor: the same
+//! responses from an epoll loop with no runtime and no HTTP library, see
+//! `floor.rs`).
 //!
 //! Per window: requests/s and p50/p99 latency from the load generator, and
 //! the server's CPU time (user + system, `/proc/PID/stat`) over the window
@@ -25,6 +27,7 @@
 //! load generator shares the machine's cores with the server under test,
 //! the same way for both sides.
 
+mod floor;
 mod load;
 mod measure;
 mod server;
@@ -46,12 +49,13 @@ struct Options {
     strace: bool,
     client: Option<Generator>,
     write: bool,
+    floor: bool,
 }
 
 fn usage(problem: &str) -> ! {
     eprintln!(
         "http_load: {problem}\nusage: http_load [--rounds N] [--seconds S] [--connections 1,50,1000] \
-         [--strace] [--client wrk|builtin] [--no-write]"
+         [--strace] [--client wrk|builtin] [--no-write] [--floor]"
     );
     std::process::exit(2);
 }
@@ -64,6 +68,7 @@ fn parse_options(mut args: impl Iterator<Item = String>) -> Options {
         strace: false,
         client: None,
         write: true,
+        floor: false,
     };
     while let Some(arg) = args.next() {
         let mut value = || {
@@ -96,6 +101,7 @@ fn parse_options(mut args: impl Iterator<Item = String>) -> Options {
                 })
             }
             "--no-write" => options.write = false,
+            "--floor" => options.floor = true,
             other => usage(&format!("unknown argument {other}")),
         }
     }
@@ -122,23 +128,26 @@ fn main() -> io::Result<()> {
     if options.strace && !strace {
         eprintln!("http_load: strace is not installed; skipping syscall counts");
     }
-    let windows = options.rounds * options.connections.len() * 2
-        + if strace {
-            options.connections.len() * 2
-        } else {
-            0
-        };
+    let mut sides = vec![Side::Rt, Side::Tokio];
+    if options.floor {
+        sides.push(Side::Floor);
+    }
+    let windows = (options.rounds + usize::from(strace)) * options.connections.len() * sides.len();
     eprintln!(
-        "http_load: {} rounds x {:?} connections x 2 servers, {} s windows with {} (about {} s)",
+        "http_load: {} rounds x {:?} connections x {} servers, {} s windows with {} (about {} s)",
         options.rounds,
         options.connections,
+        sides.len(),
         options.seconds,
         generator.name(),
         (windows as u64 + 2) * options.seconds
     );
 
     let load_before = load_average();
-    let servers = [Server::start(Side::Rt)?, Server::start(Side::Tokio)?];
+    let servers = sides
+        .iter()
+        .map(|&side| Server::start(side))
+        .collect::<io::Result<Vec<_>>>()?;
     let window = Duration::from_secs(options.seconds);
     // Warm up both (connections, allocator, page faults), unmeasured.
     for server in &servers {
@@ -148,8 +157,8 @@ fn main() -> io::Result<()> {
     let mut samples: Vec<Sample> = Vec::new();
     for round in 0..options.rounds {
         for &connections in &options.connections {
-            let order = if round % 2 == 0 { [0, 1] } else { [1, 0] };
-            for index in order {
+            // Each round starts with the next server.
+            for index in (0..servers.len()).map(|i| (i + round) % servers.len()) {
                 let sample = servers[index].measure(generator, connections, window)?;
                 eprintln!(
                     "round {round} c{connections:<4} {:<5} {:>9.0} req/s  p50 {:>8.1} us  p99 {:>8.1} us  \
@@ -422,6 +431,9 @@ fn render(
             ratio(med(&rt, &cpu), med(&tokio, &cpu)),
         );
     }
+    if samples.iter().any(|s| s.side == Side::Floor) {
+        render_floor(&mut out, options, samples);
+    }
     let errors: u64 = samples.iter().map(|s| s.load.errors).sum();
     if errors > 0 {
         let _ = writeln!(
@@ -461,6 +473,56 @@ fn render(
     }
     let _ = write!(out, "{SECTION_END}");
     out
+}
+
+/// The median over the rounds of `figure` for `side` at `connections`.
+fn median_of(
+    samples: &[Sample],
+    side: Side,
+    connections: usize,
+    figure: fn(&Sample) -> f64,
+) -> f64 {
+    median(
+        samples
+            .iter()
+            .filter(|s| s.side == side && s.connections == connections)
+            .map(figure)
+            .collect(),
+    )
+}
+
+/// The floor's table (`--floor`): how far ahead of tokio a server with no
+/// runtime and no HTTP library gets, which bounds what any runtime under
+/// hyper can gain on this machine.
+fn render_floor(out: &mut String, options: &Options, samples: &[Sample]) {
+    let _ = writeln!(
+        out,
+        "\nThe floor (`--floor`): the same responses from two threads with an epoll loop each, no \
+         runtime and no HTTP library (`examples/http_load/floor.rs`): one read and one write per \
+         request. Its lead over tokio is about the most any runtime serving hyper could gain here: \
+         the kernel's work per request is the same for all three, and the load generator shares the \
+         CPUs, so a server's throughput also depends on how much CPU it leaves to the client.\n"
+    );
+    let _ = writeln!(
+        out,
+        "| connections | floor req/s | req/s floor/tokio | req/s rt/floor | floor CPU/req | CPU floor/tokio | CPU rt/floor |"
+    );
+    let _ = writeln!(out, "|---:|---:|---:|---:|---:|---:|---:|");
+    let rps: fn(&Sample) -> f64 = |s| s.load.requests_per_second();
+    let cpu: fn(&Sample) -> f64 = Sample::cpu_us_per_request;
+    for &connections in &options.connections {
+        let figure = |side, f| median_of(samples, side, connections, f);
+        let _ = writeln!(
+            out,
+            "| {connections} | {:.0} | {} | {} | {:.1} µs | {} | {} |",
+            figure(Side::Floor, rps),
+            ratio(figure(Side::Floor, rps), figure(Side::Tokio, rps)),
+            ratio(figure(Side::Rt, rps), figure(Side::Floor, rps)),
+            figure(Side::Floor, cpu),
+            ratio(figure(Side::Floor, cpu), figure(Side::Tokio, cpu)),
+            ratio(figure(Side::Rt, cpu), figure(Side::Floor, cpu)),
+        );
+    }
 }
 
 /// The 1-minute load average (`/proc/loadavg`), or `?`.

@@ -20,20 +20,23 @@ pub(crate) const WORKERS: usize = 2;
 pub(crate) enum Side {
     Rt,
     Tokio,
+    /// Not hyper: the floor (see `floor.rs`), measured with `--floor`.
+    Floor,
 }
 
 impl Side {
-    pub(crate) const BOTH: [Side; 2] = [Side::Rt, Side::Tokio];
-
     pub(crate) fn name(self) -> &'static str {
         match self {
             Side::Rt => "rt",
             Side::Tokio => "tokio",
+            Side::Floor => "floor",
         }
     }
 
     pub(crate) fn parse(name: &str) -> Option<Side> {
-        Side::BOTH.into_iter().find(|side| side.name() == name)
+        [Side::Rt, Side::Tokio, Side::Floor]
+            .into_iter()
+            .find(|side| side.name() == name)
     }
 }
 
@@ -53,6 +56,12 @@ pub(crate) fn serve(side: Side) -> io::Result<()> {
     match side {
         Side::Rt => serve_rt(),
         Side::Tokio => serve_tokio(),
+        Side::Floor => {
+            // mio's bind sets the same 1024 backlog as the other two.
+            let listener = mio::net::TcpListener::bind("127.0.0.1:0".parse().expect("an address"))?;
+            announce(listener.local_addr()?.port())?;
+            crate::floor::serve(listener.into(), WORKERS)
+        }
     }
 }
 
