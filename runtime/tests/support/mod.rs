@@ -416,6 +416,11 @@ pub(crate) fn ms(n: u64) -> Duration {
     Duration::from_millis(n)
 }
 
+/// The bytes a vectored read of `n` put in `head` then `tail`.
+pub(crate) fn joined(n: usize, head: &[u8], tail: &[u8]) -> Vec<u8> {
+    head.iter().chain(tail).take(n).copied().collect()
+}
+
 /// Polls `future` once with a waker that does nothing: for tests that
 /// drive a future by hand and look at each step.
 pub(crate) fn poll_once<F: Future>(future: &mut Pin<Box<F>>) -> Poll<F::Output> {
