@@ -11,7 +11,7 @@ use std::future::poll_fn;
 use std::io::{ErrorKind, IoSlice, IoSliceMut, Read};
 use std::sync::Arc;
 use std::time::Duration;
-use support::{joined, on_both, poll_once, spawn_all_waiting, tcp_pair};
+use support::{on_both, poll_once, spawn_all_waiting, tcp_pair};
 
 /// A read through `socket2`, as code with calls rt has no method for does.
 fn raw_read(stream: &TcpStream, buf: &mut [u8]) -> std::io::Result<usize> {
@@ -302,8 +302,7 @@ fn owned_halves_wait_and_try_on_their_own_side() {
         let read = Arc::new(read);
         assert!(write.ready(Interest::WRITABLE).await.unwrap().is_writable());
         write.writable().await.unwrap();
-        assert_eq!(write.try_write(b"u").unwrap(), 1);
-        assert_eq!(write.try_write_vectored(&[IoSlice::new(b"p")]).unwrap(), 1);
+        assert_eq!(write.try_write(b"up").unwrap(), 2);
         assert_eq!(write.local_addr().unwrap(), read.local_addr().unwrap());
         assert_eq!(
             write.as_ref().peer_addr().unwrap(),
@@ -331,12 +330,7 @@ fn owned_halves_wait_and_try_on_their_own_side() {
             read.try_read(&mut [0; 4]).unwrap_err().kind(),
             ErrorKind::WouldBlock
         );
-        server.write_all(b"ab-cd").await.unwrap();
-        read.readable().await.unwrap();
-        let (mut head, mut tail) = ([0u8; 2], [0u8; 8]);
-        let mut bufs = [IoSliceMut::new(&mut head), IoSliceMut::new(&mut tail)];
-        let n = read.try_read_vectored(&mut bufs).unwrap();
-        assert_eq!(joined(n, &head, &tail), b"ab-cd");
+        support::check_split_halves!(&*read, &write, &mut server).await;
     });
 }
 
@@ -357,51 +351,6 @@ fn borrowed_halves_wait_try_and_name_addresses_on_their_own_side() {
         assert_eq!(read.as_ref().local_addr().unwrap(), local);
         assert_eq!(write.as_ref().peer_addr().unwrap(), peer);
 
-        // The write half: writes at once, then waits once the peer stops reading.
-        assert!(write.ready(Interest::WRITABLE).await.unwrap().is_writable());
-        write.writable().await.unwrap();
-        assert_eq!(write.try_write(b"up").unwrap(), 2);
-        let vectored = [IoSlice::new(b"-"), IoSlice::new(b"v")];
-        assert_eq!(write.try_write_vectored(&vectored).unwrap(), 2);
-        let mut got = [0u8; 4];
-        server.read_exact(&mut got).await.unwrap();
-        assert_eq!(&got, b"up-v");
-        fill(write.as_ref()).await;
-        let mut writable = Box::pin(write.writable());
-        assert!(poll_once(&mut writable).is_pending(), "the buffer is full");
-        let mut sink = vec![0u8; 256 * 1024];
-        rt::select! {
-            done = &mut writable => done.unwrap(),
-            _ = async { loop { assert_ne!(server.read(&mut sink).await.unwrap(), 0) } } => {}
-        }
-
-        // The read half: nothing yet, then woken by the peer's write.
-        assert_eq!(
-            read.try_read(&mut [0; 4]).unwrap_err().kind(),
-            ErrorKind::WouldBlock
-        );
-        let mut readable = Box::pin(read.readable());
-        let mut ready = Box::pin(read.ready(Interest::READABLE));
-        assert!(
-            poll_once(&mut readable).is_pending(),
-            "nothing was sent yet"
-        );
-        assert!(poll_once(&mut ready).is_pending(), "nothing was sent yet");
-        server.write_all(b"down").await.unwrap();
-        readable.await.unwrap();
-        assert!(ready.await.unwrap().is_readable());
-        let mut buf = [0u8; 8];
-        let n = read.try_read(&mut buf).unwrap();
-        assert_eq!(&buf[..n], b"down");
-        server.write_all(b"ab-cd").await.unwrap();
-        read.readable().await.unwrap();
-        let (mut head, mut tail) = ([0u8; 2], [0u8; 8]);
-        let mut bufs = [IoSliceMut::new(&mut head), IoSliceMut::new(&mut tail)];
-        let n = read.try_read_vectored(&mut bufs).unwrap();
-        assert_eq!(joined(n, &head, &tail), b"ab-cd");
-        assert_eq!(
-            read.try_read(&mut buf).unwrap_err().kind(),
-            ErrorKind::WouldBlock
-        );
+        support::check_split_halves!(&read, &write, &mut server).await;
     });
 }

@@ -11,7 +11,7 @@ use std::future::poll_fn;
 use std::io::{ErrorKind, IoSlice, IoSliceMut, Read, Write};
 use std::path::PathBuf;
 use std::sync::Arc;
-use support::{joined, on_both, poll_once, spawn_all_waiting};
+use support::{on_both, poll_once, spawn_all_waiting};
 
 fn socket_path(name: &str) -> PathBuf {
     let path = std::env::temp_dir().join(format!("rt-ready-{name}-{}.sock", std::process::id()));
@@ -382,8 +382,7 @@ fn owned_unix_halves_wait_and_try_on_their_own_side() {
         let read = Arc::new(read);
         assert!(write.ready(Interest::WRITABLE).await.unwrap().is_writable());
         write.writable().await.unwrap();
-        assert_eq!(write.try_write(b"u").unwrap(), 1);
-        assert_eq!(write.try_write_vectored(&[IoSlice::new(b"p")]).unwrap(), 1);
+        assert_eq!(write.try_write(b"up").unwrap(), 2);
         assert!(write.local_addr().unwrap().is_unnamed());
         assert!(write.as_ref().peer_addr().unwrap().is_unnamed());
         let reader = spawn_all_waiting(vec![{
@@ -404,12 +403,7 @@ fn owned_unix_halves_wait_and_try_on_their_own_side() {
         let mut got = [0u8; 2];
         b.read_exact(&mut got).await.unwrap();
         assert_eq!(&got, b"up");
-        b.write_all(b"ab-cd").await.unwrap();
-        read.readable().await.unwrap();
-        let (mut head, mut tail) = ([0u8; 2], [0u8; 8]);
-        let mut bufs = [IoSliceMut::new(&mut head), IoSliceMut::new(&mut tail)];
-        let n = read.try_read_vectored(&mut bufs).unwrap();
-        assert_eq!(joined(n, &head, &tail), b"ab-cd");
+        support::check_split_halves!(&*read, &write, &mut b).await;
     });
 }
 
@@ -434,52 +428,7 @@ fn borrowed_unix_halves_wait_try_and_name_addresses_on_their_own_side() {
         );
         assert!(write.as_ref().local_addr().unwrap().is_unnamed());
 
-        // The write half: writes at once, then waits once the peer stops reading.
-        assert!(write.ready(Interest::WRITABLE).await.unwrap().is_writable());
-        write.writable().await.unwrap();
-        assert_eq!(write.try_write(b"up").unwrap(), 2);
-        let vectored = [IoSlice::new(b"-"), IoSlice::new(b"v")];
-        assert_eq!(write.try_write_vectored(&vectored).unwrap(), 2);
-        let mut got = [0u8; 4];
-        server.read_exact(&mut got).await.unwrap();
-        assert_eq!(&got, b"up-v");
-        fill(write.as_ref()).await;
-        let mut writable = Box::pin(write.writable());
-        assert!(poll_once(&mut writable).is_pending(), "the buffer is full");
-        let mut sink = vec![0u8; 256 * 1024];
-        rt::select! {
-            done = &mut writable => done.unwrap(),
-            _ = async { loop { assert_ne!(server.read(&mut sink).await.unwrap(), 0) } } => {}
-        }
-
-        // The read half: nothing yet, then woken by the peer's write.
-        assert_eq!(
-            read.try_read(&mut [0; 4]).unwrap_err().kind(),
-            ErrorKind::WouldBlock
-        );
-        let mut readable = Box::pin(read.readable());
-        let mut ready = Box::pin(read.ready(Interest::READABLE));
-        assert!(
-            poll_once(&mut readable).is_pending(),
-            "nothing was sent yet"
-        );
-        assert!(poll_once(&mut ready).is_pending(), "nothing was sent yet");
-        server.write_all(b"down").await.unwrap();
-        readable.await.unwrap();
-        assert!(ready.await.unwrap().is_readable());
-        let mut buf = [0u8; 8];
-        let n = read.try_read(&mut buf).unwrap();
-        assert_eq!(&buf[..n], b"down");
-        server.write_all(b"ab-cd").await.unwrap();
-        read.readable().await.unwrap();
-        let (mut head, mut tail) = ([0u8; 2], [0u8; 8]);
-        let mut bufs = [IoSliceMut::new(&mut head), IoSliceMut::new(&mut tail)];
-        let n = read.try_read_vectored(&mut bufs).unwrap();
-        assert_eq!(joined(n, &head, &tail), b"ab-cd");
-        assert_eq!(
-            read.try_read(&mut buf).unwrap_err().kind(),
-            ErrorKind::WouldBlock
-        );
+        support::check_split_halves!(&read, &write, &mut server).await;
         std::fs::remove_file(&path).unwrap();
     });
 }

@@ -19,7 +19,7 @@
 /// `read` and `write` and the other end `peer`) and `body` inside a
 /// runtime.
 macro_rules! example {
-    ($uses:literal, $setup:literal, $body:literal) => {
+    ($uses:literal, $setup:literal, $body:expr) => {
         concat!(
             "# Examples\n\n```\n",
             $uses,
@@ -48,25 +48,6 @@ macro_rules! halves {
         )*
     ) => {$(
         impl $read {
-            #[doc = concat!(
-                "Waits for the readiness of `interest`, as [`",
-                stringify!($Stream), "::ready`].\n\n",
-                "# Errors\n\nFails once the runtime's I/O driver has shut down.\n",
-            )]
-            #[doc = crate::net::halves::example!(
-                "use rt::io::{AsyncWriteExt, Interest};",
-                $setup,
-                "    peer.write_all(b\"hi\").await.unwrap();\n\
-                 \x20   assert!(read.ready(Interest::READABLE).await.unwrap().is_readable());\n"
-            )]
-            pub async fn ready(
-                &self,
-                interest: ::rt_reactor::Interest,
-            ) -> ::std::io::Result<::rt_reactor::Ready> {
-                let $s = self;
-                $stream.ready(interest).await
-            }
-
             #[doc = concat!(
                 "Waits until the stream is readable (data, end-of-file or an error), as [`",
                 stringify!($Stream), "::readable`].\n\n",
@@ -130,56 +111,9 @@ macro_rules! halves {
                 $stream.try_read_vectored(bufs)
             }
 
-            #[doc = concat!(
-                "The address of the peer, as [`", stringify!($Stream), "::peer_addr`].\n\n",
-                "# Errors\n\nThe OS error of `getpeername`.\n",
-            )]
-            #[doc = crate::net::halves::example!(
-                "",
-                $setup,
-                "    let (ours, theirs) = (read.peer_addr().unwrap(), peer.local_addr().unwrap());\n\
-                 \x20   assert_eq!(format!(\"{ours:?}\"), format!(\"{theirs:?}\"));\n"
-            )]
-            pub fn peer_addr(&self) -> ::std::io::Result<$Addr> {
-                let $s = self;
-                $stream.peer_addr()
-            }
-
-            #[doc = concat!(
-                "The local address, as [`", stringify!($Stream), "::local_addr`].\n\n",
-                "# Errors\n\nThe OS error of `getsockname`.\n",
-            )]
-            #[doc = crate::net::halves::example!(
-                "",
-                $setup,
-                "    let (ours, theirs) = (read.local_addr().unwrap(), peer.peer_addr().unwrap());\n\
-                 \x20   assert_eq!(format!(\"{ours:?}\"), format!(\"{theirs:?}\"));\n"
-            )]
-            pub fn local_addr(&self) -> ::std::io::Result<$Addr> {
-                let $s = self;
-                $stream.local_addr()
-            }
         }
 
         impl $write {
-            #[doc = concat!(
-                "Waits for the readiness of `interest`, as [`",
-                stringify!($Stream), "::ready`].\n\n",
-                "# Errors\n\nFails once the runtime's I/O driver has shut down.\n",
-            )]
-            #[doc = crate::net::halves::example!(
-                "use rt::io::Interest;",
-                $setup,
-                "    assert!(write.ready(Interest::WRITABLE).await.unwrap().is_writable());\n"
-            )]
-            pub async fn ready(
-                &self,
-                interest: ::rt_reactor::Interest,
-            ) -> ::std::io::Result<::rt_reactor::Ready> {
-                let $s = self;
-                $stream.ready(interest).await
-            }
-
             #[doc = concat!(
                 "Waits until the stream is writable, as [`",
                 stringify!($Stream), "::writable`].\n\n",
@@ -248,35 +182,7 @@ macro_rules! halves {
                 $stream.try_write_vectored(bufs)
             }
 
-            #[doc = concat!(
-                "The address of the peer, as [`", stringify!($Stream), "::peer_addr`].\n\n",
-                "# Errors\n\nThe OS error of `getpeername`.\n",
-            )]
-            #[doc = crate::net::halves::example!(
-                "",
-                $setup,
-                "    let (ours, theirs) = (write.peer_addr().unwrap(), peer.local_addr().unwrap());\n\
-                 \x20   assert_eq!(format!(\"{ours:?}\"), format!(\"{theirs:?}\"));\n"
-            )]
-            pub fn peer_addr(&self) -> ::std::io::Result<$Addr> {
-                let $s = self;
-                $stream.peer_addr()
-            }
 
-            #[doc = concat!(
-                "The local address, as [`", stringify!($Stream), "::local_addr`].\n\n",
-                "# Errors\n\nThe OS error of `getsockname`.\n",
-            )]
-            #[doc = crate::net::halves::example!(
-                "",
-                $setup,
-                "    let (ours, theirs) = (write.local_addr().unwrap(), peer.peer_addr().unwrap());\n\
-                 \x20   assert_eq!(format!(\"{ours:?}\"), format!(\"{theirs:?}\"));\n"
-            )]
-            pub fn local_addr(&self) -> ::std::io::Result<$Addr> {
-                let $s = self;
-                $stream.local_addr()
-            }
         }
 
         impl ::futures_io::AsyncRead for $read {
@@ -334,12 +240,78 @@ macro_rules! halves {
             }
         }
 
-        crate::net::halves::halves!(@common $read => |$s| $stream, $Stream);
-        crate::net::halves::halves!(@common $write => |$s| $stream, $Stream);
+        crate::net::halves::halves! {
+            @common $read, "read" => |$s| $stream, $Stream, $Addr, $setup;
+            ready example: "use rt::io::{AsyncWriteExt, Interest};",
+                "    peer.write_all(b\"hi\").await.unwrap();\n\
+                 \x20   assert!(read.ready(Interest::READABLE).await.unwrap().is_readable());\n"
+        }
+        crate::net::halves::halves! {
+            @common $write, "write" => |$s| $stream, $Stream, $Addr, $setup;
+            ready example: "use rt::io::Interest;",
+                "    assert!(write.ready(Interest::WRITABLE).await.unwrap().is_writable());\n"
+        }
     )*};
 
-    // `Debug` and `AsRef<stream>`, the same for both halves.
-    (@common $ty:ty => |$s:ident| $stream:expr, $Stream:ident) => {
+    // `ready`, the addresses, `Debug` and `AsRef<stream>`, the same for
+    // both halves; `$half` names the half in the examples.
+    (
+        @common $ty:ty, $half:literal => |$s:ident| $stream:expr,
+        $Stream:ident, $Addr:ty, $setup:literal;
+        ready example: $ready_uses:literal, $ready_body:literal
+    ) => {
+        impl $ty {
+            #[doc = concat!(
+                "Waits for the readiness of `interest`, as [`",
+                stringify!($Stream), "::ready`].\n\n",
+                "# Errors\n\nFails once the runtime's I/O driver has shut down.\n",
+            )]
+            #[doc = crate::net::halves::example!($ready_uses, $setup, $ready_body)]
+            pub async fn ready(
+                &self,
+                interest: ::rt_reactor::Interest,
+            ) -> ::std::io::Result<::rt_reactor::Ready> {
+                let $s = self;
+                $stream.ready(interest).await
+            }
+
+            #[doc = concat!(
+                "The address of the peer, as [`", stringify!($Stream), "::peer_addr`].\n\n",
+                "# Errors\n\nThe OS error of `getpeername`.\n",
+            )]
+            #[doc = crate::net::halves::example!(
+                "",
+                $setup,
+                concat!(
+                    "    let (ours, theirs) = (", $half, ".peer_addr().unwrap(), ",
+                    "peer.local_addr().unwrap());\n",
+                    "    assert_eq!(format!(\"{ours:?}\"), format!(\"{theirs:?}\"));\n",
+                )
+            )]
+            pub fn peer_addr(&self) -> ::std::io::Result<$Addr> {
+                let $s = self;
+                $stream.peer_addr()
+            }
+
+            #[doc = concat!(
+                "The local address, as [`", stringify!($Stream), "::local_addr`].\n\n",
+                "# Errors\n\nThe OS error of `getsockname`.\n",
+            )]
+            #[doc = crate::net::halves::example!(
+                "",
+                $setup,
+                concat!(
+                    "    let (ours, theirs) = (", $half, ".local_addr().unwrap(), ",
+                    "peer.peer_addr().unwrap());\n",
+                    "    assert_eq!(format!(\"{ours:?}\"), format!(\"{theirs:?}\"));\n",
+                )
+            )]
+            pub fn local_addr(&self) -> ::std::io::Result<$Addr> {
+                let $s = self;
+                $stream.local_addr()
+            }
+        }
+
         impl ::std::fmt::Debug for $ty {
             fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 let $s = self;
