@@ -303,6 +303,11 @@ fn owned_halves_wait_and_try_on_their_own_side() {
         assert!(write.ready(Interest::WRITABLE).await.unwrap().is_writable());
         write.writable().await.unwrap();
         assert_eq!(write.try_write(b"up").unwrap(), 2);
+        assert_eq!(write.local_addr().unwrap(), read.local_addr().unwrap());
+        assert_eq!(
+            write.as_ref().peer_addr().unwrap(),
+            read.peer_addr().unwrap()
+        );
         let reader = spawn_all_waiting(vec![{
             let read = read.clone();
             async move {
@@ -325,5 +330,27 @@ fn owned_halves_wait_and_try_on_their_own_side() {
             read.try_read(&mut [0; 4]).unwrap_err().kind(),
             ErrorKind::WouldBlock
         );
+        support::check_split_halves!(&*read, &write, &mut server).await;
+    });
+}
+
+#[test]
+fn borrowed_halves_wait_try_and_name_addresses_on_their_own_side() {
+    on_both(|| async {
+        let (mut client, mut server) = tcp_pair().await;
+        let (local, peer) = (client.local_addr().unwrap(), client.peer_addr().unwrap());
+        let (read, write) = client.split();
+        assert_eq!(
+            (read.local_addr().unwrap(), read.peer_addr().unwrap()),
+            (local, peer)
+        );
+        assert_eq!(
+            (write.local_addr().unwrap(), write.peer_addr().unwrap()),
+            (local, peer)
+        );
+        assert_eq!(read.as_ref().local_addr().unwrap(), local);
+        assert_eq!(write.as_ref().peer_addr().unwrap(), peer);
+
+        support::check_split_halves!(&read, &write, &mut server).await;
     });
 }

@@ -6,6 +6,7 @@ use support::on_both;
 
 use rt::io::{AsyncReadExt, AsyncWriteExt};
 use rt::net::{TcpListener, TcpSocket};
+use socket2::{Domain, SockRef, Socket, Type};
 use std::io::ErrorKind;
 use std::net::SocketAddr;
 use std::time::Duration;
@@ -167,6 +168,128 @@ fn type_of_service_and_traffic_class_read_back_and_the_stream_keeps_them() {
         if let Ok(v6) = TcpSocket::new_v6() {
             v6.set_tclass_v6(0x28).unwrap();
             assert_eq!(v6.tclass_v6().unwrap(), 0x28);
+        }
+    });
+}
+
+#[test]
+fn a_socket_from_std_keeps_its_options_and_listens_and_connects_even_if_blocking() {
+    on_both(|| async {
+        // Made with socket2 and left in blocking mode, as a caller might.
+        let made = |domain| {
+            let raw = Socket::new(domain, Type::STREAM, None).unwrap();
+            raw.set_reuse_address(true).unwrap();
+            assert!(!raw.nonblocking().unwrap());
+            TcpSocket::from_std_stream(raw.into())
+        };
+        let server = made(Domain::IPV4);
+        assert!(server.reuseaddr().unwrap());
+        server.bind(localhost()).unwrap();
+        let listener = server.listen(16).unwrap();
+        let addr = listener.local_addr().unwrap();
+        assert!(SockRef::from(&listener).nonblocking().unwrap());
+
+        let client = made(Domain::IPV4);
+        client.set_nodelay(true).unwrap();
+        let mut client = client.connect(addr).await.unwrap();
+        assert!(SockRef::from(&client).nonblocking().unwrap());
+        assert!(client.nodelay().unwrap());
+        assert!(SockRef::from(&client).reuse_address().unwrap());
+        let (mut server, from) = listener.accept().await.unwrap();
+        assert_eq!(from, client.local_addr().unwrap());
+        // Nothing to read: the stream waits instead of blocking the thread.
+        assert_eq!(
+            client.try_read(&mut [0; 4]).unwrap_err().kind(),
+            ErrorKind::WouldBlock
+        );
+        client.write_all(b"ping").await.unwrap();
+        let mut buf = [0; 4];
+        server.read_exact(&mut buf).await.unwrap();
+        assert_eq!(&buf, b"ping");
+        server.write_all(b"pong").await.unwrap();
+        client.read_exact(&mut buf).await.unwrap();
+        assert_eq!(&buf, b"pong");
+
+        // The family check asks the socket itself.
+        if let Ok(raw) = Socket::new(Domain::IPV6, Type::STREAM, None) {
+            let v6 = TcpSocket::from_std_stream(raw.into());
+            let err = v6.bind(localhost()).unwrap_err();
+            assert!(err.to_string().contains("TcpSocket::new_v4"), "{err}");
+        }
+    });
+}
+
+#[cfg(any(target_os = "android", target_os = "fuchsia", target_os = "linux"))]
+#[test]
+fn binding_to_a_device_that_does_not_exist_fails_naming_it() {
+    let socket = TcpSocket::new_v4().unwrap();
+    let err = socket.bind_device(Some(b"rt-no-such0")).unwrap_err();
+    assert!(err.to_string().contains("`rt-no-such0`"), "{err}");
+    // The OS error stays reachable as the source: ENODEV, or EPERM where
+    // binding at all needs CAP_NET_RAW (before Linux 5.7).
+    let os = err
+        .get_ref()
+        .and_then(|e| e.source())
+        .and_then(|e| e.downcast_ref::<std::io::Error>())
+        .and_then(std::io::Error::raw_os_error);
+    assert!(
+        matches!(os, Some(libc::ENODEV | libc::EPERM)),
+        "{err}: {os:?}"
+    );
+    assert_eq!(socket.device().unwrap(), None);
+}
+
+#[cfg(any(target_os = "android", target_os = "fuchsia", target_os = "linux"))]
+#[test]
+fn a_socket_bound_to_lo_connects_and_listens_through_it_and_none_clears_it() {
+    on_both(|| async {
+        let server = TcpSocket::new_v4().unwrap();
+        match server.bind_device(Some(b"lo")) {
+            Err(e) if e.kind() == ErrorKind::PermissionDenied => {
+                eprintln!(
+                    "skipped: binding a socket to `lo` is not permitted here ({e}); \
+                     it needs CAP_NET_RAW before Linux 5.7"
+                );
+                return;
+            }
+            result => result.unwrap(),
+        }
+        assert_eq!(server.device().unwrap().as_deref(), Some(&b"lo"[..]));
+        server.bind(localhost()).unwrap();
+        let listener = server.listen(16).unwrap();
+        assert_eq!(
+            SockRef::from(&listener).device().unwrap().as_deref(),
+            Some(&b"lo"[..])
+        );
+
+        let client = TcpSocket::new_v4().unwrap();
+        client.bind_device(Some(b"lo")).unwrap();
+        let mut client = client
+            .connect(listener.local_addr().unwrap())
+            .await
+            .unwrap();
+        assert_eq!(
+            SockRef::from(&client).device().unwrap().as_deref(),
+            Some(&b"lo"[..])
+        );
+        let (mut server, _) = listener.accept().await.unwrap();
+        client.write_all(b"via lo").await.unwrap();
+        let mut buf = [0; 6];
+        server.read_exact(&mut buf).await.unwrap();
+        assert_eq!(&buf, b"via lo");
+
+        // Changing a binding needs CAP_NET_RAW even on recent kernels.
+        let unbound = TcpSocket::new_v4().unwrap();
+        unbound.bind_device(Some(b"lo")).unwrap();
+        match unbound.bind_device(None) {
+            Err(e) if e.kind() == ErrorKind::PermissionDenied => {
+                assert!(e.to_string().contains("removing"), "{e}");
+                eprintln!("skipped clearing the binding: not permitted here ({e})");
+            }
+            result => {
+                result.unwrap();
+                assert_eq!(unbound.device().unwrap(), None);
+            }
         }
     });
 }

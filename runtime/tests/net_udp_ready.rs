@@ -145,6 +145,108 @@ fn peek_from_leaves_the_datagram_for_the_receive() {
 }
 
 #[test]
+fn peek_on_a_connected_socket_leaves_the_datagram_for_the_receive() {
+    on_both(|| async {
+        let (a, b) = (bound().await, bound().await);
+        a.connect(b.local_addr().unwrap()).await.unwrap();
+        b.connect(a.local_addr().unwrap()).await.unwrap();
+        let mut buf = [0u8; 16];
+        assert_eq!(
+            b.try_peek(&mut buf).unwrap_err().kind(),
+            ErrorKind::WouldBlock
+        );
+        a.send(b"first").await.unwrap();
+        a.send(b"second").await.unwrap();
+        let n = b.peek(&mut buf).await.unwrap();
+        assert_eq!(&buf[..n], b"first");
+        let n = poll_fn(|cx| b.poll_peek(cx, &mut buf)).await.unwrap();
+        assert_eq!(&buf[..n], b"first");
+        assert_eq!(b.try_peek(&mut buf).unwrap(), 5);
+        // A short buffer gets the start; the datagram stays whole.
+        let mut short = [0u8; 2];
+        assert_eq!(b.peek(&mut short).await.unwrap(), 2);
+        assert_eq!(&short, b"fi");
+        let n = b.recv(&mut buf).await.unwrap();
+        assert_eq!(&buf[..n], b"first");
+        let n = b.try_peek(&mut buf).unwrap();
+        assert_eq!(&buf[..n], b"second");
+        assert_eq!(b.try_recv(&mut buf).unwrap(), 6);
+        assert_eq!(
+            b.try_peek(&mut buf).unwrap_err().kind(),
+            ErrorKind::WouldBlock
+        );
+    });
+}
+
+#[test]
+fn tasks_peeking_at_once_all_see_the_datagram_and_it_stays() {
+    on_both(|| async {
+        let socket = Arc::new(bound().await);
+        socket.connect(socket.local_addr().unwrap()).await.unwrap();
+        let peekers = spawn_all_waiting(
+            (0..3)
+                .map(|_| {
+                    let socket = socket.clone();
+                    async move {
+                        let mut buf = [0u8; 8];
+                        let n = socket.peek(&mut buf).await.unwrap();
+                        buf[..n].to_vec()
+                    }
+                })
+                .collect(),
+        )
+        .await;
+        socket.send(b"shared").await.unwrap();
+        for peeker in peekers {
+            assert_eq!(peeker.await.unwrap(), b"shared");
+        }
+        let mut buf = [0u8; 8];
+        let n = socket.recv(&mut buf).await.unwrap();
+        assert_eq!(&buf[..n], b"shared");
+    });
+}
+
+#[test]
+fn peek_sender_names_each_sender_in_turn_and_leaves_the_datagrams() {
+    on_both(|| async {
+        let receiver = Arc::new(bound().await);
+        let to = receiver.local_addr().unwrap();
+        let (first, second) = (bound().await, bound().await);
+        let (first_addr, second_addr) = (first.local_addr().unwrap(), second.local_addr().unwrap());
+        assert_eq!(
+            receiver.try_peek_sender().unwrap_err().kind(),
+            ErrorKind::WouldBlock
+        );
+        // A task waiting for a sender is woken by the first datagram.
+        let waiter = spawn_all_waiting(vec![{
+            let receiver = receiver.clone();
+            async move { receiver.peek_sender().await.unwrap() }
+        }])
+        .await
+        .pop()
+        .unwrap();
+        first.send_to(b"one", to).await.unwrap();
+        assert_eq!(waiter.await.unwrap(), first_addr);
+        // An empty datagram has a sender too.
+        second.send_to(b"", to).await.unwrap();
+        assert_eq!(receiver.peek_sender().await.unwrap(), first_addr);
+        assert_eq!(
+            poll_fn(|cx| receiver.poll_peek_sender(cx)).await.unwrap(),
+            first_addr
+        );
+        assert_eq!(receiver.try_peek_sender().unwrap(), first_addr);
+        let mut buf = [0u8; 8];
+        assert_eq!(receiver.recv_from(&mut buf).await.unwrap(), (3, first_addr));
+        assert_eq!(receiver.peek_sender().await.unwrap(), second_addr);
+        assert_eq!(receiver.try_recv_from(&mut buf).unwrap(), (0, second_addr));
+        assert_eq!(
+            receiver.try_peek_sender().unwrap_err().kind(),
+            ErrorKind::WouldBlock
+        );
+    });
+}
+
+#[test]
 fn a_refused_datagram_shows_as_error_readiness() {
     on_both(|| async {
         let closed = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();

@@ -383,6 +383,8 @@ fn owned_unix_halves_wait_and_try_on_their_own_side() {
         assert!(write.ready(Interest::WRITABLE).await.unwrap().is_writable());
         write.writable().await.unwrap();
         assert_eq!(write.try_write(b"up").unwrap(), 2);
+        assert!(write.local_addr().unwrap().is_unnamed());
+        assert!(write.as_ref().peer_addr().unwrap().is_unnamed());
         let reader = spawn_all_waiting(vec![{
             let read = read.clone();
             async move {
@@ -401,5 +403,32 @@ fn owned_unix_halves_wait_and_try_on_their_own_side() {
         let mut got = [0u8; 2];
         b.read_exact(&mut got).await.unwrap();
         assert_eq!(&got, b"up");
+        support::check_split_halves!(&*read, &write, &mut b).await;
+    });
+}
+
+#[test]
+fn borrowed_unix_halves_wait_try_and_name_addresses_on_their_own_side() {
+    on_both(|| async {
+        let path = socket_path("borrowed-halves");
+        let listener = UnixListener::bind(&path).unwrap();
+        let mut client = UnixStream::connect(&path).await.unwrap();
+        let (mut server, _) = listener.accept().await.unwrap();
+        let (read, write) = client.split();
+        for (local, peer) in [
+            (read.local_addr().unwrap(), read.peer_addr().unwrap()),
+            (write.local_addr().unwrap(), write.peer_addr().unwrap()),
+        ] {
+            assert!(local.is_unnamed(), "{local:?}");
+            assert_eq!(peer.as_pathname(), Some(path.as_path()));
+        }
+        assert_eq!(
+            read.as_ref().peer_addr().unwrap().as_pathname(),
+            Some(path.as_path())
+        );
+        assert!(write.as_ref().local_addr().unwrap().is_unnamed());
+
+        support::check_split_halves!(&read, &write, &mut server).await;
+        std::fs::remove_file(&path).unwrap();
     });
 }

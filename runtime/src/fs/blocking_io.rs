@@ -1,11 +1,10 @@
 //! What every `rt::fs` operation shares: running a closure on the blocking
 //! pool, the chunk size, and errors that name their path.
 
+use crate::io::context_error::context_error;
 use crate::io::sys;
 use crate::runtime::context;
 use crate::task::{JoinHandle, TaskMeta};
-use std::error::Error;
-use std::fmt;
 use std::fs::File;
 use std::io::{self, Read};
 use std::os::fd::AsRawFd;
@@ -85,36 +84,6 @@ pub(crate) async fn on_two_paths<T: Send + 'static>(
 /// `error` with `what` and `path` prefixed to its message; same kind.
 pub(crate) fn path_error(what: &str, path: &Path, error: io::Error) -> io::Error {
     context_error(format!("{what} `{}`", path.display()), error)
-}
-
-/// `error` with `context` prefixed to its message; same kind.
-pub(crate) fn context_error(context: String, error: io::Error) -> io::Error {
-    io::Error::new(
-        error.kind(),
-        ContextError {
-            context,
-            source: error,
-        },
-    )
-}
-
-/// An I/O error and what was being done to which path.
-#[derive(Debug)]
-struct ContextError {
-    context: String,
-    source: io::Error,
-}
-
-impl fmt::Display for ContextError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.context, self.source)
-    }
-}
-
-impl Error for ContextError {
-    fn source(&self) -> Option<&(dyn Error + 'static)> {
-        Some(&self.source)
-    }
 }
 
 /// Appends chunks of up to `MAX_CHUNK` bytes from `file` to `dst` until

@@ -64,6 +64,7 @@ mod async_fd;
 mod async_fd_errors;
 mod async_fd_guard;
 mod buf_read_ext;
+pub(crate) mod context_error;
 mod copy_bidirectional;
 mod duplex;
 mod read_ext;

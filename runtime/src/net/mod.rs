@@ -96,6 +96,14 @@ macro_rules! cfg_tclass_v6 {
     )*};
 }
 
+/// Items (socket methods) for the platforms with `SO_BINDTODEVICE`.
+macro_rules! cfg_bind_device {
+    ($($item:item)*) => {$(
+        #[cfg(any(target_os = "android", target_os = "fuchsia", target_os = "linux"))]
+        $item
+    )*};
+}
+
 mod addr;
 mod halves;
 mod lookup;

@@ -2,6 +2,8 @@
 //! The socket calls are `socket2`'s.
 
 use super::{TcpListener, TcpStream};
+#[cfg(any(target_os = "android", target_os = "fuchsia", target_os = "linux"))]
+use crate::io::context_error::context_error;
 use socket2::{Domain, Protocol, Socket, Type};
 use std::fmt;
 use std::future::poll_fn;
@@ -61,7 +63,6 @@ fn buffer_size(size: u32) -> io::Result<usize> {
 /// ```
 pub struct TcpSocket {
     socket: Socket,
-    v6: bool,
 }
 
 impl TcpSocket {
@@ -102,10 +103,37 @@ impl TcpSocket {
     fn new(domain: Domain) -> io::Result<TcpSocket> {
         let socket = Socket::new(domain, Type::STREAM, Some(Protocol::TCP))?;
         socket.set_nonblocking(true)?;
-        Ok(TcpSocket {
-            socket,
-            v6: domain == Domain::IPV6,
-        })
+        Ok(TcpSocket { socket })
+    }
+
+    /// Takes over a TCP socket made elsewhere and not yet connected or
+    /// listening: typically a `socket2::Socket` set up with an option rt
+    /// has no method for, converted into a `std::net::TcpStream` (the
+    /// type only carries the descriptor). Options already set stay set.
+    /// The socket need not be in non-blocking mode:
+    /// [`connect`](TcpSocket::connect) and [`listen`](TcpSocket::listen)
+    /// switch it.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use socket2::{Domain, Socket, Type};
+    ///
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let listener = rt::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    ///     let raw = Socket::new(Domain::IPV4, Type::STREAM, None).unwrap();
+    ///     raw.set_keepalive(true).unwrap();
+    ///     let socket = rt::net::TcpSocket::from_std_stream(raw.into());
+    ///     assert!(socket.keepalive().unwrap());
+    ///     let stream = socket.connect(listener.local_addr().unwrap()).await.unwrap();
+    ///     assert!(socket2::SockRef::from(&stream).keepalive().unwrap());
+    /// });
+    /// ```
+    pub fn from_std_stream(std_stream: std::net::TcpStream) -> TcpSocket {
+        TcpSocket {
+            socket: Socket::from(std_stream),
+        }
     }
 
     /// Sets `SO_REUSEADDR`: a listener may bind a port whose previous
@@ -403,6 +431,57 @@ impl TcpSocket {
         }
     }
 
+    cfg_bind_device! {
+        /// Binds the socket to the network device named `interface`
+        /// (`SO_BINDTODEVICE`; `b"eth0"`, say): its packets then go out and
+        /// come in through that device only, whatever the routing table
+        /// says; a stream from [`connect`](TcpSocket::connect) or a listener
+        /// from [`listen`](TcpSocket::listen) keeps the binding. `None` (or
+        /// an empty name) removes it. Changing a binding already set needs
+        /// `CAP_NET_RAW` (before Linux 5.7, setting one did too).
+        ///
+        /// # Errors
+        ///
+        /// The error of the `setsockopt` call, its message naming the
+        /// device: `ENODEV` ("No such device") for a name no device has,
+        /// `EPERM` without the capability it needs.
+        ///
+        /// # Examples
+        ///
+        /// ```
+        /// let socket = rt::net::TcpSocket::new_v4().unwrap();
+        /// let err = socket.bind_device(Some(b"no-such-dev0")).unwrap_err();
+        /// assert!(err.to_string().contains("no-such-dev0"), "{err}");
+        /// assert_eq!(socket.device().unwrap(), None);
+        /// ```
+        pub fn bind_device(&self, interface: Option<&[u8]>) -> io::Result<()> {
+            self.socket.bind_device(interface).map_err(|e| {
+                let what = match interface {
+                    Some(name) if !name.is_empty() => format!(
+                        "binding the socket to device `{}`",
+                        String::from_utf8_lossy(name)
+                    ),
+                    _ => "removing the socket's device binding".to_owned(),
+                };
+                context_error(what, e)
+            })
+        }
+
+        /// The name of the device the socket is bound to
+        /// (`SO_BINDTODEVICE`), `None` if unbound.
+        ///
+        /// # Errors
+        ///
+        /// The error of the `getsockopt` call.
+        ///
+        /// # Examples
+        ///
+        /// See [`bind_device`](TcpSocket::bind_device).
+        pub fn device(&self) -> io::Result<Option<Vec<u8>>> {
+            self.socket.device()
+        }
+    }
+
     /// Takes the socket's pending error (`SO_ERROR`), clearing it.
     ///
     /// # Errors
@@ -419,12 +498,14 @@ impl TcpSocket {
         self.socket.take_error()
     }
 
-    /// Checks that `addr` is of this socket's family.
+    /// Checks that `addr` is of this socket's family (asking the socket,
+    /// which may come from `from_std_stream`).
     fn check_family(&self, addr: &SocketAddr, what: &str) -> io::Result<()> {
-        if addr.is_ipv6() == self.v6 {
+        let v6 = self.local_addr()?.is_ipv6();
+        if addr.is_ipv6() == v6 {
             return Ok(());
         }
-        let (socket, wanted) = if self.v6 {
+        let (socket, wanted) = if v6 {
             ("IPv6", "new_v4")
         } else {
             ("IPv4", "new_v6")
@@ -492,6 +573,8 @@ impl TcpSocket {
     /// See [`TcpSocket`].
     pub async fn connect(self, addr: SocketAddr) -> io::Result<TcpStream> {
         self.check_family(&addr, "connect")?;
+        // Already so unless the socket came from `from_std_stream`.
+        self.socket.set_nonblocking(true)?;
         match self.socket.connect(&addr.into()) {
             Ok(()) => {}
             // Interrupted, a connect goes on in the background (POSIX), as
@@ -552,7 +635,7 @@ impl fmt::Debug for TcpSocket {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("TcpSocket")
             .field("fd", &self.socket.as_raw_fd())
-            .field("v6", &self.v6)
+            .field("local_addr", &self.local_addr().ok())
             .finish()
     }
 }

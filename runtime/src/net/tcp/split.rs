@@ -1,10 +1,11 @@
-//! The halves of a split `TcpStream`. Each half uses only its own side of
-//! the registration (the read waker or the write waker), so a reader and a
-//! writer never steal each other's wake-ups.
+//! The halves of a split `TcpStream`: their types, `reunite`, `forget`
+//! and TCP's `peek`. Their readiness surface and trait impls, the same as
+//! a `UnixStream`'s halves', come from `net/halves.rs`: each half uses only
+//! its own side of the registration, so a reader and a writer never steal
+//! each other's wake-ups.
 
 use super::TcpStream;
 use crate::loom::sync::Arc;
-use rt_reactor::{Interest, Ready};
 use std::error::Error;
 use std::fmt;
 use std::io;
@@ -217,88 +218,6 @@ impl OwnedReadHalf {
         OwnedReadHalf { inner }
     }
 
-    /// Waits for the readiness of `interest`, as [`TcpStream::ready`].
-    ///
-    /// # Errors
-    ///
-    /// Fails once the runtime's I/O driver has shut down.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use rt::io::{AsyncWriteExt, Interest};
-    ///
-    /// let rt = rt::runtime::Runtime::new().unwrap();
-    /// rt.block_on(async {
-    ///     let listener = rt::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    ///     let client = rt::net::TcpStream::connect(listener.local_addr().unwrap()).await.unwrap();
-    ///     let (mut server, _) = listener.accept().await.unwrap();
-    ///     let (read, _write) = client.into_split();
-    ///     server.write_all(b"hi").await.unwrap();
-    ///     let ready = read.ready(Interest::READABLE).await.unwrap();
-    ///     assert!(ready.is_readable());
-    /// });
-    /// ```
-    pub async fn ready(&self, interest: Interest) -> io::Result<Ready> {
-        self.inner.ready(interest).await
-    }
-
-    /// Waits until the stream is readable, as [`TcpStream::readable`].
-    ///
-    /// # Errors
-    ///
-    /// Fails once the runtime's I/O driver has shut down.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use rt::io::AsyncWriteExt;
-    ///
-    /// let rt = rt::runtime::Runtime::new().unwrap();
-    /// rt.block_on(async {
-    ///     let listener = rt::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    ///     let client = rt::net::TcpStream::connect(listener.local_addr().unwrap()).await.unwrap();
-    ///     let (mut server, _) = listener.accept().await.unwrap();
-    ///     let (read, _write) = client.into_split();
-    ///     server.write_all(b"hi").await.unwrap();
-    ///     read.readable().await.unwrap();
-    ///     assert_eq!(read.try_read(&mut [0; 8]).unwrap(), 2);
-    /// });
-    /// ```
-    pub async fn readable(&self) -> io::Result<()> {
-        self.inner.readable().await
-    }
-
-    /// Reads once without waiting, as [`TcpStream::try_read`].
-    ///
-    /// # Errors
-    ///
-    /// `WouldBlock` if no data is ready, or the OS error of `read`.
-    ///
-    /// # Examples
-    ///
-    /// See [`OwnedReadHalf::readable`].
-    ///
-    /// ```
-    /// use rt::io::AsyncWriteExt;
-    ///
-    /// let rt = rt::runtime::Runtime::new().unwrap();
-    /// rt.block_on(async {
-    ///     let listener = rt::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    ///     let client = rt::net::TcpStream::connect(listener.local_addr().unwrap()).await.unwrap();
-    ///     let (mut server, _) = listener.accept().await.unwrap();
-    ///     let (read, _write) = client.into_split();
-    ///     server.write_all(b"hi").await.unwrap();
-    ///     read.readable().await.unwrap();
-    ///     let mut buf = [0; 8];
-    ///     let n = read.try_read(&mut buf).unwrap();
-    ///     assert_eq!(&buf[..n], b"hi");
-    /// });
-    /// ```
-    pub fn try_read(&self, buf: &mut [u8]) -> io::Result<usize> {
-        self.inner.try_read(buf)
-    }
-
     /// Puts the stream back together from its two halves.
     ///
     /// # Errors
@@ -378,50 +297,6 @@ impl OwnedReadHalf {
     pub fn poll_peek(&mut self, cx: &mut Context<'_>, buf: &mut [u8]) -> Poll<io::Result<usize>> {
         self.inner.poll_peek(cx, buf)
     }
-
-    /// The address of the peer.
-    ///
-    /// # Errors
-    ///
-    /// As [`TcpStream::peer_addr`].
-    ///
-    /// # Examples
-    ///
-    /// See [`OwnedReadHalf`].
-    ///
-    /// ```
-    /// let rt = rt::runtime::Runtime::new().unwrap();
-    /// rt.block_on(async {
-    ///     let listener = rt::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    ///     let client = rt::net::TcpStream::connect(listener.local_addr().unwrap()).await.unwrap();
-    ///     let (read, _write) = client.into_split();
-    ///     assert!(read.peer_addr().unwrap().ip().is_loopback());
-    /// });
-    /// ```
-    pub fn peer_addr(&self) -> io::Result<SocketAddr> {
-        self.inner.peer_addr()
-    }
-
-    /// The local address.
-    ///
-    /// # Errors
-    ///
-    /// As [`TcpStream::local_addr`].
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// let rt = rt::runtime::Runtime::new().unwrap();
-    /// rt.block_on(async {
-    ///     let listener = rt::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    ///     let client = rt::net::TcpStream::connect(listener.local_addr().unwrap()).await.unwrap();
-    ///     let (read, _write) = client.into_split();
-    ///     assert!(read.local_addr().unwrap().ip().is_loopback());
-    /// });
-    /// ```
-    pub fn local_addr(&self) -> io::Result<SocketAddr> {
-        self.inner.local_addr()
-    }
 }
 
 impl OwnedWriteHalf {
@@ -430,76 +305,6 @@ impl OwnedWriteHalf {
             inner,
             shutdown_on_drop: true,
         }
-    }
-
-    /// Waits for the readiness of `interest`, as [`TcpStream::ready`].
-    ///
-    /// # Errors
-    ///
-    /// Fails once the runtime's I/O driver has shut down.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use rt::io::Interest;
-    ///
-    /// let rt = rt::runtime::Runtime::new().unwrap();
-    /// rt.block_on(async {
-    ///     let listener = rt::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    ///     let client = rt::net::TcpStream::connect(listener.local_addr().unwrap()).await.unwrap();
-    ///     let (_read, write) = client.into_split();
-    ///     assert!(write.ready(Interest::WRITABLE).await.unwrap().is_writable());
-    /// });
-    /// ```
-    pub async fn ready(&self, interest: Interest) -> io::Result<Ready> {
-        self.inner.ready(interest).await
-    }
-
-    /// Waits until the stream is writable, as [`TcpStream::writable`].
-    ///
-    /// # Errors
-    ///
-    /// Fails once the runtime's I/O driver has shut down.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// let rt = rt::runtime::Runtime::new().unwrap();
-    /// rt.block_on(async {
-    ///     let listener = rt::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    ///     let client = rt::net::TcpStream::connect(listener.local_addr().unwrap()).await.unwrap();
-    ///     let (_read, write) = client.into_split();
-    ///     write.writable().await.unwrap();
-    ///     assert_eq!(write.try_write(b"hi").unwrap(), 2);
-    /// });
-    /// ```
-    pub async fn writable(&self) -> io::Result<()> {
-        self.inner.writable().await
-    }
-
-    /// Writes once without waiting, as [`TcpStream::try_write`].
-    ///
-    /// # Errors
-    ///
-    /// `WouldBlock` if the socket buffer is full (or writability was not
-    /// reported yet), or the OS error of `write`.
-    ///
-    /// # Examples
-    ///
-    /// See [`OwnedWriteHalf::writable`].
-    ///
-    /// ```
-    /// let rt = rt::runtime::Runtime::new().unwrap();
-    /// rt.block_on(async {
-    ///     let listener = rt::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    ///     let client = rt::net::TcpStream::connect(listener.local_addr().unwrap()).await.unwrap();
-    ///     let (_read, write) = client.into_split();
-    ///     write.writable().await.unwrap();
-    ///     assert_eq!(write.try_write(b"x").unwrap(), 1);
-    /// });
-    /// ```
-    pub fn try_write(&self, buf: &[u8]) -> io::Result<usize> {
-        self.inner.try_write(buf)
     }
 
     /// Puts the stream back together from its two halves.
@@ -550,27 +355,6 @@ impl OwnedWriteHalf {
     pub fn forget(mut self) {
         self.shutdown_on_drop = false;
     }
-
-    /// The address of the peer.
-    ///
-    /// # Errors
-    ///
-    /// As [`TcpStream::peer_addr`].
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// let rt = rt::runtime::Runtime::new().unwrap();
-    /// rt.block_on(async {
-    ///     let listener = rt::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    ///     let client = rt::net::TcpStream::connect(listener.local_addr().unwrap()).await.unwrap();
-    ///     let (_read, write) = client.into_split();
-    ///     assert_eq!(write.peer_addr().unwrap(), listener.local_addr().unwrap());
-    /// });
-    /// ```
-    pub fn peer_addr(&self) -> io::Result<SocketAddr> {
-        self.inner.peer_addr()
-    }
 }
 
 impl Drop for OwnedWriteHalf {
@@ -583,12 +367,16 @@ impl Drop for OwnedWriteHalf {
     }
 }
 
-crate::net::halves::read_half! {
-    ReadHalf<'_> => |s| s.0;
-    OwnedReadHalf => |s| s.inner;
-}
-
-crate::net::halves::write_half! {
-    WriteHalf<'_> => |s| s.0;
-    OwnedWriteHalf => |s| s.inner;
+crate::net::halves::halves! {
+    stream: TcpStream, address: SocketAddr;
+    ReadHalf<'_>, WriteHalf<'_> => |s| s.0;
+    example: "    let listener = rt::net::TcpListener::bind(\"127.0.0.1:0\").await.unwrap();\n\
+              \x20   let mut peer = rt::net::TcpStream::connect(listener.local_addr().unwrap()).await.unwrap();\n\
+              \x20   let (mut stream, _) = listener.accept().await.unwrap();\n\
+              \x20   let (read, write) = stream.split();\n";
+    OwnedReadHalf, OwnedWriteHalf => |s| s.inner;
+    example: "    let listener = rt::net::TcpListener::bind(\"127.0.0.1:0\").await.unwrap();\n\
+              \x20   let mut peer = rt::net::TcpStream::connect(listener.local_addr().unwrap()).await.unwrap();\n\
+              \x20   let (stream, _) = listener.accept().await.unwrap();\n\
+              \x20   let (read, write) = stream.into_split();\n";
 }

@@ -1,6 +1,7 @@
 use crate::io::registered::Registered;
 use crate::net::addr::{ToSocketAddrs, each_addr};
 use rt_reactor::{Direction, Interest};
+use socket2::SockRef;
 use std::fmt;
 use std::io;
 use std::net::SocketAddr;
@@ -285,6 +286,61 @@ impl UdpSocket {
             .await
     }
 
+    /// Receives the next datagram from the connected peer without removing
+    /// it from the queue: the next receive returns it again, whole. A
+    /// datagram longer than `buf` fills it and the rest is not returned.
+    ///
+    /// # Errors
+    ///
+    /// The OS error of `recv(MSG_PEEK)`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let socket = rt::net::UdpSocket::bind("127.0.0.1:0").await.unwrap();
+    ///     socket.connect(socket.local_addr().unwrap()).await.unwrap();
+    ///     socket.send(b"again").await.unwrap();
+    ///     let mut buf = [0; 8];
+    ///     let n = socket.peek(&mut buf).await.unwrap();
+    ///     assert_eq!(&buf[..n], b"again");
+    ///     assert_eq!(socket.recv(&mut buf).await.unwrap(), n);
+    /// });
+    /// ```
+    pub async fn peek(&self, buf: &mut [u8]) -> io::Result<usize> {
+        self.io.async_io(Direction::Read, |sys| sys.peek(buf)).await
+    }
+
+    /// The address the next datagram came from, waiting for one; the
+    /// datagram stays in the queue. What [`peek_from`](UdpSocket::peek_from)
+    /// says without a buffer for the payload: look up the peer's state
+    /// before choosing where to receive its datagram.
+    ///
+    /// UDP does not authenticate senders: the address is the one the
+    /// datagram carries, which anyone can forge.
+    ///
+    /// # Errors
+    ///
+    /// The OS error of `recvfrom(MSG_PEEK)`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let a = rt::net::UdpSocket::bind("127.0.0.1:0").await.unwrap();
+    ///     let b = rt::net::UdpSocket::bind("127.0.0.1:0").await.unwrap();
+    ///     a.send_to(b"who", b.local_addr().unwrap()).await.unwrap();
+    ///     assert_eq!(b.peek_sender().await.unwrap(), a.local_addr().unwrap());
+    ///     let mut buf = [0; 8];
+    ///     assert_eq!(b.recv_from(&mut buf).await.unwrap(), (3, a.local_addr().unwrap()));
+    /// });
+    /// ```
+    pub async fn peek_sender(&self) -> io::Result<SocketAddr> {
+        self.io.async_io(Direction::Read, peek_sender).await
+    }
+
     /// The local address.
     ///
     /// # Errors
@@ -322,6 +378,20 @@ impl UdpSocket {
     pub fn peer_addr(&self) -> io::Result<SocketAddr> {
         self.io.get_ref().peer_addr()
     }
+}
+
+/// The sender of the datagram at the head of `socket`'s queue, leaving it
+/// there (`recvfrom(MSG_PEEK)` through `socket2`; `mio` has no such call).
+pub(super) fn peek_sender(socket: &mio::net::UdpSocket) -> io::Result<SocketAddr> {
+    SockRef::from(socket)
+        .peek_sender()?
+        .as_socket()
+        .ok_or_else(|| {
+            io::Error::new(
+                io::ErrorKind::InvalidData,
+                "a UDP socket received a datagram from an address that is not an IP one",
+            )
+        })
 }
 
 impl AsRawFd for UdpSocket {

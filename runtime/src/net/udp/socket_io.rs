@@ -3,6 +3,7 @@
 //! direction, the last waker wins) and the non-blocking `try_*` attempts.
 
 use super::UdpSocket;
+use super::socket::peek_sender;
 use rt_reactor::{Direction, Interest, Ready};
 use std::io;
 use std::net::SocketAddr;
@@ -281,6 +282,59 @@ impl UdpSocket {
             .poll_io(cx, Direction::Read, |sys| sys.peek_from(buf))
     }
 
+    /// Polls to peek at the next datagram from the connected peer, as
+    /// [`peek`](UdpSocket::peek), in the read direction's shared slot (the
+    /// last waker wins).
+    ///
+    /// # Errors
+    ///
+    /// The OS error of `recv(MSG_PEEK)`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::future::poll_fn;
+    ///
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let socket = rt::net::UdpSocket::bind("127.0.0.1:0").await.unwrap();
+    ///     socket.connect(socket.local_addr().unwrap()).await.unwrap();
+    ///     socket.send(b"stay").await.unwrap();
+    ///     let mut buf = [0; 8];
+    ///     let n = poll_fn(|cx| socket.poll_peek(cx, &mut buf)).await.unwrap();
+    ///     assert_eq!(socket.recv(&mut buf).await.unwrap(), n);
+    /// });
+    /// ```
+    pub fn poll_peek(&self, cx: &mut Context<'_>, buf: &mut [u8]) -> Poll<io::Result<usize>> {
+        self.registered()
+            .poll_io(cx, Direction::Read, |sys| sys.peek(buf))
+    }
+
+    /// Polls for the sender of the next datagram, as
+    /// [`peek_sender`](UdpSocket::peek_sender), in the read direction's
+    /// shared slot (the last waker wins).
+    ///
+    /// # Errors
+    ///
+    /// The OS error of `recvfrom(MSG_PEEK)`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::future::poll_fn;
+    ///
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let socket = rt::net::UdpSocket::bind("127.0.0.1:0").await.unwrap();
+    ///     let me = socket.local_addr().unwrap();
+    ///     socket.send_to(b"x", me).await.unwrap();
+    ///     assert_eq!(poll_fn(|cx| socket.poll_peek_sender(cx)).await.unwrap(), me);
+    /// });
+    /// ```
+    pub fn poll_peek_sender(&self, cx: &mut Context<'_>) -> Poll<io::Result<SocketAddr>> {
+        self.registered().poll_io(cx, Direction::Read, peek_sender)
+    }
+
     /// Receives a datagram from the connected peer without waiting.
     ///
     /// # Errors
@@ -399,6 +453,58 @@ impl UdpSocket {
     pub fn try_peek_from(&self, buf: &mut [u8]) -> io::Result<(usize, SocketAddr)> {
         self.registered()
             .try_io(Direction::Read, |sys| sys.peek_from(buf))
+    }
+
+    /// Peeks at the next datagram from the connected peer without waiting.
+    ///
+    /// # Errors
+    ///
+    /// `WouldBlock` if none is ready (or readiness was not reported yet),
+    /// or the OS error of `recv(MSG_PEEK)`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let socket = rt::net::UdpSocket::bind("127.0.0.1:0").await.unwrap();
+    ///     socket.connect(socket.local_addr().unwrap()).await.unwrap();
+    ///     socket.send(b"x").await.unwrap();
+    ///     socket.readable().await.unwrap();
+    ///     let mut buf = [0; 4];
+    ///     assert_eq!(socket.try_peek(&mut buf).unwrap(), 1);
+    ///     assert_eq!(socket.try_recv(&mut buf).unwrap(), 1);
+    /// });
+    /// ```
+    pub fn try_peek(&self, buf: &mut [u8]) -> io::Result<usize> {
+        self.registered()
+            .try_io(Direction::Read, |sys| sys.peek(buf))
+    }
+
+    /// The sender of the next datagram, without waiting; the datagram stays
+    /// in the queue.
+    ///
+    /// # Errors
+    ///
+    /// `WouldBlock` if none is ready (or readiness was not reported yet),
+    /// or the OS error of `recvfrom(MSG_PEEK)`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let socket = rt::net::UdpSocket::bind("127.0.0.1:0").await.unwrap();
+    ///     let me = socket.local_addr().unwrap();
+    ///     let err = socket.try_peek_sender().unwrap_err();
+    ///     assert_eq!(err.kind(), std::io::ErrorKind::WouldBlock);
+    ///     socket.send_to(b"x", me).await.unwrap();
+    ///     socket.readable().await.unwrap();
+    ///     assert_eq!(socket.try_peek_sender().unwrap(), me);
+    /// });
+    /// ```
+    pub fn try_peek_sender(&self) -> io::Result<SocketAddr> {
+        self.registered().try_io(Direction::Read, peek_sender)
     }
 
     /// Runs `op` once, without waiting, if the reactor has reported the

@@ -1,13 +1,13 @@
-//! The halves of a split `UnixStream`. As for TCP, each half uses only its
-//! own side of the registration (the read waker or the write waker), so a
-//! reader and a writer never steal each other's wake-ups.
+//! The halves of a split `UnixStream`: their types, `reunite` and
+//! `forget`. Their readiness surface and trait impls, the same as a
+//! `TcpStream`'s halves', come from `net/halves.rs`: as for TCP, each half
+//! uses only its own side of the registration, so a reader and a writer
+//! never steal each other's wake-ups.
 
 use super::{SocketAddr, UnixStream};
 use crate::loom::sync::Arc;
-use rt_reactor::{Interest, Ready};
 use std::error::Error;
 use std::fmt;
-use std::io;
 
 /// The read half of [`UnixStream::split`].
 ///
@@ -151,82 +151,6 @@ impl OwnedReadHalf {
         OwnedReadHalf { inner }
     }
 
-    /// Waits for the readiness of `interest`, as [`UnixStream::ready`].
-    ///
-    /// # Errors
-    ///
-    /// Fails once the runtime's I/O driver has shut down.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use rt::io::{AsyncWriteExt, Interest};
-    ///
-    /// let rt = rt::runtime::Runtime::new().unwrap();
-    /// rt.block_on(async {
-    ///     let (a, mut b) = rt::net::UnixStream::pair().unwrap();
-    ///     let (read, _write) = a.into_split();
-    ///     b.write_all(b"hi").await.unwrap();
-    ///     let ready = read.ready(Interest::READABLE).await.unwrap();
-    ///     assert!(ready.is_readable());
-    /// });
-    /// ```
-    pub async fn ready(&self, interest: Interest) -> io::Result<Ready> {
-        self.inner.ready(interest).await
-    }
-
-    /// Waits until the stream is readable, as [`UnixStream::readable`].
-    ///
-    /// # Errors
-    ///
-    /// Fails once the runtime's I/O driver has shut down.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use rt::io::AsyncWriteExt;
-    ///
-    /// let rt = rt::runtime::Runtime::new().unwrap();
-    /// rt.block_on(async {
-    ///     let (a, mut b) = rt::net::UnixStream::pair().unwrap();
-    ///     let (read, _write) = a.into_split();
-    ///     b.write_all(b"hi").await.unwrap();
-    ///     read.readable().await.unwrap();
-    ///     assert_eq!(read.try_read(&mut [0; 8]).unwrap(), 2);
-    /// });
-    /// ```
-    pub async fn readable(&self) -> io::Result<()> {
-        self.inner.readable().await
-    }
-
-    /// Reads once without waiting, as [`UnixStream::try_read`].
-    ///
-    /// # Errors
-    ///
-    /// `WouldBlock` if no data is ready, or the OS error of `read`.
-    ///
-    /// # Examples
-    ///
-    /// See [`OwnedReadHalf::readable`].
-    ///
-    /// ```
-    /// use rt::io::AsyncWriteExt;
-    ///
-    /// let rt = rt::runtime::Runtime::new().unwrap();
-    /// rt.block_on(async {
-    ///     let (a, mut b) = rt::net::UnixStream::pair().unwrap();
-    ///     let (read, _write) = a.into_split();
-    ///     b.write_all(b"hi").await.unwrap();
-    ///     read.readable().await.unwrap();
-    ///     let mut buf = [0; 8];
-    ///     let n = read.try_read(&mut buf).unwrap();
-    ///     assert_eq!(&buf[..n], b"hi");
-    /// });
-    /// ```
-    pub fn try_read(&self, buf: &mut [u8]) -> io::Result<usize> {
-        self.inner.try_read(buf)
-    }
-
     /// Puts the stream back together from its two halves.
     ///
     /// # Errors
@@ -248,48 +172,6 @@ impl OwnedReadHalf {
     pub fn reunite(self, other: OwnedWriteHalf) -> Result<UnixStream, ReuniteError> {
         reunite(self, other)
     }
-
-    /// The peer's address.
-    ///
-    /// # Errors
-    ///
-    /// As [`UnixStream::peer_addr`].
-    ///
-    /// # Examples
-    ///
-    /// See [`OwnedReadHalf`].
-    ///
-    /// ```
-    /// let rt = rt::runtime::Runtime::new().unwrap();
-    /// rt.block_on(async {
-    ///     let (a, _b) = rt::net::UnixStream::pair().unwrap();
-    ///     let (read, _write) = a.into_split();
-    ///     assert!(read.peer_addr().unwrap().as_pathname().is_none());
-    /// });
-    /// ```
-    pub fn peer_addr(&self) -> io::Result<SocketAddr> {
-        self.inner.peer_addr()
-    }
-
-    /// The local address.
-    ///
-    /// # Errors
-    ///
-    /// As [`UnixStream::local_addr`].
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// let rt = rt::runtime::Runtime::new().unwrap();
-    /// rt.block_on(async {
-    ///     let (a, _b) = rt::net::UnixStream::pair().unwrap();
-    ///     let (read, _write) = a.into_split();
-    ///     assert!(read.local_addr().unwrap().is_unnamed());
-    /// });
-    /// ```
-    pub fn local_addr(&self) -> io::Result<SocketAddr> {
-        self.inner.local_addr()
-    }
 }
 
 impl OwnedWriteHalf {
@@ -298,73 +180,6 @@ impl OwnedWriteHalf {
             inner,
             shutdown_on_drop: true,
         }
-    }
-
-    /// Waits for the readiness of `interest`, as [`UnixStream::ready`].
-    ///
-    /// # Errors
-    ///
-    /// Fails once the runtime's I/O driver has shut down.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use rt::io::Interest;
-    ///
-    /// let rt = rt::runtime::Runtime::new().unwrap();
-    /// rt.block_on(async {
-    ///     let (a, _b) = rt::net::UnixStream::pair().unwrap();
-    ///     let (_read, write) = a.into_split();
-    ///     assert!(write.ready(Interest::WRITABLE).await.unwrap().is_writable());
-    /// });
-    /// ```
-    pub async fn ready(&self, interest: Interest) -> io::Result<Ready> {
-        self.inner.ready(interest).await
-    }
-
-    /// Waits until the stream is writable, as [`UnixStream::writable`].
-    ///
-    /// # Errors
-    ///
-    /// Fails once the runtime's I/O driver has shut down.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// let rt = rt::runtime::Runtime::new().unwrap();
-    /// rt.block_on(async {
-    ///     let (a, _b) = rt::net::UnixStream::pair().unwrap();
-    ///     let (_read, write) = a.into_split();
-    ///     write.writable().await.unwrap();
-    ///     assert_eq!(write.try_write(b"hi").unwrap(), 2);
-    /// });
-    /// ```
-    pub async fn writable(&self) -> io::Result<()> {
-        self.inner.writable().await
-    }
-
-    /// Writes once without waiting, as [`UnixStream::try_write`].
-    ///
-    /// # Errors
-    ///
-    /// `WouldBlock` if the socket buffer is full (or writability was not
-    /// reported yet), or the OS error of `write`.
-    ///
-    /// # Examples
-    ///
-    /// See [`OwnedWriteHalf::writable`].
-    ///
-    /// ```
-    /// let rt = rt::runtime::Runtime::new().unwrap();
-    /// rt.block_on(async {
-    ///     let (a, _b) = rt::net::UnixStream::pair().unwrap();
-    ///     let (_read, write) = a.into_split();
-    ///     write.writable().await.unwrap();
-    ///     assert_eq!(write.try_write(b"x").unwrap(), 1);
-    /// });
-    /// ```
-    pub fn try_write(&self, buf: &[u8]) -> io::Result<usize> {
-        self.inner.try_write(buf)
     }
 
     /// Puts the stream back together from its two halves.
@@ -412,26 +227,6 @@ impl OwnedWriteHalf {
     pub fn forget(mut self) {
         self.shutdown_on_drop = false;
     }
-
-    /// The peer's address.
-    ///
-    /// # Errors
-    ///
-    /// As [`UnixStream::peer_addr`].
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// let rt = rt::runtime::Runtime::new().unwrap();
-    /// rt.block_on(async {
-    ///     let (a, _b) = rt::net::UnixStream::pair().unwrap();
-    ///     let (_read, write) = a.into_split();
-    ///     assert!(write.peer_addr().unwrap().is_unnamed());
-    /// });
-    /// ```
-    pub fn peer_addr(&self) -> io::Result<SocketAddr> {
-        self.inner.peer_addr()
-    }
 }
 
 impl Drop for OwnedWriteHalf {
@@ -444,12 +239,12 @@ impl Drop for OwnedWriteHalf {
     }
 }
 
-crate::net::halves::read_half! {
-    ReadHalf<'_> => |s| s.0;
-    OwnedReadHalf => |s| s.inner;
-}
-
-crate::net::halves::write_half! {
-    WriteHalf<'_> => |s| s.0;
-    OwnedWriteHalf => |s| s.inner;
+crate::net::halves::halves! {
+    stream: UnixStream, address: SocketAddr;
+    ReadHalf<'_>, WriteHalf<'_> => |s| s.0;
+    example: "    let (mut peer, mut stream) = rt::net::UnixStream::pair().unwrap();\n\
+              \x20   let (read, write) = stream.split();\n";
+    OwnedReadHalf, OwnedWriteHalf => |s| s.inner;
+    example: "    let (mut peer, stream) = rt::net::UnixStream::pair().unwrap();\n\
+              \x20   let (read, write) = stream.into_split();\n";
 }
