@@ -41,7 +41,7 @@ impl Stamp {
 
     /// The stamp `nanos` after the clock's base (for unit tests of what
     /// computes with stamps).
-    #[cfg(test)]
+    #[cfg(all(test, not(loom)))]
     pub(crate) fn from_nanos(nanos: u64) -> Stamp {
         Stamp(nanos)
     }
