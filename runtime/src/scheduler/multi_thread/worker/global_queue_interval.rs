@@ -8,7 +8,7 @@
 //! fixed wait only while polls are short: at the former fixed 61 ticks, a
 //! worker whose tasks poll for 20 µs each left such a task waiting up to
 //! 1.2 ms (the `priority_latency` example: all tasks `Normal`, a median
-//! round trip 2-5x tokio's, which tunes its interval the same way).
+//! round trip 1.5-4x tokio's, which tunes its interval the same way).
 //!
 //! Unless the user fixed the interval (`Builder::global_queue_interval`),
 //! a worker sets it from how long its ticks take:
@@ -45,8 +45,9 @@ const TARGET_NANOS: u64 = 100_000;
 /// worker's own tasks waiting.
 const MIN_TICKS: u32 = 2;
 
-/// Windows shorter than this are too short to time (a worker's first
-/// window, or one cut short by a tick counter that wrapped around).
+/// A window is timed once it holds this many ticks at least: with a small
+/// `event_interval` the clock refreshes come too often to time a tick
+/// well, and a window then spans several of them.
 const MIN_WINDOW_TICKS: u32 = 16;
 
 /// A worker's interval and the window it is being timed over.
@@ -94,7 +95,10 @@ impl GlobalQueueInterval {
             return;
         }
         let ticks = tick.wrapping_sub(self.window_start_tick);
-        if !self.went_idle && ticks >= MIN_WINDOW_TICKS {
+        if !self.went_idle {
+            if ticks < MIN_WINDOW_TICKS {
+                return;
+            }
             let nanos = now.nanos().saturating_sub(self.window_start.nanos()).max(1);
             let fit = TARGET_NANOS.saturating_mul(u64::from(ticks)) / nanos;
             self.ticks = u32::try_from(fit)
@@ -117,8 +121,10 @@ mod tests {
         Stamp::from_nanos(nanos)
     }
 
-    /// A window of `ticks` ticks of `nanos_per_tick` each, from `start`.
+    /// A fresh window of `ticks` busy ticks of `nanos_per_tick` each, from
+    /// `start` (whatever came before is dropped as idle).
     fn window(interval: &mut GlobalQueueInterval, start: u64, ticks: u32, nanos_per_tick: u64) {
+        interval.went_idle();
         interval.retune(at(start), 1000);
         interval.retune(at(start + u64::from(ticks) * nanos_per_tick), 1000 + ticks);
     }
@@ -148,6 +154,17 @@ mod tests {
         assert_eq!(interval.ticks(), 61);
         // The next window, busy throughout, counts.
         interval.retune(at(244 * 1_000_000 + 244 * 50_000), 1488);
+        assert_eq!(interval.ticks(), 2);
+    }
+
+    #[test]
+    fn short_windows_add_up() {
+        // `event_interval(1)`: a refresh every 4 ticks.
+        let mut interval = GlobalQueueInterval::new(61, true, at(0));
+        interval.retune(at(0), 0);
+        for refresh in 1..=4 {
+            interval.retune(at(refresh * 4 * 50_000), refresh as u32 * 4);
+        }
         assert_eq!(interval.ticks(), 2);
     }
 
