@@ -312,3 +312,86 @@ fn join_handle_moved_between_tasks() {
         }
     });
 }
+
+/// A task woken from a plain thread while the only worker is busy with
+/// tasks that yield forever runs within a couple of their polls, not after
+/// a round of them. The wake puts it in the global queue, which a busy
+/// worker looks at ahead of its own tasks every `global_queue_interval`
+/// ticks; left unset, the worker tunes that interval to its poll times
+/// (`Builder::global_queue_interval`), down to 2 ticks for polls of 100 µs
+/// or more. Each bulk poll here spins for 200 µs of wall time: a loaded
+/// machine only makes polls longer, so the bound holds however noisy it
+/// is. Counted in bulk polls, not in time.
+#[test]
+#[cfg_attr(miri, ignore = "spins for wall-clock time in every poll")]
+fn a_task_woken_from_outside_runs_within_a_few_polls_of_busy_yielders() {
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    use std::time::{Duration, Instant};
+
+    const BULK_TASKS: usize = 64;
+    const BULK_POLL: Duration = Duration::from_micros(200);
+    // The worker times its ticks over windows of `4 * event_interval` (244)
+    // ticks, and drops its first (it started idle): by then the second
+    // has tuned the interval.
+    const WARM_UP_POLLS: usize = 3 * 244;
+    const WAKES: usize = 20;
+    // Two intervals of 2 ticks: one that may have begun before the wake
+    // landed, and one spare for a steal from the global queue that lost a
+    // race and is retried at the next interval.
+    const MAX_POLLS_BETWEEN: usize = 4;
+
+    let rt = rt::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .build()
+        .unwrap();
+    let bulk_polls = Arc::new(AtomicUsize::new(0));
+    let stop = Arc::new(AtomicBool::new(false));
+    let (warm_tx, warm_rx) = mpsc::channel();
+    for _ in 0..BULK_TASKS {
+        let (bulk_polls, stop, warm_tx) = (bulk_polls.clone(), stop.clone(), warm_tx.clone());
+        drop(rt.spawn(async move {
+            while !stop.load(Ordering::Relaxed) {
+                if bulk_polls.fetch_add(1, Ordering::SeqCst) + 1 == WARM_UP_POLLS {
+                    warm_tx.send(()).unwrap();
+                }
+                let start = Instant::now();
+                while start.elapsed() < BULK_POLL {
+                    std::hint::spin_loop();
+                }
+                rt::task::yield_now().await;
+            }
+        }));
+    }
+    let (wake, mut woken) = rt::sync::mpsc::unbounded_channel::<()>();
+    let (polled_tx, polled_rx) = mpsc::channel();
+    let counter = bulk_polls.clone();
+    drop(rt.spawn(async move {
+        while woken.recv().await.is_some() {
+            polled_tx.send(counter.load(Ordering::SeqCst)).unwrap();
+        }
+    }));
+    warm_rx.recv().unwrap();
+    let mut polls_between = Vec::with_capacity(WAKES);
+    let mut last_polled_at = bulk_polls.load(Ordering::SeqCst);
+    for round in 0..WAKES {
+        // Wake at a different point of the interval each round: after 0
+        // to 3 more bulk polls have started.
+        let wake_after = last_polled_at + round % 4;
+        support::wait_until("the bulk tasks poll on", || {
+            bulk_polls.load(Ordering::SeqCst) >= wake_after
+        });
+        // Counted from when the wake is in the global queue: the bulk polls
+        // that start after this load.
+        wake.send(()).unwrap();
+        let woken_at = bulk_polls.load(Ordering::SeqCst);
+        let polled_at = polled_rx.recv().unwrap();
+        polls_between.push(polled_at.saturating_sub(woken_at));
+        last_polled_at = polled_at;
+    }
+    stop.store(true, Ordering::Relaxed);
+    assert!(
+        polls_between.iter().all(|&n| n <= MAX_POLLS_BETWEEN),
+        "bulk polls between each wake and the woken task's poll: {polls_between:?} \
+         (at most {MAX_POLLS_BETWEEN} expected)"
+    );
+}

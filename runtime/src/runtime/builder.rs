@@ -262,6 +262,12 @@ impl Builder {
     /// How many scheduler ticks between checks of the global queue ahead
     /// of the local one (default 61 on multi-thread, 31 on current-thread).
     ///
+    /// The global queue holds the tasks spawned or woken from outside the
+    /// runtime's threads. Left unset on a multi-thread runtime, 61 is the
+    /// most: each worker lowers its interval (to 2 at the least) so that
+    /// it checks about every 100 µs of polling, and a task woken from
+    /// outside does not wait for 61 long polls. Setting it fixes it.
+    ///
     /// # Panics
     ///
     /// Panics if `ticks` is 0.
@@ -525,6 +531,7 @@ impl Builder {
             WatchdogConfig::from_builder(self.slow_poll_threshold, self.on_slow_poll.clone());
         let config = Config {
             global_queue_interval: self.global_queue_interval.unwrap_or(default_interval),
+            tune_global_queue_interval: self.global_queue_interval.is_none(),
             event_interval: self.event_interval,
             spin_before_park: self.spin_before_park,
             before_park: self.on_thread_park.clone(),

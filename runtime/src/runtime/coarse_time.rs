@@ -39,6 +39,13 @@ impl Stamp {
         self.0
     }
 
+    /// The stamp `nanos` after the clock's base (for unit tests of what
+    /// computes with stamps).
+    #[cfg(all(test, not(loom)))]
+    pub(crate) fn from_nanos(nanos: u64) -> Stamp {
+        Stamp(nanos)
+    }
+
     /// Time from `self` to `later`, zero if `later` is not later.
     pub(crate) fn until(self, later: Stamp) -> Duration {
         Duration::from_nanos(later.0.saturating_sub(self.0))

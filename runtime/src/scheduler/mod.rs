@@ -188,7 +188,13 @@ impl Handle {
 /// Scheduler settings from the `Builder`.
 #[derive(Clone)]
 pub(crate) struct Config {
+    /// Ticks between looks at the global queue ahead of the local one; the
+    /// most, when `tune_global_queue_interval` is set.
     pub(crate) global_queue_interval: u32,
+    /// The user left the interval to the runtime: multi-thread workers tune
+    /// it to their poll times (`multi_thread/worker/global_queue_interval.rs`);
+    /// the current-thread scheduler keeps it fixed.
+    pub(crate) tune_global_queue_interval: bool,
     pub(crate) event_interval: u32,
     /// The most an idle thread spins before it sleeps (see `idle_spin`).
     pub(crate) spin_before_park: std::time::Duration,
@@ -205,6 +211,10 @@ impl std::fmt::Debug for Config {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Config")
             .field("global_queue_interval", &self.global_queue_interval)
+            .field(
+                "tune_global_queue_interval",
+                &self.tune_global_queue_interval,
+            )
             .field("event_interval", &self.event_interval)
             .field("spin_before_park", &self.spin_before_park)
             .finish_non_exhaustive()

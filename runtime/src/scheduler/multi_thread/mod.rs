@@ -72,8 +72,7 @@ impl MultiThread {
         for index in 0..num_workers {
             let parker = park::Parker::new(park_shared.clone());
             let queue = Deque::new_fifo();
-            let stealable = config.stealable_local_queues;
-            let (yielded, yielded_stealer) = YieldedTasks::new(stealable);
+            let (yielded, yielded_stealer) = YieldedTasks::new(config.stealable_local_queues);
             let lanes = PriorityLanes::new(Deque::new_fifo);
             remotes.push(worker::Remote::new(
                 queue.stealer(),
@@ -85,7 +84,7 @@ impl MultiThread {
                 yielded_stealer,
             ));
             cores.push(worker::Core::new(
-                index, queue, lanes, yielded, parker, stealable,
+                index, queue, lanes, yielded, parker, &config,
             ));
         }
         let handle = Arc::new(Handle {
