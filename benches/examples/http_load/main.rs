@@ -8,6 +8,10 @@
 //! cargo run --release -p rt-benches --example http_load -- --rounds 5 --seconds 3 --connections 1,50
 //! ```
 //!
+//! `http_load --serve rt|tokio|floor` runs one server (printing its port)
+//! and `http_load --load PORT CONNECTIONS SECONDS [wrk|builtin]` one load
+//! window against it, for profiling a side alone.
+//!
 //! Options: `--rounds N` (default 3), `--seconds S` per window (default
 //! 5), `--connections A,B,..` (default `1,50,1000`), `--strace` (one more
 //! window per side and connection count under `strace -c -f`, whose
@@ -121,6 +125,10 @@ fn main() -> io::Result<()> {
             .unwrap_or_else(|| usage("--serve takes rt or tokio"));
         return server::serve(side);
     }
+    if args.peek().map(String::as_str) == Some("--load") {
+        args.next();
+        return load_alone(args);
+    }
     let options = parse_options(args);
     raise_fd_limit();
     let generator = options.client.unwrap_or_else(|| Generator::detect(true));
@@ -210,6 +218,41 @@ fn main() -> io::Result<()> {
             path.display()
         );
     }
+    Ok(())
+}
+
+/// `--load PORT CONNECTIONS SECONDS [wrk|builtin]`: only the load
+/// generator, against a server started elsewhere (`--serve rt` prints its
+/// port), for profiling one side at a time.
+fn load_alone(mut args: impl Iterator<Item = String>) -> io::Result<()> {
+    let mut number = |what: &str| -> u64 {
+        args.next()
+            .and_then(|value| value.parse().ok())
+            .unwrap_or_else(|| usage(&format!("--load needs {what}")))
+    };
+    let port = u16::try_from(number("a port")).unwrap_or_else(|_| usage("bad port"));
+    let connections = number("a connection count") as usize;
+    let seconds = number("seconds");
+    let generator = match args.next().as_deref() {
+        None | Some("wrk") => Generator::detect(false),
+        Some("builtin") => Generator::Builtin,
+        Some(_) => usage("--load's generator is wrk or builtin"),
+    };
+    raise_fd_limit();
+    let load = generator.run(
+        port,
+        connections.max(1),
+        Duration::from_secs(seconds.max(1)),
+    )?;
+    println!(
+        "{} requests in {:.2} s: {:.0} req/s, p50 {:.1} us, p99 {:.1} us, {} errors",
+        load.requests,
+        load.seconds,
+        load.requests_per_second(),
+        load.p50_us,
+        load.p99_us,
+        load.errors
+    );
     Ok(())
 }
 
