@@ -110,8 +110,8 @@ fn writers_sharing_a_stream_each_write_exactly_their_bytes() {
             }
             server.shutdown_std(std::net::Shutdown::Write).unwrap();
             let seen = reader.await.unwrap();
-            for writer in 0..writers {
-                assert_eq!(seen[writer], EACH as u64, "writer {writer} of {writers}");
+            for (writer, &count) in seen.iter().enumerate().take(writers) {
+                assert_eq!(count, EACH as u64, "writer {writer} of {writers}");
             }
             assert_eq!(seen.iter().sum::<u64>(), (writers * EACH) as u64);
         }
