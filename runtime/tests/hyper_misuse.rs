@@ -4,7 +4,8 @@
 //! client that reads its response one byte at a time (the server must wait
 //! for room, not spin), an idle keep-alive connection closed by hyper's
 //! header read timeout on the paused clock, and HTTP/2 with many streams
-//! open on one connection, finished normally and cut off by dropping the
+//! open on one connection, finished normally, cut off by aborting the
+//! connection task (its stream tasks must end too) and by dropping the
 //! runtime. `Compat` over a misbehaving stream is in `hyper_compat_script.rs`.
 
 mod support;
@@ -513,5 +514,48 @@ fn dropping_the_runtime_with_http2_streams_open_leaks_nothing() {
             let error = futures::executor::block_on(stream).unwrap_err();
             assert!(error.is_cancelled(), "{error}");
         }
+    });
+}
+
+/// Yields until `condition` holds (tasks finishing on other workers, or
+/// on this thread once this task yields); fails instead of hanging.
+async fn yield_until(what: &str, mut condition: impl FnMut() -> bool) {
+    for _ in 0..1_000_000 {
+        if condition() {
+            return;
+        }
+        rt::task::yield_now().await;
+    }
+    panic!("gave up waiting until {what}");
+}
+
+#[test]
+fn aborting_an_http2_connection_from_another_thread_ends_its_stream_tasks() {
+    on_both(|| async {
+        let metrics = rt::runtime::Handle::current().metrics();
+        let alive_before = metrics.num_alive_tasks();
+        let drops = DropCounter::new();
+        let (client, server) = UnixStream::pair().unwrap();
+        let (arrived_tx, mut arrived) = mpsc::unbounded_channel();
+        let serving = serve_http2_gathering(server, STREAMS + 1, arrived_tx, drops.clone());
+        let streams = open_http2_streams(client).await;
+        for _ in 0..STREAMS {
+            arrived.recv().await.unwrap();
+        }
+        // Every request waits in the server's stream tasks (spawned
+        // through `Executor`); the connection task goes.
+        abort_from_another_thread(serving.abort_handle());
+        assert!(serving.await.unwrap_err().is_cancelled());
+        for stream in streams {
+            assert!(stream.await.unwrap().is_err());
+        }
+        // The stream tasks saw their connection go and dropped the
+        // service futures; nothing is left running.
+        yield_until("the service futures are dropped", || drops.alive() == 0).await;
+        yield_until("every task has ended", || {
+            metrics.num_alive_tasks() == alive_before
+        })
+        .await;
+        assert_eq!(drops.created(), STREAMS);
     });
 }
