@@ -80,6 +80,55 @@ fn abort_from_another_thread(abort: rt::task::AbortHandle) {
     std::thread::spawn(move || abort.abort()).join().unwrap();
 }
 
+/// Yields until `condition` holds (tasks finishing on other workers, or
+/// on this thread once this task yields); fails instead of hanging.
+async fn yield_until(what: &str, mut condition: impl FnMut() -> bool) {
+    for _ in 0..1_000_000 {
+        if condition() {
+            return;
+        }
+        rt::task::yield_now().await;
+    }
+    panic!("gave up waiting until {what}");
+}
+
+/// A boxed error, as hyper's bounds want it.
+type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
+/// Serves `server` over HTTP/1.1 with `service` on a task of its own and
+/// handshakes a client over `client`: the serving task, the client's
+/// sender and the client's connection task.
+async fn http1_over<S, B>(
+    client: UnixStream,
+    server: UnixStream,
+    service: S,
+) -> (
+    rt::task::JoinHandle<hyper::Result<()>>,
+    hyper::client::conn::http1::SendRequest<B>,
+    rt::task::JoinHandle<hyper::Result<()>>,
+)
+where
+    S: hyper::service::HttpService<Incoming> + Send + 'static,
+    S::Future: Send,
+    S::Error: Into<BoxError>,
+    S::ResBody: Send + 'static,
+    <S::ResBody as Body>::Data: Send,
+    <S::ResBody as Body>::Error: Into<BoxError>,
+    B: Body + Send + 'static,
+    B::Data: Send,
+    B::Error: Into<BoxError>,
+{
+    let serving = rt::spawn(async move {
+        http1::Builder::new()
+            .serve_connection(Io::new(server), service)
+            .await
+    });
+    let (sender, connection) = hyper::client::conn::http1::handshake(Io::new(client))
+        .await
+        .unwrap();
+    (serving, sender, rt::spawn(connection))
+}
+
 #[test]
 fn aborting_a_connection_mid_request_body_from_another_thread() {
     on_both(|| async {
@@ -89,29 +138,21 @@ fn aborting_a_connection_mid_request_body_from_another_thread() {
         // The service reports each piece of the request body it receives.
         let (received_tx, mut received) = mpsc::unbounded_channel::<Bytes>();
         let service_guard = Arc::new(std::sync::Mutex::new(Some(drops.guard())));
-        let serving = rt::spawn(async move {
-            let service = service_fn(move |request: Request<Incoming>| {
-                let received = received_tx.clone();
-                let guard = service_guard.lock().unwrap().take();
-                async move {
-                    let _guard = guard;
-                    let mut body = request.into_body();
-                    while let Some(frame) = body.frame().await {
-                        if let Ok(data) = frame.unwrap().into_data() {
-                            let _ = received.send(data);
-                        }
+        let service = service_fn(move |request: Request<Incoming>| {
+            let received = received_tx.clone();
+            let guard = service_guard.lock().unwrap().take();
+            async move {
+                let _guard = guard;
+                let mut body = request.into_body();
+                while let Some(frame) = body.frame().await {
+                    if let Ok(data) = frame.unwrap().into_data() {
+                        let _ = received.send(data);
                     }
-                    Ok::<_, Infallible>(Response::new(Full::new(Bytes::from_static(b"done"))))
                 }
-            });
-            http1::Builder::new()
-                .serve_connection(Io::new(server), service)
-                .await
+                Ok::<_, Infallible>(Response::new(Full::new(Bytes::from_static(b"done"))))
+            }
         });
-        let (mut sender, connection) = hyper::client::conn::http1::handshake(Io::new(client))
-            .await
-            .unwrap();
-        let connection = rt::spawn(connection);
+        let (serving, mut sender, connection) = http1_over(client, server, service).await;
         let (body_tx, body) = channel_body(&drops);
         let response = rt::spawn(async move {
             sender
@@ -135,9 +176,10 @@ fn aborting_a_connection_mid_request_body_from_another_thread() {
         assert_eq!(drops.created(), 2);
         assert_eq!(drops.alive(), 0);
         assert!(received.recv().await.is_none());
-        support::wait_until("the aborted tasks are released", || {
+        yield_until("the aborted tasks are released", || {
             rt::runtime::Handle::current().metrics().num_alive_tasks() == alive_before
-        });
+        })
+        .await;
     });
 }
 
@@ -149,19 +191,11 @@ fn aborting_a_connection_mid_response_body_from_another_thread() {
         let drops = DropCounter::new();
         let (body_tx, body) = channel_body(&drops);
         let body = Arc::new(std::sync::Mutex::new(Some(body)));
-        let serving = rt::spawn(async move {
-            let service = service_fn(move |_request: Request<Incoming>| {
-                let body = body.lock().unwrap().take().expect("one request");
-                async move { Ok::<_, Infallible>(Response::new(body)) }
-            });
-            http1::Builder::new()
-                .serve_connection(Io::new(server), service)
-                .await
+        let service = service_fn(move |_request: Request<Incoming>| {
+            let body = body.lock().unwrap().take().expect("one request");
+            async move { Ok::<_, Infallible>(Response::new(body)) }
         });
-        let (mut sender, connection) = hyper::client::conn::http1::handshake(Io::new(client))
-            .await
-            .unwrap();
-        let connection = rt::spawn(connection);
+        let (serving, mut sender, connection) = http1_over(client, server, service).await;
         let response = sender.send_request(request("GET", "/", "")).await.unwrap();
         let mut response_body = response.into_body();
         // Chunked: the first piece arrives while the body stays open.
@@ -186,9 +220,10 @@ fn aborting_a_connection_mid_response_body_from_another_thread() {
         }
         drop(sender);
         let _ = connection.await.unwrap();
-        support::wait_until("the aborted tasks are released", || {
+        yield_until("the aborted tasks are released", || {
             rt::runtime::Handle::current().metrics().num_alive_tasks() == alive_before
-        });
+        })
+        .await;
     });
 }
 
@@ -515,18 +550,6 @@ fn dropping_the_runtime_with_http2_streams_open_leaks_nothing() {
             assert!(error.is_cancelled(), "{error}");
         }
     });
-}
-
-/// Yields until `condition` holds (tasks finishing on other workers, or
-/// on this thread once this task yields); fails instead of hanging.
-async fn yield_until(what: &str, mut condition: impl FnMut() -> bool) {
-    for _ in 0..1_000_000 {
-        if condition() {
-            return;
-        }
-        rt::task::yield_now().await;
-    }
-    panic!("gave up waiting until {what}");
 }
 
 #[test]
