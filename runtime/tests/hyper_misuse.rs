@@ -2,66 +2,34 @@
 //! connection task aborted from another thread mid-request-body and
 //! mid-response-body, a client that half-closes after its request, a
 //! client that reads its response one byte at a time (the server must wait
-//! for room, not spin), an idle keep-alive connection closed by hyper's
-//! header read timeout on the paused clock, and HTTP/2 with many streams
-//! open on one connection, finished normally, cut off by aborting the
-//! connection task (its stream tasks must end too) and by dropping the
-//! runtime. `Compat` over a misbehaving stream is in `hyper_compat_script.rs`.
+//! for room, not spin), and an idle keep-alive connection closed by hyper's
+//! header read timeout on the paused clock. HTTP/2 with many streams is in
+//! `hyper_h2_streams.rs`, `Compat` over a misbehaving stream in
+//! `hyper_compat_script.rs`.
 
 mod support;
 #[path = "support/http.rs"]
 mod support_http;
 
 use http_body_util::{BodyExt, Full};
-use hyper::body::{Body, Bytes, Frame, Incoming};
-use hyper::server::conn::{http1, http2};
+use hyper::body::{Bytes, Incoming};
+use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper::{Request, Response};
-use rt::hyper::{Executor, Io, Timer};
+use rt::hyper::{Io, Timer};
 use rt::io::{AsyncReadExt, AsyncWriteExt};
 use rt::net::{TcpSocket, TcpStream, UnixStream};
 use rt::sync::{Notify, mpsc};
 use std::convert::Infallible;
 use std::future::Future;
 use std::net::Shutdown;
-use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::task::{Context, Poll};
 use std::time::Duration;
-use support::{Checksum, DropCounter, DropGuard, Pattern, on_both};
-use support_http::{body_of, request};
-
-/// A body whose frames come from a channel, so a test decides when each
-/// one is sent and can see (through the guard) when hyper drops it.
-struct ChannelBody {
-    frames: mpsc::UnboundedReceiver<Bytes>,
-    _guard: DropGuard,
-}
-
-impl Body for ChannelBody {
-    type Data = Bytes;
-    type Error = Infallible;
-
-    fn poll_frame(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
-        self.frames
-            .poll_recv(cx)
-            .map(|frame| frame.map(|bytes| Ok(Frame::data(bytes))))
-    }
-}
-
-/// A `ChannelBody` and the sender feeding it.
-fn channel_body(drops: &DropCounter) -> (mpsc::UnboundedSender<Bytes>, ChannelBody) {
-    let (tx, frames) = mpsc::unbounded_channel();
-    let body = ChannelBody {
-        frames,
-        _guard: drops.guard(),
-    };
-    (tx, body)
-}
+use support::{Checksum, DropCounter, Pattern, on_both};
+use support_http::{
+    abort_from_another_thread, body_of, channel_body, http1_over, request, yield_until,
+};
 
 /// `future`, counting its polls in `polls`.
 fn counting_polls<F: Future>(
@@ -73,60 +41,6 @@ fn counting_polls<F: Future>(
         polls.fetch_add(1, Ordering::SeqCst);
         future.as_mut().poll(cx)
     })
-}
-
-/// Aborts the task behind `abort` from a thread outside the runtime.
-fn abort_from_another_thread(abort: rt::task::AbortHandle) {
-    std::thread::spawn(move || abort.abort()).join().unwrap();
-}
-
-/// Yields until `condition` holds (tasks finishing on other workers, or
-/// on this thread once this task yields); fails instead of hanging.
-async fn yield_until(what: &str, mut condition: impl FnMut() -> bool) {
-    for _ in 0..1_000_000 {
-        if condition() {
-            return;
-        }
-        rt::task::yield_now().await;
-    }
-    panic!("gave up waiting until {what}");
-}
-
-/// A boxed error, as hyper's bounds want it.
-type BoxError = Box<dyn std::error::Error + Send + Sync>;
-
-/// Serves `server` over HTTP/1.1 with `service` on a task of its own and
-/// handshakes a client over `client`: the serving task, the client's
-/// sender and the client's connection task.
-async fn http1_over<S, B>(
-    client: UnixStream,
-    server: UnixStream,
-    service: S,
-) -> (
-    rt::task::JoinHandle<hyper::Result<()>>,
-    hyper::client::conn::http1::SendRequest<B>,
-    rt::task::JoinHandle<hyper::Result<()>>,
-)
-where
-    S: hyper::service::HttpService<Incoming> + Send + 'static,
-    S::Future: Send,
-    S::Error: Into<BoxError>,
-    S::ResBody: Send + 'static,
-    <S::ResBody as Body>::Data: Send,
-    <S::ResBody as Body>::Error: Into<BoxError>,
-    B: Body + Send + 'static,
-    B::Data: Send,
-    B::Error: Into<BoxError>,
-{
-    let serving = rt::spawn(async move {
-        http1::Builder::new()
-            .serve_connection(Io::new(server), service)
-            .await
-    });
-    let (sender, connection) = hyper::client::conn::http1::handshake(Io::new(client))
-        .await
-        .unwrap();
-    (serving, sender, rt::spawn(connection))
 }
 
 #[test]
@@ -434,151 +348,5 @@ fn header_read_timeout_closes_an_idle_keep_alive_connection_on_the_paused_clock(
         assert_eq!(idle_since.elapsed(), TIMEOUT);
         let error = served.await.unwrap().unwrap_err();
         assert!(error.is_timeout(), "{error}");
-    });
-}
-
-/// How many streams the HTTP/2 tests open at once on one connection.
-const STREAMS: usize = 128;
-
-/// An HTTP/2 server on `server` whose service reports each request on
-/// `arrived` and waits until `gather` requests are in, then answers each
-/// with its own path. Every service future holds a guard from `drops`.
-fn serve_http2_gathering(
-    server: UnixStream,
-    gather: usize,
-    arrived: mpsc::UnboundedSender<()>,
-    drops: DropCounter,
-) -> rt::task::JoinHandle<()> {
-    let count = Arc::new(AtomicUsize::new(0));
-    let all_in = Arc::new(Notify::new());
-    rt::spawn(async move {
-        let service = service_fn(move |request: Request<Incoming>| {
-            let (count, all_in) = (Arc::clone(&count), Arc::clone(&all_in));
-            let (arrived, guard) = (arrived.clone(), drops.guard());
-            async move {
-                let _guard = guard;
-                let gathered = all_in.notified();
-                let _ = arrived.send(());
-                if count.fetch_add(1, Ordering::SeqCst) + 1 == gather {
-                    all_in.notify_waiters();
-                } else {
-                    gathered.await;
-                }
-                let path = Bytes::from(request.uri().path().to_owned());
-                Ok::<_, Infallible>(Response::new(Full::new(path)))
-            }
-        });
-        // A connection cut off by a dropped runtime ends in an error;
-        // one closed by its client ends cleanly.
-        let _ = http2::Builder::new(Executor::new())
-            .max_concurrent_streams(STREAMS as u32)
-            .timer(Timer::new())
-            .serve_connection(Io::new(server), service)
-            .await;
-    })
-}
-
-/// Sends `STREAMS` requests at once over one HTTP/2 connection on
-/// `client`, each from its own task; returns the tasks.
-async fn open_http2_streams(
-    client: UnixStream,
-) -> Vec<rt::task::JoinHandle<Result<Bytes, hyper::Error>>> {
-    let (sender, connection) =
-        hyper::client::conn::http2::handshake(Executor::new(), Io::new(client))
-            .await
-            .unwrap();
-    rt::spawn(connection);
-    (0..STREAMS)
-        .map(|i| {
-            let mut sender = sender.clone();
-            rt::spawn(async move {
-                let response = sender
-                    .send_request(request("GET", &format!("/{i}"), ""))
-                    .await?;
-                Ok(response.into_body().collect().await?.to_bytes())
-            })
-        })
-        .collect()
-}
-
-#[test]
-fn http2_serves_many_streams_at_once_on_one_connection() {
-    on_both(|| async {
-        let drops = DropCounter::new();
-        let (client, server) = UnixStream::pair().unwrap();
-        let (arrived, _) = mpsc::unbounded_channel();
-        let serving = serve_http2_gathering(server, STREAMS, arrived, drops.clone());
-        let streams = open_http2_streams(client).await;
-        for (i, stream) in streams.into_iter().enumerate() {
-            assert_eq!(stream.await.unwrap().unwrap(), format!("/{i}"));
-        }
-        // The last sender went with its task: the connection closes.
-        serving.await.unwrap();
-        assert_eq!(drops.created(), STREAMS);
-        assert_eq!(drops.alive(), 0);
-    });
-}
-
-#[test]
-fn dropping_the_runtime_with_http2_streams_open_leaks_nothing() {
-    support::each_runtime(|_, rt| {
-        let drops = DropCounter::new();
-        let metrics = rt.handle().metrics();
-        let streams = rt.block_on(async {
-            let (client, server) = UnixStream::pair().unwrap();
-            let (arrived_tx, mut arrived) = mpsc::unbounded_channel();
-            // Gathering one more request than is ever sent: every stream
-            // stays open, its request waiting in the service.
-            serve_http2_gathering(server, STREAMS + 1, arrived_tx, drops.clone());
-            let streams = open_http2_streams(client).await;
-            for _ in 0..STREAMS {
-                arrived.recv().await.unwrap();
-            }
-            streams
-        });
-        // The two connections, the client's request tasks, and the
-        // server's stream tasks (spawned through `Executor`).
-        assert!(metrics.num_alive_tasks() >= 2 * STREAMS + 2);
-        assert_eq!(drops.alive(), STREAMS);
-        support::assert_no_deadlock("dropping the runtime with HTTP/2 streams open", move || {
-            drop(rt)
-        });
-        assert_eq!(metrics.num_alive_tasks(), 0, "tasks outlived the runtime");
-        assert_eq!(drops.alive(), 0, "service futures outlived the runtime");
-        for stream in streams {
-            let error = futures::executor::block_on(stream).unwrap_err();
-            assert!(error.is_cancelled(), "{error}");
-        }
-    });
-}
-
-#[test]
-fn aborting_an_http2_connection_from_another_thread_ends_its_stream_tasks() {
-    on_both(|| async {
-        let metrics = rt::runtime::Handle::current().metrics();
-        let alive_before = metrics.num_alive_tasks();
-        let drops = DropCounter::new();
-        let (client, server) = UnixStream::pair().unwrap();
-        let (arrived_tx, mut arrived) = mpsc::unbounded_channel();
-        let serving = serve_http2_gathering(server, STREAMS + 1, arrived_tx, drops.clone());
-        let streams = open_http2_streams(client).await;
-        for _ in 0..STREAMS {
-            arrived.recv().await.unwrap();
-        }
-        // Every request waits in the server's stream tasks (spawned
-        // through `Executor`); the connection task goes.
-        abort_from_another_thread(serving.abort_handle());
-        assert!(serving.await.unwrap_err().is_cancelled());
-        for stream in streams {
-            assert!(stream.await.unwrap().is_err());
-        }
-        // The stream tasks saw their connection go and dropped the
-        // service futures; nothing is left running.
-        yield_until("the service futures are dropped", || drops.alive() == 0).await;
-        yield_until("every task has ended", || {
-            metrics.num_alive_tasks() == alive_before
-        })
-        .await;
-        assert_eq!(drops.created(), STREAMS);
     });
 }
