@@ -350,3 +350,104 @@ fn header_read_timeout_closes_an_idle_keep_alive_connection_on_the_paused_clock(
         assert!(error.is_timeout(), "{error}");
     });
 }
+
+#[test]
+fn aborting_many_connections_mid_response_at_once_releases_every_socket() {
+    const CONNECTIONS: usize = 32;
+    on_both(|| async {
+        let metrics = rt::runtime::Handle::current().metrics();
+        let registrations = metrics.io_driver_registrations();
+        let drops = DropCounter::new();
+        let mut servers = rt::task::JoinSet::new();
+        let mut aborts = Vec::new();
+        let mut clients = Vec::new();
+        for _ in 0..CONNECTIONS {
+            let (client, server) = UnixStream::pair().unwrap();
+            let (body_tx, body) = channel_body(&drops);
+            let body = Arc::new(std::sync::Mutex::new(Some(body)));
+            let service = service_fn(move |_request: Request<Incoming>| {
+                let body = body.lock().unwrap().take().expect("one request");
+                async move { Ok::<_, Infallible>(Response::new(body)) }
+            });
+            aborts.push(servers.spawn(async move {
+                http1::Builder::new()
+                    .serve_connection(Io::new(server), service)
+                    .await
+            }));
+            let (mut sender, connection) = hyper::client::conn::http1::handshake(Io::new(client))
+                .await
+                .unwrap();
+            let connection = rt::spawn(connection);
+            let response = sender.send_request(request("GET", "/", "")).await.unwrap();
+            let mut body = response.into_body();
+            body_tx.send(Bytes::from_static(b"first piece")).unwrap();
+            let first = body.frame().await.unwrap().unwrap();
+            assert_eq!(first.into_data().unwrap(), "first piece");
+            clients.push((sender, connection, body, body_tx));
+        }
+        // Every connection is mid-response: abort them all at once.
+        std::thread::spawn(move || aborts.into_iter().for_each(|abort| abort.abort()))
+            .join()
+            .unwrap();
+        let mut cancelled = 0;
+        while let Some(ended) = servers.join_next().await {
+            assert!(ended.unwrap_err().is_cancelled());
+            cancelled += 1;
+        }
+        assert_eq!(cancelled, CONNECTIONS);
+        assert_eq!(
+            drops.alive(),
+            0,
+            "response bodies outlived their connections"
+        );
+        for (sender, connection, mut body, body_tx) in clients {
+            assert!(matches!(body.frame().await, Some(Err(_))));
+            assert!(body_tx.is_closed());
+            drop((sender, body));
+            let _ = connection.await.unwrap();
+        }
+        assert_eq!(metrics.io_driver_registrations(), registrations);
+    });
+}
+
+#[test]
+fn a_client_resetting_during_a_blocked_response_ends_the_connection_with_an_error() {
+    on_both(|| async {
+        let listener = rt::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let served = rt::spawn(async move {
+            let (stream, _) = listener.accept().await.unwrap();
+            // Far more than the socket buffers hold: the response waits
+            // for the client to read.
+            let big = Bytes::from(vec![b'x'; 32 << 20]);
+            let service = service_fn(move |_request: Request<Incoming>| {
+                let big = big.clone();
+                async move { Ok::<_, Infallible>(Response::new(Full::new(big))) }
+            });
+            http1::Builder::new()
+                .serve_connection(Io::new(stream), service)
+                .await
+        });
+        let mut client = TcpStream::connect(addr).await.unwrap();
+        client
+            .write_all(b"GET / HTTP/1.1\r\nhost: x\r\n\r\n")
+            .await
+            .unwrap();
+        let mut some = vec![0u8; 64 << 10];
+        client.read_exact(&mut some).await.unwrap();
+        // Gone with unread bytes: the kernel resets the connection.
+        client.set_linger(Some(Duration::ZERO)).unwrap();
+        drop(client);
+        let error = served.await.unwrap().unwrap_err();
+        let kind = std::error::Error::source(&error)
+            .and_then(|cause| cause.downcast_ref::<std::io::Error>())
+            .map(std::io::Error::kind);
+        assert!(
+            matches!(
+                kind,
+                Some(std::io::ErrorKind::ConnectionReset | std::io::ErrorKind::BrokenPipe)
+            ),
+            "{error:?}"
+        );
+    });
+}
