@@ -1,6 +1,8 @@
 //! `rt::hyper`'s pieces on their own: `Io` over Unix streams, `Compat`
 //! over any futures-io stream, `Timer` driving hyper's header read timeout
-//! on the paused clock, `Executor` running HTTP/2 on both schedulers.
+//! on the paused clock, `Executor` running HTTP/2 on both schedulers, and
+//! an upgraded connection handing rt's stream back (`Upgraded::downcast`)
+//! with the bytes hyper read past the request head.
 
 mod support;
 #[path = "support/http.rs"]
@@ -195,5 +197,96 @@ fn aborting_a_connection_task_from_another_thread_fails_its_requests() {
         // The server's side of the socket closed with the task: the
         // request fails instead of waiting for ever.
         assert!(response.await.unwrap().is_err());
+    });
+}
+
+/// Answers an `upgrade: echo` request with 101 and, on the upgraded
+/// connection, takes rt's stream back out of hyper (`Upgraded::downcast`)
+/// and echoes: first the bytes hyper had already read past the request
+/// head, then everything else until the client stops writing.
+async fn upgrade_to_echo(
+    mut request: Request<Incoming>,
+) -> Result<Response<Full<Bytes>>, Infallible> {
+    assert_eq!(request.headers()["upgrade"], "echo");
+    let upgrade = hyper::upgrade::on(&mut request);
+    rt::spawn(async move {
+        let upgraded = upgrade.await.unwrap();
+        let parts = upgraded
+            .downcast::<Io<rt::net::TcpStream>>()
+            .expect("the upgraded I/O is the server's own `Io`");
+        let mut stream = parts.io.into_inner();
+        stream.write_all(&parts.read_buf).await.unwrap();
+        let mut buf = vec![0u8; 4096];
+        loop {
+            let n = stream.read(&mut buf).await.unwrap();
+            if n == 0 {
+                break;
+            }
+            stream.write_all(&buf[..n]).await.unwrap();
+        }
+    });
+    let mut response = Response::new(Full::new(Bytes::new()));
+    *response.status_mut() = hyper::StatusCode::SWITCHING_PROTOCOLS;
+    response
+        .headers_mut()
+        .insert("upgrade", hyper::header::HeaderValue::from_static("echo"));
+    response.headers_mut().insert(
+        "connection",
+        hyper::header::HeaderValue::from_static("upgrade"),
+    );
+    Ok(response)
+}
+
+#[test]
+fn an_upgraded_connection_hands_back_the_rt_stream_with_the_bytes_hyper_read_ahead() {
+    on_both(|| async {
+        let listener = rt::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let served = rt::spawn(async move {
+            let (stream, _) = listener.accept().await.unwrap();
+            http1::Builder::new()
+                .serve_connection(Io::new(stream), service_fn(upgrade_to_echo))
+                .with_upgrades()
+                .await
+        });
+        let mut client = rt::net::TcpStream::connect(addr).await.unwrap();
+        // The request head and the first bytes of the new protocol in one
+        // write: hyper reads them together and must hand the rest over.
+        client
+            .write_all(
+                b"GET / HTTP/1.1\r\nhost: x\r\nconnection: upgrade\r\nupgrade: echo\r\n\r\nearly bytes",
+            )
+            .await
+            .unwrap();
+        let mut head = Vec::new();
+        while !head.ends_with(b"\r\n\r\n") {
+            head.push(client.read_u8().await.unwrap());
+        }
+        let head = String::from_utf8(head).unwrap();
+        assert!(
+            head.starts_with("HTTP/1.1 101 Switching Protocols\r\n"),
+            "{head}"
+        );
+        let mut early = [0u8; 11];
+        client.read_exact(&mut early).await.unwrap();
+        assert_eq!(&early, b"early bytes");
+        served.await.unwrap().unwrap();
+
+        let (body, _) = body_and_reversed(200 << 10);
+        let (mut reader, mut writer) = client.split();
+        let echoed = async {
+            let mut echoed = vec![0u8; body.len()];
+            reader.read_exact(&mut echoed).await.unwrap();
+            echoed
+        };
+        let sent = async {
+            writer.write_all(&body).await.unwrap();
+            writer.shutdown().await.unwrap();
+        };
+        let (echoed, ()) = futures::join!(echoed, sent);
+        assert!(echoed == body, "the echo differs");
+        let mut rest = Vec::new();
+        client.read_to_end(&mut rest).await.unwrap();
+        assert!(rest.is_empty());
     });
 }

@@ -108,6 +108,15 @@ impl Service<Request<Incoming>> for TestService {
                     let released = release.notified();
                     let _ = events.send(Event::Held);
                     released.await;
+                    // Answer in a later poll of the connection task: the
+                    // test releases only after telling the server to stop,
+                    // and that poll sees the stop before the answer. (A
+                    // worker preempted between a connection task's look at
+                    // the stop signal and its poll of the connection could
+                    // otherwise find the release first and answer with
+                    // keep-alive: a stop that lands mid-poll is seen by the
+                    // next request, which the test does not send.)
+                    rt::task::yield_now().await;
                     Bytes::from_static(b"released")
                 }
                 other => return Err(format!("no route for {other}").into()),

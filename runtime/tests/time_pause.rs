@@ -212,3 +212,44 @@ fn advance_by_duration_max_does_not_overflow() {
         assert!(start.elapsed() > Duration::from_secs(365 * 24 * 3600));
     });
 }
+
+/// Bytes already waiting on a socket are work: the paused clock must not
+/// jump to the next timer while the reactor has a read to hand out (a
+/// loopback write lands in the peer's queue at once, so the poll that
+/// precedes an auto-advance sees it). A server's header-read timeout
+/// would otherwise fire under a request that had already arrived.
+#[test]
+fn io_ready_when_the_runtime_idles_holds_auto_advance() {
+    use rt::io::{AsyncReadExt, AsyncWriteExt};
+    for pause_at_run_time in [false, true] {
+        eprintln!("-- paused at run time: {pause_at_run_time}");
+        let rt = Builder::new_current_thread()
+            .enable_all()
+            .start_paused(!pause_at_run_time)
+            .build()
+            .unwrap();
+        rt.block_on(async {
+            if pause_at_run_time {
+                rt::time::pause();
+            }
+            let (mut client, mut server) = rt::net::UnixStream::pair().unwrap();
+            let _timer = rt::spawn(sleep(Duration::from_secs(3600)));
+            let start = Instant::now();
+            for round in 0..100u8 {
+                // The server task parks on the read first; then the
+                // write makes it readable while nothing else can run.
+                let reader = rt::spawn(async move {
+                    let mut byte = [0u8; 1];
+                    server.read_exact(&mut byte).await.unwrap();
+                    (server, byte[0], Instant::now())
+                });
+                rt::task::yield_now().await;
+                client.write_all(&[round]).await.unwrap();
+                let (back, byte, read_at) = reader.await.unwrap();
+                server = back;
+                assert_eq!(byte, round);
+                assert_eq!(read_at, start, "the clock jumped while a read was ready");
+            }
+        });
+    }
+}

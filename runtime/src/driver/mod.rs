@@ -80,7 +80,11 @@ impl Driver {
         woken: &mut Vec<Waker>,
     ) {
         match &mut self.time {
-            Some(time) => time.park(timeout, |timeout| self.io.park(timeout, woken)),
+            Some(time) => time.park(timeout, |timeout| {
+                let before = woken.len();
+                self.io.park(timeout, woken);
+                woken.len() > before
+            }),
             None => self.io.park(timeout, woken),
         }
     }

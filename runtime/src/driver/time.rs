@@ -7,8 +7,11 @@
 //!    deadline wakes the driver, see `rt_timer::Timer`);
 //! 2. park the layer below with `min(timeout, time until that deadline)`;
 //!    when the clock is paused and the park would only be waiting for a
-//!    timer, instead poll the layer below without blocking and, if nothing
-//!    woke the driver, move the clock to the deadline (auto-advance) --
+//!    timer, instead poll the layer below without blocking and, if that
+//!    poll released no waiter (readiness already reported by the OS, such
+//!    as bytes a loopback peer wrote, is work the runtime has not seen
+//!    yet) and nothing woke the driver, move the clock to the deadline
+//!    (auto-advance) --
 //!    unless blocking tasks are in flight: then wait for a wake-up without
 //!    moving the clock, as the runtime is waiting on their results;
 //! 3. fire every timer due by the clock's current tick.
@@ -129,11 +132,13 @@ impl Driver {
     }
 
     /// Parks through `park_lower` (the layer below) until `timeout` or the
-    /// next timer deadline, then fires the expired timers.
+    /// next timer deadline, then fires the expired timers. `park_lower`
+    /// returns `true` if its park released waiters (I/O readiness woke
+    /// tasks).
     pub(crate) fn park(
         &mut self,
         timeout: Option<Duration>,
-        park_lower: impl FnOnce(Option<Duration>),
+        park_lower: impl FnOnce(Option<Duration>) -> bool,
     ) {
         if timeout == Some(Duration::ZERO) {
             // A poll, not a park (a busy worker, a yield): no deadline to
@@ -168,12 +173,15 @@ impl Driver {
                 park_lower(requested);
             }
             Some(wait) if until_timer.is_some() && !wait.is_zero() && paused => {
-                park_lower(Some(Duration::ZERO));
-                if !inner.unparked.swap(false, Ordering::AcqRel) {
+                let released = park_lower(Some(Duration::ZERO));
+                let woken = inner.unparked.swap(false, Ordering::AcqRel);
+                if !released && !woken {
                     inner.clock.advance_by(wait);
                 }
             }
-            timeout => park_lower(timeout),
+            timeout => {
+                park_lower(timeout);
+            }
         }
         self.handle.fire_expired();
     }

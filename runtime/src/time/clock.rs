@@ -155,6 +155,9 @@ pub(crate) fn time_of(handle: &scheduler::Handle) -> &TimeHandle {
 /// Pauses the current runtime's clock: `Instant::now()` stops moving, and
 /// when the runtime has nothing to do but wait for timers, the clock jumps
 /// straight to the next one (so tests of long timeouts finish instantly).
+/// I/O the OS has already reported (bytes a loopback peer wrote, a
+/// connection waiting to be accepted) counts as something to do: the clock
+/// stays put until the tasks waiting for it have run.
 ///
 /// # Panics
 ///

@@ -1,16 +1,21 @@
-//! hyper clients on rt for the `hyper_*` tests, and the small services
-//! their servers run.
+//! hyper clients on rt for the `hyper_*` tests, the small services and
+//! bodies their servers run, and the helpers the misuse tests share.
 
 #![allow(dead_code)]
 
+use crate::support::{DropCounter, DropGuard};
 use http_body_util::{BodyExt, Full};
-use hyper::body::{Bytes, Incoming};
+use hyper::body::{Body as HttpBody, Bytes, Frame, Incoming};
 use hyper::client::conn::{http1, http2};
 use hyper::{Request, Response};
 use rt::hyper::{Executor, Io};
-use rt::net::TcpStream;
+use rt::net::{TcpStream, UnixStream};
+use rt::sync::mpsc;
 use rt::task::JoinHandle;
+use std::convert::Infallible;
 use std::net::SocketAddr;
+use std::pin::Pin;
+use std::task::{Context, Poll};
 
 /// What the test clients send: a whole body at once.
 pub(crate) type Body = Full<Bytes>;
@@ -67,4 +72,87 @@ pub(crate) fn paused_runtime() -> rt::runtime::Runtime {
         .start_paused(true)
         .build()
         .expect("building the runtime")
+}
+
+/// A body whose frames come from a channel, so a test decides when each
+/// one is sent and can see (through the guard) when hyper drops it.
+pub(crate) struct ChannelBody {
+    frames: mpsc::UnboundedReceiver<Bytes>,
+    _guard: DropGuard,
+}
+
+impl HttpBody for ChannelBody {
+    type Data = Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+        self.frames
+            .poll_recv(cx)
+            .map(|frame| frame.map(|bytes| Ok(Frame::data(bytes))))
+    }
+}
+
+/// A `ChannelBody` and the sender feeding it.
+pub(crate) fn channel_body(drops: &DropCounter) -> (mpsc::UnboundedSender<Bytes>, ChannelBody) {
+    let (tx, frames) = mpsc::unbounded_channel();
+    let body = ChannelBody {
+        frames,
+        _guard: drops.guard(),
+    };
+    (tx, body)
+}
+
+/// Aborts the task behind `abort` from a thread outside the runtime.
+pub(crate) fn abort_from_another_thread(abort: rt::task::AbortHandle) {
+    std::thread::spawn(move || abort.abort()).join().unwrap();
+}
+
+/// Yields until `condition` holds (tasks finishing on other workers, or
+/// on this thread once this task yields); fails instead of hanging.
+pub(crate) async fn yield_until(what: &str, mut condition: impl FnMut() -> bool) {
+    for _ in 0..1_000_000 {
+        if condition() {
+            return;
+        }
+        rt::task::yield_now().await;
+    }
+    panic!("gave up waiting until {what}");
+}
+
+/// A boxed error, as hyper's bounds want it.
+pub(crate) type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
+/// Serves `server` over HTTP/1.1 with `service` on a task of its own and
+/// handshakes a client over `client`: the serving task, the client's
+/// sender and the client's connection task.
+pub(crate) async fn http1_over<S, B>(
+    client: UnixStream,
+    server: UnixStream,
+    service: S,
+) -> (
+    rt::task::JoinHandle<hyper::Result<()>>,
+    http1::SendRequest<B>,
+    rt::task::JoinHandle<hyper::Result<()>>,
+)
+where
+    S: hyper::service::HttpService<Incoming> + Send + 'static,
+    S::Future: Send,
+    S::Error: Into<BoxError>,
+    S::ResBody: Send + 'static,
+    <S::ResBody as HttpBody>::Data: Send,
+    <S::ResBody as HttpBody>::Error: Into<BoxError>,
+    B: HttpBody + Send + 'static,
+    B::Data: Send,
+    B::Error: Into<BoxError>,
+{
+    let serving = rt::spawn(async move {
+        hyper::server::conn::http1::Builder::new()
+            .serve_connection(Io::new(server), service)
+            .await
+    });
+    let (sender, connection) = http1::handshake(Io::new(client)).await.unwrap();
+    (serving, sender, rt::spawn(connection))
 }
