@@ -428,7 +428,7 @@ pub(super) fn peek_from(
 }
 
 /// `addr` (a Unix-domain address from `socket2`) as `std`'s.
-fn std_address(addr: &SockAddr) -> io::Result<SocketAddr> {
+pub(super) fn std_address(addr: &SockAddr) -> io::Result<SocketAddr> {
     if let Some(path) = addr.as_pathname() {
         return SocketAddr::from_pathname(path);
     }
