@@ -103,7 +103,11 @@ macro_rules! halves {
                  \x20   peer.write_all(b\"hi\").await.unwrap();\n\
                  \x20   while buf.len() < 2 {\n\
                  \x20       read.readable().await.unwrap();\n\
-                 \x20       let _ = read.try_read_buf(&mut buf);\n\
+                 \x20       match read.try_read_buf(&mut buf) {\n\
+                 \x20           Ok(n) => assert!(n > 0),\n\
+                 \x20           Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}\n\
+                 \x20           Err(e) => panic!(\"{e}\"),\n\
+                 \x20       }\n\
                  \x20   }\n\
                  \x20   assert_eq!(&buf[..], b\"hi\");\n"
             )]
