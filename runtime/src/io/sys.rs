@@ -402,4 +402,100 @@ mod tests {
         assert_eq!(&data[..3], [7, 8, 9]);
         assert_eq!(&data[3..], contents);
     }
+
+    /// The generic path: the reader gets zeroed memory (never the stale
+    /// bytes a cleared buffer still holds), at most `max` of it, and the
+    /// buffer moves past what it read; `Pending` and errors move nothing.
+    #[cfg(feature = "bytes")]
+    #[test]
+    fn reads_into_zeroed_spare_capacity_advance_past_what_was_read() {
+        use bytes::BufMut;
+        use std::task::Poll;
+        let mut buf = bytes::BytesMut::with_capacity(64);
+        buf.put_bytes(0xee, 40);
+        buf.truncate(2);
+        let poll = read_into_zeroed_spare(&mut buf, 8, |dst| {
+            assert_eq!(dst, [0; 8]);
+            dst[..3].copy_from_slice(b"cde");
+            Poll::Ready(Ok(3))
+        });
+        assert!(matches!(poll, Poll::Ready(Ok(3))));
+        assert_eq!(&buf[..], [0xee, 0xee, b'c', b'd', b'e']);
+
+        let poll = read_into_zeroed_spare(&mut buf, 8, |dst| {
+            dst.fill(1);
+            Poll::Pending
+        });
+        assert!(poll.is_pending());
+        let poll = read_into_zeroed_spare(&mut buf, 8, |dst| {
+            dst.fill(1);
+            Poll::Ready(Err(io::ErrorKind::BrokenPipe.into()))
+        });
+        assert!(matches!(poll, Poll::Ready(Err(_))));
+        assert_eq!(buf.len(), 5, "nothing read, nothing advanced");
+
+        // A slice as the buffer: filled from the front, then no room.
+        let mut storage = [9u8; 4];
+        let mut room: &mut [u8] = &mut storage;
+        let poll = read_into_zeroed_spare(&mut room, 64, |dst| {
+            assert_eq!(dst, [0; 4]);
+            dst[..2].copy_from_slice(b"xy");
+            Poll::Ready(Ok(2))
+        });
+        assert!(matches!(poll, Poll::Ready(Ok(2))));
+        assert_eq!(room.len(), 2);
+        assert_eq!(storage, [b'x', b'y', 0, 0]);
+    }
+
+    /// The kernel path's core: the buffer moves past exactly the bytes
+    /// the receive reported, over uninitialised capacity.
+    #[cfg(feature = "bytes")]
+    #[test]
+    fn receiving_into_spare_capacity_advances_past_what_arrived() {
+        let mut buf: Vec<u8> = Vec::with_capacity(16);
+        buf.push(b'>');
+        // SAFETY: the closure reads nothing, writes only initialised
+        // bytes, and reports the 4 it wrote at the front.
+        let received = unsafe {
+            receive_into_spare(&mut buf, |spare| {
+                for (slot, &byte) in spare.iter_mut().zip(b"wxyz") {
+                    slot.write(byte);
+                }
+                Ok((4, "sender"))
+            })
+        };
+        assert_eq!(received.unwrap(), (4, "sender"));
+        assert_eq!(buf, b">wxyz");
+        // SAFETY: the closure touches nothing.
+        let failed = unsafe {
+            receive_into_spare(&mut buf, |_| -> io::Result<(usize, ())> {
+                Err(io::ErrorKind::WouldBlock.into())
+            })
+        };
+        assert_eq!(failed.unwrap_err().kind(), io::ErrorKind::WouldBlock);
+        assert_eq!(buf, b">wxyz");
+    }
+
+    /// `recv_buf` and `recv_buf_from` on real sockets: the kernel fills
+    /// the spare capacity, a datagram longer than it is cut.
+    #[cfg(feature = "bytes")]
+    #[test]
+    // Miri does not run `recv(2)`.
+    #[cfg_attr(miri, ignore)]
+    fn kernel_receives_fill_spare_capacity() {
+        use std::os::fd::AsRawFd;
+        let (mut a, b) = std::os::unix::net::UnixStream::pair().unwrap();
+        a.write_all(b"stream").unwrap();
+        let mut buf = bytes::BytesMut::with_capacity(64);
+        assert_eq!(recv_buf(b.as_raw_fd(), &mut buf).unwrap(), 6);
+        assert_eq!(&buf[..], b"stream");
+
+        let (a, b) = std::os::unix::net::UnixDatagram::pair().unwrap();
+        a.send(b"datagram").unwrap();
+        let mut storage = [0u8; 4];
+        let mut room: &mut [u8] = &mut storage;
+        let (n, _from) = recv_buf_from(socket2::SockRef::from(&b), &mut room).unwrap();
+        assert_eq!((n, room.len()), (4, 0));
+        assert_eq!(&storage, b"data");
+    }
 }
