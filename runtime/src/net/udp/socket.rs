@@ -387,7 +387,7 @@ pub(super) fn peek_sender(socket: &mio::net::UdpSocket) -> io::Result<SocketAddr
 }
 
 /// A datagram's sender, as `socket2` reports it, as an IP address.
-pub(super) fn ip_address(sender: &socket2::SockAddr) -> io::Result<SocketAddr> {
+fn ip_address(sender: &socket2::SockAddr) -> io::Result<SocketAddr> {
     sender.as_socket().ok_or_else(|| {
         io::Error::new(
             io::ErrorKind::InvalidData,
@@ -416,4 +416,13 @@ impl fmt::Debug for UdpSocket {
             .field("local_addr", &self.local_addr().ok())
             .finish()
     }
+}
+
+#[cfg(feature = "bytes")]
+crate::net::datagram_buf::datagram_buf! {
+    socket: UdpSocket, address: SocketAddr, sender: ip_address;
+    example: "    let a = rt::net::UdpSocket::bind(\"127.0.0.1:0\").await.unwrap();\n\
+              \x20   let b = rt::net::UdpSocket::bind(\"127.0.0.1:0\").await.unwrap();\n\
+              \x20   a.connect(b.local_addr().unwrap()).await.unwrap();\n\
+              \x20   b.connect(a.local_addr().unwrap()).await.unwrap();\n";
 }

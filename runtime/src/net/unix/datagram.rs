@@ -428,7 +428,7 @@ pub(super) fn peek_from(
 }
 
 /// `addr` (a Unix-domain address from `socket2`) as `std`'s.
-pub(super) fn std_address(addr: &SockAddr) -> io::Result<SocketAddr> {
+fn std_address(addr: &SockAddr) -> io::Result<SocketAddr> {
     if let Some(path) = addr.as_pathname() {
         return SocketAddr::from_pathname(path);
     }
@@ -473,4 +473,10 @@ impl fmt::Debug for UnixDatagram {
             .field("local_addr", &self.local_addr().ok())
             .finish()
     }
+}
+
+#[cfg(feature = "bytes")]
+crate::net::datagram_buf::datagram_buf! {
+    socket: UnixDatagram, address: SocketAddr, sender: std_address;
+    example: "    let (a, b) = rt::net::UnixDatagram::pair().unwrap();\n";
 }

@@ -1,11 +1,8 @@
 //! Unix-domain sockets: [`UnixListener`], [`UnixStream`] and the halves of
-//! a split stream, [`UnixDatagram`] (its receives into a `bytes::BufMut`
-//! in `datagram_buf.rs`, feature `bytes`), and [`UCred`] (a stream peer's
+//! a split stream, [`UnixDatagram`], and [`UCred`] (a stream peer's
 //! credentials).
 
 mod datagram;
-#[cfg(feature = "bytes")]
-mod datagram_buf;
 mod datagram_io;
 mod listener;
 mod split;
