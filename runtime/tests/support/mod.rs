@@ -341,6 +341,13 @@ impl Pattern {
         Pattern(seed | 1)
     }
 
+    /// `len` bytes of the pattern seeded with `seed`.
+    pub(crate) fn bytes(seed: u64, len: usize) -> Vec<u8> {
+        let mut bytes = vec![0; len];
+        Pattern::new(seed).fill(&mut bytes);
+        bytes
+    }
+
     pub(crate) fn fill(&mut self, buf: &mut [u8]) {
         for chunk in buf.chunks_mut(8) {
             let mut x = self.0;
@@ -360,6 +367,13 @@ pub(crate) struct Checksum(u64);
 impl Checksum {
     pub(crate) fn new() -> Checksum {
         Checksum(0xcbf2_9ce4_8422_2325)
+    }
+
+    /// The checksum of `bytes` alone.
+    pub(crate) fn of(bytes: &[u8]) -> Checksum {
+        let mut sum = Checksum::new();
+        sum.update(bytes);
+        sum
     }
 
     pub(crate) fn update(&mut self, bytes: &[u8]) {
