@@ -7,23 +7,16 @@ mod support;
 
 use bytes::{Buf, BufMut, Bytes, BytesMut};
 use rt::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
-use rt::net::{TcpStream, UnixStream};
+use rt::net::UnixStream;
 use std::collections::VecDeque;
 use std::io::{self, IoSlice};
 use std::pin::Pin;
 use std::task::{Context, Poll};
-use support::{Checksum, Kind, Pattern, expect_panic, on_both, report_pending, tcp_pair};
+use support::{
+    Checksum, Kind, Pattern, expect_panic, on_both, report_pending, spawn_write_all, tcp_pair,
+};
 
 const MIB: usize = 1 << 20;
-
-/// Writes `data` to `stream` from a task of its own, then shuts the write
-/// side down.
-fn spawn_writer(mut stream: TcpStream, data: Vec<u8>) -> rt::task::JoinHandle<()> {
-    rt::spawn(async move {
-        stream.write_all(&data).await.unwrap();
-        stream.shutdown().await.unwrap();
-    })
-}
 
 // ---- AsyncReadExt::read_buf ----
 
@@ -35,7 +28,7 @@ fn read_buf_grows_an_empty_bytes_mut_through_a_large_transfer() {
     on_both(|| async {
         let data = Pattern::bytes(1, MIB);
         let (client, mut server) = tcp_pair().await;
-        let writer = spawn_writer(client, data.clone());
+        let writer = spawn_write_all(client, data.clone());
         let mut buf = BytesMut::new();
         let mut reads = 0;
         loop {
@@ -63,7 +56,7 @@ fn read_buf_reuses_the_spare_capacity_of_a_drained_bytes_mut() {
     on_both(|| async {
         let data = Pattern::bytes(2, MIB);
         let (client, mut server) = tcp_pair().await;
-        let writer = spawn_writer(client, data.clone());
+        let writer = spawn_write_all(client, data.clone());
         let mut buf = BytesMut::with_capacity(4096);
         let capacity = buf.capacity();
         let mut received = Checksum::new();

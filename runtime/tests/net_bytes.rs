@@ -7,21 +7,12 @@ mod support;
 
 use bytes::{BufMut, BytesMut};
 use rt::io::AsyncWriteExt;
-use rt::net::{TcpStream, UdpSocket, UnixDatagram, UnixStream};
+use rt::net::{UdpSocket, UnixDatagram, UnixStream};
 use std::io;
 use std::sync::Arc;
-use support::{Checksum, Kind, Pattern, on_both, report_pending, tcp_pair};
+use support::{Checksum, Kind, Pattern, on_both, report_pending, spawn_write_all, tcp_pair};
 
 const MIB: usize = 1 << 20;
-
-/// Writes `data` to `stream` from a task of its own, then shuts the write
-/// side down.
-fn spawn_writer(mut stream: TcpStream, data: Vec<u8>) -> rt::task::JoinHandle<()> {
-    rt::spawn(async move {
-        stream.write_all(&data).await.unwrap();
-        stream.shutdown().await.unwrap();
-    })
-}
 
 // ---- try_read_buf on streams and their halves ----
 
@@ -84,7 +75,7 @@ fn try_read_buf_moves_a_large_transfer_into_a_vec_and_a_slice() {
     on_both(|| async {
         let data = Pattern::bytes(4, MIB);
         let (client, server) = tcp_pair().await;
-        let writer = spawn_writer(client, data.clone());
+        let writer = spawn_write_all(client, data.clone());
         let mut received = Checksum::new();
         let mut total = 0;
         let mut storage = vec![0u8; 100 * 1024];
@@ -107,7 +98,7 @@ fn try_read_buf_moves_a_large_transfer_into_a_vec_and_a_slice() {
 
         let data = Pattern::bytes(5, MIB);
         let (client, server) = tcp_pair().await;
-        let writer = spawn_writer(client, data.clone());
+        let writer = spawn_write_all(client, data.clone());
         let mut buf = Vec::new();
         loop {
             server.readable().await.unwrap();

@@ -275,6 +275,19 @@ pub(crate) async fn tcp_pair() -> (rt::net::TcpStream, rt::net::TcpStream) {
     (client, server)
 }
 
+/// Writes `data` to `stream` from a task of its own, then shuts the write
+/// side down, so the peer reads `data` and then end-of-file.
+pub(crate) fn spawn_write_all(
+    mut stream: rt::net::TcpStream,
+    data: Vec<u8>,
+) -> rt::task::JoinHandle<()> {
+    use rt::io::AsyncWriteExt;
+    rt::spawn(async move {
+        stream.write_all(&data).await.unwrap();
+        stream.shutdown().await.unwrap();
+    })
+}
+
 /// Waits for a condition another thread will make true soon (a worker
 /// finishing its bookkeeping after the result was already observed). Not a
 /// timing assertion: the deadline only turns a hang into a failure.
