@@ -16,7 +16,9 @@
 //! - [`sync`]: channels, locks, `Semaphore`, `Notify`, `watch`, `Barrier`;
 //! - [`runtime`][mod@runtime]: `Builder`, `Runtime`, `Handle`;
 //! - [`net`]: TCP, UDP and Unix sockets; [`io`]: the `AsyncRead`/`AsyncWrite`
-//!   traits and their extension methods, `AsyncFd`;
+//!   traits and their extension methods, `AsyncFd`; with feature `bytes`,
+//!   tokio's methods over `bytes` buffers (`read_buf`, `write_all_buf`,
+//!   `try_read_buf`, `recv_buf_from`, ...);
 //! - [`time`]: `sleep`, `timeout`, `interval`, a pausable test clock;
 //! - [`signal`]: Ctrl-C and Unix signals as streams;
 //! - [`process`]: child processes with async pipes and exit;

@@ -27,6 +27,16 @@
 //! `split` by value). To call the other set's method in one place, use
 //! the qualified form: `futures_util::AsyncReadExt::split(stream)`.
 //!
+//! # `bytes` buffers (feature `bytes`)
+//!
+//! With the `bytes` feature, `AsyncReadExt::read_buf` reads into a
+//! `bytes::BufMut` and `AsyncWriteExt::write_buf` / `write_all_buf` write
+//! a `bytes::Buf`, for every reader and writer; the sockets have `try_read_buf` (streams
+//! and their read halves) and `recv_buf`, `recv_buf_from` and their `try_`
+//! forms (datagram sockets), which receive straight into the buffer's
+//! uninitialised capacity. `read_buf` zeroes the capacity it reads into
+//! first, as `AsyncRead::poll_read` takes initialised memory.
+//!
 //! # tokio's I/O traits (feature `tokio-io`)
 //!
 //! With the `tokio-io` feature, [`TcpStream`](crate::net::TcpStream),

@@ -15,6 +15,13 @@ where
     Ok(bytes)
 }
 
+/// The most of a `BufMut`'s spare capacity one `read_buf` poll zeroes and
+/// reads into: enough for a large transfer to take few reads. The zeroing
+/// is paid whatever arrives: a short message read into a large, empty
+/// `BytesMut` costs a 64 KiB `memset` as well as the read.
+#[cfg(feature = "bytes")]
+const READ_BUF_MAX: usize = 64 * 1024;
+
 /// One method per number type and byte order: `read_<ty>[_le]` decodes
 /// `from_<order>_bytes` of exactly `size_of::<ty>()` bytes.
 macro_rules! read_number {
@@ -53,7 +60,8 @@ macro_rules! read_number {
 /// tokio's reading methods for every [`AsyncRead`] (futures-io's trait,
 /// which every reader in `rt` and most of the ecosystem implements): `read`,
 /// `read_exact`, `read_to_end`, `read_to_string`, `take`, `chain`, and
-/// `read_u8` to `read_f64` in big- and little-endian (`_le`) byte order.
+/// `read_u8` to `read_f64` in big- and little-endian (`_le`) byte order;
+/// with the `bytes` feature, `read_buf` into a `bytes::BufMut`.
 ///
 /// The methods have tokio's names and signatures, so code written for
 /// `tokio::io::AsyncReadExt` compiles with `rt::io::AsyncReadExt`.
@@ -113,6 +121,59 @@ pub trait AsyncReadExt: AsyncRead {
         Self: Unpin,
     {
         futures_util::AsyncReadExt::read(self, buf)
+    }
+
+    /// Reads some bytes into the spare capacity of `buf` (feature `bytes`),
+    /// advancing `buf` past them; returns how many. `0` means end-of-file,
+    /// or that `buf` has no room left (`!buf.has_remaining_mut()`; a
+    /// `BytesMut` or `Vec<u8>` always has room: when full, it grows).
+    /// Reads once: into `buf.chunk_mut()`, at most 64 KiB of it. Cancel
+    /// safe: dropped before it finishes, it read nothing.
+    ///
+    /// The cost of the generic reader: `AsyncRead::poll_read` takes
+    /// initialised memory, so the part of the chunk it is given (at most
+    /// 64 KiB, less if the chunk is smaller) is zeroed first, on every
+    /// poll. rt's own sockets also have `try_read_buf` and `recv_buf`,
+    /// which receive into the uninitialised capacity directly.
+    ///
+    /// # Errors
+    ///
+    /// The reader's error (`buf` is then left as it was).
+    ///
+    /// # Panics
+    ///
+    /// If the reader's `poll_read` reports more bytes than it was given.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bytes::BytesMut;
+    /// use rt::io::{AsyncReadExt, AsyncWriteExt};
+    ///
+    /// # let rt = rt::runtime::Runtime::new().unwrap();
+    /// # rt.block_on(async {
+    /// let (mut a, mut b) = rt::net::UnixStream::pair().unwrap();
+    /// a.write_all(b"hello").await.unwrap();
+    /// a.shutdown().await.unwrap();
+    /// let mut buf = BytesMut::with_capacity(64);
+    /// while b.read_buf(&mut buf).await.unwrap() > 0 {}
+    /// assert_eq!(&buf[..], b"hello");
+    /// # });
+    /// ```
+    #[cfg(feature = "bytes")]
+    fn read_buf<'a, B>(&'a mut self, buf: &'a mut B) -> impl Future<Output = io::Result<usize>> + 'a
+    where
+        Self: Unpin,
+        B: bytes::BufMut + ?Sized,
+    {
+        std::future::poll_fn(move |cx| {
+            if !buf.has_remaining_mut() {
+                return std::task::Poll::Ready(Ok(0));
+            }
+            crate::io::sys::read_into_zeroed_spare(buf, READ_BUF_MAX, |dst| {
+                std::pin::Pin::new(&mut *self).poll_read(cx, dst)
+            })
+        })
     }
 
     /// Reads some bytes into `bufs`, in order (one `readv` for a socket).

@@ -48,12 +48,13 @@ pub(crate) fn read_to_spare(fd: RawFd, dst: &mut Vec<u8>, max: usize) -> io::Res
     Ok(read)
 }
 
-/// Receives once (`recv(2)`) from the stream socket `fd` into `dst`, which
-/// may be uninitialised: the kernel writes the bytes straight into it, with
+/// Receives once (`recv(2)`) from the socket `fd` into `dst`, which may be
+/// uninitialised: the kernel writes the bytes straight into it, with
 /// nothing zeroed or copied first. Returns how many bytes arrived, at the
-/// front of `dst` (`0`: the peer closed its write side, or `dst` is empty).
-/// Interrupted calls are retried.
-#[cfg(feature = "hyper")]
+/// front of `dst` (`0`: a stream's peer closed its write side, an empty
+/// datagram, or `dst` is empty; a datagram longer than `dst` is cut to
+/// it). Interrupted calls are retried.
+#[cfg(any(feature = "hyper", feature = "bytes"))]
 pub(crate) fn recv_uninit(fd: RawFd, dst: &mut [std::mem::MaybeUninit<u8>]) -> io::Result<usize> {
     loop {
         match syscall!(
@@ -68,6 +69,114 @@ pub(crate) fn recv_uninit(fd: RawFd, dst: &mut [std::mem::MaybeUninit<u8>]) -> i
             Err(e) => return Err(e),
         }
     }
+}
+
+/// Reads into the front of `buf`'s spare capacity (its `chunk_mut`), at
+/// most `max` bytes, and advances `buf` past the bytes `read` reports.
+///
+/// `read` takes initialised memory (`&mut [u8]`, as `AsyncRead::poll_read`
+/// does), and whether a `BufMut`'s spare capacity was initialised before
+/// cannot be known, so the bytes handed to `read` are zeroed first, on
+/// every call (a `Pending` poll included): `max` bounds that cost.
+///
+/// # Panics
+///
+/// If `read` reports more bytes than it was given (a broken reader).
+#[cfg(feature = "bytes")]
+pub(crate) fn read_into_zeroed_spare<B, F>(
+    buf: &mut B,
+    max: usize,
+    read: F,
+) -> std::task::Poll<io::Result<usize>>
+where
+    B: bytes::BufMut + ?Sized,
+    F: FnOnce(&mut [u8]) -> std::task::Poll<io::Result<usize>>,
+{
+    let spare = buf.chunk_mut();
+    let len = spare.len().min(max);
+    let start = spare.as_mut_ptr();
+    let read = {
+        // SAFETY: (1) `start..start + len` lies inside the chunk `buf` just
+        // handed out (`len <= spare.len()`), which `buf`, exclusively
+        // borrowed here, owns; (2) `write_bytes` initialises all `len`
+        // bytes before the slice over them is made; (3) the slice lives in
+        // this block only, so it is gone before `buf` is used again.
+        let dst = unsafe {
+            start.write_bytes(0, len);
+            std::slice::from_raw_parts_mut(start, len)
+        };
+        read(dst)
+    };
+    let read = std::task::ready!(read)?;
+    assert!(
+        read <= len,
+        "rt: a reader's poll_read reported {read} bytes read into a buffer of {len}"
+    );
+    // SAFETY: the first `read <= len` bytes of the chunk were zeroed above
+    // and since written only through a `&mut [u8]` (so with initialised
+    // bytes): they are initialised, as `advance_mut` requires.
+    unsafe { buf.advance_mut(read) };
+    std::task::Poll::Ready(Ok(read))
+}
+
+/// Receives once (`recv(2)`, see [`recv_uninit`]) from the socket `fd`
+/// straight into `buf`'s spare capacity, nothing zeroed first, and
+/// advances `buf` past the bytes that arrived; returns how many.
+#[cfg(feature = "bytes")]
+pub(crate) fn recv_buf<B: bytes::BufMut + ?Sized>(fd: RawFd, buf: &mut B) -> io::Result<usize> {
+    // SAFETY: `recv_uninit` hands the slice to recv(2), which stores only
+    // the bytes it received, at the front, and returns their count.
+    let received = unsafe { receive_into_spare(buf, |spare| Ok((recv_uninit(fd, spare)?, ()))) };
+    received.map(|(n, ())| n)
+}
+
+/// Receives once (`recvfrom(2)`, through `socket2`) from `socket` straight
+/// into `buf`'s spare capacity, nothing zeroed first, and advances `buf`
+/// past the bytes that arrived; returns how many and the sender. A
+/// datagram longer than the spare chunk is cut to it.
+#[cfg(feature = "bytes")]
+pub(crate) fn recv_buf_from<B: bytes::BufMut + ?Sized>(
+    socket: socket2::SockRef<'_>,
+    buf: &mut B,
+) -> io::Result<(usize, socket2::SockAddr)> {
+    // SAFETY: socket2's `recv_from` promises never to write an
+    // uninitialised byte into the slice; it hands it to recvfrom(2), which
+    // stores only the bytes it received, at the front, and returns their
+    // count.
+    unsafe { receive_into_spare(buf, |spare| socket.recv_from(spare)) }
+}
+
+/// Lets `receive` fill `buf`'s spare capacity (its `chunk_mut`),
+/// uninitialised as it may be, then advances `buf` past the `n` bytes it
+/// reports.
+///
+/// # Safety
+///
+/// `receive` must not read the slice it gets nor write an uninitialised
+/// byte into it, and may return `Ok((n, _))` only once the first `n`
+/// bytes of the slice are initialised: what a receive system call does.
+#[cfg(feature = "bytes")]
+unsafe fn receive_into_spare<B, T>(
+    buf: &mut B,
+    receive: impl FnOnce(&mut [std::mem::MaybeUninit<u8>]) -> io::Result<(usize, T)>,
+) -> io::Result<(usize, T)>
+where
+    B: bytes::BufMut + ?Sized,
+{
+    // SAFETY: the slice goes to `receive` only, which by this function's
+    // contract neither reads it nor writes uninitialised bytes into it.
+    let spare = unsafe { buf.chunk_mut().as_uninit_slice_mut() };
+    let room = spare.len();
+    let (received, extra) = receive(spare)?;
+    assert!(
+        received <= room,
+        "rt: a receive reported {received} bytes into a buffer of {room}"
+    );
+    // SAFETY: by this function's contract `receive` initialised the first
+    // `received` bytes of the chunk, and `received <= room`, the chunk's
+    // length.
+    unsafe { buf.advance_mut(received) };
+    Ok((received, extra))
 }
 
 /// Asks the kernel to back the first `max` bytes of `dst`'s spare capacity
@@ -292,5 +401,101 @@ mod tests {
         assert_eq!(total, contents.len());
         assert_eq!(&data[..3], [7, 8, 9]);
         assert_eq!(&data[3..], contents);
+    }
+
+    /// The generic path: the reader gets zeroed memory (never the stale
+    /// bytes a cleared buffer still holds), at most `max` of it, and the
+    /// buffer moves past what it read; `Pending` and errors move nothing.
+    #[cfg(feature = "bytes")]
+    #[test]
+    fn reads_into_zeroed_spare_capacity_advance_past_what_was_read() {
+        use bytes::BufMut;
+        use std::task::Poll;
+        let mut buf = bytes::BytesMut::with_capacity(64);
+        buf.put_bytes(0xee, 40);
+        buf.truncate(2);
+        let poll = read_into_zeroed_spare(&mut buf, 8, |dst| {
+            assert_eq!(dst, [0; 8]);
+            dst[..3].copy_from_slice(b"cde");
+            Poll::Ready(Ok(3))
+        });
+        assert!(matches!(poll, Poll::Ready(Ok(3))));
+        assert_eq!(&buf[..], [0xee, 0xee, b'c', b'd', b'e']);
+
+        let poll = read_into_zeroed_spare(&mut buf, 8, |dst| {
+            dst.fill(1);
+            Poll::Pending
+        });
+        assert!(poll.is_pending());
+        let poll = read_into_zeroed_spare(&mut buf, 8, |dst| {
+            dst.fill(1);
+            Poll::Ready(Err(io::ErrorKind::BrokenPipe.into()))
+        });
+        assert!(matches!(poll, Poll::Ready(Err(_))));
+        assert_eq!(buf.len(), 5, "nothing read, nothing advanced");
+
+        // A slice as the buffer: filled from the front, then no room.
+        let mut storage = [9u8; 4];
+        let mut room: &mut [u8] = &mut storage;
+        let poll = read_into_zeroed_spare(&mut room, 64, |dst| {
+            assert_eq!(dst, [0; 4]);
+            dst[..2].copy_from_slice(b"xy");
+            Poll::Ready(Ok(2))
+        });
+        assert!(matches!(poll, Poll::Ready(Ok(2))));
+        assert_eq!(room.len(), 2);
+        assert_eq!(storage, [b'x', b'y', 0, 0]);
+    }
+
+    /// The kernel path's core: the buffer moves past exactly the bytes
+    /// the receive reported, over uninitialised capacity.
+    #[cfg(feature = "bytes")]
+    #[test]
+    fn receiving_into_spare_capacity_advances_past_what_arrived() {
+        let mut buf: Vec<u8> = Vec::with_capacity(16);
+        buf.push(b'>');
+        // SAFETY: the closure reads nothing, writes only initialised
+        // bytes, and reports the 4 it wrote at the front.
+        let received = unsafe {
+            receive_into_spare(&mut buf, |spare| {
+                for (slot, &byte) in spare.iter_mut().zip(b"wxyz") {
+                    slot.write(byte);
+                }
+                Ok((4, "sender"))
+            })
+        };
+        assert_eq!(received.unwrap(), (4, "sender"));
+        assert_eq!(buf, b">wxyz");
+        // SAFETY: the closure touches nothing.
+        let failed = unsafe {
+            receive_into_spare(&mut buf, |_| -> io::Result<(usize, ())> {
+                Err(io::ErrorKind::WouldBlock.into())
+            })
+        };
+        assert_eq!(failed.unwrap_err().kind(), io::ErrorKind::WouldBlock);
+        assert_eq!(buf, b">wxyz");
+    }
+
+    /// `recv_buf` and `recv_buf_from` on real sockets: the kernel fills
+    /// the spare capacity, a datagram longer than it is cut.
+    #[cfg(feature = "bytes")]
+    #[test]
+    // Miri does not run `recv(2)`.
+    #[cfg_attr(miri, ignore)]
+    fn kernel_receives_fill_spare_capacity() {
+        use std::os::fd::AsRawFd;
+        let (mut a, b) = std::os::unix::net::UnixStream::pair().unwrap();
+        a.write_all(b"stream").unwrap();
+        let mut buf = bytes::BytesMut::with_capacity(64);
+        assert_eq!(recv_buf(b.as_raw_fd(), &mut buf).unwrap(), 6);
+        assert_eq!(&buf[..], b"stream");
+
+        let (a, b) = std::os::unix::net::UnixDatagram::pair().unwrap();
+        a.send(b"datagram").unwrap();
+        let mut storage = [0u8; 4];
+        let mut room: &mut [u8] = &mut storage;
+        let (n, _from) = recv_buf_from(socket2::SockRef::from(&b), &mut room).unwrap();
+        assert_eq!((n, room.len()), (4, 0));
+        assert_eq!(&storage, b"data");
     }
 }

@@ -4,6 +4,39 @@ use futures_io::AsyncWrite;
 use futures_util::io::{Close, Flush, Write, WriteAll, WriteAllVectored, WriteVectored};
 use std::future::Future;
 use std::io::{self, IoSlice};
+#[cfg(feature = "bytes")]
+use std::task::Poll;
+
+/// One write of `src`'s chunks (at most [`MAX_WRITE_SLICES`] of them, a
+/// `writev` for a socket), then `src` advanced past what was written.
+#[cfg(feature = "bytes")]
+fn poll_write_buf<W, B>(
+    writer: &mut W,
+    cx: &mut std::task::Context<'_>,
+    src: &mut B,
+) -> Poll<io::Result<usize>>
+where
+    W: AsyncWrite + Unpin + ?Sized,
+    B: bytes::Buf + ?Sized,
+{
+    let mut slices = [IoSlice::new(&[]); MAX_WRITE_SLICES];
+    let count = src.chunks_vectored(&mut slices);
+    let slices = &slices[..count];
+    let offered: usize = slices.iter().map(|slice| slice.len()).sum();
+    let written = std::task::ready!(std::pin::Pin::new(writer).poll_write_vectored(cx, slices))?;
+    assert!(
+        written <= offered,
+        "rt: a writer's poll_write_vectored reported {written} bytes written of {offered}"
+    );
+    src.advance(written);
+    Poll::Ready(Ok(written))
+}
+
+/// How many of a `Buf`'s chunks one `write_buf` offers the writer: a
+/// `Buf::chain` of a header and a body needs two; a deep chain is written
+/// 64 chunks at a time.
+#[cfg(feature = "bytes")]
+const MAX_WRITE_SLICES: usize = 64;
 
 /// One method per number type and byte order: `write_<ty>[_le]` writes
 /// `to_<order>_bytes` of the value.
@@ -43,7 +76,8 @@ macro_rules! write_number {
 /// tokio's writing methods for every [`AsyncWrite`] (futures-io's trait):
 /// `write`, `write_all`, `write_vectored`, `write_all_vectored`, `flush`,
 /// `shutdown` (and its futures-io name, `close`), and `write_u8` to
-/// `write_f64` in big- and little-endian (`_le`) byte order.
+/// `write_f64` in big- and little-endian (`_le`) byte order; with the
+/// `bytes` feature, `write_buf` and `write_all_buf` from a `bytes::Buf`.
 ///
 /// The methods have tokio's names and signatures, so code written for
 /// `tokio::io::AsyncWriteExt` compiles with `rt::io::AsyncWriteExt`.
@@ -185,6 +219,113 @@ pub trait AsyncWriteExt: AsyncWrite {
         Self: Unpin,
     {
         futures_util::AsyncWriteExt::write_all_vectored(self, bufs)
+    }
+
+    /// Writes some of `src` (feature `bytes`), advancing it past what was
+    /// written; returns how many bytes (`0` if `src` is empty, or the
+    /// writer accepts no more). One write: a `writev` for a socket, over
+    /// up to 64 of `src`'s chunks (a `Buf::chain` is one call). Cancel
+    /// safe: dropped before it finishes, it wrote nothing.
+    ///
+    /// # Errors
+    ///
+    /// The writer's error (`src` is then left as it was).
+    ///
+    /// # Panics
+    ///
+    /// If the writer reports more bytes written than it was given.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bytes::Buf;
+    /// use rt::io::AsyncWriteExt;
+    ///
+    /// # let rt = rt::runtime::Runtime::new().unwrap();
+    /// # rt.block_on(async {
+    /// let mut out = Vec::new();
+    /// let mut src = (&b"head, "[..]).chain(&b"tail"[..]);
+    /// while src.has_remaining() {
+    ///     out.write_buf(&mut src).await.unwrap();
+    /// }
+    /// assert_eq!(out, b"head, tail");
+    /// # });
+    /// ```
+    #[cfg(feature = "bytes")]
+    fn write_buf<'a, B>(
+        &'a mut self,
+        src: &'a mut B,
+    ) -> impl Future<Output = io::Result<usize>> + 'a
+    where
+        Self: Unpin,
+        B: bytes::Buf + ?Sized,
+    {
+        std::future::poll_fn(move |cx| {
+            if !src.has_remaining() {
+                return Poll::Ready(Ok(0));
+            }
+            poll_write_buf(&mut *self, cx, src)
+        })
+    }
+
+    /// Writes all of `src` (feature `bytes`), advancing it as the writes
+    /// go: one `writev` per write for a socket, over up to 64 of `src`'s
+    /// chunks. `Interrupted` errors are retried. Not cancel safe in that
+    /// part of `src` may have been written when it is dropped, but `src`
+    /// has then been advanced past exactly that part.
+    ///
+    /// # Errors
+    ///
+    /// `WriteZero` if the writer accepts no more bytes, or the writer's
+    /// error; `src` then starts at the first byte not written.
+    ///
+    /// # Panics
+    ///
+    /// If the writer reports more bytes written than it was given.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bytes::{Buf, Bytes};
+    /// use rt::io::{AsyncReadExt, AsyncWriteExt};
+    ///
+    /// # let rt = rt::runtime::Runtime::new().unwrap();
+    /// # rt.block_on(async {
+    /// let (mut a, mut b) = rt::net::UnixStream::pair().unwrap();
+    /// let mut frame = Bytes::from_static(b"\x00\x05").chain(Bytes::from_static(b"hello"));
+    /// a.write_all_buf(&mut frame).await.unwrap();
+    /// assert!(!frame.has_remaining());
+    /// a.shutdown().await.unwrap();
+    /// let mut got = Vec::new();
+    /// b.read_to_end(&mut got).await.unwrap();
+    /// assert_eq!(got, b"\x00\x05hello");
+    /// # });
+    /// ```
+    #[cfg(feature = "bytes")]
+    fn write_all_buf<'a, B>(
+        &'a mut self,
+        src: &'a mut B,
+    ) -> impl Future<Output = io::Result<()>> + 'a
+    where
+        Self: Unpin,
+        B: bytes::Buf + ?Sized,
+    {
+        std::future::poll_fn(move |cx| {
+            while src.has_remaining() {
+                match std::task::ready!(poll_write_buf(&mut *self, cx, src)) {
+                    Ok(0) => {
+                        return Poll::Ready(Err(io::Error::new(
+                            io::ErrorKind::WriteZero,
+                            "write_all_buf: the writer accepted no more bytes",
+                        )));
+                    }
+                    Ok(_) => {}
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                    Err(e) => return Poll::Ready(Err(e)),
+                }
+            }
+            Poll::Ready(Ok(()))
+        })
     }
 
     /// Flushes whatever the writer buffers (a `BufWriter`'s buffer); a

@@ -3,11 +3,11 @@
 //! ([`into_split`]): the `AsyncRead` / `AsyncWrite`, `Debug` and
 //! `AsRef<stream>` impls, and tokio's readiness surface on each half
 //! (`ready`, `readable`/`writable`, the scalar and vectored `try_*`
-//! calls, the two addresses). Every half forwards to its stream on
-//! `&self`, and only ever to its own side of the registration (the read
-//! waker or the write waker), so a reader and a writer never steal each
-//! other's wake-ups; a write half's close is the stream's
-//! `shutdown_write`.
+//! calls, `try_read_buf` with the `bytes` feature, the two addresses).
+//! Every half forwards to its stream on `&self`, and only ever to its own
+//! side of the registration (the read waker or the write waker), so a
+//! reader and a writer never steal each other's wake-ups; a write half's
+//! close is the stream's `shutdown_write`.
 //!
 //! What differs stays in `tcp/split.rs` and `unix/split.rs`: the owned
 //! halves' `reunite` and `forget`, and TCP's `peek`.
@@ -85,6 +85,39 @@ macro_rules! halves {
             pub fn try_read(&self, buf: &mut [u8]) -> ::std::io::Result<usize> {
                 let $s = self;
                 $stream.try_read(buf)
+            }
+
+            #[doc = concat!(
+                "Reads once without waiting (feature `bytes`) into the spare capacity of ",
+                "`buf`, advancing it past the bytes read, as [`", stringify!($Stream),
+                "::try_read_buf`]; `Ok(0)` is end-of-file (or no room in `buf`).\n\n",
+                "# Errors\n\n`WouldBlock` if no data is ready (or readiness was not ",
+                "reported yet), or the OS error of `recv`; `buf` is then left as it was.\n",
+            )]
+            #[doc = crate::net::halves::example!(
+                "use rt::io::AsyncWriteExt;",
+                $setup,
+                "    let mut buf = bytes::BytesMut::with_capacity(8);\n\
+                 \x20   let err = read.try_read_buf(&mut buf).unwrap_err();\n\
+                 \x20   assert_eq!(err.kind(), std::io::ErrorKind::WouldBlock);\n\
+                 \x20   peer.write_all(b\"hi\").await.unwrap();\n\
+                 \x20   while buf.len() < 2 {\n\
+                 \x20       read.readable().await.unwrap();\n\
+                 \x20       match read.try_read_buf(&mut buf) {\n\
+                 \x20           Ok(n) => assert!(n > 0),\n\
+                 \x20           Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}\n\
+                 \x20           Err(e) => panic!(\"{e}\"),\n\
+                 \x20       }\n\
+                 \x20   }\n\
+                 \x20   assert_eq!(&buf[..], b\"hi\");\n"
+            )]
+            #[cfg(feature = "bytes")]
+            pub fn try_read_buf<B: ::bytes::BufMut + ?Sized>(
+                &self,
+                buf: &mut B,
+            ) -> ::std::io::Result<usize> {
+                let $s = self;
+                $stream.try_read_buf(buf)
             }
 
             #[doc = concat!(

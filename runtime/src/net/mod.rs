@@ -105,6 +105,8 @@ macro_rules! cfg_bind_device {
 }
 
 mod addr;
+#[cfg(feature = "bytes")]
+mod datagram_buf;
 mod halves;
 mod lookup;
 pub mod tcp;

@@ -275,6 +275,19 @@ pub(crate) async fn tcp_pair() -> (rt::net::TcpStream, rt::net::TcpStream) {
     (client, server)
 }
 
+/// Writes `data` to `stream` from a task of its own, then shuts the write
+/// side down, so the peer reads `data` and then end-of-file.
+pub(crate) fn spawn_write_all(
+    mut stream: rt::net::TcpStream,
+    data: Vec<u8>,
+) -> rt::task::JoinHandle<()> {
+    use rt::io::AsyncWriteExt;
+    rt::spawn(async move {
+        stream.write_all(&data).await.unwrap();
+        stream.shutdown().await.unwrap();
+    })
+}
+
 /// Waits for a condition another thread will make true soon (a worker
 /// finishing its bookkeeping after the result was already observed). Not a
 /// timing assertion: the deadline only turns a hang into a failure.
@@ -341,6 +354,13 @@ impl Pattern {
         Pattern(seed | 1)
     }
 
+    /// `len` bytes of the pattern seeded with `seed`.
+    pub(crate) fn bytes(seed: u64, len: usize) -> Vec<u8> {
+        let mut bytes = vec![0; len];
+        Pattern::new(seed).fill(&mut bytes);
+        bytes
+    }
+
     pub(crate) fn fill(&mut self, buf: &mut [u8]) {
         for chunk in buf.chunks_mut(8) {
             let mut x = self.0;
@@ -360,6 +380,13 @@ pub(crate) struct Checksum(u64);
 impl Checksum {
     pub(crate) fn new() -> Checksum {
         Checksum(0xcbf2_9ce4_8422_2325)
+    }
+
+    /// The checksum of `bytes` alone.
+    pub(crate) fn of(bytes: &[u8]) -> Checksum {
+        let mut sum = Checksum::new();
+        sum.update(bytes);
+        sum
     }
 
     pub(crate) fn update(&mut self, bytes: &[u8]) {

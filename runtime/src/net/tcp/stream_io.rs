@@ -2,11 +2,11 @@
 //! an interest, non-blocking `try_*` attempts, peeking, `sendfile`.
 
 use super::TcpStream;
-#[cfg(target_os = "linux")]
+#[cfg(any(target_os = "linux", feature = "bytes"))]
 use crate::io::sys;
 use rt_reactor::{Direction, Interest, Ready};
 use std::io::{self, IoSlice, IoSliceMut};
-#[cfg(target_os = "linux")]
+#[cfg(any(target_os = "linux", feature = "bytes"))]
 use std::os::fd::AsRawFd;
 use std::task::{Context, Poll};
 
@@ -225,6 +225,50 @@ impl TcpStream {
     pub fn try_read(&self, buf: &mut [u8]) -> io::Result<usize> {
         self.registered()
             .try_io(Direction::Read, |mut sys| io::Read::read(&mut sys, buf))
+    }
+
+    /// Reads once without waiting (feature `bytes`), straight into the
+    /// spare capacity of `buf` (its `chunk_mut`: a full `BytesMut` or
+    /// `Vec<u8>` grows by 64 bytes first), which is advanced past the
+    /// bytes read; returns how many. `Ok(0)` is end-of-file (or no room in
+    /// `buf`). The kernel writes into the uninitialised capacity: nothing
+    /// is zeroed first.
+    ///
+    /// # Errors
+    ///
+    /// `WouldBlock` if no data is ready (or readiness was not reported
+    /// yet), or the OS error of `recv`; `buf` is then left as it was.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bytes::BytesMut;
+    /// use rt::io::AsyncWriteExt;
+    ///
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let listener = rt::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    ///     let mut client = rt::net::TcpStream::connect(listener.local_addr().unwrap()).await.unwrap();
+    ///     let (server, _) = listener.accept().await.unwrap();
+    ///     let mut buf = BytesMut::with_capacity(64);
+    ///     let err = server.try_read_buf(&mut buf).unwrap_err();
+    ///     assert_eq!(err.kind(), std::io::ErrorKind::WouldBlock);
+    ///     client.write_all(b"hello").await.unwrap();
+    ///     while buf.len() < 5 {
+    ///         server.readable().await.unwrap();
+    ///         match server.try_read_buf(&mut buf) {
+    ///             Ok(n) => assert!(n > 0),
+    ///             Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
+    ///             Err(e) => panic!("{e}"),
+    ///         }
+    ///     }
+    ///     assert_eq!(&buf[..], b"hello");
+    /// });
+    /// ```
+    #[cfg(feature = "bytes")]
+    pub fn try_read_buf<B: bytes::BufMut + ?Sized>(&self, buf: &mut B) -> io::Result<usize> {
+        self.registered()
+            .try_io(Direction::Read, |sys| sys::recv_buf(sys.as_raw_fd(), buf))
     }
 
     /// Writes once without waiting.

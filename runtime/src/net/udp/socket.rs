@@ -383,15 +383,17 @@ impl UdpSocket {
 /// The sender of the datagram at the head of `socket`'s queue, leaving it
 /// there (`recvfrom(MSG_PEEK)` through `socket2`; `mio` has no such call).
 pub(super) fn peek_sender(socket: &mio::net::UdpSocket) -> io::Result<SocketAddr> {
-    SockRef::from(socket)
-        .peek_sender()?
-        .as_socket()
-        .ok_or_else(|| {
-            io::Error::new(
-                io::ErrorKind::InvalidData,
-                "a UDP socket received a datagram from an address that is not an IP one",
-            )
-        })
+    ip_address(&SockRef::from(socket).peek_sender()?)
+}
+
+/// A datagram's sender, as `socket2` reports it, as an IP address.
+fn ip_address(sender: &socket2::SockAddr) -> io::Result<SocketAddr> {
+    sender.as_socket().ok_or_else(|| {
+        io::Error::new(
+            io::ErrorKind::InvalidData,
+            "a UDP socket received a datagram from an address that is not an IP one",
+        )
+    })
 }
 
 impl AsRawFd for UdpSocket {
@@ -414,4 +416,13 @@ impl fmt::Debug for UdpSocket {
             .field("local_addr", &self.local_addr().ok())
             .finish()
     }
+}
+
+#[cfg(feature = "bytes")]
+crate::net::datagram_buf::datagram_buf! {
+    socket: UdpSocket, address: SocketAddr, sender: ip_address;
+    example: "    let a = rt::net::UdpSocket::bind(\"127.0.0.1:0\").await.unwrap();\n\
+              \x20   let b = rt::net::UdpSocket::bind(\"127.0.0.1:0\").await.unwrap();\n\
+              \x20   a.connect(b.local_addr().unwrap()).await.unwrap();\n\
+              \x20   b.connect(a.local_addr().unwrap()).await.unwrap();\n";
 }

@@ -474,3 +474,9 @@ impl fmt::Debug for UnixDatagram {
             .finish()
     }
 }
+
+#[cfg(feature = "bytes")]
+crate::net::datagram_buf::datagram_buf! {
+    socket: UnixDatagram, address: SocketAddr, sender: std_address;
+    example: "    let (a, b) = rt::net::UnixDatagram::pair().unwrap();\n";
+}

@@ -2,8 +2,12 @@
 //! interest, the `poll_*_ready` methods, non-blocking `try_*` attempts.
 
 use super::UnixStream;
+#[cfg(feature = "bytes")]
+use crate::io::sys;
 use rt_reactor::{Direction, Interest, Ready};
 use std::io::{self, IoSlice, IoSliceMut};
+#[cfg(feature = "bytes")]
+use std::os::fd::AsRawFd;
 use std::task::{Context, Poll};
 
 impl UnixStream {
@@ -157,6 +161,47 @@ impl UnixStream {
     pub fn try_read(&self, buf: &mut [u8]) -> io::Result<usize> {
         self.registered()
             .try_io(Direction::Read, |mut sys| io::Read::read(&mut sys, buf))
+    }
+
+    /// Reads once without waiting (feature `bytes`), straight into the
+    /// spare capacity of `buf` (its `chunk_mut`: a full `BytesMut` or
+    /// `Vec<u8>` grows by 64 bytes first), which is advanced past the
+    /// bytes read; returns how many. `Ok(0)` is end-of-file (or no room in
+    /// `buf`). The kernel writes into the uninitialised capacity: nothing
+    /// is zeroed first.
+    ///
+    /// # Errors
+    ///
+    /// `WouldBlock` if no data is ready (or readiness was not reported
+    /// yet), or the OS error of `recv`; `buf` is then left as it was.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rt::io::AsyncWriteExt;
+    ///
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let (mut a, b) = rt::net::UnixStream::pair().unwrap();
+    ///     let mut buf = Vec::with_capacity(64);
+    ///     a.write_all(b"hello").await.unwrap();
+    ///     a.shutdown().await.unwrap();
+    ///     loop {
+    ///         b.readable().await.unwrap();
+    ///         match b.try_read_buf(&mut buf) {
+    ///             Ok(0) => break,
+    ///             Ok(_) => {}
+    ///             Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
+    ///             Err(e) => panic!("{e}"),
+    ///         }
+    ///     }
+    ///     assert_eq!(buf, b"hello");
+    /// });
+    /// ```
+    #[cfg(feature = "bytes")]
+    pub fn try_read_buf<B: bytes::BufMut + ?Sized>(&self, buf: &mut B) -> io::Result<usize> {
+        self.registered()
+            .try_io(Direction::Read, |sys| sys::recv_buf(sys.as_raw_fd(), buf))
     }
 
     /// Writes once without waiting.
