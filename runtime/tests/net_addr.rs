@@ -97,6 +97,11 @@ fn lookup_host_takes_every_address_form() {
 
         let err = lookup_host("localhost").await.unwrap_err();
         assert!(err.to_string().contains("`localhost`"), "{err}");
+        // The resolver's own error stays reachable, with its kind.
+        let source = std::error::Error::source(&err).expect("the resolver's error as the source");
+        let source = source.downcast_ref::<std::io::Error>().unwrap();
+        assert_eq!(source.kind(), err.kind());
+        assert!(!source.to_string().contains("`localhost`"), "{source}");
     });
 }
 

@@ -31,7 +31,7 @@ impl HostName {
                 HostName::WithPort(host) => host.clone(),
                 HostName::Split(host, port) => format!("{host}` port `{port}"),
             };
-            io::Error::new(e.kind(), format!("could not resolve `{name}`: {e}"))
+            crate::io::context_error::context_error(format!("could not resolve `{name}`"), e)
         })
     }
 }
