@@ -107,6 +107,7 @@ macro_rules! cfg_bind_device {
 mod addr;
 #[cfg(feature = "bytes")]
 mod datagram_buf;
+mod datagram_io;
 mod halves;
 mod lookup;
 pub mod tcp;

@@ -1,0 +1,342 @@
+//! The readiness and non-`async` I/O methods that
+//! [`UdpSocket`](crate::net::UdpSocket) and
+//! [`UnixDatagram`](crate::net::UnixDatagram) share, with one body each
+//! over the socket's `registered()` mio socket, and the documentation they
+//! share. Each type's file invokes the macro inside its `impl` block with
+//! what differs: the `send_to` target, the `peek_from` function, a few
+//! phrases, and each method's `# Examples` section (for the methods whose
+//! description differs, the description too):
+//!
+//! ```text
+//! datagram_io! {
+//!     socket: UdpSocket, address: SocketAddr,
+//!     target: target: SocketAddr => target (what mio's `send_to` takes),
+//!     peek_from: mio::net::UdpSocket::peek_from,
+//!     to: "`target`", full: "the socket buffer is full";
+//!
+//!     /// A description, where the method's differs between the types.
+//!     method_name {
+//!         /// The doc example(s).
+//!     }
+//!     ...
+//! }
+//! ```
+
+/// The doc text of a method up to its `# Examples` heading: the paragraphs
+/// given, then `# Errors` and its text.
+macro_rules! doc_text {
+    ([$($paragraph:expr),*], errors: $errors:expr) => {
+        concat!($($paragraph, "\n\n",)* "# Errors\n\n", $errors, "\n\n# Examples\n")
+    };
+}
+
+macro_rules! datagram_io {
+    (
+        socket: $Socket:ident, address: $Addr:ty,
+        target: $target:ident: $Target:ty => $to:expr,
+        peek_from: $peek_from:expr,
+        to: $to_doc:literal, full: $full:literal;
+        $(
+            $(#[$about:meta])*
+            $method:ident { $(#[$example:meta])* }
+        )*
+    ) => {$(
+        crate::net::datagram_io::datagram_io! {
+            @method $method [$(#[$about])*] [$(#[$example])*] $Socket, $Addr,
+            $target: $Target => $to, $peek_from, $to_doc, $full
+        }
+    )*};
+
+    (@method ready [] [$($example:tt)*] $($rest:tt)*) => {
+        #[doc = crate::net::datagram_io::doc_text!(
+            [
+                "Waits until the socket has any of the readiness of `interest` \
+                 (`Interest::READABLE | Interest::WRITABLE`: either), and says which; \
+                 then the `try_*` methods, which clear the readiness when they would block.",
+                "Any number of tasks may wait at once, each in a place of its own; \
+                 dropping the future frees it."
+            ],
+            errors: "Fails once the runtime's I/O driver has shut down."
+        )]
+        $($example)*
+        pub async fn ready(
+            &self,
+            interest: ::rt_reactor::Interest,
+        ) -> ::std::io::Result<::rt_reactor::Ready> {
+            self.registered().ready_for(interest).await
+        }
+    };
+    (@method readable [] [$($example:tt)*] $($rest:tt)*) => {
+        #[doc = crate::net::datagram_io::doc_text!(
+            [
+                "Waits until a datagram (or an error) can be received.",
+                "Any number of tasks may wait at once; readiness wakes them all."
+            ],
+            errors: "Fails once the runtime's I/O driver has shut down."
+        )]
+        $($example)*
+        pub async fn readable(&self) -> ::std::io::Result<()> {
+            self.registered().ready(::rt_reactor::Direction::Read).await.map(drop)
+        }
+    };
+    (@method writable [$($about:tt)+] [$($example:tt)*] $($rest:tt)*) => {
+        $($about)+
+        #[doc = crate::net::datagram_io::doc_text!(
+            ["", "Any number of tasks may wait at once; readiness wakes them all."],
+            errors: "Fails once the runtime's I/O driver has shut down."
+        )]
+        $($example)*
+        pub async fn writable(&self) -> ::std::io::Result<()> {
+            self.registered().ready(::rt_reactor::Direction::Write).await.map(drop)
+        }
+    };
+    (@method poll_recv_ready [$($about:tt)+] [$($example:tt)*] $($rest:tt)*) => {
+        $($about)+
+        #[doc = crate::net::datagram_io::doc_text!(
+            [""],
+            errors: "Fails once the runtime's I/O driver has shut down."
+        )]
+        $($example)*
+        pub fn poll_recv_ready(
+            &self,
+            cx: &mut ::std::task::Context<'_>,
+        ) -> ::std::task::Poll<::std::io::Result<()>> {
+            self.registered()
+                .poll_ready(cx, ::rt_reactor::Direction::Read)
+                .map_ok(drop)
+        }
+    };
+    (@method poll_send_ready [] [$($example:tt)*] $($rest:tt)*) => {
+        #[doc = crate::net::datagram_io::doc_text!(
+            [
+                "Polls for send readiness, in the write direction's shared slot (the \
+                 last caller's waker wins)."
+            ],
+            errors: "Fails once the runtime's I/O driver has shut down."
+        )]
+        $($example)*
+        pub fn poll_send_ready(
+            &self,
+            cx: &mut ::std::task::Context<'_>,
+        ) -> ::std::task::Poll<::std::io::Result<()>> {
+            self.registered()
+                .poll_ready(cx, ::rt_reactor::Direction::Write)
+                .map_ok(drop)
+        }
+    };
+    (@method poll_recv [] [$($example:tt)*] $Socket:ident, $($rest:tt)*) => {
+        #[doc = crate::net::datagram_io::doc_text!(
+            [concat!(
+                "Polls to receive a datagram from the connected peer, as [`recv`](",
+                stringify!($Socket), "::recv), in the read direction's shared slot ",
+                "(the last waker wins)."
+            )],
+            errors: "The OS error of `recv`."
+        )]
+        $($example)*
+        pub fn poll_recv(
+            &self,
+            cx: &mut ::std::task::Context<'_>,
+            buf: &mut [u8],
+        ) -> ::std::task::Poll<::std::io::Result<usize>> {
+            self.registered()
+                .poll_io(cx, ::rt_reactor::Direction::Read, |sys| sys.recv(buf))
+        }
+    };
+    (@method poll_send [] [$($example:tt)*] $Socket:ident, $($rest:tt)*) => {
+        #[doc = crate::net::datagram_io::doc_text!(
+            [concat!(
+                "Polls to send a datagram to the connected peer, as [`send`](",
+                stringify!($Socket), "::send), in the write direction's shared slot ",
+                "(the last waker wins)."
+            )],
+            errors: "The OS error of `send`."
+        )]
+        $($example)*
+        pub fn poll_send(
+            &self,
+            cx: &mut ::std::task::Context<'_>,
+            buf: &[u8],
+        ) -> ::std::task::Poll<::std::io::Result<usize>> {
+            self.registered()
+                .poll_io(cx, ::rt_reactor::Direction::Write, |sys| sys.send(buf))
+        }
+    };
+    (@method poll_recv_from [] [$($example:tt)*] $Socket:ident, $Addr:ty, $($rest:tt)*) => {
+        #[doc = crate::net::datagram_io::doc_text!(
+            [concat!(
+                "Polls to receive a datagram and its sender, as [`recv_from`](",
+                stringify!($Socket), "::recv_from), in the read direction's shared ",
+                "slot (the last waker wins)."
+            )],
+            errors: "The OS error of `recvfrom`."
+        )]
+        $($example)*
+        pub fn poll_recv_from(
+            &self,
+            cx: &mut ::std::task::Context<'_>,
+            buf: &mut [u8],
+        ) -> ::std::task::Poll<::std::io::Result<(usize, $Addr)>> {
+            self.registered()
+                .poll_io(cx, ::rt_reactor::Direction::Read, |sys| sys.recv_from(buf))
+        }
+    };
+    (
+        @method poll_send_to [] [$($example:tt)*] $Socket:ident, $Addr:ty,
+        $target:ident: $Target:ty => $to:expr, $peek_from:expr, $to_doc:literal, $full:literal
+    ) => {
+        #[doc = crate::net::datagram_io::doc_text!(
+            [concat!(
+                "Polls to send a datagram to ", $to_doc, ", as [`send_to`](",
+                stringify!($Socket), "::send_to), in the write direction's shared ",
+                "slot (the last waker wins)."
+            )],
+            errors: "The OS error of `sendto`."
+        )]
+        $($example)*
+        pub fn poll_send_to(
+            &self,
+            cx: &mut ::std::task::Context<'_>,
+            buf: &[u8],
+            $target: $Target,
+        ) -> ::std::task::Poll<::std::io::Result<usize>> {
+            let to = $to;
+            self.registered()
+                .poll_io(cx, ::rt_reactor::Direction::Write, |sys| sys.send_to(buf, to))
+        }
+    };
+    (
+        @method poll_peek_from [] [$($example:tt)*] $Socket:ident, $Addr:ty,
+        $target:ident: $Target:ty => $to:expr, $peek_from:expr, $($rest:tt)*
+    ) => {
+        #[doc = crate::net::datagram_io::doc_text!(
+            [concat!(
+                "Polls to peek at the next datagram and its sender, as [`peek_from`](",
+                stringify!($Socket), "::peek_from), in the read direction's shared ",
+                "slot (the last waker wins)."
+            )],
+            errors: "The OS error of `recvfrom(MSG_PEEK)`."
+        )]
+        $($example)*
+        pub fn poll_peek_from(
+            &self,
+            cx: &mut ::std::task::Context<'_>,
+            buf: &mut [u8],
+        ) -> ::std::task::Poll<::std::io::Result<(usize, $Addr)>> {
+            self.registered()
+                .poll_io(cx, ::rt_reactor::Direction::Read, |sys| $peek_from(sys, buf))
+        }
+    };
+    (@method try_recv [] [$($example:tt)*] $($rest:tt)*) => {
+        #[doc = crate::net::datagram_io::doc_text!(
+            ["Receives a datagram from the connected peer without waiting."],
+            errors: "`WouldBlock` if none is ready (or readiness was not reported yet), \
+                     or the OS error of `recv`."
+        )]
+        $($example)*
+        pub fn try_recv(&self, buf: &mut [u8]) -> ::std::io::Result<usize> {
+            self.registered()
+                .try_io(::rt_reactor::Direction::Read, |sys| sys.recv(buf))
+        }
+    };
+    (
+        @method try_send [] [$($example:tt)*] $Socket:ident, $Addr:ty,
+        $target:ident: $Target:ty => $to:expr, $peek_from:expr, $to_doc:literal, $full:literal
+    ) => {
+        #[doc = crate::net::datagram_io::doc_text!(
+            ["Sends a datagram to the connected peer without waiting."],
+            errors: concat!(
+                "`WouldBlock` if ", $full, " (or writability was not reported yet), ",
+                "or the OS error of `send`."
+            )
+        )]
+        $($example)*
+        pub fn try_send(&self, buf: &[u8]) -> ::std::io::Result<usize> {
+            self.registered()
+                .try_io(::rt_reactor::Direction::Write, |sys| sys.send(buf))
+        }
+    };
+    (@method try_recv_from [] [$($example:tt)*] $Socket:ident, $Addr:ty, $($rest:tt)*) => {
+        #[doc = crate::net::datagram_io::doc_text!(
+            ["Receives a datagram and its sender without waiting."],
+            errors: "`WouldBlock` if none is ready (or readiness was not reported yet), \
+                     or the OS error of `recvfrom`."
+        )]
+        $($example)*
+        pub fn try_recv_from(&self, buf: &mut [u8]) -> ::std::io::Result<(usize, $Addr)> {
+            self.registered()
+                .try_io(::rt_reactor::Direction::Read, |sys| sys.recv_from(buf))
+        }
+    };
+    (
+        @method try_send_to [] [$($example:tt)*] $Socket:ident, $Addr:ty,
+        $target:ident: $Target:ty => $to:expr, $peek_from:expr, $to_doc:literal, $full:literal
+    ) => {
+        #[doc = crate::net::datagram_io::doc_text!(
+            [concat!("Sends a datagram to ", $to_doc, " without waiting.")],
+            errors: concat!(
+                "`WouldBlock` if ", $full, " (or writability was not reported yet), ",
+                "or the OS error of `sendto`."
+            )
+        )]
+        $($example)*
+        pub fn try_send_to(&self, buf: &[u8], $target: $Target) -> ::std::io::Result<usize> {
+            let to = $to;
+            self.registered()
+                .try_io(::rt_reactor::Direction::Write, |sys| sys.send_to(buf, to))
+        }
+    };
+    (
+        @method try_peek_from [] [$($example:tt)*] $Socket:ident, $Addr:ty,
+        $target:ident: $Target:ty => $to:expr, $peek_from:expr, $($rest:tt)*
+    ) => {
+        #[doc = crate::net::datagram_io::doc_text!(
+            ["Peeks at the next datagram and its sender without waiting."],
+            errors: "`WouldBlock` if none is ready (or readiness was not reported yet), \
+                     or the OS error of `recvfrom(MSG_PEEK)`."
+        )]
+        $($example)*
+        pub fn try_peek_from(&self, buf: &mut [u8]) -> ::std::io::Result<(usize, $Addr)> {
+            self.registered()
+                .try_io(::rt_reactor::Direction::Read, |sys| $peek_from(sys, buf))
+        }
+    };
+    (@method try_io [$($about:tt)+] [$($example:tt)*] $($rest:tt)*) => {
+        $($about)+
+        #[doc = crate::net::datagram_io::doc_text!(
+            [""],
+            errors: "`WouldBlock` if the readiness was not reported (`op` is not run) or \
+                     `op` would block; otherwise `op`'s error."
+        )]
+        $($example)*
+        pub fn try_io<R>(
+            &self,
+            interest: ::rt_reactor::Interest,
+            op: impl FnOnce() -> ::std::io::Result<R>,
+        ) -> ::std::io::Result<R> {
+            self.registered().try_io_for(interest, |_| op())
+        }
+    };
+    (@method async_io [] [$($example:tt)*] $($rest:tt)*) => {
+        #[doc = crate::net::datagram_io::doc_text!(
+            [
+                "Waits for the readiness of `interest` and runs `op`, again and again \
+                 until it does not fail with `WouldBlock` (each `WouldBlock` clears \
+                 the readiness, so the next wait blocks).",
+                "Any number of tasks may wait at once, each in a place of its own."
+            ],
+            errors: "`op`'s error other than `WouldBlock`, or the I/O driver's shutdown."
+        )]
+        $($example)*
+        pub async fn async_io<R>(
+            &self,
+            interest: ::rt_reactor::Interest,
+            mut op: impl FnMut() -> ::std::io::Result<R>,
+        ) -> ::std::io::Result<R> {
+            self.registered().async_io_for(interest, |_| op()).await
+        }
+    };
+}
+
+pub(crate) use datagram_io;
+pub(crate) use doc_text;
