@@ -9,8 +9,9 @@
 //! reader and a writer never steal each other's wake-ups; a write half's
 //! close is the stream's `shutdown_write`.
 //!
-//! What differs stays in `tcp/split.rs` and `unix/split.rs`: the owned
-//! halves' `reunite` and `forget`, and TCP's `peek`.
+//! The half types themselves, `reunite` and `forget` come from
+//! `split_halves.rs`; what differs stays in `tcp/split.rs` and
+//! `unix/split.rs` (the doc examples, and TCP's `peek`).
 //!
 //! [`split`]: crate::net::TcpStream::split
 //! [`into_split`]: crate::net::TcpStream::into_split

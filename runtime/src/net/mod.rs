@@ -110,6 +110,7 @@ mod datagram_buf;
 mod datagram_io;
 mod halves;
 mod lookup;
+mod split_halves;
 pub mod tcp;
 mod udp;
 pub mod unix;
