@@ -2,123 +2,110 @@
 //! an interest, non-blocking `try_*` attempts, peeking, `sendfile`.
 
 use super::TcpStream;
-#[cfg(any(target_os = "linux", feature = "bytes"))]
+#[cfg(target_os = "linux")]
 use crate::io::sys;
-use rt_reactor::{Direction, Interest, Ready};
-use std::io::{self, IoSlice, IoSliceMut};
-#[cfg(any(target_os = "linux", feature = "bytes"))]
+use crate::net::stream_io::stream_io;
+use rt_reactor::Direction;
+use std::io;
+#[cfg(target_os = "linux")]
 use std::os::fd::AsRawFd;
 use std::task::{Context, Poll};
 
 impl TcpStream {
-    /// Waits until the stream has any of the readiness of `interest`:
-    /// `Interest::READABLE | Interest::WRITABLE` waits for either side, and
-    /// the result says which (then [`try_read`](TcpStream::try_read) /
-    /// [`try_write`](TcpStream::try_write), which clear the readiness when
-    /// they would block).
-    ///
-    /// Any number of tasks may wait at once, each in a place of its own;
-    /// dropping the future frees it.
-    ///
-    /// # Errors
-    ///
-    /// Fails once the runtime's I/O driver has shut down.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use rt::io::{AsyncWriteExt, Interest};
-    ///
-    /// let rt = rt::runtime::Runtime::new().unwrap();
-    /// rt.block_on(async {
-    ///     let listener = rt::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    ///     let mut client = rt::net::TcpStream::connect(listener.local_addr().unwrap()).await.unwrap();
-    ///     let (server, _) = listener.accept().await.unwrap();
-    ///     client.write_all(b"hi").await.unwrap();
-    ///     let mut buf = [0; 8];
-    ///     loop {
-    ///         let ready = server.ready(Interest::READABLE | Interest::WRITABLE).await.unwrap();
-    ///         if ready.is_readable() {
-    ///             match server.try_read(&mut buf) {
-    ///                 Ok(n) => {
-    ///                     assert_eq!(&buf[..n], b"hi");
-    ///                     break;
-    ///                 }
-    ///                 Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
-    ///                 Err(e) => panic!("{e}"),
-    ///             }
-    ///         } else {
-    ///             // Writable only: wait for the data.
-    ///             server.readable().await.unwrap();
-    ///         }
-    ///     }
-    /// });
-    /// ```
-    pub async fn ready(&self, interest: Interest) -> io::Result<Ready> {
-        self.registered().ready_for(interest).await
-    }
+    stream_io! {
+        /// Waits until the stream has any of the readiness of `interest`:
+        /// `Interest::READABLE | Interest::WRITABLE` waits for either side, and
+        /// the result says which (then [`try_read`](TcpStream::try_read) /
+        /// [`try_write`](TcpStream::try_write), which clear the readiness when
+        /// they would block).
+        ///
+        /// Any number of tasks may wait at once, each in a place of its own;
+        /// dropping the future frees it.
+        ///
+        /// # Errors
+        ///
+        /// Fails once the runtime's I/O driver has shut down.
+        ready {
+            /// ```
+            /// use rt::io::{AsyncWriteExt, Interest};
+            ///
+            /// let rt = rt::runtime::Runtime::new().unwrap();
+            /// rt.block_on(async {
+            ///     let listener = rt::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+            ///     let mut client = rt::net::TcpStream::connect(listener.local_addr().unwrap()).await.unwrap();
+            ///     let (server, _) = listener.accept().await.unwrap();
+            ///     client.write_all(b"hi").await.unwrap();
+            ///     let mut buf = [0; 8];
+            ///     loop {
+            ///         let ready = server.ready(Interest::READABLE | Interest::WRITABLE).await.unwrap();
+            ///         if ready.is_readable() {
+            ///             match server.try_read(&mut buf) {
+            ///                 Ok(n) => {
+            ///                     assert_eq!(&buf[..n], b"hi");
+            ///                     break;
+            ///                 }
+            ///                 Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
+            ///                 Err(e) => panic!("{e}"),
+            ///             }
+            ///         } else {
+            ///             // Writable only: wait for the data.
+            ///             server.readable().await.unwrap();
+            ///         }
+            ///     }
+            /// });
+            /// ```
+        }
 
-    /// Polls for read readiness.
-    ///
-    /// A `poll_*` method has no future to own a place among the tasks
-    /// waiting on the stream: it waits in the read direction's shared slot,
-    /// the one `AsyncRead::poll_read` uses, where the last caller's waker
-    /// wins. Poll it from the one task reading; tasks sharing a stream
-    /// await [`readable`](TcpStream::readable).
-    ///
-    /// # Errors
-    ///
-    /// Fails once the runtime's I/O driver has shut down.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use rt::io::AsyncWriteExt;
-    /// use std::future::poll_fn;
-    ///
-    /// let rt = rt::runtime::Runtime::new().unwrap();
-    /// rt.block_on(async {
-    ///     let listener = rt::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    ///     let mut client = rt::net::TcpStream::connect(listener.local_addr().unwrap()).await.unwrap();
-    ///     let (server, _) = listener.accept().await.unwrap();
-    ///     client.write_all(b"x").await.unwrap();
-    ///     poll_fn(|cx| server.poll_read_ready(cx)).await.unwrap();
-    ///     assert_eq!(server.try_read(&mut [0; 4]).unwrap(), 1);
-    /// });
-    /// ```
-    pub fn poll_read_ready(&self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        self.registered()
-            .poll_ready(cx, Direction::Read)
-            .map_ok(drop)
-    }
+        /// Polls for read readiness.
+        ///
+        /// A `poll_*` method has no future to own a place among the tasks
+        /// waiting on the stream: it waits in the read direction's shared slot,
+        /// the one `AsyncRead::poll_read` uses, where the last caller's waker
+        /// wins. Poll it from the one task reading; tasks sharing a stream
+        /// await [`readable`](TcpStream::readable).
+        ///
+        /// # Errors
+        ///
+        /// Fails once the runtime's I/O driver has shut down.
+        poll_read_ready {
+            /// ```
+            /// use rt::io::AsyncWriteExt;
+            /// use std::future::poll_fn;
+            ///
+            /// let rt = rt::runtime::Runtime::new().unwrap();
+            /// rt.block_on(async {
+            ///     let listener = rt::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+            ///     let mut client = rt::net::TcpStream::connect(listener.local_addr().unwrap()).await.unwrap();
+            ///     let (server, _) = listener.accept().await.unwrap();
+            ///     client.write_all(b"x").await.unwrap();
+            ///     poll_fn(|cx| server.poll_read_ready(cx)).await.unwrap();
+            ///     assert_eq!(server.try_read(&mut [0; 4]).unwrap(), 1);
+            /// });
+            /// ```
+        }
 
-    /// Polls for write readiness.
-    ///
-    /// As [`poll_read_ready`](TcpStream::poll_read_ready), in the write
-    /// direction's shared slot (`AsyncWrite::poll_write`'s): the last
-    /// caller's waker wins.
-    ///
-    /// # Errors
-    ///
-    /// Fails once the runtime's I/O driver has shut down.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use std::future::poll_fn;
-    ///
-    /// let rt = rt::runtime::Runtime::new().unwrap();
-    /// rt.block_on(async {
-    ///     let listener = rt::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    ///     let client = rt::net::TcpStream::connect(listener.local_addr().unwrap()).await.unwrap();
-    ///     poll_fn(|cx| client.poll_write_ready(cx)).await.unwrap();
-    ///     assert_eq!(client.try_write(b"hi").unwrap(), 2);
-    /// });
-    /// ```
-    pub fn poll_write_ready(&self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        self.registered()
-            .poll_ready(cx, Direction::Write)
-            .map_ok(drop)
+        /// Polls for write readiness.
+        ///
+        /// As [`poll_read_ready`](TcpStream::poll_read_ready), in the write
+        /// direction's shared slot (`AsyncWrite::poll_write`'s): the last
+        /// caller's waker wins.
+        ///
+        /// # Errors
+        ///
+        /// Fails once the runtime's I/O driver has shut down.
+        poll_write_ready {
+            /// ```
+            /// use std::future::poll_fn;
+            ///
+            /// let rt = rt::runtime::Runtime::new().unwrap();
+            /// rt.block_on(async {
+            ///     let listener = rt::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+            ///     let client = rt::net::TcpStream::connect(listener.local_addr().unwrap()).await.unwrap();
+            ///     poll_fn(|cx| client.poll_write_ready(cx)).await.unwrap();
+            ///     assert_eq!(client.try_write(b"hi").unwrap(), 2);
+            /// });
+            /// ```
+        }
     }
 
     /// Receives data without removing it from the queue: the next read
@@ -152,148 +139,95 @@ impl TcpStream {
             .await
     }
 
-    /// Waits until the stream is readable (data, end-of-file or an error).
-    ///
-    /// Any number of tasks may wait at once; readiness wakes them all.
-    ///
-    /// # Errors
-    ///
-    /// Fails once the runtime's I/O driver has shut down.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use rt::io::AsyncWriteExt;
-    ///
-    /// let rt = rt::runtime::Runtime::new().unwrap();
-    /// rt.block_on(async {
-    ///     let listener = rt::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    ///     let mut client = rt::net::TcpStream::connect(listener.local_addr().unwrap()).await.unwrap();
-    ///     let (server, _) = listener.accept().await.unwrap();
-    ///     client.write_all(b"x").await.unwrap();
-    ///     server.readable().await.unwrap();
-    ///     let mut buf = [0; 4];
-    ///     assert_eq!(server.try_read(&mut buf).unwrap(), 1);
-    /// });
-    /// ```
-    pub async fn readable(&self) -> io::Result<()> {
-        self.registered().ready(Direction::Read).await.map(drop)
-    }
+    stream_io! {
+        readable {
+            /// ```
+            /// use rt::io::AsyncWriteExt;
+            ///
+            /// let rt = rt::runtime::Runtime::new().unwrap();
+            /// rt.block_on(async {
+            ///     let listener = rt::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+            ///     let mut client = rt::net::TcpStream::connect(listener.local_addr().unwrap()).await.unwrap();
+            ///     let (server, _) = listener.accept().await.unwrap();
+            ///     client.write_all(b"x").await.unwrap();
+            ///     server.readable().await.unwrap();
+            ///     let mut buf = [0; 4];
+            ///     assert_eq!(server.try_read(&mut buf).unwrap(), 1);
+            /// });
+            /// ```
+        }
 
-    /// Waits until the stream is writable.
-    ///
-    /// Any number of tasks may wait at once; readiness wakes them all.
-    ///
-    /// # Errors
-    ///
-    /// Fails once the runtime's I/O driver has shut down.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// let rt = rt::runtime::Runtime::new().unwrap();
-    /// rt.block_on(async {
-    ///     let listener = rt::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    ///     let client = rt::net::TcpStream::connect(listener.local_addr().unwrap()).await.unwrap();
-    ///     client.writable().await.unwrap();
-    ///     assert_eq!(client.try_write(b"hello").unwrap(), 5);
-    /// });
-    /// ```
-    pub async fn writable(&self) -> io::Result<()> {
-        self.registered().ready(Direction::Write).await.map(drop)
-    }
+        writable {
+            /// ```
+            /// let rt = rt::runtime::Runtime::new().unwrap();
+            /// rt.block_on(async {
+            ///     let listener = rt::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+            ///     let client = rt::net::TcpStream::connect(listener.local_addr().unwrap()).await.unwrap();
+            ///     client.writable().await.unwrap();
+            ///     assert_eq!(client.try_write(b"hello").unwrap(), 5);
+            /// });
+            /// ```
+        }
 
-    /// Reads once without waiting.
-    ///
-    /// # Errors
-    ///
-    /// `WouldBlock` if no data is ready, or the OS error of `read`.
-    ///
-    /// # Examples
-    ///
-    /// See [`TcpStream::readable`].
-    ///
-    /// ```
-    /// let rt = rt::runtime::Runtime::new().unwrap();
-    /// rt.block_on(async {
-    ///     let listener = rt::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    ///     let client = rt::net::TcpStream::connect(listener.local_addr().unwrap()).await.unwrap();
-    ///     let err = client.try_read(&mut [0; 4]).unwrap_err();
-    ///     assert_eq!(err.kind(), std::io::ErrorKind::WouldBlock);
-    /// });
-    /// ```
-    pub fn try_read(&self, buf: &mut [u8]) -> io::Result<usize> {
-        self.registered()
-            .try_io(Direction::Read, |mut sys| io::Read::read(&mut sys, buf))
-    }
+        /// Reads once without waiting.
+        ///
+        /// # Errors
+        ///
+        /// `WouldBlock` if no data is ready, or the OS error of `read`.
+        try_read {
+            /// See [`TcpStream::readable`].
+            ///
+            /// ```
+            /// let rt = rt::runtime::Runtime::new().unwrap();
+            /// rt.block_on(async {
+            ///     let listener = rt::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+            ///     let client = rt::net::TcpStream::connect(listener.local_addr().unwrap()).await.unwrap();
+            ///     let err = client.try_read(&mut [0; 4]).unwrap_err();
+            ///     assert_eq!(err.kind(), std::io::ErrorKind::WouldBlock);
+            /// });
+            /// ```
+        }
 
-    /// Reads once without waiting (feature `bytes`), straight into the
-    /// spare capacity of `buf` (its `chunk_mut`: a full `BytesMut` or
-    /// `Vec<u8>` grows by 64 bytes first), which is advanced past the
-    /// bytes read; returns how many. `Ok(0)` is end-of-file (or no room in
-    /// `buf`). The kernel writes into the uninitialised capacity: nothing
-    /// is zeroed first.
-    ///
-    /// # Errors
-    ///
-    /// `WouldBlock` if no data is ready (or readiness was not reported
-    /// yet), or the OS error of `recv`; `buf` is then left as it was.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use bytes::BytesMut;
-    /// use rt::io::AsyncWriteExt;
-    ///
-    /// let rt = rt::runtime::Runtime::new().unwrap();
-    /// rt.block_on(async {
-    ///     let listener = rt::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    ///     let mut client = rt::net::TcpStream::connect(listener.local_addr().unwrap()).await.unwrap();
-    ///     let (server, _) = listener.accept().await.unwrap();
-    ///     let mut buf = BytesMut::with_capacity(64);
-    ///     let err = server.try_read_buf(&mut buf).unwrap_err();
-    ///     assert_eq!(err.kind(), std::io::ErrorKind::WouldBlock);
-    ///     client.write_all(b"hello").await.unwrap();
-    ///     while buf.len() < 5 {
-    ///         server.readable().await.unwrap();
-    ///         match server.try_read_buf(&mut buf) {
-    ///             Ok(n) => assert!(n > 0),
-    ///             Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
-    ///             Err(e) => panic!("{e}"),
-    ///         }
-    ///     }
-    ///     assert_eq!(&buf[..], b"hello");
-    /// });
-    /// ```
-    #[cfg(feature = "bytes")]
-    pub fn try_read_buf<B: bytes::BufMut + ?Sized>(&self, buf: &mut B) -> io::Result<usize> {
-        self.registered()
-            .try_io(Direction::Read, |sys| sys::recv_buf(sys.as_raw_fd(), buf))
-    }
+        try_read_buf {
+            /// ```
+            /// use bytes::BytesMut;
+            /// use rt::io::AsyncWriteExt;
+            ///
+            /// let rt = rt::runtime::Runtime::new().unwrap();
+            /// rt.block_on(async {
+            ///     let listener = rt::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+            ///     let mut client = rt::net::TcpStream::connect(listener.local_addr().unwrap()).await.unwrap();
+            ///     let (server, _) = listener.accept().await.unwrap();
+            ///     let mut buf = BytesMut::with_capacity(64);
+            ///     let err = server.try_read_buf(&mut buf).unwrap_err();
+            ///     assert_eq!(err.kind(), std::io::ErrorKind::WouldBlock);
+            ///     client.write_all(b"hello").await.unwrap();
+            ///     while buf.len() < 5 {
+            ///         server.readable().await.unwrap();
+            ///         match server.try_read_buf(&mut buf) {
+            ///             Ok(n) => assert!(n > 0),
+            ///             Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
+            ///             Err(e) => panic!("{e}"),
+            ///         }
+            ///     }
+            ///     assert_eq!(&buf[..], b"hello");
+            /// });
+            /// ```
+        }
 
-    /// Writes once without waiting.
-    ///
-    /// # Errors
-    ///
-    /// `WouldBlock` if the socket buffer is full (or writability was not
-    /// reported yet), or the OS error of `write`.
-    ///
-    /// # Examples
-    ///
-    /// See [`TcpStream::writable`].
-    ///
-    /// ```
-    /// let rt = rt::runtime::Runtime::new().unwrap();
-    /// rt.block_on(async {
-    ///     let listener = rt::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    ///     let client = rt::net::TcpStream::connect(listener.local_addr().unwrap()).await.unwrap();
-    ///     client.writable().await.unwrap();
-    ///     assert_eq!(client.try_write(b"hi").unwrap(), 2);
-    /// });
-    /// ```
-    pub fn try_write(&self, buf: &[u8]) -> io::Result<usize> {
-        self.registered()
-            .try_io(Direction::Write, |mut sys| io::Write::write(&mut sys, buf))
+        try_write {
+            /// See [`TcpStream::writable`].
+            ///
+            /// ```
+            /// let rt = rt::runtime::Runtime::new().unwrap();
+            /// rt.block_on(async {
+            ///     let listener = rt::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+            ///     let client = rt::net::TcpStream::connect(listener.local_addr().unwrap()).await.unwrap();
+            ///     client.writable().await.unwrap();
+            ///     assert_eq!(client.try_write(b"hi").unwrap(), 2);
+            /// });
+            /// ```
+        }
     }
 
     /// Sends up to `len` bytes of `file`, starting at `offset`, straight
@@ -356,68 +290,47 @@ impl TcpStream {
         Ok(sent)
     }
 
-    /// Reads once without waiting, into several buffers (`readv`).
-    ///
-    /// # Errors
-    ///
-    /// `WouldBlock` if no data is ready, or the OS error of `readv`.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use rt::io::AsyncWriteExt;
-    /// use std::io::IoSliceMut;
-    ///
-    /// let rt = rt::runtime::Runtime::new().unwrap();
-    /// rt.block_on(async {
-    ///     let listener = rt::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    ///     let mut client = rt::net::TcpStream::connect(listener.local_addr().unwrap()).await.unwrap();
-    ///     let (server, _) = listener.accept().await.unwrap();
-    ///     client.write_all(b"abcdef").await.unwrap();
-    ///     server.readable().await.unwrap();
-    ///     let (mut head, mut body) = ([0; 2], [0; 8]);
-    ///     let mut bufs = [IoSliceMut::new(&mut head), IoSliceMut::new(&mut body)];
-    ///     let n = server.try_read_vectored(&mut bufs).unwrap();
-    ///     assert!(n >= 1);
-    ///     assert_eq!(head[0], b'a');
-    /// });
-    /// ```
-    pub fn try_read_vectored(&self, bufs: &mut [IoSliceMut<'_>]) -> io::Result<usize> {
-        self.registered().try_io(Direction::Read, |mut sys| {
-            io::Read::read_vectored(&mut sys, bufs)
-        })
-    }
+    stream_io! {
+        try_read_vectored {
+            /// ```
+            /// use rt::io::AsyncWriteExt;
+            /// use std::io::IoSliceMut;
+            ///
+            /// let rt = rt::runtime::Runtime::new().unwrap();
+            /// rt.block_on(async {
+            ///     let listener = rt::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+            ///     let mut client = rt::net::TcpStream::connect(listener.local_addr().unwrap()).await.unwrap();
+            ///     let (server, _) = listener.accept().await.unwrap();
+            ///     client.write_all(b"abcdef").await.unwrap();
+            ///     server.readable().await.unwrap();
+            ///     let (mut head, mut body) = ([0; 2], [0; 8]);
+            ///     let mut bufs = [IoSliceMut::new(&mut head), IoSliceMut::new(&mut body)];
+            ///     let n = server.try_read_vectored(&mut bufs).unwrap();
+            ///     assert!(n >= 1);
+            ///     assert_eq!(head[0], b'a');
+            /// });
+            /// ```
+        }
 
-    /// Writes once without waiting, from several buffers (`writev`).
-    ///
-    /// # Errors
-    ///
-    /// `WouldBlock` if the socket buffer is full (or writability was not
-    /// reported yet), or the OS error of `writev`.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use rt::io::AsyncReadExt;
-    /// use std::io::IoSlice;
-    ///
-    /// let rt = rt::runtime::Runtime::new().unwrap();
-    /// rt.block_on(async {
-    ///     let listener = rt::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    ///     let client = rt::net::TcpStream::connect(listener.local_addr().unwrap()).await.unwrap();
-    ///     let (mut server, _) = listener.accept().await.unwrap();
-    ///     client.writable().await.unwrap();
-    ///     let n = client.try_write_vectored(&[IoSlice::new(b"he"), IoSlice::new(b"llo")]).unwrap();
-    ///     assert_eq!(n, 5);
-    ///     let mut got = [0; 5];
-    ///     server.read_exact(&mut got).await.unwrap();
-    ///     assert_eq!(&got, b"hello");
-    /// });
-    /// ```
-    pub fn try_write_vectored(&self, bufs: &[IoSlice<'_>]) -> io::Result<usize> {
-        self.registered().try_io(Direction::Write, |mut sys| {
-            io::Write::write_vectored(&mut sys, bufs)
-        })
+        try_write_vectored {
+            /// ```
+            /// use rt::io::AsyncReadExt;
+            /// use std::io::IoSlice;
+            ///
+            /// let rt = rt::runtime::Runtime::new().unwrap();
+            /// rt.block_on(async {
+            ///     let listener = rt::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+            ///     let client = rt::net::TcpStream::connect(listener.local_addr().unwrap()).await.unwrap();
+            ///     let (mut server, _) = listener.accept().await.unwrap();
+            ///     client.writable().await.unwrap();
+            ///     let n = client.try_write_vectored(&[IoSlice::new(b"he"), IoSlice::new(b"llo")]).unwrap();
+            ///     assert_eq!(n, 5);
+            ///     let mut got = [0; 5];
+            ///     server.read_exact(&mut got).await.unwrap();
+            ///     assert_eq!(&got, b"hello");
+            /// });
+            /// ```
+        }
     }
 
     /// Polls for a peek at the data waiting: as [`peek`](TcpStream::peek),
@@ -450,80 +363,57 @@ impl TcpStream {
             .poll_io(cx, Direction::Read, |sys| sys.peek(buf))
     }
 
-    /// Runs `op` once, without waiting, if the reactor has reported the
-    /// readiness of `interest`; an `op` that would block clears that
-    /// readiness. For socket calls rt has no method for (`recvmsg` through
-    /// [`socket2::SockRef`], say).
-    ///
-    /// # Errors
-    ///
-    /// `WouldBlock` if the readiness was not reported (`op` is not run) or
-    /// `op` would block; otherwise `op`'s error.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use rt::io::{AsyncWriteExt, Interest};
-    /// use std::io::Read;
-    ///
-    /// let rt = rt::runtime::Runtime::new().unwrap();
-    /// rt.block_on(async {
-    ///     let listener = rt::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    ///     let mut client = rt::net::TcpStream::connect(listener.local_addr().unwrap()).await.unwrap();
-    ///     let (server, _) = listener.accept().await.unwrap();
-    ///     client.write_all(b"raw").await.unwrap();
-    ///     server.readable().await.unwrap();
-    ///     let socket = socket2::SockRef::from(&server);
-    ///     let mut buf = [0; 8];
-    ///     let n = server.try_io(Interest::READABLE, || (&*socket).read(&mut buf)).unwrap();
-    ///     assert_eq!(&buf[..n], b"raw");
-    /// });
-    /// ```
-    pub fn try_io<R>(
-        &self,
-        interest: Interest,
-        op: impl FnOnce() -> io::Result<R>,
-    ) -> io::Result<R> {
-        self.registered().try_io_for(interest, |_| op())
-    }
+    stream_io! {
+        /// Runs `op` once, without waiting, if the reactor has reported the
+        /// readiness of `interest`; an `op` that would block clears that
+        /// readiness. For socket calls rt has no method for (`recvmsg` through
+        /// [`socket2::SockRef`], say).
+        ///
+        /// # Errors
+        ///
+        /// `WouldBlock` if the readiness was not reported (`op` is not run) or
+        /// `op` would block; otherwise `op`'s error.
+        try_io {
+            /// ```
+            /// use rt::io::{AsyncWriteExt, Interest};
+            /// use std::io::Read;
+            ///
+            /// let rt = rt::runtime::Runtime::new().unwrap();
+            /// rt.block_on(async {
+            ///     let listener = rt::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+            ///     let mut client = rt::net::TcpStream::connect(listener.local_addr().unwrap()).await.unwrap();
+            ///     let (server, _) = listener.accept().await.unwrap();
+            ///     client.write_all(b"raw").await.unwrap();
+            ///     server.readable().await.unwrap();
+            ///     let socket = socket2::SockRef::from(&server);
+            ///     let mut buf = [0; 8];
+            ///     let n = server.try_io(Interest::READABLE, || (&*socket).read(&mut buf)).unwrap();
+            ///     assert_eq!(&buf[..n], b"raw");
+            /// });
+            /// ```
+        }
 
-    /// Waits for the readiness of `interest` and runs `op`, again and again
-    /// until it does not fail with `WouldBlock` (each `WouldBlock` clears
-    /// the readiness, so the next wait blocks).
-    ///
-    /// Any number of tasks may wait at once, each in a place of its own.
-    ///
-    /// # Errors
-    ///
-    /// `op`'s error other than `WouldBlock`, or the I/O driver's shutdown.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use rt::io::{AsyncWriteExt, Interest};
-    /// use std::io::Read;
-    ///
-    /// let rt = rt::runtime::Runtime::new().unwrap();
-    /// rt.block_on(async {
-    ///     let listener = rt::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    ///     let mut client = rt::net::TcpStream::connect(listener.local_addr().unwrap()).await.unwrap();
-    ///     let (server, _) = listener.accept().await.unwrap();
-    ///     let socket = socket2::SockRef::from(&server);
-    ///     let mut buf = [0; 8];
-    ///     let writer = rt::spawn(async move { client.write_all(b"later").await.unwrap() });
-    ///     let n = server
-    ///         .async_io(Interest::READABLE, || (&*socket).read(&mut buf))
-    ///         .await
-    ///         .unwrap();
-    ///     assert!(n > 0 && b"later".starts_with(&buf[..n]));
-    ///     writer.await.unwrap();
-    /// });
-    /// ```
-    pub async fn async_io<R>(
-        &self,
-        interest: Interest,
-        mut op: impl FnMut() -> io::Result<R>,
-    ) -> io::Result<R> {
-        self.registered().async_io_for(interest, |_| op()).await
+        async_io {
+            /// ```
+            /// use rt::io::{AsyncWriteExt, Interest};
+            /// use std::io::Read;
+            ///
+            /// let rt = rt::runtime::Runtime::new().unwrap();
+            /// rt.block_on(async {
+            ///     let listener = rt::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+            ///     let mut client = rt::net::TcpStream::connect(listener.local_addr().unwrap()).await.unwrap();
+            ///     let (server, _) = listener.accept().await.unwrap();
+            ///     let socket = socket2::SockRef::from(&server);
+            ///     let mut buf = [0; 8];
+            ///     let writer = rt::spawn(async move { client.write_all(b"later").await.unwrap() });
+            ///     let n = server
+            ///         .async_io(Interest::READABLE, || (&*socket).read(&mut buf))
+            ///         .await
+            ///         .unwrap();
+            ///     assert!(n > 0 && b"later".starts_with(&buf[..n]));
+            ///     writer.await.unwrap();
+            /// });
+            /// ```
+        }
     }
 }
