@@ -111,6 +111,7 @@ mod datagram_io;
 mod halves;
 mod lookup;
 mod split_halves;
+mod stream_common;
 mod stream_io;
 pub mod tcp;
 mod udp;

@@ -1,17 +1,11 @@
 use super::split::{OwnedReadHalf, OwnedWriteHalf, ReadHalf, WriteHalf};
 use super::{SocketAddr, UCred};
 use crate::io::registered::Registered;
-use crate::loom::sync::Arc;
-use futures_io::{AsyncRead, AsyncWrite};
 use rt_reactor::{Direction, Interest};
-use std::fmt;
 use std::future::poll_fn;
-use std::io::{self, IoSlice, IoSliceMut};
-use std::net::Shutdown;
-use std::os::fd::{AsFd, AsRawFd, BorrowedFd, RawFd};
+use std::io;
+use std::os::fd::AsFd;
 use std::path::Path;
-use std::pin::Pin;
-use std::task::{Context, Poll};
 
 /// A Unix-domain stream connection.
 ///
@@ -248,219 +242,105 @@ impl UnixStream {
         self.io.get_ref().take_error()
     }
 
-    /// The local address.
-    ///
-    /// # Errors
-    ///
-    /// The OS error of `getsockname`.
-    ///
-    /// # Examples
-    ///
-    /// See [`UnixStream::pair`].
-    ///
-    /// ```
-    /// let rt = rt::runtime::Runtime::new().unwrap();
-    /// rt.block_on(async {
-    ///     let (a, _b) = rt::net::UnixStream::pair().unwrap();
-    ///     assert!(a.local_addr().unwrap().as_pathname().is_none());
-    /// });
-    /// ```
-    pub fn local_addr(&self) -> io::Result<SocketAddr> {
-        self.io.get_ref().local_addr()
-    }
+    crate::net::stream_common::stream_common! {
+        stream: UnixStream, mio: mio::net::UnixStream, address: SocketAddr;
 
-    /// The peer's address.
-    ///
-    /// # Errors
-    ///
-    /// The OS error of `getpeername`.
-    ///
-    /// # Examples
-    ///
-    /// See [`UnixStream::connect`].
-    ///
-    /// ```
-    /// let rt = rt::runtime::Runtime::new().unwrap();
-    /// rt.block_on(async {
-    ///     let (a, _b) = rt::net::UnixStream::pair().unwrap();
-    ///     assert!(a.peer_addr().unwrap().is_unnamed());
-    /// });
-    /// ```
-    pub fn peer_addr(&self) -> io::Result<SocketAddr> {
-        self.io.get_ref().peer_addr()
-    }
+        /// The local address.
+        ///
+        /// # Errors
+        ///
+        /// The OS error of `getsockname`.
+        local_addr {
+            /// See [`UnixStream::pair`].
+            ///
+            /// ```
+            /// let rt = rt::runtime::Runtime::new().unwrap();
+            /// rt.block_on(async {
+            ///     let (a, _b) = rt::net::UnixStream::pair().unwrap();
+            ///     assert!(a.local_addr().unwrap().as_pathname().is_none());
+            /// });
+            /// ```
+        }
 
-    /// Shuts down the read side, the write side or both, at once: std's
-    /// `UnixStream::shutdown`.
-    ///
-    /// The async `stream.shutdown().await` (tokio's spelling, from
-    /// [`AsyncWriteExt`](crate::io::AsyncWriteExt)) shuts down the write
-    /// side; this method is named apart from it so that call resolves to
-    /// the trait method.
-    ///
-    /// # Errors
-    ///
-    /// The OS error of `shutdown`.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use rt::io::AsyncReadExt;
-    ///
-    /// let rt = rt::runtime::Runtime::new().unwrap();
-    /// rt.block_on(async {
-    ///     let (a, mut b) = rt::net::UnixStream::pair().unwrap();
-    ///     a.shutdown_std(std::net::Shutdown::Write).unwrap();
-    ///     assert_eq!(b.read(&mut [0; 4]).await.unwrap(), 0);
-    /// });
-    /// ```
-    pub fn shutdown_std(&self, how: Shutdown) -> io::Result<()> {
-        self.io.get_ref().shutdown(how)
-    }
+        /// The peer's address.
+        ///
+        /// # Errors
+        ///
+        /// The OS error of `getpeername`.
+        peer_addr {
+            /// See [`UnixStream::connect`].
+            ///
+            /// ```
+            /// let rt = rt::runtime::Runtime::new().unwrap();
+            /// rt.block_on(async {
+            ///     let (a, _b) = rt::net::UnixStream::pair().unwrap();
+            ///     assert!(a.peer_addr().unwrap().is_unnamed());
+            /// });
+            /// ```
+        }
 
-    /// Splits the stream into a read half and a write half borrowing it,
-    /// usable from two concurrent futures of one task. No lock: each half
-    /// uses its own side of the registration.
-    ///
-    /// `stream.split()` is this method with rt's
-    /// [`AsyncReadExt`](crate::io::AsyncReadExt) in scope (it has no
-    /// `split`). With `futures_util::AsyncReadExt` in scope instead, that
-    /// trait's by-value, lock-based `split` takes precedence: write
-    /// `UnixStream::split(&mut stream)` there.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use rt::io::{AsyncReadExt, AsyncWriteExt};
-    ///
-    /// let rt = rt::runtime::Runtime::new().unwrap();
-    /// rt.block_on(async {
-    ///     let (mut client, mut server) = rt::net::UnixStream::pair().unwrap();
-    ///     let (mut read, mut write) = server.split();
-    ///     client.write_all(b"echo").await.unwrap();
-    ///     rt::io::copy(&mut (&mut read).take(4), &mut write).await.unwrap();
-    ///     let mut buf = [0; 4];
-    ///     client.read_exact(&mut buf).await.unwrap();
-    ///     assert_eq!(&buf, b"echo");
-    /// });
-    /// ```
-    pub fn split(&mut self) -> (ReadHalf<'_>, WriteHalf<'_>) {
-        (ReadHalf::new(self), WriteHalf::new(self))
-    }
+        /// Shuts down the read side, the write side or both, at once: std's
+        /// `UnixStream::shutdown`.
+        ///
+        /// The async `stream.shutdown().await` (tokio's spelling, from
+        /// [`AsyncWriteExt`](crate::io::AsyncWriteExt)) shuts down the write
+        /// side; this method is named apart from it so that call resolves to
+        /// the trait method.
+        ///
+        /// # Errors
+        ///
+        /// The OS error of `shutdown`.
+        shutdown_std {
+            /// ```
+            /// use rt::io::AsyncReadExt;
+            ///
+            /// let rt = rt::runtime::Runtime::new().unwrap();
+            /// rt.block_on(async {
+            ///     let (a, mut b) = rt::net::UnixStream::pair().unwrap();
+            ///     a.shutdown_std(std::net::Shutdown::Write).unwrap();
+            ///     assert_eq!(b.read(&mut [0; 4]).await.unwrap(), 0);
+            /// });
+            /// ```
+        }
 
-    /// Splits the stream into owned halves that can move to different
-    /// tasks. Dropping the write half shuts down the write side.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use rt::io::{AsyncReadExt, AsyncWriteExt};
-    ///
-    /// let rt = rt::runtime::Runtime::new().unwrap();
-    /// rt.block_on(async {
-    ///     let (client, mut server) = rt::net::UnixStream::pair().unwrap();
-    ///     let (mut read, mut write) = client.into_split();
-    ///     let writer = rt::spawn(async move { write.write_all(b"bye").await.unwrap() });
-    ///     let mut got = [0; 3];
-    ///     server.read_exact(&mut got).await.unwrap();
-    ///     assert_eq!(&got, b"bye");
-    ///     writer.await.unwrap();
-    ///     server.write_all(b"ok").await.unwrap();
-    ///     let mut reply = [0; 2];
-    ///     read.read_exact(&mut reply).await.unwrap();
-    ///     assert_eq!(&reply, b"ok");
-    /// });
-    /// ```
-    pub fn into_split(self) -> (OwnedReadHalf, OwnedWriteHalf) {
-        let shared = Arc::new(self);
-        (
-            OwnedReadHalf::new(shared.clone()),
-            OwnedWriteHalf::new(shared),
-        )
-    }
+        split {
+            /// ```
+            /// use rt::io::{AsyncReadExt, AsyncWriteExt};
+            ///
+            /// let rt = rt::runtime::Runtime::new().unwrap();
+            /// rt.block_on(async {
+            ///     let (mut client, mut server) = rt::net::UnixStream::pair().unwrap();
+            ///     let (mut read, mut write) = server.split();
+            ///     client.write_all(b"echo").await.unwrap();
+            ///     rt::io::copy(&mut (&mut read).take(4), &mut write).await.unwrap();
+            ///     let mut buf = [0; 4];
+            ///     client.read_exact(&mut buf).await.unwrap();
+            ///     assert_eq!(&buf, b"echo");
+            /// });
+            /// ```
+        }
 
-    pub(crate) fn shutdown_write(&self) -> io::Result<()> {
-        match self.shutdown_std(Shutdown::Write) {
-            Err(e) if e.kind() == io::ErrorKind::NotConnected => Ok(()),
-            result => result,
+        into_split {
+            /// ```
+            /// use rt::io::{AsyncReadExt, AsyncWriteExt};
+            ///
+            /// let rt = rt::runtime::Runtime::new().unwrap();
+            /// rt.block_on(async {
+            ///     let (client, mut server) = rt::net::UnixStream::pair().unwrap();
+            ///     let (mut read, mut write) = client.into_split();
+            ///     let writer = rt::spawn(async move { write.write_all(b"bye").await.unwrap() });
+            ///     let mut got = [0; 3];
+            ///     server.read_exact(&mut got).await.unwrap();
+            ///     assert_eq!(&got, b"bye");
+            ///     writer.await.unwrap();
+            ///     server.write_all(b"ok").await.unwrap();
+            ///     let mut reply = [0; 2];
+            ///     read.read_exact(&mut reply).await.unwrap();
+            ///     assert_eq!(&reply, b"ok");
+            /// });
+            /// ```
         }
     }
-
-    /// The stream's registration, which both halves of a split use on
-    /// `&self`, each on its own side.
-    pub(crate) fn registered(&self) -> &Registered<mio::net::UnixStream> {
-        &self.io
-    }
 }
 
-/// Waits in the read direction's shared slot: the last waker wins (see
-/// [`UnixStream`]).
-impl AsyncRead for UnixStream {
-    fn poll_read(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &mut [u8],
-    ) -> Poll<io::Result<usize>> {
-        self.io.poll_read(cx, buf)
-    }
-
-    fn poll_read_vectored(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        bufs: &mut [IoSliceMut<'_>],
-    ) -> Poll<io::Result<usize>> {
-        self.io.poll_read_vectored(cx, bufs)
-    }
-}
-
-/// Waits in the write direction's shared slot: the last waker wins (see
-/// [`UnixStream`]).
-impl AsyncWrite for UnixStream {
-    fn poll_write(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &[u8],
-    ) -> Poll<io::Result<usize>> {
-        self.io.poll_write(cx, buf)
-    }
-
-    fn poll_write_vectored(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        bufs: &[IoSlice<'_>],
-    ) -> Poll<io::Result<usize>> {
-        self.io.poll_write_vectored(cx, bufs)
-    }
-
-    fn poll_flush(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        // Writes go straight to the kernel: nothing is buffered here.
-        Poll::Ready(Ok(()))
-    }
-
-    fn poll_close(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Poll::Ready(self.shutdown_write())
-    }
-}
-
-impl AsRawFd for UnixStream {
-    fn as_raw_fd(&self) -> RawFd {
-        self.io.get_ref().as_raw_fd()
-    }
-}
-
-/// For socket options rt has no method for:
-/// `socket2::SockRef::from(&stream)`.
-impl AsFd for UnixStream {
-    fn as_fd(&self) -> BorrowedFd<'_> {
-        self.io.get_ref().as_fd()
-    }
-}
-
-impl fmt::Debug for UnixStream {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("UnixStream")
-            .field("local_addr", &self.local_addr().ok())
-            .field("peer_addr", &self.peer_addr().ok())
-            .finish()
-    }
-}
+crate::net::stream_common::stream_common!(impls: UnixStream);
