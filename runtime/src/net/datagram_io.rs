@@ -26,7 +26,7 @@
 /// given, then `# Errors` and its text.
 macro_rules! doc_text {
     ([$($paragraph:expr),*], errors: $errors:expr) => {
-        concat!($($paragraph, "\n\n",)* "# Errors\n\n", $errors, "\n\n# Examples\n")
+        concat!($($paragraph, "\n\n",)* "# Errors\n\n", $errors, "\n\n# Examples")
     };
 }
 
@@ -58,6 +58,7 @@ macro_rules! datagram_io {
             ],
             errors: "Fails once the runtime's I/O driver has shut down."
         )]
+        #[doc = ""]
         $($example)*
         pub async fn ready(
             &self,
@@ -74,6 +75,7 @@ macro_rules! datagram_io {
             ],
             errors: "Fails once the runtime's I/O driver has shut down."
         )]
+        #[doc = ""]
         $($example)*
         pub async fn readable(&self) -> ::std::io::Result<()> {
             self.registered().ready(::rt_reactor::Direction::Read).await.map(drop)
@@ -81,10 +83,12 @@ macro_rules! datagram_io {
     };
     (@method writable [$($about:tt)+] [$($example:tt)*] $($rest:tt)*) => {
         $($about)+
+        #[doc = ""]
         #[doc = crate::net::datagram_io::doc_text!(
-            ["", "Any number of tasks may wait at once; readiness wakes them all."],
+            ["Any number of tasks may wait at once; readiness wakes them all."],
             errors: "Fails once the runtime's I/O driver has shut down."
         )]
+        #[doc = ""]
         $($example)*
         pub async fn writable(&self) -> ::std::io::Result<()> {
             self.registered().ready(::rt_reactor::Direction::Write).await.map(drop)
@@ -92,10 +96,12 @@ macro_rules! datagram_io {
     };
     (@method poll_recv_ready [$($about:tt)+] [$($example:tt)*] $($rest:tt)*) => {
         $($about)+
+        #[doc = ""]
         #[doc = crate::net::datagram_io::doc_text!(
-            [""],
+            [],
             errors: "Fails once the runtime's I/O driver has shut down."
         )]
+        #[doc = ""]
         $($example)*
         pub fn poll_recv_ready(
             &self,
@@ -114,6 +120,7 @@ macro_rules! datagram_io {
             ],
             errors: "Fails once the runtime's I/O driver has shut down."
         )]
+        #[doc = ""]
         $($example)*
         pub fn poll_send_ready(
             &self,
@@ -133,6 +140,7 @@ macro_rules! datagram_io {
             )],
             errors: "The OS error of `recv`."
         )]
+        #[doc = ""]
         $($example)*
         pub fn poll_recv(
             &self,
@@ -152,6 +160,7 @@ macro_rules! datagram_io {
             )],
             errors: "The OS error of `send`."
         )]
+        #[doc = ""]
         $($example)*
         pub fn poll_send(
             &self,
@@ -171,6 +180,7 @@ macro_rules! datagram_io {
             )],
             errors: "The OS error of `recvfrom`."
         )]
+        #[doc = ""]
         $($example)*
         pub fn poll_recv_from(
             &self,
@@ -193,6 +203,7 @@ macro_rules! datagram_io {
             )],
             errors: "The OS error of `sendto`."
         )]
+        #[doc = ""]
         $($example)*
         pub fn poll_send_to(
             &self,
@@ -217,6 +228,7 @@ macro_rules! datagram_io {
             )],
             errors: "The OS error of `recvfrom(MSG_PEEK)`."
         )]
+        #[doc = ""]
         $($example)*
         pub fn poll_peek_from(
             &self,
@@ -233,6 +245,7 @@ macro_rules! datagram_io {
             errors: "`WouldBlock` if none is ready (or readiness was not reported yet), \
                      or the OS error of `recv`."
         )]
+        #[doc = ""]
         $($example)*
         pub fn try_recv(&self, buf: &mut [u8]) -> ::std::io::Result<usize> {
             self.registered()
@@ -250,6 +263,7 @@ macro_rules! datagram_io {
                 "or the OS error of `send`."
             )
         )]
+        #[doc = ""]
         $($example)*
         pub fn try_send(&self, buf: &[u8]) -> ::std::io::Result<usize> {
             self.registered()
@@ -262,6 +276,7 @@ macro_rules! datagram_io {
             errors: "`WouldBlock` if none is ready (or readiness was not reported yet), \
                      or the OS error of `recvfrom`."
         )]
+        #[doc = ""]
         $($example)*
         pub fn try_recv_from(&self, buf: &mut [u8]) -> ::std::io::Result<(usize, $Addr)> {
             self.registered()
@@ -279,6 +294,7 @@ macro_rules! datagram_io {
                 "or the OS error of `sendto`."
             )
         )]
+        #[doc = ""]
         $($example)*
         pub fn try_send_to(&self, buf: &[u8], $target: $Target) -> ::std::io::Result<usize> {
             let to = $to;
@@ -295,6 +311,7 @@ macro_rules! datagram_io {
             errors: "`WouldBlock` if none is ready (or readiness was not reported yet), \
                      or the OS error of `recvfrom(MSG_PEEK)`."
         )]
+        #[doc = ""]
         $($example)*
         pub fn try_peek_from(&self, buf: &mut [u8]) -> ::std::io::Result<(usize, $Addr)> {
             self.registered()
@@ -303,11 +320,13 @@ macro_rules! datagram_io {
     };
     (@method try_io [$($about:tt)+] [$($example:tt)*] $($rest:tt)*) => {
         $($about)+
+        #[doc = ""]
         #[doc = crate::net::datagram_io::doc_text!(
-            [""],
+            [],
             errors: "`WouldBlock` if the readiness was not reported (`op` is not run) or \
                      `op` would block; otherwise `op`'s error."
         )]
+        #[doc = ""]
         $($example)*
         pub fn try_io<R>(
             &self,
@@ -327,6 +346,7 @@ macro_rules! datagram_io {
             ],
             errors: "`op`'s error other than `WouldBlock`, or the I/O driver's shutdown."
         )]
+        #[doc = ""]
         $($example)*
         pub async fn async_io<R>(
             &self,

@@ -21,7 +21,7 @@
 /// (one of them may be a `# Errors` section).
 macro_rules! doc_text {
     ($($paragraph:expr),+) => {
-        concat!($($paragraph, "\n\n",)+ "# Examples\n")
+        concat!($($paragraph, "\n\n",)+ "# Examples")
     };
 }
 
@@ -40,6 +40,7 @@ macro_rules! split_halves {
         #[doc = crate::net::split_halves::doc_text!(
             concat!("The read half of [`", stringify!($Stream), "::split`].")
         )]
+        #[doc = ""]
         $(#[$read])*
         pub struct ReadHalf<'a>(&'a $Stream);
 
@@ -47,12 +48,14 @@ macro_rules! split_halves {
             "The write half of [`", stringify!($Stream), "::split`]. Closing it shuts ",
             "down the write side of the stream."
         ))]
+        #[doc = ""]
         $(#[$write])*
         pub struct WriteHalf<'a>(&'a $Stream);
 
         #[doc = crate::net::split_halves::doc_text!(
             concat!("The read half of [`", stringify!($Stream), "::into_split`].")
         )]
+        #[doc = ""]
         $(#[$owned_read])*
         pub struct OwnedReadHalf {
             inner: crate::loom::sync::Arc<$Stream>,
@@ -62,6 +65,7 @@ macro_rules! split_halves {
             "The write half of [`", stringify!($Stream), "::into_split`]. Dropping or ",
             "closing it shuts down the write side, so the peer reads end-of-file."
         ))]
+        #[doc = ""]
         $(#[$owned_write])*
         pub struct OwnedWriteHalf {
             inner: crate::loom::sync::Arc<$Stream>,
@@ -73,6 +77,7 @@ macro_rules! split_halves {
             "The error of [`OwnedReadHalf::reunite`] and [`OwnedWriteHalf::reunite`]: \
              the two halves came from different streams. Both are handed back."
         )]
+        #[doc = ""]
         $(#[$error])*
         pub struct ReuniteError(pub OwnedReadHalf, pub OwnedWriteHalf);
 
@@ -134,6 +139,7 @@ macro_rules! split_halves {
                 "# Errors\n\n[`ReuniteError`], holding both halves, if `other` is the \
                  write half of another stream."
             )]
+            #[doc = ""]
             $(#[$read_reunite])*
             pub fn reunite(self, other: OwnedWriteHalf) -> Result<$Stream, ReuniteError> {
                 reunite(self, other)
@@ -153,6 +159,7 @@ macro_rules! split_halves {
                 "# Errors\n\n[`ReuniteError`], holding both halves, if `other` is the \
                  read half of another stream."
             )]
+            #[doc = ""]
             $(#[$write_reunite])*
             pub fn reunite(self, other: OwnedReadHalf) -> Result<$Stream, ReuniteError> {
                 reunite(other, self)
@@ -163,6 +170,7 @@ macro_rules! split_halves {
                  stays open for writing until the read half is dropped too (which closes \
                  the socket)."
             )]
+            #[doc = ""]
             $(#[$forget])*
             pub fn forget(mut self) {
                 self.shutdown_on_drop = false;

@@ -28,21 +28,27 @@ macro_rules! stream_common {
         into_split { $(#[$into_split_example:meta])* }
     ) => {
         $(#[$local_addr])+
-        #[doc = "\n# Examples\n"]
+        #[doc = ""]
+        #[doc = "# Examples"]
+        #[doc = ""]
         $(#[$local_addr_example])*
         pub fn local_addr(&self) -> ::std::io::Result<$Addr> {
             self.io.get_ref().local_addr()
         }
 
         $(#[$peer_addr])+
-        #[doc = "\n# Examples\n"]
+        #[doc = ""]
+        #[doc = "# Examples"]
+        #[doc = ""]
         $(#[$peer_addr_example])*
         pub fn peer_addr(&self) -> ::std::io::Result<$Addr> {
             self.io.get_ref().peer_addr()
         }
 
         $(#[$shutdown])+
-        #[doc = "\n# Examples\n"]
+        #[doc = ""]
+        #[doc = "# Examples"]
+        #[doc = ""]
         $(#[$shutdown_example])*
         pub fn shutdown_std(&self, how: ::std::net::Shutdown) -> ::std::io::Result<()> {
             self.io.get_ref().shutdown(how)
@@ -56,8 +62,9 @@ macro_rules! stream_common {
             "[`AsyncReadExt`](crate::io::AsyncReadExt) in scope (it has no `split`). ",
             "With `futures_util::AsyncReadExt` in scope instead, that trait's by-value, ",
             "lock-based `split` takes precedence: write `", stringify!($Stream),
-            "::split(&mut stream)` there.\n\n# Examples\n",
+            "::split(&mut stream)` there.\n\n# Examples",
         )]
+        #[doc = ""]
         $(#[$split_example])*
         pub fn split(&mut self) -> (ReadHalf<'_>, WriteHalf<'_>) {
             (ReadHalf::new(self), WriteHalf::new(self))
@@ -65,8 +72,9 @@ macro_rules! stream_common {
 
         #[doc = concat!(
             "Splits the stream into owned halves that can move to different tasks. ",
-            "Dropping the write half shuts down the write side.\n\n# Examples\n",
+            "Dropping the write half shuts down the write side.\n\n# Examples",
         )]
+        #[doc = ""]
         $(#[$into_split_example])*
         pub fn into_split(self) -> (OwnedReadHalf, OwnedWriteHalf) {
             let shared = crate::loom::sync::Arc::new(self);

@@ -21,7 +21,7 @@
 /// paragraphs given, then `# Errors` and its text.
 macro_rules! doc_text {
     ([$($paragraph:expr),*], errors: $errors:expr) => {
-        concat!($($paragraph, "\n\n",)* "# Errors\n\n", $errors, "\n\n# Examples\n")
+        concat!($($paragraph, "\n\n",)* "# Errors\n\n", $errors, "\n\n# Examples")
     };
 }
 
@@ -35,7 +35,9 @@ macro_rules! stream_io {
     // The methods whose description differs between the types.
     (@method ready [$($about:tt)+] [$($example:tt)*]) => {
         $($about)+
-        #[doc = "\n# Examples\n"]
+        #[doc = ""]
+        #[doc = "# Examples"]
+        #[doc = ""]
         $($example)*
         pub async fn ready(
             &self,
@@ -46,7 +48,9 @@ macro_rules! stream_io {
     };
     (@method poll_read_ready [$($about:tt)+] [$($example:tt)*]) => {
         $($about)+
-        #[doc = "\n# Examples\n"]
+        #[doc = ""]
+        #[doc = "# Examples"]
+        #[doc = ""]
         $($example)*
         pub fn poll_read_ready(
             &self,
@@ -59,7 +63,9 @@ macro_rules! stream_io {
     };
     (@method poll_write_ready [$($about:tt)+] [$($example:tt)*]) => {
         $($about)+
-        #[doc = "\n# Examples\n"]
+        #[doc = ""]
+        #[doc = "# Examples"]
+        #[doc = ""]
         $($example)*
         pub fn poll_write_ready(
             &self,
@@ -72,7 +78,9 @@ macro_rules! stream_io {
     };
     (@method try_read [$($about:tt)+] [$($example:tt)*]) => {
         $($about)+
-        #[doc = "\n# Examples\n"]
+        #[doc = ""]
+        #[doc = "# Examples"]
+        #[doc = ""]
         $($example)*
         pub fn try_read(&self, buf: &mut [u8]) -> ::std::io::Result<usize> {
             self.registered()
@@ -83,7 +91,9 @@ macro_rules! stream_io {
     };
     (@method try_io [$($about:tt)+] [$($example:tt)*]) => {
         $($about)+
-        #[doc = "\n# Examples\n"]
+        #[doc = ""]
+        #[doc = "# Examples"]
+        #[doc = ""]
         $($example)*
         pub fn try_io<R>(
             &self,
@@ -103,6 +113,7 @@ macro_rules! stream_io {
             ],
             errors: "Fails once the runtime's I/O driver has shut down."
         )]
+        #[doc = ""]
         $($example)*
         pub async fn readable(&self) -> ::std::io::Result<()> {
             self.registered().ready(::rt_reactor::Direction::Read).await.map(drop)
@@ -116,6 +127,7 @@ macro_rules! stream_io {
             ],
             errors: "Fails once the runtime's I/O driver has shut down."
         )]
+        #[doc = ""]
         $($example)*
         pub async fn writable(&self) -> ::std::io::Result<()> {
             self.registered().ready(::rt_reactor::Direction::Write).await.map(drop)
@@ -133,6 +145,7 @@ macro_rules! stream_io {
             errors: "`WouldBlock` if no data is ready (or readiness was not reported yet), \
                      or the OS error of `recv`; `buf` is then left as it was."
         )]
+        #[doc = ""]
         $($example)*
         #[cfg(feature = "bytes")]
         pub fn try_read_buf<B: ::bytes::BufMut + ?Sized>(
@@ -151,6 +164,7 @@ macro_rules! stream_io {
             errors: "`WouldBlock` if the socket buffer is full (or writability was not \
                      reported yet), or the OS error of `write`."
         )]
+        #[doc = ""]
         $($example)*
         pub fn try_write(&self, buf: &[u8]) -> ::std::io::Result<usize> {
             self.registered()
@@ -164,6 +178,7 @@ macro_rules! stream_io {
             ["Reads once without waiting, into several buffers (`readv`)."],
             errors: "`WouldBlock` if no data is ready, or the OS error of `readv`."
         )]
+        #[doc = ""]
         $($example)*
         pub fn try_read_vectored(
             &self,
@@ -181,6 +196,7 @@ macro_rules! stream_io {
             errors: "`WouldBlock` if the socket buffer is full (or writability was not \
                      reported yet), or the OS error of `writev`."
         )]
+        #[doc = ""]
         $($example)*
         pub fn try_write_vectored(
             &self,
@@ -202,6 +218,7 @@ macro_rules! stream_io {
             ],
             errors: "`op`'s error other than `WouldBlock`, or the I/O driver's shutdown."
         )]
+        #[doc = ""]
         $($example)*
         pub async fn async_io<R>(
             &self,
