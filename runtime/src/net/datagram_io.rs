@@ -5,7 +5,9 @@
 //! share. Each type's file invokes the macro inside its `impl` block with
 //! what differs: the `send_to` target, the `peek_from` function, a few
 //! phrases, and each method's `# Examples` section (for the methods whose
-//! description differs, the description too):
+//! description differs, the description too). The bodies the stream
+//! types share as well (`ready`, `readable`, `writable`, the `poll_*_ready`
+//! pair, `try_io`, `async_io`) come from `registered_io.rs`.
 //!
 //! ```text
 //! datagram_io! {
@@ -21,14 +23,6 @@
 //!     ...
 //! }
 //! ```
-
-/// The doc text of a method up to its `# Examples` heading: the paragraphs
-/// given, then `# Errors` and its text.
-macro_rules! doc_text {
-    ([$($paragraph:expr),*], errors: $errors:expr) => {
-        concat!($($paragraph, "\n\n",)* "# Errors\n\n", $errors, "\n\n# Examples")
-    };
-}
 
 macro_rules! datagram_io {
     (
@@ -48,91 +42,78 @@ macro_rules! datagram_io {
     )*};
 
     (@method ready [] [$($example:tt)*] $($rest:tt)*) => {
-        #[doc = crate::net::datagram_io::doc_text!(
-            [
-                "Waits until the socket has any of the readiness of `interest` \
-                 (`Interest::READABLE | Interest::WRITABLE`: either), and says which; \
-                 then the `try_*` methods, which clear the readiness when they would block.",
-                "Any number of tasks may wait at once, each in a place of its own; \
-                 dropping the future frees it."
-            ],
-            errors: "Fails once the runtime's I/O driver has shut down."
-        )]
-        #[doc = ""]
-        $($example)*
-        pub async fn ready(
-            &self,
-            interest: ::rt_reactor::Interest,
-        ) -> ::std::io::Result<::rt_reactor::Ready> {
-            self.registered().ready_for(interest).await
+        crate::net::registered_io::registered_io! {
+            ready
+            #[doc = crate::net::registered_io::doc_text!(
+                [
+                    "Waits until the socket has any of the readiness of `interest` \
+                     (`Interest::READABLE | Interest::WRITABLE`: either), and says which; \
+                     then the `try_*` methods, which clear the readiness when they would block.",
+                    "Any number of tasks may wait at once, each in a place of its own; \
+                     dropping the future frees it."
+                ],
+                errors: "Fails once the runtime's I/O driver has shut down."
+            )]
+            #[doc = ""]
+            $($example)*
         }
     };
     (@method readable [] [$($example:tt)*] $($rest:tt)*) => {
-        #[doc = crate::net::datagram_io::doc_text!(
-            [
-                "Waits until a datagram (or an error) can be received.",
-                "Any number of tasks may wait at once; readiness wakes them all."
-            ],
-            errors: "Fails once the runtime's I/O driver has shut down."
-        )]
-        #[doc = ""]
-        $($example)*
-        pub async fn readable(&self) -> ::std::io::Result<()> {
-            self.registered().ready(::rt_reactor::Direction::Read).await.map(drop)
+        crate::net::registered_io::registered_io! {
+            readable
+            #[doc = crate::net::registered_io::doc_text!(
+                [
+                    "Waits until a datagram (or an error) can be received.",
+                    "Any number of tasks may wait at once; readiness wakes them all."
+                ],
+                errors: "Fails once the runtime's I/O driver has shut down."
+            )]
+            #[doc = ""]
+            $($example)*
         }
     };
     (@method writable [$($about:tt)+] [$($example:tt)*] $($rest:tt)*) => {
-        $($about)+
-        #[doc = ""]
-        #[doc = crate::net::datagram_io::doc_text!(
-            ["Any number of tasks may wait at once; readiness wakes them all."],
-            errors: "Fails once the runtime's I/O driver has shut down."
-        )]
-        #[doc = ""]
-        $($example)*
-        pub async fn writable(&self) -> ::std::io::Result<()> {
-            self.registered().ready(::rt_reactor::Direction::Write).await.map(drop)
+        crate::net::registered_io::registered_io! {
+            writable
+            $($about)+
+            #[doc = ""]
+            #[doc = crate::net::registered_io::doc_text!(
+                ["Any number of tasks may wait at once; readiness wakes them all."],
+                errors: "Fails once the runtime's I/O driver has shut down."
+            )]
+            #[doc = ""]
+            $($example)*
         }
     };
     (@method poll_recv_ready [$($about:tt)+] [$($example:tt)*] $($rest:tt)*) => {
-        $($about)+
-        #[doc = ""]
-        #[doc = crate::net::datagram_io::doc_text!(
-            [],
-            errors: "Fails once the runtime's I/O driver has shut down."
-        )]
-        #[doc = ""]
-        $($example)*
-        pub fn poll_recv_ready(
-            &self,
-            cx: &mut ::std::task::Context<'_>,
-        ) -> ::std::task::Poll<::std::io::Result<()>> {
-            self.registered()
-                .poll_ready(cx, ::rt_reactor::Direction::Read)
-                .map_ok(drop)
+        crate::net::registered_io::registered_io! {
+            poll_ready poll_recv_ready, Read
+            $($about)+
+            #[doc = ""]
+            #[doc = crate::net::registered_io::doc_text!(
+                [],
+                errors: "Fails once the runtime's I/O driver has shut down."
+            )]
+            #[doc = ""]
+            $($example)*
         }
     };
     (@method poll_send_ready [] [$($example:tt)*] $($rest:tt)*) => {
-        #[doc = crate::net::datagram_io::doc_text!(
-            [
-                "Polls for send readiness, in the write direction's shared slot (the \
-                 last caller's waker wins)."
-            ],
-            errors: "Fails once the runtime's I/O driver has shut down."
-        )]
-        #[doc = ""]
-        $($example)*
-        pub fn poll_send_ready(
-            &self,
-            cx: &mut ::std::task::Context<'_>,
-        ) -> ::std::task::Poll<::std::io::Result<()>> {
-            self.registered()
-                .poll_ready(cx, ::rt_reactor::Direction::Write)
-                .map_ok(drop)
+        crate::net::registered_io::registered_io! {
+            poll_ready poll_send_ready, Write
+            #[doc = crate::net::registered_io::doc_text!(
+                [
+                    "Polls for send readiness, in the write direction's shared slot (the \
+                     last caller's waker wins)."
+                ],
+                errors: "Fails once the runtime's I/O driver has shut down."
+            )]
+            #[doc = ""]
+            $($example)*
         }
     };
     (@method poll_recv [] [$($example:tt)*] $Socket:ident, $($rest:tt)*) => {
-        #[doc = crate::net::datagram_io::doc_text!(
+        #[doc = crate::net::registered_io::doc_text!(
             [concat!(
                 "Polls to receive a datagram from the connected peer, as [`recv`](",
                 stringify!($Socket), "::recv), in the read direction's shared slot ",
@@ -152,7 +133,7 @@ macro_rules! datagram_io {
         }
     };
     (@method poll_send [] [$($example:tt)*] $Socket:ident, $($rest:tt)*) => {
-        #[doc = crate::net::datagram_io::doc_text!(
+        #[doc = crate::net::registered_io::doc_text!(
             [concat!(
                 "Polls to send a datagram to the connected peer, as [`send`](",
                 stringify!($Socket), "::send), in the write direction's shared slot ",
@@ -172,7 +153,7 @@ macro_rules! datagram_io {
         }
     };
     (@method poll_recv_from [] [$($example:tt)*] $Socket:ident, $Addr:ty, $($rest:tt)*) => {
-        #[doc = crate::net::datagram_io::doc_text!(
+        #[doc = crate::net::registered_io::doc_text!(
             [concat!(
                 "Polls to receive a datagram and its sender, as [`recv_from`](",
                 stringify!($Socket), "::recv_from), in the read direction's shared ",
@@ -195,7 +176,7 @@ macro_rules! datagram_io {
         @method poll_send_to [] [$($example:tt)*] $Socket:ident, $Addr:ty,
         $target:ident: $Target:ty => $to:expr, $peek_from:expr, $to_doc:literal, $full:literal
     ) => {
-        #[doc = crate::net::datagram_io::doc_text!(
+        #[doc = crate::net::registered_io::doc_text!(
             [concat!(
                 "Polls to send a datagram to ", $to_doc, ", as [`send_to`](",
                 stringify!($Socket), "::send_to), in the write direction's shared ",
@@ -220,7 +201,7 @@ macro_rules! datagram_io {
         @method poll_peek_from [] [$($example:tt)*] $Socket:ident, $Addr:ty,
         $target:ident: $Target:ty => $to:expr, $peek_from:expr, $($rest:tt)*
     ) => {
-        #[doc = crate::net::datagram_io::doc_text!(
+        #[doc = crate::net::registered_io::doc_text!(
             [concat!(
                 "Polls to peek at the next datagram and its sender, as [`peek_from`](",
                 stringify!($Socket), "::peek_from), in the read direction's shared ",
@@ -240,7 +221,7 @@ macro_rules! datagram_io {
         }
     };
     (@method try_recv [] [$($example:tt)*] $($rest:tt)*) => {
-        #[doc = crate::net::datagram_io::doc_text!(
+        #[doc = crate::net::registered_io::doc_text!(
             ["Receives a datagram from the connected peer without waiting."],
             errors: "`WouldBlock` if none is ready (or readiness was not reported yet), \
                      or the OS error of `recv`."
@@ -256,7 +237,7 @@ macro_rules! datagram_io {
         @method try_send [] [$($example:tt)*] $Socket:ident, $Addr:ty,
         $target:ident: $Target:ty => $to:expr, $peek_from:expr, $to_doc:literal, $full:literal
     ) => {
-        #[doc = crate::net::datagram_io::doc_text!(
+        #[doc = crate::net::registered_io::doc_text!(
             ["Sends a datagram to the connected peer without waiting."],
             errors: concat!(
                 "`WouldBlock` if ", $full, " (or writability was not reported yet), ",
@@ -271,7 +252,7 @@ macro_rules! datagram_io {
         }
     };
     (@method try_recv_from [] [$($example:tt)*] $Socket:ident, $Addr:ty, $($rest:tt)*) => {
-        #[doc = crate::net::datagram_io::doc_text!(
+        #[doc = crate::net::registered_io::doc_text!(
             ["Receives a datagram and its sender without waiting."],
             errors: "`WouldBlock` if none is ready (or readiness was not reported yet), \
                      or the OS error of `recvfrom`."
@@ -287,7 +268,7 @@ macro_rules! datagram_io {
         @method try_send_to [] [$($example:tt)*] $Socket:ident, $Addr:ty,
         $target:ident: $Target:ty => $to:expr, $peek_from:expr, $to_doc:literal, $full:literal
     ) => {
-        #[doc = crate::net::datagram_io::doc_text!(
+        #[doc = crate::net::registered_io::doc_text!(
             [concat!("Sends a datagram to ", $to_doc, " without waiting.")],
             errors: concat!(
                 "`WouldBlock` if ", $full, " (or writability was not reported yet), ",
@@ -306,7 +287,7 @@ macro_rules! datagram_io {
         @method try_peek_from [] [$($example:tt)*] $Socket:ident, $Addr:ty,
         $target:ident: $Target:ty => $to:expr, $peek_from:expr, $($rest:tt)*
     ) => {
-        #[doc = crate::net::datagram_io::doc_text!(
+        #[doc = crate::net::registered_io::doc_text!(
             ["Peeks at the next datagram and its sender without waiting."],
             errors: "`WouldBlock` if none is ready (or readiness was not reported yet), \
                      or the OS error of `recvfrom(MSG_PEEK)`."
@@ -319,44 +300,23 @@ macro_rules! datagram_io {
         }
     };
     (@method try_io [$($about:tt)+] [$($example:tt)*] $($rest:tt)*) => {
-        $($about)+
-        #[doc = ""]
-        #[doc = crate::net::datagram_io::doc_text!(
-            [],
-            errors: "`WouldBlock` if the readiness was not reported (`op` is not run) or \
-                     `op` would block; otherwise `op`'s error."
-        )]
-        #[doc = ""]
-        $($example)*
-        pub fn try_io<R>(
-            &self,
-            interest: ::rt_reactor::Interest,
-            op: impl FnOnce() -> ::std::io::Result<R>,
-        ) -> ::std::io::Result<R> {
-            self.registered().try_io_for(interest, |_| op())
+        crate::net::registered_io::registered_io! {
+            try_io
+            $($about)+
+            #[doc = ""]
+            #[doc = crate::net::registered_io::doc_text!(
+                [],
+                errors: "`WouldBlock` if the readiness was not reported (`op` is not run) or \
+                         `op` would block; otherwise `op`'s error."
+            )]
+            #[doc = ""]
+            $($example)*
         }
     };
     (@method async_io [] [$($example:tt)*] $($rest:tt)*) => {
-        #[doc = crate::net::datagram_io::doc_text!(
-            [
-                "Waits for the readiness of `interest` and runs `op`, again and again \
-                 until it does not fail with `WouldBlock` (each `WouldBlock` clears \
-                 the readiness, so the next wait blocks).",
-                "Any number of tasks may wait at once, each in a place of its own."
-            ],
-            errors: "`op`'s error other than `WouldBlock`, or the I/O driver's shutdown."
-        )]
-        #[doc = ""]
-        $($example)*
-        pub async fn async_io<R>(
-            &self,
-            interest: ::rt_reactor::Interest,
-            mut op: impl FnMut() -> ::std::io::Result<R>,
-        ) -> ::std::io::Result<R> {
-            self.registered().async_io_for(interest, |_| op()).await
-        }
+        crate::net::registered_io::registered_io! { async_io $($example)* }
     };
+
 }
 
 pub(crate) use datagram_io;
-pub(crate) use doc_text;

@@ -110,6 +110,7 @@ mod datagram_buf;
 mod datagram_io;
 mod halves;
 mod lookup;
+mod registered_io;
 mod split_halves;
 mod stream_common;
 mod stream_io;

@@ -5,7 +5,9 @@
 //! macro inside its `impl` block with each method's `# Examples` section;
 //! where a method's description differs between the types, the
 //! invocation gives its whole text before `# Examples` too, and the macro
-//! adds the heading:
+//! adds the heading. The bodies the datagram types share as well
+//! (`ready`, `readable`, `writable`, the `poll_*_ready` pair, `try_io`,
+//! `async_io`) come from `registered_io.rs`:
 //!
 //! ```text
 //! stream_io! {
@@ -17,14 +19,6 @@
 //! }
 //! ```
 
-/// The doc text of a method up to its `# Examples` heading: the
-/// paragraphs given, then `# Errors` and its text.
-macro_rules! doc_text {
-    ([$($paragraph:expr),*], errors: $errors:expr) => {
-        concat!($($paragraph, "\n\n",)* "# Errors\n\n", $errors, "\n\n# Examples")
-    };
-}
-
 macro_rules! stream_io {
     ($( $(#[$about:meta])* $method:ident { $(#[$example:meta])* } )*) => {$(
         crate::net::stream_io::stream_io! {
@@ -34,46 +28,33 @@ macro_rules! stream_io {
 
     // The methods whose description differs between the types.
     (@method ready [$($about:tt)+] [$($example:tt)*]) => {
-        $($about)+
-        #[doc = ""]
-        #[doc = "# Examples"]
-        #[doc = ""]
-        $($example)*
-        pub async fn ready(
-            &self,
-            interest: ::rt_reactor::Interest,
-        ) -> ::std::io::Result<::rt_reactor::Ready> {
-            self.registered().ready_for(interest).await
+        crate::net::registered_io::registered_io! {
+            ready
+            $($about)+
+            #[doc = ""]
+            #[doc = "# Examples"]
+            #[doc = ""]
+            $($example)*
         }
     };
     (@method poll_read_ready [$($about:tt)+] [$($example:tt)*]) => {
-        $($about)+
-        #[doc = ""]
-        #[doc = "# Examples"]
-        #[doc = ""]
-        $($example)*
-        pub fn poll_read_ready(
-            &self,
-            cx: &mut ::std::task::Context<'_>,
-        ) -> ::std::task::Poll<::std::io::Result<()>> {
-            self.registered()
-                .poll_ready(cx, ::rt_reactor::Direction::Read)
-                .map_ok(drop)
+        crate::net::registered_io::registered_io! {
+            poll_ready poll_read_ready, Read
+            $($about)+
+            #[doc = ""]
+            #[doc = "# Examples"]
+            #[doc = ""]
+            $($example)*
         }
     };
     (@method poll_write_ready [$($about:tt)+] [$($example:tt)*]) => {
-        $($about)+
-        #[doc = ""]
-        #[doc = "# Examples"]
-        #[doc = ""]
-        $($example)*
-        pub fn poll_write_ready(
-            &self,
-            cx: &mut ::std::task::Context<'_>,
-        ) -> ::std::task::Poll<::std::io::Result<()>> {
-            self.registered()
-                .poll_ready(cx, ::rt_reactor::Direction::Write)
-                .map_ok(drop)
+        crate::net::registered_io::registered_io! {
+            poll_ready poll_write_ready, Write
+            $($about)+
+            #[doc = ""]
+            #[doc = "# Examples"]
+            #[doc = ""]
+            $($example)*
         }
     };
     (@method try_read [$($about:tt)+] [$($example:tt)*]) => {
@@ -90,51 +71,48 @@ macro_rules! stream_io {
         }
     };
     (@method try_io [$($about:tt)+] [$($example:tt)*]) => {
-        $($about)+
-        #[doc = ""]
-        #[doc = "# Examples"]
-        #[doc = ""]
-        $($example)*
-        pub fn try_io<R>(
-            &self,
-            interest: ::rt_reactor::Interest,
-            op: impl FnOnce() -> ::std::io::Result<R>,
-        ) -> ::std::io::Result<R> {
-            self.registered().try_io_for(interest, |_| op())
+        crate::net::registered_io::registered_io! {
+            try_io
+            $($about)+
+            #[doc = ""]
+            #[doc = "# Examples"]
+            #[doc = ""]
+            $($example)*
         }
     };
 
+
     // The methods documented alike for both types.
     (@method readable [] [$($example:tt)*]) => {
-        #[doc = crate::net::stream_io::doc_text!(
-            [
-                "Waits until the stream is readable (data, end-of-file or an error).",
-                "Any number of tasks may wait at once; readiness wakes them all."
-            ],
-            errors: "Fails once the runtime's I/O driver has shut down."
-        )]
-        #[doc = ""]
-        $($example)*
-        pub async fn readable(&self) -> ::std::io::Result<()> {
-            self.registered().ready(::rt_reactor::Direction::Read).await.map(drop)
+        crate::net::registered_io::registered_io! {
+            readable
+            #[doc = crate::net::registered_io::doc_text!(
+                [
+                    "Waits until the stream is readable (data, end-of-file or an error).",
+                    "Any number of tasks may wait at once; readiness wakes them all."
+                ],
+                errors: "Fails once the runtime's I/O driver has shut down."
+            )]
+            #[doc = ""]
+            $($example)*
         }
     };
     (@method writable [] [$($example:tt)*]) => {
-        #[doc = crate::net::stream_io::doc_text!(
-            [
-                "Waits until the stream is writable.",
-                "Any number of tasks may wait at once; readiness wakes them all."
-            ],
-            errors: "Fails once the runtime's I/O driver has shut down."
-        )]
-        #[doc = ""]
-        $($example)*
-        pub async fn writable(&self) -> ::std::io::Result<()> {
-            self.registered().ready(::rt_reactor::Direction::Write).await.map(drop)
+        crate::net::registered_io::registered_io! {
+            writable
+            #[doc = crate::net::registered_io::doc_text!(
+                [
+                    "Waits until the stream is writable.",
+                    "Any number of tasks may wait at once; readiness wakes them all."
+                ],
+                errors: "Fails once the runtime's I/O driver has shut down."
+            )]
+            #[doc = ""]
+            $($example)*
         }
     };
     (@method try_read_buf [] [$($example:tt)*]) => {
-        #[doc = crate::net::stream_io::doc_text!(
+        #[doc = crate::net::registered_io::doc_text!(
             [
                 "Reads once without waiting (feature `bytes`), straight into the spare \
                  capacity of `buf` (its `chunk_mut`: a full `BytesMut` or `Vec<u8>` grows \
@@ -159,7 +137,7 @@ macro_rules! stream_io {
         }
     };
     (@method try_write [] [$($example:tt)*]) => {
-        #[doc = crate::net::stream_io::doc_text!(
+        #[doc = crate::net::registered_io::doc_text!(
             ["Writes once without waiting."],
             errors: "`WouldBlock` if the socket buffer is full (or writability was not \
                      reported yet), or the OS error of `write`."
@@ -174,7 +152,7 @@ macro_rules! stream_io {
         }
     };
     (@method try_read_vectored [] [$($example:tt)*]) => {
-        #[doc = crate::net::stream_io::doc_text!(
+        #[doc = crate::net::registered_io::doc_text!(
             ["Reads once without waiting, into several buffers (`readv`)."],
             errors: "`WouldBlock` if no data is ready, or the OS error of `readv`."
         )]
@@ -191,7 +169,7 @@ macro_rules! stream_io {
         }
     };
     (@method try_write_vectored [] [$($example:tt)*]) => {
-        #[doc = crate::net::stream_io::doc_text!(
+        #[doc = crate::net::registered_io::doc_text!(
             ["Writes once without waiting, from several buffers (`writev`)."],
             errors: "`WouldBlock` if the socket buffer is full (or writability was not \
                      reported yet), or the OS error of `writev`."
@@ -209,26 +187,9 @@ macro_rules! stream_io {
         }
     };
     (@method async_io [] [$($example:tt)*]) => {
-        #[doc = crate::net::stream_io::doc_text!(
-            [
-                "Waits for the readiness of `interest` and runs `op`, again and again \
-                 until it does not fail with `WouldBlock` (each `WouldBlock` clears \
-                 the readiness, so the next wait blocks).",
-                "Any number of tasks may wait at once, each in a place of its own."
-            ],
-            errors: "`op`'s error other than `WouldBlock`, or the I/O driver's shutdown."
-        )]
-        #[doc = ""]
-        $($example)*
-        pub async fn async_io<R>(
-            &self,
-            interest: ::rt_reactor::Interest,
-            mut op: impl FnMut() -> ::std::io::Result<R>,
-        ) -> ::std::io::Result<R> {
-            self.registered().async_io_for(interest, |_| op()).await
-        }
+        crate::net::registered_io::registered_io! { async_io $($example)* }
     };
+
 }
 
-pub(crate) use doc_text;
 pub(crate) use stream_io;
