@@ -219,59 +219,8 @@ macro_rules! halves {
 
         }
 
-        impl ::futures_io::AsyncRead for $read {
-            fn poll_read(
-                self: ::std::pin::Pin<&mut Self>,
-                cx: &mut ::std::task::Context<'_>,
-                buf: &mut [u8],
-            ) -> ::std::task::Poll<::std::io::Result<usize>> {
-                let $s = &*self;
-                $stream.registered().poll_read(cx, buf)
-            }
-
-            fn poll_read_vectored(
-                self: ::std::pin::Pin<&mut Self>,
-                cx: &mut ::std::task::Context<'_>,
-                bufs: &mut [::std::io::IoSliceMut<'_>],
-            ) -> ::std::task::Poll<::std::io::Result<usize>> {
-                let $s = &*self;
-                $stream.registered().poll_read_vectored(cx, bufs)
-            }
-        }
-
-        impl ::futures_io::AsyncWrite for $write {
-            fn poll_write(
-                self: ::std::pin::Pin<&mut Self>,
-                cx: &mut ::std::task::Context<'_>,
-                buf: &[u8],
-            ) -> ::std::task::Poll<::std::io::Result<usize>> {
-                let $s = &*self;
-                $stream.registered().poll_write(cx, buf)
-            }
-
-            fn poll_write_vectored(
-                self: ::std::pin::Pin<&mut Self>,
-                cx: &mut ::std::task::Context<'_>,
-                bufs: &[::std::io::IoSlice<'_>],
-            ) -> ::std::task::Poll<::std::io::Result<usize>> {
-                let $s = &*self;
-                $stream.registered().poll_write_vectored(cx, bufs)
-            }
-
-            fn poll_flush(
-                self: ::std::pin::Pin<&mut Self>,
-                _cx: &mut ::std::task::Context<'_>,
-            ) -> ::std::task::Poll<::std::io::Result<()>> {
-                ::std::task::Poll::Ready(Ok(()))
-            }
-
-            fn poll_close(
-                self: ::std::pin::Pin<&mut Self>,
-                _cx: &mut ::std::task::Context<'_>,
-            ) -> ::std::task::Poll<::std::io::Result<()>> {
-                let $s = &*self;
-                ::std::task::Poll::Ready($stream.shutdown_write())
-            }
+        crate::net::registered_io::async_read_write! {
+            read: $read, write: $write => |$s| $stream
         }
 
         crate::net::halves::halves! {

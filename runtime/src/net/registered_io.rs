@@ -3,7 +3,8 @@
 //! `writable`, the `poll_*_ready` pair, `try_io` and `async_io`. The type
 //! macros (`datagram_io.rs`, `stream_io.rs`) pass each method's doc
 //! attributes; `async_io`, documented alike everywhere, brings its own
-//! text and takes only the examples.
+//! text and takes only the examples. And `AsyncRead` / `AsyncWrite` for
+//! the streams and for the halves of a split stream alike.
 
 /// The doc text of a method up to its `# Examples` heading: the
 /// paragraphs given, then `# Errors` and its text.
@@ -79,5 +80,76 @@ macro_rules! registered_io {
     };
 }
 
+/// `AsyncRead` for the reader and `AsyncWrite` for the writer (one type
+/// for a stream; the two halves of a split), forwarding to the stream that
+/// `|s| expression` gives from `&self`, each in its direction's shared slot
+/// of the registration (the last waker wins); closing shuts down the
+/// write side.
+macro_rules! async_read_write {
+    (
+        $(#[$read_doc:meta])* read: $reader:ty,
+        $(#[$write_doc:meta])* write: $writer:ty => |$s:ident| $stream:expr
+    ) => {
+        $(#[$read_doc])*
+        impl ::futures_io::AsyncRead for $reader {
+            fn poll_read(
+                self: ::std::pin::Pin<&mut Self>,
+                cx: &mut ::std::task::Context<'_>,
+                buf: &mut [u8],
+            ) -> ::std::task::Poll<::std::io::Result<usize>> {
+                let $s = &*self;
+                $stream.registered().poll_read(cx, buf)
+            }
+
+            fn poll_read_vectored(
+                self: ::std::pin::Pin<&mut Self>,
+                cx: &mut ::std::task::Context<'_>,
+                bufs: &mut [::std::io::IoSliceMut<'_>],
+            ) -> ::std::task::Poll<::std::io::Result<usize>> {
+                let $s = &*self;
+                $stream.registered().poll_read_vectored(cx, bufs)
+            }
+        }
+
+        $(#[$write_doc])*
+        impl ::futures_io::AsyncWrite for $writer {
+            fn poll_write(
+                self: ::std::pin::Pin<&mut Self>,
+                cx: &mut ::std::task::Context<'_>,
+                buf: &[u8],
+            ) -> ::std::task::Poll<::std::io::Result<usize>> {
+                let $s = &*self;
+                $stream.registered().poll_write(cx, buf)
+            }
+
+            fn poll_write_vectored(
+                self: ::std::pin::Pin<&mut Self>,
+                cx: &mut ::std::task::Context<'_>,
+                bufs: &[::std::io::IoSlice<'_>],
+            ) -> ::std::task::Poll<::std::io::Result<usize>> {
+                let $s = &*self;
+                $stream.registered().poll_write_vectored(cx, bufs)
+            }
+
+            fn poll_flush(
+                self: ::std::pin::Pin<&mut Self>,
+                _cx: &mut ::std::task::Context<'_>,
+            ) -> ::std::task::Poll<::std::io::Result<()>> {
+                // Writes go straight to the kernel: nothing is buffered here.
+                ::std::task::Poll::Ready(Ok(()))
+            }
+
+            fn poll_close(
+                self: ::std::pin::Pin<&mut Self>,
+                _cx: &mut ::std::task::Context<'_>,
+            ) -> ::std::task::Poll<::std::io::Result<()>> {
+                let $s = &*self;
+                ::std::task::Poll::Ready($stream.shutdown_write())
+            }
+        }
+    };
+}
+
+pub(crate) use async_read_write;
 pub(crate) use doc_text;
 pub(crate) use registered_io;

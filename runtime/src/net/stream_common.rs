@@ -1,9 +1,9 @@
 //! What [`TcpStream`](crate::net::TcpStream) and
 //! [`UnixStream`](crate::net::UnixStream) share besides their readiness
 //! surface (`stream_io.rs`): the addresses, `shutdown_std`, `split` and
-//! `into_split` with one body each, and the `AsyncRead`, `AsyncWrite`,
-//! `AsRawFd`, `AsFd` and `Debug` impls over the stream's `io`
-//! registration. Inside the type's `impl` block, the methods (for those
+//! `into_split` with one body each, and the `AsyncRead`, `AsyncWrite`
+//! (`registered_io.rs`'s, as for the halves), `AsRawFd`, `AsFd` and
+//! `Debug` impls over the stream's `io` registration. Inside the type's `impl` block, the methods (for those
 //! whose description differs, the invocation gives the whole text before
 //! `# Examples`; for the others, only the examples):
 //!
@@ -101,63 +101,17 @@ macro_rules! stream_common {
     };
 
     (impls: $Stream:ident) => {
-        #[doc = concat!(
-            "Waits in the read direction's shared slot: the last waker wins (see [`",
-            stringify!($Stream), "`]).",
-        )]
-        impl ::futures_io::AsyncRead for $Stream {
-            fn poll_read(
-                self: ::std::pin::Pin<&mut Self>,
-                cx: &mut ::std::task::Context<'_>,
-                buf: &mut [u8],
-            ) -> ::std::task::Poll<::std::io::Result<usize>> {
-                self.io.poll_read(cx, buf)
-            }
-
-            fn poll_read_vectored(
-                self: ::std::pin::Pin<&mut Self>,
-                cx: &mut ::std::task::Context<'_>,
-                bufs: &mut [::std::io::IoSliceMut<'_>],
-            ) -> ::std::task::Poll<::std::io::Result<usize>> {
-                self.io.poll_read_vectored(cx, bufs)
-            }
-        }
-
-        #[doc = concat!(
-            "Waits in the write direction's shared slot: the last waker wins (see [`",
-            stringify!($Stream), "`]).",
-        )]
-        impl ::futures_io::AsyncWrite for $Stream {
-            fn poll_write(
-                self: ::std::pin::Pin<&mut Self>,
-                cx: &mut ::std::task::Context<'_>,
-                buf: &[u8],
-            ) -> ::std::task::Poll<::std::io::Result<usize>> {
-                self.io.poll_write(cx, buf)
-            }
-
-            fn poll_write_vectored(
-                self: ::std::pin::Pin<&mut Self>,
-                cx: &mut ::std::task::Context<'_>,
-                bufs: &[::std::io::IoSlice<'_>],
-            ) -> ::std::task::Poll<::std::io::Result<usize>> {
-                self.io.poll_write_vectored(cx, bufs)
-            }
-
-            fn poll_flush(
-                self: ::std::pin::Pin<&mut Self>,
-                _cx: &mut ::std::task::Context<'_>,
-            ) -> ::std::task::Poll<::std::io::Result<()>> {
-                // Writes go straight to the kernel: nothing is buffered here.
-                ::std::task::Poll::Ready(Ok(()))
-            }
-
-            fn poll_close(
-                self: ::std::pin::Pin<&mut Self>,
-                _cx: &mut ::std::task::Context<'_>,
-            ) -> ::std::task::Poll<::std::io::Result<()>> {
-                ::std::task::Poll::Ready(self.shutdown_write())
-            }
+        crate::net::registered_io::async_read_write! {
+            #[doc = concat!(
+                "Waits in the read direction's shared slot: the last waker wins (see [`",
+                stringify!($Stream), "`]).",
+            )]
+            read: $Stream,
+            #[doc = concat!(
+                "Waits in the write direction's shared slot: the last waker wins (see [`",
+                stringify!($Stream), "`]).",
+            )]
+            write: $Stream => |stream| stream
         }
 
         impl ::std::os::fd::AsRawFd for $Stream {
