@@ -349,6 +349,18 @@ struct Sample {
 }
 
 impl Sample {
+    fn requests_per_second(&self) -> f64 {
+        self.load.requests_per_second()
+    }
+
+    fn p50_us(&self) -> f64 {
+        self.load.p50_us
+    }
+
+    fn p99_us(&self) -> f64 {
+        self.load.p99_us
+    }
+
     fn cpu_us_per_request(&self) -> f64 {
         self.cpu_seconds * 1e6 / self.load.requests.max(1) as f64
     }
@@ -438,40 +450,32 @@ fn render(
         "|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|"
     );
     for &connections in &options.connections {
-        let of = |side: Side| -> Vec<&Sample> {
+        let figure = |side, f| median_of(samples, side, connections, f);
+        let rounds = |side| {
             samples
                 .iter()
-                .filter(|s| s.side == side && s.connections == connections)
-                .collect()
+                .filter(move |s: &&Sample| s.side == side && s.connections == connections)
         };
-        let (rt, tokio) = (of(Side::Rt), of(Side::Tokio));
-        let med = |set: &[&Sample], f: &dyn Fn(&Sample) -> f64| {
-            median(set.iter().map(|s| f(s)).collect())
-        };
-        let rps = |s: &Sample| s.load.requests_per_second();
-        let p50 = |s: &Sample| s.load.p50_us;
-        let p99 = |s: &Sample| s.load.p99_us;
-        let cpu = |s: &Sample| s.cpu_us_per_request();
-        let round_ratios: Vec<String> = rt
-            .iter()
-            .zip(&tokio)
-            .map(|(r, t)| format!("{:.2}", rps(r) / rps(t)))
+        let round_ratios: Vec<String> = rounds(Side::Rt)
+            .zip(rounds(Side::Tokio))
+            .map(|(r, t)| format!("{:.2}", r.requests_per_second() / t.requests_per_second()))
             .collect();
+        let both = |f| (figure(Side::Rt, f), figure(Side::Tokio, f));
+        let (rt_rps, tokio_rps) = both(Sample::requests_per_second);
+        let (rt_p50, tokio_p50) = both(Sample::p50_us);
+        let (rt_p99, tokio_p99) = both(Sample::p99_us);
+        let (rt_cpu, tokio_cpu) = both(Sample::cpu_us_per_request);
         let _ = writeln!(
             out,
-            "| {connections} | {:.0} | {:.0} | {} | {} | {} | {} | {} | {} | {} | {:.1} µs | {:.1} µs | {} |",
-            med(&rt, &rps),
-            med(&tokio, &rps),
-            ratio(med(&rt, &rps), med(&tokio, &rps)),
+            "| {connections} | {rt_rps:.0} | {tokio_rps:.0} | {} | {} | {} | {} | {} | {} | {} | {rt_cpu:.1} µs | {tokio_cpu:.1} µs | {} |",
+            ratio(rt_rps, tokio_rps),
             round_ratios.join(" "),
-            latency(med(&rt, &p50)),
-            latency(med(&tokio, &p50)),
-            latency(med(&rt, &p99)),
-            latency(med(&tokio, &p99)),
-            ratio(med(&rt, &p99), med(&tokio, &p99)),
-            med(&rt, &cpu),
-            med(&tokio, &cpu),
-            ratio(med(&rt, &cpu), med(&tokio, &cpu)),
+            latency(rt_p50),
+            latency(tokio_p50),
+            latency(rt_p99),
+            latency(tokio_p99),
+            ratio(rt_p99, tokio_p99),
+            ratio(rt_cpu, tokio_cpu),
         );
     }
     if samples.iter().any(|s| s.side == Side::Floor) {
@@ -551,7 +555,7 @@ fn render_floor(out: &mut String, options: &Options, samples: &[Sample]) {
         "| connections | floor req/s | req/s floor/tokio | req/s rt/floor | floor CPU/req | CPU floor/tokio | CPU rt/floor |"
     );
     let _ = writeln!(out, "|---:|---:|---:|---:|---:|---:|---:|");
-    let rps: fn(&Sample) -> f64 = |s| s.load.requests_per_second();
+    let rps: fn(&Sample) -> f64 = Sample::requests_per_second;
     let cpu: fn(&Sample) -> f64 = Sample::cpu_us_per_request;
     for &connections in &options.connections {
         let figure = |side, f| median_of(samples, side, connections, f);
