@@ -18,7 +18,8 @@
 //! profiling one, e.g. under `valgrind --tool=callgrind`).
 //!
 //! The shapes are the criterion workloads' (`benches/support/workloads.rs`)
-//! on a two-worker multi-thread runtime.
+//! on a two-worker multi-thread runtime, or a current-thread one with
+//! `CORE_ROWS_FLAVOR=current_thread`.
 
 use futures_channel::oneshot;
 use std::sync::Arc;
@@ -125,11 +126,18 @@ fn main() {
         .nth(1)
         .map(|arg| arg.parse().expect("ITERS is a number"))
         .unwrap_or(30);
-    let rt = rt::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("building the runtime");
+    // `CORE_ROWS_FLAVOR=current_thread` runs them on a current-thread
+    // runtime instead.
+    let mut builder = match std::env::var("CORE_ROWS_FLAVOR").as_deref() {
+        Ok("current_thread") => rt::runtime::Builder::new_current_thread(),
+        Ok("multi_thread") | Err(_) => {
+            let mut builder = rt::runtime::Builder::new_multi_thread();
+            builder.worker_threads(2);
+            builder
+        }
+        Ok(other) => panic!("CORE_ROWS_FLAVOR is current_thread or multi_thread, not {other:?}"),
+    };
+    let rt = builder.enable_all().build().expect("building the runtime");
     type Workload = fn(&rt::runtime::Runtime) -> Duration;
     let rows: [(&str, Workload); 4] = [
         ("spawn_many_local", spawn_many_local),
