@@ -325,14 +325,37 @@ fn join_handle_moved_between_tasks() {
 #[test]
 #[cfg_attr(miri, ignore = "spins for wall-clock time in every poll")]
 fn a_task_woken_from_outside_runs_within_a_few_polls_of_busy_yielders() {
+    woken_from_outside_within_a_few_polls(
+        rt::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .build()
+            .unwrap(),
+    );
+}
+
+/// The same on a current-thread runtime, whose scheduler tunes its
+/// interval the same way (from 31 ticks, at each driver poll).
+#[test]
+#[cfg_attr(miri, ignore = "spins for wall-clock time in every poll")]
+fn current_thread_a_task_woken_from_outside_runs_within_a_few_polls_of_busy_yielders() {
+    woken_from_outside_within_a_few_polls(
+        rt::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap(),
+    );
+}
+
+fn woken_from_outside_within_a_few_polls(rt: rt::runtime::Runtime) {
     use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
     use std::time::{Duration, Instant};
 
     const BULK_TASKS: usize = 64;
     const BULK_POLL: Duration = Duration::from_micros(200);
-    // The worker times its ticks over windows of `4 * event_interval` (244)
-    // ticks, and drops its first (it started idle): by then the second
-    // has tuned the interval.
+    // A multi-thread worker times its ticks over windows of
+    // `4 * event_interval` (244) ticks, and drops its first (it started
+    // idle): by then the second has tuned the interval. The current-thread
+    // scheduler's windows are shorter (`event_interval`).
     const WARM_UP_POLLS: usize = 3 * 244;
     const WAKES: usize = 20;
     // Two intervals of 2 ticks: one that may have begun before the wake
@@ -340,10 +363,6 @@ fn a_task_woken_from_outside_runs_within_a_few_polls_of_busy_yielders() {
     // race and is retried at the next interval.
     const MAX_POLLS_BETWEEN: usize = 4;
 
-    let rt = rt::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .build()
-        .unwrap();
     let bulk_polls = Arc::new(AtomicUsize::new(0));
     let stop = Arc::new(AtomicBool::new(false));
     let (warm_tx, warm_rx) = mpsc::channel();
@@ -365,11 +384,14 @@ fn a_task_woken_from_outside_runs_within_a_few_polls_of_busy_yielders() {
     let (wake, mut woken) = rt::sync::mpsc::unbounded_channel::<()>();
     let (polled_tx, polled_rx) = mpsc::channel();
     let counter = bulk_polls.clone();
-    drop(rt.spawn(async move {
+    let woken_task = rt.spawn(async move {
         while woken.recv().await.is_some() {
             polled_tx.send(counter.load(Ordering::SeqCst)).unwrap();
         }
-    }));
+    });
+    // A current-thread runtime runs its tasks inside `block_on`: a thread
+    // of its own drives it (on a multi-thread one it only waits).
+    let driver = std::thread::spawn(move || rt.block_on(woken_task).unwrap());
     warm_rx.recv().unwrap();
     let mut polls_between = Vec::with_capacity(WAKES);
     let mut last_polled_at = bulk_polls.load(Ordering::SeqCst);
@@ -389,6 +411,8 @@ fn a_task_woken_from_outside_runs_within_a_few_polls_of_busy_yielders() {
         last_polled_at = polled_at;
     }
     stop.store(true, Ordering::Relaxed);
+    drop(wake);
+    driver.join().unwrap();
     assert!(
         polls_between.iter().all(|&n| n <= MAX_POLLS_BETWEEN),
         "bulk polls between each wake and the woken task's poll: {polls_between:?} \

@@ -263,10 +263,11 @@ impl Builder {
     /// of the local one (default 61 on multi-thread, 31 on current-thread).
     ///
     /// The global queue holds the tasks spawned or woken from outside the
-    /// runtime's threads. Left unset on a multi-thread runtime, 61 is the
-    /// most: each worker lowers its interval (to 2 at the least) so that
-    /// it checks about every 100 µs of polling, and a task woken from
-    /// outside does not wait for 61 long polls. Setting it fixes it.
+    /// runtime's threads. Left unset, the default is the most: each worker
+    /// (or the current-thread scheduler) lowers its interval (to 2 at the
+    /// least) so that it checks about every 100 µs of polling, and a task
+    /// woken from outside does not wait for dozens of long polls. Setting
+    /// it fixes it.
     ///
     /// # Panics
     ///

@@ -11,7 +11,10 @@
 //! 1. if the main future was woken, poll it; return its output when ready;
 //! 2. run up to `event_interval` tasks, taking a batch from the injector
 //!    first every `global_queue_interval` ticks (its first task runs now,
-//!    the rest queue behind the local tasks);
+//!    the rest queue behind the local tasks); unless the user fixed it,
+//!    the interval is tuned to about 100 µs of polling, as on the
+//!    multi-thread workers (`scheduler/global_queue_interval.rs`), timed
+//!    at each driver poll with the clock read that poll makes anyway;
 //! 3. when there is nothing to run but tasks that yielded (woke
 //!    themselves while polled; they wait in a side list), queue them once
 //!    the driver was polled since the last time (polling it now without
@@ -57,6 +60,7 @@ use crate::runtime::coarse_time::{self, Stamp};
 use crate::runtime::context;
 use crate::runtime::metrics::{self, WorkerMetrics};
 use crate::runtime::park::ThreadParker;
+use crate::scheduler::global_queue_interval::GlobalQueueInterval;
 use crate::scheduler::priority::{Fairness, PriorityLanes, QueuedCounts};
 use crate::scheduler::{self, Config};
 use crate::task::list::OwnedTasks;
@@ -118,6 +122,9 @@ struct Core {
     /// The driver was polled since the yielded tasks last went back.
     polled_since_requeue: bool,
     tick: u32,
+    /// Ticks between looks at the injector first, tuned to the poll times
+    /// unless the user fixed it (see `scheduler/global_queue_interval.rs`).
+    global_queue_interval: GlobalQueueInterval,
     /// When the scheduler last woke (for the busy-time metric).
     busy_since: Stamp,
     /// The cached clock for the tasks' poll times, refreshed at each
@@ -150,6 +157,11 @@ impl Handle {
             yielded_by_priority: [0; 3],
             polled_since_requeue: false,
             tick: 0,
+            global_queue_interval: GlobalQueueInterval::new(
+                config.global_queue_interval,
+                config.tune_global_queue_interval,
+                coarse_time::now(),
+            ),
             busy_since: coarse_time::now(),
             now: coarse_time::now(),
             driver: Some(driver),
@@ -404,7 +416,10 @@ impl Context {
                 .store(core.queued_here(), Ordering::Relaxed);
             let now = coarse_time::refresh();
             core.now = now;
+            core.global_queue_interval.retune(now, core.tick);
             if block && idle {
+                // The sleep ahead is not poll time.
+                core.global_queue_interval.went_idle();
                 metrics.parked(core.busy_since, now);
                 coarse_time::mark_stale();
             }
@@ -463,11 +478,17 @@ impl Core {
         }
     }
 
+    /// `true` on the ticks where the injector goes ahead of the local
+    /// queue.
+    fn injector_turn(&self) -> bool {
+        self.tick % self.global_queue_interval.ticks() == 0
+    }
+
     fn next_task(&mut self, handle: &Handle) -> Option<Notified> {
         if handle.queued.any() || self.yielded(Priority::High) {
             return self.next_task_by_priority(handle);
         }
-        take_from(self.tick, handle, &mut self.tasks, &handle.inject)
+        take_from(self.injector_turn(), &mut self.tasks, &handle.inject)
     }
 
     /// Steps 2-4 of `scheduler/priority.rs`: some `High` or `Low` task may
@@ -511,13 +532,13 @@ impl Core {
 
     fn take(&mut self, handle: &Handle, priority: Priority) -> Option<Notified> {
         if priority == Priority::Normal {
-            return take_from(self.tick, handle, &mut self.tasks, &handle.inject);
+            return take_from(self.injector_turn(), &mut self.tasks, &handle.inject);
         }
         if handle.queued.get(priority) == 0 {
             return None;
         }
         let inject = handle.inject_lanes.get(priority);
-        let task = take_from(self.tick, handle, self.lanes.get_mut(priority), inject)?;
+        let task = take_from(self.injector_turn(), self.lanes.get_mut(priority), inject)?;
         handle.queued.remove(priority);
         handle.metrics.priority_polled(priority);
         Some(task)
@@ -525,14 +546,16 @@ impl Core {
 }
 
 /// The next task of one priority: from its local queue, or its injector,
-/// which goes first every `global_queue_interval` ticks.
+/// which goes first on `injector_turn` ticks.
 fn take_from(
-    tick: u32,
-    handle: &Handle,
+    injector_turn: bool,
     local: &mut VecDeque<Notified>,
     inject: &Injector<Notified>,
 ) -> Option<Notified> {
-    if tick % handle.config.global_queue_interval == 0 {
+    // An empty injector is two loads to see (`steal` would also fence):
+    // with the interval tuned down to 2, most turns find it empty. A push
+    // this misses is taken at the next turn, or when `local` runs dry.
+    if injector_turn && !inject.is_empty() {
         let Some(task) = steal_one(inject) else {
             return local.pop_front();
         };

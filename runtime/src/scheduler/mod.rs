@@ -6,6 +6,7 @@
 //! `rt::runtime::Handle` wraps.
 
 pub(crate) mod current_thread;
+pub(crate) mod global_queue_interval;
 pub(crate) mod idle_spin;
 pub(crate) mod multi_thread;
 pub(crate) mod priority;
@@ -191,9 +192,8 @@ pub(crate) struct Config {
     /// Ticks between looks at the global queue ahead of the local one; the
     /// most, when `tune_global_queue_interval` is set.
     pub(crate) global_queue_interval: u32,
-    /// The user left the interval to the runtime: multi-thread workers tune
-    /// it to their poll times (`multi_thread/worker/global_queue_interval.rs`);
-    /// the current-thread scheduler keeps it fixed.
+    /// The user left the interval to the runtime: each scheduler thread
+    /// tunes it to its poll times (`global_queue_interval.rs`).
     pub(crate) tune_global_queue_interval: bool,
     pub(crate) event_interval: u32,
     /// The most an idle thread spins before it sleeps (see `idle_spin`).

@@ -5,7 +5,7 @@
 //! 1. every `global_queue_interval` ticks, a batch from the injector first
 //!    (so tasks spawned or woken from outside are not starved by a busy
 //!    local queue); unless the user fixed it, the interval is tuned to
-//!    about 100 µs of polling (`global_queue_interval.rs`), so a task woken
+//!    about 100 µs of polling (`scheduler/global_queue_interval.rs`), so a task woken
 //!    from outside waits about as long whether the tasks ahead of it poll
 //!    for 100 ns or 20 µs;
 //! 2. the LIFO slot: the task this worker woke most recently (a message
@@ -69,7 +69,6 @@
 //! counts toward the bound. When searching, a worker steals `High` work
 //! first, then `Normal`, then `Low`.
 
-mod global_queue_interval;
 mod priority_lanes;
 
 use crate::loom::deque::{Steal, Stealer, Worker as Deque};
@@ -78,6 +77,7 @@ use crate::loom::sync::atomic::{AtomicBool, Ordering, fence};
 use crate::runtime::coarse_time::{self, Stamp};
 use crate::runtime::context;
 use crate::runtime::metrics::{self, WorkerMetrics};
+use crate::scheduler::global_queue_interval::GlobalQueueInterval;
 use crate::scheduler::idle_spin::IdleSpin;
 use crate::scheduler::multi_thread::handle::Handle;
 use crate::scheduler::multi_thread::local_queues::{LifoSlot, YieldedTasks, steal_yielded};
@@ -86,7 +86,6 @@ use crate::scheduler::priority::{Fairness, PriorityLanes};
 use crate::scheduler::{self, FastRand};
 use crate::task::{Notified, Priority};
 use crossbeam_utils::CachePadded;
-use global_queue_interval::GlobalQueueInterval;
 use std::cell::RefCell;
 
 /// Consecutive LIFO-slot polls before the slot's task must queue normally,
