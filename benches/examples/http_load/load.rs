@@ -57,11 +57,20 @@ impl Generator {
     }
 
     /// Loads `127.0.0.1:port` with `connections` keep-alive connections
-    /// for `duration`.
-    pub(crate) fn run(self, port: u16, connections: usize, duration: Duration) -> io::Result<Load> {
+    /// for `duration`, from as many client threads as the server has
+    /// workers (`server_workers`), never more than connections.
+    pub(crate) fn run(
+        self,
+        port: u16,
+        connections: usize,
+        duration: Duration,
+        server_workers: usize,
+    ) -> io::Result<Load> {
+        // wrk needs at least one connection per thread.
+        let threads = connections.clamp(1, server_workers.max(1));
         match self {
-            Generator::Wrk => run_wrk(port, connections, duration),
-            Generator::Builtin => run_builtin(port, connections, duration),
+            Generator::Wrk => run_wrk(port, connections, threads, duration),
+            Generator::Builtin => run_builtin(port, connections, threads, duration),
         }
     }
 }
@@ -94,15 +103,9 @@ fn apt_get(args: &[&str]) -> bool {
         .is_ok_and(|out| out.status.success())
 }
 
-/// The client threads: as many as the servers' workers, never more than
-/// connections (wrk needs at least one connection per thread).
-fn client_threads(connections: usize) -> usize {
-    connections.clamp(1, 2)
-}
-
-fn run_wrk(port: u16, connections: usize, duration: Duration) -> io::Result<Load> {
+fn run_wrk(port: u16, connections: usize, threads: usize, duration: Duration) -> io::Result<Load> {
     let out = Command::new("wrk")
-        .arg(format!("-t{}", client_threads(connections)))
+        .arg(format!("-t{threads}"))
         .arg(format!("-c{connections}"))
         .arg(format!("-d{}s", duration.as_secs().max(1)))
         .arg("--latency")
@@ -168,9 +171,14 @@ fn micros(value: &str) -> Option<f64> {
 
 const REQUEST: &[u8] = b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
 
-fn run_builtin(port: u16, connections: usize, duration: Duration) -> io::Result<Load> {
+fn run_builtin(
+    port: u16,
+    connections: usize,
+    threads: usize,
+    duration: Duration,
+) -> io::Result<Load> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(client_threads(connections))
+        .worker_threads(threads)
         .enable_all()
         .build()?;
     runtime.block_on(async {

@@ -8,9 +8,9 @@
 //! cargo run --release -p rt-benches --example http_load -- --rounds 5 --seconds 3 --connections 1,50
 //! ```
 //!
-//! `http_load --serve rt|tokio|floor` runs one server (printing its port)
-//! and `http_load --load PORT CONNECTIONS SECONDS [wrk|builtin]` one load
-//! window against it, for profiling a side alone.
+//! `http_load --serve rt|tokio|floor [WORKERS [CPU]]` runs one server
+//! (printing its port) and `http_load --load PORT CONNECTIONS SECONDS
+//! [wrk|builtin]` one load window against it, for profiling a side alone.
 //!
 //! Options: `--rounds N` (default 3), `--seconds S` per window (default
 //! 5), `--connections A,B,..` (default `1,50,1000`), `--strace` (one more
@@ -21,7 +21,10 @@
 //! (print only; otherwise the table replaces the `http_load` section of
 //! `benches/RESULTS.md`), `--floor` (also measure the floor: the same
 //! responses from an epoll loop with no runtime and no HTTP library, see
-//! `floor.rs`).
+//! `floor.rs`), `--split-cores` (each server gets 1 worker pinned to CPU
+//! 0 and the load generator 1 thread pinned to CPU 1, so neither takes
+//! CPU from the other: the table then goes to its own section of
+//! `RESULTS.md`).
 //!
 //! Per window: requests/s and p50/p99 latency from the load generator, and
 //! the server's CPU time (user + system, `/proc/PID/stat`) over the window
@@ -43,8 +46,17 @@ use std::io::{self, BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-const SECTION_BEGIN: &str = "<!-- http_load: begin -->";
-const SECTION_END: &str = "<!-- http_load: end -->";
+/// The markers around each mode's section of `RESULTS.md`.
+const SECTIONS: [(&str, &str); 2] = [
+    ("<!-- http_load: begin -->", "<!-- http_load: end -->"),
+    (
+        "<!-- http_load split-cores: begin -->",
+        "<!-- http_load split-cores: end -->",
+    ),
+];
+/// `--split-cores`: the CPUs of the servers and of the load generator.
+const SERVER_CPU: usize = 0;
+const CLIENT_CPU: usize = 1;
 
 struct Options {
     rounds: usize,
@@ -54,12 +66,25 @@ struct Options {
     client: Option<Generator>,
     write: bool,
     floor: bool,
+    split_cores: bool,
+}
+
+impl Options {
+    /// Each server's worker count.
+    fn workers(&self) -> usize {
+        if self.split_cores { 1 } else { server::WORKERS }
+    }
+
+    /// This mode's markers in `RESULTS.md`.
+    fn section(&self) -> (&'static str, &'static str) {
+        SECTIONS[usize::from(self.split_cores)]
+    }
 }
 
 fn usage(problem: &str) -> ! {
     eprintln!(
         "http_load: {problem}\nusage: http_load [--rounds N] [--seconds S] [--connections 1,50,1000] \
-         [--strace] [--client wrk|builtin] [--no-write] [--floor]"
+         [--strace] [--client wrk|builtin] [--no-write] [--floor] [--split-cores]"
     );
     std::process::exit(2);
 }
@@ -73,6 +98,7 @@ fn parse_options(mut args: impl Iterator<Item = String>) -> Options {
         client: None,
         write: true,
         floor: false,
+        split_cores: false,
     };
     while let Some(arg) = args.next() {
         let mut value = || {
@@ -106,6 +132,7 @@ fn parse_options(mut args: impl Iterator<Item = String>) -> Options {
             }
             "--no-write" => options.write = false,
             "--floor" => options.floor = true,
+            "--split-cores" => options.split_cores = true,
             other => usage(&format!("unknown argument {other}")),
         }
     }
@@ -122,8 +149,19 @@ fn main() -> io::Result<()> {
         let side = args
             .next()
             .and_then(|name| Side::parse(&name))
-            .unwrap_or_else(|| usage("--serve takes rt or tokio"));
-        return server::serve(side);
+            .unwrap_or_else(|| usage("--serve takes rt, tokio or floor"));
+        let workers = args.next().map_or(server::WORKERS, |workers| {
+            workers
+                .parse()
+                .ok()
+                .filter(|&n| n > 0)
+                .unwrap_or_else(|| usage("--serve's worker count is a positive number"))
+        });
+        let cpu = args.next().map(|cpu| {
+            cpu.parse()
+                .unwrap_or_else(|_| usage("--serve's CPU is a number"))
+        });
+        return server::serve(side, workers, cpu);
     }
     if args.peek().map(String::as_str) == Some("--load") {
         args.next();
@@ -131,6 +169,16 @@ fn main() -> io::Result<()> {
     }
     let options = parse_options(args);
     raise_fd_limit();
+    // Before pinning, which hides the other CPUs from this process.
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if options.split_cores {
+        if cpus < 2 {
+            usage("--split-cores needs 2 CPUs or more");
+        }
+        // The load generator (wrk or the built-in client's threads) starts
+        // from this thread, and inherits its CPU.
+        server::pin_to_cpu(CLIENT_CPU)?;
+    }
     let generator = options.client.unwrap_or_else(|| Generator::detect(true));
     let strace = options.strace && measure::strace_available();
     if options.strace && !strace {
@@ -154,12 +202,12 @@ fn main() -> io::Result<()> {
     let load_before = load_average();
     let servers = sides
         .iter()
-        .map(|&side| Server::start(side))
+        .map(|&side| Server::start(side, &options))
         .collect::<io::Result<Vec<_>>>()?;
     let window = Duration::from_secs(options.seconds);
     // Warm up both (connections, allocator, page faults), unmeasured.
     for server in &servers {
-        generator.run(server.port, 50, Duration::from_secs(1))?;
+        generator.run(server.port, 50, Duration::from_secs(1), server.workers)?;
     }
 
     let mut samples: Vec<Sample> = Vec::new();
@@ -203,16 +251,16 @@ fn main() -> io::Result<()> {
         }
     }
 
-    let machine_load = format!(
-        "{} at the start, {} at the end",
+    let machine = format!(
+        "{cpus} CPUs, load average (1 min) {} at the start, {} at the end",
         load_before,
         load_average()
     );
-    let report = render(&options, generator, &samples, &syscalls, &machine_load);
+    let report = render(&options, generator, &samples, &syscalls, &machine);
     println!("{report}");
     if options.write {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("RESULTS.md");
-        write_section(&path, &report)?;
+        write_section(&path, options.section(), &report)?;
         eprintln!(
             "http_load: wrote the http_load section of {}",
             path.display()
@@ -243,6 +291,7 @@ fn load_alone(mut args: impl Iterator<Item = String>) -> io::Result<()> {
         port,
         connections.max(1),
         Duration::from_secs(seconds.max(1)),
+        server::WORKERS,
     )?;
     println!(
         "{} requests in {:.2} s: {:.0} req/s, p50 {:.1} us, p99 {:.1} us, {} errors",
@@ -277,12 +326,18 @@ struct Server {
     side: Side,
     child: Child,
     port: u16,
+    workers: usize,
 }
 
 impl Server {
-    fn start(side: Side) -> io::Result<Server> {
-        let mut child = Command::new(std::env::current_exe()?)
-            .args(["--serve", side.name()])
+    fn start(side: Side, options: &Options) -> io::Result<Server> {
+        let workers = options.workers();
+        let mut command = Command::new(std::env::current_exe()?);
+        command.args(["--serve", side.name(), &workers.to_string()]);
+        if options.split_cores {
+            command.arg(SERVER_CPU.to_string());
+        }
+        let mut child = command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .spawn()?;
@@ -293,7 +348,12 @@ impl Server {
             .strip_prefix("port ")
             .and_then(|p| p.trim().parse().ok())
             .ok_or_else(|| io::Error::other(format!("{} server said {line:?}", side.name())))?;
-        Ok(Server { side, child, port })
+        Ok(Server {
+            side,
+            child,
+            port,
+            workers,
+        })
     }
 
     fn measure(
@@ -303,7 +363,7 @@ impl Server {
         window: Duration,
     ) -> io::Result<Sample> {
         let before = measure::cpu_seconds(self.child.id())?;
-        let load = generator.run(self.port, connections, window)?;
+        let load = generator.run(self.port, connections, window, self.workers)?;
         let after = measure::cpu_seconds(self.child.id())?;
         Ok(Sample {
             side: self.side,
@@ -320,7 +380,7 @@ impl Server {
         window: Duration,
     ) -> io::Result<Syscalls> {
         let strace = measure::Strace::attach(self.child.id())?;
-        let load = generator.run(self.port, connections, window);
+        let load = generator.run(self.port, connections, window, self.workers);
         let counts = strace.finish()?;
         Ok(Syscalls {
             side: self.side,
@@ -415,30 +475,43 @@ fn render(
     generator: Generator,
     samples: &[Sample],
     syscalls: &[Syscalls],
-    machine_load: &str,
+    machine: &str,
 ) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "{SECTION_BEGIN}");
-    let _ = writeln!(out, "## HTTP load: hyper hello server, rt vs tokio\n");
+    let (begin, end) = options.section();
+    let _ = writeln!(out, "{begin}");
+    if options.split_cores {
+        let _ = writeln!(
+            out,
+            "## HTTP load on split cores: hyper hello server, rt vs tokio\n\n\
+             Each server has 1 worker pinned to CPU {SERVER_CPU} and the load generator 1 thread \
+             pinned to CPU {CLIENT_CPU}: neither takes CPU time from the other, so at 50 and 1000 \
+             connections the server's core is saturated and its requests/s is set by its own CPU \
+             time per request. This is not the issue's configuration (2 workers each, sharing the \
+             CPUs with the load generator; the section above), but it measures the runtimes' own \
+             cost without the load generator in the way.\n"
+        );
+    } else {
+        let _ = writeln!(out, "## HTTP load: hyper hello server, rt vs tokio\n");
+    }
     let _ = writeln!(
         out,
         "Generated by `cargo run --release -p rt-benches --example http_load{}` \
          ({} rounds of {} s windows per server and connection count, alternating which goes first; \
-         load from {}; {} workers per server; all on 127.0.0.1). \
+         load from {}; {} per server; all on 127.0.0.1). \
          Each figure is the median over the rounds. CPU/req is the server's user+system time over the \
          window divided by the requests it served. For ratios, req/s above 1.0 and the others below 1.0 \
          mean rt is ahead.\n",
-        if options.strace { " -- --strace" } else { "" },
+        command_flags(options),
         options.rounds,
         options.seconds,
         generator.name(),
-        server::WORKERS,
+        counted(options.workers(), "worker"),
     );
     let _ = writeln!(
         out,
-        "Machine: {} CPUs, load average (1 min) {machine_load}: other work shares the CPUs, so single \
-         rounds swing widely (see the per-round ratios); syscall counts do not depend on it.\n",
-        std::thread::available_parallelism().map_or(0, |n| n.get()),
+        "Machine: {machine}: other work shares the CPUs, so single rounds swing widely (see the \
+         per-round ratios); syscall counts do not depend on it.\n"
     );
     let _ = writeln!(
         out,
@@ -518,8 +591,25 @@ fn render(
             }
         }
     }
-    let _ = write!(out, "{SECTION_END}");
+    let _ = write!(out, "{end}");
     out
+}
+
+/// The flags of the run that made a table, as a user would type them.
+fn command_flags(options: &Options) -> String {
+    let flags: Vec<&str> = [
+        (options.strace, "--strace"),
+        (options.floor, "--floor"),
+        (options.split_cores, "--split-cores"),
+    ]
+    .into_iter()
+    .filter_map(|(set, flag)| set.then_some(flag))
+    .collect();
+    if flags.is_empty() {
+        String::new()
+    } else {
+        format!(" -- {}", flags.join(" "))
+    }
 }
 
 /// The median over the rounds of `figure` for `side` at `connections`.
@@ -544,11 +634,17 @@ fn median_of(
 fn render_floor(out: &mut String, options: &Options, samples: &[Sample]) {
     let _ = writeln!(
         out,
-        "\nThe floor (`--floor`): the same responses from two threads with an epoll loop each, no \
+        "\nThe floor (`--floor`): the same responses from {} with an epoll loop each, no \
          runtime and no HTTP library (`examples/http_load/floor.rs`): one read and one write per \
          request. Its lead over tokio is about the most any runtime serving hyper could gain here: \
-         the kernel's work per request is the same for all three, and the load generator shares the \
-         CPUs, so a server's throughput also depends on how much CPU it leaves to the client.\n"
+         the kernel's work per request is the same for all three{}.\n",
+        counted(options.workers(), "thread"),
+        if options.split_cores {
+            ""
+        } else {
+            ", and the load generator shares the CPUs, so a server's throughput also depends on \
+             how much CPU it leaves to the client"
+        },
     );
     let _ = writeln!(
         out,
@@ -580,6 +676,15 @@ fn load_average() -> String {
         .unwrap_or_else(|| "?".to_owned())
 }
 
+/// `1 worker`, `2 workers`.
+fn counted(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
 fn ratio(a: f64, b: f64) -> String {
     format!("{:.2}", a / b)
 }
@@ -592,16 +697,20 @@ fn latency(us: f64) -> String {
     }
 }
 
-/// Replaces the `http_load` section of `path` with `section` (or appends
-/// it).
-fn write_section(path: &std::path::Path, section: &str) -> io::Result<()> {
+/// Replaces the section of `path` between `markers` with `section` (or
+/// appends it).
+fn write_section(
+    path: &std::path::Path,
+    (begin_marker, end_marker): (&str, &str),
+    section: &str,
+) -> io::Result<()> {
     let old = std::fs::read_to_string(path).unwrap_or_default();
-    let new = match (old.find(SECTION_BEGIN), old.find(SECTION_END)) {
+    let new = match (old.find(begin_marker), old.find(end_marker)) {
         (Some(begin), Some(end)) if begin < end => {
             format!(
                 "{}{section}{}",
                 &old[..begin],
-                &old[end + SECTION_END.len()..]
+                &old[end + end_marker.len()..]
             )
         }
         _ => format!("{}\n{section}\n", old.trim_end()),

@@ -1,8 +1,9 @@
 //! The server side: one hyper HTTP/1.1 hello server, on rt or on tokio,
-//! with the same settings on both (2 workers, hyper's default HTTP/1.1
-//! builder with the runtime's timer, `TCP_NODELAY`, a 1024 backlog). It
-//! prints `port <N>` on stdout once listening and exits when its stdin
-//! closes (the parent process ended).
+//! with the same settings on both (2 workers unless told otherwise,
+//! hyper's default HTTP/1.1 builder with the runtime's timer,
+//! `TCP_NODELAY`, a 1024 backlog), optionally pinned to one CPU. It prints
+//! `port <N>` on stdout once listening and exits when its stdin closes
+//! (the parent process ended).
 
 use http_body_util::Full;
 use hyper::body::{Bytes, Incoming};
@@ -12,7 +13,7 @@ use hyper::{Request, Response};
 use std::convert::Infallible;
 use std::io::{self, Read, Write};
 
-/// Both servers' worker count.
+/// Both servers' worker count (`--split-cores`: 1).
 pub(crate) const WORKERS: usize = 2;
 
 /// Which runtime serves.
@@ -46,21 +47,26 @@ async fn hello(_request: Request<Incoming>) -> Result<Response<Full<Bytes>>, Inf
     ))))
 }
 
-/// Runs the server on `side` until stdin closes.
-pub(crate) fn serve(side: Side) -> io::Result<()> {
+/// Runs the server on `side` with `workers` threads until stdin closes,
+/// all of them on CPU `cpu` if given.
+pub(crate) fn serve(side: Side, workers: usize, cpu: Option<usize>) -> io::Result<()> {
+    if let Some(cpu) = cpu {
+        // Before any thread starts: threads inherit their creator's CPUs.
+        pin_to_cpu(cpu)?;
+    }
     std::thread::spawn(|| {
         // Whatever ends the read (EOF, an error), the parent is gone.
         let _ = io::stdin().read_to_end(&mut Vec::new());
         std::process::exit(0);
     });
     match side {
-        Side::Rt => serve_rt(),
-        Side::Tokio => serve_tokio(),
+        Side::Rt => serve_rt(workers),
+        Side::Tokio => serve_tokio(workers),
         Side::Floor => {
             // mio's bind sets the same 1024 backlog as the other two.
             let listener = mio::net::TcpListener::bind("127.0.0.1:0".parse().expect("an address"))?;
             announce(listener.local_addr()?.port())?;
-            crate::floor::serve(listener.into(), WORKERS)
+            crate::floor::serve(listener.into(), workers)
         }
     }
 }
@@ -71,9 +77,9 @@ fn announce(port: u16) -> io::Result<()> {
     stdout.flush()
 }
 
-fn serve_rt() -> io::Result<()> {
+fn serve_rt(workers: usize) -> io::Result<()> {
     let runtime = rt::runtime::Builder::new_multi_thread()
-        .worker_threads(WORKERS)
+        .worker_threads(workers)
         .enable_all()
         .build()?;
     runtime.block_on(async {
@@ -93,9 +99,9 @@ fn serve_rt() -> io::Result<()> {
     })
 }
 
-fn serve_tokio() -> io::Result<()> {
+fn serve_tokio(workers: usize) -> io::Result<()> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(WORKERS)
+        .worker_threads(workers)
         .enable_all()
         .build()?;
     runtime.block_on(async {
@@ -112,4 +118,21 @@ fn serve_tokio() -> io::Result<()> {
             });
         }
     })
+}
+
+/// Restricts the calling thread, and the threads it starts from now on,
+/// to CPU `cpu`.
+pub(crate) fn pin_to_cpu(cpu: usize) -> io::Result<()> {
+    // SAFETY: an all-zero `cpu_set_t` is a valid empty set.
+    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    // SAFETY: `set` is a valid set; `CPU_SET` checks `cpu` against its size.
+    unsafe { libc::CPU_SET(cpu, &mut set) };
+    // SAFETY: `set` is a valid `cpu_set_t` of the size passed; pid 0 is
+    // the calling thread.
+    let result = unsafe { libc::sched_setaffinity(0, std::mem::size_of_val(&set), &set) };
+    if result == 0 {
+        Ok(())
+    } else {
+        Err(io::Error::last_os_error())
+    }
 }
