@@ -264,16 +264,7 @@ fn borrowed_split_in_one_task() {
         let mut stream = TcpStream::connect(addr).await.unwrap();
         let (mut read, mut write) = stream.split();
         let data = vec![9u8; 1 << 20];
-        let send = async {
-            write.write_all(&data).await.unwrap();
-            write.close().await.unwrap();
-        };
-        let recv = async {
-            let mut got = Vec::new();
-            read.read_to_end(&mut got).await.unwrap();
-            got
-        };
-        let ((), got) = futures_util::future::join(send, recv).await;
+        let got = support::echo_through_halves!(&mut read, &mut write, &data).await;
         assert!(got == data);
     });
 }

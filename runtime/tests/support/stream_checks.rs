@@ -23,6 +23,31 @@ macro_rules! fill_send_buffer {
     };
 }
 
+/// Writes `data` through the write half `write` and closes it while
+/// reading through `read` until end-of-file, both in one task (the peer
+/// echoes: more than the socket buffers hold would block a write alone).
+/// Returns the bytes read.
+#[allow(unused_macros)]
+macro_rules! echo_through_halves {
+    ($read:expr, $write:expr, $data:expr) => {
+        async {
+            use rt::io::{AsyncReadExt as _, AsyncWriteExt as _};
+            let (read, write, data) = ($read, $write, $data);
+            let send = async {
+                write.write_all(data).await.unwrap();
+                write.close().await.unwrap();
+            };
+            let recv = async {
+                let mut got = Vec::new();
+                read.read_to_end(&mut got).await.unwrap();
+                got
+            };
+            let ((), got) = futures_util::future::join(send, recv).await;
+            got
+        }
+    };
+}
+
 /// `ready(READABLE | WRITABLE)` on `stream` (an `Arc` of a connected
 /// stream), whose peer is `peer`, says which side is ready: writable at
 /// first; once the send buffer is full, a task waiting for either side is
@@ -231,5 +256,5 @@ macro_rules! check_split_halves {
 #[allow(unused_imports)]
 pub(crate) use {
     check_forgotten_write_half, check_owned_halves, check_ready_for_either_side,
-    check_split_halves, fill_send_buffer,
+    check_split_halves, echo_through_halves, fill_send_buffer,
 };
