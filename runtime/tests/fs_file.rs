@@ -5,9 +5,10 @@ mod support;
 use support::{runtimes, scratch_dir};
 
 use rt::io::{AsyncRead, AsyncReadExt, AsyncSeekExt, AsyncWriteExt};
-use rt::runtime::Builder;
+use rt::runtime::{Builder, Runtime};
 use std::future::Future;
 use std::io::{ErrorKind, SeekFrom};
+use std::path::Path;
 use std::pin::Pin;
 use std::task::Poll;
 
@@ -45,12 +46,7 @@ fn seek_read_and_write_positions() {
         let path = dir.join("f");
         std::fs::write(&path, "hello world").unwrap();
         rt.block_on(async {
-            let mut file = rt::fs::File::options()
-                .read(true)
-                .write(true)
-                .open(&path)
-                .await
-                .unwrap();
+            let mut file = open_read_write(&path).await;
             assert_eq!(file.seek(SeekFrom::Start(6)).await.unwrap(), 6);
             let mut word = [0; 5];
             file.read_exact(&mut word).await.unwrap();
@@ -69,21 +65,12 @@ fn seek_read_and_write_positions() {
 #[test]
 fn unread_bytes_are_given_back_before_a_write() {
     // One blocking thread, for `abandon_a_read`.
-    let rt = Builder::new_multi_thread()
-        .worker_threads(1)
-        .max_blocking_threads(1)
-        .build()
-        .unwrap();
+    let rt = one_blocking_thread();
     let dir = scratch_dir("read-ahead", &rt);
     let path = dir.join("f");
     std::fs::write(&path, "0123456789").unwrap();
     rt.block_on(async {
-        let mut file = rt::fs::File::options()
-            .read(true)
-            .write(true)
-            .open(&path)
-            .await
-            .unwrap();
+        let mut file = open_read_write(&path).await;
         // Start a 10-byte read and give up on it: its bytes land in the
         // file's buffer, ahead of what the caller consumes next.
         abandon_a_read(&mut file, 10).await;
@@ -104,31 +91,68 @@ fn unread_bytes_are_given_back_before_a_write() {
 /// queued: its bytes land in the file's buffer, read ahead of the logical
 /// position. Needs a runtime with `max_blocking_threads(1)`.
 async fn abandon_a_read(file: &mut rt::fs::File, len: usize) {
-    let (started_tx, started_rx) = std::sync::mpsc::channel::<()>();
-    let (release_tx, release_rx) = std::sync::mpsc::channel::<()>();
-    let gate = rt::spawn_blocking(move || {
-        started_tx.send(()).unwrap();
-        release_rx.recv().unwrap();
-    });
-    started_rx.recv().unwrap();
+    let held = HeldBlockingThread::hold();
     let mut big = vec![0; len];
     std::future::poll_fn(|cx| {
         assert!(Pin::new(&mut *file).poll_read(cx, &mut big).is_pending());
         Poll::Ready(())
     })
     .await;
-    release_tx.send(()).unwrap();
-    gate.await.unwrap();
+    held.release().await;
+}
+
+/// A runtime whose blocking pool has one thread, for
+/// [`HeldBlockingThread`].
+fn one_blocking_thread() -> Runtime {
+    Builder::new_multi_thread()
+        .worker_threads(1)
+        .max_blocking_threads(1)
+        .build()
+        .unwrap()
+}
+
+/// The blocking pool's one thread, kept busy by a job until
+/// [`release`](HeldBlockingThread::release): a file operation started
+/// meanwhile is sure to queue behind it.
+struct HeldBlockingThread {
+    release: std::sync::mpsc::Sender<()>,
+    job: rt::task::JoinHandle<()>,
+}
+
+impl HeldBlockingThread {
+    /// Returns once the job runs.
+    fn hold() -> HeldBlockingThread {
+        let (started_tx, started_rx) = std::sync::mpsc::channel::<()>();
+        let (release, release_rx) = std::sync::mpsc::channel::<()>();
+        let job = rt::spawn_blocking(move || {
+            started_tx.send(()).unwrap();
+            release_rx.recv().unwrap();
+        });
+        started_rx.recv().unwrap();
+        HeldBlockingThread { release, job }
+    }
+
+    /// Lets the job end, and waits until it has.
+    async fn release(self) {
+        self.release.send(()).unwrap();
+        self.job.await.unwrap();
+    }
+}
+
+/// `path` opened for reading and writing.
+async fn open_read_write(path: &Path) -> rt::fs::File {
+    rt::fs::File::options()
+        .read(true)
+        .write(true)
+        .open(path)
+        .await
+        .unwrap()
 }
 
 #[test]
 fn into_std_and_try_clone_start_at_the_logical_position() {
     use std::io::{Read, Seek};
-    let rt = Builder::new_multi_thread()
-        .worker_threads(1)
-        .max_blocking_threads(1)
-        .build()
-        .unwrap();
+    let rt = one_blocking_thread();
     let dir = scratch_dir("into-std", &rt);
     let path = dir.join("f");
     std::fs::write(&path, "0123456789").unwrap();
@@ -337,23 +361,13 @@ fn read_to_end_given_up_on_keeps_its_bytes_for_the_next_read() {
     const LEN: usize = 5 * 1024 * 1024;
     let data: Vec<u8> = (0..LEN).map(|i| (i * 13 % 241) as u8).collect();
     // One blocking thread, held busy, so the read below is sure to queue.
-    let rt = Builder::new_multi_thread()
-        .worker_threads(1)
-        .max_blocking_threads(1)
-        .build()
-        .unwrap();
+    let rt = one_blocking_thread();
     let dir = scratch_dir("read-to-end-dropped", &rt);
     let path = dir.join("f");
     std::fs::write(&path, &data).unwrap();
     rt.block_on(async {
         let mut file = rt::fs::File::open(&path).await.unwrap();
-        let (started_tx, started_rx) = std::sync::mpsc::channel::<()>();
-        let (release_tx, release_rx) = std::sync::mpsc::channel::<()>();
-        let gate = rt::spawn_blocking(move || {
-            started_tx.send(()).unwrap();
-            release_rx.recv().unwrap();
-        });
-        started_rx.recv().unwrap();
+        let held = HeldBlockingThread::hold();
         let mut lost = Vec::new();
         {
             let mut read_all = std::pin::pin!(file.read_to_end(&mut lost));
@@ -364,8 +378,7 @@ fn read_to_end_given_up_on_keeps_its_bytes_for_the_next_read() {
             .await;
         }
         assert!(lost.is_empty());
-        release_tx.send(()).unwrap();
-        gate.await.unwrap();
+        held.release().await;
         // The first chunk was read into the file's buffer: a plain read
         // gets it, and then the rest follows in order.
         let mut first = [0; 10];

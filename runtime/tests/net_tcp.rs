@@ -10,7 +10,7 @@ use std::io::{ErrorKind, IoSlice};
 use std::net::Shutdown;
 use std::pin::Pin;
 use std::time::Duration;
-use support::{Checksum, Pattern, on_both};
+use support::{Checksum, Pattern, on_both, tcp_pair};
 
 /// Accepts connections forever, echoing each on its own task.
 async fn echo_server() -> std::net::SocketAddr {
@@ -125,11 +125,7 @@ fn half_close_keeps_the_other_direction_open() {
 #[test]
 fn reset_by_peer_is_an_error_not_a_hang() {
     on_both(|| async {
-        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let client = TcpStream::connect(listener.local_addr().unwrap())
-            .await
-            .unwrap();
-        let (mut server, _) = listener.accept().await.unwrap();
+        let (client, mut server) = tcp_pair().await;
         let reader = rt::spawn(async move {
             let mut buf = [0u8; 16];
             server.read(&mut buf).await
@@ -172,11 +168,7 @@ fn host_names_are_resolved_on_the_blocking_pool() {
 #[test]
 fn vectored_write_writes_many_buffers_at_once_and_everything() {
     on_both(|| async {
-        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let mut client = TcpStream::connect(listener.local_addr().unwrap())
-            .await
-            .unwrap();
-        let (mut server, _) = listener.accept().await.unwrap();
+        let (mut client, mut server) = tcp_pair().await;
 
         // Small buffers into an empty socket buffer: one writev takes all.
         let parts: Vec<Vec<u8>> = (0..16u8).map(|i| vec![i; 10 + i as usize]).collect();
@@ -218,11 +210,7 @@ fn vectored_write_writes_many_buffers_at_once_and_everything() {
 #[test]
 fn vectored_read_fills_many_buffers() {
     on_both(|| async {
-        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let mut client = TcpStream::connect(listener.local_addr().unwrap())
-            .await
-            .unwrap();
-        let (mut server, _) = listener.accept().await.unwrap();
+        let (mut client, mut server) = tcp_pair().await;
         client.write_all(b"abcdefgh").await.unwrap();
         client.close().await.unwrap();
         let (mut a, mut b) = ([0u8; 3], [0u8; 5]);
@@ -276,16 +264,7 @@ fn borrowed_split_in_one_task() {
         let mut stream = TcpStream::connect(addr).await.unwrap();
         let (mut read, mut write) = stream.split();
         let data = vec![9u8; 1 << 20];
-        let send = async {
-            write.write_all(&data).await.unwrap();
-            write.close().await.unwrap();
-        };
-        let recv = async {
-            let mut got = Vec::new();
-            read.read_to_end(&mut got).await.unwrap();
-            got
-        };
-        let ((), got) = futures_util::future::join(send, recv).await;
+        let got = support::echo_through_halves!(&mut read, &mut write, &data).await;
         assert!(got == data);
     });
 }
@@ -307,11 +286,7 @@ fn send_file_sends_the_requested_range() {
         let content = content.clone();
         async move {
             let file = std::fs::File::open(&path).unwrap();
-            let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-            let client = TcpStream::connect(listener.local_addr().unwrap())
-                .await
-                .unwrap();
-            let (mut server, _) = listener.accept().await.unwrap();
+            let (client, mut server) = tcp_pair().await;
             let reader = rt::spawn(async move {
                 let mut got = Vec::new();
                 server.read_to_end(&mut got).await.unwrap();
@@ -338,11 +313,7 @@ fn send_file_sends_the_requested_range() {
 #[test]
 fn peek_does_not_consume() {
     on_both(|| async {
-        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let mut client = TcpStream::connect(listener.local_addr().unwrap())
-            .await
-            .unwrap();
-        let (mut server, _) = listener.accept().await.unwrap();
+        let (mut client, mut server) = tcp_pair().await;
         client.write_all(b"x").await.unwrap();
         let mut buf = [0u8; 4];
         assert_eq!(server.peek(&mut buf).await.unwrap(), 1);
@@ -452,11 +423,7 @@ fn ready_reads_consume_the_cooperative_budget() {
         .build()
         .unwrap();
     rt.block_on(async {
-        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let mut client = TcpStream::connect(listener.local_addr().unwrap())
-            .await
-            .unwrap();
-        let (mut server, _) = listener.accept().await.unwrap();
+        let (mut client, mut server) = tcp_pair().await;
         const LEN: usize = 32 << 10;
         client.write_all(&vec![1u8; LEN]).await.unwrap();
         client.close().await.unwrap();
@@ -493,11 +460,7 @@ fn ready_reads_consume_the_cooperative_budget() {
 fn async_write_trait_objects_work() {
     // The streams are usable through the futures-io trait objects.
     on_both(|| async {
-        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let client = TcpStream::connect(listener.local_addr().unwrap())
-            .await
-            .unwrap();
-        let (server, _) = listener.accept().await.unwrap();
+        let (client, server) = tcp_pair().await;
         let mut w: Pin<Box<dyn AsyncWrite + Send>> = Box::pin(client);
         let mut r: Pin<Box<dyn AsyncRead + Send>> = Box::pin(server);
         w.write_all(b"dyn").await.unwrap();
@@ -515,11 +478,7 @@ fn io_is_not_starved_by_busy_tasks() {
     use std::sync::Arc;
     use std::sync::atomic::{AtomicBool, Ordering};
     on_both(|| async {
-        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let mut client = TcpStream::connect(listener.local_addr().unwrap())
-            .await
-            .unwrap();
-        let (mut server, _) = listener.accept().await.unwrap();
+        let (mut client, mut server) = tcp_pair().await;
         let done = Arc::new(AtomicBool::new(false));
         let flag = done.clone();
         let reader = rt::spawn(async move {

@@ -11,7 +11,7 @@ use std::future::poll_fn;
 use std::io::{ErrorKind, IoSlice, IoSliceMut, Read};
 use std::sync::Arc;
 use std::time::Duration;
-use support::{on_both, poll_once, spawn_all_waiting, tcp_pair};
+use support::{on_both, spawn_all_waiting, tcp_pair};
 
 /// A read through `socket2`, as code with calls rt has no method for does.
 fn raw_read(stream: &TcpStream, buf: &mut [u8]) -> std::io::Result<usize> {
@@ -19,67 +19,11 @@ fn raw_read(stream: &TcpStream, buf: &mut [u8]) -> std::io::Result<usize> {
     (&*socket).read(buf)
 }
 
-/// Writes until a write would block; the next write readiness needs the
-/// peer to read.
-async fn fill(stream: &TcpStream) {
-    let chunk = vec![0u8; 256 * 1024];
-    loop {
-        stream.writable().await.unwrap();
-        match stream.try_write(&chunk) {
-            Ok(_) => {}
-            Err(e) if e.kind() == ErrorKind::WouldBlock => return,
-            Err(e) => panic!("{e}"),
-        }
-    }
-}
-
 #[test]
 fn ready_for_either_side_says_which_side_is_ready() {
     on_both(|| async {
-        let (client, mut server) = tcp_pair().await;
-        let ready = client
-            .ready(Interest::READABLE | Interest::WRITABLE)
-            .await
-            .unwrap();
-        assert!(ready.is_writable() && !ready.is_readable(), "{ready:?}");
-        fill(&client).await;
-        let client = Arc::new(client);
-        let waiter = spawn_all_waiting(vec![{
-            let client = client.clone();
-            async move {
-                client
-                    .ready(Interest::READABLE | Interest::WRITABLE)
-                    .await
-                    .unwrap()
-            }
-        }])
-        .await
-        .pop()
-        .unwrap();
-        server.write_all(b"x").await.unwrap();
-        let ready = waiter.await.unwrap();
-        assert!(ready.is_readable(), "{ready:?}");
-        assert!(!ready.is_writable(), "the send buffer is full: {ready:?}");
-        // A writer keeps waiting while only readability is reported.
-        let mut write = Box::pin(client.ready(Interest::WRITABLE));
-        assert!(poll_once(&mut write).is_pending());
-        drop(write);
-        // The peer reads, and room comes back.
-        let drain = rt::spawn(async move {
-            let mut sink = vec![0u8; 1 << 20];
-            while server.read(&mut sink).await.unwrap() > 0 {}
-        });
-        assert!(
-            client
-                .ready(Interest::WRITABLE)
-                .await
-                .unwrap()
-                .is_writable()
-        );
-        // Read the byte, or the close would reset the connection.
-        assert_eq!(client.try_read(&mut [0; 4]).unwrap(), 1);
-        drop(client);
-        drain.await.unwrap();
+        let (client, server) = tcp_pair().await;
+        support::check_ready_for_either_side!(Arc::new(client), server).await;
     });
 }
 
@@ -220,17 +164,9 @@ fn reunited_halves_are_the_stream_and_halves_of_two_streams_come_back() {
 fn a_forgotten_write_half_leaves_the_write_side_open() {
     on_both(|| async {
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        let mut peer = std::net::TcpStream::connect(listener.local_addr().unwrap()).unwrap();
+        let peer = std::net::TcpStream::connect(listener.local_addr().unwrap()).unwrap();
         let stream = TcpStream::from_std(listener.accept().unwrap().0).unwrap();
-        let (read, write) = stream.into_split();
-        write.forget();
-        peer.set_nonblocking(true).unwrap();
-        let err = peer.read(&mut [0; 1]).unwrap_err();
-        assert_eq!(err.kind(), ErrorKind::WouldBlock, "no end-of-file yet");
-        // Dropping the read half closes the socket: now the peer sees it.
-        drop(read);
-        peer.set_nonblocking(false).unwrap();
-        assert_eq!(peer.read(&mut [0; 1]).unwrap(), 0);
+        support::check_forgotten_write_half!(stream, peer).await;
     });
 }
 
@@ -299,38 +235,12 @@ fn owned_halves_wait_and_try_on_their_own_side() {
     on_both(|| async {
         let (client, mut server) = tcp_pair().await;
         let (read, write) = client.into_split();
-        let read = Arc::new(read);
-        assert!(write.ready(Interest::WRITABLE).await.unwrap().is_writable());
-        write.writable().await.unwrap();
-        assert_eq!(write.try_write(b"up").unwrap(), 2);
         assert_eq!(write.local_addr().unwrap(), read.local_addr().unwrap());
         assert_eq!(
             write.as_ref().peer_addr().unwrap(),
             read.peer_addr().unwrap()
         );
-        let reader = spawn_all_waiting(vec![{
-            let read = read.clone();
-            async move {
-                assert!(read.ready(Interest::READABLE).await.unwrap().is_readable());
-                read.readable().await.unwrap();
-                let mut buf = [0u8; 8];
-                let n = read.try_read(&mut buf).unwrap();
-                buf[..n].to_vec()
-            }
-        }])
-        .await
-        .pop()
-        .unwrap();
-        server.write_all(b"down").await.unwrap();
-        assert_eq!(reader.await.unwrap(), b"down");
-        let mut got = [0u8; 2];
-        server.read_exact(&mut got).await.unwrap();
-        assert_eq!(&got, b"up");
-        assert_eq!(
-            read.try_read(&mut [0; 4]).unwrap_err().kind(),
-            ErrorKind::WouldBlock
-        );
-        support::check_split_halves!(&*read, &write, &mut server).await;
+        support::check_owned_halves!(Arc::new(read), write, &mut server).await;
     });
 }
 

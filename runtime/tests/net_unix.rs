@@ -190,16 +190,7 @@ fn borrowed_halves_write_and_read_a_megabyte_in_one_task() {
         // More than the socket buffers hold: writing alone would block on
         // the echo, which blocks on our unread data.
         let data: Vec<u8> = (0..1 << 20).map(|i: u32| (i % 251) as u8).collect();
-        let send = async {
-            write.write_all(&data).await.unwrap();
-            write.close().await.unwrap();
-        };
-        let recv = async {
-            let mut got = Vec::new();
-            read.read_to_end(&mut got).await.unwrap();
-            got
-        };
-        let ((), got) = futures_util::future::join(send, recv).await;
+        let got = support::echo_through_halves!(&mut read, &mut write, &data).await;
         assert!(got == data, "the echo differs from what was sent");
     });
 }

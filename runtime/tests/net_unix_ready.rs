@@ -11,7 +11,7 @@ use std::future::poll_fn;
 use std::io::{ErrorKind, IoSlice, IoSliceMut, Read, Write};
 use std::path::PathBuf;
 use std::sync::Arc;
-use support::{on_both, poll_once, spawn_all_waiting};
+use support::{on_both, spawn_all_waiting};
 
 fn socket_path(name: &str) -> PathBuf {
     let path = std::env::temp_dir().join(format!("rt-ready-{name}-{}.sock", std::process::id()));
@@ -19,56 +19,11 @@ fn socket_path(name: &str) -> PathBuf {
     path
 }
 
-/// Writes until a write would block; the next write readiness needs the
-/// peer to read.
-async fn fill(stream: &UnixStream) {
-    let chunk = vec![0u8; 256 * 1024];
-    loop {
-        stream.writable().await.unwrap();
-        match stream.try_write(&chunk) {
-            Ok(_) => {}
-            Err(e) if e.kind() == ErrorKind::WouldBlock => return,
-            Err(e) => panic!("{e}"),
-        }
-    }
-}
-
 #[test]
 fn stream_ready_for_either_side_says_which_side_is_ready() {
     on_both(|| async {
-        let (a, mut b) = UnixStream::pair().unwrap();
-        let ready = a
-            .ready(Interest::READABLE | Interest::WRITABLE)
-            .await
-            .unwrap();
-        assert!(ready.is_writable() && !ready.is_readable(), "{ready:?}");
-        fill(&a).await;
-        let a = Arc::new(a);
-        let waiter = spawn_all_waiting(vec![{
-            let a = a.clone();
-            async move {
-                a.ready(Interest::READABLE | Interest::WRITABLE)
-                    .await
-                    .unwrap()
-            }
-        }])
-        .await
-        .pop()
-        .unwrap();
-        b.write_all(b"x").await.unwrap();
-        let ready = waiter.await.unwrap();
-        assert!(ready.is_readable() && !ready.is_writable(), "{ready:?}");
-        let mut write = Box::pin(a.ready(Interest::WRITABLE));
-        assert!(poll_once(&mut write).is_pending());
-        drop(write);
-        assert_eq!(a.try_read(&mut [0; 4]).unwrap(), 1);
-        let drain = rt::spawn(async move {
-            let mut sink = vec![0u8; 1 << 20];
-            while b.read(&mut sink).await.unwrap() > 0 {}
-        });
-        a.writable().await.unwrap();
-        drop(a);
-        drain.await.unwrap();
+        let (a, b) = UnixStream::pair().unwrap();
+        support::check_ready_for_either_side!(Arc::new(a), b).await;
     });
 }
 
@@ -230,17 +185,8 @@ fn reunited_unix_halves_are_the_stream_and_mismatched_ones_come_back() {
         peer.read_to_string(&mut got).await.unwrap();
         assert_eq!(got, "whole again");
 
-        let (a, mut peer) = std::os::unix::net::UnixStream::pair().unwrap();
-        let (read, write) = UnixStream::from_std(a).unwrap().into_split();
-        write.forget();
-        peer.set_nonblocking(true).unwrap();
-        assert_eq!(
-            peer.read(&mut [0; 1]).unwrap_err().kind(),
-            ErrorKind::WouldBlock
-        );
-        drop(read);
-        peer.set_nonblocking(false).unwrap();
-        assert_eq!(peer.read(&mut [0; 1]).unwrap(), 0);
+        let (a, peer) = std::os::unix::net::UnixStream::pair().unwrap();
+        support::check_forgotten_write_half!(UnixStream::from_std(a).unwrap(), peer).await;
     });
 }
 
@@ -379,31 +325,9 @@ fn owned_unix_halves_wait_and_try_on_their_own_side() {
     on_both(|| async {
         let (a, mut b) = UnixStream::pair().unwrap();
         let (read, write) = a.into_split();
-        let read = Arc::new(read);
-        assert!(write.ready(Interest::WRITABLE).await.unwrap().is_writable());
-        write.writable().await.unwrap();
-        assert_eq!(write.try_write(b"up").unwrap(), 2);
         assert!(write.local_addr().unwrap().is_unnamed());
         assert!(write.as_ref().peer_addr().unwrap().is_unnamed());
-        let reader = spawn_all_waiting(vec![{
-            let read = read.clone();
-            async move {
-                assert!(read.ready(Interest::READABLE).await.unwrap().is_readable());
-                read.readable().await.unwrap();
-                let mut buf = [0u8; 8];
-                let n = read.try_read(&mut buf).unwrap();
-                buf[..n].to_vec()
-            }
-        }])
-        .await
-        .pop()
-        .unwrap();
-        b.write_all(b"down").await.unwrap();
-        assert_eq!(reader.await.unwrap(), b"down");
-        let mut got = [0u8; 2];
-        b.read_exact(&mut got).await.unwrap();
-        assert_eq!(&got, b"up");
-        support::check_split_halves!(&*read, &write, &mut b).await;
+        support::check_owned_halves!(Arc::new(read), write, &mut b).await;
     });
 }
 

@@ -105,14 +105,56 @@ pub struct AsyncFdReadyMutGuard<'a, T: AsRawFd> {
     observed: Observed,
 }
 
-impl<'a, T: AsRawFd> AsyncFdReadyGuard<'a, T> {
-    pub(super) fn new(fd: &'a AsyncFd<T>, event: ReadyEvent) -> AsyncFdReadyGuard<'a, T> {
-        AsyncFdReadyGuard {
-            fd,
-            observed: Observed(Some(event)),
-        }
-    }
+/// `new`, the methods that read or clear the observed readiness, and
+/// `Debug`, for `$Guard<'a, T>` with the fields `fd: $fd` and
+/// `observed: Observed`; each method with the docs the invocation gives.
+macro_rules! readiness_methods {
+    (
+        $Guard:ident, $fd:ty;
+        $(#[$ready:meta])* ready;
+        $(#[$clear_ready:meta])* clear_ready;
+        $(#[$clear_ready_matching:meta])* clear_ready_matching;
+        $(#[$retain_ready:meta])* retain_ready;
+    ) => {
+        impl<'a, T: AsRawFd> $Guard<'a, T> {
+            pub(super) fn new(fd: $fd, event: ReadyEvent) -> $Guard<'a, T> {
+                $Guard {
+                    fd,
+                    observed: Observed(Some(event)),
+                }
+            }
 
+            $(#[$ready])*
+            pub fn ready(&self) -> Ready {
+                self.observed.ready()
+            }
+
+            $(#[$clear_ready])*
+            pub fn clear_ready(&mut self) {
+                self.observed.clear(self.fd.registration());
+            }
+
+            $(#[$clear_ready_matching])*
+            pub fn clear_ready_matching(&mut self, ready: Ready) {
+                self.observed.clear_matching(self.fd.registration(), ready);
+            }
+
+            $(#[$retain_ready])*
+            pub fn retain_ready(&mut self) {}
+        }
+
+        impl<T: AsRawFd + fmt::Debug> fmt::Debug for $Guard<'_, T> {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.debug_struct(stringify!($Guard))
+                    .field("ready", &self.ready())
+                    .finish_non_exhaustive()
+            }
+        }
+    };
+}
+
+readiness_methods! {
+    AsyncFdReadyGuard, &'a AsyncFd<T>;
     /// The readiness observed.
     ///
     /// # Examples
@@ -127,9 +169,7 @@ impl<'a, T: AsRawFd> AsyncFdReadyGuard<'a, T> {
     ///     assert!(!fd.writable().await.unwrap().ready().is_readable());
     /// });
     /// ```
-    pub fn ready(&self) -> Ready {
-        self.observed.ready()
-    }
+    ready;
 
     /// Forgets the readiness observed (unless a newer event arrived), so
     /// the next wait blocks until the OS reports readiness again. Call it
@@ -153,9 +193,7 @@ impl<'a, T: AsRawFd> AsyncFdReadyGuard<'a, T> {
     ///     guard.clear_ready();
     /// });
     /// ```
-    pub fn clear_ready(&mut self) {
-        self.observed.clear(self.fd.registration());
-    }
+    clear_ready;
 
     /// Forgets the states in `ready` only (unless a newer event arrived):
     /// after a `ready(READABLE | WRITABLE)` whose write would block but
@@ -177,9 +215,7 @@ impl<'a, T: AsRawFd> AsyncFdReadyGuard<'a, T> {
     ///     assert!(guard.ready().is_empty());
     /// });
     /// ```
-    pub fn clear_ready_matching(&mut self, ready: Ready) {
-        self.observed.clear_matching(self.fd.registration(), ready);
-    }
+    clear_ready_matching;
 
     /// Keeps the readiness: the next wait returns at once. Dropping the
     /// guard does the same; this says it on purpose (the operation did
@@ -197,8 +233,10 @@ impl<'a, T: AsRawFd> AsyncFdReadyGuard<'a, T> {
     ///     assert!(fd.writable().await.unwrap().ready().is_writable());
     /// });
     /// ```
-    pub fn retain_ready(&mut self) {}
+    retain_ready;
+}
 
+impl<'a, T: AsRawFd> AsyncFdReadyGuard<'a, T> {
     /// Runs `op`; if it fails with `WouldBlock`, clears the readiness and
     /// returns `Err(TryIoError)` (wait again), otherwise returns its result.
     ///
@@ -266,14 +304,8 @@ impl<'a, T: AsRawFd> AsyncFdReadyGuard<'a, T> {
     }
 }
 
-impl<'a, T: AsRawFd> AsyncFdReadyMutGuard<'a, T> {
-    pub(super) fn new(fd: &'a mut AsyncFd<T>, event: ReadyEvent) -> AsyncFdReadyMutGuard<'a, T> {
-        AsyncFdReadyMutGuard {
-            fd,
-            observed: Observed(Some(event)),
-        }
-    }
-
+readiness_methods! {
+    AsyncFdReadyMutGuard, &'a mut AsyncFd<T>;
     /// The readiness observed.
     ///
     /// # Examples
@@ -286,9 +318,7 @@ impl<'a, T: AsRawFd> AsyncFdReadyMutGuard<'a, T> {
     ///     assert!(fd.writable_mut().await.unwrap().ready().is_writable());
     /// });
     /// ```
-    pub fn ready(&self) -> Ready {
-        self.observed.ready()
-    }
+    ready;
 
     /// As [`AsyncFdReadyGuard::clear_ready`].
     ///
@@ -309,9 +339,7 @@ impl<'a, T: AsRawFd> AsyncFdReadyMutGuard<'a, T> {
     ///     assert!(guard.ready().is_empty());
     /// });
     /// ```
-    pub fn clear_ready(&mut self) {
-        self.observed.clear(self.fd.registration());
-    }
+    clear_ready;
 
     /// As [`AsyncFdReadyGuard::clear_ready_matching`].
     ///
@@ -329,9 +357,7 @@ impl<'a, T: AsRawFd> AsyncFdReadyMutGuard<'a, T> {
     ///     assert!(!guard.ready().is_writable());
     /// });
     /// ```
-    pub fn clear_ready_matching(&mut self, ready: Ready) {
-        self.observed.clear_matching(self.fd.registration(), ready);
-    }
+    clear_ready_matching;
 
     /// As [`AsyncFdReadyGuard::retain_ready`].
     ///
@@ -346,8 +372,10 @@ impl<'a, T: AsRawFd> AsyncFdReadyMutGuard<'a, T> {
     ///     assert!(fd.writable_mut().await.unwrap().ready().is_writable());
     /// });
     /// ```
-    pub fn retain_ready(&mut self) {}
+    retain_ready;
+}
 
+impl<'a, T: AsRawFd> AsyncFdReadyMutGuard<'a, T> {
     /// As [`AsyncFdReadyGuard::try_io`], with the `AsyncFd` borrowed
     /// mutably.
     ///
@@ -448,21 +476,5 @@ impl<'a, T: AsRawFd> AsyncFdReadyMutGuard<'a, T> {
     /// ```
     pub fn get_inner_mut(&mut self) -> &mut T {
         self.fd.get_mut()
-    }
-}
-
-impl<T: AsRawFd + fmt::Debug> fmt::Debug for AsyncFdReadyGuard<'_, T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("AsyncFdReadyGuard")
-            .field("ready", &self.ready())
-            .finish_non_exhaustive()
-    }
-}
-
-impl<T: AsRawFd + fmt::Debug> fmt::Debug for AsyncFdReadyMutGuard<'_, T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("AsyncFdReadyMutGuard")
-            .field("ready", &self.ready())
-            .finish_non_exhaustive()
     }
 }

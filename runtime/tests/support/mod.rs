@@ -17,6 +17,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::task::{Context, Poll, Wake, Waker};
 use std::time::{Duration, Instant};
 
+mod stream_checks;
+
 /// A runtime configuration the tests run on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Kind {
@@ -443,101 +445,11 @@ pub(crate) fn ms(n: u64) -> Duration {
     Duration::from_millis(n)
 }
 
-/// Checks the halves of a split stream against `peer`, the stream's other
-/// end; TCP or Unix-domain, borrowed or owned halves (a macro: they are
-/// different types with the same methods). The write half writes at once,
-/// plain and vectored, then waits while the peer does not read and is
-/// woken when it does; the read half would block, then waits, is woken by
-/// the peer's write and reads, plain and vectored. Expands to an `async`
-/// block.
-#[allow(unused_macros)]
-macro_rules! check_split_halves {
-    ($read:expr, $write:expr, $peer:expr) => {
-        async {
-            use rt::io::{AsyncReadExt as _, AsyncWriteExt as _, Interest};
-            use std::io::{ErrorKind, IoSlice, IoSliceMut};
-            let (read, write, peer) = ($read, $write, $peer);
-
-            assert!(
-                write
-                    .ready(Interest::WRITABLE)
-                    .await
-                    .expect("write.ready")
-                    .is_writable()
-            );
-            write.writable().await.expect("write.writable");
-            assert_eq!(write.try_write(b"up").expect("write.try_write"), 2);
-            let vectored = [IoSlice::new(b"-"), IoSlice::new(b"v")];
-            assert_eq!(
-                write
-                    .try_write_vectored(&vectored)
-                    .expect("write.try_write_vectored"),
-                2
-            );
-            let mut got = [0u8; 4];
-            peer.read_exact(&mut got).await.unwrap();
-            assert_eq!(&got, b"up-v");
-            // Fill the socket buffer: the next writability needs the peer
-            // to read.
-            let chunk = vec![0u8; 256 * 1024];
-            loop {
-                write.writable().await.unwrap();
-                match write.try_write(&chunk) {
-                    Ok(_) => {}
-                    Err(e) if e.kind() == ErrorKind::WouldBlock => break,
-                    Err(e) => panic!("{e}"),
-                }
-            }
-            let mut writable = Box::pin(write.writable());
-            let pending = crate::support::poll_once(&mut writable).is_pending();
-            assert!(pending, "the buffer is full");
-            let mut sink = vec![0u8; 256 * 1024];
-            rt::select! {
-                done = &mut writable => done.unwrap(),
-                _ = async { loop { assert_ne!(peer.read(&mut sink).await.unwrap(), 0) } } => {}
-            }
-
-            let mut buf = [0u8; 8];
-            let err = read.try_read(&mut buf).unwrap_err();
-            assert_eq!(err.kind(), ErrorKind::WouldBlock);
-            let mut readable = Box::pin(read.readable());
-            let mut ready = Box::pin(read.ready(Interest::READABLE));
-            assert!(crate::support::poll_once(&mut readable).is_pending());
-            assert!(crate::support::poll_once(&mut ready).is_pending());
-            peer.write_all(b"down").await.unwrap();
-            readable.await.unwrap();
-            assert!(ready.await.unwrap().is_readable());
-            let n = read
-                .try_read(&mut buf)
-                .expect("read.try_read once readable");
-            assert_eq!(&buf[..n], b"down");
-            // Readiness left from the last read may be stale, and Nagle's
-            // algorithm may hold the bytes back until that read is
-            // acknowledged: wait again on `WouldBlock`, as users do.
-            peer.write_all(b"ab-cd").await.unwrap();
-            let mut got: Vec<u8> = Vec::new();
-            while got.len() < 5 {
-                read.readable().await.expect("read.readable");
-                let (mut head, mut tail) = ([0u8; 2], [0u8; 8]);
-                let mut bufs = [IoSliceMut::new(&mut head), IoSliceMut::new(&mut tail)];
-                match read.try_read_vectored(&mut bufs) {
-                    Ok(n) => {
-                        assert_ne!(n, 0, "end-of-file after {got:?}");
-                        got.extend(head.iter().chain(&tail).take(n));
-                    }
-                    Err(e) if e.kind() == ErrorKind::WouldBlock => {}
-                    Err(e) => panic!("read.try_read_vectored: {e}"),
-                }
-            }
-            assert_eq!(got, b"ab-cd");
-            let err = read.try_read(&mut buf).unwrap_err();
-            assert_eq!(err.kind(), ErrorKind::WouldBlock);
-        }
-    };
-}
-
 #[allow(unused_imports)]
-pub(crate) use check_split_halves;
+pub(crate) use stream_checks::{
+    check_forgotten_write_half, check_owned_halves, check_ready_for_either_side,
+    check_split_halves, echo_through_halves, fill_send_buffer,
+};
 
 /// Polls `future` once with a waker that does nothing: for tests that
 /// drive a future by hand and look at each step.

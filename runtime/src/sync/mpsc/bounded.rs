@@ -7,7 +7,6 @@ use crate::sync::mpsc::queue::Head;
 use crate::sync::mpsc::{PermitIterator, WeakSender};
 use crate::sync::semaphore::TryAcquireError;
 use std::fmt;
-use std::task::{Context, Poll};
 
 /// Creates a bounded channel holding at most `capacity` queued values.
 ///
@@ -98,11 +97,6 @@ pub struct OwnedPermit<T> {
 }
 
 impl<T> Sender<T> {
-    /// A sender for `chan`, whose sender count already counts it.
-    pub(super) fn from_chan(chan: Arc<Chan<T>>) -> Sender<T> {
-        Sender { chan }
-    }
-
     /// Sends a value, waiting for a free slot. Senders waiting for a slot
     /// are served in FIFO order.
     ///
@@ -348,32 +342,6 @@ impl<T> Sender<T> {
         }
     }
 
-    /// `true` once the receiver closed or dropped.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// let (tx, rx) = rt::sync::mpsc::channel::<u8>(1);
-    /// drop(rx);
-    /// assert!(tx.is_closed());
-    /// ```
-    pub fn is_closed(&self) -> bool {
-        self.chan.is_closed()
-    }
-
-    /// Waits until the receiver closes or drops. Cancel-safe.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// let (tx, mut rx) = rt::sync::mpsc::channel::<u8>(1);
-    /// rx.close();
-    /// futures::executor::block_on(tx.closed());
-    /// ```
-    pub async fn closed(&self) {
-        self.chan.closed().await
-    }
-
     /// The number of free slots now.
     ///
     /// # Examples
@@ -398,7 +366,10 @@ impl<T> Sender<T> {
     pub fn max_capacity(&self) -> usize {
         self.chan.max_capacity()
     }
+}
 
+crate::sync::mpsc::shared_halves::sender_half! {
+    Sender, WeakSender;
     /// A [`WeakSender`] for this channel: it does not keep it open.
     ///
     /// # Examples
@@ -409,9 +380,7 @@ impl<T> Sender<T> {
     /// assert_eq!((tx.strong_count(), tx.weak_count()), (1, 1));
     /// # drop(weak);
     /// ```
-    pub fn downgrade(&self) -> WeakSender<T> {
-        WeakSender::new(&self.chan)
-    }
+    downgrade;
 
     /// The number of senders of this channel (this one and its clones).
     ///
@@ -422,9 +391,7 @@ impl<T> Sender<T> {
     /// let _tx2 = tx.clone();
     /// assert_eq!(tx.strong_count(), 2);
     /// ```
-    pub fn strong_count(&self) -> usize {
-        self.chan.sender_count()
-    }
+    strong_count;
 
     /// The number of [`WeakSender`]s of this channel.
     ///
@@ -434,24 +401,29 @@ impl<T> Sender<T> {
     /// let (tx, _rx) = rt::sync::mpsc::channel::<u8>(1);
     /// assert_eq!(tx.weak_count(), 0);
     /// ```
-    pub fn weak_count(&self) -> usize {
-        self.chan.weak_sender_count()
-    }
-}
+    weak_count;
 
-impl<T> Clone for Sender<T> {
-    fn clone(&self) -> Sender<T> {
-        self.chan.add_sender();
-        Sender {
-            chan: self.chan.clone(),
-        }
-    }
-}
+    /// `true` once the receiver closed or dropped.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let (tx, rx) = rt::sync::mpsc::channel::<u8>(1);
+    /// drop(rx);
+    /// assert!(tx.is_closed());
+    /// ```
+    is_closed;
 
-impl<T> Drop for Sender<T> {
-    fn drop(&mut self) {
-        self.chan.drop_sender();
-    }
+    /// Waits until the receiver closes or drops. Cancel-safe.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let (tx, mut rx) = rt::sync::mpsc::channel::<u8>(1);
+    /// rx.close();
+    /// futures::executor::block_on(tx.closed());
+    /// ```
+    closed;
 }
 
 impl<'a, T> Permit<'a, T> {
@@ -556,7 +528,8 @@ impl<T> Drop for OwnedPermit<T> {
     }
 }
 
-impl<T> Receiver<T> {
+crate::sync::mpsc::shared_halves::receiver_half! {
+    Receiver;
     /// Receives the next value; `None` once the channel is closed and
     /// drained. Cancel-safe.
     ///
@@ -571,9 +544,7 @@ impl<T> Receiver<T> {
     ///     assert_eq!(rx.recv().await, None);
     /// });
     /// ```
-    pub async fn recv(&mut self) -> Option<T> {
-        std::future::poll_fn(|cx| self.chan.poll_recv(&mut self.head, cx)).await
-    }
+    recv;
 
     /// [`recv`](Receiver::recv) for synchronous code: blocks the thread
     /// until a value comes or every sender is gone.
@@ -591,15 +562,10 @@ impl<T> Receiver<T> {
     /// let got = std::thread::spawn(move || rx.blocking_recv()).join().unwrap();
     /// assert_eq!(got, Some("from a task"));
     /// ```
-    #[track_caller]
-    pub fn blocking_recv(&mut self) -> Option<T> {
-        crate::sync::blocking::block_on("mpsc::Receiver::blocking_recv", self.recv())
-    }
+    blocking_recv;
 
     /// Polls for the next value; see [`recv`](Receiver::recv).
-    pub fn poll_recv(&mut self, cx: &mut Context<'_>) -> Poll<Option<T>> {
-        self.chan.poll_recv(&mut self.head, cx)
-    }
+    poll_recv;
 
     /// Waits for at least one value, then moves up to `limit` queued
     /// values into `buf`. Returns how many; 0 means the channel is closed
@@ -614,9 +580,7 @@ impl<T> Receiver<T> {
     /// assert_eq!(futures::executor::block_on(rx.recv_many(&mut buf, 2)), 2);
     /// assert_eq!(buf, [0, 1]);
     /// ```
-    pub async fn recv_many(&mut self, buf: &mut Vec<T>, limit: usize) -> usize {
-        std::future::poll_fn(|cx| self.chan.poll_recv_many(&mut self.head, cx, buf, limit)).await
-    }
+    recv_many;
 
     /// Takes a queued value without waiting.
     ///
@@ -636,9 +600,7 @@ impl<T> Receiver<T> {
     /// tx.try_send(1).unwrap();
     /// assert_eq!(rx.try_recv(), Ok(1));
     /// ```
-    pub fn try_recv(&mut self) -> Result<T, TryRecvError> {
-        self.chan.try_recv(&mut self.head)
-    }
+    try_recv;
 
     /// Closes the channel: sends fail from now on (slots reserved before
     /// still deliver), queued values can still be received.
@@ -652,9 +614,7 @@ impl<T> Receiver<T> {
     /// assert!(tx.try_send(2).is_err());
     /// assert_eq!(rx.try_recv(), Ok(1));
     /// ```
-    pub fn close(&mut self) {
-        self.chan.close();
-    }
+    close;
 
     /// The number of queued values, counting sends that are writing
     /// their value right now.
@@ -666,9 +626,7 @@ impl<T> Receiver<T> {
     /// tx.try_send(1).unwrap();
     /// assert_eq!(rx.len(), 1);
     /// ```
-    pub fn len(&self) -> usize {
-        self.chan.len()
-    }
+    len;
 
     /// `true` if nothing is queued.
     ///
@@ -678,9 +636,7 @@ impl<T> Receiver<T> {
     /// let (_tx, rx) = rt::sync::mpsc::channel::<u8>(2);
     /// assert!(rx.is_empty());
     /// ```
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
+    is_empty;
 
     /// `true` once the channel is closed: by [`close`](Receiver::close),
     /// or because every sender is gone. Queued values can still be
@@ -694,31 +650,7 @@ impl<T> Receiver<T> {
     /// drop(tx);
     /// assert!(rx.is_closed());
     /// ```
-    pub fn is_closed(&self) -> bool {
-        self.chan.is_closed_for_receiver()
-    }
-}
-
-impl<T> Drop for Receiver<T> {
-    fn drop(&mut self) {
-        self.chan.drop_receiver(&mut self.head);
-    }
-}
-
-impl<T> fmt::Debug for Sender<T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("mpsc::Sender")
-            .field("chan", &self.chan)
-            .finish()
-    }
-}
-
-impl<T> fmt::Debug for Receiver<T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("mpsc::Receiver")
-            .field("chan", &self.chan)
-            .finish()
-    }
+    is_closed;
 }
 
 impl<T> fmt::Debug for Permit<'_, T> {

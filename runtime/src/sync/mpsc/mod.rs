@@ -48,6 +48,7 @@ mod chan;
 pub mod error;
 mod permit_iterator;
 mod queue;
+mod shared_halves;
 mod unbounded;
 mod weak;
 

@@ -5,8 +5,6 @@ use crate::sync::mpsc::WeakUnboundedSender;
 use crate::sync::mpsc::chan::Chan;
 use crate::sync::mpsc::error::{SendError, TryRecvError};
 use crate::sync::mpsc::queue::Head;
-use std::fmt;
-use std::task::{Context, Poll};
 
 /// Creates an unbounded channel. Nothing limits how much is queued: use
 /// a bounded [`channel`](super::channel) where producers can outrun the
@@ -61,50 +59,6 @@ pub struct UnboundedReceiver<T> {
 }
 
 impl<T> UnboundedSender<T> {
-    /// A sender for `chan`, whose sender count already counts it.
-    pub(super) fn from_chan(chan: Arc<Chan<T>>) -> UnboundedSender<T> {
-        UnboundedSender { chan }
-    }
-
-    /// A [`WeakUnboundedSender`] for this channel: it does not keep it
-    /// open.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// let (tx, _rx) = rt::sync::mpsc::unbounded_channel::<u8>();
-    /// let weak = tx.downgrade();
-    /// assert!(weak.upgrade().is_some());
-    /// ```
-    pub fn downgrade(&self) -> WeakUnboundedSender<T> {
-        WeakUnboundedSender::new(&self.chan)
-    }
-
-    /// The number of senders of this channel (this one and its clones).
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// let (tx, _rx) = rt::sync::mpsc::unbounded_channel::<u8>();
-    /// assert_eq!(tx.clone().strong_count(), 2);
-    /// ```
-    pub fn strong_count(&self) -> usize {
-        self.chan.sender_count()
-    }
-
-    /// The number of [`WeakUnboundedSender`]s of this channel.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// let (tx, _rx) = rt::sync::mpsc::unbounded_channel::<u8>();
-    /// let _weak = tx.downgrade();
-    /// assert_eq!(tx.weak_count(), 1);
-    /// ```
-    pub fn weak_count(&self) -> usize {
-        self.chan.weak_sender_count()
-    }
-
     /// Queues a value without waiting.
     ///
     /// # Errors
@@ -122,6 +76,42 @@ impl<T> UnboundedSender<T> {
     pub fn send(&self, value: T) -> Result<(), SendError<T>> {
         self.chan.push(value, false).map_err(SendError)
     }
+}
+
+crate::sync::mpsc::shared_halves::sender_half! {
+    UnboundedSender, WeakUnboundedSender;
+    /// A [`WeakUnboundedSender`] for this channel: it does not keep it
+    /// open.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let (tx, _rx) = rt::sync::mpsc::unbounded_channel::<u8>();
+    /// let weak = tx.downgrade();
+    /// assert!(weak.upgrade().is_some());
+    /// ```
+    downgrade;
+
+    /// The number of senders of this channel (this one and its clones).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let (tx, _rx) = rt::sync::mpsc::unbounded_channel::<u8>();
+    /// assert_eq!(tx.clone().strong_count(), 2);
+    /// ```
+    strong_count;
+
+    /// The number of [`WeakUnboundedSender`]s of this channel.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let (tx, _rx) = rt::sync::mpsc::unbounded_channel::<u8>();
+    /// let _weak = tx.downgrade();
+    /// assert_eq!(tx.weak_count(), 1);
+    /// ```
+    weak_count;
 
     /// `true` once the receiver closed or dropped.
     ///
@@ -132,9 +122,7 @@ impl<T> UnboundedSender<T> {
     /// rx.close();
     /// assert!(tx.is_closed());
     /// ```
-    pub fn is_closed(&self) -> bool {
-        self.chan.is_closed()
-    }
+    is_closed;
 
     /// Waits until the receiver closes or drops. Cancel-safe.
     ///
@@ -145,27 +133,11 @@ impl<T> UnboundedSender<T> {
     /// std::thread::spawn(move || drop(rx));
     /// futures::executor::block_on(tx.closed());
     /// ```
-    pub async fn closed(&self) {
-        self.chan.closed().await
-    }
+    closed;
 }
 
-impl<T> Clone for UnboundedSender<T> {
-    fn clone(&self) -> UnboundedSender<T> {
-        self.chan.add_sender();
-        UnboundedSender {
-            chan: self.chan.clone(),
-        }
-    }
-}
-
-impl<T> Drop for UnboundedSender<T> {
-    fn drop(&mut self) {
-        self.chan.drop_sender();
-    }
-}
-
-impl<T> UnboundedReceiver<T> {
+crate::sync::mpsc::shared_halves::receiver_half! {
+    UnboundedReceiver;
     /// Receives the next value; `None` once every sender is gone (or the
     /// channel was closed) and the queue is drained. Cancel-safe.
     ///
@@ -176,9 +148,7 @@ impl<T> UnboundedReceiver<T> {
     /// tx.send("a").unwrap();
     /// assert_eq!(futures::executor::block_on(rx.recv()), Some("a"));
     /// ```
-    pub async fn recv(&mut self) -> Option<T> {
-        std::future::poll_fn(|cx| self.chan.poll_recv(&mut self.head, cx)).await
-    }
+    recv;
 
     /// [`recv`](UnboundedReceiver::recv) for synchronous code: blocks the
     /// thread until a value comes or every sender is gone.
@@ -196,15 +166,10 @@ impl<T> UnboundedReceiver<T> {
     /// let got = std::thread::spawn(move || rx.blocking_recv()).join().unwrap();
     /// assert_eq!(got, Some(7));
     /// ```
-    #[track_caller]
-    pub fn blocking_recv(&mut self) -> Option<T> {
-        crate::sync::blocking::block_on("mpsc::UnboundedReceiver::blocking_recv", self.recv())
-    }
+    blocking_recv;
 
     /// Polls for the next value; see [`recv`](UnboundedReceiver::recv).
-    pub fn poll_recv(&mut self, cx: &mut Context<'_>) -> Poll<Option<T>> {
-        self.chan.poll_recv(&mut self.head, cx)
-    }
+    poll_recv;
 
     /// Waits for at least one value, then moves up to `limit` queued
     /// values into `buf`. Returns how many; 0 means closed and drained
@@ -218,9 +183,7 @@ impl<T> UnboundedReceiver<T> {
     /// let mut buf = Vec::new();
     /// assert_eq!(futures::executor::block_on(rx.recv_many(&mut buf, 10)), 5);
     /// ```
-    pub async fn recv_many(&mut self, buf: &mut Vec<T>, limit: usize) -> usize {
-        std::future::poll_fn(|cx| self.chan.poll_recv_many(&mut self.head, cx, buf, limit)).await
-    }
+    recv_many;
 
     /// Takes a queued value without waiting.
     ///
@@ -241,9 +204,7 @@ impl<T> UnboundedReceiver<T> {
     /// tx.send(1).unwrap();
     /// assert_eq!(rx.try_recv(), Ok(1));
     /// ```
-    pub fn try_recv(&mut self) -> Result<T, TryRecvError> {
-        self.chan.try_recv(&mut self.head)
-    }
+    try_recv;
 
     /// Closes the channel: sends fail from now on, queued values can still
     /// be received.
@@ -257,9 +218,7 @@ impl<T> UnboundedReceiver<T> {
     /// assert!(tx.send(2).is_err());
     /// assert_eq!(rx.try_recv(), Ok(1));
     /// ```
-    pub fn close(&mut self) {
-        self.chan.close();
-    }
+    close;
 
     /// The number of queued values, counting sends that are writing
     /// their value right now.
@@ -271,9 +230,7 @@ impl<T> UnboundedReceiver<T> {
     /// tx.send(()).unwrap();
     /// assert_eq!(rx.len(), 1);
     /// ```
-    pub fn len(&self) -> usize {
-        self.chan.len()
-    }
+    len;
 
     /// `true` if nothing is queued.
     ///
@@ -283,9 +240,7 @@ impl<T> UnboundedReceiver<T> {
     /// let (_tx, rx) = rt::sync::mpsc::unbounded_channel::<u8>();
     /// assert!(rx.is_empty());
     /// ```
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
+    is_empty;
 
     /// `true` once the channel is closed: by
     /// [`close`](UnboundedReceiver::close), or because every sender is
@@ -300,31 +255,7 @@ impl<T> UnboundedReceiver<T> {
     /// assert!(rx.is_closed());
     /// # drop(tx);
     /// ```
-    pub fn is_closed(&self) -> bool {
-        self.chan.is_closed_for_receiver()
-    }
-}
-
-impl<T> Drop for UnboundedReceiver<T> {
-    fn drop(&mut self) {
-        self.chan.drop_receiver(&mut self.head);
-    }
-}
-
-impl<T> fmt::Debug for UnboundedSender<T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("mpsc::UnboundedSender")
-            .field("chan", &self.chan)
-            .finish()
-    }
-}
-
-impl<T> fmt::Debug for UnboundedReceiver<T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("mpsc::UnboundedReceiver")
-            .field("chan", &self.chan)
-            .finish()
-    }
+    is_closed;
 }
 
 #[cfg(all(test, loom))]
