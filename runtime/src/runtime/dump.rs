@@ -352,12 +352,14 @@ impl TaskSnapshot {
     /// ```
     /// use rt::runtime::TaskState;
     ///
-    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// // A current-thread runtime runs nothing outside `block_on`: the
+    /// // aborted task is still waiting to be dropped.
+    /// let rt = rt::runtime::Builder::new_current_thread().build().unwrap();
     /// let task = rt.spawn(std::future::pending::<()>());
     /// task.abort();
-    /// let state = rt.handle().dump().iter().next().map(|t| t.state());
-    /// // Gone already, or about to be.
-    /// assert!(matches!(state, None | Some(TaskState::Cancelling)));
+    /// assert_eq!(rt.handle().dump().tasks()[0].state(), TaskState::Cancelling);
+    /// assert!(rt.block_on(task).unwrap_err().is_cancelled());
+    /// assert_eq!(rt.handle().dump().tasks().len(), 0);
     /// ```
     pub fn state(&self) -> TaskState {
         self.state
