@@ -5,6 +5,7 @@ use crate::driver::{Driver, DriverConfig};
 use crate::runtime::watchdog::{SlowPollCallback, WatchdogConfig};
 use crate::runtime::{Handle, LocalRuntime, Runtime, SlowPoll};
 use crate::scheduler::{self, Config, current_thread, multi_thread};
+use crate::task::local_set_list::LocalSetList;
 use std::fmt;
 use std::io;
 use std::sync::Arc;
@@ -538,6 +539,7 @@ impl Builder {
             after_unpark: self.on_thread_unpark.clone(),
             runtime_id: crate::runtime::Id::next(),
             stealable_local_queues: slow_poll.is_some(),
+            local_sets: crate::loom::sync::Arc::new(LocalSetList::new()),
         };
         let blocking = blocking::Spawner::new(
             PoolConfig {
