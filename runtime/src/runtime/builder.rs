@@ -451,7 +451,7 @@ impl Builder {
     /// ```
     /// let rt = rt::runtime::Builder::new_current_thread()
     ///     .on_slow_poll(|slow: &rt::runtime::SlowPoll| {
-    ///         eprintln!("{} is stuck on worker {}", slow.id(), slow.worker());
+    ///         eprintln!("{} is stuck on worker {:?}", slow.id(), slow.worker());
     ///     })
     ///     .build()
     ///     .unwrap();
@@ -539,7 +539,7 @@ impl Builder {
             after_unpark: self.on_thread_unpark.clone(),
             runtime_id: crate::runtime::Id::next(),
             stealable_local_queues: slow_poll.is_some(),
-            local_sets: crate::loom::sync::Arc::new(LocalSetList::new()),
+            local_sets: crate::loom::sync::Arc::new(LocalSetList::new(slow_poll.is_some())),
         };
         let blocking = blocking::Spawner::new(
             PoolConfig {

@@ -27,6 +27,7 @@ use crate::runtime::coarse_time::{self, Stamp};
 use crate::scheduler;
 use crate::task::Id;
 use crate::task::list::ListedTask;
+use crate::task::local;
 use std::fmt;
 use std::panic::Location;
 use std::sync::Arc;
@@ -284,14 +285,30 @@ impl TaskDump {
             .owned_tasks()
             .for_each(|listed| tasks.push(TaskSnapshot::capture(listed, now, &polling)));
         for set in handle.config().local_sets.snapshot() {
-            set.owned.for_each(|listed| {
-                let mut task = TaskSnapshot::capture(listed, now, &[]);
-                task.local_set = Some(set.label.clone());
-                tasks.push(task);
-            });
+            capture_local_set(&set, now, &mut tasks);
         }
+        TaskDump::sorted(tasks)
+    }
+
+    /// The dump of one `LocalSet`'s tasks (step 3 alone).
+    pub(crate) fn of_local_set(set: &local::Shared) -> TaskDump {
+        let mut tasks = Vec::new();
+        capture_local_set(set, coarse_time::precise_now(), &mut tasks);
+        TaskDump::sorted(tasks)
+    }
+
+    fn sorted(mut tasks: Vec<TaskSnapshot>) -> TaskDump {
         tasks.sort_by_key(|task| std::cmp::Reverse(task.idle_for()));
         TaskDump { tasks }
+    }
+
+    /// Splits the dump into the runtime's own tasks and its sets' tasks.
+    pub(crate) fn split_local(self) -> (TaskDump, TaskDump) {
+        let (local, own) = self
+            .tasks
+            .into_iter()
+            .partition(|task| task.local_set.is_some());
+        (TaskDump { tasks: own }, TaskDump { tasks: local })
     }
 
     /// The tasks, longest idle first.
@@ -349,6 +366,15 @@ impl TaskDump {
     pub fn is_empty(&self) -> bool {
         self.tasks.is_empty()
     }
+}
+
+/// Step 3 for one set: its tasks, marked with it, pushed to `tasks`.
+fn capture_local_set(set: &local::Shared, now: Stamp, tasks: &mut Vec<TaskSnapshot>) {
+    set.owned.for_each(|listed| {
+        let mut task = TaskSnapshot::capture(listed, now, &[]);
+        task.local_set = Some(set.label.clone());
+        tasks.push(task);
+    });
 }
 
 impl IntoIterator for TaskDump {

@@ -206,7 +206,8 @@ pub(crate) struct Config {
     /// The slow-poll watchdog is on: peers may take a stuck worker's LIFO
     /// slot and yielded tasks (`multi_thread/local_queues.rs`).
     pub(crate) stealable_local_queues: bool,
-    /// The `LocalSet`s driven on this runtime, for its diagnostics.
+    /// The `LocalSet`s driven on this runtime, for its diagnostics; it
+    /// also says whether the leak report is on.
     pub(crate) local_sets: Arc<LocalSetList>,
 }
 

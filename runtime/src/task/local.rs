@@ -603,6 +603,11 @@ impl Default for LocalSet {
 impl Drop for LocalSet {
     /// Step 5 of the module docs.
     fn drop(&mut self) {
+        let listed_in = self.context.listed_in.borrow();
+        if listed_in.iter().any(|list| list.reports_leaks()) {
+            crate::runtime::watchdog::report_local_set_leaks(&self.context.shared);
+        }
+        drop(listed_in);
         let _entered = self.enter_unlisted();
         {
             let shared = &self.context.shared;

@@ -31,13 +31,21 @@ use crate::task::local::Shared;
 /// The sets driven on one runtime (steps 2 to 4 of the module docs).
 pub(crate) struct LocalSetList {
     sets: Mutex<Vec<Arc<Shared>>>,
+    /// The runtime's leak report is on (its watchdog is): a set dropped
+    /// with unfinished tasks reports them too.
+    reports_leaks: bool,
 }
 
 impl LocalSetList {
-    pub(crate) fn new() -> LocalSetList {
+    pub(crate) fn new(reports_leaks: bool) -> LocalSetList {
         LocalSetList {
             sets: Mutex::new(Vec::new()),
+            reports_leaks,
         }
+    }
+
+    pub(crate) fn reports_leaks(&self) -> bool {
+        self.reports_leaks
     }
 
     /// Step 2: adds `set` (the caller checked that it is not in the list).

@@ -19,7 +19,7 @@ mod id;
 mod join;
 mod join_set;
 pub(crate) mod list;
-mod local;
+pub(crate) mod local;
 pub(crate) mod local_set_list;
 #[cfg(test)]
 mod loom_task;
