@@ -419,8 +419,11 @@ impl Builder {
     /// on stderr (and as a `tracing` event with the `tracing` feature),
     /// and to the [`on_slow_poll`](Builder::on_slow_poll) callback. While a
     /// worker is stuck, the others take the tasks waiting on it, the one
-    /// in its LIFO slot and the ones that yielded included. Dropping the
-    /// runtime then also lists the tasks still alive (a leak report).
+    /// in its LIFO slot and the ones that yielded included. The tasks of
+    /// the [`LocalSet`](crate::task::LocalSet)s driven on the runtime are
+    /// watched too (a stuck one blocks its set's thread; nothing can take
+    /// its set's work). Dropping the runtime then also lists the tasks
+    /// still alive (a leak report), and so does dropping such a set.
     ///
     /// Setting the environment variable `RT_DEBUG=1` turns it on for every
     /// runtime built, with a threshold of 100 ms. Off (the default), it
