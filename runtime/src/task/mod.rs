@@ -95,7 +95,6 @@ impl Notified {
         unsafe { raw.poll() };
     }
 
-    #[allow(dead_code)]
     pub(crate) fn id(&self) -> Id {
         self.0.id()
     }
