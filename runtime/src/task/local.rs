@@ -368,9 +368,13 @@ impl LocalSet {
 
     /// Runs up to `MAX_TASKS_PER_TICK` tasks; `true` if tasks are left.
     fn tick(&self) -> bool {
+        // One clock for the tick's polls, as a scheduler caches its own:
+        // when no worker keeps the shared clock fresh, reading it costs a
+        // real clock read, as much as a short poll.
+        let now = coarse_time::now();
         for _ in 0..MAX_TASKS_PER_TICK {
             match self.context.next_task() {
-                Some(task) => self.context.shared.run(task),
+                Some(task) => self.context.shared.run(task, now),
                 None => return false,
             }
         }
@@ -440,9 +444,10 @@ impl SetContext {
 }
 
 impl Shared {
-    /// Polls `task`, recording the poll for the dump and the watchdog.
-    fn run(&self, task: Notified) {
-        task.record_poll(coarse_time::now());
+    /// Polls `task`, recording the poll (started at `now`) for the dump
+    /// and the watchdog.
+    fn run(&self, task: Notified, now: coarse_time::Stamp) {
+        task.record_poll(now);
         self.metrics.poll_started(task.id().as_u64());
         task.run();
         self.metrics.poll_finished();
