@@ -1,6 +1,8 @@
 //! Models of `LocalSet`: wakes from another thread reach the set's remote
 //! queue, an abort from another thread leaves the future to the owning
-//! thread, and a remote wake racing the set's drop is safe.
+//! thread, a remote wake racing the set's drop is safe, and a task dump
+//! from another thread reads the set's tasks while they finish and the set
+//! is dropped.
 #![cfg(loom)]
 
 use loom::sync::Arc;
@@ -94,5 +96,34 @@ fn remote_wake_races_dropping_the_set() {
         assert_eq!(drops.load(Ordering::SeqCst), 1);
         sender.join().unwrap();
         drop(task);
+    });
+}
+
+#[test]
+fn dump_from_another_thread_races_the_task_finishing_and_the_set_dropping() {
+    loom::model(|| {
+        let rt = Builder::new_current_thread().build().unwrap();
+        let local = LocalSet::new();
+        let set_id = local.id();
+        let (tx, rx) = channel::<()>();
+        let task = local.spawn_local(async move {
+            let _not_send = Rc::new(());
+            rx.await;
+        });
+        // Park the task on the channel; the set joins `rt`'s list.
+        local.block_on(&rt, async {});
+        let handle = rt.handle().clone();
+        let dumper = loom::thread::spawn(move || {
+            let dump = handle.dump();
+            assert!(dump.len() <= 1, "{dump}");
+            for task in &dump {
+                assert_eq!(task.local_set().map(|set| set.id()), Some(set_id));
+            }
+        });
+        tx.send(());
+        local.block_on(&rt, task).unwrap();
+        drop(local);
+        dumper.join().unwrap();
+        assert!(rt.handle().dump().is_empty());
     });
 }

@@ -3,7 +3,8 @@
 //! (its LIFO slot, the worker's yielded tasks, its queue and priority
 //! lanes) runs on another worker; `RT_DEBUG=1` turns the watchdog on;
 //! the leak report lists the tasks left pending when the runtime is
-//! dropped.
+//! dropped. A `LocalSet`'s tasks are watched and reported too, marked with
+//! their set.
 //!
 //! No sleeps: a blocked task blocks on a std channel that the
 //! `on_slow_poll` callback (or the stolen work itself) releases.
@@ -126,7 +127,7 @@ fn a_blocked_worker_is_reported_once_and_its_work_runs_elsewhere() {
     assert_eq!(report.name(), Some("blocker"));
     assert_eq!(report.location(), location);
     assert!(report.elapsed() >= THRESHOLD, "{report:?}");
-    assert!(report.worker() < 2);
+    assert!(report.worker().is_some_and(|worker| worker < 2));
     let debug = format!("{report:?}");
     for field in ["id", "name", "location", "elapsed", "worker"] {
         assert!(debug.contains(field), "{debug}");
@@ -191,7 +192,7 @@ fn a_current_thread_runtime_reports_a_blocked_poll() {
     assert_eq!(reports.len(), 1, "{reports:?}");
     assert_eq!(reports[0].name(), Some("stuck on one thread"));
     assert_eq!(reports[0].location(), location);
-    assert_eq!(reports[0].worker(), 0);
+    assert_eq!(reports[0].worker(), Some(0));
 }
 
 /// Runs one of this file's tests in a child process, with `RT_DEBUG=1`
@@ -312,4 +313,123 @@ fn child_leaks_a_task_quietly() {
         .unwrap();
     drop(rt.spawn(std::future::pending::<()>()));
     drop(rt);
+}
+
+/// A local task stuck in one poll blocks its set's thread (the `block_on`
+/// thread): reported with its set, and no worker.
+#[test]
+fn a_local_task_stuck_in_one_poll_is_reported_with_its_set() {
+    for builder in [Builder::new_current_thread(), Builder::new_multi_thread()] {
+        let mut builder = builder;
+        let (report_tx, reports) = mpsc::channel::<SlowPoll>();
+        let (release, released) = mpsc::channel::<()>();
+        let report_tx = Mutex::new(report_tx);
+        let release = Mutex::new(release);
+        let rt = builder
+            .worker_threads(1)
+            .slow_poll_threshold(THRESHOLD)
+            .on_slow_poll(move |slow: &SlowPoll| {
+                report_tx.lock().unwrap().send(slow.clone()).unwrap();
+                release.lock().unwrap().send(()).unwrap();
+            })
+            .build()
+            .unwrap();
+        let local = rt::task::LocalSet::new();
+        let location = Location::caller();
+        let stuck = rt::task::Builder::new()
+            .name("local blocker")
+            .spawn_local_on(async move { released.recv_timeout(HANG).unwrap() }, &local)
+            .unwrap();
+        local.block_on(&rt, stuck).unwrap();
+        let report = reports.recv_timeout(HANG).unwrap();
+        assert_eq!(report.name(), Some("local blocker"));
+        assert_eq!(report.location().file(), location.file());
+        assert_eq!(report.worker(), None);
+        assert_eq!(report.local_set().map(|set| set.id()), Some(local.id()));
+        let set = report.local_set().unwrap();
+        assert_eq!(set.thread_id(), std::thread::current().id());
+        assert!(
+            report.to_string().contains("on the thread of local set"),
+            "{report}"
+        );
+        drop(rt);
+        assert!(reports.try_recv().is_err(), "reported once");
+    }
+}
+
+#[test]
+fn rt_debug_reports_the_pending_tasks_of_local_sets() {
+    if in_child() {
+        return;
+    }
+    let stderr = run_child("child_leaks_local_tasks", true);
+    let line_of = |name: &str| {
+        stderr
+            .lines()
+            .find(|line| line.contains(name))
+            .unwrap_or_else(|| panic!("{name} is not listed:\n{stderr}"))
+            .to_owned()
+    };
+    // A set dropped with a task pending reports it as it cancels it.
+    assert!(
+        stderr.contains("dropped with 1 task(s) still pending; they are cancelled now"),
+        "{stderr}"
+    );
+    assert!(line_of("dropped with its set").contains("local set"));
+    // A set that outlives its runtime: listed apart by the runtime's report.
+    assert!(
+        stderr.contains("with 1 task(s) still pending in `LocalSet`s that outlive it"),
+        "{stderr}"
+    );
+    assert!(line_of("outlives the runtime").contains("local set"));
+    // The runtime's own task: listed as before, not as local.
+    assert!(
+        stderr.contains("runtime dropped with 1 task(s) still pending; they are cancelled now")
+    );
+    assert!(!line_of("runtime task").contains("local set"));
+    // A `LocalRuntime`'s local task: its set drops first and reports it.
+    assert!(line_of("in a LocalRuntime").contains("local set"));
+}
+
+/// The child of `rt_debug_reports_the_pending_tasks_of_local_sets`.
+#[test]
+fn child_leaks_local_tasks() {
+    if !in_child() {
+        return;
+    }
+    let pending = || async {
+        let (_tx, rx) = futures::channel::oneshot::channel::<()>();
+        let _ = rx.await;
+    };
+    let rt = Builder::new_current_thread().build().unwrap();
+    let _runtime_task = rt::task::Builder::new()
+        .name("runtime task")
+        .spawn_on(pending(), rt.handle())
+        .unwrap();
+    let dropped = rt::task::LocalSet::new();
+    let outliving = rt::task::LocalSet::new();
+    for (set, name) in [
+        (&dropped, "dropped with its set"),
+        (&outliving, "outlives the runtime"),
+    ] {
+        let _task = rt::task::Builder::new()
+            .name(name)
+            .spawn_local_on(pending(), set)
+            .unwrap();
+        set.block_on(&rt, rt::task::yield_now());
+    }
+    drop(dropped);
+    drop(rt);
+    // Its tasks were reported with the runtime; now it cancels them.
+    drop(outliving);
+
+    let local_rt = Builder::new_current_thread().build_local().unwrap();
+    local_rt.block_on(async {
+        let _task = rt::task::Builder::new()
+            .name("in a LocalRuntime")
+            .spawn_local(pending())
+            .unwrap();
+        rt::task::yield_now().await;
+    });
+    drop(local_rt);
 }

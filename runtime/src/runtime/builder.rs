@@ -5,6 +5,7 @@ use crate::driver::{Driver, DriverConfig};
 use crate::runtime::watchdog::{SlowPollCallback, WatchdogConfig};
 use crate::runtime::{Handle, LocalRuntime, Runtime, SlowPoll};
 use crate::scheduler::{self, Config, current_thread, multi_thread};
+use crate::task::local_set_list::LocalSetList;
 use std::fmt;
 use std::io;
 use std::sync::Arc;
@@ -419,8 +420,11 @@ impl Builder {
     /// on stderr (and as a `tracing` event with the `tracing` feature),
     /// and to the [`on_slow_poll`](Builder::on_slow_poll) callback. While a
     /// worker is stuck, the others take the tasks waiting on it, the one
-    /// in its LIFO slot and the ones that yielded included. Dropping the
-    /// runtime then also lists the tasks still alive (a leak report).
+    /// in its LIFO slot and the ones that yielded included. The tasks of
+    /// the [`LocalSet`](crate::task::LocalSet)s driven on the runtime are
+    /// watched too (a stuck one blocks its set's thread; nothing can take
+    /// its set's work). Dropping the runtime then also lists the tasks
+    /// still alive (a leak report), and so does dropping such a set.
     ///
     /// Setting the environment variable `RT_DEBUG=1` turns it on for every
     /// runtime built, with a threshold of 100 ms. Off (the default), it
@@ -451,7 +455,7 @@ impl Builder {
     /// ```
     /// let rt = rt::runtime::Builder::new_current_thread()
     ///     .on_slow_poll(|slow: &rt::runtime::SlowPoll| {
-    ///         eprintln!("{} is stuck on worker {}", slow.id(), slow.worker());
+    ///         eprintln!("{} is stuck on worker {:?}", slow.id(), slow.worker());
     ///     })
     ///     .build()
     ///     .unwrap();
@@ -539,6 +543,7 @@ impl Builder {
             after_unpark: self.on_thread_unpark.clone(),
             runtime_id: crate::runtime::Id::next(),
             stealable_local_queues: slow_poll.is_some(),
+            local_sets: crate::loom::sync::Arc::new(LocalSetList::new(slow_poll.is_some())),
         };
         let blocking = blocking::Spawner::new(
             PoolConfig {

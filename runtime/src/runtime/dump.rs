@@ -7,7 +7,13 @@
 //! 2. walk the owned-task list one shard at a time, copying each task's id,
 //!    name, location, state word and poll statistics under that shard's
 //!    lock (so a task cannot complete and be freed while it is read);
-//! 3. sort, longest idle first, outside every lock.
+//! 3. the same for each `LocalSet` driven on the runtime, from a copy of
+//!    the runtime's list of them (`task/local_set_list.rs`): a set's tasks
+//!    are `!Send` and run on the set's thread, but the dump reads only what
+//!    step 2 reads (the list entry and the header's atomics) under the
+//!    set's own shard locks, never a future, so it is as safe from any
+//!    thread as for the runtime's tasks; each is marked with its set;
+//! 4. sort, longest idle first, outside every lock.
 //!
 //! No worker is stopped: a shard's lock only delays the spawns and
 //! completions that hash to it, for as long as copying its tasks takes.
@@ -21,8 +27,12 @@ use crate::runtime::coarse_time::{self, Stamp};
 use crate::scheduler;
 use crate::task::Id;
 use crate::task::list::ListedTask;
+use crate::task::local;
 use std::fmt;
 use std::panic::Location;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::thread::ThreadId;
 use std::time::Duration;
 
 /// A snapshot of every live task of a runtime, taken by
@@ -32,6 +42,11 @@ use std::time::Duration;
 /// poll, or since their spawn if never polled): a task stuck waiting comes
 /// before the ones that keep running. Iterate over them as
 /// [`TaskSnapshot`]s, or print the dump for a table.
+///
+/// The tasks of every [`LocalSet`](crate::task::LocalSet) alive and
+/// driven on the runtime (or entered under it) are listed too, each
+/// marked with its set and the set's thread
+/// ([`TaskSnapshot::local_set`]).
 ///
 /// # Examples
 ///
@@ -71,6 +86,7 @@ pub struct TaskDump {
 #[derive(Debug, Clone)]
 pub struct TaskSnapshot {
     label: TaskLabel,
+    local_set: Option<LocalSetLabel>,
     state: TaskState,
     polls: u64,
     since_spawn: Duration,
@@ -136,6 +152,104 @@ pub enum TaskState {
     Complete,
 }
 
+/// The [`LocalSet`](crate::task::LocalSet) a task of a [`TaskDump`]
+/// belongs to, and the thread that owns the set (where the task runs).
+///
+/// # Examples
+///
+/// ```
+/// let rt = rt::runtime::Runtime::new().unwrap();
+/// let local = rt::task::LocalSet::new();
+/// let (tx, rx) = futures_channel::oneshot::channel::<()>();
+/// let task = rt::task::Builder::new()
+///     .name("local waiter")
+///     .spawn_local_on(async move { rx.await.ok(); }, &local)
+///     .unwrap();
+/// local.block_on(&rt, rt::task::yield_now()); // drives the set on `rt`
+/// let dump = rt.handle().dump();
+/// let listed = dump.iter().find(|t| t.id() == task.id()).unwrap();
+/// let set = listed.local_set().unwrap();
+/// assert_eq!(set.id(), local.id());
+/// assert_eq!(set.thread_id(), std::thread::current().id());
+/// println!("{dump}"); // the task's line ends with its set and thread
+/// # tx.send(()).unwrap();
+/// # local.block_on(&rt, task).unwrap();
+/// ```
+#[derive(Debug, Clone)]
+pub struct LocalSetLabel {
+    id: u64,
+    thread_id: ThreadId,
+    thread_name: Option<Arc<str>>,
+}
+
+impl LocalSetLabel {
+    /// A new set's label: the next id, and this thread.
+    pub(crate) fn of_this_thread() -> LocalSetLabel {
+        // Only ever compared: orders nothing, so not a loom atomic.
+        static NEXT_ID: AtomicU64 = AtomicU64::new(1);
+        let thread = std::thread::current();
+        LocalSetLabel {
+            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+            thread_id: thread.id(),
+            thread_name: thread.name().map(Arc::from),
+        }
+    }
+
+    /// The set's id, as [`LocalSet::id`](crate::task::LocalSet::id).
+    ///
+    /// # Examples
+    ///
+    /// See [`LocalSetLabel`].
+    pub fn id(&self) -> u64 {
+        self.id
+    }
+
+    /// The thread that owns the set.
+    ///
+    /// # Examples
+    ///
+    /// See [`LocalSetLabel`].
+    pub fn thread_id(&self) -> ThreadId {
+        self.thread_id
+    }
+
+    /// That thread's name, if it has one.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Builder::new_current_thread().build().unwrap();
+    /// let seen = std::thread::Builder::new()
+    ///     .name("local-thread".into())
+    ///     .spawn(move || {
+    ///         let local = rt::task::LocalSet::new();
+    ///         let (_tx, rx) = futures_channel::oneshot::channel::<()>();
+    ///         let _task = local.spawn_local(async move { rx.await.ok(); });
+    ///         local.block_on(&rt, rt::task::yield_now());
+    ///         let dump = rt.handle().dump();
+    ///         dump.tasks()[0].local_set().unwrap().thread_name().map(String::from)
+    ///     })
+    ///     .unwrap()
+    ///     .join()
+    ///     .unwrap();
+    /// assert_eq!(seen.as_deref(), Some("local-thread"));
+    /// ```
+    pub fn thread_name(&self) -> Option<&str> {
+        self.thread_name.as_deref()
+    }
+}
+
+/// How a local task's line of the table ends: `local set 3 on 'main'`.
+impl fmt::Display for LocalSetLabel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "local set {} on ", self.id)?;
+        match &self.thread_name {
+            Some(name) => write!(f, "'{name}'"),
+            None => write!(f, "{:?}", self.thread_id),
+        }
+    }
+}
+
 /// Who a task is: what the dump, the slow-poll report and the leak report
 /// name it by.
 #[derive(Debug, Clone)]
@@ -170,8 +284,31 @@ impl TaskDump {
         handle
             .owned_tasks()
             .for_each(|listed| tasks.push(TaskSnapshot::capture(listed, now, &polling)));
+        for set in handle.config().local_sets.snapshot() {
+            capture_local_set(&set, now, &mut tasks);
+        }
+        TaskDump::sorted(tasks)
+    }
+
+    /// The dump of one `LocalSet`'s tasks (step 3 alone).
+    pub(crate) fn of_local_set(set: &local::Shared) -> TaskDump {
+        let mut tasks = Vec::new();
+        capture_local_set(set, coarse_time::precise_now(), &mut tasks);
+        TaskDump::sorted(tasks)
+    }
+
+    fn sorted(mut tasks: Vec<TaskSnapshot>) -> TaskDump {
         tasks.sort_by_key(|task| std::cmp::Reverse(task.idle_for()));
         TaskDump { tasks }
+    }
+
+    /// Splits the dump into the runtime's own tasks and its sets' tasks.
+    pub(crate) fn split_local(self) -> (TaskDump, TaskDump) {
+        let (local, own) = self
+            .tasks
+            .into_iter()
+            .partition(|task| task.local_set.is_some());
+        (TaskDump { tasks: own }, TaskDump { tasks: local })
     }
 
     /// The tasks, longest idle first.
@@ -229,6 +366,15 @@ impl TaskDump {
     pub fn is_empty(&self) -> bool {
         self.tasks.is_empty()
     }
+}
+
+/// Step 3 for one set: its tasks, marked with it, pushed to `tasks`.
+fn capture_local_set(set: &local::Shared, now: Stamp, tasks: &mut Vec<TaskSnapshot>) {
+    set.owned.for_each(|listed| {
+        let mut task = TaskSnapshot::capture(listed, now, &[]);
+        task.local_set = Some(set.label.clone());
+        tasks.push(task);
+    });
 }
 
 impl IntoIterator for TaskDump {
@@ -294,6 +440,7 @@ impl TaskSnapshot {
         let since_spawn = listed.spawned_at.until(now);
         TaskSnapshot {
             label,
+            local_set: None,
             state,
             polls: header.stats.polls(),
             since_spawn,
@@ -343,6 +490,16 @@ impl TaskSnapshot {
     /// ```
     pub fn location(&self) -> &'static Location<'static> {
         self.label.location
+    }
+
+    /// The [`LocalSet`](crate::task::LocalSet) the task was spawned on,
+    /// with the thread it runs on; `None` for a task of the runtime itself.
+    ///
+    /// # Examples
+    ///
+    /// See [`LocalSetLabel`].
+    pub fn local_set(&self) -> Option<&LocalSetLabel> {
+        self.local_set.as_ref()
     }
 
     /// What the task was doing.
@@ -436,7 +593,11 @@ impl fmt::Display for TaskSnapshot {
             ShortDuration(self.since_spawn).to_string(),
             self.label.name.as_deref().unwrap_or("-"),
             self.label.location,
-        )
+        )?;
+        match &self.local_set {
+            Some(set) => write!(f, "  ({set})"),
+            None => Ok(()),
+        }
     }
 }
 

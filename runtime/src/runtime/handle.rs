@@ -231,6 +231,20 @@ impl Handle {
     /// [complete](crate::runtime::TaskState::Complete), until the handle
     /// is awaited or dropped.
     ///
+    /// The tasks of every [`LocalSet`](crate::task::LocalSet) alive and
+    /// driven on this runtime (by `LocalSet::block_on`, `run_until` or an
+    /// awaited set inside this runtime's `block_on`, or a
+    /// [`LocalRuntime`](crate::runtime::LocalRuntime)) or entered under it
+    /// ([`LocalSet::enter`](crate::task::LocalSet::enter) with the runtime
+    /// entered) are listed too, with the same details, each marked with its
+    /// set and the set's thread
+    /// ([`TaskSnapshot::local_set`](crate::runtime::TaskSnapshot::local_set);
+    /// in the printed table, `(local set N on 'thread')` ends the line).
+    /// A set leaves the dump when it is dropped, taking its tasks along.
+    /// Reading them from another thread touches no local future: only the
+    /// task's state word, poll counters and name, read as for the
+    /// runtime's own tasks.
+    ///
     /// Safe to call from anywhere, a task of this runtime included (it
     /// finds itself running); it stops no worker, and delays a spawn or a
     /// completion at most for as long as copying one shard of the task

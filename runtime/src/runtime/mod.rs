@@ -16,7 +16,7 @@ pub(crate) mod spawn;
 pub(crate) mod watchdog;
 
 pub use builder::Builder;
-pub use dump::{TaskDump, TaskSnapshot, TaskState};
+pub use dump::{LocalSetLabel, TaskDump, TaskSnapshot, TaskState};
 pub use handle::{EnterGuard, Handle, RuntimeFlavor, TryCurrentError};
 pub use id::Id;
 pub use local_runtime::LocalRuntime;

@@ -23,14 +23,24 @@
 //! it has been seen running for the threshold, so one only slightly longer
 //! than the threshold (by less than the sampling period) may go unseen.
 //!
+//! The `LocalSet`s driven on the runtime (`task/local_set_list.rs`) are
+//! sampled the same way: a set counts its polls as a worker does, on its
+//! own thread, and a stall there is reported with the set and its thread
+//! (steps 1, 2 and 4; no peer can take a set's work, so nothing is woken).
+//!
 //! With the watchdog on, dropping the runtime first prints the tasks still
 //! alive (the leak report), as asyncio's debug mode reports tasks
-//! destroyed while pending.
+//! destroyed while pending; the tasks of sets that outlive the runtime are
+//! listed apart (the sets keep them), and a set driven on the runtime that
+//! is dropped with tasks unfinished reports them as it cancels them.
 
-use crate::runtime::TaskDump;
 use crate::runtime::dump::TaskLabel;
+use crate::runtime::metrics::WorkerMetrics;
+use crate::runtime::{LocalSetLabel, TaskDump};
 use crate::scheduler;
 use crate::task::Id;
+use crate::task::list::OwnedTasks;
+use crate::task::local;
 use std::fmt;
 use std::io;
 use std::panic::Location;
@@ -77,7 +87,9 @@ pub(crate) type SlowPollCallback = Arc<dyn Fn(&SlowPoll) + Send + Sync>;
 pub struct SlowPoll {
     task: TaskLabel,
     elapsed: Duration,
-    worker: usize,
+    /// The stuck worker; `None` for a task of `local_set`.
+    worker: Option<usize>,
+    local_set: Option<LocalSetLabel>,
 }
 
 impl SlowPoll {
@@ -119,13 +131,44 @@ impl SlowPoll {
         self.elapsed
     }
 
-    /// The index of the stuck worker (0 on a current-thread runtime).
+    /// The index of the stuck worker (0 on a current-thread runtime);
+    /// `None` for a task of a [`LocalSet`](crate::task::LocalSet), which
+    /// blocks its set's thread instead (see
+    /// [`local_set`](SlowPoll::local_set)).
     ///
     /// # Examples
     ///
     /// See [`SlowPoll`].
-    pub fn worker(&self) -> usize {
+    pub fn worker(&self) -> Option<usize> {
         self.worker
+    }
+
+    /// The [`LocalSet`](crate::task::LocalSet) the stuck task belongs to,
+    /// and its thread; `None` for a task of the runtime itself.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::sync::mpsc;
+    /// use std::time::Duration;
+    ///
+    /// let (report, reported) = mpsc::channel();
+    /// let (release, released) = mpsc::channel::<()>();
+    /// let rt = rt::runtime::Builder::new_current_thread()
+    ///     .slow_poll_threshold(Duration::from_millis(20))
+    ///     .on_slow_poll(move |slow: &rt::runtime::SlowPoll| {
+    ///         report.send((slow.worker(), slow.local_set().map(|set| set.id()))).unwrap();
+    ///         release.send(()).unwrap();
+    ///     })
+    ///     .build()
+    ///     .unwrap();
+    /// let local = rt::task::LocalSet::new();
+    /// let stuck = local.spawn_local(async move { released.recv().unwrap() });
+    /// local.block_on(&rt, stuck).unwrap();
+    /// assert_eq!(reported.recv().unwrap(), (None, Some(local.id())));
+    /// ```
+    pub fn local_set(&self) -> Option<&LocalSetLabel> {
+        self.local_set.as_ref()
     }
 }
 
@@ -133,13 +176,20 @@ impl fmt::Display for SlowPoll {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "task {} ({}) spawned at {} has been running for {:?} in one poll on worker {}, \
-             blocking it: move blocking work to `spawn_blocking` or `block_in_place`",
+            "task {} ({}) spawned at {} has been running for {:?} in one poll on ",
             self.task.id,
             self.task.name.as_deref().unwrap_or("unnamed"),
             self.task.location,
             self.elapsed,
-            self.worker,
+        )?;
+        match (&self.local_set, self.worker) {
+            (Some(set), _) => write!(f, "the thread of {set}")?,
+            (None, Some(worker)) => write!(f, "worker {worker}")?,
+            (None, None) => f.write_str("a thread outside the workers")?,
+        }
+        write!(
+            f,
+            ", blocking it: move blocking work to `spawn_blocking` or `block_in_place`"
         )
     }
 }
@@ -235,6 +285,8 @@ impl Drop for Watchdog {
 fn monitor(handle: &scheduler::Handle, config: &WatchdogConfig, stop: &(Mutex<bool>, Condvar)) {
     let period = (config.threshold / 10).max(Duration::from_millis(1));
     let mut observed: Vec<Option<Observed>> = vec![None; handle.num_workers()];
+    // By set id, for the sets listed at the last sample.
+    let mut observed_sets: Vec<(u64, Option<Observed>)> = Vec::new();
     let (stopped, wake) = stop;
     let mut guard = stopped.lock().unwrap();
     loop {
@@ -246,27 +298,74 @@ fn monitor(handle: &scheduler::Handle, config: &WatchdogConfig, stop: &(Mutex<bo
         // behind a callback to set the flag.
         drop(guard);
         for (worker, seen) in observed.iter_mut().enumerate() {
-            sample(handle, config, worker, seen);
+            sample(handle, config, Poller::Worker(worker), seen);
         }
+        let sets = handle.config().local_sets.snapshot();
+        observed_sets = sets
+            .iter()
+            .map(|set| {
+                let id = set.label.id();
+                let mut seen = observed_sets
+                    .iter()
+                    .find(|(observed, _)| *observed == id)
+                    .and_then(|&(_, seen)| seen);
+                sample(handle, config, Poller::LocalSet(set), &mut seen);
+                (id, seen)
+            })
+            .collect();
+        drop(sets);
         guard = stopped.lock().unwrap();
     }
 }
 
-/// Steps 1 to 4 for one worker.
+/// Where the sampled polls run.
+#[derive(Clone, Copy)]
+enum Poller<'a> {
+    Worker(usize),
+    LocalSet(&'a local::Shared),
+}
+
+impl<'a> Poller<'a> {
+    fn metrics(self, handle: &'a scheduler::Handle) -> &'a WorkerMetrics {
+        match self {
+            Poller::Worker(worker) => handle.worker_metrics(worker),
+            Poller::LocalSet(set) => &set.metrics,
+        }
+    }
+
+    fn owned_tasks(self, handle: &'a scheduler::Handle) -> &'a OwnedTasks {
+        match self {
+            Poller::Worker(_) => handle.owned_tasks(),
+            Poller::LocalSet(set) => &set.owned,
+        }
+    }
+
+    /// The stuck worker and the set, as `SlowPoll` names them.
+    fn label(self) -> (Option<usize>, Option<LocalSetLabel>) {
+        match self {
+            Poller::Worker(worker) => (Some(worker), None),
+            Poller::LocalSet(set) => (None, Some(set.label.clone())),
+        }
+    }
+}
+
+/// Steps 1 to 4 for one worker (steps 1, 2 and 4 for a set).
 fn sample(
     handle: &scheduler::Handle,
     config: &WatchdogConfig,
-    worker: usize,
+    poller: Poller<'_>,
     seen: &mut Option<Observed>,
 ) {
     let now = Instant::now();
-    let polling = handle.worker_metrics(worker).polling();
+    let polling = poller.metrics(handle).polling();
     match (polling, seen.as_mut()) {
         (Some((polls, task)), Some(observed))
             if observed.polls == polls && observed.task == task =>
         {
             if observed.stalled {
-                handle.help_stalled_worker(worker);
+                if let Poller::Worker(worker) = poller {
+                    handle.help_stalled_worker(worker);
+                }
                 return;
             }
             let elapsed = now.saturating_duration_since(observed.first_seen);
@@ -276,8 +375,10 @@ fn sample(
             observed.stalled = true;
             // The report first: once the stranded work runs elsewhere, the
             // stuck task may be released, finish, and leave the list.
-            let report = slow_poll(handle, worker, task, elapsed);
-            handle.stall_started(worker);
+            let report = slow_poll(handle, poller, task, elapsed);
+            if let Poller::Worker(worker) = poller {
+                handle.stall_started(worker);
+            }
             if let Some(report) = report {
                 match &config.on_slow_poll {
                     Some(callback) => callback(&report),
@@ -286,8 +387,10 @@ fn sample(
             }
         }
         (polling, previous) => {
-            if previous.is_some_and(|observed| observed.stalled) {
-                handle.stall_ended(worker);
+            if let (Poller::Worker(worker), Some(observed)) = (poller, previous) {
+                if observed.stalled {
+                    handle.stall_ended(worker);
+                }
             }
             *seen = polling.map(|(polls, task)| Observed {
                 polls,
@@ -299,20 +402,22 @@ fn sample(
     }
 }
 
-/// The report for task `task` stuck on `worker`, `None` if it finished
+/// The report for task `task` stuck in `poller`, `None` if it finished
 /// meanwhile.
 fn slow_poll(
     handle: &scheduler::Handle,
-    worker: usize,
+    poller: Poller<'_>,
     task: u64,
     elapsed: Duration,
 ) -> Option<SlowPoll> {
     let mut report = None;
-    handle.owned_tasks().with_task(task, |listed| {
+    poller.owned_tasks(handle).with_task(task, |listed| {
+        let (worker, local_set) = poller.label();
         report = Some(SlowPoll {
             task: TaskLabel::of(listed),
             elapsed,
             worker,
+            local_set,
         });
     });
     report
@@ -339,7 +444,8 @@ fn emit_slow_poll(report: &SlowPoll) {
             name = report.name(),
             location = %report.task.location,
             elapsed = ?report.elapsed,
-            worker = report.worker,
+            worker = report.worker(),
+            local_set = report.local_set().map(LocalSetLabel::id),
             "slow poll: {report}"
         );
     } else {
@@ -348,28 +454,60 @@ fn emit_slow_poll(report: &SlowPoll) {
 }
 
 /// The leak report: the tasks still alive when the runtime is dropped
-/// (not the finished ones whose `JoinHandle` still holds the output).
+/// (not the finished ones whose `JoinHandle` still holds the output); the
+/// tasks of the `LocalSet`s that outlive it are listed apart, as they stay
+/// in their sets.
 pub(crate) fn report_leaks(handle: &scheduler::Handle) {
-    let dump = TaskDump::capture(handle).without_complete();
+    let (own, local) = TaskDump::capture(handle).without_complete().split_local();
+    emit_leaks(
+        &own,
+        &format!(
+            "runtime dropped with {} task(s) still pending; they are cancelled now",
+            own.len()
+        ),
+    );
+    emit_leaks(
+        &local,
+        &format!(
+            "runtime dropped with {} task(s) still pending in `LocalSet`s that outlive it; \
+             they stay in their sets",
+            local.len()
+        ),
+    );
+}
+
+/// The leak report of a `LocalSet` dropped with tasks unfinished (it was
+/// driven on a runtime whose watchdog is on).
+pub(crate) fn report_local_set_leaks(set: &local::Shared) {
+    let dump = TaskDump::of_local_set(set).without_complete();
+    emit_leaks(
+        &dump,
+        &format!(
+            "{} dropped with {} task(s) still pending; they are cancelled now",
+            set.label,
+            dump.len()
+        ),
+    );
+}
+
+fn emit_leaks(dump: &TaskDump, message: &str) {
     if dump.is_empty() {
         return;
     }
     if to_tracing() {
         #[cfg(feature = "tracing")]
-        for task in &dump {
+        for task in dump {
             tracing::warn!(
                 target: "rt::watchdog",
                 id = task.id().as_u64(),
                 name = task.name(),
                 location = %task.location(),
                 state = %task.state(),
-                "task still pending when its runtime was dropped; cancelled"
+                local_set = task.local_set().map(LocalSetLabel::id),
+                "{message}"
             );
         }
     } else {
-        eprintln!(
-            "rt: runtime dropped with {} task(s) still pending; they are cancelled now:\n{dump}",
-            dump.len()
-        );
+        eprintln!("rt: {message}:\n{dump}");
     }
 }

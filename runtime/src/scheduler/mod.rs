@@ -17,6 +17,7 @@ use crate::loom::sync::Arc;
 use crate::loom::sync::atomic::Ordering;
 use crate::runtime::metrics::WorkerMetrics;
 use crate::task::list::OwnedTasks;
+use crate::task::local_set_list::LocalSetList;
 use crate::task::{JoinHandle, Priority, TaskMeta};
 use std::future::Future;
 use std::io;
@@ -205,6 +206,9 @@ pub(crate) struct Config {
     /// The slow-poll watchdog is on: peers may take a stuck worker's LIFO
     /// slot and yielded tasks (`multi_thread/local_queues.rs`).
     pub(crate) stealable_local_queues: bool,
+    /// The `LocalSet`s driven on this runtime, for its diagnostics; it
+    /// also says whether the leak report is on.
+    pub(crate) local_sets: Arc<LocalSetList>,
 }
 
 impl std::fmt::Debug for Config {

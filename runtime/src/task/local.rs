@@ -28,11 +28,20 @@
 //!    the queued references. A waker dropped later on another thread may
 //!    free a task's memory, but never holds the last reference to a live
 //!    future: the owned list holds one until the future is gone.
+//!
+//! The runtimes a set is driven on list it for their diagnostics (the
+//! dump, the leak report, the watchdog), which read its owned list and its
+//! poll counters from other threads, never its futures: see
+//! `local_set_list.rs`.
 
 use crate::loom::sync::atomic::{AtomicBool, Ordering};
 use crate::loom::sync::{Arc, Mutex};
 use crate::loom::thread::{self, ThreadId};
+use crate::runtime::LocalSetLabel;
+use crate::runtime::coarse_time;
+use crate::runtime::metrics::WorkerMetrics;
 use crate::task::list::OwnedTasks;
+use crate::task::local_set_list::LocalSetList;
 use crate::task::{self, JoinHandle, Notified, Schedule, TaskMeta};
 use pin_project_lite::pin_project;
 use std::cell::{Cell, RefCell};
@@ -92,12 +101,20 @@ struct SetContext {
     /// Tasks woken or spawned on this thread.
     queue: RefCell<VecDeque<Notified>>,
     tick: Cell<u32>,
+    /// The lists of the runtimes this set was driven on or entered under
+    /// (step 1 of `local_set_list.rs`).
+    listed_in: RefCell<Vec<Arc<LocalSetList>>>,
 }
 
 /// What other threads reach: the scheduler of local tasks.
 pub(crate) struct Shared {
     owner: ThreadId,
-    owned: OwnedTasks,
+    /// What the diagnostics name the set by.
+    pub(crate) label: LocalSetLabel,
+    pub(crate) owned: OwnedTasks,
+    /// The poll in progress and the poll count, kept as a worker keeps
+    /// them, for the watchdog (only the set's thread writes).
+    pub(crate) metrics: WorkerMetrics,
     remote: Mutex<RemoteQueue>,
     /// Whether `remote` may hold tasks: lets the owner skip the lock.
     remote_pending: AtomicBool,
@@ -197,7 +214,9 @@ impl LocalSet {
             context: Rc::new(SetContext {
                 shared: Arc::new(Shared {
                     owner: thread::current().id(),
+                    label: LocalSetLabel::of_this_thread(),
                     owned: OwnedTasks::new(1),
+                    metrics: WorkerMetrics::default(),
                     remote: Mutex::new(RemoteQueue {
                         tasks: VecDeque::new(),
                         closed: false,
@@ -207,6 +226,7 @@ impl LocalSet {
                 }),
                 queue: RefCell::new(VecDeque::new()),
                 tick: Cell::new(0),
+                listed_in: RefCell::new(Vec::new()),
             }),
         }
     }
@@ -300,6 +320,34 @@ impl LocalSet {
     /// assert_eq!(local.block_on(&rt, task).unwrap(), "spawned early");
     /// ```
     pub fn enter(&self) -> LocalEnterGuard<'_> {
+        self.context.join_current_runtime_list();
+        self.enter_unlisted()
+    }
+
+    /// An id for this set, unique in the process: the one
+    /// [`LocalSetLabel::id`] shows for its tasks in a
+    /// [`TaskDump`](crate::runtime::TaskDump).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Builder::new_current_thread().build().unwrap();
+    /// let local = rt::task::LocalSet::new();
+    /// let (tx, rx) = futures_channel::oneshot::channel::<()>();
+    /// let task = local.spawn_local(async move { rx.await.ok(); });
+    /// local.block_on(&rt, rt::task::yield_now()); // the set joins `rt`'s dump
+    /// let dump = rt.handle().dump();
+    /// let listed = dump.iter().find(|t| t.id() == task.id()).unwrap();
+    /// assert_eq!(listed.local_set().map(|set| set.id()), Some(local.id()));
+    /// # tx.send(()).unwrap();
+    /// # local.block_on(&rt, task).unwrap();
+    /// ```
+    pub fn id(&self) -> u64 {
+        self.context.shared.label.id()
+    }
+
+    /// `enter` without joining the current runtime's list (for `drop`).
+    fn enter_unlisted(&self) -> LocalEnterGuard<'_> {
         // Fails only while this thread's thread-locals are torn down (a set
         // dropped by one of them): the set then runs without being current.
         let prev = CURRENT
@@ -320,9 +368,13 @@ impl LocalSet {
 
     /// Runs up to `MAX_TASKS_PER_TICK` tasks; `true` if tasks are left.
     fn tick(&self) -> bool {
+        // One clock for the tick's polls, as a scheduler caches its own:
+        // when no worker keeps the shared clock fresh, reading it costs a
+        // real clock read, as much as a short poll.
+        let now = coarse_time::now();
         for _ in 0..MAX_TASKS_PER_TICK {
             match self.context.next_task() {
-                Some(task) => task.run(),
+                Some(task) => self.context.shared.run(task, now),
                 None => return false,
             }
         }
@@ -356,6 +408,19 @@ impl SetContext {
         join
     }
 
+    /// Step 1 of `local_set_list.rs`: joins the list of this thread's
+    /// current runtime unless already in it.
+    fn join_current_runtime_list(&self) {
+        crate::runtime::context::with_current(|runtime| {
+            let list = &runtime.config().local_sets;
+            let mut listed_in = self.listed_in.borrow_mut();
+            if !listed_in.iter().any(|listed| Arc::ptr_eq(listed, list)) {
+                list.insert(self.shared.clone());
+                listed_in.push(list.clone());
+            }
+        });
+    }
+
     fn is_current(&self) -> bool {
         CURRENT
             .try_with(|current| {
@@ -379,6 +444,15 @@ impl SetContext {
 }
 
 impl Shared {
+    /// Polls `task`, recording the poll (started at `now`) for the dump
+    /// and the watchdog.
+    fn run(&self, task: Notified, now: coarse_time::Stamp) {
+        task.record_poll(now);
+        self.metrics.poll_started(task.id().as_u64());
+        task.run();
+        self.metrics.poll_finished();
+    }
+
     /// Moves the remote queue's tasks to the back of `queue`.
     fn take_remote(&self, queue: &mut VecDeque<Notified>) {
         if !self.remote_pending.load(Ordering::Acquire) {
@@ -534,7 +608,13 @@ impl Default for LocalSet {
 impl Drop for LocalSet {
     /// Step 5 of the module docs.
     fn drop(&mut self) {
-        self.with_entered(|| {
+        let listed_in = self.context.listed_in.borrow();
+        if listed_in.iter().any(|list| list.reports_leaks()) {
+            crate::runtime::watchdog::report_local_set_leaks(&self.context.shared);
+        }
+        drop(listed_in);
+        let _entered = self.enter_unlisted();
+        {
             let shared = &self.context.shared;
             let remote = {
                 let mut remote = shared.remote.lock().unwrap();
@@ -547,7 +627,11 @@ impl Drop for LocalSet {
             // are all that is left of them.
             let local = std::mem::take(&mut *self.context.queue.borrow_mut());
             drop(local);
-        });
+        }
+        // Step 4 of `local_set_list.rs`: its tasks are gone, so is the set.
+        for list in self.context.listed_in.take() {
+            list.remove(&self.context.shared);
+        }
     }
 }
 

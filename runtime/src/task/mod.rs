@@ -5,7 +5,8 @@
 //! `state.rs`, the typed operations in `harness.rs`, wakers in `waker.rs`.
 //! Schedulers see only `Notified` (a task to run) and the owned-task list.
 //! `LocalSet` (`local.rs`) runs `!Send` tasks on one thread with the same
-//! task machinery and its own queues.
+//! task machinery and its own queues; the runtimes that drive a set list
+//! it (`local_set_list.rs`) for their diagnostics.
 //! Task-local values (`task_local!`, `LocalKey`) live in `task_local.rs`
 //! and need nothing from the scheduler: they travel inside the future.
 
@@ -18,7 +19,8 @@ mod id;
 mod join;
 mod join_set;
 pub(crate) mod list;
-mod local;
+pub(crate) mod local;
+pub(crate) mod local_set_list;
 #[cfg(test)]
 mod loom_task;
 mod meta;
@@ -93,7 +95,6 @@ impl Notified {
         unsafe { raw.poll() };
     }
 
-    #[allow(dead_code)]
     pub(crate) fn id(&self) -> Id {
         self.0.id()
     }
