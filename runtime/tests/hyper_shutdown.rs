@@ -4,7 +4,10 @@
 //! the windows and sockets a piece at a time; a shutdown while HTTP/1.1
 //! clients keep connecting (every request the server took is answered,
 //! no connection is left open); and the runtime dropped while every
-//! connection is writing a response its client never reads.
+//! connection is writing a response its client never reads. And a
+//! connection closed by the shutdown while the client's bytes are still
+//! unread in the server's socket: the example closes lingering, or the
+//! kernel resets the connection and drops the unsent end of the answer.
 
 #[allow(dead_code)]
 #[path = "../examples/http_server.rs"]
@@ -19,7 +22,8 @@ use hyper::client::conn::http1;
 use hyper::service::service_fn;
 use hyper::{Request, Response};
 use rt::hyper::Io;
-use rt::net::{TcpListener, TcpStream};
+use rt::io::{AsyncReadExt, AsyncWriteExt};
+use rt::net::{TcpListener, TcpSocket, TcpStream};
 use rt::sync::{Notify, mpsc, oneshot};
 use std::convert::Infallible;
 use std::io::{ErrorKind, Read, Write};
@@ -53,6 +57,26 @@ where
     B::Error: Into<BoxError>,
 {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    start_on(listener, service)
+}
+
+/// `serve` on `listener` with `service`, as `start`.
+fn start_on<S, B>(
+    listener: TcpListener,
+    service: S,
+) -> (
+    std::net::SocketAddr,
+    oneshot::Sender<()>,
+    rt::task::JoinHandle<http_server::Draining>,
+)
+where
+    S: hyper::service::Service<Request<Incoming>, Response = Response<B>> + Clone + Send + 'static,
+    S::Future: Send + 'static,
+    S::Error: Into<BoxError>,
+    B: HttpBody + Send + 'static,
+    B::Data: Send,
+    B::Error: Into<BoxError>,
+{
     let addr = listener.local_addr().unwrap();
     let (stop, stopped) = oneshot::channel::<()>();
     let serving = rt::spawn(http_server::serve(listener, service, async move {
@@ -332,5 +356,71 @@ fn dropping_the_runtime_while_every_connection_writes_to_a_full_socket() {
                 assert!(received.len() >= REPORT_AFTER / 2 && received.len() < RESPONSE);
             }
         });
+    });
+}
+
+#[test]
+fn a_connection_closed_by_the_shutdown_with_client_bytes_unread_still_delivers_its_response() {
+    // An answer the client's small receive buffer cannot take at once, so
+    // most of it is still in the server's (large) send buffer when the
+    // server closes the connection.
+    const ANSWER: usize = 256 << 10;
+    // The paused clock: the server's wait for the client to close, below,
+    // ends at once when nothing else can run.
+    support_http::paused_runtime().block_on(async {
+        let (held_tx, mut held) = mpsc::unbounded_channel::<()>();
+        let release = Arc::new(Notify::new());
+        let service = {
+            let release = Arc::clone(&release);
+            service_fn(move |_request: Request<Incoming>| {
+                let (held_tx, release) = (held_tx.clone(), Arc::clone(&release));
+                async move {
+                    let released = release.notified();
+                    let _ = held_tx.send(());
+                    released.await;
+                    // Answer in a later poll, which sees the stop first
+                    // (see hyper_server.rs): `connection: close`.
+                    rt::task::yield_now().await;
+                    let answer = Bytes::from(Pattern::bytes(3, ANSWER));
+                    Ok::<_, Infallible>(Response::new(Full::new(answer)))
+                }
+            })
+        };
+        let listening = TcpSocket::new_v4().unwrap();
+        listening.set_send_buffer_size(4 << 20).unwrap();
+        listening.bind("127.0.0.1:0".parse().unwrap()).unwrap();
+        let (addr, stop, serving) = start_on(listening.listen(64).unwrap(), service);
+        let connecting = TcpSocket::new_v4().unwrap();
+        connecting.set_recv_buffer_size(4 << 10).unwrap();
+        let mut client = connecting.connect(addr).await.unwrap();
+        client
+            .write_all(b"GET /hold HTTP/1.1\r\nhost: localhost\r\n\r\n")
+            .await
+            .unwrap();
+        held.recv().await.unwrap();
+        // More bytes than hyper reads while a request is in flight (one
+        // read, to notice an early close): the rest stays unread in the
+        // server's socket. A client pipelining its next request does this.
+        client.write_all(&[b'x'; 32 << 10]).await.unwrap();
+
+        stop.send(()).unwrap();
+        let draining = serving.await.unwrap();
+        release.notify_waiters();
+        // The server answers and closes before the client reads. Closing a
+        // socket with unread bytes resets the connection, and a reset
+        // throws away what the server's kernel had not sent yet.
+        assert_eq!(draining.finish(GRACE).await, Ok(()));
+        let mut response = Vec::new();
+        client.read_to_end(&mut response).await.unwrap();
+        let head_len = response
+            .windows(4)
+            .position(|w| w == b"\r\n\r\n")
+            .expect("a response head")
+            + 4;
+        let head = String::from_utf8_lossy(&response[..head_len]).into_owned();
+        assert!(head.starts_with("HTTP/1.1 200 OK\r\n"), "{head}");
+        assert!(head.contains("connection: close\r\n"), "{head}");
+        assert_eq!(response.len() - head_len, ANSWER, "{head}");
+        assert!(response[head_len..] == Pattern::bytes(3, ANSWER));
     });
 }
