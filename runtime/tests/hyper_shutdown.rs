@@ -39,29 +39,14 @@ use support_http::{BoxError, body_of, http2_client, request};
 /// wait for it unless something is broken.
 const GRACE: Duration = Duration::from_secs(60);
 
-/// `serve` on 127.0.0.1 with `service`, run by a task until `stop` is sent
-/// (or dropped).
-async fn start<S, B>(
-    service: S,
-) -> (
-    std::net::SocketAddr,
-    oneshot::Sender<()>,
-    rt::task::JoinHandle<http_server::Draining>,
-)
-where
-    S: hyper::service::Service<Request<Incoming>, Response = Response<B>> + Clone + Send + 'static,
-    S::Future: Send + 'static,
-    S::Error: Into<BoxError>,
-    B: HttpBody + Send + 'static,
-    B::Data: Send,
-    B::Error: Into<BoxError>,
-{
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    start_on(listener, service)
+/// A listener on a free port of 127.0.0.1.
+async fn loopback_listener() -> TcpListener {
+    TcpListener::bind("127.0.0.1:0").await.unwrap()
 }
 
-/// `serve` on `listener` with `service`, as `start`.
-fn start_on<S, B>(
+/// `serve` on `listener` with `service`, run by a task until `stop` is
+/// sent (or dropped).
+fn start<S, B>(
     listener: TcpListener,
     service: S,
 ) -> (
@@ -115,7 +100,7 @@ fn http2_graceful_shutdown_drains_64_streams_through_flow_control() {
                 }
             })
         };
-        let (addr, stop, serving) = start(service).await;
+        let (addr, stop, serving) = start(loopback_listener().await, service);
 
         let mut connections = Vec::new();
         let mut streams = Vec::new();
@@ -230,7 +215,7 @@ fn a_shutdown_while_clients_keep_connecting_answers_every_request_it_took() {
                 async { Ok::<_, Infallible>(Response::new(Full::new(Bytes::from("counted")))) }
             })
         };
-        let (addr, stop, serving) = start(service).await;
+        let (addr, stop, serving) = start(loopback_listener().await, service);
         let clients: Vec<_> = (0..CLIENTS)
             .map(|_| rt::spawn(request_until_refused(addr)))
             .collect();
@@ -319,7 +304,7 @@ fn dropping_the_runtime_while_every_connection_writes_to_a_full_socket() {
                     async { Ok::<_, Infallible>(Response::new(body)) }
                 })
             };
-            let (addr, stop, _serving) = start(service).await;
+            let (addr, stop, _serving) = start(loopback_listener().await, service);
             // Blocking clients that send a request and never read: the
             // loopback connect completes in the listener's backlog and the
             // request fits in the socket buffer.
@@ -389,7 +374,7 @@ fn a_connection_closed_by_the_shutdown_with_client_bytes_unread_still_delivers_i
         let listening = TcpSocket::new_v4().unwrap();
         listening.set_send_buffer_size(4 << 20).unwrap();
         listening.bind("127.0.0.1:0".parse().unwrap()).unwrap();
-        let (addr, stop, serving) = start_on(listening.listen(64).unwrap(), service);
+        let (addr, stop, serving) = start(listening.listen(64).unwrap(), service);
         let connecting = TcpSocket::new_v4().unwrap();
         connecting.set_recv_buffer_size(4 << 10).unwrap();
         let mut client = connecting.connect(addr).await.unwrap();
