@@ -70,6 +70,14 @@ where
     (addr, stop, serving)
 }
 
+/// Reports on `held` that a request is waiting, then waits until
+/// `release` notifies its waiters.
+async fn hold_until_released(held: &mpsc::UnboundedSender<()>, release: &Notify) {
+    let released = release.notified();
+    let _ = held.send(());
+    released.await;
+}
+
 /// The body `/big/{n}` answers: `BIG` bytes of the pattern seeded `n`.
 const BIG: usize = 256 << 10;
 
@@ -91,9 +99,7 @@ fn http2_graceful_shutdown_drains_64_streams_through_flow_control() {
                         return Ok::<_, BoxError>(Response::new(Full::new(Bytes::from("ok"))));
                     };
                     let seed: u64 = n.parse()?;
-                    let released = release.notified();
-                    let _ = held_tx.send(());
-                    released.await;
+                    hold_until_released(&held_tx, &release).await;
                     Ok(Response::new(Full::new(Bytes::from(Pattern::bytes(
                         seed, BIG,
                     )))))
@@ -360,9 +366,7 @@ fn a_connection_closed_by_the_shutdown_with_client_bytes_unread_still_delivers_i
             service_fn(move |_request: Request<Incoming>| {
                 let (held_tx, release) = (held_tx.clone(), Arc::clone(&release));
                 async move {
-                    let released = release.notified();
-                    let _ = held_tx.send(());
-                    released.await;
+                    hold_until_released(&held_tx, &release).await;
                     // Answer in a later poll, which sees the stop first
                     // (see hyper_server.rs): `connection: close`.
                     rt::task::yield_now().await;
