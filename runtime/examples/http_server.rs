@@ -20,27 +20,39 @@
 //! 3. the server waits for them, at most `GRACE`; connections still open
 //!    then are dropped with the runtime.
 //!
+//! Every connection closes lingering (`LingeringIo`): after its last byte
+//! the server sends FIN and reads what the client still sends until the
+//! client closes too (at most `LINGER`). Closing a socket with unread
+//! bytes resets the connection instead, and a reset throws away whatever
+//! of the last response the kernel had not sent yet.
+//!
 //! `serve` and `Draining` are also what `tests/hyper_server.rs` runs.
 
 use futures::future::{self, Either};
 use http_body_util::Full;
 use hyper::body::{Body, Bytes, Incoming};
+use hyper::rt::{Read, ReadBuf, ReadBufCursor, Write};
 use hyper::service::{Service, service_fn};
 use hyper::{Request, Response};
 use hyper_util::server::conn::auto;
 use rt::hyper::{Executor, Io, Timer};
-use rt::net::TcpListener;
+use rt::net::{TcpListener, TcpStream};
 use rt::sync::watch;
+use rt::time::Sleep;
 use std::convert::Infallible;
 use std::error::Error;
 use std::future::{Future, pending};
-use std::io;
-use std::pin::pin;
+use std::io::{self, IoSlice};
+use std::pin::{Pin, pin};
 use std::sync::Arc;
+use std::task::{Context, Poll, ready};
 use std::time::Duration;
 
 /// How long a graceful shutdown waits for open connections.
 const GRACE: Duration = Duration::from_secs(10);
+
+/// How long a closing connection waits for its client to close too.
+const LINGER: Duration = Duration::from_secs(2);
 
 #[allow(dead_code)] // `tests/hyper_server.rs` includes this file for `serve`.
 fn main() -> io::Result<()> {
@@ -131,7 +143,8 @@ where
                     if let Err(e) = stream.set_nodelay(true) {
                         eprintln!("http_server: set_nodelay: {e}");
                     }
-                    let mut connection = pin!(builder.serve_connection(Io::new(stream), service));
+                    let mut connection =
+                        pin!(builder.serve_connection(LingeringIo::new(stream), service));
                     // The stop signal is polled first, so a connection told
                     // to stop while a response is ready still closes after
                     // that response.
@@ -203,4 +216,88 @@ fn is_resource_shortage(e: &io::Error) -> bool {
         e.raw_os_error(),
         Some(libc::EMFILE | libc::ENFILE | libc::ENOBUFS | libc::ENOMEM)
     )
+}
+
+/// A connection's socket as hyper's I/O, closing lingering: hyper's
+/// shutdown (after the last response) sends FIN, then reads and discards
+/// until the client closes its side, the client resets, or `LINGER`
+/// passes. The socket is then never closed with the client's bytes unread
+/// (pipelined requests, HTTP/2 WINDOW_UPDATEs and acks in flight), which
+/// would reset the connection and lose the unsent end of the response.
+struct LingeringIo {
+    io: Io<TcpStream>,
+    /// Set once FIN is sent: the end of the wait for the client.
+    linger: Option<Pin<Box<Sleep>>>,
+}
+
+impl LingeringIo {
+    fn new(stream: TcpStream) -> LingeringIo {
+        LingeringIo {
+            io: Io::new(stream),
+            linger: None,
+        }
+    }
+}
+
+impl Read for LingeringIo {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: ReadBufCursor<'_>,
+    ) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.io).poll_read(cx, buf)
+    }
+}
+
+impl Write for LingeringIo {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.io).poll_write(cx, buf)
+    }
+
+    fn poll_write_vectored(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.io).poll_write_vectored(cx, bufs)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.io.is_write_vectored()
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.io).poll_flush(cx)
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        let this = self.get_mut();
+        let linger = match &mut this.linger {
+            Some(linger) => linger,
+            None => {
+                ready!(Pin::new(&mut this.io).poll_shutdown(cx))?;
+                this.linger.insert(Box::pin(rt::time::sleep(LINGER)))
+            }
+        };
+        let mut discard = [0; 4096];
+        loop {
+            if linger.as_mut().poll(cx).is_ready() {
+                // The client kept its side open: close anyway.
+                return Poll::Ready(Ok(()));
+            }
+            let mut read = ReadBuf::new(&mut discard);
+            match Pin::new(&mut this.io).poll_read(cx, read.unfilled()) {
+                // The client closed its side: nothing is left unread.
+                Poll::Ready(Ok(())) if read.filled().is_empty() => return Poll::Ready(Ok(())),
+                Poll::Ready(Ok(())) => {}
+                // A reset: the connection is gone, nothing to protect.
+                Poll::Ready(Err(_reset)) => return Poll::Ready(Ok(())),
+                Poll::Pending => return Poll::Pending,
+            }
+        }
+    }
 }

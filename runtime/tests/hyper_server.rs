@@ -336,11 +336,26 @@ fn graceful_shutdown_finishes_the_requests_in_flight() {
         });
         assert_eq!(server.next_event().await, Event::Held);
         let (mut h2, h2_connection) = http2_client(addr).await;
+        let mut h2_after_hold = h2.clone();
         let h2_response = rt::spawn(async move {
             let response = h2.send_request(request("GET", "/hold", "")).await.unwrap();
             body_of(response).await
         });
         assert_eq!(server.next_event().await, Event::Held);
+        // The HTTP/2 client is done with the held request only once a
+        // later request on the connection is answered. hyper's client task
+        // hands a request to h2 and then checks the connection again; a
+        // GOAWAY that arrives in between (say, the worker was preempted
+        // there while the server saw the request and the test began the
+        // shutdown) fails the request with GoAway(NO_ERROR) although the
+        // server received it and would answer. The client task takes
+        // requests in order, so this answer means that check is behind it.
+        let response = h2_after_hold
+            .send_request(request("GET", "/describe", ""))
+            .await
+            .unwrap();
+        assert_eq!(body_of(response).await, "HTTP/2.0 GET /describe");
+        drop(h2_after_hold);
         // An idle keep-alive connection, closed at once by the shutdown.
         let (mut idle, idle_connection) = http1_client(addr).await;
         let response = idle
