@@ -217,3 +217,32 @@ fn dropping_the_read_half_leaves_the_write_half_working() {
         assert_eq!(got, "still open");
     });
 }
+
+#[test]
+fn std_sockets_convert_with_try_from() {
+    on_both(|| async {
+        let path = socket_path("try-from");
+        let listener =
+            UnixListener::try_from(std::os::unix::net::UnixListener::bind(&path).unwrap()).unwrap();
+        assert!(listener.take_error().unwrap().is_none());
+        let std_client = std::os::unix::net::UnixStream::connect(&path).unwrap();
+        let mut client: UnixStream = std_client.try_into().unwrap();
+        let (mut server, _) = listener.accept().await.unwrap();
+        client.write_all(b"stream").await.unwrap();
+        let mut buf = [0; 6];
+        server.read_exact(&mut buf).await.unwrap();
+        assert_eq!(&buf, b"stream");
+        let cred = server.peer_cred().unwrap();
+        let pid: Option<rt::net::unix::pid_t> = cred.pid();
+        assert_eq!(pid, Some(std::process::id() as rt::net::unix::pid_t));
+        std::fs::remove_file(&path).unwrap();
+
+        let (a, b) = std::os::unix::net::UnixDatagram::pair().unwrap();
+        let a = UnixDatagram::try_from(a).unwrap();
+        let b: UnixDatagram = b.try_into().unwrap();
+        a.send(b"datagram").await.unwrap();
+        let mut buf = [0; 8];
+        assert_eq!(b.recv(&mut buf).await.unwrap(), 8);
+        assert_eq!(&buf, b"datagram");
+    });
+}

@@ -104,14 +104,30 @@ macro_rules! cfg_bind_device {
     )*};
 }
 
+/// Items (socket methods) for the platforms with `TCP_QUICKACK`.
+macro_rules! cfg_quickack {
+    ($($item:item)*) => {$(
+        #[cfg(any(
+            target_os = "android",
+            target_os = "fuchsia",
+            target_os = "linux",
+            target_os = "cygwin"
+        ))]
+        $item
+    )*};
+}
+
 mod addr;
 #[cfg(feature = "bytes")]
 mod datagram_buf;
 mod datagram_io;
+#[cfg(any(target_os = "android", target_os = "fuchsia", target_os = "linux"))]
+mod device;
 mod halves;
 mod lookup;
 mod registered_io;
 mod split_halves;
+mod std_conversions;
 mod stream_common;
 mod stream_io;
 pub mod tcp;

@@ -15,4 +15,4 @@ pub use listener::UnixListener;
 pub use split::{OwnedReadHalf, OwnedWriteHalf, ReadHalf, ReuniteError, WriteHalf};
 pub use std::os::unix::net::SocketAddr;
 pub use stream::UnixStream;
-pub use ucred::UCred;
+pub use ucred::{UCred, gid_t, pid_t, uid_t};
