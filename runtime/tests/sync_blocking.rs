@@ -6,7 +6,7 @@ mod support;
 
 use support::{each_runtime, expect_panic};
 
-use rt::sync::{Mutex, broadcast, mpsc, oneshot};
+use rt::sync::{Mutex, Semaphore, broadcast, mpsc, oneshot};
 use std::sync::Arc;
 
 #[test]
@@ -105,5 +105,51 @@ fn blocking_calls_from_async_code_panic_and_say_what_to_do() {
         let lock = rt::sync::RwLock::new(());
         let message = expect_panic(|| rt.block_on(async { drop(lock.blocking_write()) }));
         assert!(message.contains("`RwLock::blocking_write`"), "{message}");
+        let owned = Arc::new(Mutex::new(()));
+        let message = expect_panic(|| rt.block_on(async { drop(owned.blocking_lock_owned()) }));
+        assert!(
+            message.contains("`Mutex::blocking_lock_owned`"),
+            "{message}"
+        );
+        let semaphore = Arc::new(Semaphore::new(1));
+        let message =
+            expect_panic(|| rt.block_on(async { drop(semaphore.blocking_acquire_owned()) }));
+        assert!(
+            message.contains("`Semaphore::blocking_acquire_owned`"),
+            "{message}"
+        );
+    });
+}
+
+#[test]
+fn owned_guards_and_permits_taken_by_a_thread_wait_for_a_task_to_let_go() {
+    each_runtime(|_, rt| {
+        let mutex = Arc::new(Mutex::new(Vec::new()));
+        let semaphore = Arc::new(Semaphore::new(2));
+        let (held_tx, held_rx) = std::sync::mpsc::channel();
+        let (release_tx, release_rx) = oneshot::channel::<()>();
+        let (task_mutex, task_semaphore) = (mutex.clone(), semaphore.clone());
+        let task = rt.spawn(async move {
+            let mut guard = task_mutex.lock_owned().await;
+            let permits = task_semaphore.acquire_many_owned(2).await.unwrap();
+            held_tx.send(()).unwrap();
+            release_rx.await.unwrap();
+            guard.push("task");
+            drop((guard, permits));
+        });
+        let thread = std::thread::spawn(move || {
+            held_rx.recv().unwrap();
+            release_tx.send(()).unwrap();
+            // Both wait for the task's guard and permits to drop.
+            let permits = semaphore.clone().blocking_acquire_many_owned(2).unwrap();
+            let mut guard = mutex.blocking_lock_owned();
+            guard.push("thread");
+            drop(permits);
+            let permit = semaphore.blocking_acquire_owned().unwrap();
+            assert_eq!(permit.num_permits(), 1);
+            guard.clone()
+        });
+        rt.block_on(task).unwrap();
+        assert_eq!(thread.join().unwrap(), ["task", "thread"]);
     });
 }

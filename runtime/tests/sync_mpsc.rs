@@ -62,6 +62,35 @@ fn permits_reserve_slots() {
     assert_eq!(rx.try_recv(), Ok(8));
     assert_eq!(tx.capacity(), 2);
     assert_eq!(tx.max_capacity(), 2);
+    // The receiver sees the same numbers.
+    let permit = tx.try_reserve().unwrap();
+    assert_eq!((rx.capacity(), rx.max_capacity()), (1, 2));
+    drop(permit);
+    assert_eq!(rx.capacity(), 2);
+}
+
+#[test]
+fn halves_tell_their_channel_and_its_senders() {
+    let (tx, rx) = mpsc::channel::<u8>(1);
+    let (other_tx, _other_rx) = mpsc::channel::<u8>(1);
+    assert!(tx.same_channel(&tx.clone()) && !tx.same_channel(&other_tx));
+    let weak = tx.downgrade();
+    let tx2 = weak.upgrade().unwrap();
+    assert_eq!((rx.sender_strong_count(), rx.sender_weak_count()), (2, 1));
+    drop((tx, tx2));
+    assert_eq!(rx.sender_strong_count(), 0);
+    assert!(rx.is_closed() && weak.upgrade().is_none());
+    drop(weak);
+    assert_eq!(rx.sender_weak_count(), 0);
+
+    let (tx, rx) = mpsc::unbounded_channel::<u8>();
+    let (other_tx, _other_rx) = mpsc::unbounded_channel::<u8>();
+    assert!(tx.same_channel(&tx.clone()) && !tx.same_channel(&other_tx));
+    let weak = tx.downgrade();
+    assert_eq!((rx.sender_strong_count(), rx.sender_weak_count()), (1, 1));
+    drop(tx);
+    assert_eq!(rx.sender_strong_count(), 0);
+    assert!(rx.is_closed() && weak.upgrade().is_none());
 }
 
 #[test]

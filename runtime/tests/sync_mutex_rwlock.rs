@@ -6,7 +6,7 @@ use support::{poll_once, runtimes};
 
 use rt::runtime::Builder;
 use rt::sync::{
-    MappedRwLockWriteGuard, Mutex, MutexGuard, OwnedRwLockReadGuard, OwnedRwLockWriteGuard, RwLock,
+    Mutex, MutexGuard, OwnedRwLockReadGuard, OwnedRwLockWriteGuard, RwLock, RwLockMappedWriteGuard,
     RwLockReadGuard, RwLockWriteGuard,
 };
 use std::sync::Arc;
@@ -203,7 +203,7 @@ fn _rwlock_guards_are_send_sync() {
     send_sync::<OwnedRwLockReadGuard<Vec<u8>>>();
     send_sync::<OwnedRwLockWriteGuard<Vec<u8>>>();
     send_sync::<RwLockReadGuard<'static, Vec<u8>>>();
-    send_sync::<MappedRwLockWriteGuard<'static, Vec<u8>>>();
+    send_sync::<RwLockMappedWriteGuard<'static, Vec<u8>>>();
 }
 
 #[test]
@@ -451,4 +451,29 @@ fn a_downgrade_in_a_lock_with_few_readers_admits_the_rest() {
     assert!(lock.try_read().is_err());
     drop((reader, others));
     assert!(lock.try_write().is_ok());
+}
+
+#[test]
+fn locks_from_values_display_through_their_guards_and_name_their_mutex() {
+    let mutex: Mutex<u32> = 5.into();
+    {
+        let guard = mutex.try_lock().unwrap();
+        assert!(std::ptr::eq(MutexGuard::mutex(&guard), &mutex));
+        assert_eq!(format!("{guard:>3}"), "  5");
+        let mapped = MutexGuard::map(guard, |n| n);
+        assert_eq!(mapped.to_string(), "5");
+    }
+    let owned = Arc::new(mutex).try_lock_owned().unwrap();
+    assert_eq!(owned.to_string(), "5");
+    drop(owned);
+
+    let lock = Arc::new(RwLock::from(String::from("rt")));
+    assert_eq!(lock.try_read().unwrap().to_string(), "rt");
+    let write = lock.try_write().unwrap();
+    assert_eq!(write.to_string(), "rt");
+    let mapped: RwLockMappedWriteGuard<'_, str> = RwLockWriteGuard::map(write, |s| s.as_mut_str());
+    assert_eq!(format!("[{mapped}]"), "[rt]");
+    drop(mapped);
+    assert_eq!(lock.clone().try_read_owned().unwrap().to_string(), "rt");
+    assert_eq!(lock.clone().try_write_owned().unwrap().to_string(), "rt");
 }

@@ -211,6 +211,28 @@ impl<T: ?Sized> Mutex<T> {
         OwnedMutexGuard { mutex: self }
     }
 
+    /// [`lock_owned`](Mutex::lock_owned) for synchronous code: blocks the
+    /// thread until the lock is free, queued fairly with the tasks waiting
+    /// for it.
+    ///
+    /// # Panics
+    ///
+    /// Panics on a thread that runs tasks (use `lock_owned().await` there).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// let mutex = Arc::new(rt::sync::Mutex::new(0));
+    /// let shared = mutex.clone();
+    /// std::thread::spawn(move || *shared.blocking_lock_owned() += 1).join().unwrap();
+    /// assert_eq!(*mutex.blocking_lock_owned(), 1);
+    /// ```
+    #[track_caller]
+    pub fn blocking_lock_owned(self: Arc<Self>) -> OwnedMutexGuard<T> {
+        crate::sync::blocking::block_on("Mutex::blocking_lock_owned", self.lock_owned())
+    }
+
     /// Takes the lock now, with an owned guard.
     ///
     /// # Errors
@@ -244,6 +266,20 @@ impl<T: ?Sized> Mutex<T> {
     /// ```
     pub fn get_mut(&mut self) -> &mut T {
         self.data.get_mut()
+    }
+}
+
+/// A mutex holding `value`, as [`Mutex::new`].
+///
+/// # Examples
+///
+/// ```
+/// let mutex: rt::sync::Mutex<u8> = 7.into();
+/// assert_eq!(mutex.into_inner(), 7);
+/// ```
+impl<T> From<T> for Mutex<T> {
+    fn from(value: T) -> Mutex<T> {
+        Mutex::new(value)
     }
 }
 
@@ -283,6 +319,21 @@ pub struct MutexGuard<'a, T: ?Sized> {
 unsafe impl<T: ?Sized + Sync> Sync for MutexGuard<'_, T> {}
 
 impl<'a, T: ?Sized> MutexGuard<'a, T> {
+    /// The mutex this guard locks. An associated function, not a method,
+    /// so it never shadows a method of `T`: `MutexGuard::mutex(&guard)`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rt::sync::{Mutex, MutexGuard};
+    /// let mutex = Mutex::new(1);
+    /// let guard = mutex.try_lock().unwrap();
+    /// assert!(std::ptr::eq(MutexGuard::mutex(&guard), &mutex));
+    /// ```
+    pub fn mutex(this: &Self) -> &'a Mutex<T> {
+        this.mutex
+    }
+
     /// Narrows the guard to a part of the value; the lock stays held until
     /// the mapped guard drops.
     ///
@@ -441,3 +492,5 @@ impl<T: ?Sized + fmt::Debug> fmt::Debug for OwnedMutexGuard<T> {
         fmt::Debug::fmt(&**self, f)
     }
 }
+
+display_guard!(MutexGuard<'a>, MappedMutexGuard<'a>, OwnedMutexGuard);

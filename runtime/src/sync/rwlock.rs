@@ -379,6 +379,20 @@ impl<T: ?Sized> RwLock<T> {
     }
 }
 
+/// A lock holding `value`, as [`RwLock::new`].
+///
+/// # Examples
+///
+/// ```
+/// let lock: rt::sync::RwLock<&str> = "rt".into();
+/// assert_eq!(*lock.try_read().unwrap(), "rt");
+/// ```
+impl<T> From<T> for RwLock<T> {
+    fn from(value: T) -> RwLock<T> {
+        RwLock::new(value)
+    }
+}
+
 impl<T: Default> Default for RwLock<T> {
     fn default() -> RwLock<T> {
         RwLock::new(T::default())
@@ -518,12 +532,12 @@ impl<'a, T: ?Sized> RwLockWriteGuard<'a, T> {
     pub fn map<U: ?Sized>(
         mut this: Self,
         f: impl FnOnce(&mut T) -> &mut U,
-    ) -> MappedRwLockWriteGuard<'a, U> {
+    ) -> RwLockMappedWriteGuard<'a, U> {
         let (semaphore, permits) = (&this.lock.semaphore, this.lock.max_reads);
         let data: *mut U = f(&mut *this);
         // The permits move into the mapped guard.
         std::mem::forget(this);
-        MappedRwLockWriteGuard {
+        RwLockMappedWriteGuard {
             semaphore,
             permits,
             data,
@@ -659,16 +673,16 @@ impl<T: ?Sized + fmt::Debug> fmt::Debug for RwLockWriteGuard<'_, T> {
 /// # Examples
 ///
 /// ```
-/// use rt::sync::{MappedRwLockWriteGuard, RwLock, RwLockWriteGuard};
+/// use rt::sync::{RwLockMappedWriteGuard, RwLock, RwLockWriteGuard};
 /// let lock = RwLock::new([0u8; 4]);
-/// let mut first: MappedRwLockWriteGuard<'_, u8> =
+/// let mut first: RwLockMappedWriteGuard<'_, u8> =
 ///     RwLockWriteGuard::map(lock.try_write().unwrap(), |a| &mut a[0]);
 /// *first = 9;
 /// drop(first);
 /// assert_eq!(lock.into_inner(), [9, 0, 0, 0]);
 /// ```
 #[must_use = "the lock is released as soon as the guard is dropped"]
-pub struct MappedRwLockWriteGuard<'a, T: ?Sized> {
+pub struct RwLockMappedWriteGuard<'a, T: ?Sized> {
     semaphore: &'a Semaphore,
     /// All of the lock's permits (its `max_reads`).
     permits: usize,
@@ -679,11 +693,11 @@ pub struct MappedRwLockWriteGuard<'a, T: ?Sized> {
 
 // SAFETY: the mapped guard is an exclusive borrow of part of the lock's
 // value: it may move to another thread when `T: Send`, like `&mut T`.
-unsafe impl<T: ?Sized + Send> Send for MappedRwLockWriteGuard<'_, T> {}
+unsafe impl<T: ?Sized + Send> Send for RwLockMappedWriteGuard<'_, T> {}
 // SAFETY: sharing it shares `&T`, which needs `T: Sync`.
-unsafe impl<T: ?Sized + Sync> Sync for MappedRwLockWriteGuard<'_, T> {}
+unsafe impl<T: ?Sized + Sync> Sync for RwLockMappedWriteGuard<'_, T> {}
 
-impl<T: ?Sized> Deref for MappedRwLockWriteGuard<'_, T> {
+impl<T: ?Sized> Deref for RwLockMappedWriteGuard<'_, T> {
     type Target = T;
     fn deref(&self) -> &T {
         // SAFETY: `data` points into the locked value, and all permits are
@@ -692,20 +706,20 @@ impl<T: ?Sized> Deref for MappedRwLockWriteGuard<'_, T> {
     }
 }
 
-impl<T: ?Sized> DerefMut for MappedRwLockWriteGuard<'_, T> {
+impl<T: ?Sized> DerefMut for RwLockMappedWriteGuard<'_, T> {
     fn deref_mut(&mut self) -> &mut T {
         // SAFETY: as in `deref`, and the guard is borrowed mutably.
         unsafe { &mut *self.data }
     }
 }
 
-impl<T: ?Sized> Drop for MappedRwLockWriteGuard<'_, T> {
+impl<T: ?Sized> Drop for RwLockMappedWriteGuard<'_, T> {
     fn drop(&mut self) {
         self.semaphore.release(self.permits);
     }
 }
 
-impl<T: ?Sized + fmt::Debug> fmt::Debug for MappedRwLockWriteGuard<'_, T> {
+impl<T: ?Sized + fmt::Debug> fmt::Debug for RwLockMappedWriteGuard<'_, T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Debug::fmt(&**self, f)
     }
@@ -860,3 +874,11 @@ impl<T: ?Sized + fmt::Debug> fmt::Debug for OwnedRwLockWriteGuard<T> {
         fmt::Debug::fmt(&**self, f)
     }
 }
+
+display_guard!(
+    RwLockReadGuard<'a>,
+    RwLockWriteGuard<'a>,
+    RwLockMappedWriteGuard<'a>,
+    OwnedRwLockReadGuard,
+    OwnedRwLockWriteGuard,
+);

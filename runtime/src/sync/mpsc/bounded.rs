@@ -47,7 +47,7 @@ pub fn channel<T>(capacity: usize) -> (Sender<T>, Receiver<T>) {
 /// assert_eq!(futures::executor::block_on(rx.recv()), Some(1));
 /// ```
 pub struct Sender<T> {
-    chan: Arc<Chan<T>>,
+    pub(super) chan: Arc<Chan<T>>,
 }
 
 /// The receiving half of a bounded channel.
@@ -62,7 +62,7 @@ pub struct Sender<T> {
 /// assert_eq!(futures::executor::block_on(rx.recv()), None);
 /// ```
 pub struct Receiver<T> {
-    chan: Arc<Chan<T>>,
+    pub(super) chan: Arc<Chan<T>>,
     /// The right to pop: this is the one receiver.
     head: Head,
 }

@@ -45,6 +45,7 @@
 
 mod bounded;
 mod chan;
+mod channel_counts;
 pub mod error;
 mod permit_iterator;
 mod queue;
