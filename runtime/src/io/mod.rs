@@ -92,7 +92,7 @@ mod write_ext;
 pub use async_fd::AsyncFd;
 pub use async_fd_errors::{AsyncFdTryNewError, TryIoError};
 pub use async_fd_guard::{AsyncFdReadyGuard, AsyncFdReadyMutGuard};
-pub use buf_read_ext::{AsyncBufReadExt, Lines};
+pub use buf_read_ext::{AsyncBufReadExt, Lines, Split};
 pub use copy_bidirectional::{copy_bidirectional, copy_bidirectional_with_sizes};
 pub use duplex::{DuplexStream, duplex};
 pub use futures_io::{AsyncBufRead, AsyncRead, AsyncSeek, AsyncWrite};
