@@ -77,6 +77,55 @@ fn mapped_and_owned_guards() {
 }
 
 #[test]
+fn try_map_keeps_the_lock_either_way_and_owned_mapped_guards_move_between_tasks() {
+    use rt::sync::{MappedMutexGuard, OwnedMappedMutexGuard, OwnedMutexGuard};
+    let mutex = Mutex::new((vec![1, 2], 0));
+    let guard =
+        MutexGuard::try_map(mutex.try_lock().unwrap(), |pair| pair.0.get_mut(9)).unwrap_err();
+    assert!(
+        mutex.try_lock().is_err(),
+        "the guard that came back still locks"
+    );
+    let list = MutexGuard::map(guard, |pair| &mut pair.0);
+    let list = MappedMutexGuard::try_map(list, |v| v.get_mut(9)).unwrap_err();
+    let mut second = MappedMutexGuard::try_map(list, |v| v.get_mut(1)).unwrap();
+    *second = 20;
+    assert!(mutex.try_lock().is_err());
+    drop(second);
+    assert_eq!(mutex.try_lock().unwrap().0, [1, 20]);
+
+    let rt = Builder::new_multi_thread()
+        .worker_threads(2)
+        .build()
+        .unwrap();
+    let shared = Arc::new(Mutex::new((String::new(), Some(0u32))));
+    rt.block_on(async {
+        let guard = shared.clone().lock_owned().await;
+        let guard = OwnedMutexGuard::try_map(guard, |pair| pair.1.as_mut().filter(|n| **n > 0))
+            .unwrap_err();
+        let text = OwnedMutexGuard::map(guard, |pair| &mut pair.0);
+        let text = OwnedMappedMutexGuard::try_map(text, |s| s.get_mut(5..)).unwrap_err();
+        let mut text: OwnedMappedMutexGuard<_, String> = OwnedMappedMutexGuard::map(text, |s| s);
+        // A waiter queues behind the mapped guard...
+        let waiter = rt::spawn({
+            let shared = shared.clone();
+            async move { shared.lock().await.0.clone() }
+        });
+        // ...which moves into another task and unlocks when dropped there.
+        rt::spawn(async move { text.push_str("mapped") })
+            .await
+            .unwrap();
+        assert_eq!(waiter.await.unwrap(), "mapped");
+    });
+    assert_eq!(
+        Arc::strong_count(&shared),
+        1,
+        "the mapped guard let its Arc go"
+    );
+    assert_eq!(shared.try_lock().unwrap().0, "mapped");
+}
+
+#[test]
 fn mutex_counts_exactly_under_contention() {
     const TASKS: usize = 20;
     const ROUNDS: usize = 100;
@@ -198,8 +247,10 @@ fn rwlock_keeps_its_invariant_under_contention() {
 }
 
 /// The new guards cross threads under the same bounds as tokio's.
-fn _rwlock_guards_are_send_sync() {
+fn _lock_guards_are_send_sync() {
     fn send_sync<T: Send + Sync>() {}
+    send_sync::<rt::sync::OwnedMappedMutexGuard<(Vec<u8>, u8), u8>>();
+    send_sync::<rt::sync::MappedMutexGuard<'static, Vec<u8>>>();
     send_sync::<OwnedRwLockReadGuard<Vec<u8>>>();
     send_sync::<OwnedRwLockWriteGuard<Vec<u8>>>();
     send_sync::<RwLockReadGuard<'static, Vec<u8>>>();

@@ -95,7 +95,9 @@ pub mod futures {
 }
 
 pub use barrier::{Barrier, BarrierWaitResult};
-pub use mutex::{MappedMutexGuard, Mutex, MutexGuard, OwnedMutexGuard, TryLockError};
+pub use mutex::{
+    MappedMutexGuard, Mutex, MutexGuard, OwnedMappedMutexGuard, OwnedMutexGuard, TryLockError,
+};
 pub use notify::{Notified, Notify};
 pub use once_cell::{OnceCell, SetError};
 pub use rwlock::{
