@@ -246,3 +246,49 @@ fn std_sockets_convert_with_try_from() {
         assert_eq!(&buf, b"datagram");
     });
 }
+
+#[test]
+fn unix_socket_listens_connects_from_a_bound_path_and_names_misuse() {
+    use rt::net::UnixSocket;
+    on_both(|| async {
+        let server_path = socket_path("usock-server");
+        let client_path = socket_path("usock-client");
+        let socket = UnixSocket::new_stream().unwrap();
+        socket.bind(&server_path).unwrap();
+        let listener = socket.listen(8).unwrap();
+
+        let client = UnixSocket::new_stream().unwrap();
+        client.bind(&client_path).unwrap();
+        let mut client = client.connect(&server_path).await.unwrap();
+        let (mut server, peer) = listener.accept().await.unwrap();
+        assert_eq!(peer.as_pathname(), Some(client_path.as_path()));
+        client.write_all(b"bound").await.unwrap();
+        let mut buf = [0; 5];
+        server.read_exact(&mut buf).await.unwrap();
+        assert_eq!(&buf, b"bound");
+
+        let err = UnixSocket::new_datagram().unwrap().listen(8).unwrap_err();
+        assert_eq!(err.kind(), std::io::ErrorKind::InvalidInput);
+        assert!(err.to_string().contains("new_stream"), "{err}");
+        let err = UnixSocket::new_stream().unwrap().datagram().unwrap_err();
+        assert!(err.to_string().contains("new_datagram"), "{err}");
+        let err = UnixSocket::new_stream()
+            .unwrap()
+            .bind(&server_path)
+            .unwrap_err();
+        assert_eq!(err.kind(), std::io::ErrorKind::AddrInUse);
+
+        let receiver = UnixSocket::new_datagram().unwrap();
+        let dgram_path = socket_path("usock-dgram");
+        receiver.bind(&dgram_path).unwrap();
+        let receiver = receiver.datagram().unwrap();
+        let sender = UnixDatagram::unbound().unwrap();
+        sender.send_to(b"dgram", &dgram_path).await.unwrap();
+        let mut buf = [0; 5];
+        assert_eq!(receiver.recv(&mut buf).await.unwrap(), 5);
+        assert_eq!(&buf, b"dgram");
+        for path in [server_path, client_path, dgram_path] {
+            std::fs::remove_file(path).unwrap();
+        }
+    });
+}

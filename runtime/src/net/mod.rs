@@ -138,4 +138,4 @@ pub use addr::ToSocketAddrs;
 pub use lookup::lookup_host;
 pub use tcp::{TcpListener, TcpSocket, TcpStream};
 pub use udp::UdpSocket;
-pub use unix::{UnixDatagram, UnixListener, UnixStream};
+pub use unix::{UnixDatagram, UnixListener, UnixSocket, UnixStream};
