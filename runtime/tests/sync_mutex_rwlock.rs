@@ -528,3 +528,35 @@ fn locks_from_values_display_through_their_guards_and_name_their_mutex() {
     assert_eq!(lock.clone().try_read_owned().unwrap().to_string(), "rt");
     assert_eq!(lock.clone().try_write_owned().unwrap().to_string(), "rt");
 }
+
+#[test]
+fn rwlock_guards_narrow_with_try_map_and_keep_the_lock_either_way() {
+    let lock = RwLock::new((vec![1, 2], String::new()));
+    let read = RwLockReadGuard::try_map(lock.try_read().unwrap(), |t| t.0.get(9)).unwrap_err();
+    assert!(
+        lock.try_write().is_err(),
+        "the returned read guard still reads"
+    );
+    let second = RwLockReadGuard::try_map(read, |t| t.0.get(1)).unwrap();
+    assert_eq!(*second, 2);
+    assert!(lock.try_read().is_ok(), "readers share");
+    drop(second);
+
+    let write =
+        RwLockWriteGuard::try_map(lock.try_write().unwrap(), |t| t.0.get_mut(9)).unwrap_err();
+    assert!(
+        lock.try_read().is_err(),
+        "the returned write guard still writes"
+    );
+    let whole = RwLockWriteGuard::into_mapped(write);
+    let text = RwLockMappedWriteGuard::try_map(whole, |t| t.1.get_mut(3..)).unwrap_err();
+    let mut text = RwLockMappedWriteGuard::map(text, |t| &mut t.1);
+    text.push_str("narrowed");
+    assert!(lock.try_read().is_err());
+    drop(text);
+    let read = lock.try_read().unwrap();
+    assert_eq!(
+        (read.0.as_slice(), read.1.as_str()),
+        (&[1, 2][..], "narrowed")
+    );
+}

@@ -73,6 +73,12 @@ macro_rules! display_guard {
     )*};
 }
 
+/// The guard a lock guard's `map` makes through its `try_map`, with a
+/// closure that always finds its part.
+fn always_narrowed<G, E>(narrowed: Result<G, E>) -> G {
+    narrowed.unwrap_or_else(|_| unreachable!("`map`'s closure always returns `Some`"))
+}
+
 mod barrier;
 mod blocking;
 pub mod broadcast;

@@ -19,7 +19,10 @@
 //!
 //! The lock is never free in between, so no writer can slip in.
 
+mod mapped;
+
 use crate::sync::TryLockError;
+use crate::sync::always_narrowed;
 use crate::sync::semaphore::{Acquire, Semaphore};
 // The data cell is std's: every access is serialised by the semaphore,
 // which is the part loom models.
@@ -459,15 +462,7 @@ impl<'a, T: ?Sized> RwLockReadGuard<'a, T> {
     /// assert!(lock.try_write().is_ok());
     /// ```
     pub fn map<U: ?Sized>(this: Self, f: impl FnOnce(&T) -> &U) -> RwLockReadGuard<'a, U> {
-        let semaphore = this.semaphore;
-        let data: *const U = f(&*this);
-        // The permit moves into the narrowed guard.
-        std::mem::forget(this);
-        RwLockReadGuard {
-            semaphore,
-            data,
-            _borrow: PhantomData,
-        }
+        always_narrowed(RwLockReadGuard::try_map(this, |value| Some(f(value))))
     }
 }
 
@@ -530,19 +525,10 @@ impl<'a, T: ?Sized> RwLockWriteGuard<'a, T> {
     /// assert_eq!(*lock.try_read().unwrap(), (1, String::from("rt")));
     /// ```
     pub fn map<U: ?Sized>(
-        mut this: Self,
+        this: Self,
         f: impl FnOnce(&mut T) -> &mut U,
     ) -> RwLockMappedWriteGuard<'a, U> {
-        let (semaphore, permits) = (&this.lock.semaphore, this.lock.max_reads);
-        let data: *mut U = f(&mut *this);
-        // The permits move into the mapped guard.
-        std::mem::forget(this);
-        RwLockMappedWriteGuard {
-            semaphore,
-            permits,
-            data,
-            _borrow: PhantomData,
-        }
+        always_narrowed(RwLockWriteGuard::try_map(this, |value| Some(f(value))))
     }
 
     /// Turns the write lock into a read lock without letting it go: queued

@@ -10,6 +10,7 @@
 //! which the borrow `'a` or the `Arc` keeps in place.
 
 use super::{Mutex, MutexGuard, OwnedMutexGuard};
+use crate::sync::always_narrowed;
 use crate::sync::semaphore::Semaphore;
 use std::fmt;
 use std::marker::PhantomData;
@@ -55,14 +56,10 @@ impl<'a, T: ?Sized> MutexGuard<'a, T> {
     /// assert_eq!(mutex.into_inner(), [1, 20]);
     /// ```
     pub fn try_map<U: ?Sized>(
-        this: Self,
+        mut this: Self,
         f: impl FnOnce(&mut T) -> Option<&mut U>,
     ) -> Result<MappedMutexGuard<'a, U>, Self> {
-        // SAFETY: the guard holds the lock, so access is exclusive; the
-        // reference ends here, turned into a pointer the mapped guard
-        // dereferences only while it holds the lock.
-        let Some(data) = f(unsafe { &mut *this.mutex.data.get() }).map(|part| part as *mut U)
-        else {
+        let Some(data) = f(&mut *this).map(|part| part as *mut U) else {
             return Err(this);
         };
         let semaphore = &this.mutex.semaphore;
@@ -136,12 +133,10 @@ impl<'a, T: ?Sized> MappedMutexGuard<'a, T> {
     /// assert_eq!(*list, [1]);
     /// ```
     pub fn try_map<U: ?Sized>(
-        this: Self,
+        mut this: Self,
         f: impl FnOnce(&mut T) -> Option<&mut U>,
     ) -> Result<MappedMutexGuard<'a, U>, Self> {
-        // SAFETY: `data` points into the locked value and this guard holds
-        // the lock; the reference ends here, as in `MutexGuard::try_map`.
-        let Some(data) = f(unsafe { &mut *this.data }).map(|part| part as *mut U) else {
+        let Some(data) = f(&mut *this).map(|part| part as *mut U) else {
             return Err(this);
         };
         let semaphore = this.semaphore;
@@ -226,13 +221,10 @@ impl<T: ?Sized> OwnedMutexGuard<T> {
     /// assert_eq!(*one, 2);
     /// ```
     pub fn try_map<U: ?Sized>(
-        this: Self,
+        mut this: Self,
         f: impl FnOnce(&mut T) -> Option<&mut U>,
     ) -> Result<OwnedMappedMutexGuard<T, U>, Self> {
-        // SAFETY: the guard holds the lock, so access is exclusive; the
-        // reference ends here, as in `MutexGuard::try_map`.
-        let Some(data) = f(unsafe { &mut *this.mutex.data.get() }).map(|part| part as *mut U)
-        else {
+        let Some(data) = f(&mut *this).map(|part| part as *mut U) else {
             return Err(this);
         };
         Ok(OwnedMappedMutexGuard {
@@ -300,12 +292,10 @@ impl<T: ?Sized, U: ?Sized> OwnedMappedMutexGuard<T, U> {
     /// assert_eq!(*first, 7);
     /// ```
     pub fn try_map<V: ?Sized>(
-        this: Self,
+        mut this: Self,
         f: impl FnOnce(&mut U) -> Option<&mut V>,
     ) -> Result<OwnedMappedMutexGuard<T, V>, Self> {
-        // SAFETY: `data` points into the locked value and this guard holds
-        // the lock; the reference ends here, as in `MutexGuard::try_map`.
-        let Some(data) = f(unsafe { &mut *this.data }).map(|part| part as *mut V) else {
+        let Some(data) = f(&mut *this).map(|part| part as *mut V) else {
             return Err(this);
         };
         Ok(OwnedMappedMutexGuard {
@@ -347,12 +337,6 @@ impl<T: ?Sized, U: ?Sized + fmt::Display> fmt::Display for OwnedMappedMutexGuard
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Display::fmt(&**self, f)
     }
-}
-
-/// The guard `map` makes through `try_map` with a closure that always
-/// finds its part.
-fn always_narrowed<G, E>(narrowed: Result<G, E>) -> G {
-    narrowed.unwrap_or_else(|_| unreachable!("`map`'s closure always returns `Some`"))
 }
 
 /// Moves the `Arc` out of an owned guard without running the guard's
