@@ -118,6 +118,13 @@ fn blocking_calls_from_async_code_panic_and_say_what_to_do() {
             message.contains("`Semaphore::blocking_acquire_owned`"),
             "{message}"
         );
+        let (_tx, mut rx) = mpsc::unbounded_channel::<()>();
+        let message =
+            expect_panic(|| rt.block_on(async { rx.blocking_recv_many(&mut Vec::new(), 1) }));
+        assert!(
+            message.contains("`mpsc::UnboundedReceiver::blocking_recv_many`"),
+            "{message}"
+        );
     });
 }
 
@@ -151,5 +158,27 @@ fn owned_guards_and_permits_taken_by_a_thread_wait_for_a_task_to_let_go() {
         });
         rt.block_on(task).unwrap();
         assert_eq!(thread.join().unwrap(), ["task", "thread"]);
+    });
+}
+
+#[test]
+fn a_thread_receives_batches_a_task_sends() {
+    each_runtime(|_, rt| {
+        let (tx, mut rx) = mpsc::channel::<u32>(4);
+        let (go_tx, go_rx) = oneshot::channel::<()>();
+        let sender = rt.spawn(async move {
+            go_rx.await.unwrap();
+            for n in 0..10 {
+                tx.send(n).await.unwrap();
+            }
+        });
+        let thread = std::thread::spawn(move || {
+            go_tx.send(()).unwrap();
+            let mut got = Vec::new();
+            while rx.blocking_recv_many(&mut got, 3) > 0 {}
+            got
+        });
+        rt.block_on(sender).unwrap();
+        assert_eq!(thread.join().unwrap(), (0..10).collect::<Vec<_>>());
     });
 }

@@ -640,3 +640,20 @@ fn send_timeout_gives_the_value_back_when_no_slot_comes() {
         assert_eq!(closed.unwrap_err().into_inner(), 3);
     });
 }
+
+#[test]
+fn poll_recv_many_registers_its_waker_and_a_send_wakes_it() {
+    let (tx, mut rx) = mpsc::channel::<u8>(4);
+    let counter = CountingWaker::new();
+    let waker = counter.waker();
+    let mut cx = Context::from_waker(&waker);
+    let mut buf = Vec::new();
+    assert_eq!(rx.poll_recv_many(&mut cx, &mut buf, 4), Poll::Pending);
+    tx.try_send(1).unwrap();
+    tx.try_send(2).unwrap();
+    assert!(counter.count() >= 1, "the first send woke the receiver");
+    assert_eq!(rx.poll_recv_many(&mut cx, &mut buf, 4), Poll::Ready(2));
+    drop(tx);
+    assert_eq!(rx.poll_recv_many(&mut cx, &mut buf, 4), Poll::Ready(0));
+    assert_eq!(buf, [1, 2]);
+}
