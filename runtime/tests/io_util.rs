@@ -1,5 +1,5 @@
-//! `rt::io::copy_bidirectional`, `rt::io::duplex`, `BufStream` and the
-//! standard streams.
+//! `rt::io::copy_bidirectional`, `rt::io::duplex`, `BufStream`, `join` and
+//! the standard streams.
 
 mod support;
 
@@ -391,5 +391,34 @@ fn buf_stream_holds_writes_until_flushed_and_reads_lines_and_seeks() {
         file.read_to_string(&mut word).await.unwrap();
         assert_eq!(word, "world");
         assert_eq!(file.into_inner().into_inner(), b"hello world");
+    });
+}
+
+#[test]
+fn join_makes_one_stream_of_a_childs_stdout_and_stdin() {
+    use rt::io::AsyncBufReadExt;
+    block_on_each(|_| async {
+        let mut child = rt::process::Command::new("cat")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let stdout = rt::io::BufReader::new(child.stdout.take().unwrap());
+        let stdin = child.stdin.take().unwrap();
+        let mut stream = rt::io::join(stdout, stdin);
+        let mut line = String::new();
+        for word in ["one", "two"] {
+            stream
+                .write_all(format!("{word}\n").as_bytes())
+                .await
+                .unwrap();
+            line.clear();
+            stream.read_line(&mut line).await.unwrap();
+            assert_eq!(line, format!("{word}\n"));
+        }
+        stream.shutdown().await.unwrap(); // cat sees the end of its input
+        let (mut stdout, _stdin) = stream.into_inner();
+        assert_eq!(stdout.read_to_end(&mut Vec::new()).await.unwrap(), 0);
+        assert!(child.wait().await.unwrap().success());
     });
 }

@@ -80,6 +80,7 @@ mod buf_stream;
 pub(crate) mod context_error;
 mod copy_bidirectional;
 mod duplex;
+mod join;
 mod read_ext;
 pub(crate) mod registered;
 mod split;
@@ -102,6 +103,7 @@ pub use futures_util::io::{
     AsyncSeekExt, BufReader, BufWriter, Chain, Cursor, Empty, ReadHalf, Repeat, Sink, Take,
     WriteHalf, copy, copy_buf, empty, repeat, sink,
 };
+pub use join::{Join, join};
 pub use read_ext::AsyncReadExt;
 pub use rt_reactor::{Interest, Ready};
 pub use split::split;
