@@ -7,7 +7,7 @@ use std::fmt;
 use std::future::poll_fn;
 use std::io;
 use std::net::SocketAddr;
-use std::os::fd::{AsFd, AsRawFd, BorrowedFd, FromRawFd, IntoRawFd, OwnedFd, RawFd};
+use std::os::fd::{AsRawFd, OwnedFd};
 use std::time::Duration;
 
 /// `linger` in the whole seconds `SO_LINGER` counts, a fraction rounded
@@ -622,38 +622,7 @@ impl TcpSocket {
     }
 }
 
-impl AsRawFd for TcpSocket {
-    fn as_raw_fd(&self) -> RawFd {
-        self.socket.as_raw_fd()
-    }
-}
-
-impl AsFd for TcpSocket {
-    fn as_fd(&self) -> BorrowedFd<'_> {
-        self.socket.as_fd()
-    }
-}
-
-impl IntoRawFd for TcpSocket {
-    fn into_raw_fd(self) -> RawFd {
-        self.socket.into_raw_fd()
-    }
-}
-
-/// Adopts a socket descriptor, as
-/// [`from_std_stream`](TcpSocket::from_std_stream) does a `std` stream.
-impl FromRawFd for TcpSocket {
-    /// # Safety
-    ///
-    /// `fd` must be an open TCP socket descriptor that nothing else owns:
-    /// the `TcpSocket` closes it when dropped.
-    unsafe fn from_raw_fd(fd: RawFd) -> TcpSocket {
-        // SAFETY: the caller hands over an open socket descriptor it owns
-        // (this function's contract), which `Socket` then owns and closes.
-        let socket = unsafe { Socket::from_raw_fd(fd) };
-        TcpSocket { socket }
-    }
-}
+unregistered_socket_fd!(TcpSocket, "an open TCP socket descriptor");
 
 impl From<TcpSocket> for OwnedFd {
     fn from(socket: TcpSocket) -> OwnedFd {

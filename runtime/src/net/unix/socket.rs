@@ -7,7 +7,7 @@ use crate::io::context_error::context_error;
 use socket2::{Domain, SockAddr, Socket, Type};
 use std::fmt;
 use std::io;
-use std::os::fd::{AsFd, AsRawFd, BorrowedFd, FromRawFd, IntoRawFd, OwnedFd, RawFd};
+use std::os::fd::{AsRawFd, OwnedFd};
 use std::path::Path;
 
 /// A Unix-domain socket not yet connected or listening: made with
@@ -227,38 +227,7 @@ impl UnixSocket {
     }
 }
 
-impl AsRawFd for UnixSocket {
-    fn as_raw_fd(&self) -> RawFd {
-        self.socket.as_raw_fd()
-    }
-}
-
-/// For socket options rt has no method for: `socket2::SockRef::from(&socket)`.
-impl AsFd for UnixSocket {
-    fn as_fd(&self) -> BorrowedFd<'_> {
-        self.socket.as_fd()
-    }
-}
-
-impl IntoRawFd for UnixSocket {
-    fn into_raw_fd(self) -> RawFd {
-        self.socket.into_raw_fd()
-    }
-}
-
-/// Adopts a Unix-domain socket descriptor.
-impl FromRawFd for UnixSocket {
-    /// # Safety
-    ///
-    /// `fd` must be an open Unix-domain socket descriptor that nothing
-    /// else owns: the `UnixSocket` closes it when dropped.
-    unsafe fn from_raw_fd(fd: RawFd) -> UnixSocket {
-        // SAFETY: the caller hands over an open socket descriptor it owns
-        // (this function's contract), which `Socket` then owns and closes.
-        let socket = unsafe { Socket::from_raw_fd(fd) };
-        UnixSocket { socket }
-    }
-}
+unregistered_socket_fd!(UnixSocket, "an open Unix-domain socket descriptor");
 
 impl fmt::Debug for UnixSocket {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

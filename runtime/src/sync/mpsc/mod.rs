@@ -49,6 +49,7 @@ mod channel_counts;
 pub mod error;
 mod permit_iterator;
 mod queue;
+mod recv_many;
 mod unbounded;
 mod weak;
 

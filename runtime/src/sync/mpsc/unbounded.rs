@@ -57,7 +57,7 @@ pub struct UnboundedSender<T> {
 pub struct UnboundedReceiver<T> {
     pub(super) chan: Arc<Chan<T>>,
     /// The right to pop: this is the one receiver.
-    head: Head,
+    pub(super) head: Head,
 }
 
 impl<T> UnboundedSender<T> {
@@ -220,62 +220,6 @@ impl<T> UnboundedReceiver<T> {
     /// ```
     pub async fn recv_many(&mut self, buf: &mut Vec<T>, limit: usize) -> usize {
         std::future::poll_fn(|cx| self.chan.poll_recv_many(&mut self.head, cx, buf, limit)).await
-    }
-
-    /// Polls for values, as [`recv_many`](UnboundedReceiver::recv_many) waits:
-    /// `Ready(n)` once it moved `n` of at most `limit` values into `buf`,
-    /// `Ready(0)` when the channel is closed and drained (or `limit` is
-    /// 0). A waiting call keeps only the last waker.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use std::task::{Context, Poll, Waker};
-    /// let (tx, mut rx) = rt::sync::mpsc::unbounded_channel();
-    /// let mut cx = Context::from_waker(Waker::noop());
-    /// let mut buf = Vec::new();
-    /// assert_eq!(rx.poll_recv_many(&mut cx, &mut buf, 8), Poll::Pending);
-    /// for i in 0..3 { tx.send(i).unwrap(); }
-    /// assert_eq!(rx.poll_recv_many(&mut cx, &mut buf, 8), Poll::Ready(3));
-    /// assert_eq!(buf, [0, 1, 2]);
-    /// ```
-    pub fn poll_recv_many(
-        &mut self,
-        cx: &mut Context<'_>,
-        buf: &mut Vec<T>,
-        limit: usize,
-    ) -> Poll<usize> {
-        self.chan.poll_recv_many(&mut self.head, cx, buf, limit)
-    }
-
-    /// [`recv_many`](UnboundedReceiver::recv_many) for synchronous code: blocks the
-    /// thread until at least one value arrives or the channel closes.
-    ///
-    /// # Panics
-    ///
-    /// Panics on a thread that runs tasks (use `recv_many(..).await`
-    /// there).
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// let (tx, mut rx) = rt::sync::mpsc::unbounded_channel();
-    /// let producer = std::thread::spawn(move || {
-    ///     for i in 0..3 { tx.send(i).unwrap(); }
-    /// });
-    /// producer.join().unwrap();
-    /// let mut buf = Vec::new();
-    /// assert_eq!(rx.blocking_recv_many(&mut buf, 2), 2);
-    /// assert_eq!(rx.blocking_recv_many(&mut buf, 2), 1);
-    /// assert_eq!(rx.blocking_recv_many(&mut buf, 2), 0, "closed and drained");
-    /// assert_eq!(buf, [0, 1, 2]);
-    /// ```
-    #[track_caller]
-    pub fn blocking_recv_many(&mut self, buf: &mut Vec<T>, limit: usize) -> usize {
-        crate::sync::blocking::block_on(
-            "mpsc::UnboundedReceiver::blocking_recv_many",
-            self.recv_many(buf, limit),
-        )
     }
 
     /// Takes a queued value without waiting.
