@@ -149,11 +149,11 @@ macro_rules! unregistered_socket_fd {
                         stringify!($Socket), "` closes it when dropped.",
                     )]
             unsafe fn from_raw_fd(fd: ::std::os::fd::RawFd) -> $Socket {
+                use ::socket2::Socket;
                 // SAFETY: the caller hands over an open socket descriptor
                 // it owns (this function's contract), which `Socket` then
                 // owns and closes.
-                let socket =
-                    unsafe { <::socket2::Socket as ::std::os::fd::FromRawFd>::from_raw_fd(fd) };
+                let socket = unsafe { Socket::from_raw_fd(fd) };
                 $Socket { socket }
             }
         }
