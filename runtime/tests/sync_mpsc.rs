@@ -83,6 +83,19 @@ fn halves_tell_their_channel_and_its_senders() {
     drop(weak);
     assert_eq!(rx.sender_weak_count(), 0);
 
+    // Owned permits know their channel, and hand their sender back.
+    let (tx, _rx) = mpsc::channel::<u8>(2);
+    let first = tx.clone().try_reserve_owned().unwrap();
+    let second = tx.clone().try_reserve_owned().unwrap();
+    assert!(first.same_channel(&second) && first.same_channel_as_sender(&tx));
+    let other = other_tx.try_reserve_owned().unwrap();
+    assert!(!first.same_channel(&other) && !other.same_channel_as_sender(&tx));
+    assert!(first.send(1).same_channel(&second.release()));
+    assert_eq!(
+        TrySendError::from(mpsc::error::SendError(3)),
+        TrySendError::Closed(3)
+    );
+
     let (tx, rx) = mpsc::unbounded_channel::<u8>();
     let (other_tx, _other_rx) = mpsc::unbounded_channel::<u8>();
     assert!(tx.same_channel(&tx.clone()) && !tx.same_channel(&other_tx));

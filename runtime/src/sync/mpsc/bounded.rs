@@ -94,7 +94,7 @@ pub struct Permit<'a, T> {
 /// assert_eq!(rx.try_recv(), Ok(4));
 /// ```
 pub struct OwnedPermit<T> {
-    sender: Option<Sender<T>>,
+    pub(super) sender: Option<Sender<T>>,
 }
 
 impl<T> Sender<T> {

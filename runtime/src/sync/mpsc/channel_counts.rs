@@ -1,9 +1,10 @@
 //! What a half tells about its channel beyond sending and receiving:
-//! whether two senders share a channel, and, on the receiver, the
+//! whether two senders (or owned permits) share a channel, and, on the
+//! receiver, the
 //! capacity and the number of senders (reads of `Chan` only, no state
 //! changes). The methods both flavours share are written once here.
 
-use super::{Receiver, Sender, UnboundedReceiver, UnboundedSender};
+use super::{OwnedPermit, Receiver, Sender, UnboundedReceiver, UnboundedSender};
 use crate::loom::sync::Arc;
 
 /// `same_channel` on a sender type; `$make` creates a channel in the
@@ -94,5 +95,46 @@ impl<T> Receiver<T> {
     /// ```
     pub fn max_capacity(&self) -> usize {
         self.chan.max_capacity()
+    }
+}
+
+impl<T> OwnedPermit<T> {
+    /// The sender the permit holds until it sends or is released.
+    fn held_sender(&self) -> &Sender<T> {
+        self.sender
+            .as_ref()
+            .expect("an owned permit holds its sender until `send` or `release` consumes it")
+    }
+
+    /// `true` if `other` reserves a slot of the same channel.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let (tx, _rx) = rt::sync::mpsc::channel::<u8>(2);
+    /// let (other, _other_rx) = rt::sync::mpsc::channel::<u8>(1);
+    /// let a = tx.clone().try_reserve_owned().unwrap();
+    /// let b = tx.try_reserve_owned().unwrap();
+    /// let c = other.try_reserve_owned().unwrap();
+    /// assert!(a.same_channel(&b));
+    /// assert!(!a.same_channel(&c));
+    /// ```
+    pub fn same_channel(&self, other: &OwnedPermit<T>) -> bool {
+        self.held_sender().same_channel(other.held_sender())
+    }
+
+    /// `true` if the permit reserves a slot of `sender`'s channel.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let (tx, _rx) = rt::sync::mpsc::channel::<u8>(1);
+    /// let (other, _other_rx) = rt::sync::mpsc::channel::<u8>(1);
+    /// let permit = tx.clone().try_reserve_owned().unwrap();
+    /// assert!(permit.same_channel_as_sender(&tx));
+    /// assert!(!permit.same_channel_as_sender(&other));
+    /// ```
+    pub fn same_channel_as_sender(&self, sender: &Sender<T>) -> bool {
+        self.held_sender().same_channel(sender)
     }
 }
