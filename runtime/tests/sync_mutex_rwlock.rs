@@ -560,3 +560,18 @@ fn rwlock_guards_narrow_with_try_map_and_keep_the_lock_either_way() {
         (&[1, 2][..], "narrowed")
     );
 }
+
+#[test]
+fn a_const_rwlock_with_max_readers_queues_the_reader_past_the_limit() {
+    static POOL: RwLock<u8> = RwLock::const_with_max_readers(7, 2);
+    let first = POOL.try_read().unwrap();
+    let second = POOL.try_read().unwrap();
+    let mut third = Box::pin(POOL.read());
+    assert!(poll_once(&mut third).is_pending(), "two readers at most");
+    drop(first);
+    match poll_once(&mut third) {
+        Poll::Ready(guard) => assert_eq!(*guard, 7),
+        Poll::Pending => panic!("a reader left: the third gets in"),
+    }
+    drop(second);
+}

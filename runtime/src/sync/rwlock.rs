@@ -143,6 +143,37 @@ impl<T> RwLock<T> {
         }
     }
 
+    /// [`with_max_readers`](RwLock::with_max_readers) in a `const`
+    /// context, for a `static`.
+    ///
+    /// # Panics
+    ///
+    /// Panics (at compile time, in a `static`) if `max_reads` is 0 or more
+    /// than `u32::MAX >> 3`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rt::sync::RwLock;
+    ///
+    /// static POOL: RwLock<u8> = RwLock::const_with_max_readers(0, 2);
+    /// let (_a, _b) = (POOL.try_read().unwrap(), POOL.try_read().unwrap());
+    /// assert!(POOL.try_read().is_err());
+    /// ```
+    #[cfg(not(loom))]
+    pub const fn const_with_max_readers(value: T, max_reads: u32) -> RwLock<T> {
+        let max_reads = max_reads as usize;
+        assert!(
+            max_reads >= 1 && max_reads <= MAX_READS,
+            "`RwLock::const_with_max_readers` needs `max_reads` from 1 to `u32::MAX >> 3`"
+        );
+        RwLock {
+            semaphore: Semaphore::const_new(max_reads),
+            max_reads,
+            data: UnsafeCell::new(value),
+        }
+    }
+
     /// The value, consuming the lock.
     ///
     /// # Examples
