@@ -476,3 +476,38 @@ fn lookup_host_resolves_localhost() {
         });
     }
 }
+
+#[test]
+fn create_new_refuses_an_existing_file_and_files_convert_to_and_from_std() {
+    use std::os::fd::{FromRawFd, IntoRawFd, OwnedFd};
+    for (_, rt) in runtimes() {
+        let dir = scratch_dir("create-new", &rt);
+        let path = dir.join("f");
+        rt.block_on(async {
+            let mut file = rt::fs::File::create_new(&path).await.unwrap();
+            let err = rt::fs::File::create_new(&path).await.unwrap_err();
+            assert_eq!(err.kind(), ErrorKind::AlreadyExists);
+            file.write_all(b"abcdef").await.unwrap();
+            // The write returned at once and is in flight until the next
+            // operation collects it: the file is not given back yet.
+            let mut file = file.try_into_std().unwrap_err();
+            file.flush().await.unwrap();
+            let std = file.try_into_std().expect("settled after flush");
+            assert_eq!(std.metadata().unwrap().len(), 6);
+
+            let mut file = rt::fs::File::from(OwnedFd::from(std));
+            file.seek(SeekFrom::Start(0)).await.unwrap();
+            let mut two = [0; 2];
+            file.read_exact(&mut two).await.unwrap();
+            assert_eq!(&two, b"ab");
+            let fd = file.try_into_std().unwrap().into_raw_fd();
+            // SAFETY: `fd` was just released by `into_raw_fd`; nothing else
+            // owns it.
+            let mut file = unsafe { rt::fs::File::from_raw_fd(fd) };
+            let mut rest = String::new();
+            file.read_to_string(&mut rest).await.unwrap();
+            assert_eq!(rest, "cdef");
+        });
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

@@ -369,3 +369,39 @@ fn a_dropped_read_stops_after_the_current_chunk() {
         }
     });
 }
+
+#[test]
+fn dir_builder_creates_parents_only_when_recursive_with_its_mode() {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    for (_, rt) in runtimes() {
+        let dir = scratch_dir("dir-builder", &rt);
+        rt.block_on(async {
+            let nested = dir.join("a/b");
+            let err = rt::fs::DirBuilder::new().create(&nested).await.unwrap_err();
+            assert_eq!(err.kind(), ErrorKind::NotFound);
+            assert_names_path(&err, &nested);
+
+            let mut builder = rt::fs::DirBuilder::new();
+            builder.recursive(true).mode(0o750);
+            builder.create(&nested).await.unwrap();
+            builder.create(&nested).await.unwrap(); // exists: fine when recursive
+            let mode = rt::fs::metadata(&nested)
+                .await
+                .unwrap()
+                .permissions()
+                .mode();
+            // The umask may clear bits, never set them.
+            assert_eq!(mode & 0o777 & !0o750, 0);
+            assert!(mode & 0o700 == 0o700);
+
+            let err = rt::fs::DirBuilder::new().create(&nested).await.unwrap_err();
+            assert_eq!(err.kind(), ErrorKind::AlreadyExists);
+
+            // Each entry's inode is the one its metadata reports.
+            let mut entries = rt::fs::read_dir(dir.join("a")).await.unwrap();
+            let entry = entries.next_entry().await.unwrap().unwrap();
+            assert_eq!(entry.ino(), rt::fs::metadata(&nested).await.unwrap().ino());
+        });
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

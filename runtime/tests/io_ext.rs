@@ -6,7 +6,7 @@
 mod support;
 
 use rt::io::{
-    AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader, Lines,
+    AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader, Lines, Split,
 };
 use rt::net::UnixStream;
 use std::io::{ErrorKind, IoSlice};
@@ -281,6 +281,36 @@ fn next_line_is_cancel_safe_in_select() {
         };
         assert_eq!(line.as_deref(), Some("hello"));
         assert_eq!(interrupted, 1);
+    });
+}
+
+/// `split(delimiter)` across partial writes, with empty segments, and as
+/// a `select!` branch that loses halfway (the part read is kept).
+#[test]
+fn split_segments_on_a_delimiter_across_partial_writes_and_cancellation() {
+    block_on_each(|_| async {
+        let (mut a, b) = UnixStream::pair().unwrap();
+        let mut segments: Split<BufReader<UnixStream>> = BufReader::with_capacity(3, b).split(0);
+        a.write_all(b"fi").await.unwrap();
+        let mut interrupted = 0;
+        let first = loop {
+            rt::select! {
+                biased;
+                segment = segments.next_segment() => break segment.unwrap(),
+                () = std::future::ready(()), if interrupted == 0 => {
+                    interrupted += 1;
+                    a.write_all(b"rst\0").await.unwrap();
+                }
+            }
+        };
+        assert_eq!((first.as_deref(), interrupted), (Some(&b"first"[..]), 1));
+        a.write_all(b"\0sec\xffond\0tail").await.unwrap();
+        drop(a);
+        let mut rest = Vec::new();
+        while let Some(segment) = segments.next_segment().await.unwrap() {
+            rest.push(segment);
+        }
+        assert_eq!(rest, [&b""[..], b"sec\xffond", b"tail"]);
     });
 }
 

@@ -1,4 +1,5 @@
-//! `rt::io::copy_bidirectional`, `rt::io::duplex` and the standard streams.
+//! `rt::io::copy_bidirectional`, `rt::io::duplex`, `BufStream`, `join` and
+//! the standard streams.
 
 mod support;
 
@@ -359,4 +360,65 @@ fn stdin_stdout_stderr_through_the_blocking_pool() {
         );
         assert!(stderr.contains("[[stderr works]]"), "{flavor}: {stderr}");
     }
+}
+
+#[test]
+fn buf_stream_holds_writes_until_flushed_and_reads_lines_and_seeks() {
+    use rt::io::{AsyncBufReadExt, AsyncSeekExt, BufStream, Cursor};
+    block_on_each(|_| async {
+        let (a, b) = rt::net::UnixStream::pair().unwrap();
+        let mut client = BufStream::new(a);
+        let mut server = BufStream::new(b);
+        client.write_all(b"GET /\n").await.unwrap();
+        // Nothing went out yet: the peer's socket has nothing to read.
+        let err = server.get_ref().try_read(&mut [0; 8]).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::WouldBlock);
+        client.flush().await.unwrap();
+        let mut request = String::new();
+        server.read_line(&mut request).await.unwrap();
+        assert_eq!(request, "GET /\n");
+        server.write_all(b"200\n").await.unwrap();
+        server.shutdown().await.unwrap();
+        let mut response = String::new();
+        client.read_to_string(&mut response).await.unwrap();
+        assert_eq!(response, "200\n");
+
+        // Seeking flushes the write buffer and drops the read buffer.
+        let mut file = BufStream::new(Cursor::new(Vec::new()));
+        file.write_all(b"hello world").await.unwrap();
+        assert_eq!(file.seek(std::io::SeekFrom::Start(6)).await.unwrap(), 6);
+        let mut word = String::new();
+        file.read_to_string(&mut word).await.unwrap();
+        assert_eq!(word, "world");
+        assert_eq!(file.into_inner().into_inner(), b"hello world");
+    });
+}
+
+#[test]
+fn join_makes_one_stream_of_a_childs_stdout_and_stdin() {
+    use rt::io::AsyncBufReadExt;
+    block_on_each(|_| async {
+        let mut child = rt::process::Command::new("cat")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let stdout = rt::io::BufReader::new(child.stdout.take().unwrap());
+        let stdin = child.stdin.take().unwrap();
+        let mut stream = rt::io::join(stdout, stdin);
+        let mut line = String::new();
+        for word in ["one", "two"] {
+            stream
+                .write_all(format!("{word}\n").as_bytes())
+                .await
+                .unwrap();
+            line.clear();
+            stream.read_line(&mut line).await.unwrap();
+            assert_eq!(line, format!("{word}\n"));
+        }
+        stream.shutdown().await.unwrap(); // cat sees the end of its input
+        let (mut stdout, _stdin) = stream.into_inner();
+        assert_eq!(stdout.read_to_end(&mut Vec::new()).await.unwrap(), 0);
+        assert!(child.wait().await.unwrap().success());
+    });
 }

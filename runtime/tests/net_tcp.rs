@@ -131,7 +131,8 @@ fn reset_by_peer_is_an_error_not_a_hang() {
             server.read(&mut buf).await
         });
         // Linger 0: closing sends RST instead of FIN.
-        client.set_linger(Some(Duration::ZERO)).unwrap();
+        client.set_zero_linger().unwrap();
+        assert_eq!(client.linger().unwrap(), Some(Duration::ZERO));
         drop(client);
         let err = reader.await.unwrap().unwrap_err();
         assert_eq!(err.kind(), ErrorKind::ConnectionReset);
@@ -342,6 +343,42 @@ fn stream_addresses_and_options() {
             .into_std()
             .unwrap();
         assert!(std.local_addr().is_ok());
+    });
+}
+
+#[cfg(any(target_os = "android", target_os = "fuchsia", target_os = "linux"))]
+#[test]
+fn quickack_reads_back_as_set_on_both_ends() {
+    on_both(|| async {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let client = TcpStream::connect(listener.local_addr().unwrap())
+            .await
+            .unwrap();
+        let (server, _) = listener.accept().await.unwrap();
+        // Idle connections: nothing flows that would make the kernel
+        // change the mode behind the test's back.
+        for stream in [&client, &server] {
+            for on in [false, true, false] {
+                stream.set_quickack(on).unwrap();
+                assert_eq!(stream.quickack().unwrap(), on);
+            }
+        }
+    });
+}
+
+#[test]
+fn std_sockets_convert_with_try_from_and_carry_bytes() {
+    on_both(|| async {
+        let std_listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = std_listener.local_addr().unwrap();
+        let listener: TcpListener = std_listener.try_into().unwrap();
+        let std_client = std::net::TcpStream::connect(addr).unwrap();
+        let mut client = TcpStream::try_from(std_client).unwrap();
+        let (mut server, _) = listener.accept().await.unwrap();
+        client.write_all(b"converted").await.unwrap();
+        let mut buf = [0; 9];
+        server.read_exact(&mut buf).await.unwrap();
+        assert_eq!(&buf, b"converted");
     });
 }
 

@@ -293,3 +293,47 @@ fn a_socket_bound_to_lo_connects_and_listens_through_it_and_none_clears_it() {
         }
     });
 }
+
+#[test]
+fn zero_linger_is_kept_by_the_stream_and_resets_the_peer_on_drop() {
+    on_both(|| async {
+        let listener = TcpListener::bind(localhost()).await.unwrap();
+        let socket = TcpSocket::new_v4().unwrap();
+        socket.set_zero_linger().unwrap();
+        assert_eq!(socket.linger().unwrap(), Some(Duration::ZERO));
+        let client = socket
+            .connect(listener.local_addr().unwrap())
+            .await
+            .unwrap();
+        assert_eq!(client.linger().unwrap(), Some(Duration::ZERO));
+        let (mut server, _) = listener.accept().await.unwrap();
+        drop(client);
+        let mut buf = [0; 8];
+        let err = server.read(&mut buf).await.unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::ConnectionReset);
+    });
+}
+
+#[test]
+fn a_socket_through_a_raw_descriptor_keeps_its_options_and_connects() {
+    use std::os::fd::{FromRawFd, IntoRawFd};
+    on_both(|| async {
+        let listener = TcpListener::bind(localhost()).await.unwrap();
+        let socket = TcpSocket::new_v4().unwrap();
+        socket.set_keepalive(true).unwrap();
+        let fd = socket.into_raw_fd();
+        // SAFETY: `fd` is the open TCP socket `into_raw_fd` just gave up;
+        // nothing else owns it.
+        let socket = unsafe { TcpSocket::from_raw_fd(fd) };
+        assert!(socket.keepalive().unwrap());
+        let mut client = socket
+            .connect(listener.local_addr().unwrap())
+            .await
+            .unwrap();
+        let (mut server, _) = listener.accept().await.unwrap();
+        client.write_all(b"raw").await.unwrap();
+        let mut buf = [0; 3];
+        server.read_exact(&mut buf).await.unwrap();
+        assert_eq!(&buf, b"raw");
+    });
+}

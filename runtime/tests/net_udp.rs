@@ -72,3 +72,67 @@ fn datagram_longer_than_buffer_is_truncated() {
         assert_eq!(small, [5u8; 10]);
     });
 }
+
+#[test]
+fn a_std_socket_converts_with_try_from() {
+    on_both(|| async {
+        let std_socket = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+        let a: UdpSocket = std_socket.try_into().unwrap();
+        let b = UdpSocket::bind("127.0.0.1:0").await.unwrap();
+        a.send_to(b"std", b.local_addr().unwrap()).await.unwrap();
+        let mut buf = [0; 8];
+        let (n, from) = b.recv_from(&mut buf).await.unwrap();
+        assert_eq!((&buf[..n], from), (&b"std"[..], a.local_addr().unwrap()));
+    });
+}
+
+#[cfg(any(target_os = "android", target_os = "fuchsia", target_os = "linux"))]
+#[test]
+fn binding_to_a_device_that_does_not_exist_fails_naming_it() {
+    on_both(|| async {
+        let socket = UdpSocket::bind("127.0.0.1:0").await.unwrap();
+        let err = socket.bind_device(Some(b"rt-no-such0")).unwrap_err();
+        assert!(err.to_string().contains("`rt-no-such0`"), "{err}");
+        // ENODEV, or EPERM where binding at all needs CAP_NET_RAW.
+        assert!(
+            err.kind() == std::io::ErrorKind::PermissionDenied
+                || err.to_string().contains("No such device"),
+            "{err}"
+        );
+        assert_eq!(socket.device().unwrap(), None);
+    });
+}
+
+#[cfg(any(target_os = "android", target_os = "fuchsia", target_os = "linux"))]
+#[test]
+fn sockets_bound_to_lo_exchange_datagrams_and_none_clears_the_binding() {
+    on_both(|| async {
+        let a = UdpSocket::bind("127.0.0.1:0").await.unwrap();
+        match a.bind_device(Some(b"lo")) {
+            Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => {
+                eprintln!("skipped: binding a socket to `lo` is not permitted here ({e})");
+                return;
+            }
+            result => result.unwrap(),
+        }
+        assert_eq!(a.device().unwrap().as_deref(), Some(&b"lo"[..]));
+        let b = UdpSocket::bind("127.0.0.1:0").await.unwrap();
+        b.bind_device(Some(b"lo")).unwrap();
+        a.send_to(b"via lo", b.local_addr().unwrap()).await.unwrap();
+        let mut buf = [0; 8];
+        let (n, _) = b.recv_from(&mut buf).await.unwrap();
+        assert_eq!(&buf[..n], b"via lo");
+
+        // Changing a binding needs CAP_NET_RAW even on recent kernels.
+        match a.bind_device(None) {
+            Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => {
+                assert!(e.to_string().contains("removing"), "{e}");
+                eprintln!("skipped clearing the binding: not permitted here ({e})");
+            }
+            result => {
+                result.unwrap();
+                assert_eq!(a.device().unwrap(), None);
+            }
+        }
+    });
+}

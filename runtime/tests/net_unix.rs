@@ -208,3 +208,78 @@ fn dropping_the_read_half_leaves_the_write_half_working() {
         assert_eq!(got, "still open");
     });
 }
+
+#[test]
+fn std_sockets_convert_with_try_from() {
+    on_both(|| async {
+        let path = socket_path("try-from");
+        let listener =
+            UnixListener::try_from(std::os::unix::net::UnixListener::bind(&path).unwrap()).unwrap();
+        assert!(listener.take_error().unwrap().is_none());
+        let std_client = std::os::unix::net::UnixStream::connect(&path).unwrap();
+        let mut client: UnixStream = std_client.try_into().unwrap();
+        let (mut server, _) = listener.accept().await.unwrap();
+        client.write_all(b"stream").await.unwrap();
+        let mut buf = [0; 6];
+        server.read_exact(&mut buf).await.unwrap();
+        assert_eq!(&buf, b"stream");
+        let cred = server.peer_cred().unwrap();
+        let pid: Option<rt::net::unix::pid_t> = cred.pid();
+        assert_eq!(pid, Some(std::process::id() as rt::net::unix::pid_t));
+        std::fs::remove_file(&path).unwrap();
+
+        let (a, b) = std::os::unix::net::UnixDatagram::pair().unwrap();
+        let a = UnixDatagram::try_from(a).unwrap();
+        let b: UnixDatagram = b.try_into().unwrap();
+        a.send(b"datagram").await.unwrap();
+        let mut buf = [0; 8];
+        assert_eq!(b.recv(&mut buf).await.unwrap(), 8);
+        assert_eq!(&buf, b"datagram");
+    });
+}
+
+#[test]
+fn unix_socket_listens_connects_from_a_bound_path_and_names_misuse() {
+    use rt::net::UnixSocket;
+    on_both(|| async {
+        let server_path = socket_path("usock-server");
+        let client_path = socket_path("usock-client");
+        let socket = UnixSocket::new_stream().unwrap();
+        socket.bind(&server_path).unwrap();
+        let listener = socket.listen(8).unwrap();
+
+        let client = UnixSocket::new_stream().unwrap();
+        client.bind(&client_path).unwrap();
+        let mut client = client.connect(&server_path).await.unwrap();
+        let (mut server, peer) = listener.accept().await.unwrap();
+        assert_eq!(peer.as_pathname(), Some(client_path.as_path()));
+        client.write_all(b"bound").await.unwrap();
+        let mut buf = [0; 5];
+        server.read_exact(&mut buf).await.unwrap();
+        assert_eq!(&buf, b"bound");
+
+        let err = UnixSocket::new_datagram().unwrap().listen(8).unwrap_err();
+        assert_eq!(err.kind(), std::io::ErrorKind::InvalidInput);
+        assert!(err.to_string().contains("new_stream"), "{err}");
+        let err = UnixSocket::new_stream().unwrap().datagram().unwrap_err();
+        assert!(err.to_string().contains("new_datagram"), "{err}");
+        let err = UnixSocket::new_stream()
+            .unwrap()
+            .bind(&server_path)
+            .unwrap_err();
+        assert_eq!(err.kind(), std::io::ErrorKind::AddrInUse);
+
+        let receiver = UnixSocket::new_datagram().unwrap();
+        let dgram_path = socket_path("usock-dgram");
+        receiver.bind(&dgram_path).unwrap();
+        let receiver = receiver.datagram().unwrap();
+        let sender = UnixDatagram::unbound().unwrap();
+        sender.send_to(b"dgram", &dgram_path).await.unwrap();
+        let mut buf = [0; 5];
+        assert_eq!(receiver.recv(&mut buf).await.unwrap(), 5);
+        assert_eq!(&buf, b"dgram");
+        for path in [server_path, client_path, dgram_path] {
+            std::fs::remove_file(path).unwrap();
+        }
+    });
+}

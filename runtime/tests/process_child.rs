@@ -332,3 +332,30 @@ fn spawning_outside_a_runtime_panics_naming_the_fix() {
     let message = expect_panic(|| Command::new("true").spawn());
     assert!(message.contains("enable_io"), "{message}");
 }
+
+#[test]
+fn pipes_of_a_std_child_are_registered_with_from_std() {
+    use std::os::fd::{AsFd, AsRawFd};
+    on_both(|| async {
+        let mut command = Command::new("cat");
+        command.kill_on_drop(true);
+        let mut child = command
+            .into_std()
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stdin = rt::process::ChildStdin::from_std(child.stdin.take().unwrap()).unwrap();
+        let mut stdout = rt::process::ChildStdout::from_std(child.stdout.take().unwrap()).unwrap();
+        assert!(stdin.as_raw_fd() >= 0);
+        assert_eq!(stdin.as_fd().as_raw_fd(), stdin.as_raw_fd());
+        stdin.write_all(b"through cat").await.unwrap();
+        stdin.close().await.unwrap();
+        let message = expect_panic(|| stdin.as_raw_fd());
+        assert!(message.contains("ChildStdin that was closed"), "{message}");
+        let mut echoed = String::new();
+        stdout.read_to_string(&mut echoed).await.unwrap();
+        assert_eq!(echoed, "through cat");
+        assert!(child.wait().unwrap().success());
+    });
+}

@@ -239,3 +239,18 @@ fn polling_a_finished_scope_again_panics() {
     assert!(support::poll_once(&mut scoped).is_ready());
     let _ = support::poll_once(&mut scoped);
 }
+
+#[test]
+fn try_get_reads_the_scope_across_awaits_and_errs_outside_it() {
+    block_on_each(|_| async {
+        assert!(REQUEST.try_get().is_err());
+        let scoped: rt::task::futures::TaskLocalFuture<u64, _> = REQUEST.scope(41, async {
+            let before = REQUEST.try_get();
+            rt::task::yield_now().await;
+            (before, REQUEST.try_get())
+        });
+        let task = rt::spawn(scoped);
+        assert_eq!(task.await.unwrap(), (Ok(41), Ok(41)));
+        assert!(REQUEST.try_get().is_err());
+    });
+}

@@ -104,3 +104,17 @@ fn signal_without_io_panics_naming_the_fix() {
         let _ = signal(SignalKind::user_defined1());
     });
 }
+
+#[test]
+fn sigio_by_name_or_number_is_delivered() {
+    for (_, rt) in runtimes() {
+        rt.block_on(async {
+            let kind = SignalKind::from(libc::SIGIO);
+            assert_eq!(kind, SignalKind::io());
+            assert_eq!(libc::c_int::from(kind), libc::SIGIO);
+            let mut deliveries = signal(kind).unwrap();
+            raise(libc::SIGIO);
+            assert_eq!(deliveries.recv().await, Some(()));
+        });
+    }
+}

@@ -6,7 +6,7 @@ mod support;
 
 use support::{each_runtime, expect_panic};
 
-use rt::sync::{Mutex, broadcast, mpsc, oneshot};
+use rt::sync::{Mutex, Semaphore, broadcast, mpsc, oneshot};
 use std::sync::Arc;
 
 #[test]
@@ -105,5 +105,80 @@ fn blocking_calls_from_async_code_panic_and_say_what_to_do() {
         let lock = rt::sync::RwLock::new(());
         let message = expect_panic(|| rt.block_on(async { drop(lock.blocking_write()) }));
         assert!(message.contains("`RwLock::blocking_write`"), "{message}");
+        let owned = Arc::new(Mutex::new(()));
+        let message = expect_panic(|| rt.block_on(async { drop(owned.blocking_lock_owned()) }));
+        assert!(
+            message.contains("`Mutex::blocking_lock_owned`"),
+            "{message}"
+        );
+        let semaphore = Arc::new(Semaphore::new(1));
+        let message =
+            expect_panic(|| rt.block_on(async { drop(semaphore.blocking_acquire_owned()) }));
+        assert!(
+            message.contains("`Semaphore::blocking_acquire_owned`"),
+            "{message}"
+        );
+        let (_tx, mut rx) = mpsc::unbounded_channel::<()>();
+        let message =
+            expect_panic(|| rt.block_on(async { rx.blocking_recv_many(&mut Vec::new(), 1) }));
+        assert!(
+            message.contains("`mpsc::UnboundedReceiver::blocking_recv_many`"),
+            "{message}"
+        );
+    });
+}
+
+#[test]
+fn owned_guards_and_permits_taken_by_a_thread_wait_for_a_task_to_let_go() {
+    each_runtime(|_, rt| {
+        let mutex = Arc::new(Mutex::new(Vec::new()));
+        let semaphore = Arc::new(Semaphore::new(2));
+        let (held_tx, held_rx) = std::sync::mpsc::channel();
+        let (release_tx, release_rx) = oneshot::channel::<()>();
+        let (task_mutex, task_semaphore) = (mutex.clone(), semaphore.clone());
+        let task = rt.spawn(async move {
+            let mut guard = task_mutex.lock_owned().await;
+            let permits = task_semaphore.acquire_many_owned(2).await.unwrap();
+            held_tx.send(()).unwrap();
+            release_rx.await.unwrap();
+            guard.push("task");
+            drop((guard, permits));
+        });
+        let thread = std::thread::spawn(move || {
+            held_rx.recv().unwrap();
+            release_tx.send(()).unwrap();
+            // Both wait for the task's guard and permits to drop.
+            let permits = semaphore.clone().blocking_acquire_many_owned(2).unwrap();
+            let mut guard = mutex.blocking_lock_owned();
+            guard.push("thread");
+            drop(permits);
+            let permit = semaphore.blocking_acquire_owned().unwrap();
+            assert_eq!(permit.num_permits(), 1);
+            guard.clone()
+        });
+        rt.block_on(task).unwrap();
+        assert_eq!(thread.join().unwrap(), ["task", "thread"]);
+    });
+}
+
+#[test]
+fn a_thread_receives_batches_a_task_sends() {
+    each_runtime(|_, rt| {
+        let (tx, mut rx) = mpsc::channel::<u32>(4);
+        let (go_tx, go_rx) = oneshot::channel::<()>();
+        let sender = rt.spawn(async move {
+            go_rx.await.unwrap();
+            for n in 0..10 {
+                tx.send(n).await.unwrap();
+            }
+        });
+        let thread = std::thread::spawn(move || {
+            go_tx.send(()).unwrap();
+            let mut got = Vec::new();
+            while rx.blocking_recv_many(&mut got, 3) > 0 {}
+            got
+        });
+        rt.block_on(sender).unwrap();
+        assert_eq!(thread.join().unwrap(), (0..10).collect::<Vec<_>>());
     });
 }

@@ -343,3 +343,25 @@ fn sender_new_starts_without_receivers() {
     tx.send(2).unwrap();
     assert_eq!(rx.try_recv(), Ok(2));
 }
+
+#[test]
+fn a_weak_sender_sends_while_others_live_and_does_not_keep_the_channel_open() {
+    let (tx, mut rx) = broadcast::channel(4);
+    let weak = tx.downgrade();
+    let weak2 = weak.clone();
+    assert_eq!((tx.strong_count(), tx.weak_count()), (1, 2));
+    let upgraded = weak.upgrade().unwrap();
+    assert_eq!(rx.sender_strong_count(), 2);
+    upgraded.send("via weak").unwrap();
+    drop((upgraded, tx));
+    assert_eq!(rx.try_recv(), Ok("via weak"));
+    // Weak senders alone: the channel is closed for the receiver.
+    assert!(matches!(
+        rx.try_recv(),
+        Err(broadcast::error::TryRecvError::Closed)
+    ));
+    assert!(weak.upgrade().is_none());
+    assert_eq!((weak.strong_count(), rx.sender_weak_count()), (0, 2));
+    drop((weak, weak2));
+    assert_eq!(rx.sender_weak_count(), 0);
+}

@@ -212,3 +212,37 @@ fn join_all_passes_a_panic_on() {
     });
     assert_eq!(message, "a task failed");
 }
+
+#[test]
+fn results_with_id_name_the_task_that_finished_or_failed() {
+    for (_, rt) in runtimes() {
+        rt.block_on(async {
+            let mut set = JoinSet::new();
+            let (tx, rx) = oneshot::channel::<()>();
+            let waiting = set.spawn(async move {
+                rx.await.unwrap();
+                "waited"
+            });
+            let doomed = set.spawn(std::future::pending());
+            let quick = set.spawn(async { "quick" });
+            assert_eq!(
+                set.join_next_with_id().await.unwrap().unwrap(),
+                (quick.id(), "quick")
+            );
+            doomed.abort();
+            let err = set.join_next_with_id().await.unwrap().unwrap_err();
+            assert!(err.is_cancelled());
+            assert_eq!(err.id(), doomed.id());
+            assert!(set.try_join_next_with_id().is_none(), "still waiting");
+            tx.send(()).unwrap();
+            let joined = loop {
+                if let Some(joined) = set.try_join_next_with_id() {
+                    break joined;
+                }
+                rt::task::yield_now().await;
+            };
+            assert_eq!(joined.unwrap(), (waiting.id(), "waited"));
+            assert!(set.join_next_with_id().await.is_none());
+        });
+    }
+}

@@ -62,6 +62,48 @@ fn permits_reserve_slots() {
     assert_eq!(rx.try_recv(), Ok(8));
     assert_eq!(tx.capacity(), 2);
     assert_eq!(tx.max_capacity(), 2);
+    // The receiver sees the same numbers.
+    let permit = tx.try_reserve().unwrap();
+    assert_eq!((rx.capacity(), rx.max_capacity()), (1, 2));
+    drop(permit);
+    assert_eq!(rx.capacity(), 2);
+}
+
+#[test]
+fn halves_tell_their_channel_and_its_senders() {
+    let (tx, rx) = mpsc::channel::<u8>(1);
+    let (other_tx, _other_rx) = mpsc::channel::<u8>(1);
+    assert!(tx.same_channel(&tx.clone()) && !tx.same_channel(&other_tx));
+    let weak = tx.downgrade();
+    let tx2 = weak.upgrade().unwrap();
+    assert_eq!((rx.sender_strong_count(), rx.sender_weak_count()), (2, 1));
+    drop((tx, tx2));
+    assert_eq!(rx.sender_strong_count(), 0);
+    assert!(rx.is_closed() && weak.upgrade().is_none());
+    drop(weak);
+    assert_eq!(rx.sender_weak_count(), 0);
+
+    // Owned permits know their channel, and hand their sender back.
+    let (tx, _rx) = mpsc::channel::<u8>(2);
+    let first = tx.clone().try_reserve_owned().unwrap();
+    let second = tx.clone().try_reserve_owned().unwrap();
+    assert!(first.same_channel(&second) && first.same_channel_as_sender(&tx));
+    let other = other_tx.try_reserve_owned().unwrap();
+    assert!(!first.same_channel(&other) && !other.same_channel_as_sender(&tx));
+    assert!(first.send(1).same_channel(&second.release()));
+    assert_eq!(
+        TrySendError::from(mpsc::error::SendError(3)),
+        TrySendError::Closed(3)
+    );
+
+    let (tx, rx) = mpsc::unbounded_channel::<u8>();
+    let (other_tx, _other_rx) = mpsc::unbounded_channel::<u8>();
+    assert!(tx.same_channel(&tx.clone()) && !tx.same_channel(&other_tx));
+    let weak = tx.downgrade();
+    assert_eq!((rx.sender_strong_count(), rx.sender_weak_count()), (1, 1));
+    drop(tx);
+    assert_eq!(rx.sender_strong_count(), 0);
+    assert!(rx.is_closed() && weak.upgrade().is_none());
 }
 
 #[test]
@@ -610,4 +652,21 @@ fn send_timeout_gives_the_value_back_when_no_slot_comes() {
         let closed = tx.send_timeout(3, support::ms(10)).await;
         assert_eq!(closed.unwrap_err().into_inner(), 3);
     });
+}
+
+#[test]
+fn poll_recv_many_registers_its_waker_and_a_send_wakes_it() {
+    let (tx, mut rx) = mpsc::channel::<u8>(4);
+    let counter = CountingWaker::new();
+    let waker = counter.waker();
+    let mut cx = Context::from_waker(&waker);
+    let mut buf = Vec::new();
+    assert_eq!(rx.poll_recv_many(&mut cx, &mut buf, 4), Poll::Pending);
+    tx.try_send(1).unwrap();
+    tx.try_send(2).unwrap();
+    assert!(counter.count() >= 1, "the first send woke the receiver");
+    assert_eq!(rx.poll_recv_many(&mut cx, &mut buf, 4), Poll::Ready(2));
+    drop(tx);
+    assert_eq!(rx.poll_recv_many(&mut cx, &mut buf, 4), Poll::Ready(0));
+    assert_eq!(buf, [1, 2]);
 }

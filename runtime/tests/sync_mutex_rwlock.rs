@@ -6,7 +6,7 @@ use support::{poll_once, runtimes};
 
 use rt::runtime::Builder;
 use rt::sync::{
-    MappedRwLockWriteGuard, Mutex, MutexGuard, OwnedRwLockReadGuard, OwnedRwLockWriteGuard, RwLock,
+    Mutex, MutexGuard, OwnedRwLockReadGuard, OwnedRwLockWriteGuard, RwLock, RwLockMappedWriteGuard,
     RwLockReadGuard, RwLockWriteGuard,
 };
 use std::sync::Arc;
@@ -74,6 +74,55 @@ fn mapped_and_owned_guards() {
         rt::spawn(async move { *guard = 9 }).await.unwrap();
         assert_eq!(waiter.await.unwrap(), 9);
     });
+}
+
+#[test]
+fn try_map_keeps_the_lock_either_way_and_owned_mapped_guards_move_between_tasks() {
+    use rt::sync::{MappedMutexGuard, OwnedMappedMutexGuard, OwnedMutexGuard};
+    let mutex = Mutex::new((vec![1, 2], 0));
+    let guard =
+        MutexGuard::try_map(mutex.try_lock().unwrap(), |pair| pair.0.get_mut(9)).unwrap_err();
+    assert!(
+        mutex.try_lock().is_err(),
+        "the guard that came back still locks"
+    );
+    let list = MutexGuard::map(guard, |pair| &mut pair.0);
+    let list = MappedMutexGuard::try_map(list, |v| v.get_mut(9)).unwrap_err();
+    let mut second = MappedMutexGuard::try_map(list, |v| v.get_mut(1)).unwrap();
+    *second = 20;
+    assert!(mutex.try_lock().is_err());
+    drop(second);
+    assert_eq!(mutex.try_lock().unwrap().0, [1, 20]);
+
+    let rt = Builder::new_multi_thread()
+        .worker_threads(2)
+        .build()
+        .unwrap();
+    let shared = Arc::new(Mutex::new((String::new(), Some(0u32))));
+    rt.block_on(async {
+        let guard = shared.clone().lock_owned().await;
+        let guard = OwnedMutexGuard::try_map(guard, |pair| pair.1.as_mut().filter(|n| **n > 0))
+            .unwrap_err();
+        let text = OwnedMutexGuard::map(guard, |pair| &mut pair.0);
+        let text = OwnedMappedMutexGuard::try_map(text, |s| s.get_mut(5..)).unwrap_err();
+        let mut text: OwnedMappedMutexGuard<_, String> = OwnedMappedMutexGuard::map(text, |s| s);
+        // A waiter queues behind the mapped guard...
+        let waiter = rt::spawn({
+            let shared = shared.clone();
+            async move { shared.lock().await.0.clone() }
+        });
+        // ...which moves into another task and unlocks when dropped there.
+        rt::spawn(async move { text.push_str("mapped") })
+            .await
+            .unwrap();
+        assert_eq!(waiter.await.unwrap(), "mapped");
+    });
+    assert_eq!(
+        Arc::strong_count(&shared),
+        1,
+        "the mapped guard let its Arc go"
+    );
+    assert_eq!(shared.try_lock().unwrap().0, "mapped");
 }
 
 #[test]
@@ -198,12 +247,14 @@ fn rwlock_keeps_its_invariant_under_contention() {
 }
 
 /// The new guards cross threads under the same bounds as tokio's.
-fn _rwlock_guards_are_send_sync() {
+fn _lock_guards_are_send_sync() {
     fn send_sync<T: Send + Sync>() {}
+    send_sync::<rt::sync::OwnedMappedMutexGuard<(Vec<u8>, u8), u8>>();
+    send_sync::<rt::sync::MappedMutexGuard<'static, Vec<u8>>>();
     send_sync::<OwnedRwLockReadGuard<Vec<u8>>>();
     send_sync::<OwnedRwLockWriteGuard<Vec<u8>>>();
     send_sync::<RwLockReadGuard<'static, Vec<u8>>>();
-    send_sync::<MappedRwLockWriteGuard<'static, Vec<u8>>>();
+    send_sync::<RwLockMappedWriteGuard<'static, Vec<u8>>>();
 }
 
 #[test]
@@ -451,4 +502,76 @@ fn a_downgrade_in_a_lock_with_few_readers_admits_the_rest() {
     assert!(lock.try_read().is_err());
     drop((reader, others));
     assert!(lock.try_write().is_ok());
+}
+
+#[test]
+fn locks_from_values_display_through_their_guards_and_name_their_mutex() {
+    let mutex: Mutex<u32> = 5.into();
+    {
+        let guard = mutex.try_lock().unwrap();
+        assert!(std::ptr::eq(MutexGuard::mutex(&guard), &mutex));
+        assert_eq!(format!("{guard:>3}"), "  5");
+        let mapped = MutexGuard::map(guard, |n| n);
+        assert_eq!(mapped.to_string(), "5");
+    }
+    let owned = Arc::new(mutex).try_lock_owned().unwrap();
+    assert_eq!(owned.to_string(), "5");
+    drop(owned);
+
+    let lock = Arc::new(RwLock::from(String::from("rt")));
+    assert_eq!(lock.try_read().unwrap().to_string(), "rt");
+    let write = lock.try_write().unwrap();
+    assert_eq!(write.to_string(), "rt");
+    let mapped: RwLockMappedWriteGuard<'_, str> = RwLockWriteGuard::map(write, |s| s.as_mut_str());
+    assert_eq!(format!("[{mapped}]"), "[rt]");
+    drop(mapped);
+    assert_eq!(lock.clone().try_read_owned().unwrap().to_string(), "rt");
+    assert_eq!(lock.clone().try_write_owned().unwrap().to_string(), "rt");
+}
+
+#[test]
+fn rwlock_guards_narrow_with_try_map_and_keep_the_lock_either_way() {
+    let lock = RwLock::new((vec![1, 2], String::new()));
+    let read = RwLockReadGuard::try_map(lock.try_read().unwrap(), |t| t.0.get(9)).unwrap_err();
+    assert!(
+        lock.try_write().is_err(),
+        "the returned read guard still reads"
+    );
+    let second = RwLockReadGuard::try_map(read, |t| t.0.get(1)).unwrap();
+    assert_eq!(*second, 2);
+    assert!(lock.try_read().is_ok(), "readers share");
+    drop(second);
+
+    let write =
+        RwLockWriteGuard::try_map(lock.try_write().unwrap(), |t| t.0.get_mut(9)).unwrap_err();
+    assert!(
+        lock.try_read().is_err(),
+        "the returned write guard still writes"
+    );
+    let whole = RwLockWriteGuard::into_mapped(write);
+    let text = RwLockMappedWriteGuard::try_map(whole, |t| t.1.get_mut(3..)).unwrap_err();
+    let mut text = RwLockMappedWriteGuard::map(text, |t| &mut t.1);
+    text.push_str("narrowed");
+    assert!(lock.try_read().is_err());
+    drop(text);
+    let read = lock.try_read().unwrap();
+    assert_eq!(
+        (read.0.as_slice(), read.1.as_str()),
+        (&[1, 2][..], "narrowed")
+    );
+}
+
+#[test]
+fn a_const_rwlock_with_max_readers_queues_the_reader_past_the_limit() {
+    static POOL: RwLock<u8> = RwLock::const_with_max_readers(7, 2);
+    let first = POOL.try_read().unwrap();
+    let second = POOL.try_read().unwrap();
+    let mut third = Box::pin(POOL.read());
+    assert!(poll_once(&mut third).is_pending(), "two readers at most");
+    drop(first);
+    match poll_once(&mut third) {
+        Poll::Ready(guard) => assert_eq!(*guard, 7),
+        Poll::Pending => panic!("a reader left: the third gets in"),
+    }
+    drop(second);
 }

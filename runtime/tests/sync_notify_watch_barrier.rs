@@ -319,3 +319,28 @@ fn wait_for_returns_the_first_value_meeting_the_condition() {
     drop(tx);
     assert!(futures::executor::block_on(rx.wait_for(|&v| v == 5)).is_err());
 }
+
+#[test]
+fn watch_halves_tell_their_channel_and_when_it_closed() {
+    let tx: watch::Sender<u32> = Default::default();
+    let rx = tx.subscribe();
+    assert_eq!(*rx.borrow(), 0);
+    let (other_tx, other_rx) = watch::channel(0);
+    assert!(tx.same_channel(&tx.clone()) && !tx.same_channel(&other_tx));
+    assert!(rx.same_channel(&tx.subscribe()) && !rx.same_channel(&other_rx));
+    let tx2 = tx.clone();
+    drop(tx);
+    assert!(!rx.is_closed(), "a clone still sends");
+    tx2.send(3).unwrap();
+    drop(tx2);
+    assert!(rx.is_closed());
+    assert_eq!(*rx.borrow(), 3, "the last value stays readable");
+}
+
+#[test]
+fn notified_is_at_tokios_path_too() {
+    let notify = Notify::new();
+    let notified: rt::sync::futures::Notified<'_> = notify.notified();
+    notify.notify_waiters();
+    futures::executor::block_on(notified);
+}

@@ -18,6 +18,8 @@
 //!    Dropped half-way, it stops after the chunk in progress and leaves
 //!    what it read as unread bytes for the next read.
 
+mod conversions;
+
 use crate::fs::OpenOptions;
 use crate::fs::blocking_io::{MAX_CHUNK, SetOnDrop, read_chunks, spawn_fs};
 use crate::task::{JoinHandle, poll_proceed};
@@ -225,6 +227,37 @@ impl File {
             .write(true)
             .create(true)
             .truncate(true)
+            .open(path)
+            .await
+    }
+
+    /// Creates a new file for reading and writing, failing if it exists
+    /// already (`O_CREAT | O_EXCL`, so two racing creators cannot both
+    /// succeed).
+    ///
+    /// # Errors
+    ///
+    /// The error of the `open` call, with the path in its message:
+    /// [`AlreadyExists`](io::ErrorKind::AlreadyExists) if the file exists.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # let rt = rt::runtime::Runtime::new().unwrap();
+    /// # rt.block_on(async {
+    /// let path = std::env::temp_dir().join(format!("rt-create-new-doc-{}", std::process::id()));
+    /// let file = rt::fs::File::create_new(&path).await.unwrap();
+    /// let again = rt::fs::File::create_new(&path).await.unwrap_err();
+    /// assert_eq!(again.kind(), std::io::ErrorKind::AlreadyExists);
+    /// # drop(file);
+    /// # rt::fs::remove_file(&path).await.unwrap();
+    /// # });
+    /// ```
+    pub async fn create_new(path: impl AsRef<Path>) -> io::Result<File> {
+        OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create_new(true)
             .open(path)
             .await
     }

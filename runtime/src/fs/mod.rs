@@ -30,12 +30,14 @@
 //! ```
 
 mod blocking_io;
+mod dir_builder;
 mod file;
 mod links;
 mod open_options;
 mod ops;
 mod read_dir;
 
+pub use dir_builder::DirBuilder;
 pub use file::File;
 #[cfg(unix)]
 pub use links::symlink;

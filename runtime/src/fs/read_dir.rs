@@ -241,6 +241,28 @@ impl DirEntry {
         self.0.file_name()
     }
 
+    /// The entry's inode number, as the directory listing gave it (no
+    /// system call).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::os::unix::fs::MetadataExt;
+    /// # let rt = rt::runtime::Runtime::new().unwrap();
+    /// # rt.block_on(async {
+    /// let mut entries = rt::fs::read_dir(".").await.unwrap();
+    /// while let Some(entry) = entries.next_entry().await.unwrap() {
+    ///     if entry.file_name() == "Cargo.toml" {
+    ///         assert_eq!(entry.ino(), entry.metadata().await.unwrap().ino());
+    ///     }
+    /// }
+    /// # });
+    /// ```
+    #[cfg(unix)]
+    pub fn ino(&self) -> u64 {
+        std::os::unix::fs::DirEntryExt::ino(&*self.0)
+    }
+
     /// The entry's metadata, not following a symbolic link.
     ///
     /// # Errors

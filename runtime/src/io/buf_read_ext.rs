@@ -1,5 +1,7 @@
-//! `AsyncBufReadExt` and its `Lines`: tokio's buffered-reading methods on
-//! every futures-io buffered reader.
+//! `AsyncBufReadExt`, its `Lines` and its `Split`: tokio's
+//! buffered-reading methods on every futures-io buffered reader. `Lines`
+//! and `Split` collect a segment up to a delimiter with one loop,
+//! `poll_segment`.
 
 use futures_io::AsyncBufRead;
 use futures_util::io::{FillBuf, ReadLine, ReadUntil};
@@ -11,7 +13,7 @@ use std::task::{Context, Poll, ready};
 
 /// tokio's methods for every [`AsyncBufRead`] (futures-io's trait, which
 /// [`BufReader`](super::BufReader) implements): `fill_buf`, `consume`,
-/// `read_until`, `read_line` and `lines`.
+/// `read_until`, `read_line`, `lines` and `split`.
 ///
 /// Import this trait *or* `futures_util::AsyncBufReadExt`, not both: the
 /// methods they share are then ambiguous. Note that [`lines`] here returns
@@ -178,6 +180,36 @@ pub trait AsyncBufReadExt: AsyncBufRead {
             line: Vec::new(),
         }
     }
+
+    /// The reader's segments separated by `delimiter`, without it, one
+    /// per [`Split::next_segment`] call: a line-based reader for any
+    /// delimiter (NUL-separated records, say), yielding bytes.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rt::io::{AsyncBufReadExt, BufReader};
+    ///
+    /// # let rt = rt::runtime::Runtime::new().unwrap();
+    /// # rt.block_on(async {
+    /// let mut fields = BufReader::new(&b"a\0bc\0\0d"[..]).split(b'\0');
+    /// let mut all = Vec::new();
+    /// while let Some(field) = fields.next_segment().await.unwrap() {
+    ///     all.push(field);
+    /// }
+    /// assert_eq!(all, [&b"a"[..], b"bc", b"", b"d"]);
+    /// # });
+    /// ```
+    fn split(self, delimiter: u8) -> Split<Self>
+    where
+        Self: Sized,
+    {
+        Split {
+            reader: self,
+            delimiter,
+            segment: Vec::new(),
+        }
+    }
 }
 
 impl<R: AsyncBufRead + ?Sized> AsyncBufReadExt for R {}
@@ -269,25 +301,11 @@ impl<R: AsyncBufRead> Lines<R> {
         self: Pin<&mut Self>,
         cx: &mut Context<'_>,
     ) -> Poll<io::Result<Option<String>>> {
-        let mut this = self.project();
-        loop {
-            let available = ready!(this.reader.as_mut().poll_fill_buf(cx))?;
-            if available.is_empty() {
-                if this.line.is_empty() {
-                    return Poll::Ready(Ok(None));
-                }
-                return Poll::Ready(take_line(this.line).map(Some));
-            }
-            let (used, complete) = match available.iter().position(|&b| b == b'\n') {
-                Some(end) => (end + 1, true),
-                None => (available.len(), false),
-            };
-            this.line.extend_from_slice(&available[..used]);
-            this.reader.as_mut().consume(used);
-            if complete {
-                return Poll::Ready(take_line(this.line).map(Some));
-            }
+        let this = self.project();
+        if !ready!(poll_segment(this.reader, cx, b'\n', this.line))? {
+            return Poll::Ready(Ok(None));
         }
+        Poll::Ready(take_line(this.line).map(Some))
     }
 
     /// The reader.
@@ -340,6 +358,33 @@ impl<R: AsyncBufRead> Lines<R> {
     }
 }
 
+/// Reads into `segment` up to and including `delimiter`, keeping what it
+/// read across `Pending` (which makes `Lines` and `Split` cancel safe).
+/// `true` once a segment is complete: delimited, or the last one before
+/// end-of-file; `false` at end-of-file with nothing collected.
+fn poll_segment<R: AsyncBufRead>(
+    mut reader: Pin<&mut R>,
+    cx: &mut Context<'_>,
+    delimiter: u8,
+    segment: &mut Vec<u8>,
+) -> Poll<io::Result<bool>> {
+    loop {
+        let available = ready!(reader.as_mut().poll_fill_buf(cx))?;
+        if available.is_empty() {
+            return Poll::Ready(Ok(!segment.is_empty()));
+        }
+        let (used, complete) = match available.iter().position(|&b| b == delimiter) {
+            Some(end) => (end + 1, true),
+            None => (available.len(), false),
+        };
+        segment.extend_from_slice(&available[..used]);
+        reader.as_mut().consume(used);
+        if complete {
+            return Poll::Ready(Ok(true));
+        }
+    }
+}
+
 /// The line collected so far, without its line ending, leaving `line`
 /// empty for the next one.
 fn take_line(line: &mut Vec<u8>) -> io::Result<String> {
@@ -363,5 +408,110 @@ impl<R: AsyncBufRead> futures_util::Stream for Lines<R> {
 
     fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
         self.poll_next_line(cx).map(Result::transpose)
+    }
+}
+
+pin_project! {
+    /// The segments of a buffered reader separated by a delimiter byte,
+    /// from [`AsyncBufReadExt::split`]: call
+    /// [`next_segment`](Split::next_segment), or use it as a `Stream` of
+    /// `io::Result<Vec<u8>>`.
+    ///
+    /// Cancel safe, as [`Lines`] is: a `next_segment()` dropped before it
+    /// finishes keeps the part it has read for the next call.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use futures_util::StreamExt;
+    /// use rt::io::{AsyncBufReadExt, BufReader};
+    ///
+    /// # let rt = rt::runtime::Runtime::new().unwrap();
+    /// # rt.block_on(async {
+    /// let records = BufReader::new(&b"1;2;3"[..]).split(b';');
+    /// let all: Vec<_> = records.map(Result::unwrap).collect().await;
+    /// assert_eq!(all, [b"1", b"2", b"3"]);
+    /// # });
+    /// ```
+    #[derive(Debug)]
+    #[must_use = "`Split` reads nothing until `next_segment` is awaited"]
+    pub struct Split<R> {
+        #[pin]
+        reader: R,
+        delimiter: u8,
+        // The part of the current segment read so far.
+        segment: Vec<u8>,
+    }
+}
+
+impl<R: AsyncBufRead> Split<R> {
+    /// The next segment, without its delimiter; `None` at end-of-file. A
+    /// last segment without a delimiter is still returned.
+    ///
+    /// # Errors
+    ///
+    /// The reader's error.
+    ///
+    /// # Examples
+    ///
+    /// See [`AsyncBufReadExt::split`].
+    ///
+    /// ```
+    /// use rt::io::{AsyncBufReadExt, BufReader};
+    ///
+    /// # let rt = rt::runtime::Runtime::new().unwrap();
+    /// # rt.block_on(async {
+    /// let mut split = BufReader::new(&b"k=v"[..]).split(b'=');
+    /// assert_eq!(split.next_segment().await.unwrap().as_deref(), Some(&b"k"[..]));
+    /// assert_eq!(split.next_segment().await.unwrap().as_deref(), Some(&b"v"[..]));
+    /// assert_eq!(split.next_segment().await.unwrap(), None);
+    /// # });
+    /// ```
+    pub async fn next_segment(&mut self) -> io::Result<Option<Vec<u8>>>
+    where
+        R: Unpin,
+    {
+        poll_fn(|cx| Pin::new(&mut *self).poll_next_segment(cx)).await
+    }
+
+    /// Polls for the next segment: what
+    /// [`next_segment`](Split::next_segment) waits on.
+    ///
+    /// # Errors
+    ///
+    /// The reader's error.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rt::io::{AsyncBufReadExt, BufReader};
+    /// use std::task::{Context, Poll, Waker};
+    ///
+    /// let mut split = BufReader::new(&b"x,"[..]).split(b',');
+    /// let mut cx = Context::from_waker(Waker::noop());
+    /// let polled = std::pin::Pin::new(&mut split).poll_next_segment(&mut cx);
+    /// assert!(matches!(polled, Poll::Ready(Ok(Some(segment))) if segment == b"x"));
+    /// ```
+    pub fn poll_next_segment(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<io::Result<Option<Vec<u8>>>> {
+        let this = self.project();
+        if !ready!(poll_segment(this.reader, cx, *this.delimiter, this.segment))? {
+            return Poll::Ready(Ok(None));
+        }
+        let mut segment = std::mem::take(this.segment);
+        if segment.last() == Some(this.delimiter) {
+            segment.pop();
+        }
+        Poll::Ready(Ok(Some(segment)))
+    }
+}
+
+impl<R: AsyncBufRead> futures_util::Stream for Split<R> {
+    type Item = io::Result<Vec<u8>>;
+
+    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        self.poll_next_segment(cx).map(Result::transpose)
     }
 }

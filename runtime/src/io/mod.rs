@@ -13,7 +13,9 @@
 //! [`copy`], [`BufReader`], [`BufWriter`], [`Cursor`], ... are
 //! `futures-util`'s, re-exported.
 //! [`AsyncFd`] turns any non-blocking file descriptor into something a
-//! task can wait on.
+//! task can wait on (also at tokio's path, [`unix::AsyncFd`]). `Error`,
+//! `ErrorKind`, `Result` and `SeekFrom` are `std::io`'s, re-exported as
+//! tokio does, so `rt::io::Result<()>` reads as `tokio::io::Result<()>`.
 //!
 //! # rt's extension traits or futures-util's
 //!
@@ -74,9 +76,11 @@ mod async_fd;
 mod async_fd_errors;
 mod async_fd_guard;
 mod buf_read_ext;
+mod buf_stream;
 pub(crate) mod context_error;
 mod copy_bidirectional;
 mod duplex;
+mod join;
 mod read_ext;
 pub(crate) mod registered;
 mod split;
@@ -84,21 +88,25 @@ mod stdio;
 pub(crate) mod sys;
 #[cfg(feature = "tokio-io")]
 mod tokio_io;
+pub mod unix;
 mod write_ext;
 
 pub use async_fd::AsyncFd;
 pub use async_fd_errors::{AsyncFdTryNewError, TryIoError};
 pub use async_fd_guard::{AsyncFdReadyGuard, AsyncFdReadyMutGuard};
-pub use buf_read_ext::{AsyncBufReadExt, Lines};
+pub use buf_read_ext::{AsyncBufReadExt, Lines, Split};
+pub use buf_stream::BufStream;
 pub use copy_bidirectional::{copy_bidirectional, copy_bidirectional_with_sizes};
 pub use duplex::{DuplexStream, duplex};
 pub use futures_io::{AsyncBufRead, AsyncRead, AsyncSeek, AsyncWrite};
 pub use futures_util::io::{
-    AsyncSeekExt, BufReader, BufWriter, Cursor, ReadHalf, WriteHalf, copy, copy_buf, empty, repeat,
-    sink,
+    AsyncSeekExt, BufReader, BufWriter, Chain, Cursor, Empty, ReadHalf, Repeat, Sink, Take,
+    WriteHalf, copy, copy_buf, empty, repeat, sink,
 };
+pub use join::{Join, join};
 pub use read_ext::AsyncReadExt;
 pub use rt_reactor::{Interest, Ready};
 pub use split::split;
+pub use std::io::{Error, ErrorKind, Result, SeekFrom};
 pub use stdio::{Stderr, Stdin, Stdout, stderr, stdin, stdout};
 pub use write_ext::AsyncWriteExt;

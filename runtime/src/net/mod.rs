@@ -104,14 +104,73 @@ macro_rules! cfg_bind_device {
     )*};
 }
 
+/// Items (socket methods) for the platforms with `TCP_QUICKACK`.
+macro_rules! cfg_quickack {
+    ($($item:item)*) => {$(
+        #[cfg(any(
+            target_os = "android",
+            target_os = "fuchsia",
+            target_os = "linux",
+            target_os = "cygwin"
+        ))]
+        $item
+    )*};
+}
+
+/// `AsRawFd`, `AsFd`, `IntoRawFd` and `FromRawFd` for a socket not yet
+/// registered, held as `socket: socket2::Socket` (`TcpSocket`,
+/// `UnixSocket`); `$what` names the descriptor `from_raw_fd` takes.
+macro_rules! unregistered_socket_fd {
+    ($Socket:ident, $what:literal) => {
+        impl ::std::os::fd::AsRawFd for $Socket {
+            fn as_raw_fd(&self) -> ::std::os::fd::RawFd {
+                ::std::os::fd::AsRawFd::as_raw_fd(&self.socket)
+            }
+        }
+
+        /// For socket options rt has no method for:
+        /// `socket2::SockRef::from(&socket)`.
+        impl ::std::os::fd::AsFd for $Socket {
+            fn as_fd(&self) -> ::std::os::fd::BorrowedFd<'_> {
+                ::std::os::fd::AsFd::as_fd(&self.socket)
+            }
+        }
+
+        impl ::std::os::fd::IntoRawFd for $Socket {
+            fn into_raw_fd(self) -> ::std::os::fd::RawFd {
+                ::std::os::fd::IntoRawFd::into_raw_fd(self.socket)
+            }
+        }
+
+        #[doc = concat!("Adopts ", $what, ".")]
+        impl ::std::os::fd::FromRawFd for $Socket {
+            #[doc = concat!(
+                        "# Safety\n\n`fd` must be ", $what, " that nothing else owns: the `",
+                        stringify!($Socket), "` closes it when dropped.",
+                    )]
+            unsafe fn from_raw_fd(fd: ::std::os::fd::RawFd) -> $Socket {
+                use ::socket2::Socket;
+                // SAFETY: the caller hands over an open socket descriptor
+                // it owns (this function's contract), which `Socket` then
+                // owns and closes.
+                let socket = unsafe { Socket::from_raw_fd(fd) };
+                $Socket { socket }
+            }
+        }
+    };
+}
+
 mod addr;
 #[cfg(feature = "bytes")]
 mod datagram_buf;
 mod datagram_io;
+#[cfg(any(target_os = "android", target_os = "fuchsia", target_os = "linux"))]
+mod device;
 mod halves;
 mod lookup;
 mod registered_io;
 mod split_halves;
+mod std_conversions;
 mod stream_common;
 mod stream_io;
 pub mod tcp;
@@ -122,4 +181,4 @@ pub use addr::ToSocketAddrs;
 pub use lookup::lookup_host;
 pub use tcp::{TcpListener, TcpSocket, TcpStream};
 pub use udp::UdpSocket;
-pub use unix::{UnixDatagram, UnixListener, UnixStream};
+pub use unix::{UnixDatagram, UnixListener, UnixSocket, UnixStream};

@@ -396,6 +396,21 @@ impl Command {
         &mut self.std
     }
 
+    /// The `std` command this wraps, by value. rt's own settings
+    /// ([`kill_on_drop`](Command::kill_on_drop)) do not carry over.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut command = rt::process::Command::new("echo");
+    /// command.arg("hi");
+    /// let output = command.into_std().output().unwrap();
+    /// assert_eq!(output.stdout, b"hi\n");
+    /// ```
+    pub fn into_std(self) -> std::process::Command {
+        self.std
+    }
+
     /// Starts the child.
     ///
     /// # Errors
@@ -453,9 +468,9 @@ impl Command {
         ExitWatch,
         (Option<ChildStdin>, Option<ChildStdout>, Option<ChildStderr>),
     )> {
-        let stdin = child.stdin.take().map(ChildStdin::new).transpose()?;
-        let stdout = child.stdout.take().map(ChildStdout::new).transpose()?;
-        let stderr = child.stderr.take().map(ChildStderr::new).transpose()?;
+        let stdin = child.stdin.take().map(ChildStdin::from_std).transpose()?;
+        let stdout = child.stdout.take().map(ChildStdout::from_std).transpose()?;
+        let stderr = child.stderr.take().map(ChildStderr::from_std).transpose()?;
         let watch = ExitWatch::new(child.id(), watch)?;
         Ok((watch, (stdin, stdout, stderr)))
     }

@@ -126,11 +126,48 @@ pub struct ChildStderr {
 }
 
 impl ChildStdin {
+    /// Registers the standard input of a child spawned with
+    /// `std::process::Command`, so a task can write to it.
+    ///
+    /// # Errors
+    ///
+    /// The OS error of switching the pipe to non-blocking mode or of the
+    /// registration.
+    ///
+    /// # Panics
+    ///
+    /// Panics outside a runtime with I/O enabled.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rt::io::AsyncWriteExt;
+    /// use std::process::{Command, Stdio};
+    ///
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let mut child = Command::new("cat").stdin(Stdio::piped()).stdout(Stdio::null()).spawn().unwrap();
+    ///     let mut stdin = rt::process::ChildStdin::from_std(child.stdin.take().unwrap()).unwrap();
+    ///     stdin.write_all(b"bytes").await.unwrap();
+    ///     drop(stdin);
+    ///     assert!(child.wait().unwrap().success());
+    /// });
+    /// ```
     #[track_caller]
-    pub(crate) fn new(stdin: std::process::ChildStdin) -> io::Result<ChildStdin> {
+    pub fn from_std(stdin: std::process::ChildStdin) -> io::Result<ChildStdin> {
         Ok(ChildStdin {
             pipe: Some(register(Sender::from(stdin), Interest::WRITABLE)?),
         })
+    }
+
+    /// The pipe's registration, which the `AsFd`/`AsRawFd` impls need
+    /// open.
+    #[track_caller]
+    fn open_pipe(&self) -> &Registered<Sender> {
+        self.pipe.as_ref().expect(
+            "rt::process: the descriptor of a ChildStdin that was closed (`close` or \
+             `shutdown`) is gone; take the descriptor before closing it",
+        )
     }
 
     fn pipe(&self) -> io::Result<&Registered<Sender>> {
@@ -175,8 +212,29 @@ impl ChildStdin {
 macro_rules! reader {
     ($name:ident, $std:ty) => {
         impl $name {
+            #[doc = concat!(
+                "Registers the `", stringify!($std), "` of a child spawned with ",
+                "`std::process::Command`, so a task can read from it.\n\n",
+                "# Errors\n\nThe OS error of switching the pipe to non-blocking mode or ",
+                "of the registration.\n\n# Panics\n\nPanics outside a runtime with I/O ",
+                "enabled.\n\n# Examples\n\n```\n",
+                "use rt::io::AsyncReadExt;\n",
+                "use std::process::{Command, Stdio};\n\n",
+                "let rt = rt::runtime::Runtime::new().unwrap();\n",
+                "rt.block_on(async {\n",
+                "    let mut child = Command::new(\"sh\").args([\"-c\", \"echo out; echo err >&2\"])\n",
+                "        .stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();\n",
+                "    let mut stdout = rt::process::ChildStdout::from_std(child.stdout.take().unwrap()).unwrap();\n",
+                "    let mut stderr = rt::process::ChildStderr::from_std(child.stderr.take().unwrap()).unwrap();\n",
+                "    let (mut out, mut err) = (String::new(), String::new());\n",
+                "    stdout.read_to_string(&mut out).await.unwrap();\n",
+                "    stderr.read_to_string(&mut err).await.unwrap();\n",
+                "    assert_eq!((out.as_str(), err.as_str()), (\"out\\n\", \"err\\n\"));\n",
+                "    assert!(child.wait().unwrap().success());\n",
+                "});\n```",
+            )]
             #[track_caller]
-            pub(crate) fn new(std: $std) -> io::Result<$name> {
+            pub fn from_std(std: $std) -> io::Result<$name> {
                 Ok($name {
                     pipe: register(Receiver::from(std), Interest::READABLE)?,
                 })
@@ -289,6 +347,26 @@ impl TryFrom<ChildStdin> for Stdio {
     /// The pipe as another child's standard stream.
     fn try_from(stream: ChildStdin) -> io::Result<Stdio> {
         Ok(Stdio::from(stream.into_owned_fd()?))
+    }
+}
+
+/// The pipe's descriptor.
+///
+/// # Panics
+///
+/// Panics if the pipe was closed (`close`/`shutdown`): there is no
+/// descriptor left.
+impl AsRawFd for ChildStdin {
+    fn as_raw_fd(&self) -> RawFd {
+        self.open_pipe().get_ref().as_raw_fd()
+    }
+}
+
+/// The pipe's descriptor; panics as [`AsRawFd`](#impl-AsRawFd-for-ChildStdin)
+/// does once the pipe was closed.
+impl AsFd for ChildStdin {
+    fn as_fd(&self) -> BorrowedFd<'_> {
+        self.open_pipe().get_ref().as_fd()
     }
 }
 

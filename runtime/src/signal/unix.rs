@@ -45,6 +45,19 @@ impl SignalKind {
         self.0
     }
 
+    /// `SIGIO`: I/O is possible on a descriptor set up for it
+    /// (`F_SETOWN`, `O_ASYNC`).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rt::signal::unix::SignalKind;
+    /// assert_eq!(SignalKind::io().as_raw_value(), libc::SIGIO);
+    /// ```
+    pub const fn io() -> SignalKind {
+        SignalKind(libc::SIGIO)
+    }
+
     /// `SIGALRM`.
     ///
     /// # Examples
@@ -163,6 +176,34 @@ impl SignalKind {
     /// ```
     pub const fn window_change() -> SignalKind {
         SignalKind(libc::SIGWINCH)
+    }
+}
+
+/// A signal by its raw number, as [`SignalKind::from_raw`].
+///
+/// # Examples
+///
+/// ```
+/// use rt::signal::unix::SignalKind;
+/// assert_eq!(SignalKind::from(libc::SIGINT), SignalKind::interrupt());
+/// ```
+impl From<libc::c_int> for SignalKind {
+    fn from(signum: libc::c_int) -> SignalKind {
+        SignalKind::from_raw(signum)
+    }
+}
+
+/// The raw signal number, as [`SignalKind::as_raw_value`].
+///
+/// # Examples
+///
+/// ```
+/// use rt::signal::unix::SignalKind;
+/// assert_eq!(libc::c_int::from(SignalKind::quit()), libc::SIGQUIT);
+/// ```
+impl From<SignalKind> for libc::c_int {
+    fn from(kind: SignalKind) -> libc::c_int {
+        kind.as_raw_value()
     }
 }
 

@@ -43,6 +43,10 @@ use crate::sync::Notify;
 use std::fmt;
 use std::panic::{self, AssertUnwindSafe};
 
+mod weak_sender;
+
+pub use weak_sender::WeakSender;
+
 /// Creates a broadcast channel keeping up to `capacity` values for
 /// receivers that fall behind.
 ///
@@ -83,6 +87,7 @@ pub fn channel<T: Clone>(capacity: usize) -> (Sender<T>, Receiver<T>) {
         tail: Mutex::new(Tail {
             next: 0,
             senders: 1,
+            weak_senders: 0,
             receivers: 1,
         }),
         notify: Notify::new(),
@@ -111,6 +116,8 @@ struct Tail {
     /// The number the next value sent gets.
     next: u64,
     senders: usize,
+    /// Live [`WeakSender`]s: they do not keep the channel open.
+    weak_senders: usize,
     receivers: usize,
 }
 

@@ -59,6 +59,26 @@
 //! });
 //! ```
 
+/// `Display` for lock guards: the guarded value's, so `format!("{guard}")`
+/// prints the value as it does through tokio's guards.
+macro_rules! display_guard {
+    ($($Guard:ident $(<$lt:lifetime>)?),* $(,)?) => {$(
+        impl<$($lt,)? T: ?Sized + ::std::fmt::Display> ::std::fmt::Display
+            for $Guard<$($lt,)? T>
+        {
+            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                ::std::fmt::Display::fmt(&**self, f)
+            }
+        }
+    )*};
+}
+
+/// The guard a lock guard's `map` makes through its `try_map`, with a
+/// closure that always finds its part.
+fn always_narrowed<G, E>(narrowed: Result<G, E>) -> G {
+    narrowed.unwrap_or_else(|_| unreachable!("`map`'s closure always returns `Some`"))
+}
+
 mod barrier;
 mod blocking;
 pub mod broadcast;
@@ -75,12 +95,19 @@ mod set_once;
 mod wait_list;
 pub mod watch;
 
+/// The futures of [`Notify`], at tokio's path (`tokio::sync::futures`).
+pub mod futures {
+    pub use super::Notified;
+}
+
 pub use barrier::{Barrier, BarrierWaitResult};
-pub use mutex::{MappedMutexGuard, Mutex, MutexGuard, OwnedMutexGuard, TryLockError};
+pub use mutex::{
+    MappedMutexGuard, Mutex, MutexGuard, OwnedMappedMutexGuard, OwnedMutexGuard, TryLockError,
+};
 pub use notify::{Notified, Notify};
 pub use once_cell::{OnceCell, SetError};
 pub use rwlock::{
-    MappedRwLockWriteGuard, OwnedRwLockReadGuard, OwnedRwLockWriteGuard, RwLock, RwLockReadGuard,
+    OwnedRwLockReadGuard, OwnedRwLockWriteGuard, RwLock, RwLockMappedWriteGuard, RwLockReadGuard,
     RwLockWriteGuard,
 };
 pub use semaphore::{AcquireError, Semaphore, TryAcquireError};

@@ -7,12 +7,15 @@
 //! cancel-safe: a dropped `lock()` future never leaves the mutex locked or
 //! loses the wake-up of the next waiter.
 
+mod mapped;
+
+pub use mapped::{MappedMutexGuard, OwnedMappedMutexGuard};
+
 use crate::sync::semaphore::{Acquire, Semaphore};
 // The data cell is std's: every access is serialised by the semaphore,
 // which is the part loom models.
 use std::cell::UnsafeCell;
 use std::fmt;
-use std::marker::PhantomData;
 use std::ops::{Deref, DerefMut};
 use std::sync::Arc;
 
@@ -211,6 +214,28 @@ impl<T: ?Sized> Mutex<T> {
         OwnedMutexGuard { mutex: self }
     }
 
+    /// [`lock_owned`](Mutex::lock_owned) for synchronous code: blocks the
+    /// thread until the lock is free, queued fairly with the tasks waiting
+    /// for it.
+    ///
+    /// # Panics
+    ///
+    /// Panics on a thread that runs tasks (use `lock_owned().await` there).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// let mutex = Arc::new(rt::sync::Mutex::new(0));
+    /// let shared = mutex.clone();
+    /// std::thread::spawn(move || *shared.blocking_lock_owned() += 1).join().unwrap();
+    /// assert_eq!(*mutex.blocking_lock_owned(), 1);
+    /// ```
+    #[track_caller]
+    pub fn blocking_lock_owned(self: Arc<Self>) -> OwnedMutexGuard<T> {
+        crate::sync::blocking::block_on("Mutex::blocking_lock_owned", self.lock_owned())
+    }
+
     /// Takes the lock now, with an owned guard.
     ///
     /// # Errors
@@ -244,6 +269,20 @@ impl<T: ?Sized> Mutex<T> {
     /// ```
     pub fn get_mut(&mut self) -> &mut T {
         self.data.get_mut()
+    }
+}
+
+/// A mutex holding `value`, as [`Mutex::new`].
+///
+/// # Examples
+///
+/// ```
+/// let mutex: rt::sync::Mutex<u8> = 7.into();
+/// assert_eq!(mutex.into_inner(), 7);
+/// ```
+impl<T> From<T> for Mutex<T> {
+    fn from(value: T) -> Mutex<T> {
+        Mutex::new(value)
     }
 }
 
@@ -283,30 +322,19 @@ pub struct MutexGuard<'a, T: ?Sized> {
 unsafe impl<T: ?Sized + Sync> Sync for MutexGuard<'_, T> {}
 
 impl<'a, T: ?Sized> MutexGuard<'a, T> {
-    /// Narrows the guard to a part of the value; the lock stays held until
-    /// the mapped guard drops.
+    /// The mutex this guard locks. An associated function, not a method,
+    /// so it never shadows a method of `T`: `MutexGuard::mutex(&guard)`.
     ///
     /// # Examples
     ///
     /// ```
     /// use rt::sync::{Mutex, MutexGuard};
-    /// let mutex = Mutex::new((1, String::new()));
-    /// let mut name = MutexGuard::map(mutex.try_lock().unwrap(), |pair| &mut pair.1);
-    /// name.push_str("rt");
-    /// drop(name);
-    /// assert_eq!(mutex.into_inner().1, "rt");
+    /// let mutex = Mutex::new(1);
+    /// let guard = mutex.try_lock().unwrap();
+    /// assert!(std::ptr::eq(MutexGuard::mutex(&guard), &mutex));
     /// ```
-    pub fn map<U: ?Sized>(this: Self, f: impl FnOnce(&mut T) -> &mut U) -> MappedMutexGuard<'a, U> {
-        let semaphore = &this.mutex.semaphore;
-        // SAFETY: the guard holds the lock, so access is exclusive; the
-        // lock moves into the mapped guard below, before `this` is forgotten.
-        let data: *mut U = f(unsafe { &mut *this.mutex.data.get() });
-        std::mem::forget(this);
-        MappedMutexGuard {
-            semaphore,
-            data,
-            _borrow: PhantomData,
-        }
+    pub fn mutex(this: &Self) -> &'a Mutex<T> {
+        this.mutex
     }
 }
 
@@ -332,59 +360,6 @@ impl<T: ?Sized> Drop for MutexGuard<'_, T> {
 }
 
 impl<T: ?Sized + fmt::Debug> fmt::Debug for MutexGuard<'_, T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Debug::fmt(&**self, f)
-    }
-}
-
-/// A [`MutexGuard`] narrowed with [`MutexGuard::map`].
-///
-/// # Examples
-///
-/// ```
-/// use rt::sync::{Mutex, MutexGuard, MappedMutexGuard};
-/// let mutex = Mutex::new([0u8; 4]);
-/// let mut first: MappedMutexGuard<'_, u8> = MutexGuard::map(mutex.try_lock().unwrap(), |a| &mut a[0]);
-/// *first = 9;
-/// drop(first);
-/// assert_eq!(mutex.into_inner()[0], 9);
-/// ```
-#[must_use = "the lock is released as soon as the guard is dropped"]
-pub struct MappedMutexGuard<'a, T: ?Sized> {
-    semaphore: &'a Semaphore,
-    data: *mut T,
-    _borrow: PhantomData<&'a mut T>,
-}
-
-// SAFETY: the mapped guard is an exclusive borrow of part of the mutex's
-// value: it may move to another thread when `T: Send`, like `&mut T`.
-unsafe impl<T: ?Sized + Send> Send for MappedMutexGuard<'_, T> {}
-// SAFETY: sharing it shares `&T`, which needs `T: Sync`.
-unsafe impl<T: ?Sized + Sync> Sync for MappedMutexGuard<'_, T> {}
-
-impl<T: ?Sized> Deref for MappedMutexGuard<'_, T> {
-    type Target = T;
-    fn deref(&self) -> &T {
-        // SAFETY: `data` points into the locked value, and the lock is held
-        // until this guard drops.
-        unsafe { &*self.data }
-    }
-}
-
-impl<T: ?Sized> DerefMut for MappedMutexGuard<'_, T> {
-    fn deref_mut(&mut self) -> &mut T {
-        // SAFETY: as in `deref`, and the guard is borrowed mutably.
-        unsafe { &mut *self.data }
-    }
-}
-
-impl<T: ?Sized> Drop for MappedMutexGuard<'_, T> {
-    fn drop(&mut self) {
-        self.semaphore.release(1);
-    }
-}
-
-impl<T: ?Sized + fmt::Debug> fmt::Debug for MappedMutexGuard<'_, T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Debug::fmt(&**self, f)
     }
@@ -441,3 +416,5 @@ impl<T: ?Sized + fmt::Debug> fmt::Debug for OwnedMutexGuard<T> {
         fmt::Debug::fmt(&**self, f)
     }
 }
+
+display_guard!(MutexGuard<'a>, OwnedMutexGuard);

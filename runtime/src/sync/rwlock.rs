@@ -19,7 +19,10 @@
 //!
 //! The lock is never free in between, so no writer can slip in.
 
+mod mapped;
+
 use crate::sync::TryLockError;
+use crate::sync::always_narrowed;
 use crate::sync::semaphore::{Acquire, Semaphore};
 // The data cell is std's: every access is serialised by the semaphore,
 // which is the part loom models.
@@ -136,6 +139,37 @@ impl<T> RwLock<T> {
         RwLock {
             semaphore: Semaphore::const_new(MAX_READS),
             max_reads: MAX_READS,
+            data: UnsafeCell::new(value),
+        }
+    }
+
+    /// [`with_max_readers`](RwLock::with_max_readers) in a `const`
+    /// context, for a `static`.
+    ///
+    /// # Panics
+    ///
+    /// Panics (at compile time, in a `static`) if `max_reads` is 0 or more
+    /// than `u32::MAX >> 3`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rt::sync::RwLock;
+    ///
+    /// static POOL: RwLock<u8> = RwLock::const_with_max_readers(0, 2);
+    /// let (_a, _b) = (POOL.try_read().unwrap(), POOL.try_read().unwrap());
+    /// assert!(POOL.try_read().is_err());
+    /// ```
+    #[cfg(not(loom))]
+    pub const fn const_with_max_readers(value: T, max_reads: u32) -> RwLock<T> {
+        let max_reads = max_reads as usize;
+        assert!(
+            max_reads >= 1 && max_reads <= MAX_READS,
+            "`RwLock::const_with_max_readers` needs `max_reads` from 1 to `u32::MAX >> 3`"
+        );
+        RwLock {
+            semaphore: Semaphore::const_new(max_reads),
+            max_reads,
             data: UnsafeCell::new(value),
         }
     }
@@ -379,6 +413,20 @@ impl<T: ?Sized> RwLock<T> {
     }
 }
 
+/// A lock holding `value`, as [`RwLock::new`].
+///
+/// # Examples
+///
+/// ```
+/// let lock: rt::sync::RwLock<&str> = "rt".into();
+/// assert_eq!(*lock.try_read().unwrap(), "rt");
+/// ```
+impl<T> From<T> for RwLock<T> {
+    fn from(value: T) -> RwLock<T> {
+        RwLock::new(value)
+    }
+}
+
 impl<T: Default> Default for RwLock<T> {
     fn default() -> RwLock<T> {
         RwLock::new(T::default())
@@ -445,15 +493,7 @@ impl<'a, T: ?Sized> RwLockReadGuard<'a, T> {
     /// assert!(lock.try_write().is_ok());
     /// ```
     pub fn map<U: ?Sized>(this: Self, f: impl FnOnce(&T) -> &U) -> RwLockReadGuard<'a, U> {
-        let semaphore = this.semaphore;
-        let data: *const U = f(&*this);
-        // The permit moves into the narrowed guard.
-        std::mem::forget(this);
-        RwLockReadGuard {
-            semaphore,
-            data,
-            _borrow: PhantomData,
-        }
+        always_narrowed(RwLockReadGuard::try_map(this, |value| Some(f(value))))
     }
 }
 
@@ -516,19 +556,10 @@ impl<'a, T: ?Sized> RwLockWriteGuard<'a, T> {
     /// assert_eq!(*lock.try_read().unwrap(), (1, String::from("rt")));
     /// ```
     pub fn map<U: ?Sized>(
-        mut this: Self,
+        this: Self,
         f: impl FnOnce(&mut T) -> &mut U,
-    ) -> MappedRwLockWriteGuard<'a, U> {
-        let (semaphore, permits) = (&this.lock.semaphore, this.lock.max_reads);
-        let data: *mut U = f(&mut *this);
-        // The permits move into the mapped guard.
-        std::mem::forget(this);
-        MappedRwLockWriteGuard {
-            semaphore,
-            permits,
-            data,
-            _borrow: PhantomData,
-        }
+    ) -> RwLockMappedWriteGuard<'a, U> {
+        always_narrowed(RwLockWriteGuard::try_map(this, |value| Some(f(value))))
     }
 
     /// Turns the write lock into a read lock without letting it go: queued
@@ -659,16 +690,16 @@ impl<T: ?Sized + fmt::Debug> fmt::Debug for RwLockWriteGuard<'_, T> {
 /// # Examples
 ///
 /// ```
-/// use rt::sync::{MappedRwLockWriteGuard, RwLock, RwLockWriteGuard};
+/// use rt::sync::{RwLockMappedWriteGuard, RwLock, RwLockWriteGuard};
 /// let lock = RwLock::new([0u8; 4]);
-/// let mut first: MappedRwLockWriteGuard<'_, u8> =
+/// let mut first: RwLockMappedWriteGuard<'_, u8> =
 ///     RwLockWriteGuard::map(lock.try_write().unwrap(), |a| &mut a[0]);
 /// *first = 9;
 /// drop(first);
 /// assert_eq!(lock.into_inner(), [9, 0, 0, 0]);
 /// ```
 #[must_use = "the lock is released as soon as the guard is dropped"]
-pub struct MappedRwLockWriteGuard<'a, T: ?Sized> {
+pub struct RwLockMappedWriteGuard<'a, T: ?Sized> {
     semaphore: &'a Semaphore,
     /// All of the lock's permits (its `max_reads`).
     permits: usize,
@@ -679,11 +710,11 @@ pub struct MappedRwLockWriteGuard<'a, T: ?Sized> {
 
 // SAFETY: the mapped guard is an exclusive borrow of part of the lock's
 // value: it may move to another thread when `T: Send`, like `&mut T`.
-unsafe impl<T: ?Sized + Send> Send for MappedRwLockWriteGuard<'_, T> {}
+unsafe impl<T: ?Sized + Send> Send for RwLockMappedWriteGuard<'_, T> {}
 // SAFETY: sharing it shares `&T`, which needs `T: Sync`.
-unsafe impl<T: ?Sized + Sync> Sync for MappedRwLockWriteGuard<'_, T> {}
+unsafe impl<T: ?Sized + Sync> Sync for RwLockMappedWriteGuard<'_, T> {}
 
-impl<T: ?Sized> Deref for MappedRwLockWriteGuard<'_, T> {
+impl<T: ?Sized> Deref for RwLockMappedWriteGuard<'_, T> {
     type Target = T;
     fn deref(&self) -> &T {
         // SAFETY: `data` points into the locked value, and all permits are
@@ -692,20 +723,20 @@ impl<T: ?Sized> Deref for MappedRwLockWriteGuard<'_, T> {
     }
 }
 
-impl<T: ?Sized> DerefMut for MappedRwLockWriteGuard<'_, T> {
+impl<T: ?Sized> DerefMut for RwLockMappedWriteGuard<'_, T> {
     fn deref_mut(&mut self) -> &mut T {
         // SAFETY: as in `deref`, and the guard is borrowed mutably.
         unsafe { &mut *self.data }
     }
 }
 
-impl<T: ?Sized> Drop for MappedRwLockWriteGuard<'_, T> {
+impl<T: ?Sized> Drop for RwLockMappedWriteGuard<'_, T> {
     fn drop(&mut self) {
         self.semaphore.release(self.permits);
     }
 }
 
-impl<T: ?Sized + fmt::Debug> fmt::Debug for MappedRwLockWriteGuard<'_, T> {
+impl<T: ?Sized + fmt::Debug> fmt::Debug for RwLockMappedWriteGuard<'_, T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Debug::fmt(&**self, f)
     }
@@ -860,3 +891,11 @@ impl<T: ?Sized + fmt::Debug> fmt::Debug for OwnedRwLockWriteGuard<T> {
         fmt::Debug::fmt(&**self, f)
     }
 }
+
+display_guard!(
+    RwLockReadGuard<'a>,
+    RwLockWriteGuard<'a>,
+    RwLockMappedWriteGuard<'a>,
+    OwnedRwLockReadGuard,
+    OwnedRwLockWriteGuard,
+);

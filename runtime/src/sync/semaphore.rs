@@ -441,6 +441,67 @@ impl Semaphore {
         crate::sync::blocking::block_on("Semaphore::blocking_acquire_many", self.acquire_many(n))
     }
 
+    /// [`acquire_owned`](Semaphore::acquire_owned) for synchronous code:
+    /// blocks the thread until a permit is granted.
+    ///
+    /// # Errors
+    ///
+    /// Fails if the semaphore is closed before the permit is granted.
+    ///
+    /// # Panics
+    ///
+    /// Panics on a thread that runs tasks (use `acquire_owned().await`
+    /// there).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// let semaphore = Arc::new(rt::sync::Semaphore::new(1));
+    /// let permit = semaphore.clone().blocking_acquire_owned().unwrap();
+    /// assert_eq!(semaphore.available_permits(), 0);
+    /// drop(permit);
+    /// assert_eq!(semaphore.available_permits(), 1);
+    /// ```
+    #[track_caller]
+    pub fn blocking_acquire_owned(self: Arc<Self>) -> Result<OwnedSemaphorePermit, AcquireError> {
+        crate::sync::blocking::block_on("Semaphore::blocking_acquire_owned", self.acquire_owned())
+    }
+
+    /// [`acquire_many_owned`](Semaphore::acquire_many_owned) for
+    /// synchronous code: blocks the thread until the `n` permits are
+    /// granted.
+    ///
+    /// # Errors
+    ///
+    /// Fails if the semaphore is closed before the permits are granted.
+    ///
+    /// # Panics
+    ///
+    /// Panics on a thread that runs tasks (use
+    /// `acquire_many_owned(n).await` there).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// let semaphore = Arc::new(rt::sync::Semaphore::new(3));
+    /// let permit = semaphore.clone().blocking_acquire_many_owned(2).unwrap();
+    /// assert_eq!(permit.num_permits(), 2);
+    /// semaphore.close();
+    /// assert!(semaphore.blocking_acquire_many_owned(2).is_err());
+    /// ```
+    #[track_caller]
+    pub fn blocking_acquire_many_owned(
+        self: Arc<Self>,
+        n: u32,
+    ) -> Result<OwnedSemaphorePermit, AcquireError> {
+        crate::sync::blocking::block_on(
+            "Semaphore::blocking_acquire_many_owned",
+            self.acquire_many_owned(n),
+        )
+    }
+
     /// Takes one permit if one is free and no one is queued.
     ///
     /// # Errors

@@ -392,6 +392,20 @@ impl<T> Sender<T> {
         self.receiver_count() == 0
     }
 
+    /// `true` if `other` sends on the same channel as this sender.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let (tx, _rx) = rt::sync::watch::channel(0);
+    /// let (other, _other_rx) = rt::sync::watch::channel(0);
+    /// assert!(tx.same_channel(&tx.clone()));
+    /// assert!(!tx.same_channel(&other));
+    /// ```
+    pub fn same_channel(&self, other: &Sender<T>) -> bool {
+        Arc::ptr_eq(&self.shared, &other.shared)
+    }
+
     /// Waits until every receiver is gone. Cancel-safe.
     ///
     /// # Examples
@@ -406,6 +420,21 @@ impl<T> Sender<T> {
             .receivers_gone
             .wait_until(|| self.is_closed())
             .await
+    }
+}
+
+/// A sender of a new channel holding `T::default()` and no receiver yet,
+/// as [`Sender::new`].
+///
+/// # Examples
+///
+/// ```
+/// let tx: rt::sync::watch::Sender<u32> = Default::default();
+/// assert_eq!(*tx.subscribe().borrow(), 0);
+/// ```
+impl<T: Default> Default for Sender<T> {
+    fn default() -> Sender<T> {
+        Sender::new(T::default())
     }
 }
 
@@ -459,6 +488,35 @@ impl<T> Receiver<T> {
         let has_changed = version != self.seen;
         self.seen = version;
         Ref { guard, has_changed }
+    }
+
+    /// `true` once every sender is gone: no value will change again
+    /// (values not yet seen can still be borrowed).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let (tx, rx) = rt::sync::watch::channel(0);
+    /// assert!(!rx.is_closed());
+    /// drop(tx);
+    /// assert!(rx.is_closed());
+    /// ```
+    pub fn is_closed(&self) -> bool {
+        self.shared.is_closed_for_receivers()
+    }
+
+    /// `true` if `other` receives from the same channel as this receiver.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let (tx, rx) = rt::sync::watch::channel(0);
+    /// let (_other_tx, other) = rt::sync::watch::channel(0);
+    /// assert!(rx.same_channel(&tx.subscribe()));
+    /// assert!(!rx.same_channel(&other));
+    /// ```
+    pub fn same_channel(&self, other: &Receiver<T>) -> bool {
+        Arc::ptr_eq(&self.shared, &other.shared)
     }
 
     /// `true` if a value was sent since this receiver last looked.

@@ -17,7 +17,7 @@
 use crate::loom::sync::Mutex;
 use crate::loom::sync::atomic::{AtomicBool, Ordering};
 use crate::runtime::Handle;
-use crate::task::{AbortHandle, JoinError, JoinHandle, poll_proceed};
+use crate::task::{AbortHandle, Id, JoinError, JoinHandle, poll_proceed};
 use slab::Slab;
 use std::collections::VecDeque;
 use std::fmt;
@@ -263,8 +263,37 @@ impl<T> JoinSet<T> {
     /// Polls for the next finished task; see [`join_next`](JoinSet::join_next).
     /// Spends one unit of the cooperative budget per call.
     pub fn poll_join_next(&mut self, cx: &mut Context<'_>) -> Poll<Option<Result<T, JoinError>>> {
+        self.poll_join_next_with_id(cx).map(without_id)
+    }
+
+    /// [`join_next`](JoinSet::join_next) that also says which task
+    /// finished: its [`Id`] beside its output (a failed task's id is
+    /// [`JoinError::id`]). Cancel-safe.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let mut set = rt::task::JoinSet::new();
+    ///     let id = set.spawn(async { "done" }).id();
+    ///     assert_eq!(set.join_next_with_id().await.unwrap().unwrap(), (id, "done"));
+    ///     assert!(set.join_next_with_id().await.is_none());
+    /// });
+    /// ```
+    pub async fn join_next_with_id(&mut self) -> Option<Result<(Id, T), JoinError>> {
+        std::future::poll_fn(|cx| self.poll_join_next_with_id(cx)).await
+    }
+
+    /// Polls for the next finished task; see
+    /// [`join_next_with_id`](JoinSet::join_next_with_id). Spends one unit
+    /// of the cooperative budget per call.
+    pub fn poll_join_next_with_id(
+        &mut self,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<(Id, T), JoinError>>> {
         let mut replaced = None;
-        let result = self.poll_join_next_replacing(cx, &mut replaced);
+        let result = self.poll_join_next_with_id_replacing(cx, &mut replaced);
         drop(replaced);
         result
     }
@@ -277,6 +306,17 @@ impl<T> JoinSet<T> {
         cx: &mut Context<'_>,
         replaced: &mut Option<Waker>,
     ) -> Poll<Option<Result<T, JoinError>>> {
+        self.poll_join_next_with_id_replacing(cx, replaced)
+            .map(without_id)
+    }
+
+    /// [`poll_join_next_replacing`](JoinSet::poll_join_next_replacing)
+    /// with the finished task's id.
+    fn poll_join_next_with_id_replacing(
+        &mut self,
+        cx: &mut Context<'_>,
+        replaced: &mut Option<Waker>,
+    ) -> Poll<Option<Result<(Id, T), JoinError>>> {
         let coop = ready!(poll_proceed(cx));
         let result = self.poll_ready_list(Some(cx.waker()), replaced);
         if result.is_ready() {
@@ -291,7 +331,7 @@ impl<T> JoinSet<T> {
         &mut self,
         joiner: Option<&Waker>,
         replaced: &mut Option<Waker>,
-    ) -> Poll<Option<Result<T, JoinError>>> {
+    ) -> Poll<Option<Result<(Id, T), JoinError>>> {
         // Bounded so that a handle re-queueing itself (its budget check
         // said Pending) cannot keep this loop going.
         let mut budget = 1 + self.tasks.len();
@@ -325,8 +365,9 @@ impl<T> JoinSet<T> {
             entry.entry_waker.queued.store(false, Ordering::Release);
             let mut cx = Context::from_waker(&entry.waker);
             if let Poll::Ready(result) = Pin::new(&mut entry.handle).poll(&mut cx) {
+                let id = entry.handle.id();
                 self.tasks.remove(key);
-                return Poll::Ready(Some(result));
+                return Poll::Ready(Some(result.map(|output| (id, output))));
             }
         }
     }
@@ -347,6 +388,31 @@ impl<T> JoinSet<T> {
     /// });
     /// ```
     pub fn try_join_next(&mut self) -> Option<Result<T, JoinError>> {
+        without_id(self.try_join_next_with_id())
+    }
+
+    /// [`try_join_next`](JoinSet::try_join_next) that also says which
+    /// task finished, as [`join_next_with_id`](JoinSet::join_next_with_id)
+    /// does.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let mut set = rt::task::JoinSet::new();
+    ///     let id = set.spawn(async { 7 }).id();
+    ///     let joined = loop {
+    ///         if let Some(joined) = set.try_join_next_with_id() {
+    ///             break joined;
+    ///         }
+    ///         rt::task::yield_now().await;
+    ///     };
+    ///     assert_eq!(joined.unwrap(), (id, 7));
+    ///     assert!(set.try_join_next_with_id().is_none());
+    /// });
+    /// ```
+    pub fn try_join_next_with_id(&mut self) -> Option<Result<(Id, T), JoinError>> {
         let mut result = None;
         // Unconstrained: a spent budget must not hide a finished task.
         let poll_once = crate::task::unconstrained(std::future::poll_fn(|_| {
@@ -567,4 +633,9 @@ impl<T> fmt::Debug for JoinSet<T> {
             .field("len", &self.tasks.len())
             .finish()
     }
+}
+
+/// A `poll_join_next_with_id` result without the task id.
+fn without_id<T>(joined: Option<Result<(Id, T), JoinError>>) -> Option<Result<T, JoinError>> {
+    joined.map(|result| result.map(|(_, output)| output))
 }

@@ -45,6 +45,12 @@ pub use priority::{Priority, priority};
 pub use task_local::{AccessError, LocalKey, TaskLocalFuture};
 pub use yield_now::yield_now;
 
+/// The futures of task-local scopes, at tokio's path
+/// (`tokio::task::futures`).
+pub mod futures {
+    pub use super::TaskLocalFuture;
+}
+
 pub(crate) use coop::{Budget, budget as budget_scope};
 #[allow(unused_imports)]
 pub(crate) use coop::{RestoreOnPending, poll_budget_available, poll_proceed};

@@ -307,6 +307,28 @@ impl<T: Clone + 'static> LocalKey<T> {
     pub fn get(&'static self) -> T {
         self.with(T::clone)
     }
+
+    /// A copy of the value, or an error when the key is not set, as
+    /// [`try_with`](LocalKey::try_with) does.
+    ///
+    /// # Errors
+    ///
+    /// [`AccessError`] outside a [`scope`](LocalKey::scope) or
+    /// [`sync_scope`](LocalKey::sync_scope) of this key.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// rt::task_local! {
+    ///     static REQUEST_ID: u64;
+    /// }
+    ///
+    /// assert!(REQUEST_ID.try_get().is_err());
+    /// assert_eq!(REQUEST_ID.sync_scope(7, || REQUEST_ID.try_get()), Ok(7));
+    /// ```
+    pub fn try_get(&'static self) -> Result<T, AccessError> {
+        self.try_with(T::clone)
+    }
 }
 
 impl<T: 'static> fmt::Debug for LocalKey<T> {

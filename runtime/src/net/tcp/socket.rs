@@ -2,14 +2,12 @@
 //! The socket calls are `socket2`'s.
 
 use super::{TcpListener, TcpStream};
-#[cfg(any(target_os = "android", target_os = "fuchsia", target_os = "linux"))]
-use crate::io::context_error::context_error;
 use socket2::{Domain, Protocol, Socket, Type};
 use std::fmt;
 use std::future::poll_fn;
 use std::io;
 use std::net::SocketAddr;
-use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd, RawFd};
+use std::os::fd::{AsRawFd, OwnedFd};
 use std::time::Duration;
 
 /// `linger` in the whole seconds `SO_LINGER` counts, a fraction rounded
@@ -347,6 +345,26 @@ impl TcpSocket {
         self.socket.set_linger(linger.map(whole_seconds))
     }
 
+    /// Sets `SO_LINGER` to zero, as [`TcpStream::set_zero_linger`]: the
+    /// stream or the accepted connections of the listener this socket
+    /// becomes close with a reset (`RST`) when dropped.
+    ///
+    /// # Errors
+    ///
+    /// The error of the `setsockopt` call.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// let socket = rt::net::TcpSocket::new_v4().unwrap();
+    /// socket.set_zero_linger().unwrap();
+    /// assert_eq!(socket.linger().unwrap(), Some(Duration::ZERO));
+    /// ```
+    pub fn set_zero_linger(&self) -> io::Result<()> {
+        self.socket.set_linger(Some(Duration::ZERO))
+    }
+
     /// `SO_LINGER`, as [`TcpStream::linger`].
     ///
     /// # Errors
@@ -455,16 +473,7 @@ impl TcpSocket {
         /// assert_eq!(socket.device().unwrap(), None);
         /// ```
         pub fn bind_device(&self, interface: Option<&[u8]>) -> io::Result<()> {
-            self.socket.bind_device(interface).map_err(|e| {
-                let what = match interface {
-                    Some(name) if !name.is_empty() => format!(
-                        "binding the socket to device `{}`",
-                        String::from_utf8_lossy(name)
-                    ),
-                    _ => "removing the socket's device binding".to_owned(),
-                };
-                context_error(what, e)
-            })
+            crate::net::device::bind_device(&self.socket, interface)
         }
 
         /// The name of the device the socket is bound to
@@ -613,17 +622,7 @@ impl TcpSocket {
     }
 }
 
-impl AsRawFd for TcpSocket {
-    fn as_raw_fd(&self) -> RawFd {
-        self.socket.as_raw_fd()
-    }
-}
-
-impl AsFd for TcpSocket {
-    fn as_fd(&self) -> BorrowedFd<'_> {
-        self.socket.as_fd()
-    }
-}
+unregistered_socket_fd!(TcpSocket, "an open TCP socket descriptor");
 
 impl From<TcpSocket> for OwnedFd {
     fn from(socket: TcpSocket) -> OwnedFd {

@@ -101,6 +101,76 @@ impl TcpStream {
         SockRef::from(self).set_linger(linger.map(whole_seconds))
     }
 
+    /// Sets `SO_LINGER` to zero: dropping the stream then resets the
+    /// connection (`RST`) at once instead of closing it gracefully, and
+    /// unsent data is discarded. The same as
+    /// [`set_linger(Some(Duration::ZERO))`](TcpStream::set_linger), which
+    /// tokio deprecates in favour of this name.
+    ///
+    /// # Errors
+    ///
+    /// The OS error of `setsockopt`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::time::Duration;
+    ///
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let listener = rt::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    ///     let stream = rt::net::TcpStream::connect(listener.local_addr().unwrap()).await.unwrap();
+    ///     stream.set_zero_linger().unwrap();
+    ///     assert_eq!(stream.linger().unwrap(), Some(Duration::ZERO));
+    /// });
+    /// ```
+    pub fn set_zero_linger(&self) -> io::Result<()> {
+        SockRef::from(self).set_linger(Some(Duration::ZERO))
+    }
+
+    cfg_quickack! {
+        /// Whether `TCP_QUICKACK` is on: ACKs go out at once rather than
+        /// being delayed to ride on the next data segment.
+        ///
+        /// The kernel turns quick-ACK mode off again by itself (after a
+        /// few segments, or when it decides delaying pays), so this reads
+        /// the flag as it stands now, not a sticky setting.
+        ///
+        /// # Errors
+        ///
+        /// The OS error of `getsockopt`.
+        ///
+        /// # Examples
+        ///
+        /// See [`TcpStream::set_quickack`].
+        pub fn quickack(&self) -> io::Result<bool> {
+            SockRef::from(self).tcp_quickack()
+        }
+
+        /// Sets `TCP_QUICKACK`: send ACKs at once instead of delaying
+        /// them. The kernel may leave quick-ACK mode again on its own, so
+        /// latency-sensitive protocols set it after each read.
+        ///
+        /// # Errors
+        ///
+        /// The OS error of `setsockopt`.
+        ///
+        /// # Examples
+        ///
+        /// ```
+        /// let rt = rt::runtime::Runtime::new().unwrap();
+        /// rt.block_on(async {
+        ///     let listener = rt::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        ///     let stream = rt::net::TcpStream::connect(listener.local_addr().unwrap()).await.unwrap();
+        ///     stream.set_quickack(true).unwrap();
+        ///     assert!(stream.quickack().unwrap());
+        /// });
+        /// ```
+        pub fn set_quickack(&self, quickack: bool) -> io::Result<()> {
+            SockRef::from(self).set_tcp_quickack(quickack)
+        }
+    }
+
     /// The IP time-to-live (`IP_TTL`) of the packets this stream sends.
     ///
     /// # Errors

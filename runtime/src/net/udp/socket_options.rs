@@ -1,5 +1,5 @@
 //! `UdpSocket`'s socket options: broadcast, multicast membership, loop
-//! and hop limit, time-to-live, type of service and traffic class.
+//! and hop limit, time-to-live, type of service, traffic class and device binding.
 
 use super::UdpSocket;
 use socket2::SockRef;
@@ -399,6 +399,50 @@ impl UdpSocket {
         /// ```
         pub fn set_tclass_v6(&self, tclass: u32) -> io::Result<()> {
             SockRef::from(self).set_tclass_v6(tclass)
+        }
+    }
+
+    cfg_bind_device! {
+        /// Binds the socket to the network device named `interface`
+        /// (`SO_BINDTODEVICE`; `b"eth0"`, say): it then sends and receives
+        /// through that device only, whatever the routing table says.
+        /// `None` (or an empty name) removes the binding. Changing a
+        /// binding already set needs `CAP_NET_RAW` (before Linux 5.7,
+        /// setting one did too).
+        ///
+        /// # Errors
+        ///
+        /// The error of the `setsockopt` call, its message naming the
+        /// device: `ENODEV` ("No such device") for a name no device has,
+        /// `EPERM` (`PermissionDenied`) without the capability it needs.
+        ///
+        /// # Examples
+        ///
+        /// ```
+        /// let rt = rt::runtime::Runtime::new().unwrap();
+        /// rt.block_on(async {
+        ///     let socket = rt::net::UdpSocket::bind("127.0.0.1:0").await.unwrap();
+        ///     let err = socket.bind_device(Some(b"no-such-dev0")).unwrap_err();
+        ///     assert!(err.to_string().contains("no-such-dev0"), "{err}");
+        ///     assert_eq!(socket.device().unwrap(), None);
+        /// });
+        /// ```
+        pub fn bind_device(&self, interface: Option<&[u8]>) -> io::Result<()> {
+            crate::net::device::bind_device(&SockRef::from(self), interface)
+        }
+
+        /// The name of the device the socket is bound to
+        /// (`SO_BINDTODEVICE`), `None` if unbound.
+        ///
+        /// # Errors
+        ///
+        /// The error of the `getsockopt` call.
+        ///
+        /// # Examples
+        ///
+        /// See [`UdpSocket::bind_device`].
+        pub fn device(&self) -> io::Result<Option<Vec<u8>>> {
+            SockRef::from(self).device()
         }
     }
 

@@ -242,6 +242,28 @@ impl UnixListener {
     pub fn local_addr(&self) -> io::Result<SocketAddr> {
         self.io.get_ref().local_addr()
     }
+
+    /// Takes the socket's pending error (`SO_ERROR`), clearing it.
+    ///
+    /// # Errors
+    ///
+    /// The OS error of `getsockopt`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let path = std::env::temp_dir().join(format!("rt-doc-ulte-{}.sock", std::process::id()));
+    ///     let _ = std::fs::remove_file(&path);
+    ///     let listener = rt::net::UnixListener::bind(&path).unwrap();
+    ///     assert!(listener.take_error().unwrap().is_none());
+    ///     std::fs::remove_file(&path).unwrap();
+    /// });
+    /// ```
+    pub fn take_error(&self) -> io::Result<Option<io::Error>> {
+        self.io.get_ref().take_error()
+    }
 }
 
 impl AsRawFd for UnixListener {

@@ -1,10 +1,11 @@
 //! Unix-domain sockets: [`UnixListener`], [`UnixStream`] and the halves of
-//! a split stream, [`UnixDatagram`], and [`UCred`] (a stream peer's
-//! credentials).
+//! a split stream, [`UnixDatagram`], [`UnixSocket`] (configured before it
+//! listens or connects), and [`UCred`] (a stream peer's credentials).
 
 mod datagram;
 mod datagram_io;
 mod listener;
+mod socket;
 mod split;
 mod stream;
 mod stream_io;
@@ -12,7 +13,8 @@ mod ucred;
 
 pub use datagram::UnixDatagram;
 pub use listener::UnixListener;
+pub use socket::UnixSocket;
 pub use split::{OwnedReadHalf, OwnedWriteHalf, ReadHalf, ReuniteError, WriteHalf};
 pub use std::os::unix::net::SocketAddr;
 pub use stream::UnixStream;
-pub use ucred::UCred;
+pub use ucred::{UCred, gid_t, pid_t, uid_t};

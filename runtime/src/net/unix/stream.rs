@@ -108,7 +108,7 @@ impl UnixStream {
 
     /// Registers a socket whose non-blocking connect has started, and waits
     /// for its end: writable, then `SO_ERROR` says whether it failed.
-    async fn connected(sys: mio::net::UnixStream) -> io::Result<UnixStream> {
+    pub(super) async fn connected(sys: mio::net::UnixStream) -> io::Result<UnixStream> {
         let stream = UnixStream::new(sys)?;
         poll_fn(|cx| stream.io.poll_ready(cx, Direction::Write)).await?;
         match stream.io.get_ref().take_error() {

@@ -4,6 +4,40 @@ use crate::io::sys;
 use std::io;
 use std::os::fd::BorrowedFd;
 
+/// A user id, as [`UCred::uid`] returns it (tokio's name, for porting).
+///
+/// # Examples
+///
+/// ```
+/// let rt = rt::runtime::Runtime::new().unwrap();
+/// rt.block_on(async {
+///     let (a, _b) = rt::net::UnixStream::pair().unwrap();
+///     let uid: rt::net::unix::uid_t = a.peer_cred().unwrap().uid();
+///     let gid: rt::net::unix::gid_t = a.peer_cred().unwrap().gid();
+///     let pid: Option<rt::net::unix::pid_t> = a.peer_cred().unwrap().pid();
+///     assert_eq!(pid, Some(std::process::id() as i32));
+///     # let _ = (uid, gid);
+/// });
+/// ```
+#[allow(non_camel_case_types)]
+pub type uid_t = u32;
+
+/// A group id, as [`UCred::gid`] returns it.
+///
+/// # Examples
+///
+/// See [`uid_t`].
+#[allow(non_camel_case_types)]
+pub type gid_t = u32;
+
+/// A process id, as [`UCred::pid`] returns it.
+///
+/// # Examples
+///
+/// See [`uid_t`].
+#[allow(non_camel_case_types)]
+pub type pid_t = i32;
+
 /// The credentials of the process at the other end of a
 /// [`UnixStream`](super::UnixStream), from
 /// [`UnixStream::peer_cred`](super::UnixStream::peer_cred): as they were
@@ -22,9 +56,9 @@ use std::os::fd::BorrowedFd;
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct UCred {
-    pid: Option<i32>,
-    uid: u32,
-    gid: u32,
+    pid: Option<pid_t>,
+    uid: uid_t,
+    gid: gid_t,
 }
 
 impl UCred {
@@ -46,7 +80,7 @@ impl UCred {
     ///     assert_eq!(a.peer_cred().unwrap().uid(), b.peer_cred().unwrap().uid());
     /// });
     /// ```
-    pub fn uid(&self) -> u32 {
+    pub fn uid(&self) -> uid_t {
         self.uid
     }
 
@@ -62,7 +96,7 @@ impl UCred {
     ///     assert_eq!(a.peer_cred().unwrap().gid(), unsafe { libc::getgid() });
     /// });
     /// ```
-    pub fn gid(&self) -> u32 {
+    pub fn gid(&self) -> gid_t {
         self.gid
     }
 
@@ -80,7 +114,7 @@ impl UCred {
     ///     }
     /// });
     /// ```
-    pub fn pid(&self) -> Option<i32> {
+    pub fn pid(&self) -> Option<pid_t> {
         self.pid
     }
 }

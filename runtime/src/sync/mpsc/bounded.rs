@@ -46,7 +46,7 @@ pub fn channel<T>(capacity: usize) -> (Sender<T>, Receiver<T>) {
 /// assert_eq!(futures::executor::block_on(rx.recv()), Some(1));
 /// ```
 pub struct Sender<T> {
-    chan: Arc<Chan<T>>,
+    pub(super) chan: Arc<Chan<T>>,
 }
 
 /// The receiving half of a bounded channel.
@@ -61,9 +61,9 @@ pub struct Sender<T> {
 /// assert_eq!(futures::executor::block_on(rx.recv()), None);
 /// ```
 pub struct Receiver<T> {
-    chan: Arc<Chan<T>>,
+    pub(super) chan: Arc<Chan<T>>,
     /// The right to pop: this is the one receiver.
-    head: Head,
+    pub(super) head: Head,
 }
 
 /// A reserved slot: [`send`](Permit::send) cannot fail or wait.
@@ -93,7 +93,7 @@ pub struct Permit<'a, T> {
 /// assert_eq!(rx.try_recv(), Ok(4));
 /// ```
 pub struct OwnedPermit<T> {
-    sender: Option<Sender<T>>,
+    pub(super) sender: Option<Sender<T>>,
 }
 
 impl<T> Sender<T> {

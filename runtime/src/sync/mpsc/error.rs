@@ -66,6 +66,21 @@ impl<T> TrySendError<T> {
     }
 }
 
+/// A send that failed because the channel is closed, as the `Closed` case
+/// of a `try_send`.
+///
+/// # Examples
+///
+/// ```
+/// use rt::sync::mpsc::error::{SendError, TrySendError};
+/// assert_eq!(TrySendError::from(SendError(1)), TrySendError::Closed(1));
+/// ```
+impl<T> From<SendError<T>> for TrySendError<T> {
+    fn from(SendError(value): SendError<T>) -> TrySendError<T> {
+        TrySendError::Closed(value)
+    }
+}
+
 impl<T> fmt::Debug for TrySendError<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

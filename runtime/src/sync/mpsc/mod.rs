@@ -45,9 +45,11 @@
 
 mod bounded;
 mod chan;
+mod channel_counts;
 pub mod error;
 mod permit_iterator;
 mod queue;
+mod recv_many;
 mod shared_halves;
 mod unbounded;
 mod weak;

@@ -39,7 +39,7 @@ pub fn unbounded_channel<T>() -> (UnboundedSender<T>, UnboundedReceiver<T>) {
 /// assert_eq!(rx.try_recv(), Ok(1));
 /// ```
 pub struct UnboundedSender<T> {
-    chan: Arc<Chan<T>>,
+    pub(super) chan: Arc<Chan<T>>,
 }
 
 /// The receiving half of an unbounded channel. Dropping it drops the
@@ -53,9 +53,9 @@ pub struct UnboundedSender<T> {
 /// assert_eq!(futures::executor::block_on(rx.recv()), None);
 /// ```
 pub struct UnboundedReceiver<T> {
-    chan: Arc<Chan<T>>,
+    pub(super) chan: Arc<Chan<T>>,
     /// The right to pop: this is the one receiver.
-    head: Head,
+    pub(super) head: Head,
 }
 
 impl<T> UnboundedSender<T> {
