@@ -485,11 +485,12 @@ fn render(
             out,
             "## HTTP load on split cores: hyper hello server, rt vs tokio\n\n\
              Each server has 1 worker pinned to CPU {SERVER_CPU} and the load generator 1 thread \
-             pinned to CPU {CLIENT_CPU}: neither takes CPU time from the other, so at 50 and 1000 \
-             connections the server's core is saturated and its requests/s is set by its own CPU \
-             time per request. This is not the issue's configuration (2 workers each, sharing the \
-             CPUs with the load generator; the section above), but it measures the runtimes' own \
-             cost without the load generator in the way.\n"
+             pinned to CPU {CLIENT_CPU}: neither takes CPU time from the other. The load \
+             generator's one core needs about as much time per request as a hyper server's, so it \
+             caps requests/s near what one server core serves (the floor's core idles part of the \
+             time): compare CPU/req, each server's own cost per request. This is not the \
+             configuration of the section above (2 workers each, sharing both CPUs with the load \
+             generator); it measures the runtimes' cost without the load generator in the way.\n"
         );
     } else {
         let _ = writeln!(out, "## HTTP load: hyper hello server, rt vs tokio\n");
@@ -506,7 +507,10 @@ fn render(
         options.rounds,
         options.seconds,
         generator.name(),
-        counted(options.workers(), "worker"),
+        match options.workers() {
+            1 => "1 worker".to_owned(),
+            n => format!("{n} workers"),
+        },
     );
     let _ = writeln!(
         out,
@@ -634,11 +638,14 @@ fn median_of(
 fn render_floor(out: &mut String, options: &Options, samples: &[Sample]) {
     let _ = writeln!(
         out,
-        "\nThe floor (`--floor`): the same responses from {} with an epoll loop each, no \
+        "\nThe floor (`--floor`): the same responses from {}, no \
          runtime and no HTTP library (`examples/http_load/floor.rs`): one read and one write per \
          request. Its lead over tokio is about the most any runtime serving hyper could gain here: \
          the kernel's work per request is the same for all three{}.\n",
-        counted(options.workers(), "thread"),
+        match options.workers() {
+            1 => "1 thread with an epoll loop".to_owned(),
+            n => format!("{n} threads with an epoll loop each"),
+        },
         if options.split_cores {
             ""
         } else {
@@ -674,15 +681,6 @@ fn load_average() -> String {
         .ok()
         .and_then(|text| text.split_whitespace().next().map(str::to_owned))
         .unwrap_or_else(|| "?".to_owned())
-}
-
-/// `1 worker`, `2 workers`.
-fn counted(n: usize, noun: &str) -> String {
-    if n == 1 {
-        format!("1 {noun}")
-    } else {
-        format!("{n} {noun}s")
-    }
 }
 
 fn ratio(a: f64, b: f64) -> String {
