@@ -1,11 +1,14 @@
 //! Review of the tokio-parity additions: each test pins a behaviour a
 //! port from tokio 1.54 relies on.
 
-use rt::io::{AsyncReadExt, AsyncWriteExt};
+mod support;
+
+use rt::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use rt::process::Command;
 use std::io::{self, Write};
 use std::os::fd::{AsFd, AsRawFd};
 use std::process::Stdio;
+use support::{expect_panic, on_both};
 
 /// tokio's `ChildStdin` lends its descriptor for as long as it lives (its
 /// `shutdown` leaves the pipe open), so `as_raw_fd`/`as_fd` never panic.
@@ -42,5 +45,56 @@ fn child_stdin_lends_a_descriptor_after_shutdown() {
         // A second shutdown is as harmless as tokio's.
         stdin.shutdown().await.unwrap();
         assert!(format!("{stdin:?}").contains("ChildStdin"));
+    });
+}
+
+/// `TryFrom<std socket>` outside a runtime panics naming the fix (tokio
+/// panics there too) instead of handing back a socket that never wakes.
+#[test]
+fn try_from_a_std_socket_outside_a_runtime_panics_naming_the_fix() {
+    let std_listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let message = expect_panic(move || rt::net::TcpListener::try_from(std_listener));
+    assert!(message.contains("enable_io"), "{message}");
+    let (ours, _theirs) = std::os::unix::net::UnixStream::pair().unwrap();
+    let message = expect_panic(move || rt::net::UnixStream::try_from(ours));
+    assert!(message.contains("enable_io"), "{message}");
+}
+
+/// A blocking `std` socket converted with `try_into` is switched to
+/// non-blocking: `try_read` with nothing to read says `WouldBlock` rather
+/// than blocking the worker.
+#[test]
+fn try_from_switches_a_blocking_std_socket_to_non_blocking() {
+    on_both(|| async {
+        let (ours, mut theirs) = std::os::unix::net::UnixStream::pair().unwrap();
+        let ours: rt::net::UnixStream = ours.try_into().unwrap();
+        let err = ours.try_read(&mut [0; 4]).unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::WouldBlock);
+        theirs.write_all(b"ok").unwrap();
+        ours.readable().await.unwrap();
+        let mut buf = [0; 2];
+        assert_eq!(ours.try_read(&mut buf).unwrap(), 2);
+        assert_eq!(&buf, b"ok");
+    });
+}
+
+/// `split` as tokio's: a lone delimiter is one empty segment, a delimiter
+/// as the last byte of a full buffer ends its segment, and the bytes
+/// after the last delimiter are a final segment.
+#[test]
+fn split_segments_at_buffer_edges_as_tokio_does() {
+    on_both(|| async {
+        let segments = |input: &'static [u8]| async move {
+            let mut split = BufReader::with_capacity(2, input).split(b',');
+            let mut all = Vec::new();
+            while let Some(segment) = split.next_segment().await.unwrap() {
+                all.push(String::from_utf8(segment).unwrap());
+            }
+            all
+        };
+        assert!(segments(b"").await.is_empty());
+        assert_eq!(segments(b",").await, [""]);
+        assert_eq!(segments(b"a,").await, ["a"]);
+        assert_eq!(segments(b"ab,cd,,e").await, ["ab", "cd", "", "e"]);
     });
 }
