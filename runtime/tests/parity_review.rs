@@ -98,3 +98,30 @@ fn split_segments_at_buffer_edges_as_tokio_does() {
         assert_eq!(segments(b"ab,cd,,e").await, ["ab", "cd", "", "e"]);
     });
 }
+
+/// A `UnixSocket` adopted from a descriptor of another kind (here
+/// `SOCK_SEQPACKET`) is refused by `listen` and `datagram` with an error
+/// that names the kind it is, not a kind it is not.
+#[test]
+fn unix_socket_of_another_kind_is_refused_naming_its_kind() {
+    use std::os::fd::{FromRawFd, IntoRawFd};
+    let socket = || {
+        let seqpacket = socket2::Socket::new(socket2::Domain::UNIX, socket2::Type::SEQPACKET, None)
+            .unwrap()
+            .into_raw_fd();
+        // SAFETY: `seqpacket` is an open socket descriptor this test owns
+        // and hands over.
+        unsafe { rt::net::UnixSocket::from_raw_fd(seqpacket) }
+    };
+    on_both(move || async move {
+        for err in [
+            socket().listen(8).unwrap_err(),
+            socket().datagram().unwrap_err(),
+            socket().connect("/no/such/socket").await.unwrap_err(),
+        ] {
+            assert_eq!(err.kind(), io::ErrorKind::InvalidInput, "{err}");
+            let message = err.to_string();
+            assert!(message.contains("a SOCK_SEQPACKET socket"), "{message}");
+        }
+    });
+}
