@@ -125,3 +125,40 @@ fn unix_socket_of_another_kind_is_refused_naming_its_kind() {
         }
     });
 }
+
+/// A `File` whose write was cancelled (its runtime shut down before the
+/// blocking pool ran it) has nothing in flight and nothing buffered once
+/// `flush` reported the loss, so `try_into_std` hands the `std` file
+/// over, as tokio's does once the job is gone.
+#[test]
+fn try_into_std_after_a_cancelled_write_hands_the_file_over() {
+    let path = std::env::temp_dir().join(format!("rt-parity-cancelled-{}", std::process::id()));
+    let rt = rt::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .max_blocking_threads(1)
+        .build()
+        .unwrap();
+    let (release, held) = std::sync::mpsc::channel::<()>();
+    let (started, is_started) = std::sync::mpsc::channel();
+    let mut file = rt.block_on(async {
+        let mut file = rt::fs::File::create(&path).await.unwrap();
+        // The pool's one thread is held, so the write below stays queued.
+        let _holder = rt::task::spawn_blocking(move || {
+            started.send(()).unwrap();
+            let _ = held.recv();
+        });
+        is_started.recv().unwrap();
+        file.write_all(b"lost").await.unwrap();
+        file
+    });
+    rt.shutdown_background();
+    drop(release);
+    let other = rt::runtime::Builder::new_current_thread().build().unwrap();
+    let err = other.block_on(file.flush()).unwrap_err();
+    assert!(!err.to_string().is_empty());
+    let std = file
+        .try_into_std()
+        .expect("nothing in flight, nothing buffered");
+    assert_eq!(std.metadata().unwrap().len(), 0);
+    std::fs::remove_file(&path).unwrap();
+}
