@@ -17,8 +17,7 @@ use support::{expect_panic, on_both};
 /// write fails as on a closed pipe, instead of a panic.
 #[test]
 fn child_stdin_lends_a_descriptor_after_shutdown() {
-    let rt = rt::runtime::Runtime::new().unwrap();
-    rt.block_on(async {
+    on_both(|| async {
         let mut child = Command::new("cat")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
