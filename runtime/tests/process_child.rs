@@ -351,8 +351,8 @@ fn pipes_of_a_std_child_are_registered_with_from_std() {
         assert_eq!(stdin.as_fd().as_raw_fd(), stdin.as_raw_fd());
         stdin.write_all(b"through cat").await.unwrap();
         stdin.close().await.unwrap();
-        let message = expect_panic(|| stdin.as_raw_fd());
-        assert!(message.contains("ChildStdin that was closed"), "{message}");
+        // Closed, it lends a stand-in descriptor (tests/parity_review.rs).
+        assert!(stdin.as_raw_fd() >= 0);
         let mut echoed = String::new();
         stdout.read_to_string(&mut echoed).await.unwrap();
         assert_eq!(echoed, "through cat");

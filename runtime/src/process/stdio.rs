@@ -73,8 +73,27 @@ fn into_blocking_fd<E: PipeEnd>(pipe: Registered<E>) -> io::Result<OwnedFd> {
 /// });
 /// ```
 pub struct ChildStdin {
-    /// `None` once closed.
-    pipe: Option<Registered<Sender>>,
+    pipe: StdinPipe,
+}
+
+/// A `ChildStdin`'s pipe, open or closed.
+enum StdinPipe {
+    Open(Registered<Sender>),
+    /// Closed (`close`/`shutdown`), so the child read the end of its
+    /// input. What is kept is the writing end of a fresh pipe whose
+    /// reading end is gone: a valid descriptor for the `AsFd`/`AsRawFd`
+    /// impls to lend (tokio's `ChildStdin` lends one for as long as it
+    /// lives), on which any write fails with `EPIPE`.
+    Closed(Sender),
+}
+
+impl StdinPipe {
+    fn as_fd(&self) -> BorrowedFd<'_> {
+        match self {
+            StdinPipe::Open(pipe) => pipe.get_ref().as_fd(),
+            StdinPipe::Closed(stand_in) => stand_in.as_fd(),
+        }
+    }
 }
 
 /// The reading end of a child's standard output.
@@ -156,27 +175,18 @@ impl ChildStdin {
     #[track_caller]
     pub fn from_std(stdin: std::process::ChildStdin) -> io::Result<ChildStdin> {
         Ok(ChildStdin {
-            pipe: Some(register(Sender::from(stdin), Interest::WRITABLE)?),
+            pipe: StdinPipe::Open(register(Sender::from(stdin), Interest::WRITABLE)?),
         })
-    }
-
-    /// The pipe's registration, which the `AsFd`/`AsRawFd` impls need
-    /// open.
-    #[track_caller]
-    fn open_pipe(&self) -> &Registered<Sender> {
-        self.pipe.as_ref().expect(
-            "rt::process: the descriptor of a ChildStdin that was closed (`close` or \
-             `shutdown`) is gone; take the descriptor before closing it",
-        )
     }
 
     fn pipe(&self) -> io::Result<&Registered<Sender>> {
-        self.pipe.as_ref().ok_or_else(|| {
-            io::Error::new(
+        match &self.pipe {
+            StdinPipe::Open(pipe) => Ok(pipe),
+            StdinPipe::Closed(_) => Err(io::Error::new(
                 io::ErrorKind::BrokenPipe,
                 "rt::process: write to a ChildStdin that was closed",
-            )
-        })
+            )),
+        }
     }
 
     /// Deregisters the pipe and hands it back in blocking mode, e.g. to be
@@ -201,11 +211,14 @@ impl ChildStdin {
     ///     child.wait().await.unwrap();
     /// });
     /// ```
-    pub fn into_owned_fd(mut self) -> io::Result<OwnedFd> {
-        let pipe = self.pipe.take().ok_or_else(|| {
-            io::Error::new(io::ErrorKind::BrokenPipe, "the ChildStdin was closed")
-        })?;
-        into_blocking_fd(pipe)
+    pub fn into_owned_fd(self) -> io::Result<OwnedFd> {
+        match self.pipe {
+            StdinPipe::Open(pipe) => into_blocking_fd(pipe),
+            StdinPipe::Closed(_) => Err(io::Error::new(
+                io::ErrorKind::BrokenPipe,
+                "the ChildStdin was closed",
+            )),
+        }
     }
 }
 
@@ -334,9 +347,16 @@ impl AsyncWrite for ChildStdin {
         Poll::Ready(Ok(()))
     }
 
-    /// Closes the pipe: the child reads the end of its input.
+    /// Closes the pipe: the child reads the end of its input. A stand-in
+    /// descriptor (see `StdinPipe::Closed`) is made first; if that fails
+    /// the pipe stays open and the error is returned.
     fn poll_close(mut self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        self.pipe = None;
+        if let StdinPipe::Open(_) = self.pipe {
+            let (stand_in, reading_end) = mio::unix::pipe::new()?;
+            drop(reading_end);
+            // Dropping the registration deregisters and closes the pipe.
+            self.pipe = StdinPipe::Closed(stand_in);
+        }
         Poll::Ready(Ok(()))
     }
 }
@@ -350,30 +370,28 @@ impl TryFrom<ChildStdin> for Stdio {
     }
 }
 
-/// The pipe's descriptor.
-///
-/// # Panics
-///
-/// Panics if the pipe was closed (`close`/`shutdown`): there is no
-/// descriptor left.
+/// The pipe's descriptor. Once the pipe was closed (`close`/`shutdown`)
+/// this is a stand-in: the writing end of a pipe nobody reads, so a write
+/// to it fails with `EPIPE` (`BrokenPipe`).
 impl AsRawFd for ChildStdin {
     fn as_raw_fd(&self) -> RawFd {
-        self.open_pipe().get_ref().as_raw_fd()
+        self.pipe.as_fd().as_raw_fd()
     }
 }
 
-/// The pipe's descriptor; panics as [`AsRawFd`](#impl-AsRawFd-for-ChildStdin)
-/// does once the pipe was closed.
+/// The pipe's descriptor, or its stand-in once closed, as
+/// [`AsRawFd`](#impl-AsRawFd-for-ChildStdin) says.
 impl AsFd for ChildStdin {
     fn as_fd(&self) -> BorrowedFd<'_> {
-        self.open_pipe().get_ref().as_fd()
+        self.pipe.as_fd()
     }
 }
 
 impl fmt::Debug for ChildStdin {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ChildStdin")
-            .field("fd", &self.pipe.as_ref().map(|p| p.get_ref().as_raw_fd()))
+            .field("fd", &self.as_raw_fd())
+            .field("closed", &matches!(self.pipe, StdinPipe::Closed(_)))
             .finish()
     }
 }

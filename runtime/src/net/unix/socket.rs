@@ -118,7 +118,7 @@ impl UnixSocket {
     ///
     /// # Errors
     ///
-    /// `InvalidInput` for a datagram socket; the error of the `listen`
+    /// `InvalidInput` for a socket that is not `SOCK_STREAM`; the error of the `listen`
     /// call or of the registration.
     ///
     /// # Panics
@@ -140,7 +140,7 @@ impl UnixSocket {
     ///
     /// # Errors
     ///
-    /// `InvalidInput` for a datagram socket; the error of the connection:
+    /// `InvalidInput` for a socket that is not `SOCK_STREAM`; the error of the connection:
     /// [`NotFound`](io::ErrorKind::NotFound) or
     /// [`ConnectionRefused`](io::ErrorKind::ConnectionRefused) when nothing
     /// listens there, say.
@@ -181,7 +181,7 @@ impl UnixSocket {
     ///
     /// # Errors
     ///
-    /// `InvalidInput` for a stream socket; the error of the registration.
+    /// `InvalidInput` for a socket that is not `SOCK_DGRAM`; the error of the registration.
     ///
     /// # Panics
     ///
@@ -210,15 +210,24 @@ impl UnixSocket {
         UnixDatagram::from_std(OwnedFd::from(self.socket).into())
     }
 
-    /// Checks that the socket is of the `kind` that `what` needs.
+    /// Checks that the socket is of the `kind` that `what` needs; the
+    /// error names the kind it is (one adopted with `FromRawFd` may be
+    /// neither a stream nor a datagram socket).
     fn expect_kind(&self, kind: Type, what: &str) -> io::Result<()> {
-        if self.socket.r#type()? == kind {
+        let is = self.socket.r#type()?;
+        if is == kind {
             return Ok(());
         }
-        let (is, make) = if kind == Type::STREAM {
-            ("a datagram", "new_stream")
+        let is = match is {
+            Type::STREAM => "a SOCK_STREAM",
+            Type::DGRAM => "a SOCK_DGRAM",
+            Type::SEQPACKET => "a SOCK_SEQPACKET",
+            _ => "an unsupported kind of",
+        };
+        let make = if kind == Type::STREAM {
+            "new_stream"
         } else {
-            ("a stream", "new_datagram")
+            "new_datagram"
         };
         Err(io::Error::new(
             io::ErrorKind::InvalidInput,
