@@ -170,6 +170,8 @@ fn _assert_send_sync() {
     send_sync::<fs::DirEntry>();
     send_sync::<sync::Semaphore>();
     send_sync::<sync::Notify>();
+    send_sync::<sync::Notified<'_>>();
+    send_sync::<sync::OwnedNotified>();
     send_sync::<sync::Mutex<Vec<u8>>>();
     send_sync::<sync::RwLock<Vec<u8>>>();
     send_sync::<sync::Barrier>();

@@ -97,14 +97,14 @@ pub mod watch;
 
 /// The futures of [`Notify`], at tokio's path (`tokio::sync::futures`).
 pub mod futures {
-    pub use super::Notified;
+    pub use super::{Notified, OwnedNotified};
 }
 
 pub use barrier::{Barrier, BarrierWaitResult};
 pub use mutex::{
     MappedMutexGuard, Mutex, MutexGuard, OwnedMappedMutexGuard, OwnedMutexGuard, TryLockError,
 };
-pub use notify::{Notified, Notify};
+pub use notify::{Notified, Notify, OwnedNotified};
 pub use once_cell::{OnceCell, SetError};
 pub use rwlock::{
     OwnedRwLockReadGuard, OwnedRwLockWriteGuard, RwLock, RwLockMappedWriteGuard, RwLockReadGuard,
