@@ -174,6 +174,8 @@ fn _assert_send_sync() {
     send_sync::<sync::OwnedNotified>();
     send_sync::<sync::Mutex<Vec<u8>>>();
     send_sync::<sync::RwLock<Vec<u8>>>();
+    send_sync::<sync::OwnedRwLockReadGuard<Vec<u8>, [u8]>>();
+    send_sync::<sync::OwnedRwLockMappedWriteGuard<Vec<u8>, [u8]>>();
     send_sync::<sync::Barrier>();
     send_sync::<sync::mpsc::Sender<Box<u8>>>();
     send_sync::<sync::mpsc::Receiver<Box<u8>>>();

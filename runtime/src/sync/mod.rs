@@ -79,6 +79,20 @@ fn always_narrowed<G, E>(narrowed: Result<G, E>) -> G {
     narrowed.unwrap_or_else(|_| unreachable!("`map`'s closure always returns `Some`"))
 }
 
+/// Moves the `Arc` out of an owned lock guard without running the
+/// guard's `Drop` (which would unlock): the lock goes with the `Arc` to the
+/// guard made from it. The guard's other fields are not dropped (they are
+/// plain pointers with nothing to drop).
+fn take_arc<G, L: ?Sized>(
+    guard: G,
+    arc: impl FnOnce(&G) -> &std::sync::Arc<L>,
+) -> std::sync::Arc<L> {
+    let guard = std::mem::ManuallyDrop::new(guard);
+    // SAFETY: `guard` is never dropped (`ManuallyDrop`) nor used again, so
+    // its `Arc` is read out exactly once and not dropped a second time.
+    unsafe { std::ptr::read(arc(&guard)) }
+}
+
 mod barrier;
 mod blocking;
 pub mod broadcast;
@@ -107,8 +121,8 @@ pub use mutex::{
 pub use notify::{Notified, Notify, OwnedNotified};
 pub use once_cell::{OnceCell, SetError};
 pub use rwlock::{
-    OwnedRwLockReadGuard, OwnedRwLockWriteGuard, RwLock, RwLockMappedWriteGuard, RwLockReadGuard,
-    RwLockWriteGuard,
+    OwnedRwLockMappedWriteGuard, OwnedRwLockReadGuard, OwnedRwLockWriteGuard, RwLock,
+    RwLockMappedWriteGuard, RwLockReadGuard, RwLockWriteGuard,
 };
 pub use semaphore::{AcquireError, Semaphore, TryAcquireError};
 pub use semaphore_permit::{OwnedSemaphorePermit, SemaphorePermit};
