@@ -29,7 +29,7 @@
 //!
 //! Cancel safety (dropping the future at an `.await` loses nothing):
 //! `Semaphore::acquire*`, `Mutex::lock*`, `RwLock::{read*, write*}`,
-//! `Notify::notified`, `mpsc` `recv`/`recv_many`/`reserve`/`reserve_many`/`closed`,
+//! `Notify::{notified, notified_owned}`, `mpsc` `recv`/`recv_many`/`reserve`/`reserve_many`/`closed`,
 //! `oneshot` receive by `&mut` and `Sender::closed`, `broadcast::Receiver::recv`,
 //! `watch::Receiver::{changed, wait_for}`
 //! and `watch::Sender::closed`. Not cancel-safe: `mpsc::Sender::send`
