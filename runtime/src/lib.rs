@@ -170,8 +170,12 @@ fn _assert_send_sync() {
     send_sync::<fs::DirEntry>();
     send_sync::<sync::Semaphore>();
     send_sync::<sync::Notify>();
+    send_sync::<sync::Notified<'_>>();
+    send_sync::<sync::OwnedNotified>();
     send_sync::<sync::Mutex<Vec<u8>>>();
     send_sync::<sync::RwLock<Vec<u8>>>();
+    send_sync::<sync::OwnedRwLockReadGuard<Vec<u8>, [u8]>>();
+    send_sync::<sync::OwnedRwLockMappedWriteGuard<Vec<u8>, [u8]>>();
     send_sync::<sync::Barrier>();
     send_sync::<sync::mpsc::Sender<Box<u8>>>();
     send_sync::<sync::mpsc::Receiver<Box<u8>>>();

@@ -29,7 +29,7 @@
 //!
 //! Cancel safety (dropping the future at an `.await` loses nothing):
 //! `Semaphore::acquire*`, `Mutex::lock*`, `RwLock::{read*, write*}`,
-//! `Notify::notified`, `mpsc` `recv`/`recv_many`/`reserve`/`reserve_many`/`closed`,
+//! `Notify::{notified, notified_owned}`, `mpsc` `recv`/`recv_many`/`reserve`/`reserve_many`/`closed`,
 //! `oneshot` receive by `&mut` and `Sender::closed`, `broadcast::Receiver::recv`,
 //! `watch::Receiver::{changed, wait_for}`
 //! and `watch::Sender::closed`. Not cancel-safe: `mpsc::Sender::send`
@@ -79,6 +79,20 @@ fn always_narrowed<G, E>(narrowed: Result<G, E>) -> G {
     narrowed.unwrap_or_else(|_| unreachable!("`map`'s closure always returns `Some`"))
 }
 
+/// Moves the `Arc` out of an owned lock guard without running the
+/// guard's `Drop` (which would unlock): the lock goes with the `Arc` to the
+/// guard made from it. The guard's other fields are not dropped (they are
+/// plain pointers with nothing to drop).
+fn take_arc<G, L: ?Sized>(
+    guard: G,
+    arc: impl FnOnce(&G) -> &std::sync::Arc<L>,
+) -> std::sync::Arc<L> {
+    let guard = std::mem::ManuallyDrop::new(guard);
+    // SAFETY: `guard` is never dropped (`ManuallyDrop`) nor used again, so
+    // its `Arc` is read out exactly once and not dropped a second time.
+    unsafe { std::ptr::read(arc(&guard)) }
+}
+
 mod barrier;
 mod blocking;
 pub mod broadcast;
@@ -97,18 +111,18 @@ pub mod watch;
 
 /// The futures of [`Notify`], at tokio's path (`tokio::sync::futures`).
 pub mod futures {
-    pub use super::Notified;
+    pub use super::{Notified, OwnedNotified};
 }
 
 pub use barrier::{Barrier, BarrierWaitResult};
 pub use mutex::{
     MappedMutexGuard, Mutex, MutexGuard, OwnedMappedMutexGuard, OwnedMutexGuard, TryLockError,
 };
-pub use notify::{Notified, Notify};
+pub use notify::{Notified, Notify, OwnedNotified};
 pub use once_cell::{OnceCell, SetError};
 pub use rwlock::{
-    OwnedRwLockReadGuard, OwnedRwLockWriteGuard, RwLock, RwLockMappedWriteGuard, RwLockReadGuard,
-    RwLockWriteGuard,
+    OwnedRwLockMappedWriteGuard, OwnedRwLockReadGuard, OwnedRwLockWriteGuard, RwLock,
+    RwLockMappedWriteGuard, RwLockReadGuard, RwLockWriteGuard,
 };
 pub use semaphore::{AcquireError, Semaphore, TryAcquireError};
 pub use semaphore_permit::{OwnedSemaphorePermit, SemaphorePermit};

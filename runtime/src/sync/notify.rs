@@ -40,7 +40,10 @@ use crate::sync::wait_list::{WaitList, WakeList, register};
 use crate::task::poll_proceed;
 use std::fmt;
 use std::future::Future;
+use std::ops::Deref;
 use std::pin::Pin;
+// std's Arc: `notified_owned` takes the `Arc` users hold.
+use std::sync::Arc;
 use std::task::{Context, Poll, Waker, ready};
 
 const EMPTY: usize = 0;
@@ -132,6 +135,27 @@ impl Notify {
         }
     }
 
+    /// [`new`](Notify::new) in a `const` context, for a `static`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rt::sync::Notify;
+    ///
+    /// static READY: Notify = Notify::const_new();
+    /// READY.notify_one();
+    /// futures::executor::block_on(READY.notified());
+    /// ```
+    #[cfg(not(loom))]
+    pub const fn const_new() -> Notify {
+        Notify {
+            state: AtomicUsize::new(EMPTY),
+            picked: AtomicUsize::new(0),
+            tickets: AtomicUsize::new(0),
+            waiters: Mutex::new(WaitList::new()),
+        }
+    }
+
     fn lock(&self) -> Waiters<'_> {
         self.waiters.lock().unwrap_or_else(|e| e.into_inner())
     }
@@ -150,11 +174,40 @@ impl Notify {
     /// ```
     pub fn notified(&self) -> Notified<'_> {
         Notified {
-            notify: self,
-            waiters_calls: calls(self.state.load(SeqCst)),
-            key: None,
-            ticket: 0,
-            done: false,
+            waiting: Waiting::new(self),
+        }
+    }
+
+    /// [`notified`](Notify::notified) holding the `Notify` by `Arc`: the
+    /// future is `'static` (and `Send`), so it can be stored in a struct
+    /// or moved into a spawned task. It counts as waiting from the same
+    /// moments, has [`enable`](OwnedNotified::enable), and is cancel-safe
+    /// in the same way: dropped after `notify_one` picked it, it passes
+    /// the notification on.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use rt::sync::Notify;
+    ///
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let notify = Arc::new(Notify::new());
+    ///     // Created before the task starts: the `notify_waiters` below
+    ///     // cannot be missed.
+    ///     let notified = notify.clone().notified_owned();
+    ///     let waiter = rt::spawn(async move {
+    ///         notified.await;
+    ///         "woken"
+    ///     });
+    ///     notify.notify_waiters();
+    ///     assert_eq!(waiter.await.unwrap(), "woken");
+    /// });
+    /// ```
+    pub fn notified_owned(self: Arc<Self>) -> OwnedNotified {
+        OwnedNotified {
+            waiting: Waiting::new(self),
         }
     }
 
@@ -343,7 +396,31 @@ impl fmt::Debug for Notify {
 /// ```
 #[must_use = "futures do nothing unless you `.await` or poll them"]
 pub struct Notified<'a> {
-    notify: &'a Notify,
+    waiting: Waiting<&'a Notify>,
+}
+
+/// The future returned by [`Notify::notified_owned`]: a [`Notified`]
+/// that holds its `Notify` by `Arc`.
+///
+/// # Examples
+///
+/// ```
+/// use std::sync::Arc;
+///
+/// let notify = Arc::new(rt::sync::Notify::new());
+/// let notified: rt::sync::OwnedNotified = notify.clone().notified_owned();
+/// notify.notify_one();
+/// futures::executor::block_on(notified);
+/// ```
+#[must_use = "futures do nothing unless you `.await` or poll them"]
+pub struct OwnedNotified {
+    waiting: Waiting<Arc<Notify>>,
+}
+
+/// One waiting future's side of the protocol, whichever way it holds its
+/// `Notify` (`&Notify` for `Notified`, `Arc<Notify>` for `OwnedNotified`).
+struct Waiting<N: Deref<Target = Notify>> {
+    notify: N,
     waiters_calls: usize,
     key: Option<usize>,
     /// The queued waiter's ticket (step 5).
@@ -351,7 +428,18 @@ pub struct Notified<'a> {
     done: bool,
 }
 
-impl Notified<'_> {
+impl<N: Deref<Target = Notify>> Waiting<N> {
+    fn new(notify: N) -> Waiting<N> {
+        let waiters_calls = calls(notify.state.load(SeqCst));
+        Waiting {
+            notify,
+            waiters_calls,
+            key: None,
+            ticket: 0,
+            done: false,
+        }
+    }
+
     /// Step 5, lock-free: `true` if `notify_waiters` has freed this queued
     /// future's slot. `false` means "take the lock and look".
     fn freed_by_notify_waiters(&self) -> bool {
@@ -370,7 +458,7 @@ impl Notified<'_> {
     /// Step 2: `true` if notified at once; otherwise queued (with no
     /// waker for `enable`: the next poll registers one).
     fn register_first(&mut self, waker: Option<&Waker>) -> bool {
-        let notify = self.notify;
+        let notify = &*self.notify;
         if calls(notify.state.load(SeqCst)) != self.waiters_calls || notify.try_take_permit() {
             return true;
         }
@@ -404,48 +492,25 @@ impl Notified<'_> {
             return false;
         }
     }
-}
 
-impl Notified<'_> {
-    /// Starts waiting without polling: from now on the future counts as
-    /// waiting for [`notify_one`](Notify::notify_one) too (it always did
-    /// for [`notify_waiters`](Notify::notify_waiters)), so a notification
-    /// sent before its first poll is not missed. Returns `true` if it was
-    /// notified already (the next poll is ready).
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use std::pin::pin;
-    /// let notify = rt::sync::Notify::new();
-    /// let mut notified = pin!(notify.notified());
-    /// assert!(!notified.as_mut().enable());
-    /// notify.notify_one(); // goes to the enabled future, not to a permit
-    /// assert!(notified.as_mut().enable());
-    /// futures::executor::block_on(notified);
-    /// ```
-    pub fn enable(self: Pin<&mut Self>) -> bool {
-        let this = self.get_mut();
-        if this.done {
+    /// See [`Notified::enable`].
+    fn enable(&mut self) -> bool {
+        if self.done {
             return true;
         }
-        let Some(key) = this.key else {
-            this.done = this.register_first(None);
-            return this.done;
+        let Some(key) = self.key else {
+            self.done = self.register_first(None);
+            return self.done;
         };
-        if this.freed_by_notify_waiters() {
+        if self.freed_by_notify_waiters() {
             return true;
         }
-        let waiters = this.notify.lock();
+        let waiters = self.notify.lock();
         // Freed by `notify_waiters`, or picked by `notify_one`.
-        !this.owns_slot(&waiters, key) || !waiters.is_linked(key)
+        !self.owns_slot(&waiters, key) || !waiters.is_linked(key)
     }
-}
 
-impl Future for Notified<'_> {
-    type Output = ();
-
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+    fn poll(&mut self, cx: &mut Context<'_>) -> Poll<()> {
         if self.done {
             return Poll::Ready(());
         }
@@ -480,15 +545,22 @@ impl Future for Notified<'_> {
         coop.made_progress();
         Poll::Ready(())
     }
+
+    fn fmt(&self, name: &str, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct(name)
+            .field("waiting", &self.key.is_some())
+            .field("done", &self.done)
+            .finish()
+    }
 }
 
-impl Drop for Notified<'_> {
+impl<N: Deref<Target = Notify>> Drop for Waiting<N> {
     fn drop(&mut self) {
         let Some(key) = self.key else { return };
         if self.freed_by_notify_waiters() {
             return;
         }
-        let notify = self.notify;
+        let notify = &*self.notify;
         let mut waiters = notify.lock();
         if !self.owns_slot(&waiters, key) {
             return;
@@ -515,12 +587,76 @@ impl Drop for Notified<'_> {
     }
 }
 
+impl Notified<'_> {
+    /// Starts waiting without polling: from now on the future counts as
+    /// waiting for [`notify_one`](Notify::notify_one) too (it always did
+    /// for [`notify_waiters`](Notify::notify_waiters)), so a notification
+    /// sent before its first poll is not missed. Returns `true` if it was
+    /// notified already (the next poll is ready).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::pin::pin;
+    /// let notify = rt::sync::Notify::new();
+    /// let mut notified = pin!(notify.notified());
+    /// assert!(!notified.as_mut().enable());
+    /// notify.notify_one(); // goes to the enabled future, not to a permit
+    /// assert!(notified.as_mut().enable());
+    /// futures::executor::block_on(notified);
+    /// ```
+    pub fn enable(self: Pin<&mut Self>) -> bool {
+        self.get_mut().waiting.enable()
+    }
+}
+
+impl OwnedNotified {
+    /// [`Notified::enable`] for the owned future: starts waiting for
+    /// `notify_one` without polling; `true` if already notified.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::pin::pin;
+    /// use std::sync::Arc;
+    ///
+    /// let notify = Arc::new(rt::sync::Notify::new());
+    /// let mut notified = pin!(notify.clone().notified_owned());
+    /// assert!(!notified.as_mut().enable());
+    /// notify.notify_one();
+    /// assert!(notified.as_mut().enable());
+    /// futures::executor::block_on(notified);
+    /// ```
+    pub fn enable(self: Pin<&mut Self>) -> bool {
+        self.get_mut().waiting.enable()
+    }
+}
+
+impl Future for Notified<'_> {
+    type Output = ();
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        self.get_mut().waiting.poll(cx)
+    }
+}
+
+impl Future for OwnedNotified {
+    type Output = ();
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        self.get_mut().waiting.poll(cx)
+    }
+}
+
 impl fmt::Debug for Notified<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Notified")
-            .field("waiting", &self.key.is_some())
-            .field("done", &self.done)
-            .finish()
+        self.waiting.fmt("Notified", f)
+    }
+}
+
+impl fmt::Debug for OwnedNotified {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.waiting.fmt("OwnedNotified", f)
     }
 }
 
@@ -554,7 +690,10 @@ mod tests {
         notify.notify_waiters();
         assert_eq!(stored(&notify), 0);
         for waiter in &mut waiters {
-            assert!(waiter.freed_by_notify_waiters(), "decided without the lock");
+            assert!(
+                waiter.waiting.freed_by_notify_waiters(),
+                "decided without the lock"
+            );
             assert!(poll(waiter).is_ready());
         }
         drop(waiters);
@@ -579,7 +718,7 @@ mod tests {
         assert_eq!(stored(&notify), 2);
         // `freed` sees `picked` outstanding, looks under the lock, and
         // leaves the reused slot alone.
-        assert!(!freed.freed_by_notify_waiters());
+        assert!(!freed.waiting.freed_by_notify_waiters());
         assert!(poll(&mut freed).is_ready());
         assert_eq!(stored(&notify), 2);
         // Dropping `picked` unobserved passes its notification on.
@@ -737,6 +876,35 @@ mod loom_notify {
                     .poll(&mut Context::from_waker(&waker))
                     .is_pending()
             );
+        });
+    }
+
+    /// Cancel safety of `OwnedNotified` (step 4): the first of two owned
+    /// waiters is picked by `notify_one`, then dropped unobserved while
+    /// another thread calls `notify_one`. The dropped waiter passes its
+    /// notification on, so the second waiter completes and the other
+    /// notification is left as the one stored permit, whichever order.
+    #[test]
+    fn owned_waiter_dropped_after_notify_one_vs_notify_one() {
+        loom::model(|| {
+            // std's Arc: `notified_owned` takes it.
+            let notify = std::sync::Arc::new(Notify::new());
+            let waker = futures::task::noop_waker();
+            let mut cx = Context::from_waker(&waker);
+            let mut first = Box::pin(notify.clone().notified_owned());
+            let mut second = Box::pin(notify.clone().notified_owned());
+            assert!(first.as_mut().poll(&mut cx).is_pending());
+            assert!(second.as_mut().poll(&mut cx).is_pending());
+            notify.notify_one(); // picks `first`
+            let notifier = {
+                let notify = notify.clone();
+                thread::spawn(move || notify.notify_one())
+            };
+            drop(first);
+            loom::future::block_on(second);
+            notifier.join().unwrap();
+            assert_one_permit(&notify);
+            assert_eq!(notify.lock().stored(), 0);
         });
     }
 

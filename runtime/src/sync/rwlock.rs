@@ -20,6 +20,9 @@
 //! The lock is never free in between, so no writer can slip in.
 
 mod mapped;
+mod owned;
+
+pub use owned::{OwnedRwLockMappedWriteGuard, OwnedRwLockReadGuard, OwnedRwLockWriteGuard};
 
 use crate::sync::TryLockError;
 use crate::sync::always_narrowed;
@@ -29,7 +32,6 @@ use crate::sync::semaphore::{Acquire, Semaphore};
 use std::cell::UnsafeCell;
 use std::fmt;
 use std::marker::PhantomData;
-use std::mem::ManuallyDrop;
 use std::ops::{Deref, DerefMut};
 use std::sync::Arc;
 
@@ -309,7 +311,7 @@ impl<T: ?Sized> RwLock<T> {
     /// ```
     pub async fn read_owned(self: Arc<Self>) -> OwnedRwLockReadGuard<T> {
         self.acquire(1).await;
-        OwnedRwLockReadGuard { lock: self }
+        OwnedRwLockReadGuard::new(self)
     }
 
     /// Waits for exclusive write access, with a guard that owns an `Arc` of
@@ -331,7 +333,7 @@ impl<T: ?Sized> RwLock<T> {
     /// ```
     pub async fn write_owned(self: Arc<Self>) -> OwnedRwLockWriteGuard<T> {
         self.acquire(self.max_reads).await;
-        OwnedRwLockWriteGuard { lock: self }
+        OwnedRwLockWriteGuard::new(self)
     }
 
     /// Read access now, with an owned guard, if no writer holds or waits
@@ -353,7 +355,7 @@ impl<T: ?Sized> RwLock<T> {
     /// ```
     pub fn try_read_owned(self: Arc<Self>) -> Result<OwnedRwLockReadGuard<T>, TryLockError> {
         self.try_acquire(1)?;
-        Ok(OwnedRwLockReadGuard { lock: self })
+        Ok(OwnedRwLockReadGuard::new(self))
     }
 
     /// Write access now, with an owned guard, if the lock is free and no
@@ -376,7 +378,7 @@ impl<T: ?Sized> RwLock<T> {
     /// ```
     pub fn try_write_owned(self: Arc<Self>) -> Result<OwnedRwLockWriteGuard<T>, TryLockError> {
         self.try_acquire(self.max_reads)?;
-        Ok(OwnedRwLockWriteGuard { lock: self })
+        Ok(OwnedRwLockWriteGuard::new(self))
     }
 
     /// The value, through exclusive access (no locking needed).
@@ -742,160 +744,9 @@ impl<T: ?Sized + fmt::Debug> fmt::Debug for RwLockMappedWriteGuard<'_, T> {
     }
 }
 
-/// Shared access through a guard that keeps its [`RwLock`] alive through
-/// an `Arc`.
-///
-/// It is `Send` and `Sync` when `T: Send + Sync` (through the `Arc`): it
-/// shares `&T` and may drop the last `Arc`, and with it the value.
-///
-/// # Examples
-///
-/// ```
-/// use std::sync::Arc;
-/// let lock = Arc::new(rt::sync::RwLock::new(1));
-/// let guard = lock.clone().try_read_owned().unwrap();
-/// assert!(Arc::ptr_eq(guard.rwlock(), &lock));
-/// assert_eq!(*guard, 1);
-/// ```
-#[must_use = "the lock is released as soon as the guard is dropped"]
-pub struct OwnedRwLockReadGuard<T: ?Sized> {
-    lock: Arc<RwLock<T>>,
-}
-
-impl<T: ?Sized> OwnedRwLockReadGuard<T> {
-    /// The lock this guard reads.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use std::sync::Arc;
-    /// let lock = Arc::new(rt::sync::RwLock::new(1));
-    /// let guard = lock.clone().try_read_owned().unwrap();
-    /// assert!(guard.rwlock().try_read().is_ok());
-    /// ```
-    pub fn rwlock(&self) -> &Arc<RwLock<T>> {
-        &self.lock
-    }
-}
-
-impl<T: ?Sized> Deref for OwnedRwLockReadGuard<T> {
-    type Target = T;
-    fn deref(&self) -> &T {
-        // SAFETY: a read permit is held: no writer (the only source of
-        // `&mut T`) can hold the lock at the same time.
-        unsafe { &*self.lock.data.get() }
-    }
-}
-
-impl<T: ?Sized> Drop for OwnedRwLockReadGuard<T> {
-    fn drop(&mut self) {
-        self.lock.semaphore.release(1);
-    }
-}
-
-impl<T: ?Sized + fmt::Debug> fmt::Debug for OwnedRwLockReadGuard<T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Debug::fmt(&**self, f)
-    }
-}
-
-/// Exclusive access through a guard that keeps its [`RwLock`] alive
-/// through an `Arc`.
-///
-/// It is `Send` and `Sync` when `T: Send + Sync` (through the `Arc`), like
-/// [`RwLockWriteGuard`].
-///
-/// # Examples
-///
-/// ```
-/// use std::sync::Arc;
-/// let lock = Arc::new(rt::sync::RwLock::new(1));
-/// let mut guard = lock.clone().try_write_owned().unwrap();
-/// *guard += 1;
-/// assert!(Arc::ptr_eq(guard.rwlock(), &lock));
-/// drop(guard);
-/// assert_eq!(*lock.try_read().unwrap(), 2);
-/// ```
-#[must_use = "the lock is released as soon as the guard is dropped"]
-pub struct OwnedRwLockWriteGuard<T: ?Sized> {
-    lock: Arc<RwLock<T>>,
-}
-
-impl<T: ?Sized> OwnedRwLockWriteGuard<T> {
-    /// The lock this guard writes.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use std::sync::Arc;
-    /// let lock = Arc::new(rt::sync::RwLock::new(1));
-    /// let guard = lock.clone().try_write_owned().unwrap();
-    /// assert!(guard.rwlock().try_read().is_err());
-    /// ```
-    pub fn rwlock(&self) -> &Arc<RwLock<T>> {
-        &self.lock
-    }
-
-    /// Turns the write lock into a read lock without letting it go, like
-    /// [`RwLockWriteGuard::downgrade`].
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use std::sync::Arc;
-    /// use rt::sync::OwnedRwLockWriteGuard;
-    /// let lock = Arc::new(rt::sync::RwLock::new(1));
-    /// let mut writer = lock.clone().try_write_owned().unwrap();
-    /// *writer = 2;
-    /// let reader = OwnedRwLockWriteGuard::downgrade(writer);
-    /// assert_eq!(*lock.try_read().unwrap(), 2);
-    /// assert!(lock.try_write().is_err());
-    /// drop(reader);
-    /// assert!(lock.try_write().is_ok());
-    /// ```
-    pub fn downgrade(this: Self) -> OwnedRwLockReadGuard<T> {
-        let this = ManuallyDrop::new(this);
-        // SAFETY: `this` is never dropped nor used again, so the `Arc` is
-        // moved out of it exactly once.
-        let lock = unsafe { std::ptr::read(&this.lock) };
-        // Step 1, as in `RwLockWriteGuard::downgrade`.
-        let reader = OwnedRwLockReadGuard { lock };
-        reader.lock.release_all_reads_but_one();
-        reader
-    }
-}
-
-impl<T: ?Sized> Deref for OwnedRwLockWriteGuard<T> {
-    type Target = T;
-    fn deref(&self) -> &T {
-        // SAFETY: all permits are held: no other guard exists.
-        unsafe { &*self.lock.data.get() }
-    }
-}
-
-impl<T: ?Sized> DerefMut for OwnedRwLockWriteGuard<T> {
-    fn deref_mut(&mut self) -> &mut T {
-        // SAFETY: all permits are held and the guard is borrowed mutably.
-        unsafe { &mut *self.lock.data.get() }
-    }
-}
-
-impl<T: ?Sized> Drop for OwnedRwLockWriteGuard<T> {
-    fn drop(&mut self) {
-        self.lock.semaphore.release(self.lock.max_reads);
-    }
-}
-
-impl<T: ?Sized + fmt::Debug> fmt::Debug for OwnedRwLockWriteGuard<T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Debug::fmt(&**self, f)
-    }
-}
-
 display_guard!(
     RwLockReadGuard<'a>,
     RwLockWriteGuard<'a>,
     RwLockMappedWriteGuard<'a>,
-    OwnedRwLockReadGuard,
     OwnedRwLockWriteGuard,
 );

@@ -17,7 +17,7 @@
 use crate::loom::sync::Mutex;
 use crate::loom::sync::atomic::{AtomicBool, Ordering};
 use crate::runtime::Handle;
-use crate::task::{AbortHandle, Id, JoinError, JoinHandle, poll_proceed};
+use crate::task::{AbortHandle, Id, JoinError, JoinHandle, LocalSet, poll_proceed};
 use slab::Slab;
 use std::collections::VecDeque;
 use std::fmt;
@@ -106,7 +106,7 @@ impl Wake for EntryWaker {
     }
 }
 
-impl<T: Send + 'static> JoinSet<T> {
+impl<T> JoinSet<T> {
     /// An empty set.
     ///
     /// # Examples
@@ -127,6 +127,101 @@ impl<T: Send + 'static> JoinSet<T> {
         }
     }
 
+    /// Adds a spawned task to the set.
+    pub(crate) fn insert(&mut self, handle: JoinHandle<T>) -> AbortHandle {
+        let abort = handle.abort_handle();
+        let slot = self.tasks.vacant_entry();
+        let key = slot.key();
+        let entry_waker = Arc::new(EntryWaker {
+            key,
+            queued: AtomicBool::new(true),
+            list: self.ready.clone(),
+        });
+        let waker = Waker::from(entry_waker.clone());
+        slot.insert(Entry {
+            handle,
+            entry_waker,
+            waker,
+        });
+        // Step 1: the first poll registers the entry's waker.
+        self.ready.push(key);
+        abort
+    }
+}
+
+impl<T: 'static> JoinSet<T> {
+    /// Spawns a `!Send` future into the set, on the
+    /// [`LocalSet`](crate::task::LocalSet) this thread is running (as
+    /// [`spawn_local`](crate::task::spawn_local)). The set may hold local
+    /// and `Send` tasks together; it must then be joined on this thread.
+    ///
+    /// # Panics
+    ///
+    /// Panics outside a `LocalSet`; use
+    /// [`spawn_local_on`](JoinSet::spawn_local_on) there.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::rc::Rc;
+    ///
+    /// let rt = rt::runtime::Builder::new_current_thread().build().unwrap();
+    /// rt::task::LocalSet::new().block_on(&rt, async {
+    ///     let shared = Rc::new(5);
+    ///     let mut set = rt::task::JoinSet::new();
+    ///     for i in 0..3 {
+    ///         let shared = shared.clone();
+    ///         set.spawn_local(async move { *shared + i });
+    ///     }
+    ///     let mut outputs = set.join_all().await;
+    ///     outputs.sort();
+    ///     assert_eq!(outputs, [5, 6, 7]);
+    /// });
+    /// ```
+    #[track_caller]
+    pub fn spawn_local<F>(&mut self, future: F) -> AbortHandle
+    where
+        F: Future<Output = T> + 'static,
+    {
+        match super::local::try_spawn_local(future, crate::task::TaskMeta::new()) {
+            Ok(handle) => self.insert(handle),
+            Err(_) => panic!(
+                "`JoinSet::spawn_local` called outside a `LocalSet`: local tasks need a set to \
+                 run on. Call it inside `LocalSet::run_until`, `LocalSet::block_on` or an awaited \
+                 `LocalSet` (or under `LocalSet::enter`), or use \
+                 `JoinSet::spawn_local_on(future, &local_set)`; use `JoinSet::spawn` for `Send` \
+                 futures"
+            ),
+        }
+    }
+
+    /// Spawns a `!Send` future into the set, on `local_set` (as
+    /// [`LocalSet::spawn_local`](crate::task::LocalSet::spawn_local)). It
+    /// starts when that set is next driven.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::rc::Rc;
+    ///
+    /// let rt = rt::runtime::Builder::new_current_thread().build().unwrap();
+    /// let local = rt::task::LocalSet::new();
+    /// let mut set = rt::task::JoinSet::new();
+    /// let name = Rc::new(String::from("local"));
+    /// set.spawn_local_on(async move { name.len() }, &local);
+    /// let joined = local.block_on(&rt, set.join_next());
+    /// assert_eq!(joined.unwrap().unwrap(), 5);
+    /// ```
+    #[track_caller]
+    pub fn spawn_local_on<F>(&mut self, future: F, local_set: &LocalSet) -> AbortHandle
+    where
+        F: Future<Output = T> + 'static,
+    {
+        self.insert(local_set.spawn_local_with(future, crate::task::TaskMeta::new()))
+    }
+}
+
+impl<T: Send + 'static> JoinSet<T> {
     /// Spawns a task on the current runtime into the set.
     ///
     /// # Panics
@@ -216,27 +311,6 @@ impl<T: Send + 'static> JoinSet<T> {
         F: FnOnce() -> T + Send + 'static,
     {
         self.insert(handle.spawn_blocking(f))
-    }
-
-    /// Adds a spawned task to the set.
-    pub(crate) fn insert(&mut self, handle: JoinHandle<T>) -> AbortHandle {
-        let abort = handle.abort_handle();
-        let slot = self.tasks.vacant_entry();
-        let key = slot.key();
-        let entry_waker = Arc::new(EntryWaker {
-            key,
-            queued: AtomicBool::new(true),
-            list: self.ready.clone(),
-        });
-        let waker = Waker::from(entry_waker.clone());
-        slot.insert(Entry {
-            handle,
-            entry_waker,
-            waker,
-        });
-        // Step 1: the first poll registers the entry's waker.
-        self.ready.push(key);
-        abort
     }
 }
 
@@ -555,7 +629,7 @@ impl<T> JoinSet<T> {
     }
 }
 
-impl<T: Send + 'static> Default for JoinSet<T> {
+impl<T> Default for JoinSet<T> {
     fn default() -> JoinSet<T> {
         JoinSet::new()
     }

@@ -10,11 +10,10 @@
 //! which the borrow `'a` or the `Arc` keeps in place.
 
 use super::{Mutex, MutexGuard, OwnedMutexGuard};
-use crate::sync::always_narrowed;
 use crate::sync::semaphore::Semaphore;
+use crate::sync::{always_narrowed, take_arc};
 use std::fmt;
 use std::marker::PhantomData;
-use std::mem::ManuallyDrop;
 use std::ops::{Deref, DerefMut};
 use std::sync::Arc;
 
@@ -228,7 +227,7 @@ impl<T: ?Sized> OwnedMutexGuard<T> {
             return Err(this);
         };
         Ok(OwnedMappedMutexGuard {
-            mutex: take_mutex(this, |guard| &guard.mutex),
+            mutex: take_arc(this, |guard| &guard.mutex),
             data,
         })
     }
@@ -299,7 +298,7 @@ impl<T: ?Sized, U: ?Sized> OwnedMappedMutexGuard<T, U> {
             return Err(this);
         };
         Ok(OwnedMappedMutexGuard {
-            mutex: take_mutex(this, |guard| &guard.mutex),
+            mutex: take_arc(this, |guard| &guard.mutex),
             data,
         })
     }
@@ -337,15 +336,4 @@ impl<T: ?Sized, U: ?Sized + fmt::Display> fmt::Display for OwnedMappedMutexGuard
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Display::fmt(&**self, f)
     }
-}
-
-/// Moves the `Arc` out of an owned guard without running the guard's
-/// `Drop` (which would unlock): the lock goes with the `Arc` to the new
-/// guard.
-fn take_mutex<G, T: ?Sized>(guard: G, mutex: impl FnOnce(&G) -> &Arc<Mutex<T>>) -> Arc<Mutex<T>> {
-    let guard = ManuallyDrop::new(guard);
-    // SAFETY: `guard` is never dropped (`ManuallyDrop`), so its `Arc` is
-    // read out exactly once and not dropped a second time; its other
-    // fields are plain pointers with nothing to drop.
-    unsafe { std::ptr::read(mutex(&guard)) }
 }
