@@ -149,6 +149,7 @@ impl Handle {
         config: Config,
         blocking: blocking::Spawner,
     ) -> Arc<Handle> {
+        let now = coarse_time::now();
         let core = Box::new(Core {
             tasks: VecDeque::with_capacity(64),
             lanes: PriorityLanes::new(VecDeque::new),
@@ -160,10 +161,10 @@ impl Handle {
             global_queue_interval: GlobalQueueInterval::new(
                 config.global_queue_interval,
                 config.tune_global_queue_interval,
-                coarse_time::now(),
+                now,
             ),
-            busy_since: coarse_time::now(),
-            now: coarse_time::now(),
+            busy_since: now,
+            now,
             driver: Some(driver),
             woken: Vec::new(),
         });
@@ -481,7 +482,7 @@ impl Core {
     /// `true` on the ticks where the injector goes ahead of the local
     /// queue.
     fn injector_turn(&self) -> bool {
-        self.tick % self.global_queue_interval.ticks() == 0
+        self.global_queue_interval.is_turn(self.tick)
     }
 
     fn next_task(&mut self, handle: &Handle) -> Option<Notified> {

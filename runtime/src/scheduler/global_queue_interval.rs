@@ -76,10 +76,11 @@ impl GlobalQueueInterval {
         }
     }
 
-    /// The current interval in ticks.
+    /// `true` when `tick` is one where the injector goes ahead of the
+    /// local queue.
     #[inline]
-    pub(crate) fn ticks(&self) -> u32 {
-        self.ticks
+    pub(crate) fn is_turn(&self, tick: u32) -> bool {
+        tick % self.ticks == 0
     }
 
     /// Step 2: the worker found no task in its own queues or the injector.
@@ -133,16 +134,16 @@ mod tests {
     fn ticks_that_fit_the_target() {
         let mut interval = GlobalQueueInterval::new(61, true, at(0));
         window(&mut interval, 0, 244, 20_000);
-        assert_eq!(interval.ticks(), (TARGET_NANOS / 20_000) as u32);
+        assert_eq!(interval.ticks, (TARGET_NANOS / 20_000) as u32);
     }
 
     #[test]
     fn clamped_to_the_configured_interval_and_the_minimum() {
         let mut interval = GlobalQueueInterval::new(61, true, at(0));
         window(&mut interval, 0, 244, 100);
-        assert_eq!(interval.ticks(), 61);
+        assert_eq!(interval.ticks, 61);
         window(&mut interval, 10_000_000, 244, 5_000_000);
-        assert_eq!(interval.ticks(), MIN_TICKS);
+        assert_eq!(interval.ticks, MIN_TICKS);
     }
 
     #[test]
@@ -151,10 +152,10 @@ mod tests {
         interval.retune(at(0), 1000);
         interval.went_idle();
         interval.retune(at(244 * 1_000_000), 1244);
-        assert_eq!(interval.ticks(), 61);
+        assert_eq!(interval.ticks, 61);
         // The next window, busy throughout, counts.
         interval.retune(at(244 * 1_000_000 + 244 * 50_000), 1488);
-        assert_eq!(interval.ticks(), 2);
+        assert_eq!(interval.ticks, 2);
     }
 
     #[test]
@@ -165,14 +166,14 @@ mod tests {
         for refresh in 1..=4 {
             interval.retune(at(refresh * 4 * 50_000), refresh as u32 * 4);
         }
-        assert_eq!(interval.ticks(), 2);
+        assert_eq!(interval.ticks, 2);
     }
 
     #[test]
     fn a_fixed_interval_is_never_tuned() {
         let mut interval = GlobalQueueInterval::new(5, false, at(0));
         window(&mut interval, 0, 244, 1_000_000);
-        assert_eq!(interval.ticks(), 5);
+        assert_eq!(interval.ticks, 5);
     }
 
     #[test]
@@ -180,6 +181,6 @@ mod tests {
         // A new worker starts as if idle: its start-up is not poll time.
         let mut interval = GlobalQueueInterval::new(61, true, at(0));
         interval.retune(at(1_000_000_000), 244);
-        assert_eq!(interval.ticks(), 61);
+        assert_eq!(interval.ticks, 61);
     }
 }

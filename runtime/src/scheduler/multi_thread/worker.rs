@@ -284,7 +284,7 @@ impl Core {
         // Emptiness first: two loads, where a steal from an empty injector
         // costs a fence, and with a tuned interval this runs every few
         // ticks.
-        if self.tick % self.global_queue_interval.ticks() == 0 && !shared.inject.is_empty() {
+        if self.global_queue_interval.is_turn(self.tick) && !shared.inject.is_empty() {
             // A batch, not one task: when yielding tasks keep the local
             // deque from ever emptying, this is the only way in for tasks
             // spawned from outside, and one per interval starves them.

@@ -75,7 +75,7 @@ impl Core {
         let local = self.lanes.get(priority);
         let inject = shared.inject_lanes.get(priority);
         let mut task = None;
-        if self.tick % self.global_queue_interval.ticks() == 0 {
+        if self.global_queue_interval.is_turn(self.tick) {
             task = inject.steal_batch_and_pop(local).success();
         }
         task = task
