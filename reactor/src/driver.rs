@@ -27,7 +27,13 @@ const _: () = assert!(MAX_CELLS == INDEX_MASK);
 const _: () = assert!(INDEX_BITS + GENERATION_MASK.count_ones() <= 32);
 /// How many events one `turn` collects at most, unless
 /// [`Driver::with_capacity`] says otherwise.
-const DEFAULT_EVENTS_PER_TURN: usize = 1024;
+///
+/// # Examples
+///
+/// ```
+/// assert_eq!(rt_reactor::DEFAULT_EVENTS_PER_TURN, 1024);
+/// ```
+pub const DEFAULT_EVENTS_PER_TURN: usize = 1024;
 
 /// The poll loop. Owned by the one thread that drives I/O.
 ///
@@ -44,6 +50,9 @@ const DEFAULT_EVENTS_PER_TURN: usize = 1024;
 pub struct Driver {
     poll: mio::Poll,
     events: mio::Events,
+    /// The smaller buffer of a turn that does not wait (`Some(ZERO)`), if
+    /// [`Driver::with_capacities`] gave one.
+    busy_events: Option<mio::Events>,
     wake: Vec<Waker>,
     inner: Arc<Inner>,
 }
@@ -127,8 +136,52 @@ impl Driver {
     /// ```
     #[track_caller]
     pub fn with_capacity(events_per_turn: usize) -> io::Result<(Driver, Handle)> {
+        Driver::with_capacities(events_per_turn, events_per_turn)
+    }
+
+    /// As [`with_capacity`](Driver::with_capacity), with a second bound for
+    /// the turns that do not wait (`turn(Some(Duration::ZERO))`: a busy
+    /// thread checking for I/O between tasks): those take at most
+    /// `events_per_busy_turn` events, the others `events_per_turn`.
+    ///
+    /// # Errors
+    ///
+    /// As [`new`](Driver::new).
+    ///
+    /// # Panics
+    ///
+    /// Panics if either bound is 0.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rt_reactor::Interest;
+    /// use std::io::Write;
+    /// use std::time::Duration;
+    ///
+    /// let (mut driver, handle) = rt_reactor::Driver::with_capacities(8, 1).unwrap();
+    /// let mut pairs: Vec<_> = (0..3).map(|_| mio::net::UnixStream::pair().unwrap()).collect();
+    /// let registrations: Vec<_> = pairs
+    ///     .iter_mut()
+    ///     .map(|(a, b)| {
+    ///         b.write_all(b"x").unwrap();
+    ///         handle.register(a, Interest::READABLE).unwrap()
+    ///     })
+    ///     .collect();
+    /// // A turn that does not wait takes one event; one that may wait, the rest.
+    /// assert_eq!(driver.turn(Some(Duration::ZERO)).unwrap(), 1);
+    /// assert_eq!(driver.turn(Some(Duration::from_secs(5))).unwrap(), 2);
+    /// # for (registration, (a, _)) in registrations.into_iter().zip(&mut pairs) {
+    /// #     registration.deregister(a).unwrap();
+    /// # }
+    /// ```
+    #[track_caller]
+    pub fn with_capacities(
+        events_per_turn: usize,
+        events_per_busy_turn: usize,
+    ) -> io::Result<(Driver, Handle)> {
         assert!(
-            events_per_turn > 0,
+            events_per_turn > 0 && events_per_busy_turn > 0,
             "rt-reactor: a driver needs room for at least 1 event per turn"
         );
         let poll = mio::Poll::new()?;
@@ -144,6 +197,8 @@ impl Driver {
         let driver = Driver {
             poll,
             events: mio::Events::with_capacity(events_per_turn),
+            busy_events: (events_per_busy_turn != events_per_turn)
+                .then(|| mio::Events::with_capacity(events_per_busy_turn)),
             wake: Vec::new(),
             inner: inner.clone(),
         };
@@ -216,13 +271,17 @@ impl Driver {
         timeout: Option<Duration>,
         wake: &mut Vec<Waker>,
     ) -> io::Result<usize> {
-        match self.poll.poll(&mut self.events, timeout) {
+        let events = match &mut self.busy_events {
+            Some(busy) if timeout == Some(Duration::ZERO) => busy,
+            _ => &mut self.events,
+        };
+        match self.poll.poll(events, timeout) {
             Ok(()) => {}
             Err(e) if e.kind() == io::ErrorKind::Interrupted => return Ok(0),
             Err(e) => return Err(e),
         }
         let mut dispatched = 0;
-        for event in self.events.iter() {
+        for event in events.iter() {
             let token = event.token();
             if token == WAKER_TOKEN {
                 continue;

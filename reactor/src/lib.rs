@@ -143,7 +143,7 @@ mod test_support;
 mod waiter;
 mod waiter_list;
 
-pub use driver::{Driver, Handle};
+pub use driver::{DEFAULT_EVENTS_PER_TURN, Driver, Handle};
 pub use ready::{Direction, Interest, Ready, ReadyEvent};
 pub use registration::Registration;
 pub use waiter::ReadyWaiter;

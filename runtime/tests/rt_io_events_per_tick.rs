@@ -2,11 +2,15 @@
 //! turn of the reactor takes, which `io_driver_ready_count` shows: with
 //! four sockets readable at once, the turn that wakes the waiting task
 //! dispatched one event under a bound of 1 and all four without it.
+//! `max_io_events_per_busy_tick` bounds only the turns that do not wait:
+//! those of a thread kept busy by a yielding task.
 
 use rt::runtime::{Builder, Runtime};
 use std::future::{Future, poll_fn};
 use std::io::Write;
 use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::task::Poll;
 
 const SOCKETS: usize = 4;
@@ -15,8 +19,24 @@ const SOCKETS: usize = 4;
 /// turn, waits in a task until any is reported readable, and returns how
 /// many events the reactor had dispatched by then.
 fn events_dispatched_by_first_wake(rt: &Runtime) -> u64 {
+    events_dispatched_by_first_wake_with(rt, false)
+}
+
+/// As `events_dispatched_by_first_wake`; with `busy`, another task yields
+/// meanwhile, so the thread never waits in the reactor: every turn is a
+/// busy one.
+fn events_dispatched_by_first_wake_with(rt: &Runtime, busy: bool) -> u64 {
     let metrics = rt.metrics();
-    rt.block_on(async {
+    let done = Arc::new(AtomicBool::new(false));
+    let spinner = busy.then(|| {
+        let done = done.clone();
+        rt.spawn(async move {
+            while !done.load(Ordering::SeqCst) {
+                rt::task::yield_now().await;
+            }
+        })
+    });
+    let dispatched = rt.block_on(async {
         rt::spawn(async move {
             let mut peers = Vec::new();
             let mut sockets = Vec::new();
@@ -52,7 +72,12 @@ fn events_dispatched_by_first_wake(rt: &Runtime) -> u64 {
         })
         .await
         .unwrap()
-    })
+    });
+    done.store(true, Ordering::SeqCst);
+    if let Some(spinner) = spinner {
+        rt.block_on(spinner).unwrap();
+    }
+    dispatched
 }
 
 fn builders() -> Vec<(&'static str, Builder)> {
@@ -63,6 +88,18 @@ fn builders() -> Vec<(&'static str, Builder)> {
     let mut multi = Builder::new_multi_thread();
     multi.worker_threads(1).event_interval(1_000_000);
     vec![("current_thread", current), ("multi_thread(1)", multi)]
+}
+
+/// For the busy turns: the multi-thread worker polls the reactor without
+/// waiting every `event_interval` ticks (61 by default) while its tasks
+/// keep it busy.
+fn busy_builders() -> Vec<(&'static str, Builder)> {
+    let mut multi = Builder::new_multi_thread();
+    multi.worker_threads(1);
+    vec![
+        ("current_thread", Builder::new_current_thread()),
+        ("multi_thread(1)", multi),
+    ]
 }
 
 #[test]
@@ -103,4 +140,46 @@ fn a_bound_of_two_splits_four_events_over_turns() {
 #[should_panic(expected = "`max_io_events_per_tick` must be at least 1")]
 fn zero_events_per_tick_panics() {
     Builder::new_current_thread().max_io_events_per_tick(0);
+}
+
+#[test]
+fn busy_ticks_take_at_most_their_own_bound() {
+    for (kind, mut builder) in busy_builders() {
+        let rt = builder
+            .enable_io()
+            .max_io_events_per_busy_tick(1)
+            .build()
+            .unwrap();
+        assert_eq!(events_dispatched_by_first_wake_with(&rt, true), 1, "{kind}");
+    }
+    for (kind, mut builder) in busy_builders() {
+        let rt = builder.enable_io().build().unwrap();
+        assert_eq!(
+            events_dispatched_by_first_wake_with(&rt, true),
+            SOCKETS as u64,
+            "{kind}: no busy bound"
+        );
+    }
+}
+
+#[test]
+fn the_busy_bound_leaves_waiting_turns_alone() {
+    for (kind, mut builder) in builders() {
+        let rt = builder
+            .enable_io()
+            .max_io_events_per_busy_tick(1)
+            .build()
+            .unwrap();
+        assert_eq!(
+            events_dispatched_by_first_wake(&rt),
+            SOCKETS as u64,
+            "{kind}"
+        );
+    }
+}
+
+#[test]
+#[should_panic(expected = "`max_io_events_per_busy_tick` must be at least 1")]
+fn zero_events_per_busy_tick_panics() {
+    Builder::new_current_thread().max_io_events_per_busy_tick(0);
 }

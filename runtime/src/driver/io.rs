@@ -30,15 +30,20 @@ pub(crate) enum IoHandle {
 
 impl IoStack {
     /// `events_per_tick`: the most events one park takes from the OS
-    /// poller (`None`: the reactor's default).
+    /// poller (`None`: the reactor's default); `events_per_busy_tick`: the
+    /// most a park that does not wait takes (`None`: the same).
     pub(crate) fn new(
         enable_io: bool,
         events_per_tick: Option<usize>,
+        events_per_busy_tick: Option<usize>,
     ) -> io::Result<(IoStack, IoHandle)> {
         if enable_io {
-            let (driver, handle) = match events_per_tick {
-                Some(events) => rt_reactor::Driver::with_capacity(events)?,
-                None => rt_reactor::Driver::new()?,
+            let (driver, handle) = match (events_per_tick, events_per_busy_tick) {
+                (None, None) => rt_reactor::Driver::new()?,
+                (per_tick, busy) => {
+                    let per_tick = per_tick.unwrap_or(rt_reactor::DEFAULT_EVENTS_PER_TURN);
+                    rt_reactor::Driver::with_capacities(per_tick, busy.unwrap_or(per_tick))?
+                }
             };
             Ok((IoStack::Enabled(driver), IoHandle::Enabled(handle)))
         } else {

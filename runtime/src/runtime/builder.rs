@@ -477,6 +477,42 @@ impl Builder {
         self
     }
 
+    /// The most I/O events a turn of the reactor that does not wait takes
+    /// (tokio's setting of the same name; default: as many as
+    /// [`max_io_events_per_tick`](Builder::max_io_events_per_tick)). A busy
+    /// thread checks for I/O without waiting between tasks (every
+    /// [`event_interval`](Builder::event_interval) ticks, after a yield,
+    /// or when a timer is already due) and queues every task those events
+    /// wake on itself: a small batch leaves the rest in the kernel for an
+    /// idle thread or a later turn instead of piling work on a thread that
+    /// is already behind. Turns that may wait still take up to
+    /// `max_io_events_per_tick`.
+    ///
+    /// # Panics
+    ///
+    /// Panics if `capacity` is 0.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Builder::new_multi_thread()
+    ///     .enable_io()
+    ///     .max_io_events_per_tick(256)
+    ///     .max_io_events_per_busy_tick(16)
+    ///     .build()
+    ///     .unwrap();
+    /// # drop(rt);
+    /// ```
+    #[track_caller]
+    pub fn max_io_events_per_busy_tick(&mut self, capacity: usize) -> &mut Builder {
+        assert!(
+            capacity > 0,
+            "`max_io_events_per_busy_tick` must be at least 1"
+        );
+        self.driver.max_io_events_per_busy_tick = Some(capacity);
+        self
+    }
+
     /// Turns the slow-poll watchdog on: a monitor thread reports every
     /// task that stays in one poll longer than `threshold` (it blocks its
     /// worker: a synchronous lock, a CPU loop, a blocking call), once per
