@@ -109,3 +109,15 @@ fn racing_setters_of_a_set_once_store_exactly_one_value() {
         assert_eq!(once.get(), Some(&format!("value {winner}")));
     }
 }
+
+#[test]
+fn cells_stay_unwind_safe_when_their_value_is() {
+    fn ref_unwind_safe<T: std::panic::RefUnwindSafe + std::panic::UnwindSafe>() {}
+    ref_unwind_safe::<OnceCell<String>>();
+    ref_unwind_safe::<SetOnce<String>>();
+    let cell = OnceCell::const_new_with(1);
+    assert_eq!(
+        std::panic::catch_unwind(|| *cell.get().unwrap()).unwrap(),
+        1
+    );
+}

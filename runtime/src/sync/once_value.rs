@@ -15,6 +15,7 @@
 use crate::loom::cell::UnsafeCell;
 use crate::loom::sync::atomic::{AtomicBool, Ordering};
 use std::mem::MaybeUninit;
+use std::panic::{RefUnwindSafe, UnwindSafe};
 
 pub(super) struct OnceValue<T> {
     /// The value is written (step 2).
@@ -29,6 +30,12 @@ pub(super) struct OnceValue<T> {
 unsafe impl<T: Send + Sync> Sync for OnceValue<T> {}
 // SAFETY: moving a `OnceValue` moves its `T` (if any) to another thread.
 unsafe impl<T: Send> Send for OnceValue<T> {}
+
+// As `std::sync::OnceLock`, which `OnceCell` and `SetOnce` used before: a
+// panic cannot leave the slot half-written (the flag is set after the
+// value), so it is unwind safe whenever `T` is.
+impl<T: RefUnwindSafe + UnwindSafe> RefUnwindSafe for OnceValue<T> {}
+impl<T: UnwindSafe> UnwindSafe for OnceValue<T> {}
 
 impl<T> OnceValue<T> {
     #[cfg(not(loom))]
