@@ -24,7 +24,6 @@
 //! permit, since only `&mut self` can collect the operation's result.
 
 mod conversions;
-mod max_buf_size;
 mod times;
 
 use crate::fs::OpenOptions;
@@ -79,8 +78,6 @@ pub struct File {
     seeking: bool,
     /// One permit, held by the operation in flight (see the module docs).
     idle: Arc<Semaphore>,
-    /// The most one `poll_read` or `poll_write` moves (`set_max_buf_size`).
-    max_buf: usize,
 }
 
 enum State {
@@ -118,8 +115,8 @@ impl Buf {
         n
     }
 
-    fn copy_from(&mut self, src: &[u8], max: usize) -> usize {
-        let n = src.len().min(max);
+    fn copy_from(&mut self, src: &[u8]) -> usize {
+        let n = src.len().min(MAX_CHUNK);
         self.clear();
         self.data.extend_from_slice(&src[..n]);
         n
@@ -305,7 +302,6 @@ impl File {
             last_write_err: None,
             seeking: false,
             idle: Arc::new(Semaphore::new(1)),
-            max_buf: MAX_CHUNK,
         }
     }
 
@@ -716,7 +712,7 @@ impl AsyncRead for File {
                 }
                 State::Idle(_) => {
                     let buf = me.take_buf();
-                    let max = dst.len().min(me.max_buf);
+                    let max = dst.len().min(MAX_CHUNK);
                     me.start(buf, move |std, buf| {
                         Operation::Read(buf.read_from(std, max))
                     });
@@ -762,7 +758,7 @@ impl AsyncWrite for File {
                     }
                     let mut buf = me.take_buf();
                     let rewind = buf.discard_unread();
-                    let n = buf.copy_from(src, me.max_buf);
+                    let n = buf.copy_from(src);
                     me.start(buf, move |std, buf| {
                         let result = rewind_by(std, rewind);
                         Operation::Write(result.and_then(|()| buf.write_to(std)))
