@@ -264,3 +264,14 @@ fn borrowed_halves_wait_try_and_name_addresses_on_their_own_side() {
         support::check_split_halves!(&read, &write, &mut server).await;
     });
 }
+
+/// tokio's `tcp_stream::try_read_write`: `writable()` stays ready while
+/// `try_write` fills the send buffer 4000 bytes at a time (many more
+/// writes than the cooperative budget's 128 units), and the reads drain it.
+#[test]
+fn try_read_write() {
+    on_both(|| async {
+        let (client, server) = tcp_pair().await;
+        support::check_try_read_write!(client, server, &[2u8; 4000], 10).await;
+    });
+}

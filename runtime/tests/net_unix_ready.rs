@@ -356,3 +356,18 @@ fn borrowed_unix_halves_wait_try_and_name_addresses_on_their_own_side() {
         std::fs::remove_file(&path).unwrap();
     });
 }
+
+/// tokio's `uds_stream::try_read_write`, over a listener: `writable()`
+/// stays ready while `try_write` fills the send buffer (past the
+/// cooperative budget), and the reads drain it.
+#[test]
+fn stream_try_read_write() {
+    on_both(|| async {
+        let path = socket_path("try-read-write");
+        let listener = UnixListener::bind(&path).unwrap();
+        let client = UnixStream::connect(&path).await.unwrap();
+        let (server, _) = listener.accept().await.unwrap();
+        support::check_try_read_write!(client, server, b"hello world", 3).await;
+        std::fs::remove_file(&path).unwrap();
+    });
+}

@@ -448,7 +448,7 @@ pub(crate) fn ms(n: u64) -> Duration {
 #[allow(unused_imports)]
 pub(crate) use stream_checks::{
     check_forgotten_write_half, check_owned_halves, check_ready_for_either_side,
-    check_split_halves, echo_through_halves, fill_send_buffer,
+    check_split_halves, check_try_read_write, echo_through_halves, fill_send_buffer,
 };
 
 /// Polls `future` once with a waker that does nothing: for tests that
