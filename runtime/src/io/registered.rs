@@ -136,9 +136,27 @@ impl<E: mio::event::Source> Registered<E> {
     ///
     /// See [`current_reactor`].
     #[track_caller]
-    pub(crate) fn new(mut io: E, interest: Interest) -> io::Result<Registered<E>> {
+    pub(crate) fn new(io: E, interest: Interest) -> io::Result<Registered<E>> {
+        Registered::assuming(io, interest, Ready::EMPTY)
+    }
+
+    /// Registers `io` with `assumed` already ready, without waiting for
+    /// the reactor's first event (`rt_reactor::Handle::register_assuming`):
+    /// accepted streams (readable and writable) and the ends of a fresh
+    /// pair (writable). The first operation that finds the guess wrong
+    /// gets `WouldBlock` and clears it, as for any readiness.
+    ///
+    /// # Panics
+    ///
+    /// See [`current_reactor`].
+    #[track_caller]
+    pub(crate) fn assuming(
+        mut io: E,
+        interest: Interest,
+        assumed: Ready,
+    ) -> io::Result<Registered<E>> {
         let reactor = current_reactor();
-        let registration = reactor.register(&mut io, interest)?;
+        let registration = reactor.register_assuming(&mut io, interest, assumed)?;
         Ok(Registered {
             io: Some(io),
             registration,

@@ -360,8 +360,75 @@ macro_rules! check_try_read_write {
     };
 }
 
+/// tokio's `tcp_stream::poll_read_ready` and `uds_stream::poll_read_ready`
+/// on an accepted `$server` and its peer `$client`: assumed readable at
+/// the first poll (no event needed), not readable once a read found
+/// nothing; readable when the peer writes, still readable after a read
+/// that filled its buffer, not after reading until `WouldBlock`; readable
+/// when the peer leaves. Run it on a single poller (`on_single_poller`),
+/// where no event lands between a read and the check after it.
+#[allow(unused_macros)]
+macro_rules! check_poll_read_ready {
+    ($client:expr, $server:expr) => {
+        async {
+            use futures::FutureExt as _;
+            use rt::io::{AsyncReadExt as _, AsyncWriteExt as _};
+            use std::future::poll_fn;
+            let (mut client, mut server) = ($client, $server);
+            let mut big = vec![0u8; 1024 * 1024];
+            macro_rules! read_until_would_block {
+                () => {
+                    loop {
+                        match server.try_read(&mut big) {
+                            Ok(_) => {}
+                            Err(e) => {
+                                assert_eq!(e.kind(), std::io::ErrorKind::WouldBlock);
+                                break;
+                            }
+                        }
+                    }
+                };
+            }
+            macro_rules! assert_not_readable {
+                () => {
+                    poll_fn(|cx| {
+                        assert!(server.poll_read_ready(cx).is_pending(), "readable");
+                        std::task::Poll::Ready(())
+                    })
+                    .await
+                };
+            }
+
+            // Accepted: readable at the first poll, before any event.
+            let first = poll_fn(|cx| server.poll_read_ready(cx)).now_or_never();
+            assert!(
+                matches!(first, Some(Ok(()))),
+                "an accepted stream is assumed readable: {first:?}"
+            );
+            read_until_would_block!();
+            assert_not_readable!();
+
+            // Bytes in the buffer: readable.
+            client.write_all(b"ping").await.unwrap();
+            poll_fn(|cx| server.poll_read_ready(cx)).await.unwrap();
+
+            // Readable until a read leaves room or would block.
+            let mut buf = [0u8; 4];
+            server.read_exact(&mut buf).await.unwrap();
+            poll_fn(|cx| server.poll_read_ready(cx)).await.unwrap();
+            read_until_would_block!();
+            assert_not_readable!();
+
+            // The peer's departure is readable.
+            drop(client);
+            poll_fn(|cx| server.poll_read_ready(cx)).await.unwrap();
+        }
+    };
+}
+
 #[allow(unused_imports)]
 pub(crate) use {
-    check_forgotten_write_half, check_owned_halves, check_ready_for_either_side,
-    check_split_halves, check_try_read_write, echo_through_halves, fill_send_buffer,
+    check_forgotten_write_half, check_owned_halves, check_poll_read_ready,
+    check_ready_for_either_side, check_split_halves, check_try_read_write, echo_through_halves,
+    fill_send_buffer,
 };

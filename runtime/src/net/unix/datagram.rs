@@ -1,7 +1,7 @@
 use super::SocketAddr;
 use crate::io::registered::Registered;
 use crate::io::sys;
-use rt_reactor::{Direction, Interest};
+use rt_reactor::{Direction, Interest, Ready};
 use socket2::{SockAddr, SockRef};
 use std::fmt;
 use std::io;
@@ -37,8 +37,13 @@ pub struct UnixDatagram {
 impl UnixDatagram {
     #[track_caller]
     fn new(sys: mio::net::UnixDatagram) -> io::Result<UnixDatagram> {
+        UnixDatagram::assuming(sys, Ready::EMPTY)
+    }
+
+    #[track_caller]
+    fn assuming(sys: mio::net::UnixDatagram, assumed: Ready) -> io::Result<UnixDatagram> {
         Ok(UnixDatagram {
-            io: Registered::new(sys, Interest::READABLE | Interest::WRITABLE)?,
+            io: Registered::assuming(sys, Interest::READABLE | Interest::WRITABLE, assumed)?,
         })
     }
 
@@ -137,6 +142,10 @@ impl UnixDatagram {
 
     /// A connected pair of sockets (`socketpair`).
     ///
+    /// Both ends start out writable (their buffers are empty), before the
+    /// reactor's first event, as in tokio; each becomes readable when its
+    /// peer sends.
+    ///
     /// # Errors
     ///
     /// The OS error of `socketpair`.
@@ -159,7 +168,11 @@ impl UnixDatagram {
     #[track_caller]
     pub fn pair() -> io::Result<(UnixDatagram, UnixDatagram)> {
         let (a, b) = mio::net::UnixDatagram::pair()?;
-        Ok((UnixDatagram::new(a)?, UnixDatagram::new(b)?))
+        // Empty buffers: writable now; readable once the peer sends.
+        Ok((
+            UnixDatagram::assuming(a, Ready::WRITABLE)?,
+            UnixDatagram::assuming(b, Ready::WRITABLE)?,
+        ))
     }
 
     /// Wraps a `std` socket (it is switched to non-blocking).

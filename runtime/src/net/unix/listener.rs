@@ -158,6 +158,9 @@ impl UnixListener {
     /// wakes them all and one of them takes it. Dropping the future frees
     /// its place.
     ///
+    /// The stream starts out assumed readable and writable, as
+    /// [`TcpListener::accept`](crate::net::TcpListener::accept)'s do.
+    ///
     /// # Errors
     ///
     /// The OS error of `accept` (e.g. `EMFILE`); the listener stays usable.
@@ -282,7 +285,7 @@ impl AsFd for UnixListener {
 fn wrap_accepted(
     (sys, addr): (mio::net::UnixStream, SocketAddr),
 ) -> io::Result<(UnixStream, SocketAddr)> {
-    UnixStream::new(sys).map(|stream| (stream, addr))
+    UnixStream::accepted(sys).map(|stream| (stream, addr))
 }
 
 impl fmt::Debug for UnixListener {
