@@ -1,6 +1,7 @@
-use super::SocketAddr;
+use super::{SocketAddr, abstract_name};
 use crate::io::registered::Registered;
 use crate::io::sys;
+use crate::net::datagram_io::SendTo;
 use rt_reactor::{Direction, Interest, Ready};
 use socket2::{SockAddr, SockRef};
 use std::fmt;
@@ -54,6 +55,9 @@ impl UnixDatagram {
 
     /// Binds a socket to the file `path` (which must not exist).
     ///
+    /// On Linux and Android a path that starts with a NUL byte, `"\0name"`,
+    /// names `name` in the abstract namespace (no file), as in tokio.
+    ///
     /// # Errors
     ///
     /// The OS error of `bind`.
@@ -80,7 +84,8 @@ impl UnixDatagram {
     /// ```
     #[track_caller]
     pub fn bind(path: impl AsRef<Path>) -> io::Result<UnixDatagram> {
-        UnixDatagram::new(mio::net::UnixDatagram::bind(path)?)
+        let addr = abstract_name::socket_addr(path.as_ref())?;
+        UnixDatagram::new(mio::net::UnixDatagram::bind_addr(&addr)?)
     }
 
     /// Binds a socket to `addr`: a path (which must not exist), or on
@@ -223,7 +228,8 @@ impl UnixDatagram {
         Ok(self.io.into_inner()?.into())
     }
 
-    /// Sets the default peer for `send`/`recv`.
+    /// Sets the default peer for `send`/`recv`: the socket at `path`
+    /// (an abstract name if it starts with NUL, see [`bind`](UnixDatagram::bind)).
     ///
     /// # Errors
     ///
@@ -245,7 +251,7 @@ impl UnixDatagram {
     /// });
     /// ```
     pub fn connect(&self, path: impl AsRef<Path>) -> io::Result<()> {
-        self.io.get_ref().connect(path)
+        abstract_name::connect_to_path(self.io.get_ref(), path.as_ref())
     }
 
     /// Sends a datagram to the connected peer.
@@ -293,7 +299,8 @@ impl UnixDatagram {
         self.io.async_io(Direction::Read, |sys| sys.recv(buf)).await
     }
 
-    /// Sends a datagram to the socket at `path`.
+    /// Sends a datagram to the socket at `path` (an abstract name if it
+    /// starts with NUL, see [`bind`](UnixDatagram::bind)).
     ///
     /// # Errors
     ///
@@ -314,7 +321,7 @@ impl UnixDatagram {
     pub async fn send_to(&self, buf: &[u8], path: impl AsRef<Path>) -> io::Result<usize> {
         let path = path.as_ref();
         self.io
-            .async_io(Direction::Write, |sys| sys.send_to(buf, path))
+            .async_io(Direction::Write, |sys| sys.send_to_target(buf, path))
             .await
     }
 

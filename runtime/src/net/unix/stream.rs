@@ -1,5 +1,5 @@
 use super::split::{OwnedReadHalf, OwnedWriteHalf, ReadHalf, WriteHalf};
-use super::{SocketAddr, UCred};
+use super::{SocketAddr, UCred, abstract_name};
 use crate::io::registered::Registered;
 use rt_reactor::{Direction, Interest, Ready};
 use std::future::poll_fn;
@@ -59,6 +59,9 @@ impl UnixStream {
 
     /// Connects to the socket at `path`.
     ///
+    /// On Linux and Android a path that starts with a NUL byte, `"\0name"`,
+    /// names `name` in the abstract namespace (no file), as in tokio.
+    ///
     /// # Errors
     ///
     /// The OS error of the connection (e.g. `NotFound`,
@@ -83,7 +86,8 @@ impl UnixStream {
     /// });
     /// ```
     pub async fn connect(path: impl AsRef<Path>) -> io::Result<UnixStream> {
-        UnixStream::connected(mio::net::UnixStream::connect(path)?).await
+        let addr = abstract_name::socket_addr(path.as_ref())?;
+        UnixStream::connected(mio::net::UnixStream::connect_addr(&addr)?).await
     }
 
     /// Connects to the socket at `addr`: a path, or on Linux and Android
