@@ -1,10 +1,13 @@
-//! Yielding tasks on the multi-thread scheduler: they keep running, they
+//! Yielding tasks: they keep running (on a saturated runtime too), they
 //! do not starve other work, and shutdown drops them.
+
+mod support;
 
 use rt::runtime::{Builder, Runtime};
 use std::future::Future;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use support::{ALL, each};
 
 fn multi_thread(workers: usize) -> Runtime {
     Builder::new_multi_thread()
@@ -182,4 +185,72 @@ fn datagram_delivery_yields(rt: &Runtime) -> usize {
         });
         spinner.await.unwrap()
     })
+}
+
+/// tokio's `rt_common::ping_pong_saturation`: pairs of tasks ping-pong over
+/// unbounded channels, so the run queue is never empty, and a task that
+/// yields five times must still finish. (On the current-thread scheduler
+/// yielded tasks used to go back only when the queues ran dry, which a
+/// saturated runtime never lets happen.) Each pair stops on its own after
+/// `MAX_ROUNDS`, so a starved yielder fails the test instead of hanging it:
+/// a yielded task runs again within `event_interval` ticks plus the queue
+/// ahead of it, far below the 200 000 polls the pairs allow.
+#[test]
+fn a_yielding_task_finishes_on_a_saturated_runtime() {
+    const PAIRS: usize = 100;
+    const MAX_ROUNDS: usize = 1_000;
+    each(&ALL, |_, rt| {
+        let running = Arc::new(AtomicBool::new(true));
+        let capped = Arc::new(AtomicUsize::new(0));
+        rt.block_on(async {
+            let (spawned_tx, mut spawned_rx) = rt::sync::mpsc::unbounded_channel();
+            let mut tasks = Vec::new();
+            for _ in 0..PAIRS {
+                let (tx1, mut rx1) = rt::sync::mpsc::unbounded_channel();
+                let (tx2, mut rx2) = rt::sync::mpsc::unbounded_channel();
+                let spawned_tx = spawned_tx.clone();
+                let running = running.clone();
+                let capped = capped.clone();
+                tasks.push(rt::spawn(async move {
+                    spawned_tx.send(()).unwrap();
+                    let mut rounds = 0;
+                    while running.load(Ordering::Relaxed) {
+                        if rounds == MAX_ROUNDS {
+                            capped.fetch_add(1, Ordering::Relaxed);
+                            break;
+                        }
+                        rounds += 1;
+                        tx1.send(()).unwrap();
+                        rx2.recv().await.unwrap();
+                    }
+                    // Close the channel and wait for the other task to exit.
+                    drop(tx1);
+                    assert!(rx2.recv().await.is_none());
+                }));
+                tasks.push(rt::spawn(async move {
+                    while rx1.recv().await.is_some() {
+                        tx2.send(()).unwrap();
+                    }
+                }));
+            }
+            for _ in 0..PAIRS {
+                spawned_rx.recv().await.unwrap();
+            }
+            let yielder = rt::spawn(async {
+                for _ in 0..5 {
+                    rt::task::yield_now().await;
+                }
+            });
+            yielder.await.unwrap();
+            running.store(false, Ordering::Relaxed);
+            for task in tasks {
+                task.await.unwrap();
+            }
+        });
+        assert_eq!(
+            capped.load(Ordering::Relaxed),
+            0,
+            "the yielding task finished only after the ping-pong pairs gave up"
+        );
+    });
 }
