@@ -1,6 +1,8 @@
 //! Every ready operation spends the cooperative budget, so a task that
 //! always finds its resource ready still lets other tasks run.
 
+mod support;
+
 use rt::runtime::Builder;
 use rt::sync::{Mutex, Notify, Semaphore, mpsc, watch};
 use rt::task::JoinSet;
@@ -176,5 +178,50 @@ fn closed_futures_spend_budget() {
                 tx.closed().await;
             }
         })
+    });
+}
+
+/// How many always-ready operations a task may run in one poll before a
+/// test calls it uncooperative: far above the budget (128 units).
+const NEVER_YIELDED: usize = 10_000;
+
+/// tokio's `sync_watch::receiver_wait_for_is_cooperative`: `wait_for` on a
+/// closed channel fails at once, every time; a loop of them must still
+/// yield, so the `yield_now` branch of a biased `select!` gets its turn.
+#[test]
+fn watch_wait_for_on_a_closed_channel_spends_budget() {
+    support::on_both(|| async {
+        let (tx, mut rx) = watch::channel(0);
+        drop(tx);
+        rt::select! {
+            biased;
+            _ = async {
+                for _ in 0..NEVER_YIELDED {
+                    assert!(rx.wait_for(|&v| v == 1).await.is_err());
+                }
+                panic!("`wait_for` on a closed channel never yielded");
+            } => {}
+            _ = rt::task::yield_now() => {}
+        }
+    });
+}
+
+/// tokio's `sync_watch::receiver_wait_for_is_cooperative_ok`: the same
+/// with the condition already met.
+#[test]
+fn watch_wait_for_a_met_condition_spends_budget() {
+    support::on_both(|| async {
+        let (tx, mut rx) = watch::channel(0);
+        rt::select! {
+            biased;
+            _ = async {
+                for _ in 0..NEVER_YIELDED {
+                    tx.send(1).unwrap();
+                    assert!(rx.wait_for(|&v| v == 1).await.is_ok());
+                }
+                panic!("`wait_for` on a met condition never yielded");
+            } => {}
+            _ = rt::task::yield_now() => {}
+        }
     });
 }
