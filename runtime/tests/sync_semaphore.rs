@@ -343,3 +343,56 @@ fn a_closed_out_waiter_gives_back_the_permits_set_aside_for_it() {
         assert_eq!(semaphore.available_permits(), 2);
     }
 }
+
+/// tokio's `sync_semaphore::merge_many_permits` and
+/// `sync_semaphore_owned::merge_many_permits_owned`: two permits of three
+/// billion permits each (each fits `acquire_many`'s `u32`) merge into one
+/// of six billion, which a permit counts in `usize` (it used to panic at
+/// the merge), and dropping it returns them all.
+#[cfg(target_pointer_width = "64")]
+#[test]
+fn permits_merge_past_u32_max() {
+    let semaphore = Arc::new(Semaphore::new(6_000_000_000));
+    let mut a = semaphore.try_acquire_many(3_000_000_000).unwrap();
+    let b = semaphore.try_acquire_many(3_000_000_000).unwrap();
+    assert_eq!(
+        (a.num_permits(), b.num_permits()),
+        (3_000_000_000, 3_000_000_000)
+    );
+    assert_eq!(semaphore.available_permits(), 0);
+    a.merge(b);
+    assert_eq!(a.num_permits(), 6_000_000_000);
+    assert_eq!(semaphore.available_permits(), 0);
+    let mut part = a.split(5_000_000_000).unwrap();
+    assert_eq!(
+        (a.num_permits(), part.num_permits()),
+        (1_000_000_000, 5_000_000_000)
+    );
+    part.merge(a);
+    drop(part);
+    assert_eq!(semaphore.available_permits(), 6_000_000_000);
+
+    let mut a = semaphore
+        .clone()
+        .try_acquire_many_owned(3_000_000_000)
+        .unwrap();
+    let b = semaphore
+        .clone()
+        .try_acquire_many_owned(3_000_000_000)
+        .unwrap();
+    assert_eq!(
+        (a.num_permits(), b.num_permits()),
+        (3_000_000_000, 3_000_000_000)
+    );
+    assert_eq!(semaphore.available_permits(), 0);
+    a.merge(b);
+    assert_eq!(a.num_permits(), 6_000_000_000);
+    assert_eq!(semaphore.available_permits(), 0);
+    let part = a.split(5_000_000_000).unwrap();
+    assert_eq!(
+        (a.num_permits(), part.num_permits()),
+        (1_000_000_000, 5_000_000_000)
+    );
+    drop((a, part));
+    assert_eq!(semaphore.available_permits(), 6_000_000_000);
+}

@@ -423,7 +423,7 @@ impl Semaphore {
     /// ```
     pub async fn acquire_many(&self, n: u32) -> Result<SemaphorePermit<'_>, AcquireError> {
         Acquire::new(self, n as usize).await?;
-        Ok(SemaphorePermit::new(self, n))
+        Ok(SemaphorePermit::new(self, n as usize))
     }
 
     /// [`acquire`](Semaphore::acquire) for synchronous code: blocks the
@@ -572,7 +572,7 @@ impl Semaphore {
     /// ```
     pub fn try_acquire_many(&self, n: u32) -> Result<SemaphorePermit<'_>, TryAcquireError> {
         self.try_take(n as usize)?;
-        Ok(SemaphorePermit::new(self, n))
+        Ok(SemaphorePermit::new(self, n as usize))
     }
 
     /// Step 1 without the lock.
@@ -675,7 +675,7 @@ impl Semaphore {
         n: u32,
     ) -> Result<OwnedSemaphorePermit, AcquireError> {
         Acquire::new(&self, n as usize).await?;
-        Ok(OwnedSemaphorePermit::new(self, n))
+        Ok(OwnedSemaphorePermit::new(self, n as usize))
     }
 
     /// Takes one permit now, owned through the `Arc`.
@@ -717,7 +717,7 @@ impl Semaphore {
         n: u32,
     ) -> Result<OwnedSemaphorePermit, TryAcquireError> {
         self.try_take(n as usize)?;
-        Ok(OwnedSemaphorePermit::new(self, n))
+        Ok(OwnedSemaphorePermit::new(self, n as usize))
     }
 }
 
