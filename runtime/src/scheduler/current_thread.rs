@@ -454,7 +454,13 @@ impl Core {
         if self.yielded.is_empty() {
             return;
         }
+        let normal_only = self.yielded_by_priority[Priority::Normal.index()] == self.yielded.len();
         self.yielded_by_priority = [0; 3];
+        if normal_only {
+            // One copy, without reading each task's priority.
+            self.tasks.extend(self.yielded.drain(..));
+            return;
+        }
         let mut yielded = std::mem::take(&mut self.yielded);
         for task in yielded.drain(..) {
             self.push(handle, task);
