@@ -131,6 +131,34 @@ impl Drop for RestoreOnPending {
     }
 }
 
+/// Runs `inner` as one ready operation: spends a unit when it returns
+/// `Ready` (given back when it is `Pending`), and, once the budget is
+/// spent, yields without polling it, so nothing `inner` would consume is
+/// taken. For operations built of other awaits (a watch receiver's
+/// `wait_for`) whose ready path must cost budget like any other.
+pub(crate) fn cooperative<F: Future>(inner: F) -> Cooperative<F> {
+    Cooperative { inner }
+}
+
+pin_project! {
+    /// The future returned by [`cooperative`].
+    pub(crate) struct Cooperative<F> {
+        #[pin]
+        inner: F,
+    }
+}
+
+impl<F: Future> Future for Cooperative<F> {
+    type Output = F::Output;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
+        let coop = std::task::ready!(poll_proceed(cx));
+        let output = std::task::ready!(self.project().inner.poll(cx));
+        coop.made_progress();
+        Poll::Ready(output)
+    }
+}
+
 /// Spends one unit of the task's budget, yielding to the scheduler first if
 /// it is spent. Call it in loops that make progress without touching any
 /// runtime resource, so they still give other tasks a turn.
