@@ -332,6 +332,31 @@ fn simulated_time_jumps_to_the_next_timer_only_when_nothing_is_ready() {
 }
 
 #[test]
+fn the_clock_stays_simulated_but_advance_moves_it() {
+    let mut sim = Sim::new(9);
+    sim.client("timekeeper", async {
+        let start = rt::time::Instant::now();
+        rt::time::advance(Duration::from_secs(2)).await;
+        assert_eq!(start.elapsed(), Duration::from_secs(2));
+        for (what, call) in [
+            ("pause", rt::time::pause as fn()),
+            ("resume", rt::time::resume as fn()),
+        ] {
+            let refused = rt::spawn(async move { call() }).await.unwrap_err();
+            let payload = refused.into_panic();
+            let message = payload.downcast_ref::<&str>().copied().unwrap_or_default();
+            assert!(
+                message.contains(&format!("`rt::time::{what}()` inside a simulation")),
+                "{message}"
+            );
+        }
+        Ok::<_, std::io::Error>(())
+    });
+    let report = sim.run().unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(report.elapsed(), Duration::from_secs(2));
+}
+
+#[test]
 fn random_u64_is_seeded_and_does_not_shift_the_schedule() {
     let run = |seed, draws: usize| {
         let values = Arc::new(StdMutex::new(Vec::new()));
