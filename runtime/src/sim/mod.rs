@@ -250,6 +250,7 @@
 mod builder;
 mod executor;
 mod faults;
+mod net;
 mod nodes;
 mod outcome;
 mod rng;
