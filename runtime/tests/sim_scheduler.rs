@@ -563,3 +563,26 @@ fn duplicate_names_are_refused() {
     sim.client("twin", async { Ok::<_, std::io::Error>(()) });
     sim.host("twin", || async { Ok::<_, std::io::Error>(()) });
 }
+
+#[test]
+fn the_simulations_handle_works_as_a_current_thread_runtime_handle() {
+    let mut sim = Sim::new(6);
+    sim.client("introspector", async {
+        let handle = rt::runtime::Handle::current();
+        assert_eq!(
+            handle.runtime_flavor(),
+            rt::runtime::RuntimeFlavor::CurrentThread
+        );
+        let _parked = handle.spawn(std::future::pending::<()>());
+        assert_eq!(handle.metrics().num_alive_tasks(), 2);
+        assert_eq!(handle.dump().len(), 2);
+        // Driving it from elsewhere is refused: `Sim::run` drives it.
+        let refused = std::thread::spawn(move || handle.block_on(async {}))
+            .join()
+            .unwrap_err();
+        let message = refused.downcast_ref::<&str>().copied().unwrap_or_default();
+        assert!(message.contains("a simulation is driven by"), "{message}");
+        Ok::<_, std::io::Error>(())
+    });
+    sim.run().unwrap_or_else(|e| panic!("{e}"));
+}

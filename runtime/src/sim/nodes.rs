@@ -193,8 +193,13 @@ impl Handle {
                     *finished = true;
                 }
             }
-            Err(failure) => {
-                state.failure.get_or_insert(failure);
+            Err(failure) if state.failure.is_none() => state.failure = Some(failure),
+            Err(later) => {
+                // Only the first failure is reported; this one (user
+                // data) is dropped without the lock its destructor might
+                // want.
+                drop(state);
+                drop(later);
             }
         }
     }
