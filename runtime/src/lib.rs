@@ -24,6 +24,8 @@
 //! - [`process`]: child processes with async pipes and exit;
 //! - `hyper` (feature `hyper`): hyper's I/O, executor and timer traits on
 //!   rt, so hyper, hyper-util and axum serve on rt;
+//! - `sim` (feature `sim`): deterministic simulation testing, a seeded
+//!   schedule with simulated time on one thread, replayable from its seed;
 //! - macros with tokio's syntax: [`select!`], [`join!`], [`try_join!`],
 //!   [`pin!`], and the [`main`](macro@main) and [`test`](macro@test)
 //!   attributes;
@@ -75,6 +77,8 @@ pub mod process;
 pub mod runtime;
 mod scheduler;
 pub mod signal;
+#[cfg(feature = "sim")]
+pub mod sim;
 pub mod sync;
 pub mod task;
 pub mod time;

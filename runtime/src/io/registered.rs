@@ -116,6 +116,11 @@ pub(crate) fn try_io_once<R>(
 pub(crate) fn current_reactor() -> rt_reactor::Handle {
     match context::with_current(|handle| handle.driver().reactor().cloned()) {
         Some(Some(reactor)) => reactor,
+        #[cfg(feature = "sim")]
+        Some(None) if crate::sim::is_current() => panic!(
+            "rt: `AsyncFd`, child processes and other real I/O are not supported inside a \
+             simulation (`rt::sim`): their readiness comes from the OS, which a seed cannot replay"
+        ),
         Some(None) => panic!(
             "rt: this runtime has no I/O driver, so sockets and `AsyncFd` cannot be used on it. \
              Build the runtime with `Builder::enable_io()` or `Builder::enable_all()` \
@@ -155,6 +160,8 @@ impl<E: mio::event::Source> Registered<E> {
         interest: Interest,
         assumed: Ready,
     ) -> io::Result<Registered<E>> {
+        #[cfg(feature = "sim")]
+        crate::sim::refuse("a real socket (rt::net)")?;
         let reactor = current_reactor();
         let registration = reactor.register_assuming(&mut io, interest, assumed)?;
         Ok(Registered {

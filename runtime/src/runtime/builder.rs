@@ -606,7 +606,7 @@ impl Builder {
         self.build().map(LocalRuntime::new)
     }
 
-    fn spawner(&self) -> ThreadSpawner {
+    pub(crate) fn spawner(&self) -> ThreadSpawner {
         ThreadSpawner {
             name: self.thread_name.clone(),
             stack_size: self.thread_stack_size,

@@ -176,6 +176,11 @@ impl Handle {
             scheduler::Handle::CurrentThread(handle) => {
                 scheduler::current_thread::Handle::block_on(handle, future)
             }
+            #[cfg(feature = "sim")]
+            scheduler::Handle::Sim(_) => panic!(
+                "`Handle::block_on` on a simulation's handle: a simulation is driven by \
+                 `rt::sim::Sim::run` only; spawn the future onto it (`Handle::spawn`) instead"
+            ),
         }
     }
 
@@ -222,6 +227,9 @@ impl Handle {
         match self.inner {
             scheduler::Handle::MultiThread(_) => RuntimeFlavor::MultiThread,
             scheduler::Handle::CurrentThread(_) => RuntimeFlavor::CurrentThread,
+            // One thread runs every task, as on a current-thread runtime.
+            #[cfg(feature = "sim")]
+            scheduler::Handle::Sim(_) => RuntimeFlavor::CurrentThread,
         }
     }
 

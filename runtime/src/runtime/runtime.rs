@@ -234,6 +234,10 @@ impl Runtime {
             (scheduler::Handle::MultiThread(_), None) => {
                 unreachable!("multi-thread runtime without workers")
             }
+            #[cfg(feature = "sim")]
+            (scheduler::Handle::Sim(_), _) => {
+                unreachable!("a simulation's runtime is never a `Runtime`")
+            }
         }
         if let Some(mut watchdog) = self.watchdog.take() {
             watchdog.stop();

@@ -27,6 +27,9 @@ use std::io;
 pub(crate) enum Handle {
     MultiThread(Arc<multi_thread::Handle>),
     CurrentThread(Arc<current_thread::Handle>),
+    /// A simulation's runtime (`rt::sim`): one thread, seeded order.
+    #[cfg(feature = "sim")]
+    Sim(Arc<crate::sim::Handle>),
 }
 
 /// The scheduler loop running on the current thread (installed with
@@ -57,6 +60,8 @@ impl Handle {
         match self {
             Handle::MultiThread(h) => multi_thread::Handle::spawn(h, future, meta),
             Handle::CurrentThread(h) => current_thread::Handle::spawn(h, future, meta),
+            #[cfg(feature = "sim")]
+            Handle::Sim(h) => crate::sim::Handle::spawn(h, future, meta),
         }
     }
 
@@ -65,6 +70,10 @@ impl Handle {
         F: FnOnce() -> R + Send + 'static,
         R: Send + 'static,
     {
+        #[cfg(feature = "sim")]
+        if let Handle::Sim(h) = self {
+            return crate::sim::Handle::spawn_blocking(h, f, meta);
+        }
         blocking::spawn_blocking_on(self.blocking_spawner(), Some(self), f, meta)
     }
 
@@ -74,6 +83,10 @@ impl Handle {
         F: FnOnce() -> R + Send + 'static,
         R: Send + 'static,
     {
+        #[cfg(feature = "sim")]
+        if let Handle::Sim(h) = self {
+            return Ok(crate::sim::Handle::spawn_blocking(h, f, meta));
+        }
         blocking::try_spawn_blocking_on(self.blocking_spawner(), Some(self), f, meta)
     }
 
@@ -81,6 +94,8 @@ impl Handle {
         match self {
             Handle::MultiThread(h) => &h.blocking,
             Handle::CurrentThread(h) => &h.blocking,
+            #[cfg(feature = "sim")]
+            Handle::Sim(h) => &h.blocking,
         }
     }
 
@@ -89,6 +104,8 @@ impl Handle {
         match self {
             Handle::MultiThread(h) => &h.driver,
             Handle::CurrentThread(h) => &h.driver,
+            #[cfg(feature = "sim")]
+            Handle::Sim(h) => &h.driver,
         }
     }
 
@@ -96,6 +113,8 @@ impl Handle {
         match self {
             Handle::MultiThread(h) => &h.shared.config,
             Handle::CurrentThread(h) => &h.config,
+            #[cfg(feature = "sim")]
+            Handle::Sim(h) => &h.config,
         }
     }
 
@@ -103,6 +122,8 @@ impl Handle {
         match self {
             Handle::MultiThread(h) => h.shared.remotes.len(),
             Handle::CurrentThread(_) => 1,
+            #[cfg(feature = "sim")]
+            Handle::Sim(_) => 1,
         }
     }
 
@@ -114,6 +135,8 @@ impl Handle {
         match self {
             Handle::MultiThread(h) => &h.shared.owned,
             Handle::CurrentThread(h) => &h.owned,
+            #[cfg(feature = "sim")]
+            Handle::Sim(h) => &h.owned,
         }
     }
 
@@ -121,6 +144,8 @@ impl Handle {
         match self {
             Handle::MultiThread(h) => h.inject_len(),
             Handle::CurrentThread(h) => h.inject_len(),
+            #[cfg(feature = "sim")]
+            Handle::Sim(h) => h.ready_len(),
         }
     }
 
@@ -129,6 +154,8 @@ impl Handle {
         match self {
             Handle::MultiThread(h) => &h.shared.metrics[worker],
             Handle::CurrentThread(h) => &h.metrics,
+            #[cfg(feature = "sim")]
+            Handle::Sim(h) => &h.metrics,
         }
     }
 
@@ -137,6 +164,8 @@ impl Handle {
         match self {
             Handle::MultiThread(h) => h.local_queue_depth(worker),
             Handle::CurrentThread(h) => h.metrics.local_queue_depth.load(Ordering::Relaxed),
+            #[cfg(feature = "sim")]
+            Handle::Sim(_) => 0,
         }
     }
 
@@ -168,6 +197,12 @@ impl Handle {
         match self {
             Handle::MultiThread(h) => h.priority_queue_depth(priority),
             Handle::CurrentThread(h) => h.priority_queue_depth(priority),
+            // One ready set for every priority (the draw ignores them).
+            #[cfg(feature = "sim")]
+            Handle::Sim(h) => match priority {
+                Priority::Normal => h.ready_len(),
+                _ => 0,
+            },
         }
     }
 
@@ -182,6 +217,8 @@ impl Handle {
         match (self, other) {
             (Handle::MultiThread(a), Handle::MultiThread(b)) => Arc::ptr_eq(a, b),
             (Handle::CurrentThread(a), Handle::CurrentThread(b)) => Arc::ptr_eq(a, b),
+            #[cfg(feature = "sim")]
+            (Handle::Sim(a), Handle::Sim(b)) => Arc::ptr_eq(a, b),
             _ => false,
         }
     }
