@@ -57,8 +57,16 @@ impl Config {
     /// The settings used when the arguments are wrong, so the function is
     /// still expanded next to the error.
     pub(crate) fn fallback(default_flavor: Flavor, dialect: Dialect) -> Config {
+        // Without the facade's `rt-multi-thread`, `new_multi_thread` does
+        // not exist: a fallback naming it would add a second error.
+        let flavor = match dialect {
+            Dialect::Tokio {
+                multi_thread: false,
+            } => Flavor::CurrentThread,
+            Dialect::Tokio { multi_thread: true } | Dialect::Rt => default_flavor,
+        };
         Config {
-            flavor: default_flavor,
+            flavor,
             worker_threads: None,
             start_paused: false,
             crate_path: dialect.default_crate(),
