@@ -328,7 +328,7 @@ impl RuntimeMetrics {
     ///
     /// ```
     /// let rt = rt::runtime::Builder::new_current_thread().enable_time().build().unwrap();
-    /// rt.block_on(rt::time::sleep(std::time::Duration::from_millis(1)));
+    /// rt.block_on(async { rt::time::sleep(std::time::Duration::from_millis(1)).await });
     /// // Back from `block_on`: the worker (this thread) is awake.
     /// assert_eq!(rt.metrics().worker_park_unpark_count(0) % 2, 0);
     /// ```
