@@ -49,6 +49,8 @@ pub(crate) struct Config {
     pub(crate) flavor: Flavor,
     pub(crate) worker_threads: Option<usize>,
     pub(crate) start_paused: bool,
+    /// The runtime's name (`Builder::name`), if given.
+    pub(crate) name: Option<LitStr>,
     /// How the generated code names the `rt` (or `tokio`) crate.
     pub(crate) crate_path: Path,
 }
@@ -69,6 +71,7 @@ impl Config {
             flavor,
             worker_threads: None,
             start_paused: false,
+            name: None,
             crate_path: dialect.default_crate(),
         }
     }
@@ -80,11 +83,12 @@ struct Args {
     flavor: Option<(Flavor, Span)>,
     worker_threads: Option<(usize, Span)>,
     start_paused: Option<(bool, Span)>,
+    name: Option<LitStr>,
     crate_path: Option<Path>,
 }
 
 /// Parses and checks `flavor = .., worker_threads = .., start_paused = ..,
-/// crate = ".."`.
+/// name = "..", crate = ".."`.
 pub(crate) fn parse(
     args: TokenStream,
     default_flavor: Flavor,
@@ -95,6 +99,7 @@ pub(crate) fn parse(
         flavor: None,
         worker_threads: None,
         start_paused: None,
+        name: None,
         crate_path: None,
     };
     let parser = syn::meta::parser(|meta| parsed.parse_one(meta));
@@ -139,6 +144,16 @@ impl Args {
             reject_duplicate(&meta, self.start_paused.is_some(), "start_paused")?;
             let lit: LitBool = value(&meta, "`start_paused = true` or `start_paused = false`")?;
             self.start_paused = Some((lit.value, name_span));
+        } else if meta.path.is_ident("name") {
+            reject_duplicate(&meta, self.name.is_some(), "name")?;
+            let lit: LitStr = value(&meta, "a string: `name = \"my-runtime\"`")?;
+            if lit.value().trim().is_empty() {
+                return Err(syn::Error::new(
+                    lit.span(),
+                    "`name` must not be empty: give the runtime a name, or remove `name`",
+                ));
+            }
+            self.name = Some(lit);
         } else if meta.path.is_ident("crate") {
             reject_duplicate(&meta, self.crate_path.is_some(), "crate")?;
             let name = self.dialect.crate_name();
@@ -174,7 +189,8 @@ impl Args {
             return Err(meta.error(format!(
                 "unknown argument `{name}`: the arguments are `flavor = \"multi_thread\" | \
                  \"current_thread\" | \"local\"`, `worker_threads = N`, \
-                 `start_paused = true | false` and `crate = \"path::to::{krate}\"`"
+                 `start_paused = true | false`, `name = \"..\"` and \
+                 `crate = \"path::to::{krate}\"`"
             )));
         }
         Ok(())
@@ -223,6 +239,7 @@ impl Args {
             flavor,
             worker_threads: self.worker_threads.map(|(count, _)| count),
             start_paused: self.start_paused.is_some_and(|(paused, _)| paused),
+            name: self.name,
             crate_path: self
                 .crate_path
                 .unwrap_or_else(|| self.dialect.default_crate()),

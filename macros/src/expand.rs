@@ -210,6 +210,7 @@ fn expand_with(input: ItemFn, config: &Config, attr: Attr) -> TokenStream {
     };
     let worker_threads = config.worker_threads.map(|n| quote!(.worker_threads(#n)));
     let start_paused = config.start_paused.then(|| quote!(.start_paused(true)));
+    let name = config.name.as_ref().map(|name| quote!(.name(#name)));
     let test_attr = (kind == Kind::Test).then(|| quote!(#[::core::prelude::v1::test]));
 
     let mut out = TokenStream::new();
@@ -224,6 +225,7 @@ fn expand_with(input: ItemFn, config: &Config, attr: Attr) -> TokenStream {
                 .enable_all()
                 #worker_threads
                 #start_paused
+                #name
                 .#build
                 .expect("rt: failed to build the runtime")
                 .block_on(#body_fn())

@@ -226,3 +226,19 @@ fn main_local_flavor_runs_not_send_tasks() {
     assert_eq!(main_local(), 14);
     assert!(Handle::try_current().is_err());
 }
+
+/// `name = ".."` names the runtime (`Builder::name`), on every flavor.
+#[rt::test(name = "named-test")]
+async fn test_name_names_the_runtime() {
+    assert_eq!(Handle::current().name(), Some("named-test"));
+}
+
+#[rt::test(flavor = "multi_thread", worker_threads = 2, name = "named-multi")]
+async fn test_name_on_multi_thread() {
+    assert_eq!(Handle::current().name(), Some("named-multi"));
+}
+
+#[rt::test(flavor = "local", name = "named-local")]
+async fn test_name_on_local() {
+    assert_eq!(Handle::current().name(), Some("named-local"));
+}

@@ -101,9 +101,9 @@ pub use rt_macros::tokio_main as main;
 /// ```no_run
 /// #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 /// async fn two_workers() {
-///     assert_eq!(tokio::runtime::Handle::current().metrics().num_workers(), 2);
+///     let metrics = tokio::runtime::Handle::current().metrics();
+///     assert_eq!(metrics.num_workers(), 2);
 /// }
-/// # fn main() {}
 /// ```
 #[cfg(all(feature = "macros", feature = "rt-multi-thread"))]
 pub use rt_macros::tokio_test as test;

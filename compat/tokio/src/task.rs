@@ -28,5 +28,8 @@ pub mod futures {
 /// unit per ready result).
 #[cfg(feature = "rt")]
 pub mod coop {
-    pub use rt::task::coop::{Unconstrained, consume_budget, has_budget_remaining, unconstrained};
+    pub use rt::task::coop::{
+        Coop, RestoreOnPending, Unconstrained, consume_budget, cooperative, has_budget_remaining,
+        poll_proceed, unconstrained,
+    };
 }

@@ -140,3 +140,13 @@ async fn function_like_macros() {
         .await;
     assert_eq!(seen, 42);
 }
+
+#[tokio::test(name = "facade-named")]
+async fn test_name() {
+    assert_eq!(Handle::current().name(), Some("facade-named"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2, name = "facade-multi")]
+async fn test_name_multi_thread() {
+    assert_eq!(Handle::current().name(), Some("facade-multi"));
+}

@@ -87,3 +87,70 @@ fn spawn_from_a_handle_on_both_flavors() {
         assert_eq!(handle.block_on(async { 3 }), 3);
     }
 }
+
+#[test]
+fn name_io_events_and_worker_index() {
+    for mut builder in [Builder::new_current_thread(), Builder::new_multi_thread()] {
+        let rt = builder
+            .name("facade-rt")
+            .max_io_events_per_tick(64)
+            .max_io_events_per_busy_tick(8)
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap();
+        assert_eq!(rt.handle().name(), Some("facade-rt"));
+        let index = rt
+            .block_on(rt.spawn(async { tokio::runtime::worker_index() }))
+            .unwrap();
+        let workers = rt.metrics().num_workers();
+        assert!(index.is_some_and(|i| i < workers), "{index:?} of {workers}");
+        assert_eq!(tokio::runtime::worker_index(), None);
+    }
+}
+
+#[test]
+#[should_panic(expected = "max_io_events_per_busy_tick must be non-zero")]
+fn zero_busy_tick_events_panics() {
+    Builder::new_current_thread().max_io_events_per_busy_tick(0);
+}
+
+#[test]
+fn io_after_shutdown_is_recognised() {
+    let first = Builder::new_current_thread().enable_all().build().unwrap();
+    let listener = first
+        .block_on(tokio::__rt::net::TcpListener::bind("127.0.0.1:0"))
+        .unwrap();
+    drop(first);
+    let second = Builder::new_multi_thread().enable_all().build().unwrap();
+    let err = second.block_on(async { listener.accept().await.unwrap_err() });
+    assert!(tokio::runtime::is_rt_shutdown_err(&err), "{err}");
+}
+
+#[test]
+fn coop_budget_through_the_facade() {
+    use std::task::Poll;
+    let rt = Builder::new_current_thread().build().unwrap();
+    rt.block_on(async {
+        // `poll_proceed` spends the budget until a forced yield; made
+        // progress keeps the unit spent.
+        let mut ready = 0;
+        std::future::poll_fn(|cx| {
+            loop {
+                match tokio::task::coop::poll_proceed(cx) {
+                    Poll::Ready(restore) => {
+                        restore.made_progress();
+                        ready += 1;
+                    }
+                    Poll::Pending => return Poll::Ready(()),
+                }
+            }
+        })
+        .await;
+        assert!(ready > 0);
+        assert!(!tokio::task::coop::has_budget_remaining());
+        tokio::task::yield_now().await;
+        assert!(tokio::task::coop::has_budget_remaining());
+        assert_eq!(tokio::task::coop::cooperative(async { 5 }).await, 5);
+    });
+}

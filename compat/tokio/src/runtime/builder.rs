@@ -127,6 +127,79 @@ impl Builder {
         self
     }
 
+    /// The runtime's name, which [`Handle::name`](super::Handle::name)
+    /// returns.
+    ///
+    /// # Panics
+    ///
+    /// Panics if `name` is empty or only whitespace.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = tokio::runtime::Builder::new_current_thread().name("ingest").build().unwrap();
+    /// assert_eq!(rt.handle().name(), Some("ingest"));
+    /// ```
+    #[track_caller]
+    pub fn name(&mut self, name: impl Into<String>) -> &mut Builder {
+        self.0.name(name);
+        self
+    }
+
+    /// The most I/O events the reactor takes per poll (default 1024).
+    ///
+    /// # Panics
+    ///
+    /// Panics if `capacity` is 0.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = tokio::runtime::Builder::new_current_thread()
+    ///     .enable_io()
+    ///     .max_io_events_per_tick(256)
+    ///     .build()
+    ///     .unwrap();
+    /// # drop(rt);
+    /// ```
+    #[cfg(any(feature = "net", feature = "process", feature = "signal"))]
+    #[track_caller]
+    pub fn max_io_events_per_tick(&mut self, capacity: usize) -> &mut Builder {
+        self.0.max_io_events_per_tick(capacity);
+        self
+    }
+
+    /// tokio's smaller event batch for a worker that polls the reactor
+    /// while it still has tasks. Accepted and checked, with no effect: a
+    /// busy rt worker polls the reactor with the
+    /// [`max_io_events_per_tick`](Builder::max_io_events_per_tick) batch
+    /// (its local queue is unbounded, so a large batch does not overflow
+    /// it; lower `max_io_events_per_tick` to take fewer events per poll).
+    ///
+    /// # Panics
+    ///
+    /// Panics if `capacity` is 0, as tokio does.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = tokio::runtime::Builder::new_current_thread()
+    ///     .enable_io()
+    ///     .max_io_events_per_busy_tick(8)
+    ///     .build()
+    ///     .unwrap();
+    /// # drop(rt);
+    /// ```
+    #[cfg(any(feature = "net", feature = "process", feature = "signal"))]
+    #[track_caller]
+    pub fn max_io_events_per_busy_tick(&mut self, capacity: usize) -> &mut Builder {
+        assert!(
+            capacity > 0,
+            "max_io_events_per_busy_tick must be non-zero (rt's tokio facade)"
+        );
+        self
+    }
+
     /// The number of worker threads of a multi-thread runtime (ignored by
     /// a current-thread one).
     ///

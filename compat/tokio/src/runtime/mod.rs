@@ -12,4 +12,5 @@ pub use builder::Builder;
 pub use local_options::LocalOptions;
 pub use rt::runtime::{
     EnterGuard, Handle, Id, LocalRuntime, Runtime, RuntimeFlavor, RuntimeMetrics, TryCurrentError,
+    is_rt_shutdown_err, worker_index,
 };
