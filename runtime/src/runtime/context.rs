@@ -96,8 +96,10 @@ pub(crate) fn with_current<R>(f: impl FnOnce(&scheduler::Handle) -> R) -> Option
 /// thread-local destructor).
 pub(crate) fn try_with_current<R>(
     f: impl FnOnce(&scheduler::Handle) -> R,
-) -> Result<Option<R>, std::thread::AccessError> {
-    CONTEXT.try_with(|cx| cx.current.borrow().last().map(|(_, handle)| f(handle)))
+) -> Result<Option<R>, ()> {
+    CONTEXT
+        .try_with(|cx| cx.current.borrow().last().map(|(_, handle)| f(handle)))
+        .map_err(|_| ())
 }
 
 /// Makes `handle` current until the guard drops.
