@@ -78,7 +78,8 @@ pub use rt::{join, select, try_join};
 /// or `"local"` (a [`LocalRuntime`](runtime::LocalRuntime): `!Send` tasks
 /// may be spawned with `spawn_local`); `worker_threads = N`
 /// (multi-thread); `start_paused = true` (current-thread and local);
-/// `crate = "path"` when `tokio` is renamed. tokio's unstable
+/// `name = "..."` (the runtime's name, `Handle::name`); `crate = "path"`
+/// when `tokio` is renamed. tokio's unstable
 /// `unhandled_panic` is refused with a compile error.
 ///
 /// # Examples
