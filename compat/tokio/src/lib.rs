@@ -12,3 +12,6 @@
 //! whose shape is already tokio's are rt's own, re-exported; the I/O types,
 //! whose traits differ (tokio's `AsyncRead` fills a `ReadBuf`), are
 //! newtypes with `From` both ways to rt's.
+
+// I/O half
+pub mod io;
