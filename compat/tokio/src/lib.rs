@@ -45,6 +45,7 @@
 //! # }
 //! ```
 
+pub mod io;
 #[cfg(feature = "rt")]
 pub mod runtime;
 #[cfg(feature = "signal")]

@@ -13,6 +13,7 @@ use crate::task::poll_proceed;
 use futures_io::{AsyncRead, AsyncWrite};
 use std::collections::VecDeque;
 use std::io;
+use std::mem::MaybeUninit;
 use std::pin::Pin;
 use std::task::{Context, Poll, Waker, ready};
 
@@ -150,11 +151,38 @@ fn register(slot: &mut Option<Waker>, cx: &Context<'_>) -> Option<Waker> {
     }
 }
 
-impl AsyncRead for DuplexStream {
-    fn poll_read(
-        self: Pin<&mut Self>,
+impl DuplexStream {
+    /// Reads like [`AsyncRead::poll_read`] into memory that may be
+    /// uninitialised (a tokio `ReadBuf`'s unfilled part, say): the bytes
+    /// are copied straight into the front of `buf`, nothing is zeroed
+    /// first; returns how many. `Ok(0)` is end-of-file (or an empty `buf`).
+    ///
+    /// # Errors
+    ///
+    /// None today: the `Result` is `AsyncRead`'s shape.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rt::io::AsyncWriteExt;
+    /// use std::future::poll_fn;
+    /// use std::mem::MaybeUninit;
+    ///
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let (mut a, mut b) = rt::io::duplex(16);
+    ///     a.write_all(b"hi").await.unwrap();
+    ///     let mut buf = [MaybeUninit::<u8>::uninit(); 8];
+    ///     let n = poll_fn(|cx| b.poll_read_uninit(cx, &mut buf)).await.unwrap();
+    ///     assert_eq!(n, 2);
+    ///     // SAFETY: the read initialised the first `n` bytes.
+    ///     assert_eq!(unsafe { buf[0].assume_init() }, b'h');
+    /// });
+    /// ```
+    pub fn poll_read_uninit(
+        &mut self,
         cx: &mut Context<'_>,
-        buf: &mut [u8],
+        buf: &mut [MaybeUninit<u8>],
     ) -> Poll<io::Result<usize>> {
         if buf.is_empty() {
             return Poll::Ready(Ok(0));
@@ -174,13 +202,32 @@ impl AsyncRead for DuplexStream {
         let n = buf.len().min(pipe.bytes.len());
         let (front, back) = pipe.bytes.as_slices();
         let from_front = n.min(front.len());
-        buf[..from_front].copy_from_slice(&front[..from_front]);
-        buf[from_front..n].copy_from_slice(&back[..n - from_front]);
+        buf[..from_front].copy_from_slice(as_uninit(&front[..from_front]));
+        buf[from_front..n].copy_from_slice(as_uninit(&back[..n - from_front]));
         pipe.bytes.drain(..n);
         let writer = pipe.writer.take();
         unlock_and_wake(pipe, writer);
         coop.made_progress();
         Poll::Ready(Ok(n))
+    }
+}
+
+/// Initialised bytes seen as memory that may be uninitialised, the type a
+/// copy into uninitialised memory takes.
+fn as_uninit(bytes: &[u8]) -> &[MaybeUninit<u8>] {
+    // SAFETY: `MaybeUninit<u8>` has `u8`'s layout, and a shared slice
+    // cannot be used to de-initialise anything.
+    unsafe { &*(bytes as *const [u8] as *const [MaybeUninit<u8>]) }
+}
+
+impl AsyncRead for DuplexStream {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut [u8],
+    ) -> Poll<io::Result<usize>> {
+        self.get_mut()
+            .poll_read_uninit(cx, crate::io::sys::as_uninit(buf))
     }
 }
 
