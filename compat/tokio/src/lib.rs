@@ -15,3 +15,4 @@
 
 // I/O half
 pub mod io;
+pub mod net;

@@ -99,9 +99,16 @@ impl Buf {
         self.data.len() - self.pos
     }
 
-    fn copy_to(&mut self, dst: &mut [u8]) -> usize {
+    /// Copies unread bytes into the front of `dst`, which may be
+    /// uninitialised; returns how many.
+    fn copy_to(&mut self, dst: &mut [std::mem::MaybeUninit<u8>]) -> usize {
         let n = self.unread().min(dst.len());
-        dst[..n].copy_from_slice(&self.data[self.pos..self.pos + n]);
+        let src = &self.data[self.pos..self.pos + n];
+        // SAFETY: `MaybeUninit<u8>` has `u8`'s layout, and a shared slice
+        // cannot de-initialise anything.
+        let src =
+            unsafe { &*(std::ptr::from_ref::<[u8]>(src) as *const [std::mem::MaybeUninit<u8>]) };
+        dst[..n].copy_from_slice(src);
         self.pos += n;
         n
     }
@@ -671,13 +678,40 @@ impl File {
     }
 }
 
-impl AsyncRead for File {
-    fn poll_read(
-        self: Pin<&mut Self>,
+impl File {
+    /// Reads like [`AsyncRead::poll_read`] into memory that may be
+    /// uninitialised (a tokio `ReadBuf`'s unfilled part, say): the bytes
+    /// the blocking pool read are copied straight into the front of `dst`,
+    /// nothing is zeroed first; returns how many (`0`: end of the file, or
+    /// an empty `dst`).
+    ///
+    /// # Errors
+    ///
+    /// The OS error of the read.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::future::poll_fn;
+    /// use std::mem::MaybeUninit;
+    ///
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let path = std::env::temp_dir().join(format!("rt-uninit-{}", std::process::id()));
+    ///     rt::fs::write(&path, b"abc").await.unwrap();
+    ///     let mut file = rt::fs::File::open(&path).await.unwrap();
+    ///     let mut buf = [MaybeUninit::<u8>::uninit(); 8];
+    ///     let n = poll_fn(|cx| file.poll_read_uninit(cx, &mut buf)).await.unwrap();
+    ///     assert_eq!(n, 3);
+    ///     rt::fs::remove_file(&path).await.unwrap();
+    /// });
+    /// ```
+    pub fn poll_read_uninit(
+        &mut self,
         cx: &mut Context<'_>,
-        dst: &mut [u8],
+        dst: &mut [std::mem::MaybeUninit<u8>],
     ) -> Poll<io::Result<usize>> {
-        let me = self.get_mut();
+        let me = self;
         if dst.is_empty() {
             return Poll::Ready(Ok(0));
         }
@@ -715,6 +749,17 @@ impl AsyncRead for File {
                 },
             }
         }
+    }
+}
+
+impl AsyncRead for File {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        dst: &mut [u8],
+    ) -> Poll<io::Result<usize>> {
+        self.get_mut()
+            .poll_read_uninit(cx, crate::io::sys::as_uninit(dst))
     }
 }
 

@@ -5,6 +5,7 @@
 mod datagram;
 mod datagram_io;
 mod listener;
+mod read_uninit;
 mod socket;
 mod split;
 mod stream;
