@@ -17,11 +17,18 @@
 //!    to the caller, without a copy when the caller's vector is empty.
 //!    Dropped half-way, it stops after the chunk in progress and leaves
 //!    what it read as unread bytes for the next read.
+//!
+//! The operation in flight also holds the one permit of `idle`, released
+//! on the pool thread as soon as the operation is done: methods on `&self`
+//! that must come after it (`set_times`, in `file/times.rs`) wait for that
+//! permit, since only `&mut self` can collect the operation's result.
 
 mod conversions;
+mod times;
 
 use crate::fs::OpenOptions;
 use crate::fs::blocking_io::{MAX_CHUNK, SetOnDrop, read_chunks, spawn_fs};
+use crate::sync::Semaphore;
 use crate::task::{JoinHandle, poll_proceed};
 use futures_io::{AsyncRead, AsyncSeek, AsyncWrite};
 use std::fmt;
@@ -69,6 +76,8 @@ pub struct File {
     last_write_err: Option<io::Error>,
     /// A seek started by `poll_seek` is in flight.
     seeking: bool,
+    /// One permit, held by the operation in flight (see the module docs).
+    idle: Arc<Semaphore>,
 }
 
 enum State {
@@ -299,6 +308,7 @@ impl File {
             state: State::Idle(Some(Buf::default())),
             last_write_err: None,
             seeking: false,
+            idle: Arc::new(Semaphore::new(1)),
         }
     }
 
@@ -671,8 +681,19 @@ impl File {
         F: FnOnce(&StdFile, &mut Buf) -> Operation + Send + 'static,
     {
         let std = self.std.clone();
+        // Free: an operation is started only with none in flight (the file
+        // is idle), whose permit was released when it finished, and
+        // `set_times`, which holds it while it waits, borrows the file.
+        let busy = self
+            .idle
+            .clone()
+            .try_acquire_owned()
+            .expect("rt: a `File` operation started while another held the file");
         self.state = State::Busy(spawn_fs(move || {
             let operation = op(&std, &mut buf);
+            // Released here, on the pool thread, before the result is
+            // published: a waiter on `&self` may go on at once.
+            drop(busy);
             (operation, buf)
         }));
     }

@@ -209,6 +209,26 @@ impl Handle {
         self.inner.config().runtime_id
     }
 
+    /// The runtime's name, given by
+    /// [`Builder::name`](crate::runtime::Builder::name); `None` for an
+    /// unnamed runtime.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Builder::new_multi_thread().name("api").build().unwrap();
+    /// let name = rt.block_on(async {
+    ///     rt::spawn(async { rt::runtime::Handle::current().name().map(str::to_owned) })
+    ///         .await
+    ///         .unwrap()
+    /// });
+    /// assert_eq!(name.as_deref(), Some("api"));
+    /// assert_eq!(rt::runtime::Runtime::new().unwrap().handle().name(), None);
+    /// ```
+    pub fn name(&self) -> Option<&str> {
+        self.inner.config().name.as_deref()
+    }
+
     /// Which scheduler this runtime uses.
     ///
     /// # Examples

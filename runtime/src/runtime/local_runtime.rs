@@ -132,6 +132,28 @@ impl LocalRuntime {
         self.rt.handle()
     }
 
+    /// Counters describing this runtime now; the same as
+    /// [`Handle::metrics`]. They count the runtime's own tasks (those of
+    /// [`spawn`](LocalRuntime::spawn)) and its thread's work; the local
+    /// tasks of [`spawn_local`](LocalRuntime::spawn_local) live in the
+    /// built-in [`LocalSet`], outside the runtime's task list, and are not
+    /// in [`num_alive_tasks`](crate::runtime::RuntimeMetrics::num_alive_tasks)
+    /// (tokio's local runtime counts them: a difference; the task dump,
+    /// [`Handle::dump`], lists them).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Builder::new_current_thread().build_local().unwrap();
+    /// let task = rt.spawn(async { 5 });
+    /// assert_eq!(rt.metrics().num_alive_tasks(), 1);
+    /// assert_eq!(rt.block_on(task).unwrap(), 5);
+    /// assert_eq!(rt.metrics().num_alive_tasks(), 0);
+    /// ```
+    pub fn metrics(&self) -> crate::runtime::RuntimeMetrics {
+        self.rt.metrics()
+    }
+
     /// Makes the runtime current on this thread until the guard drops.
     ///
     /// # Examples
