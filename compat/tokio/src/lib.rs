@@ -14,5 +14,7 @@
 //! newtypes with `From` both ways to rt's.
 
 // I/O half
+pub mod fs;
 pub mod io;
 pub mod net;
+pub mod process;

@@ -4,6 +4,7 @@
 
 mod datagram;
 mod listener;
+pub mod pipe;
 mod socket;
 mod split;
 mod stream;
