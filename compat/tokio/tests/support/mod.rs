@@ -7,7 +7,7 @@ use std::future::Future;
 
 /// Runs `make()`'s future to completion on a current-thread runtime, then
 /// on a multi-thread one.
-pub fn on_both_flavours<F, Fut>(make: F)
+pub(crate) fn on_both_flavours<F, Fut>(make: F)
 where
     F: Fn() -> Fut,
     Fut: Future<Output = ()> + Send + 'static,
@@ -27,7 +27,7 @@ where
 }
 
 /// Runs `future` on a current-thread runtime.
-pub fn block_on<F: Future>(future: F) -> F::Output {
+pub(crate) fn block_on<F: Future>(future: F) -> F::Output {
     rt::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
