@@ -45,7 +45,13 @@
 //! # }
 //! ```
 
+#[cfg(feature = "fs")]
+pub mod fs;
 pub mod io;
+#[cfg(feature = "net")]
+pub mod net;
+#[cfg(feature = "process")]
+pub mod process;
 #[cfg(feature = "rt")]
 pub mod runtime;
 #[cfg(feature = "signal")]

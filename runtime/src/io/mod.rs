@@ -9,7 +9,7 @@
 //! `rewind`), so
 //! code written against `tokio::io` ports by renaming. [`split`] is a free
 //! function as in tokio, [`copy_bidirectional`] proxies two streams,
-//! [`duplex`] makes an in-memory stream pair, and [`stdin`], [`stdout`],
+//! [`duplex`] makes an in-memory stream pair, [`simplex`] a one-way one, and [`stdin`], [`stdout`],
 //! [`stderr`] are the standard streams (on the blocking pool); the helpers
 //! [`copy`], [`BufReader`], [`BufWriter`], [`Cursor`], ... are
 //! `futures-util`'s, re-exported.
@@ -44,7 +44,7 @@
 //!
 //! With the `tokio-io` feature, [`TcpStream`](crate::net::TcpStream),
 //! [`UnixStream`](crate::net::UnixStream), their split and owned halves,
-//! [`fs::File`](crate::fs::File) and [`DuplexStream`] also implement
+//! [`fs::File`](crate::fs::File), [`DuplexStream`] and [`SimplexStream`] also implement
 //! `tokio::io::AsyncRead` and `tokio::io::AsyncWrite`, so crates written
 //! against those traits (tokio-util's `Framed` codecs, tokio-rustls, ...)
 //! take rt's streams directly. tokio comes in with no features: its traits
@@ -82,9 +82,11 @@ pub(crate) mod context_error;
 mod copy_bidirectional;
 mod duplex;
 mod join;
+mod mem_pipe;
 mod read_ext;
 pub(crate) mod registered;
 mod seek_ext;
+mod simplex;
 mod split;
 mod stdio;
 pub(crate) mod sys;
@@ -109,6 +111,7 @@ pub use join::{Join, join};
 pub use read_ext::AsyncReadExt;
 pub use rt_reactor::{Interest, Ready};
 pub use seek_ext::AsyncSeekExt;
+pub use simplex::{SimplexStream, simplex};
 pub use split::split;
 pub use std::io::{Error, ErrorKind, Result, SeekFrom};
 pub use stdio::{Stderr, Stdin, Stdout, stderr, stdin, stdout};

@@ -1,5 +1,5 @@
-//! `duplex`: two in-memory streams joined to each other, over rt's
-//! `DuplexStream`.
+//! `duplex` and `simplex`: in-memory streams, over rt's `DuplexStream`
+//! and `SimplexStream`.
 
 use crate::io::forward::{forward_async_read, forward_async_write};
 
@@ -59,3 +59,87 @@ impl From<DuplexStream> for rt::io::DuplexStream {
 
 forward_async_read!(DuplexStream, inner);
 forward_async_write!(DuplexStream, inner, vectored: false);
+
+/// A one-way in-memory pipe: what is written is read back. A newtype over
+/// rt's `SimplexStream`, for tokio's traits; [`simplex`] splits one into
+/// its two ends.
+///
+/// # Examples
+///
+/// ```
+/// use tokio::io::{AsyncReadExt, AsyncWriteExt};
+///
+/// # let rt = rt::runtime::Runtime::new().unwrap();
+/// # rt.block_on(async {
+/// let mut pipe = tokio::io::SimplexStream::new_unsplit(16);
+/// pipe.write_all(b"loop").await.unwrap();
+/// let mut buf = [0; 4];
+/// pipe.read_exact(&mut buf).await.unwrap();
+/// assert_eq!(&buf, b"loop");
+/// # });
+/// ```
+#[derive(Debug)]
+pub struct SimplexStream {
+    inner: rt::io::SimplexStream,
+}
+
+impl SimplexStream {
+    /// A pipe holding at most `max_buf_size` bytes, both ends in one value.
+    ///
+    /// # Panics
+    ///
+    /// If `max_buf_size` is 0.
+    pub fn new_unsplit(max_buf_size: usize) -> SimplexStream {
+        SimplexStream {
+            inner: rt::io::SimplexStream::new_unsplit(max_buf_size),
+        }
+    }
+}
+
+impl From<rt::io::SimplexStream> for SimplexStream {
+    fn from(inner: rt::io::SimplexStream) -> SimplexStream {
+        SimplexStream { inner }
+    }
+}
+
+impl From<SimplexStream> for rt::io::SimplexStream {
+    fn from(stream: SimplexStream) -> rt::io::SimplexStream {
+        stream.inner
+    }
+}
+
+forward_async_read!(SimplexStream, inner);
+forward_async_write!(SimplexStream, inner, vectored: false);
+
+/// A one-way in-memory pipe of at most `max_buf_size` bytes, as its read
+/// end and its write end. Dropping or shutting down the write end makes
+/// the reader see end-of-file; dropping the read end fails writes with
+/// `BrokenPipe`.
+///
+/// # Panics
+///
+/// If `max_buf_size` is 0.
+///
+/// # Examples
+///
+/// ```
+/// use tokio::io::{AsyncReadExt, AsyncWriteExt};
+///
+/// # let rt = rt::runtime::Runtime::new().unwrap();
+/// # rt.block_on(async {
+/// let (mut read, mut write) = tokio::io::simplex(16);
+/// write.write_all(b"one way").await.unwrap();
+/// write.shutdown().await.unwrap();
+/// let mut got = String::new();
+/// read.read_to_string(&mut got).await.unwrap();
+/// assert_eq!(got, "one way");
+/// # });
+/// ```
+pub fn simplex(
+    max_buf_size: usize,
+) -> (
+    crate::io::ReadHalf<SimplexStream>,
+    crate::io::WriteHalf<SimplexStream>,
+) {
+    crate::io::split(SimplexStream::new_unsplit(max_buf_size))
+}

@@ -55,7 +55,7 @@ pub use async_read::AsyncRead;
 pub use async_seek::AsyncSeek;
 pub use async_write::AsyncWrite;
 pub use join::{Join, join};
-pub use mem::{DuplexStream, duplex};
+pub use mem::{DuplexStream, SimplexStream, duplex, simplex};
 pub use read_buf::ReadBuf;
 pub use rt::io::{Interest, Ready};
 pub use split::{ReadHalf, WriteHalf, split};
