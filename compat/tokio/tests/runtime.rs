@@ -154,3 +154,15 @@ fn coop_budget_through_the_facade() {
         assert_eq!(tokio::task::coop::cooperative(async { 5 }).await, 5);
     });
 }
+
+/// tokio's auto traits: the builder, handles and sleep cross threads.
+#[test]
+fn send_and_sync_like_tokio() {
+    fn send_sync<T: Send + Sync>() {}
+    send_sync::<Builder>();
+    send_sync::<tokio::runtime::Runtime>();
+    send_sync::<Handle>();
+    send_sync::<tokio::time::Sleep>();
+    send_sync::<tokio::task::JoinHandle<()>>();
+    send_sync::<tokio::sync::broadcast::Receiver<std::cell::Cell<u8>>>();
+}
