@@ -14,7 +14,10 @@
 //! newtypes with `From` both ways to rt's.
 
 // I/O half
+#[cfg(feature = "fs")]
 pub mod fs;
 pub mod io;
+#[cfg(feature = "net")]
 pub mod net;
+#[cfg(feature = "process")]
 pub mod process;
