@@ -45,6 +45,24 @@ fn file_writes_seeks_reads_and_self_methods() {
 }
 
 #[test]
+fn file_max_buf_size_bounds_each_read_and_write() {
+    support::block_on(async {
+        let path = temp_path("bufsize");
+        let mut file = tokio::fs::File::create(&path).await.unwrap();
+        assert_eq!(file.max_buf_size(), 2 * 1024 * 1024);
+        file.set_max_buf_size(3);
+        assert_eq!(file.max_buf_size(), 3);
+        assert_eq!(file.write(b"abcdef").await.unwrap(), 3);
+        file.flush().await.unwrap();
+        let mut file = tokio::fs::File::open(&path).await.unwrap();
+        file.set_max_buf_size(2);
+        let mut buf = [0; 8];
+        assert_eq!(file.read(&mut buf).await.unwrap(), 2);
+        tokio::fs::remove_file(&path).await.unwrap();
+    });
+}
+
+#[test]
 fn file_reads_into_uninitialised_memory() {
     support::block_on(async {
         let path = temp_path("uninit");

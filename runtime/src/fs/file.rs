@@ -23,6 +23,7 @@
 //! that must come after it (`set_times`, in `file/times.rs`) wait for that
 //! permit, since only `&mut self` can collect the operation's result.
 
+mod buf_size;
 mod conversions;
 mod times;
 
@@ -78,6 +79,8 @@ pub struct File {
     seeking: bool,
     /// One permit, held by the operation in flight (see the module docs).
     idle: Arc<Semaphore>,
+    /// The most one `poll_read` or `poll_write` moves (`set_max_buf_size`).
+    max_buf_size: usize,
 }
 
 enum State {
@@ -122,8 +125,8 @@ impl Buf {
         n
     }
 
-    fn copy_from(&mut self, src: &[u8]) -> usize {
-        let n = src.len().min(MAX_CHUNK);
+    fn copy_from(&mut self, src: &[u8], max: usize) -> usize {
+        let n = src.len().min(max);
         self.clear();
         self.data.extend_from_slice(&src[..n]);
         n
@@ -309,6 +312,7 @@ impl File {
             last_write_err: None,
             seeking: false,
             idle: Arc::new(Semaphore::new(1)),
+            max_buf_size: MAX_CHUNK,
         }
     }
 
@@ -746,7 +750,7 @@ impl File {
                 }
                 State::Idle(_) => {
                     let buf = me.take_buf();
-                    let max = dst.len().min(MAX_CHUNK);
+                    let max = dst.len().min(me.max_buf_size);
                     me.start(buf, move |std, buf| {
                         Operation::Read(buf.read_from(std, max))
                     });
@@ -803,7 +807,7 @@ impl AsyncWrite for File {
                     }
                     let mut buf = me.take_buf();
                     let rewind = buf.discard_unread();
-                    let n = buf.copy_from(src);
+                    let n = buf.copy_from(src, me.max_buf_size);
                     me.start(buf, move |std, buf| {
                         let result = rewind_by(std, rewind);
                         Operation::Write(result.and_then(|()| buf.write_to(std)))

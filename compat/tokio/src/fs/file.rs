@@ -42,12 +42,15 @@ pub struct File {
     seek: Option<SeekFrom>,
     /// The descriptor, which never changes: lent without the lock.
     fd: std::os::fd::RawFd,
+    /// rt's `max_buf_size`, read without the lock.
+    max_buf_size: usize,
 }
 
 impl From<rt::fs::File> for File {
     fn from(file: rt::fs::File) -> File {
         File {
             fd: std::os::fd::AsRawFd::as_raw_fd(&file),
+            max_buf_size: file.max_buf_size(),
             inner: rt::sync::Mutex::new(file),
             seek: None,
         }
@@ -175,6 +178,22 @@ impl File {
     /// The OS error of `futimens`.
     pub async fn set_modified(&self, time: std::time::SystemTime) -> io::Result<()> {
         self.inner.lock().await.set_modified(time).await
+    }
+
+    /// The most one read or write moves through the blocking pool (2 MiB
+    /// unless set).
+    pub fn max_buf_size(&self) -> usize {
+        self.max_buf_size
+    }
+
+    /// Sets the most one read or write moves.
+    ///
+    /// # Panics
+    ///
+    /// If `max_buf_size` is 0 (rt's check: nothing could move).
+    pub fn set_max_buf_size(&mut self, max_buf_size: usize) {
+        self.inner.get_mut().set_max_buf_size(max_buf_size);
+        self.max_buf_size = max_buf_size;
     }
 
     /// The std file, once operations in flight are done.

@@ -15,6 +15,10 @@ use std::task::{Poll, ready};
 /// # Panics
 ///
 /// If `read` reports more bytes than it was given.
+#[cfg_attr(
+    not(any(feature = "fs", feature = "io-util", feature = "net", feature = "process")),
+    allow(dead_code) // `io-std` alone does not read through it.
+)]
 pub(crate) fn poll_read_uninit(
     buf: &mut ReadBuf<'_>,
     read: impl FnOnce(&mut [MaybeUninit<u8>]) -> Poll<io::Result<usize>>,
@@ -41,6 +45,7 @@ pub(crate) fn poll_read_uninit(
 /// `tokio::io::AsyncWrite` for a newtype whose `$field` implements
 /// futures-io's `AsyncWrite` and is `Unpin`; `vectored` is what
 /// `is_write_vectored` says.
+#[allow(unused_macros)] // Not every feature set uses it.
 macro_rules! forward_async_write {
     ($ty:ty, $field:ident, vectored: $vectored:expr) => {
         impl $crate::io::AsyncWrite for $ty {
@@ -97,6 +102,7 @@ macro_rules! forward_async_write {
 
 /// `tokio::io::AsyncRead` for a newtype whose `$field` has
 /// `poll_read_uninit(cx, &mut [MaybeUninit<u8>])`.
+#[allow(unused_macros)] // Only `io-util`'s in-memory streams use it.
 macro_rules! forward_async_read {
     ($ty:ty, $field:ident) => {
         impl $crate::io::AsyncRead for $ty {
@@ -114,5 +120,7 @@ macro_rules! forward_async_read {
     };
 }
 
+#[allow(unused_imports)] // Not every feature set uses both.
 pub(crate) use forward_async_read;
+#[allow(unused_imports)]
 pub(crate) use forward_async_write;

@@ -10,6 +10,10 @@
 //! here. The extension traits ([`AsyncReadExt`], [`AsyncWriteExt`],
 //! [`AsyncBufReadExt`], [`AsyncSeekExt`]) give the `async fn`s.
 //!
+//! Gated as in tokio: the extension traits and utilities need `io-util`,
+//! the standard streams `io-std`, `unix::AsyncFd`, `Interest` and `Ready`
+//! `net`.
+//!
 //! Only tokio's traits: the facade's types do not implement futures-io's
 //! `AsyncRead`/`AsyncWrite` (code that imports both sets of extension
 //! traits would not compile). rt's own types, with futures-io's traits,
@@ -18,6 +22,8 @@
 //! # Examples
 //!
 //! ```
+//! # #[cfg(feature = "io-util")]
+//! # {
 //! use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 //!
 //! # let rt = rt::runtime::Runtime::new().unwrap();
@@ -35,32 +41,52 @@
 //! client_read.read_to_end(&mut rest).await.unwrap();
 //! assert!(rest.is_empty());
 //! # });
+//! # }
 //! ```
 
 mod async_buf_read;
 mod async_read;
 mod async_seek;
 mod async_write;
+#[cfg(any(
+    feature = "fs",
+    feature = "io-std",
+    feature = "io-util",
+    feature = "net",
+    feature = "process"
+))]
 pub(crate) mod forward;
+#[cfg(feature = "io-util")]
 mod join;
+#[cfg(feature = "io-util")]
 mod mem;
 mod read_buf;
+#[cfg(feature = "io-util")]
 mod split;
+#[cfg(feature = "io-std")]
 mod stdio;
+#[cfg(feature = "net")]
 pub mod unix;
+#[cfg(feature = "io-util")]
 mod util;
 
 pub use async_buf_read::AsyncBufRead;
 pub use async_read::AsyncRead;
 pub use async_seek::AsyncSeek;
 pub use async_write::AsyncWrite;
+#[cfg(feature = "io-util")]
 pub use join::{Join, join};
+#[cfg(feature = "io-util")]
 pub use mem::{DuplexStream, SimplexStream, duplex, simplex};
 pub use read_buf::ReadBuf;
+#[cfg(feature = "net")]
 pub use rt::io::{Interest, Ready};
+#[cfg(feature = "io-util")]
 pub use split::{ReadHalf, WriteHalf, split};
 pub use std::io::{Error, ErrorKind, Result, SeekFrom};
+#[cfg(feature = "io-std")]
 pub use stdio::{Stderr, Stdin, Stdout, stderr, stdin, stdout};
+#[cfg(feature = "io-util")]
 pub use util::{
     AsyncBufReadExt, AsyncReadExt, AsyncSeekExt, AsyncWriteExt, BufReader, BufStream, BufWriter,
     Chain, Empty, Lines, Repeat, Sink, Split, Take, copy, copy_bidirectional,

@@ -28,7 +28,7 @@ macro_rules! peek {
             }
 
             /// Receives into `buf` without consuming the data, as
-            /// [`TcpStream::peek`].
+            /// `TcpStream::peek` (rt's, through `Deref`).
             ///
             /// # Errors
             ///
