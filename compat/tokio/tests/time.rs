@@ -35,3 +35,15 @@ async fn sleep_converts_to_and_from_rt() {
     let theirs: tokio::__rt::time::Sleep = tokio::time::sleep(Duration::from_millis(1)).into();
     theirs.await;
 }
+
+/// tokio's `time::error` has both `Elapsed` and the timer `Error`.
+#[test]
+fn time_error_types() {
+    use tokio::time::error::{Elapsed, Error};
+    let err = Error::shutdown();
+    assert!(err.is_shutdown() && !err.is_at_capacity() && !err.is_invalid());
+    assert!(Error::invalid().is_invalid());
+    fn is_error<E: std::error::Error + Send + Sync + 'static>() {}
+    is_error::<Error>();
+    is_error::<Elapsed>();
+}
