@@ -134,3 +134,40 @@ pub fn join(input: TokenStream) -> TokenStream {
 pub fn try_join(input: TokenStream) -> TokenStream {
     join::expand(input.into(), join::Kind::TryJoin).into()
 }
+
+/// `#[tokio::main]` of rt's tokio facade without its `rt` feature: a
+/// compile error naming the feature, as tokio gives.
+#[doc(hidden)]
+#[proc_macro_attribute]
+pub fn tokio_main_fail(_args: TokenStream, item: TokenStream) -> TokenStream {
+    needs_rt_feature("#[tokio::main]", item)
+}
+
+/// `#[tokio::test]` of rt's tokio facade without its `rt` feature.
+#[doc(hidden)]
+#[proc_macro_attribute]
+pub fn tokio_test_fail(_args: TokenStream, item: TokenStream) -> TokenStream {
+    needs_rt_feature("#[tokio::test]", item)
+}
+
+/// The error, followed by the function without `async` so that rustc
+/// reports nothing else about it (no "`main` cannot be async").
+fn needs_rt_feature(attribute: &str, item: TokenStream) -> TokenStream {
+    let message = format!(
+        "{attribute} needs tokio's `rt` feature (rt's tokio facade): add `features = [\"rt\"]` \
+         (or `\"rt-multi-thread\"`) to the `tokio` dependency"
+    );
+    let mut out: proc_macro2::TokenStream =
+        syn::Error::new(proc_macro2::Span::call_site(), message).to_compile_error();
+    match syn::parse::<syn::ItemFn>(item.clone()) {
+        Ok(mut function) => {
+            function.sig.asyncness = None;
+            function.block = Box::new(syn::parse_quote!({
+                ::core::unreachable!("this function has a compile error")
+            }));
+            out.extend(quote::ToTokens::into_token_stream(function));
+        }
+        Err(_) => out.extend(proc_macro2::TokenStream::from(item)),
+    }
+    out.into()
+}

@@ -125,3 +125,12 @@ pub use rt_macros::tokio_main_rt as main;
 /// `#[tokio::test]` without the `rt-multi-thread` feature.
 #[cfg(all(feature = "macros", feature = "rt", not(feature = "rt-multi-thread")))]
 pub use rt_macros::tokio_test_rt as test;
+
+/// tokio's `#[tokio::main]` without the `rt` feature: a compile error
+/// naming the feature to enable.
+#[cfg(all(feature = "macros", not(feature = "rt")))]
+pub use rt_macros::tokio_main_fail as main;
+/// tokio's `#[tokio::test]` without the `rt` feature: a compile error
+/// naming the feature to enable.
+#[cfg(all(feature = "macros", not(feature = "rt")))]
+pub use rt_macros::tokio_test_fail as test;
