@@ -164,7 +164,34 @@ fn tick_of(word: usize) -> usize {
 }
 
 pub(crate) fn shutdown_error() -> io::Error {
-    io::Error::other("the I/O driver has shut down (the runtime is shutting down)")
+    io::Error::other(DriverShutDown)
+}
+
+/// The error inside the `io::Error` of an operation on a registration
+/// whose driver has shut down; see [`is_shutdown_error`].
+#[derive(Debug)]
+struct DriverShutDown;
+
+impl std::fmt::Display for DriverShutDown {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("the I/O driver has shut down (the runtime is shutting down)")
+    }
+}
+
+impl std::error::Error for DriverShutDown {}
+
+/// Whether `err` is the error of an operation that failed because the
+/// I/O driver it was registered with has shut down.
+///
+/// # Examples
+///
+/// ```
+/// let other = std::io::Error::other("something else");
+/// assert!(!rt_reactor::is_shutdown_error(&other));
+/// ```
+pub fn is_shutdown_error(err: &io::Error) -> bool {
+    err.get_ref()
+        .is_some_and(|inner| inner.is::<DriverShutDown>())
 }
 
 impl ReadinessCell {

@@ -25,8 +25,9 @@ const WAKER_TOKEN: mio::Token = mio::Token(MAX_CELLS);
 const _: () = assert!(MAX_CELLS == INDEX_MASK);
 // A token (index and generation) fits a 32-bit `usize`.
 const _: () = assert!(INDEX_BITS + GENERATION_MASK.count_ones() <= 32);
-/// How many events one `turn` collects at most.
-const EVENTS_CAPACITY: usize = 1024;
+/// How many events one `turn` collects at most, unless
+/// [`Driver::with_capacity`] says otherwise.
+const DEFAULT_EVENTS_PER_TURN: usize = 1024;
 
 /// The poll loop. Owned by the one thread that drives I/O.
 ///
@@ -86,6 +87,50 @@ impl Driver {
     /// # drop((driver, handle));
     /// ```
     pub fn new() -> io::Result<(Driver, Handle)> {
+        Driver::with_capacity(DEFAULT_EVENTS_PER_TURN)
+    }
+
+    /// As [`new`](Driver::new), collecting at most `events_per_turn` events
+    /// in one [`turn`](Driver::turn) (the default is 1024). Events past
+    /// that stay in the OS poller for the next turn: a smaller batch wakes
+    /// fewer tasks at once, a larger one needs fewer system calls under
+    /// load.
+    ///
+    /// # Errors
+    ///
+    /// As [`new`](Driver::new).
+    ///
+    /// # Panics
+    ///
+    /// Panics if `events_per_turn` is 0 (no turn could ever see an event).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rt_reactor::{Direction, Interest};
+    /// use std::io::Write;
+    /// use std::task::{Context, Waker};
+    /// use std::time::Duration;
+    ///
+    /// let (mut driver, handle) = rt_reactor::Driver::with_capacity(1).unwrap();
+    /// let (mut a1, mut b1) = mio::net::UnixStream::pair().unwrap();
+    /// let (mut a2, mut b2) = mio::net::UnixStream::pair().unwrap();
+    /// let r1 = handle.register(&mut a1, Interest::READABLE).unwrap();
+    /// let r2 = handle.register(&mut a2, Interest::READABLE).unwrap();
+    /// b1.write_all(b"x").unwrap();
+    /// b2.write_all(b"y").unwrap();
+    /// // Both sockets are readable, but one turn takes one event.
+    /// assert_eq!(driver.turn(Some(Duration::from_secs(5))).unwrap(), 1);
+    /// assert_eq!(driver.turn(Some(Duration::from_secs(5))).unwrap(), 1);
+    /// # r1.deregister(&mut a1).unwrap();
+    /// # r2.deregister(&mut a2).unwrap();
+    /// ```
+    #[track_caller]
+    pub fn with_capacity(events_per_turn: usize) -> io::Result<(Driver, Handle)> {
+        assert!(
+            events_per_turn > 0,
+            "rt-reactor: a driver needs room for at least 1 event per turn"
+        );
         let poll = mio::Poll::new()?;
         let waker = mio::Waker::new(poll.registry(), WAKER_TOKEN)?;
         let registry = poll.registry().try_clone()?;
@@ -98,7 +143,7 @@ impl Driver {
         });
         let driver = Driver {
             poll,
-            events: mio::Events::with_capacity(EVENTS_CAPACITY),
+            events: mio::Events::with_capacity(events_per_turn),
             wake: Vec::new(),
             inner: inner.clone(),
         };

@@ -156,6 +156,7 @@ mod test_support;
 mod waiter;
 mod waiter_list;
 
+pub use cell::is_shutdown_error;
 pub use driver::{Driver, Handle};
 pub use ready::{Direction, Interest, Ready, ReadyEvent};
 pub use registration::Registration;

@@ -91,9 +91,13 @@ pub use runtime::spawn::spawn;
 /// and blocks on the body.
 ///
 /// Arguments (all optional):
-/// - `flavor = "multi_thread"` (the default) or `"current_thread"`;
+/// - `flavor = "multi_thread"` (the default), `"current_thread"` or
+///   `"local"` (a [`LocalRuntime`](runtime::LocalRuntime): the body may
+///   spawn `!Send` tasks with [`task::spawn_local`]);
 /// - `worker_threads = N` (multi-thread only; default: one per CPU);
-/// - `start_paused = true` (current-thread only): the clock starts paused;
+/// - `start_paused = true` (current-thread and local only): the clock
+///   starts paused;
+/// - `name = "..."`: the runtime's name ([`Handle::name`](runtime::Handle::name));
 /// - `crate = "path"`: how to name this crate if it was renamed (default
 ///   `::rt`).
 ///

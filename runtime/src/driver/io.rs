@@ -29,9 +29,17 @@ pub(crate) enum IoHandle {
 }
 
 impl IoStack {
-    pub(crate) fn new(enable_io: bool) -> io::Result<(IoStack, IoHandle)> {
+    /// `events_per_tick`: the most events one park takes from the OS
+    /// poller (`None`: the reactor's default).
+    pub(crate) fn new(
+        enable_io: bool,
+        events_per_tick: Option<usize>,
+    ) -> io::Result<(IoStack, IoHandle)> {
         if enable_io {
-            let (driver, handle) = rt_reactor::Driver::new()?;
+            let (driver, handle) = match events_per_tick {
+                Some(events) => rt_reactor::Driver::with_capacity(events)?,
+                None => rt_reactor::Driver::new()?,
+            };
             Ok((IoStack::Enabled(driver), IoHandle::Enabled(handle)))
         } else {
             let (park, unpark) = ParkThread::new();

@@ -31,6 +31,9 @@ pub(crate) struct DriverConfig {
     pub(crate) enable_io: bool,
     pub(crate) enable_time: bool,
     pub(crate) start_paused: bool,
+    /// The most I/O events one turn of the reactor takes
+    /// (`Builder::max_io_events_per_tick`); `None`: the reactor's default.
+    pub(crate) max_io_events_per_tick: Option<usize>,
 }
 
 /// The parking half, owned by one thread at a time.
@@ -51,7 +54,7 @@ impl Driver {
     /// `workers`: how many threads run tasks at once (the timer gets one
     /// shard each, so they do not contend on one lock).
     pub(crate) fn new(config: &DriverConfig, workers: usize) -> std::io::Result<(Driver, Handle)> {
-        let (io, io_handle) = io::IoStack::new(config.enable_io)?;
+        let (io, io_handle) = io::IoStack::new(config.enable_io, config.max_io_events_per_tick)?;
         // Under loom the stack is only the condvar park (timers are
         // modelled in rt-timer's own loom models).
         let (time, time_handle) = match config.enable_time && !cfg!(loom) {

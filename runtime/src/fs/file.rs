@@ -17,11 +17,19 @@
 //!    to the caller, without a copy when the caller's vector is empty.
 //!    Dropped half-way, it stops after the chunk in progress and leaves
 //!    what it read as unread bytes for the next read.
+//!
+//! The operation in flight also holds the one permit of `idle`, released
+//! on the pool thread as soon as the operation is done: methods on `&self`
+//! that must come after it (`set_times`, in `file/times.rs`) wait for that
+//! permit, since only `&mut self` can collect the operation's result.
 
+mod buf_size;
 mod conversions;
+mod times;
 
 use crate::fs::OpenOptions;
 use crate::fs::blocking_io::{MAX_CHUNK, SetOnDrop, read_chunks, spawn_fs};
+use crate::sync::Semaphore;
 use crate::task::{JoinHandle, poll_proceed};
 use futures_io::{AsyncRead, AsyncSeek, AsyncWrite};
 use std::fmt;
@@ -69,6 +77,10 @@ pub struct File {
     last_write_err: Option<io::Error>,
     /// A seek started by `poll_seek` is in flight.
     seeking: bool,
+    /// One permit, held by the operation in flight (see the module docs).
+    idle: Arc<Semaphore>,
+    /// The most one `poll_read` or `poll_write` moves (`set_max_buf_size`).
+    max_buf_size: usize,
 }
 
 enum State {
@@ -99,15 +111,22 @@ impl Buf {
         self.data.len() - self.pos
     }
 
-    fn copy_to(&mut self, dst: &mut [u8]) -> usize {
+    /// Copies unread bytes into the front of `dst`, which may be
+    /// uninitialised; returns how many.
+    fn copy_to(&mut self, dst: &mut [std::mem::MaybeUninit<u8>]) -> usize {
         let n = self.unread().min(dst.len());
-        dst[..n].copy_from_slice(&self.data[self.pos..self.pos + n]);
+        let src = &self.data[self.pos..self.pos + n];
+        // SAFETY: `MaybeUninit<u8>` has `u8`'s layout, and a shared slice
+        // cannot de-initialise anything.
+        let src =
+            unsafe { &*(std::ptr::from_ref::<[u8]>(src) as *const [std::mem::MaybeUninit<u8>]) };
+        dst[..n].copy_from_slice(src);
         self.pos += n;
         n
     }
 
-    fn copy_from(&mut self, src: &[u8]) -> usize {
-        let n = src.len().min(MAX_CHUNK);
+    fn copy_from(&mut self, src: &[u8], max: usize) -> usize {
+        let n = src.len().min(max);
         self.clear();
         self.data.extend_from_slice(&src[..n]);
         n
@@ -292,6 +311,8 @@ impl File {
             state: State::Idle(Some(Buf::default())),
             last_write_err: None,
             seeking: false,
+            idle: Arc::new(Semaphore::new(1)),
+            max_buf_size: MAX_CHUNK,
         }
     }
 
@@ -664,20 +685,58 @@ impl File {
         F: FnOnce(&StdFile, &mut Buf) -> Operation + Send + 'static,
     {
         let std = self.std.clone();
+        // Free: an operation is started only with none in flight (the file
+        // is idle), whose permit was released when it finished, and
+        // `set_times`, which holds it while it waits, borrows the file.
+        let busy = self
+            .idle
+            .clone()
+            .try_acquire_owned()
+            .expect("rt: a `File` operation started while another held the file");
         self.state = State::Busy(spawn_fs(move || {
             let operation = op(&std, &mut buf);
+            // Released here, on the pool thread, before the result is
+            // published: a waiter on `&self` may go on at once.
+            drop(busy);
             (operation, buf)
         }));
     }
 }
 
-impl AsyncRead for File {
-    fn poll_read(
-        self: Pin<&mut Self>,
+impl File {
+    /// Reads like [`AsyncRead::poll_read`] into memory that may be
+    /// uninitialised (a tokio `ReadBuf`'s unfilled part, say): the bytes
+    /// the blocking pool read are copied straight into the front of `dst`,
+    /// nothing is zeroed first; returns how many (`0`: end of the file, or
+    /// an empty `dst`).
+    ///
+    /// # Errors
+    ///
+    /// The OS error of the read.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::future::poll_fn;
+    /// use std::mem::MaybeUninit;
+    ///
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let path = std::env::temp_dir().join(format!("rt-uninit-{}", std::process::id()));
+    ///     rt::fs::write(&path, b"abc").await.unwrap();
+    ///     let mut file = rt::fs::File::open(&path).await.unwrap();
+    ///     let mut buf = [MaybeUninit::<u8>::uninit(); 8];
+    ///     let n = poll_fn(|cx| file.poll_read_uninit(cx, &mut buf)).await.unwrap();
+    ///     assert_eq!(n, 3);
+    ///     rt::fs::remove_file(&path).await.unwrap();
+    /// });
+    /// ```
+    pub fn poll_read_uninit(
+        &mut self,
         cx: &mut Context<'_>,
-        dst: &mut [u8],
+        dst: &mut [std::mem::MaybeUninit<u8>],
     ) -> Poll<io::Result<usize>> {
-        let me = self.get_mut();
+        let me = self;
         if dst.is_empty() {
             return Poll::Ready(Ok(0));
         }
@@ -691,7 +750,7 @@ impl AsyncRead for File {
                 }
                 State::Idle(_) => {
                     let buf = me.take_buf();
-                    let max = dst.len().min(MAX_CHUNK);
+                    let max = dst.len().min(me.max_buf_size);
                     me.start(buf, move |std, buf| {
                         Operation::Read(buf.read_from(std, max))
                     });
@@ -718,6 +777,17 @@ impl AsyncRead for File {
     }
 }
 
+impl AsyncRead for File {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        dst: &mut [u8],
+    ) -> Poll<io::Result<usize>> {
+        self.get_mut()
+            .poll_read_uninit(cx, crate::io::sys::as_uninit(dst))
+    }
+}
+
 impl AsyncWrite for File {
     fn poll_write(
         self: Pin<&mut Self>,
@@ -737,7 +807,7 @@ impl AsyncWrite for File {
                     }
                     let mut buf = me.take_buf();
                     let rewind = buf.discard_unread();
-                    let n = buf.copy_from(src);
+                    let n = buf.copy_from(src, me.max_buf_size);
                     me.start(buf, move |std, buf| {
                         let result = rewind_by(std, rewind);
                         Operation::Write(result.and_then(|()| buf.write_to(std)))

@@ -48,3 +48,7 @@ pub use ops::{
     remove_dir_all, remove_file, rename, set_permissions, try_exists, write,
 };
 pub use read_dir::{DirEntry, ReadDir, read_dir};
+/// The times [`File::set_times`] sets: `std`'s type (`new`,
+/// `set_accessed`, `set_modified`), which is the shape of tokio's
+/// `fs::FileTimes`.
+pub use std::fs::FileTimes;

@@ -1,20 +1,16 @@
 //! `duplex`: two in-memory streams connected to each other, for tests and
 //! for joining two pieces of code that each expect a stream.
 //!
-//! Each direction is a [`Pipe`] behind its own mutex: a byte queue of at
-//! most `max_buf_size` bytes, the waker of a reader waiting for bytes and
-//! the waker of a writer waiting for room. A stream reads from one pipe and
-//! writes to the other. Wakers are taken out under the lock and woken (or
-//! dropped, when one replaces another) after it is released, since a waker
-//! may run arbitrary code.
+//! Each direction is a [`MemPipe`] behind its own mutex (see
+//! `mem_pipe.rs`): a stream reads from one pipe and writes to the other.
 
-use crate::loom::sync::{Arc, Mutex, MutexGuard};
-use crate::task::poll_proceed;
+use super::mem_pipe::{self, MemPipe};
+use crate::loom::sync::{Arc, Mutex};
 use futures_io::{AsyncRead, AsyncWrite};
-use std::collections::VecDeque;
 use std::io;
+use std::mem::MaybeUninit;
 use std::pin::Pin;
-use std::task::{Context, Poll, Waker, ready};
+use std::task::{Context, Poll};
 
 /// Creates a pair of connected in-memory streams: what one writes, the
 /// other reads. Each direction buffers at most `max_buf_size` bytes; a
@@ -53,8 +49,8 @@ pub fn duplex(max_buf_size: usize) -> (DuplexStream, DuplexStream) {
         max_buf_size > 0,
         "`rt::io::duplex(0)`: a buffer of 0 bytes could pass nothing; give at least 1"
     );
-    let one = Arc::new(Mutex::new(Pipe::new(max_buf_size)));
-    let two = Arc::new(Mutex::new(Pipe::new(max_buf_size)));
+    let one = Arc::new(MemPipe::new(max_buf_size));
+    let two = Arc::new(MemPipe::new(max_buf_size));
     (
         DuplexStream {
             read: one.clone(),
@@ -97,56 +93,44 @@ pub fn duplex(max_buf_size: usize) -> (DuplexStream, DuplexStream) {
 /// ```
 #[derive(Debug)]
 pub struct DuplexStream {
-    read: Arc<Mutex<Pipe>>,
-    write: Arc<Mutex<Pipe>>,
+    read: Arc<Mutex<MemPipe>>,
+    write: Arc<Mutex<MemPipe>>,
 }
 
-/// One direction: the bytes in flight and who waits on them.
-#[derive(Debug)]
-struct Pipe {
-    bytes: VecDeque<u8>,
-    max: usize,
-    /// The writing stream shut down or was dropped: end-of-file after the
-    /// buffered bytes.
-    write_closed: bool,
-    /// The reading stream was dropped: writes fail.
-    read_closed: bool,
-    reader: Option<Waker>,
-    writer: Option<Waker>,
-}
-
-impl Pipe {
-    fn new(max: usize) -> Pipe {
-        Pipe {
-            bytes: VecDeque::new(),
-            max,
-            write_closed: false,
-            read_closed: false,
-            reader: None,
-            writer: None,
-        }
-    }
-}
-
-fn lock(pipe: &Mutex<Pipe>) -> MutexGuard<'_, Pipe> {
-    pipe.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-/// Releases the lock, then wakes `waker` (if any): a waker may run
-/// arbitrary code, which must not run under the pipe's lock.
-fn unlock_and_wake(pipe: MutexGuard<'_, Pipe>, waker: Option<Waker>) {
-    drop(pipe);
-    if let Some(waker) = waker {
-        waker.wake();
-    }
-}
-
-/// Stores `cx`'s waker in `slot` unless an equivalent one is there;
-/// returns the one it replaced, to be dropped after the lock is released.
-fn register(slot: &mut Option<Waker>, cx: &Context<'_>) -> Option<Waker> {
-    match slot {
-        Some(waker) if waker.will_wake(cx.waker()) => None,
-        _ => slot.replace(cx.waker().clone()),
+impl DuplexStream {
+    /// Reads like [`AsyncRead::poll_read`] into memory that may be
+    /// uninitialised (a tokio `ReadBuf`'s unfilled part, say): the bytes
+    /// are copied straight into the front of `buf`, nothing is zeroed
+    /// first; returns how many. `Ok(0)` is end-of-file (or an empty `buf`).
+    ///
+    /// # Errors
+    ///
+    /// None today: the `Result` is `AsyncRead`'s shape.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rt::io::AsyncWriteExt;
+    /// use std::future::poll_fn;
+    /// use std::mem::MaybeUninit;
+    ///
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let (mut a, mut b) = rt::io::duplex(16);
+    ///     a.write_all(b"hi").await.unwrap();
+    ///     let mut buf = [MaybeUninit::<u8>::uninit(); 8];
+    ///     let n = poll_fn(|cx| b.poll_read_uninit(cx, &mut buf)).await.unwrap();
+    ///     assert_eq!(n, 2);
+    ///     // SAFETY: the read initialised the first `n` bytes.
+    ///     assert_eq!(unsafe { buf[0].assume_init() }, b'h');
+    /// });
+    /// ```
+    pub fn poll_read_uninit(
+        &mut self,
+        cx: &mut Context<'_>,
+        buf: &mut [MaybeUninit<u8>],
+    ) -> Poll<io::Result<usize>> {
+        mem_pipe::poll_read(&self.read, cx, buf)
     }
 }
 
@@ -156,31 +140,8 @@ impl AsyncRead for DuplexStream {
         cx: &mut Context<'_>,
         buf: &mut [u8],
     ) -> Poll<io::Result<usize>> {
-        if buf.is_empty() {
-            return Poll::Ready(Ok(0));
-        }
-        let coop = ready!(poll_proceed(cx));
-        let mut pipe = lock(&self.read);
-        if pipe.bytes.is_empty() {
-            if pipe.write_closed {
-                coop.made_progress();
-                return Poll::Ready(Ok(0));
-            }
-            let replaced = register(&mut pipe.reader, cx);
-            drop(pipe);
-            drop(replaced);
-            return Poll::Pending;
-        }
-        let n = buf.len().min(pipe.bytes.len());
-        let (front, back) = pipe.bytes.as_slices();
-        let from_front = n.min(front.len());
-        buf[..from_front].copy_from_slice(&front[..from_front]);
-        buf[from_front..n].copy_from_slice(&back[..n - from_front]);
-        pipe.bytes.drain(..n);
-        let writer = pipe.writer.take();
-        unlock_and_wake(pipe, writer);
-        coop.made_progress();
-        Poll::Ready(Ok(n))
+        self.get_mut()
+            .poll_read_uninit(cx, crate::io::sys::as_uninit(buf))
     }
 }
 
@@ -190,33 +151,13 @@ impl AsyncWrite for DuplexStream {
         cx: &mut Context<'_>,
         buf: &[u8],
     ) -> Poll<io::Result<usize>> {
-        let coop = ready!(poll_proceed(cx));
-        let mut pipe = lock(&self.write);
-        if pipe.read_closed || pipe.write_closed {
-            coop.made_progress();
-            let why = if pipe.read_closed {
-                "the other `DuplexStream` was dropped"
-            } else {
-                "this `DuplexStream` was shut down"
-            };
-            return Poll::Ready(Err(io::Error::new(io::ErrorKind::BrokenPipe, why)));
-        }
-        if buf.is_empty() {
-            return Poll::Ready(Ok(0));
-        }
-        let room = pipe.max - pipe.bytes.len();
-        if room == 0 {
-            let replaced = register(&mut pipe.writer, cx);
-            drop(pipe);
-            drop(replaced);
-            return Poll::Pending;
-        }
-        let n = room.min(buf.len());
-        pipe.bytes.extend(&buf[..n]);
-        let reader = pipe.reader.take();
-        unlock_and_wake(pipe, reader);
-        coop.made_progress();
-        Poll::Ready(Ok(n))
+        mem_pipe::poll_write(
+            &self.write,
+            cx,
+            buf,
+            "the other `DuplexStream` was dropped",
+            "this `DuplexStream` was shut down",
+        )
     }
 
     fn poll_flush(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<io::Result<()>> {
@@ -225,26 +166,14 @@ impl AsyncWrite for DuplexStream {
     }
 
     fn poll_close(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        close_write(&self.write);
+        mem_pipe::close_write(&self.write);
         Poll::Ready(Ok(()))
     }
 }
 
-/// End-of-file for the reader of `pipe`, once it has read what is there.
-fn close_write(pipe: &Mutex<Pipe>) {
-    let mut pipe = lock(pipe);
-    pipe.write_closed = true;
-    let reader = pipe.reader.take();
-    unlock_and_wake(pipe, reader);
-}
-
 impl Drop for DuplexStream {
     fn drop(&mut self) {
-        close_write(&self.write);
-        let mut pipe = lock(&self.read);
-        pipe.read_closed = true;
-        pipe.bytes = VecDeque::new();
-        let writer = pipe.writer.take();
-        unlock_and_wake(pipe, writer);
+        mem_pipe::close_write(&self.write);
+        mem_pipe::close_read(&self.read);
     }
 }

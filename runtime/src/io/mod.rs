@@ -3,12 +3,13 @@
 //!
 //! The traits are the runtime-neutral [`AsyncRead`]/[`AsyncWrite`] of
 //! `futures-io`, which most of the ecosystem implements. The extension
-//! traits [`AsyncReadExt`], [`AsyncWriteExt`] and [`AsyncBufReadExt`] are
-//! rt's own, implemented for every futures-io type, with tokio's method
-//! names (`read_u32`, `write_all`, `shutdown`, `lines().next_line()`), so
+//! traits [`AsyncReadExt`], [`AsyncWriteExt`], [`AsyncBufReadExt`] and
+//! [`AsyncSeekExt`] are rt's own, implemented for every futures-io type, with tokio's method
+//! names (`read_u32`, `write_all`, `shutdown`, `lines().next_line()`,
+//! `rewind`), so
 //! code written against `tokio::io` ports by renaming. [`split`] is a free
 //! function as in tokio, [`copy_bidirectional`] proxies two streams,
-//! [`duplex`] makes an in-memory stream pair, and [`stdin`], [`stdout`],
+//! [`duplex`] makes an in-memory stream pair, [`simplex`] a one-way one, and [`stdin`], [`stdout`],
 //! [`stderr`] are the standard streams (on the blocking pool); the helpers
 //! [`copy`], [`BufReader`], [`BufWriter`], [`Cursor`], ... are
 //! `futures-util`'s, re-exported.
@@ -43,7 +44,7 @@
 //!
 //! With the `tokio-io` feature, [`TcpStream`](crate::net::TcpStream),
 //! [`UnixStream`](crate::net::UnixStream), their split and owned halves,
-//! [`fs::File`](crate::fs::File) and [`DuplexStream`] also implement
+//! [`fs::File`](crate::fs::File), [`DuplexStream`] and [`SimplexStream`] also implement
 //! `tokio::io::AsyncRead` and `tokio::io::AsyncWrite`, so crates written
 //! against those traits (tokio-util's `Framed` codecs, tokio-rustls, ...)
 //! take rt's streams directly. tokio comes in with no features: its traits
@@ -81,8 +82,11 @@ pub(crate) mod context_error;
 mod copy_bidirectional;
 mod duplex;
 mod join;
+mod mem_pipe;
 mod read_ext;
 pub(crate) mod registered;
+mod seek_ext;
+mod simplex;
 mod split;
 mod stdio;
 pub(crate) mod sys;
@@ -100,12 +104,14 @@ pub use copy_bidirectional::{copy_bidirectional, copy_bidirectional_with_sizes};
 pub use duplex::{DuplexStream, duplex};
 pub use futures_io::{AsyncBufRead, AsyncRead, AsyncSeek, AsyncWrite};
 pub use futures_util::io::{
-    AsyncSeekExt, BufReader, BufWriter, Chain, Cursor, Empty, ReadHalf, Repeat, Sink, Take,
-    WriteHalf, copy, copy_buf, empty, repeat, sink,
+    BufReader, BufWriter, Chain, Cursor, Empty, ReadHalf, Repeat, Sink, Take, WriteHalf, copy,
+    copy_buf, empty, repeat, sink,
 };
 pub use join::{Join, join};
 pub use read_ext::AsyncReadExt;
 pub use rt_reactor::{Interest, Ready};
+pub use seek_ext::AsyncSeekExt;
+pub use simplex::{SimplexStream, simplex};
 pub use split::split;
 pub use std::io::{Error, ErrorKind, Result, SeekFrom};
 pub use stdio::{Stderr, Stdin, Stdout, stderr, stdin, stdout};

@@ -323,10 +323,9 @@ where
         self.poll_stream_read(cx, room, |mut io| io::Read::read(&mut io, buf))
     }
 
-    /// Like `poll_read`, into memory that may be uninitialised (hyper's
-    /// read buffer): the kernel fills the front of `buf` and the count of
+    /// Like `poll_read`, into memory that may be uninitialised (hyper's or a
+    /// tokio `ReadBuf`'s): the kernel fills the front of `buf` and the count of
     /// bytes it wrote comes back; nothing is zeroed or copied first.
-    #[cfg(feature = "hyper")]
     pub(crate) fn poll_read_uninit(
         &self,
         cx: &mut Context<'_>,

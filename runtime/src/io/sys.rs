@@ -21,6 +21,38 @@ macro_rules! syscall {
     }};
 }
 
+/// Reads once (`read(2)`) from `fd` (a pipe, say, where `recv` does not
+/// apply) into `dst`, which may be uninitialised: the kernel writes the
+/// bytes straight into it. Returns how many bytes arrived, at the front of
+/// `dst` (`0`: end-of-file, or `dst` is empty). Interrupted calls are
+/// retried.
+pub(crate) fn read_uninit(fd: RawFd, dst: &mut [std::mem::MaybeUninit<u8>]) -> io::Result<usize> {
+    loop {
+        match syscall!(
+            // SAFETY: `dst` is exclusively borrowed memory of `dst.len()`
+            // bytes; read(2) only writes to it (so that it is
+            // uninitialised does not matter), at most `dst.len()` bytes.
+            unsafe { libc::read(fd, dst.as_mut_ptr().cast(), dst.len()) }
+        ) {
+            // Not -1 (checked), so 0..=dst.len().
+            Ok(read) => return Ok(read as usize),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+/// The file status flags of `fd` (`fcntl(F_GETFL)`): its access mode
+/// (`flags & O_ACCMODE`), `O_NONBLOCK`, `O_APPEND`, ...
+pub(crate) fn status_flags(fd: std::os::fd::BorrowedFd<'_>) -> io::Result<libc::c_int> {
+    use std::os::fd::AsRawFd;
+    syscall!(
+        // SAFETY: `fd` is an open descriptor, borrowed for the call;
+        // F_GETFL only reads its flags and touches no memory of ours.
+        unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_GETFL) }
+    )
+}
+
 /// Reads once (`read(2)`) from `fd` into the spare capacity of `dst`, at
 /// most `max` bytes, and appends what was read; returns how many bytes
 /// (`0`: the end of the file, or `dst` has no spare capacity).
@@ -54,7 +86,6 @@ pub(crate) fn read_to_spare(fd: RawFd, dst: &mut Vec<u8>, max: usize) -> io::Res
 /// front of `dst` (`0`: a stream's peer closed its write side, an empty
 /// datagram, or `dst` is empty; a datagram longer than `dst` is cut to
 /// it). Interrupted calls are retried.
-#[cfg(any(feature = "hyper", feature = "bytes"))]
 pub(crate) fn recv_uninit(fd: RawFd, dst: &mut [std::mem::MaybeUninit<u8>]) -> io::Result<usize> {
     loop {
         match syscall!(
@@ -128,6 +159,30 @@ pub(crate) fn recv_buf<B: bytes::BufMut + ?Sized>(fd: RawFd, buf: &mut B) -> io:
     // the bytes it received, at the front, and returns their count.
     let received = unsafe { receive_into_spare(buf, |spare| Ok((recv_uninit(fd, spare)?, ()))) };
     received.map(|(n, ())| n)
+}
+
+/// Reads once (`read(2)`) from `fd` (a pipe, a FIFO) straight into `buf`'s
+/// spare capacity, nothing zeroed first, and advances `buf` past the bytes
+/// read; returns how many (`0`: end-of-file, or no spare capacity).
+/// Interrupted calls are retried.
+#[cfg(feature = "bytes")]
+pub(crate) fn read_buf<B: bytes::BufMut + ?Sized>(fd: RawFd, buf: &mut B) -> io::Result<usize> {
+    let read = |spare: &mut [std::mem::MaybeUninit<u8>]| loop {
+        match syscall!(
+            // SAFETY: `spare` is exclusively borrowed memory of
+            // `spare.len()` bytes; read(2) only writes to it (so that it is
+            // uninitialised does not matter), at most `spare.len()` bytes.
+            unsafe { libc::read(fd, spare.as_mut_ptr().cast(), spare.len()) }
+        ) {
+            // Not -1 (checked), so 0..=spare.len().
+            Ok(n) => return Ok((n as usize, ())),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        }
+    };
+    // SAFETY: `read` hands the slice to read(2), which stores only the
+    // bytes it read, at the front, and returns their count.
+    unsafe { receive_into_spare(buf, read) }.map(|(n, ())| n)
 }
 
 /// Receives once (`recvfrom(2)`, through `socket2`) from `socket` straight

@@ -9,7 +9,7 @@
 //! same buffer already initialised).
 
 use crate::fs::File;
-use crate::io::DuplexStream;
+use crate::io::{DuplexStream, SimplexStream};
 use crate::net::{TcpStream, UnixStream, tcp, unix};
 use std::io::{self, IoSlice};
 use std::pin::Pin;
@@ -84,6 +84,7 @@ tokio_read!(
     unix::ReadHalf<'_>,
     File,
     DuplexStream,
+    SimplexStream,
 );
 
 tokio_write!(
@@ -95,4 +96,5 @@ tokio_write!(
     unix::WriteHalf<'_> => vectored: true,
     File => vectored: false,
     DuplexStream => vectored: false,
+    SimplexStream => vectored: false,
 );

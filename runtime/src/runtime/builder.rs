@@ -45,6 +45,8 @@ enum Kind {
 /// ```
 pub struct Builder {
     kind: Kind,
+    /// The runtime's name (`Handle::name`).
+    name: Option<Arc<str>>,
     worker_threads: Option<usize>,
     thread_name: ThreadNameFn,
     thread_stack_size: Option<usize>,
@@ -91,6 +93,7 @@ impl Builder {
     fn new(kind: Kind) -> Builder {
         Builder {
             kind,
+            name: None,
             worker_threads: None,
             thread_name: Arc::new(|| "rt-worker".to_owned()),
             thread_stack_size: None,
@@ -107,6 +110,38 @@ impl Builder {
             slow_poll_threshold: None,
             on_slow_poll: None,
         }
+    }
+
+    /// Names the runtime: [`Handle::name`] returns it (unnamed runtimes
+    /// return `None`). It names the runtime,
+    /// not its threads: [`thread_name`](Builder::thread_name) does that.
+    /// tokio's `Builder::name` (stable in tokio 1.54), with its contract.
+    ///
+    /// # Panics
+    ///
+    /// Panics if `name` is empty or only whitespace.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Builder::new_current_thread()
+    ///     .name("ingest")
+    ///     .build()
+    ///     .unwrap();
+    /// assert_eq!(rt.handle().name(), Some("ingest"));
+    /// rt.block_on(async {
+    ///     assert_eq!(rt::runtime::Handle::current().name(), Some("ingest"));
+    /// });
+    /// ```
+    #[track_caller]
+    pub fn name(&mut self, name: impl Into<String>) -> &mut Builder {
+        let name = name.into();
+        assert!(
+            !name.trim().is_empty(),
+            "`Builder::name` needs a non-empty name (leave it unset for an unnamed runtime)"
+        );
+        self.name = Some(name.into());
+        self
     }
 
     /// The number of worker threads (multi-thread only). Defaults to the
@@ -413,6 +448,35 @@ impl Builder {
         self
     }
 
+    /// The most I/O events one turn of the reactor takes from the OS
+    /// poller (default 1024; tokio's setting of the same name). Events
+    /// past that stay queued in the kernel for the next turn, so a turn
+    /// wakes at most this many I/O waiters: a smaller batch spreads a
+    /// burst of readiness over more turns (each followed by running the
+    /// tasks it woke), a larger one needs fewer system calls under load.
+    /// Without [`enable_io`](Builder::enable_io) it has nothing to bound.
+    ///
+    /// # Panics
+    ///
+    /// Panics if `capacity` is 0.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Builder::new_current_thread()
+    ///     .enable_io()
+    ///     .max_io_events_per_tick(256)
+    ///     .build()
+    ///     .unwrap();
+    /// # drop(rt);
+    /// ```
+    #[track_caller]
+    pub fn max_io_events_per_tick(&mut self, capacity: usize) -> &mut Builder {
+        assert!(capacity > 0, "`max_io_events_per_tick` must be at least 1");
+        self.driver.max_io_events_per_tick = Some(capacity);
+        self
+    }
+
     /// Turns the slow-poll watchdog on: a monitor thread reports every
     /// task that stays in one poll longer than `threshold` (it blocks its
     /// worker: a synchronous lock, a CPU loop, a blocking call), once per
@@ -542,6 +606,7 @@ impl Builder {
             before_park: self.on_thread_park.clone(),
             after_unpark: self.on_thread_unpark.clone(),
             runtime_id: crate::runtime::Id::next(),
+            name: self.name.clone(),
             stealable_local_queues: slow_poll.is_some(),
             local_sets: crate::loom::sync::Arc::new(LocalSetList::new(slow_poll.is_some())),
         };
@@ -603,7 +668,7 @@ impl Builder {
             "`build_local` needs a current-thread runtime: use `Builder::new_current_thread()` \
              (or drive a `LocalSet` inside a multi-thread runtime's `block_on`)"
         );
-        self.build().map(LocalRuntime::new)
+        self.build().map(LocalRuntime::from_runtime)
     }
 
     pub(crate) fn spawner(&self) -> ThreadSpawner {
@@ -686,6 +751,7 @@ impl fmt::Debug for Builder {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Builder")
             .field("kind", &self.kind)
+            .field("name", &self.name)
             .field("worker_threads", &self.worker_threads)
             .field("thread_stack_size", &self.thread_stack_size)
             .field("global_queue_interval", &self.global_queue_interval)

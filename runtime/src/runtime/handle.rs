@@ -56,11 +56,49 @@ pub enum RuntimeFlavor {
 /// assert_eq!(err.to_string(), "no rt runtime is current on this thread");
 /// ```
 #[derive(Debug)]
-pub struct TryCurrentError(());
+pub struct TryCurrentError {
+    thread_local_destroyed: bool,
+}
+
+impl TryCurrentError {
+    /// No runtime is current: the call was made outside `block_on`, a
+    /// task, or an [`enter`](Handle::enter) guard.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let err = rt::runtime::Handle::try_current().unwrap_err();
+    /// assert!(err.is_missing_context());
+    /// assert!(!err.is_thread_local_destroyed());
+    /// ```
+    pub fn is_missing_context(&self) -> bool {
+        !self.thread_local_destroyed
+    }
+
+    /// The thread's runtime context is already destroyed: the call was
+    /// made from a thread-local destructor while the thread exits.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let err = rt::runtime::Handle::try_current().unwrap_err();
+    /// assert!(!err.is_thread_local_destroyed());
+    /// ```
+    pub fn is_thread_local_destroyed(&self) -> bool {
+        self.thread_local_destroyed
+    }
+}
 
 impl fmt::Display for TryCurrentError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("no rt runtime is current on this thread")
+        if self.thread_local_destroyed {
+            f.write_str(
+                "rt's runtime context is already destroyed on this thread (called from a \
+                 thread-local destructor)",
+            )
+        } else {
+            f.write_str("no rt runtime is current on this thread")
+        }
     }
 }
 
@@ -106,10 +144,17 @@ impl Handle {
     /// assert!(rt::runtime::Handle::try_current().is_err());
     /// ```
     pub fn try_current() -> Result<Handle, TryCurrentError> {
-        context::with_current(|inner| Handle {
+        match context::try_with_current(|inner| Handle {
             inner: inner.clone(),
-        })
-        .ok_or(TryCurrentError(()))
+        }) {
+            Ok(Some(handle)) => Ok(handle),
+            Ok(None) => Err(TryCurrentError {
+                thread_local_destroyed: false,
+            }),
+            Err(_) => Err(TryCurrentError {
+                thread_local_destroyed: true,
+            }),
+        }
     }
 
     /// Spawns a task on this runtime; see [`rt::spawn`](crate::spawn).
@@ -212,6 +257,26 @@ impl Handle {
     /// ```
     pub fn id(&self) -> crate::runtime::Id {
         self.inner.config().runtime_id
+    }
+
+    /// The runtime's name, given by
+    /// [`Builder::name`](crate::runtime::Builder::name); `None` for an
+    /// unnamed runtime.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Builder::new_multi_thread().name("api").build().unwrap();
+    /// let name = rt.block_on(async {
+    ///     rt::spawn(async { rt::runtime::Handle::current().name().map(str::to_owned) })
+    ///         .await
+    ///         .unwrap()
+    /// });
+    /// assert_eq!(name.as_deref(), Some("api"));
+    /// assert_eq!(rt::runtime::Runtime::new().unwrap().handle().name(), None);
+    /// ```
+    pub fn name(&self) -> Option<&str> {
+        self.inner.config().name.as_deref()
     }
 
     /// Which scheduler this runtime uses.

@@ -39,7 +39,27 @@ pub struct LocalRuntime {
 }
 
 impl LocalRuntime {
-    pub(crate) fn new(rt: Runtime) -> LocalRuntime {
+    /// A local runtime with every driver enabled: the same as
+    /// `Builder::new_current_thread().enable_all().build_local()`.
+    ///
+    /// # Errors
+    ///
+    /// Returns the OS error if the runtime's I/O driver cannot be created.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::LocalRuntime::new().unwrap();
+    /// let rc = std::rc::Rc::new(3);
+    /// assert_eq!(rt.block_on(async move { *rc }), 3);
+    /// ```
+    pub fn new() -> std::io::Result<LocalRuntime> {
+        crate::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build_local()
+    }
+
+    pub(crate) fn from_runtime(rt: Runtime) -> LocalRuntime {
         LocalRuntime {
             local: LocalSet::new(),
             rt,
@@ -130,6 +150,28 @@ impl LocalRuntime {
     /// ```
     pub fn handle(&self) -> &Handle {
         self.rt.handle()
+    }
+
+    /// Counters describing this runtime now; the same as
+    /// [`Handle::metrics`]. They count the runtime's own tasks (those of
+    /// [`spawn`](LocalRuntime::spawn)) and its thread's work; the local
+    /// tasks of [`spawn_local`](LocalRuntime::spawn_local) live in the
+    /// built-in [`LocalSet`], outside the runtime's task list, and are not
+    /// in [`num_alive_tasks`](crate::runtime::RuntimeMetrics::num_alive_tasks)
+    /// (tokio's local runtime counts them: a difference; the task dump,
+    /// [`Handle::dump`], lists them).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Builder::new_current_thread().build_local().unwrap();
+    /// let task = rt.spawn(async { 5 });
+    /// assert_eq!(rt.metrics().num_alive_tasks(), 1);
+    /// assert_eq!(rt.block_on(task).unwrap(), 5);
+    /// assert_eq!(rt.metrics().num_alive_tasks(), 0);
+    /// ```
+    pub fn metrics(&self) -> crate::runtime::RuntimeMetrics {
+        self.rt.metrics()
     }
 
     /// Makes the runtime current on this thread until the guard drops.

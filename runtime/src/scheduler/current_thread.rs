@@ -356,6 +356,13 @@ impl Context {
         }
     }
 
+    /// `Some(0)` while this thread drives the core (the runtime's one
+    /// worker), `None` otherwise.
+    pub(crate) fn worker_index(&self) -> Option<usize> {
+        let core = self.core.try_borrow().ok()?;
+        core.as_ref().map(|_| 0)
+    }
+
     fn has_yielded(&self) -> bool {
         self.core
             .borrow()

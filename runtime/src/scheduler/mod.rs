@@ -48,6 +48,15 @@ impl Context {
             Context::CurrentThread(cx) => cx.budget_forced_yield(),
         }
     }
+
+    /// The index (as in `RuntimeMetrics`) of the worker whose core this
+    /// thread runs now, `None` while it holds no core.
+    pub(crate) fn worker_index(&self) -> Option<usize> {
+        match self {
+            Context::MultiThread(cx) => cx.worker_index(),
+            Context::CurrentThread(cx) => cx.worker_index(),
+        }
+    }
 }
 
 impl Handle {
@@ -240,6 +249,8 @@ pub(crate) struct Config {
     pub(crate) after_unpark: Option<crate::runtime::builder::Callback>,
     /// The runtime's id (`Handle::id`), drawn when it is built.
     pub(crate) runtime_id: crate::runtime::Id,
+    /// The runtime's name (`Builder::name`, `Handle::name`).
+    pub(crate) name: Option<std::sync::Arc<str>>,
     /// The slow-poll watchdog is on: peers may take a stuck worker's LIFO
     /// slot and yielded tasks (`multi_thread/local_queues.rs`).
     pub(crate) stealable_local_queues: bool,

@@ -91,6 +91,7 @@ impl Handle {
             enable_io: false,
             enable_time: true,
             start_paused: true,
+            max_io_events_per_tick: None,
         };
         let (driver, driver_handle) = Driver::new(&driver_config, 1)
             .expect("rt::sim: a driver without I/O needs no OS resource");
@@ -104,6 +105,7 @@ impl Handle {
             runtime_id: crate::runtime::Id::next(),
             stealable_local_queues: false,
             local_sets: Arc::new(LocalSetList::new(false)),
+            name: None,
         };
         let blocking = blocking::Spawner::new(
             PoolConfig {

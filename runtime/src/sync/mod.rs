@@ -101,6 +101,7 @@ pub mod mpsc;
 mod mutex;
 mod notify;
 mod once_cell;
+mod once_value;
 mod once_waiters;
 pub mod oneshot;
 mod rwlock;

@@ -1,9 +1,10 @@
 //! `OnceCell`: a value initialised once by an async function, by whichever
 //! task asks first.
 //!
-//! The value lives in a `std::sync::OnceLock` (so reading it is one atomic
-//! load, and no unsafe code is needed here); who may run the initialiser is
-//! decided under the [`Waiters`] lock:
+//! The value lives in a [`OnceValue`] (reading it is one atomic load; it
+//! can be built holding a value in a `const` context, for
+//! [`OnceCell::const_new_with`]); who may run the initialiser, the only
+//! one who writes the value, is decided under the [`Waiters`] lock:
 //!
 //! 1. `get_or_init` returns the value if it is set;
 //! 2. otherwise it waits for the *turn*: the flag `initializing` is false
@@ -15,11 +16,11 @@
 //! 4. on success it stores the value, then the guard clears the flag and
 //!    wakes every waiter, which now find the value.
 
+use super::once_value::OnceValue;
 use super::once_waiters::{Waiter, Waiters};
 use std::error::Error;
 use std::fmt;
 use std::future::{Future, poll_fn};
-use std::sync::OnceLock;
 
 /// A cell written once, by an async initialiser, then read by reference
 /// forever: for a lazily-made shared resource (a connection pool, a loaded
@@ -57,7 +58,7 @@ use std::sync::OnceLock;
 /// # });
 /// ```
 pub struct OnceCell<T> {
-    value: OnceLock<T>,
+    value: OnceValue<T>,
     /// `true` while a task holds the turn to initialise.
     initializing: Waiters<bool>,
 }
@@ -160,7 +161,7 @@ impl<T> OnceCell<T> {
     /// ```
     pub fn new() -> OnceCell<T> {
         OnceCell {
-            value: OnceLock::new(),
+            value: OnceValue::new(),
             initializing: Waiters::new(false),
         }
     }
@@ -176,7 +177,30 @@ impl<T> OnceCell<T> {
     #[cfg(not(loom))]
     pub const fn const_new() -> OnceCell<T> {
         OnceCell {
-            value: OnceLock::new(),
+            value: OnceValue::new(),
+            initializing: Waiters::new(false),
+        }
+    }
+
+    /// A cell holding `value`, in a `const` context (a `static` that starts
+    /// initialised).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// static PORT: rt::sync::OnceCell<u16> = rt::sync::OnceCell::const_new_with(8080);
+    ///
+    /// # let rt = rt::runtime::Runtime::new().unwrap();
+    /// # rt.block_on(async {
+    /// // Already set: the initialiser does not run.
+    /// assert_eq!(*PORT.get_or_init(|| async { unreachable!() }).await, 8080);
+    /// assert!(PORT.set(1).unwrap_err().is_already_init_err());
+    /// # });
+    /// ```
+    #[cfg(not(loom))]
+    pub const fn const_new_with(value: T) -> OnceCell<T> {
+        OnceCell {
+            value: OnceValue::new_with(value),
             initializing: Waiters::new(false),
         }
     }
@@ -192,7 +216,8 @@ impl<T> OnceCell<T> {
     pub fn new_with(value: Option<T>) -> OnceCell<T> {
         let cell = OnceCell::new();
         if let Some(value) = value {
-            let _ = cell.value.set(value);
+            // SAFETY: the cell was just made, empty, and is not shared.
+            unsafe { cell.value.write(value) };
         }
         cell
     }
@@ -270,8 +295,10 @@ impl<T> OnceCell<T> {
                 let _turn = InitTurn {
                     initializing: &self.initializing,
                 };
-                let stored = self.value.set(value);
-                debug_assert!(stored.is_ok(), "rt: `OnceCell` set while holding the turn");
+                // SAFETY: this caller holds the turn, so no one else writes,
+                // and the value was unset when it took the turn (checked
+                // under the lock above); only the turn holder sets it.
+                unsafe { self.value.write(value) };
                 Ok(())
             }
             Err(SetError::InitializingError(())) => Err(SetError::InitializingError(value)),
@@ -365,11 +392,10 @@ impl<T> OnceCell<T> {
                 .expect("rt: `OnceCell` woken without a value"));
         };
         let value = f().await?;
-        let stored = self.value.set(value);
-        debug_assert!(
-            stored.is_ok(),
-            "rt: `OnceCell` set while another held the turn"
-        );
+        // SAFETY: this caller holds the turn, so no one else writes, and
+        // `wait_for_turn` gave it only with the value unset; only the turn
+        // holder sets it.
+        unsafe { self.value.write(value) };
         drop(turn);
         Ok(self.value.get().expect("rt: `OnceCell` value just stored"))
     }
@@ -405,8 +431,8 @@ impl<T> OnceCell<T> {
     /// let cell = rt::sync::OnceCell::new_with(Some(String::from("owned")));
     /// assert_eq!(cell.into_inner().as_deref(), Some("owned"));
     /// ```
-    pub fn into_inner(self) -> Option<T> {
-        self.value.into_inner()
+    pub fn into_inner(mut self) -> Option<T> {
+        self.value.take()
     }
 
     /// Takes the value out, leaving the cell empty.

@@ -1,15 +1,17 @@
 //! `SetOnce`: a value set once, by anyone, that tasks can wait for.
 //!
-//! The value lives in a `std::sync::OnceLock`. `set` stores it and then,
-//! under the [`Waiters`] lock, wakes every task waiting in `wait`; a
-//! waiting task checks the value under the same lock before it registers,
-//! so a `set` cannot slip between its check and its registration.
+//! The value lives in a [`OnceValue`] (which can be built holding a value
+//! in a `const` context, for [`SetOnce::const_new_with`]). `set` checks
+//! and stores it under the [`Waiters`] lock, which makes it the only
+//! writer, then wakes every task waiting in `wait`; a waiting task checks
+//! the value under the same lock before it registers, so a `set` cannot
+//! slip between its check and its registration.
 
+use super::once_value::OnceValue;
 use super::once_waiters::{Waiter, Waiters};
 use std::error::Error;
 use std::fmt;
 use std::future::poll_fn;
-use std::sync::OnceLock;
 
 /// A value set at most once, that any number of tasks can
 /// [`wait`](SetOnce::wait) for: a one-shot broadcast of a result (a
@@ -42,7 +44,7 @@ use std::sync::OnceLock;
 /// # });
 /// ```
 pub struct SetOnce<T> {
-    value: OnceLock<T>,
+    value: OnceValue<T>,
     waiters: Waiters<()>,
 }
 
@@ -78,7 +80,7 @@ impl<T> SetOnce<T> {
     /// ```
     pub fn new() -> SetOnce<T> {
         SetOnce {
-            value: OnceLock::new(),
+            value: OnceValue::new(),
             waiters: Waiters::new(()),
         }
     }
@@ -95,7 +97,24 @@ impl<T> SetOnce<T> {
     #[cfg(not(loom))]
     pub const fn const_new() -> SetOnce<T> {
         SetOnce {
-            value: OnceLock::new(),
+            value: OnceValue::new(),
+            waiters: Waiters::new(()),
+        }
+    }
+
+    /// A `SetOnce` holding `value`, in a `const` context (a `static`).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// static MODE: rt::sync::SetOnce<&str> = rt::sync::SetOnce::const_new_with("fast");
+    /// assert_eq!(MODE.get(), Some(&"fast"));
+    /// assert!(MODE.set("slow").is_err());
+    /// ```
+    #[cfg(not(loom))]
+    pub const fn const_new_with(value: T) -> SetOnce<T> {
+        SetOnce {
+            value: OnceValue::new_with(value),
             waiters: Waiters::new(()),
         }
     }
@@ -111,7 +130,8 @@ impl<T> SetOnce<T> {
     pub fn new_with(value: Option<T>) -> SetOnce<T> {
         let once = SetOnce::new();
         if let Some(value) = value {
-            let _ = once.value.set(value);
+            // SAFETY: `once` was just made, empty, and is not shared.
+            unsafe { once.value.write(value) };
         }
         once
     }
@@ -159,7 +179,15 @@ impl<T> SetOnce<T> {
     /// assert_eq!(once.set(2), Err(rt::sync::SetOnceError(2)));
     /// ```
     pub fn set(&self, value: T) -> Result<(), SetOnceError<T>> {
-        self.value.set(value).map_err(SetOnceError)?;
+        self.waiters.with_state(|()| {
+            if self.value.get().is_some() {
+                return Err(SetOnceError(value));
+            }
+            // SAFETY: under the waiters lock, which every writer takes, and
+            // with the value unset (checked under it just now).
+            unsafe { self.value.write(value) };
+            Ok(())
+        })?;
         self.waiters.update_and_wake_all(|()| ());
         Ok(())
     }
@@ -198,8 +226,8 @@ impl<T> SetOnce<T> {
     /// let once = rt::sync::SetOnce::new_with(Some(vec![1]));
     /// assert_eq!(once.into_inner(), Some(vec![1]));
     /// ```
-    pub fn into_inner(self) -> Option<T> {
-        self.value.into_inner()
+    pub fn into_inner(mut self) -> Option<T> {
+        self.value.take()
     }
 }
 

@@ -7,6 +7,11 @@
 //! scheduler and one busy task cannot starve the others on its worker.
 //!
 //! The functions here are also re-exported from [`rt::task`](crate::task).
+//! A resource of your own (a channel from another crate, a queue) joins in
+//! the same way as rt's: [`poll_proceed`] at the top of its `poll` and
+//! [`RestoreOnPending::made_progress`] when it returns a value, or wrap a
+//! future in [`cooperative`]. These are tokio's `task::coop` items, with
+//! tokio's contract.
 //!
 //! # Examples
 //!
@@ -26,9 +31,11 @@
 
 use crate::runtime::context;
 use pin_project_lite::pin_project;
+use std::cell::Cell;
 use std::future::Future;
+use std::marker::PhantomData;
 use std::pin::Pin;
-use std::task::{Context, Poll};
+use std::task::{Context, Poll, ready};
 
 const INITIAL: u8 = 128;
 
@@ -69,11 +76,64 @@ fn with_budget<R>(budget: Budget, f: impl FnOnce() -> R) -> R {
     f()
 }
 
-/// Spends one unit. On `Ready`, the caller must call `made_progress` on the
-/// guard if its operation was ready; otherwise the unit is given back when
-/// the guard drops.
+/// Spends one unit of the task's budget for an operation about to be
+/// tried. `Pending` (the task is woken at once, to run again after it
+/// yields) if the budget is spent; otherwise the returned
+/// [`RestoreOnPending`] gives the unit back when dropped, unless
+/// [`made_progress`](RestoreOnPending::made_progress) is called on it once
+/// the operation produced a result. So a poll that ends `Pending` costs
+/// nothing, and only results are counted.
+///
+/// It restores the budget as it was before this call: anything spent
+/// between this call and the guard's drop is given back too, unless
+/// progress is reported. Outside a task, and inside
+/// [`unconstrained`], it is always `Ready` and spends nothing.
+///
+/// # Examples
+///
+/// A channel from another crate made to spend budget per message, like
+/// rt's own channels:
+///
+/// ```
+/// use futures::channel::mpsc::UnboundedReceiver;
+/// use futures::stream::{Stream, StreamExt};
+/// use rt::task::coop;
+/// use std::pin::Pin;
+/// use std::task::{Context, Poll, ready};
+///
+/// struct Budgeted<T>(UnboundedReceiver<T>);
+///
+/// impl<T> Stream for Budgeted<T> {
+///     type Item = T;
+///
+///     fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<T>> {
+///         let coop = ready!(coop::poll_proceed(cx));
+///         let next = self.0.poll_next_unpin(cx);
+///         if next.is_ready() {
+///             coop.made_progress();
+///         }
+///         next
+///     }
+/// }
+///
+/// # let rt = rt::runtime::Builder::new_current_thread().build().unwrap();
+/// # rt.block_on(async {
+/// let (tx, rx) = futures::channel::mpsc::unbounded();
+/// for i in 0..1000 {
+///     tx.unbounded_send(i).unwrap();
+/// }
+/// drop(tx);
+/// let mut rx = Budgeted(rx);
+/// let mut sum = 0;
+/// // 1000 ready messages: the task yields every 128 of them.
+/// while let Some(i) = rx.next().await {
+///     sum += i;
+/// }
+/// assert_eq!(sum, 499_500);
+/// # });
+/// ```
 #[inline]
-pub(crate) fn poll_proceed(cx: &mut Context<'_>) -> Poll<RestoreOnPending> {
+pub fn poll_proceed(cx: &mut Context<'_>) -> Poll<RestoreOnPending> {
     // Inlined, and one thread-local access for the read and the write:
     // sockets and timers call it on every poll.
     let budget = context::update_budget(Budget::spend_one);
@@ -81,7 +141,7 @@ pub(crate) fn poll_proceed(cx: &mut Context<'_>) -> Poll<RestoreOnPending> {
         forced_yield(cx);
         return Poll::Pending;
     }
-    Poll::Ready(RestoreOnPending(budget))
+    Poll::Ready(RestoreOnPending::new(budget))
 }
 
 /// Whether the task may go on without yielding: `Pending` (after waking
@@ -111,49 +171,128 @@ fn forced_yield(cx: &mut Context<'_>) {
     });
 }
 
-/// Gives the unit back unless the operation made progress.
+/// The unit [`poll_proceed`] spent, given back when this is dropped unless
+/// [`made_progress`](RestoreOnPending::made_progress) was called: the
+/// guard of one attempt at an operation. Not `Send`: it restores the
+/// budget of the thread's current task.
+///
+/// # Examples
+///
+/// ```
+/// use rt::task::coop::{has_budget_remaining, poll_proceed};
+/// use std::future::poll_fn;
+/// use std::task::Poll;
+///
+/// # let rt = rt::runtime::Builder::new_current_thread().build().unwrap();
+/// # rt.block_on(async {
+/// // Attempts that produce nothing cost nothing: the budget is never spent.
+/// for _ in 0..1000 {
+///     poll_fn(|cx| poll_proceed(cx).map(drop)).await;
+/// }
+/// assert!(has_budget_remaining());
+/// # });
+/// ```
 #[derive(Debug)]
-pub(crate) struct RestoreOnPending(Budget);
+#[must_use = "dropping it at once gives the unit back: call `made_progress` once the operation produced a result"]
+pub struct RestoreOnPending(Cell<Budget>, PhantomData<*mut ()>);
 
 impl RestoreOnPending {
     #[inline]
-    pub(crate) fn made_progress(mut self) {
-        self.0 = Budget::unconstrained();
+    fn new(budget: Budget) -> RestoreOnPending {
+        RestoreOnPending(Cell::new(budget), PhantomData)
+    }
+
+    /// The operation produced a result: keep the unit spent.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rt::task::coop::{has_budget_remaining, poll_proceed};
+    /// use std::future::poll_fn;
+    /// use std::task::Poll;
+    ///
+    /// # let rt = rt::runtime::Builder::new_current_thread().build().unwrap();
+    /// # rt.block_on(async {
+    /// let mut results = 0;
+    /// poll_fn(|cx| {
+    ///     // 128 results spend the whole budget within one poll.
+    ///     while has_budget_remaining() {
+    ///         let coop = std::task::ready!(poll_proceed(cx));
+    ///         results += 1;
+    ///         coop.made_progress();
+    ///     }
+    ///     Poll::Ready(())
+    /// })
+    /// .await;
+    /// assert_eq!(results, 128);
+    /// # });
+    /// ```
+    #[inline]
+    pub fn made_progress(&self) {
+        self.0.set(Budget::unconstrained());
     }
 }
 
 impl Drop for RestoreOnPending {
     #[inline]
     fn drop(&mut self) {
-        if self.0.0.is_some() {
-            context::set_budget(self.0);
+        let budget = self.0.get();
+        if budget.0.is_some() {
+            context::set_budget(budget);
         }
     }
 }
 
-/// Runs `inner` as one ready operation: spends a unit when it returns
-/// `Ready` (given back when it is `Pending`), and, once the budget is
-/// spent, yields without polling it, so nothing `inner` would consume is
-/// taken. For operations built of other awaits (a watch receiver's
-/// `wait_for`) whose ready path must cost budget like any other.
-pub(crate) fn cooperative<F: Future>(inner: F) -> Cooperative<F> {
-    Cooperative { inner }
+/// Makes `future` spend a unit of the task's budget each time it completes,
+/// as rt's own resources do: each poll first calls [`poll_proceed`] (so a
+/// task whose budget is spent yields instead of polling it), and the unit
+/// is kept only when `future` is ready.
+///
+/// # Examples
+///
+/// A loop over a channel from another crate that never waits would keep
+/// its worker to itself; wrapped, it yields every 128 messages:
+///
+/// ```
+/// use futures::StreamExt;
+/// use rt::task::coop::cooperative;
+///
+/// # let rt = rt::runtime::Builder::new_current_thread().build().unwrap();
+/// # rt.block_on(async {
+/// let (tx, mut rx) = futures::channel::mpsc::unbounded();
+/// for i in 0..300u32 {
+///     tx.unbounded_send(i).unwrap();
+/// }
+/// drop(tx);
+/// let mut received = 0;
+/// while let Some(_) = cooperative(rx.next()).await {
+///     received += 1;
+/// }
+/// assert_eq!(received, 300);
+/// # });
+/// ```
+#[inline]
+pub fn cooperative<F: Future>(future: F) -> Coop<F> {
+    Coop { inner: future }
 }
 
 pin_project! {
     /// The future returned by [`cooperative`].
-    pub(crate) struct Cooperative<F> {
+    #[derive(Debug)]
+    #[must_use = "futures do nothing unless you `.await` or poll them"]
+    pub struct Coop<F: Future> {
         #[pin]
         inner: F,
     }
 }
 
-impl<F: Future> Future for Cooperative<F> {
+impl<F: Future> Future for Coop<F> {
     type Output = F::Output;
 
+    #[inline]
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
-        let coop = std::task::ready!(poll_proceed(cx));
-        let output = std::task::ready!(self.project().inner.poll(cx));
+        let coop = ready!(poll_proceed(cx));
+        let output = ready!(self.project().inner.poll(cx));
         coop.made_progress();
         Poll::Ready(output)
     }
@@ -182,7 +321,7 @@ pub async fn consume_budget() {
         if status.is_ready() {
             return status;
         }
-        status = poll_proceed(cx).map(RestoreOnPending::made_progress);
+        status = poll_proceed(cx).map(|coop| coop.made_progress());
         status
     })
     .await

@@ -1,7 +1,7 @@
 //! `sleep`, `sleep_until` and the `Sleep` future.
 
 use crate::scheduler;
-use crate::task::{RestoreOnPending, poll_proceed};
+use crate::task::poll_proceed;
 use crate::time::Instant;
 use crate::time::clock::{current_runtime, time_of};
 use rt_timer::{Fired, TimerEntry};
@@ -253,7 +253,7 @@ impl Future for Sleep {
         let coop = ready!(poll_proceed(cx));
         let polled = self.get_mut().poll_elapsed(cx);
         if polled.is_ready() {
-            RestoreOnPending::made_progress(coop);
+            coop.made_progress();
         }
         polled
     }

@@ -1,11 +1,14 @@
 //! Unix-domain sockets: [`UnixListener`], [`UnixStream`] and the halves of
 //! a split stream, [`UnixDatagram`], [`UnixSocket`] (configured before it
-//! listens or connects), and [`UCred`] (a stream peer's credentials).
+//! listens or connects), [`UCred`] (a stream peer's credentials), and
+//! [`pipe`] (anonymous pipes and FIFOs).
 
 mod abstract_name;
 mod datagram;
 mod datagram_io;
 mod listener;
+pub mod pipe;
+mod read_uninit;
 mod socket;
 mod split;
 mod stream;

@@ -773,6 +773,14 @@ impl Context {
         }
     }
 
+    /// The index of the core this thread runs, `None` while it has none
+    /// (between polls in the worker loop, or after `block_in_place`
+    /// handed it to another thread).
+    pub(crate) fn worker_index(&self) -> Option<usize> {
+        let core = self.core.try_borrow().ok()?;
+        core.as_ref().map(|core| core.index)
+    }
+
     /// Clears the poll in progress from the metrics before the core moves
     /// to another thread (`block_in_place`): this thread blocks on
     /// purpose, and writes no counter of the core once it is gone.
