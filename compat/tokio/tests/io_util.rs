@@ -247,10 +247,17 @@ fn empty_repeat_sink_spend_budget_so_loops_yield() {
         let mut sink = tokio::io::sink();
         let mut repeat = tokio::io::repeat(1);
         let mut buf = [0u8; 1];
-        while !flag.load(std::sync::atomic::Ordering::SeqCst) {
+        // Bounded: the budget (128 units) forces a yield long before.
+        let mut iterations = 0;
+        while !flag.load(std::sync::atomic::Ordering::SeqCst) && iterations < 10_000 {
             repeat.read_exact(&mut buf).await.unwrap();
             sink.write_all(&buf).await.unwrap();
+            iterations += 1;
         }
+        assert!(
+            flag.load(std::sync::atomic::Ordering::SeqCst),
+            "the loop never yielded to the spawned task"
+        );
         assert_eq!(buf, [1]);
         let mut empty = tokio::io::empty();
         assert_eq!(empty.read(&mut buf).await.unwrap(), 0);

@@ -246,6 +246,27 @@ fn udp_poll_recv_and_peek_into_read_bufs() {
 }
 
 #[test]
+fn udp_recv_into_a_full_read_buf_consumes_the_datagram_as_tokio_does() {
+    support::block_on(async {
+        let a = tokio::net::UdpSocket::bind("127.0.0.1:0").await.unwrap();
+        let b = tokio::net::UdpSocket::bind("127.0.0.1:0").await.unwrap();
+        b.send_to(b"dropped", a.local_addr().unwrap())
+            .await
+            .unwrap();
+        b.send_to(b"kept", a.local_addr().unwrap()).await.unwrap();
+        let mut none: [MaybeUninit<u8>; 0] = [];
+        let mut full = ReadBuf::uninit(&mut none);
+        let from = std::future::poll_fn(|cx| a.poll_recv_from(cx, &mut full))
+            .await
+            .unwrap();
+        assert_eq!(from, b.local_addr().unwrap());
+        let mut buf = [0u8; 16];
+        let (n, _) = a.recv_from(&mut buf).await.unwrap();
+        assert_eq!(&buf[..n], b"kept");
+    });
+}
+
+#[test]
 fn unix_stream_pair_halves_and_datagrams() {
     support::on_both_flavours(|| async {
         let (mut a, b) = tokio::net::UnixStream::pair().unwrap();

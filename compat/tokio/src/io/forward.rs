@@ -15,10 +15,6 @@ use std::task::{Poll, ready};
 /// # Panics
 ///
 /// If `read` reports more bytes than it was given.
-#[cfg_attr(
-    not(any(feature = "fs", feature = "io-util", feature = "net", feature = "process")),
-    allow(dead_code) // `io-std` alone does not read through it.
-)]
 pub(crate) fn poll_read_uninit(
     buf: &mut ReadBuf<'_>,
     read: impl FnOnce(&mut [MaybeUninit<u8>]) -> Poll<io::Result<usize>>,
@@ -102,7 +98,7 @@ macro_rules! forward_async_write {
 
 /// `tokio::io::AsyncRead` for a newtype whose `$field` has
 /// `poll_read_uninit(cx, &mut [MaybeUninit<u8>])`.
-#[allow(unused_macros)] // Only `io-util`'s in-memory streams use it.
+#[allow(unused_macros)] // Only `io-util`'s in-memory streams and `io-std`'s stdin use it.
 macro_rules! forward_async_read {
     ($ty:ty, $field:ident) => {
         impl $crate::io::AsyncRead for $ty {

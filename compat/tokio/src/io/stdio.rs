@@ -1,11 +1,8 @@
 //! `stdin`, `stdout`, `stderr`: the process's standard streams, over rt's
-//! (which do their blocking reads and writes on the blocking pool).
+//! (which do their blocking reads and writes on the blocking pool; a read
+//! copies straight into the `ReadBuf`'s uninitialised part).
 
-use crate::io::forward::forward_async_write;
-use crate::io::{AsyncRead, ReadBuf};
-use std::io;
-use std::pin::Pin;
-use std::task::{Context, Poll, ready};
+use crate::io::forward::{forward_async_read, forward_async_write};
 
 /// Newtypes over rt's standard streams, whose traits are futures-io's.
 macro_rules! stdio {
@@ -104,25 +101,6 @@ stdio! {
     Stderr, stderr;
 }
 
-/// rt's standard input copies from its blocking read's buffer into
-/// initialised memory, so the part of `buf` it reads into is initialised
-/// first (only the bytes not initialised yet are zeroed).
-impl AsyncRead for Stdin {
-    fn poll_read(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &mut ReadBuf<'_>,
-    ) -> Poll<io::Result<()>> {
-        let unfilled = buf.initialize_unfilled();
-        let n = ready!(rt::io::AsyncRead::poll_read(
-            Pin::new(&mut self.get_mut().inner),
-            cx,
-            unfilled
-        ))?;
-        buf.advance(n);
-        Poll::Ready(Ok(()))
-    }
-}
-
+forward_async_read!(Stdin, inner);
 forward_async_write!(Stdout, inner, vectored: false);
 forward_async_write!(Stderr, inner, vectored: false);

@@ -3,7 +3,6 @@
 //! `ReadBuf` (straight into its uninitialised part).
 
 use crate::io::ReadBuf;
-use crate::io::forward::poll_read_uninit;
 use crate::net::ToSocketAddrs;
 use crate::net::newtype::socket_newtype;
 use std::io;
@@ -34,26 +33,26 @@ pub struct UdpSocket {
 
 socket_newtype!(UdpSocket, rt::net::UdpSocket);
 
-/// A receive into `buf`'s unfilled part that also reports an address.
-fn poll_recv_with_addr(
+/// A datagram receive into `buf`'s unfilled part, returning what `recv`
+/// returns besides the count. A full `buf` still receives (an empty slice):
+/// the datagram is consumed, as with tokio.
+pub(crate) fn poll_recv_datagram<T>(
     buf: &mut ReadBuf<'_>,
-    recv: impl FnOnce(&mut [std::mem::MaybeUninit<u8>]) -> Poll<io::Result<(usize, SocketAddr)>>,
-) -> Poll<io::Result<SocketAddr>> {
-    let mut from = None;
-    ready!(poll_read_uninit(buf, |unfilled| {
-        recv(unfilled).map_ok(|(n, addr)| {
-            from = Some(addr);
-            n
-        })
-    }))?;
-    match from {
-        Some(addr) => Poll::Ready(Ok(addr)),
-        // A full `ReadBuf`: tokio then reports no datagram either.
-        None => Poll::Ready(Err(io::Error::new(
-            io::ErrorKind::InvalidInput,
-            "rt: a receive into a full ReadBuf has no room for a datagram",
-        ))),
-    }
+    recv: impl FnOnce(&mut [std::mem::MaybeUninit<u8>]) -> Poll<io::Result<(usize, T)>>,
+) -> Poll<io::Result<T>> {
+    // SAFETY: `recv` (a kernel receive) only writes initialised bytes into
+    // the unfilled part; it never de-initialises any.
+    let unfilled = unsafe { buf.unfilled_mut() };
+    let room = unfilled.len();
+    let (n, extra) = ready!(recv(unfilled))?;
+    assert!(
+        n <= room,
+        "rt: a receive reported more bytes than it was given"
+    );
+    // SAFETY: the receive initialised the first `n` unfilled bytes.
+    unsafe { buf.assume_init(n) };
+    buf.advance(n);
+    Poll::Ready(Ok(extra))
 }
 
 impl UdpSocket {
@@ -118,20 +117,24 @@ impl UdpSocket {
     /// # });
     /// ```
     pub fn poll_recv(&self, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
-        poll_read_uninit(buf, |unfilled| self.inner.poll_recv_uninit(cx, unfilled))
+        poll_recv_datagram(buf, |unfilled| {
+            self.inner
+                .poll_recv_uninit(cx, unfilled)
+                .map_ok(|n| (n, ()))
+        })
     }
 
     /// Receives a datagram and its sender into `buf`'s unfilled part.
     ///
     /// # Errors
     ///
-    /// The OS error of `recvfrom`; `InvalidInput` if `buf` has no room.
+    /// The OS error of `recvfrom`.
     pub fn poll_recv_from(
         &self,
         cx: &mut Context<'_>,
         buf: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<SocketAddr>> {
-        poll_recv_with_addr(buf, |unfilled| {
+        poll_recv_datagram(buf, |unfilled| {
             self.inner.poll_recv_from_uninit(cx, unfilled)
         })
     }
@@ -143,7 +146,11 @@ impl UdpSocket {
     ///
     /// The OS error of `recv`.
     pub fn poll_peek(&self, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
-        poll_read_uninit(buf, |unfilled| self.inner.poll_peek_uninit(cx, unfilled))
+        poll_recv_datagram(buf, |unfilled| {
+            self.inner
+                .poll_peek_uninit(cx, unfilled)
+                .map_ok(|n| (n, ()))
+        })
     }
 
     /// Looks at the next datagram and its sender without consuming it, into
@@ -151,13 +158,13 @@ impl UdpSocket {
     ///
     /// # Errors
     ///
-    /// The OS error of `recvfrom`; `InvalidInput` if `buf` has no room.
+    /// The OS error of `recvfrom`.
     pub fn poll_peek_from(
         &self,
         cx: &mut Context<'_>,
         buf: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<SocketAddr>> {
-        poll_recv_with_addr(buf, |unfilled| {
+        poll_recv_datagram(buf, |unfilled| {
             self.inner.poll_peek_from_uninit(cx, unfilled)
         })
     }

@@ -28,15 +28,13 @@ pub use read_ext::AsyncReadExt;
 pub use seek_ext::AsyncSeekExt;
 pub use write_ext::AsyncWriteExt;
 
-use std::future::Future;
-use std::pin::pin;
-use std::task::{Context, Poll};
+use std::task::{Context, Poll, ready};
 
 /// Spends one unit of the task's cooperative budget: `Pending` (the task
 /// woken to run again) once it is spent. For the utilities that are
 /// always ready (`empty`, `repeat`, `sink`), so a loop over one yields.
 pub(crate) fn poll_budget(cx: &mut Context<'_>) -> Poll<()> {
-    // A fresh `consume_budget` future spends a unit on its first poll, or
-    // wakes the task and is pending when the budget is spent.
-    pin!(rt::task::consume_budget()).poll(cx)
+    let coop = ready!(rt::task::coop::poll_proceed(cx));
+    coop.made_progress();
+    Poll::Ready(())
 }

@@ -3,7 +3,6 @@
 
 use super::SocketAddr;
 use crate::io::ReadBuf;
-use crate::io::forward::poll_read_uninit;
 use crate::net::newtype::socket_newtype;
 use std::io;
 use std::path::Path;
@@ -106,7 +105,11 @@ impl UnixDatagram {
     ///
     /// The OS error of `recv`.
     pub fn poll_recv(&self, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
-        poll_read_uninit(buf, |unfilled| self.inner.poll_recv_uninit(cx, unfilled))
+        crate::net::udp::poll_recv_datagram(buf, |unfilled| {
+            self.inner
+                .poll_recv_uninit(cx, unfilled)
+                .map_ok(|n| (n, ()))
+        })
     }
 
     /// Receives a datagram and its sender into `buf`'s unfilled part. The
