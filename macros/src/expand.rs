@@ -1,7 +1,7 @@
 //! Turning the attributed `async fn` into a plain `fn` that blocks on its
 //! body (the shape is in the crate docs).
 
-use crate::config::{self, Config, Flavor};
+use crate::config::{self, Config, Dialect, Flavor};
 use proc_macro2::{Span, TokenStream};
 use quote::{ToTokens, quote};
 use syn::{Ident, ItemFn, Signature, Token};
@@ -12,14 +12,27 @@ pub(crate) enum Kind {
     Test,
 }
 
-impl Kind {
-    fn attribute(self) -> &'static str {
-        match self {
-            Kind::Main => "#[rt::main]",
-            Kind::Test => "#[rt::test]",
+/// The attribute being expanded: `main` or `test`, of rt or of the tokio
+/// facade.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Attr {
+    pub(crate) kind: Kind,
+    pub(crate) dialect: Dialect,
+}
+
+impl Attr {
+    /// The attribute as the user wrote it, for error messages.
+    fn name(self) -> &'static str {
+        match (self.dialect, self.kind) {
+            (Dialect::Rt, Kind::Main) => "#[rt::main]",
+            (Dialect::Rt, Kind::Test) => "#[rt::test]",
+            (Dialect::Tokio { .. }, Kind::Main) => "#[tokio::main]",
+            (Dialect::Tokio { .. }, Kind::Test) => "#[tokio::test]",
         }
     }
+}
 
+impl Kind {
     fn default_flavor(self) -> Flavor {
         match self {
             Kind::Main => Flavor::MultiThread,
@@ -28,7 +41,8 @@ impl Kind {
     }
 }
 
-pub(crate) fn expand(args: TokenStream, item: TokenStream, kind: Kind) -> TokenStream {
+pub(crate) fn expand(args: TokenStream, item: TokenStream, attr: Attr) -> TokenStream {
+    let kind = attr.kind;
     let input: ItemFn = match syn::parse2(item.clone()) {
         Ok(input) => input,
         // Not a function (or not valid Rust): give the tokens back so rustc
@@ -36,7 +50,7 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream, kind: Kind) -> TokenS
         Err(error) => {
             let error = syn::Error::new(
                 error.span(),
-                format!("{} goes on an `async fn`: {error}", kind.attribute()),
+                format!("{} goes on an `async fn`: {error}", attr.name()),
             );
             let mut out = error.to_compile_error();
             out.extend(item);
@@ -44,7 +58,7 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream, kind: Kind) -> TokenS
         }
     };
 
-    let signature_error = check_signature(&input, kind);
+    let signature_error = check_signature(&input, attr);
     if let Some(error) = signature_error {
         // The body cannot be moved into the nested `async fn` without its
         // arguments; emit only the signature so the one error stands alone.
@@ -53,16 +67,16 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream, kind: Kind) -> TokenS
         return out;
     }
 
-    let mut errors = check_async_and_attributes(&input, kind);
-    let config = match config::parse(args, kind.default_flavor()) {
+    let mut errors = check_async_and_attributes(&input, attr);
+    let config = match config::parse(args, kind.default_flavor(), attr.dialect) {
         Ok(config) => config,
         Err(error) => {
             push_error(&mut errors, error);
-            Config::fallback(kind.default_flavor())
+            Config::fallback(kind.default_flavor(), attr.dialect)
         }
     };
     let mut out = errors.map(|e| e.to_compile_error()).unwrap_or_default();
-    out.extend(expand_with(input, &config, kind));
+    out.extend(expand_with(input, &config, attr));
     out
 }
 
@@ -74,8 +88,9 @@ fn push_error(errors: &mut Option<syn::Error>, error: syn::Error) {
 }
 
 /// Arguments and generics: the nested `async fn` could not receive them.
-fn check_signature(input: &ItemFn, kind: Kind) -> Option<syn::Error> {
+fn check_signature(input: &ItemFn, attr: Attr) -> Option<syn::Error> {
     let sig = &input.sig;
+    let kind = attr.kind;
     let mut errors = None;
     if !sig.inputs.is_empty() {
         let message = match (kind, sig.ident == "main") {
@@ -85,7 +100,8 @@ fn check_signature(input: &ItemFn, kind: Kind) -> Option<syn::Error> {
                     .to_owned()
             }
             (Kind::Main, false) => format!(
-                "a `#[rt::main]` function cannot take arguments: remove them from `{}`",
+                "a `{}` function cannot take arguments: remove them from `{}`",
+                attr.name(),
                 sig.ident
             ),
             (Kind::Test, _) => "a test function cannot take arguments: remove them, and build \
@@ -97,19 +113,19 @@ fn check_signature(input: &ItemFn, kind: Kind) -> Option<syn::Error> {
     if !sig.generics.params.is_empty() || sig.generics.where_clause.is_some() {
         let message = format!(
             "a `{}` function cannot be generic: remove the type parameters",
-            kind.attribute()
+            attr.name()
         );
         push_error(&mut errors, syn::Error::new_spanned(&sig.generics, message));
     }
     errors
 }
 
-fn check_async_and_attributes(input: &ItemFn, kind: Kind) -> Option<syn::Error> {
+fn check_async_and_attributes(input: &ItemFn, attr: Attr) -> Option<syn::Error> {
     let mut errors = None;
     if input.sig.asyncness.is_none() {
         let message = format!(
             "the `async` keyword is missing: `{}` runs an `async fn`, write `async fn {}()`",
-            kind.attribute(),
+            attr.name(),
             input.sig.ident
         );
         push_error(
@@ -117,14 +133,17 @@ fn check_async_and_attributes(input: &ItemFn, kind: Kind) -> Option<syn::Error> 
             syn::Error::new(input.sig.fn_token.span, message),
         );
     }
-    if kind == Kind::Test {
-        for attr in &input.attrs {
-            if attr.path().is_ident("test") {
+    if attr.kind == Kind::Test {
+        for user_attr in &input.attrs {
+            if user_attr.path().is_ident("test") {
                 push_error(
                     &mut errors,
                     syn::Error::new_spanned(
-                        attr,
-                        "`#[rt::test]` already adds `#[test]`: remove this attribute",
+                        user_attr,
+                        format!(
+                            "`{}` already adds `#[test]`: remove this attribute",
+                            attr.name()
+                        ),
                     ),
                 );
             }
@@ -154,7 +173,8 @@ fn signature_only(input: ItemFn) -> TokenStream {
     }
 }
 
-fn expand_with(input: ItemFn, config: &Config, kind: Kind) -> TokenStream {
+fn expand_with(input: ItemFn, config: &Config, attr: Attr) -> TokenStream {
+    let kind = attr.kind;
     let ItemFn {
         attrs,
         vis,
@@ -176,10 +196,21 @@ fn expand_with(input: ItemFn, config: &Config, kind: Kind) -> TokenStream {
     let krate = &config.crate_path;
     let builder = match config.flavor {
         Flavor::MultiThread => quote!(#krate::runtime::Builder::new_multi_thread()),
-        Flavor::CurrentThread => quote!(#krate::runtime::Builder::new_current_thread()),
+        Flavor::CurrentThread | Flavor::Local => {
+            quote!(#krate::runtime::Builder::new_current_thread())
+        }
+    };
+    // rt's `build_local` takes no options; tokio's takes `LocalOptions`.
+    let build = match (config.flavor, attr.dialect) {
+        (Flavor::Local, Dialect::Rt) => quote!(build_local()),
+        (Flavor::Local, Dialect::Tokio { .. }) => {
+            quote!(build_local(#krate::runtime::LocalOptions::default()))
+        }
+        (Flavor::MultiThread | Flavor::CurrentThread, _) => quote!(build()),
     };
     let worker_threads = config.worker_threads.map(|n| quote!(.worker_threads(#n)));
     let start_paused = config.start_paused.then(|| quote!(.start_paused(true)));
+    let name = config.name.as_ref().map(|name| quote!(.name(#name)));
     let test_attr = (kind == Kind::Test).then(|| quote!(#[::core::prelude::v1::test]));
 
     let mut out = TokenStream::new();
@@ -194,7 +225,8 @@ fn expand_with(input: ItemFn, config: &Config, kind: Kind) -> TokenStream {
                 .enable_all()
                 #worker_threads
                 #start_paused
-                .build()
+                #name
+                .#build
                 .expect("rt: failed to build the runtime")
                 .block_on(#body_fn())
         }

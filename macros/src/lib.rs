@@ -22,6 +22,11 @@
 //! function cannot take arguments or generics, which is why the attributes
 //! reject them.
 //!
+//! The `tokio_*` entry points are the same attributes for rt's tokio facade
+//! (`compat/tokio`): they name `::tokio` by default, call tokio's
+//! `build_local(LocalOptions)` for `flavor = "local"`, and reject tokio's
+//! unstable `unhandled_panic` with a message saying why.
+//!
 //! Argument errors are reported with the span of the offending token. The
 //! function is still expanded (with the default settings) next to the
 //! error, so one mistake does not cascade into "`main` function not found"
@@ -32,18 +37,81 @@ mod expand;
 mod join;
 mod select;
 
+use config::Dialect;
+use expand::{Attr, Kind};
 use proc_macro::TokenStream;
+
+fn attribute(args: TokenStream, item: TokenStream, kind: Kind, dialect: Dialect) -> TokenStream {
+    expand::expand(args.into(), item.into(), Attr { kind, dialect }).into()
+}
 
 /// Expanded by the `rt-macros` crate; use it through `rt`.
 #[proc_macro_attribute]
 pub fn main(args: TokenStream, item: TokenStream) -> TokenStream {
-    expand::expand(args.into(), item.into(), expand::Kind::Main).into()
+    attribute(args, item, Kind::Main, Dialect::Rt)
 }
 
 /// Expanded by the `rt-macros` crate; use it through `rt`.
 #[proc_macro_attribute]
 pub fn test(args: TokenStream, item: TokenStream) -> TokenStream {
-    expand::expand(args.into(), item.into(), expand::Kind::Test).into()
+    attribute(args, item, Kind::Test, Dialect::Rt)
+}
+
+/// `#[tokio::main]` of rt's tokio facade (`compat/tokio`, which re-exports
+/// it as `main` when its `rt-multi-thread` feature is on): names
+/// `::tokio` and builds a local runtime with tokio's
+/// `build_local(LocalOptions)`.
+#[doc(hidden)]
+#[proc_macro_attribute]
+pub fn tokio_main(args: TokenStream, item: TokenStream) -> TokenStream {
+    attribute(
+        args,
+        item,
+        Kind::Main,
+        Dialect::Tokio { multi_thread: true },
+    )
+}
+
+/// `#[tokio::test]` of rt's tokio facade, with `rt-multi-thread` on.
+#[doc(hidden)]
+#[proc_macro_attribute]
+pub fn tokio_test(args: TokenStream, item: TokenStream) -> TokenStream {
+    attribute(
+        args,
+        item,
+        Kind::Test,
+        Dialect::Tokio { multi_thread: true },
+    )
+}
+
+/// `#[tokio::main]` of rt's tokio facade without its `rt-multi-thread`
+/// feature: the multi-thread flavor (`main`'s default) is refused, as
+/// tokio refuses it.
+#[doc(hidden)]
+#[proc_macro_attribute]
+pub fn tokio_main_rt(args: TokenStream, item: TokenStream) -> TokenStream {
+    attribute(
+        args,
+        item,
+        Kind::Main,
+        Dialect::Tokio {
+            multi_thread: false,
+        },
+    )
+}
+
+/// `#[tokio::test]` of rt's tokio facade without `rt-multi-thread`.
+#[doc(hidden)]
+#[proc_macro_attribute]
+pub fn tokio_test_rt(args: TokenStream, item: TokenStream) -> TokenStream {
+    attribute(
+        args,
+        item,
+        Kind::Test,
+        Dialect::Tokio {
+            multi_thread: false,
+        },
+    )
 }
 
 /// Expanded by the `rt-macros` crate; use it through `rt::select!`.
@@ -65,4 +133,41 @@ pub fn join(input: TokenStream) -> TokenStream {
 #[proc_macro]
 pub fn try_join(input: TokenStream) -> TokenStream {
     join::expand(input.into(), join::Kind::TryJoin).into()
+}
+
+/// `#[tokio::main]` of rt's tokio facade without its `rt` feature: a
+/// compile error naming the feature, as tokio gives.
+#[doc(hidden)]
+#[proc_macro_attribute]
+pub fn tokio_main_fail(_args: TokenStream, item: TokenStream) -> TokenStream {
+    needs_rt_feature("#[tokio::main]", item)
+}
+
+/// `#[tokio::test]` of rt's tokio facade without its `rt` feature.
+#[doc(hidden)]
+#[proc_macro_attribute]
+pub fn tokio_test_fail(_args: TokenStream, item: TokenStream) -> TokenStream {
+    needs_rt_feature("#[tokio::test]", item)
+}
+
+/// The error, followed by the function without `async` so that rustc
+/// reports nothing else about it (no "`main` cannot be async").
+fn needs_rt_feature(attribute: &str, item: TokenStream) -> TokenStream {
+    let message = format!(
+        "{attribute} needs tokio's `rt` feature (rt's tokio facade): add `features = [\"rt\"]` \
+         (or `\"rt-multi-thread\"`) to the `tokio` dependency"
+    );
+    let mut out: proc_macro2::TokenStream =
+        syn::Error::new(proc_macro2::Span::call_site(), message).to_compile_error();
+    match syn::parse::<syn::ItemFn>(item.clone()) {
+        Ok(mut function) => {
+            function.sig.asyncness = None;
+            function.block = Box::new(syn::parse_quote!({
+                ::core::unreachable!("this function has a compile error")
+            }));
+            out.extend(quote::ToTokens::into_token_stream(function));
+        }
+        Err(_) => out.extend(proc_macro2::TokenStream::from(item)),
+    }
+    out.into()
 }

@@ -164,7 +164,34 @@ fn tick_of(word: usize) -> usize {
 }
 
 pub(crate) fn shutdown_error() -> io::Error {
-    io::Error::other("the I/O driver has shut down (the runtime is shutting down)")
+    io::Error::other(DriverShutDown)
+}
+
+/// The error inside the `io::Error` of an operation on a registration
+/// whose driver has shut down; see [`is_shutdown_error`].
+#[derive(Debug)]
+struct DriverShutDown;
+
+impl std::fmt::Display for DriverShutDown {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("the I/O driver has shut down (the runtime is shutting down)")
+    }
+}
+
+impl std::error::Error for DriverShutDown {}
+
+/// Whether `err` is the error of an operation that failed because the
+/// I/O driver it was registered with has shut down.
+///
+/// # Examples
+///
+/// ```
+/// let other = std::io::Error::other("something else");
+/// assert!(!rt_reactor::is_shutdown_error(&other));
+/// ```
+pub fn is_shutdown_error(err: &io::Error) -> bool {
+    err.get_ref()
+        .is_some_and(|inner| inner.is::<DriverShutDown>())
 }
 
 impl ReadinessCell {
@@ -175,15 +202,38 @@ impl ReadinessCell {
         }
     }
 
-    /// Readies the cell for its next owner (it has none now): nothing
-    /// ready, not shut down, no waiter, the next generation. Returns the
-    /// generation.
-    pub(crate) fn reset(&self) -> usize {
-        let generation = (generation_of(self.word.load(Ordering::Acquire)) + 1) & GENERATION_MASK;
-        // A late event for the previous owner that lands after this store
-        // fails `set_ready`'s generation check.
-        self.word
-            .store(generation << GENERATION_SHIFT, Ordering::Release);
+    /// Readies the cell for its next owner (it has none now): `assumed`
+    /// ready (see `Handle::register_assuming`), at tick 0, not shut down,
+    /// no waiter, the next generation. Returns the generation.
+    ///
+    /// The assumed readiness goes in with the update that starts the
+    /// generation, before the owner's source enters the poller and before
+    /// its `Registration` exists: no waiter can be in the lists yet and no
+    /// event for this generation can land, so the assumption can neither
+    /// hide an edge from a waiter nor wake one. From then on it is
+    /// readiness like any other, observed at tick 0: the first `WouldBlock`
+    /// clears it unless an event has bumped the tick since.
+    pub(crate) fn reset(&self, assumed: Ready) -> usize {
+        let ready = assumed.bits() as usize & READY_MASK;
+        // A compare-and-swap, not a load and a store, so that the driver's
+        // `set_ready` for the previous owner (also one) is ordered with it:
+        // either it lands first and this overwrites it, or it lands after
+        // and fails the generation check. (loom found a plain store
+        // modelled as concurrent with that update, the stale event then
+        // surviving in the new owner's word.)
+        let mut current = self.word.load(Ordering::Acquire);
+        let generation = loop {
+            let generation = (generation_of(current) + 1) & GENERATION_MASK;
+            match self.word.compare_exchange_weak(
+                current,
+                generation << GENERATION_SHIFT | ready,
+                Ordering::AcqRel,
+                Ordering::Acquire,
+            ) {
+                Ok(_) => break generation,
+                Err(actual) => current = actual,
+            }
+        };
         // The previous owner's drop took every waker out (`shutdown`); what
         // is left is places a leaked waiter never freed, and memory.
         let stale = std::mem::take(&mut *self.waiters.lock().unwrap());
@@ -373,8 +423,8 @@ mod tests {
     #[test]
     fn an_event_for_an_earlier_owner_is_dropped() {
         let cell = ReadinessCell::new();
-        let old = cell.reset();
-        let new = cell.reset();
+        let old = cell.reset(Ready::EMPTY);
+        let new = cell.reset(Ready::EMPTY);
         let mut wake = Vec::new();
         assert!(!cell.set_ready(old, Ready::READ_CLOSED, &mut wake));
         assert!(cell.readiness().is_empty());

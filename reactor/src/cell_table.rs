@@ -27,6 +27,7 @@
 //! there ever were at once, as a slab would.
 
 use crate::cell::ReadinessCell;
+use crate::ready::Ready;
 use std::io;
 use std::ptr;
 use std::sync::Mutex;
@@ -78,9 +79,10 @@ impl CellTable {
         }
     }
 
-    /// Hands out a fresh cell: its index, and the generation its token
+    /// Hands out a fresh cell, with `assumed` ready from the start
+    /// (`ReadinessCell::reset`): its index, and the generation its token
     /// must carry.
-    pub(crate) fn insert(&self) -> io::Result<(usize, usize)> {
+    pub(crate) fn insert(&self, assumed: Ready) -> io::Result<(usize, usize)> {
         let mut alloc = self.alloc.lock().unwrap();
         let index = match alloc.free.pop() {
             Some(index) => index,
@@ -100,7 +102,7 @@ impl CellTable {
             }
         };
         let cell = self.get(index).expect("the page was allocated");
-        Ok((index, cell.reset()))
+        Ok((index, cell.reset(assumed)))
     }
 
     /// Step 2: allocates page `page` (under the allocation lock).
@@ -124,7 +126,7 @@ impl CellTable {
         alloc.retired += 1;
         self.get(index)
             .expect("handed-out cells have a page")
-            .reset();
+            .reset(Ready::EMPTY);
     }
 
     /// The cell at `index`, if its page exists.
@@ -209,9 +211,9 @@ mod tests {
     #[test]
     fn released_cells_are_reused_with_a_new_generation() {
         let table = CellTable::new();
-        let (first, generation) = table.insert().unwrap();
+        let (first, generation) = table.insert(Ready::EMPTY).unwrap();
         table.remove(first);
-        let (again, next_generation) = table.insert().unwrap();
+        let (again, next_generation) = table.insert(Ready::EMPTY).unwrap();
         assert_eq!(again, first);
         assert_ne!(next_generation, generation);
         assert_eq!(table.len(), 1);
@@ -220,20 +222,20 @@ mod tests {
     #[test]
     fn retired_cells_are_not_reused() {
         let table = CellTable::new();
-        let (first, _) = table.insert().unwrap();
+        let (first, _) = table.insert(Ready::EMPTY).unwrap();
         table.retire(first);
         assert_eq!(table.len(), 0);
-        let (second, _) = table.insert().unwrap();
+        let (second, _) = table.insert(Ready::EMPTY).unwrap();
         assert_ne!(second, first);
     }
 
     #[test]
     fn growing_past_a_page_keeps_earlier_cells_in_place() {
         let table = CellTable::new();
-        let (index, _) = table.insert().unwrap();
+        let (index, _) = table.insert(Ready::EMPTY).unwrap();
         let before: *const ReadinessCell = table.get(index).unwrap();
         for _ in 0..4 * FIRST_PAGE {
-            table.insert().unwrap();
+            table.insert(Ready::EMPTY).unwrap();
         }
         assert!(ptr::eq(before, table.get(index).unwrap()));
         assert_eq!(table.len(), 4 * FIRST_PAGE + 1);

@@ -382,10 +382,54 @@ impl Handle {
         source: &mut impl mio::event::Source,
         interest: Interest,
     ) -> io::Result<Registration> {
+        self.register_assuming(source, interest, Ready::EMPTY)
+    }
+
+    /// As [`register`](Handle::register), with `assumed` recorded as
+    /// ready from the start, as if the poller had already reported it:
+    /// for a source whose state is known when it is made. An accepted
+    /// socket has room to write and usually already holds the peer's first
+    /// bytes (whose event may queue behind every other connection's under
+    /// load); both ends of a fresh socket pair have room to write. A wrong
+    /// guess costs the first operation one `WouldBlock`, which clears the
+    /// assumption as it clears any readiness (unless an event arrived
+    /// since).
+    ///
+    /// The readiness is in the cell before the source enters the poller
+    /// and before the [`Registration`] exists, so no waiter is there to
+    /// miss or receive a wake for it, and no event can be overwritten by
+    /// it (see `ReadinessCell::reset`).
+    ///
+    /// # Errors
+    ///
+    /// As [`register`](Handle::register).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rt_reactor::{Direction, Driver, Interest, Ready};
+    /// use std::io::{ErrorKind, Write};
+    ///
+    /// let (_driver, handle) = Driver::new().unwrap();
+    /// let (mut a, _b) = mio::net::UnixStream::pair().unwrap();
+    /// let both = Interest::READABLE | Interest::WRITABLE;
+    /// let registration = handle.register_assuming(&mut a, both, Ready::WRITABLE).unwrap();
+    /// // Writable before the driver ever turned.
+    /// let event = registration.try_ready(Direction::Write).unwrap().unwrap();
+    /// assert!(event.ready().is_writable());
+    /// assert!(registration.try_ready(Direction::Read).is_none());
+    /// registration.deregister(&mut a).unwrap();
+    /// ```
+    pub fn register_assuming(
+        &self,
+        source: &mut impl mio::event::Source,
+        interest: Interest,
+        assumed: Ready,
+    ) -> io::Result<Registration> {
         if self.inner.is_shutdown.load(Ordering::SeqCst) {
             return Err(shutdown_error());
         }
-        let (index, generation) = self.inner.cells.insert()?;
+        let (index, generation) = self.inner.cells.insert(assumed)?;
         let token = mio::Token(index | (generation << INDEX_BITS));
         if let Err(e) = self
             .inner

@@ -80,6 +80,19 @@
 //! edge, while the caller sits between two adjacent lines; 2^49 cannot
 //! happen at all.
 //!
+//! ## Assumed readiness
+//!
+//! [`Handle::register_assuming`] starts a registration with some readiness
+//! already recorded (an accepted socket readable and writable, a fresh
+//! socket pair writable), so the first operation tries the syscall instead
+//! of waiting for the poller's first event. The readiness is written by the
+//! very compare-and-swap that hands the cell to its new owner, before the
+//! source enters the poller and before any waiter can exist: it adds no
+//! atomic operation, cannot hide an event from a waiter nor wake one, and is
+//! observed at the generation's first tick, so the protocol above treats it
+//! as an event that arrived first (a `WouldBlock` clears it unless a real
+//! event has bumped the tick since).
+//!
 //! ## Stale events
 //!
 //! Cells live in a table and are reused: a registration's `mio::Token`
@@ -143,6 +156,7 @@ mod test_support;
 mod waiter;
 mod waiter_list;
 
+pub use cell::is_shutdown_error;
 pub use driver::{DEFAULT_EVENTS_PER_TURN, Driver, Handle};
 pub use ready::{Direction, Interest, Ready, ReadyEvent};
 pub use registration::Registration;

@@ -204,3 +204,71 @@ fn loom_interest_waiter_in_two_lists() {
         }
     });
 }
+
+/// A registration that starts with readiness assumed (an accepted socket):
+/// its first operation finds nothing and clears the assumption while the
+/// poller's first real edge lands on the driver's thread. The real edge is
+/// never lost: the reader sees it or is woken, and it stays recorded.
+#[test]
+fn loom_assumed_readiness_vs_the_first_event() {
+    loom::model(|| {
+        let cell = Arc::new(ReadinessCell::new());
+        let generation = cell.reset(Ready::READABLE | Ready::WRITABLE);
+        let driver = {
+            let cell = cell.clone();
+            loom::thread::spawn(move || {
+                let mut wake = Vec::new();
+                assert!(cell.set_ready(generation, Ready::READABLE, &mut wake));
+                wake.into_iter().for_each(Waker::wake);
+            })
+        };
+        let (count, waker) = WakeCount::new();
+        let mut cx = Context::from_waker(&waker);
+        let mut waiter = ReadyWaiter::new(&cell, Direction::Read.mask());
+        let assumed = match waiter.poll_ready(&mut cx) {
+            Poll::Ready(event) => event.unwrap(),
+            Poll::Pending => panic!("the assumed readiness was not there"),
+        };
+        // The read said WouldBlock.
+        cell.clear_ready(assumed);
+        let saw_edge = waiter.poll_ready(&mut cx).is_ready();
+        driver.join().unwrap();
+        assert!(cell.readiness().is_readable(), "the first edge was lost");
+        assert!(
+            saw_edge || count.woken(),
+            "the reader was neither ready nor woken"
+        );
+        assert!(
+            cell.readiness().is_writable(),
+            "a read's clear took the assumed writability"
+        );
+    });
+}
+
+/// A cell handed to a new owner with readiness assumed while a late event
+/// for its previous owner is still being dispatched: the new owner starts
+/// with exactly the assumed readiness (the late event neither adds to it
+/// nor bumps its tick), and nothing is woken.
+#[test]
+fn loom_assumed_readiness_vs_a_late_event_for_the_previous_owner() {
+    loom::model(|| {
+        let cell = Arc::new(ReadinessCell::new());
+        let old = cell.reset(Ready::EMPTY);
+        let late = {
+            let cell = cell.clone();
+            loom::thread::spawn(move || {
+                let mut wake = Vec::new();
+                cell.set_ready(old, Ready::READABLE | Ready::ERROR, &mut wake);
+                assert!(wake.is_empty(), "no waiter was there to wake");
+            })
+        };
+        cell.reset(Ready::WRITABLE);
+        late.join().unwrap();
+        let event = cell
+            .check(Ready::ALL)
+            .expect("the assumed readiness is recorded")
+            .unwrap();
+        assert_eq!(event.ready(), Ready::WRITABLE, "the late event leaked in");
+        assert_eq!(event.tick, 0, "the late event bumped the new owner's tick");
+    });
+}

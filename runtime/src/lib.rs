@@ -24,6 +24,8 @@
 //! - [`process`]: child processes with async pipes and exit;
 //! - `hyper` (feature `hyper`): hyper's I/O, executor and timer traits on
 //!   rt, so hyper, hyper-util and axum serve on rt;
+//! - `sim` (feature `sim`): deterministic simulation testing, a seeded
+//!   schedule with simulated time on one thread, replayable from its seed;
 //! - macros with tokio's syntax: [`select!`], [`join!`], [`try_join!`],
 //!   [`pin!`], and the [`main`](macro@main) and [`test`](macro@test)
 //!   attributes;
@@ -75,6 +77,8 @@ pub mod process;
 pub mod runtime;
 mod scheduler;
 pub mod signal;
+#[cfg(feature = "sim")]
+pub mod sim;
 pub mod sync;
 pub mod task;
 pub mod time;
@@ -87,9 +91,13 @@ pub use runtime::spawn::spawn;
 /// and blocks on the body.
 ///
 /// Arguments (all optional):
-/// - `flavor = "multi_thread"` (the default) or `"current_thread"`;
+/// - `flavor = "multi_thread"` (the default), `"current_thread"` or
+///   `"local"` (a [`LocalRuntime`](runtime::LocalRuntime): the body may
+///   spawn `!Send` tasks with [`task::spawn_local`]);
 /// - `worker_threads = N` (multi-thread only; default: one per CPU);
-/// - `start_paused = true` (current-thread only): the clock starts paused;
+/// - `start_paused = true` (current-thread and local only): the clock
+///   starts paused;
+/// - `name = "..."`: the runtime's name ([`Handle::name`](runtime::Handle::name));
 /// - `crate = "path"`: how to name this crate if it was renamed (default
 ///   `::rt`).
 ///

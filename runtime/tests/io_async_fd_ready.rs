@@ -69,7 +69,7 @@ fn ready_for_writing_does_not_return_for_readability() {
         fill_and_clear(&fd).await;
         peer.write_all(b"x").unwrap();
         // Readable now, but a writer keeps waiting.
-        fd.readable().await.unwrap().retain_ready();
+        drop(fd.readable().await.unwrap());
         let mut write = Box::pin(fd.ready(Interest::WRITABLE));
         assert!(poll_once(&mut write).is_pending());
         drop(write);
@@ -198,7 +198,7 @@ fn clear_ready_matching_forgets_only_the_named_states() {
                 break guard;
             }
             drop(guard);
-            fd.readable().await.unwrap().retain_ready();
+            drop(fd.readable().await.unwrap());
         };
         guard.clear_ready_matching(Ready::WRITABLE);
         assert!(guard.ready().is_readable() && !guard.ready().is_writable());
@@ -225,7 +225,7 @@ fn try_io_on_the_fd_needs_reported_readiness_and_clears_it_on_would_block() {
         assert_eq!(err.kind(), ErrorKind::WouldBlock);
         assert!(!ran, "nothing was reported readable");
         peer.write_all(b"hey").unwrap();
-        fd.readable().await.unwrap().retain_ready();
+        drop(fd.readable().await.unwrap());
         let mut buf = [0u8; 8];
         let n = fd
             .try_io(Interest::READABLE, |mut s| s.read(&mut buf))
@@ -297,5 +297,36 @@ fn many_tasks_wait_for_an_interest_on_one_fd_and_dropped_waits_leave_no_waker() 
         for task in tasks {
             assert!(task.await.unwrap().is_readable());
         }
+    });
+}
+
+/// The readiness futures (`readable`, `writable`, `ready` and their `_mut`
+/// forms) spend no cooperative budget, as in tokio: with the budget spent
+/// they still answer at once. `poll_write_ready` spends it, so it is
+/// `Pending` there.
+#[test]
+fn readiness_futures_spend_no_budget() {
+    use futures::FutureExt;
+    on_both(|| async {
+        let (mut fd, mut peer) = wrapped_pair();
+        peer.write_all(b"x").unwrap();
+        drop(fd.readable().await.unwrap());
+        while rt::task::coop::has_budget_remaining() {
+            assert!(rt::task::consume_budget().now_or_never().is_some());
+        }
+        assert!(fd.readable().now_or_never().is_some(), "readable()");
+        assert!(fd.writable().now_or_never().is_some(), "writable()");
+        assert!(fd.ready(Interest::READABLE).now_or_never().is_some());
+        assert!(fd.readable_mut().now_or_never().is_some(), "readable_mut()");
+        assert!(fd.writable_mut().now_or_never().is_some(), "writable_mut()");
+        assert!(fd.ready_mut(Interest::WRITABLE).now_or_never().is_some());
+        std::future::poll_fn(|cx| {
+            assert!(
+                fd.poll_write_ready(cx).is_pending(),
+                "poll_write_ready spends budget"
+            );
+            std::task::Poll::Ready(())
+        })
+        .await;
     });
 }

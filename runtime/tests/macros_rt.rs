@@ -179,3 +179,66 @@ mod renamed {
 fn main_with_crate_path() {
     assert_eq!(renamed::through_alias(), RuntimeFlavor::CurrentThread);
 }
+
+/// `flavor = "local"` builds a `LocalRuntime`: `spawn_local` takes a
+/// `!Send` task straight from the body (it panics outside a `LocalSet` on
+/// any other runtime), and the task runs on the test's own thread.
+#[rt::test(flavor = "local")]
+async fn test_local_flavor_runs_not_send_tasks() {
+    let shared = std::rc::Rc::new(std::cell::Cell::new(0));
+    let in_task = shared.clone();
+    let test_thread = std::thread::current().id();
+    let task_thread = rt::task::spawn_local(async move {
+        rt::task::yield_now().await;
+        in_task.set(in_task.get() + 1);
+        std::thread::current().id()
+    })
+    .await
+    .unwrap();
+    assert_eq!(shared.get(), 1);
+    assert_eq!(task_thread, test_thread);
+    assert_eq!(flavor_and_workers(), (RuntimeFlavor::CurrentThread, 1));
+}
+
+/// `start_paused` applies to the local flavor too: a long sleep completes
+/// at once, on the auto-advanced clock.
+#[rt::test(flavor = "local", start_paused = true)]
+async fn test_local_flavor_start_paused() {
+    let start = rt::time::Instant::now();
+    rt::task::spawn_local(rt::time::sleep(std::time::Duration::from_secs(3600)))
+        .await
+        .unwrap();
+    assert!(start.elapsed() >= std::time::Duration::from_secs(3600));
+}
+
+#[rt::main(flavor = "local")]
+async fn main_local() -> usize {
+    let value = std::rc::Rc::new(7);
+    let in_task = value.clone();
+    rt::task::spawn_local(async move { *in_task })
+        .await
+        .unwrap()
+        + *value
+}
+
+#[test]
+fn main_local_flavor_runs_not_send_tasks() {
+    assert_eq!(main_local(), 14);
+    assert!(Handle::try_current().is_err());
+}
+
+/// `name = ".."` names the runtime (`Builder::name`), on every flavor.
+#[rt::test(name = "named-test")]
+async fn test_name_names_the_runtime() {
+    assert_eq!(Handle::current().name(), Some("named-test"));
+}
+
+#[rt::test(flavor = "multi_thread", worker_threads = 2, name = "named-multi")]
+async fn test_name_on_multi_thread() {
+    assert_eq!(Handle::current().name(), Some("named-multi"));
+}
+
+#[rt::test(flavor = "local", name = "named-local")]
+async fn test_name_on_local() {
+    assert_eq!(Handle::current().name(), Some("named-local"));
+}

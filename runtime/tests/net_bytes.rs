@@ -322,3 +322,57 @@ fn recv_buf_from_dropped_while_waiting_loses_nothing() {
         assert_eq!(&buf[..], b"later");
     });
 }
+
+// ---- tokio's `tcp_stream::try_read_buf` / `uds_stream::try_read_buf` ----
+
+/// Fills `$client`'s send buffer with `writable()` and `try_write` (each
+/// `writable()` ready at once, far past the cooperative budget, which the
+/// readiness futures do not spend), then drains it on `$server` with
+/// `readable()` and `try_read_buf` into a `Vec` with exactly that room.
+macro_rules! check_try_read_buf {
+    ($client:expr, $server:expr, $data:expr) => {{
+        use futures::FutureExt as _;
+        let (client, server) = (&$client, &$server);
+        let data: &[u8] = $data;
+        let mut written = Vec::new();
+        client.writable().await.unwrap();
+        loop {
+            assert!(client.writable().now_or_never().is_some(), "still writable");
+            match client.try_write(data) {
+                Ok(n) => written.extend(&data[..n]),
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
+                Err(e) => panic!("{e}"),
+            }
+        }
+        assert!(
+            client.writable().now_or_never().is_none(),
+            "the buffer is full"
+        );
+        let mut read = Vec::with_capacity(written.len());
+        while read.len() < written.len() {
+            server.readable().await.unwrap();
+            match server.try_read_buf(&mut read) {
+                Ok(_) => {}
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => continue,
+                Err(e) => panic!("{e}"),
+            }
+        }
+        assert!(read == written, "the bytes arrived in order");
+    }};
+}
+
+#[test]
+fn tcp_try_read_buf_drains_a_full_send_buffer() {
+    on_both(|| async {
+        let (client, server) = tcp_pair().await;
+        check_try_read_buf!(client, server, &[2u8; 4000]);
+    });
+}
+
+#[test]
+fn unix_try_read_buf_drains_a_full_send_buffer() {
+    on_both(|| async {
+        let (client, server) = UnixStream::pair().unwrap();
+        check_try_read_buf!(client, server, b"hello world");
+    });
+}

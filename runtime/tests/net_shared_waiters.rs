@@ -181,6 +181,7 @@ fn unix_datagram_senders_blocked_on_a_full_peer_all_send() {
 fn two_tasks_waiting_for_a_stream_to_be_readable_both_wake() {
     on_both(|| async {
         let (client, server) = tcp_pair().await;
+        support::clear_assumed_readability(&server);
         let server = Arc::new(server);
         let tasks = spawn_waiting_on(&server, 2, |server| async move {
             server.readable().await.unwrap()
@@ -288,6 +289,7 @@ fn dropped_receivers_and_readiness_waiters_leave_no_waker() {
         let counter = WakeCounter::new();
         let socket = UdpSocket::bind("127.0.0.1:0").await.unwrap();
         let (_client, server) = tcp_pair().await;
+        support::clear_assumed_readability(&server);
         for _ in 0..1_000 {
             let mut buf = [0; 8];
             let recv = tracked(&counter, socket.recv_from(&mut buf));

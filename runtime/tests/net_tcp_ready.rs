@@ -172,9 +172,17 @@ fn a_forgotten_write_half_leaves_the_write_side_open() {
 
 #[test]
 fn try_io_and_async_io_run_socket2_calls_under_the_readiness_rules() {
-    on_both(|| async {
+    // A single poller: no event lands between the first `try_io`'s
+    // `WouldBlock` and the second.
+    support::on_single_poller(|| async {
         let (mut client, server) = tcp_pair().await;
         let mut buf = [0u8; 16];
+        // An accepted stream is assumed readable: the first try runs the
+        // call, which finds nothing and clears the assumption.
+        let err = server
+            .try_io(Interest::READABLE, || raw_read(&server, &mut buf))
+            .unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::WouldBlock);
         let err = server
             .try_io(Interest::READABLE, || -> std::io::Result<usize> {
                 panic!("nothing was reported readable")
@@ -262,5 +270,27 @@ fn borrowed_halves_wait_try_and_name_addresses_on_their_own_side() {
         assert_eq!(write.as_ref().peer_addr().unwrap(), peer);
 
         support::check_split_halves!(&read, &write, &mut server).await;
+    });
+}
+
+/// tokio's `tcp_stream::try_read_write`: `writable()` stays ready while
+/// `try_write` fills the send buffer 4000 bytes at a time (many more
+/// writes than the cooperative budget's 128 units), and the reads drain it.
+#[test]
+fn try_read_write() {
+    on_both(|| async {
+        let (client, server) = tcp_pair().await;
+        support::check_try_read_write!(client, server, &[2u8; 4000], 10).await;
+    });
+}
+
+/// tokio's `tcp_stream::poll_read_ready`: an accepted stream is readable
+/// at the first poll (assumed until a read finds nothing), then follows
+/// the reactor's events.
+#[test]
+fn poll_read_ready_starts_assumed_on_an_accepted_stream() {
+    support::on_single_poller(|| async {
+        let (client, server) = tcp_pair().await;
+        support::check_poll_read_ready!(client, server).await;
     });
 }

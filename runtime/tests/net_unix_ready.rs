@@ -356,3 +356,99 @@ fn borrowed_unix_halves_wait_try_and_name_addresses_on_their_own_side() {
         std::fs::remove_file(&path).unwrap();
     });
 }
+
+/// tokio's `uds_stream::try_read_write`, over a listener: `writable()`
+/// stays ready while `try_write` fills the send buffer (past the
+/// cooperative budget), and the reads drain it.
+#[test]
+fn stream_try_read_write() {
+    on_both(|| async {
+        let path = socket_path("try-read-write");
+        let listener = UnixListener::bind(&path).unwrap();
+        let client = UnixStream::connect(&path).await.unwrap();
+        let (server, _) = listener.accept().await.unwrap();
+        support::check_try_read_write!(client, server, b"hello world", 3).await;
+        std::fs::remove_file(&path).unwrap();
+    });
+}
+
+/// tokio's `uds_stream::poll_read_ready` (which hung on rt: an idle
+/// accepted stream never became readable): readable at the first poll
+/// (assumed until a read finds nothing), then follows the reactor.
+#[test]
+fn stream_poll_read_ready_starts_assumed_on_an_accepted_stream() {
+    support::on_single_poller(|| async {
+        let path = socket_path(&format!(
+            "poll-read-ready-{:?}",
+            rt::runtime::Handle::current().runtime_flavor()
+        ));
+        let listener = UnixListener::bind(&path).unwrap();
+        let client = UnixStream::connect(&path).await.unwrap();
+        let (server, _) = listener.accept().await.unwrap();
+        support::check_poll_read_ready!(client, server).await;
+        std::fs::remove_file(&path).unwrap();
+    });
+}
+
+/// tokio's `uds_stream::pair_starts_writable`: both ends of a fresh pair
+/// are writable before the reactor's first turn, and not readable until
+/// the peer writes.
+#[test]
+fn stream_pair_starts_writable() {
+    use futures::FutureExt;
+    support::on_single_poller(|| async {
+        let (a, mut b) = UnixStream::pair().unwrap();
+        assert!(matches!(a.writable().now_or_never(), Some(Ok(()))));
+        assert_eq!(a.try_write(b"hi").unwrap(), 2);
+        assert!(matches!(b.write_all(b"yo").now_or_never(), Some(Ok(()))));
+
+        let (c, _d) = UnixStream::pair().unwrap();
+        assert!(c.readable().now_or_never().is_none());
+        let err = c.try_read(&mut [0u8; 1]).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::WouldBlock);
+
+        // The peer's bytes still arrive through the reactor.
+        let mut buf = [0u8; 8];
+        let n = loop {
+            a.readable().await.unwrap();
+            match a.try_read(&mut buf) {
+                Ok(n) => break n,
+                Err(e) if e.kind() == ErrorKind::WouldBlock => continue,
+                Err(e) => panic!("{e}"),
+            }
+        };
+        assert_eq!(&buf[..n], b"yo");
+    });
+}
+
+/// tokio's `uds_datagram::pair_starts_writable`: `poll_send_ready` is
+/// ready on a fresh pair before the reactor's first turn; receiving waits
+/// for the peer.
+#[test]
+fn datagram_pair_starts_writable() {
+    use futures::FutureExt;
+    support::on_single_poller(|| async {
+        let (a, b) = UnixDatagram::pair().unwrap();
+        let ready = poll_fn(|cx| a.poll_send_ready(cx)).now_or_never();
+        assert!(matches!(ready, Some(Ok(()))), "{ready:?}");
+        a.try_send(b"hi").unwrap();
+        b.try_send(b"yo").unwrap();
+
+        let (c, _d) = UnixDatagram::pair().unwrap();
+        assert!(poll_fn(|cx| c.poll_recv_ready(cx)).now_or_never().is_none());
+        let err = c.try_recv(&mut [0u8; 1]).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::WouldBlock);
+
+        // The peer's datagram still arrives through the reactor.
+        let mut buf = [0u8; 8];
+        let n = loop {
+            a.readable().await.unwrap();
+            match a.try_recv(&mut buf) {
+                Ok(n) => break n,
+                Err(e) if e.kind() == ErrorKind::WouldBlock => continue,
+                Err(e) => panic!("{e}"),
+            }
+        };
+        assert_eq!(&buf[..n], b"yo");
+    });
+}

@@ -172,10 +172,18 @@ fn parks_unparks_and_busy_time_move_with_idleness() {
         }
     });
     // Once the runtime is idle, every worker is asleep: one park more
-    // than unparks.
+    // than unparks, and tokio's combined count is odd.
     wait_until("both workers sleep", || {
         (0..2).all(|w| metrics.worker_park_count(w) == metrics.worker_unpark_count(w) + 1)
     });
+    for w in 0..2 {
+        let combined = metrics.worker_park_unpark_count(w);
+        assert_eq!(combined % 2, 1, "worker {w} is asleep");
+        assert_eq!(
+            combined,
+            metrics.worker_park_count(w) + metrics.worker_unpark_count(w)
+        );
+    }
     let busy: Duration = (0..2).map(|w| metrics.worker_total_busy_duration(w)).sum();
     assert!(busy > Duration::ZERO);
     let unparks_before = metrics.worker_unpark_count(0) + metrics.worker_unpark_count(1);
@@ -197,6 +205,8 @@ fn current_thread_parks_when_idle() {
     sender.join().unwrap();
     let (parks, unparks) = (metrics.worker_park_count(0), metrics.worker_unpark_count(0));
     assert_eq!(parks, unparks, "not asleep outside block_on");
+    assert_eq!(metrics.worker_park_unpark_count(0), parks + unparks);
+    assert_eq!(metrics.worker_park_unpark_count(0) % 2, 0);
 }
 
 #[test]

@@ -344,3 +344,33 @@ fn shutdown_timeout_of_duration_max_waits_without_overflowing() {
         assert_eq!(handle.metrics().num_blocking_threads(), 0, "on {kind:?}");
     });
 }
+
+/// A socket outliving its runtime fails with the error
+/// `runtime::is_rt_shutdown_err` recognises (tokio's contract), whichever
+/// flavor the first and the second runtime are.
+#[test]
+fn io_after_shutdown_is_recognised() {
+    use rt::runtime::{Builder, is_rt_shutdown_err};
+    for multi in [false, true] {
+        let build = |multi: bool| {
+            if multi {
+                Builder::new_multi_thread()
+                    .worker_threads(2)
+                    .enable_all()
+                    .build()
+            } else {
+                Builder::new_current_thread().enable_all().build()
+            }
+            .unwrap()
+        };
+        let first = build(multi);
+        let second = build(!multi);
+        let listener = first
+            .block_on(rt::net::TcpListener::bind("127.0.0.1:0"))
+            .unwrap();
+        drop(first);
+        let err = second.block_on(async { listener.accept().await.unwrap_err() });
+        assert!(is_rt_shutdown_err(&err), "{err}");
+        assert!(!is_rt_shutdown_err(&std::io::Error::other(err.to_string())));
+    }
+}

@@ -303,3 +303,43 @@ fn concurrent_block_on_from_many_threads() {
         }
     });
 }
+
+/// `TryCurrentError` tells "no runtime here" from "called while the thread
+/// tears its thread-locals down" (tokio's `is_missing_context` and
+/// `is_thread_local_destroyed`). Thread-local destructors run in reverse
+/// order of registration, so a probe registered before rt's context is
+/// touched is destroyed after it.
+#[test]
+fn try_current_error_kinds() {
+    use std::cell::Cell;
+
+    let outside = rt::runtime::Handle::try_current().unwrap_err();
+    assert!(outside.is_missing_context());
+    assert!(!outside.is_thread_local_destroyed());
+
+    struct Probe(Cell<Option<std::sync::mpsc::Sender<(bool, bool)>>>);
+    impl Drop for Probe {
+        fn drop(&mut self) {
+            if let Some(tx) = self.0.take() {
+                let err = rt::runtime::Handle::try_current().unwrap_err();
+                let _ = tx.send((err.is_missing_context(), err.is_thread_local_destroyed()));
+            }
+        }
+    }
+    thread_local! {
+        static PROBE: Probe = const { Probe(Cell::new(None)) };
+    }
+
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        PROBE.with(|probe| probe.0.set(Some(tx)));
+        // Registers rt's context after the probe: destroyed before it.
+        let rt = rt::runtime::Builder::new_current_thread().build().unwrap();
+        rt.block_on(async {});
+    })
+    .join()
+    .unwrap();
+    let (missing, destroyed) = rx.recv_timeout(std::time::Duration::from_secs(10)).unwrap();
+    assert!(destroyed, "the probe ran after rt's context was destroyed");
+    assert!(!missing);
+}

@@ -1,10 +1,14 @@
-//! Yielding tasks on the multi-thread scheduler: they keep running, they
+//! Yielding tasks: they keep running (on a saturated runtime too), they
 //! do not starve other work, and shutdown drops them.
 
+mod support;
+
 use rt::runtime::{Builder, Runtime};
+use rt::task::Priority;
 use std::future::Future;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use support::{SINGLE_POLLER, each};
 
 fn multi_thread(workers: usize) -> Runtime {
     Builder::new_multi_thread()
@@ -182,4 +186,92 @@ fn datagram_delivery_yields(rt: &Runtime) -> usize {
         });
         spinner.await.unwrap()
     })
+}
+
+/// tokio's `rt_common::ping_pong_saturation`: pairs of tasks ping-pong over
+/// unbounded channels, so the run queue is never empty, and a task that
+/// yields five times must still finish. (On the current-thread scheduler
+/// yielded tasks used to go back only when the queues ran dry, which a
+/// saturated runtime never lets happen.) Each pair stops on its own after
+/// `MAX_ROUNDS`, so a starved yielder fails the test instead of hanging it:
+/// a yielded task runs again within `event_interval` ticks plus the queue
+/// ahead of it, far below the 200 000 polls the pairs allow. The yielder
+/// runs at each priority: a `Low` one gets its turns by the starvation
+/// bound, a `High` one goes first. It stops the pairs itself, and one
+/// thread runs every task (the current-thread runtime, a one-worker
+/// multi-thread one; the test's body runs in a task too), so the count of
+/// rounds depends on the scheduler's choices alone, not on how the OS
+/// schedules threads (with more workers, or the body in `block_on`'s own
+/// thread, a thread descheduled by a busy machine lets the others run
+/// pairs meanwhile).
+#[test]
+fn a_yielding_task_finishes_on_a_saturated_runtime() {
+    const PAIRS: usize = 100;
+    const MAX_ROUNDS: usize = 1_000;
+    for priority in [Priority::Normal, Priority::Low, Priority::High] {
+        each(&SINGLE_POLLER, |_, rt| {
+            eprintln!("    yielder at {priority:?}");
+            let running = Arc::new(AtomicBool::new(true));
+            let capped = Arc::new(AtomicUsize::new(0));
+            // In a task: on the multi-thread runtime, `block_on`'s future
+            // runs on a thread of its own.
+            let (running2, capped2) = (running.clone(), capped.clone());
+            let body = async move {
+                let (running, capped) = (running2, capped2);
+                let (spawned_tx, mut spawned_rx) = rt::sync::mpsc::unbounded_channel();
+                let mut tasks = Vec::new();
+                for _ in 0..PAIRS {
+                    let (tx1, mut rx1) = rt::sync::mpsc::unbounded_channel();
+                    let (tx2, mut rx2) = rt::sync::mpsc::unbounded_channel();
+                    let spawned_tx = spawned_tx.clone();
+                    let running = running.clone();
+                    let capped = capped.clone();
+                    tasks.push(rt::spawn(async move {
+                        spawned_tx.send(()).unwrap();
+                        let mut rounds = 0;
+                        while running.load(Ordering::Relaxed) {
+                            if rounds == MAX_ROUNDS {
+                                capped.fetch_add(1, Ordering::Relaxed);
+                                break;
+                            }
+                            rounds += 1;
+                            tx1.send(()).unwrap();
+                            rx2.recv().await.unwrap();
+                        }
+                        // Close the channel and wait for the other task to exit.
+                        drop(tx1);
+                        assert!(rx2.recv().await.is_none());
+                    }));
+                    tasks.push(rt::spawn(async move {
+                        while rx1.recv().await.is_some() {
+                            tx2.send(()).unwrap();
+                        }
+                    }));
+                }
+                for _ in 0..PAIRS {
+                    spawned_rx.recv().await.unwrap();
+                }
+                let stop = running.clone();
+                let yielder = rt::task::Builder::new()
+                    .priority(priority)
+                    .spawn(async move {
+                        for _ in 0..5 {
+                            rt::task::yield_now().await;
+                        }
+                        stop.store(false, Ordering::Relaxed);
+                    })
+                    .unwrap();
+                yielder.await.unwrap();
+                for task in tasks {
+                    task.await.unwrap();
+                }
+            };
+            rt.block_on(rt.spawn(body)).unwrap();
+            assert_eq!(
+                capped.load(Ordering::Relaxed),
+                0,
+                "the {priority:?} yielding task finished only after the ping-pong pairs gave up"
+            );
+        });
+    }
 }

@@ -365,3 +365,31 @@ fn a_weak_sender_sends_while_others_live_and_does_not_keep_the_channel_open() {
     drop((weak, weak2));
     assert_eq!(rx.sender_weak_count(), 0);
 }
+
+/// As in tokio (since RUSTSEC-2025-0023), the channel's handles are `Send`
+/// and `Sync` when `T` is only `Send`: clones of one value are serialised
+/// by its slot's lock, so no two threads share a `&T`. tokio-stream's
+/// `BroadcastStream<T: Send>` boxes `recv()` as a `Send` future.
+#[test]
+fn handles_are_send_and_sync_for_send_only_values() {
+    fn send_sync<T: Send + Sync>(_: &T) {}
+    fn send<T: Send>(_: &T) {}
+    #[derive(Clone)]
+    struct NotSync(std::cell::Cell<u32>);
+    let (tx, mut rx) = rt::sync::broadcast::channel::<NotSync>(2);
+    send_sync(&tx);
+    send_sync(&rx);
+    send(&rx.recv());
+
+    // And it works across threads: each receiver clones on its own thread.
+    let receivers: Vec<_> = (0..4).map(|_| tx.subscribe()).collect();
+    tx.send(NotSync(std::cell::Cell::new(7))).unwrap();
+    let threads: Vec<_> = receivers
+        .into_iter()
+        .map(|mut rx| std::thread::spawn(move || rx.try_recv().map(|v| v.0.get()).ok()))
+        .collect();
+    for thread in threads {
+        assert_eq!(thread.join().unwrap(), Some(7));
+    }
+    assert_eq!(rx.try_recv().map(|v| v.0.get()).ok(), Some(7));
+}

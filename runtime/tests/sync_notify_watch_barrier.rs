@@ -241,6 +241,36 @@ fn notify_last_wakes_the_newest_waiter() {
     assert!(poll_once(&mut Box::pin(notify.notified())).is_ready());
 }
 
+/// tokio's `sync_notify::notified_multi_notify_last_drop`: the newest
+/// waiter, picked by `notify_last`, is dropped before it sees it; the
+/// notification goes to the newest one left (not the oldest, as a
+/// `notify_one`'s would), for the owned future too.
+#[test]
+fn a_dropped_waiter_passes_notify_last_to_the_newest_left() {
+    let notify = Notify::new();
+    let mut waiters: Vec<_> = (0..3).map(|_| Box::pin(notify.notified())).collect();
+    for waiter in &mut waiters {
+        assert!(poll_once(waiter).is_pending());
+    }
+    notify.notify_last();
+    drop(waiters.pop());
+    assert!(poll_once(&mut waiters[1]).is_ready(), "the second waiter");
+    assert!(poll_once(&mut waiters[0]).is_pending(), "not the first");
+    drop(waiters);
+
+    let notify = Arc::new(Notify::new());
+    let mut waiters: Vec<_> = (0..3)
+        .map(|_| Box::pin(notify.clone().notified_owned()))
+        .collect();
+    for waiter in &mut waiters {
+        assert!(poll_once(waiter).is_pending());
+    }
+    notify.notify_last();
+    drop(waiters.pop());
+    assert!(poll_once(&mut waiters[1]).is_ready(), "the second waiter");
+    assert!(poll_once(&mut waiters[0]).is_pending(), "not the first");
+}
+
 #[test]
 fn watch_senders_clone_and_the_last_one_closes() {
     let (tx, mut rx) = watch::channel(0);

@@ -2,7 +2,7 @@
 
 mod support;
 
-use support::{CountingWaker, runtimes};
+use support::{CountingWaker, poll_once, runtimes};
 
 use rt::sync::{Semaphore, TryAcquireError};
 use std::sync::Arc;
@@ -38,8 +38,9 @@ fn a_large_waiter_is_not_starved_by_small_acquires() {
     let mut big = Box::pin(semaphore.acquire_many(2));
     assert!(waker.poll(&mut big).is_pending());
     drop(held);
-    // One permit is free, but the queued waiter for two comes first.
-    assert_eq!(semaphore.available_permits(), 1);
+    // The freed permit is set aside for the queued waiter for two, which
+    // comes first (so it is not available, as in tokio).
+    assert_eq!(semaphore.available_permits(), 0);
     assert_eq!(
         semaphore.try_acquire().unwrap_err(),
         TryAcquireError::NoPermits
@@ -314,4 +315,84 @@ fn forget_permits_takes_what_is_free() {
     drop(held);
     assert_eq!(semaphore.available_permits(), 1);
     assert_eq!(semaphore.forget_permits(0), 0);
+}
+
+/// Permits set aside for a queued waiter (it asked for more than were
+/// free) stay out of the pool until its future fails on the close, or is
+/// dropped, and then come back: a closed-out waiter keeps none.
+#[test]
+fn a_closed_out_waiter_gives_back_the_permits_set_aside_for_it() {
+    for drop_it in [false, true] {
+        let semaphore = Semaphore::new(1);
+        let mut big = Box::pin(semaphore.acquire_many(3));
+        assert!(poll_once(&mut big).is_pending());
+        assert_eq!(semaphore.available_permits(), 0, "set aside for `big`");
+        semaphore.add_permits(1);
+        assert_eq!(semaphore.available_permits(), 0, "set aside for `big`");
+        semaphore.close();
+        assert_eq!(
+            semaphore.available_permits(),
+            0,
+            "until `big` sees the close"
+        );
+        if drop_it {
+            drop(big);
+        } else {
+            assert!(matches!(poll_once(&mut big), Poll::Ready(Err(_))));
+        }
+        assert_eq!(semaphore.available_permits(), 2);
+    }
+}
+
+/// tokio's `sync_semaphore::merge_many_permits` and
+/// `sync_semaphore_owned::merge_many_permits_owned`: two permits of three
+/// billion permits each (each fits `acquire_many`'s `u32`) merge into one
+/// of six billion, which a permit counts in `usize` (it used to panic at
+/// the merge), and dropping it returns them all.
+#[cfg(target_pointer_width = "64")]
+#[test]
+fn permits_merge_past_u32_max() {
+    let semaphore = Arc::new(Semaphore::new(6_000_000_000));
+    let mut a = semaphore.try_acquire_many(3_000_000_000).unwrap();
+    let b = semaphore.try_acquire_many(3_000_000_000).unwrap();
+    assert_eq!(
+        (a.num_permits(), b.num_permits()),
+        (3_000_000_000, 3_000_000_000)
+    );
+    assert_eq!(semaphore.available_permits(), 0);
+    a.merge(b);
+    assert_eq!(a.num_permits(), 6_000_000_000);
+    assert_eq!(semaphore.available_permits(), 0);
+    let mut part = a.split(5_000_000_000).unwrap();
+    assert_eq!(
+        (a.num_permits(), part.num_permits()),
+        (1_000_000_000, 5_000_000_000)
+    );
+    part.merge(a);
+    drop(part);
+    assert_eq!(semaphore.available_permits(), 6_000_000_000);
+
+    let mut a = semaphore
+        .clone()
+        .try_acquire_many_owned(3_000_000_000)
+        .unwrap();
+    let b = semaphore
+        .clone()
+        .try_acquire_many_owned(3_000_000_000)
+        .unwrap();
+    assert_eq!(
+        (a.num_permits(), b.num_permits()),
+        (3_000_000_000, 3_000_000_000)
+    );
+    assert_eq!(semaphore.available_permits(), 0);
+    a.merge(b);
+    assert_eq!(a.num_permits(), 6_000_000_000);
+    assert_eq!(semaphore.available_permits(), 0);
+    let part = a.split(5_000_000_000).unwrap();
+    assert_eq!(
+        (a.num_permits(), part.num_permits()),
+        (1_000_000_000, 5_000_000_000)
+    );
+    drop((a, part));
+    assert_eq!(semaphore.available_permits(), 6_000_000_000);
 }

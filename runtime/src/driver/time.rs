@@ -216,11 +216,23 @@ impl Handle {
         ticks_in(since, false)
     }
 
-    fn instant_of(&self, tick: u64) -> StdInstant {
+    pub(crate) fn instant_of(&self, tick: u64) -> StdInstant {
         self.inner
             .start
             .checked_add(Duration::from_millis(tick))
             .expect("rt: timer deadline overflows `Instant`")
+    }
+
+    /// How far `instant` is past tick 0 (zero before it).
+    #[cfg(feature = "sim")]
+    pub(crate) fn since_start(&self, instant: StdInstant) -> Duration {
+        instant.saturating_duration_since(self.inner.start)
+    }
+
+    /// How far the clock is past tick 0.
+    #[cfg(feature = "sim")]
+    pub(crate) fn elapsed_since_start(&self) -> Duration {
+        self.since_start(self.inner.clock.now())
     }
 
     /// Fires every timer due by the clock's current tick.

@@ -31,6 +31,12 @@ where
     R: Send + 'static,
 {
     let meta = TaskMeta::new();
+    #[cfg(feature = "sim")]
+    if let Err(refused) = crate::sim::refuse("rt::fs") {
+        // A `File` opened outside the simulation and moved in: no error
+        // to return from here.
+        panic!("{refused}");
+    }
     match context::with_current(|handle| handle.spawn_blocking(f, meta)) {
         Some(join) => join,
         None => panic!(
@@ -46,6 +52,8 @@ where
     F: FnOnce() -> io::Result<T> + Send + 'static,
     T: Send + 'static,
 {
+    #[cfg(feature = "sim")]
+    crate::sim::refuse("rt::fs")?;
     match spawn_fs(f).await {
         Ok(result) => result,
         Err(join_error) => Err(join_error.into()),

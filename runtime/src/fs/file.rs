@@ -23,6 +23,7 @@
 //! that must come after it (`set_times`, in `file/times.rs`) wait for that
 //! permit, since only `&mut self` can collect the operation's result.
 
+mod buf_size;
 mod conversions;
 mod times;
 
@@ -78,6 +79,8 @@ pub struct File {
     seeking: bool,
     /// One permit, held by the operation in flight (see the module docs).
     idle: Arc<Semaphore>,
+    /// The most one `poll_read` or `poll_write` moves (`set_max_buf_size`).
+    max_buf_size: usize,
 }
 
 enum State {
@@ -108,15 +111,22 @@ impl Buf {
         self.data.len() - self.pos
     }
 
-    fn copy_to(&mut self, dst: &mut [u8]) -> usize {
+    /// Copies unread bytes into the front of `dst`, which may be
+    /// uninitialised; returns how many.
+    fn copy_to(&mut self, dst: &mut [std::mem::MaybeUninit<u8>]) -> usize {
         let n = self.unread().min(dst.len());
-        dst[..n].copy_from_slice(&self.data[self.pos..self.pos + n]);
+        let src = &self.data[self.pos..self.pos + n];
+        // SAFETY: `MaybeUninit<u8>` has `u8`'s layout, and a shared slice
+        // cannot de-initialise anything.
+        let src =
+            unsafe { &*(std::ptr::from_ref::<[u8]>(src) as *const [std::mem::MaybeUninit<u8>]) };
+        dst[..n].copy_from_slice(src);
         self.pos += n;
         n
     }
 
-    fn copy_from(&mut self, src: &[u8]) -> usize {
-        let n = src.len().min(MAX_CHUNK);
+    fn copy_from(&mut self, src: &[u8], max: usize) -> usize {
+        let n = src.len().min(max);
         self.clear();
         self.data.extend_from_slice(&src[..n]);
         n
@@ -302,6 +312,7 @@ impl File {
             last_write_err: None,
             seeking: false,
             idle: Arc::new(Semaphore::new(1)),
+            max_buf_size: MAX_CHUNK,
         }
     }
 
@@ -692,13 +703,40 @@ impl File {
     }
 }
 
-impl AsyncRead for File {
-    fn poll_read(
-        self: Pin<&mut Self>,
+impl File {
+    /// Reads like [`AsyncRead::poll_read`] into memory that may be
+    /// uninitialised (a tokio `ReadBuf`'s unfilled part, say): the bytes
+    /// the blocking pool read are copied straight into the front of `dst`,
+    /// nothing is zeroed first; returns how many (`0`: end of the file, or
+    /// an empty `dst`).
+    ///
+    /// # Errors
+    ///
+    /// The OS error of the read.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::future::poll_fn;
+    /// use std::mem::MaybeUninit;
+    ///
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let path = std::env::temp_dir().join(format!("rt-uninit-{}", std::process::id()));
+    ///     rt::fs::write(&path, b"abc").await.unwrap();
+    ///     let mut file = rt::fs::File::open(&path).await.unwrap();
+    ///     let mut buf = [MaybeUninit::<u8>::uninit(); 8];
+    ///     let n = poll_fn(|cx| file.poll_read_uninit(cx, &mut buf)).await.unwrap();
+    ///     assert_eq!(n, 3);
+    ///     rt::fs::remove_file(&path).await.unwrap();
+    /// });
+    /// ```
+    pub fn poll_read_uninit(
+        &mut self,
         cx: &mut Context<'_>,
-        dst: &mut [u8],
+        dst: &mut [std::mem::MaybeUninit<u8>],
     ) -> Poll<io::Result<usize>> {
-        let me = self.get_mut();
+        let me = self;
         if dst.is_empty() {
             return Poll::Ready(Ok(0));
         }
@@ -712,7 +750,7 @@ impl AsyncRead for File {
                 }
                 State::Idle(_) => {
                     let buf = me.take_buf();
-                    let max = dst.len().min(MAX_CHUNK);
+                    let max = dst.len().min(me.max_buf_size);
                     me.start(buf, move |std, buf| {
                         Operation::Read(buf.read_from(std, max))
                     });
@@ -739,6 +777,17 @@ impl AsyncRead for File {
     }
 }
 
+impl AsyncRead for File {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        dst: &mut [u8],
+    ) -> Poll<io::Result<usize>> {
+        self.get_mut()
+            .poll_read_uninit(cx, crate::io::sys::as_uninit(dst))
+    }
+}
+
 impl AsyncWrite for File {
     fn poll_write(
         self: Pin<&mut Self>,
@@ -758,7 +807,7 @@ impl AsyncWrite for File {
                     }
                     let mut buf = me.take_buf();
                     let rewind = buf.discard_unread();
-                    let n = buf.copy_from(src);
+                    let n = buf.copy_from(src, me.max_buf_size);
                     me.start(buf, move |std, buf| {
                         let result = rewind_by(std, rewind);
                         Operation::Write(result.and_then(|()| buf.write_to(std)))

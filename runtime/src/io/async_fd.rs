@@ -1,6 +1,6 @@
 //! Readiness on any file descriptor.
 
-use super::async_fd_errors::AsyncFdTryNewError;
+use super::async_fd_errors::AsyncFdRegisterError;
 use super::async_fd_guard::{AsyncFdReadyGuard, AsyncFdReadyMutGuard};
 use super::registered::{current_reactor, poll_budgeted, poll_io, try_io_once, wait};
 use mio::unix::SourceFd;
@@ -29,7 +29,8 @@ use std::task::{Context, Poll};
 ///
 /// # Panics
 ///
-/// [`AsyncFd::new`] panics outside a runtime with I/O enabled.
+/// [`AsyncFd::register`] (and [`AsyncFd::new`]) panic outside a runtime
+/// with I/O enabled.
 ///
 /// # Examples
 ///
@@ -41,7 +42,7 @@ use std::task::{Context, Poll};
 /// rt.block_on(async {
 ///     let (reader, mut writer) = std::os::unix::net::UnixStream::pair().unwrap();
 ///     reader.set_nonblocking(true).unwrap();
-///     let reader = AsyncFd::new(reader).unwrap();
+///     let reader = AsyncFd::register(reader).unwrap();
 ///     writer.write_all(b"hello").unwrap();
 ///     let mut buf = [0; 5];
 ///     let n = loop {
@@ -60,17 +61,113 @@ pub struct AsyncFd<T: AsRawFd> {
 }
 
 impl<T: AsRawFd> AsyncFd<T> {
-    /// Registers `inner` for both read and write readiness.
+    /// Registers `inner` for both read and write readiness, taking it
+    /// over; if the registration fails, the error hands it back
+    /// ([`AsyncFdRegisterError::into_parts`]). tokio's constructor of the
+    /// same name and contract.
+    ///
+    /// `inner` must own an open descriptor in non-blocking mode, and
+    /// `as_raw_fd` must give the same one for as long as the `AsyncFd`
+    /// holds it. Unlike tokio's, this function is safe: rt's reactor names
+    /// a registration by an index and a generation into a table of cells
+    /// that are never freed (not by the address of its state), and a
+    /// source it could not deregister retires its cell, so a value that
+    /// breaks the rule (a borrowed descriptor closed early, a changing
+    /// `as_raw_fd`) can cost wrong or missing readiness, never memory
+    /// safety.
     ///
     /// # Errors
     ///
-    /// Returns the OS error of the registration (e.g. a regular file, which
-    /// epoll does not support).
+    /// The OS error of the registration (e.g. a regular file, which epoll
+    /// does not support), with `inner`.
     ///
     /// # Panics
     ///
     /// Panics outside a runtime, or on a runtime without
     /// [`Builder::enable_io`](crate::runtime::Builder::enable_io).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rt::io::AsyncFd;
+    ///
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let (a, _b) = std::os::unix::net::UnixStream::pair().unwrap();
+    ///     a.set_nonblocking(true).unwrap();
+    ///     let fd = AsyncFd::register(a).unwrap();
+    ///     assert!(fd.writable().await.unwrap().ready().is_writable());
+    ///
+    ///     // The poller refuses regular files; the file comes back.
+    ///     let file = std::fs::File::open("Cargo.toml").unwrap();
+    ///     let (file, cause) = AsyncFd::register(file).unwrap_err().into_parts();
+    ///     assert!(file.metadata().unwrap().is_file());
+    ///     assert_eq!(cause.kind(), std::io::ErrorKind::PermissionDenied);
+    /// });
+    /// ```
+    #[track_caller]
+    pub fn register(inner: T) -> Result<AsyncFd<T>, AsyncFdRegisterError<T>> {
+        AsyncFd::register_with_interest(inner, Interest::READABLE | Interest::WRITABLE)
+    }
+
+    /// As [`AsyncFd::register`], for the readiness in `interest` only
+    /// (e.g. [`Interest::PRIORITY`] for a descriptor that reports it).
+    ///
+    /// # Errors
+    ///
+    /// As [`AsyncFd::register`].
+    ///
+    /// # Panics
+    ///
+    /// As [`AsyncFd::register`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rt::io::{AsyncFd, Interest};
+    ///
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let (a, _b) = std::os::unix::net::UnixStream::pair().unwrap();
+    ///     a.set_nonblocking(true).unwrap();
+    ///     let fd = AsyncFd::register_with_interest(a, Interest::READABLE).unwrap();
+    ///     # drop(fd);
+    ///     let file = std::fs::File::open("Cargo.toml").unwrap();
+    ///     let error = AsyncFd::register_with_interest(file, Interest::READABLE).unwrap_err();
+    ///     let (file, _cause) = error.into_parts();
+    ///     assert!(file.metadata().is_ok());
+    /// });
+    /// ```
+    #[track_caller]
+    pub fn register_with_interest(
+        inner: T,
+        interest: Interest,
+    ) -> Result<AsyncFd<T>, AsyncFdRegisterError<T>> {
+        let reactor = current_reactor();
+        let fd: RawFd = inner.as_raw_fd();
+        match reactor.register(&mut SourceFd(&fd), interest) {
+            Ok(registration) => Ok(AsyncFd {
+                inner: Some(inner),
+                registration,
+            }),
+            Err(cause) => Err(AsyncFdRegisterError::new(inner, cause)),
+        }
+    }
+
+    /// As [`AsyncFd::register`], with the plain `io::Error` (`inner` is
+    /// dropped if the registration fails).
+    ///
+    /// Not deprecated, unlike tokio's: tokio deprecated its safe
+    /// constructors because they are unsound there; rt's are sound (see
+    /// [`AsyncFd::register`]).
+    ///
+    /// # Errors
+    ///
+    /// As [`AsyncFd::register`], without `inner`.
+    ///
+    /// # Panics
+    ///
+    /// As [`AsyncFd::register`].
     ///
     /// # Examples
     ///
@@ -88,17 +185,17 @@ impl<T: AsRawFd> AsyncFd<T> {
         AsyncFd::with_interest(inner, Interest::READABLE | Interest::WRITABLE)
     }
 
-    /// As [`AsyncFd::new`], handing `inner` back if the registration
-    /// fails.
+    /// [`AsyncFd::register`] under its older name (tokio's, which tokio
+    /// deprecated with its safe constructors; rt's are sound, see
+    /// [`AsyncFd::register`]).
     ///
     /// # Errors
     ///
-    /// The registration's error, with `inner`
-    /// ([`AsyncFdTryNewError::into_parts`]).
+    /// As [`AsyncFd::register`].
     ///
     /// # Panics
     ///
-    /// As [`AsyncFd::new`].
+    /// As [`AsyncFd::register`].
     ///
     /// # Examples
     ///
@@ -111,19 +208,21 @@ impl<T: AsRawFd> AsyncFd<T> {
     /// });
     /// ```
     #[track_caller]
-    pub fn try_new(inner: T) -> Result<AsyncFd<T>, AsyncFdTryNewError<T>> {
-        AsyncFd::try_with_interest(inner, Interest::READABLE | Interest::WRITABLE)
+    pub fn try_new(inner: T) -> Result<AsyncFd<T>, AsyncFdRegisterError<T>> {
+        AsyncFd::register(inner)
     }
 
-    /// Registers `inner` for the readiness in `interest` only.
+    /// As [`AsyncFd::register_with_interest`], with the plain `io::Error`
+    /// (`inner` is dropped if the registration fails). Not deprecated
+    /// (see [`AsyncFd::new`]).
     ///
     /// # Errors
     ///
-    /// As [`AsyncFd::new`].
+    /// As [`AsyncFd::register`], without `inner`.
     ///
     /// # Panics
     ///
-    /// As [`AsyncFd::new`].
+    /// As [`AsyncFd::register`].
     ///
     /// # Examples
     ///
@@ -140,20 +239,19 @@ impl<T: AsRawFd> AsyncFd<T> {
     /// ```
     #[track_caller]
     pub fn with_interest(inner: T, interest: Interest) -> io::Result<AsyncFd<T>> {
-        AsyncFd::try_with_interest(inner, interest).map_err(io::Error::from)
+        AsyncFd::register_with_interest(inner, interest).map_err(io::Error::from)
     }
 
-    /// As [`AsyncFd::with_interest`], handing `inner` back if the
-    /// registration fails.
+    /// [`AsyncFd::register_with_interest`] under its older name (see
+    /// [`AsyncFd::try_new`]).
     ///
     /// # Errors
     ///
-    /// The registration's error, with `inner`
-    /// ([`AsyncFdTryNewError::into_parts`]).
+    /// As [`AsyncFd::register`].
     ///
     /// # Panics
     ///
-    /// As [`AsyncFd::new`].
+    /// As [`AsyncFd::register`].
     ///
     /// # Examples
     ///
@@ -173,16 +271,8 @@ impl<T: AsRawFd> AsyncFd<T> {
     pub fn try_with_interest(
         inner: T,
         interest: Interest,
-    ) -> Result<AsyncFd<T>, AsyncFdTryNewError<T>> {
-        let reactor = current_reactor();
-        let fd: RawFd = inner.as_raw_fd();
-        match reactor.register(&mut SourceFd(&fd), interest) {
-            Ok(registration) => Ok(AsyncFd {
-                inner: Some(inner),
-                registration,
-            }),
-            Err(cause) => Err(AsyncFdTryNewError::new(inner, cause)),
-        }
+    ) -> Result<AsyncFd<T>, AsyncFdRegisterError<T>> {
+        AsyncFd::register_with_interest(inner, interest)
     }
 
     /// The wrapped value.

@@ -35,10 +35,11 @@ impl fmt::Display for TryIoError {
 
 impl std::error::Error for TryIoError {}
 
-/// The error of [`AsyncFd::try_new`](super::AsyncFd::try_new) and
-/// [`AsyncFd::try_with_interest`](super::AsyncFd::try_with_interest): the
+/// The error of [`AsyncFd::register`](super::AsyncFd::register) and
+/// [`AsyncFd::register_with_interest`](super::AsyncFd::register_with_interest)
+/// (and of their other names, `try_new` and `try_with_interest`): the
 /// registration failed, and the value that was to be wrapped comes back
-/// with the cause.
+/// with the cause ([`into_parts`](AsyncFdRegisterError::into_parts)).
 ///
 /// # Examples
 ///
@@ -49,33 +50,39 @@ impl std::error::Error for TryIoError {}
 /// rt.block_on(async {
 ///     // The poller refuses regular files.
 ///     let file = std::fs::File::open("Cargo.toml").unwrap();
-///     let (file, cause) = AsyncFd::try_new(file).unwrap_err().into_parts();
+///     let error = AsyncFd::register(file).unwrap_err();
+///     assert!(error.to_string().contains("registering the descriptor"));
+///     let (file, cause) = error.into_parts();
 ///     assert_eq!(cause.kind(), std::io::ErrorKind::PermissionDenied);
 ///     // The file came back, still open.
 ///     assert!(file.metadata().unwrap().is_file());
 /// });
 /// ```
-pub struct AsyncFdTryNewError<T> {
+pub struct AsyncFdRegisterError<T> {
     inner: T,
     cause: io::Error,
 }
 
-impl<T> AsyncFdTryNewError<T> {
-    pub(super) fn new(inner: T, cause: io::Error) -> AsyncFdTryNewError<T> {
-        AsyncFdTryNewError { inner, cause }
+/// The name [`AsyncFdRegisterError`] had before `AsyncFd::register`
+/// (tokio's older name too).
+pub type AsyncFdTryNewError<T> = AsyncFdRegisterError<T>;
+
+impl<T> AsyncFdRegisterError<T> {
+    pub(super) fn new(inner: T, cause: io::Error) -> AsyncFdRegisterError<T> {
+        AsyncFdRegisterError { inner, cause }
     }
 
     /// The value that was to be wrapped, and the registration's error.
     ///
     /// # Examples
     ///
-    /// See [`AsyncFdTryNewError`].
+    /// See [`AsyncFdRegisterError`].
     ///
     /// ```
     /// let rt = rt::runtime::Runtime::new().unwrap();
     /// rt.block_on(async {
     ///     let file = std::fs::File::open("Cargo.toml").unwrap();
-    ///     let (file, _cause) = rt::io::AsyncFd::try_new(file).unwrap_err().into_parts();
+    ///     let (file, _cause) = rt::io::AsyncFd::register(file).unwrap_err().into_parts();
     ///     # drop(file);
     /// });
     /// ```
@@ -84,7 +91,7 @@ impl<T> AsyncFdTryNewError<T> {
     }
 }
 
-impl<T> fmt::Display for AsyncFdTryNewError<T> {
+impl<T> fmt::Display for AsyncFdRegisterError<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
@@ -94,23 +101,23 @@ impl<T> fmt::Display for AsyncFdTryNewError<T> {
     }
 }
 
-impl<T> fmt::Debug for AsyncFdTryNewError<T> {
+impl<T> fmt::Debug for AsyncFdRegisterError<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("AsyncFdTryNewError")
+        f.debug_struct("AsyncFdRegisterError")
             .field("cause", &self.cause)
             .finish_non_exhaustive()
     }
 }
 
-impl<T> std::error::Error for AsyncFdTryNewError<T> {
+impl<T> std::error::Error for AsyncFdRegisterError<T> {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         Some(&self.cause)
     }
 }
 
 /// The registration's error; the value is dropped.
-impl<T> From<AsyncFdTryNewError<T>> for io::Error {
-    fn from(error: AsyncFdTryNewError<T>) -> io::Error {
+impl<T> From<AsyncFdRegisterError<T>> for io::Error {
+    fn from(error: AsyncFdRegisterError<T>) -> io::Error {
         error.cause
     }
 }

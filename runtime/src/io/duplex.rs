@@ -8,6 +8,7 @@ use super::mem_pipe::{self, MemPipe};
 use crate::loom::sync::{Arc, Mutex};
 use futures_io::{AsyncRead, AsyncWrite};
 use std::io;
+use std::mem::MaybeUninit;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
@@ -96,13 +97,51 @@ pub struct DuplexStream {
     write: Arc<Mutex<MemPipe>>,
 }
 
+impl DuplexStream {
+    /// Reads like [`AsyncRead::poll_read`] into memory that may be
+    /// uninitialised (a tokio `ReadBuf`'s unfilled part, say): the bytes
+    /// are copied straight into the front of `buf`, nothing is zeroed
+    /// first; returns how many. `Ok(0)` is end-of-file (or an empty `buf`).
+    ///
+    /// # Errors
+    ///
+    /// None today: the `Result` is `AsyncRead`'s shape.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rt::io::AsyncWriteExt;
+    /// use std::future::poll_fn;
+    /// use std::mem::MaybeUninit;
+    ///
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let (mut a, mut b) = rt::io::duplex(16);
+    ///     a.write_all(b"hi").await.unwrap();
+    ///     let mut buf = [MaybeUninit::<u8>::uninit(); 8];
+    ///     let n = poll_fn(|cx| b.poll_read_uninit(cx, &mut buf)).await.unwrap();
+    ///     assert_eq!(n, 2);
+    ///     // SAFETY: the read initialised the first `n` bytes.
+    ///     assert_eq!(unsafe { buf[0].assume_init() }, b'h');
+    /// });
+    /// ```
+    pub fn poll_read_uninit(
+        &mut self,
+        cx: &mut Context<'_>,
+        buf: &mut [MaybeUninit<u8>],
+    ) -> Poll<io::Result<usize>> {
+        mem_pipe::poll_read(&self.read, cx, buf)
+    }
+}
+
 impl AsyncRead for DuplexStream {
     fn poll_read(
         self: Pin<&mut Self>,
         cx: &mut Context<'_>,
         buf: &mut [u8],
     ) -> Poll<io::Result<usize>> {
-        mem_pipe::poll_read(&self.read, cx, buf)
+        self.get_mut()
+            .poll_read_uninit(cx, crate::io::sys::as_uninit(buf))
     }
 }
 

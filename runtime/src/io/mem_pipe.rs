@@ -64,12 +64,13 @@ fn register(slot: &mut Option<Waker>, cx: &Context<'_>) -> Option<Waker> {
     }
 }
 
-/// Reads what is buffered into `buf`; `Ok(0)` once the writer closed and
-/// everything was read.
+/// Reads what is buffered into `buf`, which may be uninitialised (the
+/// bytes are copied in, nothing is zeroed first); `Ok(0)` once the writer
+/// closed and everything was read.
 pub(super) fn poll_read(
     pipe: &Mutex<MemPipe>,
     cx: &mut Context<'_>,
-    buf: &mut [u8],
+    buf: &mut [std::mem::MaybeUninit<u8>],
 ) -> Poll<io::Result<usize>> {
     if buf.is_empty() {
         return Poll::Ready(Ok(0));
@@ -89,13 +90,21 @@ pub(super) fn poll_read(
     let n = buf.len().min(pipe.bytes.len());
     let (front, back) = pipe.bytes.as_slices();
     let from_front = n.min(front.len());
-    buf[..from_front].copy_from_slice(&front[..from_front]);
-    buf[from_front..n].copy_from_slice(&back[..n - from_front]);
+    buf[..from_front].copy_from_slice(as_uninit(&front[..from_front]));
+    buf[from_front..n].copy_from_slice(as_uninit(&back[..n - from_front]));
     pipe.bytes.drain(..n);
     let writer = pipe.writer.take();
     unlock_and_wake(pipe, writer);
     coop.made_progress();
     Poll::Ready(Ok(n))
+}
+
+/// Initialised bytes seen as memory that may be uninitialised, the type a
+/// copy into uninitialised memory takes.
+fn as_uninit(bytes: &[u8]) -> &[std::mem::MaybeUninit<u8>] {
+    // SAFETY: `MaybeUninit<u8>` has `u8`'s layout, and a shared slice
+    // cannot be used to de-initialise anything.
+    unsafe { &*(std::ptr::from_ref::<[u8]>(bytes) as *const [std::mem::MaybeUninit<u8>]) }
 }
 
 /// Buffers as much of `buf` as there is room for; waits while the pipe is

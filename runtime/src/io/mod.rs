@@ -96,7 +96,7 @@ pub mod unix;
 mod write_ext;
 
 pub use async_fd::AsyncFd;
-pub use async_fd_errors::{AsyncFdTryNewError, TryIoError};
+pub use async_fd_errors::{AsyncFdRegisterError, AsyncFdTryNewError, TryIoError};
 pub use async_fd_guard::{AsyncFdReadyGuard, AsyncFdReadyMutGuard};
 pub use buf_read_ext::{AsyncBufReadExt, Lines, Split};
 pub use buf_stream::BufStream;

@@ -4,6 +4,11 @@
 //! The I/O pattern (see `rt_reactor`'s crate docs for why no wake-up is
 //! lost):
 //! 1. spend a unit of the task's cooperative budget (yield if it is spent);
+//!    only an operation and a `poll_*_ready` method spend it: a future that
+//!    only waits for readiness (`readable`, `writable`, `ready`) spends
+//!    none, as in tokio, since the `try_*` call that follows it does the
+//!    work and a loop of `writable().await` and `try_write` is bounded by
+//!    the socket's buffer, not by the budget;
 //! 2. wait for readiness in the wanted direction;
 //! 3. try the non-blocking operation; on `WouldBlock`, clear exactly the
 //!    readiness observed in step 2 and go back to step 2 (a stream read
@@ -47,10 +52,10 @@ pub(crate) fn poll_budgeted<T>(
     Poll::Ready(result)
 }
 
-/// Steps 1 and 2 in `waiter`'s own places, freed when the future is
-/// dropped.
+/// Step 2 alone, in `waiter`'s own places, freed when the future is
+/// dropped: the readiness futures, which spend no budget (step 1).
 pub(crate) async fn wait(mut waiter: ReadyWaiter<'_>) -> io::Result<ReadyEvent> {
-    poll_fn(|cx| poll_budgeted(cx, |cx| waiter.poll_ready(cx))).await
+    poll_fn(|cx| waiter.poll_ready(cx)).await
 }
 
 /// Steps 1 to 4 of the module docs on `registration`, with step 2 done by
@@ -111,6 +116,11 @@ pub(crate) fn try_io_once<R>(
 pub(crate) fn current_reactor() -> rt_reactor::Handle {
     match context::with_current(|handle| handle.driver().reactor().cloned()) {
         Some(Some(reactor)) => reactor,
+        #[cfg(feature = "sim")]
+        Some(None) if crate::sim::is_current() => panic!(
+            "rt: `AsyncFd`, child processes and other real I/O are not supported inside a \
+             simulation (`rt::sim`): their readiness comes from the OS, which a seed cannot replay"
+        ),
         Some(None) => panic!(
             "rt: this runtime has no I/O driver, so sockets and `AsyncFd` cannot be used on it. \
              Build the runtime with `Builder::enable_io()` or `Builder::enable_all()` \
@@ -131,9 +141,29 @@ impl<E: mio::event::Source> Registered<E> {
     ///
     /// See [`current_reactor`].
     #[track_caller]
-    pub(crate) fn new(mut io: E, interest: Interest) -> io::Result<Registered<E>> {
+    pub(crate) fn new(io: E, interest: Interest) -> io::Result<Registered<E>> {
+        Registered::assuming(io, interest, Ready::EMPTY)
+    }
+
+    /// Registers `io` with `assumed` already ready, without waiting for
+    /// the reactor's first event (`rt_reactor::Handle::register_assuming`):
+    /// accepted streams (readable and writable) and the ends of a fresh
+    /// pair (writable). The first operation that finds the guess wrong
+    /// gets `WouldBlock` and clears it, as for any readiness.
+    ///
+    /// # Panics
+    ///
+    /// See [`current_reactor`].
+    #[track_caller]
+    pub(crate) fn assuming(
+        mut io: E,
+        interest: Interest,
+        assumed: Ready,
+    ) -> io::Result<Registered<E>> {
+        #[cfg(feature = "sim")]
+        crate::sim::refuse("a real socket (rt::net)")?;
         let reactor = current_reactor();
-        let registration = reactor.register(&mut io, interest)?;
+        let registration = reactor.register_assuming(&mut io, interest, assumed)?;
         Ok(Registered {
             io: Some(io),
             registration,
@@ -166,15 +196,15 @@ impl<E: mio::event::Source> Registered<E> {
         poll_budgeted(cx, |cx| self.registration.poll_ready(cx, direction))
     }
 
-    /// Waits for readiness in `direction` (spending budget) in a place of
-    /// its own, so any number of tasks can wait at once; the place is freed
-    /// when the future is dropped.
+    /// Waits for readiness in `direction` (spending no budget) in a place
+    /// of its own, so any number of tasks can wait at once; the place is
+    /// freed when the future is dropped.
     pub(crate) async fn ready(&self, direction: Direction) -> io::Result<ReadyEvent> {
         wait(self.waiter(direction)).await
     }
 
-    /// Waits for the readiness of `interest` (spending budget) in places
-    /// of its own, in each direction's list the interest needs; the
+    /// Waits for the readiness of `interest` (spending no budget) in
+    /// places of its own, in each direction's list the interest needs; the
     /// sockets' `ready(interest)`.
     pub(crate) async fn ready_for(&self, interest: Interest) -> io::Result<Ready> {
         let event = wait(self.registration.waiter_for(interest)).await?;
@@ -293,10 +323,9 @@ where
         self.poll_stream_read(cx, room, |mut io| io::Read::read(&mut io, buf))
     }
 
-    /// Like `poll_read`, into memory that may be uninitialised (hyper's
-    /// read buffer): the kernel fills the front of `buf` and the count of
+    /// Like `poll_read`, into memory that may be uninitialised (hyper's or a
+    /// tokio `ReadBuf`'s): the kernel fills the front of `buf` and the count of
     /// bytes it wrote comes back; nothing is zeroed or copied first.
-    #[cfg(feature = "hyper")]
     pub(crate) fn poll_read_uninit(
         &self,
         cx: &mut Context<'_>,

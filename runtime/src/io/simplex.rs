@@ -108,13 +108,48 @@ impl SimplexStream {
     }
 }
 
+impl SimplexStream {
+    /// Reads like [`AsyncRead::poll_read`] into memory that may be
+    /// uninitialised (a tokio `ReadBuf`'s unfilled part, say): the bytes
+    /// are copied straight into the front of `buf`, nothing is zeroed
+    /// first; returns how many. `Ok(0)` is end-of-file (or an empty `buf`).
+    ///
+    /// # Errors
+    ///
+    /// None today: the `Result` is `AsyncRead`'s shape.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rt::io::AsyncWriteExt;
+    /// use std::future::poll_fn;
+    /// use std::mem::MaybeUninit;
+    ///
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let mut pipe = rt::io::SimplexStream::new_unsplit(16);
+    ///     pipe.write_all(b"hi").await.unwrap();
+    ///     let mut buf = [MaybeUninit::<u8>::uninit(); 8];
+    ///     let n = poll_fn(|cx| pipe.poll_read_uninit(cx, &mut buf)).await.unwrap();
+    ///     assert_eq!(n, 2);
+    /// });
+    /// ```
+    pub fn poll_read_uninit(
+        &mut self,
+        cx: &mut Context<'_>,
+        buf: &mut [std::mem::MaybeUninit<u8>],
+    ) -> Poll<io::Result<usize>> {
+        mem_pipe::poll_read(&self.pipe, cx, buf)
+    }
+}
+
 impl AsyncRead for SimplexStream {
     fn poll_read(
         self: Pin<&mut Self>,
         cx: &mut Context<'_>,
         buf: &mut [u8],
     ) -> Poll<io::Result<usize>> {
-        mem_pipe::poll_read(&self.pipe, cx, buf)
+        mem_pipe::poll_read(&self.pipe, cx, crate::io::sys::as_uninit(buf))
     }
 }
 

@@ -112,7 +112,12 @@ impl Blocking {
         })
     }
 
-    fn poll_read(&mut self, cx: &mut Context<'_>, dst: &mut [u8]) -> Poll<io::Result<usize>> {
+    /// Copies buffered bytes into `dst`, which may be uninitialised.
+    fn poll_read(
+        &mut self,
+        cx: &mut Context<'_>,
+        dst: &mut [std::mem::MaybeUninit<u8>],
+    ) -> Poll<io::Result<usize>> {
         if dst.is_empty() {
             return Poll::Ready(Ok(0));
         }
@@ -121,7 +126,13 @@ impl Blocking {
             match &mut self.state {
                 State::Idle(buf) if buf.pos < buf.data.len() => {
                     let n = dst.len().min(buf.data.len() - buf.pos);
-                    dst[..n].copy_from_slice(&buf.data[buf.pos..buf.pos + n]);
+                    let src = &buf.data[buf.pos..buf.pos + n];
+                    // SAFETY: `MaybeUninit<u8>` has `u8`'s layout, and a
+                    // shared slice cannot de-initialise anything.
+                    let src = unsafe {
+                        &*(std::ptr::from_ref::<[u8]>(src) as *const [std::mem::MaybeUninit<u8>])
+                    };
+                    dst[..n].copy_from_slice(src);
                     buf.pos += n;
                     coop.made_progress();
                     return Poll::Ready(Ok(n));
@@ -311,13 +322,49 @@ pub fn stderr() -> Stderr {
     }
 }
 
+impl Stdin {
+    /// Reads like `AsyncRead::poll_read` into memory that may be
+    /// uninitialised (a tokio `ReadBuf`'s unfilled part): the bytes the
+    /// blocking read got are copied straight into the front of `buf`,
+    /// nothing is zeroed first; returns how many (`0`: end of input, or an
+    /// empty `buf`).
+    ///
+    /// # Errors
+    ///
+    /// The OS error of the read.
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// use std::future::poll_fn;
+    /// use std::mem::MaybeUninit;
+    ///
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let mut stdin = rt::io::stdin();
+    ///     let mut buf = [MaybeUninit::<u8>::uninit(); 64];
+    ///     let n = poll_fn(|cx| stdin.poll_read_uninit(cx, &mut buf)).await.unwrap();
+    ///     println!("read {n} bytes");
+    /// });
+    /// ```
+    pub fn poll_read_uninit(
+        &mut self,
+        cx: &mut Context<'_>,
+        buf: &mut [std::mem::MaybeUninit<u8>],
+    ) -> Poll<io::Result<usize>> {
+        self.io.poll_read(cx, buf)
+    }
+}
+
 impl AsyncRead for Stdin {
     fn poll_read(
         self: Pin<&mut Self>,
         cx: &mut Context<'_>,
         buf: &mut [u8],
     ) -> Poll<io::Result<usize>> {
-        self.get_mut().io.poll_read(cx, buf)
+        self.get_mut()
+            .io
+            .poll_read(cx, crate::io::sys::as_uninit(buf))
     }
 }
 

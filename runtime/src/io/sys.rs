@@ -21,6 +21,27 @@ macro_rules! syscall {
     }};
 }
 
+/// Reads once (`read(2)`) from `fd` (a pipe, say, where `recv` does not
+/// apply) into `dst`, which may be uninitialised: the kernel writes the
+/// bytes straight into it. Returns how many bytes arrived, at the front of
+/// `dst` (`0`: end-of-file, or `dst` is empty). Interrupted calls are
+/// retried.
+pub(crate) fn read_uninit(fd: RawFd, dst: &mut [std::mem::MaybeUninit<u8>]) -> io::Result<usize> {
+    loop {
+        match syscall!(
+            // SAFETY: `dst` is exclusively borrowed memory of `dst.len()`
+            // bytes; read(2) only writes to it (so that it is
+            // uninitialised does not matter), at most `dst.len()` bytes.
+            unsafe { libc::read(fd, dst.as_mut_ptr().cast(), dst.len()) }
+        ) {
+            // Not -1 (checked), so 0..=dst.len().
+            Ok(read) => return Ok(read as usize),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        }
+    }
+}
+
 /// The file status flags of `fd` (`fcntl(F_GETFL)`): its access mode
 /// (`flags & O_ACCMODE`), `O_NONBLOCK`, `O_APPEND`, ...
 pub(crate) fn status_flags(fd: std::os::fd::BorrowedFd<'_>) -> io::Result<libc::c_int> {
@@ -65,7 +86,6 @@ pub(crate) fn read_to_spare(fd: RawFd, dst: &mut Vec<u8>, max: usize) -> io::Res
 /// front of `dst` (`0`: a stream's peer closed its write side, an empty
 /// datagram, or `dst` is empty; a datagram longer than `dst` is cut to
 /// it). Interrupted calls are retried.
-#[cfg(any(feature = "hyper", feature = "bytes"))]
 pub(crate) fn recv_uninit(fd: RawFd, dst: &mut [std::mem::MaybeUninit<u8>]) -> io::Result<usize> {
     loop {
         match syscall!(

@@ -19,4 +19,7 @@
 //! });
 //! ```
 
-pub use super::{AsyncFd, AsyncFdReadyGuard, AsyncFdReadyMutGuard, AsyncFdTryNewError, TryIoError};
+pub use super::{
+    AsyncFd, AsyncFdReadyGuard, AsyncFdReadyMutGuard, AsyncFdRegisterError, AsyncFdTryNewError,
+    TryIoError,
+};

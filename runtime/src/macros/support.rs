@@ -19,6 +19,12 @@ thread_local! {
 
 /// A branch index in `0..branches`, for `select!` to start polling at.
 pub fn random_start(branches: usize) -> usize {
+    // Inside a simulation the draw is the simulation's, so a seed replays
+    // the same branch order.
+    #[cfg(feature = "sim")]
+    if let Some(start) = crate::sim::random_below(branches) {
+        return start;
+    }
     BRANCH_RNG
         .try_with(|rng| rng.borrow_mut().below(branches))
         .unwrap_or(0)

@@ -12,7 +12,7 @@
 //! ```text
 //! datagram_io! {
 //!     socket: UdpSocket, address: SocketAddr,
-//!     target: target: SocketAddr => target (what mio's `send_to` takes),
+//!     target: target: SocketAddr => target (what the socket's `SendTo` takes),
 //!     peek_from: mio::net::UdpSocket::peek_from,
 //!     to: "`target`", full: "the socket buffer is full";
 //!
@@ -194,7 +194,9 @@ macro_rules! datagram_io {
         ) -> ::std::task::Poll<::std::io::Result<usize>> {
             let to = $to;
             self.registered()
-                .poll_io(cx, ::rt_reactor::Direction::Write, |sys| sys.send_to(buf, to))
+                .poll_io(cx, ::rt_reactor::Direction::Write, |sys| {
+                    crate::net::datagram_io::SendTo::send_to_target(sys, buf, to)
+                })
         }
     };
     (
@@ -280,7 +282,9 @@ macro_rules! datagram_io {
         pub fn try_send_to(&self, buf: &[u8], $target: $Target) -> ::std::io::Result<usize> {
             let to = $to;
             self.registered()
-                .try_io(::rt_reactor::Direction::Write, |sys| sys.send_to(buf, to))
+                .try_io(::rt_reactor::Direction::Write, |sys| {
+                    crate::net::datagram_io::SendTo::send_to_target(sys, buf, to)
+                })
         }
     };
     (
@@ -320,3 +324,18 @@ macro_rules! datagram_io {
 }
 
 pub(crate) use datagram_io;
+
+/// Sends one datagram to a target of the socket's own kind: what the
+/// macro's `send_to` methods call. UDP's is `mio`'s `send_to`; a Unix
+/// datagram socket's takes a path that may spell an abstract name
+/// (`unix::abstract_name`).
+pub(crate) trait SendTo<Target> {
+    /// Sends `buf` to `target`.
+    fn send_to_target(&self, buf: &[u8], target: Target) -> std::io::Result<usize>;
+}
+
+impl SendTo<std::net::SocketAddr> for mio::net::UdpSocket {
+    fn send_to_target(&self, buf: &[u8], target: std::net::SocketAddr) -> std::io::Result<usize> {
+        self.send_to(buf, target)
+    }
+}

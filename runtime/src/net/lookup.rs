@@ -42,6 +42,8 @@ impl HostName {
 ///
 /// Panics outside a runtime.
 pub(crate) async fn resolve(name: HostName) -> io::Result<Vec<SocketAddr>> {
+    #[cfg(feature = "sim")]
+    crate::sim::refuse("rt::net::lookup_host (the system resolver)")?;
     let meta = TaskMeta::new();
     let Some(call) =
         context::with_current(|handle| handle.spawn_blocking(move || name.resolve(), meta))

@@ -7,7 +7,11 @@
 //! panics with a message saying so. Streams implement
 //! [`AsyncRead`](crate::io::AsyncRead) and [`AsyncWrite`](crate::io::AsyncWrite)
 //! (including the vectored methods, one `readv`/`writev` per call), and
-//! every ready operation spends one unit of the task's cooperative budget.
+//! every ready operation (and every ready `poll_*_ready`) spends one unit
+//! of the task's cooperative budget. The readiness futures (`readable`,
+//! `writable`, `ready`, on the sockets, their halves and
+//! [`AsyncFd`](crate::io::AsyncFd)) spend none, as in tokio: the `try_*`
+//! call that follows them does the work.
 //!
 //! A [`TcpSocket`] is created and configured first (`SO_REUSEPORT`,
 //! buffer sizes, type of service, a local address to connect from) and

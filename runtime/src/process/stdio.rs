@@ -253,6 +253,43 @@ macro_rules! reader {
                 })
             }
 
+            /// Reads once, as `AsyncRead::poll_read`, into `buf`, which
+            /// may be uninitialised (a tokio `ReadBuf`'s unfilled part):
+            /// the kernel writes the bytes straight into it, nothing is
+            /// zeroed first; returns how many (`0`: the child closed the
+            /// pipe, or an empty `buf`).
+            ///
+            /// # Errors
+            ///
+            /// The OS error of `read`, or the I/O driver's shutdown.
+            ///
+            /// # Examples
+            ///
+            /// ```
+            /// use std::future::poll_fn;
+            /// use std::mem::MaybeUninit;
+            ///
+            /// let rt = rt::runtime::Runtime::new().unwrap();
+            /// rt.block_on(async {
+            ///     let mut child = rt::process::Command::new("echo").arg("hi")
+            ///         .stdout(std::process::Stdio::piped()).spawn().unwrap();
+            ///     let out = child.stdout.take().unwrap();
+            ///     let mut buf = [MaybeUninit::<u8>::uninit(); 8];
+            ///     let n = poll_fn(|cx| out.poll_read_uninit(cx, &mut buf)).await.unwrap();
+            ///     assert!(n > 0);
+            ///     child.wait().await.unwrap();
+            /// });
+            /// ```
+            pub fn poll_read_uninit(
+                &self,
+                cx: &mut Context<'_>,
+                buf: &mut [std::mem::MaybeUninit<u8>],
+            ) -> Poll<io::Result<usize>> {
+                self.pipe.poll_io(cx, Direction::Read, |pipe| {
+                    crate::io::sys::read_uninit(pipe.as_raw_fd(), buf)
+                })
+            }
+
             /// Deregisters the pipe and hands it back in blocking mode,
             /// e.g. to be another child's input.
             ///

@@ -704,10 +704,10 @@ impl Builder {
             "`build_local` needs a current-thread runtime: use `Builder::new_current_thread()` \
              (or drive a `LocalSet` inside a multi-thread runtime's `block_on`)"
         );
-        self.build().map(LocalRuntime::new)
+        self.build().map(LocalRuntime::from_runtime)
     }
 
-    fn spawner(&self) -> ThreadSpawner {
+    pub(crate) fn spawner(&self) -> ThreadSpawner {
         ThreadSpawner {
             name: self.thread_name.clone(),
             stack_size: self.thread_stack_size,

@@ -88,10 +88,18 @@ loom::thread_local! {
 /// Runs `f` with the current runtime's handle, or returns `None` when this
 /// thread has no current runtime (or is being torn down).
 pub(crate) fn with_current<R>(f: impl FnOnce(&scheduler::Handle) -> R) -> Option<R> {
+    try_with_current(f).ok().flatten()
+}
+
+/// Like [`with_current`], telling apart "no runtime is current" (`Ok(None)`)
+/// from "this thread's context is already destroyed" (`Err`: called from a
+/// thread-local destructor).
+pub(crate) fn try_with_current<R>(
+    f: impl FnOnce(&scheduler::Handle) -> R,
+) -> Result<Option<R>, ()> {
     CONTEXT
         .try_with(|cx| cx.current.borrow().last().map(|(_, handle)| f(handle)))
-        .ok()
-        .flatten()
+        .map_err(|_| ())
 }
 
 /// Makes `handle` current until the guard drops.

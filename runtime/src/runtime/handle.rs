@@ -56,11 +56,49 @@ pub enum RuntimeFlavor {
 /// assert_eq!(err.to_string(), "no rt runtime is current on this thread");
 /// ```
 #[derive(Debug)]
-pub struct TryCurrentError(());
+pub struct TryCurrentError {
+    thread_local_destroyed: bool,
+}
+
+impl TryCurrentError {
+    /// No runtime is current: the call was made outside `block_on`, a
+    /// task, or an [`enter`](Handle::enter) guard.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let err = rt::runtime::Handle::try_current().unwrap_err();
+    /// assert!(err.is_missing_context());
+    /// assert!(!err.is_thread_local_destroyed());
+    /// ```
+    pub fn is_missing_context(&self) -> bool {
+        !self.thread_local_destroyed
+    }
+
+    /// The thread's runtime context is already destroyed: the call was
+    /// made from a thread-local destructor while the thread exits.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let err = rt::runtime::Handle::try_current().unwrap_err();
+    /// assert!(!err.is_thread_local_destroyed());
+    /// ```
+    pub fn is_thread_local_destroyed(&self) -> bool {
+        self.thread_local_destroyed
+    }
+}
 
 impl fmt::Display for TryCurrentError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("no rt runtime is current on this thread")
+        if self.thread_local_destroyed {
+            f.write_str(
+                "rt's runtime context is already destroyed on this thread (called from a \
+                 thread-local destructor)",
+            )
+        } else {
+            f.write_str("no rt runtime is current on this thread")
+        }
     }
 }
 
@@ -106,10 +144,17 @@ impl Handle {
     /// assert!(rt::runtime::Handle::try_current().is_err());
     /// ```
     pub fn try_current() -> Result<Handle, TryCurrentError> {
-        context::with_current(|inner| Handle {
+        match context::try_with_current(|inner| Handle {
             inner: inner.clone(),
-        })
-        .ok_or(TryCurrentError(()))
+        }) {
+            Ok(Some(handle)) => Ok(handle),
+            Ok(None) => Err(TryCurrentError {
+                thread_local_destroyed: false,
+            }),
+            Err(_) => Err(TryCurrentError {
+                thread_local_destroyed: true,
+            }),
+        }
     }
 
     /// Spawns a task on this runtime; see [`rt::spawn`](crate::spawn).
@@ -176,6 +221,11 @@ impl Handle {
             scheduler::Handle::CurrentThread(handle) => {
                 scheduler::current_thread::Handle::block_on(handle, future)
             }
+            #[cfg(feature = "sim")]
+            scheduler::Handle::Sim(_) => panic!(
+                "`Handle::block_on` on a simulation's handle: a simulation is driven by \
+                 `rt::sim::Sim::run` only; spawn the future onto it (`Handle::spawn`) instead"
+            ),
         }
     }
 
@@ -242,6 +292,9 @@ impl Handle {
         match self.inner {
             scheduler::Handle::MultiThread(_) => RuntimeFlavor::MultiThread,
             scheduler::Handle::CurrentThread(_) => RuntimeFlavor::CurrentThread,
+            // One thread runs every task, as on a current-thread runtime.
+            #[cfg(feature = "sim")]
+            scheduler::Handle::Sim(_) => RuntimeFlavor::CurrentThread,
         }
     }
 

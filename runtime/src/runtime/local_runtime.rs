@@ -39,7 +39,27 @@ pub struct LocalRuntime {
 }
 
 impl LocalRuntime {
-    pub(crate) fn new(rt: Runtime) -> LocalRuntime {
+    /// A local runtime with every driver enabled: the same as
+    /// `Builder::new_current_thread().enable_all().build_local()`.
+    ///
+    /// # Errors
+    ///
+    /// Returns the OS error if the runtime's I/O driver cannot be created.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::LocalRuntime::new().unwrap();
+    /// let rc = std::rc::Rc::new(3);
+    /// assert_eq!(rt.block_on(async move { *rc }), 3);
+    /// ```
+    pub fn new() -> std::io::Result<LocalRuntime> {
+        crate::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build_local()
+    }
+
+    pub(crate) fn from_runtime(rt: Runtime) -> LocalRuntime {
         LocalRuntime {
             local: LocalSet::new(),
             rt,

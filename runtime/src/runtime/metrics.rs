@@ -314,6 +314,34 @@ impl RuntimeMetrics {
         WorkerMetrics::load(&self.worker(worker).unparks)
     }
 
+    /// How many times `worker` parked plus how many times it woke up
+    /// (tokio's form of the two counters): odd while it is parked, even
+    /// while it is awake. The two counters are read one after the other, so
+    /// under a concurrent park and wake the parity may lag by one event;
+    /// the sum never decreases.
+    ///
+    /// # Panics
+    ///
+    /// Panics if `worker >= num_workers()`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Builder::new_current_thread().enable_time().build().unwrap();
+    /// rt.block_on(async { rt::time::sleep(std::time::Duration::from_millis(1)).await });
+    /// // Back from `block_on`: the worker (this thread) is awake.
+    /// assert_eq!(rt.metrics().worker_park_unpark_count(0) % 2, 0);
+    /// ```
+    #[track_caller]
+    pub fn worker_park_unpark_count(&self, worker: usize) -> u64 {
+        let metrics = self.worker(worker);
+        // Wakes first: a park always precedes its wake, so the sum read
+        // this way is never ahead of a state the worker was in.
+        let unparks = WorkerMetrics::load(&metrics.unparks);
+        let parks = WorkerMetrics::load(&metrics.parks);
+        parks + unparks
+    }
+
     /// How long `worker` has been awake (running tasks or looking for
     /// them), up to its last park.
     ///

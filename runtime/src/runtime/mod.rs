@@ -22,7 +22,7 @@ pub use handle::{EnterGuard, Handle, RuntimeFlavor, TryCurrentError};
 pub use id::Id;
 pub use local_runtime::LocalRuntime;
 pub use metrics::RuntimeMetrics;
-pub use runtime::Runtime;
+pub use runtime::{Runtime, is_rt_shutdown_err};
 pub(crate) use runtime::{block_on_thread, deadline_after};
 pub use watchdog::SlowPoll;
 pub use worker_index::worker_index;

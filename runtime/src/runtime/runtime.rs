@@ -234,6 +234,10 @@ impl Runtime {
             (scheduler::Handle::MultiThread(_), None) => {
                 unreachable!("multi-thread runtime without workers")
             }
+            #[cfg(feature = "sim")]
+            (scheduler::Handle::Sim(_), _) => {
+                unreachable!("a simulation's runtime is never a `Runtime`")
+            }
         }
         if let Some(mut watchdog) = self.watchdog.take() {
             watchdog.stop();
@@ -293,4 +297,25 @@ pub(crate) fn block_on_thread<F: Future>(future: F, spin_before_park: Duration) 
         static PARKER: ThreadParker = ThreadParker::new();
     }
     PARKER.with(|parker| parker.block_on(future, spin_before_park))
+}
+
+/// Whether `err` is the error an I/O operation fails with because the
+/// runtime its resource was registered with has shut down (a socket
+/// created on one runtime, used after that runtime was dropped).
+///
+/// # Examples
+///
+/// ```
+/// let first = rt::runtime::Runtime::new().unwrap();
+/// let second = rt::runtime::Runtime::new().unwrap();
+/// let listener = first.block_on(rt::net::TcpListener::bind("127.0.0.1:0")).unwrap();
+/// drop(first);
+/// second.block_on(async {
+///     let err = listener.accept().await.unwrap_err();
+///     assert!(rt::runtime::is_rt_shutdown_err(&err));
+/// });
+/// assert!(!rt::runtime::is_rt_shutdown_err(&std::io::Error::other("other")));
+/// ```
+pub fn is_rt_shutdown_err(err: &io::Error) -> bool {
+    rt_reactor::is_shutdown_error(err)
 }

@@ -15,13 +15,15 @@
 //!    the interval is tuned to about 100 µs of polling, as on the
 //!    multi-thread workers (`scheduler/global_queue_interval.rs`), timed
 //!    at each driver poll with the clock read that poll makes anyway;
-//! 3. when there is nothing to run but tasks that yielded (woke
-//!    themselves while polled; they wait in a side list), queue them once
-//!    the driver was polled since the last time (polling it now without
-//!    blocking unless step 4's poll did), as tokio defers a yield until
-//!    the driver was polled: a task that keeps yielding lets I/O and
-//!    timers in after every round of yields, and a long round costs no
-//!    poll beyond step 4's;
+//! 3. tasks that yielded (woke themselves while polled) wait in a side
+//!    list until the driver is next polled, as tokio defers a yield until
+//!    then; every driver poll (step 4's, either kind) queues them behind
+//!    the tasks it woke. When nothing is left to run but yielded tasks,
+//!    the driver is polled without blocking at once: a task that keeps
+//!    yielding lets I/O and timers in after every round of yields, and a
+//!    yielded task runs again within `event_interval` ticks plus the
+//!    queue ahead of it however busy the runtime is (a saturated runtime
+//!    never runs out of tasks, so waiting for that would starve it);
 //! 4. when there is nothing to run at all, park in the driver (woken by a
 //!    remote schedule or the main future's waker); otherwise, after
 //!    `event_interval` tasks, poll the driver without blocking, and loop.
@@ -119,8 +121,6 @@ struct Core {
     /// no task runs while one of higher priority waits there (its round
     /// comes first), and they count as waiting for the starvation bound.
     yielded_by_priority: [usize; 3],
-    /// The driver was polled since the yielded tasks last went back.
-    polled_since_requeue: bool,
     tick: u32,
     /// Ticks between looks at the injector first, tuned to the poll times
     /// unless the user fixed it (see `scheduler/global_queue_interval.rs`).
@@ -156,7 +156,6 @@ impl Handle {
             fairness: Fairness::default(),
             yielded: Vec::new(),
             yielded_by_priority: [0; 3],
-            polled_since_requeue: false,
             tick: 0,
             global_queue_interval: GlobalQueueInterval::new(
                 config.global_queue_interval,
@@ -324,7 +323,8 @@ impl CoreGuard {
                             handle.metrics.poll_finished();
                         }
                         None if cx.has_yielded() => {
-                            cx.requeue_yielded_after_driver();
+                            // Step 3: the poll queues them.
+                            cx.park(false);
                             continue 'outer;
                         }
                         None => {
@@ -368,26 +368,6 @@ impl Context {
             .borrow()
             .as_ref()
             .is_some_and(|core| !core.yielded.is_empty())
-    }
-
-    /// Step 3: the yielded tasks go behind what the driver woke, once it
-    /// was polled since their last round.
-    fn requeue_yielded_after_driver(&self) {
-        let polled = self.with_core(|core| core.polled_since_requeue);
-        if !polled {
-            self.park(false);
-        }
-        let handle = &self.handle;
-        self.with_core(|core| {
-            core.polled_since_requeue = false;
-            core.yielded_by_priority = [0; 3];
-            let mut yielded = std::mem::take(&mut core.yielded);
-            for task in yielded.drain(..) {
-                core.push(handle, task);
-            }
-            // The list's capacity is kept for the next round.
-            core.yielded = yielded;
-        });
     }
 
     fn with_core<R>(&self, f: impl FnOnce(&mut Core) -> R) -> R {
@@ -459,7 +439,7 @@ impl Context {
         self.with_core(|core| {
             core.driver = Some(driver);
             core.woken = woken;
-            core.polled_since_requeue = true;
+            core.requeue_yielded(handle);
             if block {
                 metrics::add(&handle.metrics.unparks, 1);
                 core.busy_since = coarse_time::refresh();
@@ -473,6 +453,27 @@ impl Core {
     /// The tasks waiting in this core's queues, of every priority.
     fn queued_here(&self) -> usize {
         self.tasks.len() + self.lanes.high.len() + self.lanes.low.len() + self.yielded.len()
+    }
+
+    /// Step 3: after a driver poll, the yielded tasks go behind what it
+    /// woke.
+    fn requeue_yielded(&mut self, handle: &Handle) {
+        if self.yielded.is_empty() {
+            return;
+        }
+        let normal_only = self.yielded_by_priority[Priority::Normal.index()] == self.yielded.len();
+        self.yielded_by_priority = [0; 3];
+        if normal_only {
+            // One copy, without reading each task's priority.
+            self.tasks.extend(self.yielded.drain(..));
+            return;
+        }
+        let mut yielded = std::mem::take(&mut self.yielded);
+        for task in yielded.drain(..) {
+            self.push(handle, task);
+        }
+        // The list's capacity is kept for the next round.
+        self.yielded = yielded;
     }
 
     /// Queues a task to run on this thread, by its priority.

@@ -27,6 +27,9 @@ use std::io;
 pub(crate) enum Handle {
     MultiThread(Arc<multi_thread::Handle>),
     CurrentThread(Arc<current_thread::Handle>),
+    /// A simulation's runtime (`rt::sim`): one thread, seeded order.
+    #[cfg(feature = "sim")]
+    Sim(Arc<crate::sim::Handle>),
 }
 
 /// The scheduler loop running on the current thread (installed with
@@ -66,6 +69,8 @@ impl Handle {
         match self {
             Handle::MultiThread(h) => multi_thread::Handle::spawn(h, future, meta),
             Handle::CurrentThread(h) => current_thread::Handle::spawn(h, future, meta),
+            #[cfg(feature = "sim")]
+            Handle::Sim(h) => crate::sim::Handle::spawn(h, future, meta),
         }
     }
 
@@ -74,6 +79,10 @@ impl Handle {
         F: FnOnce() -> R + Send + 'static,
         R: Send + 'static,
     {
+        #[cfg(feature = "sim")]
+        if let Handle::Sim(h) = self {
+            return crate::sim::Handle::spawn_blocking(h, f, meta);
+        }
         blocking::spawn_blocking_on(self.blocking_spawner(), Some(self), f, meta)
     }
 
@@ -83,6 +92,10 @@ impl Handle {
         F: FnOnce() -> R + Send + 'static,
         R: Send + 'static,
     {
+        #[cfg(feature = "sim")]
+        if let Handle::Sim(h) = self {
+            return Ok(crate::sim::Handle::spawn_blocking(h, f, meta));
+        }
         blocking::try_spawn_blocking_on(self.blocking_spawner(), Some(self), f, meta)
     }
 
@@ -90,6 +103,8 @@ impl Handle {
         match self {
             Handle::MultiThread(h) => &h.blocking,
             Handle::CurrentThread(h) => &h.blocking,
+            #[cfg(feature = "sim")]
+            Handle::Sim(h) => &h.blocking,
         }
     }
 
@@ -98,6 +113,8 @@ impl Handle {
         match self {
             Handle::MultiThread(h) => &h.driver,
             Handle::CurrentThread(h) => &h.driver,
+            #[cfg(feature = "sim")]
+            Handle::Sim(h) => &h.driver,
         }
     }
 
@@ -105,6 +122,8 @@ impl Handle {
         match self {
             Handle::MultiThread(h) => &h.shared.config,
             Handle::CurrentThread(h) => &h.config,
+            #[cfg(feature = "sim")]
+            Handle::Sim(h) => &h.config,
         }
     }
 
@@ -112,6 +131,8 @@ impl Handle {
         match self {
             Handle::MultiThread(h) => h.shared.remotes.len(),
             Handle::CurrentThread(_) => 1,
+            #[cfg(feature = "sim")]
+            Handle::Sim(_) => 1,
         }
     }
 
@@ -123,6 +144,8 @@ impl Handle {
         match self {
             Handle::MultiThread(h) => &h.shared.owned,
             Handle::CurrentThread(h) => &h.owned,
+            #[cfg(feature = "sim")]
+            Handle::Sim(h) => &h.owned,
         }
     }
 
@@ -130,6 +153,8 @@ impl Handle {
         match self {
             Handle::MultiThread(h) => h.inject_len(),
             Handle::CurrentThread(h) => h.inject_len(),
+            #[cfg(feature = "sim")]
+            Handle::Sim(h) => h.ready_len(),
         }
     }
 
@@ -138,6 +163,8 @@ impl Handle {
         match self {
             Handle::MultiThread(h) => &h.shared.metrics[worker],
             Handle::CurrentThread(h) => &h.metrics,
+            #[cfg(feature = "sim")]
+            Handle::Sim(h) => &h.metrics,
         }
     }
 
@@ -146,6 +173,8 @@ impl Handle {
         match self {
             Handle::MultiThread(h) => h.local_queue_depth(worker),
             Handle::CurrentThread(h) => h.metrics.local_queue_depth.load(Ordering::Relaxed),
+            #[cfg(feature = "sim")]
+            Handle::Sim(_) => 0,
         }
     }
 
@@ -177,6 +206,12 @@ impl Handle {
         match self {
             Handle::MultiThread(h) => h.priority_queue_depth(priority),
             Handle::CurrentThread(h) => h.priority_queue_depth(priority),
+            // One ready set for every priority (the draw ignores them).
+            #[cfg(feature = "sim")]
+            Handle::Sim(h) => match priority {
+                Priority::Normal => h.ready_len(),
+                _ => 0,
+            },
         }
     }
 
@@ -191,6 +226,8 @@ impl Handle {
         match (self, other) {
             (Handle::MultiThread(a), Handle::MultiThread(b)) => Arc::ptr_eq(a, b),
             (Handle::CurrentThread(a), Handle::CurrentThread(b)) => Arc::ptr_eq(a, b),
+            #[cfg(feature = "sim")]
+            (Handle::Sim(a), Handle::Sim(b)) => Arc::ptr_eq(a, b),
             _ => false,
         }
     }

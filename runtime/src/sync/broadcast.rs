@@ -9,22 +9,27 @@
 //! then goes on from the oldest value still kept. There is no
 //! back-pressure: a send never waits for receivers to catch up.
 //!
-//! Each slot has its own read-write lock, and senders and subscriptions
-//! share a mutex over the tail (the next value's number, the counts of
-//! senders and receivers). A receiver reads its next slot under the
-//! slot's shared lock, and takes the tail lock only when the slot does not
-//! hold the value it expects (nothing new yet, or it lagged). So receivers
-//! reading share their locks, and a sender writing slot `n` does not hold
-//! up receivers reading slot `n - 1` (one lock over the whole ring made
-//! ten receivers of a channel twice as slow as tokio's). Values are cloned
-//! under a slot's shared lock, so a send into that slot waits for the
-//! clones: keep `T` cheap to clone (an `Arc` for large values).
+//! Each slot has its own mutex, and senders and subscriptions share a
+//! mutex over the tail (the next value's number, the counts of senders
+//! and receivers). A receiver reads its next slot under the slot's lock,
+//! and takes the tail lock only when the slot does not hold the value it
+//! expects (nothing new yet, or it lagged). So a sender writing slot `n`
+//! does not hold up receivers reading slot `n - 1` (one lock over the
+//! whole ring made ten receivers of a channel twice as slow as tokio's).
+//! Values are cloned under their slot's lock, one receiver at a time, so a
+//! send into that slot waits for the clones: keep `T` cheap to clone (an
+//! `Arc` for large values).
 //!
-//! `Sender` and `Receiver` are `Send` and `Sync` when `T` is `Send` and
-//! `Sync`: receivers on several threads read the same value at once.
+//! `Sender` and `Receiver` are `Send` and `Sync` when `T` is `Send`, as in
+//! tokio: since no two threads ever hold a `&T` of the channel's copy at
+//! once (the clones are serialised by the slot's mutex), `T` need not be
+//! `Sync`. (A read-write lock would let receivers clone concurrently, but
+//! then a `Send + !Sync` `T` whose `clone` uses its interior mutability
+//! would race: tokio's RUSTSEC-2025-0023. tokio-stream's
+//! `BroadcastStream<T: Send>` needs the `Send`-only bound.)
 //!
-//! Each value counts, atomically, the receivers that have yet to read it;
-//! the last of them takes its slot's exclusive lock to free it. A receiver
+//! Each value counts the receivers that have yet to read it; the last of
+//! them frees it. A receiver
 //! waits on a [`Notify`] whose `Notified` future is created before it
 //! looks, so a send between the look and the wait is never missed
 //! (`notify_waiters` wakes futures created before it).
@@ -37,8 +42,7 @@
 //! returns its clone, and if that drop panics, the receiver has moved past
 //! the value without returning it.
 
-use crate::loom::sync::atomic::{AtomicUsize, Ordering};
-use crate::loom::sync::{Arc, Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use crate::loom::sync::{Arc, Mutex, MutexGuard};
 use crate::sync::Notify;
 use std::fmt;
 use std::panic::{self, AssertUnwindSafe};
@@ -75,10 +79,10 @@ pub fn channel<T: Clone>(capacity: usize) -> (Sender<T>, Receiver<T>) {
     );
     let slots = (0..capacity)
         .map(|_| {
-            RwLock::new(Slot {
+            Mutex::new(Slot {
                 seq: None,
                 value: None,
-                unread: AtomicUsize::new(0),
+                unread: 0,
             })
         })
         .collect();
@@ -103,7 +107,7 @@ pub fn channel<T: Clone>(capacity: usize) -> (Sender<T>, Receiver<T>) {
 
 struct Shared<T> {
     /// Value number `n` lives in slot `n % capacity`.
-    slots: Box<[RwLock<Slot<T>>]>,
+    slots: Box<[Mutex<Slot<T>>]>,
     tail: Mutex<Tail>,
     /// Notified (`notify_waiters`) by every send and by the last sender's
     /// drop.
@@ -126,14 +130,13 @@ struct Slot<T> {
     seq: Option<u64>,
     /// `None` once every receiver that was to read it has.
     value: Option<T>,
-    /// Receivers that have yet to read it. Counted down under the slot's
-    /// shared lock; whoever brings it to zero frees the value under the
-    /// exclusive one.
-    unread: AtomicUsize,
+    /// Receivers that have yet to read it; whoever brings it to zero
+    /// frees the value.
+    unread: usize,
 }
 
 impl<T> Shared<T> {
-    // A panic in `T::clone` (under a slot's shared lock) is caught and
+    // A panic in `T::clone` (under a slot's lock) is caught and
     // the read counted before it goes on (see `take`), and the other
     // critical sections do not call user code, so a poisoned lock is
     // still consistent.
@@ -141,16 +144,11 @@ impl<T> Shared<T> {
         self.tail.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    fn slot(&self, seq: u64) -> &RwLock<Slot<T>> {
-        &self.slots[(seq % self.slots.len() as u64) as usize]
-    }
-
-    fn read(&self, seq: u64) -> RwLockReadGuard<'_, Slot<T>> {
-        self.slot(seq).read().unwrap_or_else(|e| e.into_inner())
-    }
-
-    fn write(&self, seq: u64) -> RwLockWriteGuard<'_, Slot<T>> {
-        self.slot(seq).write().unwrap_or_else(|e| e.into_inner())
+    /// The lock of the slot value number `seq` goes in.
+    fn slot(&self, seq: u64) -> MutexGuard<'_, Slot<T>> {
+        self.slots[(seq % self.slots.len() as u64) as usize]
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
     }
 
     /// The number of the oldest value kept, given the tail.
@@ -163,11 +161,12 @@ impl<T> Shared<T> {
     /// for the caller to drop once no lock is held (its destructor may use
     /// the channel).
     fn count_off(&self, seq: u64) -> Option<T> {
-        let mut slot = self.write(seq);
+        let mut slot = self.slot(seq);
         if slot.seq != Some(seq) {
             return None;
         }
-        if slot.unread.fetch_sub(1, Ordering::AcqRel) == 1 {
+        slot.unread -= 1;
+        if slot.unread == 0 {
             slot.value.take()
         } else {
             None
@@ -362,13 +361,13 @@ impl<T> Sender<T> {
         }
         let seq = tail.next;
         let receivers = tail.receivers;
-        let mut slot = self.shared.write(seq);
+        let mut slot = self.shared.slot(seq);
         // With the ring full, this overwrites the oldest value: a receiver
         // that still had to read it finds out on its next receive. It is
         // dropped outside the locks (its destructor may use the channel).
         let evicted = slot.value.replace(value);
         slot.seq = Some(seq);
-        slot.unread = AtomicUsize::new(receivers);
+        slot.unread = receivers;
         drop(slot);
         tail.next += 1;
         drop(tail);
@@ -477,8 +476,8 @@ impl<T> Sender<T> {
         let kept = self.shared.oldest(&tail)..tail.next;
         drop(tail);
         kept.filter(|&seq| {
-            let slot = self.shared.read(seq);
-            slot.seq == Some(seq) && slot.unread.load(Ordering::Acquire) > 0
+            let slot = self.shared.slot(seq);
+            slot.seq == Some(seq) && slot.unread > 0
         })
         .count()
     }
@@ -639,23 +638,20 @@ fn settled<T>(taken: Result<T, TryRecvError>) -> Option<Result<T, RecvError>> {
 /// `Receiver::try_recv` for the receiver whose next value is number `next`.
 fn take<T: Clone>(shared: &Shared<T>, next: &mut u64) -> Result<T, TryRecvError> {
     loop {
-        let slot = shared.read(*next);
+        let mut slot = shared.slot(*next);
         if slot.seq == Some(*next) {
             // The read counts even if `T::clone` panics: the receiver
             // moves past the value (else every later receive would panic
             // on it again), and the panic goes on once it is counted.
             let cloned = panic::catch_unwind(AssertUnwindSafe(|| slot.value.clone()));
-            let last = slot.unread.fetch_sub(1, Ordering::AcqRel) == 1;
+            slot.unread -= 1;
+            let last = slot.unread == 0;
+            // The last reader frees the channel's copy, outside the lock
+            // (its destructor may use the channel).
+            let freed = if last { slot.value.take() } else { None };
             drop(slot);
-            let seq = *next;
             *next += 1;
-            if last {
-                // Still ours to free unless a send overwrote it meanwhile.
-                let mut slot = shared.write(seq);
-                let freed = (slot.seq == Some(seq)).then(|| slot.value.take());
-                drop(slot);
-                drop(freed);
-            }
+            drop(freed);
             let value = cloned.unwrap_or_else(|payload| panic::resume_unwind(payload));
             return Ok(
                 value.expect("rt: a broadcast value was freed before every receiver read it")

@@ -23,9 +23,10 @@
 //! mutex (`wait_list.rs`) and wakes them after releasing it. Nor does it
 //! drop a waker under that mutex (one it replaces on a re-poll, or one
 //! whose waiter is dropped): a waker's destructor may run user code that
-//! uses the same primitive. A waiter whose task is out of cooperative
-//! budget still takes its place in line before it yields, so fairness
-//! holds under the budget too.
+//! uses the same primitive. A lock or semaphore acquire that has to wait
+//! takes its place in line whatever the task's budget, spends none and is
+//! not woken by a forced yield: the budget is checked once the permits
+//! are its own (as in tokio), so fairness holds under the budget too.
 //!
 //! Cancel safety (dropping the future at an `.await` loses nothing):
 //! `Semaphore::acquire*`, `Mutex::lock*`, `RwLock::{read*, write*}`,

@@ -23,7 +23,9 @@
 //!    stores no permit.
 //! 4. Cancellation: a future dropped after `notify_one` picked it but
 //!    before it observed that passes the notification on (to the next
-//!    waiter, or as the permit), so it is never lost.
+//!    waiter, or as the permit), so it is never lost. It passes it on as
+//!    it came, recorded in its slot when it was picked: from `notify_one`
+//!    to the oldest waiter left, from `notify_last` to the newest.
 //! 5. Observing: a waiter picked by `notify_one` keeps its slot (marked)
 //!    until its future observes it, under the lock; `picked` counts such
 //!    slots. A queued future that sees the call count moved while
@@ -105,12 +107,15 @@ struct Waiter {
     /// takes.
     waker: Option<Waker>,
     ticket: usize,
+    /// How a picked waiter was picked, so a drop passes the notification
+    /// on the same way (step 4).
+    picked_as: Pick,
 }
 
 type Waiters<'a> = crate::loom::sync::MutexGuard<'a, WaitList<Waiter>>;
 
 /// Which waiter a notification goes to.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 enum Pick {
     Oldest,
     Newest,
@@ -289,7 +294,9 @@ impl Notify {
         }
         .expect("`WAITING` is set only while waiters are queued");
         self.picked.fetch_add(1, SeqCst);
-        wakers.push(waiters.get_mut(key).waker.take());
+        let waiter = waiters.get_mut(key);
+        waiter.picked_as = pick;
+        wakers.push(waiter.waker.take());
         if waiters.is_empty() {
             let word = self.state.load(SeqCst);
             self.state.store(with_state(word, EMPTY), SeqCst);
@@ -487,6 +494,8 @@ impl<N: Deref<Target = Notify>> Waiting<N> {
             let waiter = Waiter {
                 waker: waker.cloned(),
                 ticket: self.ticket,
+                // Set when picked.
+                picked_as: Pick::Oldest,
             };
             self.key = Some(waiters.push_back(waiter));
             return false;
@@ -576,10 +585,10 @@ impl<N: Deref<Target = Notify>> Drop for Waiting<N> {
                 notify.state.store(with_state(word, EMPTY), SeqCst);
             }
         } else {
-            // Picked by `notify_one` (step 4): pass the unobserved
-            // notification on.
+            // Picked by `notify_one` or `notify_last` (step 4): pass the
+            // unobserved notification on the way it came.
             notify.picked.fetch_sub(1, SeqCst);
-            notify.notify_locked(&mut waiters, &mut wakers, Pick::Oldest);
+            notify.notify_locked(&mut waiters, &mut wakers, removed.picked_as);
         }
         drop(waiters);
         drop(removed);
@@ -773,6 +782,37 @@ mod loom_notify {
             let waker = futures::task::noop_waker();
             let mut third = notify.notified();
             assert!(Pin::new(&mut third).poll(&mut Context::from_waker(&waker)) == Poll::Pending);
+        });
+    }
+
+    /// `notify_last` racing with the drop of the newest of three waiters:
+    /// picked or not when it is dropped, the notification ends with the
+    /// second waiter (the newest left), never the first, and no permit
+    /// is left behind (step 4).
+    #[test]
+    fn notify_last_vs_dropped_newest_waiter() {
+        loom::model(|| {
+            let notify = Arc::new(Notify::new());
+            let waker = futures::task::noop_waker();
+            let mut cx = Context::from_waker(&waker);
+            let mut waiters: Vec<_> = (0..3).map(|_| Box::pin(notify.notified())).collect();
+            for waiter in &mut waiters {
+                assert!(waiter.as_mut().poll(&mut cx).is_pending());
+            }
+            let notifier = {
+                let notify = notify.clone();
+                thread::spawn(move || notify.notify_last())
+            };
+            drop(waiters.pop());
+            let first = waiters.remove(0);
+            let second = waiters.remove(0);
+            loom::future::block_on(second);
+            notifier.join().unwrap();
+            let mut first = first;
+            assert!(first.as_mut().poll(&mut cx).is_pending());
+            drop(first);
+            let mut later = notify.notified();
+            assert!(Pin::new(&mut later).poll(&mut cx).is_pending());
         });
     }
 

@@ -7,36 +7,47 @@
 //! Protocol:
 //! 1. `acquire(n)` takes `n` permits with one compare-exchange if no one is
 //!    queued and enough are free (no lock). Otherwise, under the lock, it
-//!    re-checks, sets `QUEUED` and queues a waiter asking for `n`.
+//!    re-checks, sets `QUEUED`, queues a waiter asking for `n` and runs
+//!    step 2's hand-out (which gives it what is free if it is the front).
 //! 2. Releasing permits (a permit dropped, `add_permits`) adds them with
 //!    one compare-exchange while no one is queued. With waiters queued it
-//!    takes the lock, adds them, then grants waiters from the front of the
-//!    queue for as long as the pool covers the front waiter's whole
-//!    request. A granted waiter is unlinked (so the next one can be
-//!    served) and woken; its permits are already taken from the pool.
-//!    When the queue empties, `QUEUED` is cleared.
+//!    takes the lock, adds them, then hands the pool out from the front
+//!    of the queue: the front waiter is assigned what it still lacks, or
+//!    all there is. A waiter assigned its whole request is granted:
+//!    unlinked (so the next one can be served) and woken; its permits are
+//!    already out of the pool. When the queue empties, `QUEUED` is
+//!    cleared. So while waiters are queued no permit is free: as in
+//!    tokio, permits set aside for the front waiter are not available.
 //! 3. A new acquire never overtakes a queued waiter (the fast path fails
 //!    while `QUEUED` is set), so a waiter for many permits is not starved
-//!    by a stream of small acquires: the pool grows until it covers the
-//!    front waiter.
-//! 4. Cancellation: a dropped acquire future removes its waiter. If it had
-//!    already been granted, its permits go back to the pool; either way
-//!    step 2 runs again, so the next waiter gets the permits and no wake-up
-//!    is lost.
+//!    by a stream of small acquires: its assigned permits grow until they
+//!    cover its request.
+//! 4. Cancellation: a dropped acquire future removes its waiter and puts
+//!    the permits assigned to it (all of them, if it had been granted)
+//!    back in the pool; then step 2 runs again, so the next waiter gets
+//!    them and no wake-up is lost.
 //! 5. `close` sets `CLOSED` and wakes every queued waiter; they return
-//!    [`AcquireError`]. A waiter granted its permits whose future has not
-//!    returned them yet fails too (every acquire that completes after the
-//!    close does), and its permits go back to the pool. Permits already
-//!    handed out stay valid.
-//! 6. Fairness under the cooperative budget: an acquire polled by a task
-//!    whose budget is spent returns `Pending` (the task runs again soon),
-//!    but if it would have to wait anyway (others are queued, or too few
-//!    permits are free) it first queues its waiter, and step 2 grants the
-//!    front of the queue (permits freed meanwhile included). So a later
-//!    acquire by a task with budget left cannot overtake it. With the
-//!    permits free it does not queue: a lock handed to a task that is not
-//!    running would stall every other locker until it runs (measured:
-//!    3x slower on the contended-mutex bench).
+//!    [`AcquireError`], returning the permits assigned to them only then
+//!    (or when dropped), so until they do those permits are still out:
+//!    an mpsc receiver counts the channel idle only once they are back.
+//!    A waiter granted its permits whose future has not returned them yet
+//!    fails too (every acquire that completes after the close does), and
+//!    its permits go back to the pool. Permits already handed out stay
+//!    valid.
+//! 6. The cooperative budget is checked only once an acquire has its
+//!    permits (as in tokio): an acquire that has to wait queues its
+//!    waiter, is not charged and is not woken by a forced yield, whatever
+//!    the budget; so it keeps its place in line, and a task whose budget
+//!    ran out before it queued is not woken before its turn. Once the
+//!    permits are its own (taken at once, or granted from the queue) it
+//!    spends a unit, and if the budget is spent it yields instead:
+//!    granted permits stay with the future (its turn came; dropping it
+//!    returns them), while permits it just took from a free pool go back
+//!    before it yields. There rt differs from tokio, which keeps them too:
+//!    a lock held by a task that is not running stalls every other locker
+//!    until it runs (measured when rt tried it: 3x slower on the
+//!    contended-mutex bench), while no one is queued behind a pool that
+//!    was free, so giving the permits back costs no one their turn.
 
 use crate::loom::sync::atomic::{AtomicUsize, Ordering::SeqCst};
 use crate::loom::sync::{Mutex, MutexGuard};
@@ -87,7 +98,13 @@ fn permits(word: usize) -> usize {
 
 #[derive(Debug)]
 struct Waiter {
+    /// The whole request.
     needed: usize,
+    /// Taken out of the pool for it so far (step 2); all of `needed` once
+    /// it is granted.
+    assigned: usize,
+    /// Woken by `close` rather than granted (step 5).
+    closed_out: bool,
     waker: Option<Waker>,
 }
 
@@ -207,7 +224,8 @@ impl Semaphore {
         self.waiters.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// The number of free permits now.
+    /// The number of free permits now. Permits set aside for the first
+    /// queued acquire (it waits for more than there were) are not free.
     ///
     /// # Examples
     ///
@@ -295,8 +313,9 @@ impl Semaphore {
         wakers.wake_all();
     }
 
-    /// Step 2 with the lock held: grants front waiters while the pool
-    /// covers them, and clears `QUEUED` once none is left.
+    /// Step 2 with the lock held: hands the pool to the front waiters,
+    /// granting each one whose request it covers, and clears `QUEUED` once
+    /// none is left.
     fn grant(&self, waiters: &mut Waiters<'_>, wakers: &mut WakeList) {
         loop {
             let Some(key) = waiters.front() else {
@@ -304,11 +323,27 @@ impl Semaphore {
                 return;
             };
             let waiter = waiters.get_mut(key);
-            // While QUEUED is set only lock holders change the permits.
-            if waiter.needed > self.available_permits() {
+            let lacking = waiter.needed - waiter.assigned;
+            // Only lock holders add permits while QUEUED is set, but
+            // `forget_permits` may take some without the lock.
+            let mut word = self.word.load(SeqCst);
+            let given = loop {
+                let given = lacking.min(permits(word));
+                if given == 0 {
+                    break 0;
+                }
+                match self
+                    .word
+                    .compare_exchange(word, word - (given << SHIFT), SeqCst, SeqCst)
+                {
+                    Ok(_) => break given,
+                    Err(actual) => word = actual,
+                }
+            };
+            waiter.assigned += given;
+            if given < lacking {
                 return;
             }
-            self.word.fetch_sub(waiter.needed << SHIFT, SeqCst);
             wakers.push(waiter.waker.take());
             waiters.unlink(key);
         }
@@ -330,10 +365,11 @@ impl Semaphore {
         self.word.fetch_or(CLOSED, SeqCst);
         let mut wakers = WakeList::new();
         // Closed-out waiters are unlinked like granted ones but marked, so
-        // their futures report the close instead of taking permits.
+        // their futures report the close instead of taking permits (step 5).
         while let Some(key) = waiters.pop_front() {
             let waiter = waiters.get_mut(key);
-            waiter.needed = CLOSED_OUT;
+            // Its assigned permits go back when its future sees the close.
+            waiter.closed_out = true;
             wakers.push(waiter.waker.take());
         }
         self.word.fetch_and(!QUEUED, SeqCst);
@@ -387,7 +423,7 @@ impl Semaphore {
     /// ```
     pub async fn acquire_many(&self, n: u32) -> Result<SemaphorePermit<'_>, AcquireError> {
         Acquire::new(self, n as usize).await?;
-        Ok(SemaphorePermit::new(self, n))
+        Ok(SemaphorePermit::new(self, n as usize))
     }
 
     /// [`acquire`](Semaphore::acquire) for synchronous code: blocks the
@@ -536,7 +572,7 @@ impl Semaphore {
     /// ```
     pub fn try_acquire_many(&self, n: u32) -> Result<SemaphorePermit<'_>, TryAcquireError> {
         self.try_take(n as usize)?;
-        Ok(SemaphorePermit::new(self, n))
+        Ok(SemaphorePermit::new(self, n as usize))
     }
 
     /// Step 1 without the lock.
@@ -572,55 +608,33 @@ impl Semaphore {
             if word & CLOSED != 0 {
                 return Err(AcquireError(()));
             }
-            let next = if word & QUEUED != 0 {
-                word
-            } else if permits(word) >= needed {
-                word - (needed << SHIFT)
-            } else {
-                word | QUEUED
-            };
-            if next != word {
-                if let Err(actual) = self.word.compare_exchange(word, next, SeqCst, SeqCst) {
-                    word = actual;
-                    continue;
-                }
-                if next & QUEUED == 0 {
-                    return Ok(Ok(()));
-                }
+            if word & QUEUED != 0 || permits(word) < needed {
+                break;
             }
-            let waiter = Waiter {
-                needed,
-                waker: Some(waker.clone()),
-            };
-            return Ok(Err(waiters.push_back(waiter)));
+            match self
+                .word
+                .compare_exchange(word, word - (needed << SHIFT), SeqCst, SeqCst)
+            {
+                Ok(_) => return Ok(Ok(())),
+                Err(actual) => word = actual,
+            }
         }
-    }
-
-    /// `true` if an acquire of `needed` permits would queue now (others
-    /// are queued, or too few permits are free).
-    fn would_wait(&self, needed: usize) -> bool {
-        let word = self.word.load(SeqCst);
-        word & CLOSED == 0 && (word & QUEUED != 0 || permits(word) < needed)
-    }
-
-    /// Step 6: queues a waiter for `needed` permits, even if they are free
-    /// now, and grants the front of the queue what the pool covers (so
-    /// this waiter too, if it is the front). `None` if closed.
-    fn queue(&self, needed: usize, waker: &Waker) -> Option<usize> {
-        let mut waiters = self.lock();
-        if self.is_closed() {
-            return None;
-        }
+        // `close` takes the lock: it cannot come between the check above
+        // and the queueing.
         self.word.fetch_or(QUEUED, SeqCst);
         let key = waiters.push_back(Waiter {
             needed,
+            assigned: 0,
+            closed_out: false,
             waker: Some(waker.clone()),
         });
+        // Step 2: the front waiter (this one, if it is alone) gets what
+        // is free; a release that raced the check above may even cover it.
         let mut wakers = WakeList::new();
         self.grant(&mut waiters, &mut wakers);
         drop(waiters);
         wakers.wake_all();
-        Some(key)
+        Ok(Err(key))
     }
 
     /// Waits for one permit, owned through the `Arc`.
@@ -661,7 +675,7 @@ impl Semaphore {
         n: u32,
     ) -> Result<OwnedSemaphorePermit, AcquireError> {
         Acquire::new(&self, n as usize).await?;
-        Ok(OwnedSemaphorePermit::new(self, n))
+        Ok(OwnedSemaphorePermit::new(self, n as usize))
     }
 
     /// Takes one permit now, owned through the `Arc`.
@@ -703,7 +717,7 @@ impl Semaphore {
         n: u32,
     ) -> Result<OwnedSemaphorePermit, TryAcquireError> {
         self.try_take(n as usize)?;
-        Ok(OwnedSemaphorePermit::new(self, n))
+        Ok(OwnedSemaphorePermit::new(self, n as usize))
     }
 }
 
@@ -718,9 +732,6 @@ impl fmt::Debug for Semaphore {
     }
 }
 
-/// Marks a waiter woken by `close` rather than granted.
-const CLOSED_OUT: usize = usize::MAX;
-
 /// Waits for `needed` permits; on `Ready(Ok)` they are taken from the pool
 /// and belong to the caller.
 #[derive(Debug)]
@@ -729,6 +740,9 @@ pub(crate) struct Acquire<'a> {
     needed: usize,
     /// The queued waiter, while there is one.
     key: Option<usize>,
+    /// Permits granted from the queue while the budget was spent (step
+    /// 6): this future's, returned to the pool if it is dropped.
+    granted: Option<usize>,
 }
 
 impl<'a> Acquire<'a> {
@@ -737,7 +751,22 @@ impl<'a> Acquire<'a> {
             semaphore,
             needed,
             key: None,
+            granted: None,
         }
+    }
+
+    /// Step 6: the permits are this future's; spends a unit of budget to
+    /// return them, or keeps them and yields if it is spent.
+    fn complete_granted(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), AcquireError>> {
+        let coop = std::task::ready!(poll_proceed(cx));
+        let granted = self.granted.take().expect("called with permits granted");
+        coop.made_progress();
+        if self.semaphore.is_closed() {
+            // Step 5: granted, then closed before this returned.
+            self.semaphore.release(granted);
+            return Poll::Ready(Err(AcquireError(())));
+        }
+        Poll::Ready(Ok(()))
     }
 }
 
@@ -745,52 +774,51 @@ impl Future for Acquire<'_> {
     type Output = Result<(), AcquireError>;
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        let Poll::Ready(coop) = poll_proceed(cx) else {
-            // Out of budget (the task is woken to run again): if it would
-            // have to wait, take a place in line now, so a later acquire
-            // cannot get ahead (step 6).
-            if self.key.is_none() && self.semaphore.would_wait(self.needed) {
-                self.key = self.semaphore.queue(self.needed, cx.waker());
-            }
-            return Poll::Pending;
-        };
         let semaphore = self.semaphore;
-        let result = match self.key {
-            None => match semaphore.try_take(self.needed) {
-                Ok(()) => Ok(()),
-                Err(TryAcquireError::Closed) => Err(AcquireError(())),
-                Err(TryAcquireError::NoPermits) => {
-                    match semaphore.take_or_queue(self.needed, cx.waker()) {
-                        Ok(Ok(())) => Ok(()),
-                        Ok(Err(key)) => {
-                            self.key = Some(key);
-                            return Poll::Pending;
-                        }
-                        Err(closed) => Err(closed),
-                    }
-                }
-            },
-            Some(key) => {
-                let mut waiters = semaphore.lock();
-                if waiters.is_linked(key) {
-                    let replaced = register(&mut waiters.get_mut(key).waker, cx.waker());
-                    drop(waiters);
-                    drop(replaced);
+        if self.granted.is_some() {
+            return self.complete_granted(cx);
+        }
+        if let Some(key) = self.key {
+            // Waiting costs no budget (step 6).
+            let mut waiters = semaphore.lock();
+            if waiters.is_linked(key) {
+                let replaced = register(&mut waiters.get_mut(key).waker, cx.waker());
+                drop(waiters);
+                drop(replaced);
+                return Poll::Pending;
+            }
+            let waiter = waiters.remove(key);
+            drop(waiters);
+            self.key = None;
+            if !waiter.closed_out {
+                self.granted = Some(waiter.needed);
+                return self.complete_granted(cx);
+            }
+            // Closed out (step 5): what it was assigned goes back, and the
+            // close is reported below like any other.
+            semaphore.release(waiter.assigned);
+        }
+        let needed = self.needed;
+        let result = match semaphore.try_take(needed) {
+            Ok(()) => Ok(()),
+            Err(TryAcquireError::Closed) => Err(AcquireError(())),
+            Err(TryAcquireError::NoPermits) => match semaphore.take_or_queue(needed, cx.waker()) {
+                Ok(Ok(())) => Ok(()),
+                Ok(Err(key)) => {
+                    // Queued: neither charged nor woken (step 6).
+                    self.key = Some(key);
                     return Poll::Pending;
                 }
-                let waiter = waiters.remove(key);
-                drop(waiters);
-                self.key = None;
-                if waiter.needed == CLOSED_OUT {
-                    Err(AcquireError(()))
-                } else if semaphore.is_closed() {
-                    // Step 5: granted, then closed before this returned.
-                    semaphore.release(waiter.needed);
-                    Err(AcquireError(()))
-                } else {
-                    Ok(())
-                }
+                Err(closed) => Err(closed),
+            },
+        };
+        // Ready: a unit of budget, or, spent, a yield without the permits
+        // (step 6: nobody was queued for them).
+        let Poll::Ready(coop) = poll_proceed(cx) else {
+            if result.is_ok() {
+                semaphore.release(needed);
             }
+            return Poll::Pending;
         };
         coop.made_progress();
         Poll::Ready(result)
@@ -799,14 +827,18 @@ impl Future for Acquire<'_> {
 
 impl Drop for Acquire<'_> {
     fn drop(&mut self) {
+        if let Some(granted) = self.granted {
+            self.semaphore.release(granted);
+            return;
+        }
         let Some(key) = self.key else { return };
         let semaphore = self.semaphore;
         let mut waiters = semaphore.lock();
-        let linked = waiters.is_linked(key);
         let waiter = waiters.remove(key);
-        if !linked && waiter.needed != CLOSED_OUT {
-            // Granted but never observed: the permits are ours to return.
-            semaphore.word.fetch_add(waiter.needed << SHIFT, SeqCst);
+        // Step 4: what it was assigned (all it asked for if granted) goes
+        // back.
+        if waiter.assigned != 0 {
+            semaphore.word.fetch_add(waiter.assigned << SHIFT, SeqCst);
         }
         // Step 4: the next waiter may be satisfiable now (and if the queue
         // is empty, this clears QUEUED).
@@ -906,6 +938,62 @@ mod loom_semaphore {
             let _granted = waiter.join().unwrap();
             closer.join().unwrap();
             assert_eq!(semaphore.available_permits(), 1);
+        });
+    }
+
+    /// Steps 2 and 5: a waiter for two permits, one of them set aside for
+    /// it, racing `close` and the release of the other: it is granted both
+    /// or fails, and either way every permit ends up back in the pool
+    /// (none stays assigned to a closed-out waiter).
+    #[test]
+    fn partly_assigned_waiter_vs_close_vs_release() {
+        loom::model(|| {
+            let semaphore = Arc::new(Semaphore::new(2));
+            let held = semaphore.try_acquire_many(2).unwrap();
+            held.forget();
+            semaphore.release(1);
+            let waiter = {
+                let semaphore = semaphore.clone();
+                thread::spawn(move || {
+                    loom::future::block_on(semaphore.acquire_many(2))
+                        .map(drop)
+                        .is_ok()
+                })
+            };
+            let closer = {
+                let semaphore = semaphore.clone();
+                thread::spawn(move || semaphore.close())
+            };
+            semaphore.release(1);
+            let _granted = waiter.join().unwrap();
+            closer.join().unwrap();
+            assert_eq!(semaphore.available_permits(), 2);
+        });
+    }
+
+    /// Step 4: a queued waiter for two permits, with one set aside for it,
+    /// dropped while another thread releases the second: both permits end
+    /// up in the pool.
+    #[test]
+    fn partly_assigned_waiter_dropped_vs_release() {
+        loom::model(|| {
+            let semaphore = Arc::new(Semaphore::new(1));
+            let waker = futures::task::noop_waker();
+            let mut acquire = Box::pin(semaphore.acquire_many(2));
+            assert!(
+                acquire
+                    .as_mut()
+                    .poll(&mut Context::from_waker(&waker))
+                    .is_pending()
+            );
+            assert_eq!(semaphore.available_permits(), 0, "set aside");
+            let releaser = {
+                let semaphore = semaphore.clone();
+                thread::spawn(move || semaphore.release(1))
+            };
+            drop(acquire);
+            releaser.join().unwrap();
+            assert_eq!(semaphore.available_permits(), 2);
         });
     }
 

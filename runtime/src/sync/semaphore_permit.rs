@@ -19,7 +19,7 @@ use std::sync::Arc;
 #[must_use = "the permits are released as soon as the permit is dropped"]
 pub struct SemaphorePermit<'a> {
     semaphore: &'a Semaphore,
-    permits: u32,
+    permits: usize,
 }
 
 /// Permits owned through an `Arc<Semaphore>`; dropping it releases them.
@@ -35,26 +35,29 @@ pub struct SemaphorePermit<'a> {
 #[must_use = "the permits are released as soon as the permit is dropped"]
 pub struct OwnedSemaphorePermit {
     semaphore: Arc<Semaphore>,
-    permits: u32,
+    permits: usize,
 }
 
-/// `a + b` permits in one permit value.
+/// `a + b` permits in one permit value. (Counted in `usize`, like the
+/// semaphore: permits acquired `u32::MAX` at a time still merge.)
 #[track_caller]
-fn merged(a: u32, b: u32) -> u32 {
+fn merged(a: usize, b: usize) -> usize {
     a.checked_add(b)
-        .expect("a merged semaphore permit holds at most `u32::MAX` permits")
+        .expect("a merged semaphore permit holds at most `usize::MAX` permits")
 }
 
 /// Takes `n` of `held` permits if there are that many.
-fn split_off(held: &mut u32, n: usize) -> Option<u32> {
-    let n = u32::try_from(n).ok().filter(|&n| n <= *held)?;
+fn split_off(held: &mut usize, n: usize) -> Option<usize> {
+    if n > *held {
+        return None;
+    }
     *held -= n;
     Some(n)
 }
 
 impl<'a> SemaphorePermit<'a> {
     /// `permits` permits the caller has just taken from `semaphore`.
-    pub(crate) fn new(semaphore: &'a Semaphore, permits: u32) -> SemaphorePermit<'a> {
+    pub(crate) fn new(semaphore: &'a Semaphore, permits: usize) -> SemaphorePermit<'a> {
         SemaphorePermit { semaphore, permits }
     }
 
@@ -80,7 +83,7 @@ impl<'a> SemaphorePermit<'a> {
     /// assert_eq!(semaphore.try_acquire_many(2).unwrap().num_permits(), 2);
     /// ```
     pub fn num_permits(&self) -> usize {
-        self.permits as usize
+        self.permits
     }
 
     /// The semaphore the permits came from.
@@ -143,7 +146,7 @@ impl<'a> SemaphorePermit<'a> {
 impl Drop for SemaphorePermit<'_> {
     fn drop(&mut self) {
         if self.permits > 0 {
-            self.semaphore.release(self.permits as usize);
+            self.semaphore.release(self.permits);
         }
     }
 }
@@ -158,7 +161,7 @@ impl fmt::Debug for SemaphorePermit<'_> {
 
 impl OwnedSemaphorePermit {
     /// `permits` permits the caller has just taken from `semaphore`.
-    pub(crate) fn new(semaphore: Arc<Semaphore>, permits: u32) -> OwnedSemaphorePermit {
+    pub(crate) fn new(semaphore: Arc<Semaphore>, permits: usize) -> OwnedSemaphorePermit {
         OwnedSemaphorePermit { semaphore, permits }
     }
 
@@ -186,7 +189,7 @@ impl OwnedSemaphorePermit {
     /// assert_eq!(semaphore.try_acquire_many_owned(2).unwrap().num_permits(), 2);
     /// ```
     pub fn num_permits(&self) -> usize {
-        self.permits as usize
+        self.permits
     }
 
     /// The semaphore the permits came from.
@@ -249,7 +252,7 @@ impl OwnedSemaphorePermit {
 impl Drop for OwnedSemaphorePermit {
     fn drop(&mut self) {
         if self.permits > 0 {
-            self.semaphore.release(self.permits as usize);
+            self.semaphore.release(self.permits);
         }
     }
 }

@@ -13,6 +13,7 @@
 use crate::loom::sync::atomic::{AtomicUsize, Ordering::SeqCst};
 use crate::loom::sync::{Arc, RwLock, RwLockReadGuard};
 use crate::sync::Notify;
+use crate::task::cooperative;
 use std::fmt;
 use std::ops::Deref;
 
@@ -66,11 +67,11 @@ impl<T> Shared<T> {
         self.senders.load(SeqCst) == 0
     }
 
-    /// `Receiver::changed` on a receiver's parts (`seen` is its version).
-    async fn changed(&self, seen: &mut usize) -> Result<(), RecvError> {
-        // Spend a unit before looking, so a receiver of a busy sender
-        // still yields; nothing is marked seen before this point.
-        crate::task::consume_budget().await;
+    /// `Receiver::changed` on a receiver's parts (`seen` is its version),
+    /// without the budget: the callers wrap the whole operation in
+    /// `cooperative`, which charges one unit when it is ready, so the wait
+    /// inside spends none of its own.
+    async fn wait_changed(&self, seen: &mut usize) -> Result<(), RecvError> {
         loop {
             let notified = self.changed.notified();
             let version = self.version.load(SeqCst);
@@ -81,7 +82,7 @@ impl<T> Shared<T> {
             if self.is_closed_for_receivers() {
                 return Err(RecvError(()));
             }
-            notified.await;
+            crate::task::unconstrained(notified).await;
         }
     }
 }
@@ -556,7 +557,9 @@ impl<T> Receiver<T> {
     /// assert_eq!(*rx.borrow(), 1);
     /// ```
     pub async fn changed(&mut self) -> Result<(), RecvError> {
-        self.shared.changed(&mut self.seen).await
+        // Spends a unit when ready; once the budget is spent it yields
+        // before looking, so nothing is marked seen.
+        cooperative(self.shared.wait_changed(&mut self.seen)).await
     }
 
     /// Waits for a value for which `condition` holds, looking at the
@@ -585,6 +588,16 @@ impl<T> Receiver<T> {
     /// ```
     pub async fn wait_for(
         &mut self,
+        condition: impl FnMut(&T) -> bool,
+    ) -> Result<Ref<'_, T>, RecvError> {
+        // A ready operation, the closed-channel error too: a loop over a
+        // met condition (or a closed channel) still yields.
+        cooperative(self.wait_for_unbudgeted(condition)).await
+    }
+
+    /// `wait_for` without the budget (see `Shared::wait_changed`).
+    async fn wait_for_unbudgeted(
+        &mut self,
         mut condition: impl FnMut(&T) -> bool,
     ) -> Result<Ref<'_, T>, RecvError> {
         // Split borrows: the returned guard borrows `shared` while `seen`
@@ -606,7 +619,7 @@ impl<T> Receiver<T> {
             if closed {
                 return Err(RecvError(()));
             }
-            shared.changed(seen).await?;
+            shared.wait_changed(seen).await?;
             announced = true;
         }
     }

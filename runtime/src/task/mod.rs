@@ -53,7 +53,7 @@ pub mod futures {
 
 pub(crate) use coop::{Budget, budget as budget_scope};
 #[allow(unused_imports)]
-pub(crate) use coop::{RestoreOnPending, poll_budget_available, poll_proceed};
+pub(crate) use coop::{RestoreOnPending, cooperative, poll_budget_available, poll_proceed};
 use list::OwnedTasks;
 pub(crate) use meta::TaskMeta;
 pub(crate) use raw::Header;

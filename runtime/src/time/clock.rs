@@ -188,6 +188,13 @@ pub fn pause() {
              several workers)"
         );
     }
+    #[cfg(feature = "sim")]
+    if let scheduler::Handle::Sim(_) = handle {
+        panic!(
+            "`rt::time::pause()` inside a simulation: its clock is always paused (it jumps to \
+             the next timer when no task is ready); `rt::time::advance` moves it by hand"
+        );
+    }
     time_of(&handle).clock().pause();
 }
 
@@ -211,6 +218,13 @@ pub fn pause() {
 #[track_caller]
 pub fn resume() {
     let handle = current_runtime("rt::time::resume");
+    #[cfg(feature = "sim")]
+    if let scheduler::Handle::Sim(_) = handle {
+        panic!(
+            "`rt::time::resume()` inside a simulation: real time would flow into it, and a seed \
+             could no longer replay the run; its clock stays simulated"
+        );
+    }
     time_of(&handle).clock().resume();
 }
 

@@ -96,6 +96,22 @@ pub(crate) const fn miri_or(real: usize, miri: usize) -> usize {
     if cfg!(miri) { miri } else { real }
 }
 
+/// Runs `body` as a spawned task on each runtime of [`SINGLE_POLLER`],
+/// where one thread both polls the tasks and turns the reactor: no event
+/// is dispatched while the task runs between two awaits that return
+/// `Pending`, so readiness seen and cleared in one stretch of the task is
+/// exactly what the task did (as on the current-thread runtime tokio's
+/// readiness tests use).
+pub(crate) fn on_single_poller<F, Fut>(body: F)
+where
+    F: Fn() -> Fut,
+    Fut: Future<Output = ()> + Send + 'static,
+{
+    each(&SINGLE_POLLER, |_, rt| {
+        rt.block_on(async { rt::spawn(body()).await.unwrap() })
+    });
+}
+
 /// Runs `test` once on every runtime kind.
 pub(crate) fn each_runtime(test: impl FnMut(Kind, Runtime)) {
     each(&ALL, test);
@@ -277,6 +293,19 @@ pub(crate) async fn tcp_pair() -> (rt::net::TcpStream, rt::net::TcpStream) {
     (client, server)
 }
 
+/// Clears the readability an accepted stream starts out assumed to have,
+/// for a test that wants it idle: reads (finding nothing) until it no
+/// longer claims to be readable. One read is normally enough; a write
+/// event the reactor dispatches between that read and its clear keeps the
+/// readiness (the clear sees a newer tick), and the next read clears it.
+pub(crate) fn clear_assumed_readability(stream: &rt::net::TcpStream) {
+    use futures::FutureExt;
+    while stream.readable().now_or_never().is_some() {
+        let err = stream.try_read(&mut [0; 1]).unwrap_err();
+        assert_eq!(err.kind(), std::io::ErrorKind::WouldBlock);
+    }
+}
+
 /// Writes `data` to `stream` from a task of its own, then shuts the write
 /// side down, so the peer reads `data` and then end-of-file.
 pub(crate) fn spawn_write_all(
@@ -447,8 +476,9 @@ pub(crate) fn ms(n: u64) -> Duration {
 
 #[allow(unused_imports)]
 pub(crate) use stream_checks::{
-    check_forgotten_write_half, check_owned_halves, check_ready_for_either_side,
-    check_split_halves, echo_through_halves, fill_send_buffer,
+    check_forgotten_write_half, check_owned_halves, check_poll_read_ready,
+    check_ready_for_either_side, check_split_halves, check_try_read_write, echo_through_halves,
+    fill_send_buffer,
 };
 
 /// Polls `future` once with a waker that does nothing: for tests that

@@ -253,8 +253,188 @@ macro_rules! check_split_halves {
     };
 }
 
+/// tokio's `tcp_stream::try_read_write` and `uds_stream::try_read_write`:
+/// `readable()` is woken by the peer's
+/// write; `writable()` stays ready at once while `try_write` fills the
+/// send buffer with `$data` (far past the cooperative budget, which the
+/// readiness futures do not spend), then waits once it is full; the
+/// server drains it with `readable()` and `try_read`, scalar then
+/// vectored (writes in `$chunk`-byte slices); and the client's drop shows
+/// as read-closed readiness.
+#[allow(unused_macros)]
+macro_rules! check_try_read_write {
+    ($client:expr, $server:expr, $data:expr, $chunk:expr) => {
+        async {
+            use futures::FutureExt as _;
+            use std::io::{ErrorKind, IoSlice, IoSliceMut};
+            let (client, server) = ($client, $server);
+            let data: &[u8] = $data;
+            let mut written = data.to_vec();
+
+            // Nothing to read yet: an accepted socket, assumed readable,
+            // finds that out here and clears the assumption (once more if
+            // the reactor dispatched a write event between the read and
+            // its clear, which keeps the readiness).
+            let err = server.try_read(&mut [0; 1]).unwrap_err();
+            assert_eq!(err.kind(), ErrorKind::WouldBlock);
+            while server.readable().now_or_never().is_some() {
+                let err = server.try_read(&mut [0; 1]).unwrap_err();
+                assert_eq!(err.kind(), ErrorKind::WouldBlock);
+            }
+
+            // The server's `readable()` waits, and the client's write
+            // wakes it.
+            let counter = crate::support::WakeCounter::new();
+            let mut readable = Box::pin(server.readable());
+            std::future::poll_fn(|cx| {
+                assert!(counter.poll_with(readable.as_mut(), cx).is_pending());
+                std::task::Poll::Ready(())
+            })
+            .await;
+            client.writable().await.unwrap();
+            assert_eq!(client.try_write(data).unwrap(), data.len());
+            while counter.wakes() == 0 {
+                rt::task::yield_now().await;
+            }
+            drop(readable);
+
+            // Fill the send buffer with scalar writes: `writable()` is
+            // ready at once every time until a write would block.
+            loop {
+                assert!(client.writable().now_or_never().is_some(), "still writable");
+                match client.try_write(data) {
+                    Ok(n) => written.extend(&data[..n]),
+                    Err(e) if e.kind() == ErrorKind::WouldBlock => break,
+                    Err(e) => panic!("{e}"),
+                }
+            }
+            assert!(
+                client.writable().now_or_never().is_none(),
+                "the buffer is full"
+            );
+            let mut read = vec![0; written.len()];
+            let mut i = 0;
+            while i < read.len() {
+                server.readable().await.unwrap();
+                match server.try_read(&mut read[i..]) {
+                    Ok(n) => i += n,
+                    Err(e) if e.kind() == ErrorKind::WouldBlock => continue,
+                    Err(e) => panic!("{e}"),
+                }
+            }
+            assert!(read == written, "the scalar bytes arrived in order");
+
+            // Again with vectored writes and reads.
+            written.clear();
+            client.writable().await.unwrap();
+            let slices: Vec<_> = data.chunks($chunk).map(IoSlice::new).collect();
+            loop {
+                assert!(client.writable().now_or_never().is_some(), "still writable");
+                match client.try_write_vectored(&slices) {
+                    Ok(n) => written.extend(&data[..n]),
+                    Err(e) if e.kind() == ErrorKind::WouldBlock => break,
+                    Err(e) => panic!("{e}"),
+                }
+            }
+            assert!(
+                client.writable().now_or_never().is_none(),
+                "the buffer is full"
+            );
+            let mut read = vec![0; written.len()];
+            let mut i = 0;
+            while i < read.len() {
+                server.readable().await.unwrap();
+                let mut bufs: Vec<_> = read[i..].chunks_mut(0x10000).map(IoSliceMut::new).collect();
+                match server.try_read_vectored(&mut bufs) {
+                    Ok(n) => i += n,
+                    Err(e) if e.kind() == ErrorKind::WouldBlock => continue,
+                    Err(e) => panic!("{e}"),
+                }
+            }
+            assert!(read == written, "the vectored bytes arrived in order");
+
+            // The client's drop is read-closed readiness.
+            drop(client);
+            loop {
+                let ready = server.ready(rt::io::Interest::READABLE).await.unwrap();
+                if ready.is_read_closed() {
+                    break;
+                }
+                rt::task::yield_now().await;
+            }
+        }
+    };
+}
+
+/// tokio's `tcp_stream::poll_read_ready` and `uds_stream::poll_read_ready`
+/// on an accepted `$server` and its peer `$client`: assumed readable at
+/// the first poll (no event needed), not readable once a read found
+/// nothing; readable when the peer writes, still readable after a read
+/// that filled its buffer, not after reading until `WouldBlock`; readable
+/// when the peer leaves. Run it on a single poller (`on_single_poller`),
+/// where no event lands between a read and the check after it.
+#[allow(unused_macros)]
+macro_rules! check_poll_read_ready {
+    ($client:expr, $server:expr) => {
+        async {
+            use futures::FutureExt as _;
+            use rt::io::{AsyncReadExt as _, AsyncWriteExt as _};
+            use std::future::poll_fn;
+            let (mut client, mut server) = ($client, $server);
+            let mut big = vec![0u8; 1024 * 1024];
+            macro_rules! read_until_would_block {
+                () => {
+                    loop {
+                        match server.try_read(&mut big) {
+                            Ok(_) => {}
+                            Err(e) => {
+                                assert_eq!(e.kind(), std::io::ErrorKind::WouldBlock);
+                                break;
+                            }
+                        }
+                    }
+                };
+            }
+            macro_rules! assert_not_readable {
+                () => {
+                    poll_fn(|cx| {
+                        assert!(server.poll_read_ready(cx).is_pending(), "readable");
+                        std::task::Poll::Ready(())
+                    })
+                    .await
+                };
+            }
+
+            // Accepted: readable at the first poll, before any event.
+            let first = poll_fn(|cx| server.poll_read_ready(cx)).now_or_never();
+            assert!(
+                matches!(first, Some(Ok(()))),
+                "an accepted stream is assumed readable: {first:?}"
+            );
+            read_until_would_block!();
+            assert_not_readable!();
+
+            // Bytes in the buffer: readable.
+            client.write_all(b"ping").await.unwrap();
+            poll_fn(|cx| server.poll_read_ready(cx)).await.unwrap();
+
+            // Readable until a read leaves room or would block.
+            let mut buf = [0u8; 4];
+            server.read_exact(&mut buf).await.unwrap();
+            poll_fn(|cx| server.poll_read_ready(cx)).await.unwrap();
+            read_until_would_block!();
+            assert_not_readable!();
+
+            // The peer's departure is readable.
+            drop(client);
+            poll_fn(|cx| server.poll_read_ready(cx)).await.unwrap();
+        }
+    };
+}
+
 #[allow(unused_imports)]
 pub(crate) use {
-    check_forgotten_write_half, check_owned_halves, check_ready_for_either_side,
-    check_split_halves, echo_through_halves, fill_send_buffer,
+    check_forgotten_write_half, check_owned_halves, check_poll_read_ready,
+    check_ready_for_either_side, check_split_halves, check_try_read_write, echo_through_halves,
+    fill_send_buffer,
 };

@@ -118,6 +118,12 @@ impl TcpListener {
     /// wakes them all and one of them takes it. Dropping the future (a
     /// timeout) frees its place.
     ///
+    /// The stream starts out assumed readable and writable, as in tokio:
+    /// its first read and write try the socket at once (the peer's first
+    /// bytes are usually there already) instead of waiting for the
+    /// reactor's first event; a read that finds nothing clears the
+    /// readability.
+    ///
     /// # Errors
     ///
     /// The OS error of `accept` (e.g. `EMFILE` when out of descriptors, or
@@ -316,7 +322,7 @@ impl Stream for Incoming<'_> {
 fn wrap_accepted(
     (sys, peer): (mio::net::TcpStream, SocketAddr),
 ) -> io::Result<(TcpStream, SocketAddr)> {
-    TcpStream::new(sys).map(|stream| (stream, peer))
+    TcpStream::accepted(sys).map(|stream| (stream, peer))
 }
 
 impl fmt::Debug for TcpListener {

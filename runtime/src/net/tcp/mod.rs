@@ -2,6 +2,7 @@
 //! [`TcpSocket`] to set options before connecting or listening.
 
 mod listener;
+mod read_uninit;
 mod socket;
 mod split;
 mod stream;

@@ -1,7 +1,7 @@
 use super::split::{OwnedReadHalf, OwnedWriteHalf, ReadHalf, WriteHalf};
 use crate::io::registered::Registered;
 use crate::net::addr::{ToSocketAddrs, each_addr};
-use rt_reactor::{Direction, Interest};
+use rt_reactor::{Direction, Interest, Ready};
 use std::future::poll_fn;
 use std::io;
 use std::net::SocketAddr;
@@ -52,6 +52,21 @@ impl TcpStream {
     pub(crate) fn new(sys: mio::net::TcpStream) -> io::Result<TcpStream> {
         Ok(TcpStream {
             io: Registered::new(sys, Interest::READABLE | Interest::WRITABLE)?,
+        })
+    }
+
+    /// A stream `accept` returned: assumed readable and writable from the
+    /// start (`Registered::assuming`), as in tokio, so its first read and
+    /// write try the socket instead of waiting for the reactor's first
+    /// event (which under load can queue behind every other connection's).
+    /// A read that finds nothing clears the assumption.
+    pub(crate) fn accepted(sys: mio::net::TcpStream) -> io::Result<TcpStream> {
+        Ok(TcpStream {
+            io: Registered::assuming(
+                sys,
+                Interest::READABLE | Interest::WRITABLE,
+                Ready::READABLE | Ready::WRITABLE,
+            )?,
         })
     }
 

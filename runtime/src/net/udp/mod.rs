@@ -2,6 +2,7 @@
 //! non-blocking I/O (`socket_io.rs`) and its socket options
 //! (`socket_options.rs`).
 
+mod recv_uninit;
 mod socket;
 mod socket_io;
 mod socket_options;

@@ -1,7 +1,8 @@
-use super::SocketAddr;
+use super::{SocketAddr, abstract_name};
 use crate::io::registered::Registered;
 use crate::io::sys;
-use rt_reactor::{Direction, Interest};
+use crate::net::datagram_io::SendTo;
+use rt_reactor::{Direction, Interest, Ready};
 use socket2::{SockAddr, SockRef};
 use std::fmt;
 use std::io;
@@ -37,8 +38,13 @@ pub struct UnixDatagram {
 impl UnixDatagram {
     #[track_caller]
     fn new(sys: mio::net::UnixDatagram) -> io::Result<UnixDatagram> {
+        UnixDatagram::assuming(sys, Ready::EMPTY)
+    }
+
+    #[track_caller]
+    fn assuming(sys: mio::net::UnixDatagram, assumed: Ready) -> io::Result<UnixDatagram> {
         Ok(UnixDatagram {
-            io: Registered::new(sys, Interest::READABLE | Interest::WRITABLE)?,
+            io: Registered::assuming(sys, Interest::READABLE | Interest::WRITABLE, assumed)?,
         })
     }
 
@@ -48,6 +54,9 @@ impl UnixDatagram {
     }
 
     /// Binds a socket to the file `path` (which must not exist).
+    ///
+    /// On Linux and Android a path that starts with a NUL byte, `"\0name"`,
+    /// names `name` in the abstract namespace (no file), as in tokio.
     ///
     /// # Errors
     ///
@@ -75,7 +84,8 @@ impl UnixDatagram {
     /// ```
     #[track_caller]
     pub fn bind(path: impl AsRef<Path>) -> io::Result<UnixDatagram> {
-        UnixDatagram::new(mio::net::UnixDatagram::bind(path)?)
+        let addr = abstract_name::socket_addr(path.as_ref())?;
+        UnixDatagram::new(mio::net::UnixDatagram::bind_addr(&addr)?)
     }
 
     /// Binds a socket to `addr`: a path (which must not exist), or on
@@ -137,6 +147,10 @@ impl UnixDatagram {
 
     /// A connected pair of sockets (`socketpair`).
     ///
+    /// Both ends start out writable (their buffers are empty), before the
+    /// reactor's first event, as in tokio; each becomes readable when its
+    /// peer sends.
+    ///
     /// # Errors
     ///
     /// The OS error of `socketpair`.
@@ -159,7 +173,11 @@ impl UnixDatagram {
     #[track_caller]
     pub fn pair() -> io::Result<(UnixDatagram, UnixDatagram)> {
         let (a, b) = mio::net::UnixDatagram::pair()?;
-        Ok((UnixDatagram::new(a)?, UnixDatagram::new(b)?))
+        // Empty buffers: writable now; readable once the peer sends.
+        Ok((
+            UnixDatagram::assuming(a, Ready::WRITABLE)?,
+            UnixDatagram::assuming(b, Ready::WRITABLE)?,
+        ))
     }
 
     /// Wraps a `std` socket (it is switched to non-blocking).
@@ -210,7 +228,8 @@ impl UnixDatagram {
         Ok(self.io.into_inner()?.into())
     }
 
-    /// Sets the default peer for `send`/`recv`.
+    /// Sets the default peer for `send`/`recv`: the socket at `path`
+    /// (an abstract name if it starts with NUL, see [`bind`](UnixDatagram::bind)).
     ///
     /// # Errors
     ///
@@ -232,7 +251,7 @@ impl UnixDatagram {
     /// });
     /// ```
     pub fn connect(&self, path: impl AsRef<Path>) -> io::Result<()> {
-        self.io.get_ref().connect(path)
+        abstract_name::connect_to_path(self.io.get_ref(), path.as_ref())
     }
 
     /// Sends a datagram to the connected peer.
@@ -280,7 +299,8 @@ impl UnixDatagram {
         self.io.async_io(Direction::Read, |sys| sys.recv(buf)).await
     }
 
-    /// Sends a datagram to the socket at `path`.
+    /// Sends a datagram to the socket at `path` (an abstract name if it
+    /// starts with NUL, see [`bind`](UnixDatagram::bind)).
     ///
     /// # Errors
     ///
@@ -301,7 +321,7 @@ impl UnixDatagram {
     pub async fn send_to(&self, buf: &[u8], path: impl AsRef<Path>) -> io::Result<usize> {
         let path = path.as_ref();
         self.io
-            .async_io(Direction::Write, |sys| sys.send_to(buf, path))
+            .async_io(Direction::Write, |sys| sys.send_to_target(buf, path))
             .await
     }
 

@@ -1,4 +1,4 @@
-use super::{SocketAddr, UnixStream};
+use super::{SocketAddr, UnixStream, abstract_name};
 use crate::io::registered::Registered;
 use rt_reactor::{Direction, Interest};
 use std::fmt;
@@ -30,6 +30,9 @@ pub struct UnixListener {
 impl UnixListener {
     /// Binds a listener to the socket file `path` (which must not exist).
     ///
+    /// On Linux and Android a path that starts with a NUL byte, `"\0name"`,
+    /// names `name` in the abstract namespace (no file), as in tokio.
+    ///
     /// # Errors
     ///
     /// The OS error of `bind`/`listen` (e.g. `AddrInUse` if `path` exists).
@@ -52,9 +55,28 @@ impl UnixListener {
     ///     std::fs::remove_file(&path).unwrap();
     /// });
     /// ```
+    ///
+    /// An abstract name (Linux and Android):
+    ///
+    /// ```
+    /// # #[cfg(target_os = "linux")] {
+    /// use rt::net::unix::SocketAddrExt;
+    ///
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let path = format!("\0rt-doc-abstract-bind-{}", std::process::id());
+    ///     let listener = rt::net::UnixListener::bind(&path).unwrap();
+    ///     let _client = rt::net::UnixStream::connect(&path).await.unwrap();
+    ///     let (_server, _) = listener.accept().await.unwrap();
+    ///     let name = listener.local_addr().unwrap();
+    ///     assert_eq!(name.as_abstract_name(), Some(&path.as_bytes()[1..]));
+    /// });
+    /// # }
+    /// ```
     #[track_caller]
     pub fn bind(path: impl AsRef<Path>) -> io::Result<UnixListener> {
-        UnixListener::new(mio::net::UnixListener::bind(path)?)
+        let addr = abstract_name::socket_addr(path.as_ref())?;
+        UnixListener::new(mio::net::UnixListener::bind_addr(&addr)?)
     }
 
     /// Binds a listener to `addr`: a path (which must not exist), or on
@@ -157,6 +179,9 @@ impl UnixListener {
     /// through an `Arc`): each waits in a place of its own, a new connection
     /// wakes them all and one of them takes it. Dropping the future frees
     /// its place.
+    ///
+    /// The stream starts out assumed readable and writable, as
+    /// [`TcpListener::accept`](crate::net::TcpListener::accept)'s do.
     ///
     /// # Errors
     ///
@@ -282,7 +307,7 @@ impl AsFd for UnixListener {
 fn wrap_accepted(
     (sys, addr): (mio::net::UnixStream, SocketAddr),
 ) -> io::Result<(UnixStream, SocketAddr)> {
-    UnixStream::new(sys).map(|stream| (stream, addr))
+    UnixStream::accepted(sys).map(|stream| (stream, addr))
 }
 
 impl fmt::Debug for UnixListener {

@@ -1,7 +1,7 @@
 use super::split::{OwnedReadHalf, OwnedWriteHalf, ReadHalf, WriteHalf};
-use super::{SocketAddr, UCred};
+use super::{SocketAddr, UCred, abstract_name};
 use crate::io::registered::Registered;
-use rt_reactor::{Direction, Interest};
+use rt_reactor::{Direction, Interest, Ready};
 use std::future::poll_fn;
 use std::io;
 use std::os::fd::AsFd;
@@ -39,13 +39,28 @@ pub struct UnixStream {
 }
 
 impl UnixStream {
+    #[track_caller]
     pub(crate) fn new(sys: mio::net::UnixStream) -> io::Result<UnixStream> {
+        UnixStream::assuming(sys, Ready::EMPTY)
+    }
+
+    /// A stream `accept` returned: assumed readable and writable from the
+    /// start, as `TcpStream`'s accepted streams are.
+    pub(crate) fn accepted(sys: mio::net::UnixStream) -> io::Result<UnixStream> {
+        UnixStream::assuming(sys, Ready::READABLE | Ready::WRITABLE)
+    }
+
+    #[track_caller]
+    fn assuming(sys: mio::net::UnixStream, assumed: Ready) -> io::Result<UnixStream> {
         Ok(UnixStream {
-            io: Registered::new(sys, Interest::READABLE | Interest::WRITABLE)?,
+            io: Registered::assuming(sys, Interest::READABLE | Interest::WRITABLE, assumed)?,
         })
     }
 
     /// Connects to the socket at `path`.
+    ///
+    /// On Linux and Android a path that starts with a NUL byte, `"\0name"`,
+    /// names `name` in the abstract namespace (no file), as in tokio.
     ///
     /// # Errors
     ///
@@ -71,7 +86,8 @@ impl UnixStream {
     /// });
     /// ```
     pub async fn connect(path: impl AsRef<Path>) -> io::Result<UnixStream> {
-        UnixStream::connected(mio::net::UnixStream::connect(path)?).await
+        let addr = abstract_name::socket_addr(path.as_ref())?;
+        UnixStream::connected(mio::net::UnixStream::connect_addr(&addr)?).await
     }
 
     /// Connects to the socket at `addr`: a path, or on Linux and Android
@@ -119,6 +135,10 @@ impl UnixStream {
 
     /// A connected pair of streams (`socketpair`).
     ///
+    /// Both ends start out writable (their buffers are empty), before the
+    /// reactor's first event, as in tokio; each becomes readable when its
+    /// peer writes.
+    ///
     /// # Errors
     ///
     /// The OS error of `socketpair` or of the registration.
@@ -141,7 +161,11 @@ impl UnixStream {
     #[track_caller]
     pub fn pair() -> io::Result<(UnixStream, UnixStream)> {
         let (a, b) = mio::net::UnixStream::pair()?;
-        Ok((UnixStream::new(a)?, UnixStream::new(b)?))
+        // Empty buffers: writable now; readable once the peer writes.
+        Ok((
+            UnixStream::assuming(a, Ready::WRITABLE)?,
+            UnixStream::assuming(b, Ready::WRITABLE)?,
+        ))
     }
 
     /// Wraps a connected `std` stream (it is switched to non-blocking).

@@ -261,11 +261,17 @@ impl<T> Chan<T> {
         self.wake_receiver_if_closed();
     }
 
+    /// After slot permits went back: wakes a closed receiver once the
+    /// channel is idle (every slot back, so it finishes), not before (a
+    /// reservation still holding slots may yet deliver, or a failing one
+    /// may still give its slots back, and it wakes the receiver then).
     fn wake_receiver_if_closed(&self) {
         // Orders a permit returned just before against `closed`, as the
         // receiver's fence orders `closed` against its permit count.
         fence(Ordering::SeqCst);
-        if self.closed.load(Ordering::Relaxed) {
+        if self.closed.load(Ordering::Relaxed) && self.free_slots() == self.max_capacity() {
+            // Of concurrent returns, the last in the count's order sees
+            // every slot back: no wake is lost.
             self.wake_receiver();
         }
     }

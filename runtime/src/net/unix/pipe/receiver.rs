@@ -409,6 +409,44 @@ impl Receiver {
     }
 }
 
+impl Receiver {
+    /// Reads once, as `AsyncRead::poll_read`, into `buf`, which may be
+    /// uninitialised (a tokio `ReadBuf`'s unfilled part): the kernel writes
+    /// the bytes straight into it, nothing is zeroed first; returns how
+    /// many (`0`: no sender is left, or an empty `buf`). Waits in the read
+    /// direction's shared slot: the last waker wins.
+    ///
+    /// # Errors
+    ///
+    /// The OS error of `read`, or the I/O driver's shutdown.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rt::io::AsyncWriteExt;
+    /// use std::future::poll_fn;
+    /// use std::mem::MaybeUninit;
+    ///
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let (mut tx, rx) = rt::net::unix::pipe::pipe().unwrap();
+    ///     tx.write_all(b"hi").await.unwrap();
+    ///     let mut buf = [MaybeUninit::<u8>::uninit(); 8];
+    ///     let n = poll_fn(|cx| rx.poll_read_uninit(cx, &mut buf)).await.unwrap();
+    ///     assert_eq!(n, 2);
+    /// });
+    /// ```
+    pub fn poll_read_uninit(
+        &self,
+        cx: &mut Context<'_>,
+        buf: &mut [std::mem::MaybeUninit<u8>],
+    ) -> Poll<io::Result<usize>> {
+        self.io.poll_io(cx, Direction::Read, |receiver| {
+            crate::io::sys::read_uninit(receiver.as_raw_fd(), buf)
+        })
+    }
+}
+
 impl AsyncRead for Receiver {
     fn poll_read(
         self: Pin<&mut Self>,

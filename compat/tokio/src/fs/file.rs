@@ -1,0 +1,304 @@
+//! [`File`]: rt's file in a newtype for tokio's `AsyncRead`, `AsyncWrite`
+//! and `AsyncSeek`, and tokio's `&self` methods (`sync_all`, `set_len`,
+//! `try_clone`, ...), which rt has on `&mut self`: the file sits behind an
+//! async mutex those methods lock (the I/O traits, on `&mut self`, reach
+//! it without locking).
+
+use super::OpenOptions;
+use crate::io::{AsyncRead, AsyncSeek, AsyncWrite, ReadBuf, SeekFrom};
+use std::fs::{Metadata, Permissions};
+use std::io::{self, IoSlice};
+use std::path::Path;
+use std::pin::Pin;
+use std::task::{Context, Poll, ready};
+
+/// An open file, with reads and writes on the blocking pool. A newtype
+/// over `rt::fs::File` for tokio's traits; reads copy straight from the
+/// blocking read's buffer into a `ReadBuf`'s uninitialised part.
+///
+/// # Examples
+///
+/// ```
+/// use tokio::io::{AsyncReadExt, AsyncSeekExt, AsyncWriteExt};
+///
+/// # let rt = rt::runtime::Runtime::new().unwrap();
+/// # rt.block_on(async {
+/// let path = std::env::temp_dir().join(format!("facade-file-{}", std::process::id()));
+/// let mut file = tokio::fs::File::create(&path).await.unwrap();
+/// file.write_all(b"hello").await.unwrap();
+/// file.sync_all().await.unwrap();
+/// let mut file = tokio::fs::File::open(&path).await.unwrap();
+/// file.seek(std::io::SeekFrom::Start(1)).await.unwrap();
+/// let mut rest = String::new();
+/// file.read_to_string(&mut rest).await.unwrap();
+/// assert_eq!(rest, "ello");
+/// tokio::fs::remove_file(&path).await.unwrap();
+/// # });
+/// ```
+#[derive(Debug)]
+pub struct File {
+    inner: rt::sync::Mutex<rt::fs::File>,
+    /// A seek asked for by `start_seek`, done by `poll_complete`.
+    seek: Option<SeekFrom>,
+    /// The descriptor, which never changes: lent without the lock.
+    fd: std::os::fd::RawFd,
+    /// rt's `max_buf_size`, read without the lock.
+    max_buf_size: usize,
+}
+
+impl From<rt::fs::File> for File {
+    fn from(file: rt::fs::File) -> File {
+        File {
+            fd: std::os::fd::AsRawFd::as_raw_fd(&file),
+            max_buf_size: file.max_buf_size(),
+            inner: rt::sync::Mutex::new(file),
+            seek: None,
+        }
+    }
+}
+
+impl From<File> for rt::fs::File {
+    fn from(file: File) -> rt::fs::File {
+        file.inner.into_inner()
+    }
+}
+
+impl From<std::fs::File> for File {
+    fn from(std: std::fs::File) -> File {
+        File::from_std(std)
+    }
+}
+
+impl File {
+    /// Opens `path` for reading.
+    ///
+    /// # Errors
+    ///
+    /// The OS error of `open`.
+    pub async fn open(path: impl AsRef<Path>) -> io::Result<File> {
+        rt::fs::File::open(path).await.map(File::from)
+    }
+
+    /// Creates (or truncates) `path` and opens it for writing.
+    ///
+    /// # Errors
+    ///
+    /// The OS error of `open`.
+    pub async fn create(path: impl AsRef<Path>) -> io::Result<File> {
+        rt::fs::File::create(path).await.map(File::from)
+    }
+
+    /// Creates `path`, failing if it exists, and opens it for reading and
+    /// writing.
+    ///
+    /// # Errors
+    ///
+    /// `AlreadyExists`, or the OS error of `open`.
+    pub async fn create_new<P: AsRef<Path>>(path: P) -> io::Result<File> {
+        rt::fs::File::create_new(path).await.map(File::from)
+    }
+
+    /// Options to open a file with.
+    pub fn options() -> OpenOptions {
+        OpenOptions::new()
+    }
+
+    /// Wraps a std file.
+    pub fn from_std(std: std::fs::File) -> File {
+        File::from(rt::fs::File::from_std(std))
+    }
+
+    /// Flushes buffered writes, then syncs data and metadata to disk.
+    ///
+    /// # Errors
+    ///
+    /// A buffered write's error, or the OS error of `fsync`.
+    pub async fn sync_all(&self) -> io::Result<()> {
+        self.inner.lock().await.sync_all().await
+    }
+
+    /// Flushes buffered writes, then syncs data to disk.
+    ///
+    /// # Errors
+    ///
+    /// A buffered write's error, or the OS error of `fdatasync`.
+    pub async fn sync_data(&self) -> io::Result<()> {
+        self.inner.lock().await.sync_data().await
+    }
+
+    /// Truncates or extends the file to `size` bytes.
+    ///
+    /// # Errors
+    ///
+    /// A buffered write's error, or the OS error of `ftruncate`.
+    pub async fn set_len(&self, size: u64) -> io::Result<()> {
+        self.inner.lock().await.set_len(size).await
+    }
+
+    /// The file's metadata.
+    ///
+    /// # Errors
+    ///
+    /// The OS error of `fstat`.
+    pub async fn metadata(&self) -> io::Result<Metadata> {
+        self.inner.lock().await.metadata().await
+    }
+
+    /// A second handle to the same open file (position shared).
+    ///
+    /// # Errors
+    ///
+    /// The OS error of `dup`.
+    pub async fn try_clone(&self) -> io::Result<File> {
+        self.inner.lock().await.try_clone().await.map(File::from)
+    }
+
+    /// Sets the file's permissions.
+    ///
+    /// # Errors
+    ///
+    /// The OS error of `fchmod`.
+    pub async fn set_permissions(&self, perm: Permissions) -> io::Result<()> {
+        self.inner.lock().await.set_permissions(perm).await
+    }
+
+    /// Sets the file's access and modification times.
+    ///
+    /// # Errors
+    ///
+    /// The OS error of `futimens`.
+    pub async fn set_times(&self, times: std::fs::FileTimes) -> io::Result<()> {
+        self.inner.lock().await.set_times(times).await
+    }
+
+    /// Sets the file's modification time.
+    ///
+    /// # Errors
+    ///
+    /// The OS error of `futimens`.
+    pub async fn set_modified(&self, time: std::time::SystemTime) -> io::Result<()> {
+        self.inner.lock().await.set_modified(time).await
+    }
+
+    /// The most one read or write moves through the blocking pool (2 MiB
+    /// unless set).
+    pub fn max_buf_size(&self) -> usize {
+        self.max_buf_size
+    }
+
+    /// Sets the most one read or write moves.
+    ///
+    /// # Panics
+    ///
+    /// If `max_buf_size` is 0 (rt's check: nothing could move).
+    pub fn set_max_buf_size(&mut self, max_buf_size: usize) {
+        self.inner.get_mut().set_max_buf_size(max_buf_size);
+        self.max_buf_size = max_buf_size;
+    }
+
+    /// The std file, once operations in flight are done.
+    ///
+    /// # Panics
+    ///
+    /// If rt cannot hand the file back (a buffered write failed, or the
+    /// position could not be restored): tokio's `into_std` has no way to
+    /// report it. Flush first to see write errors.
+    pub async fn into_std(self) -> std::fs::File {
+        match self.inner.into_inner().into_std().await {
+            Ok(std) => std,
+            Err(e) => panic!(
+                "rt: File::into_std could not hand the file back ({e}); flush the file before \
+                 `into_std` to see a write error as an error"
+            ),
+        }
+    }
+
+    /// The std file if no operation is in flight; the file back otherwise.
+    ///
+    /// # Errors
+    ///
+    /// The file itself, while an operation is in flight.
+    // tokio's shape: the file itself comes back as the error.
+    #[allow(clippy::result_large_err)]
+    pub fn try_into_std(self) -> Result<std::fs::File, File> {
+        self.inner.into_inner().try_into_std().map_err(File::from)
+    }
+}
+
+impl std::os::fd::AsRawFd for File {
+    fn as_raw_fd(&self) -> std::os::fd::RawFd {
+        self.fd
+    }
+}
+
+impl std::os::fd::AsFd for File {
+    fn as_fd(&self) -> std::os::fd::BorrowedFd<'_> {
+        // SAFETY: `fd` is the open descriptor of the file `self` owns; it
+        // stays open for as long as `self` is borrowed.
+        unsafe { std::os::fd::BorrowedFd::borrow_raw(self.fd) }
+    }
+}
+
+impl AsyncRead for File {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        let file = self.get_mut().inner.get_mut();
+        crate::io::forward::poll_read_uninit(buf, |unfilled| file.poll_read_uninit(cx, unfilled))
+    }
+}
+
+impl AsyncWrite for File {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        rt::io::AsyncWrite::poll_write(Pin::new(self.get_mut().inner.get_mut()), cx, buf)
+    }
+
+    fn poll_write_vectored(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        rt::io::AsyncWrite::poll_write_vectored(Pin::new(self.get_mut().inner.get_mut()), cx, bufs)
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        rt::io::AsyncWrite::poll_flush(Pin::new(self.get_mut().inner.get_mut()), cx)
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        // A file has no write side to shut: flush, as tokio does.
+        rt::io::AsyncWrite::poll_flush(Pin::new(self.get_mut().inner.get_mut()), cx)
+    }
+}
+
+impl AsyncSeek for File {
+    fn start_seek(self: Pin<&mut Self>, position: SeekFrom) -> io::Result<()> {
+        let me = self.get_mut();
+        if me.seek.is_some() {
+            return Err(io::Error::other(
+                "other file operation is pending, call poll_complete before start_seek",
+            ));
+        }
+        me.seek = Some(position);
+        Ok(())
+    }
+
+    fn poll_complete(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<u64>> {
+        let me = self.get_mut();
+        // No seek asked for: the current position.
+        let position = me.seek.unwrap_or(SeekFrom::Current(0));
+        let result = ready!(rt::io::AsyncSeek::poll_seek(
+            Pin::new(me.inner.get_mut()),
+            cx,
+            position
+        ));
+        me.seek = None;
+        Poll::Ready(result)
+    }
+}

@@ -1,0 +1,145 @@
+//! `duplex` and `simplex`: in-memory streams, over rt's `DuplexStream`
+//! and `SimplexStream`.
+
+use crate::io::forward::{forward_async_read, forward_async_write};
+
+/// One end of an in-memory stream pair, from [`duplex`]. A newtype over
+/// rt's `DuplexStream` because tokio's traits differ from the futures-io
+/// ones rt's implements. Dropping one end makes the other read end-of-file
+/// and fail writes with `BrokenPipe`; shutting one down makes the other
+/// read end-of-file.
+///
+/// # Examples
+///
+/// ```
+/// use tokio::io::{AsyncReadExt, AsyncWriteExt};
+///
+/// # let rt = rt::runtime::Runtime::new().unwrap();
+/// # rt.block_on(async {
+/// let (mut a, mut b) = tokio::io::duplex(64);
+/// a.write_all(b"ping").await.unwrap();
+/// let mut buf = [0; 4];
+/// b.read_exact(&mut buf).await.unwrap();
+/// assert_eq!(&buf, b"ping");
+/// drop(a);
+/// assert_eq!(b.read(&mut buf).await.unwrap(), 0);
+/// # });
+/// ```
+#[derive(Debug)]
+pub struct DuplexStream {
+    inner: rt::io::DuplexStream,
+}
+
+/// Two streams joined to each other: what one writes the other reads. Each
+/// direction holds at most `max_buf_size` bytes; a writer waits for room.
+///
+/// # Panics
+///
+/// If `max_buf_size` is 0.
+///
+/// # Examples
+///
+/// See [`DuplexStream`].
+pub fn duplex(max_buf_size: usize) -> (DuplexStream, DuplexStream) {
+    let (a, b) = rt::io::duplex(max_buf_size);
+    (DuplexStream::from(a), DuplexStream::from(b))
+}
+
+impl From<rt::io::DuplexStream> for DuplexStream {
+    fn from(inner: rt::io::DuplexStream) -> DuplexStream {
+        DuplexStream { inner }
+    }
+}
+
+impl From<DuplexStream> for rt::io::DuplexStream {
+    fn from(stream: DuplexStream) -> rt::io::DuplexStream {
+        stream.inner
+    }
+}
+
+forward_async_read!(DuplexStream, inner);
+forward_async_write!(DuplexStream, inner, vectored: false);
+
+/// A one-way in-memory pipe: what is written is read back. A newtype over
+/// rt's `SimplexStream`, for tokio's traits; [`simplex`] splits one into
+/// its two ends.
+///
+/// # Examples
+///
+/// ```
+/// use tokio::io::{AsyncReadExt, AsyncWriteExt};
+///
+/// # let rt = rt::runtime::Runtime::new().unwrap();
+/// # rt.block_on(async {
+/// let mut pipe = tokio::io::SimplexStream::new_unsplit(16);
+/// pipe.write_all(b"loop").await.unwrap();
+/// let mut buf = [0; 4];
+/// pipe.read_exact(&mut buf).await.unwrap();
+/// assert_eq!(&buf, b"loop");
+/// # });
+/// ```
+#[derive(Debug)]
+pub struct SimplexStream {
+    inner: rt::io::SimplexStream,
+}
+
+impl SimplexStream {
+    /// A pipe holding at most `max_buf_size` bytes, both ends in one value.
+    ///
+    /// # Panics
+    ///
+    /// If `max_buf_size` is 0.
+    pub fn new_unsplit(max_buf_size: usize) -> SimplexStream {
+        SimplexStream {
+            inner: rt::io::SimplexStream::new_unsplit(max_buf_size),
+        }
+    }
+}
+
+impl From<rt::io::SimplexStream> for SimplexStream {
+    fn from(inner: rt::io::SimplexStream) -> SimplexStream {
+        SimplexStream { inner }
+    }
+}
+
+impl From<SimplexStream> for rt::io::SimplexStream {
+    fn from(stream: SimplexStream) -> rt::io::SimplexStream {
+        stream.inner
+    }
+}
+
+forward_async_read!(SimplexStream, inner);
+forward_async_write!(SimplexStream, inner, vectored: false);
+
+/// A one-way in-memory pipe of at most `max_buf_size` bytes, as its read
+/// end and its write end. Dropping or shutting down the write end makes
+/// the reader see end-of-file; dropping the read end fails writes with
+/// `BrokenPipe`.
+///
+/// # Panics
+///
+/// If `max_buf_size` is 0.
+///
+/// # Examples
+///
+/// ```
+/// use tokio::io::{AsyncReadExt, AsyncWriteExt};
+///
+/// # let rt = rt::runtime::Runtime::new().unwrap();
+/// # rt.block_on(async {
+/// let (mut read, mut write) = tokio::io::simplex(16);
+/// write.write_all(b"one way").await.unwrap();
+/// write.shutdown().await.unwrap();
+/// let mut got = String::new();
+/// read.read_to_string(&mut got).await.unwrap();
+/// assert_eq!(got, "one way");
+/// # });
+/// ```
+pub fn simplex(
+    max_buf_size: usize,
+) -> (
+    crate::io::ReadHalf<SimplexStream>,
+    crate::io::WriteHalf<SimplexStream>,
+) {
+    crate::io::split(SimplexStream::new_unsplit(max_buf_size))
+}

@@ -1,0 +1,40 @@
+//! The I/O utilities: the extension traits and their futures, the buffered
+//! wrappers, copying, and the readers and writers with nothing behind
+//! them.
+
+mod buf_read_ext;
+mod buf_reader;
+mod buf_stream;
+mod buf_writer;
+mod chain_take;
+mod copy;
+mod empty;
+mod lines;
+mod read_ext;
+pub(crate) mod read_futures;
+mod seek_ext;
+mod write_ext;
+mod write_futures;
+
+pub use buf_read_ext::AsyncBufReadExt;
+pub use buf_reader::BufReader;
+pub use buf_stream::BufStream;
+pub use buf_writer::BufWriter;
+pub use chain_take::{Chain, Take};
+pub use copy::{copy, copy_bidirectional, copy_bidirectional_with_sizes, copy_buf};
+pub use empty::{Empty, Repeat, Sink, empty, repeat, sink};
+pub use lines::{Lines, Split};
+pub use read_ext::AsyncReadExt;
+pub use seek_ext::AsyncSeekExt;
+pub use write_ext::AsyncWriteExt;
+
+use std::task::{Context, Poll, ready};
+
+/// Spends one unit of the task's cooperative budget: `Pending` (the task
+/// woken to run again) once it is spent. For the utilities that are
+/// always ready (`empty`, `repeat`, `sink`), so a loop over one yields.
+pub(crate) fn poll_budget(cx: &mut Context<'_>) -> Poll<()> {
+    let coop = ready!(rt::task::coop::poll_proceed(cx));
+    coop.made_progress();
+    Poll::Ready(())
+}

@@ -1,0 +1,180 @@
+//! [`UdpSocket`]: a newtype over rt's, for tokio's `poll_recv`,
+//! `poll_recv_from`, `poll_peek` and `poll_peek_from`, which receive into a
+//! `ReadBuf` (straight into its uninitialised part).
+
+use crate::io::ReadBuf;
+use crate::net::ToSocketAddrs;
+use crate::net::newtype::socket_newtype;
+use std::io;
+use std::net::SocketAddr;
+use std::task::{Context, Poll, ready};
+
+/// A UDP socket. A newtype over `rt::net::UdpSocket` for tokio's
+/// `ReadBuf`-taking `poll_*` receives; everything else (`send_to`,
+/// `recv_from`, `connect`, options, `try_*`, ...) is rt's, through
+/// `Deref`.
+///
+/// # Examples
+///
+/// ```
+/// # let rt = rt::runtime::Runtime::new().unwrap();
+/// # rt.block_on(async {
+/// let a = tokio::net::UdpSocket::bind("127.0.0.1:0").await.unwrap();
+/// let b = tokio::net::UdpSocket::bind("127.0.0.1:0").await.unwrap();
+/// b.send_to(b"hi", a.local_addr().unwrap()).await.unwrap();
+/// let mut buf = [0; 8];
+/// let (n, from) = a.recv_from(&mut buf).await.unwrap();
+/// assert_eq!((&buf[..n], from), (&b"hi"[..], b.local_addr().unwrap()));
+/// # });
+/// ```
+pub struct UdpSocket {
+    inner: rt::net::UdpSocket,
+}
+
+socket_newtype!(UdpSocket, rt::net::UdpSocket);
+
+/// A datagram receive into `buf`'s unfilled part, returning what `recv`
+/// returns besides the count. A full `buf` still receives (an empty slice):
+/// the datagram is consumed, as with tokio.
+pub(crate) fn poll_recv_datagram<T>(
+    buf: &mut ReadBuf<'_>,
+    recv: impl FnOnce(&mut [std::mem::MaybeUninit<u8>]) -> Poll<io::Result<(usize, T)>>,
+) -> Poll<io::Result<T>> {
+    // SAFETY: `recv` (a kernel receive) only writes initialised bytes into
+    // the unfilled part; it never de-initialises any.
+    let unfilled = unsafe { buf.unfilled_mut() };
+    let room = unfilled.len();
+    let (n, extra) = ready!(recv(unfilled))?;
+    assert!(
+        n <= room,
+        "rt: a receive reported more bytes than it was given"
+    );
+    // SAFETY: the receive initialised the first `n` unfilled bytes.
+    unsafe { buf.assume_init(n) };
+    buf.advance(n);
+    Poll::Ready(Ok(extra))
+}
+
+impl UdpSocket {
+    /// Binds to `addr` (the first address that binds).
+    ///
+    /// # Errors
+    ///
+    /// The bind error of the last address tried.
+    ///
+    /// # Panics
+    ///
+    /// Outside an rt runtime with I/O enabled.
+    pub async fn bind<A: ToSocketAddrs>(addr: A) -> io::Result<UdpSocket> {
+        rt::net::UdpSocket::bind(addr).await.map(UdpSocket::from)
+    }
+
+    /// Wraps a std socket, which must be in non-blocking mode.
+    ///
+    /// # Errors
+    ///
+    /// The registration's OS error.
+    ///
+    /// # Panics
+    ///
+    /// Outside an rt runtime with I/O enabled.
+    #[track_caller]
+    pub fn from_std(socket: std::net::UdpSocket) -> io::Result<UdpSocket> {
+        rt::net::UdpSocket::from_std(socket).map(UdpSocket::from)
+    }
+
+    /// Deregisters the socket and hands it back as a std socket.
+    ///
+    /// # Errors
+    ///
+    /// The OS error of deregistering.
+    pub fn into_std(self) -> io::Result<std::net::UdpSocket> {
+        self.inner.into_std()
+    }
+
+    /// Receives a datagram from the connected peer into `buf`'s unfilled
+    /// part (one waker slot: the last caller's wins).
+    ///
+    /// # Errors
+    ///
+    /// The OS error of `recv`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use tokio::io::ReadBuf;
+    ///
+    /// # let rt = rt::runtime::Runtime::new().unwrap();
+    /// # rt.block_on(async {
+    /// let a = tokio::net::UdpSocket::bind("127.0.0.1:0").await.unwrap();
+    /// let b = tokio::net::UdpSocket::bind("127.0.0.1:0").await.unwrap();
+    /// a.connect(b.local_addr().unwrap()).await.unwrap();
+    /// b.send_to(b"hi", a.local_addr().unwrap()).await.unwrap();
+    /// let mut memory = [std::mem::MaybeUninit::uninit(); 8];
+    /// let mut buf = ReadBuf::uninit(&mut memory);
+    /// std::future::poll_fn(|cx| a.poll_recv(cx, &mut buf)).await.unwrap();
+    /// assert_eq!(buf.filled(), b"hi");
+    /// # });
+    /// ```
+    pub fn poll_recv(&self, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
+        poll_recv_datagram(buf, |unfilled| {
+            self.inner
+                .poll_recv_uninit(cx, unfilled)
+                .map_ok(|n| (n, ()))
+        })
+    }
+
+    /// Receives a datagram and its sender into `buf`'s unfilled part.
+    ///
+    /// # Errors
+    ///
+    /// The OS error of `recvfrom`.
+    pub fn poll_recv_from(
+        &self,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<SocketAddr>> {
+        poll_recv_datagram(buf, |unfilled| {
+            self.inner.poll_recv_from_uninit(cx, unfilled)
+        })
+    }
+
+    /// Looks at the next datagram without consuming it, into `buf`'s
+    /// unfilled part.
+    ///
+    /// # Errors
+    ///
+    /// The OS error of `recv`.
+    pub fn poll_peek(&self, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
+        poll_recv_datagram(buf, |unfilled| {
+            self.inner
+                .poll_peek_uninit(cx, unfilled)
+                .map_ok(|n| (n, ()))
+        })
+    }
+
+    /// Looks at the next datagram and its sender without consuming it, into
+    /// `buf`'s unfilled part.
+    ///
+    /// # Errors
+    ///
+    /// The OS error of `recvfrom`.
+    pub fn poll_peek_from(
+        &self,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<SocketAddr>> {
+        poll_recv_datagram(buf, |unfilled| {
+            self.inner.poll_peek_from_uninit(cx, unfilled)
+        })
+    }
+}
+
+impl TryFrom<std::net::UdpSocket> for UdpSocket {
+    type Error = io::Error;
+
+    /// As [`UdpSocket::from_std`].
+    fn try_from(socket: std::net::UdpSocket) -> io::Result<UdpSocket> {
+        UdpSocket::from_std(socket)
+    }
+}

@@ -1,0 +1,5 @@
+//! The halves of a split [`UnixStream`].
+
+use super::UnixStream;
+
+crate::net::halves::stream_halves!(UnixStream, rt::net::unix, rt::net::UnixStream);

@@ -1,0 +1,265 @@
+//! The io utilities: buffered wrappers, lines, copy, duplex, split, join,
+//! empty/repeat/sink, on both runtime flavours.
+
+mod support;
+
+use std::io::{Cursor, SeekFrom};
+use tokio::io::{
+    AsyncBufReadExt, AsyncReadExt, AsyncSeekExt, AsyncWriteExt, BufReader, BufStream, BufWriter,
+};
+
+#[test]
+fn buf_reader_lines_and_split() {
+    support::on_both_flavours(|| async {
+        let reader = BufReader::with_capacity(4, &b"first\r\nsecond\nthird"[..]);
+        let mut lines = reader.lines();
+        let mut all = Vec::new();
+        while let Some(line) = lines.next_line().await.unwrap() {
+            all.push(line);
+        }
+        assert_eq!(all, ["first", "second", "third"]);
+
+        let mut parts = AsyncBufReadExt::split(BufReader::new(&b"a,,b"[..]), b',');
+        let mut got = Vec::new();
+        while let Some(part) = parts.next_segment().await.unwrap() {
+            got.push(part);
+        }
+        assert_eq!(got, [b"a".to_vec(), Vec::new(), b"b".to_vec()]);
+    });
+}
+
+#[test]
+fn lines_is_cancel_safe() {
+    support::on_both_flavours(|| async {
+        let (mut write, read) = tokio::io::duplex(64);
+        let mut lines = BufReader::new(read).lines();
+        write.write_all(b"par").await.unwrap();
+        // The first call reads "par" and is then dropped while waiting.
+        let mut call = Box::pin(lines.next_line());
+        assert!(futures_poll_once(call.as_mut()).await.is_none());
+        drop(call);
+        write.write_all(b"tial\n").await.unwrap();
+        assert_eq!(lines.next_line().await.unwrap().as_deref(), Some("partial"));
+    });
+}
+
+/// Polls `future` once: `Some` if it completed.
+async fn futures_poll_once<F: std::future::Future + Unpin>(mut future: F) -> Option<F::Output> {
+    std::future::poll_fn(|cx| {
+        std::task::Poll::Ready(match std::pin::Pin::new(&mut future).poll(cx) {
+            std::task::Poll::Ready(output) => Some(output),
+            std::task::Poll::Pending => None,
+        })
+    })
+    .await
+}
+
+#[test]
+fn buf_reader_seek_accounts_for_the_buffer() {
+    support::block_on(async {
+        let mut reader = BufReader::with_capacity(4, Cursor::new(b"0123456789".to_vec()));
+        assert_eq!(reader.read_u8().await.unwrap(), b'0');
+        // The inner cursor is at 4; the caller is at 1.
+        assert_eq!(reader.buffer(), b"123");
+        assert_eq!(reader.seek(SeekFrom::Current(2)).await.unwrap(), 3);
+        assert_eq!(reader.read_u8().await.unwrap(), b'3');
+        assert_eq!(reader.seek(SeekFrom::Start(9)).await.unwrap(), 9);
+        assert_eq!(reader.read_u8().await.unwrap(), b'9');
+    });
+}
+
+#[test]
+fn buf_writer_buffers_until_flush_and_writes_large_directly() {
+    support::block_on(async {
+        let mut writer = BufWriter::with_capacity(4, Vec::new());
+        writer.write_all(b"ab").await.unwrap();
+        assert!(writer.get_ref().is_empty());
+        writer.write_all(b"cde").await.unwrap();
+        // "ab" went out to make room; "cde" is buffered.
+        assert_eq!(writer.get_ref(), b"ab");
+        writer.write_all(b"0123456789").await.unwrap();
+        assert_eq!(writer.get_ref(), b"abcde0123456789");
+        writer.write_all(b"z").await.unwrap();
+        writer.shutdown().await.unwrap();
+        assert_eq!(writer.get_ref(), b"abcde0123456789z");
+
+        let mut seeking = BufWriter::new(Cursor::new(vec![0u8; 4]));
+        seeking.write_all(b"ab").await.unwrap();
+        seeking.seek(SeekFrom::Start(3)).await.unwrap();
+        seeking.write_all(b"c").await.unwrap();
+        seeking.flush().await.unwrap();
+        assert_eq!(seeking.into_inner().into_inner(), b"ab\0c");
+    });
+}
+
+#[test]
+fn buf_stream_converts_keeping_buffered_bytes() {
+    support::block_on(async {
+        let (a, mut b) = tokio::io::duplex(64);
+        b.write_all(b"one\ntwo\n").await.unwrap();
+        let mut nested = BufWriter::new(BufReader::new(a));
+        let mut line = String::new();
+        nested.read_line(&mut line).await.unwrap();
+        nested.write_all(b"unflushed").await.unwrap();
+        let mut stream = BufStream::from(nested);
+        line.clear();
+        stream.read_line(&mut line).await.unwrap();
+        assert_eq!(line, "two\n");
+        stream.flush().await.unwrap();
+        let mut got = [0; 9];
+        b.read_exact(&mut got).await.unwrap();
+        assert_eq!(&got, b"unflushed");
+    });
+}
+
+#[test]
+fn copy_and_copy_buf_move_everything() {
+    support::on_both_flavours(|| async {
+        let data: Vec<u8> = (0..200_000u32).map(|i| i as u8).collect();
+        let (mut write, mut read) = tokio::io::duplex(1024);
+        let expected = data.clone();
+        let writer = rt::spawn(async move {
+            let mut source: &[u8] = &data;
+            tokio::io::copy(&mut source, &mut write).await.unwrap()
+        });
+        let mut sink = Vec::new();
+        let mut buffered = BufReader::new(&mut read);
+        let copied = tokio::io::copy_buf(&mut buffered, &mut sink);
+        // The reading side first: the writer waits for room in the pipe.
+        let got = copied.await.unwrap();
+        let sent = writer.await.unwrap();
+        assert_eq!((sent, got), (200_000, 200_000));
+        assert_eq!(sink, expected);
+    });
+}
+
+#[test]
+fn copy_bidirectional_proxies_and_shuts_down() {
+    support::on_both_flavours(|| async {
+        let (mut client, mut proxy_client_side) = tokio::io::duplex(16);
+        let (mut proxy_server_side, mut server) = tokio::io::duplex(16);
+        let proxy = rt::spawn(async move {
+            tokio::io::copy_bidirectional_with_sizes(
+                &mut proxy_client_side,
+                &mut proxy_server_side,
+                7,
+                5,
+            )
+            .await
+        });
+        let request = vec![1u8; 1000];
+        let sent = request.clone();
+        // The pipeline holds far fewer than 1000 bytes: write from a task.
+        let client = rt::spawn(async move {
+            client.write_all(&sent).await.unwrap();
+            client.shutdown().await.unwrap();
+            let mut reply = Vec::new();
+            client.read_to_end(&mut reply).await.unwrap();
+            reply
+        });
+        let mut got = Vec::new();
+        server.read_to_end(&mut got).await.unwrap();
+        assert_eq!(got, request);
+        server.write_all(b"reply").await.unwrap();
+        server.shutdown().await.unwrap();
+        let reply = client.await.unwrap();
+        assert_eq!(reply, b"reply");
+        assert_eq!(proxy.await.unwrap().unwrap(), (1000, 5));
+    });
+}
+
+#[test]
+fn duplex_peer_drop_is_eof_and_broken_pipe() {
+    support::on_both_flavours(|| async {
+        let (mut a, b) = tokio::io::duplex(8);
+        drop(b);
+        let err = a.write_all(b"x").await.unwrap_err();
+        assert_eq!(err.kind(), std::io::ErrorKind::BrokenPipe);
+        let mut buf = [0; 1];
+        assert_eq!(a.read(&mut buf).await.unwrap(), 0);
+    });
+}
+
+#[test]
+fn duplex_reads_into_uninitialised_memory() {
+    support::block_on(async {
+        let (mut a, mut b) = tokio::io::duplex(8);
+        a.write_all(b"abc").await.unwrap();
+        // `read_to_end` hands the vector's spare capacity (uninitialised)
+        // to the stream.
+        a.shutdown().await.unwrap();
+        let mut got = Vec::with_capacity(64);
+        b.read_to_end(&mut got).await.unwrap();
+        assert_eq!(got, b"abc");
+    });
+}
+
+#[test]
+fn split_halves_work_from_two_tasks_and_unsplit() {
+    support::on_both_flavours(|| async {
+        let (a, mut b) = tokio::io::duplex(4);
+        let (mut read, mut write) = tokio::io::split(a);
+        let writer = rt::spawn(async move {
+            write.write_all(&[5u8; 100]).await.unwrap();
+            write
+        });
+        let mut got = [0u8; 100];
+        b.read_exact(&mut got).await.unwrap();
+        b.write_all(b"back").await.unwrap();
+        let mut back = [0u8; 4];
+        read.read_exact(&mut back).await.unwrap();
+        assert_eq!(&back, b"back");
+        let write = writer.await.unwrap();
+        assert!(read.is_pair_of(&write));
+        let _a = read.unsplit(write);
+    });
+}
+
+#[test]
+#[should_panic(expected = "Unrelated `split::Write` passed to `split::Read::unsplit`.")]
+fn unsplit_with_another_streams_half_panics() {
+    support::block_on(async {
+        let (read, _) = tokio::io::split(tokio::io::empty());
+        let (_, write) = tokio::io::split(tokio::io::empty());
+        read.unsplit(write);
+    });
+}
+
+#[test]
+fn join_reads_one_and_writes_the_other() {
+    support::block_on(async {
+        let mut joined = tokio::io::join(&b"in"[..], Vec::new());
+        let mut got = String::new();
+        joined.read_to_string(&mut got).await.unwrap();
+        joined.write_all(b"out").await.unwrap();
+        assert_eq!(joined.writer(), b"out");
+        assert_eq!(got, "in");
+    });
+}
+
+#[test]
+fn empty_repeat_sink_spend_budget_so_loops_yield() {
+    support::block_on(async {
+        // Without budget, this loop would never let the spawned task run.
+        let flag = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let seen = flag.clone();
+        rt::spawn(async move { seen.store(true, std::sync::atomic::Ordering::SeqCst) });
+        let mut sink = tokio::io::sink();
+        let mut repeat = tokio::io::repeat(1);
+        let mut buf = [0u8; 1];
+        // Bounded: the budget (128 units) forces a yield long before.
+        let mut iterations = 0;
+        while !flag.load(std::sync::atomic::Ordering::SeqCst) && iterations < 10_000 {
+            repeat.read_exact(&mut buf).await.unwrap();
+            sink.write_all(&buf).await.unwrap();
+            iterations += 1;
+        }
+        assert!(
+            flag.load(std::sync::atomic::Ordering::SeqCst),
+            "the loop never yielded to the spawned task"
+        );
+        assert_eq!(buf, [1]);
+        let mut empty = tokio::io::empty();
+        assert_eq!(empty.read(&mut buf).await.unwrap(), 0);
+    });
+}

@@ -1,0 +1,151 @@
+//! What code inside a simulation calls to reach it: the seeded
+//! randomness and the faults. Each finds the simulation through the
+//! thread's runtime context, so it works from any task of the run.
+
+use crate::sim::executor::{self, Handle};
+
+/// A random `u64` from the simulation's seeded stream: the same seed
+/// gives the same numbers in the same order. Use it wherever the code
+/// under test draws randomness (jitter, ids, choices), so a replay draws
+/// the same. The stream is the user's own: drawing from it does not
+/// change the schedule.
+///
+/// # Panics
+///
+/// Panics outside a simulation (no [`Sim`](crate::sim::Sim) is running
+/// on this thread): there is no seed to draw from.
+///
+/// # Examples
+///
+/// ```
+/// let draw = |seed| {
+///     let mut sim = rt::sim::Sim::new(seed);
+///     let (tx, rx) = std::sync::mpsc::channel();
+///     sim.client("c", async move {
+///         tx.send(rt::sim::random_u64()).unwrap();
+///         Ok::<_, std::io::Error>(())
+///     });
+///     sim.run().unwrap();
+///     rx.recv().unwrap()
+/// };
+/// assert_eq!(draw(11), draw(11));
+/// assert_ne!(draw(11), draw(12));
+/// ```
+#[track_caller]
+pub fn random_u64() -> u64 {
+    match executor::with_current(|sim| sim.state().user_rng.next_u64()) {
+        Some(value) => value,
+        None => panic!(
+            "`rt::sim::random_u64()` called outside a simulation: call it from a host's or \
+             client's task while `rt::sim::Sim::run` runs (outside one, use an RNG of your own)"
+        ),
+    }
+}
+
+/// A number in `0..n` from the simulation's scheduling stream, or `None`
+/// outside a simulation: for the choices rt itself makes at random
+/// (`select!`'s first branch).
+pub(crate) fn random_below(n: usize) -> Option<usize> {
+    executor::with_current(|sim| sim.state().schedule_rng.below(n))
+}
+
+/// Crashes host `name` as a process crash: all its tasks are cancelled
+/// (their futures dropped) right after the calling task's current poll,
+/// before any other task runs, and it stays down until
+/// [`restart`]. Crashing a host that is down does nothing.
+///
+/// # Panics
+///
+/// Panics outside a simulation, or if `name` is not one of its hosts.
+///
+/// # Examples
+///
+/// ```
+/// use std::sync::Arc;
+/// use std::sync::atomic::{AtomicUsize, Ordering};
+/// use std::time::Duration;
+///
+/// let ticks = Arc::new(AtomicUsize::new(0));
+/// let mut sim = rt::sim::Sim::new(1);
+/// let counter = ticks.clone();
+/// sim.host("ticker", move || {
+///     let ticks = counter.clone();
+///     async move {
+///         while ticks.fetch_add(1, Ordering::SeqCst) < usize::MAX {
+///             rt::time::sleep(Duration::from_secs(1)).await;
+///         }
+///         Ok::<_, std::io::Error>(())
+///     }
+/// });
+/// let seen = ticks.clone();
+/// sim.client("driver", async move {
+///     rt::time::sleep(Duration::from_millis(2500)).await; // ticks at 0 s, 1 s, 2 s
+///     rt::sim::crash("ticker");
+///     rt::time::sleep(Duration::from_secs(10)).await;
+///     assert_eq!(seen.load(Ordering::SeqCst), 3); // none since the crash
+///     Ok::<_, std::io::Error>(())
+/// });
+/// sim.run().unwrap();
+/// ```
+#[track_caller]
+pub fn crash(name: &str) {
+    if executor::with_current(|sim| sim.crash(name)).is_none() {
+        panic!("`rt::sim::crash(\"{name}\")` called outside a simulation");
+    }
+}
+
+/// Restarts host `name`: its closure builds its future anew, as a fresh
+/// process (a host that is up is crashed first, as a reboot).
+///
+/// # Panics
+///
+/// Panics outside a simulation, or if `name` is not one of its hosts.
+///
+/// # Examples
+///
+/// ```
+/// use std::sync::Arc;
+/// use std::sync::atomic::{AtomicUsize, Ordering};
+///
+/// let boots = Arc::new(AtomicUsize::new(0));
+/// let mut sim = rt::sim::Sim::new(1);
+/// let counted = boots.clone();
+/// sim.host("server", move || {
+///     counted.fetch_add(1, Ordering::SeqCst);
+///     std::future::pending::<Result<(), std::io::Error>>()
+/// });
+/// sim.client("operator", async {
+///     rt::sim::crash("server");
+///     rt::task::yield_now().await;
+///     rt::sim::restart("server");
+///     Ok::<_, std::io::Error>(())
+/// });
+/// sim.run().unwrap();
+/// assert_eq!(boots.load(Ordering::SeqCst), 2);
+/// ```
+#[track_caller]
+pub fn restart(name: &str) {
+    if executor::with_current(|sim| Handle::restart(sim, name)).is_none() {
+        panic!("`rt::sim::restart(\"{name}\")` called outside a simulation");
+    }
+}
+
+/// `true` if a simulation is current on this thread.
+pub(crate) fn is_current() -> bool {
+    executor::with_current(|_| ()).is_some()
+}
+
+/// An `Unsupported` error naming `api` inside a simulation (whose runs
+/// must not depend on the real machine), `Ok` outside one.
+pub(crate) fn refuse(api: &str) -> std::io::Result<()> {
+    if !is_current() {
+        return Ok(());
+    }
+    Err(std::io::Error::new(
+        std::io::ErrorKind::Unsupported,
+        format!(
+            "{api} is not supported inside a simulation (`rt::sim`): it reaches the real \
+             machine, which a seed cannot replay"
+        ),
+    ))
+}

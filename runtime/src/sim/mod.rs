@@ -1,0 +1,283 @@
+//! Deterministic simulation testing (feature `sim`): run your own server
+//! and client code, unchanged, under a seeded schedule with simulated
+//! time, and replay any failure exactly from its seed.
+//!
+//! A [`Sim`] is a set of *nodes*: hosts (servers, rebuilt by a closure
+//! when they restart) and clients (the test drivers). [`Sim::run`] runs
+//! them all on the calling thread until every client has finished, and
+//! returns a [`SimReport`] or a [`SimError`] naming the seed, the
+//! simulated time, the trace hash and what failed. Inside, the code uses
+//! the normal rt API: [`rt::spawn`](crate::spawn), [`rt::time`](crate::time),
+//! [`rt::sync`](crate::sync), [`select!`](crate::select) and
+//! `spawn_blocking`.
+//!
+//! # Example: a planted ordering bug, found and replayed
+//!
+//! Two clients increment a shared counter with a read, a pause and a
+//! write-back (a lost update when they interleave). A sweep over seeds
+//! finds a seed whose schedule loses an update; running that seed again
+//! fails the same way, with the same trace hash.
+//!
+//! ```
+//! use std::sync::Arc;
+//! use rt::sync::Mutex;
+//!
+//! fn system(sim: &mut rt::sim::Sim) {
+//!     let counter = Arc::new(Mutex::new(0u32));
+//!     let done = Arc::new(rt::sync::Barrier::new(3));
+//!     for name in ["alice", "bob"] {
+//!         let (counter, done) = (counter.clone(), done.clone());
+//!         sim.client(name, async move {
+//!             let read = *counter.lock().await; // read ...
+//!             rt::task::yield_now().await; //      ... the other client may run here ...
+//!             *counter.lock().await = read + 1; // ... write back
+//!             done.wait().await;
+//!             Ok::<_, std::io::Error>(())
+//!         });
+//!     }
+//!     sim.client("checker", async move {
+//!         done.wait().await;
+//!         let total = *counter.lock().await;
+//!         if total != 2 {
+//!             return Err(format!("lost an update: counter is {total}, not 2"));
+//!         }
+//!         Ok(())
+//!     });
+//! }
+//!
+//! let failure = rt::sim::sweep(0..1000, system).unwrap_err();
+//! assert!(failure.to_string().contains("lost an update"));
+//!
+//! // Replay: the same seed fails the same way, along the same schedule.
+//! let mut sim = rt::sim::Sim::new(failure.seed());
+//! system(&mut sim);
+//! let again = sim.run().unwrap_err();
+//! assert_eq!(again.trace_hash(), failure.trace_hash());
+//! ```
+//!
+//! # The replay workflow
+//!
+//! A failing run prints its seed in its error (`SimError`'s `Display`),
+//! with the command that replays it. [`Sim::from_env`] and [`sweep`] take
+//! `RT_SIM_SEED` from the environment when it is set, so
+//!
+//! ```text
+//! RT_SIM_SEED=<seed> cargo test --features sim -- name_of_the_test
+//! ```
+//!
+//! reruns exactly the failing schedule: same polls in the same order,
+//! same timers, same [`random_u64`] values, same result. Add logging and
+//! rerun as often as needed; the run does not change.
+//!
+//! # Compared with the paused clock
+//!
+//! [`rt::time::pause`](crate::time::pause) makes time deterministic, but
+//! tasks still run in the scheduler's FIFO order, the same order on every
+//! run: an ordering bug either always or never shows. A simulation also
+//! picks *which* ready task runs next, by seed, so each seed explores
+//! another interleaving, and a sweep explores many. And it fails with a
+//! report (a deadlock, a step or time limit) instead of hanging.
+//!
+//! # Design
+//!
+//! ## A run, step by step
+//!
+//! [`Sim::run`] builds a runtime of its own flavour (`Handle` in
+//! `executor.rs`: a ready set, the owned-task list, a time driver with a
+//! paused clock and no I/O driver), makes it current on the calling
+//! thread, spawns every host's future and then every client's, and loops:
+//! 1. if a node failed (a client's or host's future returned `Err` or
+//!    panicked), stop with that failure; if every client has finished,
+//!    stop with the report;
+//! 2. if tasks are ready, draw one at random (the seeded scheduling RNG
+//!    picks an index into the ready set, not the oldest), add its per-run
+//!    sequence number to the trace hash and poll it, recording its node
+//!    as the one running (what it spawns belongs to that node); then run
+//!    the cancellation of any task a crash doomed during that poll;
+//! 3. otherwise, if a timer is pending, move the paused clock straight to
+//!    the earliest deadline and fire what is due (the tick goes into the
+//!    trace hash); the timer wheel's 1 ms tick is the clock's resolution;
+//! 4. otherwise nothing can ever run again: stop with a deadlock, naming
+//!    the clients still waiting.
+//!
+//! Steps 2 and 3 each count as a step for the step limit; a jump past the
+//! time limit stops the run. Whatever stops it, every task left is then
+//! cancelled (their futures dropped) inside the simulation, the timers
+//! are shut down, and the runtime is gone: a run leaves nothing behind.
+//!
+//! A wake from another OS thread (a real thread the test started) is
+//! accepted, but it is not deterministic; everything inside the
+//! simulation runs on the one thread.
+//!
+//! ## How rt's API reaches the simulation
+//!
+//! rt's runtime is a `scheduler::Handle`, an enum with one variant per
+//! flavour, made current on the thread by the runtime context
+//! (`runtime/context.rs`). With the feature, the enum has a third
+//! variant, `Sim`, and every match on it (spawn, the driver, the
+//! owned-task list, metrics) an arm for it. So:
+//! - `rt::spawn`, `Handle::spawn`, `JoinSet`, `task::Builder` reach the
+//!   simulation's `spawn`, which records the task's node and per-run
+//!   sequence number and puts it in the ready set; a wake puts a task
+//!   back there (the `Schedule` impl), whatever thread it comes from;
+//! - `rt::time` finds the simulation's time driver through the same
+//!   context: `Instant::now` reads its paused clock, `sleep` registers in
+//!   its wheel (rt's auto-advancing paused clock, reused: the simulation
+//!   only decides when to jump, which the time driver does on its own
+//!   when a current-thread runtime is idle);
+//! - `rt::sync` needs nothing: its primitives wake tasks through their
+//!   wakers, which lead back to the ready set;
+//! - `spawn_blocking` (and `block_in_place`) run their closure inline, as
+//!   an ordinary simulated task: no pool thread, so no race with one;
+//! - `select!` draws its starting branch from the simulation's RNG
+//!   instead of the thread's OS-seeded one;
+//! - [`random_u64`], [`crash`], [`restart`] find the simulation through
+//!   the context, so they work from any task inside it and panic outside.
+//!
+//! ## Hosts and clients
+//!
+//! Every host and client is a node with a name; every task belongs to
+//! the node whose task spawned it (the root task of a host or client
+//! belongs to it). A host's future is built by its closure: at the start
+//! and at each [`restart`]. [`crash`] is a process crash: every task of
+//! the host is cancelled at once (their futures dropped right after the
+//! poll that crashed it, before any other task runs), and the host stays
+//! down until a restart builds its future anew. A node has an
+//! incarnation number, bumped by each crash; a task spawned later by a
+//! task of a dead incarnation is cancelled too, so nothing of a crashed
+//! process survives in tasks. (Statics do survive: a host that keeps
+//! state in a `static` sees it again after a restart, unlike a real
+//! process; keep host state in the future its closure builds.)
+//!
+//! A client finishes when its future returns `Ok(())`; the run ends when
+//! every client has. A host's future returning `Ok(())` ends that
+//! server; `Err` or a panic, from any host or client, fails the run,
+//! reported with the node's name. Tasks that a node spawns report their
+//! panics to their `JoinHandle`s, as anywhere in rt.
+//!
+//! ## Determinism: the hazards and what is done about each
+//!
+//! - The scheduler's order: chosen by the seeded RNG among the ready
+//!   tasks; task priorities are ignored (every ready task is as likely),
+//!   so a simulation explores orders a priority would hide.
+//! - `select!`'s random start, seeded from the OS per thread: drawn from
+//!   the simulation's RNG inside one.
+//! - Task ids come from a process-wide counter, so they differ from run
+//!   to run (and between simulations running in parallel): the trace
+//!   hashes per-run sequence numbers, never ids. User code that orders
+//!   work by [`task::Id`](crate::task::Id) is not deterministic.
+//! - The global-queue interval, tuned from the real clock, and the event
+//!   interval: the simulation's scheduler has neither (one ready set, no
+//!   I/O driver to poll).
+//! - The blocking pool and DNS on other threads: `spawn_blocking` runs
+//!   inline as a task; `rt::fs` and `rt::net::lookup_host` are refused
+//!   (below).
+//! - `LocalSet`'s FIFO order: it never enters a run. Every task of a
+//!   simulation is `Send` (hosts and clients too), a `LocalSet` is not,
+//!   so no task can hold one across an await, and `spawn_local` finds no
+//!   set to spawn onto.
+//! - Time: only the simulated clock moves. `std::time::SystemTime` and
+//!   `std::time::Instant::now` are the machine's: use
+//!   [`rt::time::Instant`](crate::time::Instant) inside a simulation.
+//! - std's `HashMap` random state: its iteration order differs between
+//!   processes. rt's scheduling uses no hash map; user code that iterates
+//!   one to decide what to do next should use a `BTreeMap`, or a hasher
+//!   with a fixed seed.
+//! - Wakes from real threads, and timing-dependent code outside rt's
+//!   API, cannot be made deterministic.
+//!
+//! Runs on parallel test threads do not interfere: each simulation has
+//! its own runtime, clock, timer wheel, RNGs and task table, found
+//! through its thread's context.
+//!
+//! ## The network
+//!
+//! The model is in `sim/net/` (a pure structure on the clock's 1 ms
+//! ticks, unit-tested on its own): nodes at fixed addresses in the
+//! documentation ranges of RFC 5737 (never routed), names resolved to
+//! them (`"server:8080"`), binds to `0.0.0.0`, `127.0.0.1` or the own
+//! address with ephemeral ports handed out in order; packets in flight
+//! with a seeded latency per link, delivered in order per stream; TCP
+//! with handshake, refusal, connect timeout, a window, half-close and
+//! resets; UDP with seeded loss and duplication; partitions (datagrams
+//! lost, stream bytes held until repair), held links, crashes (the
+//! host's sockets vanish, its peers are reset). Latency below the 1 ms
+//! tick rounds up to it.
+//!
+//! Wiring it (the next slice):
+//! 1. the `Network` lives in the simulation's state, built from `Sim`'s
+//!    settings (`latency`, `udp_loss`, `udp_duplication`); the run loop's
+//!    step 3 jumps to the earlier of the next timer and the network's
+//!    `next_event`, and calls `advance` at every jump (and before each
+//!    draw, for packets due now); a deadlock also needs no packet in
+//!    flight that no partition or hold keeps back;
+//! 2. `crash` calls `Network::crash` for the host; `rt::sim::partition`,
+//!    `repair`, `hold`, `release`, `set_latency` become public,
+//!    addressing nodes by name;
+//! 3. `rt::net`'s `TcpListener`, `TcpStream` and `UdpSocket` dispatch
+//!    once, at the registered-I/O layer (`io/registered.rs`,
+//!    `net/registered_io.rs`): every socket type keeps its I/O in one
+//!    field, whose methods (readiness, read, write, the datagram calls,
+//!    accept) are what every public socket method calls. With the
+//!    feature, that field becomes an enum of the real registration and a
+//!    simulated endpoint (a connection and side, a listener's or UDP
+//!    socket's node and port), and each of its methods matches once;
+//!    without it, the field is the real registration and the code
+//!    compiles exactly as before. Which one a socket gets is decided
+//!    when it is created (bind, connect, accept), by one look at the
+//!    thread's context; `lookup_host` resolves node names there too.
+//!
+//! The cost with the feature on, for every program in the build (Cargo
+//! unifies features, so a dev-dependency enabling `sim` puts it in the
+//! build): one predictable branch on the enum's tag per I/O call, and the
+//! tag's word in each socket, once the network is wired; today, nothing
+//! per poll or per spawn beyond the flavour match the scheduler handle
+//! already does, now over three variants (measured with callgrind on
+//! the core rows: within 3% either way, the feature-on build running
+//! fewer instructions), and one context look-up per `select!` (its
+//! starting branch), per socket created and per `rt::fs` call or name
+//! lookup (to refuse them).
+//!
+//! ## Refused inside a simulation
+//!
+//! What cannot be made deterministic fails with an
+//! [`io::ErrorKind::Unsupported`](std::io::ErrorKind::Unsupported) error
+//! naming the API, or, where the API has no error to return, a panic
+//! saying so:
+//! - `rt::fs` (the real file system): `Unsupported`; a `File` opened
+//!   outside and moved in panics on use;
+//! - `rt::net::lookup_host` of a name (the system resolver):
+//!   `Unsupported`;
+//! - real sockets: creating a `TcpListener`, `TcpStream`, `UdpSocket` or
+//!   Unix socket returns `Unsupported` until the simulated network
+//!   (next slice) backs the first three;
+//! - `AsyncFd` and child processes (their readiness comes from the OS):
+//!   a panic saying so;
+//! - `Handle::block_on` on a simulation's handle (the simulation drives
+//!   itself): a panic.
+//!
+//! With the network slice, `TcpSocket`, `as_fd`, `into_std`/`from_std`,
+//! the `try_io`/`async_io` closures and `rt::hyper::Io`'s raw reads join
+//! this list.
+//!
+//! ## Limits and their defaults
+//!
+//! - [`Sim::max_steps`]: 1,000,000 steps (polls and clock jumps);
+//! - [`Sim::max_time`]: one hour of simulated time.
+
+mod builder;
+mod executor;
+mod faults;
+mod net;
+mod nodes;
+mod outcome;
+mod rng;
+mod sweep;
+
+pub use builder::Sim;
+pub use faults::{crash, random_u64, restart};
+pub use outcome::{SimError, SimFailure, SimReport};
+pub use sweep::{SweepReport, sweep};
+
+pub(crate) use executor::Handle;
+pub(crate) use faults::{is_current, random_below, refuse};

@@ -1,0 +1,316 @@
+//! What a run returns: a [`SimReport`] when every client finished, a
+//! [`SimError`] naming the seed and what failed otherwise.
+
+use std::error::Error;
+use std::fmt;
+use std::time::Duration;
+
+/// The boxed error a host's or client's future may return.
+pub(crate) type BoxError = Box<dyn Error + Send + Sync + 'static>;
+
+/// Where a run stood when it ended: the numbers both outcomes carry.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct RunStats {
+    pub(crate) seed: u64,
+    pub(crate) trace_hash: u64,
+    pub(crate) elapsed: Duration,
+    pub(crate) polls: u64,
+}
+
+/// A run in which every client finished: how it went.
+///
+/// # Examples
+///
+/// ```
+/// let mut sim = rt::sim::Sim::new(7);
+/// sim.client("sleeper", async {
+///     rt::time::sleep(std::time::Duration::from_secs(30)).await;
+///     Ok::<_, std::io::Error>(())
+/// });
+/// let report = sim.run().unwrap();
+/// assert_eq!(report.elapsed(), std::time::Duration::from_secs(30));
+/// assert_eq!(report.seed(), 7);
+/// ```
+#[derive(Clone, Debug)]
+pub struct SimReport {
+    stats: RunStats,
+}
+
+impl SimReport {
+    pub(crate) fn new(stats: RunStats) -> SimReport {
+        SimReport { stats }
+    }
+
+    /// The seed the run used.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut sim = rt::sim::Sim::new(3);
+    /// sim.client("c", async { Ok::<_, std::io::Error>(()) });
+    /// assert_eq!(sim.run().unwrap().seed(), 3);
+    /// ```
+    pub fn seed(&self) -> u64 {
+        self.stats.seed
+    }
+
+    /// The hash of the schedule: every poll (by each task's per-run
+    /// sequence number) and every jump of the clock, in order. Two runs
+    /// with the same hash ran the same schedule.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let run = |seed| {
+    ///     let mut sim = rt::sim::Sim::new(seed);
+    ///     sim.client("c", async {
+    ///         let a = rt::spawn(async { rt::task::yield_now().await });
+    ///         let b = rt::spawn(async { rt::task::yield_now().await });
+    ///         a.await.unwrap();
+    ///         b.await.unwrap();
+    ///         Ok::<_, std::io::Error>(())
+    ///     });
+    ///     sim.run().unwrap().trace_hash()
+    /// };
+    /// assert_eq!(run(1), run(1));
+    /// ```
+    pub fn trace_hash(&self) -> u64 {
+        self.stats.trace_hash
+    }
+
+    /// Simulated time from the start of the run to its end.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut sim = rt::sim::Sim::new(1);
+    /// sim.client("c", async { Ok::<_, std::io::Error>(()) });
+    /// assert_eq!(sim.run().unwrap().elapsed(), std::time::Duration::ZERO);
+    /// ```
+    pub fn elapsed(&self) -> Duration {
+        self.stats.elapsed
+    }
+
+    /// How many task polls the run made.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut sim = rt::sim::Sim::new(1);
+    /// sim.client("c", async { Ok::<_, std::io::Error>(()) });
+    /// assert_eq!(sim.run().unwrap().polls(), 1);
+    /// ```
+    pub fn polls(&self) -> u64 {
+        self.stats.polls
+    }
+}
+
+/// What made a run fail; see [`SimError::failure`].
+///
+/// # Examples
+///
+/// ```
+/// use rt::sim::{Sim, SimFailure};
+/// let mut sim = Sim::new(1);
+/// sim.client("stuck", async {
+///     let (_tx, rx) = rt::sync::oneshot::channel::<()>();
+///     let _ = rx.await; // `_tx` lives on, unused: nothing will ever send
+///     Ok::<_, std::io::Error>(())
+/// });
+/// let err = sim.run().unwrap_err();
+/// assert!(matches!(err.failure(), SimFailure::Deadlock { waiting } if waiting == &["stuck"]));
+/// ```
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum SimFailure {
+    /// A host's or client's future returned `Err`.
+    Error {
+        /// The host or client.
+        node: String,
+        /// The error it returned.
+        error: BoxError,
+    },
+    /// A host's or client's future panicked.
+    Panic {
+        /// The host or client.
+        node: String,
+        /// The panic's message (or a note that it had none in text).
+        message: String,
+    },
+    /// No task was ready and no timer pending while clients had not
+    /// finished: nothing could ever run again.
+    Deadlock {
+        /// The clients that had not finished.
+        waiting: Vec<String>,
+    },
+    /// The run made [`Sim::max_steps`](crate::sim::Sim::max_steps) steps.
+    StepLimit {
+        /// The limit.
+        limit: u64,
+    },
+    /// The next timer lay past [`Sim::max_time`](crate::sim::Sim::max_time).
+    TimeLimit {
+        /// The limit.
+        limit: Duration,
+    },
+}
+
+impl fmt::Display for SimFailure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SimFailure::Error { node, error } => write!(f, "`{node}` returned an error: {error}"),
+            SimFailure::Panic { node, message } => write!(f, "`{node}` panicked: {message}"),
+            SimFailure::Deadlock { waiting } => write!(
+                f,
+                "deadlock: no task is ready and no timer is pending, while client(s) {} \
+                 have not finished",
+                waiting
+                    .iter()
+                    .map(|name| format!("`{name}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            SimFailure::StepLimit { limit } => write!(
+                f,
+                "step limit reached: {limit} steps (raise it with `Sim::max_steps`)"
+            ),
+            SimFailure::TimeLimit { limit } => write!(
+                f,
+                "time limit reached: the next timer is past {limit:?} of simulated time \
+                 (raise it with `Sim::max_time`)"
+            ),
+        }
+    }
+}
+
+/// A failed run: what failed, with the seed that replays it, the
+/// simulated time it failed at and the trace hash of its schedule.
+///
+/// Its `Display` says all of that, and how to replay the run
+/// (`RT_SIM_SEED=<seed>`).
+///
+/// # Examples
+///
+/// ```
+/// let mut sim = rt::sim::Sim::new(42);
+/// sim.client("client", async {
+///     rt::time::sleep(std::time::Duration::from_millis(1500)).await;
+///     Err::<(), _>("no reply")
+/// });
+/// let err = sim.run().unwrap_err();
+/// assert_eq!(err.seed(), 42);
+/// assert_eq!(err.elapsed(), std::time::Duration::from_millis(1500));
+/// let text = err.to_string();
+/// assert!(text.contains("`client` returned an error: no reply"), "{text}");
+/// assert!(text.contains("RT_SIM_SEED=42"), "{text}");
+/// ```
+#[derive(Debug)]
+pub struct SimError {
+    stats: RunStats,
+    failure: SimFailure,
+}
+
+impl SimError {
+    pub(crate) fn new(stats: RunStats, failure: SimFailure) -> SimError {
+        SimError { stats, failure }
+    }
+
+    /// The seed of the failed run: `Sim::new(seed)` (or `RT_SIM_SEED`)
+    /// replays it.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut sim = rt::sim::Sim::new(5);
+    /// sim.client("c", async { Err::<(), _>("boom") });
+    /// assert_eq!(sim.run().unwrap_err().seed(), 5);
+    /// ```
+    pub fn seed(&self) -> u64 {
+        self.stats.seed
+    }
+
+    /// What failed.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rt::sim::{Sim, SimFailure};
+    /// let mut sim = Sim::new(5);
+    /// sim.client("c", async { Err::<(), _>("boom") });
+    /// let err = sim.run().unwrap_err();
+    /// assert!(matches!(err.failure(), SimFailure::Error { node, .. } if node == "c"));
+    /// ```
+    pub fn failure(&self) -> &SimFailure {
+        &self.failure
+    }
+
+    /// The simulated time at which the run failed.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut sim = rt::sim::Sim::new(5);
+    /// sim.client("c", async { Err::<(), _>("boom") });
+    /// assert_eq!(sim.run().unwrap_err().elapsed(), std::time::Duration::ZERO);
+    /// ```
+    pub fn elapsed(&self) -> Duration {
+        self.stats.elapsed
+    }
+
+    /// The hash of the schedule up to the failure (see
+    /// [`SimReport::trace_hash`]): a replay that fails with the same hash
+    /// followed the same schedule.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let run = || {
+    ///     let mut sim = rt::sim::Sim::new(9);
+    ///     sim.client("c", async { Err::<(), _>("boom") });
+    ///     sim.run().unwrap_err().trace_hash()
+    /// };
+    /// assert_eq!(run(), run());
+    /// ```
+    pub fn trace_hash(&self) -> u64 {
+        self.stats.trace_hash
+    }
+
+    /// How many task polls the run made before it failed.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut sim = rt::sim::Sim::new(5);
+    /// sim.client("c", async { Err::<(), _>("boom") });
+    /// assert_eq!(sim.run().unwrap_err().polls(), 1);
+    /// ```
+    pub fn polls(&self) -> u64 {
+        self.stats.polls
+    }
+}
+
+impl fmt::Display for SimError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let RunStats {
+            seed,
+            trace_hash,
+            elapsed,
+            polls,
+        } = self.stats;
+        write!(
+            f,
+            "simulation failed: {}; seed {seed} (replay with RT_SIM_SEED={seed}), at simulated \
+             time {elapsed:?} after {polls} polls, trace hash {trace_hash:#018x}",
+            self.failure
+        )
+    }
+}
+
+impl Error for SimError {
+    fn source(&self) -> Option<&(dyn Error + 'static)> {
+        match &self.failure {
+            SimFailure::Error { error, .. } => Some(&**error),
+            _ => None,
+        }
+    }
+}

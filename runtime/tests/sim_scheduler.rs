@@ -1,0 +1,588 @@
+//! `rt::sim`'s scheduler: a seeded order among ready tasks, simulated
+//! time, hosts and clients, failures reported with their seed, and the
+//! sweep that finds a planted ordering bug and replays it.
+
+#![cfg(feature = "sim")]
+
+use rt::sim::{Sim, SimError, SimFailure, SimReport, sweep};
+use std::collections::HashSet;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex as StdMutex};
+use std::time::Duration;
+
+type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
+/// A small system with concurrency of every kind the scheduler sees:
+/// spawned workers, a channel, timers, yields, `select!` and
+/// `spawn_blocking`. The client returns the order in which messages
+/// arrived (through `order`), which depends on the schedule.
+fn busy_system(sim: &mut Sim, order: Arc<StdMutex<Vec<u32>>>) {
+    let (tx, mut rx) = rt::sync::mpsc::channel::<u32>(4);
+    sim.host("producers", move || {
+        let tx = tx.clone();
+        async move {
+            let mut workers = Vec::new();
+            for id in 0..4u32 {
+                let tx = tx.clone();
+                workers.push(rt::spawn(async move {
+                    for round in 0..3u32 {
+                        rt::task::yield_now().await;
+                        if round == 1 {
+                            rt::time::sleep(Duration::from_millis(u64::from(id % 2) + 1)).await;
+                        }
+                        tx.send(id * 10 + round)
+                            .await
+                            .map_err(|_| "receiver gone")?;
+                    }
+                    Ok::<_, &str>(())
+                }));
+            }
+            for worker in workers {
+                worker.await??;
+            }
+            Ok::<_, BoxError>(())
+        }
+    });
+    sim.client("consumer", async move {
+        let mut seen = Vec::new();
+        while seen.len() < 12 {
+            rt::select! {
+                Some(n) = rx.recv() => seen.push(n),
+                () = rt::time::sleep(Duration::from_millis(50)) => return Err("stalled".into()),
+            }
+        }
+        let numbers = seen.clone();
+        let doubled = rt::task::spawn_blocking(move || numbers.iter().map(|n| n * 2).sum::<u32>());
+        let sum = doubled.await?;
+        if sum != 2 * (0..4).map(|id| id * 30 + 3).sum::<u32>() {
+            return Err(format!("wrong sum {sum}").into());
+        }
+        *order.lock().unwrap() = seen;
+        Ok::<_, BoxError>(())
+    });
+}
+
+fn run_busy(seed: u64) -> (SimReport, Vec<u32>) {
+    let order = Arc::new(StdMutex::new(Vec::new()));
+    let mut sim = Sim::new(seed);
+    busy_system(&mut sim, order.clone());
+    let report = sim.run().unwrap_or_else(|err| panic!("{err}"));
+    let order = order.lock().unwrap().clone();
+    (report, order)
+}
+
+#[test]
+fn the_same_seed_replays_the_same_schedule_and_result() {
+    let (first, first_order) = run_busy(0xC0FFEE);
+    assert_eq!(first_order.len(), 12);
+    for _ in 0..100 {
+        let (again, order) = run_busy(0xC0FFEE);
+        assert_eq!(again.trace_hash(), first.trace_hash());
+        assert_eq!(again.polls(), first.polls());
+        assert_eq!(again.elapsed(), first.elapsed());
+        assert_eq!(order, first_order);
+    }
+}
+
+#[test]
+fn different_seeds_explore_different_schedules() {
+    let mut hashes = HashSet::new();
+    let mut orders = HashSet::new();
+    for seed in 0..100 {
+        let (report, order) = run_busy(seed);
+        hashes.insert(report.trace_hash());
+        orders.insert(order);
+    }
+    assert!(
+        hashes.len() >= 90,
+        "only {} distinct trace hashes",
+        hashes.len()
+    );
+    // The order messages arrive in, which the code under test sees,
+    // varies too (not just the hash).
+    assert!(orders.len() >= 20, "only {} distinct orders", orders.len());
+}
+
+#[test]
+fn parallel_simulations_do_not_interfere() {
+    let (alone, alone_order) = run_busy(77);
+    let threads: Vec<_> = (0..4)
+        .map(|_| std::thread::spawn(|| (0..10).map(|_| run_busy(77)).collect::<Vec<_>>()))
+        .collect();
+    for thread in threads {
+        for (report, order) in thread.join().unwrap() {
+            assert_eq!(report.trace_hash(), alone.trace_hash());
+            assert_eq!(order, alone_order);
+        }
+    }
+}
+
+#[test]
+fn a_deadlock_is_reported_with_its_seed_and_time_not_a_hang() {
+    let mut sim = Sim::new(31337);
+    sim.host("server", || {
+        std::future::pending::<Result<(), std::io::Error>>()
+    });
+    sim.client("waiter", async move {
+        rt::time::sleep(Duration::from_secs(5)).await;
+        // Its own sender stays alive and unused: nothing will ever send.
+        let (_tx, rx) = rt::sync::oneshot::channel::<()>();
+        let _ = rx.await;
+        Ok::<_, std::io::Error>(())
+    });
+    let err = sim.run().unwrap_err();
+    assert!(
+        matches!(err.failure(), SimFailure::Deadlock { waiting } if waiting == &["waiter"]),
+        "{err}"
+    );
+    assert_eq!(err.seed(), 31337);
+    assert_eq!(err.elapsed(), Duration::from_secs(5));
+    let text = err.to_string();
+    assert!(text.contains("deadlock"), "{text}");
+    assert!(text.contains("seed 31337"), "{text}");
+    assert!(text.contains("RT_SIM_SEED=31337"), "{text}");
+    assert!(text.contains("5s"), "{text}");
+}
+
+/// A lease-less counter service with a planted lost update: each client
+/// reads the counter, thinks (yields), and writes back its read plus
+/// one. With `atomic`, the read and the write happen under one lock.
+fn counter_system(sim: &mut Sim, clients: u32, atomic: bool) {
+    let counter = Arc::new(rt::sync::Mutex::new(0u32));
+    let (done_tx, mut done_rx) = rt::sync::mpsc::unbounded_channel::<()>();
+    for c in 0..clients {
+        let (counter, done_tx) = (counter.clone(), done_tx.clone());
+        sim.client(format!("client-{c}"), async move {
+            // Clients start at seeded, different times.
+            rt::time::sleep(Duration::from_millis(rt::sim::random_u64() % 3)).await;
+            if atomic {
+                let mut value = counter.lock().await;
+                rt::task::yield_now().await;
+                *value += 1;
+            } else {
+                let read = *counter.lock().await;
+                rt::task::yield_now().await;
+                *counter.lock().await = read + 1;
+            }
+            done_tx.send(()).map_err(|_| "checker gone")?;
+            Ok::<_, BoxError>(())
+        });
+    }
+    sim.client("checker", async move {
+        for _ in 0..clients {
+            done_rx.recv().await.ok_or("a client vanished")?;
+        }
+        let total = *counter.lock().await;
+        if total != clients {
+            return Err(format!("lost update: counter is {total}, expected {clients}").into());
+        }
+        Ok::<_, BoxError>(())
+    });
+}
+
+#[test]
+fn a_sweep_finds_a_planted_ordering_bug_and_its_seed_replays_it() {
+    let failure = sweep(0..1000, |sim| counter_system(sim, 3, false))
+        .expect_err("some schedule within 1000 seeds loses an update");
+    assert!(
+        matches!(failure.failure(), SimFailure::Error { node, error }
+            if node == "checker" && error.to_string().starts_with("lost update")),
+        "{failure}"
+    );
+    let replay = |seed| -> SimError {
+        let mut sim = Sim::new(seed);
+        counter_system(&mut sim, 3, false);
+        sim.run().expect_err("the failing seed fails again")
+    };
+    for _ in 0..10 {
+        let again = replay(failure.seed());
+        assert_eq!(again.trace_hash(), failure.trace_hash());
+        assert_eq!(again.polls(), failure.polls());
+        assert_eq!(again.elapsed(), failure.elapsed());
+        assert_eq!(again.to_string(), failure.to_string());
+    }
+    eprintln!("found: {failure}");
+    // Only some interleavings lose an update.
+    let failing = (0..200)
+        .filter(|&seed| {
+            let mut sim = Sim::new(seed);
+            counter_system(&mut sim, 3, false);
+            sim.run().is_err()
+        })
+        .count();
+    assert!(0 < failing && failing < 200, "{failing} of 200 seeds fail");
+    eprintln!("{failing} of 200 seeds lose an update");
+}
+
+#[test]
+fn with_the_bug_fixed_a_thousand_seeds_pass() {
+    let report =
+        sweep(0..1000, |sim| counter_system(sim, 3, true)).unwrap_or_else(|e| panic!("{e}"));
+    if std::env::var_os("RT_SIM_SEED").is_none() {
+        assert_eq!(report.runs(), 1000);
+    }
+}
+
+#[test]
+fn errors_and_panics_fail_the_run_with_the_nodes_name() {
+    let mut sim = Sim::new(1);
+    sim.host("flaky-server", || async {
+        rt::time::sleep(Duration::from_millis(10)).await;
+        panic!("disk on fire");
+        #[allow(unreachable_code)]
+        Ok::<_, std::io::Error>(())
+    });
+    sim.client("patient", async {
+        rt::time::sleep(Duration::from_secs(1)).await;
+        Ok::<_, std::io::Error>(())
+    });
+    let err = sim.run().unwrap_err();
+    assert!(
+        matches!(err.failure(), SimFailure::Panic { node, message }
+            if node == "flaky-server" && message == "disk on fire"),
+        "{err}"
+    );
+    assert_eq!(err.elapsed(), Duration::from_millis(10));
+
+    let mut sim = Sim::new(1);
+    sim.client("picky", async {
+        Err::<(), _>(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            "bad reply",
+        ))
+    });
+    let err = sim.run().unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("`picky` returned an error: bad reply"),
+        "{err}"
+    );
+    let source = std::error::Error::source(&err).expect("the client's error is the source");
+    assert_eq!(source.to_string(), "bad reply");
+}
+
+#[test]
+fn a_panic_in_a_spawned_task_goes_to_its_join_handle() {
+    let mut sim = Sim::new(4);
+    sim.client("parent", async {
+        let child = rt::spawn(async { panic!("child failed") });
+        let err = child.await.unwrap_err();
+        assert!(err.is_panic());
+        Ok::<_, std::io::Error>(())
+    });
+    sim.run().unwrap();
+}
+
+#[test]
+fn the_step_and_time_limits_stop_runaway_runs() {
+    let mut sim = Sim::new(2);
+    sim.max_steps(500).client("livelock", async {
+        let (a, b) = (rt::sync::Notify::new(), rt::sync::Notify::new());
+        loop {
+            a.notify_one();
+            b.notify_one();
+            rt::task::yield_now().await;
+        }
+        #[allow(unreachable_code)]
+        Ok::<_, std::io::Error>(())
+    });
+    let err = sim.run().unwrap_err();
+    assert!(
+        matches!(err.failure(), SimFailure::StepLimit { limit: 500 }),
+        "{err}"
+    );
+
+    let mut sim = Sim::new(2);
+    sim.max_time(Duration::from_secs(10))
+        .client("ticker", async {
+            let mut interval = rt::time::interval(Duration::from_secs(1));
+            loop {
+                interval.tick().await;
+            }
+            #[allow(unreachable_code)]
+            Ok::<_, std::io::Error>(())
+        });
+    let err = sim.run().unwrap_err();
+    assert!(
+        matches!(err.failure(), SimFailure::TimeLimit { .. }),
+        "{err}"
+    );
+    assert_eq!(err.elapsed(), Duration::from_secs(10));
+}
+
+#[test]
+fn simulated_time_jumps_to_the_next_timer_only_when_nothing_is_ready() {
+    let mut sim = Sim::new(9);
+    sim.client("timed", async {
+        let start = rt::time::Instant::now();
+        // Busy work first: the clock must not move while tasks are ready.
+        for _ in 0..50 {
+            rt::task::yield_now().await;
+        }
+        assert_eq!(start.elapsed(), Duration::ZERO);
+        rt::time::sleep(Duration::from_millis(1500)).await;
+        assert_eq!(start.elapsed(), Duration::from_millis(1500));
+        let late = rt::time::timeout(Duration::from_secs(3), std::future::pending::<()>()).await;
+        assert!(late.is_err());
+        assert_eq!(start.elapsed(), Duration::from_millis(4500));
+        Ok::<_, std::io::Error>(())
+    });
+    let report = sim.run().unwrap();
+    assert_eq!(report.elapsed(), Duration::from_millis(4500));
+}
+
+#[test]
+fn the_clock_stays_simulated_but_advance_moves_it() {
+    let mut sim = Sim::new(9);
+    sim.client("timekeeper", async {
+        let start = rt::time::Instant::now();
+        rt::time::advance(Duration::from_secs(2)).await;
+        assert_eq!(start.elapsed(), Duration::from_secs(2));
+        for (what, call) in [
+            ("pause", rt::time::pause as fn()),
+            ("resume", rt::time::resume as fn()),
+        ] {
+            let refused = rt::spawn(async move { call() }).await.unwrap_err();
+            let payload = refused.into_panic();
+            let message = payload.downcast_ref::<&str>().copied().unwrap_or_default();
+            assert!(
+                message.contains(&format!("`rt::time::{what}()` inside a simulation")),
+                "{message}"
+            );
+        }
+        Ok::<_, std::io::Error>(())
+    });
+    let report = sim.run().unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(report.elapsed(), Duration::from_secs(2));
+}
+
+#[test]
+fn random_u64_is_seeded_and_does_not_shift_the_schedule() {
+    let run = |seed, draws: usize| {
+        let values = Arc::new(StdMutex::new(Vec::new()));
+        let mut sim = Sim::new(seed);
+        let sink = values.clone();
+        sim.client("drawer", async move {
+            let a = rt::spawn(async { rt::task::yield_now().await });
+            let b = rt::spawn(async { rt::task::yield_now().await });
+            for _ in 0..draws {
+                sink.lock().unwrap().push(rt::sim::random_u64());
+            }
+            a.await.unwrap();
+            b.await.unwrap();
+            Ok::<_, std::io::Error>(())
+        });
+        let report = sim.run().unwrap();
+        let values = values.lock().unwrap().clone();
+        (report.trace_hash(), values)
+    };
+    let (hash, values) = run(5, 3);
+    assert_eq!(run(5, 3), (hash, values.clone()));
+    assert_ne!(run(6, 3).1, values);
+    // Drawing more leaves the schedule as it was.
+    assert_eq!(run(5, 10).0, hash);
+}
+
+#[test]
+#[should_panic(expected = "`rt::sim::random_u64()` called outside a simulation")]
+fn random_u64_outside_a_simulation_panics() {
+    rt::sim::random_u64();
+}
+
+#[test]
+fn random_u64_in_a_plain_runtime_panics_too() {
+    let rt = rt::runtime::Builder::new_current_thread().build().unwrap();
+    let err = rt
+        .block_on(rt.spawn(async { rt::sim::random_u64() }))
+        .unwrap_err();
+    assert!(err.is_panic());
+}
+
+#[test]
+fn select_starts_at_a_seeded_branch() {
+    let run = |seed| {
+        let picks = Arc::new(StdMutex::new(Vec::new()));
+        let mut sim = Sim::new(seed);
+        let sink = picks.clone();
+        sim.client("selector", async move {
+            for _ in 0..32 {
+                let pick = rt::select! {
+                    () = std::future::ready(()) => 'a',
+                    () = std::future::ready(()) => 'b',
+                    () = std::future::ready(()) => 'c',
+                };
+                sink.lock().unwrap().push(pick);
+            }
+            Ok::<_, std::io::Error>(())
+        });
+        sim.run().unwrap();
+        picks.lock().unwrap().clone()
+    };
+    let picks = run(12);
+    assert_eq!(run(12), picks);
+    assert!(picks.contains(&'a') && picks.contains(&'b') && picks.contains(&'c'));
+    assert_ne!(run(13), picks);
+}
+
+#[test]
+fn spawn_blocking_runs_inline_on_the_simulation_thread() {
+    let mut sim = Sim::new(3);
+    let sim_thread = std::thread::current().id();
+    sim.client("blocker", async move {
+        let ran_on = rt::task::spawn_blocking(|| std::thread::current().id()).await?;
+        assert_eq!(ran_on, sim_thread);
+        let panicked = rt::task::spawn_blocking(|| panic!("blocking panic")).await;
+        assert!(panicked.unwrap_err().is_panic());
+        Ok::<_, rt::task::JoinError>(())
+    });
+    sim.run().unwrap();
+}
+
+#[test]
+fn a_crash_drops_all_of_a_hosts_tasks_and_a_restart_rebuilds_it() {
+    let boots = Arc::new(AtomicUsize::new(0));
+    let alive = Arc::new(AtomicUsize::new(0));
+    struct Alive(Arc<AtomicUsize>);
+    impl Drop for Alive {
+        fn drop(&mut self) {
+            self.0.fetch_sub(1, Ordering::SeqCst);
+        }
+    }
+    let mut sim = Sim::new(8);
+    let (b, a) = (boots.clone(), alive.clone());
+    sim.host("server", move || {
+        b.fetch_add(1, Ordering::SeqCst);
+        let alive = a.clone();
+        async move {
+            // The server and two of its helper tasks hold an `Alive`.
+            for _ in 0..2 {
+                alive.fetch_add(1, Ordering::SeqCst);
+                let token = Alive(alive.clone());
+                rt::spawn(async move {
+                    let _token = token;
+                    std::future::pending::<()>().await
+                });
+            }
+            alive.fetch_add(1, Ordering::SeqCst);
+            let _token = Alive(alive.clone());
+            std::future::pending::<Result<(), std::io::Error>>().await
+        }
+    });
+    let (b, a) = (boots.clone(), alive.clone());
+    sim.client("operator", async move {
+        rt::time::sleep(Duration::from_millis(5)).await;
+        assert_eq!(a.load(Ordering::SeqCst), 3);
+        rt::sim::crash("server");
+        // The crash takes effect when this poll ends: after one yield,
+        // every task of the server is gone.
+        rt::task::yield_now().await;
+        assert_eq!(a.load(Ordering::SeqCst), 0);
+        rt::sim::crash("server"); // already down: nothing happens
+        rt::sim::restart("server");
+        rt::time::sleep(Duration::from_millis(5)).await;
+        assert_eq!(b.load(Ordering::SeqCst), 2);
+        assert_eq!(a.load(Ordering::SeqCst), 3);
+        Ok::<_, std::io::Error>(())
+    });
+    sim.run().unwrap_or_else(|e| panic!("{e}"));
+}
+
+#[test]
+fn crashing_a_client_or_an_unknown_host_is_refused() {
+    let mut sim = Sim::new(1);
+    sim.client("c", async {
+        let refused = rt::spawn(async { rt::sim::crash("c") }).await.unwrap_err();
+        let message = refused.into_panic();
+        let message = message.downcast_ref::<String>().unwrap();
+        assert!(message.contains("`c` is a client"), "{message}");
+        let unknown = rt::spawn(async { rt::sim::restart("nobody") })
+            .await
+            .unwrap_err();
+        let message = unknown.into_panic();
+        let message = message.downcast_ref::<String>().unwrap();
+        assert!(message.contains("no host named `nobody`"), "{message}");
+        Ok::<_, std::io::Error>(())
+    });
+    sim.run().unwrap();
+}
+
+#[test]
+fn real_io_is_refused_inside_a_simulation() {
+    let mut sim = Sim::new(1);
+    sim.client("c", async {
+        let fs = rt::fs::read("Cargo.toml").await.unwrap_err();
+        assert_eq!(fs.kind(), std::io::ErrorKind::Unsupported);
+        assert!(fs.to_string().contains("rt::fs"), "{fs}");
+        let socket = rt::net::TcpListener::bind("127.0.0.1:0").await.unwrap_err();
+        assert_eq!(socket.kind(), std::io::ErrorKind::Unsupported);
+        let lookup = rt::net::lookup_host("localhost:80").await.unwrap_err();
+        assert_eq!(lookup.kind(), std::io::ErrorKind::Unsupported);
+        Ok::<_, std::io::Error>(())
+    });
+    sim.run().unwrap_or_else(|e| panic!("{e}"));
+}
+
+#[test]
+fn a_run_leaves_nothing_behind() {
+    let dropped = Arc::new(AtomicUsize::new(0));
+    struct Counted(Arc<AtomicUsize>);
+    impl Drop for Counted {
+        fn drop(&mut self) {
+            self.0.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+    let mut sim = Sim::new(1);
+    let d = dropped.clone();
+    sim.host("server", move || {
+        let token = Counted(d.clone());
+        async move {
+            let _token = token;
+            rt::time::sleep(Duration::from_secs(100)).await;
+            Ok::<_, std::io::Error>(())
+        }
+    });
+    sim.client("quick", async { Ok::<_, std::io::Error>(()) });
+    sim.run().unwrap();
+    assert_eq!(dropped.load(Ordering::SeqCst), 1);
+    // Not inside a runtime any more.
+    assert!(rt::runtime::Handle::try_current().is_err());
+}
+
+#[test]
+#[should_panic(expected = "needs at least one client")]
+fn a_simulation_without_clients_is_refused() {
+    let mut sim = Sim::new(1);
+    sim.host("lonely", || async { Ok::<_, std::io::Error>(()) });
+    let _ = sim.run();
+}
+
+#[test]
+#[should_panic(expected = "named `twin` was already added")]
+fn duplicate_names_are_refused() {
+    let mut sim = Sim::new(1);
+    sim.client("twin", async { Ok::<_, std::io::Error>(()) });
+    sim.host("twin", || async { Ok::<_, std::io::Error>(()) });
+}
+
+#[test]
+fn the_simulations_handle_works_as_a_current_thread_runtime_handle() {
+    let mut sim = Sim::new(6);
+    sim.client("introspector", async {
+        let handle = rt::runtime::Handle::current();
+        assert_eq!(
+            handle.runtime_flavor(),
+            rt::runtime::RuntimeFlavor::CurrentThread
+        );
+        let _parked = handle.spawn(std::future::pending::<()>());
+        assert_eq!(handle.metrics().num_alive_tasks(), 2);
+        assert_eq!(handle.dump().len(), 2);
+        // Driving it from elsewhere is refused: `Sim::run` drives it.
+        let refused = std::thread::spawn(move || handle.block_on(async {}))
+            .join()
+            .unwrap_err();
+        let message = refused.downcast_ref::<&str>().copied().unwrap_or_default();
+        assert!(message.contains("a simulation is driven by"), "{message}");
+        Ok::<_, std::io::Error>(())
+    });
+    sim.run().unwrap_or_else(|e| panic!("{e}"));
+}

@@ -1,0 +1,2 @@
+#[rt::main(name = " ")]
+async fn main() {}

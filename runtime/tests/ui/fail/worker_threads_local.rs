@@ -1,0 +1,2 @@
+#[rt::main(flavor = "local", worker_threads = 2)]
+async fn main() {}
