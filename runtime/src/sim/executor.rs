@@ -92,6 +92,7 @@ impl Handle {
             enable_time: true,
             start_paused: true,
             max_io_events_per_tick: None,
+            max_io_events_per_busy_tick: None,
         };
         let (driver, driver_handle) = Driver::new(&driver_config, 1)
             .expect("rt::sim: a driver without I/O needs no OS resource");
