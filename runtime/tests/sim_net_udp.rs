@@ -87,6 +87,29 @@ fn latency_is_simulated_and_rounds_up_to_the_tick() {
 }
 
 #[test]
+fn set_latency_changes_one_link_during_the_run() {
+    let mut sim = Sim::new(4);
+    echo_host(&mut sim);
+    sim.client("client", async {
+        let socket = UdpSocket::bind("0.0.0.0:0").await?;
+        let start = rt::time::Instant::now();
+        ask(&socket, b"x").await?;
+        assert_eq!(start.elapsed(), Duration::from_millis(2));
+        rt::sim::set_latency(
+            "client",
+            "server",
+            Duration::from_millis(30),
+            Duration::from_millis(30),
+        );
+        let start = rt::time::Instant::now();
+        assert_eq!(ask(&socket, b"y").await?.as_deref(), Some(&b"y"[..]));
+        assert_eq!(start.elapsed(), Duration::from_millis(60));
+        Ok::<_, io::Error>(())
+    });
+    sim.run().unwrap();
+}
+
+#[test]
 fn a_partition_loses_datagrams_until_repaired() {
     let mut sim = Sim::new(5);
     echo_host(&mut sim);
