@@ -18,6 +18,29 @@ pub(crate) enum HostName {
 }
 
 impl HostName {
+    /// Inside a simulation: the simulated name lookup (a node's name,
+    /// `localhost`), never the system resolver.
+    #[cfg(feature = "sim")]
+    fn resolve_simulated(&self, sim: &crate::sim::Handle) -> io::Result<Vec<SocketAddr>> {
+        let (host, port) = match self {
+            HostName::WithPort(text) => {
+                let parsed = text
+                    .rsplit_once(':')
+                    .and_then(|(host, port)| Some((host, port.parse::<u16>().ok()?)));
+                parsed.ok_or_else(|| {
+                    io::Error::new(
+                        io::ErrorKind::InvalidInput,
+                        format!("`{text}` is not `host:port`"),
+                    )
+                })?
+            }
+            HostName::Split(host, port) => (host.as_str(), *port),
+        };
+        let node = sim.current_node("a name lookup (`rt::net`)");
+        sim.with_net(|net, _| net.resolve(node, host, port))
+            .map(|addr| vec![addr])
+    }
+
     /// On the blocking pool: the system resolver's answer.
     fn resolve(&self) -> io::Result<Vec<SocketAddr>> {
         let result = match self {
@@ -43,7 +66,9 @@ impl HostName {
 /// Panics outside a runtime.
 pub(crate) async fn resolve(name: HostName) -> io::Result<Vec<SocketAddr>> {
     #[cfg(feature = "sim")]
-    crate::sim::refuse("rt::net::lookup_host (the system resolver)")?;
+    if let Some(resolved) = crate::sim::in_sim(|sim| name.resolve_simulated(sim)) {
+        return resolved;
+    }
     let meta = TaskMeta::new();
     let Some(call) =
         context::with_current(|handle| handle.spawn_blocking(move || name.resolve(), meta))

@@ -2,6 +2,7 @@
 //! before it runs.
 
 use crate::sim::executor::{Handle, Limits};
+use crate::sim::net::{NetConfig, ticks_of};
 use crate::sim::nodes::{HostFactory, NodeSpec, RootFuture, Start};
 use crate::sim::outcome::{BoxError, SimError, SimReport};
 use crate::sim::sweep;
@@ -50,6 +51,7 @@ pub struct Sim {
     nodes: Vec<NodeSpec>,
     max_steps: u64,
     max_time: Duration,
+    net: NetConfig,
 }
 
 impl Sim {
@@ -66,6 +68,7 @@ impl Sim {
             nodes: Vec::new(),
             max_steps: DEFAULT_MAX_STEPS,
             max_time: DEFAULT_MAX_TIME,
+            net: NetConfig::default(),
         }
     }
 
@@ -223,6 +226,74 @@ impl Sim {
         self
     }
 
+    /// The latency of every link of the simulated network: each packet
+    /// draws one, seeded, in `min..=max` (default: 1 ms both). The clock
+    /// moves in whole 1 ms ticks (the timer's resolution), so a latency
+    /// rounds up to whole milliseconds, and one below 1 ms (zero too) is
+    /// 1 ms; a node's packets to itself (loopback) take no time. Set one
+    /// link's latency during the run with
+    /// [`set_latency`](crate::sim::set_latency).
+    ///
+    /// # Panics
+    ///
+    /// Panics if `max` is below `min`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::time::Duration;
+    ///
+    /// let mut sim = rt::sim::Sim::new(1);
+    /// sim.latency(Duration::from_millis(5), Duration::from_millis(50));
+    /// ```
+    #[track_caller]
+    pub fn latency(&mut self, min: Duration, max: Duration) -> &mut Sim {
+        assert!(
+            min <= max,
+            "rt::sim: `Sim::latency({min:?}, {max:?})`: the maximum is below the minimum"
+        );
+        self.net.latency = (ticks_of(min), ticks_of(max));
+        self
+    }
+
+    /// The chance, in `0.0..=1.0`, that a UDP datagram is lost on its way
+    /// (a seeded draw per datagram; default 0: none is lost).
+    ///
+    /// # Panics
+    ///
+    /// Panics if `p` is not in `0.0..=1.0`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut sim = rt::sim::Sim::new(1);
+    /// sim.udp_loss(0.1);
+    /// ```
+    #[track_caller]
+    pub fn udp_loss(&mut self, p: f64) -> &mut Sim {
+        self.net.udp_loss = probability(p, "udp_loss");
+        self
+    }
+
+    /// The chance, in `0.0..=1.0`, that a UDP datagram that is not lost
+    /// arrives twice (a seeded draw per datagram; default 0: never).
+    ///
+    /// # Panics
+    ///
+    /// Panics if `p` is not in `0.0..=1.0`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut sim = rt::sim::Sim::new(1);
+    /// sim.udp_duplication(0.05);
+    /// ```
+    #[track_caller]
+    pub fn udp_duplication(&mut self, p: f64) -> &mut Sim {
+        self.net.udp_duplication = probability(p, "udp_duplication");
+        self
+    }
+
     /// Runs the simulation on this thread until every client has
     /// finished, then drops whatever tasks are left (the hosts' servers).
     ///
@@ -257,9 +328,19 @@ impl Sim {
             max_steps: self.max_steps,
             max_time: self.max_time,
         };
-        let (handle, driver) = Handle::new(self.seed, self.nodes);
+        let (handle, driver) = Handle::new(self.seed, self.nodes, self.net);
         Handle::run(&handle, driver, limits)
     }
+}
+
+/// `p` if it is a probability.
+#[track_caller]
+fn probability(p: f64, setting: &str) -> f64 {
+    assert!(
+        (0.0..=1.0).contains(&p),
+        "rt::sim: `Sim::{setting}({p})`: a probability is in 0.0..=1.0"
+    );
+    p
 }
 
 fn boxed<F, E>(future: F) -> RootFuture
@@ -277,6 +358,7 @@ impl fmt::Debug for Sim {
             .field("nodes", &self.nodes)
             .field("max_steps", &self.max_steps)
             .field("max_time", &self.max_time)
+            .field("net", &self.net)
             .finish()
     }
 }

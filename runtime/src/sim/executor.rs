@@ -14,6 +14,7 @@ use crate::loom::sync::{Arc, Mutex, MutexGuard};
 use crate::runtime::context;
 use crate::runtime::metrics::WorkerMetrics;
 use crate::scheduler::{self, Config};
+use crate::sim::net::{NetConfig, Network};
 use crate::sim::nodes::{Node, NodeSpec, Owner};
 use crate::sim::outcome::{RunStats, SimError, SimFailure, SimReport};
 use crate::sim::rng::{SimRng, TraceEvent, TraceHash};
@@ -67,6 +68,8 @@ pub(super) struct State {
     /// The first failure of a node; ends the run after the current poll.
     pub(super) failure: Option<SimFailure>,
     polls: u64,
+    /// The simulated network between the nodes (`sim/net/`).
+    pub(super) net: Network,
 }
 
 pub(super) struct TaskInfo {
@@ -86,7 +89,7 @@ pub(crate) struct Limits {
 impl Handle {
     /// A simulation runtime for `seed` with `nodes` (not started yet),
     /// and its driver: the timer wheel with a paused clock, no reactor.
-    pub(crate) fn new(seed: u64, nodes: Vec<NodeSpec>) -> (Arc<Handle>, Driver) {
+    pub(crate) fn new(seed: u64, nodes: Vec<NodeSpec>, net: NetConfig) -> (Arc<Handle>, Driver) {
         let driver_config = DriverConfig {
             enable_io: false,
             enable_time: true,
@@ -116,7 +119,9 @@ impl Handle {
             },
             crate::runtime::Builder::new_current_thread().spawner(),
         );
+        let names: Vec<String> = nodes.iter().map(|node| node.name.clone()).collect();
         let state = State {
+            net: Network::new(net, SimRng::new(seed, 2), &names),
             seed,
             schedule_rng: SimRng::new(seed, 0),
             user_rng: SimRng::new(seed, 1),
@@ -195,11 +200,20 @@ impl Handle {
                 }));
             }
             steps += 1;
+            me.deliver_due();
             match me.pick() {
                 Some(task) => me.poll(task),
                 None => {
-                    let time = me.time();
-                    let Some(tick) = time.timer().next_deadline() else {
+                    let timer = me.time().timer().next_deadline();
+                    // Held packets (a partition, a hold) are not in
+                    // flight: only a repair or release, by a task, can
+                    // move them, so they do not keep a deadlock away.
+                    let packet = me.state().net.next_event();
+                    let next = match (timer, packet) {
+                        (Some(a), Some(b)) => Some(a.min(b)),
+                        (a, b) => a.or(b),
+                    };
+                    let Some(tick) = next else {
                         let waiting = me.state().waiting_clients();
                         return Err(me.error(SimFailure::Deadlock { waiting }));
                     };
@@ -209,7 +223,68 @@ impl Handle {
         }
     }
 
-    fn time(&self) -> &driver::time::Handle {
+    /// Delivers the packets due by the clock's tick (step 3's network
+    /// half, also run before each draw for packets due at once: loopback
+    /// ones), then wakes whoever the network released, with no lock held.
+    fn deliver_due(&self) {
+        let now = self.time().now_tick();
+        let woken = {
+            let mut state = self.state();
+            if state.net.next_event().is_some_and(|due| due <= now) {
+                state.net.advance(now);
+            }
+            std::mem::take(&mut state.net.woken)
+        };
+        for waker in woken {
+            waker.wake();
+        }
+    }
+
+    /// Runs `op` on the network at the clock's current tick, then wakes
+    /// what it released (no lock held then): every network call of the
+    /// simulated sockets and faults goes through here.
+    pub(crate) fn with_net<R>(&self, op: impl FnOnce(&mut Network, u64) -> R) -> R {
+        let now = self.time().now_tick();
+        let (result, woken) = {
+            let mut state = self.state();
+            let result = op(&mut state.net, now);
+            (result, std::mem::take(&mut state.net.woken))
+        };
+        for waker in woken {
+            waker.wake();
+        }
+        result
+    }
+
+    /// The index of node `name` (a host or a client), for `what`'s panic
+    /// message otherwise.
+    #[track_caller]
+    pub(crate) fn node(&self, name: &str, what: &str) -> usize {
+        let found = self.state().node_index(name);
+        match found {
+            Some(node) => node,
+            None => panic!(
+                "`rt::sim::{what}`: `{name}` is not a host or client of this simulation \
+                 (`Sim::host`, `Sim::client`)"
+            ),
+        }
+    }
+
+    /// The node of the task being polled.
+    ///
+    /// # Panics
+    ///
+    /// Panics outside a node's task (a simulation's tasks all have one).
+    #[track_caller]
+    pub(crate) fn current_node(&self, what: &str) -> usize {
+        let owner = self.state().current;
+        match owner {
+            Some(owner) => owner.node,
+            None => panic!("rt::sim: {what} called outside a host's or client's task"),
+        }
+    }
+
+    pub(super) fn time(&self) -> &driver::time::Handle {
         self.driver
             .time()
             .expect("rt::sim: the simulation's driver has the timer")

@@ -3,6 +3,8 @@
 //! thread's runtime context, so it works from any task of the run.
 
 use crate::sim::executor::{self, Handle};
+use crate::sim::net::{Network, ticks_of};
+use std::time::Duration;
 
 /// A random `u64` from the simulation's seeded stream: the same seed
 /// gives the same numbers in the same order. Use it wherever the code
@@ -148,4 +150,134 @@ pub(crate) fn refuse(api: &str) -> std::io::Result<()> {
              machine, which a seed cannot replay"
         ),
     ))
+}
+
+/// Runs `fault` on the network link between nodes `a` and `b`, named.
+#[track_caller]
+fn on_link(what: &str, a: &str, b: &str, fault: impl FnOnce(&mut Network, usize, usize, u64)) {
+    let done = executor::with_current(|sim| {
+        let (x, y) = (sim.node(a, what), sim.node(b, what));
+        sim.with_net(|net, now| fault(net, x, y, now));
+    });
+    if done.is_none() {
+        panic!("`rt::sim::{what}(\"{a}\", \"{b}\")` called outside a simulation");
+    }
+}
+
+/// Cuts the network link between nodes `a` and `b` (hosts or clients, by
+/// name), both ways, until [`repair`]: datagrams across it are lost,
+/// stream bytes are held (TCP retransmits) and delivered after the
+/// repair, and a connect across it fails with `TimedOut` after the
+/// simulated connect timeout (5 s) unless the link heals first.
+///
+/// # Panics
+///
+/// Panics outside a simulation, or if a name is not one of its nodes.
+///
+/// # Examples
+///
+/// ```
+/// let mut sim = rt::sim::Sim::new(1);
+/// sim.host("server", || std::future::pending::<Result<(), std::io::Error>>());
+/// sim.client("driver", async {
+///     rt::sim::partition("server", "driver");
+///     rt::sim::repair("server", "driver");
+///     Ok::<_, std::io::Error>(())
+/// });
+/// sim.run().unwrap();
+/// ```
+#[track_caller]
+pub fn partition(a: &str, b: &str) {
+    on_link("partition", a, b, |net, x, y, _| net.partition(x, y));
+}
+
+/// Heals the partition between `a` and `b`: the stream bytes it held go
+/// out again, in order, each with a fresh latency. See [`partition`].
+///
+/// # Panics
+///
+/// Panics outside a simulation, or if a name is not one of its nodes.
+///
+/// # Examples
+///
+/// See [`partition`].
+#[track_caller]
+pub fn repair(a: &str, b: &str) {
+    on_link("repair", a, b, |net, x, y, now| net.repair(x, y, now));
+}
+
+/// Holds every packet on the link between `a` and `b` (datagrams too)
+/// until [`release`]: a delay as long as the test driver wants, to put a
+/// message after another. Packets a hold keeps back are not in flight: a
+/// run whose tasks all wait for them is a deadlock.
+///
+/// # Panics
+///
+/// Panics outside a simulation, or if a name is not one of its nodes.
+///
+/// # Examples
+///
+/// ```
+/// let mut sim = rt::sim::Sim::new(1);
+/// sim.host("server", || std::future::pending::<Result<(), std::io::Error>>());
+/// sim.client("driver", async {
+///     rt::sim::hold("server", "driver");
+///     rt::sim::release("server", "driver");
+///     Ok::<_, std::io::Error>(())
+/// });
+/// sim.run().unwrap();
+/// ```
+#[track_caller]
+pub fn hold(a: &str, b: &str) {
+    on_link("hold", a, b, |net, x, y, _| net.hold(x, y));
+}
+
+/// Lets the packets a [`hold`] kept back go, in their order, each with a
+/// fresh latency.
+///
+/// # Panics
+///
+/// Panics outside a simulation, or if a name is not one of its nodes.
+///
+/// # Examples
+///
+/// See [`hold`].
+#[track_caller]
+pub fn release(a: &str, b: &str) {
+    on_link("release", a, b, |net, x, y, now| net.release(x, y, now));
+}
+
+/// Sets the latency of the link between `a` and `b` for the packets sent
+/// from now on: each draws one, seeded, in `min..=max`, rounded up to
+/// whole 1 ms ticks, at least one (see [`Sim::latency`](crate::sim::Sim::latency)).
+///
+/// # Panics
+///
+/// Panics outside a simulation, if a name is not one of its nodes, or
+/// if `max` is below `min`.
+///
+/// # Examples
+///
+/// ```
+/// use std::time::Duration;
+///
+/// let mut sim = rt::sim::Sim::new(1);
+/// sim.host("far", || std::future::pending::<Result<(), std::io::Error>>());
+/// sim.client("driver", async {
+///     rt::sim::set_latency("far", "driver", Duration::from_millis(80), Duration::from_millis(120));
+///     Ok::<_, std::io::Error>(())
+/// });
+/// sim.run().unwrap();
+/// ```
+#[track_caller]
+pub fn set_latency(a: &str, b: &str, min: Duration, max: Duration) {
+    assert!(
+        min <= max,
+        "`rt::sim::set_latency(\"{a}\", \"{b}\", {min:?}, {max:?})`: the maximum is below the \
+         minimum"
+    );
+    let (min, max) = (ticks_of(min), ticks_of(max));
+    on_link("set_latency", a, b, |net, x, y, _| {
+        net.set_latency(x, y, min, max)
+    });
 }

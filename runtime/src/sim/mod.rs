@@ -94,11 +94,14 @@
 //!    sequence number to the trace hash and poll it, recording its node
 //!    as the one running (what it spawns belongs to that node); then run
 //!    the cancellation of any task a crash doomed during that poll;
-//! 3. otherwise, if a timer is pending, move the paused clock straight to
-//!    the earliest deadline and fire what is due (the tick goes into the
-//!    trace hash); the timer wheel's 1 ms tick is the clock's resolution;
+//! 3. otherwise, if a timer is pending or a packet in flight, move the
+//!    paused clock straight to the earlier of the timer's deadline and the
+//!    packet's due tick, fire the timers due and deliver the packets due
+//!    (the tick goes into the trace hash); the timer wheel's 1 ms tick is
+//!    the clock's resolution;
 //! 4. otherwise nothing can ever run again: stop with a deadlock, naming
-//!    the clients still waiting.
+//!    the clients still waiting (packets a partition or hold keeps back
+//!    are not in flight: see "The network").
 //!
 //! Steps 2 and 3 each count as a step for the step limit; a jump past the
 //! time limit stops the run. Whatever stops it, every task left is then
@@ -204,39 +207,55 @@
 //! host's sockets vanish, its peers are reset). Latency below the 1 ms
 //! tick rounds up to it.
 //!
-//! Wiring it (the next slice):
+//! How it is wired:
 //! 1. the `Network` lives in the simulation's state, built from `Sim`'s
-//!    settings (`latency`, `udp_loss`, `udp_duplication`); the run loop's
-//!    step 3 jumps to the earlier of the next timer and the network's
-//!    `next_event`, and calls `advance` at every jump (and before each
-//!    draw, for packets due now); a deadlock also needs no packet in
-//!    flight that no partition or hold keeps back;
-//! 2. `crash` calls `Network::crash` for the host; `rt::sim::partition`,
-//!    `repair`, `hold`, `release`, `set_latency` become public,
-//!    addressing nodes by name;
-//! 3. `rt::net`'s `TcpListener`, `TcpStream` and `UdpSocket` dispatch
-//!    once, at the registered-I/O layer (`io/registered.rs`,
-//!    `net/registered_io.rs`): every socket type keeps its I/O in one
-//!    field, whose methods (readiness, read, write, the datagram calls,
-//!    accept) are what every public socket method calls. With the
-//!    feature, that field becomes an enum of the real registration and a
-//!    simulated endpoint (a connection and side, a listener's or UDP
-//!    socket's node and port), and each of its methods matches once;
-//!    without it, the field is the real registration and the code
-//!    compiles exactly as before. Which one a socket gets is decided
-//!    when it is created (bind, connect, accept), by one look at the
-//!    thread's context; `lookup_host` resolves node names there too.
+//!    settings ([`Sim::latency`], [`Sim::udp_loss`],
+//!    [`Sim::udp_duplication`]); before each draw the run loop delivers
+//!    the packets due by the clock's tick (a node's packets to itself
+//!    are due at once), and step 3 jumps to the earlier of the next timer
+//!    and the network's next event (a packet due, a connect timing out).
+//!    So step 4's deadlock also needs no packet in flight: packets a
+//!    partition or a hold keeps back do not count (only a task could
+//!    repair or release the link, and none is ready);
+//! 2. a crash (and the crash half of a restart) closes the host's
+//!    sockets in the network (its TCP peers get resets);
+//!    [`partition`], [`repair`], [`hold`], [`release`] and
+//!    [`set_latency`] act on the link between two nodes, by name, from
+//!    any task of the run;
+//! 3. `rt::net`'s name lookup (`"server:8080"`, `localhost`) resolves
+//!    node names inside a simulation, never with the system resolver;
+//! 4. `rt::net::UdpSocket` dispatches once, at its registered-I/O layer
+//!    (`net/udp/dispatch.rs`): its one I/O field is, with the feature, an
+//!    enum of the real registration and a simulated socket, chosen at
+//!    `bind` by one look at the thread's context, and its named
+//!    operations (`send`, `recv`, `send_to`, `recv_from`, `connect`, the
+//!    addresses) match it once; without the feature the field is the
+//!    real registration and the code compiles as before. A UDP socket
+//!    inside a simulation supports exactly those operations; the rest
+//!    (see below) is refused.
+//!
+//! Not wired yet (the next slice): `TcpListener` and `TcpStream`. The
+//! model has them (handshake, refusal, connect timeout, window,
+//! half-close, resets, crashes); they need the same enum at their
+//! registered layer (`stream_common.rs`'s `registered()` and the
+//! `AsyncRead`/`AsyncWrite` impls of `registered_io.rs`, `listener.rs`'s
+//! accept), which is not done: inside a simulation, creating one still
+//! fails with `Unsupported`.
 //!
 //! The cost with the feature on, for every program in the build (Cargo
 //! unifies features, so a dev-dependency enabling `sim` puts it in the
-//! build): one predictable branch on the enum's tag per I/O call, and the
-//! tag's word in each socket, once the network is wired; today, nothing
-//! per poll or per spawn beyond the flavour match the scheduler handle
-//! already does, now over three variants (measured with callgrind on
-//! the core rows: within 3% either way, the feature-on build running
-//! fewer instructions), and one context look-up per `select!` (its
-//! starting branch), per socket created and per `rt::fs` call or name
-//! lookup (to refuse them).
+//! build): per `UdpSocket` I/O call, the match on the enum's tag and
+//! the `async fn` around it, about 27 instructions on a call of about
+//! 1,600 (callgrind, `examples/udp_ping_loop.rs`: 6,441 instructions per
+//! round trip of four calls without the feature, 6,548 with it); the
+//! tag's word in each socket; one context look-up per socket bound and
+//! per name lookup. Without the feature a socket method awaits the same
+//! future as before (6,436 per round trip, the same count). Elsewhere:
+//! nothing per poll or per spawn beyond the flavour match the scheduler
+//! handle already does, now over three variants (measured with
+//! callgrind on the core rows: within 3% either way, the feature-on
+//! build running fewer instructions), and one context look-up per
+//! `select!` (its starting branch) and per `rt::fs` call (to refuse it).
 //!
 //! ## Refused inside a simulation
 //!
@@ -246,24 +265,36 @@
 //! saying so:
 //! - `rt::fs` (the real file system): `Unsupported`; a `File` opened
 //!   outside and moved in panics on use;
-//! - `rt::net::lookup_host` of a name (the system resolver):
-//!   `Unsupported`;
-//! - real sockets: creating a `TcpListener`, `TcpStream`, `UdpSocket` or
-//!   Unix socket returns `Unsupported` until the simulated network
-//!   (next slice) backs the first three;
+//! - `rt::net::lookup_host` of a name that is not a node's: `NotFound`
+//!   (node names resolve to the simulated addresses; the system
+//!   resolver is never asked);
+//! - real sockets: creating a `TcpListener`, `TcpStream`, `TcpSocket`
+//!   or Unix socket returns `Unsupported` (TCP is the next slice), as
+//!   does `UdpSocket::from_std`;
+//! - on a simulated `UdpSocket`: `peek`, `peek_from`, `peek_sender` and
+//!   `into_std` return `Unsupported`; the readiness methods (`ready`,
+//!   `readable`, `writable`), the `try_*` and `poll_*` methods,
+//!   `try_io`/`async_io`, the socket options and the descriptor
+//!   (`as_fd`, `as_raw_fd`) panic saying so (they reach the registration
+//!   or the mio socket, which a simulated socket does not have);
 //! - `AsyncFd` and child processes (their readiness comes from the OS):
 //!   a panic saying so;
 //! - `Handle::block_on` on a simulation's handle (the simulation drives
 //!   itself): a panic.
 //!
-//! With the network slice, `TcpSocket`, `as_fd`, `into_std`/`from_std`,
-//! the `try_io`/`async_io` closures and `rt::hyper::Io`'s raw reads join
-//! this list.
+//! With the TCP slice, `as_fd`, `into_std`/`from_std`, the
+//! `try_io`/`async_io` closures and `rt::hyper::Io`'s raw reads of a TCP
+//! stream join this list.
 //!
 //! ## Limits and their defaults
 //!
 //! - [`Sim::max_steps`]: 1,000,000 steps (polls and clock jumps);
-//! - [`Sim::max_time`]: one hour of simulated time.
+//! - [`Sim::max_time`]: one hour of simulated time;
+//! - [`Sim::latency`]: 1 ms each way on every link (the clock's tick:
+//!   latencies round up to whole milliseconds, at least one);
+//! - [`Sim::udp_loss`], [`Sim::udp_duplication`]: 0 (none);
+//! - a TCP connect with no answer (across a partition, to a crashed
+//!   host's address) fails with `TimedOut` after 5 s of simulated time.
 
 mod builder;
 mod executor;
@@ -272,12 +303,14 @@ mod net;
 mod nodes;
 mod outcome;
 mod rng;
+mod socket;
 mod sweep;
 
 pub use builder::Sim;
-pub use faults::{crash, random_u64, restart};
+pub use faults::{crash, hold, partition, random_u64, release, repair, restart, set_latency};
 pub use outcome::{SimError, SimFailure, SimReport};
 pub use sweep::{SweepReport, sweep};
 
 pub(crate) use executor::Handle;
 pub(crate) use faults::{is_current, random_below, refuse};
+pub(crate) use socket::{SimUdp, in_sim, unsupported};

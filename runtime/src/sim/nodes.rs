@@ -116,7 +116,7 @@ impl super::executor::State {
             .collect()
     }
 
-    fn node_index(&self, name: &str) -> Option<usize> {
+    pub(super) fn node_index(&self, name: &str) -> Option<usize> {
         self.nodes.iter().position(|node| node.name == name)
     }
 }
@@ -211,10 +211,11 @@ impl Handle {
     /// Panics if `name` is not a host of this simulation.
     #[track_caller]
     pub(crate) fn crash(&self, name: &str) {
+        let now = self.time().now_tick();
         let aborts = {
             let mut state = self.state();
             match state.host_index(name, "crash") {
-                Ok(node) => state.take_down(node),
+                Ok(node) => state.take_down(node, now),
                 Err(message) => {
                     drop(state);
                     panic!("{message}");
@@ -233,11 +234,12 @@ impl Handle {
     /// Panics if `name` is not a host of this simulation.
     #[track_caller]
     pub(crate) fn restart(me: &Arc<Handle>, name: &str) {
+        let now = me.time().now_tick();
         let (node, aborts) = {
             let mut state = me.state();
             match state.host_index(name, "restart") {
                 Ok(node) => {
-                    let aborts = state.take_down(node);
+                    let aborts = state.take_down(node, now);
                     state.record(TraceEvent::Restart(node as u64));
                     (node, aborts)
                 }
@@ -271,13 +273,16 @@ impl super::executor::State {
 
     /// Steps 1 and 3 of a crash (module docs), returning what step 2
     /// aborts; nothing if the host is down already.
-    fn take_down(&mut self, node: usize) -> Vec<AbortHandle> {
+    fn take_down(&mut self, node: usize, now: u64) -> Vec<AbortHandle> {
         if !self.nodes[node].up {
             return Vec::new();
         }
         self.nodes[node].up = false;
         self.nodes[node].incarnation += 1;
         self.record(TraceEvent::Crash(node as u64));
+        // Its sockets vanish with it; the peers' resets go out now, and
+        // the wakers released wait in `net.woken` for the run loop.
+        self.net.crash(node, now);
         let mut aborts = Vec::new();
         let mut doomed = Vec::new();
         for (&id, info) in &self.tasks {

@@ -1,3 +1,4 @@
+use super::dispatch::UdpIo;
 use crate::io::registered::Registered;
 use crate::net::addr::{ToSocketAddrs, each_addr};
 use rt_reactor::{Direction, Interest};
@@ -37,7 +38,7 @@ use std::os::fd::{AsFd, AsRawFd, BorrowedFd, RawFd};
 /// });
 /// ```
 pub struct UdpSocket {
-    io: Registered<mio::net::UdpSocket>,
+    io: UdpIo,
 }
 
 impl UdpSocket {
@@ -63,20 +64,37 @@ impl UdpSocket {
     /// ```
     pub async fn bind(addr: impl ToSocketAddrs) -> io::Result<UdpSocket> {
         each_addr(addr, |addr| async move {
+            #[cfg(feature = "sim")]
+            if let Some(bound) = crate::sim::in_sim(|sim| crate::sim::SimUdp::bind(sim, addr)) {
+                return Ok(UdpSocket {
+                    io: UdpIo::Sim(bound?),
+                });
+            }
             UdpSocket::new(mio::net::UdpSocket::bind(addr)?)
         })
         .await
     }
 
     fn new(sys: mio::net::UdpSocket) -> io::Result<UdpSocket> {
-        Ok(UdpSocket {
-            io: Registered::new(sys, Interest::READABLE | Interest::WRITABLE)?,
-        })
+        let registered = Registered::new(sys, Interest::READABLE | Interest::WRITABLE)?;
+        #[cfg(feature = "sim")]
+        let registered = UdpIo::Real(registered);
+        Ok(UdpSocket { io: registered })
     }
 
     /// The socket's registration, for the readiness and option methods.
+    ///
+    /// # Panics
+    ///
+    /// Panics on a simulated socket (see `dispatch.rs`).
+    #[track_caller]
     pub(super) fn registered(&self) -> &Registered<mio::net::UdpSocket> {
-        &self.io
+        #[cfg(not(feature = "sim"))]
+        return &self.io;
+        #[cfg(feature = "sim")]
+        return self.io.real_or_panic(
+            "this UdpSocket method (readiness, `try_*`, `poll_*`, `try_io`, `async_io`)",
+        );
     }
 
     /// The socket itself, for its options.
@@ -151,7 +169,7 @@ impl UdpSocket {
     /// });
     /// ```
     pub async fn connect(&self, addr: impl ToSocketAddrs) -> io::Result<()> {
-        each_addr(addr, |addr| async move { self.io.get_ref().connect(addr) }).await
+        each_addr(addr, |addr| async move { self.io.udp_connect(addr) }).await
     }
 
     /// Sends a datagram to the connected peer.
@@ -176,9 +194,7 @@ impl UdpSocket {
     /// });
     /// ```
     pub async fn send(&self, buf: &[u8]) -> io::Result<usize> {
-        self.io
-            .async_io(Direction::Write, |sys| sys.send(buf))
-            .await
+        self.io.udp_send(buf).await
     }
 
     /// Receives a datagram from the connected peer; bytes beyond `buf`'s
@@ -204,7 +220,7 @@ impl UdpSocket {
     /// });
     /// ```
     pub async fn recv(&self, buf: &mut [u8]) -> io::Result<usize> {
-        self.io.async_io(Direction::Read, |sys| sys.recv(buf)).await
+        self.io.udp_recv(buf).await
     }
 
     /// Sends a datagram to `target`.
@@ -227,11 +243,7 @@ impl UdpSocket {
     /// });
     /// ```
     pub async fn send_to(&self, buf: &[u8], target: impl ToSocketAddrs) -> io::Result<usize> {
-        each_addr(target, |target| {
-            self.io
-                .async_io(Direction::Write, move |sys| sys.send_to(buf, target))
-        })
-        .await
+        each_addr(target, |target| self.io.udp_send_to(buf, target)).await
     }
 
     /// Receives a datagram and the address it came from.
@@ -255,9 +267,7 @@ impl UdpSocket {
     /// });
     /// ```
     pub async fn recv_from(&self, buf: &mut [u8]) -> io::Result<(usize, SocketAddr)> {
-        self.io
-            .async_io(Direction::Read, |sys| sys.recv_from(buf))
-            .await
+        self.io.udp_recv_from(buf).await
     }
 
     /// Receives the next datagram and the address it came from without
@@ -282,6 +292,7 @@ impl UdpSocket {
     /// ```
     pub async fn peek_from(&self, buf: &mut [u8]) -> io::Result<(usize, SocketAddr)> {
         self.io
+            .real("UdpSocket::peek_from")?
             .async_io(Direction::Read, |sys| sys.peek_from(buf))
             .await
     }
@@ -309,7 +320,10 @@ impl UdpSocket {
     /// });
     /// ```
     pub async fn peek(&self, buf: &mut [u8]) -> io::Result<usize> {
-        self.io.async_io(Direction::Read, |sys| sys.peek(buf)).await
+        self.io
+            .real("UdpSocket::peek")?
+            .async_io(Direction::Read, |sys| sys.peek(buf))
+            .await
     }
 
     /// The address the next datagram came from, waiting for one; the
@@ -338,7 +352,10 @@ impl UdpSocket {
     /// });
     /// ```
     pub async fn peek_sender(&self) -> io::Result<SocketAddr> {
-        self.io.async_io(Direction::Read, peek_sender).await
+        self.io
+            .real("UdpSocket::peek_sender")?
+            .async_io(Direction::Read, peek_sender)
+            .await
     }
 
     /// The local address.
@@ -357,7 +374,7 @@ impl UdpSocket {
     /// });
     /// ```
     pub fn local_addr(&self) -> io::Result<SocketAddr> {
-        self.io.get_ref().local_addr()
+        self.io.udp_local_addr()
     }
 
     /// The connected peer's address.
@@ -376,7 +393,7 @@ impl UdpSocket {
     /// });
     /// ```
     pub fn peer_addr(&self) -> io::Result<SocketAddr> {
-        self.io.get_ref().peer_addr()
+        self.io.udp_peer_addr()
     }
 }
 

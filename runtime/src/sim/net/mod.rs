@@ -4,12 +4,9 @@
 //! tick, register wakers, and leave the wakers they release in
 //! `Network::woken` for the caller to wake once it holds no lock.
 //!
-//! Not wired yet: the next slice dispatches `rt::net`'s socket types to
-//! it at the registered-I/O layer (see the plan in `sim/mod.rs`), adds
-//! its next event to the run loop's choice of where the clock jumps (a
-//! deadlock then also needs no deliverable packet in flight), and
-//! exposes the faults (`rt::sim::partition`, ...). Until then only its
-//! unit tests use it.
+//! Wired into the run loop, the faults and `UdpSocket` (see "The
+//! network" in `sim/mod.rs`); the TCP half is used only by its unit
+//! tests until `TcpListener`/`TcpStream` dispatch to it.
 //!
 //! Packets:
 //! 1. every send becomes a packet in flight, due at `now + latency` (a
@@ -37,6 +34,7 @@ use std::collections::BTreeMap;
 use std::io;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::task::Waker;
+use std::time::Duration;
 
 pub(crate) use tcp::{ConnId, Side};
 
@@ -388,6 +386,12 @@ fn ephemeral_port(host: &mut Host, in_use: &impl Fn(u16) -> bool) -> io::Result<
         io::ErrorKind::AddrInUse,
         "every ephemeral port of this simulated host is in use",
     ))
+}
+
+/// A latency in whole ticks of 1 ms: rounded up, and at least one.
+pub(crate) fn ticks_of(latency: Duration) -> u64 {
+    let ticks = latency.as_nanos().div_ceil(1_000_000).max(1);
+    u64::try_from(ticks).unwrap_or(u64::MAX)
 }
 
 /// The IP address of node `node`: in the documentation ranges of RFC
