@@ -374,3 +374,33 @@ fn io_after_shutdown_is_recognised() {
         assert!(!is_rt_shutdown_err(&std::io::Error::other(err.to_string())));
     }
 }
+
+/// A task dropped by the runtime's shutdown sees that runtime as current
+/// in its destructor, on every scheduler (the current-thread one drops its
+/// tasks on the dropping thread, which used to have no runtime entered;
+/// tokio's `rt_basic::drop_tasks_in_context`).
+#[test]
+fn tasks_dropped_at_shutdown_see_their_runtime() {
+    struct SeesRuntime(mpsc::Sender<bool>);
+    impl Future for SeesRuntime {
+        type Output = ();
+        fn poll(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<()> {
+            Poll::Pending
+        }
+    }
+    impl Drop for SeesRuntime {
+        fn drop(&mut self) {
+            let _ = self.0.send(rt::runtime::Handle::try_current().is_ok());
+        }
+    }
+    each_runtime(|kind, rt| {
+        let (tx, rx) = mpsc::channel();
+        rt.spawn(SeesRuntime(tx));
+        drop(rt);
+        assert_eq!(
+            rx.recv(),
+            Ok(true),
+            "{kind:?}: dropped without its runtime current"
+        );
+    });
+}

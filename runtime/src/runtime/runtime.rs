@@ -224,6 +224,10 @@ impl Runtime {
         // One deadline for both steps: workers first (their tasks may still
         // spawn blocking work or hand a core to the pool), then the pool.
         let deadline = deadline_after(timeout);
+        // Tasks dropped on this thread (all of a current-thread runtime's,
+        // those a multi-thread shutdown drops here) see the runtime as
+        // current, so a destructor can still reach it (`Handle::try_current`).
+        let _current = context::set_current(&self.handle.inner);
         match (&self.handle.inner, &self.workers) {
             (scheduler::Handle::MultiThread(handle), Some(workers)) => {
                 workers.shutdown(handle, timeout)
