@@ -258,6 +258,17 @@ fn child_blocks_a_worker_then_leaks_a_task() {
             .iter()
             .any(|t| t.id() == finished.id() && t.state() == TaskState::Complete)
     });
+    // The LIFO child's send let `stuck` finish while the child's own poll
+    // may still be ending on its worker: only once it has, is `leaked` the
+    // one task a leak report may list.
+    support::wait_until("only the leaked task is pending", || {
+        rt.handle()
+            .dump()
+            .iter()
+            .filter(|t| t.state() != TaskState::Complete)
+            .count()
+            == 1
+    });
     drop(leaked);
     drop(rt);
     futures::executor::block_on(finished).unwrap();
