@@ -23,7 +23,7 @@ pub(crate) fn poll_read_until<R: AsyncBufRead + ?Sized>(
 ) -> Poll<io::Result<usize>> {
     loop {
         let (done, used) = {
-            let available = ready!(reader.as_mut().poll_fill_buf(cx))?;
+            let available = ready_retry!(reader.as_mut().poll_fill_buf(cx));
             match available.iter().position(|&b| b == byte) {
                 Some(i) => {
                     buf.extend_from_slice(&available[..=i]);

@@ -83,6 +83,7 @@ impl<W: AsyncWrite> BufWriter<W> {
                     break;
                 }
                 Ok(n) => *me.written += n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) => {
                     result = Err(e);
                     break;

@@ -68,6 +68,7 @@ impl CopyBuffer {
             if self.cap < self.buf.len() && !self.read_done {
                 match self.poll_fill(cx, reader.as_mut()) {
                     Poll::Ready(Ok(())) => {}
+                    Poll::Ready(Err(e)) if e.kind() == io::ErrorKind::Interrupted => continue,
                     Poll::Ready(Err(e)) => return Poll::Ready(Err(e)),
                     Poll::Pending => {
                         if self.pos == self.cap {
@@ -83,11 +84,11 @@ impl CopyBuffer {
             }
             // Write what was read.
             while self.pos < self.cap {
-                let n = ready!(
+                let n = ready_retry!(
                     writer
                         .as_mut()
                         .poll_write(cx, &self.buf[self.pos..self.cap])
-                )?;
+                );
                 if n == 0 {
                     return Poll::Ready(Err(io::Error::new(
                         io::ErrorKind::WriteZero,
@@ -165,12 +166,12 @@ where
     let mut amt = 0u64;
     poll_fn(|cx| {
         loop {
-            let buffer = ready!(Pin::new(&mut *reader).poll_fill_buf(cx))?;
+            let buffer = ready_retry!(Pin::new(&mut *reader).poll_fill_buf(cx));
             if buffer.is_empty() {
                 ready!(Pin::new(&mut *writer).poll_flush(cx))?;
                 return Poll::Ready(Ok(amt));
             }
-            let n = ready!(Pin::new(&mut *writer).poll_write(cx, buffer))?;
+            let n = ready_retry!(Pin::new(&mut *writer).poll_write(cx, buffer));
             if n == 0 {
                 return Poll::Ready(Err(io::Error::new(
                     io::ErrorKind::WriteZero,

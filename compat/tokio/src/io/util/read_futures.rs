@@ -87,7 +87,7 @@ impl<R: AsyncRead + Unpin + ?Sized> Future for ReadExact<'_, R> {
         let me = unsafe { self.get_unchecked_mut() };
         while me.filled < me.buf.len() {
             let mut buf = ReadBuf::new(&mut me.buf[me.filled..]);
-            let n = ready!(poll_read_into(me.reader, cx, &mut buf))?;
+            let n = ready_retry!(poll_read_into(me.reader, cx, &mut buf));
             if n == 0 {
                 return Poll::Ready(Err(early_eof()));
             }
@@ -130,7 +130,7 @@ impl<R: AsyncRead + Unpin, T, const N: usize> Future for ReadNum<R, T, N> {
         let me = unsafe { self.get_unchecked_mut() };
         while me.filled < N {
             let mut buf = ReadBuf::new(&mut me.bytes[me.filled..]);
-            let n = ready!(poll_read_into(&mut me.reader, cx, &mut buf))?;
+            let n = ready_retry!(poll_read_into(&mut me.reader, cx, &mut buf));
             if n == 0 {
                 return Poll::Ready(Err(early_eof()));
             }
@@ -178,6 +178,7 @@ pub(crate) fn poll_read_to_end<R: AsyncRead + Unpin + ?Sized>(
         match polled {
             Poll::Ready(Ok(())) if n == 0 => return Poll::Ready(Ok(std::mem::take(read))),
             Poll::Ready(Ok(())) => {}
+            Poll::Ready(Err(e)) if e.kind() == io::ErrorKind::Interrupted => {}
             Poll::Ready(Err(e)) => return Poll::Ready(Err(e)),
             Poll::Pending => return Poll::Pending,
         }
