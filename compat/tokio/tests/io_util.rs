@@ -263,3 +263,55 @@ fn empty_repeat_sink_spend_budget_so_loops_yield() {
         assert_eq!(empty.read(&mut buf).await.unwrap(), 0);
     });
 }
+
+#[test]
+fn copy_and_copy_buf_spend_budget_so_loops_yield() {
+    support::on_both_flavours(|| async {
+        // Without budget, these loops would never let the spawned task run
+        // (tokio's `copy_is_cooperative`, `copy_buf_is_cooperative`).
+        for use_copy_buf in [false, true] {
+            let flag = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+            let seen = flag.clone();
+            rt::spawn(async move { seen.store(true, std::sync::atomic::Ordering::SeqCst) });
+            // Bounded: the budget (128 units) forces a yield long before.
+            let mut iterations = 0;
+            while !flag.load(std::sync::atomic::Ordering::SeqCst) && iterations < 10_000 {
+                let mut reader: &[u8] = b"hello";
+                let mut writer = Vec::new();
+                let n = if use_copy_buf {
+                    tokio::io::copy_buf(&mut reader, &mut writer).await
+                } else {
+                    tokio::io::copy(&mut reader, &mut writer).await
+                };
+                assert_eq!((n.unwrap(), &writer[..]), (5, &b"hello"[..]));
+                iterations += 1;
+            }
+            assert!(
+                flag.load(std::sync::atomic::Ordering::SeqCst),
+                "the copy_buf={use_copy_buf} loop never yielded to the spawned task"
+            );
+        }
+    });
+}
+
+#[test]
+#[should_panic(expected = "`a_to_b_buf_size` must be greater than 0")]
+fn copy_bidirectional_with_sizes_panics_on_zero_a_to_b_buffer() {
+    let (mut a, _a_peer) = tokio::io::duplex(8);
+    let (mut b, _b_peer) = tokio::io::duplex(8);
+    support::block_on(tokio::io::copy_bidirectional_with_sizes(
+        &mut a, &mut b, 0, 1,
+    ))
+    .unwrap();
+}
+
+#[test]
+#[should_panic(expected = "`b_to_a_buf_size` must be greater than 0")]
+fn copy_bidirectional_with_sizes_panics_on_zero_b_to_a_buffer() {
+    let (mut a, _a_peer) = tokio::io::duplex(8);
+    let (mut b, _b_peer) = tokio::io::duplex(8);
+    support::block_on(tokio::io::copy_bidirectional_with_sizes(
+        &mut a, &mut b, 1, 0,
+    ))
+    .unwrap();
+}
