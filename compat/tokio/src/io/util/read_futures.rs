@@ -246,11 +246,27 @@ impl<'a, R: ?Sized> ReadToString<'a, R> {
     }
 }
 
-pub(crate) fn not_utf8() -> io::Error {
-    io::Error::new(
-        io::ErrorKind::InvalidData,
-        "stream did not contain valid UTF-8",
-    )
+/// Appends `bytes` to `dst` if they are UTF-8; otherwise leaves `dst`
+/// unchanged and returns an `InvalidData` error whose inner error is the
+/// [`std::str::Utf8Error`] of `dst` followed by `bytes` (so its
+/// `valid_up_to` counts `dst`'s bytes too, as tokio's does).
+pub(crate) fn append_utf8(dst: &mut String, bytes: Vec<u8>) -> io::Result<()> {
+    match String::from_utf8(bytes) {
+        Ok(text) => {
+            dst.push_str(&text);
+            Ok(())
+        }
+        Err(e) => {
+            let mut all = Vec::with_capacity(dst.len() + e.as_bytes().len());
+            all.extend_from_slice(dst.as_bytes());
+            all.extend_from_slice(e.as_bytes());
+            let utf8 = match std::str::from_utf8(&all) {
+                Err(utf8) => utf8,
+                Ok(_) => unreachable!("invalid UTF-8 after a valid prefix stays invalid"),
+            };
+            Err(io::Error::new(io::ErrorKind::InvalidData, utf8))
+        }
+    }
 }
 
 impl<R: AsyncRead + Unpin + ?Sized> Future for ReadToString<'_, R> {
@@ -267,14 +283,8 @@ impl<R: AsyncRead + Unpin + ?Sized> Future for ReadToString<'_, R> {
             &mut me.read,
             &mut me.initialized
         ))?;
-        let bytes = std::mem::take(&mut me.bytes);
-        match String::from_utf8(bytes) {
-            Ok(text) => {
-                me.dst.push_str(&text);
-                Poll::Ready(Ok(n))
-            }
-            Err(_) => Poll::Ready(Err(not_utf8())),
-        }
+        append_utf8(me.dst, std::mem::take(&mut me.bytes))?;
+        Poll::Ready(Ok(n))
     }
 }
 
