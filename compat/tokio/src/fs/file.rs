@@ -144,13 +144,16 @@ impl File {
         self.inner.lock().await.metadata().await
     }
 
-    /// A second handle to the same open file (position shared).
+    /// A second handle to the same open file (position shared), with this
+    /// one's [`max_buf_size`](File::max_buf_size).
     ///
     /// # Errors
     ///
     /// The OS error of `dup`.
     pub async fn try_clone(&self) -> io::Result<File> {
-        self.inner.lock().await.try_clone().await.map(File::from)
+        let mut clone = File::from(self.inner.lock().await.try_clone().await?);
+        clone.set_max_buf_size(self.max_buf_size);
+        Ok(clone)
     }
 
     /// Sets the file's permissions.
@@ -228,6 +231,26 @@ impl File {
 impl std::os::fd::AsRawFd for File {
     fn as_raw_fd(&self) -> std::os::fd::RawFd {
         self.fd
+    }
+}
+
+/// Takes ownership of an open file descriptor (as `std::fs::File`'s).
+///
+/// # Examples
+///
+/// ```
+/// use std::os::fd::{FromRawFd, IntoRawFd};
+///
+/// let std = std::fs::File::open("/dev/null").unwrap();
+/// // SAFETY: the descriptor is open and owned by nothing else.
+/// let file = unsafe { tokio::fs::File::from_raw_fd(std.into_raw_fd()) };
+/// # drop(file);
+/// ```
+impl std::os::fd::FromRawFd for File {
+    unsafe fn from_raw_fd(fd: std::os::fd::RawFd) -> File {
+        // SAFETY: the caller guarantees, as `FromRawFd` requires, that `fd`
+        // is an open descriptor this call takes sole ownership of.
+        File::from_std(unsafe { std::fs::File::from_raw_fd(fd) })
     }
 }
 
