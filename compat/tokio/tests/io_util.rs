@@ -315,3 +315,26 @@ fn copy_bidirectional_with_sizes_panics_on_zero_b_to_a_buffer() {
     ))
     .unwrap();
 }
+
+#[test]
+fn read_to_end_does_not_grow_a_vector_with_room() {
+    support::block_on(async {
+        let arr: Vec<u8> = (0..100).collect();
+        // tokio's read_to_end_doesnt_grow_with_capacity, with one read or
+        // two (split), into vectors of every capacity around the length.
+        for len in [1, 31, 32, 33, 64, 99] {
+            let bytes = &arr[..len];
+            for split in [0, len / 2] {
+                for cap in 0..101 {
+                    let mut reader = bytes[..split].chain(&bytes[split..]);
+                    let mut buf = Vec::with_capacity(cap);
+                    let n = reader.read_to_end(&mut buf).await.unwrap();
+                    assert_eq!((n, buf.as_slice()), (len, bytes));
+                    if cap >= len {
+                        assert_eq!(buf.capacity(), cap, "len {len} split {split}");
+                    }
+                }
+            }
+        }
+    });
+}

@@ -153,13 +153,29 @@ pub(crate) fn poll_read_to_end<R: AsyncRead + Unpin + ?Sized>(
     initialized: &mut usize,
 ) -> Poll<io::Result<usize>> {
     loop {
-        if vec.capacity() - vec.len() < 32 {
-            let before = vec.capacity();
-            vec.reserve(32.max(vec.len()));
-            if vec.capacity() != before {
-                // A new allocation: what was initialised there is gone.
-                *initialized = 0;
+        if vec.capacity() == vec.len() {
+            // Full: probe with a small read on the stack before growing, so
+            // a vector that already has room for everything is never
+            // reallocated just to find end-of-file (tokio's contract).
+            let mut probe = [0u8; 32];
+            let mut probe_buf = ReadBuf::new(&mut probe);
+            match Pin::new(&mut *reader).poll_read(cx, &mut probe_buf) {
+                Poll::Ready(Ok(())) => {}
+                Poll::Ready(Err(e)) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Poll::Ready(Err(e)) => return Poll::Ready(Err(e)),
+                Poll::Pending => return Poll::Pending,
             }
+            let got = probe_buf.filled();
+            if got.is_empty() {
+                return Poll::Ready(Ok(std::mem::take(read)));
+            }
+            vec.extend_from_slice(got);
+            *read += got.len();
+            // Room for the next read (never an empty `ReadBuf`: that would
+            // read as end-of-file); a new allocation, with nothing past
+            // the length initialised.
+            vec.reserve(32.max(vec.len()));
+            *initialized = 0;
         }
         let spare: &mut [MaybeUninit<u8>] = vec.spare_capacity_mut();
         let mut buf = ReadBuf::uninit(spare);
