@@ -338,3 +338,52 @@ fn read_to_end_does_not_grow_a_vector_with_room() {
         }
     });
 }
+
+/// A writer without vectored writes that takes at most 4 bytes a call.
+struct SmallWrites(Vec<u8>);
+
+impl tokio::io::AsyncWrite for SmallWrites {
+    fn poll_write(
+        mut self: std::pin::Pin<&mut Self>,
+        _cx: &mut std::task::Context<'_>,
+        buf: &[u8],
+    ) -> std::task::Poll<std::io::Result<usize>> {
+        let n = buf.len().min(4);
+        self.0.extend_from_slice(&buf[..n]);
+        std::task::Poll::Ready(Ok(n))
+    }
+
+    fn poll_flush(
+        self: std::pin::Pin<&mut Self>,
+        _cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::task::Poll::Ready(Ok(()))
+    }
+
+    fn poll_shutdown(
+        self: std::pin::Pin<&mut Self>,
+        _cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::task::Poll::Ready(Ok(()))
+    }
+}
+
+#[test]
+fn buf_writer_vectored_large_total_on_non_vectored_fills_the_buffer() {
+    support::on_both_flavours(|| async {
+        // tokio's write_vectored_large_total_on_non_vectored.
+        let msg = b"foo bar baz";
+        let mut w = BufWriter::with_capacity(8, SmallWrites(Vec::new()));
+        let bufs = [
+            std::io::IoSlice::new(&msg[0..4]),
+            std::io::IoSlice::new(&msg[4..8]),
+            std::io::IoSlice::new(&msg[8..]),
+        ];
+        assert_eq!(w.write_vectored(&bufs).await.unwrap(), 8);
+        assert_eq!(w.buffer(), &msg[..8]);
+        let rest = [std::io::IoSlice::new(&msg[8..])];
+        assert_eq!(w.write_vectored(&rest).await.unwrap(), 3);
+        assert_eq!(w.get_ref().0, &msg[..8]);
+        assert_eq!(w.buffer(), &msg[8..]);
+    });
+}
