@@ -387,3 +387,51 @@ fn buf_writer_vectored_large_total_on_non_vectored_fills_the_buffer() {
         assert_eq!(w.buffer(), &msg[8..]);
     });
 }
+
+/// tokio's `read_to_end_uninit` reader: checks, on every call, how much of
+/// the unfilled buffer is initialised (carried over between calls, and 0
+/// in a fresh buffer), initialising one byte more than it fills at first,
+/// then filling initialised bytes only.
+struct UninitCheck {
+    num_init: usize,
+    calls: usize,
+}
+
+impl tokio::io::AsyncRead for UninitCheck {
+    fn poll_read(
+        self: std::pin::Pin<&mut Self>,
+        _cx: &mut std::task::Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        let me = self.get_mut();
+        let real_num_init = buf.initialized().len() - buf.filled().len();
+        assert_eq!(real_num_init, me.num_init, "call {}", me.calls);
+        me.calls += 1;
+        if me.calls <= 24 {
+            buf.initialize_unfilled_to(me.num_init + 2);
+            buf.advance(1);
+            me.num_init += 1;
+        } else if me.calls <= 33 {
+            buf.advance(1);
+            me.num_init -= 1;
+            if me.calls == 33 {
+                // 31 bytes left of 64: the next read goes to new memory.
+                me.num_init = 0;
+            }
+        }
+        std::task::Poll::Ready(Ok(()))
+    }
+}
+
+#[test]
+fn read_to_end_carries_the_initialised_count() {
+    support::on_both_flavours(|| async {
+        let mut buf = Vec::with_capacity(64);
+        let mut reader = UninitCheck {
+            num_init: 0,
+            calls: 0,
+        };
+        assert_eq!(reader.read_to_end(&mut buf).await.unwrap(), 33);
+        assert_eq!(buf.len(), 33);
+    });
+}

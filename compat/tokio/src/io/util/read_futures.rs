@@ -144,38 +144,48 @@ impl<R: AsyncRead + Unpin, T, const N: usize> Future for ReadNum<R, T, N> {
 /// vector's spare capacity (uninitialised: nothing is zeroed). `read` counts
 /// the bytes appended so far; `initialized` how many bytes past `vec.len()`
 /// an earlier poll's reader initialised (so a reader that zeroes what it
-/// reads into does not zero them twice).
+/// reads into does not zero them twice); `start_capacity` is the vector's
+/// capacity when the operation began.
 pub(crate) fn poll_read_to_end<R: AsyncRead + Unpin + ?Sized>(
     reader: &mut R,
     cx: &mut Context<'_>,
     vec: &mut Vec<u8>,
     read: &mut usize,
     initialized: &mut usize,
+    start_capacity: usize,
 ) -> Poll<io::Result<usize>> {
     loop {
-        if vec.capacity() == vec.len() {
-            // Full: probe with a small read on the stack before growing, so
-            // a vector that already has room for everything is never
-            // reallocated just to find end-of-file (tokio's contract).
-            let mut probe = [0u8; 32];
-            let mut probe_buf = ReadBuf::new(&mut probe);
-            match Pin::new(&mut *reader).poll_read(cx, &mut probe_buf) {
-                Poll::Ready(Ok(())) => {}
-                Poll::Ready(Err(e)) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Poll::Ready(Err(e)) => return Poll::Ready(Err(e)),
-                Poll::Pending => return Poll::Pending,
+        if vec.capacity() - vec.len() < 32 {
+            if vec.capacity() == start_capacity {
+                // Little room left in the caller's own allocation: probe
+                // with a small read on the stack before growing it, so a
+                // vector that already has room for everything is never
+                // reallocated just to find end-of-file (tokio's contract).
+                let mut probe = [MaybeUninit::<u8>::uninit(); 32];
+                let mut probe_buf = ReadBuf::uninit(&mut probe);
+                match Pin::new(&mut *reader).poll_read(cx, &mut probe_buf) {
+                    Poll::Ready(Ok(())) => {}
+                    Poll::Ready(Err(e)) if e.kind() == io::ErrorKind::Interrupted => continue,
+                    Poll::Ready(Err(e)) => return Poll::Ready(Err(e)),
+                    Poll::Pending => return Poll::Pending,
+                }
+                let got = probe_buf.filled();
+                if got.is_empty() {
+                    return Poll::Ready(Ok(std::mem::take(read)));
+                }
+                vec.extend_from_slice(got);
+                *read += got.len();
+                // Conservative: the bytes the earlier reader initialised
+                // were overwritten or moved with a reallocation.
+                *initialized = 0;
+                continue;
             }
-            let got = probe_buf.filled();
-            if got.is_empty() {
-                return Poll::Ready(Ok(std::mem::take(read)));
-            }
-            vec.extend_from_slice(got);
-            *read += got.len();
-            // Room for the next read (never an empty `ReadBuf`: that would
-            // read as end-of-file); a new allocation, with nothing past
-            // the length initialised.
+            let before = vec.capacity();
             vec.reserve(32.max(vec.len()));
-            *initialized = 0;
+            if vec.capacity() != before {
+                // A new allocation: what was initialised there is gone.
+                *initialized = 0;
+            }
         }
         let spare: &mut [MaybeUninit<u8>] = vec.spare_capacity_mut();
         let mut buf = ReadBuf::uninit(spare);
@@ -209,6 +219,7 @@ pub struct ReadToEnd<'a, R: ?Sized> {
     buf: &'a mut Vec<u8>,
     read: usize,
     initialized: usize,
+    start_capacity: usize,
     _pin: PhantomPinned,
 }
 
@@ -216,6 +227,7 @@ impl<'a, R: ?Sized> ReadToEnd<'a, R> {
     pub(crate) fn new(reader: &'a mut R, buf: &'a mut Vec<u8>) -> ReadToEnd<'a, R> {
         ReadToEnd {
             reader,
+            start_capacity: buf.capacity(),
             buf,
             read: 0,
             initialized: 0,
@@ -231,7 +243,14 @@ impl<R: AsyncRead + Unpin + ?Sized> Future for ReadToEnd<'_, R> {
         // SAFETY: nothing is moved out of the pinned future; its fields are
         // references and counts, never pinned themselves.
         let me = unsafe { self.get_unchecked_mut() };
-        poll_read_to_end(me.reader, cx, me.buf, &mut me.read, &mut me.initialized)
+        poll_read_to_end(
+            me.reader,
+            cx,
+            me.buf,
+            &mut me.read,
+            &mut me.initialized,
+            me.start_capacity,
+        )
     }
 }
 
@@ -297,7 +316,8 @@ impl<R: AsyncRead + Unpin + ?Sized> Future for ReadToString<'_, R> {
             cx,
             &mut me.bytes,
             &mut me.read,
-            &mut me.initialized
+            &mut me.initialized,
+            0
         ))?;
         append_utf8(me.dst, std::mem::take(&mut me.bytes))?;
         Poll::Ready(Ok(n))
