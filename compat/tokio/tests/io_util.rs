@@ -435,3 +435,64 @@ fn read_to_end_carries_the_initialised_count() {
         assert_eq!(buf.len(), 33);
     });
 }
+
+/// A writer that holds everything written until flushed into a duplex end.
+struct FlushToDuplex {
+    held: Vec<u8>,
+    writer: tokio::io::DuplexStream,
+}
+
+impl tokio::io::AsyncWrite for FlushToDuplex {
+    fn poll_write(
+        self: std::pin::Pin<&mut Self>,
+        _cx: &mut std::task::Context<'_>,
+        buf: &[u8],
+    ) -> std::task::Poll<std::io::Result<usize>> {
+        self.get_mut().held.extend_from_slice(buf);
+        std::task::Poll::Ready(Ok(buf.len()))
+    }
+
+    fn poll_flush(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        let me = self.get_mut();
+        while !me.held.is_empty() {
+            let n = std::task::ready!(std::pin::Pin::new(&mut me.writer).poll_write(cx, &me.held))?;
+            me.held.drain(..n);
+        }
+        std::pin::Pin::new(&mut me.writer).poll_flush(cx)
+    }
+
+    fn poll_shutdown(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::pin::Pin::new(&mut self.writer).poll_shutdown(cx)
+    }
+}
+
+#[test]
+fn copy_and_copy_buf_flush_the_writer_while_the_reader_waits() {
+    support::on_both_flavours(|| async {
+        // tokio's io_copy proxy/proxy_buf: the copy feeds its own reader
+        // through a writer that holds bytes until flushed.
+        for use_copy_buf in [false, true] {
+            let (rd, wd) = tokio::io::duplex(1024);
+            let mut wd = FlushToDuplex {
+                held: Vec::new(),
+                writer: wd,
+            };
+            wd.write_all(&[0x42; 512]).await.unwrap();
+            wd.flush().await.unwrap();
+            let n = if use_copy_buf {
+                let mut rd = BufReader::new(rd).take(1024);
+                tokio::io::copy_buf(&mut rd, &mut wd).await.unwrap()
+            } else {
+                let mut rd = rd.take(1024);
+                tokio::io::copy(&mut rd, &mut wd).await.unwrap()
+            };
+            assert_eq!(n, 1024);
+        }
+    });
+}

@@ -169,12 +169,27 @@ where
     W: AsyncWrite + Unpin + ?Sized,
 {
     let mut amt = 0u64;
+    let mut need_flush = false;
     poll_fn(|cx| {
         loop {
             // A unit of budget per round (returned if the reader is
             // pending), so an always-ready reader and writer yield.
             let coop = ready!(rt::task::coop::poll_proceed(cx));
-            let buffer = ready_retry!(Pin::new(&mut *reader).poll_fill_buf(cx));
+            let buffer = match Pin::new(&mut *reader).poll_fill_buf(cx) {
+                Poll::Ready(Ok(buffer)) => buffer,
+                Poll::Ready(Err(e)) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Poll::Ready(Err(e)) => return Poll::Ready(Err(e)),
+                Poll::Pending => {
+                    // Nothing to read yet: flush what was written, so no
+                    // bytes sit in a buffering writer while the reader
+                    // waits (maybe for those very bytes).
+                    if need_flush {
+                        ready!(Pin::new(&mut *writer).poll_flush(cx))?;
+                        need_flush = false;
+                    }
+                    return Poll::Pending;
+                }
+            };
             coop.made_progress();
             if buffer.is_empty() {
                 ready!(Pin::new(&mut *writer).poll_flush(cx))?;
@@ -189,6 +204,7 @@ where
             }
             Pin::new(&mut *reader).consume(n);
             amt += n as u64;
+            need_flush = true;
         }
     })
     .await
