@@ -41,3 +41,34 @@ fn read_file_from_raw_fd() {
         tokio::fs::remove_file(&path).await.unwrap();
     });
 }
+
+#[test]
+#[should_panic(expected = "`max_buf_size` must be greater than 0")]
+fn set_max_buf_size_panics_on_zero() {
+    support::block_on(async {
+        let path = temp_path("zero-buf");
+        let mut file = tokio::fs::File::create(&path).await.unwrap();
+        std::fs::remove_file(&path).unwrap();
+        file.set_max_buf_size(0);
+    });
+}
+
+#[test]
+fn write_vectored_writes_every_slice() {
+    support::on_both_flavours(|| async {
+        let path = temp_path("vectored");
+        let mut file = tokio::fs::File::create(&path).await.unwrap();
+        let bufs = [
+            std::io::IoSlice::new(b"hello "),
+            std::io::IoSlice::new(b""),
+            std::io::IoSlice::new(b"world"),
+        ];
+        assert_eq!(file.write_vectored(&bufs).await.unwrap(), 11);
+        // At most max_buf_size of them.
+        file.set_max_buf_size(4);
+        assert_eq!(file.write_vectored(&bufs).await.unwrap(), 4);
+        file.flush().await.unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"hello worldhell");
+        tokio::fs::remove_file(&path).await.unwrap();
+    });
+}

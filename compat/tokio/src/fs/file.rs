@@ -193,8 +193,9 @@ impl File {
     ///
     /// # Panics
     ///
-    /// If `max_buf_size` is 0 (rt's check: nothing could move).
+    /// If `max_buf_size` is 0 (nothing could move), with tokio's message.
     pub fn set_max_buf_size(&mut self, max_buf_size: usize) {
+        assert!(max_buf_size > 0, "`max_buf_size` must be greater than 0");
         self.inner.get_mut().set_max_buf_size(max_buf_size);
         self.max_buf_size = max_buf_size;
     }
@@ -287,7 +288,27 @@ impl AsyncWrite for File {
         cx: &mut Context<'_>,
         bufs: &[IoSlice<'_>],
     ) -> Poll<io::Result<usize>> {
-        rt::io::AsyncWrite::poll_write_vectored(Pin::new(self.get_mut().inner.get_mut()), cx, bufs)
+        let me = self.get_mut();
+        let mut nonempty = bufs.iter().filter(|buf| !buf.is_empty());
+        let (Some(first), Some(_)) = (nonempty.next(), nonempty.next()) else {
+            return rt::io::AsyncWrite::poll_write_vectored(Pin::new(me.inner.get_mut()), cx, bufs);
+        };
+        // Several slices: rt's file takes one buffer per write, so gather
+        // them (up to `max_buf_size`) into one, as tokio's file buffers
+        // all of them; the count written is then over all the slices.
+        let mut gathered = Vec::with_capacity(first.len());
+        for buf in bufs {
+            let room = me.max_buf_size - gathered.len();
+            if room == 0 {
+                break;
+            }
+            gathered.extend_from_slice(&buf[..buf.len().min(room)]);
+        }
+        rt::io::AsyncWrite::poll_write(Pin::new(me.inner.get_mut()), cx, &gathered)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        true
     }
 
     fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
