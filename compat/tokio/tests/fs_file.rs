@@ -72,3 +72,18 @@ fn write_vectored_writes_every_slice() {
         tokio::fs::remove_file(&path).await.unwrap();
     });
 }
+
+#[test]
+fn debug_shows_the_std_file() {
+    support::block_on(async {
+        let path = temp_path("debug");
+        let file = tokio::fs::File::create(&path).await.unwrap();
+        let shown = format!("{file:?}");
+        assert!(
+            shown.starts_with("tokio::fs::File { std: File { fd:"),
+            "{shown}"
+        );
+        drop(file);
+        std::fs::remove_file(&path).unwrap();
+    });
+}

@@ -35,7 +35,6 @@ use std::task::{Context, Poll, ready};
 /// tokio::fs::remove_file(&path).await.unwrap();
 /// # });
 /// ```
-#[derive(Debug)]
 pub struct File {
     inner: rt::sync::Mutex<rt::fs::File>,
     /// A seek asked for by `start_seek`, done by `poll_complete`.
@@ -44,6 +43,20 @@ pub struct File {
     fd: std::os::fd::RawFd,
     /// rt's `max_buf_size`, read without the lock.
     max_buf_size: usize,
+}
+
+/// tokio's shape: `tokio::fs::File { std: <std's File Debug>, .. }`.
+impl std::fmt::Debug for File {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        use std::os::fd::FromRawFd;
+        // SAFETY: `fd` is the open descriptor of the file `self` owns, open
+        // while `self` is borrowed; the `ManuallyDrop` never closes it.
+        let std = std::mem::ManuallyDrop::new(unsafe { std::fs::File::from_raw_fd(self.fd) });
+        f.debug_struct("tokio::fs::File")
+            .field("std", &*std)
+            .field("max_buf_size", &self.max_buf_size)
+            .finish_non_exhaustive()
+    }
 }
 
 impl From<rt::fs::File> for File {
