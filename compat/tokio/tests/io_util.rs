@@ -263,3 +263,236 @@ fn empty_repeat_sink_spend_budget_so_loops_yield() {
         assert_eq!(empty.read(&mut buf).await.unwrap(), 0);
     });
 }
+
+#[test]
+fn copy_and_copy_buf_spend_budget_so_loops_yield() {
+    support::on_both_flavours(|| async {
+        // Without budget, these loops would never let the spawned task run
+        // (tokio's `copy_is_cooperative`, `copy_buf_is_cooperative`).
+        for use_copy_buf in [false, true] {
+            let flag = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+            let seen = flag.clone();
+            rt::spawn(async move { seen.store(true, std::sync::atomic::Ordering::SeqCst) });
+            // Bounded: the budget (128 units) forces a yield long before.
+            let mut iterations = 0;
+            while !flag.load(std::sync::atomic::Ordering::SeqCst) && iterations < 10_000 {
+                let mut reader: &[u8] = b"hello";
+                let mut writer = Vec::new();
+                let n = if use_copy_buf {
+                    tokio::io::copy_buf(&mut reader, &mut writer).await
+                } else {
+                    tokio::io::copy(&mut reader, &mut writer).await
+                };
+                assert_eq!((n.unwrap(), &writer[..]), (5, &b"hello"[..]));
+                iterations += 1;
+            }
+            assert!(
+                flag.load(std::sync::atomic::Ordering::SeqCst),
+                "the copy_buf={use_copy_buf} loop never yielded to the spawned task"
+            );
+        }
+    });
+}
+
+#[test]
+#[should_panic(expected = "`a_to_b_buf_size` must be greater than 0")]
+fn copy_bidirectional_with_sizes_panics_on_zero_a_to_b_buffer() {
+    let (mut a, _a_peer) = tokio::io::duplex(8);
+    let (mut b, _b_peer) = tokio::io::duplex(8);
+    support::block_on(tokio::io::copy_bidirectional_with_sizes(
+        &mut a, &mut b, 0, 1,
+    ))
+    .unwrap();
+}
+
+#[test]
+#[should_panic(expected = "`b_to_a_buf_size` must be greater than 0")]
+fn copy_bidirectional_with_sizes_panics_on_zero_b_to_a_buffer() {
+    let (mut a, _a_peer) = tokio::io::duplex(8);
+    let (mut b, _b_peer) = tokio::io::duplex(8);
+    support::block_on(tokio::io::copy_bidirectional_with_sizes(
+        &mut a, &mut b, 1, 0,
+    ))
+    .unwrap();
+}
+
+#[test]
+fn read_to_end_does_not_grow_a_vector_with_room() {
+    support::block_on(async {
+        let arr: Vec<u8> = (0..100).collect();
+        // tokio's read_to_end_doesnt_grow_with_capacity, with one read or
+        // two (split), into vectors of every capacity around the length.
+        for len in [1, 31, 32, 33, 64, 99] {
+            let bytes = &arr[..len];
+            for split in [0, len / 2] {
+                for cap in 0..101 {
+                    let mut reader = bytes[..split].chain(&bytes[split..]);
+                    let mut buf = Vec::with_capacity(cap);
+                    let n = reader.read_to_end(&mut buf).await.unwrap();
+                    assert_eq!((n, buf.as_slice()), (len, bytes));
+                    if cap >= len {
+                        assert_eq!(buf.capacity(), cap, "len {len} split {split}");
+                    }
+                }
+            }
+        }
+    });
+}
+
+/// A writer without vectored writes that takes at most 4 bytes a call.
+struct SmallWrites(Vec<u8>);
+
+impl tokio::io::AsyncWrite for SmallWrites {
+    fn poll_write(
+        mut self: std::pin::Pin<&mut Self>,
+        _cx: &mut std::task::Context<'_>,
+        buf: &[u8],
+    ) -> std::task::Poll<std::io::Result<usize>> {
+        let n = buf.len().min(4);
+        self.0.extend_from_slice(&buf[..n]);
+        std::task::Poll::Ready(Ok(n))
+    }
+
+    fn poll_flush(
+        self: std::pin::Pin<&mut Self>,
+        _cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::task::Poll::Ready(Ok(()))
+    }
+
+    fn poll_shutdown(
+        self: std::pin::Pin<&mut Self>,
+        _cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::task::Poll::Ready(Ok(()))
+    }
+}
+
+#[test]
+fn buf_writer_vectored_large_total_on_non_vectored_fills_the_buffer() {
+    support::on_both_flavours(|| async {
+        // tokio's write_vectored_large_total_on_non_vectored.
+        let msg = b"foo bar baz";
+        let mut w = BufWriter::with_capacity(8, SmallWrites(Vec::new()));
+        let bufs = [
+            std::io::IoSlice::new(&msg[0..4]),
+            std::io::IoSlice::new(&msg[4..8]),
+            std::io::IoSlice::new(&msg[8..]),
+        ];
+        assert_eq!(w.write_vectored(&bufs).await.unwrap(), 8);
+        assert_eq!(w.buffer(), &msg[..8]);
+        let rest = [std::io::IoSlice::new(&msg[8..])];
+        assert_eq!(w.write_vectored(&rest).await.unwrap(), 3);
+        assert_eq!(w.get_ref().0, &msg[..8]);
+        assert_eq!(w.buffer(), &msg[8..]);
+    });
+}
+
+/// tokio's `read_to_end_uninit` reader: checks, on every call, how much of
+/// the unfilled buffer is initialised (carried over between calls, and 0
+/// in a fresh buffer), initialising one byte more than it fills at first,
+/// then filling initialised bytes only.
+struct UninitCheck {
+    num_init: usize,
+    calls: usize,
+}
+
+impl tokio::io::AsyncRead for UninitCheck {
+    fn poll_read(
+        self: std::pin::Pin<&mut Self>,
+        _cx: &mut std::task::Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        let me = self.get_mut();
+        let real_num_init = buf.initialized().len() - buf.filled().len();
+        assert_eq!(real_num_init, me.num_init, "call {}", me.calls);
+        me.calls += 1;
+        if me.calls <= 24 {
+            buf.initialize_unfilled_to(me.num_init + 2);
+            buf.advance(1);
+            me.num_init += 1;
+        } else if me.calls <= 33 {
+            buf.advance(1);
+            me.num_init -= 1;
+            if me.calls == 33 {
+                // 31 bytes left of 64: the next read goes to new memory.
+                me.num_init = 0;
+            }
+        }
+        std::task::Poll::Ready(Ok(()))
+    }
+}
+
+#[test]
+fn read_to_end_carries_the_initialised_count() {
+    support::on_both_flavours(|| async {
+        let mut buf = Vec::with_capacity(64);
+        let mut reader = UninitCheck {
+            num_init: 0,
+            calls: 0,
+        };
+        assert_eq!(reader.read_to_end(&mut buf).await.unwrap(), 33);
+        assert_eq!(buf.len(), 33);
+    });
+}
+
+/// A writer that holds everything written until flushed into a duplex end.
+struct FlushToDuplex {
+    held: Vec<u8>,
+    writer: tokio::io::DuplexStream,
+}
+
+impl tokio::io::AsyncWrite for FlushToDuplex {
+    fn poll_write(
+        self: std::pin::Pin<&mut Self>,
+        _cx: &mut std::task::Context<'_>,
+        buf: &[u8],
+    ) -> std::task::Poll<std::io::Result<usize>> {
+        self.get_mut().held.extend_from_slice(buf);
+        std::task::Poll::Ready(Ok(buf.len()))
+    }
+
+    fn poll_flush(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        let me = self.get_mut();
+        while !me.held.is_empty() {
+            let n = std::task::ready!(std::pin::Pin::new(&mut me.writer).poll_write(cx, &me.held))?;
+            me.held.drain(..n);
+        }
+        std::pin::Pin::new(&mut me.writer).poll_flush(cx)
+    }
+
+    fn poll_shutdown(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::pin::Pin::new(&mut self.writer).poll_shutdown(cx)
+    }
+}
+
+#[test]
+fn copy_and_copy_buf_flush_the_writer_while_the_reader_waits() {
+    support::on_both_flavours(|| async {
+        // tokio's io_copy proxy/proxy_buf: the copy feeds its own reader
+        // through a writer that holds bytes until flushed.
+        for use_copy_buf in [false, true] {
+            let (rd, wd) = tokio::io::duplex(1024);
+            let mut wd = FlushToDuplex {
+                held: Vec::new(),
+                writer: wd,
+            };
+            wd.write_all(&[0x42; 512]).await.unwrap();
+            wd.flush().await.unwrap();
+            let n = if use_copy_buf {
+                let mut rd = BufReader::new(rd).take(1024);
+                tokio::io::copy_buf(&mut rd, &mut wd).await.unwrap()
+            } else {
+                let mut rd = rd.take(1024);
+                tokio::io::copy(&mut rd, &mut wd).await.unwrap()
+            };
+            assert_eq!(n, 1024);
+        }
+    });
+}

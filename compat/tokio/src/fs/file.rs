@@ -35,7 +35,6 @@ use std::task::{Context, Poll, ready};
 /// tokio::fs::remove_file(&path).await.unwrap();
 /// # });
 /// ```
-#[derive(Debug)]
 pub struct File {
     inner: rt::sync::Mutex<rt::fs::File>,
     /// A seek asked for by `start_seek`, done by `poll_complete`.
@@ -44,6 +43,20 @@ pub struct File {
     fd: std::os::fd::RawFd,
     /// rt's `max_buf_size`, read without the lock.
     max_buf_size: usize,
+}
+
+/// tokio's shape: `tokio::fs::File { std: <std's File Debug>, .. }`.
+impl std::fmt::Debug for File {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        use std::os::fd::FromRawFd;
+        // SAFETY: `fd` is the open descriptor of the file `self` owns, open
+        // while `self` is borrowed; the `ManuallyDrop` never closes it.
+        let std = std::mem::ManuallyDrop::new(unsafe { std::fs::File::from_raw_fd(self.fd) });
+        f.debug_struct("tokio::fs::File")
+            .field("std", &*std)
+            .field("max_buf_size", &self.max_buf_size)
+            .finish_non_exhaustive()
+    }
 }
 
 impl From<rt::fs::File> for File {
@@ -144,13 +157,16 @@ impl File {
         self.inner.lock().await.metadata().await
     }
 
-    /// A second handle to the same open file (position shared).
+    /// A second handle to the same open file (position shared), with this
+    /// one's [`max_buf_size`](File::max_buf_size).
     ///
     /// # Errors
     ///
     /// The OS error of `dup`.
     pub async fn try_clone(&self) -> io::Result<File> {
-        self.inner.lock().await.try_clone().await.map(File::from)
+        let mut clone = File::from(self.inner.lock().await.try_clone().await?);
+        clone.set_max_buf_size(self.max_buf_size);
+        Ok(clone)
     }
 
     /// Sets the file's permissions.
@@ -190,8 +206,9 @@ impl File {
     ///
     /// # Panics
     ///
-    /// If `max_buf_size` is 0 (rt's check: nothing could move).
+    /// If `max_buf_size` is 0 (nothing could move), with tokio's message.
     pub fn set_max_buf_size(&mut self, max_buf_size: usize) {
+        assert!(max_buf_size > 0, "`max_buf_size` must be greater than 0");
         self.inner.get_mut().set_max_buf_size(max_buf_size);
         self.max_buf_size = max_buf_size;
     }
@@ -231,6 +248,26 @@ impl std::os::fd::AsRawFd for File {
     }
 }
 
+/// Takes ownership of an open file descriptor (as `std::fs::File`'s).
+///
+/// # Examples
+///
+/// ```
+/// use std::os::fd::{FromRawFd, IntoRawFd};
+///
+/// let std = std::fs::File::open("/dev/null").unwrap();
+/// // SAFETY: the descriptor is open and owned by nothing else.
+/// let file = unsafe { tokio::fs::File::from_raw_fd(std.into_raw_fd()) };
+/// # drop(file);
+/// ```
+impl std::os::fd::FromRawFd for File {
+    unsafe fn from_raw_fd(fd: std::os::fd::RawFd) -> File {
+        // SAFETY: the caller guarantees, as `FromRawFd` requires, that `fd`
+        // is an open descriptor this call takes sole ownership of.
+        File::from_std(unsafe { std::fs::File::from_raw_fd(fd) })
+    }
+}
+
 impl std::os::fd::AsFd for File {
     fn as_fd(&self) -> std::os::fd::BorrowedFd<'_> {
         // SAFETY: `fd` is the open descriptor of the file `self` owns; it
@@ -264,7 +301,27 @@ impl AsyncWrite for File {
         cx: &mut Context<'_>,
         bufs: &[IoSlice<'_>],
     ) -> Poll<io::Result<usize>> {
-        rt::io::AsyncWrite::poll_write_vectored(Pin::new(self.get_mut().inner.get_mut()), cx, bufs)
+        let me = self.get_mut();
+        let mut nonempty = bufs.iter().filter(|buf| !buf.is_empty());
+        let (Some(first), Some(_)) = (nonempty.next(), nonempty.next()) else {
+            return rt::io::AsyncWrite::poll_write_vectored(Pin::new(me.inner.get_mut()), cx, bufs);
+        };
+        // Several slices: rt's file takes one buffer per write, so gather
+        // them (up to `max_buf_size`) into one, as tokio's file buffers
+        // all of them; the count written is then over all the slices.
+        let mut gathered = Vec::with_capacity(first.len());
+        for buf in bufs {
+            let room = me.max_buf_size - gathered.len();
+            if room == 0 {
+                break;
+            }
+            gathered.extend_from_slice(&buf[..buf.len().min(room)]);
+        }
+        rt::io::AsyncWrite::poll_write(Pin::new(me.inner.get_mut()), cx, &gathered)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        true
     }
 
     fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {

@@ -1,7 +1,78 @@
 //! `duplex` and `simplex`: in-memory streams, over rt's `DuplexStream`
 //! and `SimplexStream`.
 
-use crate::io::forward::{forward_async_read, forward_async_write};
+use crate::io::AsyncWrite;
+use crate::io::forward::forward_async_read;
+use std::io::{self, IoSlice};
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+/// Writes the slices of `bufs` in order with `write`, one after the other,
+/// until one is written short or `write` is not ready; returns the total
+/// (`Pending` or the error only if nothing was written). A memory copy has
+/// no system call to save, so this is a real vectored write for the
+/// in-memory streams: all slices that fit go in one call.
+fn poll_write_slices(
+    bufs: &[IoSlice<'_>],
+    mut write: impl FnMut(&[u8]) -> Poll<io::Result<usize>>,
+) -> Poll<io::Result<usize>> {
+    let mut total = 0;
+    for buf in bufs.iter().filter(|buf| !buf.is_empty()) {
+        match write(buf) {
+            Poll::Ready(Ok(n)) => {
+                total += n;
+                if n < buf.len() {
+                    break;
+                }
+            }
+            // Report what went in; the error or the wait comes again on the
+            // next call (the wake registered now is merely spurious then).
+            Poll::Ready(Err(_)) | Poll::Pending if total > 0 => break,
+            other => return other,
+        }
+    }
+    Poll::Ready(Ok(total))
+}
+
+/// tokio's `AsyncWrite` for an in-memory stream newtype over an rt stream
+/// (futures-io `AsyncWrite`) in field `inner`, with a vectored write of all
+/// the slices.
+macro_rules! in_memory_async_write {
+    ($ty:ty) => {
+        impl AsyncWrite for $ty {
+            fn poll_write(
+                self: Pin<&mut Self>,
+                cx: &mut Context<'_>,
+                buf: &[u8],
+            ) -> Poll<io::Result<usize>> {
+                rt::io::AsyncWrite::poll_write(Pin::new(&mut self.get_mut().inner), cx, buf)
+            }
+
+            fn poll_write_vectored(
+                self: Pin<&mut Self>,
+                cx: &mut Context<'_>,
+                bufs: &[IoSlice<'_>],
+            ) -> Poll<io::Result<usize>> {
+                let inner = &mut self.get_mut().inner;
+                poll_write_slices(bufs, |buf| {
+                    rt::io::AsyncWrite::poll_write(Pin::new(&mut *inner), cx, buf)
+                })
+            }
+
+            fn is_write_vectored(&self) -> bool {
+                true
+            }
+
+            fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+                rt::io::AsyncWrite::poll_flush(Pin::new(&mut self.get_mut().inner), cx)
+            }
+
+            fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+                rt::io::AsyncWrite::poll_close(Pin::new(&mut self.get_mut().inner), cx)
+            }
+        }
+    };
+}
 
 /// One end of an in-memory stream pair, from [`duplex`]. A newtype over
 /// rt's `DuplexStream` because tokio's traits differ from the futures-io
@@ -58,7 +129,7 @@ impl From<DuplexStream> for rt::io::DuplexStream {
 }
 
 forward_async_read!(DuplexStream, inner);
-forward_async_write!(DuplexStream, inner, vectored: false);
+in_memory_async_write!(DuplexStream);
 
 /// A one-way in-memory pipe: what is written is read back. A newtype over
 /// rt's `SimplexStream`, for tokio's traits; [`simplex`] splits one into
@@ -109,7 +180,7 @@ impl From<SimplexStream> for rt::io::SimplexStream {
 }
 
 forward_async_read!(SimplexStream, inner);
-forward_async_write!(SimplexStream, inner, vectored: false);
+in_memory_async_write!(SimplexStream);
 
 /// A one-way in-memory pipe of at most `max_buf_size` bytes, as its read
 /// end and its write end. Dropping or shutting down the write end makes

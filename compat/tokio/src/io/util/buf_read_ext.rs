@@ -2,7 +2,7 @@
 //! futures of `read_until`, `read_line` and `fill_buf`.
 
 use super::lines::{Lines, Split};
-use super::read_futures::not_utf8;
+use super::read_futures::append_utf8;
 use crate::io::AsyncBufRead;
 use std::future::Future;
 use std::io;
@@ -23,7 +23,7 @@ pub(crate) fn poll_read_until<R: AsyncBufRead + ?Sized>(
 ) -> Poll<io::Result<usize>> {
     loop {
         let (done, used) = {
-            let available = ready!(reader.as_mut().poll_fill_buf(cx))?;
+            let available = ready_retry!(reader.as_mut().poll_fill_buf(cx));
             match available.iter().position(|&b| b == byte) {
                 Some(i) => {
                     buf.extend_from_slice(&available[..=i]);
@@ -98,8 +98,10 @@ pub trait AsyncBufReadExt: AsyncBufRead {
     ///
     /// # Errors
     ///
-    /// `InvalidData` if the line is not UTF-8 (`buf` is then unchanged),
-    /// or the reader's error.
+    /// `InvalidData` if the line is not UTF-8 (`buf` is then unchanged; the
+    /// inner error is the `Utf8Error` of `buf` followed by the line), or
+    /// the reader's error (the bytes read before it are appended if they
+    /// are UTF-8).
     ///
     /// # Examples
     ///
@@ -259,19 +261,19 @@ impl<R: AsyncBufRead + Unpin + ?Sized> Future for ReadLine<'_, R> {
         // SAFETY: nothing is moved out of the pinned future; its fields are
         // references and plain data, never pinned themselves.
         let me = unsafe { self.get_unchecked_mut() };
-        let n = ready!(poll_read_until(
+        let polled = ready!(poll_read_until(
             Pin::new(&mut *me.reader),
             cx,
             b'\n',
             &mut me.bytes,
             &mut me.read
-        ))?;
-        match String::from_utf8(std::mem::take(&mut me.bytes)) {
-            Ok(line) => {
-                me.dst.push_str(&line);
-                Poll::Ready(Ok(n))
-            }
-            Err(_) => Poll::Ready(Err(not_utf8())),
+        ));
+        let appended = append_utf8(me.dst, std::mem::take(&mut me.bytes));
+        match polled {
+            // The reader's error wins; what was read before it is kept in
+            // `dst` if it is UTF-8 (tokio's contract).
+            Err(e) => Poll::Ready(Err(e)),
+            Ok(n) => Poll::Ready(appended.map(|()| n)),
         }
     }
 }

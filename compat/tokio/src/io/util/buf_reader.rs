@@ -1,6 +1,7 @@
 //! `BufReader`: an `AsyncBufRead` over any reader, through a buffer it
-//! reads into (uninitialised memory, initialised once by the reader, never
-//! zeroed here).
+//! reads into. The buffer is allocated uninitialised and zeroed once, on
+//! the first fill: as tokio's, the reader is handed a fully initialised
+//! `ReadBuf`, so a reader that `advance`s it without writing is sound.
 
 use crate::io::{AsyncBufRead, AsyncRead, AsyncSeek, AsyncWrite, ReadBuf, SeekFrom};
 use pin_project_lite::pin_project;
@@ -66,6 +67,10 @@ impl<R: AsyncRead> BufReader<R> {
 
     /// Wraps `inner` with a buffer of `capacity` bytes.
     ///
+    /// # Panics
+    ///
+    /// If `capacity` is 0 (as tokio's).
+    ///
     /// # Examples
     ///
     /// ```
@@ -73,6 +78,7 @@ impl<R: AsyncRead> BufReader<R> {
     /// assert!(reader.buffer().is_empty());
     /// ```
     pub fn with_capacity(capacity: usize, inner: R) -> BufReader<R> {
+        assert!(capacity > 0, "capacity must be greater than zero");
         BufReader {
             inner,
             buf: Box::new_uninit_slice(capacity),
@@ -179,6 +185,9 @@ impl<R: AsyncRead> AsyncBufRead for BufReader<R> {
             // SAFETY: an earlier read initialised the first `initialized`
             // bytes of this same buffer.
             unsafe { buf.assume_init(*me.initialized) };
+            // Zero the rest once (a no-op afterwards): the reader gets a
+            // fully initialised buffer, as tokio's `BufReader` gives it.
+            buf.initialize_unfilled();
             ready!(me.inner.poll_read(cx, &mut buf))?;
             *me.cap = buf.filled().len();
             *me.initialized = buf.initialized().len();
@@ -211,9 +220,10 @@ impl<R: AsyncRead + AsyncSeek> AsyncSeek for BufReader<R> {
             let state = self.seek_state;
             match state {
                 SeekState::Init => {
-                    // No seek was started: `AsyncSeek` callers poll this
-                    // first to finish a seek in progress, and none is.
-                    return Poll::Ready(Ok(0));
+                    // No seek was started here: `AsyncSeek` callers poll
+                    // this first to finish an operation in progress, which
+                    // may be the inner reader's own: wait for it.
+                    return self.get_pin_mut().poll_complete(cx);
                 }
                 SeekState::Start(SeekFrom::Current(n)) => {
                     let buffered = (self.cap - self.pos) as i64;

@@ -46,6 +46,10 @@ impl<RW: AsyncRead + AsyncWrite> BufStream<RW> {
 
     /// Wraps `stream` with buffers of the given sizes.
     ///
+    /// # Panics
+    ///
+    /// If `reader_capacity` is 0 (as tokio's).
+    ///
     /// # Examples
     ///
     /// ```

@@ -83,6 +83,7 @@ impl<W: AsyncWrite> BufWriter<W> {
                     break;
                 }
                 Ok(n) => *me.written += n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) => {
                     result = Err(e);
                     break;
@@ -178,7 +179,24 @@ impl<W: AsyncWrite> AsyncWrite for BufWriter<W> {
                 .iter()
                 .find(|b| !b.is_empty())
                 .map_or(&[][..], |b| &**b);
-            return me.inner.poll_write(cx, first);
+            if first.len() >= me.buf.capacity() {
+                return me.inner.poll_write(cx, first);
+            }
+            // Small slices to a writer without vectored writes: fill the
+            // (now empty) buffer with as many as fit, the last one in part,
+            // rather than writing the first slice alone (tokio's
+            // `write_vectored_large_total_on_non_vectored`).
+            let mut taken = 0;
+            for b in bufs {
+                let room = me.buf.capacity() - me.buf.len();
+                if room == 0 {
+                    break;
+                }
+                let n = b.len().min(room);
+                me.buf.extend_from_slice(&b[..n]);
+                taken += n;
+            }
+            return Poll::Ready(Ok(taken));
         }
         for b in bufs {
             me.buf.extend_from_slice(b);

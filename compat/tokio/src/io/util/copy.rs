@@ -64,10 +64,16 @@ impl CopyBuffer {
         W: AsyncWrite + ?Sized,
     {
         loop {
-            // Read while there is room and the reader has not ended.
+            // Read while there is room and the reader has not ended. Each
+            // read spends a unit of the task's budget (returned if the
+            // read is pending), so copying between always-ready in-memory
+            // ends yields to the scheduler like any other I/O (out of
+            // budget, the task is woken to run again at once).
             if self.cap < self.buf.len() && !self.read_done {
+                let coop = ready!(rt::task::coop::poll_proceed(cx));
                 match self.poll_fill(cx, reader.as_mut()) {
-                    Poll::Ready(Ok(())) => {}
+                    Poll::Ready(Ok(())) => coop.made_progress(),
+                    Poll::Ready(Err(e)) if e.kind() == io::ErrorKind::Interrupted => continue,
                     Poll::Ready(Err(e)) => return Poll::Ready(Err(e)),
                     Poll::Pending => {
                         if self.pos == self.cap {
@@ -83,11 +89,11 @@ impl CopyBuffer {
             }
             // Write what was read.
             while self.pos < self.cap {
-                let n = ready!(
+                let n = ready_retry!(
                     writer
                         .as_mut()
                         .poll_write(cx, &self.buf[self.pos..self.cap])
-                )?;
+                );
                 if n == 0 {
                     return Poll::Ready(Err(io::Error::new(
                         io::ErrorKind::WriteZero,
@@ -163,14 +169,33 @@ where
     W: AsyncWrite + Unpin + ?Sized,
 {
     let mut amt = 0u64;
+    let mut need_flush = false;
     poll_fn(|cx| {
         loop {
-            let buffer = ready!(Pin::new(&mut *reader).poll_fill_buf(cx))?;
+            // A unit of budget per round (returned if the reader is
+            // pending), so an always-ready reader and writer yield.
+            let coop = ready!(rt::task::coop::poll_proceed(cx));
+            let buffer = match Pin::new(&mut *reader).poll_fill_buf(cx) {
+                Poll::Ready(Ok(buffer)) => buffer,
+                Poll::Ready(Err(e)) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Poll::Ready(Err(e)) => return Poll::Ready(Err(e)),
+                Poll::Pending => {
+                    // Nothing to read yet: flush what was written, so no
+                    // bytes sit in a buffering writer while the reader
+                    // waits (maybe for those very bytes).
+                    if need_flush {
+                        ready!(Pin::new(&mut *writer).poll_flush(cx))?;
+                        need_flush = false;
+                    }
+                    return Poll::Pending;
+                }
+            };
+            coop.made_progress();
             if buffer.is_empty() {
                 ready!(Pin::new(&mut *writer).poll_flush(cx))?;
                 return Poll::Ready(Ok(amt));
             }
-            let n = ready!(Pin::new(&mut *writer).poll_write(cx, buffer))?;
+            let n = ready_retry!(Pin::new(&mut *writer).poll_write(cx, buffer));
             if n == 0 {
                 return Poll::Ready(Err(io::Error::new(
                     io::ErrorKind::WriteZero,
@@ -179,6 +204,7 @@ where
             }
             Pin::new(&mut *reader).consume(n);
             amt += n as u64;
+            need_flush = true;
         }
     })
     .await
@@ -263,6 +289,10 @@ where
 ///
 /// The first error of either direction (the copy then stops).
 ///
+/// # Panics
+///
+/// When first polled, if either buffer size is 0 (as tokio's).
+///
 /// # Examples
 ///
 /// ```
@@ -288,6 +318,14 @@ where
     A: AsyncRead + AsyncWrite + Unpin + ?Sized,
     B: AsyncRead + AsyncWrite + Unpin + ?Sized,
 {
+    assert!(
+        a_to_b_buf_size > 0,
+        "`a_to_b_buf_size` must be greater than 0"
+    );
+    assert!(
+        b_to_a_buf_size > 0,
+        "`b_to_a_buf_size` must be greater than 0"
+    );
     let mut a_to_b = Transfer::Running(CopyBuffer::new(a_to_b_buf_size));
     let mut b_to_a = Transfer::Running(CopyBuffer::new(b_to_a_buf_size));
     poll_fn(|cx| {

@@ -4,7 +4,6 @@
 //! loses nothing, the next call goes on.
 
 use super::buf_read_ext::poll_read_until;
-use super::read_futures::not_utf8;
 use crate::io::AsyncBufRead;
 use pin_project_lite::pin_project;
 use std::future::poll_fn;
@@ -77,7 +76,9 @@ impl<R: AsyncBufRead> Lines<R> {
     ///
     /// # Errors
     ///
-    /// `InvalidData` if the line is not UTF-8, or the reader's error.
+    /// `InvalidData` if the line is not UTF-8 (the line is consumed; the
+    /// inner error is the `FromUtf8Error` holding its bytes), or the
+    /// reader's error.
     pub async fn next_line(&mut self) -> io::Result<Option<String>>
     where
         R: Unpin,
@@ -89,7 +90,9 @@ impl<R: AsyncBufRead> Lines<R> {
     ///
     /// # Errors
     ///
-    /// `InvalidData` if the line is not UTF-8, or the reader's error.
+    /// `InvalidData` if the line is not UTF-8 (the line is consumed; the
+    /// inner error is the `FromUtf8Error` holding its bytes), or the
+    /// reader's error.
     pub fn poll_next_line(
         self: Pin<&mut Self>,
         cx: &mut Context<'_>,
@@ -108,7 +111,8 @@ impl<R: AsyncBufRead> Lines<R> {
         }
         match String::from_utf8(line) {
             Ok(line) => Poll::Ready(Ok(Some(line))),
-            Err(_) => Poll::Ready(Err(not_utf8())),
+            // The error holds the line's bytes; the line is consumed.
+            Err(e) => Poll::Ready(Err(io::Error::new(io::ErrorKind::InvalidData, e))),
         }
     }
 }

@@ -2,6 +2,18 @@
 //! wrappers, copying, and the readers and writers with nothing behind
 //! them.
 
+/// `ready!(poll)?` inside a loop that retries an interrupted operation:
+/// an `ErrorKind::Interrupted` error `continue`s the enclosing loop (polls
+/// again), as tokio's utilities do; any other error is returned.
+macro_rules! ready_retry {
+    ($poll:expr) => {
+        match std::task::ready!($poll) {
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            other => other?,
+        }
+    };
+}
+
 mod buf_read_ext;
 mod buf_reader;
 mod buf_stream;

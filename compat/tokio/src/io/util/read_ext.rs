@@ -256,7 +256,8 @@ pub trait AsyncReadExt: AsyncRead {
     ///
     /// # Errors
     ///
-    /// `InvalidData` if the bytes are not UTF-8 (`dst` is then unchanged),
+    /// `InvalidData` if the bytes are not UTF-8 (`dst` is then unchanged;
+    /// the inner error is the `Utf8Error` of `dst` followed by the bytes),
     /// or the reader's error.
     ///
     /// # Examples

@@ -87,7 +87,7 @@ impl<R: AsyncRead + Unpin + ?Sized> Future for ReadExact<'_, R> {
         let me = unsafe { self.get_unchecked_mut() };
         while me.filled < me.buf.len() {
             let mut buf = ReadBuf::new(&mut me.buf[me.filled..]);
-            let n = ready!(poll_read_into(me.reader, cx, &mut buf))?;
+            let n = ready_retry!(poll_read_into(me.reader, cx, &mut buf));
             if n == 0 {
                 return Poll::Ready(Err(early_eof()));
             }
@@ -130,7 +130,7 @@ impl<R: AsyncRead + Unpin, T, const N: usize> Future for ReadNum<R, T, N> {
         let me = unsafe { self.get_unchecked_mut() };
         while me.filled < N {
             let mut buf = ReadBuf::new(&mut me.bytes[me.filled..]);
-            let n = ready!(poll_read_into(&mut me.reader, cx, &mut buf))?;
+            let n = ready_retry!(poll_read_into(&mut me.reader, cx, &mut buf));
             if n == 0 {
                 return Poll::Ready(Err(early_eof()));
             }
@@ -144,16 +144,42 @@ impl<R: AsyncRead + Unpin, T, const N: usize> Future for ReadNum<R, T, N> {
 /// vector's spare capacity (uninitialised: nothing is zeroed). `read` counts
 /// the bytes appended so far; `initialized` how many bytes past `vec.len()`
 /// an earlier poll's reader initialised (so a reader that zeroes what it
-/// reads into does not zero them twice).
+/// reads into does not zero them twice); `start_capacity` is the vector's
+/// capacity when the operation began.
 pub(crate) fn poll_read_to_end<R: AsyncRead + Unpin + ?Sized>(
     reader: &mut R,
     cx: &mut Context<'_>,
     vec: &mut Vec<u8>,
     read: &mut usize,
     initialized: &mut usize,
+    start_capacity: usize,
 ) -> Poll<io::Result<usize>> {
     loop {
         if vec.capacity() - vec.len() < 32 {
+            if vec.capacity() == start_capacity {
+                // Little room left in the caller's own allocation: probe
+                // with a small read on the stack before growing it, so a
+                // vector that already has room for everything is never
+                // reallocated just to find end-of-file (tokio's contract).
+                let mut probe = [MaybeUninit::<u8>::uninit(); 32];
+                let mut probe_buf = ReadBuf::uninit(&mut probe);
+                match Pin::new(&mut *reader).poll_read(cx, &mut probe_buf) {
+                    Poll::Ready(Ok(())) => {}
+                    Poll::Ready(Err(e)) if e.kind() == io::ErrorKind::Interrupted => continue,
+                    Poll::Ready(Err(e)) => return Poll::Ready(Err(e)),
+                    Poll::Pending => return Poll::Pending,
+                }
+                let got = probe_buf.filled();
+                if got.is_empty() {
+                    return Poll::Ready(Ok(std::mem::take(read)));
+                }
+                vec.extend_from_slice(got);
+                *read += got.len();
+                // Conservative: the bytes the earlier reader initialised
+                // were overwritten or moved with a reallocation.
+                *initialized = 0;
+                continue;
+            }
             let before = vec.capacity();
             vec.reserve(32.max(vec.len()));
             if vec.capacity() != before {
@@ -178,6 +204,7 @@ pub(crate) fn poll_read_to_end<R: AsyncRead + Unpin + ?Sized>(
         match polled {
             Poll::Ready(Ok(())) if n == 0 => return Poll::Ready(Ok(std::mem::take(read))),
             Poll::Ready(Ok(())) => {}
+            Poll::Ready(Err(e)) if e.kind() == io::ErrorKind::Interrupted => {}
             Poll::Ready(Err(e)) => return Poll::Ready(Err(e)),
             Poll::Pending => return Poll::Pending,
         }
@@ -192,6 +219,7 @@ pub struct ReadToEnd<'a, R: ?Sized> {
     buf: &'a mut Vec<u8>,
     read: usize,
     initialized: usize,
+    start_capacity: usize,
     _pin: PhantomPinned,
 }
 
@@ -199,6 +227,7 @@ impl<'a, R: ?Sized> ReadToEnd<'a, R> {
     pub(crate) fn new(reader: &'a mut R, buf: &'a mut Vec<u8>) -> ReadToEnd<'a, R> {
         ReadToEnd {
             reader,
+            start_capacity: buf.capacity(),
             buf,
             read: 0,
             initialized: 0,
@@ -214,7 +243,14 @@ impl<R: AsyncRead + Unpin + ?Sized> Future for ReadToEnd<'_, R> {
         // SAFETY: nothing is moved out of the pinned future; its fields are
         // references and counts, never pinned themselves.
         let me = unsafe { self.get_unchecked_mut() };
-        poll_read_to_end(me.reader, cx, me.buf, &mut me.read, &mut me.initialized)
+        poll_read_to_end(
+            me.reader,
+            cx,
+            me.buf,
+            &mut me.read,
+            &mut me.initialized,
+            me.start_capacity,
+        )
     }
 }
 
@@ -245,11 +281,27 @@ impl<'a, R: ?Sized> ReadToString<'a, R> {
     }
 }
 
-pub(crate) fn not_utf8() -> io::Error {
-    io::Error::new(
-        io::ErrorKind::InvalidData,
-        "stream did not contain valid UTF-8",
-    )
+/// Appends `bytes` to `dst` if they are UTF-8; otherwise leaves `dst`
+/// unchanged and returns an `InvalidData` error whose inner error is the
+/// [`std::str::Utf8Error`] of `dst` followed by `bytes` (so its
+/// `valid_up_to` counts `dst`'s bytes too, as tokio's does).
+pub(crate) fn append_utf8(dst: &mut String, bytes: Vec<u8>) -> io::Result<()> {
+    match String::from_utf8(bytes) {
+        Ok(text) => {
+            dst.push_str(&text);
+            Ok(())
+        }
+        Err(e) => {
+            let mut all = Vec::with_capacity(dst.len() + e.as_bytes().len());
+            all.extend_from_slice(dst.as_bytes());
+            all.extend_from_slice(e.as_bytes());
+            let utf8 = match std::str::from_utf8(&all) {
+                Err(utf8) => utf8,
+                Ok(_) => unreachable!("invalid UTF-8 after a valid prefix stays invalid"),
+            };
+            Err(io::Error::new(io::ErrorKind::InvalidData, utf8))
+        }
+    }
 }
 
 impl<R: AsyncRead + Unpin + ?Sized> Future for ReadToString<'_, R> {
@@ -264,16 +316,11 @@ impl<R: AsyncRead + Unpin + ?Sized> Future for ReadToString<'_, R> {
             cx,
             &mut me.bytes,
             &mut me.read,
-            &mut me.initialized
+            &mut me.initialized,
+            0
         ))?;
-        let bytes = std::mem::take(&mut me.bytes);
-        match String::from_utf8(bytes) {
-            Ok(text) => {
-                me.dst.push_str(&text);
-                Poll::Ready(Ok(n))
-            }
-            Err(_) => Poll::Ready(Err(not_utf8())),
-        }
+        append_utf8(me.dst, std::mem::take(&mut me.bytes))?;
+        Poll::Ready(Ok(n))
     }
 }
 

@@ -103,7 +103,7 @@ impl<W: AsyncWrite + Unpin + ?Sized> Future for WriteAll<'_, W> {
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         let me = unpinned!(self);
         while !me.buf.is_empty() {
-            let n = ready!(Pin::new(&mut *me.writer).poll_write(cx, me.buf))?;
+            let n = ready_retry!(Pin::new(&mut *me.writer).poll_write(cx, me.buf));
             if n == 0 {
                 return Poll::Ready(Err(write_zero()));
             }
@@ -141,7 +141,7 @@ impl<W: AsyncWrite + Unpin, const N: usize> Future for WriteNum<W, N> {
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         let me = unpinned!(self);
         while me.written < N {
-            let n = ready!(Pin::new(&mut me.writer).poll_write(cx, &me.bytes[me.written..]))?;
+            let n = ready_retry!(Pin::new(&mut me.writer).poll_write(cx, &me.bytes[me.written..]));
             if n == 0 {
                 return Poll::Ready(Err(write_zero()));
             }
@@ -292,7 +292,7 @@ impl<W: AsyncWrite + Unpin, B: bytes::Buf> Future for WriteAllBuf<'_, W, B> {
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         let me = unpinned!(self);
         while me.buf.has_remaining() {
-            if ready!(poll_write_buf(me.writer, cx, me.buf))? == 0 {
+            if ready_retry!(poll_write_buf(me.writer, cx, me.buf)) == 0 {
                 return Poll::Ready(Err(write_zero()));
             }
         }

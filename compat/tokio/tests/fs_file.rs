@@ -1,0 +1,89 @@
+//! `fs::File` details from tokio's fs.rs and fs_file.rs: `try_clone`
+//! keeps `max_buf_size`, `FromRawFd`.
+
+mod support;
+
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+fn temp_path(name: &str) -> std::path::PathBuf {
+    std::env::temp_dir().join(format!("facade-fsfile-{name}-{}", std::process::id()))
+}
+
+#[test]
+fn try_clone_preserves_max_buf_size() {
+    support::on_both_flavours(|| async {
+        let path = temp_path("try-clone");
+        let mut file = tokio::fs::File::create(&path).await.unwrap();
+        file.set_max_buf_size(128);
+        let cloned = file.try_clone().await.unwrap();
+        assert_eq!(cloned.max_buf_size(), 128);
+        tokio::fs::remove_file(&path).await.unwrap();
+    });
+}
+
+#[test]
+fn read_file_from_raw_fd() {
+    use std::os::fd::{FromRawFd, IntoRawFd};
+    support::on_both_flavours(|| async {
+        let path = temp_path("raw-fd");
+        let mut file = tokio::fs::File::create(&path).await.unwrap();
+        file.write_all(b"hello from a raw fd").await.unwrap();
+        file.sync_all().await.unwrap();
+        drop(file);
+
+        let file = tokio::fs::File::open(&path).await.unwrap();
+        let raw_fd = file.into_std().await.into_raw_fd();
+        // SAFETY: `raw_fd` is open and owned by nothing else (into_raw_fd).
+        let mut file = unsafe { tokio::fs::File::from_raw_fd(raw_fd) };
+        let mut got = String::new();
+        file.read_to_string(&mut got).await.unwrap();
+        assert_eq!(got, "hello from a raw fd");
+        tokio::fs::remove_file(&path).await.unwrap();
+    });
+}
+
+#[test]
+#[should_panic(expected = "`max_buf_size` must be greater than 0")]
+fn set_max_buf_size_panics_on_zero() {
+    support::block_on(async {
+        let path = temp_path("zero-buf");
+        let mut file = tokio::fs::File::create(&path).await.unwrap();
+        std::fs::remove_file(&path).unwrap();
+        file.set_max_buf_size(0);
+    });
+}
+
+#[test]
+fn write_vectored_writes_every_slice() {
+    support::on_both_flavours(|| async {
+        let path = temp_path("vectored");
+        let mut file = tokio::fs::File::create(&path).await.unwrap();
+        let bufs = [
+            std::io::IoSlice::new(b"hello "),
+            std::io::IoSlice::new(b""),
+            std::io::IoSlice::new(b"world"),
+        ];
+        assert_eq!(file.write_vectored(&bufs).await.unwrap(), 11);
+        // At most max_buf_size of them.
+        file.set_max_buf_size(4);
+        assert_eq!(file.write_vectored(&bufs).await.unwrap(), 4);
+        file.flush().await.unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"hello worldhell");
+        tokio::fs::remove_file(&path).await.unwrap();
+    });
+}
+
+#[test]
+fn debug_shows_the_std_file() {
+    support::block_on(async {
+        let path = temp_path("debug");
+        let file = tokio::fs::File::create(&path).await.unwrap();
+        let shown = format!("{file:?}");
+        assert!(
+            shown.starts_with("tokio::fs::File { std: File { fd:"),
+            "{shown}"
+        );
+        drop(file);
+        std::fs::remove_file(&path).unwrap();
+    });
+}
