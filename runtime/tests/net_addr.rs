@@ -115,3 +115,17 @@ fn lookup_outside_a_runtime() {
     let message = expect_panic(|| futures::executor::block_on(lookup_host(("localhost", 5))));
     assert!(message.contains("outside a runtime"), "{message}");
 }
+
+/// The address conversion's future (a host lookup included) is `Sync` as
+/// tokio's is, so `bind`/`connect`/`send_to`/`lookup_host` futures are too.
+#[test]
+fn address_futures_are_send_and_sync() {
+    fn send_sync<F: std::future::Future + Send + Sync>(_: F) {}
+    block_on_each(|_| async {
+        send_sync(lookup_host("localhost:80"));
+        send_sync(TcpStream::connect(("localhost", 1)));
+        send_sync(TcpListener::bind("localhost:0"));
+        let socket = UdpSocket::bind("127.0.0.1:0").await.unwrap();
+        send_sync(socket.send_to(b"x", "localhost:9"));
+    });
+}

@@ -283,3 +283,15 @@ fn unix_socket_listens_connects_from_a_bound_path_and_names_misuse() {
         }
     });
 }
+
+#[test]
+fn datagram_shutdown_stops_sends_and_ends_receives() {
+    on_both(|| async {
+        let (a, b) = UnixDatagram::pair().unwrap();
+        a.shutdown(std::net::Shutdown::Write).unwrap();
+        let err = a.send(b"late").await.unwrap_err();
+        assert_eq!(err.kind(), std::io::ErrorKind::BrokenPipe);
+        b.shutdown(std::net::Shutdown::Read).unwrap();
+        assert_eq!(b.recv(&mut [0; 4]).await.unwrap(), 0);
+    });
+}

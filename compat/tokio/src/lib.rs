@@ -78,6 +78,17 @@ pub use rt::task_local;
 #[cfg(feature = "macros")]
 pub use rt::{join, select, try_join};
 
+/// What tokio's macro expansions and tests name by path
+/// (`tokio::macros::support::poll_fn`). Not an API of its own.
+#[cfg(feature = "macros")]
+#[doc(hidden)]
+pub mod macros {
+    /// Items under tokio's `macros::support` path.
+    pub mod support {
+        pub use std::future::poll_fn;
+    }
+}
+
 /// Runs `async fn main` on a new rt runtime: tokio's `#[tokio::main]`,
 /// expanding to `::tokio::runtime::Builder` calls.
 ///

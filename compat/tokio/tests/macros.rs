@@ -150,3 +150,20 @@ async fn test_name() {
 async fn test_name_multi_thread() {
     assert_eq!(Handle::current().name(), Some("facade-multi"));
 }
+
+/// tokio's tests build futures with `tokio::macros::support::poll_fn`.
+#[tokio::test]
+async fn support_poll_fn_is_std_poll_fn() {
+    let mut polls = 0;
+    let out = tokio::macros::support::poll_fn(|cx| {
+        polls += 1;
+        if polls < 3 {
+            cx.waker().wake_by_ref();
+            std::task::Poll::Pending
+        } else {
+            std::task::Poll::Ready(polls)
+        }
+    })
+    .await;
+    assert_eq!(out, 3);
+}

@@ -56,7 +56,7 @@ pub(crate) mod sealed {
         fn to_socket_addrs(&self) -> Resolve;
     }
 
-    type Lookup = Pin<Box<dyn Future<Output = io::Result<Vec<SocketAddr>>> + Send>>;
+    type Lookup = Pin<Box<dyn Future<Output = io::Result<Vec<SocketAddr>>> + Send + Sync>>;
 
     /// The addresses: known now, or being resolved on the blocking pool.
     #[allow(unreachable_pub)]

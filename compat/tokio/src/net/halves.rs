@@ -5,12 +5,12 @@
 /// Declares `ReadHalf`, `WriteHalf`, `OwnedReadHalf`, `OwnedWriteHalf` and
 /// `ReuniteError` for `$Stream` over rt's halves in `$rt` (a module path).
 macro_rules! stream_halves {
-    ($Stream:ident, $rt:path, $RtStream:ty) => {
+    ($Stream:ident, $rt:path, $RtStream:ty, $Addr:ty) => {
         use $rt as rt_halves;
 
         /// The borrowed read half of a stream, from `split`. A newtype over
-        /// rt's, for tokio's `AsyncRead`; rt's methods (`readable`,
-        /// `try_read`, addresses, ...) through `Deref`.
+        /// rt's, for tokio's `AsyncRead`; `readable`, `try_read`, addresses,
+        /// ... forward to rt's.
         pub struct ReadHalf<'a> {
             inner: rt_halves::ReadHalf<'a>,
         }
@@ -57,20 +57,6 @@ macro_rules! stream_halves {
         impl<'a> From<rt_halves::WriteHalf<'a>> for WriteHalf<'a> {
             fn from(inner: rt_halves::WriteHalf<'a>) -> WriteHalf<'a> {
                 WriteHalf { inner }
-            }
-        }
-
-        impl<'a> ::std::ops::Deref for ReadHalf<'a> {
-            type Target = rt_halves::ReadHalf<'a>;
-            fn deref(&self) -> &rt_halves::ReadHalf<'a> {
-                &self.inner
-            }
-        }
-
-        impl<'a> ::std::ops::Deref for WriteHalf<'a> {
-            type Target = rt_halves::WriteHalf<'a>;
-            fn deref(&self) -> &rt_halves::WriteHalf<'a> {
-                &self.inner
             }
         }
 
@@ -122,20 +108,6 @@ macro_rules! stream_halves {
             }
         }
 
-        impl ::std::ops::Deref for OwnedReadHalf {
-            type Target = rt_halves::OwnedReadHalf;
-            fn deref(&self) -> &rt_halves::OwnedReadHalf {
-                &self.inner
-            }
-        }
-
-        impl ::std::ops::Deref for OwnedWriteHalf {
-            type Target = rt_halves::OwnedWriteHalf;
-            fn deref(&self) -> &rt_halves::OwnedWriteHalf {
-                &self.inner
-            }
-        }
-
         impl ::std::fmt::Debug for OwnedReadHalf {
             fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 ::std::fmt::Debug::fmt(&self.inner, f)
@@ -160,7 +132,62 @@ macro_rules! stream_halves {
             }
         }
 
+        impl ReadHalf<'_> {
+            $crate::net::newtype::forward! {
+                /// Waits for any of `interest`'s readiness.
+                @async fn ready(&self, interest: $crate::io::Interest) -> ::std::io::Result<$crate::io::Ready>;
+                /// Waits until the stream is readable.
+                @async fn readable(&self) -> ::std::io::Result<()>;
+                /// Reads without waiting (`WouldBlock` when nothing is ready).
+                fn try_read(&self, buf: &mut [u8]) -> ::std::io::Result<usize>;
+                /// Reads into several buffers without waiting.
+                fn try_read_vectored(&self, bufs: &mut [::std::io::IoSliceMut<'_>]) -> ::std::io::Result<usize>;
+                /// Reads into a `BufMut`'s spare capacity without waiting.
+                #[cfg(feature = "bytes")]
+                fn try_read_buf[B: ::bytes::BufMut](&self, buf: &mut B) -> ::std::io::Result<usize>;
+                /// The peer's address.
+                fn peer_addr(&self) -> ::std::io::Result<$Addr>;
+                /// The local address.
+                fn local_addr(&self) -> ::std::io::Result<$Addr>;
+            }
+        }
+
+        impl WriteHalf<'_> {
+            $crate::net::newtype::forward! {
+                /// Waits for any of `interest`'s readiness.
+                @async fn ready(&self, interest: $crate::io::Interest) -> ::std::io::Result<$crate::io::Ready>;
+                /// Waits until the stream is writable.
+                @async fn writable(&self) -> ::std::io::Result<()>;
+                /// Writes without waiting (`WouldBlock` when the socket is full).
+                fn try_write(&self, buf: &[u8]) -> ::std::io::Result<usize>;
+                /// Writes several buffers without waiting.
+                fn try_write_vectored(&self, bufs: &[::std::io::IoSlice<'_>]) -> ::std::io::Result<usize>;
+                /// The peer's address.
+                fn peer_addr(&self) -> ::std::io::Result<$Addr>;
+                /// The local address.
+                fn local_addr(&self) -> ::std::io::Result<$Addr>;
+            }
+        }
+
         impl OwnedReadHalf {
+            $crate::net::newtype::forward! {
+                /// Waits for any of `interest`'s readiness.
+                @async fn ready(&self, interest: $crate::io::Interest) -> ::std::io::Result<$crate::io::Ready>;
+                /// Waits until the stream is readable.
+                @async fn readable(&self) -> ::std::io::Result<()>;
+                /// Reads without waiting (`WouldBlock` when nothing is ready).
+                fn try_read(&self, buf: &mut [u8]) -> ::std::io::Result<usize>;
+                /// Reads into several buffers without waiting.
+                fn try_read_vectored(&self, bufs: &mut [::std::io::IoSliceMut<'_>]) -> ::std::io::Result<usize>;
+                /// Reads into a `BufMut`'s spare capacity without waiting.
+                #[cfg(feature = "bytes")]
+                fn try_read_buf[B: ::bytes::BufMut](&self, buf: &mut B) -> ::std::io::Result<usize>;
+                /// The peer's address.
+                fn peer_addr(&self) -> ::std::io::Result<$Addr>;
+                /// The local address.
+                fn local_addr(&self) -> ::std::io::Result<$Addr>;
+            }
+
             /// Puts the stream back together with its write half.
             ///
             /// # Errors
@@ -176,6 +203,21 @@ macro_rules! stream_halves {
         }
 
         impl OwnedWriteHalf {
+            $crate::net::newtype::forward! {
+                /// Waits for any of `interest`'s readiness.
+                @async fn ready(&self, interest: $crate::io::Interest) -> ::std::io::Result<$crate::io::Ready>;
+                /// Waits until the stream is writable.
+                @async fn writable(&self) -> ::std::io::Result<()>;
+                /// Writes without waiting (`WouldBlock` when the socket is full).
+                fn try_write(&self, buf: &[u8]) -> ::std::io::Result<usize>;
+                /// Writes several buffers without waiting.
+                fn try_write_vectored(&self, bufs: &[::std::io::IoSlice<'_>]) -> ::std::io::Result<usize>;
+                /// The peer's address.
+                fn peer_addr(&self) -> ::std::io::Result<$Addr>;
+                /// The local address.
+                fn local_addr(&self) -> ::std::io::Result<$Addr>;
+            }
+
             /// Puts the stream back together with its read half.
             ///
             /// # Errors

@@ -1,9 +1,10 @@
 //! TCP, UDP and Unix-domain sockets: newtypes over rt's, for tokio's I/O
 //! traits and `ReadBuf`-taking `poll_*` methods.
 //!
-//! Each type has `From` both ways to rt's, and reaches rt's methods whose
-//! shape is already tokio's (addresses, options, readiness, `try_*`,
-//! `async_io`, ...) through `Deref`. Reads go straight into a `ReadBuf`'s
+//! Each type has `From` both ways to rt's, and inherent methods (so
+//! tokio's path syntax, `TcpStream::peek(&s, buf)`, works) forwarding to
+//! rt's whose shape is already tokio's (addresses, options, readiness,
+//! `try_*`, `async_io`, ...). Reads go straight into a `ReadBuf`'s
 //! uninitialised part: nothing is zeroed or copied first. The types
 //! implement tokio's traits only, not futures-io's.
 //!

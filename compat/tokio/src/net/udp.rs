@@ -4,15 +4,14 @@
 
 use crate::io::ReadBuf;
 use crate::net::ToSocketAddrs;
-use crate::net::newtype::socket_newtype;
+use crate::net::newtype::{datagram_methods, forward, socket_newtype};
 use std::io;
-use std::net::SocketAddr;
+use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::task::{Context, Poll, ready};
 
 /// A UDP socket. A newtype over `rt::net::UdpSocket` for tokio's
 /// `ReadBuf`-taking `poll_*` receives; everything else (`send_to`,
-/// `recv_from`, `connect`, options, `try_*`, ...) is rt's, through
-/// `Deref`.
+/// `recv_from`, `connect`, options, `try_*`, ...) forwards to rt's.
 ///
 /// # Examples
 ///
@@ -56,6 +55,79 @@ pub(crate) fn poll_recv_datagram<T>(
 }
 
 impl UdpSocket {
+    datagram_methods!(SocketAddr);
+
+    forward! {
+        /// Connects the socket to the first address of `addr` that works.
+        @async fn connect[A: ToSocketAddrs](&self, addr: A) -> io::Result<()>;
+        /// Sends a datagram to `addr` (its first resolved address).
+        @async fn send_to[A: ToSocketAddrs](&self, buf: &[u8], addr: A) -> io::Result<usize>;
+        /// Polls a send of a datagram to `target`.
+        fn poll_send_to(&self, cx: &mut Context<'_>, buf: &[u8], target: SocketAddr) -> Poll<io::Result<usize>>;
+        /// Sends to `target` without waiting.
+        fn try_send_to(&self, buf: &[u8], target: SocketAddr) -> io::Result<usize>;
+        /// Looks at the next datagram without consuming it.
+        @async fn peek(&self, buf: &mut [u8]) -> io::Result<usize>;
+        /// Looks at the next datagram without consuming it or waiting.
+        fn try_peek(&self, buf: &mut [u8]) -> io::Result<usize>;
+        /// Looks at the next datagram and its sender without consuming it.
+        @async fn peek_from(&self, buf: &mut [u8]) -> io::Result<(usize, SocketAddr)>;
+        /// Looks at the next datagram and its sender without consuming it or waiting.
+        fn try_peek_from(&self, buf: &mut [u8]) -> io::Result<(usize, SocketAddr)>;
+        /// The next datagram's sender, without consuming the datagram.
+        @async fn peek_sender(&self) -> io::Result<SocketAddr>;
+        /// Polls for the next datagram's sender, without consuming it.
+        fn poll_peek_sender(&self, cx: &mut Context<'_>) -> Poll<io::Result<SocketAddr>>;
+        /// The next datagram's sender, without consuming it or waiting.
+        fn try_peek_sender(&self) -> io::Result<SocketAddr>;
+        /// `SO_BROADCAST`.
+        fn broadcast(&self) -> io::Result<bool>;
+        /// Sets `SO_BROADCAST`.
+        fn set_broadcast(&self, on: bool) -> io::Result<()>;
+        /// `IP_MULTICAST_LOOP`.
+        fn multicast_loop_v4(&self) -> io::Result<bool>;
+        /// Sets `IP_MULTICAST_LOOP`.
+        fn set_multicast_loop_v4(&self, on: bool) -> io::Result<()>;
+        /// `IP_MULTICAST_TTL`.
+        fn multicast_ttl_v4(&self) -> io::Result<u32>;
+        /// Sets `IP_MULTICAST_TTL`.
+        fn set_multicast_ttl_v4(&self, ttl: u32) -> io::Result<()>;
+        /// `IPV6_MULTICAST_LOOP`.
+        fn multicast_loop_v6(&self) -> io::Result<bool>;
+        /// Sets `IPV6_MULTICAST_LOOP`.
+        fn set_multicast_loop_v6(&self, on: bool) -> io::Result<()>;
+        /// `IPV6_TCLASS`.
+        #[cfg(any(target_os = "android", target_os = "linux"))]
+        fn tclass_v6(&self) -> io::Result<u32>;
+        /// Sets `IPV6_TCLASS`.
+        #[cfg(any(target_os = "android", target_os = "linux"))]
+        fn set_tclass_v6(&self, tclass: u32) -> io::Result<()>;
+        /// `IP_TTL`.
+        fn ttl(&self) -> io::Result<u32>;
+        /// Sets `IP_TTL`.
+        fn set_ttl(&self, ttl: u32) -> io::Result<()>;
+        /// `IP_TOS`.
+        #[cfg(any(target_os = "android", target_os = "linux"))]
+        fn tos_v4(&self) -> io::Result<u32>;
+        /// Sets `IP_TOS`.
+        #[cfg(any(target_os = "android", target_os = "linux"))]
+        fn set_tos_v4(&self, tos: u32) -> io::Result<()>;
+        /// The device the socket is bound to (`SO_BINDTODEVICE`).
+        #[cfg(any(target_os = "android", target_os = "fuchsia", target_os = "linux"))]
+        fn device(&self) -> io::Result<Option<Vec<u8>>>;
+        /// Binds the socket to a device (`SO_BINDTODEVICE`); `None` unbinds.
+        #[cfg(any(target_os = "android", target_os = "fuchsia", target_os = "linux"))]
+        fn bind_device(&self, interface: Option<&[u8]>) -> io::Result<()>;
+        /// Joins an IPv4 multicast group.
+        fn join_multicast_v4(&self, multiaddr: Ipv4Addr, interface: Ipv4Addr) -> io::Result<()>;
+        /// Joins an IPv6 multicast group.
+        fn join_multicast_v6(&self, multiaddr: &Ipv6Addr, interface: u32) -> io::Result<()>;
+        /// Leaves an IPv4 multicast group.
+        fn leave_multicast_v4(&self, multiaddr: Ipv4Addr, interface: Ipv4Addr) -> io::Result<()>;
+        /// Leaves an IPv6 multicast group.
+        fn leave_multicast_v6(&self, multiaddr: &Ipv6Addr, interface: u32) -> io::Result<()>;
+    }
+
     /// Binds to `addr` (the first address that binds).
     ///
     /// # Errors
@@ -67,6 +139,28 @@ impl UdpSocket {
     /// Outside an rt runtime with I/O enabled.
     pub async fn bind<A: ToSocketAddrs>(addr: A) -> io::Result<UdpSocket> {
         rt::net::UdpSocket::bind(addr).await.map(UdpSocket::from)
+    }
+
+    /// `IP_TOS` (tokio's deprecated name for [`UdpSocket::tos_v4`]).
+    ///
+    /// # Errors
+    ///
+    /// The OS error of `getsockopt`.
+    #[cfg(any(target_os = "android", target_os = "linux"))]
+    #[deprecated = "use `tos_v4`"]
+    pub fn tos(&self) -> io::Result<u32> {
+        self.inner.tos_v4()
+    }
+
+    /// Sets `IP_TOS` (tokio's deprecated name for [`UdpSocket::set_tos_v4`]).
+    ///
+    /// # Errors
+    ///
+    /// The OS error of `setsockopt`.
+    #[cfg(any(target_os = "android", target_os = "linux"))]
+    #[deprecated = "use `set_tos_v4`"]
+    pub fn set_tos(&self, tos: u32) -> io::Result<()> {
+        self.inner.set_tos_v4(tos)
     }
 
     /// Wraps a std socket, which must be in non-blocking mode.

@@ -396,6 +396,30 @@ impl UnixDatagram {
         self.io.get_ref().take_error()
     }
 
+    /// Shuts down the read side, the write side or both: later sends fail
+    /// with `BrokenPipe`, later receives return 0.
+    ///
+    /// # Errors
+    ///
+    /// The OS error of `shutdown`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::net::Shutdown;
+    ///
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let (a, _b) = rt::net::UnixDatagram::pair().unwrap();
+    ///     a.shutdown(Shutdown::Write).unwrap();
+    ///     let err = a.send(b"late").await.unwrap_err();
+    ///     assert_eq!(err.kind(), std::io::ErrorKind::BrokenPipe);
+    /// });
+    /// ```
+    pub fn shutdown(&self, how: std::net::Shutdown) -> io::Result<()> {
+        self.io.get_ref().shutdown(how)
+    }
+
     /// The local address.
     ///
     /// # Errors

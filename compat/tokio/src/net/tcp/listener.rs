@@ -3,14 +3,14 @@
 
 use super::TcpStream;
 use crate::net::ToSocketAddrs;
-use crate::net::newtype::socket_newtype;
+use crate::net::newtype::{forward, socket_newtype};
 use std::io;
 use std::net::SocketAddr;
 use std::task::{Context, Poll};
 
 /// A TCP listener. A newtype over `rt::net::TcpListener` whose accepted
-/// streams are the facade's; rt's `local_addr`, `ttl`, `set_ttl` are
-/// reached through `Deref`.
+/// streams are the facade's; `local_addr`, `ttl`, `set_ttl` forward to
+/// rt's.
 ///
 /// # Examples
 ///
@@ -32,6 +32,15 @@ pub struct TcpListener {
 socket_newtype!(TcpListener, rt::net::TcpListener);
 
 impl TcpListener {
+    forward! {
+        /// The local address.
+        fn local_addr(&self) -> io::Result<SocketAddr>;
+        /// `IP_TTL`.
+        fn ttl(&self) -> io::Result<u32>;
+        /// Sets `IP_TTL`.
+        fn set_ttl(&self, ttl: u32) -> io::Result<()>;
+    }
+
     /// Binds to `addr` (the first address that binds).
     ///
     /// # Errors

@@ -6,7 +6,12 @@ use std::future::poll_fn;
 use std::io;
 use std::task::{Context, Poll};
 
-crate::net::halves::stream_halves!(TcpStream, rt::net::tcp, rt::net::TcpStream);
+crate::net::halves::stream_halves!(
+    TcpStream,
+    rt::net::tcp,
+    rt::net::TcpStream,
+    std::net::SocketAddr
+);
 
 /// `peek` and `poll_peek` on a read half, as on the stream.
 macro_rules! peek {
@@ -28,7 +33,7 @@ macro_rules! peek {
             }
 
             /// Receives into `buf` without consuming the data, as
-            /// `TcpStream::peek` (rt's, through `Deref`).
+            /// `TcpStream::peek`.
             ///
             /// # Errors
             ///

@@ -4,14 +4,15 @@
 use super::split::{OwnedReadHalf, OwnedWriteHalf, ReadHalf, WriteHalf};
 use crate::io::ReadBuf;
 use crate::net::ToSocketAddrs;
-use crate::net::newtype::{socket_newtype, stream_io};
+use crate::net::newtype::{forward, socket_newtype, stream_io, stream_methods};
 use std::io;
+use std::net::SocketAddr;
 use std::task::{Context, Poll};
+use std::time::Duration;
 
 /// A TCP connection. A newtype over `rt::net::TcpStream` (tokio's I/O
-/// traits instead of futures-io's); rt's methods whose shape is tokio's
-/// (`peer_addr`, `set_nodelay`, `readable`, `try_read`, `ready`, ...) are
-/// reached through `Deref`.
+/// traits instead of futures-io's); the rest (`peer_addr`, `set_nodelay`,
+/// `readable`, `try_read`, `ready`, ...) forwards to rt's.
 ///
 /// # Examples
 ///
@@ -50,6 +51,33 @@ pub(crate) fn poll_peek(
 }
 
 impl TcpStream {
+    stream_methods!(SocketAddr);
+
+    forward! {
+        /// Reads what is queued without consuming it, waiting for data.
+        @async fn peek(&self, buf: &mut [u8]) -> io::Result<usize>;
+        /// Whether `TCP_NODELAY` is set.
+        fn nodelay(&self) -> io::Result<bool>;
+        /// Sets `TCP_NODELAY` (no Nagle delay on small writes).
+        fn set_nodelay(&self, nodelay: bool) -> io::Result<()>;
+        /// Whether `TCP_QUICKACK` is set.
+        #[cfg(any(target_os = "android", target_os = "fuchsia", target_os = "linux"))]
+        fn quickack(&self) -> io::Result<bool>;
+        /// Sets `TCP_QUICKACK`.
+        #[cfg(any(target_os = "android", target_os = "fuchsia", target_os = "linux"))]
+        fn set_quickack(&self, quickack: bool) -> io::Result<()>;
+        /// `SO_LINGER`.
+        fn linger(&self) -> io::Result<Option<Duration>>;
+        /// Sets `SO_LINGER`.
+        fn set_linger(&self, dur: Option<Duration>) -> io::Result<()>;
+        /// Sets `SO_LINGER` to zero: closing resets the connection.
+        fn set_zero_linger(&self) -> io::Result<()>;
+        /// `IP_TTL`.
+        fn ttl(&self) -> io::Result<u32>;
+        /// Sets `IP_TTL`.
+        fn set_ttl(&self, ttl: u32) -> io::Result<()>;
+    }
+
     /// Connects to `addr`, trying each address in turn.
     ///
     /// # Errors

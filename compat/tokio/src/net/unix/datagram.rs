@@ -3,15 +3,14 @@
 
 use super::SocketAddr;
 use crate::io::ReadBuf;
-use crate::net::newtype::socket_newtype;
+use crate::net::newtype::{datagram_methods, forward, socket_newtype};
 use std::io;
 use std::path::Path;
 use std::task::{Context, Poll, ready};
 
 /// A Unix-domain datagram socket. A newtype over `rt::net::UnixDatagram`
 /// for tokio's `ReadBuf`-taking receives; the rest (`send`, `recv`,
-/// `send_to`, `recv_from`, `connect`, `try_*`, ...) is rt's, through
-/// `Deref`.
+/// `send_to`, `recv_from`, `connect`, `try_*`, ...) forwards to rt's.
 ///
 /// # Examples
 ///
@@ -32,6 +31,21 @@ pub struct UnixDatagram {
 socket_newtype!(UnixDatagram, rt::net::UnixDatagram);
 
 impl UnixDatagram {
+    datagram_methods!(SocketAddr);
+
+    forward! {
+        /// Connects the socket to the socket at `path`.
+        fn connect[P: AsRef<Path>](&self, path: P) -> io::Result<()>;
+        /// Sends a datagram to the socket at `target`.
+        @async fn send_to[P: AsRef<Path>](&self, buf: &[u8], target: P) -> io::Result<usize>;
+        /// Polls a send of a datagram to the socket at `target`.
+        fn poll_send_to[P: AsRef<Path>](&self, cx: &mut Context<'_>, buf: &[u8], target: P) -> Poll<io::Result<usize>>;
+        /// Sends to the socket at `target` without waiting.
+        fn try_send_to[P: AsRef<Path>](&self, buf: &[u8], target: P) -> io::Result<usize>;
+        /// Shuts down the read side, the write side or both.
+        fn shutdown(&self, how: std::net::Shutdown) -> io::Result<()>;
+    }
+
     /// A socket bound to `path`.
     ///
     /// # Errors

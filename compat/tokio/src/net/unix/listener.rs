@@ -2,14 +2,14 @@
 //! facade's [`UnixStream`].
 
 use super::{SocketAddr, UnixStream};
-use crate::net::newtype::socket_newtype;
+use crate::net::newtype::{forward, socket_newtype};
 use std::io;
 use std::path::Path;
 use std::task::{Context, Poll};
 
 /// A Unix-domain listener. A newtype over `rt::net::UnixListener` whose
-/// accepted streams are the facade's; `local_addr` and `take_error` are
-/// rt's, through `Deref`.
+/// accepted streams are the facade's; `local_addr` and `take_error`
+/// forward to rt's.
 ///
 /// # Examples
 ///
@@ -31,6 +31,13 @@ pub struct UnixListener {
 socket_newtype!(UnixListener, rt::net::UnixListener);
 
 impl UnixListener {
+    forward! {
+        /// The local address.
+        fn local_addr(&self) -> io::Result<SocketAddr>;
+        /// Takes the socket's pending error (`SO_ERROR`).
+        fn take_error(&self) -> io::Result<Option<io::Error>>;
+    }
+
     /// Binds to `path`.
     ///
     /// # Errors

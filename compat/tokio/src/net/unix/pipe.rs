@@ -2,22 +2,20 @@
 //! `pipe::Receiver` (tokio's traits; reads straight into a `ReadBuf`'s
 //! uninitialised part), and `OpenOptions` giving them.
 
-use crate::net::newtype::{socket_newtype, stream_io};
+use crate::net::newtype::{forward, socket_newtype, stream_io};
 use std::fs::File;
 use std::io;
 use std::os::fd::OwnedFd;
 use std::path::Path;
 
 /// The writing end of a pipe. A newtype over rt's, for tokio's
-/// `AsyncWrite`; `try_write`, `writable`, `ready`, ... are rt's, through
-/// `Deref`.
+/// `AsyncWrite`; `try_write`, `writable`, `ready`, ... forward to rt's.
 pub struct Sender {
     inner: rt::net::unix::pipe::Sender,
 }
 
 /// The reading end of a pipe. A newtype over rt's, for tokio's
-/// `AsyncRead`; `try_read`, `readable`, `ready`, ... are rt's, through
-/// `Deref`.
+/// `AsyncRead`; `try_read`, `readable`, `ready`, ... forward to rt's.
 pub struct Receiver {
     inner: rt::net::unix::pipe::Receiver,
 }
@@ -56,6 +54,43 @@ stream_io!(write: Sender);
 pub fn pipe() -> io::Result<(Sender, Receiver)> {
     let (tx, rx) = rt::net::unix::pipe::pipe()?;
     Ok((tx.into(), rx.into()))
+}
+
+impl Sender {
+    forward! {
+        /// Waits for any of `interest`'s readiness.
+        @async fn ready(&self, interest: crate::io::Interest) -> io::Result<crate::io::Ready>;
+        /// Waits until the pipe is writable.
+        @async fn writable(&self) -> io::Result<()>;
+        /// Polls for write readiness.
+        fn poll_write_ready(&self, cx: &mut std::task::Context<'_>) -> std::task::Poll<io::Result<()>>;
+        /// Writes without waiting (`WouldBlock` when the pipe is full).
+        fn try_write(&self, buf: &[u8]) -> io::Result<usize>;
+        /// Writes several buffers without waiting.
+        fn try_write_vectored(&self, buf: &[io::IoSlice<'_>]) -> io::Result<usize>;
+        /// Runs `f` on the pipe if it is writable, clearing readiness on `WouldBlock`.
+        fn try_io[R](&self, f: impl FnOnce() -> io::Result<R>) -> io::Result<R>;
+    }
+}
+
+impl Receiver {
+    forward! {
+        /// Waits for any of `interest`'s readiness.
+        @async fn ready(&self, interest: crate::io::Interest) -> io::Result<crate::io::Ready>;
+        /// Waits until the pipe is readable.
+        @async fn readable(&self) -> io::Result<()>;
+        /// Polls for read readiness.
+        fn poll_read_ready(&self, cx: &mut std::task::Context<'_>) -> std::task::Poll<io::Result<()>>;
+        /// Reads without waiting (`WouldBlock` when nothing is ready).
+        fn try_read(&self, buf: &mut [u8]) -> io::Result<usize>;
+        /// Reads into several buffers without waiting.
+        fn try_read_vectored(&self, bufs: &mut [io::IoSliceMut<'_>]) -> io::Result<usize>;
+        /// Reads into a `BufMut`'s spare capacity without waiting.
+        #[cfg(feature = "bytes")]
+        fn try_read_buf[B: bytes::BufMut](&self, buf: &mut B) -> io::Result<usize>;
+        /// Runs `f` on the pipe if it is readable, clearing readiness on `WouldBlock`.
+        fn try_io[R](&self, f: impl FnOnce() -> io::Result<R>) -> io::Result<R>;
+    }
 }
 
 /// Constructors and conversions that forward to rt's.

@@ -2,4 +2,9 @@
 
 use super::UnixStream;
 
-crate::net::halves::stream_halves!(UnixStream, rt::net::unix, rt::net::UnixStream);
+crate::net::halves::stream_halves!(
+    UnixStream,
+    rt::net::unix,
+    rt::net::UnixStream,
+    rt::net::unix::SocketAddr
+);

@@ -2,14 +2,13 @@
 //! `AsyncWrite`.
 
 use super::split::{OwnedReadHalf, OwnedWriteHalf, ReadHalf, WriteHalf};
-use crate::net::newtype::{socket_newtype, stream_io};
+use crate::net::newtype::{forward, socket_newtype, stream_io, stream_methods};
 use std::io;
 use std::path::Path;
 
 /// A Unix-domain stream. A newtype over `rt::net::UnixStream` (tokio's
-/// I/O traits instead of futures-io's); rt's methods whose shape is
-/// tokio's (`peer_cred`, addresses, readiness, `try_*`, ...) are reached
-/// through `Deref`.
+/// I/O traits instead of futures-io's); the rest (`peer_cred`, addresses,
+/// readiness, `try_*`, ...) forwards to rt's.
 ///
 /// # Examples
 ///
@@ -34,6 +33,13 @@ stream_io!(read: UnixStream => |s| s.inner);
 stream_io!(write: UnixStream);
 
 impl UnixStream {
+    stream_methods!(super::SocketAddr);
+
+    forward! {
+        /// The peer process's credentials (`SO_PEERCRED`).
+        fn peer_cred(&self) -> io::Result<super::UCred>;
+    }
+
     /// Connects to the socket at `path`.
     ///
     /// # Errors
