@@ -349,6 +349,10 @@ fn shutdown_timeout_of_duration_max_waits_without_overflowing() {
 /// `runtime::is_rt_shutdown_err` recognises (tokio's contract), whichever
 /// flavor the first and the second runtime are.
 #[test]
+#[cfg_attr(
+    miri,
+    ignore = "Miri cannot register sockets with epoll under strict provenance"
+)]
 fn io_after_shutdown_is_recognised() {
     use rt::runtime::{Builder, is_rt_shutdown_err};
     for multi in [false, true] {
