@@ -396,8 +396,8 @@ impl UnixDatagram {
         self.io.get_ref().take_error()
     }
 
-    /// Shuts down the read side, the write side or both: later sends fail
-    /// with `BrokenPipe`, later receives return 0.
+    /// Shuts down the read side, the write side or both (`shutdown(2)`):
+    /// after `Write`, sends fail with `BrokenPipe`.
     ///
     /// # Errors
     ///
