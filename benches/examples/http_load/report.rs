@@ -186,6 +186,23 @@ fn render_comparison(
 /// The command that made a table, as a user would type it.
 fn command_line(options: &Options) -> String {
     let flags: Vec<String> = [
+        (options.rounds != 3, format!("--rounds {}", options.rounds)),
+        (
+            options.seconds != 5,
+            format!("--seconds {}", options.seconds),
+        ),
+        (
+            options.connections != [1, 50, 1000],
+            format!(
+                "--connections {}",
+                options
+                    .connections
+                    .iter()
+                    .map(usize::to_string)
+                    .collect::<Vec<_>>()
+                    .join(",")
+            ),
+        ),
         (options.strace, "--strace".to_owned()),
         (options.floor, "--floor".to_owned()),
         (options.split_cores, "--split-cores".to_owned()),
