@@ -293,15 +293,29 @@
 //! fn` around it, about 27 instructions on a call of about 1,600
 //! (callgrind, `examples/udp_ping_loop.rs`: 6,441 instructions per round
 //! trip of four calls without the feature, 6,548 with it); per
-//! `TcpStream` I/O call, the match on the tag (TCP_COST_PLACEHOLDER); the
-//! tag's word in each socket; one context look-up per socket bound, per
+//! `TcpStream` I/O call, the match on the tag, about 5 instructions on a
+//! call of about 1,200 (callgrind, `examples/tcp_ping_loop.rs`: 4,827.5
+//! instructions per round trip of four stream calls with the feature,
+//! 4,807.5 without it, 4,809.5 before the dispatch existed); the tag's
+//! word in each socket; one context look-up per socket bound, per
 //! connect and per name lookup. Without the feature a socket method
-//! awaits the same future as before. Elsewhere: nothing per poll or per
+//! awaits the same future as before, and a stream's read and write paths
+//! compile to the same instructions as before the dispatch (their
+//! disassembly matches). Elsewhere: nothing per poll or per
 //! spawn beyond the flavour match the scheduler handle already does, now
 //! over three variants (measured with callgrind on the core rows: within
 //! 3% either way, the feature-on build running fewer instructions), and
 //! one context look-up per `select!` (its starting branch) and per
 //! `rt::fs` call (to refuse it).
+//!
+//! ### How fast
+//!
+//! `examples/sim_lease_lock.rs` (three workers taking a lease from a lock
+//! service and entering a guarded store, over TCP, on jittery links)
+//! sweeps 1000 seeds in about 0.25 s in release on a loaded 2-core
+//! machine: some 250,000 seeds a minute, 500,000 task polls and 400,000
+//! delivered messages a second. The planted bug is found at the fifth
+//! seed, and 1000 seeds pass once it is fixed.
 //!
 //! ## Refused inside a simulation
 //!

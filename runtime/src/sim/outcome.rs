@@ -308,6 +308,20 @@ impl SimError {
     pub fn polls(&self) -> u64 {
         self.stats.polls
     }
+
+    /// How many messages the simulated network delivered before the run
+    /// failed (see [`SimReport::messages`]).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut sim = rt::sim::Sim::new(5);
+    /// sim.client("c", async { Err::<(), _>("boom") });
+    /// assert_eq!(sim.run().unwrap_err().messages(), 0);
+    /// ```
+    pub fn messages(&self) -> u64 {
+        self.stats.messages
+    }
 }
 
 impl fmt::Display for SimError {
