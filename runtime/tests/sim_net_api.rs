@@ -158,6 +158,7 @@ fn what_needs_a_real_socket_is_refused_by_name() {
     // Real sockets made outside, moved in.
     let std_listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let std_stream = std::net::TcpStream::connect(std_listener.local_addr().unwrap()).unwrap();
+    let std_udp = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
     let mut sim = Sim::new(4);
     sim.client("c", async move {
         let unsupported = |result: io::Error, api: &str| {
@@ -172,6 +173,10 @@ fn what_needs_a_real_socket_is_refused_by_name() {
         unsupported(
             TcpListener::from_std(std_listener).unwrap_err(),
             "TcpListener::from_std",
+        );
+        unsupported(
+            UdpSocket::from_std(std_udp).unwrap_err(),
+            "UdpSocket::from_std",
         );
         let (client, _server) = pair().await?;
         unsupported(
