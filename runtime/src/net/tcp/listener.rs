@@ -58,6 +58,7 @@ impl TcpListener {
         .await
     }
 
+    #[track_caller]
     fn new(sys: mio::net::TcpListener) -> io::Result<TcpListener> {
         Ok(TcpListener {
             io: Registered::new(sys, Interest::READABLE)?,

@@ -49,6 +49,7 @@ pub struct TcpStream {
 }
 
 impl TcpStream {
+    #[track_caller]
     pub(crate) fn new(sys: mio::net::TcpStream) -> io::Result<TcpStream> {
         Ok(TcpStream {
             io: Registered::new(sys, Interest::READABLE | Interest::WRITABLE)?,
