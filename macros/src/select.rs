@@ -230,18 +230,24 @@ fn expand_select(select: Select) -> TokenStream {
                     if #disabled & (1u64 << #i) != 0 {
                         continue;
                     }
-                    if let ::core::task::Poll::Ready(#value) =
-                        ::core::future::Future::poll(#name.as_mut(), #cx)
-                    {
-                        #disabled |= 1u64 << #i;
-                        #[allow(unused_variables, unreachable_patterns)]
-                        match &#value {
-                            #check => {}
-                            _ => continue,
+                    // A `match` with a diverging arm, as in tokio's
+                    // expansion: an output type nothing else names (a
+                    // future that only panics) then falls back as a
+                    // diverging type does, instead of being ambiguous.
+                    let #value = match ::core::future::Future::poll(#name.as_mut(), #cx) {
+                        ::core::task::Poll::Ready(#value) => #value,
+                        ::core::task::Poll::Pending => {
+                            __any_pending = true;
+                            continue;
                         }
-                        return ::core::task::Poll::Ready(#output::#variant(#value));
+                    };
+                    #disabled |= 1u64 << #i;
+                    #[allow(unused_variables, unreachable_patterns)]
+                    match &#value {
+                        #check => {}
+                        _ => continue,
                     }
-                    __any_pending = true;
+                    return ::core::task::Poll::Ready(#output::#variant(#value));
                 }
             )
         })

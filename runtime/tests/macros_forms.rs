@@ -209,3 +209,18 @@ fn select_and_join_cost_their_futures_plus_two_words() {
         assert!(size <= tokio, "{what}: {size} bytes, tokio's is {tokio}");
     }
 }
+
+/// A branch whose future's output type nothing names (a `poll_fn` that
+/// only panics), disabled by its precondition: its output type falls back
+/// as in any other code, as with tokio's `select!`.
+#[test]
+fn a_disabled_branch_may_leave_its_output_type_to_inference() {
+    block_on_each(|_| async {
+        let never = std::future::poll_fn(|_| panic!("a disabled branch is never polled"));
+        let got = rt::select! {
+            _ = never, if false => unreachable!(),
+            v = ready(5) => v,
+        };
+        assert_eq!(got, 5);
+    });
+}
