@@ -609,6 +609,28 @@ impl TimerEntry {
             .expect("rt-timer: a live entry keeps its node")
     }
 
+    /// Takes out the waker of an entry that has not fired: the timer will
+    /// not wake it. For a caller about to drop the entry whose waiter must
+    /// still be told (a sleep reset to a deadline that already passed
+    /// completes without its entry, and wakes the task that waited on it).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let timer = rt_timer::Timer::new();
+    /// let (entry, _) = timer.register(9, std::task::Waker::noop());
+    /// assert!(entry.take_waker().is_some());
+    /// assert!(entry.take_waker().is_none(), "taken already");
+    /// ```
+    pub fn take_waker(&self) -> Option<Waker> {
+        let mut state = self.timer.lock(self.shard);
+        let slot = state.slot(self.key);
+        if slot.fired.is_some() {
+            return None;
+        }
+        slot.waker.take()
+    }
+
     /// `true` once the entry fired (and until it is reset).
     ///
     /// # Examples

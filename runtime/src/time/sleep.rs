@@ -197,7 +197,17 @@ impl Sleep {
         self.elapsed_early = deadline <= now;
         self.completed_early = false;
         if self.elapsed_early {
-            self.entry = None;
+            // A task waiting on the old deadline would not be woken by a
+            // timer that no longer holds it: wake it now (as tokio's timer
+            // fires a sleep reset into the past), so its next poll sees
+            // the sleep complete.
+            if let Some(entry) = self.entry.take() {
+                let waiter = entry.take_waker();
+                drop(entry);
+                if let Some(waiter) = waiter {
+                    waiter.wake();
+                }
+            }
         } else if let Some(entry) = &mut self.entry {
             if entry.reset(time.deadline_tick(deadline.into_std())) {
                 self.runtime.driver().unpark();
