@@ -1,15 +1,21 @@
-//! `rt::join!` and `rt::try_join!`: every future pinned on the stack in a
-//! `MaybeDone`, all polled from one `poll_fn`.
+//! `rt::join!` and `rt::try_join!`: every future in a `MaybeDone`, all of
+//! them in one pinned list, polled from one `poll_fn`.
 //!
-//! The input is `<path to rt>; future, future, ...` (the `macro_rules!`
-//! wrappers pass their `$crate`). Each poll starts one branch later than
-//! the previous poll did, so no future is always polled first (a future
-//! that wakes itself at once cannot keep the others from their turn), and
-//! a poll with the task's cooperative budget spent yields instead.
+//! The input is `<path to rt>; [biased;] future, future, ...` (the
+//! `macro_rules!` wrappers pass their `$crate`). Each poll starts one
+//! branch later than the previous poll did, so no future is always polled
+//! first (a future that wakes itself at once cannot keep the others from
+//! their turn); with `biased;` every poll goes in the order written. A
+//! poll with the task's cooperative budget spent yields instead.
 //! `try_join!` returns the first `Err` as soon as it is seen; leaving the
 //! block then drops every unfinished future.
+//!
+//! The futures sit in one `support::Cons` list pinned on the caller's
+//! stack, and the poll function owns the pin and the rotation counter:
+//! the future a `join!` makes holds its futures plus two words (one when
+//! biased), as tokio's does.
 
-use crate::select::{parse_crate_path, poll_in_turn};
+use crate::select::{parse_biased, parse_crate_path, pinned_list, poll_in_turn};
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote_spanned};
 use syn::parse::{ParseStream, Parser};
@@ -27,16 +33,19 @@ pub(crate) enum Kind {
 pub(crate) fn expand(input: TokenStream, kind: Kind) -> TokenStream {
     let parse = |input: ParseStream<'_>| {
         let krate = parse_crate_path(input)?;
+        let biased = parse_biased(input)?;
         let futures = Punctuated::<Expr, Token![,]>::parse_terminated(input)?;
-        Ok((krate, futures))
+        Ok((krate, biased, futures))
     };
     match parse.parse2(input) {
-        Ok((krate, futures)) => expand_join(&krate, futures.into_iter().collect(), kind),
+        Ok((krate, biased, futures)) => {
+            expand_join(&krate, biased, futures.into_iter().collect(), kind)
+        }
         Err(error) => error.to_compile_error(),
     }
 }
 
-fn expand_join(krate: &TokenStream, futures: Vec<Expr>, kind: Kind) -> TokenStream {
+fn expand_join(krate: &TokenStream, biased: bool, futures: Vec<Expr>, kind: Kind) -> TokenStream {
     let site = Span::mixed_site();
     let count = futures.len();
     if count == 0 {
@@ -51,20 +60,21 @@ fn expand_join(krate: &TokenStream, futures: Vec<Expr>, kind: Kind) -> TokenStre
     let cx = quote_spanned!(site=> __cx);
     let support = quote_spanned!(site=> #krate::macros::support);
 
-    let pinned = futures.iter().zip(&names).map(|(future, name)| {
-        quote_spanned!(site=>
-            let mut #name = ::core::pin::pin!(#support::MaybeDone::Future(
-                ::core::future::IntoFuture::into_future(#future)
-            ));
-        )
-    });
+    let wrapped: Vec<_> = futures
+        .iter()
+        .map(|future| {
+            quote_spanned!(site=>
+                #support::MaybeDone::Future(::core::future::IntoFuture::into_future(#future))
+            )
+        })
+        .collect();
+    let (list, project) = pinned_list(krate, &wrapped, &names);
     let poll_arms = names.iter().enumerate().map(|(i, name)| {
         let on_ready = match kind {
             Kind::Join => quote_spanned!(site=> {}),
             Kind::TryJoin => quote_spanned!(site=> {
                 if #support::is_err(#name.as_mut().output_mut()) {
-                    let __error = #support::take_err(#name.as_mut().take_output());
-                    return ::core::task::Poll::Ready(::core::result::Result::Err(__error));
+                    return ::core::task::Poll::Ready(#support::take_err(#name.as_mut().take_output()));
                 }
             }),
         };
@@ -77,11 +87,20 @@ fn expand_join(krate: &TokenStream, futures: Vec<Expr>, kind: Kind) -> TokenStre
         )
     });
     let poll_arms: Vec<_> = poll_arms.collect();
-    let start = quote_spanned!(site=> {
-        let __this = __first;
-        __first = if __first + 1 == #count { 0 } else { __first + 1 };
-        __this
-    });
+    // The rotation counter lives in the poll function (moved in), so the
+    // join costs one `u32` for it; `biased;` needs none.
+    let (counter, start) = if biased {
+        (TokenStream::new(), quote_spanned!(site=> 0usize))
+    } else {
+        (
+            quote_spanned!(site=> let mut __next: u32 = 0;),
+            quote_spanned!(site=> {
+                let __this = __next;
+                __next = if __next as usize + 1 == #count { 0 } else { __next + 1 };
+                __this as usize
+            }),
+        )
+    };
     let poll_each = poll_in_turn(krate, start, &poll_arms);
     let outputs = names.iter().map(|name| match kind {
         Kind::Join => quote_spanned!(site=> #support::take_output(#name.as_mut().take_output())),
@@ -93,15 +112,20 @@ fn expand_join(krate: &TokenStream, futures: Vec<Expr>, kind: Kind) -> TokenStre
     };
 
     quote_spanned!(site=> {
-        #(#pinned)*
-        let mut __first: usize = 0;
-        ::core::future::poll_fn(|#cx: &mut ::core::task::Context<'_>| {
+        let mut __futures = ::core::pin::pin!(#list);
+        #counter
+        ::core::future::poll_fn(move |#cx: &mut ::core::task::Context<'_>| {
+            #project
             let mut __all_done = true;
             #poll_each
             if !__all_done {
                 return ::core::task::Poll::Pending;
             }
-            ::core::task::Poll::Ready(#done)
+            // An uninhabited output type makes the tuple unreachable.
+            #[allow(unreachable_code)]
+            {
+                ::core::task::Poll::Ready(#done)
+            }
         })
         .await
     })

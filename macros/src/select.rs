@@ -3,14 +3,18 @@
 //!
 //! The input is `<path to rt>; [biased;] branch, branch, ... [else => handler]`
 //! where a branch is `<pattern> = <future> [, if <precondition>] => <handler>`.
+//! A `select!` of only an `else` is that handler (as in tokio).
 //! `rt`'s `select!` (a `macro_rules!` wrapper) passes its own `$crate` as the
 //! path, so the expansion names rt's support items however rt is imported.
 //!
 //! Expansion, in the order tokio documents for its `select!`:
 //!
 //! 1. evaluate every precondition; a false one disables its branch;
-//! 2. evaluate every future expression (disabled ones too, never polled),
-//!    pin each on the stack;
+//! 2. evaluate every future expression (disabled ones too, never polled)
+//!    into one tuple (so a temporary an expression borrows lives until the
+//!    `select!` is done), and pin them all on the stack in one
+//!    `support::Cons` list, which the poll function reaches through one
+//!    pointer and splits into a pinned future per branch;
 //! 3. poll the enabled futures, starting at a random branch (or the first,
 //!    when `biased;`), until one is ready; a ready value is checked against
 //!    a copy of its branch's pattern with every binding made by-reference
@@ -67,8 +71,9 @@ pub(crate) fn parse_crate_path(input: ParseStream<'_>) -> syn::Result<TokenStrea
     Ok(krate)
 }
 
-fn parse(input: ParseStream<'_>) -> syn::Result<Select> {
-    let krate = parse_crate_path(input)?;
+/// An optional `biased;` (an identifier followed by `;`, so a variable
+/// named `biased` is still an expression); `true` if it was there.
+pub(crate) fn parse_biased(input: ParseStream<'_>) -> syn::Result<bool> {
     let biased = input.peek2(Token![;])
         && input
             .fork()
@@ -78,9 +83,14 @@ fn parse(input: ParseStream<'_>) -> syn::Result<Select> {
         input.parse::<syn::Ident>()?;
         input.parse::<Token![;]>()?;
     }
+    Ok(biased)
+}
+
+fn parse(input: ParseStream<'_>) -> syn::Result<Select> {
+    let krate = parse_crate_path(input)?;
+    let biased = parse_biased(input)?;
     let mut branches = Vec::new();
     let mut otherwise = None;
-    let mut else_span = None;
     while !input.is_empty() {
         if input.peek(Token![else]) {
             let keyword = input.parse::<Token![else]>()?;
@@ -92,7 +102,6 @@ fn parse(input: ParseStream<'_>) -> syn::Result<Select> {
             }
             input.parse::<Token![=>]>()?;
             otherwise = Some(parse_handler(input)?);
-            else_span = Some(keyword.span);
             continue;
         }
         let pattern = Pat::parse_multi_with_leading_vert(input)?;
@@ -119,10 +128,11 @@ fn parse(input: ParseStream<'_>) -> syn::Result<Select> {
             handler,
         });
     }
-    if branches.is_empty() {
+    if branches.is_empty() && otherwise.is_none() {
         return Err(syn::Error::new(
-            else_span.unwrap_or_else(Span::call_site),
-            "`select!` needs at least one `<pattern> = <future> => <handler>` branch",
+            Span::call_site(),
+            "`select!` needs at least one `<pattern> = <future> => <handler>` branch \
+             or an `else => <handler>` branch",
         ));
     }
     if branches.len() > MAX_BRANCHES {
@@ -172,6 +182,11 @@ fn expand_select(select: Select) -> TokenStream {
     } = select;
     let site = Span::mixed_site();
     let count = branches.len();
+    if count == 0 {
+        // Only an `else`: nothing to wait for, every branch is disabled.
+        let handler = otherwise.expect("`parse` refuses a `select!` without branches or `else`");
+        return quote!({ #handler });
+    }
     let output = quote_spanned!(site=> __SelectOutput);
     let disabled = quote_spanned!(site=> __disabled);
     let cx = quote_spanned!(site=> __cx);
@@ -189,12 +204,17 @@ fn expand_select(select: Select) -> TokenStream {
             .as_ref()
             .map(|condition| quote_spanned!(site=> if !(#condition) { #disabled |= 1u64 << #i; }))
     });
-    let pinned = branches.iter().zip(&futures).map(|(branch, name)| {
-        let future = &branch.future;
-        quote_spanned!(site=>
-            let mut #name = ::core::pin::pin!(::core::future::IntoFuture::into_future(#future));
-        )
-    });
+    // The future expressions are evaluated into one tuple first: there a
+    // temporary they borrow (`&mut std::future::ready(())`) lives as long
+    // as the tuple, that is until the `select!` is done, as in tokio.
+    let init_exprs = branches.iter().map(|branch| &branch.future);
+    let into_futures: Vec<_> = (0..count)
+        .map(|i| {
+            let field = syn::Index::from(i);
+            quote_spanned!(site=> ::core::future::IntoFuture::into_future(__init.#field))
+        })
+        .collect();
+    let (list, project) = pinned_list(&krate, &into_futures, &futures);
     let poll_arms = branches
         .iter()
         .enumerate()
@@ -203,22 +223,31 @@ fn expand_select(select: Select) -> TokenStream {
             let variant = &variants[i];
             let check = by_reference(branch.pattern.clone());
             quote_spanned!(site=>
+                // A future of an uninhabited output type makes the rest
+                // of its arm unreachable.
+                #[allow(unreachable_code)]
                 #i => {
                     if #disabled & (1u64 << #i) != 0 {
                         continue;
                     }
-                    if let ::core::task::Poll::Ready(#value) =
-                        ::core::future::Future::poll(#name.as_mut(), #cx)
-                    {
-                        #disabled |= 1u64 << #i;
-                        #[allow(unused_variables, unreachable_patterns)]
-                        match &#value {
-                            #check => {}
-                            _ => continue,
+                    // A `match` with a diverging arm, as in tokio's
+                    // expansion: an output type nothing else names (a
+                    // future that only panics) then falls back as a
+                    // diverging type does, instead of being ambiguous.
+                    let #value = match ::core::future::Future::poll(#name.as_mut(), #cx) {
+                        ::core::task::Poll::Ready(#value) => #value,
+                        ::core::task::Poll::Pending => {
+                            __any_pending = true;
+                            continue;
                         }
-                        return ::core::task::Poll::Ready(#output::#variant(#value));
+                    };
+                    #disabled |= 1u64 << #i;
+                    #[allow(unused_variables, unreachable_patterns)]
+                    match &#value {
+                        #check => {}
+                        _ => continue,
                     }
-                    __any_pending = true;
+                    return ::core::task::Poll::Ready(#output::#variant(#value));
                 }
             )
         })
@@ -244,16 +273,23 @@ fn expand_select(select: Select) -> TokenStream {
         .map(|i| format_ident!("T{}", i, span = site))
         .collect();
 
+    // The poll function owns (moves in) the pin of the futures and the
+    // mask of disabled branches: the `select!` costs its futures plus two
+    // words, as tokio's does.
     quote_spanned!(site=> {
         enum #output<#(#generics,)*> {
             #(#variants(#generics),)*
             Disabled,
         }
-        let __select_output = {
-            let mut #disabled: u64 = 0;
-            #(#preconditions)*
-            #(#pinned)*
-            ::core::future::poll_fn(|#cx: &mut ::core::task::Context<'_>| {
+        let mut #disabled: u64 = 0;
+        #(#preconditions)*
+        // `mut` for a handler pattern that binds by `ref mut`.
+        #[allow(unused_mut)]
+        let mut __select_output = {
+            let __init = (#(#init_exprs,)*);
+            let mut __futures = ::core::pin::pin!(#list);
+            ::core::future::poll_fn(move |#cx: &mut ::core::task::Context<'_>| {
+                #project
                 let mut __any_pending = false;
                 #poll_each
                 if __any_pending {
@@ -271,6 +307,36 @@ fn expand_select(select: Select) -> TokenStream {
             _ => ::core::unreachable!("`select!` returned a branch whose pattern did not match"),
         }
     })
+}
+
+/// The futures `items` (expressions) as one `support::Cons` list to pin,
+/// and the statements that, in the poll function, split the pinned list
+/// `__futures` into one pinned future per name of `names`.
+pub(crate) fn pinned_list(
+    krate: &TokenStream,
+    items: &[TokenStream],
+    names: &[proc_macro2::Ident],
+) -> (TokenStream, TokenStream) {
+    let site = Span::mixed_site();
+    let support = quote_spanned!(site=> #krate::macros::support);
+    let list = items.iter().rev().fold(
+        quote_spanned!(site=> ()),
+        |tail, item| quote_spanned!(site=> #support::Cons::new(#item, #tail)),
+    );
+    let last = names.len() - 1;
+    let splits = names.iter().enumerate().map(|(i, name)| {
+        let rest = if i == last {
+            quote_spanned!(site=> _)
+        } else {
+            quote_spanned!(site=> __rest)
+        };
+        quote_spanned!(site=> let (mut #name, #rest) = #support::Cons::split(__rest);)
+    });
+    let project = quote_spanned!(site=>
+        let __rest = __futures.as_mut();
+        #(#splits)*
+    );
+    (list, project)
 }
 
 /// The body shared by `select!` and `join!` polls: yield if the task's

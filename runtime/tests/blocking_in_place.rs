@@ -152,3 +152,53 @@ fn shutdown_with_a_worker_blocked_in_place() {
     // The task was being polled when shutdown came, so it completes.
     assert!(futures::executor::block_on(blocker).is_ok());
 }
+
+/// A poll that has spent its budget, then calls `block_in_place`: the
+/// closure and the rest of that poll run without a budget (as in tokio),
+/// so the closure can drive a channel to its end with a plain executor
+/// however many values it holds; on a worker task and in `block_on`.
+#[test]
+fn block_in_place_lifts_the_budget_for_the_rest_of_the_poll() {
+    use std::future::poll_fn;
+    use std::task::Poll;
+
+    // All in one poll: spend the budget, then block in place.
+    async fn spend_budget_then_block() -> (bool, usize, bool) {
+        poll_fn(|cx| {
+            while let Poll::Ready(coop) = rt::task::coop::poll_proceed(cx) {
+                coop.made_progress();
+            }
+            assert!(!rt::task::coop::has_budget_remaining());
+            let (tx, mut rx) = rt::sync::mpsc::unbounded_channel();
+            for i in 0..300 {
+                tx.send(i).unwrap();
+            }
+            drop(tx);
+            let (inside, drained) = rt::task::block_in_place(|| {
+                let inside = rt::task::coop::has_budget_remaining();
+                let mut drained = 0;
+                // With the budget still spent, every receive would yield
+                // and this loop would spin forever: skip it then.
+                if inside {
+                    futures::executor::block_on(async {
+                        while rx.recv().await.is_some() {
+                            drained += 1;
+                        }
+                    });
+                }
+                (inside, drained)
+            });
+            Poll::Ready((inside, drained, rt::task::coop::has_budget_remaining()))
+        })
+        .await
+    }
+
+    let rt = Builder::new_multi_thread()
+        .worker_threads(2)
+        .build()
+        .unwrap();
+    let on_worker = rt.block_on(rt.spawn(spend_budget_then_block()));
+    assert_eq!(on_worker.unwrap(), (true, 300, true));
+    let in_block_on = rt.block_on(spend_budget_then_block());
+    assert_eq!(in_block_on, (true, 300, true));
+}

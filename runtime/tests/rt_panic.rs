@@ -303,3 +303,41 @@ fn a_panicking_task_drops_its_future_during_the_unwind() {
         assert_eq!(*seen.lock().unwrap(), Some(true));
     });
 }
+
+/// As tokio's are, the runtime, its handles, `Notify`, task handles and
+/// sockets are unwind-safe: code written for tokio captures them in
+/// `catch_unwind` closures. A runtime whose `block_on` panicked in such a
+/// closure is still usable, with the state it had.
+#[test]
+fn runtime_handles_and_resources_are_unwind_safe() {
+    use std::panic::{RefUnwindSafe, UnwindSafe, catch_unwind};
+
+    fn unwind_safe<T: UnwindSafe + RefUnwindSafe>() {}
+    unwind_safe::<rt::runtime::Runtime>();
+    unwind_safe::<Handle>();
+    unwind_safe::<rt::sync::Notify>();
+    unwind_safe::<rt::task::JoinHandle<()>>();
+    unwind_safe::<rt::task::AbortHandle>();
+    unwind_safe::<rt::net::TcpListener>();
+    unwind_safe::<rt::net::TcpSocket>();
+    unwind_safe::<rt::net::TcpStream>();
+    unwind_safe::<rt::net::UdpSocket>();
+    unwind_safe::<rt::net::UnixDatagram>();
+    unwind_safe::<rt::net::UnixListener>();
+    unwind_safe::<rt::net::UnixStream>();
+
+    for kind in support::ALL {
+        let rt = kind.builder().build().unwrap();
+        let notify = rt::sync::Notify::new();
+        let caught = catch_unwind(|| {
+            rt.block_on(async {
+                notify.notify_one();
+                panic!("in block_on");
+            })
+        });
+        assert!(caught.is_err());
+        // The permit stored before the panic is still there.
+        rt.block_on(notify.notified());
+        assert_eq!(rt.block_on(async { 7 }), 7, "on {kind:?}");
+    }
+}

@@ -343,3 +343,74 @@ fn try_current_error_kinds() {
     assert!(destroyed, "the probe ran after rt's context was destroyed");
     assert!(!missing);
 }
+
+/// Sends `rt::task::try_id()` when dropped.
+struct SendsIdOnDrop(Option<rt::sync::oneshot::Sender<Option<rt::task::Id>>>);
+
+impl Drop for SendsIdOnDrop {
+    fn drop(&mut self) {
+        let _ = self.0.take().unwrap().send(rt::task::try_id());
+    }
+}
+
+/// A task's future and its output are dropped with the task's id current
+/// (as in tokio), wherever that happens: after the last poll, when the
+/// task is aborted, and when the `JoinHandle` drops an output nobody read
+/// (from the task that owned the handle, or after the handle is gone).
+#[test]
+fn task_id_is_current_while_the_future_and_the_output_are_dropped() {
+    use rt::sync::oneshot::channel;
+
+    each_runtime(|kind, rt| {
+        // The future, dropped after its last poll.
+        let (tx, rx) = channel();
+        let guard = SendsIdOnDrop(Some(tx));
+        let handle = rt.spawn(async move {
+            let _guard = guard;
+        });
+        let id = handle.id();
+        rt.block_on(handle).unwrap();
+        assert_eq!(rt.block_on(rx).unwrap(), Some(id), "completed, on {kind:?}");
+
+        // The future of an aborted task.
+        let (tx, rx) = channel();
+        let guard = SendsIdOnDrop(Some(tx));
+        let handle = rt.spawn(async move {
+            let _guard = guard;
+            std::future::pending::<()>().await;
+        });
+        let id = handle.id();
+        handle.abort();
+        assert!(rt.block_on(handle).unwrap_err().is_cancelled());
+        assert_eq!(rt.block_on(rx).unwrap(), Some(id), "aborted, on {kind:?}");
+
+        // An output dropped by the JoinHandle's drop, in another task.
+        let (tx, rx) = channel();
+        let (id, seen) = rt.block_on(async move {
+            let handle = rt::spawn(async move { SendsIdOnDrop(Some(tx)) });
+            let id = handle.id();
+            while !handle.is_finished() {
+                rt::task::yield_now().await;
+            }
+            drop(handle);
+            (id, rx.await.unwrap())
+        });
+        assert_eq!(seen, Some(id), "output via the handle, on {kind:?}");
+
+        // An output nobody will read: the handle was dropped first.
+        let (tx, rx) = channel();
+        let (go_tx, go_rx) = channel::<()>();
+        let handle = rt.spawn(async move {
+            go_rx.await.unwrap();
+            SendsIdOnDrop(Some(tx))
+        });
+        let id = handle.id();
+        drop(handle);
+        go_tx.send(()).unwrap();
+        assert_eq!(
+            rt.block_on(rx).unwrap(),
+            Some(id),
+            "detached output, on {kind:?}"
+        );
+    });
+}

@@ -118,3 +118,33 @@ fn sigio_by_name_or_number_is_delivered() {
         });
     }
 }
+
+/// A delivery made while no listener for its signal exists (between one
+/// listener's drop and the next one's creation) is received by the next
+/// listener, as in tokio; one a listener has received is not received
+/// again by a later one.
+#[test]
+fn a_delivery_between_listeners_reaches_the_next_one() {
+    use futures::FutureExt;
+
+    let signum = libc::SIGRTMIN() + 4;
+    let kind = SignalKind::from_raw(signum);
+    for (name, rt) in runtimes() {
+        rt.block_on(async {
+            drop(signal(kind).unwrap());
+            raise(signum);
+            let mut next = signal(kind).unwrap();
+            assert_eq!(next.recv().now_or_never(), Some(Some(())), "on {name:?}");
+            let mut later = signal(kind).unwrap();
+            assert_eq!(
+                later.recv().now_or_never(),
+                None,
+                "already received, on {name:?}"
+            );
+            // Both see the next delivery.
+            raise(signum);
+            assert_eq!(next.recv().await, Some(()));
+            assert_eq!(later.recv().await, Some(()));
+        });
+    }
+}

@@ -393,3 +393,25 @@ fn handles_are_send_and_sync_for_send_only_values() {
     }
     assert_eq!(rx.try_recv().map(|v| v.0.get()).ok(), Some(7));
 }
+
+/// The capacity is rounded up to a power of two, as tokio does: with 3
+/// asked for, 4 values are kept, and a receiver lags only at the sixth
+/// value sent once it has read the first.
+#[test]
+fn capacity_is_rounded_up_to_a_power_of_two() {
+    let (tx, mut rx) = broadcast::channel(3);
+    for i in 1..=4 {
+        tx.send(i).unwrap();
+    }
+    assert_eq!(rx.len(), 4);
+    assert_eq!(rx.try_recv(), Ok(1), "four values fit: no lag yet");
+    tx.send(5).unwrap();
+    assert_eq!(rx.len(), 4);
+    tx.send(6).unwrap();
+    assert_eq!(rx.len(), 5);
+    assert_eq!(rx.try_recv(), Err(TryRecvError::Lagged(1)));
+    for i in 3..=6 {
+        assert_eq!(rx.try_recv(), Ok(i));
+    }
+    assert_eq!(rx.try_recv(), Err(TryRecvError::Empty));
+}

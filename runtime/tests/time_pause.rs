@@ -253,3 +253,45 @@ fn io_ready_when_the_runtime_idles_holds_auto_advance() {
         });
     }
 }
+
+/// A sleep made before the clock moved past its deadline, first polled
+/// after that (never registered with the timer until then), is ready on
+/// that first poll, as in tokio: tokio-util's `DelayQueue` polls its inner
+/// sleep once after the caller's own sleep and expects its entries expired.
+#[test]
+fn a_sleep_first_polled_after_its_deadline_passed_is_ready_at_once() {
+    use futures::FutureExt;
+
+    let rt = paused();
+    rt.block_on(async {
+        let mut early = sleep(Duration::from_millis(10));
+        sleep(Duration::from_millis(80)).await;
+        assert!(!early.is_elapsed(), "not polled yet");
+        assert_eq!((&mut early).now_or_never(), Some(()));
+        assert!(early.is_elapsed());
+        // A deadline exactly where the caller's own sleep ended.
+        let mut exact = sleep(Duration::from_millis(64));
+        sleep(Duration::from_millis(64)).await;
+        assert_eq!((&mut exact).now_or_never(), Some(()));
+    });
+}
+
+/// A sleep some task waits on, reset to a deadline that has already
+/// passed, wakes that task (its next poll completes), as tokio's timer
+/// fires such a reset at once: tokio-util's `DelayQueue::reset_at` relies
+/// on it.
+#[test]
+fn resetting_a_waited_on_sleep_into_the_past_wakes_its_waiter() {
+    let rt = paused();
+    rt.block_on(async {
+        let start = Instant::now();
+        let waiter = support::CountingWaker::new();
+        let mut sleep_a = Box::pin(sleep(Duration::from_millis(200)));
+        assert!(waiter.poll(&mut sleep_a).is_pending());
+        sleep(Duration::from_millis(80)).await;
+        assert_eq!(waiter.count(), 0);
+        sleep_a.as_mut().reset(start + Duration::from_millis(64));
+        assert_eq!(waiter.count(), 1, "woken by the reset");
+        assert!(waiter.poll(&mut sleep_a).is_ready());
+    });
+}

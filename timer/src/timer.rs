@@ -256,12 +256,45 @@ impl Timer {
         deadline: u64,
         waker: &Waker,
     ) -> (TimerEntry, bool) {
+        let (entry, fired, wake_driver) = self.arm_on(shard_hint, deadline, waker);
+        if fired.is_some() {
+            waker.wake_by_ref();
+        }
+        (entry, wake_driver)
+    }
+
+    /// [`register_on`](Timer::register_on) for a caller that looks at the
+    /// outcome at once: an entry fired at registration (its deadline had
+    /// passed, or the timer was shut down) comes back with why it fired
+    /// (`Some`) and `waker` is not woken, so a future can complete on the
+    /// poll that registered it. `waker` is kept only for an entry that has
+    /// not fired. The last value is [`register_on`](Timer::register_on)'s
+    /// `bool`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::task::Waker;
+    ///
+    /// let timer = rt_timer::Timer::new();
+    /// timer.fire(10);
+    /// let (_late, fired, _) = timer.arm_on(0, 4, Waker::noop());
+    /// assert_eq!(fired, Some(rt_timer::Fired::Elapsed));
+    /// let (_later, fired, _) = timer.arm_on(0, 20, Waker::noop());
+    /// assert_eq!(fired, None);
+    /// ```
+    pub fn arm_on(
+        &self,
+        shard_hint: usize,
+        deadline: u64,
+        waker: &Waker,
+    ) -> (TimerEntry, Option<Fired>, bool) {
         // `with_shards` checked that the count fits in a u32.
         let shard = (shard_hint % self.shards.len()) as u32;
         let mut state = self.lock(shard);
         let fired = self.fired_for(shard, &state, deadline);
         let key = match fired {
-            // A fired entry needs no waker: it was woken below.
+            // A fired entry needs no waker: the caller learns it fired.
             Some(fired) => state.wheel.insert_held(
                 deadline,
                 Slot {
@@ -279,15 +312,13 @@ impl Timer {
         };
         let wake_driver = fired.is_none() && self.record_deadline(shard, &state, deadline, true);
         drop(state);
-        if fired.is_some() {
-            waker.wake_by_ref();
-        }
         (
             TimerEntry {
                 timer: self.clone(),
                 shard,
                 key,
             },
+            fired,
             wake_driver,
         )
     }
@@ -576,6 +607,28 @@ impl TimerEntry {
             .wheel
             .deadline(self.key)
             .expect("rt-timer: a live entry keeps its node")
+    }
+
+    /// Takes out the waker of an entry that has not fired: the timer will
+    /// not wake it. For a caller about to drop the entry whose waiter must
+    /// still be told (a sleep reset to a deadline that already passed
+    /// completes without its entry, and wakes the task that waited on it).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let timer = rt_timer::Timer::new();
+    /// let (entry, _) = timer.register(9, std::task::Waker::noop());
+    /// assert!(entry.take_waker().is_some());
+    /// assert!(entry.take_waker().is_none(), "taken already");
+    /// ```
+    pub fn take_waker(&self) -> Option<Waker> {
+        let mut state = self.timer.lock(self.shard);
+        let slot = state.slot(self.key);
+        if slot.fired.is_some() {
+            return None;
+        }
+        slot.waker.take()
     }
 
     /// `true` once the entry fired (and until it is reset).

@@ -85,7 +85,28 @@ pub use rt::{join, select, try_join};
 pub mod macros {
     /// Items under tokio's `macros::support` path.
     pub mod support {
-        pub use std::future::poll_fn;
+        pub use std::future::{Future, IntoFuture, poll_fn};
+        pub use std::pin::Pin;
+        pub use std::task::{Context, Poll, ready};
+
+        /// A number in `0..n` (`0` when `n` is `0`) from the generator
+        /// rt's `select!` draws its first branch from (a simulation's
+        /// seeded one inside `rt::sim`): tokio's `thread_rng_n`, which
+        /// its `select!` expansion and tests call.
+        ///
+        /// # Examples
+        ///
+        /// ```
+        /// assert!(tokio::macros::support::thread_rng_n(10) < 10);
+        /// assert_eq!(tokio::macros::support::thread_rng_n(0), 0);
+        /// ```
+        pub fn thread_rng_n(n: u32) -> u32 {
+            if n == 0 {
+                return 0;
+            }
+            // `random_start(n)` is below `n`, so it fits back in a `u32`.
+            rt::macros::support::random_start(n as usize) as u32
+        }
     }
 }
 

@@ -64,15 +64,34 @@ pub(crate) async fn wait(mut waiter: ReadyWaiter<'_>) -> io::Result<ReadyEvent> 
 pub(crate) fn poll_io<R>(
     registration: &Registration,
     cx: &mut Context<'_>,
+    wait: impl FnMut(&mut Context<'_>) -> Poll<io::Result<ReadyEvent>>,
+    op: impl FnMut() -> io::Result<R>,
+    drained: impl Fn(&R) -> bool,
+) -> Poll<io::Result<R>> {
+    poll_io_or_end(registration, cx, wait, op, drained, |_| None)
+}
+
+/// [`poll_io`], where a `WouldBlock` under a readiness for which `end`
+/// gives a value returns that value instead of waiting again: a datagram
+/// socket's receive once its read side is shut down (see [`ReadShutDown`]).
+#[inline]
+fn poll_io_or_end<R>(
+    registration: &Registration,
+    cx: &mut Context<'_>,
     mut wait: impl FnMut(&mut Context<'_>) -> Poll<io::Result<ReadyEvent>>,
     mut op: impl FnMut() -> io::Result<R>,
     drained: impl Fn(&R) -> bool,
+    end: impl Fn(Ready) -> Option<R>,
 ) -> Poll<io::Result<R>> {
     let coop = ready!(poll_proceed(cx));
     loop {
         let event = ready!(wait(cx))?;
         match op() {
             Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                if let Some(value) = end(event.ready()) {
+                    coop.made_progress();
+                    return Poll::Ready(Ok(value));
+                }
                 registration.clear_readiness(event);
             }
             result => {
@@ -93,9 +112,23 @@ pub(crate) fn try_io_once<R>(
     observed: Option<io::Result<ReadyEvent>>,
     op: impl FnOnce() -> io::Result<R>,
 ) -> io::Result<R> {
+    try_io_once_or_end(registration, observed, op, |_| None)
+}
+
+/// [`try_io_once`], with [`poll_io_or_end`]'s `end`.
+#[inline]
+fn try_io_once_or_end<R>(
+    registration: &Registration,
+    observed: Option<io::Result<ReadyEvent>>,
+    op: impl FnOnce() -> io::Result<R>,
+    end: impl Fn(Ready) -> Option<R>,
+) -> io::Result<R> {
     match observed {
         Some(Ok(event)) => match op() {
             Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                if let Some(value) = end(event.ready()) {
+                    return Ok(value);
+                }
                 registration.clear_readiness(event);
                 Err(e)
             }
@@ -305,6 +338,90 @@ impl<E: mio::event::Source> Registered<E> {
     ) -> io::Result<R> {
         let observed = self.registration.try_ready_for(interest);
         try_io_once(&self.registration, observed, || op(self.get_ref()))
+    }
+}
+
+/// What a receive on a datagram socket returns once the socket's read side
+/// is shut down (`shutdown(Read)`) and its queue is empty: the kernel then
+/// reports the socket read-closed (`EPOLLRDHUP`), a blocking `recv(2)`
+/// returns 0, and a non-blocking one still says `EAGAIN`. The receives
+/// that wait for readiness ([`Registered::poll_recv`] and its twins) return
+/// this value there, as the blocking call does; waiting again would never
+/// end (the read-closed readiness stays set, so the wait would not even
+/// block: the receive would spin).
+pub(crate) trait ReadShutDown: Sized {
+    /// The result: no bytes (and, with an address, the unnamed one).
+    fn nothing_more() -> Self;
+
+    /// [`nothing_more`](ReadShutDown::nothing_more) if `ready` says the
+    /// read side is closed.
+    #[inline]
+    fn if_read_closed(ready: Ready) -> Option<Self> {
+        ready.is_read_closed().then(Self::nothing_more)
+    }
+}
+
+impl ReadShutDown for usize {
+    fn nothing_more() -> usize {
+        0
+    }
+}
+
+/// Receives on a datagram socket: as the plain I/O methods in the read
+/// direction, ending with [`ReadShutDown`]'s value once the read side is
+/// shut down.
+impl<E: mio::event::Source> Registered<E> {
+    /// [`poll_io`](Registered::poll_io) in the read direction.
+    pub(crate) fn poll_recv<R: ReadShutDown>(
+        &self,
+        cx: &mut Context<'_>,
+        mut op: impl FnMut(&E) -> io::Result<R>,
+    ) -> Poll<io::Result<R>> {
+        let wait = |cx: &mut Context<'_>| self.registration.poll_ready(cx, Direction::Read);
+        let op = || op(self.get_ref());
+        poll_io_or_end(
+            &self.registration,
+            cx,
+            wait,
+            op,
+            |_| false,
+            R::if_read_closed,
+        )
+    }
+
+    /// [`async_io`](Registered::async_io) in the read direction.
+    pub(crate) async fn async_recv<R: ReadShutDown>(
+        &self,
+        mut op: impl FnMut(&E) -> io::Result<R>,
+    ) -> io::Result<R> {
+        let mut waiter = self.waiter(Direction::Read);
+        poll_fn(|cx| {
+            let wait = |cx: &mut Context<'_>| waiter.poll_ready(cx);
+            let op = || op(self.get_ref());
+            poll_io_or_end(
+                &self.registration,
+                cx,
+                wait,
+                op,
+                |_| false,
+                R::if_read_closed,
+            )
+        })
+        .await
+    }
+
+    /// [`try_io`](Registered::try_io) in the read direction.
+    pub(crate) fn try_recv<R: ReadShutDown>(
+        &self,
+        op: impl FnOnce(&E) -> io::Result<R>,
+    ) -> io::Result<R> {
+        let observed = self.registration.try_ready(Direction::Read);
+        try_io_once_or_end(
+            &self.registration,
+            observed,
+            || op(self.get_ref()),
+            R::if_read_closed,
+        )
     }
 }
 

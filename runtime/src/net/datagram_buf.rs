@@ -55,8 +55,7 @@ macro_rules! datagram_buf {
                 &self,
                 buf: &mut B,
             ) -> ::std::io::Result<usize> {
-                self.registered()
-                    .async_io(::rt_reactor::Direction::Read, |socket| {
+                self.async_recv_io(|socket| {
                         crate::io::sys::recv_buf(::std::os::fd::AsRawFd::as_raw_fd(socket), buf)
                     })
                     .await
@@ -82,8 +81,7 @@ macro_rules! datagram_buf {
                 &self,
                 buf: &mut B,
             ) -> ::std::io::Result<(usize, $Addr)> {
-                self.registered()
-                    .async_io(::rt_reactor::Direction::Read, |socket| {
+                self.async_recv_io(|socket| {
                         crate::net::datagram_buf::receive_from(socket, buf, $sender)
                     })
                     .await
@@ -109,8 +107,7 @@ macro_rules! datagram_buf {
                 &self,
                 buf: &mut B,
             ) -> ::std::io::Result<usize> {
-                self.registered()
-                    .try_io(::rt_reactor::Direction::Read, |socket| {
+                self.try_recv_io(|socket| {
                         crate::io::sys::recv_buf(::std::os::fd::AsRawFd::as_raw_fd(socket), buf)
                     })
             }
@@ -137,8 +134,7 @@ macro_rules! datagram_buf {
                 &self,
                 buf: &mut B,
             ) -> ::std::io::Result<(usize, $Addr)> {
-                self.registered()
-                    .try_io(::rt_reactor::Direction::Read, |socket| {
+                self.try_recv_io(|socket| {
                         crate::net::datagram_buf::receive_from(socket, buf, $sender)
                     })
             }

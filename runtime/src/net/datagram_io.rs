@@ -2,7 +2,10 @@
 //! [`UdpSocket`](crate::net::UdpSocket) and
 //! [`UnixDatagram`](crate::net::UnixDatagram) share, with one body each
 //! over the socket's `registered()` mio socket, and the documentation they
-//! share. Each type's file invokes the macro inside its `impl` block with
+//! share. The receives go through the type's own `poll_recv_io` and
+//! `try_recv_io` (a Unix datagram socket's end once its read side is shut
+//! down: `io::registered::ReadShutDown`). Each type's file invokes the
+//! macro inside its `impl` block with
 //! what differs: the `send_to` target, the `peek_from` function, a few
 //! phrases, and each method's `# Examples` section (for the methods whose
 //! description differs, the description too). The bodies the stream
@@ -128,8 +131,7 @@ macro_rules! datagram_io {
             cx: &mut ::std::task::Context<'_>,
             buf: &mut [u8],
         ) -> ::std::task::Poll<::std::io::Result<usize>> {
-            self.registered()
-                .poll_io(cx, ::rt_reactor::Direction::Read, |sys| sys.recv(buf))
+            self.poll_recv_io(cx, |sys| sys.recv(buf))
         }
     };
     (@method poll_send [] [$($example:tt)*] $Socket:ident, $($rest:tt)*) => {
@@ -168,8 +170,7 @@ macro_rules! datagram_io {
             cx: &mut ::std::task::Context<'_>,
             buf: &mut [u8],
         ) -> ::std::task::Poll<::std::io::Result<(usize, $Addr)>> {
-            self.registered()
-                .poll_io(cx, ::rt_reactor::Direction::Read, |sys| sys.recv_from(buf))
+            self.poll_recv_io(cx, |sys| sys.recv_from(buf))
         }
     };
     (
@@ -218,8 +219,7 @@ macro_rules! datagram_io {
             cx: &mut ::std::task::Context<'_>,
             buf: &mut [u8],
         ) -> ::std::task::Poll<::std::io::Result<(usize, $Addr)>> {
-            self.registered()
-                .poll_io(cx, ::rt_reactor::Direction::Read, |sys| $peek_from(sys, buf))
+            self.poll_recv_io(cx, |sys| $peek_from(sys, buf))
         }
     };
     (@method try_recv [] [$($example:tt)*] $($rest:tt)*) => {
@@ -231,8 +231,7 @@ macro_rules! datagram_io {
         #[doc = ""]
         $($example)*
         pub fn try_recv(&self, buf: &mut [u8]) -> ::std::io::Result<usize> {
-            self.registered()
-                .try_io(::rt_reactor::Direction::Read, |sys| sys.recv(buf))
+            self.try_recv_io(|sys| sys.recv(buf))
         }
     };
     (
@@ -262,8 +261,7 @@ macro_rules! datagram_io {
         #[doc = ""]
         $($example)*
         pub fn try_recv_from(&self, buf: &mut [u8]) -> ::std::io::Result<(usize, $Addr)> {
-            self.registered()
-                .try_io(::rt_reactor::Direction::Read, |sys| sys.recv_from(buf))
+            self.try_recv_io(|sys| sys.recv_from(buf))
         }
     };
     (
@@ -299,8 +297,7 @@ macro_rules! datagram_io {
         #[doc = ""]
         $($example)*
         pub fn try_peek_from(&self, buf: &mut [u8]) -> ::std::io::Result<(usize, $Addr)> {
-            self.registered()
-                .try_io(::rt_reactor::Direction::Read, |sys| $peek_from(sys, buf))
+            self.try_recv_io(|sys| $peek_from(sys, buf))
         }
     };
     (@method try_io [$($about:tt)+] [$($example:tt)*] $($rest:tt)*) => {

@@ -29,6 +29,10 @@ pub struct Handle {
     pub(crate) inner: scheduler::Handle,
 }
 
+// Unwind-safe, as tokio's, for the reasons given at `Runtime`'s.
+impl std::panic::UnwindSafe for Handle {}
+impl std::panic::RefUnwindSafe for Handle {}
+
 /// Which scheduler a runtime uses.
 ///
 /// # Examples

@@ -43,6 +43,16 @@ pub struct Runtime {
     is_shut_down: bool,
 }
 
+// Unwind-safe, as tokio's (code written for tokio catches panics around
+// `block_on` with the runtime borrowed): a panic in user code is caught
+// per task or unwinds out of `block_on` after its guards put the runtime's
+// state back (the core returned, the context reset); everything shared is
+// behind locks and atomics. What keeps the auto traits off is only the
+// worker threads' `JoinHandle`s and the user's hooks (`dyn Fn`), which
+// the runtime calls but never leaves half-changed.
+impl std::panic::UnwindSafe for Runtime {}
+impl std::panic::RefUnwindSafe for Runtime {}
+
 impl Runtime {
     /// A multi-thread runtime with default settings and every driver
     /// (I/O, time) enabled.

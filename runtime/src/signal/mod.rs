@@ -2,9 +2,13 @@
 //!
 //! Each listener owns a signal-hook registration whose self-pipe is
 //! registered with the runtime's reactor, so a delivery wakes the listening
-//! task through the same path as socket readiness. Every listener for a
-//! signal sees every delivery (several deliveries that arrive before the
-//! listener looks may be seen as one, as with any Unix signal).
+//! task through the same path as socket readiness; a handler installed
+//! with a signal's first listener counts its deliveries for the whole
+//! process. Every listener for a signal sees every delivery made while it
+//! exists (several deliveries that arrive before the listener looks may be
+//! seen as one, as with any Unix signal), and a new listener also sees a
+//! delivery that no listener has received yet, so a signal that arrives
+//! between one listener's drop and the next one's creation is not lost.
 //!
 //! Registering a listener replaces the signal's default action for the
 //! whole process (for `SIGINT`, the process no longer exits on Ctrl-C) for
@@ -16,8 +20,10 @@ use std::io;
 
 /// Waits for one Ctrl-C (`SIGINT`).
 ///
-/// The listener is registered when the returned future is first polled, so
-/// a Ctrl-C that arrives before then is not seen.
+/// The listener is registered when the returned future is first polled. A
+/// Ctrl-C before the process's first `SIGINT` listener was registered is
+/// not seen (it ran the default action: the process exited); one since
+/// then that no listener has received yet is.
 ///
 /// # Errors
 ///

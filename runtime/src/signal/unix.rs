@@ -1,11 +1,14 @@
 //! Unix signals as streams of deliveries.
 
 use crate::io::registered::Registered;
+use crate::task::poll_proceed;
 use rt_reactor::{Direction, Interest};
 use signal_hook_mio::v1_0::Signals;
 use std::fmt;
 use std::io;
 use std::pin::Pin;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::task::{Context, Poll, ready};
 
 /// A Unix signal number.
@@ -207,7 +210,86 @@ impl From<SignalKind> for libc::c_int {
     }
 }
 
+/// The deliveries of one signal number, for the whole process: counted by
+/// a handler installed with the signal's first listener and kept for the
+/// life of the process (as the signal's new disposition is).
+///
+/// std atomics in a static, not the loom shim's: the counter is bumped
+/// from a signal handler, which loom does not model (and whose code may
+/// only use lock-free atomics).
+struct Deliveries {
+    /// The counting handler is installed.
+    installed: AtomicBool,
+    /// Deliveries so far (bumped by the handler, before the listeners'
+    /// own handlers write their pipes: signal-hook runs a signal's
+    /// handlers in the order they were registered).
+    delivered: AtomicUsize,
+    /// The most deliveries any listener has received: a new listener
+    /// starts there, so it receives a delivery no listener has received
+    /// yet (one that arrived while none existed, say).
+    received: AtomicUsize,
+}
+
+/// One per signal number; Linux's are below 65, other Unixes' fewer.
+const SIGNAL_SLOTS: usize = 128;
+
+static DELIVERIES: [Deliveries; SIGNAL_SLOTS] = [const {
+    Deliveries {
+        installed: AtomicBool::new(false),
+        delivered: AtomicUsize::new(0),
+        received: AtomicUsize::new(0),
+    }
+}; SIGNAL_SLOTS];
+
+/// The count of `signum`'s deliveries, its handler installed.
+fn deliveries(signum: libc::c_int) -> io::Result<&'static Deliveries> {
+    let slot = usize::try_from(signum)
+        .ok()
+        .and_then(|index| DELIVERIES.get(index))
+        .ok_or_else(|| {
+            io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("rt: signal {signum} is beyond the {SIGNAL_SLOTS} signals rt can count"),
+            )
+        })?;
+    if slot.installed.load(Ordering::Acquire) {
+        return Ok(slot);
+    }
+    static INSTALL: Mutex<()> = Mutex::new(());
+    // Nothing under this lock can panic half-way: a poisoned lock is fine.
+    let _installing = INSTALL
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    if !slot.installed.load(Ordering::Acquire) {
+        // SAFETY: `register` runs the action in a signal handler; this one
+        // only increments an atomic in a static (lock-free, so
+        // async-signal-safe): it allocates nothing, takes no lock and
+        // cannot panic. `signum` is not one of the signals
+        // `signal_hook` refuses (`signal` checked `FORBIDDEN`).
+        unsafe {
+            signal_hook::low_level::register(signum, move || {
+                slot.delivered.fetch_add(1, Ordering::SeqCst);
+            })
+        }
+        .map_err(|error| {
+            io::Error::new(
+                error.kind(),
+                format!("rt: cannot listen for signal {signum}: {error}"),
+            )
+        })?;
+        slot.installed.store(true, Ordering::Release);
+    }
+    Ok(slot)
+}
+
 /// A listener for one signal: a stream of deliveries.
+///
+/// A listener receives the deliveries made after it was created, and one
+/// made before if no listener has received it yet: a signal that arrives
+/// between one listener's drop and the next one's creation is not lost
+/// (as in tokio, where the runtime hands it to the listeners that exist
+/// when it gets to it). Deliveries that arrive before the listener looks
+/// are received as one.
 ///
 /// # Examples
 ///
@@ -224,7 +306,11 @@ impl From<SignalKind> for libc::c_int {
 /// ```
 pub struct Signal {
     kind: SignalKind,
+    /// Its pipe wakes the listener; the count says what was delivered.
     source: Registered<Signals>,
+    deliveries: &'static Deliveries,
+    /// `deliveries.delivered` when this listener last received.
+    seen: usize,
 }
 
 /// Starts listening for `kind` on the current runtime.
@@ -252,6 +338,10 @@ pub struct Signal {
 /// ```
 #[track_caller]
 pub fn signal(kind: SignalKind) -> io::Result<Signal> {
+    // Misuse first, whatever the signal: outside a runtime with I/O this
+    // panics at the caller's line (as tokio's does), even for a signal
+    // number that would be refused below.
+    drop(crate::io::registered::current_reactor());
     // signal-hook panics on these rather than reporting an error.
     if signal_hook::consts::FORBIDDEN.contains(&kind.0) || !(1..=libc::SIGRTMAX()).contains(&kind.0)
     {
@@ -264,15 +354,20 @@ pub fn signal(kind: SignalKind) -> io::Result<Signal> {
             ),
         ));
     }
+    // The counting handler first, so it runs before this listener's own.
+    let deliveries = deliveries(kind.0)?;
     let signals = Signals::new([kind.0]).map_err(|error| {
         io::Error::new(
             error.kind(),
             format!("rt: cannot listen for signal {}: {error}", kind.0),
         )
     })?;
+    let source = Registered::new(signals, Interest::READABLE)?;
     Ok(Signal {
         kind,
-        source: Registered::new(signals, Interest::READABLE)?,
+        source,
+        deliveries,
+        seen: deliveries.received.load(Ordering::SeqCst),
     })
 }
 
@@ -314,17 +409,28 @@ impl Signal {
     /// });
     /// ```
     pub fn poll_recv(&mut self, cx: &mut Context<'_>) -> Poll<Option<()>> {
+        let coop = ready!(poll_proceed(cx));
         loop {
+            // The count first: a delivery made before this listener's pipe
+            // existed wrote nothing there.
+            let delivered = self.deliveries.delivered.load(Ordering::SeqCst);
+            if delivered != self.seen {
+                self.seen = delivered;
+                self.deliveries
+                    .received
+                    .fetch_max(delivered, Ordering::SeqCst);
+                coop.made_progress();
+                return Poll::Ready(Some(()));
+            }
             let event = match ready!(self.source.poll_ready(cx, Direction::Read)) {
                 Ok(event) => event,
                 // The reactor shut down: no delivery will ever arrive.
                 Err(_) => return Poll::Ready(None),
             };
-            if self.source.get_mut().pending().next().is_some() {
-                return Poll::Ready(Some(()));
-            }
-            // The pipe was drained without a new delivery for us: wait for
-            // the next readiness.
+            // Empty the pipe (the count above says what it announced) and
+            // wait for the next write: one made since is a new readiness,
+            // which the clear keeps (it checks the tick).
+            self.source.get_mut().pending().for_each(drop);
             self.source.clear_readiness(event);
         }
     }

@@ -1,9 +1,9 @@
 //! A multi-producer, multi-consumer channel in which every receiver sees
 //! every value sent after it subscribed.
 //!
-//! The values sit in a ring of exactly `capacity` slots, allocated up
-//! front (tokio rounds the capacity up to a power of two): `capacity` is
-//! how far a receiver may fall behind. A send into a full ring overwrites
+//! The values sit in a ring of `capacity` slots rounded up to a power of
+//! two (as tokio does), allocated up front: that is how far a receiver may
+//! fall behind. A send into a full ring overwrites
 //! the oldest value, and a receiver that had not read it learns, on its
 //! next receive, how many values it missed ([`RecvError::Lagged`]); it
 //! then goes on from the oldest value still kept. There is no
@@ -52,11 +52,14 @@ mod weak_sender;
 pub use weak_sender::WeakSender;
 
 /// Creates a broadcast channel keeping up to `capacity` values for
-/// receivers that fall behind.
+/// receivers that fall behind, rounded up to the next power of two (as in
+/// tokio): a channel made with capacity 3 keeps 4, and a receiver lags
+/// only when a fifth value arrives before it read the first.
 ///
 /// # Panics
 ///
-/// Panics if `capacity` is zero.
+/// Panics if `capacity` is zero, or above `usize::MAX / 2 + 1` (it has no
+/// power of two to round up to).
 ///
 /// # Examples
 ///
@@ -70,6 +73,21 @@ pub use weak_sender::WeakSender;
 ///     assert_eq!(second.recv().await.unwrap(), "hello");
 /// });
 /// ```
+///
+/// The capacity is rounded up:
+///
+/// ```
+/// use rt::sync::broadcast::error::TryRecvError;
+///
+/// let (tx, mut rx) = rt::sync::broadcast::channel(3);
+/// for i in 0..4 {
+///     tx.send(i).unwrap();
+/// }
+/// assert_eq!(rx.try_recv(), Ok(0), "4 values kept: no lag yet");
+/// tx.send(4).unwrap();
+/// tx.send(5).unwrap();
+/// assert_eq!(rx.try_recv(), Err(TryRecvError::Lagged(1)));
+/// ```
 #[track_caller]
 pub fn channel<T: Clone>(capacity: usize) -> (Sender<T>, Receiver<T>) {
     assert!(
@@ -77,6 +95,12 @@ pub fn channel<T: Clone>(capacity: usize) -> (Sender<T>, Receiver<T>) {
         "broadcast::channel needs a capacity of at least 1: it is how many values a slow \
          receiver may fall behind before it loses the oldest"
     );
+    let capacity = capacity.checked_next_power_of_two().unwrap_or_else(|| {
+        panic!(
+            "broadcast::channel's capacity {capacity} is above `usize::MAX / 2 + 1`, the \
+             largest power of two it can be rounded up to"
+        )
+    });
     let slots = (0..capacity)
         .map(|_| {
             Mutex::new(Slot {
@@ -106,7 +130,7 @@ pub fn channel<T: Clone>(capacity: usize) -> (Sender<T>, Receiver<T>) {
 }
 
 struct Shared<T> {
-    /// Value number `n` lives in slot `n % capacity`.
+    /// Value number `n` lives in slot `n % capacity` (a power of two).
     slots: Box<[Mutex<Slot<T>>]>,
     tail: Mutex<Tail>,
     /// Notified (`notify_waiters`) by every send and by the last sender's
@@ -146,7 +170,8 @@ impl<T> Shared<T> {
 
     /// The lock of the slot value number `seq` goes in.
     fn slot(&self, seq: u64) -> MutexGuard<'_, Slot<T>> {
-        self.slots[(seq % self.slots.len() as u64) as usize]
+        // The length is a power of two: the mask is the modulo.
+        self.slots[(seq & (self.slots.len() as u64 - 1)) as usize]
             .lock()
             .unwrap_or_else(|e| e.into_inner())
     }

@@ -64,6 +64,15 @@ pub(crate) fn budget<R>(f: impl FnOnce() -> R) -> R {
     with_budget(Budget(Some(INITIAL)), f)
 }
 
+/// Lifts the budget for the rest of the current poll: the poll's own
+/// [`budget`] guard puts the outer one back when the poll returns.
+/// `block_in_place` does this (as tokio's does): its closure may drive
+/// futures on the spot (`futures::executor::block_on`), which a spent
+/// budget would only make spin, and the task no longer shares a worker.
+pub(crate) fn stop_for_this_poll() {
+    context::set_budget(Budget::unconstrained());
+}
+
 fn with_budget<R>(budget: Budget, f: impl FnOnce() -> R) -> R {
     struct Reset(Budget);
     impl Drop for Reset {

@@ -191,7 +191,7 @@ fn poll_future<F: Future, S>(cell: &Cell<F, S>, cx: &mut Context<'_>) -> Poll<()
     };
     // The future is dropped before the result is stored; a panic while
     // dropping a finished future is reported in its place.
-    let result = match take_stage(&cell.stage) {
+    let result = match take_stage(&cell.header, &cell.stage) {
         Ok(()) => result,
         Err(payload) => Err(JoinError::panic(id, payload)),
     };
@@ -219,7 +219,7 @@ impl<F: Future> Drop for DropStageOnUnwind<'_, F> {
 /// Drops the future of a cancelled task and stores the error.
 fn cancel_future<F: Future, S>(cell: &Cell<F, S>) {
     let id = cell.header.id;
-    let error = match take_stage(&cell.stage) {
+    let error = match take_stage(&cell.header, &cell.stage) {
         Ok(()) => JoinError::cancelled(id),
         Err(payload) => JoinError::panic(id, payload),
     };
@@ -227,18 +227,24 @@ fn cancel_future<F: Future, S>(cell: &Cell<F, S>) {
 }
 
 /// Drops the stage in place and leaves `Consumed` there, catching a panic
-/// from its destructor. The caller owns the stage.
+/// from its destructor. The caller owns the stage of the task `task`.
+/// The destructors run with `task` recorded as the current task, as in
+/// tokio, so `task::id()` works in them wherever the drop happens: after
+/// the last poll, on cancellation, at shutdown, or in the `JoinHandle`'s
+/// drop on another task or thread.
 ///
 /// In place, never moved out first: the future was pinned in the task (it
 /// is polled through `Pin::new_unchecked`), and `Pin`'s drop guarantee
 /// says its memory stays put until its destructor has run. A future whose
 /// destructor unlinks it from an intrusive list by address relies on that.
-fn take_stage<F: Future>(stage: &UnsafeCell<Stage<F>>) -> std::thread::Result<()> {
+fn take_stage<F: Future>(task: &Header, stage: &UnsafeCell<Stage<F>>) -> std::thread::Result<()> {
     let dropped = panic::catch_unwind(AssertUnwindSafe(|| {
-        // SAFETY: the caller owns the stage, so nothing else reads or
-        // writes it while it is dropped; the write below makes sure the
-        // dropped value is never used or dropped again.
-        stage.with_mut(|stage| unsafe { std::ptr::drop_in_place(stage) })
+        context::with_task(task, || {
+            // SAFETY: the caller owns the stage, so nothing else reads or
+            // writes it while it is dropped; the write below makes sure the
+            // dropped value is never used or dropped again.
+            stage.with_mut(|stage| unsafe { std::ptr::drop_in_place(stage) })
+        })
     }));
     // SAFETY: the caller owns the stage; the old value was dropped above
     // (an unwinding destructor still drops the rest of it), so writing
@@ -289,7 +295,7 @@ unsafe fn complete<F: Future, S: Schedule>(ptr: NonNull<Header>) {
         }
         // Nobody will read the output. A panic from its destructor has no
         // one to be reported to and must not take down the worker.
-        let _ = take_stage(&cell.stage);
+        let _ = take_stage(&cell.header, &cell.stage);
     } else if snapshot.is_join_waker_set() {
         cell.join_waker.with(|waker| {
             // SAFETY: JOIN_WAKER was set when we completed, so the handle
@@ -451,7 +457,7 @@ unsafe fn drop_join_handle<F: Future, S: Schedule>(ptr: NonNull<Header>) {
                 // released it): leave it before the output goes.
                 release_held(cell);
             }
-            if let Err(payload) = take_stage(&cell.stage) {
+            if let Err(payload) = take_stage(&cell.header, &cell.stage) {
                 // The output's destructor panicked in the handle's owner,
                 // as it would have had the value been returned to it.
                 if cell.header.state.ref_dec() {

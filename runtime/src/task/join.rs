@@ -42,6 +42,13 @@ unsafe impl<T: Send> Sync for JoinHandle<T> {}
 
 impl<T> Unpin for JoinHandle<T> {}
 
+// Unwind-safe, as tokio's: a `JoinHandle` changes the task only through
+// single transitions of its atomic state word (and the output those hand
+// over), so a panic caught while one is borrowed or moved leaves no
+// half-made change behind; the output is read once, by the handle.
+impl<T> std::panic::UnwindSafe for JoinHandle<T> {}
+impl<T> std::panic::RefUnwindSafe for JoinHandle<T> {}
+
 impl<T> JoinHandle<T> {
     /// # Safety
     /// `raw` must be a task with output type `T`, and the caller gives the
@@ -218,6 +225,11 @@ impl AbortHandle {
         self.raw.id()
     }
 }
+
+// Unwind-safe, as tokio's: an `AbortHandle` only sets the task's
+// CANCELLED bit, one atomic transition.
+impl std::panic::UnwindSafe for AbortHandle {}
+impl std::panic::RefUnwindSafe for AbortHandle {}
 
 impl Clone for AbortHandle {
     fn clone(&self) -> AbortHandle {

@@ -70,8 +70,9 @@ pub fn sleep_until(deadline: Instant) -> Sleep {
 /// passed. A deadline that had already passed when the sleep was created
 /// (or [`reset`](Sleep::reset)) completes on the first poll without the
 /// timer. Any other registers with the runtime's timer on the first poll
-/// and completes when the timer fires it (at once if the timer has already
-/// moved past the deadline), never before the deadline. Dropping it
+/// and completes when the timer fires it, never before the deadline: on
+/// that first poll already if the timer has moved past the deadline since
+/// the sleep was made (as when a paused clock was advanced meanwhile). Dropping it
 /// cancels the timer. It is `Unpin`, so it can be awaited by
 /// `&mut` (for example in a `select!` loop) and [`reset`](Sleep::reset).
 ///
@@ -196,7 +197,17 @@ impl Sleep {
         self.elapsed_early = deadline <= now;
         self.completed_early = false;
         if self.elapsed_early {
-            self.entry = None;
+            // A task waiting on the old deadline would not be woken by a
+            // timer that no longer holds it: wake it now (as tokio's timer
+            // fires a sleep reset into the past), so its next poll sees
+            // the sleep complete.
+            if let Some(entry) = self.entry.take() {
+                let waiter = entry.take_waker();
+                drop(entry);
+                if let Some(waiter) = waiter {
+                    waiter.wake();
+                }
+            }
         } else if let Some(entry) = &mut self.entry {
             if entry.reset(time.deadline_tick(deadline.into_std())) {
                 self.runtime.driver().unpark();
@@ -221,9 +232,10 @@ impl Sleep {
                 // clock again would double the cost of a short sleep.
                 let time = time_of(&self.runtime);
                 let tick = time.deadline_tick(self.deadline.into_std());
-                // An entry that fires at once wakes the waker: the next
-                // poll sees it.
-                let (entry, wake_driver) = time.timer().register_on(
+                // An entry fired at once (the driver has moved past its
+                // tick: a sleep made before a paused clock advanced, say)
+                // completes on this very poll, as in tokio.
+                let (entry, fired, wake_driver) = time.timer().arm_on(
                     crate::runtime::context::timer_shard_hint(),
                     tick,
                     cx.waker(),
@@ -232,7 +244,7 @@ impl Sleep {
                     self.runtime.driver().unpark();
                 }
                 self.entry = Some(entry);
-                return Poll::Pending;
+                fired
             }
         };
         match fired {

@@ -31,6 +31,13 @@ pub struct TcpListener {
     io: ListenerIo,
 }
 
+// Unwind-safe, as tokio's (and as `UdpSocket`): a real socket's readiness
+// is atomics and a simulated one's state sits behind the simulation's
+// locks; only the simulation's handle (hooks called, never changed) keeps
+// the auto traits off under feature `sim`.
+impl std::panic::UnwindSafe for TcpListener {}
+impl std::panic::RefUnwindSafe for TcpListener {}
+
 impl TcpListener {
     /// Binds a listener to `addr` (with `SO_REUSEADDR`, backlog 1024).
     /// With several addresses, the first that binds wins.
@@ -69,6 +76,7 @@ impl TcpListener {
         .await
     }
 
+    #[track_caller]
     fn new(sys: mio::net::TcpListener) -> io::Result<TcpListener> {
         Ok(TcpListener {
             io: real_listener(Registered::new(sys, Interest::READABLE)?),

@@ -52,9 +52,17 @@ pub struct TcpStream {
     io: TcpIo,
 }
 
+// Unwind-safe, as tokio's (and as `UdpSocket`): a real socket's readiness
+// is atomics and a simulated one's state sits behind the simulation's
+// locks; only the simulation's handle (hooks called, never changed) keeps
+// the auto traits off under feature `sim`.
+impl std::panic::UnwindSafe for TcpStream {}
+impl std::panic::RefUnwindSafe for TcpStream {}
+
 impl TcpStream {
     /// Registers `sys` with the reactor (it is connected, or connecting:
     /// then `connected` waits for the end of the handshake).
+    #[track_caller]
     pub(super) fn register(
         sys: mio::net::TcpStream,
     ) -> io::Result<Registered<mio::net::TcpStream>> {

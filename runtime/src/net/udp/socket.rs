@@ -41,6 +41,13 @@ pub struct UdpSocket {
     io: UdpIo,
 }
 
+// Unwind-safe, as tokio's: a real socket's readiness is atomics and a
+// simulated one's state sits behind the simulation's locks; only the
+// simulation's hooks (`dyn Fn`, called, never changed) keep the auto
+// traits off under feature `sim`.
+impl std::panic::UnwindSafe for UdpSocket {}
+impl std::panic::RefUnwindSafe for UdpSocket {}
+
 impl UdpSocket {
     /// Binds a socket to `addr`.
     ///
@@ -75,6 +82,7 @@ impl UdpSocket {
         .await
     }
 
+    #[track_caller]
     fn new(sys: mio::net::UdpSocket) -> io::Result<UdpSocket> {
         let registered = Registered::new(sys, Interest::READABLE | Interest::WRITABLE)?;
         #[cfg(feature = "sim")]
@@ -95,6 +103,38 @@ impl UdpSocket {
         return self.io.real_or_panic(
             "this UdpSocket method (readiness, `try_*`, `poll_*`, `try_io`, `async_io`)",
         );
+    }
+
+    /// The receives of the datagram macros (`datagram_io.rs`,
+    /// `datagram_buf.rs`) go through these three: a plain read, since rt's
+    /// UDP socket has no `shutdown` (a Unix datagram socket's end once its
+    /// read side is shut down).
+    #[track_caller]
+    pub(super) fn poll_recv_io<R>(
+        &self,
+        cx: &mut std::task::Context<'_>,
+        op: impl FnMut(&mio::net::UdpSocket) -> io::Result<R>,
+    ) -> std::task::Poll<io::Result<R>> {
+        self.registered()
+            .poll_io(cx, rt_reactor::Direction::Read, op)
+    }
+
+    #[cfg(feature = "bytes")]
+    pub(super) async fn async_recv_io<R>(
+        &self,
+        op: impl FnMut(&mio::net::UdpSocket) -> io::Result<R>,
+    ) -> io::Result<R> {
+        self.registered()
+            .async_io(rt_reactor::Direction::Read, op)
+            .await
+    }
+
+    #[track_caller]
+    pub(super) fn try_recv_io<R>(
+        &self,
+        op: impl FnOnce(&mio::net::UdpSocket) -> io::Result<R>,
+    ) -> io::Result<R> {
+        self.registered().try_io(rt_reactor::Direction::Read, op)
     }
 
     /// The socket itself, for its options.

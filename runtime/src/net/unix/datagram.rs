@@ -1,5 +1,5 @@
 use super::{SocketAddr, abstract_name};
-use crate::io::registered::Registered;
+use crate::io::registered::{ReadShutDown, Registered};
 use crate::io::sys;
 use crate::net::datagram_io::SendTo;
 use rt_reactor::{Direction, Interest, Ready};
@@ -51,6 +51,32 @@ impl UnixDatagram {
     /// The socket's registration, for the readiness methods.
     pub(super) fn registered(&self) -> &Registered<mio::net::UnixDatagram> {
         &self.io
+    }
+
+    /// Every receive goes through these three (the datagram macros'
+    /// too): once the read side is shut down and the queue is empty, they
+    /// return 0 bytes (from the unnamed address) as a blocking `recv(2)`
+    /// does (`io::registered::ReadShutDown`), where waiting would never end.
+    pub(super) fn poll_recv_io<R: ReadShutDown>(
+        &self,
+        cx: &mut std::task::Context<'_>,
+        op: impl FnMut(&mio::net::UnixDatagram) -> io::Result<R>,
+    ) -> std::task::Poll<io::Result<R>> {
+        self.io.poll_recv(cx, op)
+    }
+
+    pub(super) async fn async_recv_io<R: ReadShutDown>(
+        &self,
+        op: impl FnMut(&mio::net::UnixDatagram) -> io::Result<R>,
+    ) -> io::Result<R> {
+        self.io.async_recv(op).await
+    }
+
+    pub(super) fn try_recv_io<R: ReadShutDown>(
+        &self,
+        op: impl FnOnce(&mio::net::UnixDatagram) -> io::Result<R>,
+    ) -> io::Result<R> {
+        self.io.try_recv(op)
     }
 
     /// Binds a socket to the file `path` (which must not exist).
@@ -306,7 +332,7 @@ impl UnixDatagram {
     /// });
     /// ```
     pub async fn recv(&self, buf: &mut [u8]) -> io::Result<usize> {
-        self.io.async_io(Direction::Read, |sys| sys.recv(buf)).await
+        self.async_recv_io(|sys| sys.recv(buf)).await
     }
 
     /// Sends a datagram to the socket at `path` (an abstract name if it
@@ -356,9 +382,7 @@ impl UnixDatagram {
     /// });
     /// ```
     pub async fn recv_from(&self, buf: &mut [u8]) -> io::Result<(usize, SocketAddr)> {
-        self.io
-            .async_io(Direction::Read, |sys| sys.recv_from(buf))
-            .await
+        self.async_recv_io(|sys| sys.recv_from(buf)).await
     }
 
     /// Receives the next datagram and the address it came from without
@@ -382,9 +406,7 @@ impl UnixDatagram {
     /// });
     /// ```
     pub async fn peek_from(&self, buf: &mut [u8]) -> io::Result<(usize, SocketAddr)> {
-        self.io
-            .async_io(Direction::Read, |sys| peek_from(sys, buf))
-            .await
+        self.async_recv_io(|sys| peek_from(sys, buf)).await
     }
 
     /// Takes the socket's pending error (`SO_ERROR`), clearing it.
@@ -407,7 +429,12 @@ impl UnixDatagram {
     }
 
     /// Shuts down the read side, the write side or both (`shutdown(2)`):
-    /// after `Write`, sends fail with `BrokenPipe`.
+    /// after `Write`, sends fail with `BrokenPipe`. After `Read`, the
+    /// datagrams already queued are still received, then every receive
+    /// (`recv`, `recv_from`, `peek_from`, their `poll_*`, `try_*` and
+    /// `*_buf` forms) returns 0 bytes at once, from the unnamed address,
+    /// as a blocking `recv(2)` does on Linux, instead of waiting for a
+    /// datagram that cannot come (the kernel refuses the peer's sends).
     ///
     /// # Errors
     ///
@@ -420,10 +447,13 @@ impl UnixDatagram {
     ///
     /// let rt = rt::runtime::Runtime::new().unwrap();
     /// rt.block_on(async {
-    ///     let (a, _b) = rt::net::UnixDatagram::pair().unwrap();
+    ///     let (a, b) = rt::net::UnixDatagram::pair().unwrap();
     ///     a.shutdown(Shutdown::Write).unwrap();
     ///     let err = a.send(b"late").await.unwrap_err();
     ///     assert_eq!(err.kind(), std::io::ErrorKind::BrokenPipe);
+    ///
+    ///     b.shutdown(Shutdown::Read).unwrap();
+    ///     assert_eq!(b.recv(&mut [0; 8]).await.unwrap(), 0);
     /// });
     /// ```
     pub fn shutdown(&self, how: std::net::Shutdown) -> io::Result<()> {
@@ -479,6 +509,17 @@ pub(super) fn peek_from(
 ) -> io::Result<(usize, SocketAddr)> {
     let (n, from) = SockRef::from(socket).peek_from(sys::as_uninit(buf))?;
     Ok((n, std_address(&from)?))
+}
+
+/// A receive with the sender's address, once the read side is shut down:
+/// no bytes, from the unnamed address (what a blocking `recvfrom(2)` gives).
+impl ReadShutDown for (usize, SocketAddr) {
+    fn nothing_more() -> (usize, SocketAddr) {
+        // An empty path is how `std` spells the unnamed address; it has no
+        // NUL byte and is not too long, the only ways this can fail.
+        let unnamed = SocketAddr::from_pathname("").expect("the empty path is a valid address");
+        (0, unnamed)
+    }
 }
 
 /// `addr` (a Unix-domain address from `socket2`) as `std`'s.

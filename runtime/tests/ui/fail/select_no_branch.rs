@@ -1,6 +1,4 @@
 #[rt::main]
 async fn main() {
-    let _: u32 = rt::select! {
-        else => 0,
-    };
+    let _: () = rt::select! {};
 }
