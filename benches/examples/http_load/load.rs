@@ -66,11 +66,29 @@ impl Generator {
         duration: Duration,
         server_workers: usize,
     ) -> io::Result<Load> {
+        self.run_with(port, connections, duration, server_workers, &mut || Ok(()))
+    }
+
+    /// As `run`, calling `on_start` as the window starts: for wrk, before
+    /// it starts (its window includes opening the connections); for the
+    /// built-in client, once every connection is open, and the window
+    /// starts when `on_start` returns.
+    pub(crate) fn run_with(
+        self,
+        port: u16,
+        connections: usize,
+        duration: Duration,
+        server_workers: usize,
+        on_start: &mut dyn FnMut() -> io::Result<()>,
+    ) -> io::Result<Load> {
         // wrk needs at least one connection per thread.
         let threads = connections.clamp(1, server_workers.max(1));
         match self {
-            Generator::Wrk => run_wrk(port, connections, threads, duration),
-            Generator::Builtin => run_builtin(port, connections, threads, duration),
+            Generator::Wrk => {
+                on_start()?;
+                run_wrk(port, connections, threads, duration)
+            }
+            Generator::Builtin => run_builtin(port, connections, threads, duration, on_start),
         }
     }
 }
@@ -169,13 +187,14 @@ fn micros(value: &str) -> Option<f64> {
     Some(number * scale)
 }
 
-const REQUEST: &[u8] = b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
+pub(crate) const REQUEST: &[u8] = b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
 
 fn run_builtin(
     port: u16,
     connections: usize,
     threads: usize,
     duration: Duration,
+    on_start: &mut dyn FnMut() -> io::Result<()>,
 ) -> io::Result<Load> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(threads)
@@ -193,6 +212,8 @@ fn run_builtin(
             })
             .collect();
         start.wait().await;
+        // Every connection is open and idle: `on_start` blocks no task.
+        on_start()?;
         let began = Instant::now();
         // The window starts now that every connection is ready.
         let _ = done_tx.send(began + duration);
@@ -270,7 +291,7 @@ async fn read_response(stream: &mut tokio::net::TcpStream, buf: &mut Vec<u8>) ->
 
 /// The length of the response at the start of `bytes`, once its head is
 /// complete.
-fn response_len(bytes: &[u8]) -> io::Result<Option<usize>> {
+pub(crate) fn response_len(bytes: &[u8]) -> io::Result<Option<usize>> {
     let Some(head_end) = bytes.windows(4).position(|w| w == b"\r\n\r\n") else {
         return Ok(None);
     };
