@@ -291,6 +291,26 @@ pub(crate) fn render_profile(profiles: &[Profile], machine: &str, callgrind: boo
                 counter("io_events"),
             );
         }
+        let _ = writeln!(
+            out,
+            "\nEvery counter the runtimes report, per request (tokio's beyond parks only in a build \
+             with `RUSTFLAGS=\"--cfg tokio_unstable\"`; `busy_us`: microseconds):\n\n\
+             | connections | server | counters per request |\n|---:|---|---|"
+        );
+        for p in profiles {
+            let counters: Vec<String> = p
+                .counters
+                .iter()
+                .map(|(name, &value)| format!("{name} {:.3}", p.per_request(value)))
+                .collect();
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} |",
+                p.connections,
+                p.side.name(),
+                counters.join(", ")
+            );
+        }
     }
     let _ = write!(out, "{end}");
     out

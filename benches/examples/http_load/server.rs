@@ -189,13 +189,37 @@ fn rt_counters(metrics: &rt::runtime::RuntimeMetrics) -> String {
     )
 }
 
-/// tokio's stable counters (the rest need `--cfg tokio_unstable`),
-/// summed over the workers.
+/// tokio's counters, summed over the workers: the stable ones, and with
+/// `RUSTFLAGS="--cfg tokio_unstable"` (a build of its own) the ones that
+/// match rt's (polls, steals) and where its wakes went (local queue,
+/// overflow to the injector, from outside).
 fn tokio_counters(metrics: &tokio::runtime::RuntimeMetrics) -> String {
     let workers = 0..metrics.num_workers();
-    let parks: u64 = workers.clone().map(|w| metrics.worker_park_count(w)).sum();
-    let busy: std::time::Duration = workers.map(|w| metrics.worker_total_busy_duration(w)).sum();
-    format!("parks={parks} busy_us={}", busy.as_micros())
+    let sum = |f: &dyn Fn(usize) -> u64| workers.clone().map(f).sum::<u64>();
+    let busy: std::time::Duration = workers
+        .clone()
+        .map(|w| metrics.worker_total_busy_duration(w))
+        .sum();
+    let stable = format!(
+        "parks={} busy_us={}",
+        sum(&|w| metrics.worker_park_count(w)),
+        busy.as_micros()
+    );
+    #[cfg(tokio_unstable)]
+    let stable = format!(
+        "{stable} polls={} steal_operations={} steals={} local_schedules={} overflows={} \
+         remote_schedules={} noops={} forced_yields={} io_events={}",
+        sum(&|w| metrics.worker_poll_count(w)),
+        sum(&|w| metrics.worker_steal_operations(w)),
+        sum(&|w| metrics.worker_steal_count(w)),
+        sum(&|w| metrics.worker_local_schedule_count(w)),
+        sum(&|w| metrics.worker_overflow_count(w)),
+        metrics.remote_schedule_count(),
+        sum(&|w| metrics.worker_noop_count(w)),
+        metrics.budget_forced_yield_count(),
+        metrics.io_driver_ready_count(),
+    );
+    stable
 }
 
 /// Restricts the calling thread, and the threads it starts from now on,
