@@ -169,7 +169,10 @@ fn parse_wrk(text: &str) -> Option<Load> {
             _ => {}
         }
     }
-    (load.requests > 0 && load.seconds > 0.0).then_some(load)
+    // A window with no request answered (10,000 connections still being
+    // opened when it ended, on a loaded machine) is a result, not an
+    // unreadable output.
+    (load.seconds > 0.0 && text.contains("requests in")).then_some(load)
 }
 
 /// `12.5us`, `1.20ms`, `2.00s`, `1.5m` in microseconds.

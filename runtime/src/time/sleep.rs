@@ -69,17 +69,18 @@ pub fn sleep_until(deadline: Instant) -> Sleep {
 /// [`sleep_until`] without its clock read, for a caller that needs no
 /// answer on the first poll to whether the deadline has already passed
 /// (hyper's timeouts, `rt::hyper::Timer`, which reads the clock itself
-/// just before). The deadline is compared with the last tick the
-/// runtime's timer fired instead, which is never later than the clock's
-/// now (paused or not): a deadline before it completes on the first poll
-/// as with `sleep_until`; one that passed since registers, and the timer
-/// fires it at once, so it completes on the next poll. Never early.
+/// just before): the sleep always registers on its first poll, and the
+/// timer fires an entry whose deadline has passed at once, so such a
+/// sleep completes on its second poll instead of its first. Never early.
 #[cfg(feature = "hyper")]
 pub(crate) fn sleep_until_without_clock_read(deadline: Instant) -> Sleep {
-    let runtime = current_runtime("rt::hyper::Timer::sleep_until");
-    let time = time_of(&runtime);
-    let fired_to = Instant::from_std(time.instant_of(time.timer().elapsed()));
-    Sleep::new(deadline, fired_to, runtime)
+    Sleep {
+        deadline,
+        runtime: current_runtime("rt::hyper::Timer::sleep_until"),
+        entry: None,
+        elapsed_early: false,
+        completed_early: false,
+    }
 }
 
 /// The future of [`sleep`] and [`sleep_until`]: ready once its deadline
