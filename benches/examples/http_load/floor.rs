@@ -56,7 +56,12 @@ fn run(mut listener: TcpListener) -> io::Result<()> {
     let mut next_token = 0;
     let mut buf = vec![0u8; 8192];
     loop {
-        poll.poll(&mut events, None)?;
+        match poll.poll(&mut events, None) {
+            Ok(()) => {}
+            // strace attaching (`--strace`) interrupts the wait.
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        }
         for event in &events {
             if event.token() == LISTENER {
                 // Both threads hear of a new connection; whoever accepts

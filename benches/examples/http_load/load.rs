@@ -68,16 +68,35 @@ impl Generator {
         duration: Duration,
         server_workers: usize,
     ) -> io::Result<Load> {
+        self.run_with(port, connections, duration, server_workers, &mut || Ok(()))
+    }
+
+    /// As `run`, calling `mark` at both ends of the measured window (to
+    /// read or count the server's work in between): for wrk, just before
+    /// it starts (its window includes opening the connections) and once it
+    /// has exited; for the built-in client, see [`run_builtin`].
+    pub(crate) fn run_with(
+        self,
+        port: u16,
+        connections: usize,
+        duration: Duration,
+        server_workers: usize,
+        mark: Mark<'_>,
+    ) -> io::Result<Load> {
         let threads = client_threads(connections, server_workers);
         match self {
-            Generator::Wrk => run_wrk(port, connections, threads, duration),
-            Generator::Builtin => run_builtin(
-                port,
-                connections,
-                threads,
-                Window::For(duration),
-                &mut || Ok(()),
-            ),
+            Generator::Wrk => {
+                mark()?;
+                let load = run_wrk(port, connections, threads, duration);
+                // The second mark even if wrk failed: it ends what the
+                // first one started.
+                let ended = mark();
+                let load = load?;
+                ended.map(|()| load)
+            }
+            Generator::Builtin => {
+                run_builtin(port, connections, threads, Window::For(duration), mark)
+            }
         }
     }
 }
@@ -164,7 +183,10 @@ fn parse_wrk(text: &str) -> Option<Load> {
             _ => {}
         }
     }
-    (load.requests > 0 && load.seconds > 0.0).then_some(load)
+    // A window with no request answered (10,000 connections still being
+    // opened when it ended, on a loaded machine) is a result, not an
+    // unreadable output.
+    (load.seconds > 0.0 && text.contains("requests in")).then_some(load)
 }
 
 /// `12.5us`, `1.20ms`, `2.00s`, `1.5m` in microseconds.
@@ -182,7 +204,7 @@ fn micros(value: &str) -> Option<f64> {
     Some(number * scale)
 }
 
-const REQUEST: &[u8] = b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
+pub(crate) const REQUEST: &[u8] = b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
 
 /// How long the built-in client loads: for a time, or a number of requests
 /// per connection.
@@ -196,7 +218,7 @@ pub(crate) enum Window {
 
 /// Called at both ends of the measured part of a window (see
 /// [`run_builtin`]), e.g. to count the server's work in between.
-type Mark<'a> = &'a mut dyn FnMut() -> io::Result<()>;
+pub(crate) type Mark<'a> = &'a mut dyn FnMut() -> io::Result<()>;
 
 /// The built-in client: `connections` closed-loop connections from a
 /// `threads`-worker tokio runtime. `mark` runs twice: once every
@@ -343,7 +365,7 @@ async fn read_response(stream: &mut tokio::net::TcpStream, buf: &mut Vec<u8>) ->
 
 /// The length of the response at the start of `bytes`, once its head is
 /// complete.
-fn response_len(bytes: &[u8]) -> io::Result<Option<usize>> {
+pub(crate) fn response_len(bytes: &[u8]) -> io::Result<Option<usize>> {
     let Some(head_end) = bytes.windows(4).position(|w| w == b"\r\n\r\n") else {
         return Ok(None);
     };

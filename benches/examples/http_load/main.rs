@@ -3,9 +3,10 @@
 //! each, every one in its own process, loaded in turn on 127.0.0.1.
 //!
 //! ```sh
-//! cargo run --release -p rt-benches --example http_load              # 3 rounds x 5 s at 1, 50, 1000 connections
+//! cargo run --release -p rt-benches --example http_load              # 3 rounds x 5 s at 1, 50, 1000, 5000, 10000 connections
 //! cargo run --release -p rt-benches --example http_load -- --strace  # also count syscalls per request
 //! cargo run --release -p rt-benches --example http_load -- --rounds 5 --seconds 3 --connections 1,50
+//! cargo run --release -p rt-benches --example http_load -- --profile --connections 1000,10000
 //! compat/axum-bench/run --rounds 5 --instructions 20000              # the axum app on tokio and on the facade
 //! cargo run --release -p rt-benches --example http_load -- --instructions 20000 --instructions-only
 //! ```
@@ -14,28 +15,36 @@
 //! (printing its port) and `http_load --load PORT CONNECTIONS SECONDS
 //! [wrk|builtin]` one load window against it, for profiling a side alone.
 //!
-//! Options: `--rounds N` (default 3), `--seconds S` per window (default 5),
-//! `--connections A,B,..` (default `1,50,1000`), `--strace` (one more
-//! window per side and connection count under `strace -c -f`, whose
-//! counts are divided by the requests served in it), `--client
-//! wrk|builtin` (default: wrk, installed with apt-get when missing and
-//! running as root, else the built-in closed-loop client), `--no-write`
-//! (print only; otherwise the table replaces the `http_load` section of
-//! `benches/RESULTS.md`), `--floor` (also measure the floor: the same
-//! responses from an epoll loop with no runtime and no HTTP library, see
-//! `floor.rs`), `--split-cores` (each server gets 1 worker pinned to CPU
-//! 0 and the load generator 1 thread pinned to CPU 1, so neither takes
-//! CPU from the other: the table then goes to its own section of
-//! `RESULTS.md`), `--instructions N` (after the timed rounds, as many
-//! rounds again with every server run under valgrind's callgrind, each
-//! window N requests from the built-in client: user-space instructions
-//! per request, which a busy machine hardly moves; `--instructions-only`
-//! skips the timed rounds), `--axum DIR` (compare
-//! the `axum::serve` hello app of `compat/axum-bench/` built on the
-//! facade, `DIR/axum-bench-rt`, with the same app on real tokio,
+//! Options (`benches/README.md` describes each): `--rounds N` (default
+//! 3), `--seconds S` per window (default 5), `--connections A,B,..`
+//! (default `1,50,1000,5000,10000`; with `--axum`, `1,50,1000`),
+//! `--strace` (syscalls per request), `--client wrk|builtin`,
+//! `--no-write` (print only; otherwise the table replaces its section of
+//! `benches/RESULTS.md`, or with `--axum` of `compat/axum-bench/README.md`),
+//! `--floor` (also the floor, `floor.rs`), `--split-cores` (servers on
+//! CPU 0, the load generator on CPU 1, its own section), `--no-scale`
+//! (skip the scale measurement, `scale.rs`, which otherwise follows the
+//! timed rounds), `--instructions N` (after the timed rounds, as many
+//! rounds under callgrind of N requests each: instructions per request;
+//! `--instructions-only` skips the timed rounds), `--profile` (instead
+//! of the rounds, one window per server and connection count with perf
+//! attached, counts per request: `profile.rs`; `--callgrind` makes it
+//! count instructions under callgrind instead), `--axum DIR` (compare the
+//! `axum::serve` hello app of `compat/axum-bench/` built on the facade,
+//! `DIR/axum-bench-rt`, with the same app on real tokio,
 //! `DIR/axum-bench-tokio`, plus rt's own hyper server for information;
-//! the table goes to `compat/axum-bench/README.md`; `compat/axum-bench/run`
-//! builds both and passes its arguments on).
+//! `compat/axum-bench/run` builds both and passes its arguments on).
+//!
+//! File descriptors: 10,000 connections need 10,000 on each end; the
+//! benchmark raises its soft limit to the hard one (and, as root, both to
+//! `FD_LIMIT`), and the servers and the load generator inherit it.
+//! Loopback ports: the client side of 10,000 connections takes 10,000
+//! ephemeral ports (32768-60999 by default), and closing them leaves
+//! them in `TIME_WAIT` for a minute; Linux reuses those for new
+//! connections to loopback (`net.ipv4.tcp_tw_reuse = 2`, the default),
+//! and a port is free again for another destination port anyway, so
+//! the rounds do not run out. The listen backlog: see `server::BACKLOG`
+//! (this program's servers; the axum app keeps tokio's default, 1024).
 //!
 //! Per window: requests/s and p50/p99 latency from the load generator, and
 //! the server's CPU time (user + system, `/proc/PID/stat`) over the window
@@ -49,7 +58,9 @@ mod floor;
 mod load;
 mod measure;
 mod process;
+mod profile;
 mod report;
+mod scale;
 mod server;
 
 use load::Generator;
@@ -59,8 +70,12 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+/// The descriptor limit the benchmark asks for (as root, raising the
+/// hard limit too): both ends of the largest connection count, with room.
+const FD_LIMIT: u64 = 65_536;
+
 /// The markers around each mode's section of its file.
-const SECTIONS: [(&str, &str); 3] = [
+const SECTIONS: [(&str, &str); 5] = [
     ("<!-- http_load: begin -->", "<!-- http_load: end -->"),
     (
         "<!-- http_load split-cores: begin -->",
@@ -69,6 +84,14 @@ const SECTIONS: [(&str, &str); 3] = [
     (
         "<!-- http_load axum: begin -->",
         "<!-- http_load axum: end -->",
+    ),
+    (
+        "<!-- http_load profile: begin -->",
+        "<!-- http_load profile: end -->",
+    ),
+    (
+        "<!-- http_load axum profile: begin -->",
+        "<!-- http_load axum profile: end -->",
     ),
 ];
 /// `--split-cores`: the CPUs of the servers and of the load generator.
@@ -90,6 +113,12 @@ pub(crate) struct Options {
     pub(crate) instructions_only: bool,
     /// `--axum DIR`: where the two axum binaries are.
     pub(crate) axum: Option<PathBuf>,
+    /// The scale measurement after the timed rounds (`--no-scale`: not).
+    pub(crate) scale: bool,
+    /// `--profile`: counts per request instead of the rounds.
+    pub(crate) profile: bool,
+    /// `--callgrind` (with `--profile`): instructions instead of perf.
+    pub(crate) callgrind: bool,
 }
 
 impl Options {
@@ -98,12 +127,24 @@ impl Options {
         if self.split_cores { 1 } else { server::WORKERS }
     }
 
+    /// The connection counts measured unless `--connections` says
+    /// otherwise.
+    pub(crate) fn default_connections(&self) -> &'static [usize] {
+        if self.axum.is_some() {
+            // The axum app listens with tokio's default backlog (1024).
+            &[1, 50, 1000]
+        } else {
+            &[1, 50, 1000, 5000, 10_000]
+        }
+    }
+
     /// This mode's markers.
     pub(crate) fn section(&self) -> (&'static str, &'static str) {
-        if self.axum.is_some() {
-            SECTIONS[2]
-        } else {
-            SECTIONS[usize::from(self.split_cores)]
+        match (self.profile, self.axum.is_some()) {
+            (true, true) => SECTIONS[4],
+            (true, false) => SECTIONS[3],
+            (false, true) => SECTIONS[2],
+            (false, false) => SECTIONS[usize::from(self.split_cores)],
         }
     }
 
@@ -144,7 +185,7 @@ impl Options {
         sides
     }
 
-    fn launch(&self, callgrind: bool) -> Launch<'_> {
+    pub(crate) fn launch(&self, callgrind: bool) -> Launch<'_> {
         Launch {
             workers: self.workers(),
             cpu: self.split_cores.then_some(SERVER_CPU),
@@ -157,8 +198,8 @@ impl Options {
 fn usage(problem: &str) -> ! {
     eprintln!(
         "http_load: {problem}\nusage: http_load [--rounds N] [--seconds S] [--connections 1,50,1000] \
-         [--strace] [--client wrk|builtin] [--no-write] [--floor] [--split-cores] \
-         [--instructions REQUESTS [--instructions-only]] [--axum DIR]"
+         [--strace] [--client wrk|builtin] [--no-write] [--floor] [--split-cores] [--no-scale] \
+         [--instructions REQUESTS [--instructions-only]] [--profile [--callgrind]] [--axum DIR]"
     );
     std::process::exit(2);
 }
@@ -167,7 +208,7 @@ fn parse_options(mut args: impl Iterator<Item = String>) -> Options {
     let mut options = Options {
         rounds: 3,
         seconds: 5,
-        connections: vec![1, 50, 1000],
+        connections: Vec::new(),
         strace: false,
         client: None,
         write: true,
@@ -176,6 +217,9 @@ fn parse_options(mut args: impl Iterator<Item = String>) -> Options {
         instructions: None,
         instructions_only: false,
         axum: None,
+        scale: true,
+        profile: false,
+        callgrind: false,
     };
     while let Some(arg) = args.next() {
         let mut value = || {
@@ -220,14 +264,31 @@ fn parse_options(mut args: impl Iterator<Item = String>) -> Options {
             }
             "--instructions-only" => options.instructions_only = true,
             "--axum" => options.axum = Some(PathBuf::from(value())),
+            "--no-scale" => options.scale = false,
+            "--profile" => options.profile = true,
+            "--callgrind" => options.callgrind = true,
             other => usage(&format!("unknown argument {other}")),
         }
+    }
+    if options.connections.is_empty() {
+        options.connections = options.default_connections().to_vec();
     }
     if options.rounds == 0 || options.seconds == 0 || options.connections.contains(&0) {
         usage("rounds, seconds and connections must be positive");
     }
     if options.instructions_only && options.instructions.is_none() {
         usage("--instructions-only needs --instructions N");
+    }
+    if options.callgrind && !options.profile {
+        usage(
+            "--callgrind goes with --profile (for instructions after timed rounds: --instructions N)",
+        );
+    }
+    if options.profile && options.instructions.is_some() {
+        usage(
+            "--profile runs instead of the timed rounds, --instructions after them: \
+             for instructions in the profile, --profile --callgrind",
+        );
     }
     if options.axum.is_some() && (options.split_cores || options.floor) {
         usage(
@@ -264,6 +325,16 @@ fn main() -> io::Result<()> {
     }
     let options = parse_options(args);
     raise_fd_limit();
+    // One end of every connection per process (the server's, the load
+    // generator's or the burst's), and some to spare.
+    let needed = options.connections.iter().max().copied().unwrap_or(0) as u64 + 64;
+    if fd_limit() < needed {
+        eprintln!(
+            "http_load: the descriptor limit is {} but {needed} are needed \
+             (raise the hard limit: `ulimit -Hn {needed}` as root)",
+            fd_limit()
+        );
+    }
     // Before pinning, which hides the other CPUs from this process.
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
     if options.split_cores {
@@ -274,36 +345,56 @@ fn main() -> io::Result<()> {
         // from this thread, and inherits its CPU.
         server::pin_to_cpu(CLIENT_CPU)?;
     }
-    let generator = options.client.unwrap_or_else(|| Generator::detect(true));
-    let strace = options.strace && measure::strace_available();
-    if options.strace && !strace {
-        eprintln!("http_load: strace is not installed; skipping syscall counts");
-    }
+    let generator = match options.client {
+        Some(generator) => generator,
+        // Its window starts once every connection is open (`profile.rs`).
+        None if options.profile => Generator::Builtin,
+        None => Generator::detect(true),
+    };
     if options.instructions.is_some() && !measure::callgrind_available() {
         usage("--instructions needs valgrind and callgrind_control (apt-get install valgrind)");
     }
     let sides = options.sides();
+    let load_before = report::load_average();
+    let machine = || {
+        format!(
+            "{cpus} CPUs, load average (1 min) {load_before} at the start, {} at the end",
+            report::load_average()
+        )
+    };
+    if options.profile {
+        let profiles = profile::run(&options, generator, &sides)?;
+        return publish(
+            &options,
+            &report::render_profile(&options, &profiles, &machine()),
+        );
+    }
+    let strace = options.strace && measure::strace_available();
+    if options.strace && !strace {
+        eprintln!("http_load: strace is not installed; skipping syscall counts");
+    }
     let timed_rounds = if options.instructions_only {
         0
     } else {
         options.rounds
     };
+    let scale = options.scale && timed_rounds > 0;
     let windows = (timed_rounds + usize::from(strace)) * options.connections.len() * sides.len();
     eprintln!(
-        "http_load: {} rounds x {:?} connections x {} servers, {} s windows with {} (about {} s){}",
+        "http_load: {} rounds x {:?} connections x {} servers, {} s windows with {} (about {} s){}{}",
         timed_rounds,
         options.connections,
         sides.len(),
         options.seconds,
         generator.name(),
         (windows as u64 + 2) * options.seconds,
+        if scale { ", then the scale rounds" } else { "" },
         match options.instructions {
             Some(n) => format!(", then {} callgrind rounds of {n} requests", options.rounds),
             None => String::new(),
         }
     );
 
-    let load_before = report::load_average();
     let window = Duration::from_secs(options.seconds);
     let mut samples: Vec<Sample> = Vec::new();
     let mut syscalls = Vec::new();
@@ -312,17 +403,14 @@ fn main() -> io::Result<()> {
             .iter()
             .map(|&side| Server::start(side, &options.launch(false)))
             .collect::<io::Result<Vec<_>>>()?;
-        // Warm up every server (connections, allocator, page faults), unmeasured.
-        for server in &servers {
-            generator.run(server.port, 50, Duration::from_secs(1), server.workers)?;
-        }
+        warm_up(generator, &servers)?;
         for round in 0..options.rounds {
             for &connections in &options.connections {
                 // Each round starts with the next server.
                 for index in (0..servers.len()).map(|i| (i + round) % servers.len()) {
                     let sample = servers[index].measure(generator, connections, window)?;
                     eprintln!(
-                        "round {round} c{connections:<4} {:<10} {:>9.0} req/s  p50 {:>8.1} us  p99 {:>8.1} us  \
+                        "round {round} c{connections:<5} {:<10} {:>9.0} req/s  p50 {:>8.1} us  p99 {:>8.1} us  \
                          cpu {:>6.2} us/req{}",
                         sample.side.name(),
                         sample.load.requests_per_second(),
@@ -341,7 +429,7 @@ fn main() -> io::Result<()> {
                 for server in &servers {
                     let traced = server.count_syscalls(generator, connections, strace_window)?;
                     eprintln!(
-                        "strace c{connections:<4} {:<10} {:.2} syscalls/req",
+                        "strace c{connections:<5} {:<10} {:.2} syscalls/req",
                         server.side.name(),
                         traced.per_request_total()
                     );
@@ -350,6 +438,12 @@ fn main() -> io::Result<()> {
             }
         }
     }
+    // Fresh servers, after the rounds' servers are gone.
+    let bursts = if scale {
+        scale::run(&options, &options.launch(false))?
+    } else {
+        Vec::new()
+    };
 
     let mut instructions = Vec::new();
     if let Some(requests) = options.instructions {
@@ -367,7 +461,7 @@ fn main() -> io::Result<()> {
                 for index in (0..count).map(|i| (i + round) % count) {
                     let counted = servers[index].count_instructions(connections, requests)?;
                     eprintln!(
-                        "callgrind {round} c{connections:<4} {:<10} {:>9.0} instructions/req over {} requests{}",
+                        "callgrind {round} c{connections:<5} {:<10} {:>9.0} instructions/req over {} requests{}",
                         counted.side.name(),
                         counted.per_request(),
                         counted.requests,
@@ -379,27 +473,38 @@ fn main() -> io::Result<()> {
         }
     }
 
-    let machine = format!(
-        "{cpus} CPUs, load average (1 min) {} at the start, {} at the end",
-        load_before,
-        report::load_average()
-    );
     let report = report::render(
         &options,
         &report::Measured {
             generator,
             samples: &samples,
             syscalls: &syscalls,
+            bursts: &bursts,
             instructions: &instructions,
             instruction_requests: options.instructions.unwrap_or(0),
-            machine: &machine,
+            machine: &machine(),
         },
     );
+    publish(&options, &report)
+}
+
+/// Prints `report` and, unless `--no-write`, puts it in this mode's
+/// section of its file.
+fn publish(options: &Options, report: &str) -> io::Result<()> {
     println!("{report}");
     if options.write {
         let path = options.output();
-        report::write_section(&path, options.section(), &report)?;
-        eprintln!("http_load: wrote its section of {}", path.display());
+        let section = options.section();
+        report::write_section(&path, section, report)?;
+        eprintln!("http_load: wrote {} of {}", section.0, path.display());
+    }
+    Ok(())
+}
+
+/// Warms up every server (connections, allocator, page faults), unmeasured.
+fn warm_up(generator: Generator, servers: &[Server]) -> io::Result<()> {
+    for server in servers {
+        generator.run(server.port, 50, Duration::from_secs(1), server.workers)?;
     }
     Ok(())
 }
@@ -448,18 +553,46 @@ fn load_alone(mut args: impl Iterator<Item = String>) -> io::Result<()> {
     Ok(())
 }
 
-/// Descriptors for 1000 connections on each end, in this process and the
-/// servers it starts.
-fn raise_fd_limit() {
+/// Raises this process's descriptor limit (the servers and the load
+/// generator it starts inherit it): the soft limit to the hard one, and
+/// as root both to `FD_LIMIT` if the hard one is lower (and the kernel's
+/// `fs.nr_open` allows).
+pub(crate) fn raise_fd_limit() {
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: `limit` is a valid, exclusively borrowed out-parameter.
+    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) } != 0 {
+        return;
+    }
+    if limit.rlim_max < FD_LIMIT {
+        let raised = libc::rlimit {
+            rlim_cur: FD_LIMIT,
+            rlim_max: FD_LIMIT,
+        };
+        // SAFETY: `raised` is a valid `rlimit`; without the privilege
+        // the call fails and changes nothing.
+        if unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &raised) } == 0 {
+            return;
+        }
+    }
+    limit.rlim_cur = limit.rlim_max;
+    // SAFETY: `limit` is a valid `rlimit`; raising the soft limit to
+    // the hard one is always allowed.
+    unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &limit) };
+}
+
+/// This process's soft descriptor limit.
+fn fd_limit() -> u64 {
     let mut limit = libc::rlimit {
         rlim_cur: 0,
         rlim_max: 0,
     };
     // SAFETY: `limit` is a valid, exclusively borrowed out-parameter.
     if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) } == 0 {
-        limit.rlim_cur = limit.rlim_max;
-        // SAFETY: `limit` is a valid `rlimit`; raising the soft limit to
-        // the hard one is always allowed.
-        unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &limit) };
+        limit.rlim_cur
+    } else {
+        0
     }
 }

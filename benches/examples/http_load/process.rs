@@ -5,13 +5,16 @@
 //! `--serve rt|tokio|floor`, or a binary built elsewhere (`--axum DIR`: the
 //! axum hello app of `compat/axum-bench/`, built on real tokio and on the
 //! facade), optionally run under callgrind to count its instructions.
+//! What can be read off it while it serves: its CPU time, its system
+//! calls, and (this program's own servers only) its runtime's counters.
 
 use crate::load::{self, Generator, Load, Window};
 use crate::measure;
 use crate::server::Side;
-use std::io::{self, BufRead, BufReader};
+use std::collections::BTreeMap;
+use std::io::{self, BufRead, BufReader, Write};
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::time::Duration;
 
 /// How to start the servers.
@@ -29,9 +32,11 @@ pub(crate) struct Launch<'a> {
 pub(crate) struct Server {
     pub(crate) side: Side,
     child: Child,
+    stdin: Option<ChildStdin>,
+    stdout: BufReader<ChildStdout>,
     pub(crate) port: u16,
     pub(crate) workers: usize,
-    callgrind: Option<measure::Callgrind>,
+    pub(crate) callgrind: Option<measure::Callgrind>,
 }
 
 impl Server {
@@ -72,9 +77,10 @@ impl Server {
             .map_err(|e| {
                 io::Error::new(e.kind(), format!("starting {}: {e}", program.display()))
             })?;
-        let stdout = child.stdout.take().expect("piped stdout");
+        let stdin = child.stdin.take();
+        let mut stdout = BufReader::new(child.stdout.take().expect("piped stdout"));
         let mut line = String::new();
-        BufReader::new(stdout).read_line(&mut line)?;
+        stdout.read_line(&mut line)?;
         let port = line
             .strip_prefix("port ")
             .and_then(|p| p.trim().parse().ok())
@@ -83,10 +89,42 @@ impl Server {
         Ok(Server {
             side,
             child,
+            stdin,
+            stdout,
             port,
             workers,
             callgrind,
         })
+    }
+
+    pub(crate) fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// The server runtime's counters (see `server.rs`), by name; none
+    /// from a binary built elsewhere (`--axum`), which takes no commands.
+    pub(crate) fn counters(&mut self) -> io::Result<BTreeMap<String, f64>> {
+        if self.side.external_binary().is_some() {
+            return Ok(BTreeMap::new());
+        }
+        let stdin = self
+            .stdin
+            .as_mut()
+            .expect("stdin is open while the server lives");
+        stdin.write_all(b"metrics\n")?;
+        stdin.flush()?;
+        let mut line = String::new();
+        self.stdout.read_line(&mut line)?;
+        let fields = line
+            .strip_prefix("metrics")
+            .ok_or_else(|| io::Error::other(format!("the server said {line:?}")))?;
+        Ok(fields
+            .split_whitespace()
+            .filter_map(|field| {
+                let (name, value) = field.split_once('=')?;
+                Some((name.to_owned(), value.parse().ok()?))
+            })
+            .collect())
     }
 
     /// One load window, with the server's CPU time over it.
@@ -96,9 +134,9 @@ impl Server {
         connections: usize,
         window: Duration,
     ) -> io::Result<Sample> {
-        let before = measure::cpu_seconds(self.child.id())?;
+        let before = measure::cpu_seconds(self.pid())?;
         let load = generator.run(self.port, connections, window, self.workers)?;
-        let after = measure::cpu_seconds(self.child.id())?;
+        let after = measure::cpu_seconds(self.pid())?;
         Ok(Sample {
             side: self.side,
             connections,
@@ -114,7 +152,7 @@ impl Server {
         connections: usize,
         window: Duration,
     ) -> io::Result<Syscalls> {
-        let strace = measure::Strace::attach(self.child.id())?;
+        let strace = measure::Strace::attach(self.pid())?;
         let load = generator.run(self.port, connections, window, self.workers);
         let counts = strace.finish()?;
         Ok(Syscalls {
@@ -171,7 +209,7 @@ impl Server {
 impl Drop for Server {
     fn drop(&mut self) {
         // Closing stdin ends the server; killing covers a stuck one.
-        drop(self.child.stdin.take());
+        drop(self.stdin.take());
         let _ = self.child.kill();
         let _ = self.child.wait();
     }

@@ -1,9 +1,12 @@
 //! The server side: one hyper HTTP/1.1 hello server, on rt or on tokio,
 //! with the same settings on both (2 workers unless told otherwise,
 //! hyper's default HTTP/1.1 builder with the runtime's timer,
-//! `TCP_NODELAY`, a 1024 backlog), optionally pinned to one CPU. It prints
-//! `port <N>` on stdout once listening and exits when its stdin closes
-//! (the parent process ended).
+//! `TCP_NODELAY`, the same listener: see [`listener`]), optionally pinned
+//! to one CPU. It prints `port <N>` on stdout once listening and exits
+//! when its stdin closes (the parent process ended). A line `metrics` on
+//! its stdin makes it print one line `metrics name=value ...` of its
+//! runtime's counters (rt's own, or tokio's stable ones), for the
+//! profile (`profile.rs`).
 
 use http_body_util::Full;
 use hyper::body::{Bytes, Incoming};
@@ -11,10 +14,22 @@ use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper::{Request, Response};
 use std::convert::Infallible;
-use std::io::{self, Read, Write};
+use std::io::{self, BufRead, Write};
 
 /// Both servers' worker count (`--split-cores`: 1).
 pub(crate) const WORKERS: usize = 2;
+
+/// The listen backlog every server asks for. The kernel caps it at
+/// `net.core.somaxconn` (4096 by default since Linux 5.4); 10,000
+/// connections arriving at once need the server to accept while they
+/// arrive, or more room (as root: `sysctl -w net.core.somaxconn=16384`).
+/// The scale measurement (`scale.rs`) reports the kernel's listen-queue
+/// overflows, so a burst that did overflow (its clients then wait for a
+/// SYN retransmission, 1 s) is visible.
+pub(crate) const BACKLOG: i32 = 16_384;
+
+/// What a server's `metrics` command prints: its runtime's counters.
+type Counters = Box<dyn Fn() -> String + Send>;
 
 /// Which server answers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -73,22 +88,49 @@ pub(crate) fn serve(side: Side, workers: usize, cpu: Option<usize>) -> io::Resul
         // Before any thread starts: threads inherit their creator's CPUs.
         pin_to_cpu(cpu)?;
     }
-    std::thread::spawn(|| {
-        // Whatever ends the read (EOF, an error), the parent is gone.
-        let _ = io::stdin().read_to_end(&mut Vec::new());
-        std::process::exit(0);
-    });
+    crate::raise_fd_limit();
+    let listener = listener()?;
     match side {
-        Side::Rt => serve_rt(workers),
-        Side::Tokio => serve_tokio(workers),
+        Side::Rt => serve_rt(listener, workers),
+        Side::Tokio => serve_tokio(listener, workers),
         Side::AxumTokio | Side::AxumRt => unreachable!("{} is its own binary", side.name()),
         Side::Floor => {
-            // mio's bind sets the same 1024 backlog as the other two.
-            let listener = mio::net::TcpListener::bind("127.0.0.1:0".parse().expect("an address"))?;
             announce(listener.local_addr()?.port())?;
-            crate::floor::serve(listener.into(), workers)
+            obey_stdin(Box::new(String::new));
+            crate::floor::serve(listener, workers)
         }
     }
+}
+
+/// The listener all three servers take: 127.0.0.1, an ephemeral port,
+/// `SO_REUSEADDR`, a [`BACKLOG`] backlog, non-blocking.
+fn listener() -> io::Result<std::net::TcpListener> {
+    use socket2::{Domain, Socket, Type};
+    let socket = Socket::new(Domain::IPV4, Type::STREAM, None)?;
+    socket.set_reuse_address(true)?;
+    let address: std::net::SocketAddr = "127.0.0.1:0".parse().expect("an address");
+    socket.bind(&address.into())?;
+    socket.listen(BACKLOG)?;
+    socket.set_nonblocking(true)?;
+    Ok(socket.into())
+}
+
+/// Serves the parent's commands on stdin, from a thread of its own: a
+/// line `metrics` prints `counters()`; the end of stdin (the parent is
+/// gone, whatever ended the read) exits the process.
+fn obey_stdin(counters: Counters) {
+    std::thread::spawn(move || {
+        for line in io::stdin().lock().lines() {
+            let Ok(line) = line else { break };
+            if line.trim() == "metrics" {
+                let mut stdout = io::stdout().lock();
+                if writeln!(stdout, "metrics {}", counters()).is_err() || stdout.flush().is_err() {
+                    break;
+                }
+            }
+        }
+        std::process::exit(0);
+    });
 }
 
 fn announce(port: u16) -> io::Result<()> {
@@ -97,13 +139,15 @@ fn announce(port: u16) -> io::Result<()> {
     stdout.flush()
 }
 
-fn serve_rt(workers: usize) -> io::Result<()> {
+fn serve_rt(listener: std::net::TcpListener, workers: usize) -> io::Result<()> {
     let runtime = rt::runtime::Builder::new_multi_thread()
         .worker_threads(workers)
         .enable_all()
         .build()?;
+    let metrics = runtime.metrics();
+    obey_stdin(Box::new(move || rt_counters(&metrics)));
     runtime.block_on(async {
-        let listener = rt::net::TcpListener::bind("127.0.0.1:0").await?;
+        let listener = rt::net::TcpListener::from_std(listener)?;
         announce(listener.local_addr()?.port())?;
         loop {
             let (stream, _) = listener.accept().await?;
@@ -119,13 +163,15 @@ fn serve_rt(workers: usize) -> io::Result<()> {
     })
 }
 
-fn serve_tokio(workers: usize) -> io::Result<()> {
+fn serve_tokio(listener: std::net::TcpListener, workers: usize) -> io::Result<()> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(workers)
         .enable_all()
         .build()?;
+    let metrics = runtime.metrics();
+    obey_stdin(Box::new(move || tokio_counters(&metrics)));
     runtime.block_on(async {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+        let listener = tokio::net::TcpListener::from_std(listener)?;
         announce(listener.local_addr()?.port())?;
         loop {
             let (stream, _) = listener.accept().await?;
@@ -138,6 +184,62 @@ fn serve_tokio(workers: usize) -> io::Result<()> {
             });
         }
     })
+}
+
+/// rt's counters, summed over the workers.
+fn rt_counters(metrics: &rt::runtime::RuntimeMetrics) -> String {
+    let workers = 0..metrics.num_workers();
+    let sum = |f: &dyn Fn(usize) -> u64| workers.clone().map(f).sum::<u64>();
+    let busy: std::time::Duration = workers
+        .clone()
+        .map(|w| metrics.worker_total_busy_duration(w))
+        .sum();
+    format!(
+        "polls={} steal_operations={} steals={} parks={} unparks={} lifo_hits={} \
+         forced_yields={} io_events={} busy_us={}",
+        sum(&|w| metrics.worker_poll_count(w)),
+        sum(&|w| metrics.worker_steal_operations(w)),
+        sum(&|w| metrics.worker_steal_count(w)),
+        sum(&|w| metrics.worker_park_count(w)),
+        sum(&|w| metrics.worker_unpark_count(w)),
+        sum(&|w| metrics.worker_lifo_slot_hits(w)),
+        metrics.budget_forced_yield_count(),
+        metrics.io_driver_ready_count(),
+        busy.as_micros(),
+    )
+}
+
+/// tokio's counters, summed over the workers: the stable ones, and with
+/// `RUSTFLAGS="--cfg tokio_unstable"` (a build of its own) the ones that
+/// match rt's (polls, steals) and where its wakes went (local queue,
+/// overflow to the injector, from outside).
+fn tokio_counters(metrics: &tokio::runtime::RuntimeMetrics) -> String {
+    let workers = 0..metrics.num_workers();
+    let sum = |f: &dyn Fn(usize) -> u64| workers.clone().map(f).sum::<u64>();
+    let busy: std::time::Duration = workers
+        .clone()
+        .map(|w| metrics.worker_total_busy_duration(w))
+        .sum();
+    let stable = format!(
+        "parks={} busy_us={}",
+        sum(&|w| metrics.worker_park_count(w)),
+        busy.as_micros()
+    );
+    #[cfg(tokio_unstable)]
+    let stable = format!(
+        "{stable} polls={} steal_operations={} steals={} local_schedules={} overflows={} \
+         remote_schedules={} noops={} forced_yields={} io_events={}",
+        sum(&|w| metrics.worker_poll_count(w)),
+        sum(&|w| metrics.worker_steal_operations(w)),
+        sum(&|w| metrics.worker_steal_count(w)),
+        sum(&|w| metrics.worker_local_schedule_count(w)),
+        sum(&|w| metrics.worker_overflow_count(w)),
+        metrics.remote_schedule_count(),
+        sum(&|w| metrics.worker_noop_count(w)),
+        metrics.budget_forced_yield_count(),
+        metrics.io_driver_ready_count(),
+    );
+    stable
 }
 
 /// Restricts the calling thread, and the threads it starts from now on,

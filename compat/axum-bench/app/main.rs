@@ -3,9 +3,11 @@
 //! (`rt/Cargo.toml`), from this one source.
 //!
 //! `axum::serve` on a `tokio::net::TcpListener` bound to an ephemeral port
-//! of 127.0.0.1, a multi-thread runtime with `WORKERS` workers (the first
-//! argument; 2 by default), `TCP_NODELAY` on every connection (as
-//! `http_load`'s hyper servers). It prints `port <N>` once listening and
+//! of 127.0.0.1 with a `BACKLOG` listen backlog (`SO_REUSEADDR`; the
+//! kernel caps the backlog at `net.core.somaxconn`), a multi-thread
+//! runtime with `WORKERS` workers (the first argument; 2 by default),
+//! `TCP_NODELAY` on every connection (as `http_load`'s hyper servers,
+//! whose listener is the same: `server::BACKLOG` there). It prints `port <N>` once listening and
 //! exits when its stdin closes: the protocol of `http_load`'s servers,
 //! whose driver (`--axum DIR`) loads it.
 
@@ -13,6 +15,10 @@ use axum::Router;
 use axum::routing::get;
 use axum::serve::ListenerExt;
 use std::io::{self, Read, Write};
+
+/// The listen backlog, `http_load`'s servers' own: a burst of 10,000
+/// connections (its scale measurement) does not overflow the queue.
+const BACKLOG: u32 = 16_384;
 
 fn main() -> io::Result<()> {
     let workers = match std::env::args().nth(1) {
@@ -33,7 +39,10 @@ fn main() -> io::Result<()> {
         .enable_all()
         .build()?;
     runtime.block_on(async {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+        let socket = tokio::net::TcpSocket::new_v4()?;
+        socket.set_reuseaddr(true)?;
+        socket.bind("127.0.0.1:0".parse().expect("an address"))?;
+        let listener = socket.listen(BACKLOG)?;
         let port = listener.local_addr()?.port();
         let mut stdout = io::stdout().lock();
         writeln!(stdout, "port {port}")?;

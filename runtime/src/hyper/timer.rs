@@ -64,9 +64,11 @@ impl ::hyper::rt::Timer for Timer {
 
     #[track_caller]
     fn sleep_until(&self, deadline: std::time::Instant) -> Pin<Box<dyn ::hyper::rt::Sleep>> {
-        Box::pin(HyperSleep(crate::time::sleep_until(Instant::from_std(
-            deadline,
-        ))))
+        // hyper reads `now` just before: no second clock read here (see
+        // `sleep_until_without_clock_read`).
+        Box::pin(HyperSleep(crate::time::sleep_until_without_clock_read(
+            Instant::from_std(deadline),
+        )))
     }
 
     fn now(&self) -> std::time::Instant {

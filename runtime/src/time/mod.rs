@@ -41,6 +41,8 @@ mod timeout;
 pub use clock::{advance, pause, resume};
 pub use instant::Instant;
 pub use interval::{Interval, MissedTickBehavior, interval, interval_at};
+#[cfg(feature = "hyper")]
+pub(crate) use sleep::sleep_until_without_clock_read;
 pub use sleep::{Sleep, sleep, sleep_until};
 pub use timeout::{Timeout, timeout, timeout_at};
 

@@ -66,6 +66,23 @@ pub fn sleep_until(deadline: Instant) -> Sleep {
     )
 }
 
+/// [`sleep_until`] without its clock read, for a caller that needs no
+/// answer on the first poll to whether the deadline has already passed
+/// (hyper's timeouts, `rt::hyper::Timer`, which reads the clock itself
+/// just before): the sleep always registers on its first poll, and the
+/// timer fires an entry whose deadline has passed at once, so such a
+/// sleep completes on its second poll instead of its first. Never early.
+#[cfg(feature = "hyper")]
+pub(crate) fn sleep_until_without_clock_read(deadline: Instant) -> Sleep {
+    Sleep {
+        deadline,
+        runtime: current_runtime("rt::hyper::Timer::sleep_until"),
+        entry: None,
+        elapsed_early: false,
+        completed_early: false,
+    }
+}
+
 /// The future of [`sleep`] and [`sleep_until`]: ready once its deadline
 /// passed. A deadline that had already passed when the sleep was created
 /// (or [`reset`](Sleep::reset)) completes on the first poll without the
