@@ -483,6 +483,10 @@ fn spawn_local_under_a_local_runtime_enter_guard_spawns_onto_it() {
     // The guard is gone: neither the runtime nor its set is current.
     expect_panic(|| spawn_local(async {}));
     assert!(rt::runtime::Handle::try_current().is_err());
+    // As with `Runtime::enter`, the guard does not keep the runtime
+    // borrowed: it can be shut down under it (tokio's tests do).
+    let _guard = rt.enter();
+    rt.shutdown_timeout(std::time::Duration::ZERO);
 }
 
 /// A local task that finished while its handle was held waits in the set

@@ -386,7 +386,7 @@ impl PartialEq for Handle {
 #[must_use = "the runtime is only current while the guard is alive"]
 pub struct EnterGuard<'a> {
     // Declared first, so dropped first: it was entered last.
-    _local: Option<crate::task::LocalEnterGuard<'a>>,
+    _local: Option<crate::task::local::CurrentSetGuard>,
     _guard: SetCurrentGuard,
     _handle: PhantomData<&'a Handle>,
 }
@@ -394,8 +394,8 @@ pub struct EnterGuard<'a> {
 impl<'a> EnterGuard<'a> {
     /// Also keeps a local set current (a `LocalRuntime`'s built-in one)
     /// until the guard drops.
-    pub(crate) fn with_local_set(mut self, local: crate::task::LocalEnterGuard<'a>) -> Self {
-        self._local = Some(local);
+    pub(crate) fn with_local_set(mut self, local: crate::task::LocalEnterGuard<'_>) -> Self {
+        self._local = Some(local.into_unscoped());
         self
     }
 }
