@@ -171,7 +171,13 @@ macro_rules! sync_workloads {
                     runtime.block_on(async {
                         for _ in 0..ACQUIRES {
                             let permit = semaphore.acquire().await.expect("never closed");
-                            drop(black_box(permit));
+                            // By reference: `black_box(permit)` by value spills
+                            // the permit and reloads it whole, a store-forwarding
+                            // stall whose cost depends on the permit's field
+                            // widths (rt's count is a `usize`, tokio's a `u32`),
+                            // not on the semaphore.
+                            black_box(&permit);
+                            drop(permit);
                         }
                     })
                 })

@@ -513,13 +513,14 @@ fn real_io_is_refused_inside_a_simulation() {
         let fs = rt::fs::read("Cargo.toml").await.unwrap_err();
         assert_eq!(fs.kind(), std::io::ErrorKind::Unsupported);
         assert!(fs.to_string().contains("rt::fs"), "{fs}");
-        let socket = rt::net::TcpListener::bind("127.0.0.1:0").await.unwrap_err();
+        let socket = rt::net::TcpSocket::new_v4().unwrap_err();
         assert_eq!(socket.kind(), std::io::ErrorKind::Unsupported);
+        assert!(socket.to_string().contains("TcpSocket"), "{socket}");
         // Names resolve in the simulation, never with the system
-        // resolver: `localhost` is the node itself, other names are
-        // nodes' or unknown.
+        // resolver: `localhost` is the node itself (127.0.0.1), other
+        // names are nodes' or unknown.
         let local: Vec<_> = rt::net::lookup_host("localhost:80").await?.collect();
-        assert_eq!(local, ["192.0.2.1:80".parse().unwrap()]);
+        assert_eq!(local, ["127.0.0.1:80".parse().unwrap()]);
         let lookup = rt::net::lookup_host("example.com:80").await.unwrap_err();
         assert_eq!(lookup.kind(), std::io::ErrorKind::NotFound);
         Ok::<_, std::io::Error>(())

@@ -1,7 +1,9 @@
 //! The load generators: `wrk` when it is installed, otherwise a built-in
 //! closed-loop HTTP/1.1 client (each connection sends a request, reads the
 //! whole response, sends the next), both on keep-alive connections to
-//! 127.0.0.1.
+//! 127.0.0.1. The built-in client can also make a fixed number of
+//! requests per connection ([`Window::Requests`]), for counting the
+//! server's instructions per request.
 
 use std::io;
 use std::process::Command;
@@ -66,13 +68,24 @@ impl Generator {
         duration: Duration,
         server_workers: usize,
     ) -> io::Result<Load> {
-        // wrk needs at least one connection per thread.
-        let threads = connections.clamp(1, server_workers.max(1));
+        let threads = client_threads(connections, server_workers);
         match self {
             Generator::Wrk => run_wrk(port, connections, threads, duration),
-            Generator::Builtin => run_builtin(port, connections, threads, duration),
+            Generator::Builtin => run_builtin(
+                port,
+                connections,
+                threads,
+                Window::For(duration),
+                &mut || Ok(()),
+            ),
         }
     }
+}
+
+/// The load generator's threads: as many as the server has workers, never
+/// more than connections (wrk needs at least one connection per thread).
+pub(crate) fn client_threads(connections: usize, server_workers: usize) -> usize {
+    connections.clamp(1, server_workers.max(1))
 }
 
 fn wrk_runs() -> bool {
@@ -171,11 +184,31 @@ fn micros(value: &str) -> Option<f64> {
 
 const REQUEST: &[u8] = b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
 
-fn run_builtin(
+/// How long the built-in client loads: for a time, or a number of requests
+/// per connection.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Window {
+    For(Duration),
+    /// Each connection first makes one unmeasured request (so the server
+    /// has accepted it and served it once), then this many measured ones.
+    Requests(u64),
+}
+
+/// Called at both ends of the measured part of a window (see
+/// [`run_builtin`]), e.g. to count the server's work in between.
+type Mark<'a> = &'a mut dyn FnMut() -> io::Result<()>;
+
+/// The built-in client: `connections` closed-loop connections from a
+/// `threads`-worker tokio runtime. `mark` runs twice: once every
+/// connection is open (and, with [`Window::Requests`], has made its
+/// unmeasured request), just before the measured part begins; and once
+/// the last response has arrived, before any connection closes.
+pub(crate) fn run_builtin(
     port: u16,
     connections: usize,
     threads: usize,
-    duration: Duration,
+    window: Window,
+    mark: Mark<'_>,
 ) -> io::Result<Load> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(threads)
@@ -184,27 +217,40 @@ fn run_builtin(
     runtime.block_on(async {
         // Every connection is open before the clock starts.
         let start = std::sync::Arc::new(tokio::sync::Barrier::new(connections + 1));
-        let (done_tx, done_rx) = tokio::sync::watch::channel(Instant::now() + duration);
+        let (go_tx, go_rx) = tokio::sync::watch::channel(Goal::Requests(0));
+        let warm_up = matches!(window, Window::Requests(_));
         let tasks: Vec<_> = (0..connections)
             .map(|_| {
                 let start = std::sync::Arc::clone(&start);
-                let deadline = done_rx.clone();
-                tokio::spawn(closed_loop(port, start, deadline))
+                let go = go_rx.clone();
+                tokio::spawn(closed_loop(port, start, warm_up, go))
             })
             .collect();
         start.wait().await;
+        // Blocking this thread is fine: every client task waits for `go`.
+        let started = mark();
         let began = Instant::now();
         // The window starts now that every connection is ready.
-        let _ = done_tx.send(began + duration);
+        let _ = go_tx.send(match window {
+            Window::For(duration) => Goal::Deadline(began + duration),
+            Window::Requests(n) => Goal::Requests(n),
+        });
         let mut latencies = Vec::new();
         let mut errors = 0;
+        let mut open = Vec::with_capacity(connections);
         for task in tasks {
             match task.await {
-                Ok(Ok(mut own)) => latencies.append(&mut own),
+                Ok(Ok((mut own, stream))) => {
+                    latencies.append(&mut own);
+                    open.push(stream);
+                }
                 Ok(Err(_)) | Err(_) => errors += 1,
             }
         }
         let seconds = began.elapsed().as_secs_f64();
+        started?;
+        mark()?;
+        drop(open);
         latencies.sort_unstable();
         let percentile = |q: f64| match latencies.len() {
             0 => f64::NAN,
@@ -220,33 +266,60 @@ fn run_builtin(
     })
 }
 
-/// One connection: request, whole response, repeat until the deadline.
-/// Returns each request's latency in microseconds.
+/// What a connection does once the window opens.
+#[derive(Clone, Copy, Debug)]
+enum Goal {
+    Deadline(Instant),
+    Requests(u64),
+}
+
+/// One connection: request, whole response, repeat until the goal (after
+/// one unmeasured request first if `warm_up`). Returns each measured
+/// request's latency in microseconds, and the connection, still open.
 async fn closed_loop(
     port: u16,
     start: std::sync::Arc<tokio::sync::Barrier>,
-    mut deadline: tokio::sync::watch::Receiver<Instant>,
-) -> io::Result<Vec<u32>> {
+    warm_up: bool,
+    mut go: tokio::sync::watch::Receiver<Goal>,
+) -> io::Result<(Vec<u32>, tokio::net::TcpStream)> {
     use tokio::io::AsyncWriteExt;
-    let connected = tokio::net::TcpStream::connect(("127.0.0.1", port)).await;
+    let mut buf = vec![0u8; 4096];
+    let connected = async {
+        let stream = tokio::net::TcpStream::connect(("127.0.0.1", port)).await?;
+        stream.set_nodelay(true)?;
+        Ok::<_, io::Error>(stream)
+    }
+    .await;
+    let connected = match connected {
+        Ok(mut stream) if warm_up => {
+            let served = async {
+                stream.write_all(REQUEST).await?;
+                read_response(&mut stream, &mut buf).await
+            };
+            served.await.map(|()| stream)
+        }
+        other => other,
+    };
     start.wait().await;
     let mut stream = connected?;
-    stream.set_nodelay(true)?;
-    // The final deadline is sent once everyone passed the barrier.
-    deadline
-        .changed()
+    // The goal is sent once everyone passed the barrier.
+    go.changed()
         .await
         .map_err(|_| io::Error::other("the load ended early"))?;
-    let deadline = *deadline.borrow();
-    let mut buf = vec![0u8; 4096];
+    let goal = *go.borrow();
     let mut latencies = Vec::new();
-    while Instant::now() < deadline {
+    loop {
+        match goal {
+            Goal::Deadline(deadline) if Instant::now() >= deadline => break,
+            Goal::Requests(n) if latencies.len() as u64 >= n => break,
+            _ => {}
+        }
         let sent = Instant::now();
         stream.write_all(REQUEST).await?;
         read_response(&mut stream, &mut buf).await?;
         latencies.push(sent.elapsed().as_micros().min(u32::MAX as u128) as u32);
     }
-    Ok(latencies)
+    Ok((latencies, stream))
 }
 
 /// Reads one whole response (head and `content-length` body).
@@ -294,6 +367,55 @@ fn response_len(bytes: &[u8]) -> io::Result<Option<usize>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A blocking server answering every request end (`\r\n\r\n`) with
+    /// the hello response, one thread per connection; counts requests.
+    fn answering_server() -> (u16, std::sync::Arc<std::sync::atomic::AtomicU64>) {
+        use std::io::{Read, Write};
+        use std::sync::atomic::{AtomicU64, Ordering};
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let served = std::sync::Arc::new(AtomicU64::new(0));
+        let count = std::sync::Arc::clone(&served);
+        std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                let mut stream = stream.unwrap();
+                let count = std::sync::Arc::clone(&count);
+                std::thread::spawn(move || {
+                    let mut buf = [0u8; 1024];
+                    let mut pending = Vec::new();
+                    while let Ok(n @ 1..) = stream.read(&mut buf) {
+                        pending.extend_from_slice(&buf[..n]);
+                        while let Some(end) = pending.windows(4).position(|w| w == b"\r\n\r\n") {
+                            pending.drain(..end + 4);
+                            count.fetch_add(1, Ordering::SeqCst);
+                            stream
+                                .write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nhi")
+                                .unwrap();
+                        }
+                    }
+                });
+            }
+        });
+        (port, served)
+    }
+
+    #[test]
+    fn fixed_requests_are_counted_between_the_marks() {
+        use std::sync::atomic::Ordering;
+        let (port, served) = answering_server();
+        let mut served_at_marks = Vec::new();
+        let load = run_builtin(port, 3, 2, Window::Requests(4), &mut || {
+            served_at_marks.push(served.load(Ordering::SeqCst));
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(load.requests, 12);
+        assert_eq!(load.errors, 0);
+        // One unmeasured request per connection before the first mark,
+        // the measured ones between the marks.
+        assert_eq!(served_at_marks, vec![3, 15]);
+    }
 
     #[test]
     fn parses_wrk_output() {

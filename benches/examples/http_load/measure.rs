@@ -1,5 +1,7 @@
 //! What is read off the server process: its CPU time (`/proc/PID/stat`)
-//! and, optionally, its system calls (`strace -c -f` attached to it).
+//! and, optionally, its system calls (`strace -c -f` attached to it) or
+//! the instructions it executes (the server run under valgrind's
+//! callgrind, whose counters `callgrind_control` dumps on demand).
 
 use std::collections::BTreeMap;
 use std::io::{self, BufRead, BufReader};
@@ -96,6 +98,97 @@ impl Strace {
     }
 }
 
+/// Whether valgrind's callgrind and `callgrind_control` are installed.
+pub(crate) fn callgrind_available() -> bool {
+    ["valgrind", "callgrind_control"].iter().all(|tool| {
+        Command::new(tool)
+            .arg("--version")
+            .output()
+            .is_ok_and(|out| out.status.success())
+    })
+}
+
+/// A server process running under callgrind: counts every instruction
+/// its threads execute in user space (the kernel's share is not counted),
+/// the same on any machine load, unlike CPU time. Under valgrind the
+/// server's threads take turns on one CPU and run ~50x slower.
+pub(crate) struct Callgrind {
+    pid: u32,
+    /// The dumps are `<base>.<N>`, numbered from 1.
+    base: PathBuf,
+    dumps: u32,
+}
+
+impl Callgrind {
+    /// `program args..` as a command that runs it under callgrind, its
+    /// dumps going to a fresh file name in the temporary directory; hand
+    /// the started process to [`Callgrind::attach`].
+    pub(crate) fn command(program: &std::path::Path, tag: &str) -> (Command, PathBuf) {
+        let base = std::env::temp_dir().join(format!(
+            "http_load-callgrind-{}-{tag}.out",
+            std::process::id()
+        ));
+        let mut command = Command::new("valgrind");
+        command
+            .arg("--tool=callgrind")
+            .arg("-q")
+            .arg(format!("--callgrind-out-file={}", base.display()))
+            .arg(program);
+        (command, base)
+    }
+
+    /// The server `pid` started with [`Callgrind::command`]'s `base`.
+    pub(crate) fn attach(pid: u32, base: PathBuf) -> Callgrind {
+        Callgrind {
+            pid,
+            base,
+            dumps: 0,
+        }
+    }
+
+    /// Dumps and zeroes the counters: the instructions executed since the
+    /// previous dump (or the start).
+    pub(crate) fn dump(&mut self) -> io::Result<u64> {
+        let out = Command::new("callgrind_control")
+            .arg("-d")
+            .arg(self.pid.to_string())
+            .output()?;
+        if !out.status.success() {
+            return Err(io::Error::other(format!(
+                "callgrind_control -d {} failed: {}",
+                self.pid,
+                String::from_utf8_lossy(&out.stderr)
+            )));
+        }
+        self.dumps += 1;
+        let path = PathBuf::from(format!("{}.{}", self.base.display(), self.dumps));
+        let text = std::fs::read_to_string(&path)
+            .map_err(|e| io::Error::new(e.kind(), format!("reading {}: {e}", path.display())))?;
+        let _ = std::fs::remove_file(&path);
+        parse_callgrind_total(&text)
+            .ok_or_else(|| io::Error::other(format!("no totals in {}", path.display())))
+    }
+}
+
+impl Drop for Callgrind {
+    fn drop(&mut self) {
+        // The final dump valgrind writes when the server exits.
+        let _ = std::fs::remove_file(&self.base);
+    }
+}
+
+/// The instruction count (`Ir`) of a callgrind dump: its `summary:` line,
+/// or its `totals:` line.
+fn parse_callgrind_total(text: &str) -> Option<u64> {
+    text.lines()
+        .find_map(|line| {
+            line.strip_prefix("summary:")
+                .or_else(|| line.strip_prefix("totals:"))
+        })
+        .and_then(|rest| rest.split_whitespace().next())
+        .and_then(|ir| ir.parse().ok())
+}
+
 /// Reads the table `strace -c` writes:
 /// `% time  seconds  usecs/call  calls  [errors]  syscall`.
 fn parse_strace_summary(text: &str) -> SyscallCounts {
@@ -125,6 +218,15 @@ fn parse_strace_summary(text: &str) -> SyscallCounts {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn parses_callgrind_totals() {
+        let text = "# callgrind format\nversion: 1\ncreator: callgrind-3.24.0\npid: 42\n\
+                    cmd: server\npart: 3\n\nevents: Ir\n\nsummary: 123456789\n\nfl=(1) a.rs\n";
+        assert_eq!(parse_callgrind_total(text), Some(123_456_789));
+        assert_eq!(parse_callgrind_total("events: Ir\ntotals: 7\n"), Some(7));
+        assert_eq!(parse_callgrind_total("events: Ir\n"), None);
+    }
 
     #[test]
     fn parses_strace_summary() {

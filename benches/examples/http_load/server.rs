@@ -16,13 +16,18 @@ use std::io::{self, Read, Write};
 /// Both servers' worker count (`--split-cores`: 1).
 pub(crate) const WORKERS: usize = 2;
 
-/// Which runtime serves.
+/// Which server answers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Side {
     Rt,
     Tokio,
     /// Not hyper: the floor (see `floor.rs`), measured with `--floor`.
     Floor,
+    /// `--axum`: the `axum::serve` hello app of `compat/axum-bench/`
+    /// built on real tokio, a separate binary.
+    AxumTokio,
+    /// `--axum`: the same app built with tokio patched to rt's facade.
+    AxumRt,
 }
 
 impl Side {
@@ -31,13 +36,27 @@ impl Side {
             Side::Rt => "rt",
             Side::Tokio => "tokio",
             Side::Floor => "floor",
+            Side::AxumTokio => "axum-tokio",
+            Side::AxumRt => "axum-rt",
         }
     }
 
+    /// A server this program runs itself (`--serve NAME`).
     pub(crate) fn parse(name: &str) -> Option<Side> {
         [Side::Rt, Side::Tokio, Side::Floor]
             .into_iter()
             .find(|side| side.name() == name)
+    }
+
+    /// The binary of a server built elsewhere (`--axum DIR`), which takes
+    /// the worker count as its argument, prints `port <N>` and exits when
+    /// its stdin closes, as `--serve` does.
+    pub(crate) fn external_binary(self) -> Option<&'static str> {
+        match self {
+            Side::AxumTokio => Some("axum-bench-tokio"),
+            Side::AxumRt => Some("axum-bench-rt"),
+            Side::Rt | Side::Tokio | Side::Floor => None,
+        }
     }
 }
 
@@ -62,6 +81,7 @@ pub(crate) fn serve(side: Side, workers: usize, cpu: Option<usize>) -> io::Resul
     match side {
         Side::Rt => serve_rt(workers),
         Side::Tokio => serve_tokio(workers),
+        Side::AxumTokio | Side::AxumRt => unreachable!("{} is its own binary", side.name()),
         Side::Floor => {
             // mio's bind sets the same 1024 backlog as the other two.
             let listener = mio::net::TcpListener::bind("127.0.0.1:0".parse().expect("an address"))?;

@@ -368,6 +368,38 @@ where
         self.poll_io_via(cx, wait, read, |&n| n > 0 && n < room)
     }
 
+    /// One read without waiting: the streams' `try_read`.
+    pub(crate) fn try_read(&self, buf: &mut [u8]) -> io::Result<usize> {
+        self.try_io(Direction::Read, |mut io| io::Read::read(&mut io, buf))
+    }
+
+    pub(crate) fn try_read_vectored(&self, bufs: &mut [io::IoSliceMut<'_>]) -> io::Result<usize> {
+        self.try_io(Direction::Read, |mut io| {
+            io::Read::read_vectored(&mut io, bufs)
+        })
+    }
+
+    /// One read without waiting into the spare capacity of `buf`.
+    #[cfg(feature = "bytes")]
+    pub(crate) fn try_read_buf<B: bytes::BufMut + ?Sized>(&self, buf: &mut B) -> io::Result<usize>
+    where
+        E: std::os::fd::AsRawFd,
+    {
+        self.try_io(Direction::Read, |io| {
+            crate::io::sys::recv_buf(std::os::fd::AsRawFd::as_raw_fd(io), buf)
+        })
+    }
+
+    pub(crate) fn try_write(&self, buf: &[u8]) -> io::Result<usize> {
+        self.try_io(Direction::Write, |mut io| io::Write::write(&mut io, buf))
+    }
+
+    pub(crate) fn try_write_vectored(&self, bufs: &[io::IoSlice<'_>]) -> io::Result<usize> {
+        self.try_io(Direction::Write, |mut io| {
+            io::Write::write_vectored(&mut io, bufs)
+        })
+    }
+
     pub(crate) fn poll_write(&self, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
         self.poll_io(cx, Direction::Write, |mut io| {
             io::Write::write(&mut io, buf)

@@ -36,8 +36,7 @@ impl HostName {
             }
             HostName::Split(host, port) => (host.as_str(), *port),
         };
-        let node = sim.current_node("a name lookup (`rt::net`)");
-        sim.with_net(|net, _| net.resolve(node, host, port))
+        sim.with_net(|net, _| net.resolve(host, port))
             .map(|addr| vec![addr])
     }
 

@@ -3,13 +3,15 @@
 //! surface (`stream_io.rs`): the addresses, `shutdown_std`, `split` and
 //! `into_split` with one body each, and the `AsyncRead`, `AsyncWrite`
 //! (`registered_io.rs`'s, as for the halves), `AsRawFd`, `AsFd` and
-//! `Debug` impls over the stream's `io` registration. Inside the type's `impl` block, the methods (for those
+//! `Debug` impls over the stream's `io` field (the registration, or for
+//! `TcpStream` its dispatch over a simulated stream, `tcp/dispatch.rs`,
+//! whose operations have the same names). Inside the type's `impl` block, the methods (for those
 //! whose description differs, the invocation gives the whole text before
 //! `# Examples`; for the others, only the examples):
 //!
 //! ```text
 //! stream_common! {
-//!     stream: TcpStream, mio: mio::net::TcpStream, address: SocketAddr;
+//!     stream: TcpStream, io: TcpIo, address: SocketAddr;
 //!     /// The local address of the connection. ...
 //!     local_addr { /// examples }
 //!     peer_addr { ... } shutdown_std { ... } split { ... } into_split { ... }
@@ -20,7 +22,7 @@
 
 macro_rules! stream_common {
     (
-        stream: $Stream:ident, mio: $Mio:ty, address: $Addr:ty;
+        stream: $Stream:ident, io: $Io:ty, address: $Addr:ty;
         $(#[$local_addr:meta])+ local_addr { $(#[$local_addr_example:meta])* }
         $(#[$peer_addr:meta])+ peer_addr { $(#[$peer_addr_example:meta])* }
         $(#[$shutdown:meta])+ shutdown_std { $(#[$shutdown_example:meta])* }
@@ -33,7 +35,7 @@ macro_rules! stream_common {
         #[doc = ""]
         $(#[$local_addr_example])*
         pub fn local_addr(&self) -> ::std::io::Result<$Addr> {
-            self.io.get_ref().local_addr()
+            self.io.local_addr()
         }
 
         $(#[$peer_addr])+
@@ -42,7 +44,7 @@ macro_rules! stream_common {
         #[doc = ""]
         $(#[$peer_addr_example])*
         pub fn peer_addr(&self) -> ::std::io::Result<$Addr> {
-            self.io.get_ref().peer_addr()
+            self.io.peer_addr()
         }
 
         $(#[$shutdown])+
@@ -51,7 +53,7 @@ macro_rules! stream_common {
         #[doc = ""]
         $(#[$shutdown_example])*
         pub fn shutdown_std(&self, how: ::std::net::Shutdown) -> ::std::io::Result<()> {
-            self.io.get_ref().shutdown(how)
+            self.io.shutdown(how)
         }
 
         #[doc = concat!(
@@ -93,9 +95,9 @@ macro_rules! stream_common {
             }
         }
 
-        /// The stream's registration, which both halves of a split use on
-        /// `&self`, each on its own side.
-        pub(crate) fn registered(&self) -> &crate::io::registered::Registered<$Mio> {
+        /// The stream's I/O, which both halves of a split use on `&self`,
+        /// each on its own side.
+        pub(crate) fn registered(&self) -> &$Io {
             &self.io
         }
     };

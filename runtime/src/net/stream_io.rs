@@ -1,7 +1,8 @@
 //! The readiness and `&self` I/O methods that
 //! [`TcpStream`](crate::net::TcpStream) and
 //! [`UnixStream`](crate::net::UnixStream) share, with one body each over
-//! the stream's `registered()` mio socket. Each type's file invokes the
+//! the stream's `registered()` I/O (its registration's named operations,
+//! or `TcpStream`'s dispatch of the same names). Each type's file invokes the
 //! macro inside its `impl` block with each method's `# Examples` section;
 //! where a method's description differs between the types, the
 //! invocation gives its whole text before `# Examples` too, and the macro
@@ -64,10 +65,7 @@ macro_rules! stream_io {
         #[doc = ""]
         $($example)*
         pub fn try_read(&self, buf: &mut [u8]) -> ::std::io::Result<usize> {
-            self.registered()
-                .try_io(::rt_reactor::Direction::Read, |mut sys| {
-                    ::std::io::Read::read(&mut sys, buf)
-                })
+            self.registered().try_read(buf)
         }
     };
     (@method try_io [$($about:tt)+] [$($example:tt)*]) => {
@@ -130,10 +128,7 @@ macro_rules! stream_io {
             &self,
             buf: &mut B,
         ) -> ::std::io::Result<usize> {
-            self.registered()
-                .try_io(::rt_reactor::Direction::Read, |sys| {
-                    crate::io::sys::recv_buf(::std::os::fd::AsRawFd::as_raw_fd(sys), buf)
-                })
+            self.registered().try_read_buf(buf)
         }
     };
     (@method try_write [] [$($example:tt)*]) => {
@@ -145,10 +140,7 @@ macro_rules! stream_io {
         #[doc = ""]
         $($example)*
         pub fn try_write(&self, buf: &[u8]) -> ::std::io::Result<usize> {
-            self.registered()
-                .try_io(::rt_reactor::Direction::Write, |mut sys| {
-                    ::std::io::Write::write(&mut sys, buf)
-                })
+            self.registered().try_write(buf)
         }
     };
     (@method try_read_vectored [] [$($example:tt)*]) => {
@@ -162,10 +154,7 @@ macro_rules! stream_io {
             &self,
             bufs: &mut [::std::io::IoSliceMut<'_>],
         ) -> ::std::io::Result<usize> {
-            self.registered()
-                .try_io(::rt_reactor::Direction::Read, |mut sys| {
-                    ::std::io::Read::read_vectored(&mut sys, bufs)
-                })
+            self.registered().try_read_vectored(bufs)
         }
     };
     (@method try_write_vectored [] [$($example:tt)*]) => {
@@ -180,10 +169,7 @@ macro_rules! stream_io {
             &self,
             bufs: &[::std::io::IoSlice<'_>],
         ) -> ::std::io::Result<usize> {
-            self.registered()
-                .try_io(::rt_reactor::Direction::Write, |mut sys| {
-                    ::std::io::Write::write_vectored(&mut sys, bufs)
-                })
+            self.registered().try_write_vectored(bufs)
         }
     };
     (@method async_io [] [$($example:tt)*]) => {

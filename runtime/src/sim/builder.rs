@@ -294,6 +294,35 @@ impl Sim {
         self
     }
 
+    /// How long a TCP connect waits for an answer (across a partition, to
+    /// an address no node has) before it fails with `TimedOut`; default
+    /// 5 s of simulated time. Rounded up to whole 1 ms ticks, at least
+    /// one. (Linux retries a SYN for about two minutes; a shorter wait
+    /// keeps simulated runs short, and tests rarely depend on its length.)
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::time::Duration;
+    ///
+    /// let mut sim = rt::sim::Sim::new(1);
+    /// sim.connect_timeout(Duration::from_millis(300));
+    /// sim.host("far", || std::future::pending::<Result<(), std::io::Error>>());
+    /// sim.client("c", async {
+    ///     rt::sim::partition("c", "far");
+    ///     let start = rt::time::Instant::now();
+    ///     let err = rt::net::TcpStream::connect("far:80").await.unwrap_err();
+    ///     assert_eq!(err.kind(), std::io::ErrorKind::TimedOut);
+    ///     assert_eq!(start.elapsed(), Duration::from_millis(300));
+    ///     Ok::<_, std::io::Error>(())
+    /// });
+    /// sim.run().unwrap();
+    /// ```
+    pub fn connect_timeout(&mut self, timeout: Duration) -> &mut Sim {
+        self.net.connect_timeout = ticks_of(timeout);
+        self
+    }
+
     /// Runs the simulation on this thread until every client has
     /// finished, then drops whatever tasks are left (the hosts' servers).
     ///

@@ -317,6 +317,7 @@ impl Handle {
             trace_hash: state.trace.get(),
             elapsed,
             polls: state.polls,
+            messages: state.net.delivered,
         }
     }
 

@@ -15,6 +15,7 @@ pub(crate) struct RunStats {
     pub(crate) trace_hash: u64,
     pub(crate) elapsed: Duration,
     pub(crate) polls: u64,
+    pub(crate) messages: u64,
 }
 
 /// A run in which every client finished: how it went.
@@ -102,6 +103,26 @@ impl SimReport {
     /// ```
     pub fn polls(&self) -> u64 {
         self.stats.polls
+    }
+
+    /// How many messages the simulated network delivered: TCP segments
+    /// (handshakes, data, ends, resets) and UDP datagrams that reached
+    /// their endpoint (not those a partition held or lost).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut sim = rt::sim::Sim::new(1);
+    /// sim.client("c", async {
+    ///     let socket = rt::net::UdpSocket::bind("0.0.0.0:4000").await?;
+    ///     socket.send_to(b"self", "c:4000").await?;
+    ///     socket.recv(&mut [0; 8]).await?;
+    ///     Ok::<_, std::io::Error>(())
+    /// });
+    /// assert_eq!(sim.run().unwrap().messages(), 1);
+    /// ```
+    pub fn messages(&self) -> u64 {
+        self.stats.messages
     }
 }
 
@@ -287,6 +308,20 @@ impl SimError {
     pub fn polls(&self) -> u64 {
         self.stats.polls
     }
+
+    /// How many messages the simulated network delivered before the run
+    /// failed (see [`SimReport::messages`]).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut sim = rt::sim::Sim::new(5);
+    /// sim.client("c", async { Err::<(), _>("boom") });
+    /// assert_eq!(sim.run().unwrap_err().messages(), 0);
+    /// ```
+    pub fn messages(&self) -> u64 {
+        self.stats.messages
+    }
 }
 
 impl fmt::Display for SimError {
@@ -296,6 +331,7 @@ impl fmt::Display for SimError {
             trace_hash,
             elapsed,
             polls,
+            ..
         } = self.stats;
         write!(
             f,

@@ -17,6 +17,8 @@ pub(crate) struct SimUdp {
     sim: Arc<Handle>,
     node: usize,
     local: SocketAddr,
+    /// Its binding number in the network (see `sim/net/mod.rs`).
+    id: u64,
     /// The default peer `connect` set: `send` goes there and `recv`
     /// takes only its datagrams, as a connected real socket does.
     peer: Mutex<Option<SocketAddr>>,
@@ -32,11 +34,12 @@ impl SimUdp {
     /// Binds `addr` on the node of the calling task.
     pub(crate) fn bind(sim: &Arc<Handle>, addr: SocketAddr) -> io::Result<SimUdp> {
         let node = sim.current_node("`UdpSocket::bind`");
-        let local = sim.with_net(|net, _| net.udp_bind(node, addr))?;
+        let (local, id) = sim.with_net(|net, _| net.udp_bind(node, addr))?;
         Ok(SimUdp {
             sim: sim.clone(),
             node,
             local,
+            id,
             peer: Mutex::new(None),
         })
     }
@@ -70,9 +73,9 @@ impl SimUdp {
     }
 
     pub(crate) async fn send_to(&self, buf: &[u8], to: SocketAddr) -> io::Result<usize> {
-        let (node, local) = (self.node, self.local);
+        let (node, local, id) = (self.node, self.local, self.id);
         self.sim
-            .with_net(|net, now| net.udp_send_to(node, local, to, buf, now))
+            .with_net(|net, now| net.udp_send_to(node, (local, id), to, buf, now))
     }
 
     pub(crate) async fn send(&self, buf: &[u8]) -> io::Result<usize> {
@@ -82,13 +85,13 @@ impl SimUdp {
 
     /// The next datagram (from the peer only, once connected).
     pub(crate) async fn recv_from(&self, buf: &mut [u8]) -> io::Result<(usize, SocketAddr)> {
-        let (node, port) = (self.node, self.local.port());
+        let socket = (self.node, self.local.port(), self.id);
         let peer = self.peer();
         poll_fn(|cx| {
             loop {
                 let received = self
                     .sim
-                    .with_net(|net, _| net.udp_poll_recv_from(node, port, cx, buf));
+                    .with_net(|net, _| net.udp_poll_recv_from(socket, cx, buf));
                 match received {
                     Poll::Ready(Ok((_, from))) if peer.is_some_and(|peer| peer != from) => {}
                     other => return other,
@@ -105,8 +108,8 @@ impl SimUdp {
 
 impl Drop for SimUdp {
     fn drop(&mut self) {
-        let (node, port) = (self.node, self.local.port());
-        self.sim.with_net(|net, _| net.udp_close(node, port));
+        let (node, port, id) = (self.node, self.local.port(), self.id);
+        self.sim.with_net(|net, _| net.udp_close(node, port, id));
     }
 }
 

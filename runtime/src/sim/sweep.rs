@@ -24,6 +24,7 @@ const SEED_VAR: &str = "RT_SIM_SEED";
 pub struct SweepReport {
     runs: u64,
     polls: u64,
+    messages: u64,
 }
 
 impl SweepReport {
@@ -55,6 +56,22 @@ impl SweepReport {
     /// ```
     pub fn polls(&self) -> u64 {
         self.polls
+    }
+
+    /// Messages the simulated network delivered over all the runs (see
+    /// [`SimReport::messages`](crate::sim::SimReport::messages)).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let report = rt::sim::sweep([4, 5], |sim| {
+    ///     sim.client("c", async { Ok::<_, std::io::Error>(()) });
+    /// })
+    /// .unwrap();
+    /// assert_eq!(report.messages(), 0);
+    /// ```
+    pub fn messages(&self) -> u64 {
+        self.messages
     }
 }
 
@@ -97,13 +114,18 @@ where
     I: IntoIterator<Item = u64>,
     F: FnMut(&mut Sim),
 {
-    let mut report = SweepReport { runs: 0, polls: 0 };
+    let mut report = SweepReport {
+        runs: 0,
+        polls: 0,
+        messages: 0,
+    };
     let mut run = |seed| {
         let mut sim = Sim::new(seed);
         build(&mut sim);
         let outcome = sim.run()?;
         report.runs += 1;
         report.polls += outcome.polls();
+        report.messages += outcome.messages();
         Ok(())
     };
     match env_seed() {

@@ -1,8 +1,11 @@
+//! `TcpListener` and its `Incoming` stream; their I/O is `listener_io.rs`.
+
 use super::TcpStream;
+use super::listener_io::{Accepted, IncomingWaiter, ListenerIo, real_listener};
 use crate::io::registered::Registered;
 use crate::net::addr::{ToSocketAddrs, each_addr};
 use futures_util::Stream;
-use rt_reactor::{Direction, Interest, ReadyWaiter};
+use rt_reactor::Interest;
 use std::fmt;
 use std::io;
 use std::net::SocketAddr;
@@ -25,7 +28,7 @@ use std::task::{Context, Poll};
 /// });
 /// ```
 pub struct TcpListener {
-    io: Registered<mio::net::TcpListener>,
+    io: ListenerIo,
 }
 
 impl TcpListener {
@@ -52,6 +55,14 @@ impl TcpListener {
     /// ```
     pub async fn bind(addr: impl ToSocketAddrs) -> io::Result<TcpListener> {
         each_addr(addr, |addr| async move {
+            #[cfg(feature = "sim")]
+            if let Some(bound) =
+                crate::sim::in_sim(|sim| crate::sim::SimTcpListener::bind(sim, addr))
+            {
+                return Ok(TcpListener {
+                    io: ListenerIo::Sim(bound?),
+                });
+            }
             let sys = mio::net::TcpListener::bind(addr)?;
             TcpListener::new(sys)
         })
@@ -60,7 +71,7 @@ impl TcpListener {
 
     fn new(sys: mio::net::TcpListener) -> io::Result<TcpListener> {
         Ok(TcpListener {
-            io: Registered::new(sys, Interest::READABLE)?,
+            io: real_listener(Registered::new(sys, Interest::READABLE)?),
         })
     }
 
@@ -86,6 +97,8 @@ impl TcpListener {
     /// ```
     #[track_caller]
     pub fn from_std(listener: std::net::TcpListener) -> io::Result<TcpListener> {
+        #[cfg(feature = "sim")]
+        crate::sim::refuse("`TcpListener::from_std`")?;
         listener.set_nonblocking(true)?;
         TcpListener::new(mio::net::TcpListener::from_std(listener))
     }
@@ -144,10 +157,7 @@ impl TcpListener {
     /// });
     /// ```
     pub async fn accept(&self) -> io::Result<(TcpStream, SocketAddr)> {
-        let accepted = self
-            .io
-            .async_io(Direction::Read, mio::net::TcpListener::accept)
-            .await;
+        let accepted = self.io.accept().await;
         accepted.and_then(wrap_accepted)
     }
 
@@ -177,7 +187,7 @@ impl TcpListener {
     /// ```
     pub fn poll_accept(&self, cx: &mut Context<'_>) -> Poll<io::Result<(TcpStream, SocketAddr)>> {
         self.io
-            .poll_io(cx, Direction::Read, mio::net::TcpListener::accept)
+            .poll_accept(cx)
             .map(|accepted| accepted.and_then(wrap_accepted))
     }
 
@@ -204,7 +214,7 @@ impl TcpListener {
     pub fn incoming(&self) -> Incoming<'_> {
         Incoming {
             listener: self,
-            waiter: self.io.waiter(Direction::Read),
+            waiter: self.io.incoming_waiter(),
         }
     }
 
@@ -224,7 +234,7 @@ impl TcpListener {
     /// });
     /// ```
     pub fn local_addr(&self) -> io::Result<SocketAddr> {
-        self.io.get_ref().local_addr()
+        self.io.local_addr()
     }
 
     /// The IP time-to-live (`IP_TTL`) of the connections this listener
@@ -245,7 +255,7 @@ impl TcpListener {
     /// });
     /// ```
     pub fn ttl(&self) -> io::Result<u32> {
-        self.io.get_ref().ttl()
+        self.io.ttl()
     }
 
     /// Sets the IP time-to-live (`IP_TTL`); accepted connections inherit
@@ -267,7 +277,7 @@ impl TcpListener {
     /// });
     /// ```
     pub fn set_ttl(&self, ttl: u32) -> io::Result<()> {
-        self.io.get_ref().set_ttl(ttl)
+        self.io.set_ttl(ttl)
     }
 }
 
@@ -303,7 +313,7 @@ impl AsFd for TcpListener {
 #[must_use = "streams do nothing unless polled"]
 pub struct Incoming<'a> {
     listener: &'a TcpListener,
-    waiter: ReadyWaiter<'a>,
+    waiter: IncomingWaiter<'a>,
 }
 
 impl Stream for Incoming<'_> {
@@ -313,16 +323,15 @@ impl Stream for Incoming<'_> {
         let Incoming { listener, waiter } = self.get_mut();
         listener
             .io
-            .poll_io_in(cx, waiter, mio::net::TcpListener::accept)
+            .poll_accept_in(cx, waiter)
             .map(|accepted| Some(accepted.and_then(wrap_accepted).map(|(stream, _)| stream)))
     }
 }
 
-/// Registers an accepted connection with the reactor.
-fn wrap_accepted(
-    (sys, peer): (mio::net::TcpStream, SocketAddr),
-) -> io::Result<(TcpStream, SocketAddr)> {
-    TcpStream::accepted(sys).map(|stream| (stream, peer))
+/// Makes an accepted connection a stream (a real one registers with the
+/// reactor).
+fn wrap_accepted((accepted, peer): (Accepted, SocketAddr)) -> io::Result<(TcpStream, SocketAddr)> {
+    TcpStream::accepted(accepted).map(|stream| (stream, peer))
 }
 
 impl fmt::Debug for TcpListener {

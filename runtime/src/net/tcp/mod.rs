@@ -1,7 +1,9 @@
 //! TCP: [`TcpListener`], [`TcpStream`], the halves of a split stream, and
 //! [`TcpSocket`] to set options before connecting or listening.
 
+mod dispatch;
 mod listener;
+mod listener_io;
 mod read_uninit;
 mod socket;
 mod split;

@@ -4,7 +4,6 @@
 //! facade (`compat/tokio`) and anyone with such a buffer.
 
 use super::TcpStream;
-use rt_reactor::Direction;
 use std::io;
 use std::mem::MaybeUninit;
 use std::task::{Context, Poll};
@@ -80,8 +79,6 @@ impl TcpStream {
         cx: &mut Context<'_>,
         buf: &mut [MaybeUninit<u8>],
     ) -> Poll<io::Result<usize>> {
-        self.registered().poll_io(cx, Direction::Read, |sys| {
-            socket2::SockRef::from(sys).peek(buf)
-        })
+        self.registered().poll_peek_uninit(cx, buf)
     }
 }

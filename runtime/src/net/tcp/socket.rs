@@ -4,7 +4,6 @@
 use super::{TcpListener, TcpStream};
 use socket2::{Domain, Protocol, Socket, Type};
 use std::fmt;
-use std::future::poll_fn;
 use std::io;
 use std::net::SocketAddr;
 use std::os::fd::{AsRawFd, OwnedFd};
@@ -99,6 +98,8 @@ impl TcpSocket {
 
     /// A non-blocking, close-on-exec TCP socket of `domain`.
     fn new(domain: Domain) -> io::Result<TcpSocket> {
+        #[cfg(feature = "sim")]
+        crate::sim::refuse("`TcpSocket`")?;
         let socket = Socket::new(domain, Type::STREAM, Some(Protocol::TCP))?;
         socket.set_nonblocking(true)?;
         Ok(TcpSocket { socket })
@@ -581,6 +582,8 @@ impl TcpSocket {
     ///
     /// See [`TcpSocket`].
     pub async fn connect(self, addr: SocketAddr) -> io::Result<TcpStream> {
+        #[cfg(feature = "sim")]
+        crate::sim::refuse("`TcpSocket::connect`")?;
         self.check_family(&addr, "connect")?;
         // Already so unless the socket came from `from_std_stream`.
         self.socket.set_nonblocking(true)?;
@@ -594,9 +597,8 @@ impl TcpSocket {
             Err(e) => return Err(e),
         }
         let std = std::net::TcpStream::from(self.socket);
-        let stream = TcpStream::new(mio::net::TcpStream::from_std(std))?;
-        poll_fn(|cx| stream.poll_connected(cx)).await?;
-        Ok(stream)
+        let io = TcpStream::register(mio::net::TcpStream::from_std(std))?;
+        TcpStream::connected(io).await
     }
 
     /// Starts listening, with at most `backlog` connections waiting to be
@@ -616,6 +618,8 @@ impl TcpSocket {
     ///
     /// See [`TcpSocket`].
     pub fn listen(self, backlog: u32) -> io::Result<TcpListener> {
+        #[cfg(feature = "sim")]
+        crate::sim::refuse("`TcpSocket::listen`")?;
         self.socket
             .listen(i32::try_from(backlog).unwrap_or(i32::MAX))?;
         TcpListener::from_std(std::net::TcpListener::from(self.socket))

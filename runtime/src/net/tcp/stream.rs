@@ -1,11 +1,15 @@
+//! `TcpStream`: connecting, the conversions and what it shares with
+//! `UnixStream`; its I/O is `dispatch.rs`.
+
+use super::dispatch::{TcpIo, real_io};
+use super::listener_io::{Accepted, accepted_io};
 use super::split::{OwnedReadHalf, OwnedWriteHalf, ReadHalf, WriteHalf};
 use crate::io::registered::Registered;
 use crate::net::addr::{ToSocketAddrs, each_addr};
-use rt_reactor::{Direction, Interest, Ready};
+use rt_reactor::Interest;
 use std::future::poll_fn;
 use std::io;
 use std::net::SocketAddr;
-use std::task::{Context, Poll};
 
 /// A TCP connection.
 ///
@@ -45,28 +49,33 @@ use std::task::{Context, Poll};
 /// });
 /// ```
 pub struct TcpStream {
-    io: Registered<mio::net::TcpStream>,
+    io: TcpIo,
 }
 
 impl TcpStream {
-    pub(crate) fn new(sys: mio::net::TcpStream) -> io::Result<TcpStream> {
-        Ok(TcpStream {
-            io: Registered::new(sys, Interest::READABLE | Interest::WRITABLE)?,
-        })
+    /// Registers `sys` with the reactor (it is connected, or connecting:
+    /// then `connected` waits for the end of the handshake).
+    pub(super) fn register(
+        sys: mio::net::TcpStream,
+    ) -> io::Result<Registered<mio::net::TcpStream>> {
+        Registered::new(sys, Interest::READABLE | Interest::WRITABLE)
     }
 
-    /// A stream `accept` returned: assumed readable and writable from the
-    /// start (`Registered::assuming`), as in tokio, so its first read and
-    /// write try the socket instead of waiting for the reactor's first
-    /// event (which under load can queue behind every other connection's).
-    /// A read that finds nothing clears the assumption.
-    pub(crate) fn accepted(sys: mio::net::TcpStream) -> io::Result<TcpStream> {
+    /// Waits for the end of the connect of `io`, then makes it a stream.
+    pub(super) async fn connected(io: Registered<mio::net::TcpStream>) -> io::Result<TcpStream> {
+        poll_fn(|cx| io.poll_connected(cx)).await?;
+        Ok(TcpStream { io: real_io(io) })
+    }
+
+    /// A stream `accept` returned. A real one is assumed readable and
+    /// writable from the start (`Registered::assuming`), as in tokio, so
+    /// its first read and write try the socket instead of waiting for the
+    /// reactor's first event (which under load can queue behind every
+    /// other connection's); a read that finds nothing clears the
+    /// assumption.
+    pub(super) fn accepted(accepted: Accepted) -> io::Result<TcpStream> {
         Ok(TcpStream {
-            io: Registered::assuming(
-                sys,
-                Interest::READABLE | Interest::WRITABLE,
-                Ready::READABLE | Ready::WRITABLE,
-            )?,
+            io: accepted_io(accepted)?,
         })
     }
 
@@ -102,40 +111,19 @@ impl TcpStream {
         each_addr(addr, TcpStream::connect_addr).await
     }
 
+    /// Inside a simulation, the connect goes over the simulated network
+    /// (one look at the thread's runtime per address tried).
     async fn connect_addr(addr: SocketAddr) -> io::Result<TcpStream> {
-        let stream = TcpStream::new(mio::net::TcpStream::connect(addr)?)?;
-        poll_fn(|cx| stream.poll_connected(cx)).await?;
-        Ok(stream)
-    }
-
-    /// The end of a non-blocking connect: writable, then `SO_ERROR` says
-    /// whether it failed.
-    ///
-    /// On Linux the writable event of a connecting socket comes only once
-    /// the handshake is over, so `SO_ERROR` is the whole answer. Elsewhere
-    /// a writable event may come early, so `getpeername` also checks that
-    /// the connection is complete (`NotConnected`: wait again).
-    pub(crate) fn poll_connected(&self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        loop {
-            let event = match self.io.poll_ready(cx, Direction::Write) {
-                Poll::Ready(event) => event?,
-                Poll::Pending => return Poll::Pending,
-            };
-            let sys = self.io.get_ref();
-            if let Some(e) = sys.take_error()? {
-                return Poll::Ready(Err(e));
-            }
-            if cfg!(target_os = "linux") {
-                return Poll::Ready(Ok(()));
-            }
-            match sys.peer_addr() {
-                Ok(_) => return Poll::Ready(Ok(())),
-                Err(e) if e.kind() == io::ErrorKind::NotConnected => {
-                    self.io.clear_readiness(event);
-                }
-                Err(e) => return Poll::Ready(Err(e)),
-            }
+        #[cfg(feature = "sim")]
+        if let Some(connect) =
+            crate::sim::in_sim(|sim| crate::sim::SimTcpStream::connect(sim.clone(), addr))
+        {
+            return Ok(TcpStream {
+                io: TcpIo::Sim(connect.await?),
+            });
         }
+        let io = TcpStream::register(mio::net::TcpStream::connect(addr)?)?;
+        TcpStream::connected(io).await
     }
 
     /// Wraps a connected `std` stream (it is switched to non-blocking).
@@ -161,8 +149,11 @@ impl TcpStream {
     /// ```
     #[track_caller]
     pub fn from_std(stream: std::net::TcpStream) -> io::Result<TcpStream> {
+        #[cfg(feature = "sim")]
+        crate::sim::refuse("`TcpStream::from_std`")?;
         stream.set_nonblocking(true)?;
-        TcpStream::new(mio::net::TcpStream::from_std(stream))
+        let io = TcpStream::register(mio::net::TcpStream::from_std(stream))?;
+        Ok(TcpStream { io: real_io(io) })
     }
 
     /// Deregisters the stream and returns it as a (non-blocking) `std` one.
@@ -187,7 +178,7 @@ impl TcpStream {
     }
 
     crate::net::stream_common::stream_common! {
-        stream: TcpStream, mio: mio::net::TcpStream, address: SocketAddr;
+        stream: TcpStream, io: TcpIo, address: SocketAddr;
 
         /// The local address of the connection.
         ///

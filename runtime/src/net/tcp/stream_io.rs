@@ -5,6 +5,7 @@ use super::TcpStream;
 #[cfg(target_os = "linux")]
 use crate::io::sys;
 use crate::net::stream_io::stream_io;
+#[cfg(target_os = "linux")]
 use rt_reactor::Direction;
 use std::io;
 #[cfg(target_os = "linux")]
@@ -134,9 +135,7 @@ impl TcpStream {
     /// });
     /// ```
     pub async fn peek(&self, buf: &mut [u8]) -> io::Result<usize> {
-        self.registered()
-            .async_io(Direction::Read, |sys| sys.peek(buf))
-            .await
+        self.registered().peek(buf).await
     }
 
     stream_io! {
@@ -273,11 +272,11 @@ impl TcpStream {
         offset: u64,
         len: usize,
     ) -> io::Result<usize> {
+        let io = self.registered().real("`TcpStream::send_file`")?;
         let mut sent = 0;
         while sent < len {
             let at = offset + sent as u64;
-            let n = self
-                .registered()
+            let n = io
                 .async_io(Direction::Write, |sys| {
                     sys::sendfile(sys.as_raw_fd(), file.as_raw_fd(), at, len - sent)
                 })
@@ -359,8 +358,7 @@ impl TcpStream {
     /// });
     /// ```
     pub fn poll_peek(&self, cx: &mut Context<'_>, buf: &mut [u8]) -> Poll<io::Result<usize>> {
-        self.registered()
-            .poll_io(cx, Direction::Read, |sys| sys.peek(buf))
+        self.registered().poll_peek(cx, buf)
     }
 
     stream_io! {

@@ -2,6 +2,12 @@
 
 use super::TcpStream;
 use super::socket::whole_seconds;
+#[cfg(any(
+    target_os = "android",
+    target_os = "fuchsia",
+    target_os = "linux",
+    target_os = "cygwin"
+))]
 use socket2::SockRef;
 use std::io;
 use std::time::Duration;
@@ -25,7 +31,7 @@ impl TcpStream {
     /// });
     /// ```
     pub fn nodelay(&self) -> io::Result<bool> {
-        self.registered().get_ref().nodelay()
+        self.registered().nodelay()
     }
 
     /// Sets `TCP_NODELAY`: small writes go out at once instead of being
@@ -49,7 +55,7 @@ impl TcpStream {
     /// });
     /// ```
     pub fn set_nodelay(&self, nodelay: bool) -> io::Result<()> {
-        self.registered().get_ref().set_nodelay(nodelay)
+        self.registered().set_nodelay(nodelay)
     }
 
     /// The `SO_LINGER` setting.
@@ -69,7 +75,7 @@ impl TcpStream {
     /// });
     /// ```
     pub fn linger(&self) -> io::Result<Option<Duration>> {
-        SockRef::from(self).linger()
+        self.registered().linger()
     }
 
     /// Sets `SO_LINGER`. `Some(Duration::ZERO)` makes dropping the stream
@@ -98,7 +104,7 @@ impl TcpStream {
     /// });
     /// ```
     pub fn set_linger(&self, linger: Option<Duration>) -> io::Result<()> {
-        SockRef::from(self).set_linger(linger.map(whole_seconds))
+        self.registered().set_linger(linger.map(whole_seconds))
     }
 
     /// Sets `SO_LINGER` to zero: dropping the stream then resets the
@@ -125,7 +131,7 @@ impl TcpStream {
     /// });
     /// ```
     pub fn set_zero_linger(&self) -> io::Result<()> {
-        SockRef::from(self).set_linger(Some(Duration::ZERO))
+        self.registered().set_linger(Some(Duration::ZERO))
     }
 
     cfg_quickack! {
@@ -144,7 +150,7 @@ impl TcpStream {
         ///
         /// See [`TcpStream::set_quickack`].
         pub fn quickack(&self) -> io::Result<bool> {
-            SockRef::from(self).tcp_quickack()
+            SockRef::from(self.registered().real("`TcpStream::quickack`")?.get_ref()).tcp_quickack()
         }
 
         /// Sets `TCP_QUICKACK`: send ACKs at once instead of delaying
@@ -167,7 +173,8 @@ impl TcpStream {
         /// });
         /// ```
         pub fn set_quickack(&self, quickack: bool) -> io::Result<()> {
-            SockRef::from(self).set_tcp_quickack(quickack)
+            SockRef::from(self.registered().real("`TcpStream::set_quickack`")?.get_ref())
+                .set_tcp_quickack(quickack)
         }
     }
 
@@ -189,7 +196,7 @@ impl TcpStream {
     /// });
     /// ```
     pub fn ttl(&self) -> io::Result<u32> {
-        self.registered().get_ref().ttl()
+        self.registered().ttl()
     }
 
     /// Sets the IP time-to-live (`IP_TTL`) of the packets this stream
@@ -212,7 +219,7 @@ impl TcpStream {
     /// });
     /// ```
     pub fn set_ttl(&self, ttl: u32) -> io::Result<()> {
-        self.registered().get_ref().set_ttl(ttl)
+        self.registered().set_ttl(ttl)
     }
 
     /// Takes the socket's pending error (`SO_ERROR`), clearing it.
@@ -232,6 +239,6 @@ impl TcpStream {
     /// });
     /// ```
     pub fn take_error(&self) -> io::Result<Option<io::Error>> {
-        self.registered().get_ref().take_error()
+        self.registered().take_error()
     }
 }

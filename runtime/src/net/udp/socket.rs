@@ -124,6 +124,8 @@ impl UdpSocket {
     /// ```
     #[track_caller]
     pub fn from_std(socket: std::net::UdpSocket) -> io::Result<UdpSocket> {
+        #[cfg(feature = "sim")]
+        crate::sim::refuse("`UdpSocket::from_std`")?;
         socket.set_nonblocking(true)?;
         UdpSocket::new(mio::net::UdpSocket::from_std(socket))
     }

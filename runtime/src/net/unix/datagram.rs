@@ -84,6 +84,8 @@ impl UnixDatagram {
     /// ```
     #[track_caller]
     pub fn bind(path: impl AsRef<Path>) -> io::Result<UnixDatagram> {
+        #[cfg(feature = "sim")]
+        crate::sim::refuse("`UnixDatagram::bind`")?;
         let addr = abstract_name::socket_addr(path.as_ref())?;
         UnixDatagram::new(mio::net::UnixDatagram::bind_addr(&addr)?)
     }
@@ -116,6 +118,8 @@ impl UnixDatagram {
     /// ```
     #[track_caller]
     pub fn bind_addr(addr: &SocketAddr) -> io::Result<UnixDatagram> {
+        #[cfg(feature = "sim")]
+        crate::sim::refuse("`UnixDatagram::bind_addr`")?;
         UnixDatagram::new(mio::net::UnixDatagram::bind_addr(addr)?)
     }
 
@@ -142,6 +146,8 @@ impl UnixDatagram {
     /// ```
     #[track_caller]
     pub fn unbound() -> io::Result<UnixDatagram> {
+        #[cfg(feature = "sim")]
+        crate::sim::refuse("`UnixDatagram::unbound`")?;
         UnixDatagram::new(mio::net::UnixDatagram::unbound()?)
     }
 
@@ -172,6 +178,8 @@ impl UnixDatagram {
     /// ```
     #[track_caller]
     pub fn pair() -> io::Result<(UnixDatagram, UnixDatagram)> {
+        #[cfg(feature = "sim")]
+        crate::sim::refuse("`UnixDatagram::pair`")?;
         let (a, b) = mio::net::UnixDatagram::pair()?;
         // Empty buffers: writable now; readable once the peer sends.
         Ok((
@@ -202,6 +210,8 @@ impl UnixDatagram {
     /// ```
     #[track_caller]
     pub fn from_std(socket: std::os::unix::net::UnixDatagram) -> io::Result<UnixDatagram> {
+        #[cfg(feature = "sim")]
+        crate::sim::refuse("`UnixDatagram::from_std`")?;
         socket.set_nonblocking(true)?;
         UnixDatagram::new(mio::net::UnixDatagram::from_std(socket))
     }

@@ -75,6 +75,8 @@ impl UnixListener {
     /// ```
     #[track_caller]
     pub fn bind(path: impl AsRef<Path>) -> io::Result<UnixListener> {
+        #[cfg(feature = "sim")]
+        crate::sim::refuse("`UnixListener::bind`")?;
         let addr = abstract_name::socket_addr(path.as_ref())?;
         UnixListener::new(mio::net::UnixListener::bind_addr(&addr)?)
     }
@@ -110,6 +112,8 @@ impl UnixListener {
     /// ```
     #[track_caller]
     pub fn bind_addr(addr: &SocketAddr) -> io::Result<UnixListener> {
+        #[cfg(feature = "sim")]
+        crate::sim::refuse("`UnixListener::bind_addr`")?;
         UnixListener::new(mio::net::UnixListener::bind_addr(addr)?)
     }
 
@@ -145,6 +149,8 @@ impl UnixListener {
     /// ```
     #[track_caller]
     pub fn from_std(listener: std::os::unix::net::UnixListener) -> io::Result<UnixListener> {
+        #[cfg(feature = "sim")]
+        crate::sim::refuse("`UnixListener::from_std`")?;
         listener.set_nonblocking(true)?;
         UnixListener::new(mio::net::UnixListener::from_std(listener))
     }

@@ -85,6 +85,8 @@ impl UnixSocket {
     }
 
     fn new(kind: Type) -> io::Result<UnixSocket> {
+        #[cfg(feature = "sim")]
+        crate::sim::refuse("`UnixSocket`")?;
         let socket = Socket::new(Domain::UNIX, kind, None)?;
         socket.set_nonblocking(true)?;
         Ok(UnixSocket { socket })

@@ -86,6 +86,8 @@ impl UnixStream {
     /// });
     /// ```
     pub async fn connect(path: impl AsRef<Path>) -> io::Result<UnixStream> {
+        #[cfg(feature = "sim")]
+        crate::sim::refuse("`UnixStream::connect`")?;
         let addr = abstract_name::socket_addr(path.as_ref())?;
         UnixStream::connected(mio::net::UnixStream::connect_addr(&addr)?).await
     }
@@ -119,6 +121,8 @@ impl UnixStream {
     /// });
     /// ```
     pub async fn connect_addr(addr: &SocketAddr) -> io::Result<UnixStream> {
+        #[cfg(feature = "sim")]
+        crate::sim::refuse("`UnixStream::connect_addr`")?;
         UnixStream::connected(mio::net::UnixStream::connect_addr(addr)?).await
     }
 
@@ -160,6 +164,8 @@ impl UnixStream {
     /// ```
     #[track_caller]
     pub fn pair() -> io::Result<(UnixStream, UnixStream)> {
+        #[cfg(feature = "sim")]
+        crate::sim::refuse("`UnixStream::pair`")?;
         let (a, b) = mio::net::UnixStream::pair()?;
         // Empty buffers: writable now; readable once the peer writes.
         Ok((
@@ -190,6 +196,8 @@ impl UnixStream {
     /// ```
     #[track_caller]
     pub fn from_std(stream: std::os::unix::net::UnixStream) -> io::Result<UnixStream> {
+        #[cfg(feature = "sim")]
+        crate::sim::refuse("`UnixStream::from_std`")?;
         stream.set_nonblocking(true)?;
         UnixStream::new(mio::net::UnixStream::from_std(stream))
     }
@@ -267,7 +275,7 @@ impl UnixStream {
     }
 
     crate::net::stream_common::stream_common! {
-        stream: UnixStream, mio: mio::net::UnixStream, address: SocketAddr;
+        stream: UnixStream, io: Registered<mio::net::UnixStream>, address: SocketAddr;
 
         /// The local address.
         ///
@@ -368,3 +376,19 @@ impl UnixStream {
 }
 
 crate::net::stream_common::stream_common!(impls: UnixStream);
+
+/// The named operations `stream_common!` calls on a stream's I/O (for
+/// `TcpStream`, its `dispatch.rs` has the same).
+impl Registered<mio::net::UnixStream> {
+    fn local_addr(&self) -> io::Result<SocketAddr> {
+        self.get_ref().local_addr()
+    }
+
+    fn peer_addr(&self) -> io::Result<SocketAddr> {
+        self.get_ref().peer_addr()
+    }
+
+    fn shutdown(&self, how: std::net::Shutdown) -> io::Result<()> {
+        self.get_ref().shutdown(how)
+    }
+}

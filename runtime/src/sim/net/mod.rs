@@ -4,9 +4,8 @@
 //! tick, register wakers, and leave the wakers they release in
 //! `Network::woken` for the caller to wake once it holds no lock.
 //!
-//! Wired into the run loop, the faults and `UdpSocket` (see "The
-//! network" in `sim/mod.rs`); the TCP half is used only by its unit
-//! tests until `TcpListener`/`TcpStream` dispatch to it.
+//! Wired into the run loop, the faults and `rt::net`'s sockets (see "The
+//! network" in `sim/mod.rs`).
 //!
 //! Packets:
 //! 1. every send becomes a packet in flight, due at `now + latency` (a
@@ -23,10 +22,18 @@
 //! 4. a packet for an endpoint that is gone (dropped, or its host crashed)
 //!    is answered with a reset, as a real host answers a segment for a
 //!    closed port.
+//!
+//! Every bind (a UDP socket, a TCP listener) gets a binding number, never
+//! reused within a run, and each operation names it: a socket that
+//! outlives its host's crash (kept in a `static`, or leaked) finds another
+//! number on its port once the restarted host binds it again, so it can
+//! neither close nor read the new socket. (Connections need none: their
+//! numbers are never reused.)
 
 #![cfg_attr(not(test), allow(dead_code))]
 
 mod tcp;
+mod tcp_ops;
 mod udp;
 
 use crate::sim::rng::SimRng;
@@ -37,6 +44,7 @@ use std::task::Waker;
 use std::time::Duration;
 
 pub(crate) use tcp::{ConnId, Side};
+pub(crate) use tcp_ops::Take;
 
 /// The first ephemeral port a host hands out (the IANA range).
 const EPHEMERAL_START: u16 = 49152;
@@ -79,6 +87,10 @@ pub(crate) struct Network {
     /// Packets a partition or a hold keeps back, in send order.
     held: Vec<Packet>,
     next_seq: u64,
+    /// The next binding number (module docs).
+    next_binding: u64,
+    /// Packets handed to their endpoint so far (held or lost ones not).
+    pub(crate) delivered: u64,
     /// Wakers released by the last operations; see the module docs.
     pub(crate) woken: Vec<Waker>,
 }
@@ -150,8 +162,16 @@ impl Network {
             in_flight: BTreeMap::new(),
             held: Vec::new(),
             next_seq: 0,
+            next_binding: 0,
+            delivered: 0,
             woken: Vec::new(),
         }
+    }
+
+    /// A fresh binding number (module docs).
+    fn next_binding(&mut self) -> u64 {
+        self.next_binding += 1;
+        self.next_binding
     }
 
     /// `node`'s IP address.
@@ -159,11 +179,12 @@ impl Network {
         self.hosts[node].ip
     }
 
-    /// The address `host:port` names: a node's name, `localhost`, or an
-    /// IP literal (any address; one no node has leads nowhere).
-    pub(crate) fn resolve(&self, from: usize, host: &str, port: u16) -> io::Result<SocketAddr> {
+    /// The address `host:port` names: a node's name, `localhost` (the
+    /// node itself, at 127.0.0.1), or an IP literal (any address; one no
+    /// node has leads nowhere).
+    pub(crate) fn resolve(&self, host: &str, port: u16) -> io::Result<SocketAddr> {
         if host == "localhost" {
-            return Ok(SocketAddr::new(self.ip(from), port));
+            return Ok(SocketAddr::new(Ipv4Addr::LOCALHOST.into(), port));
         }
         if let Ok(ip) = host.parse::<IpAddr>() {
             return Ok(SocketAddr::new(ip, port));
@@ -179,9 +200,10 @@ impl Network {
         }
     }
 
-    /// The node `ip` leads to from `from` (loopback is `from` itself).
+    /// The node `ip` leads to from `from` (loopback, and the unspecified
+    /// address as Linux takes it, is `from` itself).
     fn node_of(&self, from: usize, ip: IpAddr) -> Option<usize> {
-        if ip.is_loopback() {
+        if ip.is_loopback() || ip.is_unspecified() {
             return Some(from);
         }
         self.hosts.iter().position(|h| h.ip == ip)
@@ -217,10 +239,11 @@ impl Network {
         self.link(a, b).latency = Some((min, max.max(min)));
     }
 
-    /// A process crash of `node`: its listeners and sockets vanish and
-    /// its connections' peers are reset; packets that reach it later find
-    /// no endpoint (step 4). A restart needs nothing here: the new
-    /// process binds afresh.
+    /// A process crash of `node`: its kernel closes what it had open (UDP
+    /// sockets vanish; TCP as `tcp.rs`'s step 4: listeners reset their
+    /// backlogs, connections end with a FIN, or a RST where bytes were
+    /// unread); packets that reach it later find no endpoint (step 4
+    /// above). A restart needs nothing here: the new process binds afresh.
     pub(crate) fn crash(&mut self, node: usize, now: u64) {
         self.udp.close_node(node, &mut self.woken);
         for packet in self.tcp.close_node(node, &mut self.woken) {
@@ -295,6 +318,7 @@ impl Network {
             // A datagram across a partition: lost.
             return;
         }
+        self.delivered += 1;
         match packet.kind {
             PacketKind::Datagram { from, to, bytes } => {
                 self.udp

@@ -1,8 +1,9 @@
 //! The network model alone, on a hand-driven clock.
 
-use super::{NetConfig, Network, Side, address_of};
+use super::{NetConfig, Network, Side, Take, address_of};
 use crate::sim::rng::SimRng;
 use std::io;
+use std::net::Shutdown;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -42,16 +43,17 @@ const CLIENT: usize = 1;
 
 /// A connection from CLIENT to a listener on SERVER:8080, accepted.
 fn connected(net: &mut Network) -> (usize, u64) {
-    net.tcp_listen(SERVER, addr("0.0.0.0:8080")).unwrap();
-    let to = net.resolve(CLIENT, "server", 8080).unwrap();
+    let (_, listener) = net.tcp_listen(SERVER, addr("0.0.0.0:8080")).unwrap();
+    let to = net.resolve("server", 8080).unwrap();
     let conn = net.tcp_connect(CLIENT, to, 0).unwrap();
-    let mut cx = Context::from_waker(Waker::noop());
     let mut now = 0;
-    while net.tcp_poll_connect(conn, &mut cx).is_pending() {
+    while net.tcp_poll_connect(conn, Waker::noop()).is_pending() {
         now = net.next_event().expect("the handshake is in flight");
         advance(net, now);
     }
-    let Poll::Ready(Ok((accepted, peer))) = net.tcp_poll_accept(SERVER, 8080, &mut cx) else {
+    let Poll::Ready(Ok((accepted, peer))) =
+        net.tcp_poll_accept(SERVER, 8080, listener, Waker::noop())
+    else {
         panic!("the connection waits in the backlog");
     };
     assert_eq!(accepted, conn);
@@ -59,19 +61,71 @@ fn connected(net: &mut Network) -> (usize, u64) {
     (conn, now)
 }
 
+/// A read of up to 256 bytes, waiting with `waker`.
+fn read_with(
+    net: &mut Network,
+    conn: usize,
+    side: Side,
+    waker: &Waker,
+) -> Poll<io::Result<Vec<u8>>> {
+    let mut got = Vec::new();
+    let copy = |front: &[u8], back: &[u8]| {
+        got.extend(front.iter().chain(back).take(256));
+        got.len()
+    };
+    let polled = net.tcp_poll_recv(conn, side, Some(waker), 256, Take::Consume, copy);
+    polled.map_ok(|_| got)
+}
+
 fn read(net: &mut Network, conn: usize, side: Side) -> Poll<io::Result<Vec<u8>>> {
-    let mut buf = [0; 256];
-    let mut cx = Context::from_waker(Waker::noop());
-    net.tcp_poll_read(conn, side, &mut cx, &mut buf)
-        .map_ok(|n| buf[..n].to_vec())
+    read_with(net, conn, side, Waker::noop())
+}
+
+/// A write of `bytes`, waiting with `waker`.
+fn try_write_with(
+    net: &mut Network,
+    conn: usize,
+    side: Side,
+    waker: &Waker,
+    bytes: &[u8],
+    now: u64,
+) -> Poll<io::Result<usize>> {
+    net.tcp_poll_send(
+        conn,
+        side,
+        Some(waker),
+        bytes.len(),
+        |n| bytes[..n].to_vec(),
+        now,
+    )
 }
 
 fn write(net: &mut Network, conn: usize, side: Side, bytes: &[u8], now: u64) -> usize {
-    let mut cx = Context::from_waker(Waker::noop());
-    match net.tcp_poll_write(conn, side, &mut cx, bytes, now) {
+    match try_write_with(net, conn, side, Waker::noop(), bytes, now) {
         Poll::Ready(Ok(n)) => n,
         other => panic!("write: {other:?}"),
     }
+}
+
+/// The binding number of the UDP socket on `node`'s `port` (0, which no
+/// binding has, if there is none).
+fn udp_id(net: &Network, node: usize, port: u16) -> u64 {
+    net.udp
+        .sockets
+        .get(&(node, port))
+        .map_or(0, |socket| socket.id)
+}
+
+fn send_udp(
+    net: &mut Network,
+    node: usize,
+    from: SocketAddr,
+    to: SocketAddr,
+    bytes: &[u8],
+    now: u64,
+) -> io::Result<usize> {
+    let id = udp_id(net, node, from.port());
+    net.udp_send_to(node, (from, id), to, bytes, now)
 }
 
 #[test]
@@ -80,27 +134,18 @@ fn nodes_have_fixed_documentation_addresses_and_names_resolve() {
     assert_eq!(address_of(253).to_string(), "192.0.2.254");
     assert_eq!(address_of(254).to_string(), "198.51.100.1");
     let net = network(NetConfig::default());
-    assert_eq!(
-        net.resolve(CLIENT, "server", 80).unwrap(),
-        addr("192.0.2.1:80")
-    );
-    assert_eq!(
-        net.resolve(CLIENT, "localhost", 80).unwrap(),
-        addr("192.0.2.2:80")
-    );
-    assert_eq!(
-        net.resolve(CLIENT, "10.1.2.3", 80).unwrap(),
-        addr("10.1.2.3:80")
-    );
-    let unknown = net.resolve(CLIENT, "nobody", 80).unwrap_err();
+    assert_eq!(net.resolve("server", 80).unwrap(), addr("192.0.2.1:80"));
+    assert_eq!(net.resolve("localhost", 80).unwrap(), addr("127.0.0.1:80"));
+    assert_eq!(net.resolve("10.1.2.3", 80).unwrap(), addr("10.1.2.3:80"));
+    let unknown = net.resolve("nobody", 80).unwrap_err();
     assert_eq!(unknown.kind(), io::ErrorKind::NotFound);
 }
 
 #[test]
 fn binds_take_ephemeral_ports_in_order_and_refuse_taken_or_foreign_ones() {
     let mut net = network(NetConfig::default());
-    let first = net.tcp_listen(SERVER, addr("0.0.0.0:0")).unwrap();
-    let second = net.tcp_listen(SERVER, addr("127.0.0.1:0")).unwrap();
+    let (first, _) = net.tcp_listen(SERVER, addr("0.0.0.0:0")).unwrap();
+    let (second, _) = net.tcp_listen(SERVER, addr("127.0.0.1:0")).unwrap();
     assert_eq!(first, addr("192.0.2.1:49152"));
     assert_eq!(second.port(), 49153);
     let taken = net.tcp_listen(SERVER, addr("0.0.0.0:49152")).unwrap_err();
@@ -109,7 +154,10 @@ fn binds_take_ephemeral_ports_in_order_and_refuse_taken_or_foreign_ones() {
     assert_eq!(foreign.kind(), io::ErrorKind::AddrNotAvailable);
     // TCP and UDP ports are apart.
     assert_eq!(
-        net.udp_bind(SERVER, addr("0.0.0.0:49152")).unwrap().port(),
+        net.udp_bind(SERVER, addr("0.0.0.0:49152"))
+            .unwrap()
+            .0
+            .port(),
         49152
     );
 }
@@ -142,16 +190,16 @@ fn bytes_arrive_in_order_after_the_latency_even_when_it_varies() {
 #[test]
 fn a_connect_to_a_closed_port_is_refused_after_a_round_trip() {
     let mut net = network(NetConfig::default());
-    let to = net.resolve(CLIENT, "server", 9).unwrap();
+    let to = net.resolve("server", 9).unwrap();
     let conn = net.tcp_connect(CLIENT, to, 0).unwrap();
     let (count, waker) = counter();
-    let mut cx = Context::from_waker(&waker);
-    assert!(net.tcp_poll_connect(conn, &mut cx).is_pending());
+    let cx = Context::from_waker(&waker);
+    assert!(net.tcp_poll_connect(conn, cx.waker()).is_pending());
     advance(&mut net, 1);
-    assert!(net.tcp_poll_connect(conn, &mut cx).is_pending());
+    assert!(net.tcp_poll_connect(conn, cx.waker()).is_pending());
     advance(&mut net, 2);
     assert_eq!(count.0.load(Ordering::SeqCst), 1);
-    let Poll::Ready(Err(refused)) = net.tcp_poll_connect(conn, &mut cx) else {
+    let Poll::Ready(Err(refused)) = net.tcp_poll_connect(conn, cx.waker()) else {
         panic!("refused by now");
     };
     assert_eq!(refused.kind(), io::ErrorKind::ConnectionRefused);
@@ -160,15 +208,15 @@ fn a_connect_to_a_closed_port_is_refused_after_a_round_trip() {
 #[test]
 fn a_connect_across_a_partition_times_out_and_a_late_repair_makes_no_ghost() {
     let mut net = network(NetConfig::default());
-    net.tcp_listen(SERVER, addr("0.0.0.0:8080")).unwrap();
+    let (_, listener) = net.tcp_listen(SERVER, addr("0.0.0.0:8080")).unwrap();
     net.partition(SERVER, CLIENT);
-    let to = net.resolve(CLIENT, "server", 8080).unwrap();
+    let to = net.resolve("server", 8080).unwrap();
     let conn = net.tcp_connect(CLIENT, to, 0).unwrap();
-    let mut cx = Context::from_waker(Waker::noop());
+    let cx = Context::from_waker(Waker::noop());
     while let Some(next) = net.next_event() {
         advance(&mut net, next);
     }
-    let Poll::Ready(Err(timed_out)) = net.tcp_poll_connect(conn, &mut cx) else {
+    let Poll::Ready(Err(timed_out)) = net.tcp_poll_connect(conn, cx.waker()) else {
         panic!("timed out by now");
     };
     assert_eq!(timed_out.kind(), io::ErrorKind::TimedOut);
@@ -176,7 +224,10 @@ fn a_connect_across_a_partition_times_out_and_a_late_repair_makes_no_ghost() {
     while let Some(next) = net.next_event() {
         advance(&mut net, next);
     }
-    assert!(net.tcp_poll_accept(SERVER, 8080, &mut cx).is_pending());
+    assert!(
+        net.tcp_poll_accept(SERVER, 8080, listener, Waker::noop())
+            .is_pending()
+    );
 }
 
 #[test]
@@ -202,7 +253,8 @@ fn half_close_gives_eof_after_the_data_and_the_other_way_stays_open() {
     let mut net = network(NetConfig::default());
     let (conn, now) = connected(&mut net);
     write(&mut net, conn, Side::Connector, b"request", now);
-    net.tcp_shutdown_write(conn, Side::Connector, now);
+    net.tcp_shutdown(conn, Side::Connector, Shutdown::Write, now)
+        .unwrap();
     advance(&mut net, now + 1);
     assert_eq!(
         read(&mut net, conn, Side::Acceptor).map(Result::unwrap),
@@ -212,8 +264,14 @@ fn half_close_gives_eof_after_the_data_and_the_other_way_stays_open() {
         read(&mut net, conn, Side::Acceptor).map(Result::unwrap),
         Poll::Ready(Vec::new())
     );
-    let mut cx = Context::from_waker(Waker::noop());
-    let shut = net.tcp_poll_write(conn, Side::Connector, &mut cx, b"more", now + 1);
+    let shut = try_write_with(
+        &mut net,
+        conn,
+        Side::Connector,
+        Waker::noop(),
+        b"more",
+        now + 1,
+    );
     assert!(matches!(shut, Poll::Ready(Err(e)) if e.kind() == io::ErrorKind::BrokenPipe));
     write(&mut net, conn, Side::Acceptor, b"reply", now + 1);
     advance(&mut net, now + 2);
@@ -224,26 +282,198 @@ fn half_close_gives_eof_after_the_data_and_the_other_way_stays_open() {
 }
 
 #[test]
-fn a_crash_resets_the_peers_and_refuses_new_connections() {
+fn a_crash_closes_like_a_killed_process_and_refuses_new_connections() {
+    // Nothing unread on the crashed side: its kernel ends the connection
+    // with a FIN; the peer reads end of file, and its next write is
+    // answered with a reset (then `ConnectionReset`, then `BrokenPipe`).
     let mut net = network(NetConfig::default());
     let (conn, now) = connected(&mut net);
     let (count, waker) = counter();
-    let mut buf = [0; 8];
-    let mut cx = Context::from_waker(&waker);
-    assert!(
-        net.tcp_poll_read(conn, Side::Connector, &mut cx, &mut buf)
-            .is_pending()
-    );
+    assert!(read_with(&mut net, conn, Side::Connector, &waker).is_pending());
     net.crash(SERVER, now);
     advance(&mut net, now + 1);
     assert_eq!(count.0.load(Ordering::SeqCst), 1);
+    assert_eq!(
+        read(&mut net, conn, Side::Connector).map(Result::unwrap),
+        Poll::Ready(Vec::new())
+    );
+    write(&mut net, conn, Side::Connector, b"anyone?", now + 1);
+    advance(&mut net, now + 3);
+    let kinds: Vec<_> = (0..2)
+        .map(|_| {
+            match try_write_with(
+                &mut net,
+                conn,
+                Side::Connector,
+                Waker::noop(),
+                b"x",
+                now + 3,
+            ) {
+                Poll::Ready(Err(e)) => e.kind(),
+                other => panic!("{other:?}"),
+            }
+        })
+        .collect();
+    assert_eq!(
+        kinds,
+        [io::ErrorKind::BrokenPipe, io::ErrorKind::BrokenPipe]
+    );
+    let to = net.resolve("server", 8080).unwrap();
+    let again = net.tcp_connect(CLIENT, to, now + 3).unwrap();
+    advance(&mut net, now + 5);
+    let refused = net.tcp_poll_connect(again, Waker::noop());
+    assert!(matches!(refused, Poll::Ready(Err(e)) if e.kind() == io::ErrorKind::ConnectionRefused));
+
+    // Bytes the crashed process had not read: its kernel resets.
+    let mut net = network(NetConfig::default());
+    let (conn, now) = connected(&mut net);
+    write(&mut net, conn, Side::Connector, b"request", now);
+    advance(&mut net, now + 1);
+    net.crash(SERVER, now + 1);
+    advance(&mut net, now + 2);
     let reset = read(&mut net, conn, Side::Connector);
     assert!(matches!(reset, Poll::Ready(Err(e)) if e.kind() == io::ErrorKind::ConnectionReset));
-    let to = net.resolve(CLIENT, "server", 8080).unwrap();
-    let again = net.tcp_connect(CLIENT, to, now + 1).unwrap();
+}
+
+#[test]
+fn after_a_reset_reads_get_the_data_then_the_error_once_then_end_of_file() {
+    let mut net = network(NetConfig::default());
+    let (conn, now) = connected(&mut net);
+    write(&mut net, conn, Side::Acceptor, b"last words", now);
+    write(&mut net, conn, Side::Connector, b"unread", now);
+    advance(&mut net, now + 1);
+    // The acceptor leaves with bytes unread: a reset, after its data.
+    net.tcp_close(conn, Side::Acceptor, now + 1);
+    advance(&mut net, now + 2);
+    assert_eq!(
+        read(&mut net, conn, Side::Connector).map(Result::unwrap),
+        Poll::Ready(b"last words".to_vec())
+    );
+    let reset = read(&mut net, conn, Side::Connector);
+    assert!(matches!(reset, Poll::Ready(Err(e)) if e.kind() == io::ErrorKind::ConnectionReset));
+    assert_eq!(
+        read(&mut net, conn, Side::Connector).map(Result::unwrap),
+        Poll::Ready(Vec::new())
+    );
+    let write_after = try_write_with(
+        &mut net,
+        conn,
+        Side::Connector,
+        Waker::noop(),
+        b"x",
+        now + 2,
+    );
+    assert!(matches!(write_after, Poll::Ready(Err(e)) if e.kind() == io::ErrorKind::BrokenPipe));
+    assert!(!net.tcp_is_connected(conn, Side::Connector));
+    let shutdown = net.tcp_shutdown(conn, Side::Connector, Shutdown::Write, now + 2);
+    assert_eq!(shutdown.unwrap_err().kind(), io::ErrorKind::NotConnected);
+}
+
+#[test]
+fn readiness_follows_data_window_end_of_file_and_errors() {
+    use rt_reactor::{Direction, Ready};
+    let mut net = network(NetConfig::default());
+    let (conn, now) = connected(&mut net);
+    let readable = Direction::Read.mask();
+    let (count, waker) = counter();
+    assert!(
+        net.tcp_poll_ready(conn, Side::Acceptor, readable, Some(&waker))
+            .is_pending()
+    );
+    assert_eq!(
+        net.tcp_poll_ready(conn, Side::Acceptor, Direction::Write.mask(), None),
+        Poll::Ready(Ready::WRITABLE)
+    );
+    write(&mut net, conn, Side::Connector, b"x", now);
+    advance(&mut net, now + 1);
+    assert_eq!(count.0.load(Ordering::SeqCst), 1);
+    assert_eq!(
+        net.tcp_poll_ready(conn, Side::Acceptor, readable, None),
+        Poll::Ready(Ready::READABLE)
+    );
+    net.tcp_shutdown(conn, Side::Connector, Shutdown::Write, now + 1)
+        .unwrap();
+    advance(&mut net, now + 2);
+    assert_eq!(
+        net.tcp_poll_ready(conn, Side::Acceptor, readable, None),
+        Poll::Ready(Ready::READABLE | Ready::READ_CLOSED)
+    );
+    net.tcp_set_abort_on_close(conn, Side::Acceptor, true);
+    net.tcp_close(conn, Side::Acceptor, now + 2);
     advance(&mut net, now + 3);
-    let refused = net.tcp_poll_connect(again, &mut cx);
-    assert!(matches!(refused, Poll::Ready(Err(e)) if e.kind() == io::ErrorKind::ConnectionRefused));
+    let Poll::Ready(ready) = net.tcp_poll_ready(conn, Side::Connector, Ready::ERROR, None) else {
+        panic!("a reset is an error");
+    };
+    assert!(ready.is_error());
+    let error = net.tcp_take_error(conn, Side::Connector).unwrap();
+    assert_eq!(error.kind(), io::ErrorKind::ConnectionReset);
+    assert!(net.tcp_take_error(conn, Side::Connector).is_none());
+}
+
+#[test]
+fn a_peek_leaves_the_bytes_and_shutdown_read_ends_reads_after_them() {
+    let mut net = network(NetConfig::default());
+    let (conn, now) = connected(&mut net);
+    write(&mut net, conn, Side::Connector, b"abc", now);
+    advance(&mut net, now + 1);
+    let mut peeked: Vec<u8> = Vec::new();
+    let polled = net.tcp_poll_recv(conn, Side::Acceptor, None, 2, Take::Peek, |front, back| {
+        peeked.extend(front.iter().chain(back).take(2));
+        peeked.len()
+    });
+    assert!(matches!(polled, Poll::Ready(Ok(2))));
+    assert_eq!(peeked, b"ab");
+    net.tcp_shutdown(conn, Side::Acceptor, Shutdown::Read, now + 1)
+        .unwrap();
+    assert_eq!(
+        read(&mut net, conn, Side::Acceptor).map(Result::unwrap),
+        Poll::Ready(b"abc".to_vec())
+    );
+    assert_eq!(
+        read(&mut net, conn, Side::Acceptor).map(Result::unwrap),
+        Poll::Ready(Vec::new())
+    );
+}
+
+#[test]
+fn sockets_that_outlive_a_crash_touch_nothing_of_the_restarted_host() {
+    let mut net = network(NetConfig::default());
+    let (_, old_udp) = net.udp_bind(SERVER, addr("0.0.0.0:53")).unwrap();
+    let (_, old_listener) = net.tcp_listen(SERVER, addr("0.0.0.0:8080")).unwrap();
+    net.crash(SERVER, 0);
+    // The restarted host binds the same ports.
+    let (server, new_udp) = net.udp_bind(SERVER, addr("0.0.0.0:53")).unwrap();
+    let (_, new_listener) = net.tcp_listen(SERVER, addr("0.0.0.0:8080")).unwrap();
+    assert_ne!((old_udp, old_listener), (new_udp, new_listener));
+    // The old sockets are dead: they neither read nor send...
+    let mut cx = Context::from_waker(Waker::noop());
+    let stale = net.udp_poll_recv_from((SERVER, 53, old_udp), &mut cx, &mut [0; 8]);
+    assert!(matches!(stale, Poll::Ready(Err(e)) if e.kind() == io::ErrorKind::NotConnected));
+    let sent = net.udp_send_to(SERVER, (server, old_udp), server, b"x", 0);
+    assert_eq!(sent.unwrap_err().kind(), io::ErrorKind::NotConnected);
+    let accept = net.tcp_poll_accept(SERVER, 8080, old_listener, Waker::noop());
+    assert!(matches!(accept, Poll::Ready(Err(e)) if e.kind() == io::ErrorKind::NotConnected));
+    // ... and closing them (their drop) leaves the new ones bound.
+    net.udp_close(SERVER, 53, old_udp);
+    net.tcp_close_listener(SERVER, 8080, old_listener, 0);
+    let (client, _) = net.udp_bind(CLIENT, addr("0.0.0.0:0")).unwrap();
+    send_udp(&mut net, CLIENT, client, server, b"new", 0).unwrap();
+    advance(&mut net, 1);
+    assert_eq!(
+        recv(&mut net, SERVER, 53),
+        Poll::Ready((b"new".to_vec(), client))
+    );
+    let to = net.resolve("server", 8080).unwrap();
+    let conn = net.tcp_connect(CLIENT, to, 1).unwrap();
+    advance(&mut net, 3);
+    assert!(matches!(
+        net.tcp_poll_connect(conn, Waker::noop()),
+        Poll::Ready(Ok(()))
+    ));
+    assert!(
+        net.tcp_poll_accept(SERVER, 8080, new_listener, Waker::noop())
+            .is_ready()
+    );
 }
 
 #[test]
@@ -259,7 +489,7 @@ fn dropping_a_stream_with_unread_bytes_resets_its_peer_and_without_them_ends_it(
 }
 
 #[test]
-fn a_clean_close_reads_as_end_of_file_and_a_later_write_is_reset() {
+fn a_clean_close_reads_as_end_of_file_and_a_later_write_breaks_the_pipe() {
     let mut net = network(NetConfig::default());
     let (conn, now) = connected(&mut net);
     net.tcp_close(conn, Side::Acceptor, now);
@@ -271,9 +501,16 @@ fn a_clean_close_reads_as_end_of_file_and_a_later_write_is_reset() {
     // Writing to a closed peer: accepted locally, answered with a reset.
     write(&mut net, conn, Side::Connector, b"late", now + 1);
     advance(&mut net, now + 3);
-    let mut cx = Context::from_waker(Waker::noop());
-    let reset = net.tcp_poll_write(conn, Side::Connector, &mut cx, b"again", now + 3);
-    assert!(matches!(reset, Poll::Ready(Err(e)) if e.kind() == io::ErrorKind::ConnectionReset));
+    // The reset came after the peer's FIN (Linux's CLOSE_WAIT): `EPIPE`.
+    let broken = try_write_with(
+        &mut net,
+        conn,
+        Side::Connector,
+        Waker::noop(),
+        b"again",
+        now + 3,
+    );
+    assert!(matches!(broken, Poll::Ready(Err(e)) if e.kind() == io::ErrorKind::BrokenPipe));
 }
 
 #[test]
@@ -286,11 +523,7 @@ fn a_full_window_makes_the_writer_wait_until_the_peer_reads() {
         super::tcp::WINDOW
     );
     let (count, waker) = counter();
-    let mut cx = Context::from_waker(&waker);
-    assert!(
-        net.tcp_poll_write(conn, Side::Connector, &mut cx, &big, now)
-            .is_pending()
-    );
+    assert!(try_write_with(&mut net, conn, Side::Connector, &waker, &big, now).is_pending());
     advance(&mut net, now + 1);
     assert!(
         matches!(read(&mut net, conn, Side::Acceptor), Poll::Ready(Ok(bytes)) if bytes.len() == 256)
@@ -298,29 +531,30 @@ fn a_full_window_makes_the_writer_wait_until_the_peer_reads() {
     net.woken.drain(..).for_each(Waker::wake);
     assert_eq!(count.0.load(Ordering::SeqCst), 1);
     assert!(matches!(
-        net.tcp_poll_write(conn, Side::Connector, &mut cx, &big, now + 1),
+        try_write_with(&mut net, conn, Side::Connector, &waker, &big, now + 1),
         Poll::Ready(Ok(256))
     ));
 }
 
 fn udp_pair(config: NetConfig) -> (Network, SocketAddr, SocketAddr) {
     let mut net = network(config);
-    let server = net.udp_bind(SERVER, addr("0.0.0.0:53")).unwrap();
-    let client = net.udp_bind(CLIENT, addr("0.0.0.0:0")).unwrap();
+    let (server, _) = net.udp_bind(SERVER, addr("0.0.0.0:53")).unwrap();
+    let (client, _) = net.udp_bind(CLIENT, addr("0.0.0.0:0")).unwrap();
     (net, server, client)
 }
 
 fn recv(net: &mut Network, node: usize, port: u16) -> Poll<(Vec<u8>, SocketAddr)> {
     let mut buf = [0; 64];
     let mut cx = Context::from_waker(Waker::noop());
-    net.udp_poll_recv_from(node, port, &mut cx, &mut buf)
+    let id = udp_id(net, node, port);
+    net.udp_poll_recv_from((node, port, id), &mut cx, &mut buf)
         .map(|r| r.map(|(n, from)| (buf[..n].to_vec(), from)).unwrap())
 }
 
 #[test]
 fn datagrams_arrive_with_their_sender_after_the_latency() {
     let (mut net, server, client) = udp_pair(NetConfig::default());
-    net.udp_send_to(CLIENT, client, server, b"ping", 0).unwrap();
+    send_udp(&mut net, CLIENT, client, server, b"ping", 0).unwrap();
     assert!(recv(&mut net, SERVER, 53).is_pending());
     advance(&mut net, 1);
     assert_eq!(
@@ -335,15 +569,14 @@ fn loss_and_duplication_follow_their_rates() {
         udp_loss: 1.0,
         ..NetConfig::default()
     });
-    net.udp_send_to(CLIENT, client, server, b"lost", 0).unwrap();
+    send_udp(&mut net, CLIENT, client, server, b"lost", 0).unwrap();
     assert_eq!(net.next_event(), None);
 
     let (mut net, server, client) = udp_pair(NetConfig {
         udp_duplication: 1.0,
         ..NetConfig::default()
     });
-    net.udp_send_to(CLIENT, client, server, b"twice", 0)
-        .unwrap();
+    send_udp(&mut net, CLIENT, client, server, b"twice", 0).unwrap();
     advance(&mut net, 1);
     assert!(recv(&mut net, SERVER, 53).is_ready());
     assert!(recv(&mut net, SERVER, 53).is_ready());
@@ -354,7 +587,7 @@ fn loss_and_duplication_follow_their_rates() {
         ..NetConfig::default()
     });
     for _ in 0..1000 {
-        net.udp_send_to(CLIENT, client, server, b"x", 0).unwrap();
+        send_udp(&mut net, CLIENT, client, server, b"x", 0).unwrap();
     }
     advance(&mut net, 1);
     let arrived =
@@ -369,15 +602,14 @@ fn loss_and_duplication_follow_their_rates() {
 fn a_partition_drops_datagrams_and_a_hold_delays_them_until_release() {
     let (mut net, server, client) = udp_pair(NetConfig::default());
     net.partition(SERVER, CLIENT);
-    net.udp_send_to(CLIENT, client, server, b"dropped", 0)
-        .unwrap();
+    send_udp(&mut net, CLIENT, client, server, b"dropped", 0).unwrap();
     advance(&mut net, 1);
     net.repair(SERVER, CLIENT, 1);
     advance(&mut net, 5);
     assert!(recv(&mut net, SERVER, 53).is_pending());
 
     net.hold(SERVER, CLIENT);
-    net.udp_send_to(CLIENT, client, server, b"held", 5).unwrap();
+    send_udp(&mut net, CLIENT, client, server, b"held", 5).unwrap();
     advance(&mut net, 50);
     assert!(recv(&mut net, SERVER, 53).is_pending());
     net.release(SERVER, CLIENT, 50);
@@ -392,11 +624,10 @@ fn a_partition_drops_datagrams_and_a_hold_delays_them_until_release() {
 fn a_crash_closes_the_hosts_udp_sockets() {
     let (mut net, server, client) = udp_pair(NetConfig::default());
     net.crash(SERVER, 0);
-    net.udp_send_to(CLIENT, client, server, b"nobody", 0)
-        .unwrap();
+    send_udp(&mut net, CLIENT, client, server, b"nobody", 0).unwrap();
     advance(&mut net, 1);
     let mut cx = Context::from_waker(Waker::noop());
-    let closed = net.udp_poll_recv_from(SERVER, 53, &mut cx, &mut [0; 8]);
+    let closed = net.udp_poll_recv_from((SERVER, 53, 1), &mut cx, &mut [0; 8]);
     assert!(matches!(closed, Poll::Ready(Err(e)) if e.kind() == io::ErrorKind::NotConnected));
     // The restarted process binds afresh.
     assert!(net.udp_bind(SERVER, addr("0.0.0.0:53")).is_ok());
@@ -409,11 +640,11 @@ fn the_same_seed_draws_the_same_latencies() {
             latency: (1, 100),
             ..NetConfig::default()
         });
-        let server = net.udp_bind(SERVER, addr("0.0.0.0:53")).unwrap();
-        let client = net.udp_bind(CLIENT, addr("0.0.0.0:0")).unwrap();
+        let (server, _) = net.udp_bind(SERVER, addr("0.0.0.0:53")).unwrap();
+        let (client, _) = net.udp_bind(CLIENT, addr("0.0.0.0:0")).unwrap();
         let mut dues = Vec::new();
         for _ in 0..20 {
-            net.udp_send_to(CLIENT, client, server, b"x", 0).unwrap();
+            send_udp(&mut net, CLIENT, client, server, b"x", 0).unwrap();
         }
         while let Some(next) = net.next_event() {
             dues.push(next);
@@ -433,18 +664,18 @@ fn the_same_seed_draws_the_same_latencies() {
 fn a_links_own_latency_overrides_the_default() {
     let (mut net, server, client) = udp_pair(NetConfig::default());
     net.set_latency(CLIENT, SERVER, 40, 40);
-    net.udp_send_to(CLIENT, client, server, b"slow", 0).unwrap();
+    send_udp(&mut net, CLIENT, client, server, b"slow", 0).unwrap();
     assert_eq!(net.next_event(), Some(40));
 }
 
 #[test]
 fn closing_a_listener_resets_what_it_did_not_accept_and_frees_its_port() {
     let mut net = network(NetConfig::default());
-    net.tcp_listen(SERVER, addr("0.0.0.0:8080")).unwrap();
-    let to = net.resolve(CLIENT, "server", 8080).unwrap();
+    let (_, listener) = net.tcp_listen(SERVER, addr("0.0.0.0:8080")).unwrap();
+    let to = net.resolve("server", 8080).unwrap();
     let conn = net.tcp_connect(CLIENT, to, 0).unwrap();
     advance(&mut net, 2);
-    net.tcp_close_listener(SERVER, 8080, 2);
+    net.tcp_close_listener(SERVER, 8080, listener, 2);
     advance(&mut net, 3);
     let reset = read(&mut net, conn, Side::Connector);
     assert!(matches!(reset, Poll::Ready(Err(e)) if e.kind() == io::ErrorKind::ConnectionReset));
@@ -454,9 +685,9 @@ fn closing_a_listener_resets_what_it_did_not_accept_and_frees_its_port() {
 #[test]
 fn a_closed_udp_socket_frees_its_port_and_drops_later_datagrams() {
     let (mut net, server, client) = udp_pair(NetConfig::default());
-    net.udp_close(SERVER, 53);
-    net.udp_send_to(CLIENT, client, server, b"late", 0).unwrap();
+    net.udp_close(SERVER, 53, udp_id(&net, SERVER, 53));
+    send_udp(&mut net, CLIENT, client, server, b"late", 0).unwrap();
     advance(&mut net, 1);
-    assert_eq!(net.udp_bind(SERVER, addr("0.0.0.0:53")).unwrap(), server);
+    assert_eq!(net.udp_bind(SERVER, addr("0.0.0.0:53")).unwrap().0, server);
     assert!(recv(&mut net, SERVER, 53).is_pending());
 }

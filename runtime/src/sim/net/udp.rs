@@ -3,8 +3,11 @@
 //! draws at the configured rates), is lost across a partition, and is
 //! dropped at a port nobody has bound; datagrams may arrive out of order
 //! (each draws its own latency). A datagram longer than the receiver's
-//! buffer is truncated, as a real socket truncates it.
+//! buffer is truncated, as a real socket truncates it. Each socket has its
+//! binding number (see the `net` module docs): an operation naming another
+//! finds the socket closed.
 
+use super::tcp_ops::closed_by_crash;
 use super::{Network, Packet, PacketKind, local_addr};
 use std::collections::{BTreeMap, VecDeque};
 use std::io;
@@ -16,44 +19,60 @@ const MAX_DATAGRAM: usize = 65_507;
 
 #[derive(Default)]
 pub(crate) struct Udp {
-    sockets: BTreeMap<(usize, u16), Socket>,
+    pub(super) sockets: BTreeMap<(usize, u16), Socket>,
 }
 
-#[derive(Default)]
-struct Socket {
+pub(super) struct Socket {
+    pub(super) id: u64,
     queue: VecDeque<(SocketAddr, Vec<u8>)>,
     wakers: Vec<Waker>,
 }
 
 impl Network {
-    /// Binds a UDP socket on `node` at `addr`; returns its local address.
-    pub(crate) fn udp_bind(&mut self, node: usize, addr: SocketAddr) -> io::Result<SocketAddr> {
+    /// Binds a UDP socket on `node` at `addr`; returns its local address
+    /// and its binding number.
+    pub(crate) fn udp_bind(
+        &mut self,
+        node: usize,
+        addr: SocketAddr,
+    ) -> io::Result<(SocketAddr, u64)> {
         let sockets = &self.udp.sockets;
         let local = local_addr(&mut self.hosts, node, addr, |port| {
             sockets.contains_key(&(node, port))
         })?;
-        self.udp
-            .sockets
-            .insert((node, local.port()), Socket::default());
-        Ok(local)
+        let id = self.next_binding();
+        let socket = Socket {
+            id,
+            queue: VecDeque::new(),
+            wakers: Vec::new(),
+        };
+        self.udp.sockets.insert((node, local.port()), socket);
+        Ok((local, id))
     }
 
-    /// Closes the socket on `node`'s `port`; what it had queued is lost.
-    pub(crate) fn udp_close(&mut self, node: usize, port: u16) {
+    /// Closes socket `id` on `node`'s `port`; what it had queued is lost.
+    /// A socket that outlived its host's crash closes nothing.
+    pub(crate) fn udp_close(&mut self, node: usize, port: u16, id: u64) {
+        if self.udp.socket(node, port, id).is_none() {
+            return;
+        }
         if let Some(mut socket) = self.udp.sockets.remove(&(node, port)) {
             self.woken.append(&mut socket.wakers);
         }
     }
 
-    /// Sends `bytes` from `local` (a socket of `node`) to `to`.
+    /// Sends `bytes` from `local` (socket `id` of `node`) to `to`.
     pub(crate) fn udp_send_to(
         &mut self,
         node: usize,
-        local: SocketAddr,
+        (local, id): (SocketAddr, u64),
         to: SocketAddr,
         bytes: &[u8],
         now: u64,
     ) -> io::Result<usize> {
+        if self.udp.socket(node, local.port(), id).is_none() {
+            return Err(closed_by_crash("UDP socket"));
+        }
         if bytes.len() > MAX_DATAGRAM {
             return Err(io::Error::new(
                 io::ErrorKind::InvalidInput,
@@ -92,19 +111,16 @@ impl Network {
         Ok(bytes.len())
     }
 
-    /// A datagram received on `node`'s `port`, with its sender.
+    /// A datagram received by socket `id` on `node`'s `port`, with its
+    /// sender.
     pub(crate) fn udp_poll_recv_from(
         &mut self,
-        node: usize,
-        port: u16,
+        (node, port, id): (usize, u16, u64),
         cx: &mut Context<'_>,
         buf: &mut [u8],
     ) -> Poll<io::Result<(usize, SocketAddr)>> {
-        let Some(socket) = self.udp.sockets.get_mut(&(node, port)) else {
-            return Poll::Ready(Err(io::Error::new(
-                io::ErrorKind::NotConnected,
-                "the simulated UDP socket is closed",
-            )));
+        let Some(socket) = self.udp.socket(node, port, id) else {
+            return Poll::Ready(Err(closed_by_crash("UDP socket")));
         };
         match socket.queue.pop_front() {
             Some((from, bytes)) => {
@@ -123,6 +139,13 @@ impl Network {
 }
 
 impl Udp {
+    /// Socket `id` on `node`'s `port`, if it is still bound there.
+    fn socket(&mut self, node: usize, port: u16, id: u64) -> Option<&mut Socket> {
+        self.sockets
+            .get_mut(&(node, port))
+            .filter(|socket| socket.id == id)
+    }
+
     pub(super) fn deliver(
         &mut self,
         node: usize,
