@@ -163,7 +163,19 @@ fn tick_of(word: usize) -> usize {
     (word & TICK_MASK) >> TICK_SHIFT
 }
 
-pub(crate) fn shutdown_error() -> io::Error {
+/// The error of an operation that cannot run because the runtime it
+/// belongs to has shut down: the one a registration reports once its
+/// driver is gone, which [`is_shutdown_error`] recognises. For the
+/// runtime's other resources (its blocking pool) that fail the same way.
+///
+/// # Examples
+///
+/// ```
+/// let err = rt_reactor::shutdown_error();
+/// assert!(rt_reactor::is_shutdown_error(&err));
+/// assert_eq!(err.kind(), std::io::ErrorKind::Other);
+/// ```
+pub fn shutdown_error() -> io::Error {
     io::Error::other(DriverShutDown)
 }
 

@@ -156,7 +156,7 @@ mod test_support;
 mod waiter;
 mod waiter_list;
 
-pub use cell::is_shutdown_error;
+pub use cell::{is_shutdown_error, shutdown_error};
 pub use driver::{DEFAULT_EVENTS_PER_TURN, Driver, Handle};
 pub use ready::{Direction, Interest, Ready, ReadyEvent};
 pub use registration::Registration;

@@ -274,3 +274,70 @@ fn each_runtime_has_its_own_id() {
     let shown: rt::runtime::Id = b.handle().id();
     assert_ne!(shown.to_string(), id.to_string());
 }
+
+/// A task spawned by the park hook runs without anything else waking the
+/// runtime: the hook runs before the scheduler's last look at its queues.
+/// (On the current-thread scheduler such a spawn lands in the local queue,
+/// which wakes no one: the thread slept in the driver with the task
+/// queued, until something from outside woke it.)
+#[test]
+fn a_task_spawned_by_the_park_hook_runs_before_the_thread_sleeps() {
+    for kind in [
+        Kind::CurrentThread,
+        Kind::MultiThread(1),
+        Kind::MultiThread(2),
+    ] {
+        let notify = Arc::new(rt::sync::Notify::new());
+        let hook_notify = notify.clone();
+        let spawned = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let hook_spawned = spawned.clone();
+        let (hook_ran_tx, hook_ran_rx) = std::sync::mpsc::channel::<()>();
+        let hook_ran_tx = std::sync::Mutex::new(hook_ran_tx);
+        let rt = kind
+            .builder()
+            .on_thread_park(move || {
+                if !hook_spawned.swap(true, Ordering::SeqCst) {
+                    let notify = hook_notify.clone();
+                    rt::spawn(async move { notify.notify_one() });
+                    hook_ran_tx.lock().unwrap().send(()).unwrap();
+                }
+            })
+            .build()
+            .unwrap();
+        // Only a failure path: if the runtime sleeps with the task queued,
+        // this thread wakes it from outside (so the test ends) and says so.
+        let rescued = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let (done_tx, done_rx) = std::sync::mpsc::channel::<()>();
+        let rescuer = {
+            let handle = rt.handle().clone();
+            let notify = notify.clone();
+            let rescued = rescued.clone();
+            std::thread::spawn(move || {
+                if hook_ran_rx.recv().is_err() {
+                    // The runtime was dropped without the hook running.
+                    return;
+                }
+                if done_rx
+                    .recv_timeout(std::time::Duration::from_secs(30))
+                    .is_err()
+                {
+                    rescued.store(true, Ordering::SeqCst);
+                    handle.spawn(async move { notify.notify_one() });
+                }
+            })
+        };
+        rt.block_on(notify.notified());
+        // Fails only when the rescuer already gave up waiting (asserted below).
+        let _ = done_tx.send(());
+        drop(rt);
+        rescuer.join().unwrap();
+        assert!(
+            spawned.load(Ordering::SeqCst),
+            "{kind:?}: the hook never ran"
+        );
+        assert!(
+            !rescued.load(Ordering::SeqCst),
+            "{kind:?}: the task the park hook spawned only ran once the runtime was woken from outside"
+        );
+    }
+}

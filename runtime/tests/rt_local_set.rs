@@ -460,6 +460,35 @@ fn a_local_runtime_takes_not_send_futures_and_drops_its_tasks_first() {
     assert!(message.contains("new_current_thread"), "{message}");
 }
 
+/// Under a local runtime's `enter` guard, `spawn_local` spawns onto the
+/// runtime (tokio's rt_local.rs `test_spawn_local_from_guard`), and the
+/// runtime's next `block_on` runs the task; outside the guard it panics.
+#[test]
+fn spawn_local_under_a_local_runtime_enter_guard_spawns_onto_it() {
+    let rt = Builder::new_current_thread()
+        .enable_all()
+        .build_local()
+        .unwrap();
+    let (tx, rx) = futures_channel::oneshot::channel();
+    let task = {
+        let _guard = rt.enter();
+        let rc = Rc::new(5);
+        spawn_local(async move {
+            yield_now().await;
+            tx.send(*rc).unwrap();
+        })
+    };
+    assert_eq!(rt.block_on(async move { rx.await.unwrap() }), 5);
+    rt.block_on(task).unwrap();
+    // The guard is gone: neither the runtime nor its set is current.
+    expect_panic(|| spawn_local(async {}));
+    assert!(rt::runtime::Handle::try_current().is_err());
+    // As with `Runtime::enter`, the guard does not keep the runtime
+    // borrowed: it can be shut down under it (tokio's tests do).
+    let _guard = rt.enter();
+    rt.shutdown_timeout(std::time::Duration::ZERO);
+}
+
 /// A local task that finished while its handle was held waits in the set
 /// for the handle (not counted as alive: awaiting the set returns), and
 /// its `!Send` output outlives the set, and a local runtime, until read.

@@ -408,3 +408,24 @@ fn tasks_dropped_at_shutdown_see_their_runtime() {
         );
     });
 }
+
+/// Writing to stdout or stderr through a runtime that has shut down fails
+/// at once with the shutdown error (its blocking pool refuses the job), as
+/// tokio's do; before, the write reported success and the bytes were lost.
+#[test]
+fn stdio_writes_after_shutdown_fail_with_the_shutdown_error() {
+    use rt::io::AsyncWriteExt;
+    for kind in [support::Kind::CurrentThread, support::Kind::MultiThread(1)] {
+        let rt = kind.build();
+        let handle = rt.handle().clone();
+        rt.shutdown_timeout(std::time::Duration::from_secs(1000));
+        let err = handle
+            .block_on(async { rt::io::stdout().write_all(b"x").await })
+            .unwrap_err();
+        assert!(rt::runtime::is_rt_shutdown_err(&err), "{kind:?}: {err}");
+        let err = handle
+            .block_on(async { rt::io::stderr().write_all(b"x").await })
+            .unwrap_err();
+        assert!(rt::runtime::is_rt_shutdown_err(&err), "{kind:?}: {err}");
+    }
+}

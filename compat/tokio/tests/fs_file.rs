@@ -87,3 +87,42 @@ fn debug_shows_the_std_file() {
         std::fs::remove_file(&path).unwrap();
     });
 }
+
+/// A read of a file whose runtime has shut down fails (its blocking job
+/// is cancelled) instead of spinning: `read_to_end` retries `Interrupted`
+/// as tokio's does, so the cancelled job's error must be of another kind.
+#[test]
+fn read_to_end_after_shutdown_fails_instead_of_retrying() {
+    for multi_thread in [false, true] {
+        let rt = if multi_thread {
+            tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(1)
+                .build()
+                .unwrap()
+        } else {
+            tokio::runtime::Builder::new_current_thread()
+                .build()
+                .unwrap()
+        };
+        let path = temp_path(&format!("after-shutdown-{multi_thread}"));
+        std::fs::write(&path, b"never read").unwrap();
+        let file = rt.block_on(tokio::fs::File::open(&path)).unwrap();
+        let handle = rt.handle().clone();
+        rt.shutdown_timeout(std::time::Duration::from_secs(1000));
+        let (tx, rx) = std::sync::mpsc::channel();
+        // On its own thread: a retry loop spins forever, and the test can
+        // then only fail by giving up on it.
+        std::thread::spawn(move || {
+            let mut file = file;
+            let mut contents = Vec::new();
+            let result = handle.block_on(file.read_to_end(&mut contents));
+            tx.send(result.map(|_| contents)).unwrap();
+        });
+        let result = rx
+            .recv_timeout(std::time::Duration::from_secs(30))
+            .expect("read_to_end after shutdown never returned: it retries the cancelled read");
+        let err = result.expect_err("the runtime is shut down: nothing can be read");
+        assert_eq!(err.kind(), std::io::ErrorKind::Other, "{err}");
+        std::fs::remove_file(&path).unwrap();
+    }
+}

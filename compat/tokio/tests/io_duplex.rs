@@ -63,3 +63,20 @@ fn simplex_write_vectored_writes_all_slices() {
         assert_eq!(got, "one two");
     });
 }
+
+/// A vectored write of only empty slices to a stream whose peer is gone
+/// fails with `BrokenPipe`, as an empty plain write does (tokio's
+/// io_mem_stream.rs `zero_length_writes_to_closed_stream`).
+#[test]
+fn empty_vectored_write_to_a_closed_stream_fails() {
+    support::on_both_flavours(|| async {
+        let (mut writer, peer) = tokio::io::duplex(1);
+        drop(peer);
+        let empty = [IoSlice::new(&[]), IoSlice::new(&[])];
+        let err = writer.write_vectored(&empty).await.unwrap_err();
+        assert_eq!(err.kind(), std::io::ErrorKind::BrokenPipe);
+        // With the peer there, it writes nothing and succeeds.
+        let (mut writer, _peer) = tokio::io::duplex(1);
+        assert_eq!(writer.write_vectored(&empty).await.unwrap(), 0);
+    });
+}

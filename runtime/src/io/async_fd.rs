@@ -11,6 +11,8 @@ use std::io;
 use std::os::fd::{AsRawFd, RawFd};
 use std::task::{Context, Poll};
 
+mod io_mut;
+
 /// A non-blocking file descriptor registered with the runtime's reactor,
 /// so tasks can wait until it is readable or writable.
 ///

@@ -44,6 +44,7 @@ use std::task::{Context, Poll};
 /// echo.await.unwrap();
 /// # });
 /// ```
+#[track_caller]
 pub fn duplex(max_buf_size: usize) -> (DuplexStream, DuplexStream) {
     assert!(
         max_buf_size > 0,

@@ -107,7 +107,13 @@ impl Blocking {
             Err(join_error) => {
                 // The pool shut down under us; the buffered bytes are lost.
                 self.state = State::Idle(Buf::default());
-                Err(join_error.into())
+                // Nothing else cancels a stdio job: say it was the shutdown
+                // (`runtime::is_rt_shutdown_err`), as tokio does.
+                Err(if join_error.is_cancelled() {
+                    rt_reactor::shutdown_error()
+                } else {
+                    join_error.into()
+                })
             }
         })
     }
@@ -176,6 +182,17 @@ impl Blocking {
         buf.data.extend_from_slice(&src[..n]);
         self.start(buf, write_out);
         coop.made_progress();
+        // A pool that has shut down cancels the job at once: the bytes
+        // will never be written, so this write fails now rather than the
+        // next one (a job that already ended is reported here too).
+        if matches!(&self.state, State::Busy(handle) if handle.is_finished()) {
+            match self.poll_complete(cx) {
+                Poll::Ready(Err(e)) | Poll::Ready(Ok(Outcome::Write(Err(e)))) => {
+                    return Poll::Ready(Err(e));
+                }
+                _ => {}
+            }
+        }
         Poll::Ready(Ok(n))
     }
 

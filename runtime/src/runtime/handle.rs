@@ -245,6 +245,7 @@ impl Handle {
     /// ```
     pub fn enter(&self) -> EnterGuard<'_> {
         EnterGuard {
+            _local: None,
             _guard: context::set_current(&self.inner),
             _handle: PhantomData,
         }
@@ -388,6 +389,17 @@ impl PartialEq for Handle {
 #[derive(Debug)]
 #[must_use = "the runtime is only current while the guard is alive"]
 pub struct EnterGuard<'a> {
+    // Declared first, so dropped first: it was entered last.
+    _local: Option<crate::task::local::CurrentSetGuard>,
     _guard: SetCurrentGuard,
     _handle: PhantomData<&'a Handle>,
+}
+
+impl<'a> EnterGuard<'a> {
+    /// Also keeps a local set current (a `LocalRuntime`'s built-in one)
+    /// until the guard drops.
+    pub(crate) fn with_local_set(mut self, local: crate::task::LocalEnterGuard<'_>) -> Self {
+        self._local = Some(local.into_unscoped());
+        self
+    }
 }

@@ -174,17 +174,28 @@ impl LocalRuntime {
         self.rt.metrics()
     }
 
-    /// Makes the runtime current on this thread until the guard drops.
+    /// Makes the runtime current on this thread until the guard drops, and
+    /// its local set with it: [`spawn_local`](crate::task::spawn_local)
+    /// then spawns onto the runtime, whose next `block_on` runs the task
+    /// (as `rt.spawn_local` would).
     ///
     /// # Examples
     ///
     /// ```
     /// let rt = rt::runtime::Builder::new_current_thread().build_local().unwrap();
-    /// let _guard = rt.enter();
-    /// assert!(rt::runtime::Handle::try_current().is_ok());
+    /// let task = {
+    ///     let _guard = rt.enter();
+    ///     assert!(rt::runtime::Handle::try_current().is_ok());
+    ///     let rc = std::rc::Rc::new(5);
+    ///     rt::task::spawn_local(async move { *rc })
+    /// };
+    /// assert_eq!(rt.block_on(task).unwrap(), 5);
     /// ```
     pub fn enter(&self) -> EnterGuard<'_> {
-        self.rt.enter()
+        let guard = self.rt.enter();
+        // After the runtime: entering the set joins the current runtime's
+        // list of sets (its task dump), as `block_on` does.
+        guard.with_local_set(self.local.enter())
     }
 
     /// Drops the local tasks, then shuts the runtime down as

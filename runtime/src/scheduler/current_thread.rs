@@ -382,7 +382,15 @@ impl Context {
     /// otherwise only polls it.
     fn park(&self, block: bool) {
         let handle = &*self.handle;
+        let wants_to_block = block;
         if block {
+            // The hook runs before the last look at the queues: a task it
+            // spawns lands in the local queue (the core is installed),
+            // which wakes no one, so only that look keeps this thread from
+            // sleeping with work queued.
+            if let Some(cb) = &handle.config.before_park {
+                cb();
+            }
             // Step 1: announce the park before the last look at the queues.
             // The fence pairs with the one in `unpark_if_parked` (loom
             // checks SeqCst fences, not the total order of SeqCst accesses).
@@ -417,11 +425,6 @@ impl Context {
                 block && idle,
             )
         };
-        if block {
-            if let Some(cb) = &handle.config.before_park {
-                cb();
-            }
-        }
         // The core stays installed, so tasks woken by the driver go to the
         // local queue.
         driver.park(
@@ -431,7 +434,7 @@ impl Context {
         );
         driver::wake_all(&mut woken);
         handle.parked.store(false, Ordering::SeqCst);
-        if block {
+        if wants_to_block {
             if let Some(cb) = &handle.config.after_unpark {
                 cb();
             }

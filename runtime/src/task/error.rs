@@ -165,13 +165,13 @@ impl fmt::Debug for JoinError {
 
 impl std::error::Error for JoinError {}
 
+/// An `io::Error` of kind [`Other`](io::ErrorKind::Other) whose message is
+/// the join error's, for a cancelled task as for a panicked one. Not
+/// `Interrupted`: I/O loops retry that kind (`write_all`, `read_exact`,
+/// ...), and a blocking job cancelled because its runtime shut down fails
+/// again on every retry, so such a loop would never end.
 impl From<JoinError> for io::Error {
     fn from(error: JoinError) -> io::Error {
-        let kind = if error.is_cancelled() {
-            io::ErrorKind::Interrupted
-        } else {
-            io::ErrorKind::Other
-        };
-        io::Error::new(kind, error.to_string())
+        io::Error::other(error.to_string())
     }
 }

@@ -355,7 +355,7 @@ impl LocalSet {
             .ok()
             .flatten();
         LocalEnterGuard {
-            prev,
+            current: CurrentSetGuard { prev },
             _set: PhantomData,
         }
     }
@@ -661,17 +661,39 @@ impl fmt::Debug for Shared {
 /// ```
 #[must_use = "the set is only current while the guard is alive"]
 pub struct LocalEnterGuard<'a> {
-    prev: Option<Rc<SetContext>>,
+    current: CurrentSetGuard,
     _set: PhantomData<&'a LocalSet>,
 }
 
-impl Drop for LocalEnterGuard<'_> {
+impl LocalEnterGuard<'_> {
+    /// The guard without its borrow of the set (the context it made
+    /// current is reference-counted): for `LocalRuntime::enter`, whose
+    /// guard, like `Runtime::enter`'s, lets the runtime be moved (shut
+    /// down) while it lives.
+    pub(crate) fn into_unscoped(self) -> CurrentSetGuard {
+        self.current
+    }
+}
+
+/// Makes the set that was current before current again when dropped: the
+/// part of a [`LocalEnterGuard`] that does the work.
+pub(crate) struct CurrentSetGuard {
+    prev: Option<Rc<SetContext>>,
+}
+
+impl Drop for CurrentSetGuard {
     fn drop(&mut self) {
         let prev = self.prev.take();
         let replaced = CURRENT.try_with(|current| current.replace(prev));
         // Dropped after the slot is released: it may be the last reference
         // to a set's context.
         drop(replaced);
+    }
+}
+
+impl fmt::Debug for CurrentSetGuard {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("CurrentSetGuard").finish_non_exhaustive()
     }
 }
 

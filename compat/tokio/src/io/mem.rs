@@ -16,6 +16,11 @@ fn poll_write_slices(
     bufs: &[IoSlice<'_>],
     mut write: impl FnMut(&[u8]) -> Poll<io::Result<usize>>,
 ) -> Poll<io::Result<usize>> {
+    if bufs.iter().all(|buf| buf.is_empty()) {
+        // Nothing to write, but a closed stream still says so, as an empty
+        // `poll_write` does.
+        return write(&[]);
+    }
     let mut total = 0;
     for buf in bufs.iter().filter(|buf| !buf.is_empty()) {
         match write(buf) {
@@ -111,6 +116,7 @@ pub struct DuplexStream {
 /// # Examples
 ///
 /// See [`DuplexStream`].
+#[track_caller]
 pub fn duplex(max_buf_size: usize) -> (DuplexStream, DuplexStream) {
     let (a, b) = rt::io::duplex(max_buf_size);
     (DuplexStream::from(a), DuplexStream::from(b))
@@ -160,6 +166,7 @@ impl SimplexStream {
     /// # Panics
     ///
     /// If `max_buf_size` is 0.
+    #[track_caller]
     pub fn new_unsplit(max_buf_size: usize) -> SimplexStream {
         SimplexStream {
             inner: rt::io::SimplexStream::new_unsplit(max_buf_size),
@@ -206,6 +213,7 @@ in_memory_async_write!(SimplexStream);
 /// assert_eq!(got, "one way");
 /// # });
 /// ```
+#[track_caller]
 pub fn simplex(
     max_buf_size: usize,
 ) -> (

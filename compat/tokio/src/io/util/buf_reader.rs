@@ -77,6 +77,7 @@ impl<R: AsyncRead> BufReader<R> {
     /// let reader = tokio::io::BufReader::with_capacity(16, &b""[..]);
     /// assert!(reader.buffer().is_empty());
     /// ```
+    #[track_caller]
     pub fn with_capacity(capacity: usize, inner: R) -> BufReader<R> {
         assert!(capacity > 0, "capacity must be greater than zero");
         BufReader {

@@ -60,6 +60,7 @@ impl<RW: AsyncRead + AsyncWrite> BufStream<RW> {
     /// # drop(stream);
     /// # });
     /// ```
+    #[track_caller]
     pub fn with_capacity(
         reader_capacity: usize,
         writer_capacity: usize,
