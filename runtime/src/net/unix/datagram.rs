@@ -1,7 +1,7 @@
 use super::{SocketAddr, abstract_name};
 use crate::io::registered::Registered;
 use crate::io::sys;
-use crate::net::datagram_io::SendTo;
+use crate::net::datagram_io::{DatagramSys, SendTo};
 use rt_reactor::{Direction, Interest, Ready};
 use socket2::{SockAddr, SockRef};
 use std::fmt;
@@ -471,12 +471,29 @@ impl UnixDatagram {
     }
 }
 
+impl DatagramSys for mio::net::UnixDatagram {
+    type Addr = SocketAddr;
+
+    fn recv(&self, buf: &mut [u8]) -> io::Result<usize> {
+        mio::net::UnixDatagram::recv(self, buf)
+    }
+
+    fn send(&self, buf: &[u8]) -> io::Result<usize> {
+        mio::net::UnixDatagram::send(self, buf)
+    }
+
+    fn recv_from(&self, buf: &mut [u8]) -> io::Result<(usize, SocketAddr)> {
+        mio::net::UnixDatagram::recv_from(self, buf)
+    }
+
+    fn peek_from(&self, buf: &mut [u8]) -> io::Result<(usize, SocketAddr)> {
+        peek_from(self, buf)
+    }
+}
+
 /// `recvfrom(MSG_PEEK)` on `socket` (through `socket2`; neither `mio` nor
 /// stable `std` has it for Unix-domain sockets).
-pub(super) fn peek_from(
-    socket: &mio::net::UnixDatagram,
-    buf: &mut [u8],
-) -> io::Result<(usize, SocketAddr)> {
+fn peek_from(socket: &mio::net::UnixDatagram, buf: &mut [u8]) -> io::Result<(usize, SocketAddr)> {
     let (n, from) = SockRef::from(socket).peek_from(sys::as_uninit(buf))?;
     Ok((n, std_address(&from)?))
 }
