@@ -48,7 +48,7 @@ enum Seen {
 }
 
 /// Two tasks of host `sink` share one socket (an `Arc`), each looping on
-/// `readable` then `try_recv_from`; a client sends 20 datagrams. Returns
+/// `readable`, a yield, then `try_recv_from`; a client sends 20 datagrams. Returns
 /// what each task saw, in order, and the run's trace hash.
 fn two_readers(seed: u64) -> (Vec<(usize, Seen)>, u64) {
     let mut sim = Sim::new(seed);
@@ -65,6 +65,9 @@ fn two_readers(seed: u64) -> (Vec<(usize, Seen)>, u64) {
                     let mut buf = [0; 8];
                     loop {
                         socket.readable().await?;
+                        // Work between the readiness and the receive:
+                        // the other reader may take the datagram first.
+                        rt::task::yield_now().await;
                         match socket.try_recv_from(&mut buf) {
                             Ok((n, _)) => {
                                 assert_eq!(n, 1);
@@ -127,8 +130,9 @@ fn readable_then_try_recv_on_two_tasks_sharing_one_socket() {
             both_received += 1;
         }
     }
-    // A datagram wakes both readers; the one that comes second finds the
-    // queue empty: `WouldBlock`, and it waits again.
+    // A datagram wakes both readers; when both see it readable, the one
+    // that receives second finds the queue empty: `WouldBlock`, and it
+    // waits again.
     assert!(
         would_block > 0,
         "the race between the readers never happened"

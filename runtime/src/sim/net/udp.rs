@@ -9,7 +9,7 @@
 
 use super::tcp_ops::closed_by_crash;
 use super::{Network, Packet, PacketKind, Take, local_addr};
-use rt_reactor::{Direction, Ready};
+use rt_reactor::Ready;
 use std::collections::{BTreeMap, VecDeque};
 use std::io;
 use std::net::SocketAddr;
@@ -161,9 +161,9 @@ impl Network {
             return Poll::Ready(mask);
         };
         socket.drop_strangers(peer);
-        let mut ready = Direction::Write.mask();
+        let mut ready = Ready::WRITABLE;
         if !socket.queue.is_empty() {
-            ready = ready | Direction::Read.mask();
+            ready |= Ready::READABLE;
         }
         let ready = ready & mask;
         if !ready.is_empty() {
