@@ -6,6 +6,7 @@
 
 #![cfg(feature = "sim")]
 
+use rt::io::Interest;
 use rt::net::UdpSocket;
 use rt::sim::{Sim, SimFailure};
 use std::io;
@@ -269,10 +270,16 @@ fn what_needs_a_real_socket_is_refused() {
     let mut sim = Sim::new(10);
     sim.client("client", async {
         let socket = UdpSocket::bind("127.0.0.1:0").await?;
-        let mut buf = [0; 4];
-        let peek = socket.peek_from(&mut buf).await.unwrap_err();
-        assert_eq!(peek.kind(), io::ErrorKind::Unsupported);
-        assert!(peek.to_string().contains("UdpSocket::peek_from"), "{peek}");
+        let try_io = socket.try_io(Interest::READABLE, || Ok(())).unwrap_err();
+        assert_eq!(try_io.kind(), io::ErrorKind::Unsupported);
+        assert!(try_io.to_string().contains("UdpSocket::try_io"), "{try_io}");
+        let async_io = socket.async_io(Interest::READABLE, || Ok(())).await;
+        let async_io = async_io.unwrap_err();
+        assert_eq!(async_io.kind(), io::ErrorKind::Unsupported);
+        assert!(
+            async_io.to_string().contains("UdpSocket::async_io"),
+            "{async_io}"
+        );
         let into = socket.into_std().unwrap_err();
         assert_eq!(into.kind(), io::ErrorKind::Unsupported);
         let unknown = UdpSocket::bind("0.0.0.0:0").await?;

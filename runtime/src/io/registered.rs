@@ -345,7 +345,7 @@ impl<E: mio::event::Source> Registered<E> {
 /// is shut down (`shutdown(Read)`) and its queue is empty: the kernel then
 /// reports the socket read-closed (`EPOLLRDHUP`), a blocking `recv(2)`
 /// returns 0, and a non-blocking one still says `EAGAIN`. The receives
-/// that wait for readiness ([`Registered::poll_recv`] and its twins) return
+/// that wait for readiness ([`Registered::poll_recv_ending`] and its twins) return
 /// this value there, as the blocking call does; waiting again would never
 /// end (the read-closed readiness stays set, so the wait would not even
 /// block: the receive would spin).
@@ -368,60 +368,47 @@ impl ReadShutDown for usize {
 }
 
 /// Receives on a datagram socket: as the plain I/O methods in the read
-/// direction, ending with [`ReadShutDown`]'s value once the read side is
-/// shut down.
+/// direction, but a `WouldBlock` under a readiness for which `end` gives a
+/// value returns it (a Unix datagram socket's [`ReadShutDown`] value once
+/// its read side is shut down; UDP's `end` gives none).
 impl<E: mio::event::Source> Registered<E> {
     /// [`poll_io`](Registered::poll_io) in the read direction.
-    pub(crate) fn poll_recv<R: ReadShutDown>(
+    #[inline]
+    pub(crate) fn poll_recv_ending<R>(
         &self,
         cx: &mut Context<'_>,
         mut op: impl FnMut(&E) -> io::Result<R>,
+        end: impl Fn(Ready) -> Option<R>,
     ) -> Poll<io::Result<R>> {
         let wait = |cx: &mut Context<'_>| self.registration.poll_ready(cx, Direction::Read);
         let op = || op(self.get_ref());
-        poll_io_or_end(
-            &self.registration,
-            cx,
-            wait,
-            op,
-            |_| false,
-            R::if_read_closed,
-        )
+        poll_io_or_end(&self.registration, cx, wait, op, |_| false, end)
     }
 
     /// [`async_io`](Registered::async_io) in the read direction.
-    pub(crate) async fn async_recv<R: ReadShutDown>(
+    pub(crate) async fn async_recv_ending<R>(
         &self,
         mut op: impl FnMut(&E) -> io::Result<R>,
+        end: impl Fn(Ready) -> Option<R>,
     ) -> io::Result<R> {
         let mut waiter = self.waiter(Direction::Read);
         poll_fn(|cx| {
             let wait = |cx: &mut Context<'_>| waiter.poll_ready(cx);
             let op = || op(self.get_ref());
-            poll_io_or_end(
-                &self.registration,
-                cx,
-                wait,
-                op,
-                |_| false,
-                R::if_read_closed,
-            )
+            poll_io_or_end(&self.registration, cx, wait, op, |_| false, &end)
         })
         .await
     }
 
     /// [`try_io`](Registered::try_io) in the read direction.
-    pub(crate) fn try_recv<R: ReadShutDown>(
+    #[inline]
+    pub(crate) fn try_recv_ending<R>(
         &self,
         op: impl FnOnce(&E) -> io::Result<R>,
+        end: impl Fn(Ready) -> Option<R>,
     ) -> io::Result<R> {
         let observed = self.registration.try_ready(Direction::Read);
-        try_io_once_or_end(
-            &self.registration,
-            observed,
-            || op(self.get_ref()),
-            R::if_read_closed,
-        )
+        try_io_once_or_end(&self.registration, observed, || op(self.get_ref()), end)
     }
 }
 

@@ -1,12 +1,11 @@
 //! The readiness and non-`async` I/O methods that
 //! [`UdpSocket`](crate::net::UdpSocket) and
 //! [`UnixDatagram`](crate::net::UnixDatagram) share, with one body each
-//! over the socket's `registered()` mio socket, and the documentation they
-//! share. The receives go through the type's own `poll_recv_io` and
-//! `try_recv_io` (a Unix datagram socket's end once its read side is shut
-//! down: `io::registered::ReadShutDown`). Each type's file invokes the
-//! macro inside its `impl` block with
-//! what differs: the `send_to` target, the `peek_from` function, a few
+//! over the named operations of the socket's `registered()` I/O (below, for
+//! a registration of a `DatagramSys`; UDP's dispatch adds a simulated
+//! socket's), and the documentation they share. Each type's file invokes
+//! the macro inside its `impl` block with what differs: the `send_to`
+//! target, a few
 //! phrases, and each method's `# Examples` section (for the methods whose
 //! description differs, the description too). The bodies the stream
 //! types share as well (`ready`, `readable`, `writable`, the `poll_*_ready`
@@ -16,7 +15,6 @@
 //! datagram_io! {
 //!     socket: UdpSocket, address: SocketAddr,
 //!     target: target: SocketAddr => target (what the socket's `SendTo` takes),
-//!     peek_from: mio::net::UdpSocket::peek_from,
 //!     to: "`target`", full: "the socket buffer is full";
 //!
 //!     /// A description, where the method's differs between the types.
@@ -31,7 +29,6 @@ macro_rules! datagram_io {
     (
         socket: $Socket:ident, address: $Addr:ty,
         target: $target:ident: $Target:ty => $to:expr,
-        peek_from: $peek_from:expr,
         to: $to_doc:literal, full: $full:literal;
         $(
             $(#[$about:meta])*
@@ -40,7 +37,7 @@ macro_rules! datagram_io {
     ) => {$(
         crate::net::datagram_io::datagram_io! {
             @method $method [$(#[$about])*] [$(#[$example])*] $Socket, $Addr,
-            $target: $Target => $to, $peek_from, $to_doc, $full
+            $target: $Target => $to, $to_doc, $full
         }
     )*};
 
@@ -131,7 +128,7 @@ macro_rules! datagram_io {
             cx: &mut ::std::task::Context<'_>,
             buf: &mut [u8],
         ) -> ::std::task::Poll<::std::io::Result<usize>> {
-            self.poll_recv_io(cx, |sys| sys.recv(buf))
+            self.registered().poll_recv(cx, buf)
         }
     };
     (@method poll_send [] [$($example:tt)*] $Socket:ident, $($rest:tt)*) => {
@@ -150,8 +147,7 @@ macro_rules! datagram_io {
             cx: &mut ::std::task::Context<'_>,
             buf: &[u8],
         ) -> ::std::task::Poll<::std::io::Result<usize>> {
-            self.registered()
-                .poll_io(cx, ::rt_reactor::Direction::Write, |sys| sys.send(buf))
+            self.registered().poll_send(cx, buf)
         }
     };
     (@method poll_recv_from [] [$($example:tt)*] $Socket:ident, $Addr:ty, $($rest:tt)*) => {
@@ -170,12 +166,12 @@ macro_rules! datagram_io {
             cx: &mut ::std::task::Context<'_>,
             buf: &mut [u8],
         ) -> ::std::task::Poll<::std::io::Result<(usize, $Addr)>> {
-            self.poll_recv_io(cx, |sys| sys.recv_from(buf))
+            self.registered().poll_recv_from(cx, buf)
         }
     };
     (
         @method poll_send_to [] [$($example:tt)*] $Socket:ident, $Addr:ty,
-        $target:ident: $Target:ty => $to:expr, $peek_from:expr, $to_doc:literal, $full:literal
+        $target:ident: $Target:ty => $to:expr, $to_doc:literal, $full:literal
     ) => {
         #[doc = crate::net::registered_io::doc_text!(
             [concat!(
@@ -193,16 +189,12 @@ macro_rules! datagram_io {
             buf: &[u8],
             $target: $Target,
         ) -> ::std::task::Poll<::std::io::Result<usize>> {
-            let to = $to;
-            self.registered()
-                .poll_io(cx, ::rt_reactor::Direction::Write, |sys| {
-                    crate::net::datagram_io::SendTo::send_to_target(sys, buf, to)
-                })
+            self.registered().poll_send_to(cx, buf, $to)
         }
     };
     (
         @method poll_peek_from [] [$($example:tt)*] $Socket:ident, $Addr:ty,
-        $target:ident: $Target:ty => $to:expr, $peek_from:expr, $($rest:tt)*
+        $target:ident: $Target:ty => $to:expr, $($rest:tt)*
     ) => {
         #[doc = crate::net::registered_io::doc_text!(
             [concat!(
@@ -219,7 +211,7 @@ macro_rules! datagram_io {
             cx: &mut ::std::task::Context<'_>,
             buf: &mut [u8],
         ) -> ::std::task::Poll<::std::io::Result<(usize, $Addr)>> {
-            self.poll_recv_io(cx, |sys| $peek_from(sys, buf))
+            self.registered().poll_peek_from(cx, buf)
         }
     };
     (@method try_recv [] [$($example:tt)*] $($rest:tt)*) => {
@@ -231,12 +223,12 @@ macro_rules! datagram_io {
         #[doc = ""]
         $($example)*
         pub fn try_recv(&self, buf: &mut [u8]) -> ::std::io::Result<usize> {
-            self.try_recv_io(|sys| sys.recv(buf))
+            self.registered().try_recv(buf)
         }
     };
     (
         @method try_send [] [$($example:tt)*] $Socket:ident, $Addr:ty,
-        $target:ident: $Target:ty => $to:expr, $peek_from:expr, $to_doc:literal, $full:literal
+        $target:ident: $Target:ty => $to:expr, $to_doc:literal, $full:literal
     ) => {
         #[doc = crate::net::registered_io::doc_text!(
             ["Sends a datagram to the connected peer without waiting."],
@@ -248,8 +240,7 @@ macro_rules! datagram_io {
         #[doc = ""]
         $($example)*
         pub fn try_send(&self, buf: &[u8]) -> ::std::io::Result<usize> {
-            self.registered()
-                .try_io(::rt_reactor::Direction::Write, |sys| sys.send(buf))
+            self.registered().try_send(buf)
         }
     };
     (@method try_recv_from [] [$($example:tt)*] $Socket:ident, $Addr:ty, $($rest:tt)*) => {
@@ -261,12 +252,12 @@ macro_rules! datagram_io {
         #[doc = ""]
         $($example)*
         pub fn try_recv_from(&self, buf: &mut [u8]) -> ::std::io::Result<(usize, $Addr)> {
-            self.try_recv_io(|sys| sys.recv_from(buf))
+            self.registered().try_recv_from(buf)
         }
     };
     (
         @method try_send_to [] [$($example:tt)*] $Socket:ident, $Addr:ty,
-        $target:ident: $Target:ty => $to:expr, $peek_from:expr, $to_doc:literal, $full:literal
+        $target:ident: $Target:ty => $to:expr, $to_doc:literal, $full:literal
     ) => {
         #[doc = crate::net::registered_io::doc_text!(
             [concat!("Sends a datagram to ", $to_doc, " without waiting.")],
@@ -278,16 +269,12 @@ macro_rules! datagram_io {
         #[doc = ""]
         $($example)*
         pub fn try_send_to(&self, buf: &[u8], $target: $Target) -> ::std::io::Result<usize> {
-            let to = $to;
-            self.registered()
-                .try_io(::rt_reactor::Direction::Write, |sys| {
-                    crate::net::datagram_io::SendTo::send_to_target(sys, buf, to)
-                })
+            self.registered().try_send_to(buf, $to)
         }
     };
     (
         @method try_peek_from [] [$($example:tt)*] $Socket:ident, $Addr:ty,
-        $target:ident: $Target:ty => $to:expr, $peek_from:expr, $($rest:tt)*
+        $target:ident: $Target:ty => $to:expr, $($rest:tt)*
     ) => {
         #[doc = crate::net::registered_io::doc_text!(
             ["Peeks at the next datagram and its sender without waiting."],
@@ -297,7 +284,7 @@ macro_rules! datagram_io {
         #[doc = ""]
         $($example)*
         pub fn try_peek_from(&self, buf: &mut [u8]) -> ::std::io::Result<(usize, $Addr)> {
-            self.try_recv_io(|sys| $peek_from(sys, buf))
+            self.registered().try_peek_from(buf)
         }
     };
     (@method try_io [$($about:tt)+] [$($example:tt)*] $($rest:tt)*) => {
@@ -322,6 +309,11 @@ macro_rules! datagram_io {
 
 pub(crate) use datagram_io;
 
+use crate::io::registered::Registered;
+use rt_reactor::{Direction, Ready};
+use std::io;
+use std::task::{Context, Poll};
+
 /// Sends one datagram to a target of the socket's own kind: what the
 /// macro's `send_to` methods call. UDP's is `mio`'s `send_to`; a Unix
 /// datagram socket's takes a path that may spell an abstract name
@@ -334,5 +326,138 @@ pub(crate) trait SendTo<Target> {
 impl SendTo<std::net::SocketAddr> for mio::net::UdpSocket {
     fn send_to_target(&self, buf: &[u8], target: std::net::SocketAddr) -> std::io::Result<usize> {
         self.send_to(buf, target)
+    }
+}
+
+/// The calls of a datagram socket's mio type that the named operations
+/// below make: UDP's and Unix-domain's, each with its own address type.
+pub(crate) trait DatagramSys: mio::event::Source {
+    /// The sender of a received datagram.
+    type Addr;
+
+    fn recv(&self, buf: &mut [u8]) -> std::io::Result<usize>;
+
+    fn send(&self, buf: &[u8]) -> std::io::Result<usize>;
+
+    fn recv_from(&self, buf: &mut [u8]) -> std::io::Result<(usize, Self::Addr)>;
+
+    /// `recvfrom(MSG_PEEK)`.
+    fn peek_from(&self, buf: &mut [u8]) -> std::io::Result<(usize, Self::Addr)>;
+
+    /// What a receive returns instead of waiting when it finds nothing
+    /// under `ready`: for a Unix datagram socket whose read side is shut
+    /// down, no bytes (`io::registered::ReadShutDown`); for UDP, nothing
+    /// (it waits).
+    #[inline]
+    fn recv_end(ready: Ready) -> Option<usize> {
+        let _ = ready;
+        None
+    }
+
+    /// [`recv_end`](DatagramSys::recv_end) for the receives that give the
+    /// sender's address too.
+    #[inline]
+    fn recv_from_end(ready: Ready) -> Option<(usize, Self::Addr)> {
+        let _ = ready;
+        None
+    }
+}
+
+impl DatagramSys for mio::net::UdpSocket {
+    type Addr = std::net::SocketAddr;
+
+    fn recv(&self, buf: &mut [u8]) -> std::io::Result<usize> {
+        mio::net::UdpSocket::recv(self, buf)
+    }
+
+    fn send(&self, buf: &[u8]) -> std::io::Result<usize> {
+        mio::net::UdpSocket::send(self, buf)
+    }
+
+    fn recv_from(&self, buf: &mut [u8]) -> std::io::Result<(usize, Self::Addr)> {
+        mio::net::UdpSocket::recv_from(self, buf)
+    }
+
+    fn peek_from(&self, buf: &mut [u8]) -> std::io::Result<(usize, Self::Addr)> {
+        mio::net::UdpSocket::peek_from(self, buf)
+    }
+}
+
+/// The operations the macro's methods call, each the registration's
+/// `poll_io` (the read or write direction's shared slot) or `try_io` over
+/// one call of the socket: what the methods did inline before a UDP
+/// socket could be simulated.
+impl<E: DatagramSys> Registered<E> {
+    #[inline]
+    pub(crate) fn poll_recv(
+        &self,
+        cx: &mut Context<'_>,
+        buf: &mut [u8],
+    ) -> Poll<io::Result<usize>> {
+        self.poll_recv_ending(cx, |sys| sys.recv(buf), E::recv_end)
+    }
+
+    #[inline]
+    pub(crate) fn poll_send(&self, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
+        self.poll_io(cx, Direction::Write, |sys| sys.send(buf))
+    }
+
+    #[inline]
+    pub(crate) fn poll_recv_from(
+        &self,
+        cx: &mut Context<'_>,
+        buf: &mut [u8],
+    ) -> Poll<io::Result<(usize, E::Addr)>> {
+        self.poll_recv_ending(cx, |sys| sys.recv_from(buf), E::recv_from_end)
+    }
+
+    #[inline]
+    pub(crate) fn poll_send_to<T: Copy>(
+        &self,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+        target: T,
+    ) -> Poll<io::Result<usize>>
+    where
+        E: SendTo<T>,
+    {
+        self.poll_io(cx, Direction::Write, |sys| sys.send_to_target(buf, target))
+    }
+
+    #[inline]
+    pub(crate) fn poll_peek_from(
+        &self,
+        cx: &mut Context<'_>,
+        buf: &mut [u8],
+    ) -> Poll<io::Result<(usize, E::Addr)>> {
+        self.poll_recv_ending(cx, |sys| sys.peek_from(buf), E::recv_from_end)
+    }
+
+    #[inline]
+    pub(crate) fn try_recv(&self, buf: &mut [u8]) -> io::Result<usize> {
+        self.try_recv_ending(|sys| sys.recv(buf), E::recv_end)
+    }
+
+    #[inline]
+    pub(crate) fn try_send(&self, buf: &[u8]) -> io::Result<usize> {
+        self.try_io(Direction::Write, |sys| sys.send(buf))
+    }
+
+    #[inline]
+    pub(crate) fn try_recv_from(&self, buf: &mut [u8]) -> io::Result<(usize, E::Addr)> {
+        self.try_recv_ending(|sys| sys.recv_from(buf), E::recv_from_end)
+    }
+
+    #[inline]
+    pub(crate) fn try_send_to<T>(&self, buf: &[u8], target: T) -> io::Result<usize>
+    where
+        E: SendTo<T>,
+    {
+        self.try_io(Direction::Write, |sys| sys.send_to_target(buf, target))
+    }
+
+    #[inline]
+    pub(crate) fn try_peek_from(&self, buf: &mut [u8]) -> io::Result<(usize, E::Addr)> {
+        self.try_recv_ending(|sys| sys.peek_from(buf), E::recv_from_end)
     }
 }

@@ -241,8 +241,9 @@
 //!    accepted stream is of its listener's kind), and each operation
 //!    (reads, writes, readiness, `try_*`, `peek`, addresses, options)
 //!    matches it once. The shared macros of `TcpStream` and `UnixStream`
-//!    call the same named operations on either, so `UnixStream` has no
-//!    simulated branch. Without the feature each field is the real
+//!    (of `UdpSocket` and `UnixDatagram`) call the same named operations
+//!    on either, so `UnixStream` (`UnixDatagram`) has no simulated
+//!    branch. Without the feature each field is the real
 //!    registration and the code compiles as before. The split halves,
 //!    `rt::hyper::Io` (its reads into hyper's uninitialised buffers) and
 //!    the `tokio-io` traits go through the stream, so they work on a
@@ -284,6 +285,24 @@
 //!   error. `readable`, `writable`, `ready` and the `try_*` methods work
 //!   as on a real stream; options are recorded (`nodelay`, `ttl`,
 //!   `linger`), and only a zero linger changes what the network does.
+//!
+//! ### UDP
+//!
+//! - A datagram is lost or duplicated at the seeded rates, lost across a
+//!   partition, dropped at a port nobody has bound, and truncated to the
+//!   receiver's buffer; each draws its own latency, so datagrams may
+//!   arrive out of order.
+//! - A connected socket (`connect`) sends to its peer and receives only
+//!   the peer's datagrams: others are dropped when it next receives,
+//!   peeks or asks for readiness.
+//! - Readiness is what epoll reports: a socket is readable while a
+//!   datagram is queued and always writable (a simulated send never
+//!   waits). `readable`, `writable`, `ready`, the `poll_*` methods, the
+//!   `try_*` methods (`WouldBlock` with nothing queued) and the peeks
+//!   (`peek`, `peek_from`, `peek_sender` and their `poll_`/`try_` forms,
+//!   which leave the datagram queued) work as on a real socket. A socket
+//!   whose host crashed is ready, and its next operation fails with
+//!   `NotConnected`.
 //!
 //! ### What the dispatch costs
 //!
@@ -337,12 +356,12 @@
 //!   descriptor (`as_fd`, `as_raw_fd`, so `socket2::SockRef`) panics; on a
 //!   simulated `TcpListener`: `into_std` and the TTL return
 //!   `Unsupported`, the descriptor panics;
-//! - on a simulated `UdpSocket`: `peek`, `peek_from`, `peek_sender` and
-//!   `into_std` return `Unsupported`; the readiness methods (`ready`,
-//!   `readable`, `writable`), the `try_*` and `poll_*` methods,
-//!   `try_io`/`async_io`, the socket options and the descriptor
-//!   (`as_fd`, `as_raw_fd`) panic saying so (they reach the registration
-//!   or the mio socket, which a simulated socket does not have);
+//! - on a simulated `UdpSocket`: `into_std`, `try_io`, `async_io` and
+//!   the `bytes` receives (`recv_buf`, `recv_buf_from`, `try_recv_buf`,
+//!   `try_recv_buf_from`, which read through the descriptor) return
+//!   `Unsupported`; the socket options and the descriptor (`as_fd`,
+//!   `as_raw_fd`) panic saying so (they reach the mio socket, which a
+//!   simulated socket does not have);
 //! - `AsyncFd` and child processes (their readiness comes from the OS):
 //!   a panic saying so;
 //! - `Handle::block_on` on a simulation's handle (the simulation drives

@@ -4,13 +4,21 @@
 //! named operation into one call on the `Network`, through
 //! `Handle::with_net` (which wakes what the call released once the lock
 //! is gone).
+//!
+//! The cooperative budget is spent as on a real socket: one unit per
+//! ready `poll_*` call, none for the readiness futures, the `try_*` calls
+//! or the `async` sends and receives (a simulated send never waits).
 
+use crate::io::registered::poll_budgeted;
 use crate::loom::sync::{Arc, Mutex};
 use crate::sim::executor::{self, Handle};
+use crate::sim::net::Take;
+use rt_reactor::{Direction, Interest, Ready};
 use std::future::poll_fn;
 use std::io;
+use std::mem::MaybeUninit;
 use std::net::SocketAddr;
-use std::task::Poll;
+use std::task::{Context, Poll, Waker};
 
 /// A bound simulated UDP socket.
 pub(crate) struct SimUdp {
@@ -73,36 +81,244 @@ impl SimUdp {
     }
 
     pub(crate) async fn send_to(&self, buf: &[u8], to: SocketAddr) -> io::Result<usize> {
+        self.try_send_to(buf, to)
+    }
+
+    pub(crate) async fn send(&self, buf: &[u8]) -> io::Result<usize> {
+        self.try_send(buf)
+    }
+
+    /// Socket `(node, port, id)` in the network.
+    fn key(&self) -> (usize, u16, u64) {
+        (self.node, self.local.port(), self.id)
+    }
+
+    /// A receive from the head of the queue (see `Network::udp_poll_recv`);
+    /// a connected socket takes only its peer's datagrams.
+    fn receive(
+        &self,
+        waker: Option<&Waker>,
+        take: Take,
+        copy: impl FnOnce(&[u8]) -> usize,
+    ) -> Poll<io::Result<(usize, SocketAddr)>> {
+        let (key, peer) = (self.key(), self.peer());
+        self.sim
+            .with_net(|net, _| net.udp_poll_recv(key, peer, waker, take, copy))
+    }
+
+    /// A receive into `buf`, waiting with `cx`'s waker and spending a unit
+    /// of budget when it is ready, as the real `poll_*` methods do.
+    fn poll_receive(
+        &self,
+        cx: &mut Context<'_>,
+        take: Take,
+        buf: &mut [u8],
+    ) -> Poll<io::Result<(usize, SocketAddr)>> {
+        poll_budgeted(cx, |cx| {
+            self.receive(Some(cx.waker()), take, copy_into(buf))
+        })
+    }
+
+    fn poll_receive_uninit(
+        &self,
+        cx: &mut Context<'_>,
+        take: Take,
+        buf: &mut [MaybeUninit<u8>],
+    ) -> Poll<io::Result<(usize, SocketAddr)>> {
+        poll_budgeted(cx, |cx| {
+            self.receive(Some(cx.waker()), take, |bytes| {
+                let n = buf.len().min(bytes.len());
+                for (slot, &byte) in buf.iter_mut().zip(&bytes[..n]) {
+                    slot.write(byte);
+                }
+                n
+            })
+        })
+    }
+
+    /// A receive into `buf` without waiting: `WouldBlock` with nothing
+    /// queued.
+    fn try_receive(&self, take: Take, buf: &mut [u8]) -> io::Result<(usize, SocketAddr)> {
+        match self.receive(None, take, copy_into(buf)) {
+            Poll::Ready(result) => result,
+            Poll::Pending => Err(io::ErrorKind::WouldBlock.into()),
+        }
+    }
+
+    /// The next datagram (from the peer only, once connected).
+    pub(crate) async fn recv_from(&self, buf: &mut [u8]) -> io::Result<(usize, SocketAddr)> {
+        poll_fn(|cx| self.receive(Some(cx.waker()), Take::Consume, copy_into(buf))).await
+    }
+
+    pub(crate) async fn recv(&self, buf: &mut [u8]) -> io::Result<usize> {
+        self.recv_from(buf).await.map(|(n, _)| n)
+    }
+
+    pub(crate) async fn peek_from(&self, buf: &mut [u8]) -> io::Result<(usize, SocketAddr)> {
+        poll_fn(|cx| self.receive(Some(cx.waker()), Take::Peek, copy_into(buf))).await
+    }
+
+    pub(crate) async fn peek(&self, buf: &mut [u8]) -> io::Result<usize> {
+        self.peek_from(buf).await.map(|(n, _)| n)
+    }
+
+    pub(crate) async fn peek_sender(&self) -> io::Result<SocketAddr> {
+        let peeked = self.peek_from(&mut []).await;
+        peeked.map(|(_, from)| from)
+    }
+
+    pub(crate) fn poll_recv_from(
+        &self,
+        cx: &mut Context<'_>,
+        buf: &mut [u8],
+    ) -> Poll<io::Result<(usize, SocketAddr)>> {
+        self.poll_receive(cx, Take::Consume, buf)
+    }
+
+    pub(crate) fn poll_recv(
+        &self,
+        cx: &mut Context<'_>,
+        buf: &mut [u8],
+    ) -> Poll<io::Result<usize>> {
+        self.poll_recv_from(cx, buf).map_ok(|(n, _)| n)
+    }
+
+    pub(crate) fn poll_peek_from(
+        &self,
+        cx: &mut Context<'_>,
+        buf: &mut [u8],
+    ) -> Poll<io::Result<(usize, SocketAddr)>> {
+        self.poll_receive(cx, Take::Peek, buf)
+    }
+
+    pub(crate) fn poll_peek(
+        &self,
+        cx: &mut Context<'_>,
+        buf: &mut [u8],
+    ) -> Poll<io::Result<usize>> {
+        self.poll_peek_from(cx, buf).map_ok(|(n, _)| n)
+    }
+
+    pub(crate) fn poll_peek_sender(&self, cx: &mut Context<'_>) -> Poll<io::Result<SocketAddr>> {
+        self.poll_peek_from(cx, &mut []).map_ok(|(_, from)| from)
+    }
+
+    pub(crate) fn poll_recv_from_uninit(
+        &self,
+        cx: &mut Context<'_>,
+        buf: &mut [MaybeUninit<u8>],
+    ) -> Poll<io::Result<(usize, SocketAddr)>> {
+        self.poll_receive_uninit(cx, Take::Consume, buf)
+    }
+
+    pub(crate) fn poll_recv_uninit(
+        &self,
+        cx: &mut Context<'_>,
+        buf: &mut [MaybeUninit<u8>],
+    ) -> Poll<io::Result<usize>> {
+        self.poll_recv_from_uninit(cx, buf).map_ok(|(n, _)| n)
+    }
+
+    pub(crate) fn poll_peek_from_uninit(
+        &self,
+        cx: &mut Context<'_>,
+        buf: &mut [MaybeUninit<u8>],
+    ) -> Poll<io::Result<(usize, SocketAddr)>> {
+        self.poll_receive_uninit(cx, Take::Peek, buf)
+    }
+
+    pub(crate) fn poll_peek_uninit(
+        &self,
+        cx: &mut Context<'_>,
+        buf: &mut [MaybeUninit<u8>],
+    ) -> Poll<io::Result<usize>> {
+        self.poll_peek_from_uninit(cx, buf).map_ok(|(n, _)| n)
+    }
+
+    pub(crate) fn try_recv_from(&self, buf: &mut [u8]) -> io::Result<(usize, SocketAddr)> {
+        self.try_receive(Take::Consume, buf)
+    }
+
+    pub(crate) fn try_recv(&self, buf: &mut [u8]) -> io::Result<usize> {
+        self.try_recv_from(buf).map(|(n, _)| n)
+    }
+
+    pub(crate) fn try_peek_from(&self, buf: &mut [u8]) -> io::Result<(usize, SocketAddr)> {
+        self.try_receive(Take::Peek, buf)
+    }
+
+    pub(crate) fn try_peek(&self, buf: &mut [u8]) -> io::Result<usize> {
+        self.try_peek_from(buf).map(|(n, _)| n)
+    }
+
+    pub(crate) fn try_peek_sender(&self) -> io::Result<SocketAddr> {
+        self.try_peek_from(&mut []).map(|(_, from)| from)
+    }
+
+    /// A send never waits: a simulated socket's send buffer never fills.
+    pub(crate) fn try_send_to(&self, buf: &[u8], to: SocketAddr) -> io::Result<usize> {
         let (node, local, id) = (self.node, self.local, self.id);
         self.sim
             .with_net(|net, now| net.udp_send_to(node, (local, id), to, buf, now))
     }
 
-    pub(crate) async fn send(&self, buf: &[u8]) -> io::Result<usize> {
-        let to = self.peer_addr()?;
-        self.send_to(buf, to).await
+    pub(crate) fn try_send(&self, buf: &[u8]) -> io::Result<usize> {
+        self.try_send_to(buf, self.peer_addr()?)
     }
 
-    /// The next datagram (from the peer only, once connected).
-    pub(crate) async fn recv_from(&self, buf: &mut [u8]) -> io::Result<(usize, SocketAddr)> {
-        let socket = (self.node, self.local.port(), self.id);
-        let peer = self.peer();
-        poll_fn(|cx| {
-            loop {
-                let received = self
-                    .sim
-                    .with_net(|net, _| net.udp_poll_recv_from(socket, cx, buf));
-                match received {
-                    Poll::Ready(Ok((_, from))) if peer.is_some_and(|peer| peer != from) => {}
-                    other => return other,
-                }
-            }
+    /// A send, spending a unit of budget as the real `poll_send_to`.
+    pub(crate) fn poll_send_to(
+        &self,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+        to: SocketAddr,
+    ) -> Poll<io::Result<usize>> {
+        poll_budgeted(cx, |_| Poll::Ready(self.try_send_to(buf, to)))
+    }
+
+    pub(crate) fn poll_send(&self, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
+        poll_budgeted(cx, |_| Poll::Ready(self.try_send(buf)))
+    }
+
+    /// The readiness within `mask`, waiting for it with `waker`.
+    fn readiness(&self, mask: Ready, waker: Option<&Waker>) -> Poll<Ready> {
+        let (key, peer) = (self.key(), self.peer());
+        self.sim
+            .with_net(|net, _| net.udp_poll_ready(key, peer, mask, waker))
+    }
+
+    /// Waits for readiness in `direction`, spending budget: the `poll_*`
+    /// methods.
+    pub(crate) fn poll_ready(
+        &self,
+        cx: &mut Context<'_>,
+        direction: Direction,
+    ) -> Poll<io::Result<()>> {
+        poll_budgeted(cx, |cx| {
+            self.readiness(direction.mask(), Some(cx.waker()))
+                .map(|_| Ok(()))
         })
-        .await
     }
 
-    pub(crate) async fn recv(&self, buf: &mut [u8]) -> io::Result<usize> {
-        self.recv_from(buf).await.map(|(n, _)| n)
+    /// Waits for readiness in `direction`, spending no budget.
+    pub(crate) async fn ready(&self, direction: Direction) -> io::Result<()> {
+        poll_fn(|cx| self.readiness(direction.mask(), Some(cx.waker()))).await;
+        Ok(())
+    }
+
+    /// Waits for the readiness of `interest`, spending no budget.
+    pub(crate) async fn ready_for(&self, interest: Interest) -> io::Result<Ready> {
+        Ok(poll_fn(|cx| self.readiness(interest.mask(), Some(cx.waker()))).await)
+    }
+}
+
+/// Copies what fits of a datagram into `buf` (the rest is lost, as a
+/// real socket truncates it); says how many bytes.
+fn copy_into(buf: &mut [u8]) -> impl FnOnce(&[u8]) -> usize + '_ {
+    |bytes| {
+        let n = buf.len().min(bytes.len());
+        buf[..n].copy_from_slice(&bytes[..n]);
+        n
     }
 }
 

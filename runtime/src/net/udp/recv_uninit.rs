@@ -4,21 +4,10 @@
 //! `tokio` facade (`compat/tokio`) and anyone with such a buffer.
 
 use super::UdpSocket;
-use rt_reactor::Direction;
 use std::io;
 use std::mem::MaybeUninit;
 use std::net::SocketAddr;
 use std::task::{Context, Poll};
-
-/// The IP address of a received datagram's sender.
-fn ip_sender(addr: socket2::SockAddr) -> io::Result<SocketAddr> {
-    addr.as_socket().ok_or_else(|| {
-        io::Error::new(
-            io::ErrorKind::InvalidData,
-            "rt: a UDP datagram came from a non-IP address",
-        )
-    })
-}
 
 impl UdpSocket {
     /// Receives one datagram from the connected peer, as
@@ -53,9 +42,7 @@ impl UdpSocket {
         cx: &mut Context<'_>,
         buf: &mut [MaybeUninit<u8>],
     ) -> Poll<io::Result<usize>> {
-        self.registered().poll_io(cx, Direction::Read, |sys| {
-            socket2::SockRef::from(sys).recv(buf)
-        })
+        self.registered().poll_recv_uninit(cx, buf)
     }
 
     /// Receives one datagram and its sender, as
@@ -87,10 +74,7 @@ impl UdpSocket {
         cx: &mut Context<'_>,
         buf: &mut [MaybeUninit<u8>],
     ) -> Poll<io::Result<(usize, SocketAddr)>> {
-        self.registered().poll_io(cx, Direction::Read, |sys| {
-            let (n, from) = socket2::SockRef::from(sys).recv_from(buf)?;
-            Ok((n, ip_sender(from)?))
-        })
+        self.registered().poll_recv_from_uninit(cx, buf)
     }
 
     /// Looks at the next datagram without consuming it, as
@@ -124,9 +108,7 @@ impl UdpSocket {
         cx: &mut Context<'_>,
         buf: &mut [MaybeUninit<u8>],
     ) -> Poll<io::Result<usize>> {
-        self.registered().poll_io(cx, Direction::Read, |sys| {
-            socket2::SockRef::from(sys).peek(buf)
-        })
+        self.registered().poll_peek_uninit(cx, buf)
     }
 
     /// Looks at the next datagram and its sender without consuming it, as
@@ -158,9 +140,6 @@ impl UdpSocket {
         cx: &mut Context<'_>,
         buf: &mut [MaybeUninit<u8>],
     ) -> Poll<io::Result<(usize, SocketAddr)>> {
-        self.registered().poll_io(cx, Direction::Read, |sys| {
-            let (n, from) = socket2::SockRef::from(sys).peek_from(buf)?;
-            Ok((n, ip_sender(from)?))
-        })
+        self.registered().poll_peek_from_uninit(cx, buf)
     }
 }

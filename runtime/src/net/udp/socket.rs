@@ -1,7 +1,7 @@
 use super::dispatch::UdpIo;
 use crate::io::registered::Registered;
 use crate::net::addr::{ToSocketAddrs, each_addr};
-use rt_reactor::{Direction, Interest};
+use rt_reactor::Interest;
 use socket2::SockRef;
 use std::fmt;
 use std::io;
@@ -90,35 +90,16 @@ impl UdpSocket {
         Ok(UdpSocket { io: registered })
     }
 
-    /// The socket's registration, for the readiness and option methods.
-    ///
-    /// # Panics
-    ///
-    /// Panics on a simulated socket (see `dispatch.rs`).
-    #[track_caller]
-    pub(super) fn registered(&self) -> &Registered<mio::net::UdpSocket> {
-        #[cfg(not(feature = "sim"))]
-        return &self.io;
-        #[cfg(feature = "sim")]
-        return self.io.real_or_panic(
-            "this UdpSocket method (readiness, `try_*`, `poll_*`, `try_io`, `async_io`)",
-        );
+    /// The socket's I/O, for the readiness, `poll_*` and `try_*` methods
+    /// (the registration or, in a simulation, the simulated socket: see
+    /// `dispatch.rs`).
+    pub(super) fn registered(&self) -> &UdpIo {
+        &self.io
     }
 
-    /// The receives of the datagram macros (`datagram_io.rs`,
-    /// `datagram_buf.rs`) go through these three: a plain read, since rt's
-    /// UDP socket has no `shutdown` (a Unix datagram socket's end once its
-    /// read side is shut down).
-    #[track_caller]
-    pub(super) fn poll_recv_io<R>(
-        &self,
-        cx: &mut std::task::Context<'_>,
-        op: impl FnMut(&mio::net::UdpSocket) -> io::Result<R>,
-    ) -> std::task::Poll<io::Result<R>> {
-        self.registered()
-            .poll_io(cx, rt_reactor::Direction::Read, op)
-    }
-
+    /// The receives of `datagram_buf.rs` (feature `bytes`) go through
+    /// these two: a plain read, since rt's UDP socket has no `shutdown`
+    /// (a Unix datagram socket's end once its read side is shut down).
     #[cfg(feature = "bytes")]
     pub(super) async fn async_recv_io<R>(
         &self,
@@ -129,6 +110,7 @@ impl UdpSocket {
             .await
     }
 
+    #[cfg(feature = "bytes")]
     #[track_caller]
     pub(super) fn try_recv_io<R>(
         &self,
@@ -333,10 +315,7 @@ impl UdpSocket {
     /// });
     /// ```
     pub async fn peek_from(&self, buf: &mut [u8]) -> io::Result<(usize, SocketAddr)> {
-        self.io
-            .real("UdpSocket::peek_from")?
-            .async_io(Direction::Read, |sys| sys.peek_from(buf))
-            .await
+        self.io.udp_peek_from(buf).await
     }
 
     /// Receives the next datagram from the connected peer without removing
@@ -362,10 +341,7 @@ impl UdpSocket {
     /// });
     /// ```
     pub async fn peek(&self, buf: &mut [u8]) -> io::Result<usize> {
-        self.io
-            .real("UdpSocket::peek")?
-            .async_io(Direction::Read, |sys| sys.peek(buf))
-            .await
+        self.io.udp_peek(buf).await
     }
 
     /// The address the next datagram came from, waiting for one; the
@@ -394,10 +370,7 @@ impl UdpSocket {
     /// });
     /// ```
     pub async fn peek_sender(&self) -> io::Result<SocketAddr> {
-        self.io
-            .real("UdpSocket::peek_sender")?
-            .async_io(Direction::Read, peek_sender)
-            .await
+        self.io.udp_peek_sender().await
     }
 
     /// The local address.
@@ -446,7 +419,7 @@ pub(super) fn peek_sender(socket: &mio::net::UdpSocket) -> io::Result<SocketAddr
 }
 
 /// A datagram's sender, as `socket2` reports it, as an IP address.
-fn ip_address(sender: &socket2::SockAddr) -> io::Result<SocketAddr> {
+pub(super) fn ip_address(sender: &socket2::SockAddr) -> io::Result<SocketAddr> {
     sender.as_socket().ok_or_else(|| {
         io::Error::new(
             io::ErrorKind::InvalidData,

@@ -3,9 +3,7 @@
 //! direction, the last waker wins) and the non-blocking `try_*` attempts.
 
 use super::UdpSocket;
-use super::socket::peek_sender;
 use crate::net::datagram_io::datagram_io;
-use rt_reactor::Direction;
 use std::io;
 use std::net::SocketAddr;
 use std::task::{Context, Poll};
@@ -13,7 +11,6 @@ use std::task::{Context, Poll};
 impl UdpSocket {
     datagram_io! {
         socket: UdpSocket, address: SocketAddr, target: target: SocketAddr => target,
-        peek_from: mio::net::UdpSocket::peek_from,
         to: "`target`", full: "the socket buffer is full";
 
         ready {
@@ -182,8 +179,7 @@ impl UdpSocket {
     /// });
     /// ```
     pub fn poll_peek(&self, cx: &mut Context<'_>, buf: &mut [u8]) -> Poll<io::Result<usize>> {
-        self.registered()
-            .poll_io(cx, Direction::Read, |sys| sys.peek(buf))
+        self.registered().poll_peek(cx, buf)
     }
 
     /// Polls for the sender of the next datagram, as
@@ -208,12 +204,11 @@ impl UdpSocket {
     /// });
     /// ```
     pub fn poll_peek_sender(&self, cx: &mut Context<'_>) -> Poll<io::Result<SocketAddr>> {
-        self.registered().poll_io(cx, Direction::Read, peek_sender)
+        self.registered().poll_peek_sender(cx)
     }
 
     datagram_io! {
         socket: UdpSocket, address: SocketAddr, target: target: SocketAddr => target,
-        peek_from: mio::net::UdpSocket::peek_from,
         to: "`target`", full: "the socket buffer is full";
 
         try_recv {
@@ -304,8 +299,7 @@ impl UdpSocket {
     /// });
     /// ```
     pub fn try_peek(&self, buf: &mut [u8]) -> io::Result<usize> {
-        self.registered()
-            .try_io(Direction::Read, |sys| sys.peek(buf))
+        self.registered().try_peek(buf)
     }
 
     /// The sender of the next datagram, without waiting; the datagram stays
@@ -331,12 +325,11 @@ impl UdpSocket {
     /// });
     /// ```
     pub fn try_peek_sender(&self) -> io::Result<SocketAddr> {
-        self.registered().try_io(Direction::Read, peek_sender)
+        self.registered().try_peek_sender()
     }
 
     datagram_io! {
         socket: UdpSocket, address: SocketAddr, target: target: SocketAddr => target,
-        peek_from: mio::net::UdpSocket::peek_from,
         to: "`target`", full: "the socket buffer is full";
 
         /// Runs `op` once, without waiting, if the reactor has reported the

@@ -1,7 +1,7 @@
 use super::{SocketAddr, abstract_name};
 use crate::io::registered::{ReadShutDown, Registered};
 use crate::io::sys;
-use crate::net::datagram_io::SendTo;
+use crate::net::datagram_io::{DatagramSys, SendTo};
 use rt_reactor::{Direction, Interest, Ready};
 use socket2::{SockAddr, SockRef};
 use std::fmt;
@@ -53,30 +53,24 @@ impl UnixDatagram {
         &self.io
     }
 
-    /// Every receive goes through these three (the datagram macros'
-    /// too): once the read side is shut down and the queue is empty, they
+    /// The receives of this file and of `datagram_buf.rs` go through these
+    /// two (the datagram macros' through `DatagramSys::recv_end`, the same
+    /// rule): once the read side is shut down and the queue is empty, they
     /// return 0 bytes (from the unnamed address) as a blocking `recv(2)`
     /// does (`io::registered::ReadShutDown`), where waiting would never end.
-    pub(super) fn poll_recv_io<R: ReadShutDown>(
-        &self,
-        cx: &mut std::task::Context<'_>,
-        op: impl FnMut(&mio::net::UnixDatagram) -> io::Result<R>,
-    ) -> std::task::Poll<io::Result<R>> {
-        self.io.poll_recv(cx, op)
-    }
-
     pub(super) async fn async_recv_io<R: ReadShutDown>(
         &self,
         op: impl FnMut(&mio::net::UnixDatagram) -> io::Result<R>,
     ) -> io::Result<R> {
-        self.io.async_recv(op).await
+        self.io.async_recv_ending(op, R::if_read_closed).await
     }
 
+    #[cfg(feature = "bytes")]
     pub(super) fn try_recv_io<R: ReadShutDown>(
         &self,
         op: impl FnOnce(&mio::net::UnixDatagram) -> io::Result<R>,
     ) -> io::Result<R> {
-        self.io.try_recv(op)
+        self.io.try_recv_ending(op, R::if_read_closed)
     }
 
     /// Binds a socket to the file `path` (which must not exist).
@@ -501,12 +495,39 @@ impl UnixDatagram {
     }
 }
 
+impl DatagramSys for mio::net::UnixDatagram {
+    type Addr = SocketAddr;
+
+    fn recv(&self, buf: &mut [u8]) -> io::Result<usize> {
+        mio::net::UnixDatagram::recv(self, buf)
+    }
+
+    fn send(&self, buf: &[u8]) -> io::Result<usize> {
+        mio::net::UnixDatagram::send(self, buf)
+    }
+
+    fn recv_from(&self, buf: &mut [u8]) -> io::Result<(usize, SocketAddr)> {
+        mio::net::UnixDatagram::recv_from(self, buf)
+    }
+
+    fn peek_from(&self, buf: &mut [u8]) -> io::Result<(usize, SocketAddr)> {
+        peek_from(self, buf)
+    }
+
+    #[inline]
+    fn recv_end(ready: Ready) -> Option<usize> {
+        usize::if_read_closed(ready)
+    }
+
+    #[inline]
+    fn recv_from_end(ready: Ready) -> Option<(usize, SocketAddr)> {
+        <(usize, SocketAddr)>::if_read_closed(ready)
+    }
+}
+
 /// `recvfrom(MSG_PEEK)` on `socket` (through `socket2`; neither `mio` nor
 /// stable `std` has it for Unix-domain sockets).
-pub(super) fn peek_from(
-    socket: &mio::net::UnixDatagram,
-    buf: &mut [u8],
-) -> io::Result<(usize, SocketAddr)> {
+fn peek_from(socket: &mio::net::UnixDatagram, buf: &mut [u8]) -> io::Result<(usize, SocketAddr)> {
     let (n, from) = SockRef::from(socket).peek_from(sys::as_uninit(buf))?;
     Ok((n, std_address(&from)?))
 }

@@ -2,7 +2,6 @@
 //! waiting for an interest, the `poll_*` methods (one shared slot per
 //! direction, the last waker wins) and the non-blocking `try_*` attempts.
 
-use super::datagram::peek_from;
 use super::{SocketAddr, UnixDatagram};
 use crate::net::datagram_io::datagram_io;
 use std::path::Path;
@@ -10,7 +9,7 @@ use std::path::Path;
 impl UnixDatagram {
     datagram_io! {
         socket: UnixDatagram, address: SocketAddr,
-        target: path: impl AsRef<Path> => path.as_ref(), peek_from: peek_from,
+        target: path: impl AsRef<Path> => path.as_ref(),
         to: "the socket at `path`", full: "the peer's queue is full";
 
         ready {

@@ -446,8 +446,7 @@ fn sockets_that_outlive_a_crash_touch_nothing_of_the_restarted_host() {
     let (_, new_listener) = net.tcp_listen(SERVER, addr("0.0.0.0:8080")).unwrap();
     assert_ne!((old_udp, old_listener), (new_udp, new_listener));
     // The old sockets are dead: they neither read nor send...
-    let mut cx = Context::from_waker(Waker::noop());
-    let stale = net.udp_poll_recv_from((SERVER, 53, old_udp), &mut cx, &mut [0; 8]);
+    let stale = net.udp_poll_recv((SERVER, 53, old_udp), None, None, Take::Consume, |_| 0);
     assert!(matches!(stale, Poll::Ready(Err(e)) if e.kind() == io::ErrorKind::NotConnected));
     let sent = net.udp_send_to(SERVER, (server, old_udp), server, b"x", 0);
     assert_eq!(sent.unwrap_err().kind(), io::ErrorKind::NotConnected);
@@ -544,11 +543,14 @@ fn udp_pair(config: NetConfig) -> (Network, SocketAddr, SocketAddr) {
 }
 
 fn recv(net: &mut Network, node: usize, port: u16) -> Poll<(Vec<u8>, SocketAddr)> {
-    let mut buf = [0; 64];
-    let mut cx = Context::from_waker(Waker::noop());
     let id = udp_id(net, node, port);
-    net.udp_poll_recv_from((node, port, id), &mut cx, &mut buf)
-        .map(|r| r.map(|(n, from)| (buf[..n].to_vec(), from)).unwrap())
+    let mut payload = Vec::new();
+    let copy = |bytes: &[u8]| {
+        payload = bytes.to_vec();
+        bytes.len()
+    };
+    net.udp_poll_recv((node, port, id), None, None, Take::Consume, copy)
+        .map(|r| r.map(|(_, from)| (payload, from)).unwrap())
 }
 
 #[test]
@@ -626,8 +628,7 @@ fn a_crash_closes_the_hosts_udp_sockets() {
     net.crash(SERVER, 0);
     send_udp(&mut net, CLIENT, client, server, b"nobody", 0).unwrap();
     advance(&mut net, 1);
-    let mut cx = Context::from_waker(Waker::noop());
-    let closed = net.udp_poll_recv_from((SERVER, 53, 1), &mut cx, &mut [0; 8]);
+    let closed = net.udp_poll_recv((SERVER, 53, 1), None, None, Take::Consume, |_| 0);
     assert!(matches!(closed, Poll::Ready(Err(e)) if e.kind() == io::ErrorKind::NotConnected));
     // The restarted process binds afresh.
     assert!(net.udp_bind(SERVER, addr("0.0.0.0:53")).is_ok());

@@ -8,11 +8,12 @@
 //! finds the socket closed.
 
 use super::tcp_ops::closed_by_crash;
-use super::{Network, Packet, PacketKind, local_addr};
+use super::{Network, Packet, PacketKind, Take, local_addr};
+use rt_reactor::Ready;
 use std::collections::{BTreeMap, VecDeque};
 use std::io;
 use std::net::SocketAddr;
-use std::task::{Context, Poll, Waker};
+use std::task::{Poll, Waker};
 
 /// The largest UDP payload over IPv4.
 const MAX_DATAGRAM: usize = 65_507;
@@ -111,29 +112,84 @@ impl Network {
         Ok(bytes.len())
     }
 
-    /// A datagram received by socket `id` on `node`'s `port`, with its
-    /// sender.
-    pub(crate) fn udp_poll_recv_from(
+    /// A receive by socket `id` on `node`'s `port` from the datagram at
+    /// the head of its queue: `copy` copies what fits of its payload and
+    /// says how many bytes; `take` says whether the datagram leaves the
+    /// queue. Returns that count and the sender. A socket connected to
+    /// `peer` takes only `peer`'s datagrams: any other at the head is
+    /// dropped first, as the kernel drops them for a connected socket.
+    /// With nothing queued, `waker` (if any) waits for a datagram.
+    pub(crate) fn udp_poll_recv(
         &mut self,
         (node, port, id): (usize, u16, u64),
-        cx: &mut Context<'_>,
-        buf: &mut [u8],
+        peer: Option<SocketAddr>,
+        waker: Option<&Waker>,
+        take: Take,
+        copy: impl FnOnce(&[u8]) -> usize,
     ) -> Poll<io::Result<(usize, SocketAddr)>> {
         let Some(socket) = self.udp.socket(node, port, id) else {
             return Poll::Ready(Err(closed_by_crash("UDP socket")));
         };
-        match socket.queue.pop_front() {
-            Some((from, bytes)) => {
-                let n = buf.len().min(bytes.len());
-                buf[..n].copy_from_slice(&bytes[..n]);
-                Poll::Ready(Ok((n, from)))
+        socket.drop_strangers(peer);
+        let Some((from, bytes)) = socket.queue.front() else {
+            if let Some(waker) = waker {
+                socket.wait(waker);
             }
-            None => {
-                if !socket.wakers.iter().any(|w| w.will_wake(cx.waker())) {
-                    socket.wakers.push(cx.waker().clone());
-                }
-                Poll::Pending
-            }
+            return Poll::Pending;
+        };
+        let (n, from) = (copy(bytes), *from);
+        if take == Take::Consume {
+            socket.queue.pop_front();
+        }
+        Poll::Ready(Ok((n, from)))
+    }
+
+    /// The readiness of socket `id` on `node`'s `port` within `mask`:
+    /// readable with a datagram queued (from `peer`, once connected),
+    /// always writable (a simulated socket's send buffer never fills). A
+    /// socket gone with its host's crash is ready either way, so that the
+    /// operation that follows reports the error. Otherwise `waker` (if
+    /// any) waits for a datagram.
+    pub(crate) fn udp_poll_ready(
+        &mut self,
+        (node, port, id): (usize, u16, u64),
+        peer: Option<SocketAddr>,
+        mask: Ready,
+        waker: Option<&Waker>,
+    ) -> Poll<Ready> {
+        let Some(socket) = self.udp.socket(node, port, id) else {
+            return Poll::Ready(mask);
+        };
+        socket.drop_strangers(peer);
+        let mut ready = Ready::WRITABLE;
+        if !socket.queue.is_empty() {
+            ready |= Ready::READABLE;
+        }
+        let ready = ready & mask;
+        if !ready.is_empty() {
+            return Poll::Ready(ready);
+        }
+        if let Some(waker) = waker {
+            socket.wait(waker);
+        }
+        Poll::Pending
+    }
+}
+
+impl Socket {
+    /// Drops the datagrams at the head of the queue that a socket
+    /// connected to `peer` does not receive.
+    fn drop_strangers(&mut self, peer: Option<SocketAddr>) {
+        let Some(peer) = peer else { return };
+        while self.queue.front().is_some_and(|(from, _)| *from != peer) {
+            self.queue.pop_front();
+        }
+    }
+
+    /// Keeps `waker` until the next datagram (once per task).
+    fn wait(&mut self, waker: &Waker) {
+        if !self.wakers.iter().any(|w| w.will_wake(waker)) {
+            self.wakers.push(waker.clone());
         }
     }
 }
