@@ -20,10 +20,11 @@ use crate::scheduler::{self, multi_thread};
 /// Outside a runtime, or inside `block_on` of a multi-thread runtime, `f`
 /// just runs. If the runtime is shutting down, `f` runs without a hand-off.
 ///
-/// `f` and the rest of the calling task's current poll run without a
-/// cooperative budget (as in tokio): runtime resources never make them
-/// yield, so `f` may drive futures to completion on the spot (with
-/// `futures::executor::block_on`, say) however many values they take.
+/// `f` runs without a cooperative budget (as in tokio): runtime resources
+/// never make it yield, so it may drive futures to completion on the spot
+/// (with `futures::executor::block_on`, say) however many values they
+/// take. Once it returns, the task's budget is back as it was: the rest of
+/// the poll still yields when it runs out.
 ///
 /// # Panics
 ///
@@ -73,6 +74,5 @@ where
              tasks ({error}); raise the process's thread limit"
         ),
     }
-    crate::task::coop::stop_for_this_poll();
-    context::exit_runtime(f)
+    crate::task::coop::without_budget(|| context::exit_runtime(f))
 }

@@ -64,13 +64,14 @@ pub(crate) fn budget<R>(f: impl FnOnce() -> R) -> R {
     with_budget(Budget(Some(INITIAL)), f)
 }
 
-/// Lifts the budget for the rest of the current poll: the poll's own
-/// [`budget`] guard puts the outer one back when the poll returns.
-/// `block_in_place` does this (as tokio's does): its closure may drive
-/// futures on the spot (`futures::executor::block_on`), which a spent
-/// budget would only make spin, and the task no longer shares a worker.
-pub(crate) fn stop_for_this_poll() {
-    context::set_budget(Budget::unconstrained());
+/// Runs `f` without a budget, then puts the caller's back (spent or
+/// not). `block_in_place` runs its closure this way, as tokio's does: the
+/// closure may drive futures on the spot (`futures::executor::block_on`),
+/// which a spent budget would only make spin; once it returns, the task
+/// is a worker's task again and its budget applies to the rest of the
+/// poll (tokio's `rt_threaded::coop_and_block_in_place`).
+pub(crate) fn without_budget<R>(f: impl FnOnce() -> R) -> R {
+    with_budget(Budget::unconstrained(), f)
 }
 
 fn with_budget<R>(budget: Budget, f: impl FnOnce() -> R) -> R {
