@@ -261,6 +261,14 @@ impl Sleep {
                     self.runtime.driver().unpark();
                 }
                 self.entry = Some(entry);
+                if fired == Some(Fired::Shutdown) {
+                    // A timer already shut down: the runtime is dropping
+                    // its tasks, so this poll waits (woken, as before
+                    // `arm_on`) and only a further poll, if the task gets
+                    // one, reports the misuse below.
+                    cx.waker().wake_by_ref();
+                    return Poll::Pending;
+                }
                 fired
             }
         };
