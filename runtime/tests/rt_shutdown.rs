@@ -415,8 +415,9 @@ fn tasks_dropped_at_shutdown_see_their_runtime() {
 #[test]
 fn stdio_writes_after_shutdown_fail_with_the_shutdown_error() {
     use rt::io::AsyncWriteExt;
-    for kind in [support::Kind::CurrentThread, support::Kind::MultiThread(1)] {
-        let rt = kind.build();
+    // `support::each`: under Miri, each scheduler in its own run.
+    let kinds = [support::Kind::CurrentThread, support::Kind::MultiThread(1)];
+    support::each(&kinds, |kind, rt| {
         let handle = rt.handle().clone();
         rt.shutdown_timeout(std::time::Duration::from_secs(1000));
         let err = handle
@@ -427,5 +428,5 @@ fn stdio_writes_after_shutdown_fail_with_the_shutdown_error() {
             .block_on(async { rt::io::stderr().write_all(b"x").await })
             .unwrap_err();
         assert!(rt::runtime::is_rt_shutdown_err(&err), "{kind:?}: {err}");
-    }
+    });
 }
