@@ -2,8 +2,9 @@
 //! `async move { <parameters> <output> <the user's statements> }`.
 //!
 //! The block keeps the user's tokens and spans (its braces included), so
-//! errors in the body point at the user's code. The two prefixes give it an `async fn`'s semantics,
-//! which a bare `async move` block lacks:
+//! errors in the body point at the user's code. Two prefixes give it the
+//! semantics of an `async fn`'s body, which a bare `async move` block
+//! lacks:
 //!
 //! 1. Parameters. An `async move` block captures only the places its body
 //!    uses (`self.id` rather than `self`, nothing of an unused parameter),
@@ -30,8 +31,9 @@ use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{Block, FnArg, Ident, Pat, PatIdent, ReturnType, Signature, Type};
 
-/// The body's future. Takes the parameters' patterns out of `sig` where
-/// they move into the body (see the module docs).
+/// The body's future. Rewrites `sig`'s parameters where the body takes
+/// over their patterns: a binding's `mut`, a destructuring pattern (see
+/// the module docs).
 pub(crate) fn future(sig: &mut Signature, block: &Block) -> TokenStream {
     let mut statements = move_parameters(sig);
     statements.extend(fix_output(sig));

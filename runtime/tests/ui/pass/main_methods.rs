@@ -46,7 +46,18 @@ impl Account {
     }
 
     #[rt::main(flavor = "current_thread")]
-    async fn open(name: &str) -> Self {
+    async fn grow(mut self, by: u64) -> u64 {
+        self.balance += by;
+        self.balance
+    }
+
+    #[rt::main(flavor = "current_thread")]
+    async fn boxed_balance(self: Box<Self>) -> u64 {
+        self.balance
+    }
+
+    #[rt::main(flavor = "current_thread")]
+    async fn open(#[allow(unused_variables)] note: &str, name: &str) -> Self {
         Account {
             name: name.to_owned(),
             balance: 0,
@@ -126,10 +137,12 @@ mod shadowed {
 
 fn main() {
     ().consume();
-    let mut account = Account::open("alice");
+    let mut account = Account::open("unused", "alice");
     assert_eq!(account.deposit(5).deposit(2).balance, 7);
     assert_eq!(account.name(), "alice");
     assert_eq!(account.into_balance(), 7);
+    assert_eq!(Account::open("", "bob").grow(3), 3);
+    assert_eq!(Box::new(Account::open("", "carol")).boxed_balance(), 0);
     assert_eq!(weighted((2, 3), 4), 13);
     assert_eq!(largest(&[3, 9, 4]), Some(&9));
     assert_eq!(format!("{:?}", described(5)), "(5, \"described\")");
