@@ -1,10 +1,11 @@
 //! Turning the attributed `async fn` into a plain `fn` that blocks on its
 //! body (the shape is in the crate docs).
 
+use crate::body;
 use crate::config::{self, Config, Dialect, Flavor};
 use proc_macro2::{Span, TokenStream};
-use quote::{ToTokens, quote};
-use syn::{Ident, ItemFn, Signature, Token};
+use quote::quote;
+use syn::{AttrStyle, Attribute, Ident, ItemFn, Path, Signature};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Kind {
@@ -60,8 +61,8 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream, attr: Attr) -> TokenS
 
     let signature_error = check_signature(&input, attr);
     if let Some(error) = signature_error {
-        // The body cannot be moved into the nested `async fn` without its
-        // arguments; emit only the signature so the one error stands alone.
+        // The harness or the program entry could not call it: emit only the
+        // signature, without them, so the one error stands alone.
         let mut out = error.to_compile_error();
         out.extend(signature_only(input));
         return out;
@@ -87,34 +88,44 @@ fn push_error(errors: &mut Option<syn::Error>, error: syn::Error) {
     }
 }
 
-/// Arguments and generics: the nested `async fn` could not receive them.
+/// Arguments and generics on an entry point: a test, or a free `main`. The
+/// body could run with them (it is an `async move` block inside the
+/// function), but the test harness and the program entry call these
+/// functions with no arguments, and rustc's own errors for that do not
+/// name the fix. Any other `#[rt::main]` function (a method taking `self`
+/// included) keeps its parameters and generics.
 fn check_signature(input: &ItemFn, attr: Attr) -> Option<syn::Error> {
     let sig = &input.sig;
     let kind = attr.kind;
+    let entry_point = match kind {
+        Kind::Test => true,
+        Kind::Main => sig.ident == "main" && sig.receiver().is_none(),
+    };
+    if !entry_point {
+        return None;
+    }
     let mut errors = None;
     if !sig.inputs.is_empty() {
-        let message = match (kind, sig.ident == "main") {
-            (Kind::Main, true) => {
+        let message = match kind {
+            Kind::Main => {
                 "`main` cannot take arguments: remove them and read the command line with \
                  `std::env::args()`"
-                    .to_owned()
             }
-            (Kind::Main, false) => format!(
-                "a `{}` function cannot take arguments: remove them from `{}`",
-                attr.name(),
-                sig.ident
-            ),
-            (Kind::Test, _) => "a test function cannot take arguments: remove them, and build \
-                                the inputs inside the test"
-                .to_owned(),
+            Kind::Test => {
+                "a test function cannot take arguments: remove them, and build the inputs \
+                 inside the test"
+            }
         };
         push_error(&mut errors, syn::Error::new_spanned(&sig.inputs, message));
     }
     if !sig.generics.params.is_empty() || sig.generics.where_clause.is_some() {
-        let message = format!(
-            "a `{}` function cannot be generic: remove the type parameters",
-            attr.name()
-        );
+        let message = match kind {
+            Kind::Main => "`main` cannot be generic: remove the type parameters",
+            Kind::Test => {
+                "a test function cannot be generic: remove the type parameters, and name \
+                 the types inside the test"
+            }
+        };
         push_error(&mut errors, syn::Error::new_spanned(&sig.generics, message));
     }
     errors
@@ -135,7 +146,7 @@ fn check_async_and_attributes(input: &ItemFn, attr: Attr) -> Option<syn::Error> 
     }
     if attr.kind == Kind::Test {
         for user_attr in &input.attrs {
-            if user_attr.path().is_ident("test") {
+            if is_test_attribute(user_attr.path()) {
                 push_error(
                     &mut errors,
                     syn::Error::new_spanned(
@@ -152,9 +163,27 @@ fn check_async_and_attributes(input: &ItemFn, attr: Attr) -> Option<syn::Error> 
     errors
 }
 
+/// `test`, or the prelude's test attribute by its full path
+/// (`::core::prelude::v1::test`, `std::prelude::rust_2024::test`).
+fn is_test_attribute(path: &Path) -> bool {
+    if path.leading_colon.is_none() && path.is_ident("test") {
+        return true;
+    }
+    let segments: Vec<_> = path.segments.iter().collect();
+    match segments.as_slice() {
+        [root, prelude, _edition, test] => {
+            segments.iter().all(|segment| segment.arguments.is_none())
+                && (root.ident == "core" || root.ident == "std")
+                && prelude.ident == "prelude"
+                && test.ident == "test"
+        }
+        _ => false,
+    }
+}
+
 /// The function as a plain `fn` whose body never runs (compilation already
 /// failed), so rustc reports no second error about a missing or async
-/// `main`.
+/// `main`, or about a test taking arguments.
 fn signature_only(input: ItemFn) -> TokenStream {
     let ItemFn {
         attrs, vis, sig, ..
@@ -165,6 +194,7 @@ fn signature_only(input: ItemFn) -> TokenStream {
         output,
         ..
     } = sig;
+    let attrs = attrs.into_iter().map(outer);
     quote! {
         #(#attrs)*
         #vis #fn_token #ident() #output {
@@ -173,25 +203,23 @@ fn signature_only(input: ItemFn) -> TokenStream {
     }
 }
 
+/// An inner attribute of the body (`#![allow(..)]`) as an outer attribute
+/// of the function: the body becomes an `async` block, which takes none.
+fn outer(mut attr: Attribute) -> Attribute {
+    attr.style = AttrStyle::Outer;
+    attr
+}
+
 fn expand_with(input: ItemFn, config: &Config, attr: Attr) -> TokenStream {
     let kind = attr.kind;
     let ItemFn {
         attrs,
         vis,
-        sig,
+        mut sig,
         block,
     } = input;
-
-    // The body keeps the user's own tokens (and spans) in a nested
-    // `async fn` with the user's return type.
-    let body_fn = Ident::new("__rt_body", Span::call_site());
-    let mut inner_sig = sig.clone();
-    inner_sig.ident = body_fn.clone();
-    inner_sig.asyncness = Some(Token![async](sig.fn_token.span));
-    inner_sig.constness = None;
-
-    let mut outer_sig = sig;
-    outer_sig.asyncness = None;
+    sig.asyncness = None;
+    let body = body::future(&mut sig, &block);
 
     let krate = &config.crate_path;
     let builder = match config.flavor {
@@ -212,15 +240,14 @@ fn expand_with(input: ItemFn, config: &Config, attr: Attr) -> TokenStream {
     let start_paused = config.start_paused.then(|| quote!(.start_paused(true)));
     let name = config.name.as_ref().map(|name| quote!(.name(#name)));
     let test_attr = (kind == Kind::Test).then(|| quote!(#[::core::prelude::v1::test]));
+    let attrs = attrs.into_iter().map(outer);
+    let future = Ident::new("__rt_body", Span::mixed_site());
 
-    let mut out = TokenStream::new();
-    for attr in &attrs {
-        attr.to_tokens(&mut out);
-    }
-    out.extend(quote! {
+    quote! {
+        #(#attrs)*
         #test_attr
-        #vis #outer_sig {
-            #inner_sig #block
+        #vis #sig {
+            let #future = #body;
             #builder
                 .enable_all()
                 #worker_threads
@@ -228,8 +255,7 @@ fn expand_with(input: ItemFn, config: &Config, attr: Attr) -> TokenStream {
                 #name
                 .#build
                 .expect("rt: failed to build the runtime")
-                .block_on(#body_fn())
+                .block_on(#future)
         }
-    });
-    out
+    }
 }

@@ -7,20 +7,28 @@
 //! documented there.
 //!
 //! Expansion: the attributed function keeps its name, visibility,
-//! attributes and return type, loses `async`, and becomes
+//! attributes, parameters, generics and return type, loses `async`, and
+//! becomes
 //!
 //! ```text
-//! fn name() -> Output {
-//!     async fn name() -> Output { <the original body> }
-//!     <runtime builder>.build().expect(..).block_on(name())
+//! fn name(params) -> Output {
+//!     let body = async move {
+//!         <each parameter moved in whole>
+//!         <a never-taken `return` of an `Output` value>
+//!         <the original body>
+//!     };
+//!     <runtime builder>.build().expect(..).block_on(body)
 //! }
 //! ```
 //!
-//! The body moves into a nested `async fn` with the user's own signature
-//! tokens, so `?` and `return` infer their types from the declared return
-//! type and every error in the body points at the user's code. The nested
-//! function cannot take arguments or generics, which is why the attributes
-//! reject them.
+//! The body keeps the user's tokens, so every error in it points at the
+//! user's code, and it sees the parameters, `self` included: the attribute
+//! works on methods and on functions with arguments or generics (a test or
+//! a free `main` still may not take any: the harness and the program entry
+//! call them with none). The two prefixes (`body.rs`) give the block an
+//! `async fn`'s semantics: the parameters are dropped when the body ends,
+//! inside the runtime, and `?` and `return` infer from the declared return
+//! type.
 //!
 //! The `tokio_*` entry points are the same attributes for rt's tokio facade
 //! (`compat/tokio`): they name `::tokio` by default, call tokio's
@@ -32,6 +40,7 @@
 //! error, so one mistake does not cascade into "`main` function not found"
 //! or "`main` cannot be async".
 
+mod body;
 mod config;
 mod expand;
 mod join;

@@ -102,7 +102,11 @@ pub use runtime::spawn::spawn;
 ///   `::rt`).
 ///
 /// The function may return anything `main` may, such as
-/// `Result<(), E>`. It may not take arguments or be generic.
+/// `Result<(), Box<dyn Error>>`: `?` and `return` in the body take the
+/// declared return type, as in any `async fn`. `main` takes no arguments;
+/// on any other function (a method taking `self`, a helper with
+/// parameters or generics) they are kept, and each call builds a runtime
+/// and runs the body on it, the parameters moved into the body.
 ///
 /// # Panics
 ///
@@ -118,6 +122,23 @@ pub use runtime::spawn::spawn;
 ///     assert_eq!(answer, 42);
 ///     Ok(())
 /// }
+/// ```
+///
+/// A blocking method over an async body:
+///
+/// ```
+/// struct Fetcher {
+///     base: u32,
+/// }
+///
+/// impl Fetcher {
+///     #[rt::main(flavor = "current_thread")]
+///     async fn fetch(&self, offset: u32) -> u32 {
+///         rt::spawn(async move { offset }).await.unwrap() + self.base
+///     }
+/// }
+///
+/// assert_eq!(Fetcher { base: 40 }.fetch(2), 42);
 /// ```
 #[doc(inline)]
 pub use rt_macros::main;

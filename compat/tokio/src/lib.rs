@@ -128,7 +128,6 @@ pub mod macros {
 /// async fn main() {
 ///     assert_eq!(tokio::spawn(async { 3 }).await.unwrap(), 3);
 /// }
-/// # main();
 /// ```
 #[cfg(all(feature = "macros", feature = "rt-multi-thread"))]
 pub use rt_macros::tokio_main as main;

@@ -4,7 +4,18 @@
 
 /// Declares `ReadHalf`, `WriteHalf`, `OwnedReadHalf`, `OwnedWriteHalf` and
 /// `ReuniteError` for `$Stream` over rt's halves in `$rt` (a module path).
+///
+/// What the borrowed and the owned half share (the read methods, the
+/// write methods, `Debug`, `AsRef`) is written once and implemented for
+/// each type of a list: `@impl_each [types] { items }` (inherent) and
+/// `@impl_each [types] Trait, { items }`.
 macro_rules! stream_halves {
+    (@impl_each [$($Half:ty),*] $body:tt) => {$(
+        impl $Half $body
+    )*};
+    (@impl_each [$($Half:ty),*] $Trait:path, $body:tt) => {$(
+        impl $Trait for $Half $body
+    )*};
     ($Stream:ident, $rt:path, $RtStream:ty, $Addr:ty) => {
         use $rt as rt_halves;
 
@@ -60,30 +71,6 @@ macro_rules! stream_halves {
             }
         }
 
-        impl ::std::fmt::Debug for ReadHalf<'_> {
-            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                ::std::fmt::Debug::fmt(&self.inner, f)
-            }
-        }
-
-        impl ::std::fmt::Debug for WriteHalf<'_> {
-            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                ::std::fmt::Debug::fmt(&self.inner, f)
-            }
-        }
-
-        impl AsRef<$RtStream> for ReadHalf<'_> {
-            fn as_ref(&self) -> &$RtStream {
-                self.inner.as_ref()
-            }
-        }
-
-        impl AsRef<$RtStream> for WriteHalf<'_> {
-            fn as_ref(&self) -> &$RtStream {
-                self.inner.as_ref()
-            }
-        }
-
         impl From<rt_halves::OwnedReadHalf> for OwnedReadHalf {
             fn from(inner: rt_halves::OwnedReadHalf) -> OwnedReadHalf {
                 OwnedReadHalf { inner }
@@ -108,31 +95,25 @@ macro_rules! stream_halves {
             }
         }
 
-        impl ::std::fmt::Debug for OwnedReadHalf {
-            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                ::std::fmt::Debug::fmt(&self.inner, f)
+        $crate::net::halves::stream_halves!(@impl_each
+            [ReadHalf<'_>, WriteHalf<'_>, OwnedReadHalf, OwnedWriteHalf]
+            ::std::fmt::Debug, {
+                fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                    ::std::fmt::Debug::fmt(&self.inner, f)
+                }
             }
-        }
+        );
 
-        impl ::std::fmt::Debug for OwnedWriteHalf {
-            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                ::std::fmt::Debug::fmt(&self.inner, f)
+        $crate::net::halves::stream_halves!(@impl_each
+            [ReadHalf<'_>, WriteHalf<'_>, OwnedReadHalf, OwnedWriteHalf]
+            AsRef<$RtStream>, {
+                fn as_ref(&self) -> &$RtStream {
+                    self.inner.as_ref()
+                }
             }
-        }
+        );
 
-        impl AsRef<$RtStream> for OwnedReadHalf {
-            fn as_ref(&self) -> &$RtStream {
-                self.inner.as_ref()
-            }
-        }
-
-        impl AsRef<$RtStream> for OwnedWriteHalf {
-            fn as_ref(&self) -> &$RtStream {
-                self.inner.as_ref()
-            }
-        }
-
-        impl ReadHalf<'_> {
+        $crate::net::halves::stream_halves!(@impl_each [ReadHalf<'_>, OwnedReadHalf] {
             $crate::net::newtype::forward! {
                 /// Waits for any of `interest`'s readiness.
                 @async fn ready(&self, interest: $crate::io::Interest) -> ::std::io::Result<$crate::io::Ready>;
@@ -150,9 +131,9 @@ macro_rules! stream_halves {
                 /// The local address.
                 fn local_addr(&self) -> ::std::io::Result<$Addr>;
             }
-        }
+        });
 
-        impl WriteHalf<'_> {
+        $crate::net::halves::stream_halves!(@impl_each [WriteHalf<'_>, OwnedWriteHalf] {
             $crate::net::newtype::forward! {
                 /// Waits for any of `interest`'s readiness.
                 @async fn ready(&self, interest: $crate::io::Interest) -> ::std::io::Result<$crate::io::Ready>;
@@ -167,27 +148,9 @@ macro_rules! stream_halves {
                 /// The local address.
                 fn local_addr(&self) -> ::std::io::Result<$Addr>;
             }
-        }
+        });
 
         impl OwnedReadHalf {
-            $crate::net::newtype::forward! {
-                /// Waits for any of `interest`'s readiness.
-                @async fn ready(&self, interest: $crate::io::Interest) -> ::std::io::Result<$crate::io::Ready>;
-                /// Waits until the stream is readable.
-                @async fn readable(&self) -> ::std::io::Result<()>;
-                /// Reads without waiting (`WouldBlock` when nothing is ready).
-                fn try_read(&self, buf: &mut [u8]) -> ::std::io::Result<usize>;
-                /// Reads into several buffers without waiting.
-                fn try_read_vectored(&self, bufs: &mut [::std::io::IoSliceMut<'_>]) -> ::std::io::Result<usize>;
-                /// Reads into a `BufMut`'s spare capacity without waiting.
-                #[cfg(feature = "bytes")]
-                fn try_read_buf[B: ::bytes::BufMut](&self, buf: &mut B) -> ::std::io::Result<usize>;
-                /// The peer's address.
-                fn peer_addr(&self) -> ::std::io::Result<$Addr>;
-                /// The local address.
-                fn local_addr(&self) -> ::std::io::Result<$Addr>;
-            }
-
             /// Puts the stream back together with its write half.
             ///
             /// # Errors
@@ -203,21 +166,6 @@ macro_rules! stream_halves {
         }
 
         impl OwnedWriteHalf {
-            $crate::net::newtype::forward! {
-                /// Waits for any of `interest`'s readiness.
-                @async fn ready(&self, interest: $crate::io::Interest) -> ::std::io::Result<$crate::io::Ready>;
-                /// Waits until the stream is writable.
-                @async fn writable(&self) -> ::std::io::Result<()>;
-                /// Writes without waiting (`WouldBlock` when the socket is full).
-                fn try_write(&self, buf: &[u8]) -> ::std::io::Result<usize>;
-                /// Writes several buffers without waiting.
-                fn try_write_vectored(&self, bufs: &[::std::io::IoSlice<'_>]) -> ::std::io::Result<usize>;
-                /// The peer's address.
-                fn peer_addr(&self) -> ::std::io::Result<$Addr>;
-                /// The local address.
-                fn local_addr(&self) -> ::std::io::Result<$Addr>;
-            }
-
             /// Puts the stream back together with its read half.
             ///
             /// # Errors

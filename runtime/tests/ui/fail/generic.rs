@@ -1,4 +1,0 @@
-#[rt::main]
-async fn run<T: Default>() {}
-
-fn main() {}

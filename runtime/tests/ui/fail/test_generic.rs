@@ -1,0 +1,6 @@
+#[rt::test]
+async fn generic<T: Default>() {
+    let _ = T::default();
+}
+
+fn main() {}
