@@ -167,6 +167,14 @@ impl OwnedTasks {
         (join, self.bind_raw(task, meta))
     }
 
+    // `#[inline]`: the slab's insert (`Slab::<ListedTask>::insert_at`, not
+    // inline in slab) is instantiated in the codegen unit of `ListedTask`'s
+    // generic code, where `bind` and `bind_local` are too; a plain fn sits
+    // in this module's other unit, and whether rustc merges the two (so
+    // LLVM can inline the insert into the spawn path) moved with unrelated
+    // changes elsewhere in the crate: +2% instructions per spawn when it
+    // did not. Inline, its copy lives beside its callers and the insert.
+    #[inline]
     fn bind_raw(&self, task: RawTask, meta: TaskMeta) -> Option<Notified> {
         let listed = ListedTask {
             task,
