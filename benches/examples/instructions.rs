@@ -31,7 +31,6 @@
 //! `INSTRUCTIONS_REPEAT`. `instructions --run ROW N` runs one row `N` times
 //! without valgrind (what each measured process does).
 
-#[allow(dead_code)]
 #[path = "../benches/support/mod.rs"]
 mod support;
 
@@ -44,45 +43,45 @@ type Row = (&'static str, Flavor, fn(&Rt, usize));
 const MT: Flavor = Flavor::MultiThread(NUM_WORKERS);
 const CT: Flavor = Flavor::CurrentThread;
 
+/// `rows![(name, flavour, workload), ...]`: each row runs its workload's
+/// body `n` times on the runtime it is given.
+macro_rules! rows {
+    ($(($name:literal, $flavor:expr, $workload:path)),* $(,)?) => {
+        &[$(($name, $flavor, |rt: &Rt, n: usize| repeat(n, $workload(rt)))),*]
+    };
+}
+
 /// Every row, in the bench files' order.
-const ROWS: &[Row] = &[
-    ("spawn_many_local", MT, |rt, n| {
-        repeat(n, workloads::spawn_many_local(rt))
-    }),
-    ("spawn_many_remote_idle", MT, |rt, n| {
-        repeat(n, workloads::spawn_many_remote_idle(rt))
-    }),
-    ("spawn_many_remote_busy", MT, |rt, n| {
-        repeat(n, workloads::spawn_many_remote_busy(rt))
-    }),
-    ("remote_spawn", MT, |rt, n| {
-        repeat(n, workloads::remote_spawn(rt))
-    }),
-    ("ping_pong", MT, |rt, n| repeat(n, workloads::ping_pong(rt))),
-    ("yield_many", MT, |rt, n| {
-        repeat(n, workloads::yield_many(rt))
-    }),
-    ("chained_spawn", MT, |rt, n| {
-        repeat(n, workloads::chained_spawn(rt))
-    }),
-    ("ct_spawn_many_local", CT, |rt, n| {
-        repeat(n, workloads::spawn_many_local(rt))
-    }),
-    ("ct_spawn_many_remote_idle", CT, |rt, n| {
-        repeat(n, workloads::spawn_many_remote_idle(rt))
-    }),
-    ("ct_spawn_many_remote_busy", CT, |rt, n| {
-        repeat(n, workloads::spawn_many_remote_busy_chain(rt))
-    }),
-    ("ct_ping_pong", CT, |rt, n| {
-        repeat(n, workloads::ping_pong(rt))
-    }),
-    ("ct_yield_many", CT, |rt, n| {
-        repeat(n, workloads::yield_many(rt))
-    }),
-    ("ct_chained_spawn", CT, |rt, n| {
-        repeat(n, workloads::chained_spawn(rt))
-    }),
+const ROWS: &[Row] = rows![
+    ("spawn_many_local", MT, workloads::spawn_many_local),
+    (
+        "spawn_many_remote_idle",
+        MT,
+        workloads::spawn_many_remote_idle
+    ),
+    (
+        "spawn_many_remote_busy",
+        MT,
+        workloads::spawn_many_remote_busy
+    ),
+    ("remote_spawn", MT, workloads::remote_spawn),
+    ("ping_pong", MT, workloads::ping_pong),
+    ("yield_many", MT, workloads::yield_many),
+    ("chained_spawn", MT, workloads::chained_spawn),
+    ("ct_spawn_many_local", CT, workloads::spawn_many_local),
+    (
+        "ct_spawn_many_remote_idle",
+        CT,
+        workloads::spawn_many_remote_idle
+    ),
+    (
+        "ct_spawn_many_remote_busy",
+        CT,
+        workloads::spawn_many_remote_busy_chain
+    ),
+    ("ct_ping_pong", CT, workloads::ping_pong),
+    ("ct_yield_many", CT, workloads::yield_many),
+    ("ct_chained_spawn", CT, workloads::chained_spawn),
 ];
 
 /// Runs `body` `n` times, then drops it (before the runtime, as criterion

@@ -48,10 +48,16 @@ pub(crate) fn spawn_many_local<R: BenchRuntime>(runtime: &R) -> impl FnMut() + '
 /// From outside, runtime idle: spawn `NUM_SPAWN` empty tasks through the
 /// handle, then join them from `block_on`.
 pub(crate) fn spawn_many_remote_idle<R: BenchRuntime>(runtime: &R) -> impl FnMut() + '_ {
+    spawn_remote_and_join(runtime, NUM_SPAWN)
+}
+
+/// Spawns `count` empty tasks through the handle, then joins them from
+/// `block_on`.
+fn spawn_remote_and_join<R: BenchRuntime>(runtime: &R, count: usize) -> impl FnMut() + '_ {
     let spawner = runtime.spawner();
-    let mut handles = Vec::with_capacity(NUM_SPAWN);
+    let mut handles = Vec::with_capacity(count);
     move || {
-        handles.extend((0..NUM_SPAWN).map(|_| spawner.spawn(async {})));
+        handles.extend((0..count).map(|_| spawner.spawn(async {})));
         runtime.block_on(async {
             for handle in handles.drain(..) {
                 handle.await;
@@ -91,16 +97,7 @@ pub(crate) fn spawn_many_remote_busy_chain<R: BenchRuntime>(runtime: &R) -> impl
         spawner.spawn_detached(async move { forever(next) });
     }
     forever(runtime.spawner());
-    let spawner = runtime.spawner();
-    let mut handles = Vec::with_capacity(NUM_SPAWN_BESIDE_CHAIN);
-    move || {
-        handles.extend((0..NUM_SPAWN_BESIDE_CHAIN).map(|_| spawner.spawn(async {})));
-        runtime.block_on(async {
-            for handle in handles.drain(..) {
-                handle.await;
-            }
-        })
-    }
+    spawn_remote_and_join(runtime, NUM_SPAWN_BESIDE_CHAIN)
 }
 
 /// `NUM_PINGS` pairs of tasks, each pair exchanging one message each way
