@@ -327,24 +327,28 @@
 //! With the feature on, for every program in the build (Cargo unifies
 //! features, so a dev-dependency enabling `sim` puts it in the build):
 //! per `UdpSocket` I/O call, the match on the enum's tag and the `async
-//! fn` around it, about 27 instructions on a call of about 1,600
-//! (callgrind, `examples/udp_ping_loop.rs`: 6,441 instructions per round
-//! trip of four calls without the feature, 6,548 with it); per
-//! `TcpStream` I/O call, the match on the tag, about 5 instructions on a
-//! call of about 1,200 (callgrind, `examples/tcp_ping_loop.rs`: 4,827.5
-//! instructions per round trip of four stream calls with the feature,
-//! 4,807.5 without it, 4,809.5 before the dispatch existed); the tag's
-//! word in each socket; one context look-up per socket bound, per
+//! fn` around it, about 25 to 35 instructions on a call of about 1,600
+//! (callgrind, `examples/udp_ping_loop.rs`, per round trip of four calls:
+//! 6,480 without the feature, 6,615 with it); per `TcpStream` I/O call,
+//! the match on the tag, a few instructions on a call of about 1,200
+//! (`examples/tcp_ping_loop.rs`: 4,821 without the feature, 4,859 with
+//! it, where the 38 more are the current-thread scheduler's park, which
+//! the feature's build inlines differently, not the socket path); the
+//! tag's word in each socket; one context look-up per socket bound, per
 //! connect and per name lookup. Without the feature a socket method
 //! awaits the same future as before, and a stream's read and write paths
 //! compile to the same instructions as before the dispatch (their
-//! disassembly matches). Elsewhere: nothing per poll or per
-//! spawn beyond the flavour match the scheduler handle already does, now
-//! over three variants (measured with callgrind on the core rows: within
-//! 3% either way, the feature-on build running fewer instructions), and
-//! one context look-up per `select!` (its starting branch) and per
-//! `rt::fs` call (to refuse it).
-//!
+//! disassembly matches). Elsewhere: nothing per poll or per spawn beyond
+//! the flavour match the scheduler handle already does, now over three
+//! variants, one context look-up per `select!` (its starting branch) and
+//! per `rt::fs` call (to refuse it). The scheduler rows
+//! (`benches/ab-instructions`, callgrind, against `ca91c81`, before the
+//! simulation work): without the feature, the current-thread rows run
+//! 0.6 to 1.4% fewer instructions than then (5% fewer on `yield_many`,
+//! from an unrelated change), with it within 0.5% of without; the
+//! multi-thread rows' counts move by a few percent from run to run
+//! under valgrind, and their medians sit within that either way.
+
 //! ### How fast
 //!
 //! `examples/sim_lease_lock.rs` (three workers taking a lease from a lock
