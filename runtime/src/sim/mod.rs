@@ -345,9 +345,12 @@
 //! (`benches/ab-instructions`, callgrind, against `ca91c81`, before the
 //! simulation work): without the feature, the current-thread rows run
 //! 0.6 to 1.4% fewer instructions than then (5% fewer on `yield_many`,
-//! from an unrelated change), with it within 0.5% of without; the
-//! multi-thread rows' counts move by a few percent from run to run
-//! under valgrind, and their medians sit within that either way.
+//! from an unrelated change); with it, within 0.1% of without but for
+//! `ping_pong` (+0.5%) and `chained_spawn` (+1.3%: about 11 instructions
+//! per spawn, the handle's flavour match over three variants where
+//! `spawn` is inlined into its caller); the multi-thread rows' counts
+//! move by a few percent from run to run under valgrind, and their
+//! medians sit within that either way.
 
 //! ### How fast
 //!
