@@ -25,6 +25,9 @@
 //! multi-thread row's moves a little from pair to pair (valgrind runs the
 //! threads one at a time, and how often a worker finds nothing to do, then
 //! searches and parks, depends on when it is switched), hence the range.
+//! `spawn_many_remote_busy`'s background tasks spin on the clock for
+//! 10 µs of wall time per stall, so that row's count follows valgrind's
+//! speed: compare it by time.
 //!
 //! Settings (environment): `INSTRUCTIONS_ITERS=FEW,MANY` (default `2,10`:
 //! processes of 2 and of 12 iterations),
