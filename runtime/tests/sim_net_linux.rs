@@ -249,3 +249,29 @@ fn a_full_backlog_drops_syns_which_are_sent_again_until_the_connect_times_out() 
     assert_eq!((connected, timed_out), (1027, 3));
     assert_eq!(late, [Duration::from_millis(1003); 2]);
 }
+
+#[test]
+fn a_socket_bound_to_the_ipv6_unspecified_address_hears_every_address() {
+    let mut sim = Sim::new(6);
+    let (bound, listening) = rt::sync::oneshot::channel::<()>();
+    sim.client("server", async move {
+        let socket = UdpSocket::bind("[::]:7000").await?;
+        let taken = UdpSocket::bind("0.0.0.0:7000").await.unwrap_err();
+        assert_eq!(taken.kind(), io::ErrorKind::AddrInUse);
+        bound.send(()).unwrap();
+        let mut buf = [0; 8];
+        let (n, from) = socket.recv_from(&mut buf).await?;
+        assert_eq!(
+            (&buf[..n], from.ip().to_string()),
+            (&b"v4"[..], "192.0.2.2".into())
+        );
+        Ok::<_, BoxError>(())
+    });
+    sim.client("client", async move {
+        listening.await?;
+        let socket = UdpSocket::bind("0.0.0.0:0").await?;
+        socket.send_to(b"v4", "server:7000").await?;
+        Ok::<_, BoxError>(())
+    });
+    sim.run().unwrap();
+}

@@ -460,8 +460,12 @@ fn bind_addr(
         }
         port => port,
     };
-    let reported = if ip.is_unspecified() { host.ip } else { ip };
-    Ok((SocketAddr::new(reported, port), ip))
+    if ip.is_unspecified() {
+        // `0.0.0.0` and `::` alike: every address of the node (a dual-stack
+        // socket, as Linux's `::` is by default).
+        return Ok((SocketAddr::new(host.ip, port), Ipv4Addr::UNSPECIFIED.into()));
+    }
+    Ok((SocketAddr::new(ip, port), ip))
 }
 
 /// The next free port of the ephemeral range, handed out in order.
