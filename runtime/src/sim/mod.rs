@@ -327,13 +327,14 @@
 //! With the feature on, for every program in the build (Cargo unifies
 //! features, so a dev-dependency enabling `sim` puts it in the build):
 //! per `UdpSocket` I/O call, the match on the enum's tag and the `async
-//! fn` around it, about 25 to 35 instructions on a call of about 1,600
+//! fn` around it, about 20 to 40 instructions on a call of about 1,600
 //! (callgrind, `examples/udp_ping_loop.rs`, per round trip of four calls:
-//! 6,480 without the feature, 6,615 with it); per `TcpStream` I/O call,
-//! the match on the tag, a few instructions on a call of about 1,200
-//! (`examples/tcp_ping_loop.rs`: 4,821 without the feature, 4,859 with
-//! it, where the 38 more are the current-thread scheduler's park, which
-//! the feature's build inlines differently, not the socket path); the
+//! 6,480 without the feature, 6,615 with it: 39 more per `recv_from`, 19
+//! per `send_to`, the rest the current-thread scheduler's park, which
+//! the feature's build compiles a little differently, 20 instructions
+//! either way); per `TcpStream` I/O call, the match on the tag, 3 to 6
+//! instructions on a call of about 1,200 (`examples/tcp_ping_loop.rs`:
+//! 4,821 without the feature, 4,859 with it, of which the park's 20); the
 //! tag's word in each socket; one context look-up per socket bound, per
 //! connect and per name lookup. Without the feature a socket method
 //! awaits the same future as before, and a stream's read and write paths
