@@ -17,108 +17,37 @@
 //! `CORE_ROWS=yield_many,ping_pong` runs only the rows named (for
 //! profiling one, e.g. under `valgrind --tool=callgrind`).
 //!
-//! The shapes are the criterion workloads' (`benches/support/workloads.rs`)
+//! The bodies are the criterion rows' own (`benches/support/workloads.rs`),
 //! on a two-worker multi-thread runtime, or a current-thread one with
 //! `CORE_ROWS_FLAVOR=current_thread`.
 
-use futures_channel::oneshot;
-use std::sync::Arc;
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
+#[path = "../benches/support/mod.rs"]
+mod support;
+
 use std::time::{Duration, Instant};
+use support::{BenchRuntime, Flavor, NUM_WORKERS, Rt, workloads};
 
-const NUM_SPAWN: usize = 10_000;
-const NUM_PINGS: usize = 1_000;
-const YIELD_TASKS: usize = 200;
-const NUM_YIELDS: usize = 1_000;
-const CHAIN_DEPTH: usize = 1_000;
+/// One row: builds its iteration body on the runtime, then the body is
+/// timed.
+type Row = (&'static str, fn(&Rt, usize) -> Vec<Duration>);
 
-/// Sends on `done` once `count_down` was called `count` times.
-#[derive(Clone)]
-struct Countdown(Arc<(AtomicUsize, Mutex<Option<oneshot::Sender<()>>>)>);
-
-impl Countdown {
-    fn new(count: usize) -> (Countdown, oneshot::Receiver<()>) {
-        let (done, finished) = oneshot::channel();
-        let inner = (AtomicUsize::new(count), Mutex::new(Some(done)));
-        (Countdown(Arc::new(inner)), finished)
-    }
-
-    fn count_down(&self) {
-        if self.0.0.fetch_sub(1, Ordering::AcqRel) == 1 {
-            let done = self.0.1.lock().unwrap().take();
-            let _ = done.expect("counted down past zero").send(());
-        }
-    }
+/// `rows![(name, workload), ...]`: each row times `n` iterations of its
+/// workload's body after one warm-up iteration.
+macro_rules! rows {
+    ($(($name:literal, $workload:path)),* $(,)?) => {
+        [$(($name, |rt: &Rt, n: usize| time(n, $workload(rt)))),*]
+    };
 }
 
-fn spawn_many_local(rt: &rt::runtime::Runtime) -> Duration {
-    let start = Instant::now();
-    rt.block_on(rt.spawn(async {
-        let handles: Vec<_> = (0..NUM_SPAWN).map(|_| rt::spawn(async {})).collect();
-        for handle in handles {
-            handle.await.unwrap();
-        }
-    }))
-    .unwrap();
-    start.elapsed()
-}
-
-fn yield_many(rt: &rt::runtime::Runtime) -> Duration {
-    let start = Instant::now();
-    let (done, finished) = Countdown::new(YIELD_TASKS);
-    for _ in 0..YIELD_TASKS {
-        let done = done.clone();
-        drop(rt.spawn(async move {
-            for _ in 0..NUM_YIELDS {
-                rt::task::yield_now().await;
-            }
-            done.count_down();
-        }));
-    }
-    rt.block_on(finished).unwrap();
-    start.elapsed()
-}
-
-fn ping_pong(rt: &rt::runtime::Runtime) -> Duration {
-    let start = Instant::now();
-    let (done, finished) = Countdown::new(NUM_PINGS);
-    rt.block_on(async move {
-        drop(rt::spawn(async move {
-            for _ in 0..NUM_PINGS {
-                let done = done.clone();
-                drop(rt::spawn(async move {
-                    let (ping_tx, ping_rx) = oneshot::channel::<()>();
-                    let (pong_tx, pong_rx) = oneshot::channel::<()>();
-                    drop(rt::spawn(async move {
-                        ping_rx.await.unwrap();
-                        pong_tx.send(()).unwrap();
-                    }));
-                    ping_tx.send(()).unwrap();
-                    pong_rx.await.unwrap();
-                    done.count_down();
-                }));
-            }
-        }));
-        finished.await.unwrap();
-    });
-    start.elapsed()
-}
-
-fn chained_spawn(rt: &rt::runtime::Runtime) -> Duration {
-    fn link(done: oneshot::Sender<()>, left: usize) {
-        if left == 0 {
-            done.send(()).unwrap();
-            return;
-        }
-        drop(rt::spawn(async move { link(done, left - 1) }));
-    }
-    let start = Instant::now();
-    let (done, finished) = oneshot::channel();
-    let _guard = rt.enter();
-    link(done, CHAIN_DEPTH);
-    rt.block_on(finished).unwrap();
-    start.elapsed()
+fn time(iters: usize, mut body: impl FnMut()) -> Vec<Duration> {
+    body();
+    (0..iters)
+        .map(|_| {
+            let start = Instant::now();
+            body();
+            start.elapsed()
+        })
+        .collect()
 }
 
 fn main() {
@@ -128,22 +57,17 @@ fn main() {
         .unwrap_or(30);
     // `CORE_ROWS_FLAVOR=current_thread` runs them on a current-thread
     // runtime instead.
-    let mut builder = match std::env::var("CORE_ROWS_FLAVOR").as_deref() {
-        Ok("current_thread") => rt::runtime::Builder::new_current_thread(),
-        Ok("multi_thread") | Err(_) => {
-            let mut builder = rt::runtime::Builder::new_multi_thread();
-            builder.worker_threads(2);
-            builder
-        }
+    let flavor = match std::env::var("CORE_ROWS_FLAVOR").as_deref() {
+        Ok("current_thread") => Flavor::CurrentThread,
+        Ok("multi_thread") | Err(_) => Flavor::MultiThread(NUM_WORKERS),
         Ok(other) => panic!("CORE_ROWS_FLAVOR is current_thread or multi_thread, not {other:?}"),
     };
-    let rt = builder.enable_all().build().expect("building the runtime");
-    type Workload = fn(&rt::runtime::Runtime) -> Duration;
-    let rows: [(&str, Workload); 4] = [
-        ("spawn_many_local", spawn_many_local),
-        ("yield_many", yield_many),
-        ("ping_pong", ping_pong),
-        ("chained_spawn", chained_spawn),
+    let rt = Rt::new(flavor);
+    let rows: [Row; 4] = rows![
+        ("spawn_many_local", workloads::spawn_many_local),
+        ("yield_many", workloads::yield_many),
+        ("ping_pong", workloads::ping_pong),
+        ("chained_spawn", workloads::chained_spawn),
     ];
     // `CORE_ROWS=yield_many,ping_pong` runs only those (for profiling).
     let only = std::env::var("CORE_ROWS").ok();
@@ -152,9 +76,7 @@ fn main() {
             .is_none_or(|only| only.split(',').any(|o| o == name))
     };
     for (name, workload) in rows.into_iter().filter(|(name, _)| selected(name)) {
-        // One warm-up iteration, then the measured ones.
-        workload(&rt);
-        let mut times: Vec<Duration> = (0..iters).map(|_| workload(&rt)).collect();
+        let mut times = workload(&rt, iters);
         times.sort();
         println!("{name} {:.1}", times[iters / 2].as_secs_f64() * 1e6);
     }

@@ -322,8 +322,8 @@ pub(crate) fn configure(group: &mut BenchmarkGroup<'_, WallTime>) {
 /// `compare!(criterion, "group", flavor, workload)`: one criterion group
 /// with the workload on rt, tokio and smol, in that order. `workload` is a
 /// generic fn taking `&R` (after building the runtime, for any setup) and
-/// returning the `FnMut(&mut Bencher)` criterion measures; whatever it
-/// captured is dropped before the runtime.
+/// returning one iteration's body (`FnMut()`), which criterion times;
+/// whatever it captured is dropped before the runtime.
 macro_rules! compare {
     ($c:expr, $group:expr, $flavor:expr, $workload:path) => {{
         let mut group = $c.benchmark_group($group);
@@ -334,6 +334,17 @@ macro_rules! compare {
         group.finish();
     }};
     (@one $group:ident, $flavor:expr, $workload:path, $runtime:ty) => {{
+        let runtime = <$runtime as $crate::support::BenchRuntime>::new($flavor);
+        let mut body = $workload(&runtime);
+        $group.bench_function(
+            <$runtime as $crate::support::BenchRuntime>::NAME,
+            |b| b.iter(&mut body),
+        );
+        drop(body);
+        drop(runtime);
+    }};
+    // `compare_native!`'s: the workload returns the `FnMut(&mut Bencher)`.
+    (@routine $group:ident, $flavor:expr, $workload:path, $runtime:ty) => {{
         let runtime = <$runtime as $crate::support::BenchRuntime>::new($flavor);
         let mut routine = $workload(&runtime);
         $group.bench_function(
@@ -359,8 +370,8 @@ macro_rules! compare_native {
     ($c:expr, $group:expr, $flavor:expr, $rt:path, $tokio:path) => {{
         let mut group = $c.benchmark_group($group);
         $crate::support::configure(&mut group);
-        $crate::support::compare!(@one group, $flavor, $rt, $crate::support::Rt);
-        $crate::support::compare!(@one group, $flavor, $tokio, $crate::support::Tokio);
+        $crate::support::compare!(@routine group, $flavor, $rt, $crate::support::Rt);
+        $crate::support::compare!(@routine group, $flavor, $tokio, $crate::support::Tokio);
         group.finish();
     }};
 }

@@ -10,6 +10,11 @@
 //! buffer with no room at all discards the whole datagram and gets 0. A
 //! full `Vec<u8>` or `BytesMut` (`Vec::new()` included) offers a 64-byte
 //! chunk: reserve room for the largest datagram expected first.
+//!
+//! Each socket type gives the macro its four receives (`bytes_recv`,
+//! `bytes_recv_from`, `bytes_try_recv`, `bytes_try_recv_from`): the Unix
+//! datagram socket's read through its registration, the UDP socket's go
+//! through its I/O layer, which a simulation (`rt::sim`) takes over.
 
 /// One doc example: `setup` makes the connected pair `a` (sender) and `b`
 /// (receiver), then `body` runs, inside a runtime.
@@ -28,13 +33,13 @@ macro_rules! example {
 
 /// ```text
 /// datagram_buf! {
-///     socket: UdpSocket, address: SocketAddr, sender: conversion from socket2's SockAddr;
+///     socket: UdpSocket, address: SocketAddr;
 ///     example: "lines making the connected pair `a`, `b`";
 /// }
 /// ```
 macro_rules! datagram_buf {
     (
-        socket: $Socket:ident, address: $Addr:ty, sender: $sender:path;
+        socket: $Socket:ident, address: $Addr:ty;
         example: $setup:literal;
     ) => {
         impl $Socket {
@@ -55,10 +60,7 @@ macro_rules! datagram_buf {
                 &self,
                 buf: &mut B,
             ) -> ::std::io::Result<usize> {
-                self.async_recv_io(|socket| {
-                        crate::io::sys::recv_buf(::std::os::fd::AsRawFd::as_raw_fd(socket), buf)
-                    })
-                    .await
+                self.bytes_recv(buf).await
             }
 
             #[doc = concat!(
@@ -81,10 +83,7 @@ macro_rules! datagram_buf {
                 &self,
                 buf: &mut B,
             ) -> ::std::io::Result<(usize, $Addr)> {
-                self.async_recv_io(|socket| {
-                        crate::net::datagram_buf::receive_from(socket, buf, $sender)
-                    })
-                    .await
+                self.bytes_recv_from(buf).await
             }
 
             #[doc = concat!(
@@ -107,9 +106,7 @@ macro_rules! datagram_buf {
                 &self,
                 buf: &mut B,
             ) -> ::std::io::Result<usize> {
-                self.try_recv_io(|socket| {
-                        crate::io::sys::recv_buf(::std::os::fd::AsRawFd::as_raw_fd(socket), buf)
-                    })
+                self.bytes_try_recv(buf)
             }
 
             #[doc = concat!(
@@ -134,12 +131,18 @@ macro_rules! datagram_buf {
                 &self,
                 buf: &mut B,
             ) -> ::std::io::Result<(usize, $Addr)> {
-                self.try_recv_io(|socket| {
-                        crate::net::datagram_buf::receive_from(socket, buf, $sender)
-                    })
+                self.bytes_try_recv_from(buf)
             }
         }
     };
+}
+
+/// One `recv` from `socket` into `buf`'s spare capacity.
+pub(crate) fn receive<B>(socket: &impl std::os::fd::AsRawFd, buf: &mut B) -> std::io::Result<usize>
+where
+    B: bytes::BufMut + ?Sized,
+{
+    crate::io::sys::recv_buf(socket.as_raw_fd(), buf)
 }
 
 /// One `recvfrom` from `socket` into `buf`'s spare capacity, with the

@@ -173,6 +173,8 @@ mod device;
 mod halves;
 mod lookup;
 mod registered_io;
+#[cfg(feature = "sim")]
+mod sim_dispatch;
 mod split_halves;
 mod std_conversions;
 mod stream_common;

@@ -207,7 +207,12 @@
 //! first node registered, 192.0.2.2 for the next, ...), names resolved
 //! to them (`"server:8080"`; `localhost` is 127.0.0.1, the node itself),
 //! binds to `0.0.0.0`, `127.0.0.1` or the own address with ephemeral
-//! ports handed out in order from 49152; packets in flight with a seeded
+//! ports handed out in order from 49152 (per address, as Linux binds: a
+//! socket bound to `127.0.0.1` hears only its own node, the same port
+//! may be bound on loopback and on the node's address, and `0.0.0.0`
+//! takes the port on every address; `local_addr` of a `0.0.0.0` bind
+//! says the node's address, where Linux says `0.0.0.0`, so that it can
+//! be handed to peers); packets in flight with a seeded
 //! latency per link, delivered in order per stream; TCP with handshake,
 //! refusal, connect timeout, a window, half-close and resets; UDP with
 //! seeded loss and duplication; partitions (datagrams lost, stream bytes
@@ -240,7 +245,8 @@
 //!    made (`bind`, `connect`: one look at the thread's context; an
 //!    accepted stream is of its listener's kind), and each operation
 //!    (reads, writes, readiness, `try_*`, `peek`, addresses, options)
-//!    matches it once. The shared macros of `TcpStream` and `UnixStream`
+//!    matches it once (the readiness ones of both enums are one macro,
+//!    `net/sim_dispatch.rs`). The shared macros of `TcpStream` and `UnixStream`
 //!    (of `UdpSocket` and `UnixDatagram`) call the same named operations
 //!    on either, so `UnixStream` (`UnixDatagram`) has no simulated
 //!    branch. Without the feature each field is the real
@@ -256,6 +262,11 @@
 //!   answer (across a partition, to an address no node has): `TimedOut`
 //!   after [`Sim::connect_timeout`] (5 s by default; Linux retries for
 //!   about two minutes, which would only slow runs down).
+//! - A listener queues at most 1025 connections not accepted yet (the
+//!   real listener's backlog of 1024, plus one, as Linux counts); a SYN
+//!   that finds the queue full is dropped and sent again after 1 s, 2 s,
+//!   4 s, ... (Linux's retransmissions), so the connect completes once an
+//!   `accept` makes room, or times out.
 //! - Bytes are delivered in order; at most 64 KiB written and not yet
 //!   read by the peer (a window: a writer then waits). A partition or a
 //!   hold keeps a stream's packets back and sends them again, in order,
@@ -292,15 +303,22 @@
 //!   partition, dropped at a port nobody has bound, and truncated to the
 //!   receiver's buffer; each draws its own latency, so datagrams may
 //!   arrive out of order.
-//! - A connected socket (`connect`) sends to its peer and receives only
-//!   the peer's datagrams: others are dropped when it next receives,
-//!   peeks or asks for readiness.
+//! - A connected socket (`connect`) sends to its peer and, from then on,
+//!   is reached only by the peer's datagrams (others are dropped on
+//!   arrival, as Linux's lookup skips a connected socket for them);
+//!   datagrams queued before the connect stay queued and are received,
+//!   whoever sent them, as on Linux. `send` on a socket with no peer
+//!   fails as Linux's does (`EDESTADDRREQ`, "Destination address
+//!   required"), `peer_addr` with `ENOTCONN` (`NotConnected`); a socket
+//!   bound to `127.0.0.1` cannot send to another host (`EINVAL`).
 //! - Readiness is what epoll reports: a socket is readable while a
 //!   datagram is queued and always writable (a simulated send never
 //!   waits). `readable`, `writable`, `ready`, the `poll_*` methods, the
-//!   `try_*` methods (`WouldBlock` with nothing queued) and the peeks
+//!   `try_*` methods (`WouldBlock` with nothing queued), the peeks
 //!   (`peek`, `peek_from`, `peek_sender` and their `poll_`/`try_` forms,
-//!   which leave the datagram queued) work as on a real socket. A socket
+//!   which leave the datagram queued) and the `bytes` receives
+//!   (`recv_buf`, `recv_buf_from` and their `try_` forms, into the
+//!   buffer's spare chunk) work as on a real socket. A socket
 //!   whose host crashed is ready, and its next operation fails with
 //!   `NotConnected`.
 //!
@@ -309,24 +327,32 @@
 //! With the feature on, for every program in the build (Cargo unifies
 //! features, so a dev-dependency enabling `sim` puts it in the build):
 //! per `UdpSocket` I/O call, the match on the enum's tag and the `async
-//! fn` around it, about 27 instructions on a call of about 1,600
-//! (callgrind, `examples/udp_ping_loop.rs`: 6,441 instructions per round
-//! trip of four calls without the feature, 6,548 with it); per
-//! `TcpStream` I/O call, the match on the tag, about 5 instructions on a
-//! call of about 1,200 (callgrind, `examples/tcp_ping_loop.rs`: 4,827.5
-//! instructions per round trip of four stream calls with the feature,
-//! 4,807.5 without it, 4,809.5 before the dispatch existed); the tag's
-//! word in each socket; one context look-up per socket bound, per
+//! fn` around it, about 20 to 40 instructions on a call of about 1,600
+//! (callgrind, `examples/udp_ping_loop.rs`, per round trip of four calls:
+//! 6,480 without the feature, 6,615 with it: 39 more per `recv_from`, 19
+//! per `send_to`, the rest the current-thread scheduler's park, which
+//! the feature's build compiles a little differently, 20 instructions
+//! either way); per `TcpStream` I/O call, the match on the tag, 3 to 6
+//! instructions on a call of about 1,200 (`examples/tcp_ping_loop.rs`:
+//! 4,821 without the feature, 4,859 with it, of which the park's 20); the
+//! tag's word in each socket; one context look-up per socket bound, per
 //! connect and per name lookup. Without the feature a socket method
 //! awaits the same future as before, and a stream's read and write paths
 //! compile to the same instructions as before the dispatch (their
-//! disassembly matches). Elsewhere: nothing per poll or per
-//! spawn beyond the flavour match the scheduler handle already does, now
-//! over three variants (measured with callgrind on the core rows: within
-//! 3% either way, the feature-on build running fewer instructions), and
-//! one context look-up per `select!` (its starting branch) and per
-//! `rt::fs` call (to refuse it).
-//!
+//! disassembly matches). Elsewhere: nothing per poll or per spawn beyond
+//! the flavour match the scheduler handle already does, now over three
+//! variants, one context look-up per `select!` (its starting branch) and
+//! per `rt::fs` call (to refuse it). The scheduler rows
+//! (`benches/ab-instructions`, callgrind, against `ca91c81`, before the
+//! simulation work): without the feature, the current-thread rows run
+//! 0.6 to 1.4% fewer instructions than then (5% fewer on `yield_many`,
+//! from an unrelated change); with it, within 0.1% of without but for
+//! `ping_pong` (+0.5%) and `chained_spawn` (+1.3%: about 11 instructions
+//! per spawn, the handle's flavour match over three variants where
+//! `spawn` is inlined into its caller); the multi-thread rows' counts
+//! move by a few percent from run to run under valgrind, and their
+//! medians sit within that either way.
+
 //! ### How fast
 //!
 //! `examples/sim_lease_lock.rs` (three workers taking a lease from a lock
@@ -356,10 +382,8 @@
 //!   descriptor (`as_fd`, `as_raw_fd`, so `socket2::SockRef`) panics; on a
 //!   simulated `TcpListener`: `into_std` and the TTL return
 //!   `Unsupported`, the descriptor panics;
-//! - on a simulated `UdpSocket`: `into_std`, `try_io`, `async_io` and
-//!   the `bytes` receives (`recv_buf`, `recv_buf_from`, `try_recv_buf`,
-//!   `try_recv_buf_from`, which read through the descriptor) return
-//!   `Unsupported`; the socket options and the descriptor (`as_fd`,
+//! - on a simulated `UdpSocket`: `into_std`, `try_io` and `async_io`
+//!   return `Unsupported`; the socket options and the descriptor (`as_fd`,
 //!   `as_raw_fd`) panic saying so (they reach the mio socket, which a
 //!   simulated socket does not have);
 //! - `AsyncFd` and child processes (their readiness comes from the OS):
@@ -378,9 +402,10 @@
 //!   partition, to an address no node has) fails with `TimedOut` after
 //!   5 s of simulated time;
 //! - a TCP stream's window: 64 KiB written and not yet read; a
-//!   listener's backlog: unbounded.
+//!   listener's backlog: 1024 (as the real `TcpListener::bind`'s).
 
 mod builder;
+mod endpoint;
 mod executor;
 mod faults;
 mod net;
@@ -396,6 +421,7 @@ pub use faults::{crash, hold, partition, random_u64, release, repair, restart, s
 pub use outcome::{SimError, SimFailure, SimReport};
 pub use sweep::{SweepReport, sweep};
 
+pub(crate) use endpoint::SimReadiness;
 pub(crate) use executor::Handle;
 pub(crate) use faults::{is_current, random_below, refuse};
 pub(crate) use socket::{SimUdp, in_sim, unsupported};

@@ -8,28 +8,28 @@
 //! The cooperative budget is spent as on a real socket: one unit per
 //! ready `poll_*` call, none for the readiness futures, the `try_*` calls
 //! or the `async` sends and receives (a simulated send never waits).
+//! Readiness and the `try_*` answers are `endpoint.rs`'s, shared with
+//! the TCP stream.
 
+use super::endpoint::{SimReadiness, copy_uninit, would_block};
 use crate::io::registered::poll_budgeted;
-use crate::loom::sync::{Arc, Mutex};
+use crate::loom::sync::Arc;
 use crate::sim::executor::{self, Handle};
-use crate::sim::net::Take;
-use rt_reactor::{Direction, Interest, Ready};
+use crate::sim::net::{Binding, Take};
+use rt_reactor::Ready;
 use std::future::poll_fn;
 use std::io;
 use std::mem::MaybeUninit;
 use std::net::SocketAddr;
 use std::task::{Context, Poll, Waker};
 
-/// A bound simulated UDP socket.
+/// A bound simulated UDP socket. Its peer (`connect`) is kept by the
+/// network, which filters arriving datagrams by it (`sim/net/udp.rs`).
 pub(crate) struct SimUdp {
     sim: Arc<Handle>,
-    node: usize,
     local: SocketAddr,
-    /// Its binding number in the network (see `sim/net/mod.rs`).
-    id: u64,
-    /// The default peer `connect` set: `send` goes there and `recv`
-    /// takes only its datagrams, as a connected real socket does.
-    peer: Mutex<Option<SocketAddr>>,
+    /// Where it is bound in the network (see `sim/net/mod.rs`).
+    binding: Binding,
 }
 
 /// Runs `f` with the simulation current on this thread, if one is: a
@@ -42,29 +42,17 @@ impl SimUdp {
     /// Binds `addr` on the node of the calling task.
     pub(crate) fn bind(sim: &Arc<Handle>, addr: SocketAddr) -> io::Result<SimUdp> {
         let node = sim.current_node("`UdpSocket::bind`");
-        let (local, id) = sim.with_net(|net, _| net.udp_bind(node, addr))?;
+        let (local, binding) = sim.with_net(|net, _| net.udp_bind(node, addr))?;
         Ok(SimUdp {
             sim: sim.clone(),
-            node,
             local,
-            id,
-            peer: Mutex::new(None),
+            binding,
         })
     }
 
-    fn peer(&self) -> Option<SocketAddr> {
-        *self
-            .peer
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-    }
-
     pub(crate) fn connect(&self, addr: SocketAddr) -> io::Result<()> {
-        *self
-            .peer
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(addr);
-        Ok(())
+        let binding = self.binding;
+        self.sim.with_net(|net, _| net.udp_connect(binding, addr))
     }
 
     pub(crate) fn local_addr(&self) -> io::Result<SocketAddr> {
@@ -72,12 +60,8 @@ impl SimUdp {
     }
 
     pub(crate) fn peer_addr(&self) -> io::Result<SocketAddr> {
-        self.peer().ok_or_else(|| {
-            io::Error::new(
-                io::ErrorKind::NotConnected,
-                "this simulated UDP socket has no peer: call `connect` first",
-            )
-        })
+        let binding = self.binding;
+        self.sim.with_net(|net, _| net.udp_peer(binding))
     }
 
     pub(crate) async fn send_to(&self, buf: &[u8], to: SocketAddr) -> io::Result<usize> {
@@ -88,22 +72,16 @@ impl SimUdp {
         self.try_send(buf)
     }
 
-    /// Socket `(node, port, id)` in the network.
-    fn key(&self) -> (usize, u16, u64) {
-        (self.node, self.local.port(), self.id)
-    }
-
-    /// A receive from the head of the queue (see `Network::udp_poll_recv`);
-    /// a connected socket takes only its peer's datagrams.
+    /// A receive from the head of the queue (see `Network::udp_poll_recv`).
     fn receive(
         &self,
         waker: Option<&Waker>,
         take: Take,
         copy: impl FnOnce(&[u8]) -> usize,
     ) -> Poll<io::Result<(usize, SocketAddr)>> {
-        let (key, peer) = (self.key(), self.peer());
+        let binding = self.binding;
         self.sim
-            .with_net(|net, _| net.udp_poll_recv(key, peer, waker, take, copy))
+            .with_net(|net, _| net.udp_poll_recv(binding, waker, take, copy))
     }
 
     /// A receive into `buf`, waiting with `cx`'s waker and spending a unit
@@ -126,32 +104,49 @@ impl SimUdp {
         buf: &mut [MaybeUninit<u8>],
     ) -> Poll<io::Result<(usize, SocketAddr)>> {
         poll_budgeted(cx, |cx| {
-            self.receive(Some(cx.waker()), take, |bytes| {
-                let n = buf.len().min(bytes.len());
-                for (slot, &byte) in buf.iter_mut().zip(&bytes[..n]) {
-                    slot.write(byte);
-                }
-                n
-            })
+            self.receive(Some(cx.waker()), take, |bytes| copy_uninit(buf, bytes))
         })
     }
 
     /// A receive into `buf` without waiting: `WouldBlock` with nothing
     /// queued.
     fn try_receive(&self, take: Take, buf: &mut [u8]) -> io::Result<(usize, SocketAddr)> {
-        match self.receive(None, take, copy_into(buf)) {
-            Poll::Ready(result) => result,
-            Poll::Pending => Err(io::ErrorKind::WouldBlock.into()),
-        }
+        would_block(self.receive(None, take, copy_into(buf)))
     }
 
-    /// The next datagram (from the peer only, once connected).
+    /// The next datagram.
     pub(crate) async fn recv_from(&self, buf: &mut [u8]) -> io::Result<(usize, SocketAddr)> {
         poll_fn(|cx| self.receive(Some(cx.waker()), Take::Consume, copy_into(buf))).await
     }
 
     pub(crate) async fn recv(&self, buf: &mut [u8]) -> io::Result<usize> {
         self.recv_from(buf).await.map(|(n, _)| n)
+    }
+
+    /// The next datagram into the spare capacity of `buf` (feature
+    /// `bytes`), as the real `recv_buf_from`.
+    #[cfg(feature = "bytes")]
+    pub(crate) async fn recv_buf_from<B: bytes::BufMut + ?Sized>(
+        &self,
+        buf: &mut B,
+    ) -> io::Result<(usize, SocketAddr)> {
+        poll_fn(|cx| {
+            self.receive(Some(cx.waker()), Take::Consume, |bytes| {
+                super::endpoint::copy_to_buf(buf, &[bytes])
+            })
+        })
+        .await
+    }
+
+    /// As `recv_buf_from`, without waiting.
+    #[cfg(feature = "bytes")]
+    pub(crate) fn try_recv_buf_from<B: bytes::BufMut + ?Sized>(
+        &self,
+        buf: &mut B,
+    ) -> io::Result<(usize, SocketAddr)> {
+        would_block(self.receive(None, Take::Consume, |bytes| {
+            super::endpoint::copy_to_buf(buf, &[bytes])
+        }))
     }
 
     pub(crate) async fn peek_from(&self, buf: &mut [u8]) -> io::Result<(usize, SocketAddr)> {
@@ -255,15 +250,21 @@ impl SimUdp {
         self.try_peek_from(&mut []).map(|(_, from)| from)
     }
 
-    /// A send never waits: a simulated socket's send buffer never fills.
-    pub(crate) fn try_send_to(&self, buf: &[u8], to: SocketAddr) -> io::Result<usize> {
-        let (node, local, id) = (self.node, self.local, self.id);
+    /// A send to `to`, or to the peer (`None`). It never waits: a
+    /// simulated socket's send buffer never fills.
+    fn send_now(&self, buf: &[u8], to: Option<SocketAddr>) -> io::Result<usize> {
+        let binding = self.binding;
         self.sim
-            .with_net(|net, now| net.udp_send_to(node, (local, id), to, buf, now))
+            .with_net(|net, now| net.udp_send_to(binding, to, buf, now))
     }
 
+    pub(crate) fn try_send_to(&self, buf: &[u8], to: SocketAddr) -> io::Result<usize> {
+        self.send_now(buf, Some(to))
+    }
+
+    /// To the peer: Linux's `EDESTADDRREQ` without one.
     pub(crate) fn try_send(&self, buf: &[u8]) -> io::Result<usize> {
-        self.try_send_to(buf, self.peer_addr()?)
+        self.send_now(buf, None)
     }
 
     /// A send, spending a unit of budget as the real `poll_send_to`.
@@ -279,36 +280,13 @@ impl SimUdp {
     pub(crate) fn poll_send(&self, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
         poll_budgeted(cx, |_| Poll::Ready(self.try_send(buf)))
     }
+}
 
-    /// The readiness within `mask`, waiting for it with `waker`.
+impl SimReadiness for SimUdp {
     fn readiness(&self, mask: Ready, waker: Option<&Waker>) -> Poll<Ready> {
-        let (key, peer) = (self.key(), self.peer());
+        let binding = self.binding;
         self.sim
-            .with_net(|net, _| net.udp_poll_ready(key, peer, mask, waker))
-    }
-
-    /// Waits for readiness in `direction`, spending budget: the `poll_*`
-    /// methods.
-    pub(crate) fn poll_ready(
-        &self,
-        cx: &mut Context<'_>,
-        direction: Direction,
-    ) -> Poll<io::Result<()>> {
-        poll_budgeted(cx, |cx| {
-            self.readiness(direction.mask(), Some(cx.waker()))
-                .map(|_| Ok(()))
-        })
-    }
-
-    /// Waits for readiness in `direction`, spending no budget.
-    pub(crate) async fn ready(&self, direction: Direction) -> io::Result<()> {
-        poll_fn(|cx| self.readiness(direction.mask(), Some(cx.waker()))).await;
-        Ok(())
-    }
-
-    /// Waits for the readiness of `interest`, spending no budget.
-    pub(crate) async fn ready_for(&self, interest: Interest) -> io::Result<Ready> {
-        Ok(poll_fn(|cx| self.readiness(interest.mask(), Some(cx.waker()))).await)
+            .with_net(|net, _| net.udp_poll_ready(binding, mask, waker))
     }
 }
 
@@ -324,8 +302,8 @@ fn copy_into(buf: &mut [u8]) -> impl FnOnce(&[u8]) -> usize + '_ {
 
 impl Drop for SimUdp {
     fn drop(&mut self) {
-        let (node, port, id) = (self.node, self.local.port(), self.id);
-        self.sim.with_net(|net, _| net.udp_close(node, port, id));
+        let binding = self.binding;
+        self.sim.with_net(|net, _| net.udp_close(binding));
     }
 }
 

@@ -7,13 +7,16 @@
 //! The cooperative budget is spent as on a real socket: one unit per
 //! ready operation and per ready `poll_*_ready`, none for the readiness
 //! futures (`ready`, `readable`, `writable`) or the `try_*` calls.
+//! Readiness and the `try_*` answers are `endpoint.rs`'s, shared with the
+//! UDP socket.
 
+use super::endpoint::{SimReadiness, copy_uninit, would_block};
 use crate::io::registered::poll_budgeted;
 use crate::loom::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use crate::loom::sync::{Arc, Mutex};
 use crate::sim::executor::Handle;
-use crate::sim::net::{ConnId, Side, Take};
-use rt_reactor::{Direction, Interest, Ready};
+use crate::sim::net::{Binding, ConnId, Side, Take};
+use rt_reactor::Ready;
 use std::future::poll_fn;
 use std::io::{self, IoSlice, IoSliceMut};
 use std::mem::MaybeUninit;
@@ -24,22 +27,20 @@ use std::time::Duration;
 /// A bound simulated TCP listener.
 pub(crate) struct SimTcpListener {
     sim: Arc<Handle>,
-    node: usize,
     local: SocketAddr,
-    /// Its binding number in the network (see `sim/net/mod.rs`).
-    id: u64,
+    /// Where it is bound in the network (see `sim/net/mod.rs`).
+    binding: Binding,
 }
 
 impl SimTcpListener {
     /// Binds `addr` on the node of the calling task.
     pub(crate) fn bind(sim: &Arc<Handle>, addr: SocketAddr) -> io::Result<SimTcpListener> {
         let node = sim.current_node("`TcpListener::bind`");
-        let (local, id) = sim.with_net(|net, _| net.tcp_listen(node, addr))?;
+        let (local, binding) = sim.with_net(|net, _| net.tcp_listen(node, addr))?;
         Ok(SimTcpListener {
             sim: sim.clone(),
-            node,
             local,
-            id,
+            binding,
         })
     }
 
@@ -51,10 +52,10 @@ impl SimTcpListener {
         &self,
         cx: &mut Context<'_>,
     ) -> Poll<io::Result<(SimTcpStream, SocketAddr)>> {
-        let (node, port, id) = (self.node, self.local.port(), self.id);
+        let binding = self.binding;
         let accepted = poll_budgeted(cx, |cx| {
             self.sim
-                .with_net(|net, _| net.tcp_poll_accept(node, port, id, cx.waker()))
+                .with_net(|net, _| net.tcp_poll_accept(binding, cx.waker()))
         });
         accepted.map_ok(|(conn, peer)| {
             let stream = SimTcpStream::new(self.sim.clone(), conn, Side::Acceptor);
@@ -69,9 +70,9 @@ impl SimTcpListener {
 
 impl Drop for SimTcpListener {
     fn drop(&mut self) {
-        let (node, port, id) = (self.node, self.local.port(), self.id);
+        let binding = self.binding;
         self.sim
-            .with_net(|net, now| net.tcp_close_listener(node, port, id, now));
+            .with_net(|net, now| net.tcp_close_listener(binding, now));
     }
 }
 
@@ -150,11 +151,16 @@ impl SimTcpStream {
             .with_net(|net, now| net.tcp_poll_send(conn, side, waker, len, gather, now))
     }
 
-    /// The readiness within `mask`, waiting for it with `waker`.
-    fn readiness(&self, mask: Ready, waker: Option<&Waker>) -> Poll<Ready> {
-        let (conn, side) = (self.conn, self.side);
-        self.sim
-            .with_net(|net, _| net.tcp_poll_ready(conn, side, mask, waker))
+    /// A receive into `room` bytes waiting with `cx`'s waker, spending a
+    /// unit of budget when it is ready.
+    fn poll_recv(
+        &self,
+        cx: &mut Context<'_>,
+        room: usize,
+        take: Take,
+        copy: impl FnOnce(&[u8], &[u8]) -> usize,
+    ) -> Poll<io::Result<usize>> {
+        poll_budgeted(cx, |cx| self.recv(Some(cx.waker()), room, take, copy))
     }
 
     pub(crate) fn poll_read(
@@ -162,11 +168,26 @@ impl SimTcpStream {
         cx: &mut Context<'_>,
         buf: &mut [u8],
     ) -> Poll<io::Result<usize>> {
+        self.poll_copy(cx, buf, Take::Consume)
+    }
+
+    pub(crate) fn poll_peek(
+        &self,
+        cx: &mut Context<'_>,
+        buf: &mut [u8],
+    ) -> Poll<io::Result<usize>> {
+        self.poll_copy(cx, buf, Take::Peek)
+    }
+
+    fn poll_copy(
+        &self,
+        cx: &mut Context<'_>,
+        buf: &mut [u8],
+        take: Take,
+    ) -> Poll<io::Result<usize>> {
         let room = buf.len();
-        poll_budgeted(cx, |cx| {
-            self.recv(Some(cx.waker()), room, Take::Consume, |front, back| {
-                Queued { front, back }.copy_to(buf)
-            })
+        self.poll_recv(cx, room, take, |front, back| {
+            Queued { front, back }.copy_to(buf)
         })
     }
 
@@ -176,10 +197,8 @@ impl SimTcpStream {
         bufs: &mut [IoSliceMut<'_>],
     ) -> Poll<io::Result<usize>> {
         let room = bufs.iter().map(|buf| buf.len()).sum();
-        poll_budgeted(cx, |cx| {
-            self.recv(Some(cx.waker()), room, Take::Consume, |front, back| {
-                Queued { front, back }.copy_to_vectored(bufs)
-            })
+        self.poll_recv(cx, room, Take::Consume, |front, back| {
+            Queued { front, back }.copy_to_vectored(bufs)
         })
     }
 
@@ -188,7 +207,7 @@ impl SimTcpStream {
         cx: &mut Context<'_>,
         buf: &mut [MaybeUninit<u8>],
     ) -> Poll<io::Result<usize>> {
-        self.poll_recv_uninit(cx, buf, Take::Consume)
+        self.poll_copy_uninit(cx, buf, Take::Consume)
     }
 
     pub(crate) fn poll_peek_uninit(
@@ -196,38 +215,18 @@ impl SimTcpStream {
         cx: &mut Context<'_>,
         buf: &mut [MaybeUninit<u8>],
     ) -> Poll<io::Result<usize>> {
-        self.poll_recv_uninit(cx, buf, Take::Peek)
+        self.poll_copy_uninit(cx, buf, Take::Peek)
     }
 
-    fn poll_recv_uninit(
+    fn poll_copy_uninit(
         &self,
         cx: &mut Context<'_>,
         buf: &mut [MaybeUninit<u8>],
         take: Take,
     ) -> Poll<io::Result<usize>> {
         let room = buf.len();
-        poll_budgeted(cx, |cx| {
-            self.recv(Some(cx.waker()), room, take, |front, back| {
-                let mut n = 0;
-                for (slot, &byte) in buf.iter_mut().zip(front.iter().chain(back)) {
-                    slot.write(byte);
-                    n += 1;
-                }
-                n
-            })
-        })
-    }
-
-    pub(crate) fn poll_peek(
-        &self,
-        cx: &mut Context<'_>,
-        buf: &mut [u8],
-    ) -> Poll<io::Result<usize>> {
-        let room = buf.len();
-        poll_budgeted(cx, |cx| {
-            self.recv(Some(cx.waker()), room, Take::Peek, |front, back| {
-                Queued { front, back }.copy_to(buf)
-            })
+        self.poll_recv(cx, room, take, |front, back| {
+            copy_uninit(buf, front.iter().chain(back))
         })
     }
 
@@ -255,11 +254,7 @@ impl SimTcpStream {
     pub(crate) fn try_read_buf<B: bytes::BufMut + ?Sized>(&self, buf: &mut B) -> io::Result<usize> {
         let room = buf.chunk_mut().len();
         would_block(self.recv(None, room, Take::Consume, |front, back| {
-            let first = front.len().min(room);
-            buf.put_slice(&front[..first]);
-            let second = back.len().min(room - first);
-            buf.put_slice(&back[..second]);
-            first + second
+            super::endpoint::copy_to_buf(buf, &[front, back])
         }))
     }
 
@@ -287,30 +282,6 @@ impl SimTcpStream {
     pub(crate) fn try_write_vectored(&self, bufs: &[IoSlice<'_>]) -> io::Result<usize> {
         let len = bufs.iter().map(|buf| buf.len()).sum();
         would_block(self.send(None, len, |n| gather(bufs, n)))
-    }
-
-    /// Waits for readiness in `direction`, spending budget: the `poll_*`
-    /// methods.
-    pub(crate) fn poll_ready(
-        &self,
-        cx: &mut Context<'_>,
-        direction: Direction,
-    ) -> Poll<io::Result<()>> {
-        poll_budgeted(cx, |cx| {
-            self.readiness(direction.mask(), Some(cx.waker()))
-                .map(|_| Ok(()))
-        })
-    }
-
-    /// Waits for readiness in `direction`, spending no budget.
-    pub(crate) async fn ready(&self, direction: Direction) -> io::Result<()> {
-        poll_fn(|cx| self.readiness(direction.mask(), Some(cx.waker()))).await;
-        Ok(())
-    }
-
-    /// Waits for the readiness of `interest`, spending no budget.
-    pub(crate) async fn ready_for(&self, interest: Interest) -> io::Result<Ready> {
-        Ok(poll_fn(|cx| self.readiness(interest.mask(), Some(cx.waker()))).await)
     }
 
     pub(crate) fn shutdown(&self, how: Shutdown) -> io::Result<()> {
@@ -390,18 +361,18 @@ impl SimTcpStream {
     }
 }
 
+impl SimReadiness for SimTcpStream {
+    fn readiness(&self, mask: Ready, waker: Option<&Waker>) -> Poll<Ready> {
+        let (conn, side) = (self.conn, self.side);
+        self.sim
+            .with_net(|net, _| net.tcp_poll_ready(conn, side, mask, waker))
+    }
+}
+
 impl Drop for SimTcpStream {
     fn drop(&mut self) {
         let (conn, side) = (self.conn, self.side);
         self.sim.with_net(|net, now| net.tcp_close(conn, side, now));
-    }
-}
-
-/// A `try_*` call's answer: the network never waits without a waker.
-fn would_block(polled: Poll<io::Result<usize>>) -> io::Result<usize> {
-    match polled {
-        Poll::Ready(result) => result,
-        Poll::Pending => Err(io::ErrorKind::WouldBlock.into()),
     }
 }
 

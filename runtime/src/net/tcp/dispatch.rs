@@ -12,7 +12,8 @@
 //! real registration and a simulated stream (`rt::sim`), chosen once when
 //! the stream is made (a connect looks at the thread's runtime once; an
 //! accepted stream is what its listener is), and each operation matches
-//! it once. What needs the real socket is refused on a simulated one: an
+//! it once (the readiness ones, `try_io`/`async_io` and `real` with
+//! `UdpIo`'s, from `net/sim_dispatch.rs`). What needs the real socket is refused on a simulated one: an
 //! `Unsupported` error naming the API where it returns a `Result`
 //! (`try_io`, `async_io`, `into_std`, `send_file`, `quickack`), a panic
 //! saying so for the descriptor (`as_fd`, `as_raw_fd`, so
@@ -156,16 +157,13 @@ impl Registered<mio::net::TcpStream> {
     }
 }
 
-/// Each operation matches the enum once (see the module docs).
+// Each operation matches the enum once (see the module docs); the
+// readiness ones, `try_io`/`async_io` and `real` are `net/sim_dispatch.rs`'s.
 #[cfg(feature = "sim")]
-macro_rules! dispatch {
-    ($io:expr, |$x:ident| $body:expr) => {
-        match $io {
-            TcpIo::Real($x) => $body,
-            TcpIo::Sim($x) => $body,
-        }
-    };
-}
+use crate::net::sim_dispatch::each_kind;
+
+#[cfg(feature = "sim")]
+crate::net::sim_dispatch::sim_readiness!(TcpIo, mio::net::TcpStream, "TcpStream");
 
 #[cfg(feature = "sim")]
 impl TcpIo {
@@ -175,7 +173,7 @@ impl TcpIo {
         cx: &mut Context<'_>,
         buf: &mut [u8],
     ) -> Poll<io::Result<usize>> {
-        dispatch!(self, |io| io.poll_read(cx, buf))
+        each_kind!(TcpIo, self, |io| io.poll_read(cx, buf))
     }
 
     #[inline]
@@ -184,7 +182,7 @@ impl TcpIo {
         cx: &mut Context<'_>,
         bufs: &mut [io::IoSliceMut<'_>],
     ) -> Poll<io::Result<usize>> {
-        dispatch!(self, |io| io.poll_read_vectored(cx, bufs))
+        each_kind!(TcpIo, self, |io| io.poll_read_vectored(cx, bufs))
     }
 
     #[inline]
@@ -193,12 +191,12 @@ impl TcpIo {
         cx: &mut Context<'_>,
         buf: &mut [MaybeUninit<u8>],
     ) -> Poll<io::Result<usize>> {
-        dispatch!(self, |io| io.poll_read_uninit(cx, buf))
+        each_kind!(TcpIo, self, |io| io.poll_read_uninit(cx, buf))
     }
 
     #[inline]
     pub(crate) fn poll_write(&self, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
-        dispatch!(self, |io| io.poll_write(cx, buf))
+        each_kind!(TcpIo, self, |io| io.poll_write(cx, buf))
     }
 
     #[inline]
@@ -207,98 +205,49 @@ impl TcpIo {
         cx: &mut Context<'_>,
         bufs: &[io::IoSlice<'_>],
     ) -> Poll<io::Result<usize>> {
-        dispatch!(self, |io| io.poll_write_vectored(cx, bufs))
+        each_kind!(TcpIo, self, |io| io.poll_write_vectored(cx, bufs))
     }
 
     #[inline]
     pub(crate) fn try_read(&self, buf: &mut [u8]) -> io::Result<usize> {
-        dispatch!(self, |io| io.try_read(buf))
+        each_kind!(TcpIo, self, |io| io.try_read(buf))
     }
 
     #[inline]
     pub(crate) fn try_read_vectored(&self, bufs: &mut [io::IoSliceMut<'_>]) -> io::Result<usize> {
-        dispatch!(self, |io| io.try_read_vectored(bufs))
+        each_kind!(TcpIo, self, |io| io.try_read_vectored(bufs))
     }
 
     #[cfg(feature = "bytes")]
     #[inline]
     pub(crate) fn try_read_buf<B: bytes::BufMut + ?Sized>(&self, buf: &mut B) -> io::Result<usize> {
-        dispatch!(self, |io| io.try_read_buf(buf))
+        each_kind!(TcpIo, self, |io| io.try_read_buf(buf))
     }
 
     #[inline]
     pub(crate) fn try_write(&self, buf: &[u8]) -> io::Result<usize> {
-        dispatch!(self, |io| io.try_write(buf))
+        each_kind!(TcpIo, self, |io| io.try_write(buf))
     }
 
     #[inline]
     pub(crate) fn try_write_vectored(&self, bufs: &[io::IoSlice<'_>]) -> io::Result<usize> {
-        dispatch!(self, |io| io.try_write_vectored(bufs))
-    }
-
-    // The readiness futures: an `async fn` each, as for `UdpSocket`'s
-    // operations (cheaper than an `Either` of the two futures).
-    pub(crate) async fn ready(&self, direction: Direction) -> io::Result<()> {
-        match self {
-            TcpIo::Real(real) => real.ready(direction).await.map(drop),
-            TcpIo::Sim(sim) => sim.ready(direction).await,
-        }
-    }
-
-    pub(crate) async fn ready_for(
-        &self,
-        interest: rt_reactor::Interest,
-    ) -> io::Result<rt_reactor::Ready> {
-        match self {
-            TcpIo::Real(real) => real.ready_for(interest).await,
-            TcpIo::Sim(sim) => sim.ready_for(interest).await,
-        }
-    }
-
-    #[inline]
-    pub(crate) fn poll_ready(
-        &self,
-        cx: &mut Context<'_>,
-        direction: Direction,
-    ) -> Poll<io::Result<()>> {
-        match self {
-            TcpIo::Real(real) => real.poll_ready(cx, direction).map_ok(drop),
-            TcpIo::Sim(sim) => sim.poll_ready(cx, direction),
-        }
-    }
-
-    pub(crate) fn try_io_for<R>(
-        &self,
-        interest: rt_reactor::Interest,
-        op: impl FnOnce(&mio::net::TcpStream) -> io::Result<R>,
-    ) -> io::Result<R> {
-        self.real("`TcpStream::try_io`")?.try_io_for(interest, op)
-    }
-
-    pub(crate) async fn async_io_for<R>(
-        &self,
-        interest: rt_reactor::Interest,
-        op: impl FnMut(&mio::net::TcpStream) -> io::Result<R>,
-    ) -> io::Result<R> {
-        self.real("`TcpStream::async_io`")?
-            .async_io_for(interest, op)
-            .await
+        each_kind!(TcpIo, self, |io| io.try_write_vectored(bufs))
     }
 
     pub(crate) fn local_addr(&self) -> io::Result<SocketAddr> {
-        dispatch!(self, |io| io.local_addr())
+        each_kind!(TcpIo, self, |io| io.local_addr())
     }
 
     pub(crate) fn peer_addr(&self) -> io::Result<SocketAddr> {
-        dispatch!(self, |io| io.peer_addr())
+        each_kind!(TcpIo, self, |io| io.peer_addr())
     }
 
     pub(crate) fn shutdown(&self, how: Shutdown) -> io::Result<()> {
-        dispatch!(self, |io| io.shutdown(how))
+        each_kind!(TcpIo, self, |io| io.shutdown(how))
     }
 
     pub(super) async fn peek(&self, buf: &mut [u8]) -> io::Result<usize> {
-        dispatch!(self, |io| io.peek(buf).await)
+        each_kind!(TcpIo, self, |io| io.peek(buf).await)
     }
 
     pub(super) fn poll_peek(
@@ -306,7 +255,7 @@ impl TcpIo {
         cx: &mut Context<'_>,
         buf: &mut [u8],
     ) -> Poll<io::Result<usize>> {
-        dispatch!(self, |io| io.poll_peek(cx, buf))
+        each_kind!(TcpIo, self, |io| io.poll_peek(cx, buf))
     }
 
     pub(super) fn poll_peek_uninit(
@@ -314,44 +263,35 @@ impl TcpIo {
         cx: &mut Context<'_>,
         buf: &mut [MaybeUninit<u8>],
     ) -> Poll<io::Result<usize>> {
-        dispatch!(self, |io| io.poll_peek_uninit(cx, buf))
+        each_kind!(TcpIo, self, |io| io.poll_peek_uninit(cx, buf))
     }
 
     pub(super) fn nodelay(&self) -> io::Result<bool> {
-        dispatch!(self, |io| io.nodelay())
+        each_kind!(TcpIo, self, |io| io.nodelay())
     }
 
     pub(super) fn set_nodelay(&self, nodelay: bool) -> io::Result<()> {
-        dispatch!(self, |io| io.set_nodelay(nodelay))
+        each_kind!(TcpIo, self, |io| io.set_nodelay(nodelay))
     }
 
     pub(super) fn ttl(&self) -> io::Result<u32> {
-        dispatch!(self, |io| io.ttl())
+        each_kind!(TcpIo, self, |io| io.ttl())
     }
 
     pub(super) fn set_ttl(&self, ttl: u32) -> io::Result<()> {
-        dispatch!(self, |io| io.set_ttl(ttl))
+        each_kind!(TcpIo, self, |io| io.set_ttl(ttl))
     }
 
     pub(super) fn take_error(&self) -> io::Result<Option<io::Error>> {
-        dispatch!(self, |io| io.take_error())
+        each_kind!(TcpIo, self, |io| io.take_error())
     }
 
     pub(super) fn linger(&self) -> io::Result<Option<Duration>> {
-        dispatch!(self, |io| io.linger())
+        each_kind!(TcpIo, self, |io| io.linger())
     }
 
     pub(super) fn set_linger(&self, linger: Option<Duration>) -> io::Result<()> {
-        dispatch!(self, |io| io.set_linger(linger))
-    }
-
-    /// The real registration, for the methods only it supports; an
-    /// `Unsupported` error naming `api` on a simulated stream.
-    pub(super) fn real(&self, api: &str) -> io::Result<&Registered<mio::net::TcpStream>> {
-        match self {
-            TcpIo::Real(real) => Ok(real),
-            TcpIo::Sim(_) => Err(crate::sim::unsupported(api)),
-        }
+        each_kind!(TcpIo, self, |io| io.set_linger(linger))
     }
 
     /// The mio socket, for the descriptor (`AsFd`, `AsRawFd`).

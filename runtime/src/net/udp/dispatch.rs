@@ -12,14 +12,17 @@
 //! the code compiles as before. With it, `UdpIo` is an enum of the real
 //! registration and a simulated socket (`rt::sim`), chosen once when the
 //! socket is bound (by one look at the thread's runtime), and each
-//! operation matches it once. What only a real socket can do
-//! (`try_io`/`async_io`, the `bytes` receives `recv_buf*`, options,
-//! descriptors, `into_std`) is refused on a simulated one: an
+//! operation matches it once (the readiness ones, `try_io`/`async_io` and
+//! `real` with `TcpIo`'s, from `net/sim_dispatch.rs`). What only a real
+//! socket can do (`try_io`/`async_io`, options, descriptors, `into_std`)
+//! is refused on a simulated one: an
 //! `Unsupported` error naming the API where it returns a `Result`, a
 //! panic saying so where it does not.
 
 use super::socket::{ip_address, peek_sender};
 use crate::io::registered::Registered;
+#[cfg(feature = "bytes")]
+use crate::net::datagram_buf::{receive, receive_from};
 use rt_reactor::Direction;
 use socket2::SockRef;
 use std::future::Future;
@@ -102,6 +105,40 @@ impl Registered<mio::net::UdpSocket> {
         self.async_io(Direction::Read, peek_sender)
     }
 
+    /// The `bytes` receives (`net/datagram_buf.rs`): straight into the
+    /// buffer's spare capacity through the descriptor.
+    #[cfg(feature = "bytes")]
+    pub(super) fn udp_recv_buf<'a, B: bytes::BufMut + ?Sized>(
+        &'a self,
+        buf: &'a mut B,
+    ) -> impl Future<Output = io::Result<usize>> + 'a {
+        self.async_io(Direction::Read, |sys| receive(sys, buf))
+    }
+
+    #[cfg(feature = "bytes")]
+    pub(super) fn udp_recv_buf_from<'a, B: bytes::BufMut + ?Sized>(
+        &'a self,
+        buf: &'a mut B,
+    ) -> impl Future<Output = io::Result<(usize, SocketAddr)>> + 'a {
+        self.async_io(Direction::Read, |sys| receive_from(sys, buf, ip_address))
+    }
+
+    #[cfg(feature = "bytes")]
+    pub(super) fn udp_try_recv_buf<B: bytes::BufMut + ?Sized>(
+        &self,
+        buf: &mut B,
+    ) -> io::Result<usize> {
+        self.try_io(Direction::Read, |sys| receive(sys, buf))
+    }
+
+    #[cfg(feature = "bytes")]
+    pub(super) fn udp_try_recv_buf_from<B: bytes::BufMut + ?Sized>(
+        &self,
+        buf: &mut B,
+    ) -> io::Result<(usize, SocketAddr)> {
+        self.try_io(Direction::Read, |sys| receive_from(sys, buf, ip_address))
+    }
+
     pub(super) fn poll_peek(
         &self,
         cx: &mut Context<'_>,
@@ -161,16 +198,13 @@ impl Registered<mio::net::UdpSocket> {
     }
 }
 
-/// Each operation matches the enum once (see the module docs).
+// Each operation matches the enum once (see the module docs); the
+// readiness ones, `try_io`/`async_io` and `real` are `net/sim_dispatch.rs`'s.
 #[cfg(feature = "sim")]
-macro_rules! dispatch {
-    ($io:expr, |$x:ident| $body:expr) => {
-        match $io {
-            UdpIo::Real($x) => $body,
-            UdpIo::Sim($x) => $body,
-        }
-    };
-}
+use crate::net::sim_dispatch::each_kind;
+
+#[cfg(feature = "sim")]
+crate::net::sim_dispatch::sim_readiness!(UdpIo, mio::net::UdpSocket, "UdpSocket");
 
 #[cfg(feature = "sim")]
 impl UdpIo {
@@ -225,76 +259,48 @@ impl UdpIo {
         }
     }
 
-    // The readiness futures, as the operations above.
-    pub(crate) async fn ready(&self, direction: Direction) -> io::Result<()> {
-        match self {
-            UdpIo::Real(real) => real.ready(direction).await.map(drop),
-            UdpIo::Sim(sim) => sim.ready(direction).await,
-        }
-    }
-
-    pub(crate) async fn ready_for(
-        &self,
-        interest: rt_reactor::Interest,
-    ) -> io::Result<rt_reactor::Ready> {
-        match self {
-            UdpIo::Real(real) => real.ready_for(interest).await,
-            UdpIo::Sim(sim) => sim.ready_for(interest).await,
-        }
-    }
-
-    #[inline]
-    pub(crate) fn poll_ready(
-        &self,
-        cx: &mut Context<'_>,
-        direction: Direction,
-    ) -> Poll<io::Result<()>> {
-        match self {
-            UdpIo::Real(real) => real.poll_ready(cx, direction).map_ok(drop),
-            UdpIo::Sim(sim) => sim.poll_ready(cx, direction),
-        }
-    }
-
-    pub(crate) fn try_io_for<R>(
-        &self,
-        interest: rt_reactor::Interest,
-        op: impl FnOnce(&mio::net::UdpSocket) -> io::Result<R>,
-    ) -> io::Result<R> {
-        self.real("`UdpSocket::try_io`")?.try_io_for(interest, op)
-    }
-
-    pub(crate) async fn async_io_for<R>(
-        &self,
-        interest: rt_reactor::Interest,
-        op: impl FnMut(&mio::net::UdpSocket) -> io::Result<R>,
-    ) -> io::Result<R> {
-        self.real("`UdpSocket::async_io`")?
-            .async_io_for(interest, op)
-            .await
-    }
-
-    /// For the `bytes` receives (`net/datagram_buf.rs`), which read into
-    /// the buffer's spare capacity through the descriptor.
     #[cfg(feature = "bytes")]
-    pub(crate) fn try_io<R>(
+    pub(super) async fn udp_recv_buf<B: bytes::BufMut + ?Sized>(
         &self,
-        direction: Direction,
-        op: impl FnOnce(&mio::net::UdpSocket) -> io::Result<R>,
-    ) -> io::Result<R> {
-        self.real("`UdpSocket::try_recv_buf` (and `try_recv_buf_from`)")?
-            .try_io(direction, op)
+        buf: &mut B,
+    ) -> io::Result<usize> {
+        match self {
+            UdpIo::Real(real) => real.udp_recv_buf(buf).await,
+            UdpIo::Sim(sim) => sim.recv_buf_from(buf).await.map(|(n, _)| n),
+        }
     }
 
-    /// As `try_io`.
     #[cfg(feature = "bytes")]
-    pub(crate) async fn async_io<R>(
+    pub(super) async fn udp_recv_buf_from<B: bytes::BufMut + ?Sized>(
         &self,
-        direction: Direction,
-        op: impl FnMut(&mio::net::UdpSocket) -> io::Result<R>,
-    ) -> io::Result<R> {
-        self.real("`UdpSocket::recv_buf` (and `recv_buf_from`)")?
-            .async_io(direction, op)
-            .await
+        buf: &mut B,
+    ) -> io::Result<(usize, SocketAddr)> {
+        match self {
+            UdpIo::Real(real) => real.udp_recv_buf_from(buf).await,
+            UdpIo::Sim(sim) => sim.recv_buf_from(buf).await,
+        }
+    }
+
+    #[cfg(feature = "bytes")]
+    pub(super) fn udp_try_recv_buf<B: bytes::BufMut + ?Sized>(
+        &self,
+        buf: &mut B,
+    ) -> io::Result<usize> {
+        match self {
+            UdpIo::Real(real) => real.udp_try_recv_buf(buf),
+            UdpIo::Sim(sim) => sim.try_recv_buf_from(buf).map(|(n, _)| n),
+        }
+    }
+
+    #[cfg(feature = "bytes")]
+    pub(super) fn udp_try_recv_buf_from<B: bytes::BufMut + ?Sized>(
+        &self,
+        buf: &mut B,
+    ) -> io::Result<(usize, SocketAddr)> {
+        match self {
+            UdpIo::Real(real) => real.udp_try_recv_buf_from(buf),
+            UdpIo::Sim(sim) => sim.try_recv_buf_from(buf),
+        }
     }
 
     #[inline]
@@ -303,12 +309,12 @@ impl UdpIo {
         cx: &mut Context<'_>,
         buf: &mut [u8],
     ) -> Poll<io::Result<usize>> {
-        dispatch!(self, |io| io.poll_recv(cx, buf))
+        each_kind!(UdpIo, self, |io| io.poll_recv(cx, buf))
     }
 
     #[inline]
     pub(crate) fn poll_send(&self, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
-        dispatch!(self, |io| io.poll_send(cx, buf))
+        each_kind!(UdpIo, self, |io| io.poll_send(cx, buf))
     }
 
     #[inline]
@@ -317,7 +323,7 @@ impl UdpIo {
         cx: &mut Context<'_>,
         buf: &mut [u8],
     ) -> Poll<io::Result<(usize, SocketAddr)>> {
-        dispatch!(self, |io| io.poll_recv_from(cx, buf))
+        each_kind!(UdpIo, self, |io| io.poll_recv_from(cx, buf))
     }
 
     #[inline]
@@ -327,7 +333,7 @@ impl UdpIo {
         buf: &[u8],
         target: SocketAddr,
     ) -> Poll<io::Result<usize>> {
-        dispatch!(self, |io| io.poll_send_to(cx, buf, target))
+        each_kind!(UdpIo, self, |io| io.poll_send_to(cx, buf, target))
     }
 
     #[inline]
@@ -336,32 +342,32 @@ impl UdpIo {
         cx: &mut Context<'_>,
         buf: &mut [u8],
     ) -> Poll<io::Result<(usize, SocketAddr)>> {
-        dispatch!(self, |io| io.poll_peek_from(cx, buf))
+        each_kind!(UdpIo, self, |io| io.poll_peek_from(cx, buf))
     }
 
     #[inline]
     pub(crate) fn try_recv(&self, buf: &mut [u8]) -> io::Result<usize> {
-        dispatch!(self, |io| io.try_recv(buf))
+        each_kind!(UdpIo, self, |io| io.try_recv(buf))
     }
 
     #[inline]
     pub(crate) fn try_send(&self, buf: &[u8]) -> io::Result<usize> {
-        dispatch!(self, |io| io.try_send(buf))
+        each_kind!(UdpIo, self, |io| io.try_send(buf))
     }
 
     #[inline]
     pub(crate) fn try_recv_from(&self, buf: &mut [u8]) -> io::Result<(usize, SocketAddr)> {
-        dispatch!(self, |io| io.try_recv_from(buf))
+        each_kind!(UdpIo, self, |io| io.try_recv_from(buf))
     }
 
     #[inline]
     pub(crate) fn try_send_to(&self, buf: &[u8], target: SocketAddr) -> io::Result<usize> {
-        dispatch!(self, |io| io.try_send_to(buf, target))
+        each_kind!(UdpIo, self, |io| io.try_send_to(buf, target))
     }
 
     #[inline]
     pub(crate) fn try_peek_from(&self, buf: &mut [u8]) -> io::Result<(usize, SocketAddr)> {
-        dispatch!(self, |io| io.try_peek_from(buf))
+        each_kind!(UdpIo, self, |io| io.try_peek_from(buf))
     }
 
     pub(super) fn poll_peek(
@@ -369,19 +375,19 @@ impl UdpIo {
         cx: &mut Context<'_>,
         buf: &mut [u8],
     ) -> Poll<io::Result<usize>> {
-        dispatch!(self, |io| io.poll_peek(cx, buf))
+        each_kind!(UdpIo, self, |io| io.poll_peek(cx, buf))
     }
 
     pub(super) fn poll_peek_sender(&self, cx: &mut Context<'_>) -> Poll<io::Result<SocketAddr>> {
-        dispatch!(self, |io| io.poll_peek_sender(cx))
+        each_kind!(UdpIo, self, |io| io.poll_peek_sender(cx))
     }
 
     pub(super) fn try_peek(&self, buf: &mut [u8]) -> io::Result<usize> {
-        dispatch!(self, |io| io.try_peek(buf))
+        each_kind!(UdpIo, self, |io| io.try_peek(buf))
     }
 
     pub(super) fn try_peek_sender(&self) -> io::Result<SocketAddr> {
-        dispatch!(self, |io| io.try_peek_sender())
+        each_kind!(UdpIo, self, |io| io.try_peek_sender())
     }
 
     pub(super) fn poll_recv_uninit(
@@ -389,7 +395,7 @@ impl UdpIo {
         cx: &mut Context<'_>,
         buf: &mut [MaybeUninit<u8>],
     ) -> Poll<io::Result<usize>> {
-        dispatch!(self, |io| io.poll_recv_uninit(cx, buf))
+        each_kind!(UdpIo, self, |io| io.poll_recv_uninit(cx, buf))
     }
 
     pub(super) fn poll_recv_from_uninit(
@@ -397,7 +403,7 @@ impl UdpIo {
         cx: &mut Context<'_>,
         buf: &mut [MaybeUninit<u8>],
     ) -> Poll<io::Result<(usize, SocketAddr)>> {
-        dispatch!(self, |io| io.poll_recv_from_uninit(cx, buf))
+        each_kind!(UdpIo, self, |io| io.poll_recv_from_uninit(cx, buf))
     }
 
     pub(super) fn poll_peek_uninit(
@@ -405,7 +411,7 @@ impl UdpIo {
         cx: &mut Context<'_>,
         buf: &mut [MaybeUninit<u8>],
     ) -> Poll<io::Result<usize>> {
-        dispatch!(self, |io| io.poll_peek_uninit(cx, buf))
+        each_kind!(UdpIo, self, |io| io.poll_peek_uninit(cx, buf))
     }
 
     pub(super) fn poll_peek_from_uninit(
@@ -413,7 +419,7 @@ impl UdpIo {
         cx: &mut Context<'_>,
         buf: &mut [MaybeUninit<u8>],
     ) -> Poll<io::Result<(usize, SocketAddr)>> {
-        dispatch!(self, |io| io.poll_peek_from_uninit(cx, buf))
+        each_kind!(UdpIo, self, |io| io.poll_peek_from_uninit(cx, buf))
     }
 
     pub(super) fn udp_connect(&self, addr: SocketAddr) -> io::Result<()> {
@@ -434,15 +440,6 @@ impl UdpIo {
         match self {
             UdpIo::Real(real) => real.udp_peer_addr(),
             UdpIo::Sim(sim) => sim.peer_addr(),
-        }
-    }
-
-    /// The real registration, for the methods only it supports; an
-    /// `Unsupported` error naming `api` on a simulated socket.
-    pub(super) fn real(&self, api: &str) -> io::Result<&Registered<mio::net::UdpSocket>> {
-        match self {
-            UdpIo::Real(real) => Ok(real),
-            UdpIo::Sim(_) => Err(crate::sim::unsupported(api)),
         }
     }
 

@@ -97,26 +97,32 @@ impl UdpSocket {
         &self.io
     }
 
-    /// The receives of `datagram_buf.rs` (feature `bytes`) go through
-    /// these two: a plain read, since rt's UDP socket has no `shutdown`
-    /// (a Unix datagram socket's end once its read side is shut down).
+    /// The `bytes` receives of `datagram_buf.rs`: named operations of the
+    /// I/O layer (`dispatch.rs`), so a simulated socket has them too.
     #[cfg(feature = "bytes")]
-    pub(super) async fn async_recv_io<R>(
-        &self,
-        op: impl FnMut(&mio::net::UdpSocket) -> io::Result<R>,
-    ) -> io::Result<R> {
-        self.registered()
-            .async_io(rt_reactor::Direction::Read, op)
-            .await
+    async fn bytes_recv<B: bytes::BufMut + ?Sized>(&self, buf: &mut B) -> io::Result<usize> {
+        self.io.udp_recv_buf(buf).await
     }
 
     #[cfg(feature = "bytes")]
-    #[track_caller]
-    pub(super) fn try_recv_io<R>(
+    async fn bytes_recv_from<B: bytes::BufMut + ?Sized>(
         &self,
-        op: impl FnOnce(&mio::net::UdpSocket) -> io::Result<R>,
-    ) -> io::Result<R> {
-        self.registered().try_io(rt_reactor::Direction::Read, op)
+        buf: &mut B,
+    ) -> io::Result<(usize, SocketAddr)> {
+        self.io.udp_recv_buf_from(buf).await
+    }
+
+    #[cfg(feature = "bytes")]
+    fn bytes_try_recv<B: bytes::BufMut + ?Sized>(&self, buf: &mut B) -> io::Result<usize> {
+        self.io.udp_try_recv_buf(buf)
+    }
+
+    #[cfg(feature = "bytes")]
+    fn bytes_try_recv_from<B: bytes::BufMut + ?Sized>(
+        &self,
+        buf: &mut B,
+    ) -> io::Result<(usize, SocketAddr)> {
+        self.io.udp_try_recv_buf_from(buf)
     }
 
     /// The socket itself, for its options.
@@ -452,7 +458,7 @@ impl fmt::Debug for UdpSocket {
 
 #[cfg(feature = "bytes")]
 crate::net::datagram_buf::datagram_buf! {
-    socket: UdpSocket, address: SocketAddr, sender: ip_address;
+    socket: UdpSocket, address: SocketAddr;
     example: "    let a = rt::net::UdpSocket::bind(\"127.0.0.1:0\").await.unwrap();\n\
               \x20   let b = rt::net::UdpSocket::bind(\"127.0.0.1:0\").await.unwrap();\n\
               \x20   a.connect(b.local_addr().unwrap()).await.unwrap();\n\

@@ -73,6 +73,35 @@ impl UnixDatagram {
         self.io.try_recv_ending(op, R::if_read_closed)
     }
 
+    /// The `bytes` receives of `datagram_buf.rs`.
+    #[cfg(feature = "bytes")]
+    async fn bytes_recv<B: bytes::BufMut + ?Sized>(&self, buf: &mut B) -> io::Result<usize> {
+        self.async_recv_io(|sys| crate::net::datagram_buf::receive(sys, buf))
+            .await
+    }
+
+    #[cfg(feature = "bytes")]
+    async fn bytes_recv_from<B: bytes::BufMut + ?Sized>(
+        &self,
+        buf: &mut B,
+    ) -> io::Result<(usize, SocketAddr)> {
+        self.async_recv_io(|sys| crate::net::datagram_buf::receive_from(sys, buf, std_address))
+            .await
+    }
+
+    #[cfg(feature = "bytes")]
+    fn bytes_try_recv<B: bytes::BufMut + ?Sized>(&self, buf: &mut B) -> io::Result<usize> {
+        self.try_recv_io(|sys| crate::net::datagram_buf::receive(sys, buf))
+    }
+
+    #[cfg(feature = "bytes")]
+    fn bytes_try_recv_from<B: bytes::BufMut + ?Sized>(
+        &self,
+        buf: &mut B,
+    ) -> io::Result<(usize, SocketAddr)> {
+        self.try_recv_io(|sys| crate::net::datagram_buf::receive_from(sys, buf, std_address))
+    }
+
     /// Binds a socket to the file `path` (which must not exist).
     ///
     /// On Linux and Android a path that starts with a NUL byte, `"\0name"`,
@@ -593,6 +622,6 @@ impl fmt::Debug for UnixDatagram {
 
 #[cfg(feature = "bytes")]
 crate::net::datagram_buf::datagram_buf! {
-    socket: UnixDatagram, address: SocketAddr, sender: std_address;
+    socket: UnixDatagram, address: SocketAddr;
     example: "    let (a, b) = rt::net::UnixDatagram::pair().unwrap();\n";
 }

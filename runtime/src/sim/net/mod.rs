@@ -23,12 +23,21 @@
 //!    is answered with a reset, as a real host answers a segment for a
 //!    closed port.
 //!
-//! Every bind (a UDP socket, a TCP listener) gets a binding number, never
-//! reused within a run, and each operation names it: a socket that
-//! outlives its host's crash (kept in a `static`, or leaked) finds another
-//! number on its port once the restarted host binds it again, so it can
-//! neither close nor read the new socket. (Connections need none: their
-//! numbers are never reused.)
+//! Every bind (a UDP socket, a TCP listener) is a `Binding`: the node, the
+//! port, the address bound (one of the node's, loopback, or unspecified
+//! for all of them) and a binding number, never reused within a run.
+//! Each operation names it: a socket that outlives its host's crash (kept
+//! in a `static`, or leaked) finds another number on its port once the
+//! restarted host binds it again, so it can neither close nor read the
+//! new socket. (Connections need none: their numbers are never reused.)
+//!
+//! Addresses are bound as Linux binds them: a port bound on one address
+//! (`127.0.0.1`) may be bound again on another (the node's own), not on
+//! the unspecified address, which takes every address of the node; what
+//! arrives goes to the socket bound to its destination address, else to
+//! the one bound to all of them, so a socket bound to loopback only hears
+//! its own node. (One difference: `local_addr` of a socket bound to
+//! `0.0.0.0` says the node's address, the one its peers reach it at.)
 
 #![cfg_attr(not(test), allow(dead_code))]
 
@@ -325,11 +334,11 @@ impl Network {
                     .deliver(packet.to, from, to, bytes, &mut self.woken);
             }
             kind => {
-                let replies = self
+                let answers = self
                     .tcp
                     .deliver(packet.from, packet.to, kind, &mut self.woken);
-                for reply in replies {
-                    self.send(reply, now);
+                for (answer, wait) in answers {
+                    self.send(answer, now + wait);
                 }
             }
         }
@@ -360,15 +369,76 @@ impl Network {
     }
 }
 
-/// The local address a bind of `addr` on `node` takes: its IP for the
-/// unspecified, loopback or own address, a fresh ephemeral port for port
-/// 0; `in_use` says whether a port is taken.
-fn local_addr(
+/// Where a bind put a socket (see the module docs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Binding {
+    pub(crate) node: usize,
+    pub(crate) port: u16,
+    /// The address bound: unspecified for every address of the node.
+    pub(crate) ip: IpAddr,
+    /// The binding number.
+    pub(crate) id: u64,
+}
+
+impl Binding {
+    /// Its key in a table of bound sockets.
+    pub(super) fn key(&self) -> BoundKey {
+        (self.node, self.port, self.ip)
+    }
+}
+
+/// A bound socket's place: node, port and the address bound.
+pub(super) type BoundKey = (usize, u16, IpAddr);
+
+/// The key in `table` of the socket on `node` that a packet for `to`
+/// reaches: the one bound to `to`'s address, else the one bound to all.
+pub(super) fn bound_for<T>(
+    table: &BTreeMap<BoundKey, T>,
+    node: usize,
+    to: SocketAddr,
+) -> Option<BoundKey> {
+    [to.ip(), Ipv4Addr::UNSPECIFIED.into()]
+        .into_iter()
+        .map(|ip| (node, to.port(), ip))
+        .find(|key| table.contains_key(key))
+}
+
+/// Whether `table` has a socket on `node`'s `port` that a bind of `ip`
+/// there would clash with: one on the same address, or either of them on
+/// all addresses.
+pub(super) fn clashes<T>(
+    table: &BTreeMap<BoundKey, T>,
+    node: usize,
+    port: u16,
+    ip: IpAddr,
+) -> bool {
+    on_port(table, node, port)
+        .any(|bound| bound == ip || bound.is_unspecified() || ip.is_unspecified())
+}
+
+/// The addresses bound on `node`'s `port` in `table`.
+pub(super) fn on_port<T>(
+    table: &BTreeMap<BoundKey, T>,
+    node: usize,
+    port: u16,
+) -> impl Iterator<Item = IpAddr> + '_ {
+    let lowest = IpAddr::V4(Ipv4Addr::UNSPECIFIED);
+    let highest = IpAddr::V6(std::net::Ipv6Addr::from(u128::MAX));
+    table
+        .range((node, port, lowest)..=(node, port, highest))
+        .map(|(&(_, _, ip), _)| ip)
+}
+
+/// A bind of `addr` on `node`: the address it reports (its own for the
+/// unspecified address, see the module docs) and the address bound; a
+/// fresh ephemeral port for port 0. `clash(port, ip)` says whether the
+/// port is taken for that address.
+fn bind_addr(
     hosts: &mut [Host],
     node: usize,
     addr: SocketAddr,
-    in_use: impl Fn(u16) -> bool,
-) -> io::Result<SocketAddr> {
+    clash: impl Fn(u16, IpAddr) -> bool,
+) -> io::Result<(SocketAddr, IpAddr)> {
     let host = &mut hosts[node];
     let ip = addr.ip();
     if !(ip.is_unspecified() || ip.is_loopback() || ip == host.ip) {
@@ -381,20 +451,25 @@ fn local_addr(
         ));
     }
     let port = match addr.port() {
-        0 => ephemeral_port(host, &in_use)?,
-        port if in_use(port) => {
+        0 => ephemeral_port(host, |port| clash(port, ip))?,
+        port if clash(port, ip) => {
             return Err(io::Error::new(
                 io::ErrorKind::AddrInUse,
-                format!("port {port} is already in use on this simulated host"),
+                format!("{ip}:{port} is already in use on this simulated host"),
             ));
         }
         port => port,
     };
-    Ok(SocketAddr::new(host.ip, port))
+    if ip.is_unspecified() {
+        // `0.0.0.0` and `::` alike: every address of the node (a dual-stack
+        // socket, as Linux's `::` is by default).
+        return Ok((SocketAddr::new(host.ip, port), Ipv4Addr::UNSPECIFIED.into()));
+    }
+    Ok((SocketAddr::new(ip, port), ip))
 }
 
 /// The next free port of the ephemeral range, handed out in order.
-fn ephemeral_port(host: &mut Host, in_use: &impl Fn(u16) -> bool) -> io::Result<u16> {
+fn ephemeral_port(host: &mut Host, in_use: impl Fn(u16) -> bool) -> io::Result<u16> {
     for _ in EPHEMERAL_START..=u16::MAX {
         let port = host.next_port;
         host.next_port = if port == u16::MAX {

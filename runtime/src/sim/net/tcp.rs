@@ -6,10 +6,14 @@
 //!
 //! A connection's life:
 //! 1. `connect` sends a SYN and waits (its end `Connecting`, with a
-//!    deadline); the SYN finds a listener (which queues the acceptor's end
-//!    in its backlog and answers SYN-ACK) or no one (RST: refused); no
-//!    answer by the deadline is `TimedOut`, and an answer that comes
-//!    later is ignored (a SYN-ACK for a given-up connect is reset);
+//!    deadline); the SYN finds a listener bound to its destination (which
+//!    queues the acceptor's end in its backlog and answers SYN-ACK) or no
+//!    one (RST: refused); a listener whose backlog is full (more than
+//!    `BACKLOG`, the real listener's 1024, waiting to be accepted) drops
+//!    the SYN, as Linux does, and the connector sends it again after 1 s,
+//!    2 s, 4 s, ... (Linux's SYN retransmissions); no answer by the
+//!    deadline is `TimedOut`, and an answer that comes later is ignored (a
+//!    SYN-ACK for a given-up connect is reset);
 //! 2. bytes written go out as data packets, at most `WINDOW` bytes ahead
 //!    of what the peer has read (a full window makes the writer wait);
 //! 3. `shutdown(Write)` sends a FIN: the peer reads what came before, then
@@ -25,7 +29,7 @@
 //!    first read or write reports the error (once), later reads see end
 //!    of file and later writes `BrokenPipe`, as on Linux.
 
-use super::{Packet, PacketKind};
+use super::{BoundKey, Packet, PacketKind, bound_for};
 use rt_reactor::Ready;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::io;
@@ -34,6 +38,14 @@ use std::task::Waker;
 
 /// How many written bytes may be in flight or unread at the peer.
 pub(super) const WINDOW: usize = 64 * 1024;
+
+/// A listener's backlog (`listen(2)`'s, as the real `TcpListener::bind`
+/// asks for): Linux queues at most one more connection than this.
+pub(super) const BACKLOG: usize = 1024;
+
+/// Linux's first SYN retransmission timeout (`TCP_TIMEOUT_INIT`), in
+/// ticks; it doubles with each retransmission.
+const SYN_RTO: u64 = 1_000;
 
 /// A connection: an index that is never reused within a run, so a late
 /// packet can never reach a newer connection.
@@ -64,9 +76,9 @@ impl Side {
 
 #[derive(Default)]
 pub(crate) struct Tcp {
-    pub(super) listeners: BTreeMap<(usize, u16), Listener>,
+    pub(super) listeners: BTreeMap<BoundKey, Listener>,
     pub(super) conns: Vec<Conn>,
-    /// Ports taken on each node: listeners' and connectors' ends.
+    /// Ports taken by connectors' ends on each node.
     pub(super) ports: BTreeSet<(usize, u16)>,
     /// Connects waiting for an answer, by deadline.
     pub(super) connecting: BTreeSet<(u64, ConnId)>,
@@ -88,6 +100,8 @@ pub(super) struct Conn {
     /// The tick the last packet towards each end is due: the next one is
     /// not due before it (in-order delivery).
     pub(super) last_due: [u64; 2],
+    /// How many times a full backlog dropped the SYN (step 1).
+    pub(super) syn_retries: u32,
 }
 
 pub(super) struct End {
@@ -280,16 +294,15 @@ impl Tcp {
     }
 
     /// Step 4 for a listener: it goes, and the connections in its
-    /// backlog are reset. `id` must be the listener's binding (a listener
-    /// that outlived its host's crash has another one: it closes nothing).
+    /// backlog are reset. `id` must be the listener's binding number (a
+    /// listener that outlived its host's crash has another one: it closes
+    /// nothing).
     pub(super) fn close_listener(
         &mut self,
-        node: usize,
-        port: u16,
+        key: BoundKey,
         id: Option<u64>,
         woken: &mut Vec<Waker>,
     ) -> Vec<Packet> {
-        let key = (node, port);
         if self
             .listeners
             .get(&key)
@@ -298,7 +311,6 @@ impl Tcp {
             return Vec::new();
         }
         let mut listener = self.listeners.remove(&key).expect("found above");
-        self.ports.remove(&key);
         woken.append(&mut listener.wakers);
         let mut resets = Vec::new();
         for conn in listener.backlog {
@@ -320,15 +332,15 @@ impl Tcp {
     /// A crash of `node`: its kernel closes what the process had open,
     /// listeners first (step 4); returns the packets that sends.
     pub(super) fn close_node(&mut self, node: usize, woken: &mut Vec<Waker>) -> Vec<Packet> {
-        let listening: Vec<u16> = self
+        let listening: Vec<BoundKey> = self
             .listeners
             .keys()
-            .filter(|&&(n, _)| n == node)
-            .map(|&(_, port)| port)
+            .filter(|&&(n, _, _)| n == node)
+            .copied()
             .collect();
         let mut packets = Vec::new();
-        for port in listening {
-            packets.extend(self.close_listener(node, port, None, woken));
+        for key in listening {
+            packets.extend(self.close_listener(key, None, woken));
         }
         for conn in 0..self.conns.len() {
             for side in [Side::Connector, Side::Acceptor] {
@@ -341,28 +353,45 @@ impl Tcp {
         packets
     }
 
-    /// A stream packet arrives at `to` (from `from`); returns the replies.
+    /// A stream packet arrives at `to` (from `from`); returns what goes
+    /// out in answer, each packet with the ticks it waits before it leaves
+    /// (a reply: none).
     pub(super) fn deliver(
         &mut self,
         from: usize,
         to: usize,
         kind: PacketKind,
         woken: &mut Vec<Waker>,
-    ) -> Vec<Packet> {
+    ) -> Vec<(Packet, u64)> {
         let reply = |kind| Packet {
             from: to,
             to: from,
             kind,
         };
         match kind {
-            PacketKind::Syn(conn) => self.deliver_syn(conn, to, woken).map(reply),
+            PacketKind::Syn(conn) => match self.deliver_syn(conn, to, woken) {
+                SynAnswer::Reply(kind) => Some(reply(kind)),
+                SynAnswer::Dropped => {
+                    // Step 1: the connector sends it again.
+                    let retries = &mut self.conns[conn].syn_retries;
+                    let rto = SYN_RTO << (*retries).min(16);
+                    *retries += 1;
+                    let syn = Packet {
+                        from,
+                        to,
+                        kind: PacketKind::Syn(conn),
+                    };
+                    return vec![(syn, rto)];
+                }
+                SynAnswer::Ignored => None,
+            },
             PacketKind::SynAck(conn) => {
                 let end = &mut self.conns[conn].ends[Side::Connector.index()];
                 let State::Connecting { deadline } = end.state else {
-                    return vec![reply(PacketKind::Rst(conn, Side::Acceptor))];
+                    return vec![(reply(PacketKind::Rst(conn, Side::Acceptor)), 0)];
                 };
                 if end.dropped {
-                    return vec![reply(PacketKind::Rst(conn, Side::Acceptor))];
+                    return vec![(reply(PacketKind::Rst(conn, Side::Acceptor)), 0)];
                 }
                 end.state = State::Open;
                 end.wake_all(woken);
@@ -394,7 +423,7 @@ impl Tcp {
             PacketKind::Data(conn, side, bytes) => {
                 let end = &mut self.conns[conn].ends[side.index()];
                 if end.dropped || end.reset {
-                    return vec![reply(PacketKind::Rst(conn, side.peer()))];
+                    return vec![(reply(PacketKind::Rst(conn, side.peer())), 0)];
                 }
                 end.recv.extend(bytes);
                 woken.append(&mut end.readers);
@@ -409,26 +438,25 @@ impl Tcp {
             PacketKind::Datagram { .. } => unreachable!("datagrams go to `Udp::deliver`"),
         }
         .into_iter()
+        .map(|packet| (packet, 0))
         .collect()
     }
 
-    /// A SYN for `conn` arrives at node `to`: queued in the listener's
-    /// backlog (the answer is a SYN-ACK) or refused (a RST).
-    fn deliver_syn(
-        &mut self,
-        conn: ConnId,
-        to: usize,
-        woken: &mut Vec<Waker>,
-    ) -> Option<PacketKind> {
+    /// A SYN for `conn` arrives at node `to` (step 1).
+    fn deliver_syn(&mut self, conn: ConnId, to: usize, woken: &mut Vec<Waker>) -> SynAnswer {
         let target = self.conns[conn].target;
         let connector = &self.conns[conn].ends[Side::Connector.index()];
         if !matches!(connector.state, State::Connecting { .. }) || connector.dropped {
             // The connect gave up (timed out) or its stream is gone.
-            return None;
+            return SynAnswer::Ignored;
         }
-        let Some(listener) = self.listeners.get_mut(&(to, target.port())) else {
-            return Some(PacketKind::Rst(conn, Side::Connector));
+        let Some(key) = bound_for(&self.listeners, to, target) else {
+            return SynAnswer::Reply(PacketKind::Rst(conn, Side::Connector));
         };
+        let listener = self.listeners.get_mut(&key).expect("found above");
+        if listener.backlog.len() > BACKLOG {
+            return SynAnswer::Dropped;
+        }
         listener.backlog.push_back(conn);
         woken.append(&mut listener.wakers);
         let local = SocketAddr::new(
@@ -440,6 +468,16 @@ impl Tcp {
             target.port(),
         );
         self.conns[conn].ends[Side::Acceptor.index()] = End::new(to, local, State::Open);
-        Some(PacketKind::SynAck(conn))
+        SynAnswer::Reply(PacketKind::SynAck(conn))
     }
+}
+
+/// What a listener's node does with a SYN (step 1).
+enum SynAnswer {
+    /// A SYN-ACK, or a RST when nothing listens there.
+    Reply(PacketKind),
+    /// Dropped for a full backlog: the connector sends it again.
+    Dropped,
+    /// For a connect given up: nothing.
+    Ignored,
 }

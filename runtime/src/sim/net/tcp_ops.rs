@@ -8,7 +8,7 @@
 //! without, it returns `WouldBlock` (the `try_*` methods).
 
 use super::tcp::{ConnId, End, Listener, Side, State, WINDOW, register};
-use super::{Network, Packet, PacketKind, local_addr};
+use super::{Binding, Network, Packet, PacketKind, bind_addr, clashes, on_port};
 use rt_reactor::{Direction, Ready};
 use std::collections::VecDeque;
 use std::io;
@@ -24,52 +24,54 @@ pub(crate) enum Take {
 
 impl Network {
     /// Binds a listener on `node` at `addr`; returns its local address
-    /// and its binding's number.
+    /// and its binding.
     pub(crate) fn tcp_listen(
         &mut self,
         node: usize,
         addr: SocketAddr,
-    ) -> io::Result<(SocketAddr, u64)> {
-        let ports = &self.tcp.ports;
-        let local = local_addr(&mut self.hosts, node, addr, |port| {
-            ports.contains(&(node, port))
+    ) -> io::Result<(SocketAddr, Binding)> {
+        let (ports, listeners) = (&self.tcp.ports, &self.tcp.listeners);
+        let (local, ip) = bind_addr(&mut self.hosts, node, addr, |port, ip| {
+            ports.contains(&(node, port)) || clashes(listeners, node, port, ip)
         })?;
-        let id = self.next_binding();
-        self.tcp.ports.insert((node, local.port()));
+        let binding = Binding {
+            node,
+            port: local.port(),
+            ip,
+            id: self.next_binding(),
+        };
         self.tcp.listeners.insert(
-            (node, local.port()),
+            binding.key(),
             Listener {
-                id,
+                id: binding.id,
                 backlog: VecDeque::new(),
                 wakers: Vec::new(),
             },
         );
-        Ok((local, id))
+        Ok((local, binding))
     }
 
-    /// Closes listener `id` on `node`'s `port`: connections not accepted
-    /// yet are reset. A listener that outlived its host's crash closes
-    /// nothing (the port may be a new process's).
-    pub(crate) fn tcp_close_listener(&mut self, node: usize, port: u16, id: u64, now: u64) {
+    /// Closes the listener of `binding`: connections not accepted yet are
+    /// reset. A listener that outlived its host's crash closes nothing
+    /// (the port may be a new process's).
+    pub(crate) fn tcp_close_listener(&mut self, binding: Binding, now: u64) {
         for packet in self
             .tcp
-            .close_listener(node, port, Some(id), &mut self.woken)
+            .close_listener(binding.key(), Some(binding.id), &mut self.woken)
         {
             self.send(packet, now);
         }
     }
 
-    /// A connection accepted by listener `id` on `node`'s `port`, with
-    /// its peer's address.
+    /// A connection accepted by the listener of `binding`, with its
+    /// peer's address.
     pub(crate) fn tcp_poll_accept(
         &mut self,
-        node: usize,
-        port: u16,
-        id: u64,
+        binding: Binding,
         waker: &Waker,
     ) -> Poll<io::Result<(ConnId, SocketAddr)>> {
-        let listener = self.tcp.listeners.get_mut(&(node, port));
-        let Some(listener) = listener.filter(|listener| listener.id == id) else {
+        let listener = self.tcp.listeners.get_mut(&binding.key());
+        let Some(listener) = listener.filter(|listener| listener.id == binding.id) else {
             return Poll::Ready(Err(closed_by_crash("listener")));
         };
         match listener.backlog.pop_front() {
@@ -97,10 +99,10 @@ impl Network {
         } else {
             to
         };
-        let ports = &self.tcp.ports;
+        let (ports, listeners) = (&self.tcp.ports, &self.tcp.listeners);
         let unspecified = SocketAddr::new(std::net::Ipv4Addr::UNSPECIFIED.into(), 0);
-        let mut local = local_addr(&mut self.hosts, node, unspecified, |port| {
-            ports.contains(&(node, port))
+        let (mut local, _) = bind_addr(&mut self.hosts, node, unspecified, |port, _| {
+            ports.contains(&(node, port)) || on_port(listeners, node, port).next().is_some()
         })?;
         let target_node = self.node_of(node, to.ip());
         if to.ip().is_loopback() {
@@ -117,6 +119,7 @@ impl Network {
             ],
             target: to,
             last_due: [0; 2],
+            syn_retries: 0,
         });
         self.tcp.connecting.insert((deadline, conn));
         if let Some(target) = target_node {

@@ -1,10 +1,10 @@
 //! The network model alone, on a hand-driven clock.
 
-use super::{NetConfig, Network, Side, Take, address_of};
+use super::{Binding, NetConfig, Network, Side, Take, address_of};
 use crate::sim::rng::SimRng;
 use std::io;
 use std::net::Shutdown;
-use std::net::SocketAddr;
+use std::net::{Ipv4Addr, SocketAddr};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::task::{Context, Poll, Wake, Waker};
@@ -51,9 +51,7 @@ fn connected(net: &mut Network) -> (usize, u64) {
         now = net.next_event().expect("the handshake is in flight");
         advance(net, now);
     }
-    let Poll::Ready(Ok((accepted, peer))) =
-        net.tcp_poll_accept(SERVER, 8080, listener, Waker::noop())
-    else {
+    let Poll::Ready(Ok((accepted, peer))) = net.tcp_poll_accept(listener, Waker::noop()) else {
         panic!("the connection waits in the backlog");
     };
     assert_eq!(accepted, conn);
@@ -107,13 +105,18 @@ fn write(net: &mut Network, conn: usize, side: Side, bytes: &[u8], now: u64) -> 
     }
 }
 
-/// The binding number of the UDP socket on `node`'s `port` (0, which no
-/// binding has, if there is none).
-fn udp_id(net: &Network, node: usize, port: u16) -> u64 {
-    net.udp
+/// The binding of the UDP socket on `node`'s `port` (one with number 0,
+/// which no binding has, if there is none).
+fn udp_binding(net: &Network, node: usize, port: u16) -> Binding {
+    let found = net
+        .udp
         .sockets
-        .get(&(node, port))
-        .map_or(0, |socket| socket.id)
+        .iter()
+        .find(|(key, _)| (key.0, key.1) == (node, port));
+    let (ip, id) = found.map_or((Ipv4Addr::UNSPECIFIED.into(), 0), |(key, socket)| {
+        (key.2, socket.id)
+    });
+    Binding { node, port, ip, id }
 }
 
 fn send_udp(
@@ -124,8 +127,8 @@ fn send_udp(
     bytes: &[u8],
     now: u64,
 ) -> io::Result<usize> {
-    let id = udp_id(net, node, from.port());
-    net.udp_send_to(node, (from, id), to, bytes, now)
+    let binding = udp_binding(net, node, from.port());
+    net.udp_send_to(binding, Some(to), bytes, now)
 }
 
 #[test]
@@ -224,10 +227,7 @@ fn a_connect_across_a_partition_times_out_and_a_late_repair_makes_no_ghost() {
     while let Some(next) = net.next_event() {
         advance(&mut net, next);
     }
-    assert!(
-        net.tcp_poll_accept(SERVER, 8080, listener, Waker::noop())
-            .is_pending()
-    );
+    assert!(net.tcp_poll_accept(listener, Waker::noop()).is_pending());
 }
 
 #[test]
@@ -446,15 +446,15 @@ fn sockets_that_outlive_a_crash_touch_nothing_of_the_restarted_host() {
     let (_, new_listener) = net.tcp_listen(SERVER, addr("0.0.0.0:8080")).unwrap();
     assert_ne!((old_udp, old_listener), (new_udp, new_listener));
     // The old sockets are dead: they neither read nor send...
-    let stale = net.udp_poll_recv((SERVER, 53, old_udp), None, None, Take::Consume, |_| 0);
+    let stale = net.udp_poll_recv(old_udp, None, Take::Consume, |_| 0);
     assert!(matches!(stale, Poll::Ready(Err(e)) if e.kind() == io::ErrorKind::NotConnected));
-    let sent = net.udp_send_to(SERVER, (server, old_udp), server, b"x", 0);
+    let sent = net.udp_send_to(old_udp, Some(server), b"x", 0);
     assert_eq!(sent.unwrap_err().kind(), io::ErrorKind::NotConnected);
-    let accept = net.tcp_poll_accept(SERVER, 8080, old_listener, Waker::noop());
+    let accept = net.tcp_poll_accept(old_listener, Waker::noop());
     assert!(matches!(accept, Poll::Ready(Err(e)) if e.kind() == io::ErrorKind::NotConnected));
     // ... and closing them (their drop) leaves the new ones bound.
-    net.udp_close(SERVER, 53, old_udp);
-    net.tcp_close_listener(SERVER, 8080, old_listener, 0);
+    net.udp_close(old_udp);
+    net.tcp_close_listener(old_listener, 0);
     let (client, _) = net.udp_bind(CLIENT, addr("0.0.0.0:0")).unwrap();
     send_udp(&mut net, CLIENT, client, server, b"new", 0).unwrap();
     advance(&mut net, 1);
@@ -469,10 +469,7 @@ fn sockets_that_outlive_a_crash_touch_nothing_of_the_restarted_host() {
         net.tcp_poll_connect(conn, Waker::noop()),
         Poll::Ready(Ok(()))
     ));
-    assert!(
-        net.tcp_poll_accept(SERVER, 8080, new_listener, Waker::noop())
-            .is_ready()
-    );
+    assert!(net.tcp_poll_accept(new_listener, Waker::noop()).is_ready());
 }
 
 #[test]
@@ -543,13 +540,13 @@ fn udp_pair(config: NetConfig) -> (Network, SocketAddr, SocketAddr) {
 }
 
 fn recv(net: &mut Network, node: usize, port: u16) -> Poll<(Vec<u8>, SocketAddr)> {
-    let id = udp_id(net, node, port);
+    let binding = udp_binding(net, node, port);
     let mut payload = Vec::new();
     let copy = |bytes: &[u8]| {
         payload = bytes.to_vec();
         bytes.len()
     };
-    net.udp_poll_recv((node, port, id), None, None, Take::Consume, copy)
+    net.udp_poll_recv(binding, None, Take::Consume, copy)
         .map(|r| r.map(|(_, from)| (payload, from)).unwrap())
 }
 
@@ -628,7 +625,17 @@ fn a_crash_closes_the_hosts_udp_sockets() {
     net.crash(SERVER, 0);
     send_udp(&mut net, CLIENT, client, server, b"nobody", 0).unwrap();
     advance(&mut net, 1);
-    let closed = net.udp_poll_recv((SERVER, 53, 1), None, None, Take::Consume, |_| 0);
+    let closed = net.udp_poll_recv(
+        Binding {
+            node: SERVER,
+            port: 53,
+            ip: Ipv4Addr::UNSPECIFIED.into(),
+            id: 1,
+        },
+        None,
+        Take::Consume,
+        |_| 0,
+    );
     assert!(matches!(closed, Poll::Ready(Err(e)) if e.kind() == io::ErrorKind::NotConnected));
     // The restarted process binds afresh.
     assert!(net.udp_bind(SERVER, addr("0.0.0.0:53")).is_ok());
@@ -676,7 +683,7 @@ fn closing_a_listener_resets_what_it_did_not_accept_and_frees_its_port() {
     let to = net.resolve("server", 8080).unwrap();
     let conn = net.tcp_connect(CLIENT, to, 0).unwrap();
     advance(&mut net, 2);
-    net.tcp_close_listener(SERVER, 8080, listener, 2);
+    net.tcp_close_listener(listener, 2);
     advance(&mut net, 3);
     let reset = read(&mut net, conn, Side::Connector);
     assert!(matches!(reset, Poll::Ready(Err(e)) if e.kind() == io::ErrorKind::ConnectionReset));
@@ -686,7 +693,7 @@ fn closing_a_listener_resets_what_it_did_not_accept_and_frees_its_port() {
 #[test]
 fn a_closed_udp_socket_frees_its_port_and_drops_later_datagrams() {
     let (mut net, server, client) = udp_pair(NetConfig::default());
-    net.udp_close(SERVER, 53, udp_id(&net, SERVER, 53));
+    net.udp_close(udp_binding(&net, SERVER, 53));
     send_udp(&mut net, CLIENT, client, server, b"late", 0).unwrap();
     advance(&mut net, 1);
     assert_eq!(net.udp_bind(SERVER, addr("0.0.0.0:53")).unwrap().0, server);

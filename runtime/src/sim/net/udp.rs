@@ -1,18 +1,26 @@
-//! Simulated UDP: sockets bound to a node's port, each with a queue of
-//! datagrams received. A datagram may be lost or duplicated (seeded
-//! draws at the configured rates), is lost across a partition, and is
-//! dropped at a port nobody has bound; datagrams may arrive out of order
-//! (each draws its own latency). A datagram longer than the receiver's
-//! buffer is truncated, as a real socket truncates it. Each socket has its
-//! binding number (see the `net` module docs): an operation naming another
-//! finds the socket closed.
+//! Simulated UDP: sockets bound to an address and port of a node, each
+//! with a queue of datagrams received. A datagram may be lost or
+//! duplicated (seeded draws at the configured rates), is lost across a
+//! partition, and is dropped where no socket is bound to its destination
+//! (see the `net` module docs for which socket that is); datagrams may
+//! arrive out of order (each draws its own latency). A datagram longer
+//! than the receiver's buffer is truncated, as a real socket truncates it.
+//! Each socket has its binding (see the `net` module docs): an operation
+//! naming another finds the socket closed.
+//!
+//! `connect` works as Linux's: it sets the default destination of `send`
+//! and, from then on, the socket is found only by datagrams from that
+//! peer (others are dropped on arrival, as the kernel's lookup skips a
+//! connected socket for them); datagrams queued before the connect stay
+//! queued and are received, whoever sent them. A `send` with no peer set
+//! fails with Linux's `EDESTADDRREQ`, `peer_addr` with its `ENOTCONN`.
 
 use super::tcp_ops::closed_by_crash;
-use super::{Network, Packet, PacketKind, Take, local_addr};
+use super::{Binding, BoundKey, Network, Packet, PacketKind, Take, bind_addr, bound_for, clashes};
 use rt_reactor::Ready;
 use std::collections::{BTreeMap, VecDeque};
 use std::io;
-use std::net::SocketAddr;
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::task::{Poll, Waker};
 
 /// The largest UDP payload over IPv4.
@@ -20,60 +28,90 @@ const MAX_DATAGRAM: usize = 65_507;
 
 #[derive(Default)]
 pub(crate) struct Udp {
-    pub(super) sockets: BTreeMap<(usize, u16), Socket>,
+    pub(super) sockets: BTreeMap<BoundKey, Socket>,
 }
 
 pub(super) struct Socket {
     pub(super) id: u64,
+    /// The peer `connect` set (module docs).
+    peer: Option<SocketAddr>,
     queue: VecDeque<(SocketAddr, Vec<u8>)>,
     wakers: Vec<Waker>,
 }
 
 impl Network {
     /// Binds a UDP socket on `node` at `addr`; returns its local address
-    /// and its binding number.
+    /// and its binding.
     pub(crate) fn udp_bind(
         &mut self,
         node: usize,
         addr: SocketAddr,
-    ) -> io::Result<(SocketAddr, u64)> {
+    ) -> io::Result<(SocketAddr, Binding)> {
         let sockets = &self.udp.sockets;
-        let local = local_addr(&mut self.hosts, node, addr, |port| {
-            sockets.contains_key(&(node, port))
+        let (local, ip) = bind_addr(&mut self.hosts, node, addr, |port, ip| {
+            clashes(sockets, node, port, ip)
         })?;
-        let id = self.next_binding();
+        let binding = Binding {
+            node,
+            port: local.port(),
+            ip,
+            id: self.next_binding(),
+        };
         let socket = Socket {
-            id,
+            id: binding.id,
+            peer: None,
             queue: VecDeque::new(),
             wakers: Vec::new(),
         };
-        self.udp.sockets.insert((node, local.port()), socket);
-        Ok((local, id))
+        self.udp.sockets.insert(binding.key(), socket);
+        Ok((local, binding))
     }
 
-    /// Closes socket `id` on `node`'s `port`; what it had queued is lost.
-    /// A socket that outlived its host's crash closes nothing.
-    pub(crate) fn udp_close(&mut self, node: usize, port: u16, id: u64) {
-        if self.udp.socket(node, port, id).is_none() {
+    /// Closes the socket of `binding`; what it had queued is lost. A
+    /// socket that outlived its host's crash closes nothing.
+    pub(crate) fn udp_close(&mut self, binding: Binding) {
+        if self.udp.socket(binding).is_none() {
             return;
         }
-        if let Some(mut socket) = self.udp.sockets.remove(&(node, port)) {
+        if let Some(mut socket) = self.udp.sockets.remove(&binding.key()) {
             self.woken.append(&mut socket.wakers);
         }
     }
 
-    /// Sends `bytes` from `local` (socket `id` of `node`) to `to`.
+    /// `connect`: sets the socket's peer (module docs).
+    pub(crate) fn udp_connect(&mut self, binding: Binding, peer: SocketAddr) -> io::Result<()> {
+        let socket = self.udp.socket(binding);
+        socket.ok_or_else(|| closed_by_crash("UDP socket"))?.peer = Some(peer);
+        Ok(())
+    }
+
+    /// The peer `connect` set: Linux's `ENOTCONN` if none.
+    pub(crate) fn udp_peer(&mut self, binding: Binding) -> io::Result<SocketAddr> {
+        let socket = self.udp.socket(binding);
+        let peer = socket.ok_or_else(|| closed_by_crash("UDP socket"))?.peer;
+        peer.ok_or_else(|| io::Error::from_raw_os_error(libc::ENOTCONN))
+    }
+
+    /// Sends `bytes` from the socket of `binding` to `to`, or to its peer (`None`: `send`; Linux's `EDESTADDRREQ`
+    /// without one).
     pub(crate) fn udp_send_to(
         &mut self,
-        node: usize,
-        (local, id): (SocketAddr, u64),
-        to: SocketAddr,
+        binding: Binding,
+        to: Option<SocketAddr>,
         bytes: &[u8],
         now: u64,
     ) -> io::Result<usize> {
-        if self.udp.socket(node, local.port(), id).is_none() {
-            return Err(closed_by_crash("UDP socket"));
-        }
+        let socket = self.udp.socket(binding);
+        let peer = socket.ok_or_else(|| closed_by_crash("UDP socket"))?.peer;
+        let Some(to) = to.or(peer) else {
+            return Err(io::Error::from_raw_os_error(libc::EDESTADDRREQ));
+        };
+        // Linux sends to the unspecified address as to loopback.
+        let to = if to.ip().is_unspecified() {
+            SocketAddr::new(Ipv4Addr::LOCALHOST.into(), to.port())
+        } else {
+            to
+        };
         if bytes.len() > MAX_DATAGRAM {
             return Err(io::Error::new(
                 io::ErrorKind::InvalidInput,
@@ -83,15 +121,23 @@ impl Network {
                 ),
             ));
         }
+        let node = binding.node;
+        if binding.ip.is_loopback() && !to.ip().is_loopback() {
+            // Linux: no route from a loopback address to another host.
+            return Err(io::Error::from_raw_os_error(libc::EINVAL));
+        }
         let Some(target) = self.node_of(node, to.ip()) else {
             // No node has that address: the datagram goes nowhere.
             return Ok(bytes.len());
         };
-        let from = if to.ip().is_loopback() {
-            SocketAddr::new(to.ip(), local.port())
-        } else {
-            SocketAddr::new(self.ip(node), local.port())
+        // The source address Linux picks: the one bound, else loopback's
+        // own towards loopback, else the node's.
+        let ip: IpAddr = match binding.ip {
+            ip if !ip.is_unspecified() => ip,
+            _ if to.ip().is_loopback() => Ipv4Addr::LOCALHOST.into(),
+            _ => self.ip(node),
         };
+        let from = SocketAddr::new(ip, binding.port);
         let copies = match () {
             () if self.chance(self.config.udp_loss) => 0,
             () if self.chance(self.config.udp_duplication) => 2,
@@ -112,25 +158,21 @@ impl Network {
         Ok(bytes.len())
     }
 
-    /// A receive by socket `id` on `node`'s `port` from the datagram at
-    /// the head of its queue: `copy` copies what fits of its payload and
-    /// says how many bytes; `take` says whether the datagram leaves the
-    /// queue. Returns that count and the sender. A socket connected to
-    /// `peer` takes only `peer`'s datagrams: any other at the head is
-    /// dropped first, as the kernel drops them for a connected socket.
-    /// With nothing queued, `waker` (if any) waits for a datagram.
+    /// A receive by the socket of `binding` from the datagram at the head
+    /// of its queue: `copy` copies what fits of its payload and says how
+    /// many bytes; `take` says whether the datagram leaves the queue.
+    /// Returns that count and the sender. With nothing queued, `waker`
+    /// (if any) waits for a datagram.
     pub(crate) fn udp_poll_recv(
         &mut self,
-        (node, port, id): (usize, u16, u64),
-        peer: Option<SocketAddr>,
+        binding: Binding,
         waker: Option<&Waker>,
         take: Take,
         copy: impl FnOnce(&[u8]) -> usize,
     ) -> Poll<io::Result<(usize, SocketAddr)>> {
-        let Some(socket) = self.udp.socket(node, port, id) else {
+        let Some(socket) = self.udp.socket(binding) else {
             return Poll::Ready(Err(closed_by_crash("UDP socket")));
         };
-        socket.drop_strangers(peer);
         let Some((from, bytes)) = socket.queue.front() else {
             if let Some(waker) = waker {
                 socket.wait(waker);
@@ -144,23 +186,20 @@ impl Network {
         Poll::Ready(Ok((n, from)))
     }
 
-    /// The readiness of socket `id` on `node`'s `port` within `mask`:
-    /// readable with a datagram queued (from `peer`, once connected),
-    /// always writable (a simulated socket's send buffer never fills). A
-    /// socket gone with its host's crash is ready either way, so that the
-    /// operation that follows reports the error. Otherwise `waker` (if
-    /// any) waits for a datagram.
+    /// The readiness of the socket of `binding` within `mask`: readable
+    /// with a datagram queued, always writable (a simulated socket's send
+    /// buffer never fills). A socket gone with its host's crash is ready
+    /// either way, so that the operation that follows reports the error.
+    /// Otherwise `waker` (if any) waits for a datagram.
     pub(crate) fn udp_poll_ready(
         &mut self,
-        (node, port, id): (usize, u16, u64),
-        peer: Option<SocketAddr>,
+        binding: Binding,
         mask: Ready,
         waker: Option<&Waker>,
     ) -> Poll<Ready> {
-        let Some(socket) = self.udp.socket(node, port, id) else {
+        let Some(socket) = self.udp.socket(binding) else {
             return Poll::Ready(mask);
         };
-        socket.drop_strangers(peer);
         let mut ready = Ready::WRITABLE;
         if !socket.queue.is_empty() {
             ready |= Ready::READABLE;
@@ -177,15 +216,6 @@ impl Network {
 }
 
 impl Socket {
-    /// Drops the datagrams at the head of the queue that a socket
-    /// connected to `peer` does not receive.
-    fn drop_strangers(&mut self, peer: Option<SocketAddr>) {
-        let Some(peer) = peer else { return };
-        while self.queue.front().is_some_and(|(from, _)| *from != peer) {
-            self.queue.pop_front();
-        }
-    }
-
     /// Keeps `waker` until the next datagram (once per task).
     fn wait(&mut self, waker: &Waker) {
         if !self.wakers.iter().any(|w| w.will_wake(waker)) {
@@ -195,13 +225,16 @@ impl Socket {
 }
 
 impl Udp {
-    /// Socket `id` on `node`'s `port`, if it is still bound there.
-    fn socket(&mut self, node: usize, port: u16, id: u64) -> Option<&mut Socket> {
+    /// The socket of `binding`, if it is still bound.
+    fn socket(&mut self, binding: Binding) -> Option<&mut Socket> {
         self.sockets
-            .get_mut(&(node, port))
-            .filter(|socket| socket.id == id)
+            .get_mut(&binding.key())
+            .filter(|socket| socket.id == binding.id)
     }
 
+    /// A datagram from `from` arrives at `node` for `to`: queued at the
+    /// socket bound there, unless that socket is connected to another
+    /// peer (module docs).
     pub(super) fn deliver(
         &mut self,
         node: usize,
@@ -210,15 +243,20 @@ impl Udp {
         bytes: Vec<u8>,
         woken: &mut Vec<Waker>,
     ) {
-        if let Some(socket) = self.sockets.get_mut(&(node, to.port())) {
-            socket.queue.push_back((from, bytes));
-            woken.append(&mut socket.wakers);
+        let Some(key) = bound_for(&self.sockets, node, to) else {
+            return;
+        };
+        let socket = self.sockets.get_mut(&key).expect("found above");
+        if socket.peer.is_some_and(|peer| peer != from) {
+            return;
         }
+        socket.queue.push_back((from, bytes));
+        woken.append(&mut socket.wakers);
     }
 
     /// A crash of `node`: its sockets vanish.
     pub(super) fn close_node(&mut self, node: usize, woken: &mut Vec<Waker>) {
-        self.sockets.retain(|&(n, _), socket| {
+        self.sockets.retain(|&(n, _, _), socket| {
             if n == node {
                 woken.append(&mut socket.wakers);
             }
