@@ -16,6 +16,10 @@
 //!    a `SIGCHLD` delivery), registered before returning `Pending`;
 //! 3. when it fires, go back to 1. The watch existed before step 1 ran,
 //!    so an exit after that `try_wait` always fires it.
+//! 4. a pidfd that fired while `try_wait` still finds no status (a traced
+//!    child: its tracer collects the exit before the parent may) is
+//!    replaced by a `SIGCHLD` listener, which the kernel fires once the
+//!    tracer lets the exit through; then back to 1.
 //!
 //! A `Child` dropped before its exit was collected must still be reaped,
 //! or it stays a zombie:
@@ -174,13 +178,15 @@ impl Reapable {
             if let Some(status) = self.child.try_wait()? {
                 return Poll::Ready(Ok(status));
             }
-            // The pidfd was readable, yet the child is not reaped: it was
-            // reaped behind our back (`waitpid(-1)` elsewhere in the
-            // process). Nothing will ever change; say so.
-            return Poll::Ready(Err(io::Error::other(
-                "rt::process: the child's pidfd reports an exit but waitpid finds no exit \
-                 status; was the child reaped by other code in this process?",
-            )));
+            // Step 4: the pidfd fired (the child exited), yet `waitpid`
+            // has no status for it: the child is traced (`strace -f`, a
+            // debugger), and its tracer collects the exit first; the parent
+            // can reap it only after that, and the kernel then sends the
+            // parent `SIGCHLD`. (A child reaped by other code makes
+            // `try_wait` fail with `ECHILD` instead.) The pidfd stays
+            // readable, so it can tell nothing more: watch `SIGCHLD` from
+            // now on, listening before the `try_wait` of step 1 again.
+            self.watch = ExitWatch::Sigchld(signal(SignalKind::child())?);
         }
     }
 }
