@@ -417,6 +417,40 @@ fn a_traced_child_is_reaped_once_its_tracer_lets_the_exit_through() {
     });
 }
 
+/// A child spawned on one runtime and awaited on another after the first
+/// shut down (tokio's `process_change_of_runtime`): the wait watches the
+/// child again from the runtime it runs on, instead of failing with the
+/// first runtime's shutdown.
+#[test]
+fn a_child_spawned_on_a_runtime_that_shut_down_is_awaited_on_the_next() {
+    use support::{Kind, poll_once};
+    let pairs = [
+        (Kind::CurrentThread, Kind::MultiThread(2)),
+        (Kind::MultiThread(2), Kind::CurrentThread),
+    ];
+    for (first, second) in pairs {
+        let (mut child, stdin) = first.build().block_on(async {
+            let mut child = Command::new("cat")
+                .stdin(Stdio::piped())
+                .stdout(Stdio::null())
+                .spawn()
+                .unwrap();
+            let stdin = child.stdin.take().unwrap();
+            (child, stdin)
+        });
+        // The first runtime is gone; `cat` runs until its stdin closes.
+        second.build().block_on(async {
+            let mut wait = Box::pin(child.wait());
+            assert!(
+                poll_once(&mut wait).is_pending(),
+                "the wait failed with the first runtime's shutdown ({first:?} then {second:?})"
+            );
+            drop(stdin);
+            assert!(wait.await.unwrap().success());
+        });
+    }
+}
+
 #[test]
 fn spawning_outside_a_runtime_panics_naming_the_fix() {
     let message = expect_panic(|| Command::new("true").spawn());
