@@ -303,7 +303,24 @@ impl ReadinessCell {
         }
     }
 
-    /// The readiness in `mask` recorded now: `None` if there is none.
+    /// The readiness in `mask` recorded now, for a one-shot attempt:
+    /// readiness recorded before a shutdown still lets the operation run
+    /// (bytes the kernel queued before the driver went are read, as with
+    /// tokio); the shutdown error comes once nothing in `mask` is ready.
+    pub(crate) fn check_for_attempt(&self, mask: Ready) -> Option<io::Result<ReadyEvent>> {
+        let word = self.word.load(Ordering::Acquire);
+        let ready = ready_of(word) & mask;
+        if !ready.is_empty() {
+            return Some(Ok(ReadyEvent {
+                ready,
+                tick: tick_of(word),
+            }));
+        }
+        (word & SHUTDOWN != 0).then(|| Err(shutdown_error()))
+    }
+
+    /// The readiness in `mask` recorded now: `None` if there is none. A
+    /// shutdown comes first: a waiter learns the driver is gone.
     pub(crate) fn check(&self, mask: Ready) -> Option<io::Result<ReadyEvent>> {
         let word = self.word.load(Ordering::Acquire);
         if word & SHUTDOWN != 0 {

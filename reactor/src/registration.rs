@@ -171,11 +171,14 @@ impl Registration {
     }
 
     /// The readiness of `direction` recorded right now, without storing a
-    /// waker: `None` if nothing is ready. For one-shot `try_*` operations.
+    /// waker: `None` if nothing is ready. For one-shot `try_*` operations:
+    /// readiness recorded before the driver shut down still counts (the
+    /// operation may find what the kernel queued before).
     ///
     /// # Errors
     ///
-    /// `Some(Err(_))` once the driver has shut down.
+    /// `Some(Err(_))` once the driver has shut down and nothing in
+    /// `direction` is ready.
     ///
     /// # Examples
     ///
@@ -189,15 +192,18 @@ impl Registration {
     /// registration.deregister(&mut a).unwrap();
     /// ```
     pub fn try_ready(&self, direction: Direction) -> Option<io::Result<ReadyEvent>> {
-        self.cell().check(direction.mask())
+        self.cell().check_for_attempt(direction.mask())
     }
 
     /// The readiness states of `interest` ([`Interest::mask`]) recorded
-    /// right now, without storing a waker: `None` if there are none.
+    /// right now, without storing a waker: `None` if there are none. As
+    /// [`try_ready`](Registration::try_ready), readiness recorded before a
+    /// shutdown still counts.
     ///
     /// # Errors
     ///
-    /// `Some(Err(_))` once the driver has shut down.
+    /// `Some(Err(_))` once the driver has shut down and none of
+    /// `interest`'s states is ready.
     ///
     /// # Examples
     ///
@@ -211,7 +217,7 @@ impl Registration {
     /// registration.deregister(&mut a).unwrap();
     /// ```
     pub fn try_ready_for(&self, interest: Interest) -> Option<io::Result<ReadyEvent>> {
-        self.cell().check(interest.mask())
+        self.cell().check_for_attempt(interest.mask())
     }
 
     /// Forgets the readiness in `event` (after the operation returned

@@ -329,6 +329,128 @@ fn a_closed_stdin_rejects_writes_and_a_child_sees_its_end() {
     });
 }
 
+/// A field of `/proc/<pid>/status` (`State`, `TracerPid`, ...).
+fn proc_status(pid: u32, field: &str) -> String {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let line = status
+        .lines()
+        .find_map(|line| line.strip_prefix(field)?.strip_prefix(':'))
+        .unwrap_or_else(|| panic!("no {field} in /proc/{pid}/status"));
+    line.trim().to_owned()
+}
+
+/// A tracer that is not the parent: attaches to the process given as its
+/// argument (`PTRACE_SEIZE`, no options: a `SIGKILL` kills the tracee at
+/// once, with no stop), prints `attached`, and collects the tracee's exit
+/// only when a line arrives on its stdin.
+const TRACER: &str = r#"
+import ctypes, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+pid = int(sys.argv[1])
+if libc.ptrace(0x4206, pid, None, None) != 0:
+    sys.exit("PTRACE_SEIZE failed: " + os.strerror(ctypes.get_errno()))
+print("attached", flush=True)
+sys.stdin.readline()
+_, status = os.waitpid(pid, 0x40000000)
+sys.exit(0 if os.WIFSIGNALED(status) else "unexpected status %d" % status)
+"#;
+
+/// A traced child's exit goes to its tracer first; until the tracer has
+/// collected it the parent's `waitpid` finds no status, though the pidfd
+/// already reports the exit (tokio's `process_issue_7144`, which runs
+/// children under `strace`). `wait` waits for the status (the kernel sends
+/// the parent `SIGCHLD` once the tracer lets the exit through) instead of
+/// failing. The tracer here holds the exit until told, so the window is
+/// not left to chance.
+#[test]
+fn a_traced_child_is_reaped_once_its_tracer_lets_the_exit_through() {
+    use std::io::{BufRead, Write};
+    if std::process::Command::new("python3")
+        .arg("-V")
+        .output()
+        .is_err()
+    {
+        eprintln!("not run: needs `python3` (for a tracer that is not this process)");
+        return;
+    }
+    on_both(|| async {
+        let mut child = Command::new("sleep").arg("600").spawn().unwrap();
+        let pid = child.id().unwrap();
+        let mut tracer = std::process::Command::new("python3")
+            .args(["-c", TRACER, &pid.to_string()])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut attached = String::new();
+        std::io::BufReader::new(tracer.stdout.take().unwrap())
+            .read_line(&mut attached)
+            .unwrap();
+        assert_eq!(attached, "attached\n");
+        assert_eq!(proc_status(pid, "TracerPid"), tracer.id().to_string());
+
+        child.start_kill().unwrap();
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while !proc_status(pid, "State").starts_with('Z') {
+            assert!(Instant::now() < deadline, "the killed child never exited");
+            rt::task::yield_now().await;
+        }
+        // The pidfd is readable now; the status is not there yet.
+        let waiter = rt::spawn(async move { child.wait().await });
+        for _ in 0..4 {
+            rt::task::yield_now().await;
+        }
+        assert!(
+            !waiter.is_finished(),
+            "the wait ended while the tracer held the exit"
+        );
+        assert!(process_exists(pid), "nobody could reap it yet");
+
+        tracer.stdin.take().unwrap().write_all(b"go\n").unwrap();
+        assert!(
+            tracer.wait().unwrap().success(),
+            "the tracer collected the exit"
+        );
+        let status = waiter.await.unwrap().unwrap();
+        assert_eq!(status.signal(), Some(libc::SIGKILL));
+        assert!(!process_exists(pid), "reaped");
+    });
+}
+
+/// A child spawned on one runtime and awaited on another after the first
+/// shut down (tokio's `process_change_of_runtime`): the wait watches the
+/// child again from the runtime it runs on, instead of failing with the
+/// first runtime's shutdown.
+#[test]
+fn a_child_spawned_on_a_runtime_that_shut_down_is_awaited_on_the_next() {
+    use support::{Kind, poll_once};
+    let pairs = [
+        (Kind::CurrentThread, Kind::MultiThread(2)),
+        (Kind::MultiThread(2), Kind::CurrentThread),
+    ];
+    for (first, second) in pairs {
+        let (mut child, stdin) = first.build().block_on(async {
+            let mut child = Command::new("cat")
+                .stdin(Stdio::piped())
+                .stdout(Stdio::null())
+                .spawn()
+                .unwrap();
+            let stdin = child.stdin.take().unwrap();
+            (child, stdin)
+        });
+        // The first runtime is gone; `cat` runs until its stdin closes.
+        second.build().block_on(async {
+            let mut wait = Box::pin(child.wait());
+            assert!(
+                poll_once(&mut wait).is_pending(),
+                "the wait failed with the first runtime's shutdown ({first:?} then {second:?})"
+            );
+            drop(stdin);
+            assert!(wait.await.unwrap().success());
+        });
+    }
+}
+
 #[test]
 fn spawning_outside_a_runtime_panics_naming_the_fix() {
     let message = expect_panic(|| Command::new("true").spawn());

@@ -192,6 +192,25 @@ fn parks_unparks_and_busy_time_move_with_idleness() {
     assert!(unparks_after > unparks_before, "a worker woke for the task");
 }
 
+/// A current-thread `block_on` whose tasks never leave it idle never
+/// parks; the time it ran them still counts as busy (tokio's
+/// `rt_metrics::worker_total_busy_duration`), and the park count shows it
+/// did not sleep.
+#[test]
+fn current_thread_busy_time_counts_a_block_on_that_never_parked() {
+    let rt = Kind::CurrentThread.build();
+    let metrics = rt.metrics();
+    rt.block_on(async {
+        for _ in 0..5 {
+            rt::spawn(async { rt::task::yield_now().await })
+                .await
+                .unwrap();
+        }
+    });
+    assert_eq!(metrics.worker_park_count(0), 0, "it never slept");
+    assert!(metrics.worker_total_busy_duration(0) > Duration::ZERO);
+}
+
 #[test]
 fn current_thread_parks_when_idle() {
     let rt = Kind::CurrentThread.build();

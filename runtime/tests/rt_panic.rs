@@ -89,6 +89,42 @@ fn a_panic_while_dropping_an_aborted_future_is_reported() {
     });
 }
 
+/// A task's output whose destructor panics, and counts that it ran.
+struct OutputPanicsOnDrop(Arc<AtomicUsize>);
+
+impl Drop for OutputPanicsOnDrop {
+    fn drop(&mut self) {
+        self.0.fetch_add(1, Ordering::SeqCst);
+        panic!("panic while dropping the output");
+    }
+}
+
+/// Dropping the `JoinHandle` of a finished task drops its output there;
+/// a panic in that destructor stays inside the drop, as in tokio (tokio's
+/// `join_handle_panic.rs`): the handle's owner may be a destructor or an
+/// unwinding thread, where a second panic aborts.
+#[test]
+fn a_panic_in_the_output_destructor_does_not_leave_the_handle_drop() {
+    each_runtime(|kind, rt| {
+        let drops = Arc::new(AtomicUsize::new(0));
+        let output = OutputPanicsOnDrop(drops.clone());
+        let handle = rt.spawn(async move { output });
+        rt.block_on(async {
+            while !handle.is_finished() {
+                rt::task::yield_now().await;
+            }
+        });
+        assert_eq!(drops.load(Ordering::SeqCst), 0, "the output is held");
+        let dropped = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| drop(handle)));
+        assert!(
+            dropped.is_ok(),
+            "the panic left the handle's drop on {kind:?}"
+        );
+        assert_eq!(drops.load(Ordering::SeqCst), 1, "the output was dropped");
+        assert_eq!(rt.block_on(rt.spawn(async { 1 })).unwrap(), 1);
+    });
+}
+
 #[test]
 fn join_error_display_debug_and_payloads() {
     block_on_each(|_| async {

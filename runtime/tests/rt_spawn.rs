@@ -189,6 +189,32 @@ fn nested_enter_restores_the_outer_runtime() {
     assert!(Handle::current() == *outer.handle());
 }
 
+/// An `EnterGuard` is `Sync`, as tokio's is: a reference to it may go to
+/// another thread, which can only print it. It stays `!Send`: it must be
+/// dropped on the thread whose current runtime it set. So is a local
+/// runtime's guard, which also makes its local set current.
+#[test]
+fn enter_guards_are_sync_but_not_send() {
+    /// `not_send` resolves only for a `!Send` type (for a `Send` one the
+    /// two impls make the call ambiguous: a compile error).
+    trait NotSend<Which> {
+        fn not_send(&self) {}
+    }
+    impl<T: ?Sized> NotSend<()> for T {}
+    impl<T: ?Sized + Send> NotSend<u8> for T {}
+
+    fn share_with_a_thread(guard: &rt::runtime::EnterGuard<'_>) {
+        NotSend::not_send(guard);
+        let printed = std::thread::scope(|s| s.spawn(|| format!("{guard:?}")).join().unwrap());
+        assert!(printed.starts_with("EnterGuard"), "{printed}");
+    }
+
+    let rt = Kind::CurrentThread.build();
+    share_with_a_thread(&rt.enter());
+    let local = rt::runtime::LocalRuntime::new().unwrap();
+    share_with_a_thread(&local.enter());
+}
+
 /// Enter guards dropped oldest first: the drop that breaks the order
 /// panics and says so, and neither runtime stays current afterwards (nor
 /// is kept alive by the thread).

@@ -369,17 +369,18 @@ fn a_weak_sender_sends_while_others_live_and_does_not_keep_the_channel_open() {
 /// As in tokio (since RUSTSEC-2025-0023), the channel's handles are `Send`
 /// and `Sync` when `T` is only `Send`: clones of one value are serialised
 /// by its slot's lock, so no two threads share a `&T`. tokio-stream's
-/// `BroadcastStream<T: Send>` boxes `recv()` as a `Send` future.
+/// `BroadcastStream<T: Send>` boxes `recv()` as a `Send` future, and
+/// `recv()`'s future is `Sync` too (tokio's `async_send_sync.rs`): it never
+/// holds a received `T` across a suspension point.
 #[test]
 fn handles_are_send_and_sync_for_send_only_values() {
     fn send_sync<T: Send + Sync>(_: &T) {}
-    fn send<T: Send>(_: &T) {}
     #[derive(Clone)]
     struct NotSync(std::cell::Cell<u32>);
     let (tx, mut rx) = rt::sync::broadcast::channel::<NotSync>(2);
     send_sync(&tx);
     send_sync(&rx);
-    send(&rx.recv());
+    send_sync(&rx.recv());
 
     // And it works across threads: each receiver clones on its own thread.
     let receivers: Vec<_> = (0..4).map(|_| tx.subscribe()).collect();

@@ -257,6 +257,32 @@ fn _lock_guards_are_send_sync() {
     send_sync::<RwLockMappedWriteGuard<'static, Vec<u8>>>();
 }
 
+/// ... and no further: an owned mapped mutex guard of a `T` that is `Send`
+/// but not `Sync` is not `Sync`, and a mapped write guard of such a `T` is
+/// not `Send` (tokio's bounds, which the facade's `async_send_sync.rs`
+/// checks; each call below compiles only for a type without the trait).
+#[allow(dead_code)]
+fn _mapped_guards_have_no_more_than_tokios_bounds(
+    owned: rt::sync::OwnedMappedMutexGuard<(std::cell::Cell<u8>, u8), u8>,
+    write: RwLockMappedWriteGuard<'static, std::cell::Cell<u8>>,
+) {
+    trait NotSend<Which> {
+        fn not_send(&self) {}
+    }
+    impl<T: ?Sized> NotSend<()> for T {}
+    impl<T: ?Sized + Send> NotSend<u8> for T {}
+    trait NotSync<Which> {
+        fn not_sync(&self) {}
+    }
+    impl<T: ?Sized> NotSync<()> for T {}
+    impl<T: ?Sized + Sync> NotSync<u8> for T {}
+    fn send<T: Send>(_: &T) {}
+
+    send(&owned);
+    NotSync::not_sync(&owned);
+    NotSend::not_send(&write);
+}
+
 #[test]
 fn owned_guards_move_into_spawned_tasks() {
     for (_, rt) in runtimes() {

@@ -2,7 +2,7 @@
 
 mod support;
 
-use support::{CountingWaker, runtimes};
+use support::{CountingWaker, expect_panic, runtimes};
 
 use rt::sync::oneshot::{self, TryRecvError};
 use std::future::Future;
@@ -181,6 +181,35 @@ fn is_empty_and_is_terminated_follow_the_value() {
     tx.send(1).unwrap();
     assert_eq!(rx.try_recv(), Ok(1));
     assert!(rx.is_terminated(), "try_recv took the value");
+}
+
+/// A receiver that returned its result has nothing more to give: polling
+/// it again is misuse and panics naming the fix, as tokio's does (tokio's
+/// `sync_oneshot::close_try_recv_poll`), whether the result came from a
+/// poll or from `try_recv`, a value or an error.
+#[test]
+fn polling_a_terminated_receiver_panics_naming_is_terminated() {
+    let (tx, mut rx) = oneshot::channel();
+    tx.send(4).unwrap();
+    assert_eq!(poll(&mut rx), Poll::Ready(Ok(4)));
+    let message = expect_panic(|| poll(&mut rx));
+    assert!(message.contains("is_terminated()"), "{message}");
+
+    let (_tx, mut rx) = oneshot::channel::<u8>();
+    rx.close();
+    assert_eq!(rx.try_recv(), Err(TryRecvError::Closed));
+    let message = expect_panic(|| poll(&mut rx));
+    assert!(
+        message.contains("polled after it returned its result"),
+        "{message}"
+    );
+
+    // `try_recv` of an empty channel returns no result: polling goes on.
+    let (tx, mut rx) = oneshot::channel();
+    assert_eq!(rx.try_recv(), Err(TryRecvError::Empty));
+    assert_eq!(poll(&mut rx), Poll::Pending);
+    tx.send(1).unwrap();
+    assert_eq!(poll(&mut rx), Poll::Ready(Ok(1)));
 }
 
 #[test]

@@ -73,8 +73,6 @@ pub use rt::spawn;
 pub use rt as __rt;
 
 pub use rt::pin;
-#[cfg(feature = "rt")]
-pub use rt::task_local;
 #[cfg(feature = "macros")]
 pub use rt::{join, select, try_join};
 

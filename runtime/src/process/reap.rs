@@ -16,6 +16,15 @@
 //!    a `SIGCHLD` delivery), registered before returning `Pending`;
 //! 3. when it fires, go back to 1. The watch existed before step 1 ran,
 //!    so an exit after that `try_wait` always fires it.
+//! 4. a pidfd that fired while `try_wait` still finds no status (a traced
+//!    child: its tracer collects the exit before the parent may) is
+//!    replaced by a `SIGCHLD` listener, which the kernel fires once the
+//!    tracer lets the exit through; then back to 1.
+//! 5. a watch whose runtime shut down fails; if the wait runs on another
+//!    runtime with I/O (a child spawned on one runtime and awaited on the
+//!    next), the watch is made again there, then back to 1. A watch made
+//!    on a runtime that is itself shutting down fails to register, so
+//!    this never loops.
 //!
 //! A `Child` dropped before its exit was collected must still be reaped,
 //! or it stays a zombie:
@@ -28,6 +37,7 @@
 //!    whenever a watched child's watch fires.
 
 use crate::io::registered::Registered;
+use crate::runtime::context;
 use crate::signal::unix::{Signal, SignalKind, signal};
 use mio::event::Source;
 use mio::unix::SourceFd;
@@ -98,14 +108,27 @@ impl ExitWatch {
                 ready!(fd.poll_ready(cx, Direction::Read))?;
                 Poll::Ready(Ok(()))
             }
+            // The signal stream ends when its runtime's driver is gone:
+            // the same error as a pidfd's (`is_rt_shutdown_err`).
             ExitWatch::Sigchld(sigchld) => match ready!(sigchld.poll_recv(cx)) {
                 Some(()) => Poll::Ready(Ok(())),
-                None => Poll::Ready(Err(io::Error::other(
-                    "rt::process: the runtime shut down while waiting for a child to exit",
-                ))),
+                None => Poll::Ready(Err(rt_reactor::shutdown_error())),
             },
         }
     }
+
+    fn kind(&self) -> WatchKind {
+        match self {
+            ExitWatch::PidFd(_) => WatchKind::Best,
+            ExitWatch::Sigchld(_) => WatchKind::Sigchld,
+        }
+    }
+}
+
+/// Whether the current runtime (if any) has an I/O driver, for a watch to
+/// move to (step 5 of the module docs).
+fn current_runtime_has_io() -> bool {
+    context::with_current(|handle| handle.driver().reactor().is_some()).unwrap_or(false)
 }
 
 #[cfg(target_os = "linux")]
@@ -163,7 +186,17 @@ impl Reapable {
             if let Some(status) = self.child.try_wait()? {
                 return Poll::Ready(Ok(status));
             }
-            ready!(self.watch.poll_fired(cx))?;
+            if let Err(error) = ready!(self.watch.poll_fired(cx)) {
+                // Step 5: the watch's runtime shut down, and this wait runs
+                // on another one (a child spawned on one runtime, awaited
+                // on the next): watch from there.
+                if rt_reactor::is_shutdown_error(&error) && current_runtime_has_io() {
+                    let pid = self.child.id();
+                    self.watch = ExitWatch::new(pid, self.watch.kind())?;
+                    continue;
+                }
+                return Poll::Ready(Err(error));
+            }
             sweep_orphans();
             if let ExitWatch::Sigchld(_) = self.watch {
                 // A delivery was consumed: step 1 again, then wait for the
@@ -174,13 +207,15 @@ impl Reapable {
             if let Some(status) = self.child.try_wait()? {
                 return Poll::Ready(Ok(status));
             }
-            // The pidfd was readable, yet the child is not reaped: it was
-            // reaped behind our back (`waitpid(-1)` elsewhere in the
-            // process). Nothing will ever change; say so.
-            return Poll::Ready(Err(io::Error::other(
-                "rt::process: the child's pidfd reports an exit but waitpid finds no exit \
-                 status; was the child reaped by other code in this process?",
-            )));
+            // Step 4: the pidfd fired (the child exited), yet `waitpid`
+            // has no status for it: the child is traced (`strace -f`, a
+            // debugger), and its tracer collects the exit first; the parent
+            // can reap it only after that, and the kernel then sends the
+            // parent `SIGCHLD`. (A child reaped by other code makes
+            // `try_wait` fail with `ECHILD` instead.) The pidfd stays
+            // readable, so it can tell nothing more: watch `SIGCHLD` from
+            // now on, listening before the `try_wait` of step 1 again.
+            self.watch = ExitWatch::Sigchld(signal(SignalKind::child())?);
         }
     }
 }

@@ -115,7 +115,7 @@ pub(crate) fn set_current(handle: &scheduler::Handle) -> SetCurrentGuard {
         .ok();
     SetCurrentGuard {
         id,
-        _not_send: PhantomData,
+        _thread_bound: PhantomData,
     }
 }
 
@@ -124,7 +124,10 @@ pub(crate) fn set_current(handle: &scheduler::Handle) -> SetCurrentGuard {
 pub(crate) struct SetCurrentGuard {
     /// Its entry on the stack; `None` if it pushed none.
     id: Option<u64>,
-    _not_send: PhantomData<*const ()>,
+    /// `!Send`: it must drop on the thread whose stack it pushed on. But
+    /// `Sync` (a `MutexGuard<()>` is both, as tokio's `EnterGuard` is): a
+    /// shared reference reads nothing but the id.
+    _thread_bound: PhantomData<std::sync::MutexGuard<'static, ()>>,
 }
 
 impl Drop for SetCurrentGuard {

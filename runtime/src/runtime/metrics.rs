@@ -97,6 +97,12 @@ impl WorkerMetrics {
     /// The worker goes to sleep at `now`, busy since `busy_since`.
     pub(crate) fn parked(&self, busy_since: Stamp, now: Stamp) {
         add(&self.parks, 1);
+        self.was_busy(busy_since, now);
+    }
+
+    /// The worker stops running tasks at `now` without sleeping (a
+    /// current-thread `block_on` returns), busy since `busy_since`.
+    pub(crate) fn was_busy(&self, busy_since: Stamp, now: Stamp) {
         let busy = busy_since.until(now).as_nanos();
         add(&self.busy_nanos, u64::try_from(busy).unwrap_or(u64::MAX));
     }

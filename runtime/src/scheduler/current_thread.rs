@@ -199,7 +199,11 @@ impl Handle {
         let parker = ThreadParker::new();
         let waiter = parker.waker();
         loop {
-            if let Some(core) = me.take_core(&waiter) {
+            if let Some(mut core) = me.take_core(&waiter) {
+                // Busy from here: the time since the last `block_on` was
+                // not (the guard's drop adds the rest if it never parks).
+                core.busy_since = coarse_time::refresh();
+                core.now = core.busy_since;
                 let guard = CoreGuard {
                     cx: scheduler::Context::CurrentThread(Context {
                         handle: me.clone(),
@@ -343,6 +347,11 @@ impl Drop for CoreGuard {
     fn drop(&mut self) {
         let cx = self.cx();
         if let Some(core) = cx.core.borrow_mut().take() {
+            // Busy until now, like a park: a `block_on` whose tasks never
+            // left it idle still shows the time it ran them.
+            cx.handle
+                .metrics
+                .was_busy(core.busy_since, coarse_time::refresh());
             cx.handle.release_core(core);
         }
     }

@@ -591,12 +591,14 @@ impl<T: Clone> Receiver<T> {
                 return done;
             }
             // Registered first, then a second look: a send after that look
-            // wakes this future.
+            // wakes this future. The look's result is a statement's
+            // temporary, gone before the await: a `T` held across it would
+            // make this future `Sync` only for `T: Sync` (shared `&T`).
             let notified = self.shared.notify.notified();
-            match settled(take(&self.shared, &mut self.next)) {
-                Some(done) => return done,
-                None => notified.await,
+            if let Some(done) = settled(take(&self.shared, &mut self.next)) {
+                return done;
             }
+            notified.await;
         }
     }
 

@@ -355,7 +355,8 @@ impl<T> Receiver<T> {
 
     /// `true` once this receiver has returned its result: the value, or
     /// the error that none will come (awaited, or through `try_recv`).
-    /// Awaiting it again then returns an error.
+    /// Polling it again then panics, as tokio's does (a `select!` loop
+    /// guards its branch with `if !rx.is_terminated()`).
     ///
     /// # Examples
     ///
@@ -374,7 +375,19 @@ impl<T> Receiver<T> {
 impl<T> Future for Receiver<T> {
     type Output = Result<T, RecvError>;
 
+    /// # Panics
+    ///
+    /// When polled after it returned its result (or after `try_recv`
+    /// returned it): see [`is_terminated`](Receiver::is_terminated).
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        if self.terminated {
+            panic!(
+                "rt: a `oneshot::Receiver` was polled after it returned its result (the value, \
+                 or the error that none will come); it has nothing more to give. Check \
+                 `Receiver::is_terminated()` before polling it again (in a `select!` loop: \
+                 `result = &mut rx, if !rx.is_terminated() => ...`)"
+            );
+        }
         let coop = ready!(poll_proceed(cx));
         let mut state = lock(&self.inner);
         let result = match state.value.take() {

@@ -711,8 +711,10 @@ pub struct RwLockMappedWriteGuard<'a, T: ?Sized> {
 }
 
 // SAFETY: the mapped guard is an exclusive borrow of part of the lock's
-// value: it may move to another thread when `T: Send`, like `&mut T`.
-unsafe impl<T: ?Sized + Send> Send for RwLockMappedWriteGuard<'_, T> {}
+// value: it may move to another thread when `T: Send`, like `&mut T`. The
+// bound is tokio's (and the write guard's), tighter than that (`T: Sync`
+// too): the facade re-exports this guard as tokio's.
+unsafe impl<T: ?Sized + Send + Sync> Send for RwLockMappedWriteGuard<'_, T> {}
 // SAFETY: sharing it shares `&T`, which needs `T: Sync`.
 unsafe impl<T: ?Sized + Sync> Sync for RwLockMappedWriteGuard<'_, T> {}
 

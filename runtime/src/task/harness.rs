@@ -457,15 +457,11 @@ unsafe fn drop_join_handle<F: Future, S: Schedule>(ptr: NonNull<Header>) {
                 // released it): leave it before the output goes.
                 release_held(cell);
             }
-            if let Err(payload) = take_stage(&cell.header, &cell.stage) {
-                // The output's destructor panicked in the handle's owner,
-                // as it would have had the value been returned to it.
-                if cell.header.state.ref_dec() {
-                    // SAFETY: that was the last reference.
-                    unsafe { dealloc::<F, S>(ptr) };
-                }
-                panic::resume_unwind(payload);
-            }
+            // A panic in the output's destructor stays here, as in tokio:
+            // the panic hook has reported it, and the handle's owner (often
+            // a destructor itself, or a thread already unwinding, where a
+            // second panic aborts) never asked for the value.
+            let _ = take_stage(&cell.header, &cell.stage);
         }
         Ok(prev) => {
             if prev.is_join_waker_set() {

@@ -681,6 +681,13 @@ pub(crate) struct CurrentSetGuard {
     prev: Option<Rc<SetContext>>,
 }
 
+// SAFETY: a shared `&CurrentSetGuard` reaches nothing: no method takes
+// `&self` but `Debug`, which prints no field, so the `Rc` is never touched
+// through one (no clone, no read of the context). Only `Drop` uses it, by
+// `&mut`, on the owning thread (the guard stays `!Send`). This lets
+// `runtime::EnterGuard` be `Sync` like tokio's.
+unsafe impl Sync for CurrentSetGuard {}
+
 impl Drop for CurrentSetGuard {
     fn drop(&mut self) {
         let prev = self.prev.take();

@@ -68,16 +68,25 @@ macro_rules! task_local {
 macro_rules! __task_local_key {
     ($(#[$attr:meta])* $vis:vis $name:ident, $t:ty) => {
         $(#[$attr])*
-        $vis static $name: $crate::task::LocalKey<$t> = {
-            ::std::thread_local! {
-                static __RT_TASK_LOCAL_SLOT: ::std::cell::RefCell<::std::option::Option<$t>> =
-                    const { ::std::cell::RefCell::new(::std::option::Option::None) };
-            }
-            $crate::task::LocalKey {
-                __slot: __RT_TASK_LOCAL_SLOT,
-            }
-        };
+        $vis static $name: $crate::task::LocalKey<$t> = $crate::__task_local_key_value!($t);
     };
+}
+
+/// The constant value of one `LocalKey<$t>` with its own thread-local
+/// slot: the initialiser of [`task_local!`]'s statics, and of the tokio
+/// facade's (which wraps it in tokio's `LocalKey`).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __task_local_key_value {
+    ($t:ty) => {{
+        ::std::thread_local! {
+            static __RT_TASK_LOCAL_SLOT: ::std::cell::RefCell<::std::option::Option<$t>> =
+                const { ::std::cell::RefCell::new(::std::option::Option::None) };
+        }
+        $crate::task::LocalKey {
+            __slot: __RT_TASK_LOCAL_SLOT,
+        }
+    }};
 }
 
 /// A key for a task-local value, declared with [`task_local!`].

@@ -1,11 +1,15 @@
 //! `Sleep`: rt's sleep in tokio's shape. A newtype because tokio's
 //! `reset` takes `self: Pin<&mut Self>` (rt's `Sleep` is `Unpin` and
 //! takes `&mut self`, which a pinned projection such as tokio-stream's
-//! `me.deadline.reset(..)` cannot call).
+//! `me.deadline.reset(..)` cannot call), and because tokio's `Sleep` is
+//! `!Unpin`: code that compiles against the facade must compile against
+//! tokio, so it may not move a `Sleep` after polling it either.
 
 use super::Instant;
+use pin_project_lite::pin_project;
 use std::fmt;
 use std::future::Future;
+use std::marker::PhantomPinned;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 use std::time::Duration;
@@ -30,7 +34,7 @@ use std::time::Duration;
 /// ```
 #[track_caller]
 pub fn sleep(duration: Duration) -> Sleep {
-    Sleep(rt::time::sleep(duration))
+    Sleep::from(rt::time::sleep(duration))
 }
 
 /// Waits until `deadline`, on rt's timer wheel.
@@ -56,37 +60,45 @@ pub fn sleep(duration: Duration) -> Sleep {
 /// ```
 #[track_caller]
 pub fn sleep_until(deadline: Instant) -> Sleep {
-    Sleep(rt::time::sleep_until(deadline))
+    Sleep::from(rt::time::sleep_until(deadline))
 }
 
-/// The future of [`sleep`] and [`sleep_until`]: rt's `Sleep` with
-/// tokio's pinned `reset`.
-///
-/// # Examples
-///
-/// ```
-/// # #[cfg(all(feature = "rt", feature = "test-util"))]
-/// # {
-/// use tokio::time::{Duration, Instant};
-///
-/// let rt = tokio::runtime::Builder::new_current_thread()
-///     .enable_time()
-///     .start_paused(true)
-///     .build()
-///     .unwrap();
-/// rt.block_on(async {
-///     let start = Instant::now();
-///     let sleep = tokio::time::sleep(Duration::from_secs(5));
-///     tokio::pin!(sleep);
-///     sleep.as_mut().reset(start + Duration::from_secs(1));
-///     sleep.as_mut().await;
-///     assert_eq!(start.elapsed(), Duration::from_secs(1));
-///     assert!(sleep.is_elapsed());
-/// });
-/// # }
-/// ```
-#[must_use = "futures do nothing unless you `.await` or poll them"]
-pub struct Sleep(rt::time::Sleep);
+pin_project! {
+    /// The future of [`sleep`] and [`sleep_until`]: rt's `Sleep` with
+    /// tokio's pinned `reset`, `!Unpin` as tokio's is (pin it with
+    /// `tokio::pin!` or `Box::pin` to poll it by reference).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # #[cfg(all(feature = "rt", feature = "test-util"))]
+    /// # {
+    /// use tokio::time::{Duration, Instant};
+    ///
+    /// let rt = tokio::runtime::Builder::new_current_thread()
+    ///     .enable_time()
+    ///     .start_paused(true)
+    ///     .build()
+    ///     .unwrap();
+    /// rt.block_on(async {
+    ///     let start = Instant::now();
+    ///     let sleep = tokio::time::sleep(Duration::from_secs(5));
+    ///     tokio::pin!(sleep);
+    ///     sleep.as_mut().reset(start + Duration::from_secs(1));
+    ///     sleep.as_mut().await;
+    ///     assert_eq!(start.elapsed(), Duration::from_secs(1));
+    ///     assert!(sleep.is_elapsed());
+    /// });
+    /// # }
+    /// ```
+    #[must_use = "futures do nothing unless you `.await` or poll them"]
+    pub struct Sleep {
+        inner: rt::time::Sleep,
+        // tokio's `Sleep` is `!Unpin`; so is this one.
+        #[pin]
+        _pinned: PhantomPinned,
+    }
+}
 
 impl Sleep {
     /// The instant this sleep completes at.
@@ -105,7 +117,7 @@ impl Sleep {
     /// # }
     /// ```
     pub fn deadline(&self) -> Instant {
-        self.0.deadline()
+        self.inner.deadline()
     }
 
     /// Whether the sleep has completed.
@@ -122,7 +134,7 @@ impl Sleep {
     /// # }
     /// ```
     pub fn is_elapsed(&self) -> bool {
-        self.0.is_elapsed()
+        self.inner.is_elapsed()
     }
 
     /// Moves the deadline, whether or not the sleep completed: it then
@@ -132,7 +144,7 @@ impl Sleep {
     ///
     /// See [`Sleep`].
     pub fn reset(self: Pin<&mut Self>, deadline: Instant) {
-        self.get_mut().0.reset(deadline);
+        self.project().inner.reset(deadline);
     }
 }
 
@@ -140,24 +152,27 @@ impl Future for Sleep {
     type Output = ();
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
-        Pin::new(&mut self.get_mut().0).poll(cx)
+        Pin::new(self.project().inner).poll(cx)
     }
 }
 
 impl From<rt::time::Sleep> for Sleep {
     fn from(sleep: rt::time::Sleep) -> Sleep {
-        Sleep(sleep)
+        Sleep {
+            inner: sleep,
+            _pinned: PhantomPinned,
+        }
     }
 }
 
 impl From<Sleep> for rt::time::Sleep {
     fn from(sleep: Sleep) -> rt::time::Sleep {
-        sleep.0
+        sleep.inner
     }
 }
 
 impl fmt::Debug for Sleep {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.0.fmt(f)
+        self.inner.fmt(f)
     }
 }

@@ -250,8 +250,10 @@ pub struct OwnedMappedMutexGuard<T: ?Sized, U: ?Sized = T> {
 // `T: Send`) and the exclusive access to `U` (like `&mut U`: `U: Send`).
 unsafe impl<T: ?Sized + Send, U: ?Sized + Send> Send for OwnedMappedMutexGuard<T, U> {}
 // SAFETY: sharing the guard shares `&U` (`U: Sync`) and the
-// `Arc<Mutex<T>>` (a `Mutex<T>` is `Sync` when `T: Send`).
-unsafe impl<T: ?Sized + Send, U: ?Sized + Sync> Sync for OwnedMappedMutexGuard<T, U> {}
+// `Arc<Mutex<T>>` (a `Mutex<T>` is `Sync` when `T: Send`). The bounds are
+// tokio's, tighter than that (`T: Sync`, `U: Send`): the guard is re-exported
+// as tokio's by the facade, and no code relies on the difference.
+unsafe impl<T: ?Sized + Send + Sync, U: ?Sized + Send + Sync> Sync for OwnedMappedMutexGuard<T, U> {}
 
 impl<T: ?Sized, U: ?Sized> OwnedMappedMutexGuard<T, U> {
     /// Narrows the guard further.
