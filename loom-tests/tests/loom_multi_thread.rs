@@ -131,6 +131,7 @@ fn left_behind_work_with(rt: Runtime, waiter: Priority, signaller: Priority) {
 /// find them in both places; if not, loom reports the deadlock.
 #[test]
 fn overflowed_work_gets_a_worker() {
+    static OVERFLOWED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
     loom::model(|| {
         let rt = runtime(2);
         let ran = Arc::new((loom::sync::Mutex::new(0), loom::sync::Condvar::new()));
@@ -150,7 +151,17 @@ fn overflowed_work_gets_a_worker() {
             }
         }))
         .unwrap();
+        let metrics = rt.metrics();
+        if (0..2).any(|w| metrics.worker_overflow_count(w) > 0) {
+            OVERFLOWED.store(true, std::sync::atomic::Ordering::Relaxed);
+        }
     });
+    // Not in every execution: the other worker may steal while the
+    // spawner fills its queue.
+    assert!(
+        OVERFLOWED.load(std::sync::atomic::Ordering::Relaxed),
+        "no execution overflowed the local queue"
+    );
 }
 
 /// A task parked on a channel is woken from a plain thread while a worker
