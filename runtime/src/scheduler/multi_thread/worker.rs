@@ -4,8 +4,9 @@
 //! its parker. It looks for its next task in this order:
 //! 1. every `global_queue_interval` ticks, the injector first (so tasks
 //!    spawned or woken from outside are not starved by a busy local
-//!    queue): a batch while the local deque is short, one task while it
-//!    is half full or more (see "Bounded deque" below); unless
+//!    queue): a batch, or one task while the worker is overloaded (its
+//!    deque overflowed and has not run dry since; see "Bounded deque"
+//!    below) and its deque holds `LONG_LOCAL_QUEUE` tasks; unless
 //!    the user fixed it, the interval is tuned to about 100 µs of polling
 //!    (`scheduler/global_queue_interval.rs`), so a task woken from outside
 //!    waits about as long whether the tasks ahead of it poll for 100 ns or
@@ -47,9 +48,11 @@
 //! connections, the server and the load generator both spent 15-20 % more
 //! CPU per request, and requests/s were 0.78x tokio's; bounded, 0.92x, with
 //! a p99 still below tokio's (tokio's deque is bounded the same way). The
-//! batch of step 1 stays for a short deque: there, a few yielding tasks
-//! keep the deque from emptying and the batch is the way in for tasks
-//! spawned from outside (`spawn_many_remote_busy`).
+//! batch of step 1 stays for a worker that has not overflowed: there,
+//! yielding tasks may keep the deque from emptying and the batch is the
+//! way in for tasks spawned from outside (`spawn_many_remote_busy`);
+//! taking one task per turn whenever the deque held 32 or more made
+//! `yield_many` (200 yielders on 2 workers) 5 % slower.
 //!
 //! Every `event_interval` ticks a busy worker polls the driver without
 //! blocking, so I/O and timers are not starved by CPU-bound tasks. Both
@@ -111,6 +114,12 @@ use std::cell::RefCell;
 /// so two tasks pinging each other cannot monopolise a worker.
 const MAX_LIFO_POLLS: u32 = 3;
 
+/// An overloaded worker's deque this long takes one task, not a batch, on
+/// the injector's turn (step 1). Shorter, it takes a batch again: taking
+/// one down to an empty deque put a p99 at 10,000 connections 1.5x
+/// tokio's, where from 32 it stays below tokio's.
+const LONG_LOCAL_QUEUE: usize = 32;
+
 /// Tasks the local deque holds before it overflows into the injector
 /// (see "Bounded deque" above). Small under loom, so the models reach the
 /// overflow.
@@ -118,13 +127,6 @@ const MAX_LIFO_POLLS: u32 = 3;
 const LOCAL_QUEUE_CAPACITY: usize = 256;
 #[cfg(loom)]
 const LOCAL_QUEUE_CAPACITY: usize = 4;
-
-/// A local deque this long takes one task, not a batch, on the injector's
-/// turn (step 1). An overflow leaves the deque this long: the injector
-/// then holds this worker's overflow. Shorter deques take a batch: 200
-/// yielding tasks on 2 workers (`yield_many`, about 100 per deque) ran 5 %
-/// slower when a deque of 32 already took one task per turn.
-const LONG_LOCAL_QUEUE: usize = LOCAL_QUEUE_CAPACITY / 2;
 
 /// The parts of a worker reachable from other threads.
 #[derive(Debug)]
@@ -212,6 +214,9 @@ pub(crate) struct Core {
     /// This worker's cached clock, for the tasks' poll times: refreshed
     /// at each maintenance tick and wake-up.
     now: Stamp,
+    /// The deque overflowed and has not run dry since: the injector holds
+    /// this worker's overflow (see "Bounded deque" above).
+    overloaded: bool,
 }
 
 /// The scheduler context of a worker thread.
@@ -258,6 +263,7 @@ impl Core {
             ),
             busy_since: coarse_time::now(),
             now: coarse_time::now(),
+            overloaded: false,
         })
     }
 
@@ -319,9 +325,9 @@ impl Core {
         // costs a fence, and with a tuned interval this runs every few
         // ticks.
         if self.global_queue_interval.is_turn(self.tick) && !shared.inject.is_empty() {
-            if self.run_queue.len() >= LONG_LOCAL_QUEUE {
-                // Overload: the injector holds this deque's overflow, the
-                // coldest work; one task keeps it moving.
+            if self.overloaded && self.run_queue.len() >= LONG_LOCAL_QUEUE {
+                // The injector holds this deque's overflow, the coldest
+                // work; one task keeps it moving.
                 if let Some(task) = shared.inject.steal().success() {
                     return Some(task);
                 }
@@ -341,6 +347,7 @@ impl Core {
         if let Some(task) = self.run_queue.pop() {
             return Some(task);
         }
+        self.overloaded = false;
         loop {
             match shared.inject.steal_batch_and_pop(&self.run_queue) {
                 Steal::Success(task) => return Some(task),
@@ -532,6 +539,7 @@ impl Core {
             }
         }
         inject.push(task);
+        self.overloaded = true;
         metrics::add(&handle.shared.metrics[self.index].overflows, 1);
     }
 
