@@ -123,6 +123,47 @@ fn left_behind_work_with(rt: Runtime, waiter: Priority, signaller: Priority) {
     });
 }
 
+/// A full local queue overflows into the injector (under loom the queue
+/// holds 4 tasks): six tasks spawned on one worker leave the last in its
+/// LIFO slot, two in its queue and three (the two oldest, and the one the
+/// sixth displaced) in the injector. The spawner then blocks its worker
+/// until the five have run: the other worker must be woken for them and
+/// find them in both places; if not, loom reports the deadlock.
+#[test]
+fn overflowed_work_gets_a_worker() {
+    static OVERFLOWED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    loom::model(|| {
+        let rt = runtime(2);
+        let ran = Arc::new((loom::sync::Mutex::new(0), loom::sync::Condvar::new()));
+        rt.block_on(rt.spawn(async move {
+            for _ in 0..6 {
+                let ran = ran.clone();
+                drop(rt::spawn(async move {
+                    let (lock, condvar) = &*ran;
+                    *lock.lock().unwrap() += 1;
+                    condvar.notify_one();
+                }));
+            }
+            let (lock, condvar) = &*ran;
+            let mut count = lock.lock().unwrap();
+            while *count < 5 {
+                count = condvar.wait(count).unwrap();
+            }
+        }))
+        .unwrap();
+        let metrics = rt.metrics();
+        if (0..2).any(|w| metrics.worker_overflow_count(w) > 0) {
+            OVERFLOWED.store(true, std::sync::atomic::Ordering::Relaxed);
+        }
+    });
+    // Not in every execution: the other worker may steal while the
+    // spawner fills its queue.
+    assert!(
+        OVERFLOWED.load(std::sync::atomic::Ordering::Relaxed),
+        "no execution overflowed the local queue"
+    );
+}
+
 /// A task parked on a channel is woken from a plain thread while a worker
 /// may be polling it (the wake-while-running path).
 #[test]

@@ -266,3 +266,68 @@ fn a_worker_index_out_of_range_panics_naming_the_range() {
     let message = expect_panic(|| rt.metrics().worker_local_queue_depth(7));
     assert!(message.contains("out of range"), "{message}");
 }
+
+#[test]
+fn a_full_local_queue_overflows_half_into_the_global_queue() {
+    let rt = Kind::MultiThread(1).build();
+    let metrics = rt.metrics();
+    let (done_tx, done) = mpsc::channel();
+    let inside = metrics.clone();
+    rt.block_on(rt.spawn(async move {
+        for _ in 0..600 {
+            let done_tx = done_tx.clone();
+            drop(rt::spawn(async move { done_tx.send(()).unwrap() }));
+        }
+        // The only worker runs none of them before this task ends. Each
+        // spawn puts the child in the LIFO slot and the one it displaces
+        // in the queue; at 256 queued, the oldest 128 and the displaced
+        // one go to the global queue: three times in 600 spawns.
+        assert_eq!(inside.worker_overflow_count(0), 3);
+        assert_eq!(inside.global_queue_depth(), 3 * 129);
+        assert_eq!(inside.worker_local_queue_depth(0), 600 - 1 - 3 * 129);
+    }))
+    .unwrap();
+    block_until(&done, 600);
+    wait_until("every child ran", || metrics.num_alive_tasks() == 0);
+    assert_eq!(metrics.global_queue_depth(), 0);
+    assert_eq!(metrics.worker_overflow_count(0), 3);
+}
+
+#[test]
+fn tasks_that_overflowed_run_on_another_worker_while_theirs_is_blocked() {
+    let rt = Kind::MultiThread(2).build();
+    let metrics = rt.metrics();
+    let (done_tx, done) = mpsc::channel();
+    let done = rt
+        .block_on(rt.spawn(async move {
+            for _ in 0..1000 {
+                let done_tx = done_tx.clone();
+                drop(rt::spawn(async move { done_tx.send(()).unwrap() }));
+            }
+            // All but the LIFO slot's child sit in this worker's queue or,
+            // having overflowed, in the global queue: the other worker runs
+            // them all while this one blocks.
+            block_until(&done, 999);
+            done
+        }))
+        .unwrap();
+    block_until(&done, 1);
+    wait_until("the last child ran", || metrics.num_alive_tasks() == 0);
+    let overflows: u64 = (0..2).map(|w| metrics.worker_overflow_count(w)).sum();
+    assert!(
+        overflows >= 1,
+        "1000 spawns on one worker overflowed its queue"
+    );
+}
+
+#[test]
+fn a_current_thread_queue_never_overflows() {
+    let rt = Kind::CurrentThread.build();
+    rt.block_on(async {
+        for _ in 0..1000 {
+            drop(rt::spawn(async {}));
+        }
+        rt::task::yield_now().await;
+    });
+    assert_eq!(rt.metrics().worker_overflow_count(0), 0);
+}

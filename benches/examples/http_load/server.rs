@@ -196,13 +196,14 @@ fn rt_counters(metrics: &rt::runtime::RuntimeMetrics) -> String {
         .sum();
     format!(
         "polls={} steal_operations={} steals={} parks={} unparks={} lifo_hits={} \
-         forced_yields={} io_events={} busy_us={}",
+         overflows={} forced_yields={} io_events={} busy_us={}",
         sum(&|w| metrics.worker_poll_count(w)),
         sum(&|w| metrics.worker_steal_operations(w)),
         sum(&|w| metrics.worker_steal_count(w)),
         sum(&|w| metrics.worker_park_count(w)),
         sum(&|w| metrics.worker_unpark_count(w)),
         sum(&|w| metrics.worker_lifo_slot_hits(w)),
+        sum(&|w| metrics.worker_overflow_count(w)),
         metrics.budget_forced_yield_count(),
         metrics.io_driver_ready_count(),
         busy.as_micros(),

@@ -29,6 +29,9 @@ pub(crate) struct WorkerMetrics {
     pub(crate) busy_nanos: AtomicU64,
     pub(crate) budget_forced_yields: AtomicU64,
     pub(crate) lifo_hits: AtomicU64,
+    /// Times the local deque was full and sent half of itself to the
+    /// injector.
+    pub(crate) overflows: AtomicU64,
     /// Polls of `High` and `Low` tasks; a `Normal` poll is counted in
     /// `polls` only (so counting it costs nothing extra).
     pub(crate) priority_polls: PriorityLanes<AtomicU64>,
@@ -430,6 +433,35 @@ impl RuntimeMetrics {
     #[track_caller]
     pub fn worker_lifo_slot_hits(&self, worker: usize) -> u64 {
         WorkerMetrics::load(&self.worker(worker).lifo_hits)
+    }
+
+    /// How many times `worker`'s local queue was full when it queued a
+    /// task, and moved half of its tasks, the oldest, to the global queue
+    /// (0 on a current-thread runtime, whose queue has no bound). A
+    /// multi-thread worker's local queue holds 256 tasks.
+    ///
+    /// # Panics
+    ///
+    /// Panics if `worker >= num_workers()`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Builder::new_multi_thread().worker_threads(1).build().unwrap();
+    /// let metrics = rt.metrics();
+    /// rt.block_on(rt.spawn(async move {
+    ///     // 300 tasks spawned from the only worker, which runs none of
+    ///     // them before this task ends: the queue overflows.
+    ///     for _ in 0..300 {
+    ///         rt::spawn(async {});
+    ///     }
+    ///     assert_eq!(metrics.worker_overflow_count(0), 1);
+    /// }))
+    /// .unwrap();
+    /// ```
+    #[track_caller]
+    pub fn worker_overflow_count(&self, worker: usize) -> u64 {
+        WorkerMetrics::load(&self.worker(worker).overflows)
     }
 
     /// The number of tasks of `priority` waiting to run (woken or newly
