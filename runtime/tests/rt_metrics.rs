@@ -297,6 +297,18 @@ fn a_full_local_queue_overflows_half_into_the_global_queue() {
 fn tasks_that_overflowed_run_on_another_worker_while_theirs_is_blocked() {
     let rt = Kind::MultiThread(2).build();
     let metrics = rt.metrics();
+    // One worker blocks in `parked` until the spawner is done, so nobody
+    // steals while the spawner's queue fills.
+    let (started_tx, started) = mpsc::channel();
+    let (release, parked) = mpsc::channel::<()>();
+    let blocker = rt.spawn(async move {
+        started_tx.send(()).unwrap();
+        parked
+            .recv_timeout(HANG)
+            .expect("the spawner released this worker");
+    });
+    started.recv_timeout(HANG).expect("the blocker started");
+    let inside = metrics.clone();
     let (done_tx, done) = mpsc::channel();
     let done = rt
         .block_on(rt.spawn(async move {
@@ -304,20 +316,23 @@ fn tasks_that_overflowed_run_on_another_worker_while_theirs_is_blocked() {
                 let done_tx = done_tx.clone();
                 drop(rt::spawn(async move { done_tx.send(()).unwrap() }));
             }
-            // All but the LIFO slot's child sit in this worker's queue or,
-            // having overflowed, in the global queue: the other worker runs
-            // them all while this one blocks.
+            // At 256 queued, 129 go to the global queue: at spawns 258,
+            // 387, ... 903.
+            let overflows: u64 = (0..2).map(|w| inside.worker_overflow_count(w)).sum();
+            assert_eq!(overflows, 6);
+            assert_eq!(inside.global_queue_depth(), 6 * 129);
+            // The freed worker runs all but the LIFO slot's child, from
+            // this worker's queue and the global one, while this one
+            // blocks.
+            release.send(()).unwrap();
             block_until(&done, 999);
             done
         }))
         .unwrap();
     block_until(&done, 1);
+    rt.block_on(blocker).unwrap();
     wait_until("the last child ran", || metrics.num_alive_tasks() == 0);
-    let overflows: u64 = (0..2).map(|w| metrics.worker_overflow_count(w)).sum();
-    assert!(
-        overflows >= 1,
-        "1000 spawns on one worker overflowed its queue"
-    );
+    assert_eq!(metrics.global_queue_depth(), 0);
 }
 
 #[test]
