@@ -37,12 +37,27 @@ pub(crate) enum PlaceKey {
 /// stored), until the owner stores a new one.
 type Place = Option<Waker>;
 
+/// Laid out in the order an edge reads it (`repr(C)`): the shared slot,
+/// the first place and the flags come first, so that with one waiter the
+/// driver's drain touches only the cell's first cache line (see
+/// `cell::ReadinessCell`); the slab is read only while `more_stored`.
+/// That flag is the second of two: the cell keeps a "may hold a waker"
+/// bit per list too (`cell::Waiters::stored`), so that an edge can skip a
+/// whole list without reading it. Each sits in the line its check must
+/// not leave; both are cleared only by a drain that takes every waker.
+#[repr(C)]
 #[derive(Debug, Default)]
 pub(crate) struct WaiterList {
     /// The `poll_*` callers' slot: the last waker stored wins.
     shared: Option<Waker>,
-    /// The first owned place; `None` while nobody owns it.
-    first: Option<Place>,
+    /// The first owned place (meaningful while `first_held`).
+    first: Place,
+    /// Whether a waiter owns the first place.
+    first_held: bool,
+    /// Whether a place in `more` may hold a waker: set by every store
+    /// there, cleared by `drain_wakers`, so an edge reads the slab only
+    /// when it may have something to take.
+    more_stored: bool,
     /// Owned places beyond the first.
     more: Slab<Place>,
 }
@@ -68,17 +83,19 @@ impl WaiterList {
 
     /// A new owned place holding `waker`.
     pub(crate) fn insert(&mut self, waker: &Waker) -> PlaceKey {
-        if self.first.is_none() {
-            self.first = Some(Some(waker.clone()));
+        if !self.first_held {
+            self.first_held = true;
+            self.first = Some(waker.clone());
             PlaceKey::First
         } else {
+            self.more_stored = true;
             PlaceKey::More(self.more.insert(Some(waker.clone())))
         }
     }
 
     fn place(&mut self, key: PlaceKey) -> &mut Place {
         let place = match key {
-            PlaceKey::First => self.first.as_mut(),
+            PlaceKey::First => self.first_held.then_some(&mut self.first),
             PlaceKey::More(index) => self.more.get_mut(index),
         };
         place.expect("a waiter's place is held until the waiter drops")
@@ -86,6 +103,9 @@ impl WaiterList {
 
     /// Stores `waker` in the place `key`; returns the waker it replaced.
     pub(crate) fn store(&mut self, key: PlaceKey, waker: &Waker) -> Option<Waker> {
+        if let PlaceKey::More(_) = key {
+            self.more_stored = true;
+        }
         store(self.place(key), waker)
     }
 
@@ -97,10 +117,14 @@ impl WaiterList {
     /// Frees the place `key`; returns the waker it held.
     pub(crate) fn remove(&mut self, key: PlaceKey) -> Option<Waker> {
         match key {
-            PlaceKey::First => self
-                .first
-                .take()
-                .expect("a waiter's place is held until the waiter drops"),
+            PlaceKey::First => {
+                assert!(
+                    self.first_held,
+                    "a waiter's place is held until the waiter drops"
+                );
+                self.first_held = false;
+                self.first.take()
+            }
             PlaceKey::More(index) => self.more.remove(index),
         }
     }
@@ -109,25 +133,32 @@ impl WaiterList {
     /// `wake`. The places stay held by their waiters.
     pub(crate) fn drain_wakers(&mut self, wake: &mut Vec<Waker>) {
         wake.extend(self.shared.take());
-        if let Some(place) = &mut self.first {
-            wake.extend(place.take());
-        }
-        if !self.more.is_empty() {
+        // `None` unless held.
+        wake.extend(self.first.take());
+        if self.more_stored {
+            self.more_stored = false;
             wake.extend(self.more.iter_mut().filter_map(|(_, place)| place.take()));
         }
+    }
+
+    /// How many bytes from its start hold what an edge reads with one
+    /// waiter (all but the slab).
+    #[cfg(test)]
+    pub(crate) fn edge_bytes() -> usize {
+        std::mem::offset_of!(WaiterList, more)
     }
 
     /// How many owned places are held.
     #[cfg(test)]
     pub(crate) fn places(&self) -> usize {
-        usize::from(self.first.is_some()) + self.more.len()
+        usize::from(self.first_held) + self.more.len()
     }
 
     /// How many wakers are stored (the shared slot's included).
     #[cfg(test)]
     pub(crate) fn stored_wakers(&self) -> usize {
         usize::from(self.shared.is_some())
-            + usize::from(matches!(self.first, Some(Some(_))))
+            + usize::from(self.first.is_some())
             + self
                 .more
                 .iter()

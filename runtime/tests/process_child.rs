@@ -143,9 +143,27 @@ fn a_dropped_child_with_kill_on_drop_is_killed_and_reaped() {
 
 /// The pid of our child whose command line (NUL-separated) is `cmdline`;
 /// the arguments are unique to one test.
+///
+/// Looked for until it shows: `spawn` returns once the child's exec has
+/// passed its point of no return, and the kernel records where the new
+/// image's arguments are only after that, so for a moment the child's
+/// `/proc/<pid>/cmdline` reads empty. The deadline only turns a missing
+/// child into a failure.
 fn child_of_ours_running(cmdline: &[u8]) -> u32 {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let children = children_of_ours_running(cmdline);
+        match children[..] {
+            [pid] => return pid,
+            [] if Instant::now() < deadline => std::thread::yield_now(),
+            _ => panic!("one child running {cmdline:?}, found {children:?}"),
+        }
+    }
+}
+
+fn children_of_ours_running(cmdline: &[u8]) -> Vec<u32> {
     let me = std::process::id();
-    let children = std::fs::read_dir("/proc")
+    std::fs::read_dir("/proc")
         .unwrap()
         .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse::<u32>().ok())
         .filter(|pid| {
@@ -160,9 +178,7 @@ fn child_of_ours_running(cmdline: &[u8]) -> u32 {
             parent == Some(me)
                 && std::fs::read(format!("/proc/{pid}/cmdline")).is_ok_and(|c| c == cmdline)
         })
-        .collect::<Vec<_>>();
-    assert_eq!(children.len(), 1, "one such child: {children:?}");
-    children[0]
+        .collect()
 }
 
 #[test]

@@ -142,6 +142,11 @@ fn cooperative_makes_a_never_waiting_loop_yield() {
         let seen_after = rt.block_on(async {
             let seen = flag.clone();
             let looping = rt::spawn(async move {
+                // Queued on this task's own worker before the loop starts
+                // (spawned from outside, on a slow machine it could come
+                // after the whole loop): only a yield lets it run.
+                let setter = seen.clone();
+                rt::spawn(async move { setter.store(true, Ordering::SeqCst) });
                 // Without `cooperative`, 1000 ready completions run in one
                 // poll and the other task cannot run before the end.
                 for i in 0..1000 {
@@ -152,8 +157,6 @@ fn cooperative_makes_a_never_waiting_loop_yield() {
                 }
                 None
             });
-            let setter = flag.clone();
-            rt::spawn(async move { setter.store(true, Ordering::SeqCst) });
             looping.await.unwrap()
         });
         let seen_after = seen_after.expect("the other task never ran during the loop");

@@ -336,6 +336,44 @@ fn tasks_that_overflowed_run_on_another_worker_while_theirs_is_blocked() {
 }
 
 #[test]
+fn yielded_tasks_going_back_to_the_queue_respect_its_bound() {
+    // One worker, 1000 tasks yielding over and over: the yielded ones go
+    // back to the local queue in rounds (every maintenance tick, and when
+    // the queue and the global queue are empty), and a round that finds
+    // the queue nearly full overflows like a spawn does.
+    let rt = Kind::MultiThread(1).build();
+    let metrics = rt.metrics();
+    let (done_tx, done) = mpsc::channel();
+    let (depth_tx, depths) = mpsc::channel();
+    rt.block_on(rt.spawn({
+        let metrics = metrics.clone();
+        async move {
+            for _ in 0..1000 {
+                let done_tx = done_tx.clone();
+                let depth_tx = depth_tx.clone();
+                let metrics = metrics.clone();
+                drop(rt::spawn(async move {
+                    for _ in 0..20 {
+                        depth_tx.send(metrics.worker_local_queue_depth(0)).unwrap();
+                        rt::task::yield_now().await;
+                    }
+                    done_tx.send(()).unwrap();
+                }));
+            }
+        }
+    }))
+    .unwrap();
+    block_until(&done, 1000);
+    drop(rt);
+    let deepest = depths.try_iter().max().expect("the tasks ran");
+    assert!(deepest <= 256, "the local queue held {deepest} tasks");
+    assert!(
+        deepest > 200,
+        "the queue never filled ({deepest}): the test lost its point"
+    );
+}
+
+#[test]
 fn a_current_thread_queue_never_overflows() {
     let rt = Kind::CurrentThread.build();
     rt.block_on(async {

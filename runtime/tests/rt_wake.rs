@@ -362,6 +362,13 @@ fn woken_from_outside_within_a_few_polls(rt: rt::runtime::Runtime) {
     // landed, and one spare for a steal from the global queue that lost a
     // race and is retried at the next interval.
     const MAX_POLLS_BETWEEN: usize = 4;
+    // On a loaded machine one round in a run now and then waits up to a
+    // round of the bulk tasks (seen in about 1 run in 8 under a CPU hog,
+    // as often before the bounded deque as after it; one cause is gone: a
+    // wake landing while the woken task was still in its previous poll
+    // counted as a yield, see the last test). A worker that starved the
+    // global queue would make most rounds that slow.
+    const MAX_SLOW_ROUNDS: usize = 2;
 
     let bulk_polls = Arc::new(AtomicUsize::new(0));
     let stop = Arc::new(AtomicBool::new(false));
@@ -413,9 +420,95 @@ fn woken_from_outside_within_a_few_polls(rt: rt::runtime::Runtime) {
     stop.store(true, Ordering::Relaxed);
     drop(wake);
     driver.join().unwrap();
+    let slow = polls_between
+        .iter()
+        .filter(|&&n| n > MAX_POLLS_BETWEEN)
+        .count();
     assert!(
-        polls_between.iter().all(|&n| n <= MAX_POLLS_BETWEEN),
+        slow <= MAX_SLOW_ROUNDS && polls_between.iter().all(|&n| n <= 2 * BULK_TASKS),
         "bulk polls between each wake and the woken task's poll: {polls_between:?} \
-         (at most {MAX_POLLS_BETWEEN} expected)"
+         (at most {MAX_POLLS_BETWEEN} expected, in all but {MAX_SLOW_ROUNDS} rounds; \
+         never more than two rounds of the {BULK_TASKS} bulk tasks)"
+    );
+}
+
+/// A task woken from another thread while its poll is still running is
+/// queued as a woken task, not as one that yielded: it runs before the
+/// work that waits in the runtime's global queue, not after it. Before,
+/// the wake landed on a running task and counted as a yield, and a yield
+/// waits for the global queue too (so the task waited for every one of
+/// the 64 tasks spawned from outside, or most of them). Only `yield_now`
+/// and a spent budget are yields now; other wakes during the poll queue
+/// the task behind the runtime's local work, as tokio does.
+///
+/// Each round the target's poll hands its waker to a plain thread, which
+/// spawns 64 tasks from outside (into the global queue) and then wakes
+/// the target, all before the poll returns; the target's next poll counts
+/// how many of those tasks ran first. The global queue goes first every
+/// so many ticks, so one of them may run first (its batch queues behind
+/// the target).
+///
+/// One worker (or a current-thread runtime): no other thread takes from
+/// the global queue meanwhile.
+#[test]
+fn a_task_woken_from_elsewhere_during_its_poll_runs_before_the_global_queue() {
+    for rt in [
+        rt::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .build()
+            .unwrap(),
+        rt::runtime::Builder::new_current_thread().build().unwrap(),
+    ] {
+        woken_during_poll_runs_before_the_global_queue(&rt);
+    }
+}
+
+fn woken_during_poll_runs_before_the_global_queue(rt: &rt::runtime::Runtime) {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    const REMOTE: usize = 64;
+    const ROUNDS: usize = 10;
+    const MAX_FIRST: usize = 2;
+
+    let ran = Arc::new(AtomicUsize::new(0));
+    let handle = rt.handle().clone();
+    let (to_waker, wakers) = mpsc::channel::<(Waker, mpsc::Sender<()>)>();
+    let spawner_ran = ran.clone();
+    let spawner = std::thread::spawn(move || {
+        for (waker, done) in wakers {
+            for _ in 0..REMOTE {
+                let ran = spawner_ran.clone();
+                drop(handle.spawn(async move {
+                    ran.fetch_add(1, Ordering::SeqCst);
+                }));
+            }
+            waker.wake();
+            done.send(()).unwrap();
+        }
+    });
+
+    let target_ran = ran.clone();
+    let mut first = Vec::with_capacity(ROUNDS);
+    let mut woken_at: Option<usize> = None;
+    let target = rt.spawn(std::future::poll_fn(move |cx| {
+        let now = target_ran.load(Ordering::SeqCst);
+        if let Some(at) = woken_at.take() {
+            first.push(now - at);
+            if first.len() == ROUNDS {
+                return Poll::Ready(std::mem::take(&mut first));
+            }
+        }
+        let (done, wait) = mpsc::channel();
+        to_waker.send((cx.waker().clone(), done)).unwrap();
+        wait.recv().unwrap();
+        woken_at = Some(target_ran.load(Ordering::SeqCst));
+        Poll::Pending
+    }));
+    let first = rt.block_on(target).unwrap();
+    spawner.join().unwrap();
+    assert!(
+        first.iter().all(|&n| n <= MAX_FIRST),
+        "tasks from the global queue run between a wake during the poll and the next \
+         poll: {first:?} (at most {MAX_FIRST} expected)"
     );
 }

@@ -2,7 +2,7 @@
 
 mod support;
 
-use support::{poll_once, runtimes};
+use support::{CountingWaker, poll_once, runtimes};
 
 use rt::sync::{Barrier, Notify, watch};
 use std::sync::Arc;
@@ -373,4 +373,91 @@ fn notified_is_at_tokios_path_too() {
     let notified: rt::sync::futures::Notified<'_> = notify.notified();
     notify.notify_waiters();
     futures::executor::block_on(notified);
+}
+
+/// A waiter polled again with the waker it already stored (a `select!`
+/// whose other branch woke the task) still sees every notification: the
+/// re-poll that skips the lock must not hide a `notify_one` or a
+/// `notify_waiters`, and a new waker still replaces the old one.
+#[test]
+fn a_waiter_re_polled_with_its_waker_sees_every_notification() {
+    let notify = Notify::new();
+    let (first, second) = (CountingWaker::new(), CountingWaker::new());
+    let mut picked = Box::pin(notify.notified());
+    let mut freed = Box::pin(notify.notified());
+    for _ in 0..3 {
+        assert!(first.poll(&mut picked).is_pending());
+        assert!(second.poll(&mut freed).is_pending());
+    }
+    assert_eq!((first.count(), second.count()), (0, 0));
+    notify.notify_one();
+    assert_eq!(first.count(), 1);
+    assert!(first.poll(&mut picked).is_ready());
+    assert!(second.poll(&mut freed).is_pending());
+    notify.notify_waiters();
+    assert_eq!(second.count(), 1);
+    assert!(second.poll(&mut freed).is_ready());
+
+    // Re-polled with another task's waker: that one is woken, and the
+    // old one is released.
+    let (old, new) = (CountingWaker::new(), CountingWaker::new());
+    let mut moved = Box::pin(notify.notified());
+    assert!(old.poll(&mut moved).is_pending());
+    assert!(new.poll(&mut moved).is_pending());
+    assert!(new.poll(&mut moved).is_pending());
+    assert_eq!(Arc::strong_count(&old), 1, "the old waker was released");
+    notify.notify_one();
+    assert_eq!((old.count(), new.count()), (0, 1));
+    assert!(new.poll(&mut moved).is_ready());
+}
+
+/// What a server does: every connection task waits on one shared
+/// shutdown `Notify` beside its own work, and is polled again and again
+/// for that work while its shutdown waiter stays queued (re-polls with
+/// the waker it stored). `notify_waiters` still reaches every task.
+#[test]
+fn tasks_polled_for_other_work_while_waiting_still_see_shutdown() {
+    const TASKS: usize = 32;
+    const ROUNDS: usize = 50;
+    for (name, rt) in runtimes() {
+        eprintln!("-- on the {name} scheduler");
+        rt.block_on(async {
+            let shutdown = Arc::new(Notify::new());
+            let (ack_tx, mut ack_rx) = rt::sync::mpsc::unbounded_channel();
+            let mut work = Vec::new();
+            let mut tasks = Vec::new();
+            for _ in 0..TASKS {
+                let (tx, mut rx) = rt::sync::mpsc::unbounded_channel::<()>();
+                work.push(tx);
+                let ack_tx = ack_tx.clone();
+                // Created before the task runs: it counts as waiting for
+                // `notify_waiters` from here on.
+                let mut stop = shutdown.clone().notified_owned();
+                tasks.push(rt::spawn(async move {
+                    let mut served = 0;
+                    loop {
+                        rt::select! {
+                            _ = &mut stop => return served,
+                            Some(()) = rx.recv() => {
+                                served += 1;
+                                ack_tx.send(()).unwrap();
+                            }
+                        }
+                    }
+                }));
+            }
+            for _ in 0..ROUNDS {
+                for tx in &work {
+                    tx.send(()).unwrap();
+                }
+                for _ in 0..TASKS {
+                    ack_rx.recv().await.unwrap();
+                }
+            }
+            shutdown.notify_waiters();
+            for task in tasks {
+                assert_eq!(task.await.unwrap(), ROUNDS);
+            }
+        });
+    }
 }

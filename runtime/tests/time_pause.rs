@@ -201,6 +201,80 @@ fn blocking_work_in_flight_holds_auto_advance() {
     });
 }
 
+/// The hold on the clock lasts until the blocking task's result can be
+/// seen, not only until its closure returned: the task's future is
+/// dropped before its `JoinHandle` is woken, and a clock let go there
+/// jumped to the next timer while the result was on its way (tokio's
+/// `task_blocking::blocking_when_paused` failed that way in CI, one run
+/// in many). Here the handle's waker holds the finishing pool thread
+/// inside the wake-up, so that window stays open: the 1 ms timer beside
+/// the handle must not fire. The waker waits for that timer for up to a
+/// quarter of a second (a runtime that let the clock go fires it within
+/// a few turns of its driver), then wakes the task.
+#[test]
+fn auto_advance_waits_until_the_blocking_result_is_delivered() {
+    use std::sync::Condvar;
+    use std::sync::mpsc;
+    use std::task::{Context, Poll, Wake, Waker};
+
+    /// Set when the timer fires; the held wake-up ends early then.
+    type Fired = Arc<(Mutex<bool>, Condvar)>;
+
+    struct HoldingWaker {
+        task: Waker,
+        fired: Fired,
+    }
+
+    impl Wake for HoldingWaker {
+        fn wake(self: Arc<Self>) {
+            self.wake_by_ref();
+        }
+
+        fn wake_by_ref(self: &Arc<Self>) {
+            let (flag, condvar) = &*self.fired;
+            let fired = flag.lock().unwrap();
+            let _ = condvar
+                .wait_timeout_while(fired, Duration::from_millis(250), |fired| !*fired)
+                .unwrap();
+            self.task.wake_by_ref();
+        }
+    }
+
+    let rt = paused();
+    rt.block_on(async {
+        let fired: Fired = Arc::default();
+        let (go, wait) = mpsc::channel::<()>();
+        let mut handle = rt::spawn_blocking(move || {
+            wait.recv().unwrap();
+            7
+        });
+        let mut timer = std::pin::pin!(sleep(Duration::from_millis(1)));
+        let mut holding: Option<Waker> = None;
+        let outcome = std::future::poll_fn(|cx| {
+            if timer.as_mut().poll(cx).is_ready() {
+                *fired.0.lock().unwrap() = true;
+                fired.1.notify_all();
+                return Poll::Ready(Err("the timer fired before the result arrived"));
+            }
+            let waker = holding.get_or_insert_with(|| {
+                Waker::from(Arc::new(HoldingWaker {
+                    task: cx.waker().clone(),
+                    fired: fired.clone(),
+                }))
+            });
+            let polled = std::pin::Pin::new(&mut handle).poll(&mut Context::from_waker(waker));
+            // The closure finishes only once its handle holds our waker.
+            let _ = go.send(());
+            match polled {
+                Poll::Ready(result) => Poll::Ready(Ok(result.unwrap())),
+                Poll::Pending => Poll::Pending,
+            }
+        })
+        .await;
+        assert_eq!(outcome, Ok(7));
+    });
+}
+
 /// Advancing the paused clock by `Duration::MAX` moves it as far as
 /// "never" is (where a `sleep(Duration::MAX)` ends), without overflowing.
 #[test]

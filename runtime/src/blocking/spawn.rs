@@ -105,12 +105,11 @@ where
     F: FnOnce() -> R + Send + 'static,
     R: Send + 'static,
 {
-    let inhibit = rt.and_then(|rt| AutoAdvanceInhibit::new(rt.driver()));
-    let blocking = BlockingTask {
-        f: Some(f),
-        _inhibit: inhibit,
+    let schedule = BlockingSchedule {
+        inhibit: rt.and_then(|rt| AutoAdvanceInhibit::new(rt.driver())),
     };
-    let (task, join) = task::new_unowned_task(blocking, BlockingSchedule, meta);
+    let blocking = BlockingTask { f: Some(f) };
+    let (task, join) = task::new_unowned_task(blocking, schedule, meta);
     match spawner.spawn_task(task, rt) {
         Ok(()) => Ok(join),
         Err(error) => {
@@ -125,9 +124,6 @@ where
 /// The future of a blocking task: calls the closure on its only poll.
 struct BlockingTask<F> {
     f: Option<F>,
-    /// Keeps a paused clock from auto-advancing until the task is done
-    /// (dropped with the future, right after it ran or was cancelled).
-    _inhibit: Option<AutoAdvanceInhibit>,
 }
 
 impl<F> Unpin for BlockingTask<F> {}
@@ -148,7 +144,15 @@ where
 }
 
 /// The scheduler of blocking tasks: they are queued once, by the pool.
-struct BlockingSchedule;
+struct BlockingSchedule {
+    /// Keeps a paused clock from auto-advancing until the task's result
+    /// can be seen: let go once the task completed and woke its
+    /// `JoinHandle` (`completed`), not when the future is dropped, which
+    /// comes before that wake-up. In between the runtime has no work it
+    /// can see and nothing holding the clock, and would jump it to the
+    /// next timer (a `timeout` around the handle then fires).
+    inhibit: Option<AutoAdvanceInhibit>,
+}
 
 impl Schedule for BlockingSchedule {
     fn schedule(&self, _task: Notified) {
@@ -159,5 +163,11 @@ impl Schedule for BlockingSchedule {
 
     fn owned_tasks(&self) -> Option<&OwnedTasks> {
         None
+    }
+
+    fn completed(&self) {
+        if let Some(inhibit) = &self.inhibit {
+            inhibit.release();
+        }
     }
 }

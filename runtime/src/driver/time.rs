@@ -77,10 +77,12 @@ struct Inner {
     inhibitors: AtomicUsize,
 }
 
-/// Held by a blocking task while it is queued or running: stops the
-/// paused clock from jumping ahead of its result.
+/// Held by a blocking task from its spawn until its result can be seen:
+/// stops the paused clock from jumping ahead of that result. Let go by
+/// `release` or, at the latest, by the drop.
 pub(crate) struct AutoAdvanceInhibit {
     driver: crate::driver::Handle,
+    held: AtomicBool,
 }
 
 impl AutoAdvanceInhibit {
@@ -90,18 +92,28 @@ impl AutoAdvanceInhibit {
         time.inner.inhibitors.fetch_add(1, Ordering::AcqRel);
         Some(AutoAdvanceInhibit {
             driver: driver.clone(),
+            held: AtomicBool::new(true),
         })
     }
-}
 
-impl Drop for AutoAdvanceInhibit {
-    fn drop(&mut self) {
+    /// Lets the clock auto-advance again (as far as this hold goes); the
+    /// second call and the drop after it do nothing.
+    pub(crate) fn release(&self) {
+        if !self.held.swap(false, Ordering::AcqRel) {
+            return;
+        }
         if let Some(time) = self.driver.time() {
             time.inner.inhibitors.fetch_sub(1, Ordering::AcqRel);
         }
         // The driver may be parked waiting for this result with timers
         // pending; let it reconsider auto-advancing.
         self.driver.unpark();
+    }
+}
+
+impl Drop for AutoAdvanceInhibit {
+    fn drop(&mut self) {
+        self.release();
     }
 }
 

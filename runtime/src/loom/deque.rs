@@ -12,6 +12,14 @@ pub(crate) use crossbeam_deque::{Injector, Steal, Stealer, Worker};
 #[cfg(loom)]
 pub(crate) use stand_in::{Injector, Steal, Stealer, Worker};
 
+/// The most tasks a batch steal puts in the destination deque (the popped
+/// one aside): crossbeam's `MAX_BATCH`, which it does not export. Small
+/// under loom, where the stand-in takes half the source up to this.
+#[cfg(not(loom))]
+pub(crate) const MAX_BATCH: usize = 32;
+#[cfg(loom)]
+pub(crate) const MAX_BATCH: usize = 2;
+
 /// Takes one value from `queue`, `None` only once the queue was seen
 /// empty. A steal that lost a race (crossbeam's `Retry`, which a spurious
 /// compare-exchange failure also produces, single-threaded) is retried:
@@ -56,7 +64,7 @@ mod stand_in {
         let Some(first) = from.pop_front() else {
             return Steal::Empty;
         };
-        let extra = from.len() / 2;
+        let extra = (from.len() / 2).min(super::MAX_BATCH);
         let mut dest = dest.queue.lock().unwrap();
         for _ in 0..extra {
             dest.push_back(from.pop_front().expect("counted above"));
@@ -160,5 +168,46 @@ mod stand_in {
         pub(crate) fn len(&self) -> usize {
             self.queue.lock().unwrap().len()
         }
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+
+    /// `MAX_BATCH` copies a constant crossbeam does not export: if a
+    /// crossbeam release takes larger batches, this fails rather than the
+    /// local deque's bound quietly growing by the difference.
+    #[test]
+    #[cfg_attr(
+        miri,
+        ignore = "crossbeam-epoch casts integers to pointers, which strict provenance rejects"
+    )]
+    fn batch_steals_take_at_most_max_batch() {
+        let sources = || {
+            let injector = Injector::new();
+            let worker = Worker::new_fifo();
+            for i in 0..10 * MAX_BATCH {
+                injector.push(i);
+                worker.push(i);
+            }
+            (injector, worker)
+        };
+        let (injector, worker) = sources();
+        let into = Worker::new_fifo();
+        assert!(injector.steal_batch_and_pop(&into).is_success());
+        assert!(into.len() <= MAX_BATCH, "injector batch of {}", into.len());
+        let into = Worker::new_fifo();
+        assert!(injector.steal_batch(&into).is_success());
+        assert!(into.len() <= MAX_BATCH, "injector batch of {}", into.len());
+        let into = Worker::new_fifo();
+        assert!(worker.stealer().steal_batch_and_pop(&into).is_success());
+        assert!(into.len() <= MAX_BATCH, "peer batch of {}", into.len());
+        // And a batch is as large as that, so the constant is not stale
+        // the other way either.
+        let (injector, _) = sources();
+        let into = Worker::new_fifo();
+        assert!(injector.steal_batch(&into).is_success());
+        assert_eq!(into.len(), MAX_BATCH);
     }
 }

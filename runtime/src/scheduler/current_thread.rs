@@ -15,7 +15,8 @@
 //!    the interval is tuned to about 100 µs of polling, as on the
 //!    multi-thread workers (`scheduler/global_queue_interval.rs`), timed
 //!    at each driver poll with the clock read that poll makes anyway;
-//! 3. tasks that yielded (woke themselves while polled) wait in a side
+//! 3. tasks that yielded (`yield_now`, a spent budget; a task woken while
+//!    it runs by anything else goes to the local queue) wait in a side
 //!    list until the driver is next polled, as tokio defers a yield until
 //!    then; every driver poll (step 4's, either kind) queues them behind
 //!    the tasks it woke. When nothing is left to run but yielded tasks,

@@ -34,6 +34,9 @@
 //!    many tasks at once, they do not queue on the lock a second time. If
 //!    `picked` is not zero it takes the lock, and its slot's `ticket`
 //!    tells whether the slot is still its own or was freed and reused.
+//! 6. Re-polls: a queued future polled again with the waker it stored
+//!    returns `Pending` without the lock when nothing is picked and the
+//!    call count has not moved (`Waiting::still_waiting_with`).
 
 use crate::loom::sync::Mutex;
 use crate::loom::sync::atomic::AtomicUsize;
@@ -432,7 +435,26 @@ struct Waiting<N: Deref<Target = Notify>> {
     key: Option<usize>,
     /// The queued waiter's ticket (step 5).
     ticket: usize,
+    /// Which waker this future last stored in its slot, by identity (see
+    /// `WakerId`): a re-poll with the same waker while nothing picked or
+    /// freed the slot returns `Pending` without the lock (step 6).
+    registered: Option<WakerId>,
     done: bool,
+}
+
+/// A waker's identity, as `Waker::will_wake` compares it: its data and
+/// vtable pointers, kept as integers (never dereferenced; the future stays
+/// `Send`). It names the waker in this future's slot only while that
+/// waker is stored there, which is what the lock-free check in `poll`
+/// relies on: a stored waker is only ever taken by `notify_one` (which
+/// raises `picked`) or by `notify_waiters` (which moves the call count).
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct WakerId(usize, usize);
+
+impl WakerId {
+    fn of(waker: &Waker) -> WakerId {
+        WakerId(waker.data() as usize, waker.vtable() as *const _ as usize)
+    }
 }
 
 impl<N: Deref<Target = Notify>> Waiting<N> {
@@ -443,6 +465,7 @@ impl<N: Deref<Target = Notify>> Waiting<N> {
             waiters_calls,
             key: None,
             ticket: 0,
+            registered: None,
             done: false,
         }
     }
@@ -452,6 +475,30 @@ impl<N: Deref<Target = Notify>> Waiting<N> {
     fn freed_by_notify_waiters(&self) -> bool {
         calls(self.notify.state.load(SeqCst)) != self.waiters_calls
             && self.notify.picked.load(SeqCst) == 0
+    }
+
+    /// Step 6, lock-free: `true` if this queued future's slot still holds
+    /// a waker that wakes the same task as `waker`, and neither
+    /// `notify_one` nor `notify_waiters` has taken it. Then a poll has
+    /// nothing to do: `Pending`, without the lock. `false` means "take the
+    /// lock and look".
+    ///
+    /// A task polled again while it waits (a `select!` whose other branch
+    /// woke it: every request of a server whose connections also wait for
+    /// a shutdown signal) would otherwise take the lock, shared by every
+    /// waiter on every worker, only to find its waker already stored.
+    ///
+    /// Why no wake-up is lost: `picked` is raised (under the lock, before
+    /// the waker is taken) whenever `notify_one` picks a slot, and stays
+    /// up until the slot's own future observes it; the call count moves
+    /// before `notify_waiters` takes any waker. A notification ordered
+    /// before this poll is seen by these `SeqCst` loads; one that comes
+    /// after them takes the stored waker, which wakes this task, and the
+    /// next poll takes the slow path.
+    fn still_waiting_with(&self, waker: &Waker) -> bool {
+        self.registered == Some(WakerId::of(waker))
+            && self.notify.picked.load(SeqCst) == 0
+            && calls(self.notify.state.load(SeqCst)) == self.waiters_calls
     }
 
     /// Step 5, under the lock: `false` if this future's slot was freed by
@@ -491,6 +538,7 @@ impl<N: Deref<Target = Notify>> Waiting<N> {
             }
             // Under the lock: `Relaxed` is enough to keep tickets unique.
             self.ticket = notify.tickets.fetch_add(1, Relaxed);
+            self.registered = waker.map(WakerId::of);
             let waiter = Waiter {
                 waker: waker.cloned(),
                 ticket: self.ticket,
@@ -523,6 +571,10 @@ impl<N: Deref<Target = Notify>> Waiting<N> {
         if self.done {
             return Poll::Ready(());
         }
+        // Before the budget: a poll that stays `Pending` spends none.
+        if self.key.is_some() && self.still_waiting_with(cx.waker()) {
+            return Poll::Pending;
+        }
         let coop = ready!(poll_proceed(cx));
         match self.key {
             None => {
@@ -536,6 +588,7 @@ impl<N: Deref<Target = Notify>> Waiting<N> {
                     if self.owns_slot(&waiters, key) {
                         if waiters.is_linked(key) {
                             let replaced = register(&mut waiters.get_mut(key).waker, cx.waker());
+                            self.registered = Some(WakerId::of(cx.waker()));
                             drop(waiters);
                             drop(replaced);
                             return Poll::Pending;
@@ -686,6 +739,54 @@ mod tests {
         notify.lock().stored()
     }
 
+    /// Step 6: a queued future polled again with the waker it stored
+    /// returns `Pending` without the waiters' lock. Another thread holds
+    /// the lock meanwhile; the re-poll must not wait for it (the deadline
+    /// only turns a re-poll that does into a failure instead of a hang).
+    #[test]
+    fn a_re_poll_with_the_stored_waker_takes_no_lock() {
+        let notify = Notify::new();
+        let mut waiter = Box::pin(notify.notified());
+        assert!(poll(&mut waiter).is_pending());
+        let (locked_tx, locked_rx) = std::sync::mpsc::channel();
+        let (polled_tx, polled_rx) = std::sync::mpsc::channel();
+        std::thread::scope(|scope| {
+            let notify = &notify;
+            let holder = scope.spawn(move || {
+                let _waiters = notify.lock();
+                locked_tx.send(()).unwrap();
+                polled_rx
+                    .recv_timeout(std::time::Duration::from_secs(30))
+                    .is_ok()
+            });
+            locked_rx.recv().unwrap();
+            assert!(poll(&mut waiter).is_pending());
+            let _ = polled_tx.send(());
+            assert!(holder.join().unwrap(), "the re-poll waited for the lock");
+        });
+        // A different waker is stored under the lock, as before.
+        let counter = std::sync::Arc::new(Counter::default());
+        let waker = std::task::Waker::from(counter.clone());
+        assert!(
+            waiter
+                .as_mut()
+                .poll(&mut Context::from_waker(&waker))
+                .is_pending()
+        );
+        notify.notify_one();
+        assert_eq!(counter.0.load(SeqCst), 1, "the new waker was woken");
+        assert!(poll(&mut waiter).is_ready());
+    }
+
+    #[derive(Default)]
+    struct Counter(std::sync::atomic::AtomicUsize);
+
+    impl std::task::Wake for Counter {
+        fn wake(self: std::sync::Arc<Self>) {
+            self.0.fetch_add(1, SeqCst);
+        }
+    }
+
     /// Step 5: `notify_waiters` frees the slots itself and the woken
     /// futures complete without the lock, leaving nothing stored.
     #[test]
@@ -814,6 +915,61 @@ mod loom_notify {
             let mut later = notify.notified();
             assert!(Pin::new(&mut later).poll(&mut cx).is_pending());
         });
+    }
+
+    /// Records whether it was woken (a loom atomic, so the model sees the
+    /// wake's ordering).
+    struct Flag(AtomicBool);
+
+    impl std::task::Wake for Flag {
+        fn wake(self: std::sync::Arc<Self>) {
+            self.0.store(true, Release);
+        }
+    }
+
+    /// Step 6: a queued waiter polled again with the waker it stored,
+    /// racing `notify` on another thread. Whether the re-poll saw the
+    /// notification (`Ready`) or skipped the lock (`Pending`), nothing is
+    /// lost: a `Pending` re-poll's waker is woken, and the next poll
+    /// completes. No pick and no permit is left over.
+    fn re_poll_during(notify: fn(&Notify)) {
+        loom::model(move || {
+            let shared = Arc::new(Notify::new());
+            let flag = std::sync::Arc::new(Flag(AtomicBool::new(false)));
+            let waker = std::task::Waker::from(flag.clone());
+            let mut cx = Context::from_waker(&waker);
+            let mut waiter = Box::pin(shared.notified());
+            assert!(waiter.as_mut().poll(&mut cx).is_pending());
+            let notifier = {
+                let shared = shared.clone();
+                thread::spawn(move || notify(&shared))
+            };
+            let polled = waiter.as_mut().poll(&mut cx);
+            notifier.join().unwrap();
+            if polled.is_pending() {
+                assert!(flag.0.load(Acquire), "a Pending re-poll's waker was woken");
+                assert!(waiter.as_mut().poll(&mut cx).is_ready());
+            }
+            drop(waiter);
+            assert_eq!(
+                shared
+                    .picked
+                    .load(crate::loom::sync::atomic::Ordering::SeqCst),
+                0
+            );
+            let mut later = shared.notified();
+            assert!(Pin::new(&mut later).poll(&mut cx).is_pending());
+        });
+    }
+
+    #[test]
+    fn re_poll_with_the_stored_waker_vs_notify_one() {
+        re_poll_during(Notify::notify_one);
+    }
+
+    #[test]
+    fn re_poll_with_the_stored_waker_vs_notify_waiters() {
+        re_poll_during(Notify::notify_waiters);
     }
 
     /// A lock-free `notify_one` racing with a first poll that queues the

@@ -173,7 +173,7 @@ pub(crate) fn poll_budget_available(cx: &mut Context<'_>) -> Poll<()> {
 #[cold]
 #[inline(never)]
 fn forced_yield(cx: &mut Context<'_>) {
-    cx.waker().wake_by_ref();
+    crate::task::waker::wake_as_yield(cx.waker());
     context::with_scheduler(|scheduler| {
         if let Some(scheduler) = scheduler {
             scheduler.budget_forced_yield();

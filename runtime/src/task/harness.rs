@@ -7,7 +7,9 @@
 //! 2. poll the future under the cooperative budget, catching panics;
 //! 3. on `Ready` (or a panic) store the result and complete; on `Pending`
 //!    give RUNNING back (`transition_to_idle`) and resubmit the task if it
-//!    was woken meanwhile, or cancel it if it was aborted meanwhile.
+//!    was woken meanwhile (as a yield if it yielded, `waker::wake_as_yield`;
+//!    else as a task woken while it ran), or cancel it if it was aborted
+//!    meanwhile.
 //!
 //! Completing a task:
 //! 1. settle the owned-list entry first (so a joiner that sees the task
@@ -17,7 +19,8 @@
 //! 2. RUNNING -> COMPLETE in one step; the snapshot says whether a
 //!    `JoinHandle` still wants the output and has a waker stored;
 //! 3. no handle: drop the output here (and the entry, if the handle went
-//!    between steps 1 and 2); a waker: wake it;
+//!    between steps 1 and 2); a waker: wake it; then tell the scheduler
+//!    (`Schedule::completed`);
 //! 4. drop the owned list's reference, if the entry left, along with the
 //!    poller's own.
 //!
@@ -132,11 +135,17 @@ where
     }
     match cell.header.state.transition_to_idle() {
         ToIdle::Ok => {}
-        ToIdle::OkNotified => {
+        ToIdle::OkNotified { yielded } => {
             // SAFETY: the transition counted a new reference for this
             // Notified.
             let task = unsafe { Notified::from_raw(RawTask::from_raw(ptr)) };
-            cell.scheduler.yield_now(task);
+            if yielded {
+                cell.scheduler.yield_now(task);
+            } else {
+                // Woken by another thread, the driver, or a waker of its
+                // own that is not a yield: not behind the yielders.
+                cell.scheduler.woken_while_running(task);
+            }
             // The poller's reference kept the task (and `cell`) alive
             // through the call; another worker may have run it since.
             if cell.header.state.ref_dec() {
@@ -306,6 +315,7 @@ unsafe fn complete<F: Future, S: Schedule>(ptr: NonNull<Header>) {
                 .wake_by_ref();
         });
     }
+    cell.scheduler.completed();
     if cell.header.state.ref_dec_many(1 + usize::from(released)) {
         // SAFETY: those were the last references; `cell` is dead from here
         // on, and `ptr` (not a pointer derived from `cell`) frees the task.

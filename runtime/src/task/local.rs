@@ -554,7 +554,9 @@ impl<F: Future> Future for RunUntil<'_, F> {
                 return Poll::Ready(output);
             }
             if local_set.tick() {
-                cx.waker().wake_by_ref();
+                // More of the set's tasks are ready: a yield, so the
+                // runtime's other tasks run before the set's next turn.
+                crate::task::waker::wake_as_yield(cx.waker());
             }
             Poll::Pending
         })
@@ -588,7 +590,8 @@ impl Future for LocalSet {
         local_set.with_entered(|| {
             local_set.context.shared.register_driver(cx.waker());
             if local_set.tick() {
-                cx.waker().wake_by_ref();
+                // As in `RunUntil`: a yield.
+                crate::task::waker::wake_as_yield(cx.waker());
                 Poll::Pending
             } else if local_set.context.shared.owned.len() == 0 {
                 Poll::Ready(())

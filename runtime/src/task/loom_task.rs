@@ -3,7 +3,8 @@
 //! wake by value whose scheduler call outlives the task's completion, and
 //! the owned-list entry of a task that completes while its `JoinHandle`
 //! waits, which the handle's drop or read, the shutdown sweep and a dump
-//! race to remove or read.
+//! race to remove or read; and a wake from another thread during the
+//! poll, which resubmits the task as woken unless it yielded.
 //!
 //! The scheduler is a queue the model drains by hand, so every
 //! interleaving of the state word's transitions is explored without a
@@ -29,6 +30,8 @@ struct Queue {
     owned: OwnedTasks,
     /// Run by `schedule` after the push.
     after_push: Option<Box<dyn Fn() + Send + Sync>>,
+    /// How many tasks were resubmitted as yields.
+    yields: AtomicUsize,
 }
 
 impl Schedule for Arc<Queue> {
@@ -41,6 +44,11 @@ impl Schedule for Arc<Queue> {
         }
     }
 
+    fn yield_now(&self, task: Notified) {
+        self.yields.fetch_add(1, Ordering::SeqCst);
+        self.schedule(task);
+    }
+
     fn owned_tasks(&self) -> Option<&OwnedTasks> {
         Some(&self.owned)
     }
@@ -51,6 +59,7 @@ fn queue(after_push: Option<Box<dyn Fn() + Send + Sync>>) -> Arc<Queue> {
         tasks: Mutex::new(VecDeque::new()),
         owned: OwnedTasks::new(1),
         after_push,
+        yields: AtomicUsize::new(0),
     })
 }
 
@@ -358,4 +367,71 @@ fn loom_join_handle_read_races_shutdown_of_a_complete_task() {
 #[test]
 fn loom_join_handle_drop_races_shutdown_of_a_complete_task() {
     complete_task_races_shutdown(false);
+}
+
+/// Pending on its first poll, after sharing its waker (taken by another
+/// thread of the model) and, if `yields`, yielding; ready on the next.
+struct SharesWaker {
+    polled: bool,
+    yields: bool,
+    waker: Arc<Mutex<Option<Waker>>>,
+}
+
+impl Future for SharesWaker {
+    type Output = u32;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<u32> {
+        if self.polled {
+            return Poll::Ready(7);
+        }
+        self.polled = true;
+        *self.waker.lock().unwrap() = Some(cx.waker().clone());
+        if self.yields {
+            crate::task::waker::wake_as_yield(cx.waker());
+        }
+        Poll::Pending
+    }
+}
+
+/// Another thread wakes the task with the waker its first poll shared,
+/// during that poll or after it: the task is queued once more and runs
+/// to completion either way. It is resubmitted as a yield exactly when
+/// its poll yielded (`yields`), whichever wake landed first; another
+/// thread's wake alone is never a yield.
+fn wake_during_poll(yields: bool) {
+    crate::loom::model(move || {
+        let queue = queue(None);
+        let waker = Arc::new(Mutex::new(None));
+        let future = SharesWaker {
+            polled: false,
+            yields,
+            waker: waker.clone(),
+        };
+        let (mut join, notified) = queue.owned.bind(future, queue.clone(), TaskMeta::new());
+        queue.schedule(notified.expect("the list is open"));
+        let other = thread::spawn(move || {
+            loop {
+                if let Some(waker) = waker.lock().unwrap().take() {
+                    waker.wake();
+                    return;
+                }
+                thread::yield_now();
+            }
+        });
+        run_queue(&queue);
+        other.join().unwrap();
+        run_queue(&queue);
+        assert_eq!(join_now(&mut join).unwrap(), 7);
+        assert_eq!(queue.yields.load(Ordering::SeqCst), usize::from(yields));
+    });
+}
+
+#[test]
+fn loom_a_wake_from_another_thread_during_the_poll_is_not_a_yield() {
+    wake_during_poll(false);
+}
+
+#[test]
+fn loom_a_yield_stays_a_yield_beside_another_threads_wake() {
+    wake_during_poll(true);
 }

@@ -70,8 +70,17 @@ pub(crate) trait Schedule: Send + Sync + Sized + 'static {
     /// Queue a woken task.
     fn schedule(&self, task: Notified);
 
-    /// Queue a task that woke itself while being polled (it yielded).
+    /// Queue a task that yielded (`yield_now`, a spent budget) while
+    /// being polled.
     fn yield_now(&self, task: Notified) {
+        self.schedule(task);
+    }
+
+    /// Queue a task woken while it was being polled, other than by a
+    /// yield (by another thread, the driver, or its own waker), from the
+    /// thread that polled it: behind the work queued there, but not behind
+    /// the tasks that yielded.
+    fn woken_while_running(&self, task: Notified) {
         self.schedule(task);
     }
 
@@ -80,6 +89,12 @@ pub(crate) trait Schedule: Send + Sync + Sized + 'static {
     /// completes, or, if its `JoinHandle` still waits then, when the
     /// handle reads the output or is dropped (see `list.rs`).
     fn owned_tasks(&self) -> Option<&OwnedTasks>;
+
+    /// The task completed and its `JoinHandle`, if one waits, was woken:
+    /// the last the scheduler hears of it. Whatever must not be let go
+    /// before the task's result can be seen is let go here (the blocking
+    /// pool's hold on a paused clock).
+    fn completed(&self) {}
 }
 
 /// A task to run: owns one reference, and the right to poll.

@@ -41,7 +41,14 @@ const JOIN_INTEREST: usize = 0b01_0000;
 /// completing thread only reads it if this was set when it completed.
 const JOIN_WAKER: usize = 0b10_0000;
 
-const FLAG_BITS: u32 = 6;
+/// Set with NOTIFIED when the running task yields (`yield_now`, a spent
+/// budget: `waker::wake_as_yield`): the poller then queues it behind the
+/// tasks that wait. Any other wake while it runs (another thread, the
+/// driver, its own waker) leaves it clear, and the task queues as woken.
+/// Cleared when the poll ends (`transition_to_idle`).
+const YIELDED: usize = 0b100_0000;
+
+const FLAG_BITS: u32 = 7;
 
 /// One reference in the count.
 const REF_ONE: usize = 1 << FLAG_BITS;
@@ -76,9 +83,10 @@ pub(crate) enum ToIdle {
     /// Parked until a waker fires; the caller's reference was released.
     Ok,
     /// Woken during the poll: a new reference backs a `Notified` that
-    /// must be submitted. The caller keeps its own until the scheduler call
-    /// returns, then drops it (see `transition_to_notified_by_val`).
-    OkNotified,
+    /// must be submitted, as a yield if the task yielded (`YIELDED`). The
+    /// caller keeps its own reference until the scheduler call returns,
+    /// then drops it (see `transition_to_notified_by_val`).
+    OkNotified { yielded: bool },
     /// As `Ok`, and that was the last reference: free the task.
     OkDealloc,
     /// Aborted during the poll: the caller still owns the future and must
@@ -157,9 +165,13 @@ impl State {
             if s.is_cancelled() {
                 return (None, ToIdle::Cancelled);
             }
-            let mut next = s.0 & !RUNNING;
+            let mut next = s.0 & !(RUNNING | YIELDED);
             if s.is_notified() {
-                return (Some(Snapshot(next + REF_ONE)), ToIdle::OkNotified);
+                let yielded = s.0 & YIELDED != 0;
+                return (
+                    Some(Snapshot(next + REF_ONE)),
+                    ToIdle::OkNotified { yielded },
+                );
             }
             debug_assert!(s.ref_count() > 0);
             next -= REF_ONE;
@@ -220,6 +232,25 @@ impl State {
             }
             if s.is_running() {
                 return (Some(Snapshot(s.0 | NOTIFIED)), ToNotified::DoNothing);
+            }
+            let next = Snapshot((s.0 | NOTIFIED) + REF_ONE);
+            (Some(next), ToNotified::Submit)
+        })
+    }
+
+    /// A yield (`waker::wake_as_yield`): as `transition_to_notified_by_ref`,
+    /// and a running task is marked `YIELDED` too.
+    pub(crate) fn transition_to_yielded(&self) -> ToNotified {
+        self.update(|s| {
+            if s.is_complete() {
+                return (None, ToNotified::DoNothing);
+            }
+            if s.is_running() {
+                let next = Snapshot(s.0 | NOTIFIED | YIELDED);
+                return ((next != s).then_some(next), ToNotified::DoNothing);
+            }
+            if s.is_notified() {
+                return (None, ToNotified::DoNothing);
             }
             let next = Snapshot((s.0 | NOTIFIED) + REF_ONE);
             (Some(next), ToNotified::Submit)

@@ -93,6 +93,29 @@ unsafe fn wake_by_ref(data: *const ()) {
     }
 }
 
+/// Wakes the task `waker` belongs to as a yield: if it is an rt task's
+/// waker and the task is running, the poller queues it behind the tasks
+/// that wait (`state::YIELDED`), not as a task woken from elsewhere. Any
+/// other waker (a combinator's, another executor's, `block_on`'s) is
+/// woken as it is.
+#[inline]
+pub(crate) fn wake_as_yield(waker: &Waker) {
+    if !std::ptr::eq(waker.vtable(), &VTABLE) {
+        waker.wake_by_ref();
+        return;
+    }
+    // SAFETY: a waker with this module's vtable holds a task pointer and
+    // keeps the task alive for as long as it is borrowed here.
+    let task = unsafe { raw(waker.data()) };
+    task_event(task.header(), TaskEvent::Wake);
+    match task.header().state.transition_to_yielded() {
+        ToNotified::DoNothing => {}
+        // SAFETY: the transition counted a new reference for the Notified.
+        ToNotified::Submit => unsafe { task.schedule() },
+        ToNotified::Dealloc => unreachable!("a yield never drops the last reference"),
+    }
+}
+
 /// The `RawWaker` contract's `drop`.
 ///
 /// # Safety

@@ -34,7 +34,7 @@ impl Future for YieldNow {
             return Poll::Ready(());
         }
         self.yielded = true;
-        cx.waker().wake_by_ref();
+        crate::task::waker::wake_as_yield(cx.waker());
         Poll::Pending
     }
 }

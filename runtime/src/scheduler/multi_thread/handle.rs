@@ -303,6 +303,18 @@ impl Schedule for Arc<Handle> {
         Handle::schedule_task(self, task, true);
     }
 
+    fn woken_while_running(&self, task: Notified) {
+        let task = context::with_scheduler(|cx| match cx {
+            Some(scheduler::Context::MultiThread(cx)) if Arc::ptr_eq(&cx.handle, self) => {
+                cx.requeue_local(task)
+            }
+            _ => Err(task),
+        });
+        if let Err(task) = task {
+            self.push_remote(task);
+        }
+    }
+
     fn owned_tasks(&self) -> Option<&OwnedTasks> {
         Some(&self.shared.owned)
     }

@@ -146,20 +146,26 @@ impl YieldedTasks {
         }
     }
 
-    /// Moves every task to the back of `queue`, oldest first; returns how
-    /// many moved.
-    pub(crate) fn move_to(&mut self, queue: &Deque<Notified>) -> usize {
+    pub(crate) fn len(&self) -> usize {
+        match self {
+            YieldedTasks::Private(tasks) => tasks.len(),
+            YieldedTasks::Stealable(tasks) => tasks.len(),
+        }
+    }
+
+    /// Hands every task to `push`, oldest first; returns how many.
+    pub(crate) fn drain(&mut self, mut push: impl FnMut(Notified)) -> usize {
         let mut moved = 0;
         match self {
             YieldedTasks::Private(tasks) => {
                 for task in tasks.drain(..) {
-                    queue.push(task);
+                    push(task);
                     moved += 1;
                 }
             }
             YieldedTasks::Stealable(tasks) => {
                 while let Some(task) = tasks.pop() {
-                    queue.push(task);
+                    push(task);
                     moved += 1;
                 }
             }

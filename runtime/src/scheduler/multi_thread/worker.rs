@@ -6,7 +6,8 @@
 //!    spawned or woken from outside are not starved by a busy local
 //!    queue): a batch, or one task while the worker is overloaded (its
 //!    deque overflowed and has not run dry since; see "Bounded deque"
-//!    below) and its deque holds `LONG_LOCAL_QUEUE` tasks; unless
+//!    below) and its deque holds `LONG_LOCAL_QUEUE` tasks, or while a
+//!    batch would not fit in the deque; unless
 //!    the user fixed it, the interval is tuned to about 100 µs of polling
 //!    (`scheduler/global_queue_interval.rs`), so a task woken from outside
 //!    waits about as long whether the tasks ahead of it poll for 100 ns or
@@ -16,9 +17,12 @@
 //!    `MAX_LIFO_POLLS` in a row, then the slot's task goes to the deque;
 //! 3. the local deque;
 //! 4. a batch from the injector;
-//! 5. the tasks that yielded (woke themselves while polled): they wait in
-//!    a side list, not the deque, so a yield lets everything else queued
-//!    here and in the injector run first; the list also goes back to the
+//! 5. the tasks that yielded (`yield_now`, a spent budget, a `LocalSet`
+//!    with more to run): they wait in a side list, not the deque, so a
+//!    yield lets everything else queued here and in the injector run
+//!    first (a task woken while it runs by anything else, another thread
+//!    or its own waker, goes to the back of the deque instead, as in
+//!    tokio: `requeue_local`); the list also goes back to the
 //!    deque every `event_interval` ticks, so yielders are never starved.
 //!    Unlike tokio (and rt's current-thread scheduler), the worker does
 //!    not poll the driver before each round of yields goes back: measured
@@ -35,24 +39,27 @@
 //!    here with its yielded list empty (step 5 emptied it), so a yielded
 //!    task is never left behind a parked worker.
 //!
-//! Bounded deque: a task woken or spawned here while the deque holds
-//! `LOCAL_QUEUE_CAPACITY` tasks goes to the injector with the older half
-//! of the deque. Under overload (more ready connections than the workers
-//! serve in a few milliseconds) this splits the work in two: the tasks
-//! woken recently cycle through the bounded deques, while their data (the
-//! task, its socket's kernel state, the peer's) is still in cache, and the
-//! overflow waits in the injector, taken one task per interval (step 1)
-//! or in batches when a deque runs dry. An unbounded deque served every
-//! ready task in turn, so each poll found its data evicted by the
-//! thousands polled since: with the hyper hello server at 10,000
-//! connections, the server and the load generator both spent 15-20 % more
-//! CPU per request, and requests/s were 0.78x tokio's; bounded, 0.92x, with
-//! a p99 still below tokio's (tokio's deque is bounded the same way). The
-//! batch of step 1 stays for a worker that has not overflowed: there,
-//! yielding tasks may keep the deque from emptying and the batch is the
-//! way in for tasks spawned from outside (`spawn_many_remote_busy`);
-//! taking one task per turn whenever the deque held 32 or more made
-//! `yield_many` (200 yielders on 2 workers) 5 % slower.
+//! Bounded deque: a task woken, spawned or put back after yielding here
+//! while the deque holds `LOCAL_QUEUE_CAPACITY` tasks goes to the injector
+//! with the older half of the deque (`push_back` is the only way in), and
+//! a batch from the injector goes only into a deque with room for it (a
+//! steal from a peer only into an empty one). Under overload (more ready
+//! connections than the workers serve in a few milliseconds) this splits
+//! the work in two: the tasks woken recently cycle through the bounded
+//! deques, while their data (the task, its socket's kernel state, the
+//! peer's) is still in cache, and the overflow waits in the injector,
+//! taken one task per interval (step 1) or in batches when a deque runs
+//! dry. An unbounded deque served every ready task in turn, so each poll
+//! found its data evicted by the thousands polled since: with the hyper
+//! hello server at 10,000 connections, the server and the load generator
+//! both spent 15-20 % more CPU per request, and requests/s were 0.78x
+//! tokio's; bounded, 0.92x, with a p99 still below tokio's (tokio's deque
+//! is bounded the same way). The batch of step 1 stays for a worker that
+//! has not overflowed: there, yielding tasks may keep the deque from
+//! emptying and the batch is the way in for tasks spawned from outside
+//! (`spawn_many_remote_busy`); taking one task per turn whenever the deque
+//! held 32 or more made `yield_many` (200 yielders on 2 workers) 5 %
+//! slower.
 //!
 //! Every `event_interval` ticks a busy worker polls the driver without
 //! blocking, so I/O and timers are not starved by CPU-bound tasks. Both
@@ -93,7 +100,7 @@
 
 mod priority_lanes;
 
-use crate::loom::deque::{Steal, Stealer, Worker as Deque};
+use crate::loom::deque::{MAX_BATCH, Steal, Stealer, Worker as Deque};
 use crate::loom::sync::Arc;
 use crate::loom::sync::atomic::{AtomicBool, Ordering, fence};
 use crate::runtime::coarse_time::{self, Stamp};
@@ -325,9 +332,12 @@ impl Core {
         // costs a fence, and with a tuned interval this runs every few
         // ticks.
         if self.global_queue_interval.is_turn(self.tick) && !shared.inject.is_empty() {
-            if self.overloaded && self.run_queue.len() >= LONG_LOCAL_QUEUE {
+            let len = self.run_queue.len();
+            if (self.overloaded && len >= LONG_LOCAL_QUEUE)
+                || len + MAX_BATCH > LOCAL_QUEUE_CAPACITY
+            {
                 // The injector holds this deque's overflow, the coldest
-                // work; one task keeps it moving.
+                // work; one task keeps it moving. (And a batch must fit.)
                 if let Some(task) = shared.inject.steal().success() {
                     return Some(task);
                 }
@@ -348,7 +358,9 @@ impl Core {
             return Some(task);
         }
         self.overloaded = false;
-        loop {
+        // Emptiness first, as above: a worker about to park comes here
+        // every time, and a steal from an empty injector costs a fence.
+        while !shared.inject.is_empty() {
             match shared.inject.steal_batch_and_pop(&self.run_queue) {
                 Steal::Success(task) => return Some(task),
                 Steal::Empty => break,
@@ -365,7 +377,22 @@ impl Core {
         if self.yielded.is_empty() {
             return;
         }
-        if self.yielded.move_to(&self.run_queue) > 1 {
+        let Core {
+            index,
+            run_queue,
+            yielded,
+            overloaded,
+            ..
+        } = self;
+        // Mostly they fit: one room check for the round, not one per task
+        // (`yield_many` executed 1-2 % more instructions with a check per
+        // task).
+        let moved = if yielded.len() <= LOCAL_QUEUE_CAPACITY.saturating_sub(run_queue.len()) {
+            yielded.drain(|task| run_queue.push(task))
+        } else {
+            yielded.drain(|task| push_back(handle, *index, run_queue, overloaded, task))
+        };
+        if moved > 1 {
             // Work is stealable now: let an idle worker come and take it.
             handle.notify_parked();
         }
@@ -410,10 +437,12 @@ impl Core {
             if task.is_some() {
                 return task;
             }
-            match shared.inject.steal_batch_and_pop(&self.run_queue) {
-                Steal::Success(task) => return Some(task),
-                Steal::Retry => retry = true,
-                Steal::Empty => {}
+            if !shared.inject.is_empty() {
+                match shared.inject.steal_batch_and_pop(&self.run_queue) {
+                    Steal::Success(task) => return Some(task),
+                    Steal::Retry => retry = true,
+                    Steal::Empty => {}
+                }
             }
             if !retry {
                 return None;
@@ -517,30 +546,22 @@ impl Core {
             // nobody needs waking for it.
             self.yielded.push(task);
         } else if let Some(prev) = self.lifo_push(handle, task) {
-            if self.run_queue.len() < LOCAL_QUEUE_CAPACITY {
-                self.run_queue.push(prev);
-            } else {
-                self.overflow(handle, prev);
-            }
+            self.push_back(handle, prev);
             self.notify_stealable(handle);
         }
     }
 
-    /// The deque is full: its older half and `task` go to the injector
-    /// (see "Bounded deque" above). Whoever is notified for them finds
-    /// them there as it would here.
-    #[cold]
-    fn overflow(&mut self, handle: &Handle, task: Notified) {
-        let inject = &handle.shared.inject;
-        for _ in 0..LOCAL_QUEUE_CAPACITY / 2 {
-            match self.run_queue.pop() {
-                Some(older) => inject.push(older),
-                None => break,
-            }
-        }
-        inject.push(task);
-        self.overloaded = true;
-        metrics::add(&handle.shared.metrics[self.index].overflows, 1);
+    /// The only way into the back of the deque, so that it stays bounded
+    /// (see "Bounded deque" above).
+    #[inline]
+    fn push_back(&mut self, handle: &Handle, task: Notified) {
+        push_back(
+            handle,
+            self.index,
+            &self.run_queue,
+            &mut self.overloaded,
+            task,
+        );
     }
 
     /// Work is stealable now: let an idle worker come and take it.
@@ -613,7 +634,16 @@ fn steal_from_peers(
         }
         let remote = &shared.remotes[victim];
         let queued_before = dest.len();
-        let stolen = match queue_of(remote).steal_batch_and_pop(dest) {
+        let queue = queue_of(remote);
+        // Emptiness first: a batch steal pins crossbeam's epoch before it
+        // looks, and a worker with nothing left tries every peer before it
+        // parks (with one connection, once per request).
+        let outcome = if queue.is_empty() {
+            Steal::Empty
+        } else {
+            queue.steal_batch_and_pop(dest)
+        };
+        let stolen = match outcome {
             Steal::Success(task) => Some(task),
             Steal::Retry => {
                 retry = true;
@@ -663,6 +693,46 @@ pub(crate) fn run(handle: Arc<Handle>, core: Box<Core>) -> bool {
             None => false,
         }
     })
+}
+
+/// Pushes `task` to the back of worker `index`'s deque; a full deque
+/// overflows: its older half and `task` go to the injector (see "Bounded
+/// deque" above), and whoever is notified for them finds them there as
+/// it would here. A free function so that `requeue_yielded` can call it
+/// while it drains the yielded list, another field of the core.
+#[inline]
+fn push_back(
+    handle: &Handle,
+    index: usize,
+    run_queue: &Deque<Notified>,
+    overloaded: &mut bool,
+    task: Notified,
+) {
+    if run_queue.len() < LOCAL_QUEUE_CAPACITY {
+        run_queue.push(task);
+    } else {
+        overflow(handle, index, run_queue, overloaded, task);
+    }
+}
+
+#[cold]
+fn overflow(
+    handle: &Handle,
+    index: usize,
+    run_queue: &Deque<Notified>,
+    overloaded: &mut bool,
+    task: Notified,
+) {
+    let inject = &handle.shared.inject;
+    for _ in 0..LOCAL_QUEUE_CAPACITY / 2 {
+        match run_queue.pop() {
+            Some(older) => inject.push(older),
+            None => break,
+        }
+    }
+    inject.push(task);
+    *overloaded = true;
+    metrics::add(&handle.shared.metrics[index].overflows, 1);
 }
 
 impl Context {
@@ -716,12 +786,12 @@ impl Context {
                 // docs). The slot was just emptied, and only its owner
                 // fills it, so the task goes back where it was.
                 if let Some(displaced) = core.lifo_push(handle, task) {
-                    core.run_queue.push(displaced);
+                    core.push_back(handle, displaced);
                 }
                 return Some(core);
             }
             if lifo_polls >= MAX_LIFO_POLLS {
-                core.run_queue.push(task);
+                core.push_back(handle, task);
                 handle.notify_parked();
                 return Some(core);
             }
@@ -856,6 +926,27 @@ impl Context {
     /// purpose, and writes no counter of the core once it is gone.
     pub(crate) fn poll_handed_off(&self) {
         self.metrics.poll_finished();
+    }
+
+    /// Queues a task woken while this worker polled it, other than by a
+    /// yield: at the back of the deque (its lane), as tokio queues every
+    /// task woken while it runs. Not behind the yielders, whose list also
+    /// waits for the injector; not in the LIFO slot, from where a task
+    /// that awaits work finishing on another worker would be polled again
+    /// ahead of this worker's own work, only to wait again. This worker
+    /// is awake and gets to it: nobody is woken.
+    pub(crate) fn requeue_local(&self, task: Notified) -> Result<(), Notified> {
+        match self.core.borrow_mut().as_mut() {
+            Some(core) => {
+                match task.priority() {
+                    Priority::Normal => core.push_back(&self.handle, task),
+                    // As a yield as far as waking goes: nobody is notified.
+                    priority => core.push_lane(&self.handle, task, priority, true),
+                }
+                Ok(())
+            }
+            None => Err(task),
+        }
     }
 
     /// Queues a task woken on this worker's thread.
