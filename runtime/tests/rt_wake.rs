@@ -512,3 +512,96 @@ fn woken_during_poll_runs_before_the_global_queue(rt: &rt::runtime::Runtime) {
          poll: {first:?} (at most {MAX_FIRST} expected)"
     );
 }
+
+/// A task that yields the way other crates' `yield_now` does (it wakes its
+/// own waker and returns `Pending`, which rt takes as an ordinary wake, not
+/// as a yield) and never stops doing so must not starve the rest of its
+/// runtime: with it spinning on the only thread that runs tasks, a socket
+/// read, a timer, a task spawned from outside and a task spawned beside it
+/// all complete. A runtime that let such a task starve the driver or the
+/// global queue would hang here (the guard turns a hang into a failure).
+#[test]
+#[cfg_attr(miri, ignore = "TCP sockets and a multi-thread runtime")]
+fn a_task_waking_itself_in_a_loop_starves_nothing() {
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    use std::time::Duration;
+
+    fn check(rt: rt::runtime::Runtime) {
+        let stop = Arc::new(AtomicBool::new(false));
+        let spins = Arc::new(AtomicUsize::new(0));
+        let spinner = {
+            let (stop, spins) = (stop.clone(), spins.clone());
+            rt.spawn(std::future::poll_fn(move |cx| {
+                if stop.load(Ordering::SeqCst) {
+                    return Poll::Ready(());
+                }
+                spins.fetch_add(1, Ordering::SeqCst);
+                cx.waker().wake_by_ref();
+                Poll::Pending
+            }))
+        };
+        let handle = rt.handle().clone();
+        let checks = rt.spawn(async move {
+            // The spinner is spinning before anything is asked of the
+            // runtime.
+            let started = spins.load(Ordering::SeqCst);
+            while spins.load(Ordering::SeqCst) < started + 10 {
+                rt::task::yield_now().await;
+            }
+
+            let listener = rt::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+            let addr = listener.local_addr().unwrap();
+            let writer = std::thread::spawn(move || {
+                use std::io::Write;
+                let mut stream = std::net::TcpStream::connect(addr).unwrap();
+                stream.write_all(b"ping").unwrap();
+                stream
+            });
+            let (mut socket, _) = listener.accept().await.unwrap();
+            let mut buf = [0; 4];
+            rt::io::AsyncReadExt::read_exact(&mut socket, &mut buf)
+                .await
+                .unwrap();
+            assert_eq!(&buf, b"ping");
+            drop(writer.join().unwrap());
+
+            rt::time::sleep(Duration::from_millis(1)).await;
+
+            let (sent, received) = oneshot::channel();
+            let outside = std::thread::spawn(move || {
+                drop(handle.spawn(async move { sent.send(7).unwrap() }));
+            });
+            assert_eq!(received.await.unwrap(), 7);
+            outside.join().unwrap();
+
+            assert_eq!(rt::spawn(async { 8 }).await.unwrap(), 8);
+            stop.store(true, Ordering::SeqCst);
+        });
+        let (done, finished) = mpsc::channel();
+        let waiter = std::thread::spawn(move || {
+            rt.block_on(async {
+                checks.await.unwrap();
+                spinner.await.unwrap();
+            });
+            done.send(()).unwrap();
+        });
+        finished
+            .recv_timeout(Duration::from_secs(120))
+            .expect("a task waking itself in a loop starved the runtime's other work");
+        waiter.join().unwrap();
+    }
+
+    check(
+        rt::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap(),
+    );
+    check(
+        rt::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()
+            .unwrap(),
+    );
+}
