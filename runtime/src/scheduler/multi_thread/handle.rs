@@ -10,7 +10,7 @@ use crate::runtime::metrics::WorkerMetrics;
 use crate::scheduler::multi_thread::ExitCount;
 use crate::scheduler::multi_thread::idle::Idle;
 use crate::scheduler::multi_thread::park;
-use crate::scheduler::multi_thread::worker::Remote;
+use crate::scheduler::multi_thread::worker::{Context, Remote};
 use crate::scheduler::priority::{PriorityLanes, QueuedCounts};
 use crate::scheduler::{self, Config};
 use crate::task::list::OwnedTasks;
@@ -68,9 +68,21 @@ impl Handle {
     /// (`me` rather than `self: &Arc<Self>`: loom's `Arc` cannot be a
     /// method receiver.)
     pub(crate) fn schedule_task(me: &Arc<Self>, task: Notified, is_yield: bool) {
+        Handle::queue(me, task, |cx, task| cx.schedule_local(task, is_yield));
+    }
+
+    /// Queues `task` with `local` on this thread's worker if it is one of
+    /// this runtime's and holds its core (`local` hands the task back
+    /// otherwise), else in the injector.
+    #[inline]
+    fn queue(
+        me: &Arc<Self>,
+        task: Notified,
+        local: impl FnOnce(&Context, Notified) -> Result<(), Notified>,
+    ) {
         let task = context::with_scheduler(|cx| match cx {
             Some(scheduler::Context::MultiThread(cx)) if Arc::ptr_eq(&cx.handle, me) => {
-                cx.schedule_local(task, is_yield)
+                local(cx, task)
             }
             _ => Err(task),
         });
@@ -304,15 +316,7 @@ impl Schedule for Arc<Handle> {
     }
 
     fn woken_while_running(&self, task: Notified) {
-        let task = context::with_scheduler(|cx| match cx {
-            Some(scheduler::Context::MultiThread(cx)) if Arc::ptr_eq(&cx.handle, self) => {
-                cx.requeue_local(task)
-            }
-            _ => Err(task),
-        });
-        if let Err(task) = task {
-            self.push_remote(task);
-        }
+        Handle::queue(self, task, Context::requeue_local);
     }
 
     fn owned_tasks(&self) -> Option<&OwnedTasks> {
