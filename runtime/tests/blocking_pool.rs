@@ -319,6 +319,57 @@ fn shutdown_background_does_not_wait_for_running_work() {
     assert_eq!(futures::executor::block_on(running).unwrap(), 11);
 }
 
+/// tokio's `rt_handle_block_on::spawn_blocking_started_before_shutdown_continues`:
+/// a call that had to start a pool thread (the pool had none to spare) is
+/// that thread's own job, never queued, so a shutdown that follows at once,
+/// before the new thread got going, does not cancel it: it runs, and the
+/// shutdown waits for it. (Calls queued behind busy threads at the cap are
+/// still cancelled: `shutdown_timeout_cancels_queued_work_and_leaves_running_work_behind`.)
+#[test]
+fn a_call_that_started_a_thread_runs_despite_an_immediate_shutdown() {
+    for mut builder in [Builder::new_current_thread(), Builder::new_multi_thread()] {
+        // Each round a fresh runtime, whose pool has no thread yet; the new
+        // thread's first steps race the shutdown differently each time.
+        for _ in 0..20 {
+            let rt = builder.build().unwrap();
+            let ran = Arc::new(AtomicBool::new(false));
+            let flag = ran.clone();
+            let call = rt.spawn_blocking(move || {
+                flag.store(true, Ordering::SeqCst);
+                42
+            });
+            rt.shutdown_timeout(Duration::from_secs(600));
+            assert!(
+                ran.load(Ordering::SeqCst),
+                "shutdown returned before the call ran"
+            );
+            assert_eq!(futures::executor::block_on(call).unwrap(), 42);
+        }
+    }
+}
+
+/// The same from inside the runtime, as a program's last act: a blocking
+/// call (flushing a log, say) spawned just before `block_on` returns and
+/// the runtime is dropped still runs to completion.
+#[test]
+fn a_blocking_call_spawned_as_block_on_returns_runs_before_the_drop_returns() {
+    for mut builder in [Builder::new_current_thread(), Builder::new_multi_thread()] {
+        let rt = builder.build().unwrap();
+        let ran = Arc::new(AtomicBool::new(false));
+        let flag = ran.clone();
+        let mut call = None;
+        rt.block_on(async {
+            // Not awaited: `block_on` returns at once.
+            call = Some(rt::task::spawn_blocking(move || {
+                flag.store(true, Ordering::SeqCst)
+            }));
+        });
+        drop(rt);
+        assert!(ran.load(Ordering::SeqCst));
+        futures::executor::block_on(call.unwrap()).unwrap();
+    }
+}
+
 #[test]
 fn spawn_blocking_after_shutdown_is_cancelled() {
     let rt = Builder::new_multi_thread().build().unwrap();

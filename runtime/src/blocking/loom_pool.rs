@@ -241,3 +241,40 @@ fn loom_blocking_notified_thread_wakes_the_next_before_blocking() {
         output(second).unwrap();
     });
 }
+
+#[test]
+fn loom_blocking_call_that_started_a_thread_survives_shutdown() {
+    loom::model(|| {
+        // The pool has no thread: the call starts one with the call as its
+        // own job (spawning step 0), never queued, so the shutdown that
+        // follows at once, whatever the new thread has done by then, does
+        // not cancel it.
+        let pool = pool(1);
+        let handle = spawn_blocking_on(&pool, None, || 7, TaskMeta::new());
+        pool.shutdown(None);
+        assert_eq!(output(handle).unwrap(), 7);
+        assert_eq!(pool.num_threads(), 0);
+    });
+}
+
+#[test]
+fn loom_blocking_call_behind_a_started_thread_racing_shutdown() {
+    loom::model(|| {
+        // A second call from another thread while the first call's new
+        // thread starts (it counts as notified, so the second may be left
+        // to it): with shutdown coming after both calls, the first runs
+        // and the second runs or is cancelled, never left pending.
+        let pool = pool(2);
+        let first = spawn_blocking_on(&pool, None, || 1, TaskMeta::new());
+        let spawner = pool.clone();
+        let producer =
+            loom::thread::spawn(move || spawn_blocking_on(&spawner, None, || 2, TaskMeta::new()));
+        let second = producer.join().unwrap();
+        pool.shutdown(None);
+        assert_eq!(output(first).unwrap(), 1);
+        match output(second) {
+            Ok(value) => assert_eq!(value, 2),
+            Err(error) => assert!(error.is_cancelled()),
+        }
+    });
+}

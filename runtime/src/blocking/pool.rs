@@ -12,6 +12,11 @@
 //!
 //! Spawning a job (no job is stranded in the queue with no thread to run
 //! it):
+//! 0. if no thread is notified or idle and the cap leaves room, count a new
+//!    notified thread (CAS `threads + 1, notified + 1`) and start it with
+//!    the job as its own: the job is never queued, so shutdown cannot
+//!    cancel it (see "Shutdown"); the thread does step 5 before running
+//!    it. Else (or if the thread fails to start):
 //! 1. push it, then (SeqCst) read the word;
 //! 2. if a thread is notified, stop: it will see the job (step 5);
 //! 3. else, if a thread is idle, claim it (CAS `idle - 1, notified + 1`)
@@ -49,8 +54,13 @@
 //! 1. set the flag under the lock and wake every idle thread;
 //! 2. cancel every queued job (its `JoinHandle` yields `Cancelled`); a
 //!    producer re-checks the flag after pushing and cancels too, and a
-//!    thread that pops a job after the flag is set cancels it, so no job
-//!    starts after shutdown;
+//!    thread that pops a job after the flag is set cancels it, so no
+//!    queued job starts after shutdown. A job a thread was started for
+//!    (spawning step 0) is that thread's own and runs, even if shutdown
+//!    came before the new thread got going: `spawn_blocking` followed at
+//!    once by the runtime's shutdown runs the closure whenever the pool
+//!    had no thread to spare for it, as tokio's pool does (its new
+//!    threads run the queue before they look at the flag);
 //! 3. wait, up to the timeout, for the threads to finish their running job
 //!    and exit.
 //!
@@ -150,6 +160,18 @@ enum Job {
     Handoff(Handoff),
 }
 
+/// Why a pool thread was started.
+enum Start {
+    /// To look at the queue (`notify_one`): it counts as notified.
+    Notified,
+    /// To run a handed-off core (outside the capped count).
+    Handoff(Handoff),
+    /// For a task of its own (spawning step 0), run before anything else;
+    /// it counts as notified. Shared with the producer only so that it can
+    /// take the task back should the thread fail to start.
+    Own(Arc<Mutex<Option<Notified>>>),
+}
+
 /// How a pool thread left `wait_for_work`.
 enum Woken {
     /// It consumed a wake-up: it counts as notified.
@@ -205,6 +227,10 @@ impl Spawner {
             task.cancel();
             return Ok(());
         }
+        let task = match self.start_thread_for(task, rt) {
+            Ok(()) => return Ok(()),
+            Err(task) => task,
+        };
         inner.queue.push(task);
         fence(Ordering::SeqCst);
         if inner.is_shutdown.load(Ordering::SeqCst) {
@@ -213,6 +239,60 @@ impl Spawner {
             return Ok(());
         }
         self.notify_one(rt, true)
+    }
+
+    /// Step 0 of spawning: starts a thread with `task` as its own job when
+    /// no thread is notified or idle and the cap leaves room. Gives the
+    /// task back otherwise, or when the thread failed to start (the failed
+    /// thread has done its step 5 then, as in `notify_one`).
+    fn start_thread_for(
+        &self,
+        task: Notified,
+        rt: Option<&scheduler::Handle>,
+    ) -> Result<(), Notified> {
+        let inner = &self.inner;
+        let mut counts = inner.load_counts();
+        loop {
+            if counts.notified() > 0
+                || counts.idle() > 0
+                || counts.threads() >= inner.config.max_threads
+            {
+                return Err(task);
+            }
+            let next = Counts(counts.0 + THREAD_ONE + NOTIFIED_ONE);
+            match inner.cas_counts(counts, next) {
+                Ok(()) => break,
+                Err(actual) => counts = actual,
+            }
+        }
+        fence(Ordering::SeqCst);
+        if inner.is_shutdown.load(Ordering::SeqCst) {
+            // Shutdown may have finished waiting for the threads before
+            // this one was counted: start none, and cancel the task as if
+            // it had been queued. Otherwise shutdown (flag, fence, count)
+            // sees this thread in the count and waits for it.
+            inner.exit_thread(inner.sleep.lock().unwrap());
+            let _ = self.leave_notified(rt, false);
+            task.cancel();
+            return Ok(());
+        }
+        let own = Arc::new(Mutex::new(Some(task)));
+        if inner
+            .spawn_thread(self, rt, Start::Own(own.clone()))
+            .is_ok()
+        {
+            return Ok(());
+        }
+        // The thread never ran (its closure, and its clone of `own`, are
+        // dropped): the task is still there.
+        let task = own
+            .lock()
+            .unwrap()
+            .take()
+            .expect("a thread that failed to start did not take its task");
+        // Producers may have counted on the notified thread since.
+        let _ = self.leave_notified(rt, false);
+        Err(task)
     }
 
     /// Steps 2-4 of spawning: makes sure some thread looks at the queue
@@ -240,7 +320,7 @@ impl Spawner {
             inner.post_wakeup();
             return Ok(());
         }
-        match inner.spawn_thread(self, rt, None) {
+        match inner.spawn_thread(self, rt, Start::Notified) {
             Ok(()) => Ok(()),
             Err(error) => {
                 // The thread never came, and producers may have counted on
@@ -281,7 +361,7 @@ impl Spawner {
         }
         inner.counts.fetch_add(THREAD_ONE, Ordering::SeqCst);
         inner
-            .spawn_thread(self, rt, Some(Job::Handoff(job)))
+            .spawn_thread(self, rt, Start::Handoff(job))
             .map_err(HandoffError::Spawn)
     }
 
@@ -351,11 +431,27 @@ impl Spawner {
     }
 
     /// The body of a pool thread.
-    fn run_thread(&self, rt: Option<scheduler::Handle>, mut first: Option<Job>) {
+    fn run_thread(&self, rt: Option<scheduler::Handle>, start: Start) {
         let inner = &*self.inner;
         let _current = rt.as_ref().map(context::set_current);
-        // Started by `notify_one` (with no job of its own): notified.
-        let mut notified = first.is_none();
+        let (mut first, mut notified) = match start {
+            Start::Notified => (None, true),
+            Start::Handoff(handoff) => (Some(Job::Handoff(handoff)), false),
+            Start::Own(own) => {
+                let task = own
+                    .lock()
+                    .unwrap()
+                    .take()
+                    .expect("a started thread's own task is taken once, by it");
+                // Step 5, before running the task (which may block).
+                let _ = self.leave_notified(rt.as_ref(), true);
+                // Never queued, so never cancelled: it runs even after
+                // shutdown (see the module docs).
+                let _running = RunningOn::enter(inner);
+                task.run();
+                (None, false)
+            }
+        };
         let spin = IdleSpin::new(inner.config.spin_before_park);
         loop {
             if inner.is_shutdown.load(Ordering::Acquire) {
@@ -474,11 +570,11 @@ impl Inner {
         &self,
         spawner: &Spawner,
         rt: Option<&scheduler::Handle>,
-        first: Option<Job>,
+        start: Start,
     ) -> io::Result<()> {
         let pool = spawner.clone();
         let rt = rt.cloned();
-        let spawned = self.threads.spawn(move || pool.run_thread(rt, first));
+        let spawned = self.threads.spawn(move || pool.run_thread(rt, start));
         if spawned.is_err() {
             self.exit_thread(self.sleep.lock().unwrap());
         }
