@@ -132,8 +132,13 @@ impl Callgrind {
         command
             .arg("--tool=callgrind")
             .arg("-q")
-            .arg(format!("--callgrind-out-file={}", base.display()))
-            .arg(program);
+            .arg(format!("--callgrind-out-file={}", base.display()));
+        // More of valgrind's options, a cache simulation say
+        // (`benches/README.md`).
+        if let Ok(extra) = std::env::var("HTTP_LOAD_VALGRIND") {
+            command.args(extra.split_whitespace());
+        }
+        command.arg(program);
         (command, base)
     }
 
@@ -164,7 +169,10 @@ impl Callgrind {
         let path = PathBuf::from(format!("{}.{}", self.base.display(), self.dumps));
         let text = std::fs::read_to_string(&path)
             .map_err(|e| io::Error::new(e.kind(), format!("reading {}: {e}", path.display())))?;
-        let _ = std::fs::remove_file(&path);
+        // Kept for `callgrind_annotate` when asked (`benches/README.md`).
+        if std::env::var_os("HTTP_LOAD_KEEP").is_none() {
+            let _ = std::fs::remove_file(&path);
+        }
         parse_callgrind_total(&text)
             .ok_or_else(|| io::Error::other(format!("no totals in {}", path.display())))
     }
