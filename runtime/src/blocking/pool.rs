@@ -272,7 +272,8 @@ impl Spawner {
             // it had been queued. Otherwise shutdown (flag, fence, count)
             // sees this thread in the count and waits for it.
             inner.exit_thread(inner.sleep.lock().unwrap());
-            let _ = self.leave_notified(rt, false);
+            self.leave_notified(rt, false)
+                .expect("passing a job on without spawning a thread cannot fail");
             task.cancel();
             return Ok(());
         }
@@ -291,7 +292,8 @@ impl Spawner {
             .take()
             .expect("a thread that failed to start did not take its task");
         // Producers may have counted on the notified thread since.
-        let _ = self.leave_notified(rt, false);
+        self.leave_notified(rt, false)
+            .expect("passing a job on without spawning a thread cannot fail");
         Err(task)
     }
 
@@ -443,7 +445,9 @@ impl Spawner {
                     .unwrap()
                     .take()
                     .expect("a started thread's own task is taken once, by it");
-                // Step 5, before running the task (which may block).
+                // Step 5, before running the task (which may block). A
+                // failed thread spawn leaves the job to the threads already
+                // here (this one among them), so it is no error.
                 let _ = self.leave_notified(rt.as_ref(), true);
                 // Never queued, so never cancelled: it runs even after
                 // shutdown (see the module docs).
