@@ -13,10 +13,14 @@
 //! Spawning a job (no job is stranded in the queue with no thread to run
 //! it):
 //! 0. if no thread is notified or idle and the cap leaves room, count a new
-//!    notified thread (CAS `threads + 1, notified + 1`) and start it with
-//!    the job as its own: the job is never queued, so shutdown cannot
-//!    cancel it (see "Shutdown"); the thread does step 5 before running
-//!    it. Else (or if the thread fails to start):
+//!    notified thread (CAS `threads + 1, notified + 1`) and start it for
+//!    the job: the job goes in a slot that the new thread takes when it
+//!    starts, unless a busy thread took it first from the `started` queue
+//!    (where the slot is also put, so that a thread already warm runs it
+//!    without waiting for the new one to start); shutdown does not cancel
+//!    it (see "Shutdown"), since a thread is bound to it. The new thread
+//!    does step 5 before running it. Else (or if the thread fails to
+//!    start and the job is still in its slot):
 //! 1. push it, then (SeqCst) read the word;
 //! 2. if a thread is notified, stop: it will see the job (step 5);
 //! 3. else, if a thread is idle, claim it (CAS `idle - 1, notified + 1`)
@@ -56,11 +60,11 @@
 //!    producer re-checks the flag after pushing and cancels too, and a
 //!    thread that pops a job after the flag is set cancels it, so no
 //!    queued job starts after shutdown. A job a thread was started for
-//!    (spawning step 0) is that thread's own and runs, even if shutdown
-//!    came before the new thread got going: `spawn_blocking` followed at
-//!    once by the runtime's shutdown runs the closure whenever the pool
-//!    had no thread to spare for it, as tokio's pool does (its new
-//!    threads run the queue before they look at the flag);
+//!    (spawning step 0) runs, even if shutdown came before the new thread
+//!    got going: `spawn_blocking` followed at once by the runtime's
+//!    shutdown runs the closure whenever the pool had no thread to spare
+//!    for it, as tokio's pool does (its new threads run the queue before
+//!    they look at the flag);
 //! 3. wait, up to the timeout, for the threads to finish their running job
 //!    and exit.
 //!
@@ -137,6 +141,8 @@ pub(crate) struct Spawner {
 
 struct Inner {
     queue: Injector<Notified>,
+    /// The slots of jobs a thread was started for (spawning step 0).
+    started: Injector<OwnSlot>,
     handoffs: Injector<Handoff>,
     counts: AtomicU64,
     is_shutdown: AtomicBool,
@@ -154,9 +160,16 @@ struct Sleep {
     wakeups: usize,
 }
 
+/// A job a thread was started for (spawning step 0): taken by that thread
+/// when it starts, or before by a busy thread from `Inner::started`, or
+/// back by the producer if the thread failed to start.
+type OwnSlot = Arc<Mutex<Option<Notified>>>;
+
 /// What a pool thread picked up.
 enum Job {
     Task(Notified),
+    /// A job a thread was started for: it runs even after shutdown.
+    Own(Notified),
     Handoff(Handoff),
 }
 
@@ -166,10 +179,9 @@ enum Start {
     Notified,
     /// To run a handed-off core (outside the capped count).
     Handoff(Handoff),
-    /// For a task of its own (spawning step 0), run before anything else;
-    /// it counts as notified. Shared with the producer only so that it can
-    /// take the task back should the thread fail to start.
-    Own(Arc<Mutex<Option<Notified>>>),
+    /// For a job (spawning step 0), run before anything else unless
+    /// another thread took it first; it counts as notified.
+    Own(OwnSlot),
 }
 
 /// How a pool thread left `wait_for_work`.
@@ -198,6 +210,7 @@ impl Spawner {
         Spawner {
             inner: Arc::new(Inner {
                 queue: Injector::new(),
+                started: Injector::new(),
                 handoffs: Injector::new(),
                 counts: AtomicU64::new(0),
                 is_shutdown: AtomicBool::new(false),
@@ -277,24 +290,21 @@ impl Spawner {
             task.cancel();
             return Ok(());
         }
-        let own = Arc::new(Mutex::new(Some(task)));
+        let own: OwnSlot = Arc::new(Mutex::new(Some(task)));
+        inner.started.push(own.clone());
         if inner
             .spawn_thread(self, rt, Start::Own(own.clone()))
             .is_ok()
         {
             return Ok(());
         }
-        // The thread never ran (its closure, and its clone of `own`, are
-        // dropped): the task is still there.
-        let task = own
-            .lock()
-            .unwrap()
-            .take()
-            .expect("a thread that failed to start did not take its task");
+        // The thread never ran. The job is still in its slot, unless a
+        // busy thread took it (and runs it).
+        let task = own.lock().unwrap().take();
         // Producers may have counted on the notified thread since.
         self.leave_notified(rt, false)
             .expect("passing a job on without spawning a thread cannot fail");
-        Err(task)
+        task.map_or(Ok(()), Err)
     }
 
     /// Steps 2-4 of spawning: makes sure some thread looks at the queue
@@ -439,26 +449,13 @@ impl Spawner {
         let (mut first, mut notified) = match start {
             Start::Notified => (None, true),
             Start::Handoff(handoff) => (Some(Job::Handoff(handoff)), false),
-            Start::Own(own) => {
-                let task = own
-                    .lock()
-                    .unwrap()
-                    .take()
-                    .expect("a started thread's own task is taken once, by it");
-                // Step 5, before running the task (which may block). A
-                // failed thread spawn leaves the job to the threads already
-                // here (this one among them), so it is no error.
-                let _ = self.leave_notified(rt.as_ref(), true);
-                // Never queued, so never cancelled: it runs even after
-                // shutdown (see the module docs).
-                let _running = RunningOn::enter(inner);
-                task.run();
-                (None, false)
-            }
+            // Its job, unless a busy thread took it first.
+            Start::Own(own) => (own.lock().unwrap().take().map(Job::Own), true),
         };
         let spin = IdleSpin::new(inner.config.spin_before_park);
         loop {
-            if inner.is_shutdown.load(Ordering::Acquire) {
+            // A job this thread was started for runs even after shutdown.
+            if inner.is_shutdown.load(Ordering::Acquire) && !matches!(first, Some(Job::Own(_))) {
                 // A handed-off core still runs: its worker loop sees the
                 // runtime's shutdown and stops promptly. The thread then
                 // has already left the count.
@@ -486,6 +483,10 @@ impl Spawner {
                         let _running = RunningOn::enter(inner);
                         task.run();
                     }
+                }
+                Some(Job::Own(task)) => {
+                    let _running = RunningOn::enter(inner);
+                    task.run();
                 }
                 Some(Job::Handoff(handoff)) => {
                     if !inner.run_handoff(handoff) {
@@ -561,11 +562,17 @@ impl Inner {
         if let Some(handoff) = steal_one(&self.handoffs) {
             return Some(Job::Handoff(handoff));
         }
+        // A slot whose thread has already started holds nothing.
+        while let Some(own) = steal_one(&self.started) {
+            if let Some(task) = own.lock().unwrap().take() {
+                return Some(Job::Own(task));
+            }
+        }
         steal_one(&self.queue).map(Job::Task)
     }
 
     fn has_work(&self) -> bool {
-        !self.queue.is_empty() || !self.handoffs.is_empty()
+        !self.queue.is_empty() || !self.started.is_empty() || !self.handoffs.is_empty()
     }
 
     /// Spawns a thread already counted in `threads`; on failure takes it
