@@ -12,21 +12,16 @@
 //!
 //! Spawning a job (no job is stranded in the queue with no thread to run
 //! it):
-//! 0. if no thread is notified or idle and the cap leaves room, count a new
-//!    notified thread (CAS `threads + 1, notified + 1`) and start it for
-//!    the job: the job goes in a slot that the new thread takes when it
-//!    starts, unless a busy thread took it first from the `started` queue
-//!    (where the slot is also put, so that a thread already warm runs it
-//!    without waiting for the new one to start); shutdown does not cancel
-//!    it (see "Shutdown"), since a thread is bound to it. The new thread
-//!    does step 5 before running it. Else (or if the thread fails to
-//!    start and the job is still in its slot):
 //! 1. push it, then (SeqCst) read the word;
 //! 2. if a thread is notified, stop: it will see the job (step 5);
 //! 3. else, if a thread is idle, claim it (CAS `idle - 1, notified + 1`)
 //!    and, under the lock, post one wake-up for it; else, below the cap,
-//!    count a new notified thread (CAS `threads + 1, notified + 1`) and
-//!    spawn it;
+//!    count a new notified thread (CAS `threads + 1, notified + 1`), take
+//!    a job from the queue (the one just pushed, unless older ones wait)
+//!    and spawn the thread with it as its own: it runs even if shutdown
+//!    comes before the thread got going (see "Shutdown"). The job also
+//!    waits in the `started` queue, so a busy thread already warm may take
+//!    it first;
 //! 4. else every thread is busy; each one pops the queue again before it
 //!    goes idle, so one of them takes the job;
 //! 5. a notified thread pops a job (or finds none), leaves the notified
@@ -60,11 +55,13 @@
 //!    producer re-checks the flag after pushing and cancels too, and a
 //!    thread that pops a job after the flag is set cancels it, so no
 //!    queued job starts after shutdown. A job a thread was started for
-//!    (spawning step 0) runs, even if shutdown came before the new thread
-//!    got going: `spawn_blocking` followed at once by the runtime's
-//!    shutdown runs the closure whenever the pool had no thread to spare
-//!    for it, as tokio's pool does (its new threads run the queue before
-//!    they look at the flag);
+//!    (spawning step 3) is no longer queued and runs: `spawn_blocking`
+//!    followed at once by the runtime's shutdown runs the closure whenever
+//!    the pool had no thread to spare for it, as tokio's pool does (its
+//!    new threads run the queue before they look at the flag). Unless the
+//!    spawning producer itself sees the flag once the thread is counted:
+//!    then shutdown may have finished waiting already, and it cancels the
+//!    job (the flag, then a fence and the count, on both sides);
 //! 3. wait, up to the timeout, for the threads to finish their running job
 //!    and exit.
 //!
@@ -141,7 +138,7 @@ pub(crate) struct Spawner {
 
 struct Inner {
     queue: Injector<Notified>,
-    /// The slots of jobs a thread was started for (spawning step 0).
+    /// The slots of jobs a thread was started for (spawning step 3).
     started: Injector<OwnSlot>,
     handoffs: Injector<Handoff>,
     counts: AtomicU64,
@@ -160,7 +157,7 @@ struct Sleep {
     wakeups: usize,
 }
 
-/// A job a thread was started for (spawning step 0): taken by that thread
+/// A job a thread was started for (spawning step 3): taken by that thread
 /// when it starts, or before by a busy thread from `Inner::started`, or
 /// back by the producer if the thread failed to start.
 type OwnSlot = Arc<Mutex<Option<Notified>>>;
@@ -175,13 +172,14 @@ enum Job {
 
 /// Why a pool thread was started.
 enum Start {
-    /// To look at the queue (`notify_one`): it counts as notified.
+    /// To look at the queue, which held no job for it: it counts as
+    /// notified.
     Notified,
+    /// For a job (spawning step 3), run before anything else unless a busy
+    /// thread took it first; it counts as notified.
+    Own(OwnSlot),
     /// To run a handed-off core (outside the capped count).
     Handoff(Handoff),
-    /// For a job (spawning step 0), run before anything else unless
-    /// another thread took it first; it counts as notified.
-    Own(OwnSlot),
 }
 
 /// How a pool thread left `wait_for_work`.
@@ -240,10 +238,6 @@ impl Spawner {
             task.cancel();
             return Ok(());
         }
-        let task = match self.start_thread_for(task, rt) {
-            Ok(()) => return Ok(()),
-            Err(task) => task,
-        };
         inner.queue.push(task);
         fence(Ordering::SeqCst);
         if inner.is_shutdown.load(Ordering::SeqCst) {
@@ -252,59 +246,6 @@ impl Spawner {
             return Ok(());
         }
         self.notify_one(rt, true)
-    }
-
-    /// Step 0 of spawning: starts a thread with `task` as its own job when
-    /// no thread is notified or idle and the cap leaves room. Gives the
-    /// task back otherwise, or when the thread failed to start (the failed
-    /// thread has done its step 5 then, as in `notify_one`).
-    fn start_thread_for(
-        &self,
-        task: Notified,
-        rt: Option<&scheduler::Handle>,
-    ) -> Result<(), Notified> {
-        let inner = &self.inner;
-        let mut counts = inner.load_counts();
-        loop {
-            if counts.notified() > 0
-                || counts.idle() > 0
-                || counts.threads() >= inner.config.max_threads
-            {
-                return Err(task);
-            }
-            let next = Counts(counts.0 + THREAD_ONE + NOTIFIED_ONE);
-            match inner.cas_counts(counts, next) {
-                Ok(()) => break,
-                Err(actual) => counts = actual,
-            }
-        }
-        fence(Ordering::SeqCst);
-        if inner.is_shutdown.load(Ordering::SeqCst) {
-            // Shutdown may have finished waiting for the threads before
-            // this one was counted: start none, and cancel the task as if
-            // it had been queued. Otherwise shutdown (flag, fence, count)
-            // sees this thread in the count and waits for it.
-            inner.exit_thread(inner.sleep.lock().unwrap());
-            self.leave_notified(rt, false)
-                .expect("passing a job on without spawning a thread cannot fail");
-            task.cancel();
-            return Ok(());
-        }
-        let own: OwnSlot = Arc::new(Mutex::new(Some(task)));
-        inner.started.push(own.clone());
-        if inner
-            .spawn_thread(self, rt, Start::Own(own.clone()))
-            .is_ok()
-        {
-            return Ok(());
-        }
-        // The thread never ran. The job is still in its slot, unless a
-        // busy thread took it (and runs it).
-        let task = own.lock().unwrap().take();
-        // Producers may have counted on the notified thread since.
-        self.leave_notified(rt, false)
-            .expect("passing a job on without spawning a thread cannot fail");
-        task.map_or(Ok(()), Err)
     }
 
     /// Steps 2-4 of spawning: makes sure some thread looks at the queue
@@ -332,9 +273,23 @@ impl Spawner {
             inner.post_wakeup();
             return Ok(());
         }
-        match inner.spawn_thread(self, rt, Start::Notified) {
+        let own = self.take_job_for_new_thread();
+        let start = match &own {
+            Some(own) => Start::Own(own.clone()),
+            None => Start::Notified,
+        };
+        match inner.spawn_thread(self, rt, start) {
             Ok(()) => Ok(()),
             Err(error) => {
+                // The job goes back to the queue (unless a busy thread took
+                // it and runs it), to be run or cancelled like any other.
+                if let Some(task) = own.and_then(|own| own.lock().unwrap().take()) {
+                    inner.queue.push(task);
+                    fence(Ordering::SeqCst);
+                    if inner.is_shutdown.load(Ordering::SeqCst) {
+                        inner.cancel_queued();
+                    }
+                }
                 // The thread never came, and producers may have counted on
                 // it since: do its step 5, with the threads already here.
                 self.leave_notified(rt, false)?;
@@ -345,6 +300,25 @@ impl Spawner {
                 }
             }
         }
+    }
+
+    /// Step 3's job for the thread about to be spawned (already counted,
+    /// notified): one taken from the queue, also offered to busy threads
+    /// in `started`. None if the queue is empty (another thread took the
+    /// job meanwhile), or if this producer sees shutdown: then shutdown
+    /// may have finished waiting for the threads before this one was
+    /// counted, and the job is cancelled as queued (see the module docs).
+    fn take_job_for_new_thread(&self) -> Option<OwnSlot> {
+        let inner = &self.inner;
+        let task = steal_one(&inner.queue)?;
+        fence(Ordering::SeqCst);
+        if inner.is_shutdown.load(Ordering::SeqCst) {
+            task.cancel();
+            return None;
+        }
+        let own: OwnSlot = Arc::new(Mutex::new(Some(task)));
+        inner.started.push(own.clone());
+        Some(own)
     }
 
     /// Starts `job` (a worker loop) on an idle thread, or on a new thread
@@ -448,9 +422,9 @@ impl Spawner {
         let _current = rt.as_ref().map(context::set_current);
         let (mut first, mut notified) = match start {
             Start::Notified => (None, true),
-            Start::Handoff(handoff) => (Some(Job::Handoff(handoff)), false),
             // Its job, unless a busy thread took it first.
             Start::Own(own) => (own.lock().unwrap().take().map(Job::Own), true),
+            Start::Handoff(handoff) => (Some(Job::Handoff(handoff)), false),
         };
         let spin = IdleSpin::new(inner.config.spin_before_park);
         loop {
@@ -562,8 +536,14 @@ impl Inner {
         if let Some(handoff) = steal_one(&self.handoffs) {
             return Some(Job::Handoff(handoff));
         }
-        // A slot whose thread has already started holds nothing.
-        while let Some(own) = steal_one(&self.started) {
+        // Emptiness first: mostly empty, and a steal from an empty
+        // injector costs a fence. Nothing depends on this look: each of
+        // these jobs has its own thread coming.
+        while !self.started.is_empty() {
+            let Some(own) = steal_one(&self.started) else {
+                break;
+            };
+            // A slot whose thread has already started holds nothing.
             if let Some(task) = own.lock().unwrap().take() {
                 return Some(Job::Own(task));
             }
@@ -572,7 +552,7 @@ impl Inner {
     }
 
     fn has_work(&self) -> bool {
-        !self.queue.is_empty() || !self.started.is_empty() || !self.handoffs.is_empty()
+        !self.queue.is_empty() || !self.handoffs.is_empty()
     }
 
     /// Spawns a thread already counted in `threads`; on failure takes it
