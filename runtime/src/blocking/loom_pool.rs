@@ -245,10 +245,10 @@ fn loom_blocking_notified_thread_wakes_the_next_before_blocking() {
 #[test]
 fn loom_blocking_call_that_started_a_thread_survives_shutdown() {
     loom::model(|| {
-        // The pool has no thread: the call starts one with the call as its
-        // own job (spawning step 0), never queued, so the shutdown that
-        // follows at once, whatever the new thread has done by then, does
-        // not cancel it.
+        // The pool has no thread: the call starts one, which takes the
+        // call out of the queue as its own job (spawning step 3), so the
+        // shutdown that follows at once, whatever the new thread has done
+        // by then, does not cancel it.
         let pool = pool(1);
         let handle = spawn_blocking_on(&pool, None, || 7, TaskMeta::new());
         pool.shutdown(None);
