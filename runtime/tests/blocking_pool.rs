@@ -320,10 +320,10 @@ fn shutdown_background_does_not_wait_for_running_work() {
 }
 
 /// tokio's `rt_handle_block_on::spawn_blocking_started_before_shutdown_continues`:
-/// a call that had to start a pool thread (the pool had none to spare) is
-/// that thread's own job, never queued, so a shutdown that follows at once,
-/// before the new thread got going, does not cancel it: it runs, and the
-/// shutdown waits for it. (Calls queued behind busy threads at the cap are
+/// a call that had to start a pool thread (the pool had none to spare, and
+/// no call waited before it) becomes that thread's own job, no longer
+/// queued, so a shutdown that follows at once, before the new thread got
+/// going, does not cancel it: it runs, and the shutdown waits for it. (Calls queued behind busy threads at the cap are
 /// still cancelled: `shutdown_timeout_cancels_queued_work_and_leaves_running_work_behind`.)
 #[test]
 fn a_call_that_started_a_thread_runs_despite_an_immediate_shutdown() {

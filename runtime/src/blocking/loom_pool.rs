@@ -278,3 +278,46 @@ fn loom_blocking_call_behind_a_started_thread_racing_shutdown() {
         }
     });
 }
+
+#[test]
+fn loom_blocking_two_calls_racing_shutdown() {
+    loom::model(|| {
+        // Two calls, one from another thread, while this thread shuts the
+        // pool down: a busy thread may take a started thread's job, a
+        // started thread may do its step 5 after the flag, and a producer
+        // may see the flag once it has counted a thread. Whatever ran had
+        // run when shutdown returned (it waits for every thread), the rest
+        // was cancelled, and nothing is left pending or running.
+        let pool = pool(2);
+        let ran = Arc::new(AtomicUsize::new(0));
+        let call = |pool: &Spawner, ran: &Arc<AtomicUsize>| {
+            let ran = ran.clone();
+            spawn_blocking_on(
+                pool,
+                None,
+                move || {
+                    ran.fetch_add(1, Ordering::SeqCst);
+                },
+                TaskMeta::new(),
+            )
+        };
+        let first = call(&pool, &ran);
+        let (spawner, their_ran) = (pool.clone(), ran.clone());
+        let producer = loom::thread::spawn(move || call(&spawner, &their_ran));
+        pool.shutdown(None);
+        let ran_by_shutdown = ran.load(Ordering::SeqCst);
+        let second = producer.join().unwrap();
+        let mut ok = 0;
+        for handle in [first, second] {
+            match output(handle) {
+                Ok(()) => ok += 1,
+                Err(error) => assert!(error.is_cancelled()),
+            }
+        }
+        assert_eq!(ran.load(Ordering::SeqCst), ok);
+        // The second call may come after shutdown returned, and is then
+        // cancelled, never run.
+        assert_eq!(ran_by_shutdown, ok);
+        assert_eq!(pool.num_threads(), 0);
+    });
+}

@@ -3,7 +3,8 @@
 //! worker calls `block_in_place`.
 //!
 //! Jobs wait in a lock-free `Injector`; a second one holds core hand-offs,
-//! which threads take first. One atomic word counts the pool's threads,
+//! which threads take first, and a third the jobs bound to threads being
+//! started (spawning step 3), which they take next. One atomic word counts the pool's threads,
 //! among them the idle ones not yet claimed by a producer, and the
 //! *notified* ones: claimed or newly started for a job, and not yet back
 //! from their first look at the queues. The mutex and condvar are only
@@ -16,12 +17,14 @@
 //! 2. if a thread is notified, stop: it will see the job (step 5);
 //! 3. else, if a thread is idle, claim it (CAS `idle - 1, notified + 1`)
 //!    and, under the lock, post one wake-up for it; else, below the cap,
-//!    count a new notified thread (CAS `threads + 1, notified + 1`), take
-//!    a job from the queue (the one just pushed, unless older ones wait)
-//!    and spawn the thread with it as its own: it runs even if shutdown
-//!    comes before the thread got going (see "Shutdown"). The job also
-//!    waits in the `started` queue, so a busy thread already warm may take
-//!    it first;
+//!    count a new notified thread (CAS `threads + 1, notified + 1`); then,
+//!    unless it sees shutdown (the count, a fence, the flag: shutdown may
+//!    have stopped waiting, so it takes the count back and starts none),
+//!    take the oldest queued job (the one just pushed, unless older ones
+//!    wait) and spawn the thread with it as its own: it runs even if
+//!    shutdown comes before the thread got going (see "Shutdown"). The job
+//!    also waits in the `started` queue, so a busy thread already warm may
+//!    take it first;
 //! 4. else every thread is busy; each one pops the queue again before it
 //!    goes idle, so one of them takes the job;
 //! 5. a notified thread pops a job (or finds none), leaves the notified
@@ -54,14 +57,16 @@
 //! 2. cancel every queued job (its `JoinHandle` yields `Cancelled`); a
 //!    producer re-checks the flag after pushing and cancels too, and a
 //!    thread that pops a job after the flag is set cancels it, so no
-//!    queued job starts after shutdown. A job a thread was started for
-//!    (spawning step 3) is no longer queued and runs: `spawn_blocking`
-//!    followed at once by the runtime's shutdown runs the closure whenever
-//!    the pool had no thread to spare for it, as tokio's pool does (its
-//!    new threads run the queue before they look at the flag). Unless the
-//!    spawning producer itself sees the flag once the thread is counted:
-//!    then shutdown may have finished waiting already, and it cancels the
-//!    job (the flag, then a fence and the count, on both sides);
+//!    queued job starts after shutdown. The job a thread was started for
+//!    (spawning step 3) is no longer queued and runs: one job per thread
+//!    started, the oldest queued. So a `spawn_blocking` call that found
+//!    no thread to spare, with no older call waiting, runs even when the
+//!    runtime shuts down at once, as with tokio (whose new threads run the
+//!    queue before they look at the flag); calls queued behind it, or
+//!    left to a thread already starting, are cancelled as queued. No
+//!    thread is started once shutdown has stopped waiting (step 3's check:
+//!    the flag, a fence and the count here, the count, a fence and the flag
+//!    there);
 //! 3. wait, up to the timeout, for the threads to finish their running job
 //!    and exit.
 //!
@@ -172,8 +177,8 @@ enum Job {
 
 /// Why a pool thread was started.
 enum Start {
-    /// To look at the queue, which held no job for it: it counts as
-    /// notified.
+    /// To look at the queue, which held no job for it (another thread, or
+    /// shutdown, took it first): it counts as notified.
     Notified,
     /// For a job (spawning step 3), run before anything else unless a busy
     /// thread took it first; it counts as notified.
@@ -227,7 +232,8 @@ impl Spawner {
     /// # Errors
     ///
     /// Fails only if the pool has no thread at all and the OS refused to
-    /// start one; the task then stays queued until shutdown cancels it.
+    /// start one; the task (or an older one, if the thread was to take
+    /// that) then stays queued until shutdown cancels it.
     pub(crate) fn spawn_task(
         &self,
         task: Notified,
@@ -273,6 +279,15 @@ impl Spawner {
             inner.post_wakeup();
             return Ok(());
         }
+        // The new thread is counted: shutdown either sees it in the count
+        // and waits for it, or this producer sees the flag (the count, a
+        // fence, the flag here; the flag, a fence, the count there), and
+        // then starts no thread, since shutdown may have stopped waiting.
+        fence(Ordering::SeqCst);
+        if inner.is_shutdown.load(Ordering::SeqCst) {
+            inner.exit_thread(inner.sleep.lock().unwrap());
+            return self.leave_notified(rt, false);
+        }
         let own = self.take_job_for_new_thread();
         let start = match &own {
             Some(own) => Start::Own(own.clone()),
@@ -303,19 +318,12 @@ impl Spawner {
     }
 
     /// Step 3's job for the thread about to be spawned (already counted,
-    /// notified): one taken from the queue, also offered to busy threads
-    /// in `started`. None if the queue is empty (another thread took the
-    /// job meanwhile), or if this producer sees shutdown: then shutdown
-    /// may have finished waiting for the threads before this one was
-    /// counted, and the job is cancelled as queued (see the module docs).
+    /// notified, and shutdown known to wait for it): the oldest queued
+    /// job, also offered to busy threads in `started`. None if the queue is
+    /// empty (another thread, or shutdown, took the job meanwhile).
     fn take_job_for_new_thread(&self) -> Option<OwnSlot> {
         let inner = &self.inner;
         let task = steal_one(&inner.queue)?;
-        fence(Ordering::SeqCst);
-        if inner.is_shutdown.load(Ordering::SeqCst) {
-            task.cancel();
-            return None;
-        }
         let own: OwnSlot = Arc::new(Mutex::new(Some(task)));
         inner.started.push(own.clone());
         Some(own)

@@ -32,10 +32,11 @@ use std::task::{Context, Poll};
 /// [`is_panic`](crate::task::JoinError::is_panic). `abort()` only cancels
 /// a call that has not started; a running closure cannot be interrupted.
 /// At runtime shutdown queued calls are cancelled and running ones are
-/// waited for (see [`Runtime`](crate::runtime::Runtime)). A call that
-/// started a new pool thread (the pool had none idle) is that thread's
-/// own and is never queued: it runs even when the runtime shuts down right
-/// after it, before the thread got going, as in tokio.
+/// waited for (see [`Runtime`](crate::runtime::Runtime)). Each new pool
+/// thread takes the oldest queued call as its own, no longer queued: so a
+/// call that found no thread to spare (none idle or starting, and none
+/// waiting before it) runs even when the runtime shuts down right after
+/// it, before the thread got going, as in tokio.
 ///
 /// # Panics
 ///

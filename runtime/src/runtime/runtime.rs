@@ -18,8 +18,8 @@ use std::time::{Duration, Instant};
 /// yields a cancelled [`JoinError`](crate::task::JoinError)), and the
 /// worker threads are joined. Blocking work
 /// ([`spawn_blocking`](crate::task::spawn_blocking), `rt::fs`) still
-/// queued for a thread is cancelled the same way (a call that started a
-/// pool thread of its own is not queued, and runs); blocking work running
+/// queued for a thread is cancelled the same way (a call taken by a pool
+/// thread started for it is no longer queued, and runs); blocking work running
 /// cannot be interrupted, and dropping the runtime waits for it however
 /// long it takes (as tokio does). Use [`Runtime::shutdown_timeout`] to
 /// bound that wait, or [`Runtime::shutdown_background`] not to wait.
