@@ -4,10 +4,10 @@
 //!
 //! Jobs wait in a lock-free `Injector`; a second one holds core hand-offs,
 //! which threads take first, and a third the jobs bound to threads being
-//! started (spawning step 3), which they take next. One atomic word counts the pool's threads,
-//! among them the idle ones not yet claimed by a producer, and the
-//! *notified* ones: claimed or newly started for a job, and not yet back
-//! from their first look at the queues. The mutex and condvar are only
+//! started (spawning step 3), which they take next. One atomic word
+//! counts the pool's threads, among them the idle ones not yet claimed by
+//! a producer, and the *notified* ones: claimed or newly started for a
+//! job, and not yet back from their first look at the queues. The mutex and condvar are only
 //! touched to wake an idle thread, to go idle, to exit, or at shutdown, so
 //! many producers pushing while every thread is busy never meet on a lock.
 //!
