@@ -7,9 +7,10 @@
 //! started (spawning step 3), which they take next. One atomic word
 //! counts the pool's threads, among them the idle ones not yet claimed by
 //! a producer, and the *notified* ones: claimed or newly started for a
-//! job, and not yet back from their first look at the queues. The mutex and condvar are only
-//! touched to wake an idle thread, to go idle, to exit, or at shutdown, so
-//! many producers pushing while every thread is busy never meet on a lock.
+//! job, and not yet back from their first look at the queues. The mutex
+//! and condvar are only touched to wake an idle thread, to go idle, to
+//! exit, or at shutdown, so many producers pushing while every thread is
+//! busy never meet on a lock.
 //!
 //! Spawning a job (no job is stranded in the queue with no thread to run
 //! it):
