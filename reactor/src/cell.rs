@@ -47,11 +47,11 @@ const STICKY: Ready = Ready::from_bits(Ready::READ_CLOSED.bits() | Ready::WRITE_
 /// first slots, which sit in the cell's first 64 bytes (the cell,
 /// `Waiters` and `WaiterList` are `repr(C)` for it); the write list and
 /// the read list's slab are read only when they may hold a waker
-/// (`Waiters::stored`, `WaiterList`'s `more_stored`). An event mostly reports a socket
-/// readable and writable at once, and nobody waits to write: without the
-/// flags each event read all three lines of the cell, and cells that
-/// straddled lines (176 bytes, packed) a fourth. At thousands of
-/// connections every cell is cold when its event comes.
+/// (`Waiters::stored`, `WaiterList`'s `more_stored`). An event mostly
+/// reports a socket readable and writable at once, and nobody waits to
+/// write: without the flags each event read all three lines of the cell,
+/// and cells that straddled lines (176 bytes, packed) a fourth. At
+/// thousands of connections every cell is cold when its event comes.
 #[derive(Debug)]
 #[repr(C, align(64))]
 pub(crate) struct ReadinessCell {

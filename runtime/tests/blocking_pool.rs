@@ -323,8 +323,9 @@ fn shutdown_background_does_not_wait_for_running_work() {
 /// a call that had to start a pool thread (the pool had none to spare, and
 /// no call waited before it) becomes that thread's own job, no longer
 /// queued, so a shutdown that follows at once, before the new thread got
-/// going, does not cancel it: it runs, and the shutdown waits for it. (Calls queued behind busy threads at the cap are
-/// still cancelled: `shutdown_timeout_cancels_queued_work_and_leaves_running_work_behind`.)
+/// going, does not cancel it: it runs, and the shutdown waits for it.
+/// (Calls queued behind busy threads at the cap are still cancelled:
+/// `shutdown_timeout_cancels_queued_work_and_leaves_running_work_behind`.)
 #[test]
 fn a_call_that_started_a_thread_runs_despite_an_immediate_shutdown() {
     for mut builder in [Builder::new_current_thread(), Builder::new_multi_thread()] {

@@ -245,11 +245,7 @@ impl Spawner {
             task.cancel();
             return Ok(());
         }
-        inner.queue.push(task);
-        fence(Ordering::SeqCst);
-        if inner.is_shutdown.load(Ordering::SeqCst) {
-            // Shutdown may have drained the queue before our push landed.
-            inner.cancel_queued();
+        if !inner.push_unless_shut_down(task) {
             return Ok(());
         }
         self.notify_one(rt, true)
@@ -300,11 +296,8 @@ impl Spawner {
                 // The job goes back to the queue (unless a busy thread took
                 // it and runs it), to be run or cancelled like any other.
                 if let Some(task) = own.and_then(|own| own.lock().unwrap().take()) {
-                    inner.queue.push(task);
-                    fence(Ordering::SeqCst);
-                    if inner.is_shutdown.load(Ordering::SeqCst) {
-                        inner.cancel_queued();
-                    }
+                    // Queued or cancelled, either is its fate now.
+                    inner.push_unless_shut_down(task);
                 }
                 // The thread never came, and producers may have counted on
                 // it since: do its step 5, with the threads already here.
@@ -459,15 +452,10 @@ impl Spawner {
                 let _ = self.leave_notified(rt.as_ref(), true);
             }
             match job {
-                Some(Job::Task(task)) => {
-                    if inner.is_shutdown.load(Ordering::Acquire) {
-                        task.cancel();
-                    } else {
-                        let _running = RunningOn::enter(inner);
-                        task.run();
-                    }
-                }
-                Some(Job::Own(task)) => {
+                // A queued job popped after shutdown is cancelled; the job
+                // a thread was started for runs.
+                Some(Job::Task(task)) if inner.is_shutdown.load(Ordering::Acquire) => task.cancel(),
+                Some(Job::Task(task) | Job::Own(task)) => {
                     let _running = RunningOn::enter(inner);
                     task.run();
                 }
@@ -529,6 +517,19 @@ impl Inner {
         sleep.wakeups += 1;
         drop(sleep);
         self.wake.notify_one();
+    }
+
+    /// Step 1's push, and shutdown's re-check after it: `false` if the
+    /// pool was shut down, the task then cancelled (shutdown may have
+    /// drained the queue before the push landed).
+    fn push_unless_shut_down(&self, task: Notified) -> bool {
+        self.queue.push(task);
+        fence(Ordering::SeqCst);
+        if self.is_shutdown.load(Ordering::SeqCst) {
+            self.cancel_queued();
+            return false;
+        }
+        true
     }
 
     fn cancel_queued(&self) {
