@@ -139,11 +139,31 @@ fn announce(port: u16) -> io::Result<()> {
     stdout.flush()
 }
 
+/// `HTTP_LOAD_GLOBAL_QUEUE_INTERVAL`: a fixed global-queue interval for
+/// either runtime's server (both tune it by default), to trace how each
+/// trades throughput for tail latency (`benches/README.md`).
+fn global_queue_interval() -> io::Result<Option<u32>> {
+    let Some(value) = std::env::var_os("HTTP_LOAD_GLOBAL_QUEUE_INTERVAL") else {
+        return Ok(None);
+    };
+    match value.to_str().and_then(|value| value.parse().ok()) {
+        Some(ticks) if ticks > 0 => Ok(Some(ticks)),
+        _ => Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!(
+                "HTTP_LOAD_GLOBAL_QUEUE_INTERVAL must be a whole number of ticks, at least 1, not {value:?}"
+            ),
+        )),
+    }
+}
+
 fn serve_rt(listener: std::net::TcpListener, workers: usize) -> io::Result<()> {
-    let runtime = rt::runtime::Builder::new_multi_thread()
-        .worker_threads(workers)
-        .enable_all()
-        .build()?;
+    let mut builder = rt::runtime::Builder::new_multi_thread();
+    builder.worker_threads(workers).enable_all();
+    if let Some(ticks) = global_queue_interval()? {
+        builder.global_queue_interval(ticks);
+    }
+    let runtime = builder.build()?;
     let metrics = runtime.metrics();
     obey_stdin(Box::new(move || rt_counters(&metrics)));
     runtime.block_on(async {
@@ -164,10 +184,12 @@ fn serve_rt(listener: std::net::TcpListener, workers: usize) -> io::Result<()> {
 }
 
 fn serve_tokio(listener: std::net::TcpListener, workers: usize) -> io::Result<()> {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(workers)
-        .enable_all()
-        .build()?;
+    let mut builder = tokio::runtime::Builder::new_multi_thread();
+    builder.worker_threads(workers).enable_all();
+    if let Some(ticks) = global_queue_interval()? {
+        builder.global_queue_interval(ticks);
+    }
+    let runtime = builder.build()?;
     let metrics = runtime.metrics();
     obey_stdin(Box::new(move || tokio_counters(&metrics)));
     runtime.block_on(async {
