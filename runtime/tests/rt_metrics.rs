@@ -280,7 +280,7 @@ fn a_full_local_queue_overflows_half_into_the_global_queue() {
         }
         // The only worker runs none of them before this task ends. Each
         // spawn puts the child in the LIFO slot and the one it displaces
-        // in the queue; at 256 queued, the oldest 128 and the displaced
+        // in the queue; at 256 queued, the newest 128 and the displaced
         // one go to the global queue: three times in 600 spawns.
         assert_eq!(inside.worker_overflow_count(0), 3);
         assert_eq!(inside.global_queue_depth(), 3 * 129);
@@ -291,6 +291,42 @@ fn a_full_local_queue_overflows_half_into_the_global_queue() {
     wait_until("every child ran", || metrics.num_alive_tasks() == 0);
     assert_eq!(metrics.global_queue_depth(), 0);
     assert_eq!(metrics.worker_overflow_count(0), 3);
+}
+
+#[test]
+fn an_overflow_keeps_the_older_half_of_the_queue() {
+    // The older half of a full queue is where tasks taken from the global
+    // queue wait: it stays, so none of them goes back to the global
+    // queue's tail before it runs. One worker, an interval too long to
+    // come round, so the order is: the LIFO slot, the local queue, then
+    // the global queue.
+    let rt = Builder::new_multi_thread()
+        .worker_threads(1)
+        .global_queue_interval(u32::MAX)
+        .build()
+        .unwrap();
+    let metrics = rt.metrics();
+    let (ran_tx, ran) = mpsc::channel();
+    rt.block_on(rt.spawn(async move {
+        for child in 0..300 {
+            let ran_tx = ran_tx.clone();
+            drop(rt::spawn(async move { ran_tx.send(child).unwrap() }));
+        }
+    }))
+    .unwrap();
+    let order: Vec<usize> = (0..300)
+        .map(|_| ran.recv_timeout(HANG).expect("every child ran"))
+        .collect();
+    // Child `i` entered the queue when child `i + 1` took the LIFO slot;
+    // child 256 found 0..=255 queued and went to the global queue with
+    // the newer half, 128..=255. Then 257..=298 queued behind 0..=127.
+    assert_eq!(metrics.worker_overflow_count(0), 1);
+    let expected: Vec<usize> = std::iter::once(299)
+        .chain(0..128)
+        .chain(257..299)
+        .chain(128..257)
+        .collect();
+    assert_eq!(order, expected);
 }
 
 #[test]

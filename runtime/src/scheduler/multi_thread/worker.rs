@@ -41,25 +41,32 @@
 //!
 //! Bounded deque: a task woken, spawned or put back after yielding here
 //! while the deque holds `LOCAL_QUEUE_CAPACITY` tasks goes to the injector
-//! with the older half of the deque (`push_back` is the only way in), and
+//! with the newer half of the deque (`push_back` is the only way in), and
 //! a batch from the injector goes only into a deque with room for it (a
-//! steal from a peer only into an empty one). Under overload (more ready
+//! steal from a peer only into an empty one); while the worker is
+//! overloaded, only into the older half (step 1). Under overload (more ready
 //! connections than the workers serve in a few milliseconds) this splits
-//! the work in two: the tasks woken recently cycle through the bounded
-//! deques, while their data (the task, its socket's kernel state, the
-//! peer's) is still in cache, and the overflow waits in the injector,
-//! taken one task per interval (step 1) or in batches when a deque runs
-//! dry. An unbounded deque served every ready task in turn, so each poll
-//! found its data evicted by the thousands polled since: with the hyper
-//! hello server at 10,000 connections, the server and the load generator
-//! both spent 15-20 % more CPU per request, and requests/s were 0.78x
-//! tokio's; bounded, 0.92x, with a p99 still below tokio's (tokio's deque
-//! is bounded the same way). The batch of step 1 stays for a worker that
-//! has not overflowed: there, yielding tasks may keep the deque from
-//! emptying and the batch is the way in for tasks spawned from outside
-//! (`spawn_many_remote_busy`); taking one task per turn whenever the deque
-//! held 32 or more made `yield_many` (200 yielders on 2 workers) 5 %
-//! slower.
+//! the work in two: the tasks in the bounded deques cycle through them
+//! while their data (the task, its socket's kernel state, the peer's) is
+//! still in cache, and the overflow waits in the injector, taken one task
+//! per interval (step 1) or in batches when a deque runs dry. An unbounded
+//! deque served every ready task in turn, so each poll found its data
+//! evicted by the thousands polled since: with the hyper hello server at
+//! 10,000 connections, the server and the load generator both spent
+//! 15-20 % more CPU per request, and requests/s were 0.78x tokio's;
+//! bounded, 0.92x, with a p99 still below tokio's (tokio's deque is
+//! bounded the same way). The newer half goes, not the older, so that a
+//! task taken from the injector runs before an overflow can send it back:
+//! moving the older half sent such a task, which had waited its turn
+//! already, back to the injector's tail behind thousands of connections
+//! to wait again (at 10,000 connections and a fixed interval of 61 ticks,
+//! rt's p99 was 1.7x tokio's at the same interval, and is 1.2x with the
+//! newer half moved; tokio moves the newer half for the same reason). The
+//! batch of step 1 stays for a worker that has not overflowed: there,
+//! yielding tasks may keep the deque from emptying and the batch is the
+//! way in for tasks spawned from outside (`spawn_many_remote_busy`);
+//! taking one task per turn whenever the deque held 32 or more made
+//! `yield_many` (200 yielders on 2 workers) 5 % slower.
 //!
 //! Every `event_interval` ticks a busy worker polls the driver without
 //! blocking, so I/O and timers are not starved by CPU-bound tasks. Both
@@ -337,7 +344,9 @@ impl Core {
                 || len + MAX_BATCH > LOCAL_QUEUE_CAPACITY
             {
                 // The injector holds this deque's overflow, the coldest
-                // work; one task keeps it moving. (And a batch must fit.)
+                // work; one task keeps it moving. (And a batch must fit;
+                // while overloaded, it lands in the older half, which an
+                // overflow keeps.)
                 if let Some(task) = shared.inject.steal().success() {
                     return Some(task);
                 }
@@ -696,7 +705,7 @@ pub(crate) fn run(handle: Arc<Handle>, core: Box<Core>) -> bool {
 }
 
 /// Pushes `task` to the back of worker `index`'s deque; a full deque
-/// overflows: its older half and `task` go to the injector (see "Bounded
+/// overflows: its newer half and `task` go to the injector (see "Bounded
 /// deque" above), and whoever is notified for them finds them there as
 /// it would here. A free function so that `requeue_yielded` can call it
 /// while it drains the yielded list, another field of the core.
@@ -724,9 +733,20 @@ fn overflow(
     task: Notified,
 ) {
     let inject = &handle.shared.inject;
+    // The deque pops from the front only: the older half goes around to
+    // the back, behind the newer half, which then comes off the front, in
+    // order. A peer stealing meanwhile takes from the front too, so the
+    // split is off by what it took, and nothing is lost.
+    let newer = run_queue.len().saturating_sub(LOCAL_QUEUE_CAPACITY / 2);
     for _ in 0..LOCAL_QUEUE_CAPACITY / 2 {
         match run_queue.pop() {
-            Some(older) => inject.push(older),
+            Some(older) => run_queue.push(older),
+            None => break,
+        }
+    }
+    for _ in 0..newer {
+        match run_queue.pop() {
+            Some(newer) => inject.push(newer),
             None => break,
         }
     }
