@@ -295,11 +295,11 @@ fn a_full_local_queue_overflows_half_into_the_global_queue() {
 
 #[test]
 fn an_overflow_keeps_the_older_half_of_the_queue() {
-    // The older half of a full queue is where tasks taken from the global
-    // queue wait: it stays, so none of them goes back to the global
-    // queue's tail before it runs. One worker, an interval too long to
-    // come round, so the order is: the LIFO slot, the local queue, then
-    // the global queue.
+    // The older half of a full queue is where an overloaded worker's
+    // batches from the global queue wait: it stays, so none of them goes
+    // back to the global queue's tail before it runs. One worker, an
+    // interval too long to come round, so the order is: the LIFO slot,
+    // the local queue, then the global queue.
     let rt = Builder::new_multi_thread()
         .worker_threads(1)
         .global_queue_interval(u32::MAX)

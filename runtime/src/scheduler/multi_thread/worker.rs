@@ -41,32 +41,36 @@
 //!
 //! Bounded deque: a task woken, spawned or put back after yielding here
 //! while the deque holds `LOCAL_QUEUE_CAPACITY` tasks goes to the injector
-//! with the newer half of the deque (`push_back` is the only way in), and
-//! a batch from the injector goes only into a deque with room for it (a
-//! steal from a peer only into an empty one); while the worker is
-//! overloaded, only into the older half (step 1). Under overload (more ready
-//! connections than the workers serve in a few milliseconds) this splits
-//! the work in two: the tasks in the bounded deques cycle through them
-//! while their data (the task, its socket's kernel state, the peer's) is
-//! still in cache, and the overflow waits in the injector, taken one task
-//! per interval (step 1) or in batches when a deque runs dry. An unbounded
-//! deque served every ready task in turn, so each poll found its data
-//! evicted by the thousands polled since: with the hyper hello server at
-//! 10,000 connections, the server and the load generator both spent
-//! 15-20 % more CPU per request, and requests/s were 0.78x tokio's;
-//! bounded, 0.92x, with a p99 still below tokio's (tokio's deque is
-//! bounded the same way). The newer half goes, not the older, so that a
-//! task taken from the injector runs before an overflow can send it back:
-//! moving the older half sent such a task, which had waited its turn
-//! already, back to the injector's tail behind thousands of connections
-//! to wait again (at 10,000 connections and a fixed interval of 61 ticks,
-//! rt's p99 was 1.7x tokio's at the same interval, and is 1.2x with the
-//! newer half moved; tokio moves the newer half for the same reason). The
-//! batch of step 1 stays for a worker that has not overflowed: there,
-//! yielding tasks may keep the deque from emptying and the batch is the
-//! way in for tasks spawned from outside (`spawn_many_remote_busy`);
-//! taking one task per turn whenever the deque held 32 or more made
-//! `yield_many` (200 yielders on 2 workers) 5 % slower.
+//! with the newer half of the deque (`push_back` is the only way in), and a
+//! batch from the injector goes only into a deque with room for it (a steal
+//! from a peer only into an empty one); while the worker is overloaded,
+//! only into the older half (step 1: one task from a deque of
+//! `LONG_LOCAL_QUEUE` or more; not so under loom's tiny capacity). Under
+//! overload (more ready connections than the workers serve in a few
+//! milliseconds) this splits the work in two: the tasks in the bounded
+//! deques cycle through them while their data (the task, its socket's
+//! kernel state, the peer's) is still in cache, and the overflow waits in
+//! the injector, taken one task per interval (step 1) or in batches when a
+//! deque runs dry. An unbounded deque served every ready task in turn, so
+//! each poll found its data evicted by the thousands polled since: with the
+//! hyper hello server at 10,000 connections, the server and the load
+//! generator both spent 15-20 % more CPU per request, and requests/s were
+//! 0.78x tokio's; bounded, 0.92x, with a p99 still below tokio's (tokio's
+//! deque is bounded the same way). The newer half goes, not the older, so
+//! that while the worker is overloaded a task taken from the injector runs
+//! before an overflow can send it back (a batch taken before the first
+//! overflow, while the worker was not overloaded, may still sit in the
+//! newer half when it comes): moving the older half sent such a task, which
+//! had waited its turn already, back to the injector's tail behind
+//! thousands of connections to wait again (at 10,000 connections and a
+//! fixed interval of 61 ticks, rt's p99 was 1.7x tokio's at the same
+//! interval, and is 1.2x with the newer half moved; tokio moves the newer
+//! half for the same reason). The batch of step 1 stays for a worker that
+//! has not overflowed: there, yielding tasks may keep the deque from
+//! emptying and the batch is the way in for tasks spawned from outside
+//! (`spawn_many_remote_busy`); taking one task per turn whenever the deque
+//! held 32 or more made `yield_many` (200 yielders on 2 workers) 5 %
+//! slower.
 //!
 //! Every `event_interval` ticks a busy worker polls the driver without
 //! blocking, so I/O and timers are not starved by CPU-bound tasks. Both
@@ -735,16 +739,17 @@ fn overflow(
     let inject = &handle.shared.inject;
     // The deque pops from the front only: the older half goes around to
     // the back, behind the newer half, which then comes off the front, in
-    // order. A peer stealing meanwhile takes from the front too, so the
-    // split is off by what it took, and nothing is lost.
-    let newer = run_queue.len().saturating_sub(LOCAL_QUEUE_CAPACITY / 2);
+    // order, until half the capacity is left. A peer stealing meanwhile
+    // takes from the front too: what it takes leaves fewer to move, and
+    // the older half still stays (counting the moves instead would send
+    // that many of the oldest tasks to the injector). Nothing is lost.
     for _ in 0..LOCAL_QUEUE_CAPACITY / 2 {
         match run_queue.pop() {
             Some(older) => run_queue.push(older),
             None => break,
         }
     }
-    for _ in 0..newer {
+    while run_queue.len() > LOCAL_QUEUE_CAPACITY / 2 {
         match run_queue.pop() {
             Some(newer) => inject.push(newer),
             None => break,
