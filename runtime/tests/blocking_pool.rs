@@ -423,3 +423,81 @@ fn an_unrepresentable_keep_alive_means_forever() {
     drop(rt);
     assert_eq!(metrics.num_blocking_threads(), 0);
 }
+
+/// Calls that each wait for a message take a thread apiece for as long as
+/// they wait, so none of them may be left queued behind another: a call
+/// pushed while a thread was spinning after its last call (counted as
+/// coming for the queue, so the producer woke nobody) was left to that
+/// thread, which, when its spin ended with nothing and it then found two
+/// such calls, ran one and left the other queued for good, and the sender
+/// waiting on it hung. Fresh runtimes, threads going from busy to spinning
+/// to idle and back between the calls, as in tokio's
+/// `rt_spawn_blocking::issue_8056_regression_test` (which found it on the
+/// facade under load; the loom model
+/// `loom_blocking_jobs_left_to_a_spinner_that_stops_each_get_a_thread`
+/// states the race). The time-out only turns a hang into a failure: the
+/// round takes about a millisecond.
+#[test]
+fn calls_that_wait_for_each_other_are_never_left_queued_behind_one() {
+    /// Two calls, each looping on a channel's `blocking_recv` until its
+    /// sender is dropped.
+    fn receivers() -> (Vec<rt::sync::mpsc::Sender<()>>, rt::task::JoinSet<()>) {
+        let mut calls = rt::task::JoinSet::new();
+        let senders = (0..2)
+            .map(|_| {
+                let (tx, mut rx) = rt::sync::mpsc::channel::<()>(1);
+                calls.spawn_blocking(move || while rx.blocking_recv().is_some() {});
+                tx
+            })
+            .collect();
+        (senders, calls)
+    }
+
+    /// Sends each receiver a message (which needs it running), then lets
+    /// them finish.
+    async fn finish(
+        (senders, mut calls): (Vec<rt::sync::mpsc::Sender<()>>, rt::task::JoinSet<()>),
+    ) {
+        for tx in &senders {
+            tx.send(()).await.unwrap();
+        }
+        drop(senders);
+        while let Some(call) = calls.join_next().await {
+            call.unwrap();
+        }
+    }
+
+    async fn short_calls() {
+        for _ in 0..2 {
+            rt::task::spawn_blocking(|| {}).await.unwrap();
+        }
+    }
+
+    for round in 0..500 {
+        let rt = Builder::new_current_thread().enable_all().build().unwrap();
+        let round_calls = async {
+            short_calls().await;
+            let first = receivers();
+            for _ in 0..2 {
+                short_calls().await;
+                // Released at once: they end without a message.
+                let (senders, calls) = receivers();
+                drop(senders);
+                finish((Vec::new(), calls)).await;
+            }
+            short_calls().await;
+            let second = receivers();
+            finish(first).await;
+            finish(second).await;
+        };
+        let finished =
+            rt.block_on(async { rt::time::timeout(Duration::from_secs(60), round_calls).await });
+        assert!(
+            finished.is_ok(),
+            "round {round}: a blocking call never started (pool threads {}, idle {}, queued {})",
+            rt.metrics().num_blocking_threads(),
+            rt.metrics().num_idle_blocking_threads(),
+            rt.metrics().blocking_queue_depth()
+        );
+    }
+}

@@ -321,3 +321,47 @@ fn loom_blocking_two_calls_racing_shutdown() {
         assert_eq!(pool.num_threads(), 0);
     });
 }
+
+#[test]
+fn loom_blocking_jobs_left_to_a_spinner_that_stops_each_get_a_thread() {
+    loom::model(|| {
+        // The pool's thread finishes a first call and spins, counted as
+        // notified; two calls come, the first of which blocks until the
+        // second has run. Both may be left to the spinner (spawning step
+        // 2) after its look found nothing: when it stops spinning it takes
+        // one and must see that the other gets a thread, or loom reports
+        // a deadlock.
+        let pool = pool_spinning(2, Duration::from_micros(20));
+        let warm = Arc::new(Done::default());
+        let warmed = warm.clone();
+        let first = spawn_blocking_on(&pool, None, move || warmed.finish(), TaskMeta::new());
+        warm.wait_for(1);
+        let second_ran = Arc::new(Done::default());
+        let (waiter, both) = (second_ran.clone(), Arc::new(Done::default()));
+        let blocked_done = both.clone();
+        let blocked = spawn_blocking_on(
+            &pool,
+            None,
+            move || {
+                waiter.wait_for(1);
+                blocked_done.finish();
+            },
+            TaskMeta::new(),
+        );
+        let (signal, second_done) = (second_ran.clone(), both.clone());
+        let second = spawn_blocking_on(
+            &pool,
+            None,
+            move || {
+                signal.finish();
+                second_done.finish();
+            },
+            TaskMeta::new(),
+        );
+        both.wait_for(2);
+        pool.shutdown(None);
+        output(first).unwrap();
+        output(blocked).unwrap();
+        output(second).unwrap();
+    });
+}

@@ -74,10 +74,13 @@
 //! Spinning: a thread that ran out of jobs first counts itself notified
 //! (so producers skip the wake-up, step 2) and spins, looking at the
 //! queues, while its recent idle waits were short (`scheduler::idle_spin`).
-//! If a job comes it goes on as a notified thread (step 5); if not, it
-//! does step 5 with no job of its own, then goes idle. A task awaiting one
-//! `spawn_blocking` call after another then costs no futex wake-up per
-//! call on either side.
+//! If a job comes it goes on as a notified thread (step 5). If not, it
+//! leaves the notified count and (SeqCst) looks at the queue once more:
+//! jobs pushed while it was still counted were left to it, however many,
+//! so if one is there it counts itself notified again and goes on as
+//! above (its step 5 finds the others a thread each); else it goes idle.
+//! A task awaiting one `spawn_blocking` call after another then costs no
+//! futex wake-up per call on either side.
 //!
 //! A thread running a handed-off core leaves the pool's count for that
 //! time (a worker loop is not blocking work, and must not hold one of the
@@ -397,8 +400,9 @@ impl Spawner {
     }
 
     /// "Spinning" above: `true` if a job (or shutdown) came during the
-    /// spin; the thread is still counted notified then.
-    fn spin_for_job(&self, spin: &IdleSpin, rt: Option<&scheduler::Handle>) -> bool {
+    /// spin, or a job is queued once it stopped; the thread is still
+    /// counted notified then.
+    fn spin_for_job(&self, spin: &IdleSpin) -> bool {
         if !spin.will_spin() {
             return false;
         }
@@ -407,15 +411,22 @@ impl Spawner {
         let found = spin
             .spin(|| (inner.has_work() || inner.is_shutdown.load(Ordering::Acquire)).then_some(()))
             .is_some();
-        if !found {
-            // Step 5 with no job: a job pushed while this thread counted
-            // as notified woke nobody. This thread takes it itself when it
-            // looks at the queues before going idle, unless an idle one is
-            // claimed for it here; nothing new is spawned for it.
-            self.leave_notified(rt, false)
-                .expect("passing a job on without spawning a thread cannot fail");
+        if found {
+            return true;
         }
-        found
+        // Step 5 with no job. Producers that pushed while this thread
+        // counted as notified woke nobody (step 2): if a job is queued now,
+        // this thread takes one as a notified thread again, and its step 5
+        // before running it passes the rest on (a thread each, spawned if
+        // need be). Taking one itself and leaving the others is not enough:
+        // that job may block until another one has run.
+        inner.counts.fetch_sub(NOTIFIED_ONE, Ordering::SeqCst);
+        fence(Ordering::SeqCst);
+        if inner.queue.is_empty() {
+            return false;
+        }
+        inner.counts.fetch_add(NOTIFIED_ONE, Ordering::SeqCst);
+        true
     }
 
     /// The body of a pool thread.
@@ -465,7 +476,7 @@ impl Spawner {
                     }
                 }
                 None => {
-                    if self.spin_for_job(&spin, rt.as_ref()) {
+                    if self.spin_for_job(&spin) {
                         notified = true;
                         continue;
                     }
