@@ -204,3 +204,40 @@ fn block_in_place_lifts_the_budget_for_its_closure_only() {
     let in_block_on = rt.block_on(spend_budget_then_block());
     assert_eq!(in_block_on, (true, 300, false));
 }
+
+/// A `spawn_blocking` call racing another task's `block_in_place` on a
+/// pool capped at one thread: the thread started for the hand-off counts
+/// in the pool until it leaves the count to run the worker loop, so the
+/// call may find the pool full and be left to busy threads; the leaving
+/// thread must pass it on. Before, the call stayed queued with no pool
+/// thread at all (in about 3 rounds of 4). The time-out only turns a hang
+/// into a failure.
+#[test]
+fn a_call_racing_a_hand_off_in_a_full_pool_still_runs() {
+    for round in 0..100 {
+        let rt = Builder::new_multi_thread()
+            .worker_threads(2)
+            .max_blocking_threads(1)
+            .enable_all()
+            .build()
+            .unwrap();
+        let ran = rt.block_on(async {
+            let both = std::sync::Arc::new(std::sync::Barrier::new(2));
+            let other = both.clone();
+            let blocker = rt::spawn(async move {
+                other.wait();
+                rt::task::block_in_place(|| ());
+            });
+            both.wait();
+            let call = rt::task::spawn_blocking(|| 7);
+            let ran = rt::time::timeout(Duration::from_secs(60), call).await;
+            blocker.await.unwrap();
+            ran
+        });
+        assert_eq!(
+            ran.expect("the call never started").unwrap(),
+            7,
+            "round {round}"
+        );
+    }
+}

@@ -365,3 +365,30 @@ fn loom_blocking_jobs_left_to_a_spinner_that_stops_each_get_a_thread() {
         output(second).unwrap();
     });
 }
+
+#[test]
+fn loom_blocking_call_left_to_a_thread_leaving_for_a_core_gets_one() {
+    loom::model(|| {
+        // A core handed off to a new thread counts that thread (past the
+        // cap, 1 here) until it leaves the count to run the worker loop;
+        // a call made meanwhile sees the pool full and leaves its job to
+        // the busy threads (spawning step 4). The worker loop waits for
+        // the call, as a runtime awaiting it would: the thread leaving the
+        // count must pass the job on, or loom reports a deadlock.
+        let pool = pool(1);
+        let ran = Arc::new(Done::default());
+        let spawner = pool.clone();
+        let waiter = ran.clone();
+        let producer = loom::thread::spawn(move || {
+            spawner
+                .spawn_handoff(Box::new(move || waiter.wait_for(1)), None)
+                .unwrap();
+        });
+        let signal = ran.clone();
+        let call = spawn_blocking_on(&pool, None, move || signal.finish(), TaskMeta::new());
+        producer.join().unwrap();
+        ran.wait_for(1);
+        pool.shutdown(None);
+        output(call).unwrap();
+    });
+}

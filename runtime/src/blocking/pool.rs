@@ -26,8 +26,9 @@
 //!    shutdown comes before the thread got going (see "Shutdown"). The job
 //!    also waits in the `started` queue, so a busy thread already warm may
 //!    take it first;
-//! 4. else every thread is busy; each one pops the queue again before it
-//!    goes idle, so one of them takes the job;
+//! 4. else the pool is at its cap and every thread is busy; each one pops
+//!    the queue again before it goes idle, or passes a job on as it
+//!    leaves the count to run a handed-off core, so the job gets a thread;
 //! 5. a notified thread pops a job (or finds none), leaves the notified
 //!    count (SeqCst), then looks at the queue: if a job is left it does
 //!    steps 2-4 for it before running its own. Either the producer of step
@@ -78,13 +79,18 @@
 //! leaves the notified count and (SeqCst) looks at the queue once more:
 //! jobs pushed while it was still counted were left to it, however many,
 //! so if one is there it counts itself notified again and goes on as
-//! above (its step 5 finds the others a thread each); else it goes idle.
-//! A task awaiting one `spawn_blocking` call after another then costs no
-//! futex wake-up per call on either side.
+//! above (its step 5 passes the others on, one thread after another,
+//! below the cap); else it goes idle. (A producer pushing between the
+//! two counts sees no notified thread and wakes or starts one itself: at
+//! worst a wake-up too many.) A task awaiting one `spawn_blocking` call
+//! after another then costs no futex wake-up per call on either side.
 //!
 //! A thread running a handed-off core leaves the pool's count for that
 //! time (a worker loop is not blocking work, and must not hold one of the
-//! capped slots), and rejoins afterwards if there is room.
+//! capped slots), and rejoins afterwards if there is room. Leaving, it
+//! (SeqCst) looks at the queue and passes a job on as in step 5: a
+//! producer that saw it counted in a full pool left its job to the busy
+//! threads (step 4), and it is no longer one of them.
 
 use crate::loom::deque::{Injector, steal_one};
 use crate::loom::sync::atomic::{AtomicBool, AtomicU64, Ordering, fence};
@@ -414,12 +420,12 @@ impl Spawner {
         if found {
             return true;
         }
-        // Step 5 with no job. Producers that pushed while this thread
-        // counted as notified woke nobody (step 2): if a job is queued now,
-        // this thread takes one as a notified thread again, and its step 5
-        // before running it passes the rest on (a thread each, spawned if
-        // need be). Taking one itself and leaving the others is not enough:
-        // that job may block until another one has run.
+        // Leaving the notified count. Producers that pushed while this
+        // thread counted as notified woke nobody (step 2): if a job is
+        // queued now, this thread takes one as a notified thread again,
+        // and its step 5 before running it passes the others on (one
+        // thread after another, below the cap). Taking one and leaving the
+        // others is not enough: that job may block until another has run.
         inner.counts.fetch_sub(NOTIFIED_ONE, Ordering::SeqCst);
         fence(Ordering::SeqCst);
         if inner.queue.is_empty() {
@@ -447,7 +453,7 @@ impl Spawner {
                 // runtime's shutdown and stops promptly. The thread then
                 // has already left the count.
                 if let Some(Job::Handoff(handoff)) = first.take() {
-                    let rejoined = inner.run_handoff(handoff);
+                    let rejoined = self.run_handoff(handoff, rt.as_ref());
                     debug_assert!(!rejoined, "no thread rejoins after shutdown");
                     return;
                 }
@@ -471,7 +477,7 @@ impl Spawner {
                     task.run();
                 }
                 Some(Job::Handoff(handoff)) => {
-                    if !inner.run_handoff(handoff) {
+                    if !self.run_handoff(handoff, rt.as_ref()) {
                         return;
                     }
                 }
@@ -491,6 +497,40 @@ impl Spawner {
                 }
             }
         }
+    }
+
+    /// Runs a worker loop outside the capped count. Returns `false` if the
+    /// thread then exited rather than rejoin (no room, or shutdown).
+    fn run_handoff(&self, handoff: Handoff, rt: Option<&scheduler::Handle>) -> bool {
+        let inner = &*self.inner;
+        {
+            let _sleep = inner.sleep.lock().unwrap();
+            inner.counts.fetch_sub(THREAD_ONE, Ordering::SeqCst);
+            inner.exited.notify_all();
+        }
+        // Leaving the count makes room under the cap, and a producer that
+        // saw this thread counted and the pool full left its job to the
+        // busy threads (spawning step 4), which this one no longer is. As
+        // in step 5: (SeqCst) look at the queue, and pass a job on. A
+        // thread that fails to start leaves the job queued for the next
+        // call that starts one (or shutdown): nobody here to tell.
+        fence(Ordering::SeqCst);
+        if !inner.queue.is_empty() {
+            let _ = self.notify_one(rt, true);
+        }
+        handoff();
+        let _sleep = inner.sleep.lock().unwrap();
+        if inner.is_shutdown.load(Ordering::Acquire) {
+            return false;
+        }
+        let mut counts = inner.load_counts();
+        while counts.threads() < inner.config.max_threads {
+            match inner.cas_counts(counts, Counts(counts.0 + THREAD_ONE)) {
+                Ok(()) => return true,
+                Err(actual) => counts = actual,
+            }
+        }
+        false
     }
 
     /// Threads in the pool (busy or idle), not counting threads that run a
@@ -591,29 +631,6 @@ impl Inner {
             self.exit_thread(self.sleep.lock().unwrap());
         }
         spawned
-    }
-
-    /// Runs a worker loop outside the capped count. Returns `false` if the
-    /// thread then exited rather than rejoin (no room, or shutdown).
-    fn run_handoff(&self, handoff: Handoff) -> bool {
-        {
-            let _sleep = self.sleep.lock().unwrap();
-            self.counts.fetch_sub(THREAD_ONE, Ordering::SeqCst);
-            self.exited.notify_all();
-        }
-        handoff();
-        let _sleep = self.sleep.lock().unwrap();
-        if self.is_shutdown.load(Ordering::Acquire) {
-            return false;
-        }
-        let mut counts = self.load_counts();
-        while counts.threads() < self.config.max_threads {
-            match self.cas_counts(counts, Counts(counts.0 + THREAD_ONE)) {
-                Ok(()) => return true,
-                Err(actual) => counts = actual,
-            }
-        }
-        false
     }
 
     /// Takes this thread off the count (the caller holds the lock).
