@@ -398,8 +398,7 @@ impl Spawner {
     /// left in the queue (starting a thread only if `may_spawn`).
     fn leave_notified(&self, rt: Option<&scheduler::Handle>, may_spawn: bool) -> io::Result<()> {
         self.inner.counts.fetch_sub(NOTIFIED_ONE, Ordering::SeqCst);
-        fence(Ordering::SeqCst);
-        if self.inner.queue.is_empty() {
+        if !self.inner.job_left_behind() {
             return Ok(());
         }
         self.notify_one(rt, may_spawn)
@@ -427,8 +426,7 @@ impl Spawner {
         // thread after another, below the cap). Taking one and leaving the
         // others is not enough: that job may block until another has run.
         inner.counts.fetch_sub(NOTIFIED_ONE, Ordering::SeqCst);
-        fence(Ordering::SeqCst);
-        if inner.queue.is_empty() {
+        if !inner.job_left_behind() {
             return false;
         }
         inner.counts.fetch_add(NOTIFIED_ONE, Ordering::SeqCst);
@@ -511,11 +509,10 @@ impl Spawner {
         // Leaving the count makes room under the cap, and a producer that
         // saw this thread counted and the pool full left its job to the
         // busy threads (spawning step 4), which this one no longer is. As
-        // in step 5: (SeqCst) look at the queue, and pass a job on. A
-        // thread that fails to start leaves the job queued for the next
-        // call that starts one (or shutdown): nobody here to tell.
-        fence(Ordering::SeqCst);
-        if !inner.queue.is_empty() {
+        // in step 5: look at the queue, and pass a job on. A thread that
+        // fails to start leaves the job queued for the next call that
+        // starts one (or shutdown): nobody here to tell.
+        if inner.job_left_behind() {
             let _ = self.notify_one(rt, true);
         }
         handoff();
@@ -610,6 +607,15 @@ impl Inner {
             }
         }
         steal_one(&self.queue).map(Job::Task)
+    }
+
+    /// Whether a job is queued, looked at (SeqCst) just after this thread
+    /// left a count that producers rely on (notified: spawning step 2;
+    /// threads: step 4): a producer that saw it still counted pushed
+    /// before that, so its job is seen here unless a thread took it.
+    fn job_left_behind(&self) -> bool {
+        fence(Ordering::SeqCst);
+        !self.queue.is_empty()
     }
 
     fn has_work(&self) -> bool {
