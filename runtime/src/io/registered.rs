@@ -449,7 +449,13 @@ where
         cx: &mut Context<'_>,
         bufs: &mut [io::IoSliceMut<'_>],
     ) -> Poll<io::Result<usize>> {
-        let room = bufs.iter().map(|buf| buf.len()).sum();
+        // Only the slices one `readv(2)` fills count: a read that filled
+        // those while more slices followed may have left bytes queued.
+        let room = bufs
+            .iter()
+            .take(crate::io::sys::READV_MAX_SLICES)
+            .map(|buf| buf.len())
+            .sum();
         self.poll_stream_read(cx, room, |mut io| io::Read::read_vectored(&mut io, bufs))
     }
 
