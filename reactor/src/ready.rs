@@ -105,26 +105,45 @@ impl Ready {
         self.0 & other.0 == other.0
     }
 
-    /// `true` if the set holds [`Ready::READABLE`].
+    /// `true` if the set holds [`Ready::READABLE`] or
+    /// [`Ready::READ_CLOSED`]: a read would not block (on a closed read
+    /// side it returns end-of-file at once), as tokio's `is_readable`.
+    ///
+    /// A closed side may be reported alone (a pipe whose last writer left
+    /// it empty hangs up without saying it is readable), and it stays
+    /// reported: a loop that waits for readiness and reads only when this
+    /// holds would otherwise never read, and never wait either.
+    /// `contains(Ready::READABLE)` asks for the state alone.
     ///
     /// # Examples
     ///
     /// ```
-    /// assert!(rt_reactor::Ready::READABLE.is_readable());
+    /// use rt_reactor::Ready;
+    /// assert!(Ready::READABLE.is_readable());
+    /// assert!(Ready::READ_CLOSED.is_readable());
+    /// assert!(!Ready::WRITABLE.is_readable());
     /// ```
     pub const fn is_readable(self) -> bool {
-        self.0 & Ready::READABLE.0 != 0
+        self.0 & (Ready::READABLE.0 | Ready::READ_CLOSED.0) != 0
     }
 
-    /// `true` if the set holds [`Ready::WRITABLE`].
+    /// `true` if the set holds [`Ready::WRITABLE`] or
+    /// [`Ready::WRITE_CLOSED`]: a write would not block (on a closed write
+    /// side it fails at once), as tokio's `is_writable`. See
+    /// [`is_readable`](Ready::is_readable) for why (a pipe whose last
+    /// reader left it full reports an error alone).
+    /// `contains(Ready::WRITABLE)` asks for the state alone.
     ///
     /// # Examples
     ///
     /// ```
-    /// assert!(rt_reactor::Ready::WRITABLE.is_writable());
+    /// use rt_reactor::Ready;
+    /// assert!(Ready::WRITABLE.is_writable());
+    /// assert!(Ready::WRITE_CLOSED.is_writable());
+    /// assert!(!Ready::READABLE.is_writable());
     /// ```
     pub const fn is_writable(self) -> bool {
-        self.0 & Ready::WRITABLE.0 != 0
+        self.0 & (Ready::WRITABLE.0 | Ready::WRITE_CLOSED.0) != 0
     }
 
     /// `true` if the set holds [`Ready::READ_CLOSED`].

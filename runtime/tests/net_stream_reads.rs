@@ -8,7 +8,7 @@ mod support;
 
 use rt::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 use rt::net::{TcpListener, TcpStream, UnixStream};
-use std::io::Write;
+use std::io::{IoSliceMut, Write};
 use std::net::Shutdown;
 use std::time::Duration;
 use support::{Checksum, Pattern, on_both, tcp_pair};
@@ -235,4 +235,47 @@ fn socket_linger_zero(stream: &std::net::TcpStream) {
     duplicate.set_nonblocking(true).unwrap();
     let rt_stream = TcpStream::from_std(duplicate).unwrap();
     rt_stream.set_linger(Some(Duration::ZERO)).unwrap();
+}
+
+/// More slices than one `readv(2)` takes (std passes at most 1024): the
+/// read fills the first 1024 one-byte slices and leaves the rest of the
+/// bytes queued. It returns fewer bytes than all the slices hold, yet it
+/// did not empty the socket, so the next read must still find the rest
+/// without a new edge (none comes: the peer sends nothing more).
+async fn vectored_read_past_the_slice_limit(mut stream: impl AsyncRead + Unpin, sent: &[u8]) {
+    let mut got = Vec::new();
+    while got.len() < sent.len() {
+        let mut storage = vec![[0u8; 1]; 2048];
+        let n = {
+            let mut slices: Vec<IoSliceMut<'_>> =
+                storage.iter_mut().map(|b| IoSliceMut::new(b)).collect();
+            guarded("the rest", stream.read_vectored(&mut slices))
+                .await
+                .unwrap()
+        };
+        assert!(n > 0);
+        got.extend(storage[..n].iter().map(|b| b[0]));
+    }
+    assert_eq!(got, sent);
+}
+
+#[test]
+fn a_vectored_read_into_more_slices_than_the_kernel_takes_leaves_the_rest_readable() {
+    let sent: Vec<u8> = (0..1500u32).map(|i| i as u8).collect();
+    on_both(|| async {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let stream = TcpStream::connect(listener.local_addr().unwrap())
+            .await
+            .unwrap();
+        let (mut peer, _) = listener.accept().unwrap();
+        peer.write_all(&sent).unwrap();
+        // The edge for the bytes is dispatched before the first read.
+        stream.readable().await.unwrap();
+        vectored_read_past_the_slice_limit(stream, &sent).await;
+
+        let (stream, mut peer) = unix_with_std_peer();
+        peer.write_all(&sent).unwrap();
+        stream.readable().await.unwrap();
+        vectored_read_past_the_slice_limit(stream, &sent).await;
+    });
 }

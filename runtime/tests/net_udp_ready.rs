@@ -270,6 +270,48 @@ fn a_refused_datagram_shows_as_error_readiness() {
     });
 }
 
+/// tokio's readiness loop, ported as it is: wait for `ready(READABLE)`,
+/// receive only if `is_readable()`. A refused datagram wakes the wait with
+/// an error alone (`EPOLLERR`, nothing to read); reported as `{ERROR}`,
+/// the loop never received, and `ready` returned at once for ever: a spin
+/// that never yielded. The error counts as readable, so the receive takes
+/// it; the next one finds nothing and the loop waits again.
+#[test]
+fn a_readiness_loop_receives_the_refusal_of_its_datagram() {
+    use futures::FutureExt;
+    const ROUNDS: usize = 100;
+    on_both(|| async {
+        let closed = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+        let target = closed.local_addr().unwrap();
+        drop(closed);
+        let socket = bound().await;
+        socket.connect(target).await.unwrap();
+        socket.send(b"anyone?").await.unwrap();
+        let mut rounds = 0;
+        let refused = loop {
+            let ready = socket.ready(Interest::READABLE).await.unwrap();
+            if ready.is_readable() {
+                match socket.try_recv(&mut [0u8; 8]) {
+                    Err(e) if e.kind() == ErrorKind::WouldBlock => {}
+                    Err(e) => break e,
+                    Ok(n) => panic!("received {n} bytes from nobody"),
+                }
+            }
+            rounds += 1;
+            assert!(
+                rounds < ROUNDS,
+                "ready() gave {ready:?} {ROUNDS} times, never readable"
+            );
+        };
+        assert_eq!(refused.kind(), ErrorKind::ConnectionRefused);
+        let ready = socket.ready(Interest::READABLE).await.unwrap();
+        assert!(ready.is_readable(), "{ready:?}");
+        let nothing = socket.try_recv(&mut [0u8; 8]).unwrap_err();
+        assert_eq!(nothing.kind(), ErrorKind::WouldBlock);
+        assert!(socket.ready(Interest::READABLE).now_or_never().is_none());
+    });
+}
+
 #[test]
 fn a_multicast_member_receives_the_group_and_stops_after_leaving() {
     on_both(|| async {

@@ -244,3 +244,67 @@ fn a_child_process_writes_into_a_pipe_end() {
         });
     });
 }
+
+/// tokio's readiness loop, ported as it is (its docs' `ready` example):
+/// wait for `ready(interest)`, then try the operation if `is_readable()`
+/// (or `is_writable()`) says so. A pipe whose other end is gone may report
+/// only the closed side: the last sender leaving an empty pipe is a
+/// hang-up alone (`EPOLLHUP`, no `EPOLLIN`), the last receiver leaving a
+/// full pipe an error alone (`EPOLLERR`, no `EPOLLOUT`). A closed side
+/// counts as ready, as in tokio: the read returns end-of-file and the
+/// write `BrokenPipe` at once. Were it not, `ready` would return at once
+/// for ever (a closed side stays closed) and the loop never try: a spin.
+#[test]
+fn a_closed_side_counts_as_readable_or_writable_in_the_readiness_loop() {
+    use rt::io::Interest;
+    const ROUNDS: usize = 100;
+    each_runtime(|_, rt| {
+        rt.block_on(async {
+            let (tx, rx) = pipe::pipe().unwrap();
+            drop(tx);
+            let mut rounds = 0;
+            loop {
+                let ready = rx.ready(Interest::READABLE).await.unwrap();
+                if ready.is_readable() {
+                    match rx.try_read(&mut [0; 8]) {
+                        Ok(0) => break,
+                        Err(e) if e.kind() == ErrorKind::WouldBlock => {}
+                        other => panic!("read from a pipe with no sender: {other:?}"),
+                    }
+                }
+                rounds += 1;
+                assert!(
+                    rounds < ROUNDS,
+                    "ready() gave {ready:?} {ROUNDS} times, never readable"
+                );
+            }
+
+            let (tx, rx) = pipe::pipe().unwrap();
+            tx.writable().await.unwrap();
+            loop {
+                match tx.try_write(&[1u8; 4096]) {
+                    Ok(_) => {}
+                    Err(e) if e.kind() == ErrorKind::WouldBlock => break,
+                    Err(e) => panic!("filling the pipe: {e}"),
+                }
+            }
+            drop(rx);
+            let mut rounds = 0;
+            loop {
+                let ready = tx.ready(Interest::WRITABLE).await.unwrap();
+                if ready.is_writable() {
+                    match tx.try_write(b"x") {
+                        Err(e) if e.kind() == ErrorKind::BrokenPipe => break,
+                        Err(e) if e.kind() == ErrorKind::WouldBlock => {}
+                        other => panic!("write to a pipe with no receiver: {other:?}"),
+                    }
+                }
+                rounds += 1;
+                assert!(
+                    rounds < ROUNDS,
+                    "ready() gave {ready:?} {ROUNDS} times, never writable"
+                );
+            }
+        });
+    });
+}

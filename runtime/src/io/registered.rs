@@ -105,6 +105,31 @@ fn poll_io_or_end<R>(
     }
 }
 
+/// What `ready(interest)` reports for the observed `ready`: with an error
+/// pending, also the states of the directions `interest` asks for, since
+/// a read or write would not block (it returns the error at once).
+///
+/// A read or write interest's wait ends on an error alone (a datagram the
+/// peer refused, `EPOLLERR` without `EPOLLIN`), so that operations see the
+/// error. Reported as `{ERROR}` alone, a loop written for tokio (wait for
+/// `ready(READABLE)`, receive only if `is_readable()`) never tried the
+/// receive that takes the error, and `ready` kept returning at once: it
+/// spun without yielding. The operation that follows takes the error, and
+/// the one after it finds nothing and clears the readiness as usual.
+fn with_error_as_ready(ready: Ready, interest: Interest) -> Ready {
+    if !ready.is_error() {
+        return ready;
+    }
+    let mut reported = ready;
+    if interest.is_readable() {
+        reported |= Ready::READABLE;
+    }
+    if interest.is_writable() {
+        reported |= Ready::WRITABLE;
+    }
+    reported
+}
+
 /// Steps 3 and 4 once, without waiting: `WouldBlock` unless `observed`
 /// (what the reactor has recorded) holds readiness.
 pub(crate) fn try_io_once<R>(
@@ -238,10 +263,11 @@ impl<E: mio::event::Source> Registered<E> {
 
     /// Waits for the readiness of `interest` (spending no budget) in
     /// places of its own, in each direction's list the interest needs; the
-    /// sockets' `ready(interest)`.
+    /// sockets' `ready(interest)`. See [`with_error_as_ready`] for what it
+    /// reports when an error alone woke it.
     pub(crate) async fn ready_for(&self, interest: Interest) -> io::Result<Ready> {
         let event = wait(self.registration.waiter_for(interest)).await?;
-        Ok(event.ready())
+        Ok(with_error_as_ready(event.ready(), interest))
     }
 
     pub(crate) fn clear_readiness(&self, event: ReadyEvent) {
@@ -449,7 +475,13 @@ where
         cx: &mut Context<'_>,
         bufs: &mut [io::IoSliceMut<'_>],
     ) -> Poll<io::Result<usize>> {
-        let room = bufs.iter().map(|buf| buf.len()).sum();
+        // Only the slices one `readv(2)` fills count: a read that filled
+        // those while more slices followed may have left bytes queued.
+        let room = bufs
+            .iter()
+            .take(crate::io::sys::READV_MAX_SLICES)
+            .map(|buf| buf.len())
+            .sum();
         self.poll_stream_read(cx, room, |mut io| io::Read::read_vectored(&mut io, bufs))
     }
 

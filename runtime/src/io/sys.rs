@@ -21,6 +21,17 @@ macro_rules! syscall {
     }};
 }
 
+/// The most slices one vectored read fills: `std`'s `read_vectored`
+/// hands the kernel no more than `UIO_MAXIOV` of them (1024 on Linux) and
+/// leaves the rest untouched, so a read that fills fewer bytes than all
+/// the slices hold has not necessarily emptied the socket. Elsewhere the
+/// POSIX minimum (`_XOPEN_IOV_MAX`): too small a count only means a read
+/// that did empty the socket is not taken for one.
+#[cfg(any(target_os = "linux", target_os = "android"))]
+pub(crate) const READV_MAX_SLICES: usize = libc::UIO_MAXIOV as usize;
+#[cfg(not(any(target_os = "linux", target_os = "android")))]
+pub(crate) const READV_MAX_SLICES: usize = 16;
+
 /// Reads once (`read(2)`) from `fd` (a pipe, say, where `recv` does not
 /// apply) into `dst`, which may be uninitialised: the kernel writes the
 /// bytes straight into it. Returns how many bytes arrived, at the front of

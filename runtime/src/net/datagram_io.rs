@@ -49,6 +49,9 @@ macro_rules! datagram_io {
                     "Waits until the socket has any of the readiness of `interest` \
                      (`Interest::READABLE | Interest::WRITABLE`: either), and says which; \
                      then the `try_*` methods, which clear the readiness when they would block.",
+                    "A pending error (`ERROR`: a datagram the peer refused) also counts as \
+                     readable or writable, for the sides `interest` asks for: the operation \
+                     returns the error at once.",
                     "Any number of tasks may wait at once, each in a place of its own; \
                      dropping the future frees it."
                 ],

@@ -12,6 +12,10 @@ impl UnixStream {
         /// [`try_write`](UnixStream::try_write), which clear the readiness when
         /// they would block.
         ///
+        /// A pending error (`ERROR`) also counts as readable or writable, for
+        /// the sides `interest` asks for: the operation returns the error at
+        /// once.
+        ///
         /// Any number of tasks may wait at once, each in a place of its own;
         /// dropping the future frees it.
         ///
