@@ -278,6 +278,40 @@ fn duplex_reads_spend_the_budget() {
     });
 }
 
+/// `empty`, `repeat` and `sink` are always ready, so each poll spends a
+/// unit of the task's budget, as in tokio: a loop over one yields and
+/// lets another task run (tokio's `timeout_is_not_exhausted_by_future`
+/// loops over `empty()` reads inside a `timeout`, which never fired when
+/// the loop never yielded).
+#[test]
+fn empty_repeat_and_sink_spend_the_budget() {
+    let rt = rt::runtime::Builder::new_current_thread().build().unwrap();
+    rt.block_on(async {
+        for utility in ["empty", "repeat", "sink"] {
+            let ran = Arc::new(AtomicBool::new(false));
+            let other = rt::spawn({
+                let ran = ran.clone();
+                async move { ran.store(true, Ordering::SeqCst) }
+            });
+            let (mut empty, mut repeat, mut sink) =
+                (rt::io::empty(), rt::io::repeat(7), rt::io::sink());
+            let mut polls = 0;
+            while !ran.load(Ordering::SeqCst) {
+                assert!(polls < 10_000, "{utility}: the other task never ran");
+                let mut byte = [0];
+                let done = match utility {
+                    "empty" => empty.read(&mut byte).await.unwrap(),
+                    "repeat" => repeat.read(&mut byte).await.unwrap(),
+                    _ => sink.write(&byte).await.unwrap(),
+                };
+                assert_eq!(done, usize::from(utility != "empty"), "{utility}");
+                polls += 1;
+            }
+            other.await.unwrap();
+        }
+    });
+}
+
 /// Set in the child process that runs `stdio_child` for real; the value
 /// is the scheduler to use.
 const STDIO_CHILD: &str = "RT_IO_STDIO_CHILD";

@@ -396,3 +396,45 @@ fn permits_merge_past_u32_max() {
     drop((a, part));
     assert_eq!(semaphore.available_permits(), 6_000_000_000);
 }
+
+/// Asking for zero permits needs none, so it is granted at once even while
+/// a waiter is queued for more than is free (tokio's batch semaphore: a
+/// request for zero is always covered). Queued behind that waiter, a
+/// zero-sized request (an empty write through a byte-budget semaphore)
+/// would wait for permits it does not need, for ever if the waiter's
+/// permits only come back once the request is through.
+#[test]
+fn zero_permits_are_granted_at_once_even_behind_a_queued_waiter() {
+    let semaphore = Semaphore::new(1);
+    let mut big = Box::pin(semaphore.acquire_many(3));
+    assert!(poll_once(&mut big).is_pending());
+
+    let mut zero = Box::pin(semaphore.acquire_many(0));
+    match poll_once(&mut zero) {
+        Poll::Ready(Ok(permit)) => assert_eq!(permit.num_permits(), 0),
+        other => panic!("acquire_many(0) behind a queued waiter: {other:?}"),
+    }
+    let permit = semaphore
+        .try_acquire_many(0)
+        .expect("zero permits are free");
+    assert_eq!(permit.num_permits(), 0);
+    let arc = Arc::new(Semaphore::new(0));
+    let mut queued = Box::pin(arc.clone().acquire_owned());
+    assert!(poll_once(&mut queued).is_pending());
+    assert!(arc.clone().try_acquire_many_owned(0).is_ok());
+
+    // The queued waiter kept its place and its permit.
+    semaphore.add_permits(2);
+    assert!(matches!(poll_once(&mut big), Poll::Ready(Ok(p)) if p.num_permits() == 3));
+
+    // Closed, even zero permits are refused.
+    semaphore.close();
+    assert!(matches!(
+        poll_once(&mut Box::pin(semaphore.acquire_many(0))),
+        Poll::Ready(Err(_))
+    ));
+    assert_eq!(
+        semaphore.try_acquire_many(0).unwrap_err(),
+        TryAcquireError::Closed
+    );
+}

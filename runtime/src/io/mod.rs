@@ -10,9 +10,12 @@
 //! code written against `tokio::io` ports by renaming. [`split`] is a free
 //! function as in tokio, [`copy_bidirectional`] proxies two streams,
 //! [`duplex`] makes an in-memory stream pair, [`simplex`] a one-way one, and [`stdin`], [`stdout`],
-//! [`stderr`] are the standard streams (on the blocking pool); the helpers
-//! [`copy`], [`BufReader`], [`BufWriter`], [`Cursor`], ... are
-//! `futures-util`'s, re-exported.
+//! [`stderr`] are the standard streams (on the blocking pool); [`empty`],
+//! [`repeat`] and [`sink`] are rt's own, since, always ready, they spend
+//! the task's cooperative budget as tokio's do (futures-util's never yield,
+//! so a loop over one starved the other tasks); the helpers [`copy`],
+//! [`BufReader`], [`BufWriter`], [`Cursor`], ... are `futures-util`'s,
+//! re-exported.
 //! [`AsyncFd`] turns any non-blocking file descriptor into something a
 //! task can wait on (also at tokio's path, [`unix::AsyncFd`]). `Error`,
 //! `ErrorKind`, `Result` and `SeekFrom` are `std::io`'s, re-exported as
@@ -81,6 +84,7 @@ mod buf_stream;
 pub(crate) mod context_error;
 mod copy_bidirectional;
 mod duplex;
+mod empty;
 mod join;
 mod mem_pipe;
 mod read_ext;
@@ -102,10 +106,10 @@ pub use buf_read_ext::{AsyncBufReadExt, Lines, Split};
 pub use buf_stream::BufStream;
 pub use copy_bidirectional::{copy_bidirectional, copy_bidirectional_with_sizes};
 pub use duplex::{DuplexStream, duplex};
+pub use empty::{Empty, Repeat, Sink, empty, repeat, sink};
 pub use futures_io::{AsyncBufRead, AsyncRead, AsyncSeek, AsyncWrite};
 pub use futures_util::io::{
-    BufReader, BufWriter, Chain, Cursor, Empty, ReadHalf, Repeat, Sink, Take, WriteHalf, copy,
-    copy_buf, empty, repeat, sink,
+    BufReader, BufWriter, Chain, Cursor, ReadHalf, Take, WriteHalf, copy, copy_buf,
 };
 pub use join::{Join, join};
 pub use read_ext::AsyncReadExt;

@@ -19,9 +19,10 @@
 //!    cleared. So while waiters are queued no permit is free: as in
 //!    tokio, permits set aside for the front waiter are not available.
 //! 3. A new acquire never overtakes a queued waiter (the fast path fails
-//!    while `QUEUED` is set), so a waiter for many permits is not starved
-//!    by a stream of small acquires: its assigned permits grow until they
-//!    cover its request.
+//!    while `QUEUED` is set; only an acquire of zero permits, which takes
+//!    nothing from anyone, passes), so a waiter for many permits is not
+//!    starved by a stream of small acquires: its assigned permits grow
+//!    until they cover its request.
 //! 4. Cancellation: a dropped acquire future removes its waiter and puts
 //!    the permits assigned to it (all of them, if it had been granted)
 //!    back in the pool; then step 2 runs again, so the next waiter gets
@@ -557,7 +558,8 @@ impl Semaphore {
         self.try_acquire_many(1)
     }
 
-    /// Takes `n` permits if they are free and no one is queued.
+    /// Takes `n` permits if they are free and no one is queued (zero
+    /// permits are always free while the semaphore is open).
     ///
     /// # Errors
     ///
@@ -582,7 +584,9 @@ impl Semaphore {
             if word & CLOSED != 0 {
                 return Err(TryAcquireError::Closed);
             }
-            if word & QUEUED != 0 || permits(word) < n {
+            // Zero permits need none: no one queued can be owed them (as
+            // in tokio, where a request for zero is always covered).
+            if n != 0 && (word & QUEUED != 0 || permits(word) < n) {
                 return Err(TryAcquireError::NoPermits);
             }
             match self
@@ -608,7 +612,7 @@ impl Semaphore {
             if word & CLOSED != 0 {
                 return Err(AcquireError(()));
             }
-            if word & QUEUED != 0 || permits(word) < needed {
+            if needed != 0 && (word & QUEUED != 0 || permits(word) < needed) {
                 break;
             }
             match self

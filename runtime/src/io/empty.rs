@@ -1,0 +1,190 @@
+//! `empty`, `repeat` and `sink`: readers and writers with nothing behind
+//! them. They are always ready, so each ready poll spends a unit of the
+//! task's cooperative budget (as tokio's do): a loop over one still yields
+//! to other tasks, and a `timeout` around such a loop still fires.
+
+use crate::task::coop::poll_proceed;
+use futures_io::{AsyncBufRead, AsyncRead, AsyncWrite};
+use std::fmt;
+use std::io::{self, IoSlice, IoSliceMut};
+use std::pin::Pin;
+use std::task::{Context, Poll, ready};
+
+/// Spends one unit of the task's budget: `Pending` (the task woken to run
+/// again) once it is spent.
+fn poll_budget(cx: &mut Context<'_>) -> Poll<()> {
+    ready!(poll_proceed(cx)).made_progress();
+    Poll::Ready(())
+}
+
+/// A reader that is always at end-of-file, from [`empty`].
+///
+/// # Examples
+///
+/// ```
+/// use rt::io::AsyncReadExt;
+///
+/// let rt = rt::runtime::Runtime::new().unwrap();
+/// rt.block_on(async {
+///     let mut buf = Vec::new();
+///     assert_eq!(rt::io::empty().read_to_end(&mut buf).await.unwrap(), 0);
+/// });
+/// ```
+pub struct Empty {
+    _private: (),
+}
+
+/// A reader that is always at end-of-file.
+///
+/// # Examples
+///
+/// See [`Empty`].
+pub fn empty() -> Empty {
+    Empty { _private: () }
+}
+
+impl AsyncRead for Empty {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        _buf: &mut [u8],
+    ) -> Poll<io::Result<usize>> {
+        ready!(poll_budget(cx));
+        Poll::Ready(Ok(0))
+    }
+}
+
+impl AsyncBufRead for Empty {
+    fn poll_fill_buf(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<&[u8]>> {
+        ready!(poll_budget(cx));
+        Poll::Ready(Ok(&[]))
+    }
+
+    fn consume(self: Pin<&mut Self>, _amt: usize) {}
+}
+
+impl fmt::Debug for Empty {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.pad("Empty { .. }")
+    }
+}
+
+/// A reader that yields one byte over and over, from [`repeat`].
+///
+/// # Examples
+///
+/// ```
+/// use rt::io::AsyncReadExt;
+///
+/// let rt = rt::runtime::Runtime::new().unwrap();
+/// rt.block_on(async {
+///     let mut buf = [0; 3];
+///     rt::io::repeat(7).read_exact(&mut buf).await.unwrap();
+///     assert_eq!(buf, [7, 7, 7]);
+/// });
+/// ```
+pub struct Repeat {
+    byte: u8,
+}
+
+/// A reader that fills every buffer with `byte`, for ever.
+///
+/// # Examples
+///
+/// See [`Repeat`].
+pub fn repeat(byte: u8) -> Repeat {
+    Repeat { byte }
+}
+
+impl AsyncRead for Repeat {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut [u8],
+    ) -> Poll<io::Result<usize>> {
+        ready!(poll_budget(cx));
+        buf.fill(self.byte);
+        Poll::Ready(Ok(buf.len()))
+    }
+
+    fn poll_read_vectored(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &mut [IoSliceMut<'_>],
+    ) -> Poll<io::Result<usize>> {
+        ready!(poll_budget(cx));
+        let mut filled = 0;
+        for buf in bufs {
+            buf.fill(self.byte);
+            filled += buf.len();
+        }
+        Poll::Ready(Ok(filled))
+    }
+}
+
+impl fmt::Debug for Repeat {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Repeat").field("byte", &self.byte).finish()
+    }
+}
+
+/// A writer that takes and drops everything, from [`sink`].
+///
+/// # Examples
+///
+/// ```
+/// use rt::io::AsyncWriteExt;
+///
+/// let rt = rt::runtime::Runtime::new().unwrap();
+/// rt.block_on(async {
+///     assert_eq!(rt::io::sink().write(b"gone").await.unwrap(), 4);
+/// });
+/// ```
+pub struct Sink {
+    _private: (),
+}
+
+/// A writer that accepts every write and drops the bytes.
+///
+/// # Examples
+///
+/// See [`Sink`].
+pub fn sink() -> Sink {
+    Sink { _private: () }
+}
+
+impl AsyncWrite for Sink {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        ready!(poll_budget(cx));
+        Poll::Ready(Ok(buf.len()))
+    }
+
+    fn poll_write_vectored(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        ready!(poll_budget(cx));
+        Poll::Ready(Ok(bufs.iter().map(|buf| buf.len()).sum()))
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        ready!(poll_budget(cx));
+        Poll::Ready(Ok(()))
+    }
+
+    fn poll_close(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        ready!(poll_budget(cx));
+        Poll::Ready(Ok(()))
+    }
+}
+
+impl fmt::Debug for Sink {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.pad("Sink { .. }")
+    }
+}
