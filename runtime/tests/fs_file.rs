@@ -4,7 +4,7 @@ mod support;
 
 use support::{runtimes, scratch_dir};
 
-use rt::io::{AsyncRead, AsyncReadExt, AsyncSeekExt, AsyncWriteExt};
+use rt::io::{AsyncRead, AsyncReadExt, AsyncSeek, AsyncSeekExt, AsyncWriteExt};
 use rt::runtime::{Builder, Runtime};
 use std::future::Future;
 use std::io::{ErrorKind, SeekFrom};
@@ -510,4 +510,61 @@ fn create_new_refuses_an_existing_file_and_files_convert_to_and_from_std() {
         });
         std::fs::remove_dir_all(&dir).unwrap();
     }
+}
+
+#[test]
+fn a_seek_after_an_abandoned_seek_goes_where_it_was_asked() {
+    // One blocking thread, so the first seek is sure to be queued when it
+    // is given up on (a `select!` against a timeout, say).
+    let rt = one_blocking_thread();
+    let dir = scratch_dir("seek-after-abandoned-seek", &rt);
+    let path = dir.join("f");
+    std::fs::write(&path, "hello world").unwrap();
+    rt.block_on(async {
+        let mut file = open_read_write(&path).await;
+        let held = HeldBlockingThread::hold();
+        std::future::poll_fn(|cx| {
+            let seek = Pin::new(&mut file).poll_seek(cx, SeekFrom::Start(6));
+            assert!(seek.is_pending());
+            Poll::Ready(())
+        })
+        .await;
+        held.release().await;
+        // The new seek is applied, and reports its own position, not the
+        // abandoned one's.
+        assert_eq!(file.seek(SeekFrom::Start(0)).await.unwrap(), 0);
+        let mut word = [0; 5];
+        file.read_exact(&mut word).await.unwrap();
+        assert_eq!(&word, b"hello");
+    });
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_file_whose_abandoned_seek_a_read_collected_converts_to_std() {
+    let rt = one_blocking_thread();
+    let dir = scratch_dir("abandoned-seek-into-std", &rt);
+    let path = dir.join("f");
+    std::fs::write(&path, "hello world").unwrap();
+    rt.block_on(async {
+        let mut file = open_read_write(&path).await;
+        let held = HeldBlockingThread::hold();
+        std::future::poll_fn(|cx| {
+            let seek = Pin::new(&mut file).poll_seek(cx, SeekFrom::Start(6));
+            assert!(seek.is_pending());
+            Poll::Ready(())
+        })
+        .await;
+        held.release().await;
+        // The read waits for the abandoned seek and reads from where it
+        // moved the position, to the end: nothing is in flight or buffered.
+        let mut word = Vec::new();
+        file.read_to_end(&mut word).await.unwrap();
+        assert_eq!(word, b"world");
+        let std = file
+            .try_into_std()
+            .expect("a settled file converts at once");
+        assert_eq!(std.metadata().unwrap().len(), 11);
+    });
+    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -75,8 +75,11 @@ pub struct File {
     state: State,
     /// The error of a background write, for the next operation to report.
     last_write_err: Option<io::Error>,
-    /// A seek started by `poll_seek` is in flight.
-    seeking: bool,
+    /// The target of the seek in flight, as its caller gave it; `None`
+    /// when no seek is in flight (cleared whenever an operation is
+    /// collected). A `poll_seek` for another target is a new seek, not the
+    /// one a dropped future left behind.
+    seeking: Option<SeekFrom>,
     /// One permit, held by the operation in flight (see the module docs).
     idle: Arc<Semaphore>,
     /// The most one `poll_read` or `poll_write` moves (`set_max_buf_size`).
@@ -310,7 +313,7 @@ impl File {
             std: Arc::new(std),
             state: State::Idle(Some(Buf::default())),
             last_write_err: None,
-            seeking: false,
+            seeking: None,
             idle: Arc::new(Semaphore::new(1)),
             max_buf_size: MAX_CHUNK,
         }
@@ -658,6 +661,7 @@ impl File {
             unreachable!("rt: `poll_complete` on an idle file");
         };
         let result = ready!(Pin::new(handle).poll(cx));
+        self.seeking = None;
         Poll::Ready(match result {
             Ok((operation, buf)) => {
                 self.state = State::Idle(Some(buf));
@@ -835,13 +839,17 @@ impl AsyncWrite for File {
 
 impl AsyncSeek for File {
     /// Seeks after the operation in flight. A seek whose future is dropped
-    /// before it completes still moves the position.
+    /// before it completes still moves the position; a later `poll_seek`
+    /// for another target waits for it, then seeks from there. (One for the
+    /// same target cannot be told from the dropped one polled again: it
+    /// takes that seek's result.)
     fn poll_seek(
         self: Pin<&mut Self>,
         cx: &mut Context<'_>,
         pos: SeekFrom,
     ) -> Poll<io::Result<u64>> {
         let me = self.get_mut();
+        let asked = pos;
         loop {
             match &mut me.state {
                 State::Idle(_) => {
@@ -854,21 +862,17 @@ impl AsyncSeek for File {
                         SeekFrom::Current(offset) => SeekFrom::Current(offset + rewind),
                         absolute => absolute,
                     };
-                    me.seeking = true;
+                    me.seeking = Some(asked);
                     me.start(buf, move |std, _| Operation::Seek((&*std).seek(pos)));
                 }
                 State::Busy(_) => {
-                    let operation = match me.poll_complete(cx) {
-                        Poll::Pending => return Poll::Pending,
-                        Poll::Ready(Err(e)) => {
-                            me.seeking = false;
-                            return Poll::Ready(Err(e));
-                        }
-                        Poll::Ready(Ok(operation)) => operation,
-                    };
-                    match operation {
-                        Operation::Seek(result) if me.seeking => {
-                            me.seeking = false;
+                    // Read before `poll_complete` clears it.
+                    let in_flight = me.seeking;
+                    match ready!(me.poll_complete(cx))? {
+                        // This seek's own result. A seek for another
+                        // target, left by a dropped future, has moved the
+                        // position; this one starts next.
+                        Operation::Seek(result) if in_flight == Some(asked) => {
                             return Poll::Ready(result);
                         }
                         Operation::Write(Err(e)) => return Poll::Ready(Err(e)),

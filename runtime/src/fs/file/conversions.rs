@@ -38,7 +38,6 @@ impl File {
     /// ```
     pub fn try_into_std(mut self) -> Result<StdFile, File> {
         let settled = self.last_write_err.is_none()
-            && !self.seeking
             // An idle file without a buffer lost it with a cancelled
             // operation (see `poll_complete`): nothing is read ahead.
             && matches!(&self.state, State::Idle(buf) if buf.as_ref().is_none_or(|b| b.unread() == 0));
