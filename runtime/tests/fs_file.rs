@@ -568,3 +568,40 @@ fn a_file_whose_abandoned_seek_a_read_collected_converts_to_std() {
     });
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn an_abandoned_set_len_stays_the_files_operation_in_flight() {
+    // One blocking thread, so the truncation is sure to be queued when its
+    // future is given up on (a `select!` against a timeout, say).
+    let rt = one_blocking_thread();
+    let dir = scratch_dir("abandoned-set-len", &rt);
+    let path = dir.join("f");
+    std::fs::write(&path, "hello world").unwrap();
+    rt.block_on(async {
+        let mut file = open_read_write(&path).await;
+        let held = HeldBlockingThread::hold();
+        {
+            let mut set_len = std::pin::pin!(file.set_len(0));
+            assert!(futures_util::poll!(set_len.as_mut()).is_pending());
+        }
+        // A flush waits for the operation in flight, which the truncation
+        // still is: it must not report the file settled before it ran.
+        let mut flush = std::pin::pin!(file.flush());
+        assert!(
+            futures_util::poll!(flush.as_mut()).is_pending(),
+            "flush returned while the abandoned truncation was still queued"
+        );
+        held.release().await;
+        flush.await.unwrap();
+        assert_eq!(std::fs::metadata(&path).unwrap().len(), 0);
+        // Later writes land after it, and the file comes apart at once.
+        file.write_all(b"abc").await.unwrap();
+        file.flush().await.unwrap();
+        assert!(
+            file.try_into_std().is_ok(),
+            "a settled file converts at once"
+        );
+    });
+    assert_eq!(std::fs::read(&path).unwrap(), b"abc");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

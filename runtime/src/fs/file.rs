@@ -100,6 +100,8 @@ enum Operation {
     Fill(io::Result<bool>),
     Write(io::Result<()>),
     Seek(io::Result<u64>),
+    /// A `set_len`; its error is lost if its future was dropped.
+    SetLen(io::Result<()>),
 }
 
 #[derive(Default)]
@@ -371,6 +373,8 @@ impl File {
 
     /// Truncates or extends the file to `size` bytes, after buffered
     /// writes. The position is unchanged (it may end up past the end).
+    /// Dropping the future does not cancel a truncation already started:
+    /// the file's next operation (a write, seek or flush) waits for it.
     ///
     /// # Errors
     ///
@@ -391,8 +395,16 @@ impl File {
     /// ```
     pub async fn set_len(&mut self, size: u64) -> io::Result<()> {
         self.settle().await?;
-        let std = self.std.clone();
-        join_io(spawn_fs(move || std.set_len(size))).await
+        // The file's operation in flight, as a write is: if this future is
+        // dropped, the next write, seek or flush still waits for the
+        // truncation instead of racing it.
+        let buf = self.take_buf();
+        self.start(buf, move |std, _| Operation::SetLen(std.set_len(size)));
+        std::future::poll_fn(|cx| match ready!(self.poll_complete(cx))? {
+            Operation::SetLen(result) => Poll::Ready(result),
+            _ => unreachable!("rt: `set_len` collected another operation"),
+        })
+        .await
     }
 
     /// The file's metadata. A write still in flight may not be counted in
@@ -629,7 +641,8 @@ impl File {
                     Operation::Fill(Ok(false))
                     | Operation::Read(Ok(_))
                     | Operation::Write(Ok(()))
-                    | Operation::Seek(_) => {}
+                    | Operation::Seek(_)
+                    | Operation::SetLen(_) => {}
                 },
             }
         }
@@ -774,7 +787,7 @@ impl File {
                         return Poll::Ready(Err(e));
                     }
                     Operation::Write(Err(e)) => me.last_write_err = Some(e),
-                    Operation::Write(Ok(())) | Operation::Seek(_) => {}
+                    Operation::Write(Ok(())) | Operation::Seek(_) | Operation::SetLen(_) => {}
                 },
             }
         }
