@@ -405,3 +405,35 @@ fn dir_builder_creates_parents_only_when_recursive_with_its_mode() {
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
+
+#[test]
+fn a_dropped_write_still_writes_all_of_its_contents() {
+    // One blocking thread: a job queued after another runs after it.
+    let rt = Builder::new_multi_thread()
+        .worker_threads(1)
+        .max_blocking_threads(1)
+        .build()
+        .unwrap();
+    let dir = scratch_dir("dropped-write", &rt);
+    let path = dir.join("f");
+    // Old contents the write replaces, and new ones of several chunks.
+    std::fs::write(&path, b"old contents").unwrap();
+    let data = pattern(5 * 1024 * 1024 + 17);
+    rt.block_on(async {
+        {
+            let mut write = std::pin::pin!(rt::fs::write(&path, &data));
+            assert!(futures::poll!(write.as_mut()).is_pending());
+            // Once the write's first job has run, give up on the write (a
+            // `select!` against a timeout, say) without polling it again.
+            rt::spawn_blocking(|| ()).await.unwrap();
+        }
+        // Whatever the write still runs is queued before this.
+        rt::spawn_blocking(|| ()).await.unwrap();
+    });
+    // As with tokio's (one `std::fs::write` on the pool): the file is not
+    // left truncated to the chunks written before the drop.
+    let written = std::fs::read(&path).unwrap();
+    assert_eq!(written.len(), data.len());
+    assert_eq!(checksum(&written), checksum(&data));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -1,8 +1,6 @@
 //! Whole-file and path operations.
 
-use crate::fs::blocking_io::{
-    MAX_CHUNK, SetOnDrop, on_path, on_two_paths, path_error, read_chunks, run,
-};
+use crate::fs::blocking_io::{SetOnDrop, on_path, on_two_paths, path_error, read_chunks, run};
 use std::fs::{File as StdFile, Metadata, Permissions};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -99,8 +97,9 @@ pub async fn read_to_string(path: impl AsRef<Path>) -> io::Result<String> {
     })
 }
 
-/// Creates (or truncates) a file and writes `contents` to it, in chunks of
-/// at most 2 MiB.
+/// Creates (or truncates) a file and writes `contents` to it, in one job
+/// on the blocking pool. Dropping the future does not stop the job: the
+/// file still gets all of `contents` (as with tokio), unless it fails.
 ///
 /// # Errors
 ///
@@ -120,29 +119,18 @@ pub async fn read_to_string(path: impl AsRef<Path>) -> io::Result<String> {
 /// # });
 /// ```
 pub async fn write(path: impl AsRef<Path>, contents: impl AsRef<[u8]>) -> io::Result<()> {
-    let mut path = path.as_ref().to_owned();
-    let mut data = contents.as_ref().to_vec();
-    let mut file: Option<StdFile> = None;
-    let mut written = 0;
-    loop {
-        let (back_file, back_data, back_path, done) = run(move || {
-            let mut file = match file {
-                Some(file) => file,
-                None => {
-                    StdFile::create(&path).map_err(|e| path_error("could not create", &path, e))?
-                }
-            };
-            let end = data.len().min(written + MAX_CHUNK);
-            file.write_all(&data[written..end])
-                .map_err(|e| path_error("could not write", &path, e))?;
-            Ok((file, data, path, end))
-        })
-        .await?;
-        if done == back_data.len() {
-            return Ok(());
-        }
-        (file, data, path, written) = (Some(back_file), back_data, back_path, done);
-    }
+    let path = path.as_ref().to_owned();
+    let data = contents.as_ref().to_vec();
+    // One job for the whole file, as tokio's: it runs to the end even if
+    // this future is dropped. Stopping between chunks would leave the file
+    // truncated, holding neither the old contents nor the new ones.
+    run(move || {
+        let mut file =
+            StdFile::create(&path).map_err(|e| path_error("could not create", &path, e))?;
+        file.write_all(&data)
+            .map_err(|e| path_error("could not write", &path, e))
+    })
+    .await
 }
 
 /// Copies the contents and permissions of `from` to `to`, replacing `to`;
