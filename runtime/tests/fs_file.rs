@@ -101,6 +101,20 @@ async fn abandon_a_read(file: &mut rt::fs::File, len: usize) {
     held.release().await;
 }
 
+/// Starts a seek to `pos` on `file` and gives up on it while the pool's
+/// one blocking thread is held busy, so the seek is sure to be queued (a
+/// `select!` against a timeout, say). Needs a runtime with
+/// `max_blocking_threads(1)`.
+async fn abandon_a_seek(file: &mut rt::fs::File, pos: SeekFrom) {
+    let held = HeldBlockingThread::hold();
+    std::future::poll_fn(|cx| {
+        assert!(Pin::new(&mut *file).poll_seek(cx, pos).is_pending());
+        Poll::Ready(())
+    })
+    .await;
+    held.release().await;
+}
+
 /// A runtime whose blocking pool has one thread, for
 /// [`HeldBlockingThread`].
 fn one_blocking_thread() -> Runtime {
@@ -514,22 +528,13 @@ fn create_new_refuses_an_existing_file_and_files_convert_to_and_from_std() {
 
 #[test]
 fn a_seek_after_an_abandoned_seek_goes_where_it_was_asked() {
-    // One blocking thread, so the first seek is sure to be queued when it
-    // is given up on (a `select!` against a timeout, say).
     let rt = one_blocking_thread();
     let dir = scratch_dir("seek-after-abandoned-seek", &rt);
     let path = dir.join("f");
     std::fs::write(&path, "hello world").unwrap();
     rt.block_on(async {
         let mut file = open_read_write(&path).await;
-        let held = HeldBlockingThread::hold();
-        std::future::poll_fn(|cx| {
-            let seek = Pin::new(&mut file).poll_seek(cx, SeekFrom::Start(6));
-            assert!(seek.is_pending());
-            Poll::Ready(())
-        })
-        .await;
-        held.release().await;
+        abandon_a_seek(&mut file, SeekFrom::Start(6)).await;
         // The new seek is applied, and reports its own position, not the
         // abandoned one's.
         assert_eq!(file.seek(SeekFrom::Start(0)).await.unwrap(), 0);
@@ -548,14 +553,7 @@ fn a_file_whose_abandoned_seek_a_read_collected_converts_to_std() {
     std::fs::write(&path, "hello world").unwrap();
     rt.block_on(async {
         let mut file = open_read_write(&path).await;
-        let held = HeldBlockingThread::hold();
-        std::future::poll_fn(|cx| {
-            let seek = Pin::new(&mut file).poll_seek(cx, SeekFrom::Start(6));
-            assert!(seek.is_pending());
-            Poll::Ready(())
-        })
-        .await;
-        held.release().await;
+        abandon_a_seek(&mut file, SeekFrom::Start(6)).await;
         // The read waits for the abandoned seek and reads from where it
         // moved the position, to the end: nothing is in flight or buffered.
         let mut word = Vec::new();
