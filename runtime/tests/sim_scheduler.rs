@@ -487,6 +487,90 @@ fn a_crash_drops_all_of_a_hosts_tasks_and_a_restart_rebuilds_it() {
     sim.run().unwrap_or_else(|e| panic!("{e}"));
 }
 
+/// A host whose closure spawns its UDP echo task before handing back a
+/// future that only waits: the task binds, answers, and must die and come
+/// back with the host.
+fn echo_spawned_by_the_factory(sim: &mut Sim) {
+    sim.host("echo", || {
+        rt::spawn(async {
+            let socket = rt::net::UdpSocket::bind("0.0.0.0:7").await?;
+            let mut buf = [0u8; 8];
+            loop {
+                let (n, from) = socket.recv_from(&mut buf).await?;
+                socket.send_to(&buf[..n], from).await?;
+            }
+            #[allow(unreachable_code)]
+            Ok::<_, std::io::Error>(())
+        });
+        std::future::pending::<Result<(), std::io::Error>>()
+    });
+}
+
+/// Whether `echo` answers `socket` within a second of simulated time.
+async fn echo_answers(socket: &rt::net::UdpSocket) -> std::io::Result<bool> {
+    socket.send_to(b"ping", "echo:7").await?;
+    let mut buf = [0u8; 8];
+    let reply = rt::time::timeout(Duration::from_secs(1), socket.recv(&mut buf)).await;
+    Ok(reply.is_ok_and(|n| n.is_ok_and(|n| &buf[..n] == b"ping")))
+}
+
+#[test]
+fn what_a_hosts_closure_spawns_belongs_to_the_host() {
+    let mut sim = Sim::new(3);
+    echo_spawned_by_the_factory(&mut sim);
+    sim.client("pinger", async {
+        let socket = rt::net::UdpSocket::bind("0.0.0.0:0").await?;
+        if !echo_answers(&socket).await? {
+            return Err("the task the host's closure spawned does not answer".into());
+        }
+        rt::sim::restart("echo");
+        if !echo_answers(&socket).await? {
+            return Err("after a restart, the closure's new task does not answer".into());
+        }
+        rt::sim::crash("echo");
+        if echo_answers(&socket).await? {
+            return Err("a crashed host's task (spawned by its closure) still answers".into());
+        }
+        Ok::<_, BoxError>(())
+    });
+    sim.run().unwrap_or_else(|e| panic!("{e}"));
+}
+
+#[test]
+fn a_restart_from_another_node_gives_the_closures_tasks_to_the_host() {
+    let ticks = Arc::new(AtomicUsize::new(0));
+    let mut sim = Sim::new(4);
+    let counted = ticks.clone();
+    sim.host("ticker", move || {
+        let counted = counted.clone();
+        rt::spawn(async move {
+            loop {
+                rt::time::sleep(Duration::from_millis(10)).await;
+                counted.fetch_add(1, Ordering::SeqCst);
+            }
+        });
+        std::future::pending::<Result<(), std::io::Error>>()
+    });
+    sim.client("operator", async move {
+        rt::time::sleep(Duration::from_millis(25)).await;
+        // Restarted by this client's task: the ticker's new task is the
+        // host's all the same, so the crash below ends it.
+        rt::sim::restart("ticker");
+        rt::time::sleep(Duration::from_millis(15)).await;
+        rt::sim::crash("ticker");
+        let at_crash = ticks.load(Ordering::SeqCst);
+        rt::time::sleep(Duration::from_millis(100)).await;
+        let later = ticks.load(Ordering::SeqCst);
+        if later != at_crash {
+            return Err(
+                format!("the crashed ticker ticked {} more times", later - at_crash).into(),
+            );
+        }
+        Ok::<_, BoxError>(())
+    });
+    sim.run().unwrap_or_else(|e| panic!("{e}"));
+}
+
 #[test]
 fn crashing_a_client_or_an_unknown_host_is_refused() {
     let mut sim = Sim::new(1);

@@ -144,7 +144,8 @@
 //! Every host and client is a node with a name; every task belongs to
 //! the node whose task spawned it (the root task of a host or client
 //! belongs to it). A host's future is built by its closure: at the start
-//! and at each [`restart`]. [`crash`] is a process crash: every task of
+//! and at each [`restart`], as the host's new incarnation whoever asked
+//! for the restart (what the closure spawns is the host's too). [`crash`] is a process crash: every task of
 //! the host is cancelled at once (their futures dropped right after the
 //! poll that crashed it, before any other task runs), and the host stays
 //! down until a restart builds its future anew. A node has an

@@ -155,8 +155,13 @@ impl Handle {
         let future = match start {
             Some(Ok(mut factory)) => {
                 // The factory is user code: no lock held, panics caught.
+                // It runs as the new incarnation, whoever booted it (the
+                // run's start, or another node's task restarting it): what
+                // it spawns and binds belongs to the host, and dies with it.
+                let caller = me.state().current.replace(owner);
                 let built = panic::catch_unwind(AssertUnwindSafe(&mut factory));
                 let mut state = me.state();
+                state.current = caller;
                 if let Role::Host { factory: slot } = &mut state.nodes[node].role {
                     *slot = Some(factory);
                 }
