@@ -439,6 +439,42 @@ fn spawn_blocking_runs_inline_on_the_simulation_thread() {
 }
 
 #[test]
+fn a_blocking_wait_in_an_inline_blocking_job_says_why_it_cannot_wait() {
+    let mut sim = Sim::new(3);
+    sim.client("blocker", async {
+        let (tx, rx) = rt::sync::oneshot::channel::<u32>();
+        let job = rt::task::spawn_blocking(move || rx.blocking_recv());
+        rt::spawn(async move { tx.send(1) });
+        // A task holds the lock across a sleep: the blocking lock below
+        // would wait for it, on the one thread that could run it.
+        let lock = Arc::new(rt::sync::Mutex::new(0));
+        let guard = lock.clone().lock_owned().await;
+        rt::spawn(async move {
+            rt::time::sleep(Duration::from_millis(1)).await;
+            drop(guard);
+        });
+        let in_place = rt::spawn(async move { rt::task::block_in_place(|| *lock.blocking_lock()) });
+        for (what, refused) in [
+            ("oneshot::Receiver::blocking_recv", job.await.map(drop)),
+            ("Mutex::blocking_lock", in_place.await.map(drop)),
+        ] {
+            let payload = refused.unwrap_err().into_panic();
+            let message = payload.downcast_ref::<String>().unwrap();
+            // Not the advice for a real runtime ("call this from a
+            // `spawn_blocking` job"): here such a job runs inline.
+            assert!(
+                message.contains(&format!("`{what}` was called inside a simulation"))
+                    && message.contains("run their closure inline")
+                    && message.contains(".await"),
+                "{message}"
+            );
+        }
+        Ok::<_, BoxError>(())
+    });
+    sim.run().unwrap_or_else(|e| panic!("{e}"));
+}
+
+#[test]
 fn a_crash_drops_all_of_a_hosts_tasks_and_a_restart_rebuilds_it() {
     let boots = Arc::new(AtomicUsize::new(0));
     let alive = Arc::new(AtomicUsize::new(0));

@@ -390,7 +390,11 @@
 //! - `AsyncFd` and child processes (their readiness comes from the OS):
 //!   a panic saying so;
 //! - `Handle::block_on` on a simulation's handle (the simulation drives
-//!   itself): a panic.
+//!   itself): a panic;
+//! - the `blocking_*` methods of `rt::sync` (`blocking_recv`,
+//!   `blocking_lock`, ...) inside a `spawn_blocking` or `block_in_place`
+//!   job, which runs inline on the simulation's thread, so could only
+//!   wait by stopping the run: a panic saying so (use the async method).
 //!
 //! ## Limits and their defaults
 //!
