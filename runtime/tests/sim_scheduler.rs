@@ -649,6 +649,37 @@ fn real_io_is_refused_inside_a_simulation() {
 }
 
 #[test]
+fn building_another_runtime_inside_a_simulation_is_refused() {
+    let mut sim = Sim::new(1);
+    sim.client("c", async {
+        // Its tasks would run on threads of their own, and a wake from
+        // them come after the run had declared a deadlock, or not at all.
+        let refusals = [
+            rt::runtime::Runtime::new().map(drop),
+            rt::runtime::Builder::new_current_thread().build().map(drop),
+            rt::runtime::Builder::new_current_thread()
+                .build_local()
+                .map(drop),
+            // Also in a blocking job, which runs inline on the run's thread.
+            rt::task::spawn_blocking(|| rt::runtime::Runtime::new().map(drop)).await?,
+        ];
+        for refused in refusals {
+            let error = refused.unwrap_err();
+            assert_eq!(error.kind(), std::io::ErrorKind::Unsupported);
+            let text = error.to_string();
+            assert!(
+                text.contains("inside a simulation") && text.contains("rt::spawn"),
+                "{text}"
+            );
+        }
+        Ok::<_, BoxError>(())
+    });
+    sim.run().unwrap_or_else(|e| panic!("{e}"));
+    // Outside the run, building works as ever.
+    drop(rt::runtime::Builder::new_current_thread().build().unwrap());
+}
+
+#[test]
 fn a_run_leaves_nothing_behind() {
     let dropped = Arc::new(AtomicUsize::new(0));
     struct Counted(Arc<AtomicUsize>);

@@ -605,7 +605,9 @@ impl Builder {
     /// # Errors
     ///
     /// Returns the OS error if a worker thread or the I/O driver could not
-    /// be created.
+    /// be created. Inside a simulation (feature `sim`), on its thread:
+    /// [`Unsupported`](io::ErrorKind::Unsupported), since the runtime's
+    /// tasks would run outside the seeded schedule.
     ///
     /// # Panics
     ///
@@ -619,6 +621,16 @@ impl Builder {
     /// ```
     #[track_caller]
     pub fn build(&mut self) -> io::Result<Runtime> {
+        #[cfg(feature = "sim")]
+        if crate::sim::is_current() {
+            return Err(io::Error::new(
+                io::ErrorKind::Unsupported,
+                "building a runtime inside a simulation (`rt::sim`) is not supported: its \
+                 tasks would run outside the seeded schedule (on its own threads, by the real \
+                 clock), which a seed cannot replay, and the simulation would not wait for \
+                 them. Spawn onto the simulation instead (`rt::spawn`, `Handle::current()`)",
+            ));
+        }
         assert!(
             !(self.driver.start_paused && self.kind == Kind::MultiThread),
             "`start_paused(true)` needs a current-thread runtime: use `Builder::new_current_thread()`"

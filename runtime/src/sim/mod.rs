@@ -391,6 +391,9 @@
 //!   a panic saying so;
 //! - `Handle::block_on` on a simulation's handle (the simulation drives
 //!   itself): a panic;
+//! - building another runtime (`Runtime::new`, `Builder::build`,
+//!   `build_local`): `Unsupported` (its tasks would run on threads and a
+//!   clock of their own, and the run would not wait for their wakes);
 //! - the `blocking_*` methods of `rt::sync` (`blocking_recv`,
 //!   `blocking_lock`, ...) inside a `spawn_blocking` or `block_in_place`
 //!   job, which runs inline on the simulation's thread, so could only
