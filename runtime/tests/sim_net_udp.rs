@@ -289,3 +289,27 @@ fn what_needs_a_real_socket_is_refused() {
     });
     sim.run().unwrap();
 }
+
+#[test]
+fn a_socket_connected_to_the_unspecified_address_talks_to_loopback() {
+    // Linux takes `0.0.0.0` as loopback, in `connect` as in `send_to`:
+    // the peer is `127.0.0.1`, and the replies, which come from there,
+    // reach the socket.
+    let mut sim = Sim::new(1);
+    sim.client("c", async {
+        let server = UdpSocket::bind("0.0.0.0:53").await?;
+        let client = UdpSocket::bind("0.0.0.0:0").await?;
+        client.connect("0.0.0.0:53").await?;
+        assert_eq!(client.peer_addr()?, "127.0.0.1:53".parse().unwrap());
+        client.send(b"ask").await?;
+        let mut buf = [0; 8];
+        let (n, from) = server.recv_from(&mut buf).await?;
+        server.send_to(&buf[..n], from).await?;
+        let n = rt::time::timeout(Duration::from_secs(1), client.recv(&mut buf))
+            .await
+            .map_err(|_| io::Error::other("the reply from loopback never reached the socket"))??;
+        assert_eq!(&buf[..n], b"ask");
+        Ok::<_, io::Error>(())
+    });
+    sim.run().unwrap_or_else(|e| panic!("{e}"));
+}

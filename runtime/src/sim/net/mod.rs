@@ -429,6 +429,16 @@ pub(super) fn on_port<T>(
         .map(|(&(_, _, ip), _)| ip)
 }
 
+/// Where a connect or send to `addr` goes: Linux takes the unspecified
+/// address (`0.0.0.0`, `::`) as loopback.
+pub(super) fn unspecified_as_loopback(addr: SocketAddr) -> SocketAddr {
+    if addr.ip().is_unspecified() {
+        SocketAddr::new(Ipv4Addr::LOCALHOST.into(), addr.port())
+    } else {
+        addr
+    }
+}
+
 /// A bind of `addr` on `node`: the address it reports (its own for the
 /// unspecified address, see the module docs) and the address bound; a
 /// fresh ephemeral port for port 0. `clash(port, ip)` says whether the

@@ -8,7 +8,9 @@
 //! without, it returns `WouldBlock` (the `try_*` methods).
 
 use super::tcp::{ConnId, End, Listener, Side, State, WINDOW, register};
-use super::{Binding, Network, Packet, PacketKind, bind_addr, clashes, on_port};
+use super::{
+    Binding, Network, Packet, PacketKind, bind_addr, clashes, on_port, unspecified_as_loopback,
+};
 use rt_reactor::{Direction, Ready};
 use std::collections::VecDeque;
 use std::io;
@@ -93,12 +95,7 @@ impl Network {
         to: SocketAddr,
         now: u64,
     ) -> io::Result<ConnId> {
-        // Linux connects to the unspecified address as to loopback.
-        let to = if to.ip().is_unspecified() {
-            SocketAddr::new(std::net::Ipv4Addr::LOCALHOST.into(), to.port())
-        } else {
-            to
-        };
+        let to = unspecified_as_loopback(to);
         let (ports, listeners) = (&self.tcp.ports, &self.tcp.listeners);
         let unspecified = SocketAddr::new(std::net::Ipv4Addr::UNSPECIFIED.into(), 0);
         let (mut local, _) = bind_addr(&mut self.hosts, node, unspecified, |port, _| {

@@ -16,7 +16,10 @@
 //! fails with Linux's `EDESTADDRREQ`, `peer_addr` with its `ENOTCONN`.
 
 use super::tcp_ops::closed_by_crash;
-use super::{Binding, BoundKey, Network, Packet, PacketKind, Take, bind_addr, bound_for, clashes};
+use super::{
+    Binding, BoundKey, Network, Packet, PacketKind, Take, bind_addr, bound_for, clashes,
+    unspecified_as_loopback,
+};
 use rt_reactor::Ready;
 use std::collections::{BTreeMap, VecDeque};
 use std::io;
@@ -81,7 +84,10 @@ impl Network {
     /// `connect`: sets the socket's peer (module docs).
     pub(crate) fn udp_connect(&mut self, binding: Binding, peer: SocketAddr) -> io::Result<()> {
         let socket = self.udp.socket(binding);
-        socket.ok_or_else(|| closed_by_crash("UDP socket"))?.peer = Some(peer);
+        // The peer as Linux records it, so that its replies (which come
+        // from loopback) match it.
+        socket.ok_or_else(|| closed_by_crash("UDP socket"))?.peer =
+            Some(unspecified_as_loopback(peer));
         Ok(())
     }
 
@@ -106,12 +112,7 @@ impl Network {
         let Some(to) = to.or(peer) else {
             return Err(io::Error::from_raw_os_error(libc::EDESTADDRREQ));
         };
-        // Linux sends to the unspecified address as to loopback.
-        let to = if to.ip().is_unspecified() {
-            SocketAddr::new(Ipv4Addr::LOCALHOST.into(), to.port())
-        } else {
-            to
-        };
+        let to = unspecified_as_loopback(to);
         if bytes.len() > MAX_DATAGRAM {
             return Err(io::Error::new(
                 io::ErrorKind::InvalidInput,
