@@ -313,3 +313,62 @@ fn a_socket_connected_to_the_unspecified_address_talks_to_loopback() {
     });
     sim.run().unwrap_or_else(|e| panic!("{e}"));
 }
+
+#[test]
+fn a_connected_socket_hears_of_a_closed_port_as_linux_reports_it() {
+    // Linux answers a datagram for a port with no socket with a port
+    // unreachable; a socket connected to that port gets
+    // `ConnectionRefused` from its next receive or send, once. An
+    // unconnected socket (`ask` uses `send_to`) is told nothing.
+    let mut sim = Sim::new(7);
+    echo_host(&mut sim);
+    sim.client("client", async {
+        let connected = UdpSocket::bind("0.0.0.0:0").await?;
+        connected.connect("server:9000").await?;
+        let unconnected = UdpSocket::bind("0.0.0.0:0").await?;
+        let mut buf = [0; 8];
+        connected.send(b"up").await?;
+        assert_eq!(connected.recv(&mut buf).await?, 2);
+        rt::sim::crash("server");
+        let start = rt::time::Instant::now();
+        connected.send(b"down").await?;
+        assert_eq!(ask(&unconnected, b"down").await?, None);
+        // The answer came back after a round trip; the send that caused
+        // it succeeded, the receive reports it, before anything else.
+        let refused = connected.recv(&mut buf).await.unwrap_err();
+        assert_eq!(
+            refused.kind(),
+            io::ErrorKind::ConnectionRefused,
+            "{refused}"
+        );
+        assert!(start.elapsed() >= Duration::from_secs(1));
+        // Once: the next receive waits again, and a send goes out.
+        let waited = rt::time::timeout(Duration::from_millis(100), connected.recv(&mut buf)).await;
+        assert!(waited.is_err(), "the error was reported twice: {waited:?}");
+        connected.send(b"again").await?;
+        connected.readable().await?;
+        let refused = connected.send(b"and again").await.unwrap_err();
+        assert_eq!(
+            refused.kind(),
+            io::ErrorKind::ConnectionRefused,
+            "{refused}"
+        );
+        // On loopback, the answer takes no time.
+        let local = UdpSocket::bind("127.0.0.1:0").await?;
+        local.connect("127.0.0.1:9").await?;
+        let sent = rt::time::Instant::now();
+        local.send(b"anyone?").await?;
+        let refused = local.recv(&mut buf).await.unwrap_err();
+        assert_eq!(
+            refused.kind(),
+            io::ErrorKind::ConnectionRefused,
+            "{refused}"
+        );
+        assert_eq!(sent.elapsed(), Duration::ZERO);
+        rt::sim::restart("server");
+        connected.send(b"back").await?;
+        assert_eq!(connected.recv(&mut buf).await?, 4);
+        Ok::<_, io::Error>(())
+    });
+    sim.run().unwrap_or_else(|e| panic!("{e}"));
+}

@@ -304,6 +304,10 @@
 //!   partition, dropped at a port nobody has bound, and truncated to the
 //!   receiver's buffer; each draws its own latency, so datagrams may
 //!   arrive out of order.
+//! - A datagram dropped at a port nobody has bound (a crashed host's too)
+//!   is answered with a port unreachable, as Linux answers: a socket
+//!   connected to that port gets `ConnectionRefused` from its next
+//!   receive or send, once (an unconnected one is told nothing).
 //! - A connected socket (`connect`) sends to its peer and, from then on,
 //!   is reached only by the peer's datagrams (others are dropped on
 //!   arrival, as Linux's lookup skips a connected socket for them);

@@ -140,11 +140,21 @@ pub(super) enum PacketKind {
         to: SocketAddr,
         bytes: Vec<u8>,
     },
+    /// ICMP's port unreachable, back to the node that sent a datagram
+    /// from `from` to `to` that no socket took (see `udp.rs`).
+    Unreachable {
+        from: SocketAddr,
+        to: SocketAddr,
+    },
 }
 
 impl PacketKind {
+    /// Not part of a stream: lost across a partition, never held for it.
     fn is_datagram(&self) -> bool {
-        matches!(self, PacketKind::Datagram { .. })
+        matches!(
+            self,
+            PacketKind::Datagram { .. } | PacketKind::Unreachable { .. }
+        )
     }
 }
 
@@ -330,8 +340,21 @@ impl Network {
         self.delivered += 1;
         match packet.kind {
             PacketKind::Datagram { from, to, bytes } => {
+                if !self
+                    .udp
+                    .deliver(packet.to, from, to, bytes, &mut self.woken)
+                {
+                    let unreachable = Packet {
+                        from: packet.to,
+                        to: packet.from,
+                        kind: PacketKind::Unreachable { from, to },
+                    };
+                    self.send(unreachable, now);
+                }
+            }
+            PacketKind::Unreachable { from, to } => {
                 self.udp
-                    .deliver(packet.to, from, to, bytes, &mut self.woken);
+                    .deliver_unreachable(packet.to, from, to, &mut self.woken);
             }
             kind => {
                 let answers = self

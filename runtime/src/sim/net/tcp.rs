@@ -233,7 +233,7 @@ impl Tcp {
             PacketKind::Rst(conn, to)
             | PacketKind::Data(conn, to, _)
             | PacketKind::Fin(conn, to) => Some((conn, to)),
-            PacketKind::Datagram { .. } => None,
+            PacketKind::Datagram { .. } | PacketKind::Unreachable { .. } => None,
         }
     }
 
@@ -435,7 +435,9 @@ impl Tcp {
                 woken.append(&mut end.readers);
                 None
             }
-            PacketKind::Datagram { .. } => unreachable!("datagrams go to `Udp::deliver`"),
+            PacketKind::Datagram { .. } | PacketKind::Unreachable { .. } => {
+                unreachable!("datagrams and port unreachables go to `Udp`")
+            }
         }
         .into_iter()
         .map(|packet| (packet, 0))

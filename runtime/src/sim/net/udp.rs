@@ -14,6 +14,15 @@
 //! connected socket for them); datagrams queued before the connect stay
 //! queued and are received, whoever sent them. A `send` with no peer set
 //! fails with Linux's `EDESTADDRREQ`, `peer_addr` with its `ENOTCONN`.
+//!
+//! A datagram that no socket on its node takes is answered with a port
+//! unreachable (ICMP, `PacketKind::Unreachable`), back to the sender's
+//! node with the link's latency, lost across a partition as a datagram
+//! is. As on Linux without `IP_RECVERR`, only a socket connected to the
+//! datagram's destination takes it: it becomes the socket's pending
+//! error, `ConnectionRefused`, which the next receive (before any datagram
+//! queued) or send reports, once; meanwhile the socket is readable. An
+//! unconnected socket ignores it.
 
 use super::tcp_ops::closed_by_crash;
 use super::{
@@ -38,6 +47,9 @@ pub(super) struct Socket {
     pub(super) id: u64,
     /// The peer `connect` set (module docs).
     peer: Option<SocketAddr>,
+    /// A port unreachable came for a datagram to `peer` (module docs):
+    /// the next receive or send reports it.
+    refused: bool,
     queue: VecDeque<(SocketAddr, Vec<u8>)>,
     wakers: Vec<Waker>,
 }
@@ -63,6 +75,7 @@ impl Network {
         let socket = Socket {
             id: binding.id,
             peer: None,
+            refused: false,
             queue: VecDeque::new(),
             wakers: Vec::new(),
         };
@@ -108,8 +121,11 @@ impl Network {
         now: u64,
     ) -> io::Result<usize> {
         let socket = self.udp.socket(binding);
-        let peer = socket.ok_or_else(|| closed_by_crash("UDP socket"))?.peer;
-        let Some(to) = to.or(peer) else {
+        let socket = socket.ok_or_else(|| closed_by_crash("UDP socket"))?;
+        if std::mem::take(&mut socket.refused) {
+            return Err(refused());
+        }
+        let Some(to) = to.or(socket.peer) else {
             return Err(io::Error::from_raw_os_error(libc::EDESTADDRREQ));
         };
         let to = unspecified_as_loopback(to);
@@ -174,6 +190,10 @@ impl Network {
         let Some(socket) = self.udp.socket(binding) else {
             return Poll::Ready(Err(closed_by_crash("UDP socket")));
         };
+        // Linux reports the pending error before any datagram queued.
+        if std::mem::take(&mut socket.refused) {
+            return Poll::Ready(Err(refused()));
+        }
         let Some((from, bytes)) = socket.queue.front() else {
             if let Some(waker) = waker {
                 socket.wait(waker);
@@ -202,7 +222,7 @@ impl Network {
             return Poll::Ready(mask);
         };
         let mut ready = Ready::WRITABLE;
-        if !socket.queue.is_empty() {
+        if !socket.queue.is_empty() || socket.refused {
             ready |= Ready::READABLE;
         }
         let ready = ready & mask;
@@ -235,7 +255,7 @@ impl Udp {
 
     /// A datagram from `from` arrives at `node` for `to`: queued at the
     /// socket bound there, unless that socket is connected to another
-    /// peer (module docs).
+    /// peer (module docs). `false` if no socket took it.
     pub(super) fn deliver(
         &mut self,
         node: usize,
@@ -243,16 +263,42 @@ impl Udp {
         to: SocketAddr,
         bytes: Vec<u8>,
         woken: &mut Vec<Waker>,
-    ) {
-        let Some(key) = bound_for(&self.sockets, node, to) else {
-            return;
+    ) -> bool {
+        let Some(socket) = self.receiver(node, from, to) else {
+            return false;
         };
-        let socket = self.sockets.get_mut(&key).expect("found above");
-        if socket.peer.is_some_and(|peer| peer != from) {
-            return;
-        }
         socket.queue.push_back((from, bytes));
         woken.append(&mut socket.wakers);
+        true
+    }
+
+    /// A port unreachable arrives at `node` for the datagram it sent from
+    /// `from` to `to`: the socket connected to `to` takes it (module docs;
+    /// Linux finds it as it would a datagram from `to` to `from`).
+    pub(super) fn deliver_unreachable(
+        &mut self,
+        node: usize,
+        from: SocketAddr,
+        to: SocketAddr,
+        woken: &mut Vec<Waker>,
+    ) {
+        let Some(socket) = self.receiver(node, to, from) else {
+            return;
+        };
+        if socket.peer == Some(to) {
+            socket.refused = true;
+            woken.append(&mut socket.wakers);
+        }
+    }
+
+    /// The socket on `node` that a datagram from `from` to `to` reaches.
+    fn receiver(&mut self, node: usize, from: SocketAddr, to: SocketAddr) -> Option<&mut Socket> {
+        let key = bound_for(&self.sockets, node, to)?;
+        let socket = self.sockets.get_mut(&key).expect("found above");
+        if socket.peer.is_some_and(|peer| peer != from) {
+            return None;
+        }
+        Some(socket)
     }
 
     /// A crash of `node`: its sockets vanish.
@@ -264,4 +310,13 @@ impl Udp {
             n != node
         });
     }
+}
+
+/// The pending error a port unreachable leaves on a connected socket.
+fn refused() -> io::Error {
+    io::Error::new(
+        io::ErrorKind::ConnectionRefused,
+        "connection refused: no socket at the simulated peer's port (a port unreachable \
+         came back for an earlier datagram)",
+    )
 }
