@@ -679,6 +679,47 @@ fn building_another_runtime_inside_a_simulation_is_refused() {
     drop(rt::runtime::Builder::new_current_thread().build().unwrap());
 }
 
+/// The panic message of running a one-client simulation here.
+fn panic_of_a_nested_run() -> String {
+    let payload = std::panic::catch_unwind(|| {
+        let mut sim = Sim::new(1);
+        sim.client("inner", async { Ok::<_, std::io::Error>(()) });
+        sim.run()
+    })
+    .unwrap_err();
+    match payload.downcast_ref::<&str>() {
+        Some(message) => (*message).to_owned(),
+        None => payload
+            .downcast_ref::<String>()
+            .cloned()
+            .unwrap_or_default(),
+    }
+}
+
+#[test]
+fn running_a_simulation_inside_a_runtime_panics_naming_the_fix() {
+    // As under `#[rt::test]`, whose body runs in `block_on`.
+    let runtime = rt::runtime::Builder::new_current_thread().build().unwrap();
+    let in_block_on = runtime.block_on(async { panic_of_a_nested_run() });
+    let mut sim = Sim::new(1);
+    let seen = Arc::new(StdMutex::new(String::new()));
+    let inner = seen.clone();
+    sim.client("outer", async move {
+        *inner.lock().unwrap() = panic_of_a_nested_run();
+        Ok::<_, std::io::Error>(())
+    });
+    sim.run().unwrap_or_else(|e| panic!("{e}"));
+    let in_a_simulation = seen.lock().unwrap().clone();
+    for message in [in_block_on, in_a_simulation] {
+        assert!(
+            message.contains("`Sim::run` called inside a runtime")
+                && message.contains("`#[rt::test]`")
+                && message.contains("plain `#[test]`"),
+            "{message}"
+        );
+    }
+}
+
 #[test]
 fn a_run_leaves_nothing_behind() {
     let dropped = Arc::new(AtomicUsize::new(0));

@@ -334,7 +334,8 @@ impl Sim {
     ///
     /// # Panics
     ///
-    /// Panics when called inside a runtime (a task or `block_on`), and
+    /// Panics when called inside a runtime (a task, `block_on`, so also
+    /// under `#[rt::test]`, or another simulation), and
     /// when no client was added (the run would have no end).
     ///
     /// # Examples
@@ -346,6 +347,12 @@ impl Sim {
     /// ```
     #[track_caller]
     pub fn run(self) -> Result<SimReport, SimError> {
+        assert!(
+            !crate::runtime::context::is_entered(),
+            "rt::sim: `Sim::run` called inside a runtime (a task, `block_on`, `#[rt::test]` or \
+             `#[rt::main]`, or another simulation): a simulation is a runtime of its own and \
+             drives the calling thread. Call it from a plain `#[test]` or `fn main`."
+        );
         assert!(
             self.nodes
                 .iter()
