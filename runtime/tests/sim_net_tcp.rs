@@ -142,6 +142,42 @@ fn a_partition_holds_the_bytes_until_repaired_and_a_connect_across_it_times_out(
 }
 
 #[test]
+fn a_connect_timeout_of_duration_max_is_none() {
+    let mut sim = Sim::new(4);
+    sim.connect_timeout(Duration::MAX);
+    echo_host(&mut sim);
+    sim.client("client", async {
+        // Not at the run's first tick: the deadline is counted from now.
+        rt::time::sleep(Duration::from_millis(3)).await;
+        rt::sim::partition("client", "server");
+        let connect = rt::spawn(TcpStream::connect("server:8080"));
+        rt::time::sleep(Duration::from_secs(600)).await;
+        rt::sim::repair("client", "server");
+        let mut stream = connect.await??;
+        assert_eq!(round_trip(&mut stream, b"late").await?, b"late");
+        Ok::<_, BoxError>(())
+    });
+    sim.run().unwrap_or_else(|e| panic!("{e}"));
+
+    // With nothing left to heal the link, the wait is a deadlock, not a
+    // jump to the end of time.
+    let mut sim = Sim::new(4);
+    sim.connect_timeout(Duration::MAX);
+    echo_host(&mut sim);
+    sim.client("client", async {
+        rt::time::sleep(Duration::from_millis(3)).await;
+        rt::sim::partition("client", "server");
+        TcpStream::connect("server:8080").await?;
+        Ok::<_, BoxError>(())
+    });
+    let stuck = sim.run().unwrap_err();
+    assert!(
+        matches!(stuck.failure(), SimFailure::Deadlock { waiting } if waiting == &["client"]),
+        "{stuck}"
+    );
+}
+
+#[test]
 fn a_hold_delays_a_stream_and_release_delivers_in_order() {
     let mut sim = Sim::new(5);
     echo_host(&mut sim);

@@ -299,6 +299,8 @@ impl Sim {
     /// 5 s of simulated time. Rounded up to whole 1 ms ticks, at least
     /// one. (Linux retries a SYN for about two minutes; a shorter wait
     /// keeps simulated runs short, and tests rarely depend on its length.)
+    /// `Duration::MAX` is no timeout: the connect waits until the link
+    /// heals, and one that nothing else can end is a deadlock.
     ///
     /// # Examples
     ///

@@ -287,7 +287,8 @@ impl Network {
         } else {
             min + self.rng.below((max - min + 1) as usize) as u64
         };
-        let mut due = now + latency;
+        // A latency too long for the clock (`Duration::MAX`): never due.
+        let mut due = now.saturating_add(latency);
         if let Some(floor) = self.tcp.order_floor(&packet) {
             due = due.max(floor);
         }

@@ -106,7 +106,9 @@ impl Network {
             local.set_ip(to.ip());
         }
         self.tcp.ports.insert((node, local.port()));
-        let deadline = now + self.config.connect_timeout;
+        // A timeout too long for the clock (`Duration::MAX`) is none: the
+        // connect waits for as long as it takes, and is no event to jump to.
+        let deadline = now.saturating_add(self.config.connect_timeout);
         let conn = self.tcp.conns.len();
         let unborn = End::new(target_node.unwrap_or(node), to, State::Unborn);
         self.tcp.conns.push(super::tcp::Conn {
@@ -118,7 +120,9 @@ impl Network {
             last_due: [0; 2],
             syn_retries: 0,
         });
-        self.tcp.connecting.insert((deadline, conn));
+        if deadline != u64::MAX {
+            self.tcp.connecting.insert((deadline, conn));
+        }
         if let Some(target) = target_node {
             self.send(
                 Packet {
