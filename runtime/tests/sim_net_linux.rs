@@ -1,8 +1,9 @@
 //! Where the simulated network answers as Linux's sockets do, beyond the
 //! faults (`sim_net_tcp.rs`, `sim_net_udp.rs`): a UDP `send` with no peer,
 //! what `connect` does to datagrams already queued and to later ones,
-//! binds per address (a loopback bind hears only its own node), and a
-//! listener's bounded backlog with SYN retransmissions. Where the real
+//! binds per address (a loopback bind hears only its own node), a
+//! listener's bounded backlog with SYN retransmissions, and a stream
+//! closed both ways. Where the real
 //! answer does not depend on the machine's routes, the test asks a real
 //! socket first and expects the simulated one to answer the same.
 
@@ -274,4 +275,47 @@ fn a_socket_bound_to_the_ipv6_unspecified_address_hears_every_address() {
         Ok::<_, BoxError>(())
     });
     sim.run().unwrap();
+}
+
+/// A stream whose side closes first (`shutdown(Write)`), then reads the
+/// peer's FIN: its `peer_addr` and `shutdown` then, each as an error kind
+/// (or `None` for `Ok`), after what the same calls said before the FIN.
+async fn closed_both_ways() -> Vec<Option<io::ErrorKind>> {
+    use rt::io::AsyncReadExt;
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let mut first = TcpStream::connect(listener.local_addr().unwrap())
+        .await
+        .unwrap();
+    let (mut second, _) = listener.accept().await.unwrap();
+    let kind = |result: io::Result<()>| result.err().map(|e| e.kind());
+    first.shutdown_std(std::net::Shutdown::Write).unwrap();
+    let mut buf = [0; 4];
+    // Each read of end of file waits for the other side's FIN.
+    assert_eq!(second.read(&mut buf).await.unwrap(), 0);
+    let mut seen = vec![kind(first.peer_addr().map(drop))];
+    second.shutdown_std(std::net::Shutdown::Write).unwrap();
+    assert_eq!(first.read(&mut buf).await.unwrap(), 0);
+    seen.push(kind(first.peer_addr().map(drop)));
+    seen.push(kind(first.shutdown_std(std::net::Shutdown::Read)));
+    seen
+}
+
+#[test]
+fn a_stream_closed_both_ways_has_no_peer_as_on_linux() {
+    let runtime = rt::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let real = runtime.block_on(closed_both_ways());
+    let not_connected = Some(io::ErrorKind::NotConnected);
+    assert_eq!(real, [None, not_connected, not_connected]);
+    let simulated = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let seen = simulated.clone();
+    let mut sim = Sim::new(1);
+    sim.client("c", async move {
+        *seen.lock().unwrap() = closed_both_ways().await;
+        Ok::<_, BoxError>(())
+    });
+    sim.run().unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(*simulated.lock().unwrap(), real);
 }

@@ -276,6 +276,10 @@
 //!   sends a FIN: the peer reads the bytes before it, then end of file,
 //!   and may go on writing; a write after it fails with `BrokenPipe`.
 //!   `shutdown(Read)`: reads return what is queued, then end of file.
+//!   Once each side's FIN has reached the other, the connection is over:
+//!   `peer_addr` and `shutdown` fail with `NotConnected` (Linux's
+//!   `TIME_WAIT`; the side that closed last counts from its FIN's
+//!   arrival, not from the acknowledgement).
 //! - Closing a stream (dropping it) ends it with a FIN, or resets it when
 //!   bytes it had received were unread or its linger is zero
 //!   (`set_zero_linger`); a segment for a closed stream is answered with

@@ -204,6 +204,17 @@ impl Tcp {
         (ends[side.index()].node, ends[side.peer().index()].node)
     }
 
+    /// Whether `conn`'s end `side` is closed in order (step 3 both ways):
+    /// its FIN reached the peer and the peer's reached it, so the
+    /// connection is over (Linux's `TIME_WAIT`, or `CLOSE` once the
+    /// last FIN is acknowledged, which this counts from the FIN's
+    /// arrival): `peer_addr` and `shutdown` fail with `NotConnected`.
+    pub(super) fn closed_in_order(&self, conn: ConnId, side: Side) -> bool {
+        let ends = &self.conns[conn].ends;
+        let (end, peer) = (&ends[side.index()], &ends[side.peer().index()]);
+        end.write_shut && end.fin_received && peer.fin_received
+    }
+
     /// `conn`'s end `side` and its peer's, both mutable.
     pub(super) fn ends_mut(&mut self, conn: ConnId, side: Side) -> (&mut End, &mut End) {
         let [connector, acceptor] = &mut self.conns[conn].ends;

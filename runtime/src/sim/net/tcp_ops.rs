@@ -169,7 +169,7 @@ impl Network {
     /// reset connection has no peer address, as `getpeername` says.
     pub(crate) fn tcp_is_connected(&self, conn: ConnId, side: Side) -> bool {
         let end = &self.tcp.conns[conn].ends[side.index()];
-        !end.reset && !end.dropped
+        !end.reset && !end.dropped && !self.tcp.closed_in_order(conn, side)
     }
 
     /// A receive into `room` bytes: `copy` gets what is queued (the two
@@ -316,6 +316,13 @@ impl Network {
                 "the simulated connection was reset: nothing left to shut down",
             ));
         }
+        if self.tcp.closed_in_order(conn, side) {
+            return Err(io::Error::new(
+                io::ErrorKind::NotConnected,
+                "the simulated connection is closed both ways: nothing left to shut down",
+            ));
+        }
+        let end = &mut self.tcp.conns[conn].ends[side.index()];
         if matches!(how, Shutdown::Read | Shutdown::Both) {
             end.read_shut = true;
             self.woken.append(&mut end.readers);
