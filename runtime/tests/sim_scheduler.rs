@@ -439,6 +439,36 @@ fn spawn_blocking_runs_inline_on_the_simulation_thread() {
 }
 
 #[test]
+fn every_way_to_spawn_blocking_runs_inline_in_a_simulation() {
+    let mut sim = Sim::new(3);
+    let sim_thread = std::thread::current().id();
+    sim.client("blocker", async move {
+        let here = || std::thread::current().id();
+        let handle = rt::runtime::Handle::current();
+        let mut set = rt::task::JoinSet::new();
+        set.spawn_blocking(here);
+        set.spawn_blocking_on(here, &handle);
+        let mut ran_on = vec![
+            rt::task::spawn_blocking(here).await?,
+            handle.spawn_blocking(here).await?,
+            rt::task::Builder::new().spawn_blocking(here)?.await?,
+            rt::task::Builder::new()
+                .spawn_blocking_on(here, &handle)?
+                .await?,
+        ];
+        while let Some(thread) = set.join_next().await {
+            ran_on.push(thread?);
+        }
+        assert_eq!(
+            ran_on, [sim_thread; 6],
+            "a blocking job left the simulation's thread"
+        );
+        Ok::<_, BoxError>(())
+    });
+    sim.run().unwrap_or_else(|e| panic!("{e}"));
+}
+
+#[test]
 fn a_blocking_wait_in_an_inline_blocking_job_says_why_it_cannot_wait() {
     let mut sim = Sim::new(3);
     sim.client("blocker", async {

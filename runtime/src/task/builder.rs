@@ -1,7 +1,6 @@
 //! `task::Builder`: spawn with a name or a priority, get an error
 //! instead of a panic.
 
-use crate::blocking;
 use crate::runtime::{Handle, context};
 use crate::task::local::{LocalSet, try_spawn_local};
 use crate::task::{JoinHandle, Priority, TaskMeta};
@@ -275,8 +274,9 @@ impl<'a> Builder<'a> {
         F: FnOnce() -> R + Send + 'static,
         R: Send + 'static,
     {
-        let rt = &handle.inner;
-        blocking::try_spawn_blocking_on(rt.blocking_spawner(), Some(rt), f, self.blocking_meta())
+        // Through the handle's own dispatch: a simulation's runs `f`
+        // inline, as a task, instead of on a pool thread.
+        handle.inner.try_spawn_blocking(f, self.blocking_meta())
     }
 }
 
