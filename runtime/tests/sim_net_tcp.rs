@@ -178,6 +178,39 @@ fn a_connect_timeout_of_duration_max_is_none() {
 }
 
 #[test]
+fn cutting_every_pair_of_nodes_leaves_each_nodes_loopback_alone() {
+    let mut sim = Sim::new(4);
+    sim.connect_timeout(Duration::from_secs(1));
+    echo_host(&mut sim);
+    sim.client("client", async {
+        // A loop over every pair meets each node with itself: loopback
+        // is no link, so neither a partition nor a hold touches it.
+        for a in ["client", "server"] {
+            for b in ["client", "server"] {
+                rt::sim::partition(a, b);
+                rt::sim::hold(a, b);
+            }
+        }
+        let across = TcpStream::connect("server:8080").await.unwrap_err();
+        assert_eq!(across.kind(), io::ErrorKind::TimedOut, "{across}");
+        let listener = TcpListener::bind("127.0.0.1:9000").await?;
+        let (mut stream, (mut accepted, _)) =
+            futures::future::try_join(TcpStream::connect("localhost:9000"), listener.accept())
+                .await?;
+        stream.write_all(b"self").await?;
+        let mut buf = [0; 4];
+        accepted.read_exact(&mut buf).await?;
+        assert_eq!(&buf, b"self");
+        let socket = rt::net::UdpSocket::bind("127.0.0.1:0").await?;
+        socket.send_to(b"me", socket.local_addr()?).await?;
+        let n = rt::time::timeout(Duration::from_secs(1), socket.recv(&mut buf)).await??;
+        assert_eq!(&buf[..n], b"me");
+        Ok::<_, BoxError>(())
+    });
+    sim.run().unwrap_or_else(|e| panic!("{e}"));
+}
+
+#[test]
 fn a_hold_delays_a_stream_and_release_delivers_in_order() {
     let mut sim = Sim::new(5);
     echo_host(&mut sim);

@@ -168,7 +168,9 @@ fn on_link(what: &str, a: &str, b: &str, fault: impl FnOnce(&mut Network, usize,
 /// name), both ways, until [`repair`]: datagrams across it are lost,
 /// stream bytes are held (TCP retransmits) and delivered after the
 /// repair, and a connect across it fails with `TimedOut` after the
-/// simulated connect timeout (5 s) unless the link heals first.
+/// simulated connect timeout (5 s) unless the link heals first. A node's
+/// traffic to itself (loopback) crosses no link: `partition(a, a)` does
+/// nothing, as does [`hold`]`(a, a)`.
 ///
 /// # Panics
 ///

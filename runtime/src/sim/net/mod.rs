@@ -232,9 +232,13 @@ impl Network {
         self.links.entry((a.min(b), a.max(b))).or_default()
     }
 
-    /// Cuts the link between `a` and `b` (both ways).
+    /// Cuts the link between `a` and `b` (both ways). A node's loopback
+    /// is no link: nothing cuts or holds it (a loop over every pair of
+    /// nodes meets it).
     pub(crate) fn partition(&mut self, a: usize, b: usize) {
-        self.link(a, b).partitioned = true;
+        if a != b {
+            self.link(a, b).partitioned = true;
+        }
     }
 
     /// Heals a partition; held stream packets go out again.
@@ -243,9 +247,12 @@ impl Network {
         self.resend_held(now);
     }
 
-    /// Holds every packet on the link between `a` and `b` until `release`.
+    /// Holds every packet on the link between `a` and `b` until `release`
+    /// (none on a node's loopback, as `partition`).
     pub(crate) fn hold(&mut self, a: usize, b: usize) {
-        self.link(a, b).held = true;
+        if a != b {
+            self.link(a, b).held = true;
+        }
     }
 
     pub(crate) fn release(&mut self, a: usize, b: usize, now: u64) {
