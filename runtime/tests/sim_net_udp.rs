@@ -372,3 +372,31 @@ fn a_connected_socket_hears_of_a_closed_port_as_linux_reports_it() {
     });
     sim.run().unwrap_or_else(|e| panic!("{e}"));
 }
+
+#[test]
+fn a_socket_kept_past_its_run_fails_in_the_next_one() {
+    // A socket in a `static` (here, a slot the test keeps) outlives its
+    // run. Used in a later run, it must fail, not send into a network
+    // nothing drives (lost without an error) and wait forever there, so
+    // that a run's result never depends on the runs before it.
+    let kept = std::sync::Arc::new(std::sync::Mutex::new(None::<UdpSocket>));
+    let slot = kept.clone();
+    let mut sim = Sim::new(1);
+    sim.client("client", async move {
+        *slot.lock().unwrap() = Some(UdpSocket::bind("0.0.0.0:5000").await?);
+        Ok::<_, io::Error>(())
+    });
+    sim.run().unwrap();
+    let old = kept.lock().unwrap().take().unwrap();
+    let mut sim = Sim::new(1);
+    sim.client("client", async move {
+        let sent = old.send_to(b"x", "127.0.0.1:5001").await.unwrap_err();
+        assert_eq!(sent.kind(), io::ErrorKind::NotConnected, "{sent}");
+        assert!(sent.to_string().contains("its simulation ended"), "{sent}");
+        let mut buf = [0; 4];
+        let received = old.recv_from(&mut buf).await.unwrap_err();
+        assert_eq!(received.kind(), io::ErrorKind::NotConnected, "{received}");
+        Ok::<_, io::Error>(())
+    });
+    sim.run().unwrap_or_else(|e| panic!("{e}"));
+}

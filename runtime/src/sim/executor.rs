@@ -464,6 +464,14 @@ impl Handle {
         // (their destructors may use rt); wakes they cause land in the
         // ready set and are dropped with it.
         self.owned.close_and_shutdown_all();
+        // A socket that outlives the run (kept in a `static` or leaked)
+        // is closed as by a crash of its host: its operations fail, where
+        // they would go into a network nothing drives any more (a send
+        // lost without an error, a receive waiting forever, in whatever
+        // run uses it next, so that run's result would depend on the
+        // runs before it).
+        let nodes = self.state().nodes.len();
+        self.with_net(|net, now| (0..nodes).for_each(|node| net.crash(node, now)));
         let queued = std::mem::take(&mut self.ready().tasks);
         drop(queued);
         let mut woken = Vec::new();

@@ -107,8 +107,11 @@
 //!
 //! Steps 2 and 3 each count as a step for the step limit; a jump past the
 //! time limit stops the run. Whatever stops it, every task left is then
-//! cancelled (their futures dropped) inside the simulation, the timers
-//! are shut down, and the runtime is gone: a run leaves nothing behind.
+//! cancelled (their futures dropped) inside the simulation, every node's
+//! sockets are closed as by a crash (one kept in a `static` fails with
+//! `NotConnected` in a later run, rather than sending into a network
+//! nothing drives), the timers are shut down, and the runtime is gone: a
+//! run leaves nothing behind.
 //!
 //! A wake from another OS thread (a real thread the test started) is
 //! accepted, but it is not deterministic; everything inside the

@@ -373,14 +373,15 @@ fn error_of(kind: io::ErrorKind) -> io::Error {
     io::Error::new(kind, text)
 }
 
-/// The error of a socket used after its host crashed (it outlived the
-/// crash in a `static` or a leak): the crash closed it.
+/// The error of a socket used after its host crashed or its run ended
+/// (it outlived either in a `static` or a leak): that closed it.
 pub(super) fn closed_by_crash(what: &str) -> io::Error {
     io::Error::new(
         io::ErrorKind::NotConnected,
         format!(
-            "this simulated {what} is closed: its host crashed (a socket kept past a crash, in \
-             a `static` or leaked, is dead; the restarted host binds its own)"
+            "this simulated {what} is closed: its host crashed, or its simulation ended (a \
+             socket kept past either, in a `static` or leaked, is dead; the restarted host, or \
+             the next run, binds its own)"
         ),
     )
 }
