@@ -311,6 +311,39 @@ fn the_step_and_time_limits_stop_runaway_runs() {
 }
 
 #[test]
+fn a_deadlock_hidden_by_a_heartbeat_names_the_stuck_client_at_the_limit() {
+    // The host's heartbeat keeps a timer pending, so the client's wait
+    // for a message nobody sends is not seen as a deadlock: the run ends
+    // at the time limit, whose report must say who was stuck.
+    let (_never, waiting) = rt::sync::oneshot::channel::<()>();
+    let mut sim = Sim::new(5);
+    sim.max_time(Duration::from_secs(60));
+    sim.host("heartbeat", || async {
+        let mut interval = rt::time::interval(Duration::from_secs(1));
+        loop {
+            interval.tick().await;
+        }
+        #[allow(unreachable_code)]
+        Ok::<_, std::io::Error>(())
+    });
+    sim.client("done", async { Ok::<_, std::io::Error>(()) });
+    sim.client("stuck", async move {
+        let _ = waiting.await;
+        Ok::<_, std::io::Error>(())
+    });
+    let err = sim.run().unwrap_err();
+    assert!(
+        matches!(err.failure(), SimFailure::TimeLimit { .. }),
+        "{err}"
+    );
+    let text = err.to_string();
+    assert!(
+        text.contains("while client(s) `stuck` had not finished;"),
+        "{text}"
+    );
+}
+
+#[test]
 fn simulated_time_jumps_to_the_next_timer_only_when_nothing_is_ready() {
     let mut sim = Sim::new(9);
     sim.client("timed", async {

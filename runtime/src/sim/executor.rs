@@ -322,7 +322,8 @@ impl Handle {
     }
 
     fn error(&self, failure: SimFailure) -> SimError {
-        SimError::new(self.stats(), failure)
+        let unfinished = self.state().waiting_clients();
+        SimError::new(self.stats(), failure, unfinished)
     }
 
     /// Step 2's draw: a ready task at random.

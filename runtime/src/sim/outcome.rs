@@ -229,11 +229,24 @@ impl fmt::Display for SimFailure {
 pub struct SimError {
     stats: RunStats,
     failure: SimFailure,
+    /// The clients that had not finished, named after a limit (a
+    /// deadlock names them itself): a deadlock that a periodic timer
+    /// keeps from being seen as one ends at a limit, and they are where
+    /// to look.
+    unfinished: Vec<String>,
 }
 
 impl SimError {
-    pub(crate) fn new(stats: RunStats, failure: SimFailure) -> SimError {
-        SimError { stats, failure }
+    pub(crate) fn new(stats: RunStats, failure: SimFailure, unfinished: Vec<String>) -> SimError {
+        let unfinished = match failure {
+            SimFailure::StepLimit { .. } | SimFailure::TimeLimit { .. } => unfinished,
+            _ => Vec::new(),
+        };
+        SimError {
+            stats,
+            failure,
+            unfinished,
+        }
     }
 
     /// The seed of the failed run: `Sim::new(seed)` (or `RT_SIM_SEED`)
@@ -333,11 +346,15 @@ impl fmt::Display for SimError {
             polls,
             ..
         } = self.stats;
+        write!(f, "simulation failed: {}", self.failure)?;
+        if !self.unfinished.is_empty() {
+            let names: Vec<String> = self.unfinished.iter().map(|n| format!("`{n}`")).collect();
+            write!(f, ", while client(s) {} had not finished", names.join(", "))?;
+        }
         write!(
             f,
-            "simulation failed: {}; seed {seed} (replay with RT_SIM_SEED={seed}), at simulated \
-             time {elapsed:?} after {polls} polls, trace hash {trace_hash:#018x}",
-            self.failure
+            "; seed {seed} (replay with RT_SIM_SEED={seed}), at simulated time {elapsed:?} \
+             after {polls} polls, trace hash {trace_hash:#018x}"
         )
     }
 }
