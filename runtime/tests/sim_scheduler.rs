@@ -712,6 +712,29 @@ fn real_io_is_refused_inside_a_simulation() {
 }
 
 #[test]
+fn listening_for_a_signal_inside_a_simulation_panics_naming_the_fix() {
+    let mut sim = Sim::new(1);
+    sim.client("c", async {
+        // A server's usual main loop ends on Ctrl-C.
+        let server = rt::spawn(async {
+            rt::select! {
+                () = std::future::pending::<()>() => {}
+                _ = rt::signal::ctrl_c() => {}
+            }
+        });
+        let payload = server.await.unwrap_err().into_panic();
+        let message = payload.downcast_ref::<&str>().copied().unwrap_or_default();
+        assert!(
+            message.contains("`rt::signal` (`ctrl_c`, `signal`) inside a simulation")
+                && message.contains("rt::sim::crash"),
+            "{message}"
+        );
+        Ok::<_, BoxError>(())
+    });
+    sim.run().unwrap_or_else(|e| panic!("{e}"));
+}
+
+#[test]
 fn building_another_runtime_inside_a_simulation_is_refused() {
     let mut sim = Sim::new(1);
     sim.client("c", async {

@@ -338,6 +338,14 @@ pub struct Signal {
 /// ```
 #[track_caller]
 pub fn signal(kind: SignalKind) -> io::Result<Signal> {
+    #[cfg(feature = "sim")]
+    if crate::sim::is_current() {
+        panic!(
+            "`rt::signal` (`ctrl_c`, `signal`) inside a simulation (`rt::sim`): no OS signal \
+             reaches a simulated node. Stop a host with `rt::sim::crash` or `restart`, and give \
+             the simulated server a shutdown future of its own in place of the signal"
+        );
+    }
     // Misuse first, whatever the signal: outside a runtime with I/O this
     // panics at the caller's line (as tokio's does), even for a signal
     // number that would be refused below.

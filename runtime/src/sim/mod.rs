@@ -400,6 +400,9 @@
 //!   simulated socket does not have);
 //! - `AsyncFd` and child processes (their readiness comes from the OS):
 //!   a panic saying so;
+//! - `rt::signal` (`ctrl_c`, `signal`): a panic naming the fix (no OS
+//!   signal reaches a node: stop a host with [`crash`], and give the
+//!   server a shutdown future of its own);
 //! - `Handle::block_on` on a simulation's handle (the simulation drives
 //!   itself): a panic;
 //! - building another runtime (`Runtime::new`, `Builder::build`,
