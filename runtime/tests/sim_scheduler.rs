@@ -214,6 +214,36 @@ fn a_sweep_finds_a_planted_ordering_bug_and_its_seed_replays_it() {
     eprintln!("{failing} of 200 seeds lose an update");
 }
 
+/// A client whose helper task panics for one seed in four; the client
+/// passes the `JoinError` on with `?`, so its message (which names the
+/// task's id) is the run's failure.
+fn panicking_helper(sim: &mut Sim) {
+    sim.client("c", async {
+        for _ in 0..3 {
+            rt::spawn(async { rt::task::yield_now().await });
+        }
+        let helper = rt::spawn(async {
+            if rt::sim::random_u64() % 4 == 0 {
+                panic!("planted");
+            }
+        });
+        helper.await?;
+        Ok::<_, BoxError>(())
+    });
+}
+
+#[test]
+fn a_seed_found_by_a_sweep_replays_with_the_same_report() {
+    let found = sweep(0..100, panicking_helper).unwrap_err();
+    let mut sim = Sim::new(found.seed());
+    panicking_helper(&mut sim);
+    let replayed = sim.run().unwrap_err();
+    // Word for word: the task ids in the message are the run's own (the
+    // client's root is task 1, its first helpers 2 to 4).
+    assert_eq!(replayed.to_string(), found.to_string());
+    assert!(found.to_string().contains("task 5 panicked"), "{found}");
+}
+
 #[test]
 fn with_the_bug_fixed_a_thousand_seeds_pass() {
     let report =

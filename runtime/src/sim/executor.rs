@@ -412,13 +412,21 @@ impl Handle {
     pub(super) fn spawn_owned<F>(
         me: &Arc<Handle>,
         future: F,
-        meta: TaskMeta,
+        mut meta: TaskMeta,
         owner: Option<Owner>,
     ) -> JoinHandle<F::Output>
     where
         F: Future + Send + 'static,
         F::Output: Send + 'static,
     {
+        let seq = {
+            let mut state = me.state();
+            state.next_seq += 1;
+            state.next_seq - 1
+        };
+        // The run's own numbering, not the process-wide counter's: ids
+        // (in a `JoinError`'s message, say) replay with the seed.
+        meta.id = crate::task::Id::simulated(seq);
         let (join, notified) = me.owned.bind(future, me.clone(), meta);
         let Some(notified) = notified else {
             // The list is closed (teardown): the task was cancelled.
@@ -427,8 +435,6 @@ impl Handle {
         let id = join.id().as_u64();
         let dead = {
             let mut state = me.state();
-            let seq = state.next_seq;
-            state.next_seq += 1;
             state.tasks.insert(
                 id,
                 TaskInfo {

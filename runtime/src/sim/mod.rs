@@ -175,10 +175,11 @@
 //!   so a simulation explores orders a priority would hide.
 //! - `select!`'s random start, seeded from the OS per thread: drawn from
 //!   the simulation's RNG inside one.
-//! - Task ids come from a process-wide counter, so they differ from run
-//!   to run (and between simulations running in parallel): the trace
-//!   hashes per-run sequence numbers, never ids. User code that orders
-//!   work by [`task::Id`](crate::task::Id) is not deterministic.
+//! - Task ids, elsewhere from a process-wide counter (so they would
+//!   differ between a sweep and the replay of one of its seeds): inside a
+//!   simulation a [`task::Id`](crate::task::Id) is the task's number in
+//!   the run's spawn order, from 1, the same on every replay (unique
+//!   within the run, not across runtimes alive at the same time).
 //! - The global-queue interval, tuned from the real clock, and the event
 //!   interval: the simulation's scheduler has neither (one ready set, no
 //!   I/O driver to poll).

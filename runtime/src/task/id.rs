@@ -5,7 +5,10 @@ use std::fmt;
 use std::num::NonZeroU64;
 
 /// An opaque identifier of a task, unique among all tasks alive in the
-/// process (ids are never reused).
+/// process (ids are never reused). Inside a simulation (`rt::sim`), an id
+/// is the task's number in its run's spawn order, from 1, so that a seed
+/// replays the same ids (in a failure's message too): unique within the
+/// run, not across runtimes alive at the same time.
 ///
 /// # Examples
 ///
@@ -29,6 +32,12 @@ impl Id {
         }
         let id = NEXT.fetch_add(1, Ordering::Relaxed);
         Id(NonZeroU64::new(id).expect("task ids do not wrap in 2^64 spawns"))
+    }
+
+    /// The id of a simulation's task number `seq` (from 0) in its run.
+    #[cfg(feature = "sim")]
+    pub(crate) fn simulated(seq: u64) -> Id {
+        Id(NonZeroU64::MIN.saturating_add(seq))
     }
 
     pub(crate) fn as_u64(self) -> u64 {
