@@ -148,10 +148,11 @@
 //! the node whose task spawned it (the root task of a host or client
 //! belongs to it). A host's future is built by its closure: at the start
 //! and at each [`restart`], as the host's new incarnation whoever asked
-//! for the restart (what the closure spawns is the host's too). [`crash`] is a process crash: every task of
-//! the host is cancelled at once (their futures dropped right after the
-//! poll that crashed it, before any other task runs), and the host stays
-//! down until a restart builds its future anew. A node has an
+//! for the restart (what the closure spawns is the host's too). [`crash`]
+//! is a process crash: every task of the host is cancelled at once (their
+//! futures dropped right after the poll that crashed it, before any other
+//! task runs), and the host stays down until a restart builds its future
+//! anew. A node has an
 //! incarnation number, bumped by each crash; a task spawned later by a
 //! task of a dead incarnation is cancelled too, so nothing of a crashed
 //! process survives in tasks. (Statics do survive: a host that keeps
