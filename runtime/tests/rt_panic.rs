@@ -378,3 +378,42 @@ fn runtime_handles_and_resources_are_unwind_safe() {
         assert_eq!(rt.block_on(async { 7 }), 7, "on {kind:?}");
     }
 }
+
+#[test]
+fn a_runtime_dropped_inside_block_on_is_still_shut_down() {
+    // The drop panics, but first stops the workers and cancels the tasks:
+    // before, the panic unwound past the runtime, its workers stayed
+    // parked for the life of the process and its tasks were never dropped.
+    let hang = std::time::Duration::from_secs(30);
+    let (stopped, thread_stops) = std::sync::mpsc::channel();
+    let stopped = std::sync::Mutex::new(stopped);
+    let inner = Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .on_thread_stop(move || stopped.lock().unwrap().send(()).unwrap())
+        .build()
+        .unwrap();
+    let drops = DropCounter::new();
+    let guard = drops.guard();
+    let (started, running) = std::sync::mpsc::channel();
+    let task = inner.spawn(async move {
+        let _guard = guard;
+        started.send(()).unwrap();
+        std::future::pending::<()>().await
+    });
+    running.recv_timeout(hang).unwrap();
+    let outer = Builder::new_current_thread().build().unwrap();
+    let message = expect_panic(|| outer.block_on(async move { drop(inner) }));
+    assert!(
+        message.contains("Cannot drop a runtime inside an async context"),
+        "{message}"
+    );
+    for _ in 0..2 {
+        thread_stops
+            .recv_timeout(hang)
+            .expect("a worker of the dropped runtime stopped");
+    }
+    let error = outer.block_on(task).unwrap_err();
+    assert!(error.is_cancelled(), "{error:?}");
+    assert_eq!(drops.dropped(), 1, "the pending task's future was dropped");
+}

@@ -24,6 +24,13 @@ use std::time::{Duration, Instant};
 /// long it takes (as tokio does). Use [`Runtime::shutdown_timeout`] to
 /// bound that wait, or [`Runtime::shutdown_background`] not to wait.
 ///
+/// # Panics
+///
+/// Dropping it inside an async context (a task or `block_on`) panics,
+/// since waiting there would block the thread; the runtime is shut down as
+/// by [`Runtime::shutdown_background`] first, so its tasks are still
+/// cancelled and its threads still exit.
+///
 /// # Examples
 ///
 /// ```
@@ -268,10 +275,14 @@ impl Drop for Runtime {
             return;
         }
         if context::is_entered() {
+            // Shut down without waiting, as `shutdown_background` does,
+            // before panicking: the panic unwinds past this runtime, and
+            // nothing else would stop its workers, cancel its tasks or
+            // close its driver (its threads and descriptors would leak).
+            self.shutdown(Some(Duration::ZERO));
             if std::thread::panicking() {
-                // Already unwinding: blocking or panicking again would
-                // abort the process; give up on the workers instead.
-                self.shutdown(Some(Duration::ZERO));
+                // Already unwinding: panicking again would abort the
+                // process.
                 return;
             }
             panic!(
