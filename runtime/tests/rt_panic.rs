@@ -417,3 +417,65 @@ fn a_runtime_dropped_inside_block_on_is_still_shut_down() {
     assert!(error.is_cancelled(), "{error:?}");
     assert_eq!(drops.dropped(), 1, "the pending task's future was dropped");
 }
+
+/// A `shutdown_timeout` that would wait inside an async context panics
+/// naming the fix (as tokio's does), after shutting the runtime down
+/// without waiting. Before, it blocked the thread for up to the timeout:
+/// here, behind a blocking call that never returns, for the whole hour.
+#[test]
+fn shutdown_timeout_inside_block_on_panics_instead_of_blocking() {
+    let hang = std::time::Duration::from_secs(30);
+    let inner = Kind::MultiThread(2).build();
+    let (release, stuck) = std::sync::mpsc::channel::<()>();
+    let blocking = inner.spawn_blocking(move || stuck.recv().is_err());
+    let pending = inner.spawn(std::future::pending::<()>());
+    let (result, results) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let outer = Builder::new_current_thread().build().unwrap();
+        let message = expect_panic(|| {
+            outer.block_on(
+                async move { inner.shutdown_timeout(std::time::Duration::from_secs(3600)) },
+            )
+        });
+        result.send(message).unwrap();
+    });
+    let message = results
+        .recv_timeout(hang)
+        .expect("`shutdown_timeout` panicked instead of blocking for its timeout");
+    assert!(
+        message.contains("`Runtime::shutdown_timeout` called inside an async context"),
+        "{message}"
+    );
+    assert!(
+        message.contains("shutdown_background()"),
+        "names the fix: {message}"
+    );
+    let outer = Builder::new_current_thread().build().unwrap();
+    assert!(outer.block_on(pending).unwrap_err().is_cancelled());
+    drop(release);
+    assert!(
+        outer.block_on(blocking).unwrap(),
+        "the blocking call ran on"
+    );
+}
+
+/// A task that shuts down its own runtime with a timeout panics at once;
+/// before, it waited the whole timeout for its own worker to stop.
+#[test]
+fn shutdown_timeout_of_its_own_runtime_inside_a_task_panics() {
+    let hang = std::time::Duration::from_secs(30);
+    let rt = Kind::MultiThread(2).build();
+    let handle = rt.handle().clone();
+    let (result, results) = std::sync::mpsc::channel();
+    handle.spawn(async move {
+        let message = expect_panic(|| rt.shutdown_timeout(std::time::Duration::from_secs(3600)));
+        result.send(message).unwrap();
+    });
+    let message = results
+        .recv_timeout(hang)
+        .expect("`shutdown_timeout` panicked instead of waiting for its own worker");
+    assert!(
+        message.contains("`Runtime::shutdown_timeout` called inside an async context"),
+        "{message}"
+    );
+}

@@ -201,6 +201,10 @@ impl LocalRuntime {
     /// Drops the local tasks, then shuts the runtime down as
     /// [`Runtime::shutdown_timeout`].
     ///
+    /// # Panics
+    ///
+    /// As [`Runtime::shutdown_timeout`], inside an async context.
+    ///
     /// # Examples
     ///
     /// ```
@@ -208,6 +212,7 @@ impl LocalRuntime {
     /// rt.spawn_local(std::future::pending::<()>());
     /// rt.shutdown_timeout(std::time::Duration::from_secs(1));
     /// ```
+    #[track_caller]
     pub fn shutdown_timeout(self, timeout: Duration) {
         let LocalRuntime { local, rt } = self;
         drop(local);

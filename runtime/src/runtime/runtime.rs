@@ -205,6 +205,14 @@ impl Runtime {
     /// return. Tasks and queued blocking work are cancelled either way; a
     /// thread stuck in a poll or a blocking call is left behind.
     ///
+    /// # Panics
+    ///
+    /// Panics inside an async context (a task or `block_on`) unless
+    /// `timeout` is zero, as tokio does: waiting there would block the
+    /// thread (a task shutting down its own runtime would wait the whole
+    /// `timeout` for its own worker). The runtime is shut down as by
+    /// [`Runtime::shutdown_background`] first.
+    ///
     /// # Examples
     ///
     /// ```
@@ -213,7 +221,17 @@ impl Runtime {
     /// rt.spawn(std::future::pending::<()>());
     /// rt.shutdown_timeout(Duration::from_secs(10));
     /// ```
+    #[track_caller]
     pub fn shutdown_timeout(mut self, timeout: Duration) {
+        if !timeout.is_zero() && context::is_entered() {
+            self.shutdown(Some(Duration::ZERO));
+            panic!(
+                "`Runtime::shutdown_timeout` called inside an async context (a task or \
+                 `block_on`): waiting for the runtime to stop would block the thread, so it was \
+                 shut down without waiting. Call `Runtime::shutdown_background()` here, or \
+                 shut it down outside the async context (in `rt::task::spawn_blocking`)."
+            );
+        }
         self.shutdown(Some(timeout));
     }
 
