@@ -44,6 +44,43 @@ fn on_thread_start_and_stop_run_once_per_worker() {
     }
 }
 
+/// The thread hooks run with their runtime current, as tokio's do, so a
+/// hook may call `Handle::current()`; before, they ran outside it and
+/// `Handle::current()` panicked there.
+#[test]
+fn thread_hooks_see_their_runtime_as_current() {
+    use rt::runtime::Handle;
+    use std::sync::Mutex;
+    for kind in [Kind::CurrentThread, Kind::MultiThread(2)] {
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let (on_start, on_stop) = (seen.clone(), seen.clone());
+        let rt = kind
+            .builder()
+            .on_thread_start(move || {
+                let current = Handle::try_current().map(|handle| handle.id());
+                on_start.lock().unwrap().push(("start", current.ok()));
+            })
+            .on_thread_stop(move || {
+                let current = Handle::try_current().map(|handle| handle.id());
+                on_stop.lock().unwrap().push(("stop", current.ok()));
+            })
+            .build()
+            .unwrap();
+        let id = rt.handle().id();
+        // A blocking-pool thread, on both flavors.
+        rt.block_on(rt.spawn_blocking(|| {})).unwrap();
+        drop(rt);
+        let seen = seen.lock().unwrap();
+        assert!(
+            seen.iter().any(|&(hook, _)| hook == "start"),
+            "{kind:?}: {seen:?}"
+        );
+        for &(hook, current) in seen.iter() {
+            assert_eq!(current, Some(id), "{kind:?}: the {hook} hook: {seen:?}");
+        }
+    }
+}
+
 #[test]
 fn a_current_thread_runtime_starts_no_thread() {
     let (started, on_start) = counter();

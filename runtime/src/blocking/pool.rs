@@ -632,7 +632,9 @@ impl Inner {
     ) -> io::Result<()> {
         let pool = spawner.clone();
         let rt = rt.cloned();
-        let spawned = self.threads.spawn(move || pool.run_thread(rt, start));
+        let spawned = self
+            .threads
+            .spawn(rt.clone(), move || pool.run_thread(rt, start));
         if spawned.is_err() {
             self.exit_thread(self.sleep.lock().unwrap());
         }

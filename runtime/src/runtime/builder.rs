@@ -3,7 +3,7 @@
 use crate::blocking::{self, PoolConfig};
 use crate::driver::{Driver, DriverConfig};
 use crate::runtime::watchdog::{SlowPollCallback, WatchdogConfig};
-use crate::runtime::{Handle, LocalRuntime, Runtime, SlowPoll};
+use crate::runtime::{Handle, LocalRuntime, Runtime, SlowPoll, context};
 use crate::scheduler::{self, Config, current_thread, multi_thread};
 use crate::task::local_set_list::LocalSetList;
 use std::fmt;
@@ -213,7 +213,9 @@ impl Builder {
         self
     }
 
-    /// Runs `f` on each runtime thread when it starts.
+    /// Runs `f` on each runtime thread when it starts (workers and
+    /// blocking-pool threads), with the runtime current, as tokio does:
+    /// `f` may call [`Handle::current`].
     ///
     /// # Examples
     ///
@@ -238,7 +240,8 @@ impl Builder {
         self
     }
 
-    /// Runs `f` on each runtime thread just before it exits.
+    /// Runs `f` on each runtime thread just before it exits, with the
+    /// runtime still current (see [`on_thread_start`](Builder::on_thread_start)).
     ///
     /// # Examples
     ///
@@ -751,9 +754,15 @@ impl ThreadSpawner {
         }
     }
 
-    /// Spawns a thread running the start hook, `f`, then the stop hook.
-    pub(crate) fn spawn(&self, f: impl FnOnce() + Send + 'static) -> io::Result<()> {
-        self.spawn_then(f, |()| {})
+    /// Spawns a thread running the start hook, `f`, then the stop hook;
+    /// the hooks run with `current` (the runtime the thread serves) as the
+    /// current runtime.
+    pub(crate) fn spawn(
+        &self,
+        current: Option<scheduler::Handle>,
+        f: impl FnOnce() + Send + 'static,
+    ) -> io::Result<()> {
+        self.spawn_then(current, f, |()| {})
     }
 
     /// As `spawn`, and runs `on_exit` with `f`'s result last on the new
@@ -761,12 +770,16 @@ impl ThreadSpawner {
     /// hooks have run.
     pub(crate) fn spawn_then<T>(
         &self,
+        current: Option<scheduler::Handle>,
         f: impl FnOnce() -> T + Send + 'static,
         on_exit: impl FnOnce(T) + Send + 'static,
     ) -> io::Result<()> {
         let on_start = self.on_start.clone();
         let on_stop = self.on_stop.clone();
         let body = move || {
+            // As in tokio, a hook may call `Handle::current()` (to keep the
+            // handle in a thread-local, say).
+            let entered = current.as_ref().map(context::set_current);
             if let Some(cb) = &on_start {
                 cb();
             }
@@ -774,6 +787,8 @@ impl ThreadSpawner {
             if let Some(cb) = &on_stop {
                 cb();
             }
+            drop(entered);
+            drop(current);
             on_exit(result);
         };
         #[cfg(not(loom))]

@@ -18,8 +18,8 @@ use crate::loom::deque::{Injector, Worker as Deque};
 use crate::loom::sync::atomic::AtomicBool;
 use crate::loom::sync::{Arc, Condvar, Mutex};
 use crate::runtime::builder::ThreadSpawner;
-use crate::scheduler::Config;
 use crate::scheduler::priority::{PriorityLanes, QueuedCounts};
+use crate::scheduler::{self, Config};
 use crate::task::list::OwnedTasks;
 use crossbeam_utils::CachePadded;
 use local_queues::YieldedTasks;
@@ -115,6 +115,7 @@ impl MultiThread {
             // run, so dropping the runtime returns only once every worker
             // thread's hook has.
             let spawned = spawner.spawn_then(
+                Some(scheduler::Handle::MultiThread(handle.clone())),
                 move || worker::run(worker_handle, core),
                 move |finished_with_core| {
                     if finished_with_core {
