@@ -437,3 +437,44 @@ fn a_dropped_write_still_writes_all_of_its_contents() {
     assert_eq!(checksum(&written), checksum(&data));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// After its runtime has shut down, a file operation (and a host-name
+/// lookup, which runs on the same blocking pool) fails with the shutdown
+/// error that `is_rt_shutdown_err` recognises, as sockets and stdio do;
+/// before, it failed with "task N was cancelled", naming a task the
+/// caller never spawned.
+#[test]
+fn blocking_io_after_shutdown_fails_with_the_shutdown_error() {
+    for kind in [support::Kind::CurrentThread, support::Kind::MultiThread(1)] {
+        let rt = kind.build();
+        let dir = scratch_dir("after-shutdown", &rt);
+        let path = dir.join("file");
+        std::fs::write(&path, b"data").unwrap();
+        let file = rt.block_on(rt::fs::File::open(&path)).unwrap();
+        let handle = rt.handle().clone();
+        drop(rt);
+        let read = handle.block_on(rt::fs::read(&path)).unwrap_err();
+        assert!(rt::runtime::is_rt_shutdown_err(&read), "{kind:?}: {read}");
+        let metadata = handle.block_on(file.metadata()).unwrap_err();
+        assert!(
+            rt::runtime::is_rt_shutdown_err(&metadata),
+            "{kind:?}: {metadata}"
+        );
+        let entries = handle
+            .block_on(async { rt::fs::read_dir(&dir).await?.next_entry().await })
+            .unwrap_err();
+        assert!(
+            rt::runtime::is_rt_shutdown_err(&entries),
+            "{kind:?}: {entries}"
+        );
+        let lookup = handle
+            .block_on(rt::net::lookup_host("localhost:80"))
+            .map(drop)
+            .unwrap_err();
+        assert!(
+            rt::runtime::is_rt_shutdown_err(&lookup),
+            "{kind:?}: {lookup}"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

@@ -11,7 +11,7 @@ use crate::driver::time::AutoAdvanceInhibit;
 use crate::runtime::context;
 use crate::scheduler;
 use crate::task::list::OwnedTasks;
-use crate::task::{self, JoinHandle, Notified, Schedule, TaskMeta};
+use crate::task::{self, JoinError, JoinHandle, Notified, Schedule, TaskMeta};
 use std::future::Future;
 use std::io;
 use std::pin::Pin;
@@ -173,5 +173,20 @@ impl Schedule for BlockingSchedule {
         if let Some(inhibit) = &self.inhibit {
             inhibit.release();
         }
+    }
+}
+
+/// The I/O error for a blocking job of the runtime's own (a file
+/// operation, a host-name lookup, a stdio write) that did not return a
+/// result. Nothing aborts these jobs, so a cancelled one was cancelled by
+/// the runtime's shutdown: the error is the shutdown error
+/// ([`is_rt_shutdown_err`](crate::runtime::is_rt_shutdown_err)), as a
+/// socket's is, rather than the cancelled task's, which names a task the
+/// caller never spawned. A panic keeps its message.
+pub(crate) fn job_error(error: JoinError) -> io::Error {
+    if error.is_cancelled() {
+        rt_reactor::shutdown_error()
+    } else {
+        error.into()
     }
 }

@@ -56,7 +56,7 @@ where
     crate::sim::refuse("rt::fs")?;
     match spawn_fs(f).await {
         Ok(result) => result,
-        Err(join_error) => Err(join_error.into()),
+        Err(join_error) => Err(crate::blocking::job_error(join_error)),
     }
 }
 

@@ -683,7 +683,7 @@ impl File {
             Err(join_error) => {
                 // The pool was shut down under us; the buffer is lost.
                 self.state = State::Idle(None);
-                Err(join_error.into())
+                Err(crate::blocking::job_error(join_error))
             }
         })
     }
@@ -951,6 +951,6 @@ fn rewind_by(file: &StdFile, rewind: i64) -> io::Result<()> {
 async fn join_io<T: Send + 'static>(handle: JoinHandle<io::Result<T>>) -> io::Result<T> {
     match handle.await {
         Ok(result) => result,
-        Err(join_error) => Err(join_error.into()),
+        Err(join_error) => Err(crate::blocking::job_error(join_error)),
     }
 }

@@ -168,7 +168,7 @@ impl ReadDir {
                     Ok(batch) => self.state = State::Idle(Some(batch)),
                     Err(join_error) => {
                         self.state = State::Idle(None);
-                        return Poll::Ready(Err(join_error.into()));
+                        return Poll::Ready(Err(crate::blocking::job_error(join_error)));
                     }
                 },
             }

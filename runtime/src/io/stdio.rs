@@ -107,13 +107,7 @@ impl Blocking {
             Err(join_error) => {
                 // The pool shut down under us; the buffered bytes are lost.
                 self.state = State::Idle(Buf::default());
-                // Nothing else cancels a stdio job: say it was the shutdown
-                // (`runtime::is_rt_shutdown_err`), as tokio does.
-                Err(if join_error.is_cancelled() {
-                    rt_reactor::shutdown_error()
-                } else {
-                    join_error.into()
-                })
+                Err(crate::blocking::job_error(join_error))
             }
         })
     }

@@ -79,7 +79,7 @@ pub(crate) async fn resolve(name: HostName) -> io::Result<Vec<SocketAddr>> {
     };
     match call.await {
         Ok(result) => result,
-        Err(join_error) => Err(join_error.into()),
+        Err(join_error) => Err(crate::blocking::job_error(join_error)),
     }
 }
 
