@@ -195,6 +195,51 @@ fn a_current_thread_runtime_reports_a_blocked_poll() {
     assert_eq!(reports[0].worker(), Some(0));
 }
 
+/// A callback that panics (here a bug of its own, as an `unwrap` on a
+/// closed channel would be) does not end the watchdog: the next stall is
+/// still reported. Before, the panic killed the monitor thread, and no
+/// stall was ever reported again.
+#[test]
+fn a_panicking_callback_does_not_stop_later_reports() {
+    let (release_tx, release_rx) = mpsc::channel::<()>();
+    let (report_tx, report_rx) = mpsc::channel();
+    let release = Mutex::new(release_tx);
+    let report_tx = Mutex::new(report_tx);
+    let rt = Builder::new_multi_thread()
+        .worker_threads(1)
+        .slow_poll_threshold(THRESHOLD)
+        .on_slow_poll(move |report: &SlowPoll| {
+            report_tx.lock().unwrap().send(report.clone()).unwrap();
+            release.lock().unwrap().send(()).unwrap();
+            if report.name() == Some("first") {
+                panic!("the callback's own bug");
+            }
+        })
+        .build()
+        .unwrap();
+    let released = Arc::new(Mutex::new(release_rx));
+    for name in ["first", "second"] {
+        let released = released.clone();
+        let stuck = rt::task::Builder::new()
+            .name(name)
+            .spawn_on(
+                async move { released.lock().unwrap().recv_timeout(HANG).is_ok() },
+                rt.handle(),
+            )
+            .unwrap();
+        assert!(
+            rt.block_on(stuck).unwrap(),
+            "the `{name}` stall was reported, which released it"
+        );
+    }
+    drop(rt);
+    let names: Vec<_> = report_rx
+        .try_iter()
+        .map(|report| report.name().map(str::to_owned))
+        .collect();
+    assert_eq!(names, [Some("first".to_owned()), Some("second".to_owned())]);
+}
+
 /// Runs one of this file's tests in a child process, with `RT_DEBUG=1`
 /// or without it, and returns its stderr.
 fn run_child(test: &str, rt_debug: bool) -> String {

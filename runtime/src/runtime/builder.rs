@@ -551,7 +551,8 @@ impl Builder {
     /// (see [`slow_poll_threshold`](Builder::slow_poll_threshold); setting
     /// a callback turns the watchdog on, at 100 ms unless a threshold is
     /// set). The report then goes to `f` instead of stderr. `f` runs on
-    /// the monitor thread: while it runs, no other stall is looked for.
+    /// the monitor thread: while it runs, no other stall is looked for. A
+    /// panic in `f` is printed by the panic hook and the monitor goes on.
     ///
     /// # Examples
     ///

@@ -43,7 +43,7 @@ use crate::task::list::OwnedTasks;
 use crate::task::local;
 use std::fmt;
 use std::io;
-use std::panic::Location;
+use std::panic::{self, AssertUnwindSafe, Location};
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -269,8 +269,8 @@ impl Watchdog {
         *stopped.lock().unwrap() = true;
         wake.notify_all();
         if let Some(thread) = self.thread.take() {
-            // A panic in the user's callback ended the monitor; it was
-            // already reported on stderr by the panic hook.
+            // The monitor catches the callback's panics; it never panics
+            // itself, but a stop must not panic in a `Drop`.
             let _ = thread.join();
         }
     }
@@ -381,7 +381,7 @@ fn sample(
             }
             if let Some(report) = report {
                 match &config.on_slow_poll {
-                    Some(callback) => callback(&report),
+                    Some(callback) => call_back(callback, &report),
                     None => emit_slow_poll(&report),
                 }
             }
@@ -421,6 +421,13 @@ fn slow_poll(
         });
     });
     report
+}
+
+/// Calls the user's callback. A panic in it (already printed by the panic
+/// hook) is the callback's own bug: it must not end the monitor, which
+/// would leave every later stall unreported and this worker marked stuck.
+fn call_back(callback: &SlowPollCallback, report: &SlowPoll) {
+    let _ = panic::catch_unwind(AssertUnwindSafe(|| callback(report)));
 }
 
 /// A report goes to `tracing` (feature `tracing`) when a global
