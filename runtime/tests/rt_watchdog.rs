@@ -132,6 +132,12 @@ fn a_blocked_worker_is_reported_once_and_its_work_runs_elsewhere() {
     for field in ["id", "name", "location", "elapsed", "worker"] {
         assert!(debug.contains(field), "{debug}");
     }
+    // On a multi-thread worker, both fixes apply.
+    let message = report.to_string();
+    assert!(
+        message.contains("`spawn_blocking` or `block_in_place`"),
+        "{message}"
+    );
 }
 
 /// The `High` and `Low` tasks a blocked task queued on its own worker
@@ -193,6 +199,13 @@ fn a_current_thread_runtime_reports_a_blocked_poll() {
     assert_eq!(reports[0].name(), Some("stuck on one thread"));
     assert_eq!(reports[0].location(), location);
     assert_eq!(reports[0].worker(), Some(0));
+    // `block_in_place` panics on a current-thread runtime: the report
+    // must not suggest it (before, it did).
+    let message = reports[0].to_string();
+    assert!(
+        message.contains("`spawn_blocking`") && !message.contains("block_in_place"),
+        "{message}"
+    );
 }
 
 /// A callback that panics (here a bug of its own, as an `unwrap` on a
@@ -408,6 +421,9 @@ fn a_local_task_stuck_in_one_poll_is_reported_with_its_set() {
             report.to_string().contains("on the thread of local set"),
             "{report}"
         );
+        // A set's thread is no worker: `block_in_place` would panic there
+        // or block it all the same.
+        assert!(!report.to_string().contains("block_in_place"), "{report}");
         drop(rt);
         assert!(reports.try_recv().is_err(), "reported once");
     }

@@ -90,6 +90,10 @@ pub struct SlowPoll {
     /// The stuck worker; `None` for a task of `local_set`.
     worker: Option<usize>,
     local_set: Option<LocalSetLabel>,
+    /// The stuck thread is a multi-thread runtime's worker, the one place
+    /// where `block_in_place` helps (elsewhere it panics, on a
+    /// current-thread runtime, or just runs the closure where it is).
+    block_in_place_helps: bool,
 }
 
 impl SlowPoll {
@@ -187,10 +191,13 @@ impl fmt::Display for SlowPoll {
             (None, Some(worker)) => write!(f, "worker {worker}")?,
             (None, None) => f.write_str("a thread outside the workers")?,
         }
-        write!(
-            f,
-            ", blocking it: move blocking work to `spawn_blocking` or `block_in_place`"
-        )
+        if self.block_in_place_helps {
+            f.write_str(", blocking it: move blocking work to `spawn_blocking` or `block_in_place`")
+        } else {
+            // `block_in_place` would panic (a current-thread runtime) or
+            // block the same thread (a `LocalSet`'s, which is no worker).
+            f.write_str(", blocking it: move blocking work to `spawn_blocking`")
+        }
     }
 }
 
@@ -418,6 +425,10 @@ fn slow_poll(
             elapsed,
             worker,
             local_set,
+            block_in_place_helps: matches!(
+                (poller, handle),
+                (Poller::Worker(_), scheduler::Handle::MultiThread(_))
+            ),
         });
     });
     report
