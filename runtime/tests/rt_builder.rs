@@ -378,3 +378,43 @@ fn a_task_spawned_by_the_park_hook_runs_before_the_thread_sleeps() {
         );
     }
 }
+
+/// Builds a runtime with `configure`, runs a task on it and drops it, on
+/// a thread of its own; says how far it got within `HANG`.
+fn run_and_drop(configure: impl FnOnce(&mut Builder) + Send + 'static) -> Vec<&'static str> {
+    const HANG: std::time::Duration = std::time::Duration::from_secs(30);
+    let (step, steps) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut builder = Builder::new_multi_thread();
+        configure(builder.worker_threads(2));
+        let rt = builder.build().unwrap();
+        assert_eq!(rt.block_on(rt.spawn(async { 5 })).unwrap(), 5);
+        step.send("ran a task").unwrap();
+        drop(rt);
+        step.send("dropped").unwrap();
+    });
+    let mut reached = Vec::new();
+    while let Ok(step) = steps.recv_timeout(HANG) {
+        reached.push(step);
+        if step == "dropped" {
+            break;
+        }
+    }
+    reached
+}
+
+/// A panic in a start or stop hook is printed and the thread goes on.
+/// Before, it ended the thread: a panicking start hook left the runtime
+/// without workers (the task never ran, `block_on` hung), a panicking
+/// stop hook left its worker's exit uncounted (dropping the runtime hung).
+#[test]
+fn a_panicking_thread_hook_neither_strands_tasks_nor_hangs_the_drop() {
+    let start = run_and_drop(|builder| {
+        builder.on_thread_start(|| panic!("a start hook's own bug"));
+    });
+    assert_eq!(start, ["ran a task", "dropped"], "panicking start hook");
+    let stop = run_and_drop(|builder| {
+        builder.on_thread_stop(|| panic!("a stop hook's own bug"));
+    });
+    assert_eq!(stop, ["ran a task", "dropped"], "panicking stop hook");
+}

@@ -215,7 +215,8 @@ impl Builder {
 
     /// Runs `f` on each runtime thread when it starts (workers and
     /// blocking-pool threads), with the runtime current, as tokio does:
-    /// `f` may call [`Handle::current`].
+    /// `f` may call [`Handle::current`]. A panic in `f` is printed by the
+    /// panic hook, and the thread goes on.
     ///
     /// # Examples
     ///
@@ -242,6 +243,8 @@ impl Builder {
 
     /// Runs `f` on each runtime thread just before it exits, with the
     /// runtime still current (see [`on_thread_start`](Builder::on_thread_start)).
+    /// A panic in `f` is printed by the panic hook, and the thread exits
+    /// as it would have.
     ///
     /// # Examples
     ///
@@ -781,13 +784,9 @@ impl ThreadSpawner {
             // As in tokio, a hook may call `Handle::current()` (to keep the
             // handle in a thread-local, say).
             let entered = current.as_ref().map(context::set_current);
-            if let Some(cb) = &on_start {
-                cb();
-            }
+            run_hook(on_start.as_ref());
             let result = f();
-            if let Some(cb) = &on_stop {
-                cb();
-            }
+            run_hook(on_stop.as_ref());
             drop(entered);
             drop(current);
             on_exit(result);
@@ -808,6 +807,17 @@ impl ThreadSpawner {
             }
             builder.spawn(body).map(drop)
         }
+    }
+}
+
+/// Runs a thread's start or stop hook. A panic in it (printed by the panic
+/// hook) is the hook's own bug and must not end the thread: a worker that
+/// never ran would strand its tasks (every `block_on` awaiting one would
+/// hang), and one that never reported its exit would hang the runtime's
+/// drop.
+fn run_hook(hook: Option<&Callback>) {
+    if let Some(hook) = hook {
+        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| hook()));
     }
 }
 
