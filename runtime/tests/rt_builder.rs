@@ -403,10 +403,11 @@ fn run_and_drop(configure: impl FnOnce(&mut Builder) + Send + 'static) -> Vec<&'
     reached
 }
 
-/// A panic in a start or stop hook is printed and the thread goes on.
-/// Before, it ended the thread: a panicking start hook left the runtime
-/// without workers (the task never ran, `block_on` hung), a panicking
-/// stop hook left its worker's exit uncounted (dropping the runtime hung).
+/// A panic in a thread hook is printed and the thread goes on. Before, it
+/// ended the thread: a panicking start, park or unpark hook left the
+/// runtime without workers (the task never ran, `block_on` hung), a
+/// panicking stop hook left its worker's exit uncounted (dropping the
+/// runtime hung).
 #[test]
 fn a_panicking_thread_hook_neither_strands_tasks_nor_hangs_the_drop() {
     let start = run_and_drop(|builder| {
@@ -417,4 +418,12 @@ fn a_panicking_thread_hook_neither_strands_tasks_nor_hangs_the_drop() {
         builder.on_thread_stop(|| panic!("a stop hook's own bug"));
     });
     assert_eq!(stop, ["ran a task", "dropped"], "panicking stop hook");
+    let park = run_and_drop(|builder| {
+        builder.on_thread_park(|| panic!("a park hook's own bug"));
+    });
+    assert_eq!(park, ["ran a task", "dropped"], "panicking park hook");
+    let unpark = run_and_drop(|builder| {
+        builder.on_thread_unpark(|| panic!("an unpark hook's own bug"));
+    });
+    assert_eq!(unpark, ["ran a task", "dropped"], "panicking unpark hook");
 }

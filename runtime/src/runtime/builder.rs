@@ -269,7 +269,8 @@ impl Builder {
         self
     }
 
-    /// Runs `f` on a worker just before it parks (has nothing to do).
+    /// Runs `f` on a worker just before it parks (has nothing to do). A
+    /// panic in `f` is printed by the panic hook, and the worker goes on.
     ///
     /// # Examples
     ///
@@ -285,7 +286,8 @@ impl Builder {
         self
     }
 
-    /// Runs `f` on a worker just after it wakes from parking.
+    /// Runs `f` on a worker just after it wakes from parking. A panic in
+    /// `f` is printed by the panic hook, and the worker goes on.
     ///
     /// # Examples
     ///
@@ -810,12 +812,12 @@ impl ThreadSpawner {
     }
 }
 
-/// Runs a thread's start or stop hook. A panic in it (printed by the panic
-/// hook) is the hook's own bug and must not end the thread: a worker that
-/// never ran would strand its tasks (every `block_on` awaiting one would
-/// hang), and one that never reported its exit would hang the runtime's
-/// drop.
-fn run_hook(hook: Option<&Callback>) {
+/// Runs a thread's start, stop, park or unpark hook. A panic in it
+/// (printed by the panic hook) is the hook's own bug and must not end the
+/// thread: a worker that stopped running would strand its tasks (every
+/// `block_on` awaiting one would hang), and one that never reported its
+/// exit would hang the runtime's drop.
+pub(crate) fn run_hook(hook: Option<&Callback>) {
     if let Some(hook) = hook {
         let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| hook()));
     }

@@ -59,6 +59,7 @@ use crate::loom::deque::{Injector, steal_one};
 use crate::loom::sync::atomic::{AtomicBool, Ordering, fence};
 use crate::loom::sync::{Arc, Mutex};
 use crate::runtime::arc_waker::{ArcWake, arc_waker};
+use crate::runtime::builder::run_hook;
 use crate::runtime::coarse_time::{self, Stamp};
 use crate::runtime::context;
 use crate::runtime::metrics::{self, WorkerMetrics};
@@ -398,9 +399,7 @@ impl Context {
             // spawns lands in the local queue (the core is installed),
             // which wakes no one, so only that look keeps this thread from
             // sleeping with work queued.
-            if let Some(cb) = &handle.config.before_park {
-                cb();
-            }
+            run_hook(handle.config.before_park.as_ref());
             // Step 1: announce the park before the last look at the queues.
             // The fence pairs with the one in `unpark_if_parked` (loom
             // checks SeqCst fences, not the total order of SeqCst accesses).
@@ -445,9 +444,7 @@ impl Context {
         driver::wake_all(&mut woken);
         handle.parked.store(false, Ordering::SeqCst);
         if wants_to_block {
-            if let Some(cb) = &handle.config.after_unpark {
-                cb();
-            }
+            run_hook(handle.config.after_unpark.as_ref());
         }
         self.with_core(|core| {
             core.driver = Some(driver);

@@ -114,6 +114,7 @@ mod priority_lanes;
 use crate::loom::deque::{MAX_BATCH, Steal, Stealer, Worker as Deque};
 use crate::loom::sync::Arc;
 use crate::loom::sync::atomic::{AtomicBool, Ordering, fence};
+use crate::runtime::builder::run_hook;
 use crate::runtime::coarse_time::{self, Stamp};
 use crate::runtime::context;
 use crate::runtime::metrics::{self, WorkerMetrics};
@@ -882,9 +883,7 @@ impl Context {
 
     fn park(&self, mut core: Box<Core>) -> Box<Core> {
         let handle = &*self.handle;
-        if let Some(cb) = &handle.shared.config.before_park {
-            cb();
-        }
+        run_hook(handle.shared.config.before_park.as_ref());
         if core.transition_to_parked(handle) {
             let metrics = &*self.metrics;
             // One clock read each side of the sleep, for the metrics and
@@ -923,9 +922,7 @@ impl Context {
                 handle.hand_off_driver_for_timers();
             }
         }
-        if let Some(cb) = &handle.shared.config.after_unpark {
-            cb();
-        }
+        run_hook(handle.shared.config.after_unpark.as_ref());
         core
     }
 
