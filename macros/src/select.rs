@@ -138,7 +138,11 @@ fn parse(input: ParseStream<'_>) -> syn::Result<Select> {
     if branches.len() > MAX_BRANCHES {
         return Err(syn::Error::new(
             branches[MAX_BRANCHES].pattern.span(),
-            format!("`select!` takes at most {MAX_BRANCHES} branches"),
+            format!(
+                "`select!` takes at most {MAX_BRANCHES} branches: group the others in a \
+                 nested `select!` awaited by one branch, or poll them as one stream \
+                 (`futures::stream::select_all`, `FuturesUnordered`)"
+            ),
         ));
     }
     Ok(Select {
