@@ -12,4 +12,4 @@ pub use block_in_place::block_in_place;
 pub use spawn::spawn_blocking;
 
 pub(crate) use pool::{Handoff, HandoffError, PoolConfig, Spawner};
-pub(crate) use spawn::{job_error, spawn_blocking_on, try_spawn_blocking_on};
+pub(crate) use spawn::{job_error, join_job, spawn_blocking_on, try_spawn_blocking_on};

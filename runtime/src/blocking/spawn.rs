@@ -176,6 +176,15 @@ impl Schedule for BlockingSchedule {
     }
 }
 
+/// Awaits a blocking job of the runtime's own that returns an I/O result:
+/// its result, or [`job_error`] if it returned none.
+pub(crate) async fn join_job<T>(handle: JoinHandle<io::Result<T>>) -> io::Result<T> {
+    match handle.await {
+        Ok(result) => result,
+        Err(join_error) => Err(job_error(join_error)),
+    }
+}
+
 /// The I/O error for a blocking job of the runtime's own (a file
 /// operation, a host-name lookup, a stdio write) that did not return a
 /// result. Nothing aborts these jobs, so a cancelled one was cancelled by

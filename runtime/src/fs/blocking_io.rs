@@ -54,10 +54,7 @@ where
 {
     #[cfg(feature = "sim")]
     crate::sim::refuse("rt::fs")?;
-    match spawn_fs(f).await {
-        Ok(result) => result,
-        Err(join_error) => Err(crate::blocking::job_error(join_error)),
-    }
+    crate::blocking::join_job(spawn_fs(f)).await
 }
 
 /// Runs `op` on `path` on the blocking pool; its error names the path

@@ -27,6 +27,7 @@ mod buf_size;
 mod conversions;
 mod times;
 
+use crate::blocking::join_job;
 use crate::fs::OpenOptions;
 use crate::fs::blocking_io::{MAX_CHUNK, SetOnDrop, read_chunks, spawn_fs};
 use crate::sync::Semaphore;
@@ -344,7 +345,7 @@ impl File {
     pub async fn sync_all(&mut self) -> io::Result<()> {
         self.finish_writes().await?;
         let std = self.std.clone();
-        join_io(spawn_fs(move || std.sync_all())).await
+        join_job(spawn_fs(move || std.sync_all())).await
     }
 
     /// As [`sync_all`](File::sync_all), but may skip metadata that is not
@@ -368,7 +369,7 @@ impl File {
     pub async fn sync_data(&mut self) -> io::Result<()> {
         self.finish_writes().await?;
         let std = self.std.clone();
-        join_io(spawn_fs(move || std.sync_data())).await
+        join_job(spawn_fs(move || std.sync_data())).await
     }
 
     /// Truncates or extends the file to `size` bytes, after buffered
@@ -425,7 +426,7 @@ impl File {
     /// ```
     pub async fn metadata(&self) -> io::Result<Metadata> {
         let std = self.std.clone();
-        join_io(spawn_fs(move || std.metadata())).await
+        join_job(spawn_fs(move || std.metadata())).await
     }
 
     /// Sets the file's permissions (`fchmod`).
@@ -450,7 +451,7 @@ impl File {
     /// ```
     pub async fn set_permissions(&self, permissions: Permissions) -> io::Result<()> {
         let std = self.std.clone();
-        join_io(spawn_fs(move || std.set_permissions(permissions))).await
+        join_job(spawn_fs(move || std.set_permissions(permissions))).await
     }
 
     /// Waits for buffered writes, then gives back the bytes read ahead: a
@@ -495,7 +496,7 @@ impl File {
     pub async fn try_clone(&mut self) -> io::Result<File> {
         self.settle().await?;
         let std = self.std.clone();
-        let clone = join_io(spawn_fs(move || std.try_clone())).await?;
+        let clone = join_job(spawn_fs(move || std.try_clone())).await?;
         Ok(File::from_std(clone))
     }
 
@@ -526,7 +527,7 @@ impl File {
     pub async fn into_std(mut self) -> io::Result<StdFile> {
         self.settle().await?;
         let std = self.std;
-        join_io(spawn_fs(move || {
+        join_job(spawn_fs(move || {
             Arc::try_unwrap(std).or_else(|shared| shared.try_clone())
         }))
         .await
@@ -946,11 +947,4 @@ fn rewind_by(file: &StdFile, rewind: i64) -> io::Result<()> {
         file.seek(SeekFrom::Current(rewind))?;
     }
     Ok(())
-}
-
-async fn join_io<T: Send + 'static>(handle: JoinHandle<io::Result<T>>) -> io::Result<T> {
-    match handle.await {
-        Ok(result) => result,
-        Err(join_error) => Err(crate::blocking::job_error(join_error)),
-    }
 }

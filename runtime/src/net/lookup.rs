@@ -77,10 +77,7 @@ pub(crate) async fn resolve(name: HostName) -> io::Result<Vec<SocketAddr>> {
              blocking pool, so await it in a task or inside `Runtime::block_on`"
         );
     };
-    match call.await {
-        Ok(result) => result,
-        Err(join_error) => Err(crate::blocking::job_error(join_error)),
-    }
+    crate::blocking::join_job(call).await
 }
 
 /// The socket addresses `host` names: `"example.com:80"`,

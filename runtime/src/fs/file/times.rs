@@ -1,7 +1,8 @@
 //! `File::set_times` and `File::set_modified`: timestamps set after the
 //! operation in flight, from `&self` as in tokio.
 
-use super::{File, join_io};
+use super::File;
+use crate::blocking::join_job;
 use crate::fs::FileTimes;
 use crate::fs::blocking_io::spawn_fs;
 use std::io;
@@ -55,7 +56,7 @@ impl File {
             .await
             .expect("rt: a `File`'s operation permit is never closed");
         let std = self.std.clone();
-        join_io(spawn_fs(move || std.set_times(times))).await
+        join_job(spawn_fs(move || std.set_times(times))).await
     }
 
     /// Sets the file's modification time: [`set_times`](File::set_times)
