@@ -420,6 +420,87 @@ fn enter_makes_spawn_local_work_before_the_set_runs() {
     expect_panic(|| spawn_local(async {}));
 }
 
+/// Under `LocalSet::enter`, the set stays current while the runtime runs
+/// its own tasks and timers on this thread: a local task woken or spawned
+/// there must still bring the set's driver back (tokio's
+/// `wake_on_schedule`). The paused clock turns a lost wake into a timeout
+/// instead of a hang.
+#[test]
+fn under_an_enter_guard_wakes_and_spawns_from_runtime_tasks_reach_the_set() {
+    let rt = Builder::new_current_thread()
+        .enable_all()
+        .start_paused(true)
+        .build()
+        .unwrap();
+    let local = LocalSet::new();
+    let _guard = local.enter();
+    let limit = std::time::Duration::from_secs(60);
+
+    // Woken by a runtime task.
+    let (tx, rx) = futures_channel::oneshot::channel::<u32>();
+    let rc = Rc::new(1);
+    let woken = spawn_local(async move { rx.await.unwrap() + *rc });
+    let out = local.block_on(&rt, async move {
+        rt::spawn(async move {
+            yield_now().await;
+            tx.send(41).unwrap();
+        });
+        rt::time::timeout(limit, woken).await
+    });
+    assert_eq!(out.expect("the woken local task never ran").unwrap(), 42);
+
+    // Woken by a timer.
+    let slept = spawn_local(async {
+        rt::time::sleep(std::time::Duration::from_millis(5)).await;
+        Rc::new(7)
+    });
+    let out = local.block_on(&rt, async move { rt::time::timeout(limit, slept).await });
+    assert_eq!(*out.expect("the sleeping local task never ran").unwrap(), 7);
+
+    // Spawned by a runtime task.
+    let (tx, rx) = futures_channel::oneshot::channel();
+    let out = local.block_on(&rt, async move {
+        rt::spawn(async move {
+            tx.send(spawn_local(async { Rc::new(3) }).id()).unwrap();
+        });
+        let id = rx.await.unwrap();
+        // The handle went with the runtime task; the set's dump still
+        // shows the spawned task is done once it ran.
+        rt::time::timeout(limit, async {
+            while rt::runtime::Handle::current()
+                .dump()
+                .iter()
+                .any(|t| t.id() == id)
+            {
+                yield_now().await;
+            }
+        })
+        .await
+    });
+    out.expect("the local task spawned by a runtime task never ran");
+}
+
+/// The same through a local runtime's `enter` guard held across `block_on`.
+#[test]
+fn a_local_runtime_enter_guard_held_across_block_on_keeps_local_wakes() {
+    let rt = Builder::new_current_thread()
+        .enable_all()
+        .start_paused(true)
+        .build_local()
+        .unwrap();
+    let _guard = rt.enter();
+    let (tx, rx) = futures_channel::oneshot::channel::<u32>();
+    let task = spawn_local(async move { rx.await.unwrap() });
+    let out = rt.block_on(async move {
+        rt::spawn(async move {
+            yield_now().await;
+            tx.send(42).unwrap();
+        });
+        rt::time::timeout(std::time::Duration::from_secs(60), task).await
+    });
+    assert_eq!(out.expect("the woken local task never ran").unwrap(), 42);
+}
+
 #[test]
 fn a_local_runtime_takes_not_send_futures_and_drops_its_tasks_first() {
     let rt = Builder::new_current_thread()

@@ -14,9 +14,12 @@
 //!    then runs up to `MAX_TASKS_PER_TICK` queued tasks; when tasks are
 //!    left it wakes the driver to come back after other work;
 //! 3. a wake on this thread while the set is entered queues the task
-//!    locally, no lock; any other wake (another thread, or this thread
-//!    outside the set: a timer, another task) goes to the remote queue
-//!    under a mutex and wakes the stored waker. The remote queue is moved
+//!    locally, no lock; if the set is entered only by `LocalSet::enter`
+//!    (its driver is not polling it: a runtime task or a timer running
+//!    under the guard), the stored waker is woken too, or the task would
+//!    wait for a poll nobody asked for. Any other wake (another thread, or
+//!    this thread outside the set) goes to the remote queue under a mutex
+//!    and wakes the stored waker. The remote queue is moved
 //!    into the local one whenever that is empty and every
 //!    `REMOTE_INTERVAL` ticks, so remote wakes cannot starve;
 //! 4. aborting a local task on another thread does not drop its future
@@ -100,6 +103,10 @@ struct SetContext {
     shared: Arc<Shared>,
     /// Tasks woken or spawned on this thread.
     queue: RefCell<VecDeque<Notified>>,
+    /// How many polls of the set (`run_until`, awaiting it) are on the
+    /// stack: while one is, the local queue is looked at before it
+    /// returns, so a wake need not wake the driver (step 3).
+    driving: Cell<usize>,
     tick: Cell<u32>,
     /// The lists of the runtimes this set was driven on or entered under
     /// (step 1 of `local_set_list.rs`).
@@ -225,6 +232,7 @@ impl LocalSet {
                     driver: Mutex::new(None),
                 }),
                 queue: RefCell::new(VecDeque::new()),
+                driving: Cell::new(0),
                 tick: Cell::new(0),
                 listed_in: RefCell::new(Vec::new()),
             }),
@@ -360,9 +368,11 @@ impl LocalSet {
         }
     }
 
-    /// Runs `f` with this set entered (step 2 of the module docs).
+    /// Runs `f`, a poll of the set, with this set entered (step 2 of the
+    /// module docs).
     fn with_entered<R>(&self, f: impl FnOnce() -> R) -> R {
         let _guard = self.enter();
+        let _driving = DrivingGuard::new(&self.context);
         f()
     }
 
@@ -400,7 +410,7 @@ impl SetContext {
         };
         if let Some(task) = task {
             self.queue.borrow_mut().push_back(task);
-            if !self.is_current() {
+            if self.driving.get() == 0 {
                 // Step 1: nobody is running the set; have its driver come.
                 self.shared.wake_driver();
             }
@@ -419,17 +429,6 @@ impl SetContext {
                 listed_in.push(list.clone());
             }
         });
-    }
-
-    fn is_current(&self) -> bool {
-        CURRENT
-            .try_with(|current| {
-                current
-                    .borrow()
-                    .as_ref()
-                    .is_some_and(|current| std::ptr::eq(&**current, self))
-            })
-            .unwrap_or(false)
     }
 
     fn next_task(&self) -> Option<Notified> {
@@ -489,14 +488,19 @@ impl Schedule for Arc<Shared> {
         let mut task = Some(task);
         // Fails only while this thread's thread-locals are torn down; the
         // remote queue takes the task then.
+        let mut wake_driver = false;
         let _ = CURRENT.try_with(|current| {
             if let Some(context) = current.borrow().as_ref() {
                 if Arc::ptr_eq(&context.shared, self) {
                     context.queue.borrow_mut().extend(task.take());
+                    wake_driver = context.driving.get() == 0;
                 }
             }
         });
         let Some(task) = task else {
+            if wake_driver {
+                self.wake_driver();
+            }
             return;
         };
         let rejected = {
@@ -617,6 +621,8 @@ impl Drop for LocalSet {
         }
         drop(listed_in);
         let _entered = self.enter_unlisted();
+        // The queue is dropped below: wakes need not call the driver.
+        let _driving = DrivingGuard::new(&self.context);
         {
             let shared = &self.context.shared;
             let remote = {
@@ -651,6 +657,24 @@ impl fmt::Debug for Shared {
         f.debug_struct("LocalSet::Shared")
             .field("owner", &self.owner)
             .finish_non_exhaustive()
+    }
+}
+
+/// Counts a poll of the set in `SetContext::driving` while it lives.
+struct DrivingGuard<'a> {
+    context: &'a SetContext,
+}
+
+impl<'a> DrivingGuard<'a> {
+    fn new(context: &'a SetContext) -> DrivingGuard<'a> {
+        context.driving.set(context.driving.get() + 1);
+        DrivingGuard { context }
+    }
+}
+
+impl Drop for DrivingGuard<'_> {
+    fn drop(&mut self) {
+        self.context.driving.set(self.context.driving.get() - 1);
     }
 }
 
