@@ -232,6 +232,57 @@ fn a_scope_opened_inside_with_panics_with_a_clear_message() {
     assert!(REQUEST.try_with(|_| ()).is_err());
 }
 
+/// Where the scope cannot be entered, an unfinished scoped future is
+/// dropped outside it, as in tokio, instead of panicking in `drop`: inside
+/// `with` of the same key, and as a thread's thread-locals are destroyed
+/// (a panic there aborts the process).
+#[test]
+fn an_unfinished_scope_dropped_where_it_cannot_be_entered_drops_its_future() {
+    let seen = Arc::new(Mutex::new(Some(0)));
+    REQUEST.sync_scope(1, || {
+        REQUEST.with(|_| {
+            let guard = ReadOnDrop(seen.clone());
+            drop(REQUEST.scope(2, async move {
+                let _guard = guard;
+            }));
+        })
+    });
+    // Dropped outside its own scope: the guard saw the outer value.
+    assert_eq!(*seen.lock().unwrap(), Some(1));
+
+    thread_local! {
+        static HELD: std::cell::RefCell<Option<std::pin::Pin<Box<dyn std::future::Future<Output = ()>>>>> =
+            const { std::cell::RefCell::new(None) };
+    }
+    let seen = Arc::new(Mutex::new(Some(0)));
+    let guard = NameOnDrop(seen.clone());
+    std::thread::spawn(move || {
+        // `HELD` registers its destructor before `NAME`'s slot does (at the
+        // first poll), so the slot is destroyed first.
+        HELD.with(|_| {});
+        let mut scoped = Box::pin(NAME.scope("held".to_owned(), async move {
+            let _guard = guard;
+            std::future::pending::<()>().await;
+        }));
+        assert!(support::poll_once(&mut scoped).is_pending());
+        HELD.with(|held| *held.borrow_mut() = Some(scoped));
+    })
+    .join()
+    .expect("dropping the scoped future with the thread's thread-locals panicked");
+    // Dropped: inside the scope or outside it, depending on which
+    // thread-local the platform destroyed first.
+    assert_ne!(*seen.lock().unwrap(), Some(0));
+}
+
+/// Records the `NAME` in scope when dropped (its length, or `None`).
+struct NameOnDrop(Arc<Mutex<Option<u64>>>);
+
+impl Drop for NameOnDrop {
+    fn drop(&mut self) {
+        *self.0.lock().unwrap() = NAME.try_with(|name| name.len() as u64).ok();
+    }
+}
+
 #[test]
 #[should_panic(expected = "polled after it completed")]
 fn polling_a_finished_scope_again_panics() {

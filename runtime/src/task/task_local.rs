@@ -13,7 +13,9 @@
 //! 3. a nested scope of the same key does the same, saving the outer value
 //!    and restoring it when its poll ends;
 //! 4. dropping a `TaskLocalFuture` before it finished drops the inner
-//!    future inside the scope too, so its destructors see the value.
+//!    future inside the scope too, so its destructors see the value
+//!    (outside it where the scope cannot be entered: inside `with` of the
+//!    same key, or while the thread's thread-locals are destroyed).
 //!
 //! Nothing here touches the scheduler: a task spawned from inside a scope
 //! is a separate future and sees the value only if it is scoped there too.
@@ -255,8 +257,25 @@ impl<T: 'static> LocalKey<T> {
     /// Puts `slot`'s value into the thread-local for the duration of `f`,
     /// then puts the thread-local's value back into `slot` (steps 2 and 3
     /// of the module docs).
+    ///
+    /// # Panics
+    ///
+    /// When the scope cannot be entered; see [`ScopeError`].
     #[track_caller]
     fn enter<R>(&'static self, slot: &mut Option<T>, f: impl FnOnce() -> R) -> R {
+        match self.try_enter(slot, f) {
+            Ok(result) => result,
+            Err(error) => error.panic(),
+        }
+    }
+
+    /// `enter`, or the reason the scope cannot be entered (then `f` is not
+    /// called).
+    fn try_enter<R>(
+        &'static self,
+        slot: &mut Option<T>,
+        f: impl FnOnce() -> R,
+    ) -> Result<R, ScopeError> {
         struct Restore<'a, T: 'static> {
             key: &'static LocalKey<T>,
             slot: &'a mut Option<T>,
@@ -276,23 +295,42 @@ impl<T: 'static> LocalKey<T> {
             .try_with(|current| match current.try_borrow_mut() {
                 Ok(mut current) => {
                     std::mem::swap(slot, &mut *current);
-                    true
+                    Ok(())
                 }
-                Err(_) => false,
+                Err(_) => Err(ScopeError::Borrowed),
             });
         match entered {
-            Ok(true) => {}
-            Ok(false) => panic!(
+            Ok(Ok(())) => {}
+            Ok(Err(error)) => return Err(error),
+            Err(_) => return Err(ScopeError::Destroyed),
+        }
+        let _restore = Restore { key: self, slot };
+        Ok(f())
+    }
+}
+
+/// Why a task-local scope could not be entered.
+#[derive(Debug)]
+enum ScopeError {
+    /// `LocalKey::with` of the same key is running on this thread.
+    Borrowed,
+    /// This thread's thread-locals are being destroyed.
+    Destroyed,
+}
+
+impl ScopeError {
+    #[track_caller]
+    fn panic(self) -> ! {
+        match self {
+            ScopeError::Borrowed => panic!(
                 "rt: a task-local scope was entered while the same key is borrowed by \
                  `LocalKey::with` on this thread; open the scope outside the `with` closure"
             ),
-            Err(_) => panic!(
+            ScopeError::Destroyed => panic!(
                 "rt: a task-local scope was entered while this thread's thread-locals are \
                  being destroyed"
             ),
         }
-        let _restore = Restore { key: self, slot };
-        f()
     }
 }
 
@@ -381,7 +419,12 @@ pin_project! {
             if future.is_some() {
                 // Step 4: the future's destructors run inside the scope.
                 // Set to `None` in place: it is pinned, so never moved out.
-                this.key.enter(this.value, || future.set(None));
+                // Where the scope cannot be entered (dropped inside `with`
+                // of this key, or as the thread's thread-locals are
+                // destroyed), the future is dropped with the field,
+                // outside the scope, as in tokio: a panic here would abort
+                // an unwinding thread.
+                let _ = this.key.try_enter(this.value, || future.set(None));
             }
         }
     }
