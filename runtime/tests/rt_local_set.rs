@@ -570,6 +570,40 @@ fn spawn_local_under_a_local_runtime_enter_guard_spawns_onto_it() {
     rt.shutdown_timeout(std::time::Duration::ZERO);
 }
 
+/// On a local runtime, `spawn_local` works anywhere on the runtime's
+/// thread during `block_on`, as in tokio: also in the runtime's own
+/// `Send` tasks (`rt.spawn`), which run outside the set's polls.
+#[test]
+fn spawn_local_works_in_a_local_runtime_s_own_tasks() {
+    let rt = Builder::new_current_thread()
+        .enable_all()
+        .build_local()
+        .unwrap();
+    let out = rt.block_on(async {
+        rt::spawn(async {
+            let mut set = rt::task::JoinSet::new();
+            set.spawn_local(async {
+                let rc = Rc::new(2);
+                yield_now().await;
+                *rc
+            });
+            let task = spawn_local(async {
+                let rc = Rc::new(40);
+                yield_now().await;
+                *rc
+            });
+            (task, set.join_next().await.unwrap().unwrap())
+        })
+        .await
+        .unwrap()
+    });
+    let (task, two) = out;
+    assert_eq!(rt.block_on(task).unwrap() + two, 42);
+
+    // Outside `block_on`, the set is no longer current.
+    expect_panic(|| spawn_local(async {}));
+}
+
 /// A local task that finished while its handle was held waits in the set
 /// for the handle (not counted as alive: awaiting the set returns), and
 /// its `!Send` output outlives the set, and a local runtime, until read.

@@ -11,7 +11,8 @@ use std::time::Duration;
 /// built by [`Builder::build_local`](crate::runtime::Builder::build_local).
 ///
 /// The main future and the local tasks may hold `!Send` state;
-/// [`spawn_local`](crate::task::spawn_local) works inside them. Tasks
+/// [`spawn_local`](crate::task::spawn_local) works inside them, and in
+/// the runtime's other tasks while `block_on` runs them. Tasks
 /// spawned with [`spawn`](LocalRuntime::spawn) are ordinary runtime tasks
 /// (`Send`, outside the set). The runtime itself is `!Send`: it stays on
 /// the thread that built it.
@@ -82,6 +83,10 @@ impl LocalRuntime {
     /// ```
     #[track_caller]
     pub fn block_on<F: Future>(&self, future: F) -> F::Output {
+        // The set stays current for the whole call, as tokio's local
+        // runtime is: `spawn_local` then works in the runtime's own tasks
+        // (`spawn`), which run on this thread between the set's polls.
+        let _entered = self.local.enter();
         self.local.block_on(&self.rt, future)
     }
 
