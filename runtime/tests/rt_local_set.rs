@@ -604,6 +604,43 @@ fn spawn_local_works_in_a_local_runtime_s_own_tasks() {
     expect_panic(|| spawn_local(async {}));
 }
 
+/// A local runtime's local tasks are dropped, at drop and at either
+/// shutdown, with the runtime current, as its other tasks are (and as in
+/// tokio): their destructors may spawn (the task is cancelled at once) or
+/// read `Handle::current`.
+#[test]
+fn a_local_runtime_drops_its_local_tasks_inside_the_runtime() {
+    struct SpawnsOnDrop(Arc<Mutex<Vec<bool>>>);
+    impl Drop for SpawnsOnDrop {
+        fn drop(&mut self) {
+            let current = rt::runtime::Handle::try_current().is_ok();
+            if current {
+                drop(rt::spawn(async {}));
+            }
+            self.0.lock().unwrap().push(current);
+        }
+    }
+    for how in ["drop", "shutdown_timeout", "shutdown_background"] {
+        let rt = Builder::new_current_thread()
+            .enable_all()
+            .build_local()
+            .unwrap();
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let guard = SpawnsOnDrop(seen.clone());
+        rt.spawn_local(async move {
+            let _guard = guard;
+            std::future::pending::<()>().await;
+        });
+        rt.block_on(yield_now());
+        match how {
+            "drop" => drop(rt),
+            "shutdown_timeout" => rt.shutdown_timeout(std::time::Duration::from_secs(5)),
+            _ => rt.shutdown_background(),
+        }
+        assert_eq!(*seen.lock().unwrap(), [true], "{how}");
+    }
+}
+
 /// A local task that finished while its handle was held waits in the set
 /// for the handle (not counted as alive: awaiting the set returns), and
 /// its `!Send` output outlives the set, and a local runtime, until read.

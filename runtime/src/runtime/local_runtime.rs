@@ -17,8 +17,8 @@ use std::time::Duration;
 /// (`Send`, outside the set). The runtime itself is `!Send`: it stays on
 /// the thread that built it.
 ///
-/// Dropping it drops the local tasks first (on this thread), then shuts the
-/// runtime down.
+/// Dropping it drops the local tasks first (on this thread, with the
+/// runtime current), then shuts the runtime down.
 ///
 /// # Examples
 ///
@@ -35,8 +35,32 @@ use std::time::Duration;
 pub struct LocalRuntime {
     // Declared first: dropped before the runtime, whose resources the
     // tasks' destructors may still use.
-    local: LocalSet,
+    local: LocalTasks,
     rt: Runtime,
+}
+
+/// The runtime's set, whose tasks are dropped with the runtime current,
+/// as the runtime's own tasks are at shutdown: their destructors may spawn
+/// or read `Handle::current`.
+struct LocalTasks {
+    set: LocalSet,
+    runtime: Handle,
+}
+
+impl Drop for LocalTasks {
+    fn drop(&mut self) {
+        let _entered = self.runtime.enter();
+        // The set's own drop, with nothing left to do, follows.
+        self.set.close();
+    }
+}
+
+impl std::ops::Deref for LocalTasks {
+    type Target = LocalSet;
+
+    fn deref(&self) -> &LocalSet {
+        &self.set
+    }
 }
 
 impl LocalRuntime {
@@ -62,7 +86,10 @@ impl LocalRuntime {
 
     pub(crate) fn from_runtime(rt: Runtime) -> LocalRuntime {
         LocalRuntime {
-            local: LocalSet::new(),
+            local: LocalTasks {
+                set: LocalSet::new(),
+                runtime: rt.handle().clone(),
+            },
             rt,
         }
     }
@@ -243,7 +270,7 @@ impl LocalRuntime {
 impl fmt::Debug for LocalRuntime {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("LocalRuntime")
-            .field("local", &self.local)
+            .field("local", &self.local.set)
             .field("rt", &self.rt)
             .finish()
     }

@@ -612,9 +612,11 @@ impl Default for LocalSet {
     }
 }
 
-impl Drop for LocalSet {
-    /// Step 5 of the module docs.
-    fn drop(&mut self) {
+impl LocalSet {
+    /// Step 5 of the module docs: cancels every task, dropping their
+    /// futures here, and closes the set (a later spawn is cancelled at
+    /// once). Dropping the set does it; a second call finds nothing to do.
+    pub(crate) fn close(&self) {
         let listed_in = self.context.listed_in.borrow();
         if listed_in.iter().any(|list| list.reports_leaks()) {
             crate::runtime::watchdog::report_local_set_leaks(&self.context.shared);
@@ -641,6 +643,12 @@ impl Drop for LocalSet {
         for list in self.context.listed_in.take() {
             list.remove(&self.context.shared);
         }
+    }
+}
+
+impl Drop for LocalSet {
+    fn drop(&mut self) {
+        self.close();
     }
 }
 
