@@ -685,3 +685,93 @@ fn a_finished_local_task_holds_its_output_for_its_handle_past_the_set() {
     drop(read);
     assert_eq!(Rc::strong_count(&output), 1);
 }
+
+/// Destructors run while a set is dropped: one that spawns onto the set
+/// gets a handle that reports the cancellation, and one that drops
+/// another set (held by a task) drops that set's tasks too.
+#[test]
+fn destructors_run_by_the_set_s_drop_may_spawn_and_drop_other_sets() {
+    struct SpawnsOnDrop(Rc<RefCell<Option<rt::task::JoinHandle<u32>>>>);
+    impl Drop for SpawnsOnDrop {
+        fn drop(&mut self) {
+            *self.0.borrow_mut() = Some(spawn_local(async { 9 }));
+        }
+    }
+    let rt = current_thread();
+    let outer = LocalSet::new();
+    let inner = LocalSet::new();
+    let spawned = Rc::new(RefCell::new(None));
+    let guard = SpawnsOnDrop(spawned.clone());
+    outer.spawn_local(async move {
+        let _guard = guard;
+        std::future::pending::<()>().await;
+    });
+    let dropped_on = Arc::new(Mutex::new(Vec::new()));
+    let inner_guard = recorder(&dropped_on);
+    inner.spawn_local(async move {
+        let _guard = inner_guard;
+        std::future::pending::<()>().await;
+    });
+    outer.spawn_local(async move {
+        let _inner = inner;
+        std::future::pending::<()>().await;
+    });
+    outer.block_on(&rt, yield_now());
+    drop(outer);
+    assert_eq!(*dropped_on.lock().unwrap(), [thread::current().id()]);
+    let handle = spawned.borrow_mut().take().expect("the destructor ran");
+    assert!(rt.block_on(handle).unwrap_err().is_cancelled());
+}
+
+/// A set kept in a thread-local is dropped with the thread's other
+/// thread-locals, and drops its tasks then.
+#[test]
+fn a_set_in_a_thread_local_drops_its_tasks_when_the_thread_exits() {
+    thread_local! {
+        static SET: RefCell<Option<LocalSet>> = const { RefCell::new(None) };
+    }
+    let dropped_on = Arc::new(Mutex::new(Vec::new()));
+    let recorded = dropped_on.clone();
+    let thread = thread::spawn(move || {
+        let rt = current_thread();
+        let local = LocalSet::new();
+        let guard = recorder(&recorded);
+        local.spawn_local(async move {
+            let _guard = guard;
+            rt::time::sleep(std::time::Duration::from_secs(3600)).await;
+        });
+        local.block_on(&rt, yield_now());
+        SET.with(|set| *set.borrow_mut() = Some(local));
+        thread::current().id()
+    });
+    let id = thread.join().unwrap();
+    assert_eq!(*dropped_on.lock().unwrap(), [id]);
+}
+
+/// On a local runtime, a runtime task that spawns a local task and waits
+/// for it across a timer is woken through both schedulers; the paused
+/// clock advances only once both are idle.
+#[test]
+fn a_local_runtime_s_own_task_waits_for_a_local_task_on_the_paused_clock() {
+    let rt = Builder::new_current_thread()
+        .enable_all()
+        .start_paused(true)
+        .build_local()
+        .unwrap();
+    let out = rt.block_on(async {
+        rt::spawn(async {
+            let local = spawn_local(async {
+                let rc = Rc::new(1);
+                rt::time::sleep(std::time::Duration::from_secs(5)).await;
+                *rc
+            });
+            rt::time::timeout(std::time::Duration::from_secs(60), local)
+                .await
+                .expect("the local task never finished")
+                .unwrap()
+        })
+        .await
+        .unwrap()
+    });
+    assert_eq!(out, 1);
+}
