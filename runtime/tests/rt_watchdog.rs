@@ -505,3 +505,215 @@ fn child_leaks_local_tasks() {
     });
     drop(local_rt);
 }
+
+/// A runtime whose watchdog sends every report to the returned receiver
+/// and then releases the returned `released` channel (the stuck future's).
+fn reporting_runtime(
+    mut builder: Builder,
+) -> (
+    rt::runtime::Runtime,
+    mpsc::Receiver<SlowPoll>,
+    mpsc::Receiver<()>,
+) {
+    let (report_tx, reports) = mpsc::channel::<SlowPoll>();
+    let (release, released) = mpsc::channel::<()>();
+    let report_tx = Mutex::new(report_tx);
+    let release = Mutex::new(release);
+    let rt = builder
+        .worker_threads(1)
+        .slow_poll_threshold(THRESHOLD)
+        .on_slow_poll(move |slow: &SlowPoll| {
+            report_tx.lock().unwrap().send(slow.clone()).unwrap();
+            release.lock().unwrap().send(()).unwrap();
+        })
+        .build()
+        .unwrap();
+    (rt, reports, released)
+}
+
+/// The one report of a stuck `block_on` future: no task's, called on
+/// `line` of this file, with the fix that applies to it.
+fn assert_block_on_report(reports: &mpsc::Receiver<SlowPoll>, line: u32) -> SlowPoll {
+    let report = reports
+        .recv_timeout(HANG)
+        .expect("the block_on future was reported");
+    assert!(report.is_block_on(), "{report:?}");
+    assert_eq!(report.name(), None);
+    assert_eq!(report.local_set().map(|set| set.id()), None);
+    assert_eq!(
+        (report.location().file(), report.location().line()),
+        (file!(), line),
+        "{report}"
+    );
+    assert!(report.elapsed() >= THRESHOLD, "{report:?}");
+    let message = report.to_string();
+    assert!(
+        message.contains("the future passed to `block_on`")
+            && message.contains("`rt::task::spawn_blocking`")
+            && !message.contains("block_in_place"),
+        "{message}"
+    );
+    assert!(reports.try_recv().is_err(), "reported once");
+    report
+}
+
+/// The future passed to a current-thread runtime's `block_on` (the body of
+/// a current-thread `#[rt::test]`) blocks the one thread that runs the
+/// runtime's tasks. Before, the watchdog never reported it: only tasks
+/// were watched.
+#[test]
+fn a_current_thread_block_on_future_stuck_in_one_poll_is_reported() {
+    let (rt, reports, released) = reporting_runtime(Builder::new_current_thread());
+    let line = line!() + 1;
+    rt.block_on(async move { released.recv_timeout(HANG).unwrap() });
+    let report = assert_block_on_report(&reports, line);
+    // The runtime's one worker is the thread it blocks.
+    assert_eq!(report.worker(), Some(0));
+    assert!(
+        report.to_string().contains("every task of the runtime"),
+        "{report}"
+    );
+    drop(rt);
+    assert!(reports.try_recv().is_err(), "reported once");
+}
+
+/// A multi-thread runtime's `block_on` future blocks its caller's thread,
+/// which is no worker.
+#[test]
+fn a_multi_thread_block_on_future_stuck_in_one_poll_is_reported() {
+    let (rt, reports, released) = reporting_runtime(Builder::new_multi_thread());
+    let line = line!() + 1;
+    rt.block_on(async move { released.recv_timeout(HANG).unwrap() });
+    let report = assert_block_on_report(&reports, line);
+    assert_eq!(report.worker(), None);
+    drop(rt);
+    assert!(reports.try_recv().is_err(), "reported once");
+}
+
+/// `Handle::block_on` on another thread, for both flavours: the report
+/// names that call and that thread.
+#[test]
+fn a_handle_block_on_future_stuck_in_one_poll_is_reported() {
+    for builder in [Builder::new_current_thread(), Builder::new_multi_thread()] {
+        let (rt, reports, released) = reporting_runtime(builder);
+        let handle = rt.handle().clone();
+        let report = std::thread::Builder::new()
+            .name("blocks on a handle".into())
+            .spawn(move || {
+                let line = line!() + 1;
+                handle.block_on(async move { released.recv_timeout(HANG).unwrap() });
+                assert_block_on_report(&reports, line)
+            })
+            .unwrap()
+            .join()
+            .unwrap();
+        assert!(
+            report
+                .to_string()
+                .contains("on thread `blocks on a handle`"),
+            "{report}"
+        );
+    }
+}
+
+/// A `LocalRuntime`'s `block_on` future is reported as such; a local task
+/// stuck inside that `block_on` is reported as the task (with its set),
+/// and the `block_on` future, stuck in the same poll of the set, is not
+/// reported again.
+#[test]
+fn a_local_runtime_reports_its_block_on_future_or_its_stuck_local_task() {
+    let (release, released) = mpsc::channel::<()>();
+    let (report_tx, reports) = mpsc::channel::<SlowPoll>();
+    let report_tx = Mutex::new(report_tx);
+    let release = Mutex::new(release);
+    let rt = Builder::new_current_thread()
+        .slow_poll_threshold(THRESHOLD)
+        .on_slow_poll(move |slow: &SlowPoll| {
+            report_tx.lock().unwrap().send(slow.clone()).unwrap();
+            release.lock().unwrap().send(()).unwrap();
+        })
+        .build_local()
+        .unwrap();
+
+    let line = line!() + 1;
+    rt.block_on(async { released.recv_timeout(HANG).unwrap() });
+    let report = assert_block_on_report(&reports, line);
+    assert_eq!(report.worker(), Some(0));
+
+    // The block_on future spawns the task and waits for it: the set then
+    // runs the task inside the same poll of the `block_on` future.
+    rt.block_on(async move {
+        let stuck = rt::task::Builder::new()
+            .name("local task blocking the LocalRuntime")
+            .spawn_local(async move { released.recv_timeout(HANG).unwrap() })
+            .unwrap();
+        stuck.await.unwrap();
+    });
+    let report = reports.recv_timeout(HANG).unwrap();
+    assert!(!report.is_block_on(), "{report:?}");
+    assert_eq!(report.name(), Some("local task blocking the LocalRuntime"));
+    assert!(report.local_set().is_some(), "{report:?}");
+    drop(rt);
+    assert!(reports.try_recv().is_err(), "reported once");
+}
+
+// The child of `rt_debug_reports_an_rt_test_body_that_blocks`: a
+// current-thread `#[rt::test]` body that blocks its thread without
+// spawning anything, until the parent, having seen the report, closes
+// this process's stdin. (A comment, not docs: the constant names the
+// attribute's line, the next one.)
+const RT_TEST_LINE: u32 = line!() + 1;
+#[rt::test]
+async fn child_rt_test_body_blocks() {
+    if !in_child() {
+        return;
+    }
+    let mut line = String::new();
+    std::io::stdin().read_line(&mut line).unwrap();
+}
+
+/// With `RT_DEBUG=1`, the body of an `#[rt::test]` (what it passes to
+/// `block_on`) stuck in one poll is reported on stderr, at the attribute's
+/// line. Before, nothing was reported: the test just hung.
+#[test]
+fn rt_debug_reports_an_rt_test_body_that_blocks() {
+    use std::io::BufRead;
+    use std::process::Stdio;
+    if in_child() {
+        return;
+    }
+    let mut child = Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", "child_rt_test_body_blocks", "--nocapture"])
+        .env("RT_WATCHDOG_CHILD", "1")
+        .env("RT_DEBUG", "1")
+        .stdin(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+    let (line_tx, lines) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in stderr.lines() {
+            let _ = line_tx.send(line.unwrap());
+        }
+    });
+    let report = loop {
+        let line = lines
+            .recv_timeout(HANG)
+            .expect("the child reported its body");
+        if line.starts_with("rt: slow poll:") {
+            break line;
+        }
+    };
+    drop(child.stdin.take());
+    assert!(child.wait().unwrap().success());
+    assert!(
+        report.contains(
+            "the future passed to `block_on` (or the body of `#[rt::main]`/`#[rt::test]`)"
+        ),
+        "{report}"
+    );
+    let at = format!("at {}:{RT_TEST_LINE}:", file!());
+    assert!(report.contains(&at), "not {at}: {report}");
+    assert!(report.contains("`rt::task::spawn_blocking`"), "{report}");
+}

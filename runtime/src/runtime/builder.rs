@@ -2,6 +2,7 @@
 
 use crate::blocking::{self, PoolConfig};
 use crate::driver::{Driver, DriverConfig};
+use crate::runtime::block_on_calls::BlockOnCalls;
 use crate::runtime::watchdog::{SlowPollCallback, WatchdogConfig};
 use crate::runtime::{Handle, LocalRuntime, Runtime, SlowPoll, context};
 use crate::scheduler::{self, Config, current_thread, multi_thread};
@@ -531,12 +532,16 @@ impl Builder {
     /// in its LIFO slot and the ones that yielded included. The tasks of
     /// the [`LocalSet`](crate::task::LocalSet)s driven on the runtime are
     /// watched too (a stuck one blocks its set's thread; nothing can take
-    /// its set's work). Dropping the runtime then also lists the tasks
-    /// still alive (a leak report), and so does dropping such a set.
+    /// its set's work), and so is the future passed to `block_on` (the
+    /// body of `#[rt::main]` or `#[rt::test]`), reported with where
+    /// `block_on` was called (see [`SlowPoll::is_block_on`]). Dropping
+    /// the runtime then also lists the tasks still alive (a leak report),
+    /// and so does dropping such a set.
     ///
     /// Setting the environment variable `RT_DEBUG=1` turns it on for every
     /// runtime built, with a threshold of 100 ms. Off (the default), it
-    /// costs nothing: no thread, no check on any path.
+    /// costs nothing: no thread, no check on a task's poll path, one
+    /// branch per poll of a `block_on` future.
     ///
     /// # Examples
     ///
@@ -666,6 +671,9 @@ impl Builder {
             name: self.name.clone(),
             stealable_local_queues: slow_poll.is_some(),
             local_sets: crate::loom::sync::Arc::new(LocalSetList::new(slow_poll.is_some())),
+            block_on_calls: slow_poll
+                .is_some()
+                .then(|| crate::loom::sync::Arc::new(BlockOnCalls::new())),
         };
         let blocking = blocking::Spawner::new(
             PoolConfig {

@@ -1,6 +1,7 @@
 //! `Handle`: a cloneable reference to a runtime.
 
 use crate::runtime::TaskDump;
+use crate::runtime::block_on_calls::Registered;
 use crate::runtime::context::{self, SetCurrentGuard};
 use crate::runtime::metrics::RuntimeMetrics;
 use crate::runtime::runtime::block_on_thread;
@@ -9,6 +10,7 @@ use crate::task::{JoinHandle, TaskMeta};
 use std::fmt;
 use std::future::Future;
 use std::marker::PhantomData;
+use std::panic::Location;
 
 /// A cloneable, `Send + Sync` handle to a runtime: spawn onto it and block
 /// on it from any thread, as long as the runtime is alive.
@@ -218,12 +220,17 @@ impl Handle {
     #[track_caller]
     pub fn block_on<F: Future>(&self, future: F) -> F::Output {
         let _enter = context::enter_runtime(&self.inner);
+        // Listed for the watchdog, when it is on (`block_on_calls.rs`).
+        let location = Location::caller();
+        let registered =
+            (self.inner.config().block_on_calls.as_ref()).map(|calls| calls.register(location));
+        let call = registered.as_ref().map(Registered::call);
         match &self.inner {
             scheduler::Handle::MultiThread(handle) => {
-                block_on_thread(future, handle.shared.config.spin_before_park)
+                block_on_thread(future, handle.shared.config.spin_before_park, call)
             }
             scheduler::Handle::CurrentThread(handle) => {
-                scheduler::current_thread::Handle::block_on(handle, future)
+                scheduler::current_thread::Handle::block_on(handle, future, call)
             }
             #[cfg(feature = "sim")]
             scheduler::Handle::Sim(_) => panic!(

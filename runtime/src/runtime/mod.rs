@@ -1,6 +1,7 @@
 //! The runtime: `Builder`, `Runtime`, `Handle`.
 
 pub(crate) mod arc_waker;
+pub(crate) mod block_on_calls;
 pub(crate) mod builder;
 pub(crate) mod coarse_time;
 pub(crate) mod context;

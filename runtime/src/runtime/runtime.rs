@@ -1,5 +1,6 @@
 //! `Runtime`: owns the scheduler's threads and shuts everything down.
 
+use crate::runtime::block_on_calls::BlockOnCall;
 use crate::runtime::context;
 use crate::runtime::handle::{EnterGuard, Handle};
 use crate::runtime::park::ThreadParker;
@@ -330,8 +331,13 @@ pub(crate) fn deadline_after(timeout: Option<Duration>) -> Option<Instant> {
 }
 
 /// Blocks this (non-worker) thread on `future` while the multi-thread
-/// runtime's workers run the tasks.
-pub(crate) fn block_on_thread<F: Future>(future: F, spin_before_park: Duration) -> F::Output {
+/// runtime's workers run the tasks, counting its polls in `call` when the
+/// watchdog watches it.
+pub(crate) fn block_on_thread<F: Future>(
+    future: F,
+    spin_before_park: Duration,
+    call: Option<&BlockOnCall>,
+) -> F::Output {
     #[cfg(not(loom))]
     thread_local! {
         static PARKER: ThreadParker = ThreadParker::new();
@@ -340,7 +346,7 @@ pub(crate) fn block_on_thread<F: Future>(future: F, spin_before_park: Duration) 
     loom::thread_local! {
         static PARKER: ThreadParker = ThreadParker::new();
     }
-    PARKER.with(|parker| parker.block_on(future, spin_before_park))
+    PARKER.with(|parker| parker.block_on(future, spin_before_park, call))
 }
 
 /// Whether `err` is the error an I/O operation fails with because the

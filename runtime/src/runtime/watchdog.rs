@@ -28,12 +28,24 @@
 //! own thread, and a stall there is reported with the set and its thread
 //! (steps 1, 2 and 4; no peer can take a set's work, so nothing is woken).
 //!
+//! The future passed to `block_on` (the body of `#[rt::main]` and
+//! `#[rt::test]`) is no task, yet the most common thing to block a
+//! runtime: the calls in progress are listed (`block_on_calls.rs`) and
+//! sampled the same way (steps 1, 2 and 4), one difference apart. A
+//! `LocalSet` driven inside `block_on` runs its tasks inside a poll of the
+//! future passed to it, and its own sampling reports a stuck local task,
+//! naming it: that is the right report, so a poll of a `block_on` future
+//! counts as stuck only for the time no set on its thread polls a task. A
+//! sample that finds one in a poll, or finds that one polled since the
+//! last sample, starts that time again.
+//!
 //! With the watchdog on, dropping the runtime first prints the tasks still
 //! alive (the leak report), as asyncio's debug mode reports tasks
 //! destroyed while pending; the tasks of sets that outlive the runtime are
 //! listed apart (the sets keep them), and a set driven on the runtime that
 //! is dropped with tasks unfinished reports them as it cancels them.
 
+use crate::runtime::block_on_calls::BlockOnCall;
 use crate::runtime::dump::TaskLabel;
 use crate::runtime::metrics::WorkerMetrics;
 use crate::runtime::{LocalSetLabel, TaskDump};
@@ -45,7 +57,7 @@ use std::fmt;
 use std::io;
 use std::panic::{self, AssertUnwindSafe, Location};
 use std::sync::{Arc, Condvar, Mutex};
-use std::thread;
+use std::thread::{self, ThreadId};
 use std::time::{Duration, Instant};
 
 /// The threshold `RT_DEBUG=1` turns the watchdog on with.
@@ -57,6 +69,11 @@ pub(crate) type SlowPollCallback = Arc<dyn Fn(&SlowPoll) + Send + Sync>;
 /// A task found stuck in one poll for longer than the slow-poll threshold
 /// (see [`Builder::slow_poll_threshold`](crate::runtime::Builder::slow_poll_threshold)),
 /// as passed to [`Builder::on_slow_poll`](crate::runtime::Builder::on_slow_poll).
+///
+/// The future passed to `block_on` (the body of `#[rt::main]` and
+/// `#[rt::test]` too) is watched as well, though it is no task: its
+/// report says so ([`is_block_on`](SlowPoll::is_block_on)), and names
+/// where `block_on` was called ([`location`](SlowPoll::location)).
 ///
 /// # Examples
 ///
@@ -94,10 +111,22 @@ pub struct SlowPoll {
     /// where `block_in_place` helps (elsewhere it panics, on a
     /// current-thread runtime, or just runs the closure where it is).
     block_in_place_helps: bool,
+    /// The thread in `block_on`, when the stuck future is the one passed
+    /// to it.
+    block_on: Option<BlockOnThread>,
+}
+
+/// The thread a stuck `block_on` future blocks.
+#[derive(Debug, Clone)]
+struct BlockOnThread {
+    id: ThreadId,
+    name: Option<Arc<str>>,
 }
 
 impl SlowPoll {
-    /// The stuck task's id.
+    /// The stuck task's id. For the future passed to `block_on`, which is
+    /// no task, an id of the same kind that no task has, drawn for that
+    /// `block_on` call.
     ///
     /// # Examples
     ///
@@ -106,7 +135,8 @@ impl SlowPoll {
         self.task.id
     }
 
-    /// The stuck task's name, if it was spawned with one.
+    /// The stuck task's name, if it was spawned with one (`None` for the
+    /// future passed to `block_on`).
     ///
     /// # Examples
     ///
@@ -115,7 +145,9 @@ impl SlowPoll {
         self.task.name.as_deref()
     }
 
-    /// Where the stuck task was spawned.
+    /// Where the stuck task was spawned; for the future passed to
+    /// `block_on`, where `block_on` was called (for the body of
+    /// `#[rt::main]` or `#[rt::test]`, the attribute's line).
     ///
     /// # Examples
     ///
@@ -138,7 +170,11 @@ impl SlowPoll {
     /// The index of the stuck worker (0 on a current-thread runtime);
     /// `None` for a task of a [`LocalSet`](crate::task::LocalSet), which
     /// blocks its set's thread instead (see
-    /// [`local_set`](SlowPoll::local_set)).
+    /// [`local_set`](SlowPoll::local_set)), and for the future passed to
+    /// `block_on` on a thread that is no worker (a multi-thread runtime's
+    /// `block_on`, or a current-thread one's while another thread drives
+    /// the runtime). A current-thread runtime's `block_on` future that
+    /// blocks the thread running the runtime's tasks is on worker 0.
     ///
     /// # Examples
     ///
@@ -174,10 +210,65 @@ impl SlowPoll {
     pub fn local_set(&self) -> Option<&LocalSetLabel> {
         self.local_set.as_ref()
     }
+
+    /// Whether the stuck future is the one passed to `block_on` (or the
+    /// body of `#[rt::main]` or `#[rt::test]`), blocking the thread that
+    /// called it, rather than a task. [`location`](SlowPoll::location)
+    /// then says where `block_on` was called. A task of a
+    /// [`LocalSet`](crate::task::LocalSet) that `block_on` drives is
+    /// reported as that task, not as the `block_on` future.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::sync::mpsc;
+    /// use std::time::Duration;
+    ///
+    /// let (report, reported) = mpsc::channel();
+    /// let (release, released) = mpsc::channel::<()>();
+    /// let rt = rt::runtime::Builder::new_current_thread()
+    ///     .slow_poll_threshold(Duration::from_millis(20))
+    ///     .on_slow_poll(move |slow: &rt::runtime::SlowPoll| {
+    ///         report.send((slow.is_block_on(), slow.location().line())).unwrap();
+    ///         release.send(()).unwrap();
+    ///     })
+    ///     .build()
+    ///     .unwrap();
+    /// let line = line!() + 1;
+    /// rt.block_on(async move { released.recv().unwrap() }); // blocks the runtime
+    /// assert_eq!(reported.recv().unwrap(), (true, line));
+    /// ```
+    pub fn is_block_on(&self) -> bool {
+        self.block_on.is_some()
+    }
 }
 
 impl fmt::Display for SlowPoll {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(thread) = &self.block_on {
+            write!(
+                f,
+                "the future passed to `block_on` (or the body of `#[rt::main]`/`#[rt::test]`) \
+                 at {} has been running for {:?} in one poll on thread ",
+                self.task.location, self.elapsed,
+            )?;
+            match &thread.name {
+                Some(name) => write!(f, "`{name}`")?,
+                None => write!(f, "{:?}", thread.id)?,
+            }
+            if self.worker.is_some() {
+                f.write_str(", blocking it and every task of the runtime (they run on it)")?;
+            } else {
+                f.write_str(", blocking it")?;
+            }
+            // `block_in_place` does not help: on a current-thread runtime
+            // it panics, and the thread in a multi-thread runtime's
+            // `block_on` is no worker (it would block the same thread).
+            return f.write_str(
+                ": move blocking work to `rt::task::spawn_blocking` and `.await` its \
+                 `JoinHandle`, or use the async form of the blocking call",
+            );
+        }
         write!(
             f,
             "task {} ({}) spawned at {} has been running for {:?} in one poll on ",
@@ -253,6 +344,9 @@ struct Observed {
     task: u64,
     first_seen: Instant,
     stalled: bool,
+    /// For a `block_on` future: the polls of the sets on its thread at
+    /// the last sample, `None` if one was in a poll (see the module docs).
+    nested: Option<u64>,
 }
 
 impl Watchdog {
@@ -294,6 +388,8 @@ fn monitor(handle: &scheduler::Handle, config: &WatchdogConfig, stop: &(Mutex<bo
     let mut observed: Vec<Option<Observed>> = vec![None; handle.num_workers()];
     // By set id, for the sets listed at the last sample.
     let mut observed_sets: Vec<(u64, Option<Observed>)> = Vec::new();
+    // By call id, for the `block_on` calls listed at the last sample.
+    let mut observed_calls: Vec<(Id, Option<Observed>)> = Vec::new();
     let (stopped, wake) = stop;
     let mut guard = stopped.lock().unwrap();
     loop {
@@ -312,17 +408,47 @@ fn monitor(handle: &scheduler::Handle, config: &WatchdogConfig, stop: &(Mutex<bo
             .iter()
             .map(|set| {
                 let id = set.label.id();
-                let mut seen = observed_sets
-                    .iter()
-                    .find(|(observed, _)| *observed == id)
-                    .and_then(|&(_, seen)| seen);
+                let mut seen = previously(&observed_sets, id);
                 sample(handle, config, Poller::LocalSet(set), &mut seen);
                 (id, seen)
             })
             .collect();
+        if let Some(calls) = &handle.config().block_on_calls {
+            observed_calls = calls
+                .snapshot()
+                .iter()
+                .map(|call| {
+                    let mut seen = previously(&observed_calls, call.id);
+                    let poller = Poller::BlockOn(call, nested_polls(&sets, call.thread_id));
+                    sample(handle, config, poller, &mut seen);
+                    (call.id, seen)
+                })
+                .collect();
+        }
         drop(sets);
         guard = stopped.lock().unwrap();
     }
+}
+
+/// What was observed at the last sample under `id`, if anything.
+fn previously<K: PartialEq>(observed: &[(K, Option<Observed>)], id: K) -> Option<Observed> {
+    observed
+        .iter()
+        .find(|(observed, _)| *observed == id)
+        .and_then(|&(_, seen)| seen)
+}
+
+/// The polls of the sets owned by `thread` (they run inside its
+/// `block_on` future's polls), `None` if one is polling a task now.
+fn nested_polls(sets: &[crate::loom::sync::Arc<local::Shared>], thread: ThreadId) -> Option<u64> {
+    let mut polls = 0u64;
+    for set in sets.iter().filter(|set| set.label.thread_id() == thread) {
+        if set.metrics.polling().is_some() {
+            return None;
+        }
+        polls = polls.wrapping_add(WorkerMetrics::load(&set.metrics.polls));
+    }
+    Some(polls)
 }
 
 /// Where the sampled polls run.
@@ -330,6 +456,8 @@ fn monitor(handle: &scheduler::Handle, config: &WatchdogConfig, stop: &(Mutex<bo
 enum Poller<'a> {
     Worker(usize),
     LocalSet(&'a local::Shared),
+    /// A `block_on` call, with the polls of the sets on its thread.
+    BlockOn(&'a BlockOnCall, Option<u64>),
 }
 
 impl<'a> Poller<'a> {
@@ -337,21 +465,16 @@ impl<'a> Poller<'a> {
         match self {
             Poller::Worker(worker) => handle.worker_metrics(worker),
             Poller::LocalSet(set) => &set.metrics,
+            Poller::BlockOn(call, _) => &call.metrics,
         }
     }
 
-    fn owned_tasks(self, handle: &'a scheduler::Handle) -> &'a OwnedTasks {
+    /// The polls nested in this one's (see `nested_polls`); nothing nests
+    /// in a task's poll that its own sampling does not see.
+    fn nested(self) -> Option<u64> {
         match self {
-            Poller::Worker(_) => handle.owned_tasks(),
-            Poller::LocalSet(set) => &set.owned,
-        }
-    }
-
-    /// The stuck worker and the set, as `SlowPoll` names them.
-    fn label(self) -> (Option<usize>, Option<LocalSetLabel>) {
-        match self {
-            Poller::Worker(worker) => (Some(worker), None),
-            Poller::LocalSet(set) => (None, Some(set.label.clone())),
+            Poller::BlockOn(_, nested) => nested,
+            Poller::Worker(_) | Poller::LocalSet(_) => Some(0),
         }
     }
 }
@@ -373,6 +496,14 @@ fn sample(
                 if let Poller::Worker(worker) = poller {
                     handle.help_stalled_worker(worker);
                 }
+                return;
+            }
+            let nested = poller.nested();
+            if nested.is_none() || nested != observed.nested {
+                // A set's task ran inside this poll since the last sample,
+                // or runs now: the time stuck counts from here.
+                observed.first_seen = now;
+                observed.nested = nested;
                 return;
             }
             let elapsed = now.saturating_duration_since(observed.first_seen);
@@ -404,6 +535,7 @@ fn sample(
                 task,
                 first_seen: now,
                 stalled: false,
+                nested: poller.nested(),
             });
         }
     }
@@ -417,18 +549,37 @@ fn slow_poll(
     task: u64,
     elapsed: Duration,
 ) -> Option<SlowPoll> {
+    let (owned, worker, local_set): (&OwnedTasks, _, _) = match poller {
+        Poller::Worker(worker) => (handle.owned_tasks(), Some(worker), None),
+        Poller::LocalSet(set) => (&set.owned, None, Some(set.label.clone())),
+        Poller::BlockOn(call, _) => {
+            return Some(SlowPoll {
+                task: TaskLabel {
+                    id: call.id,
+                    name: None,
+                    location: call.location,
+                },
+                elapsed,
+                worker: call.is_driving_tasks().then_some(0),
+                local_set: None,
+                block_in_place_helps: false,
+                block_on: Some(BlockOnThread {
+                    id: call.thread_id,
+                    name: call.thread_name.clone(),
+                }),
+            });
+        }
+    };
     let mut report = None;
-    poller.owned_tasks(handle).with_task(task, |listed| {
-        let (worker, local_set) = poller.label();
+    owned.with_task(task, |listed| {
         report = Some(SlowPoll {
             task: TaskLabel::of(listed),
             elapsed,
             worker,
             local_set,
-            block_in_place_helps: matches!(
-                (poller, handle),
-                (Poller::Worker(_), scheduler::Handle::MultiThread(_))
-            ),
+            block_in_place_helps: matches!(handle, scheduler::Handle::MultiThread(_))
+                && worker.is_some(),
+            block_on: None,
         });
     });
     report
@@ -464,6 +615,7 @@ fn emit_slow_poll(report: &SlowPoll) {
             elapsed = ?report.elapsed,
             worker = report.worker(),
             local_set = report.local_set().map(LocalSetLabel::id),
+            block_on = report.is_block_on(),
             "slow poll: {report}"
         );
     } else {

@@ -59,6 +59,7 @@ use crate::loom::deque::{Injector, steal_one};
 use crate::loom::sync::atomic::{AtomicBool, Ordering, fence};
 use crate::loom::sync::{Arc, Mutex};
 use crate::runtime::arc_waker::{ArcWake, arc_waker};
+use crate::runtime::block_on_calls::{BlockOnCall, poll_counted};
 use crate::runtime::builder::run_hook;
 use crate::runtime::coarse_time::{self, Stamp};
 use crate::runtime::context;
@@ -193,10 +194,15 @@ impl Handle {
         self.inject.len() + self.inject_lanes.high.len() + self.inject_lanes.low.len()
     }
 
-    /// Runs `future` to completion, driving the scheduler meanwhile.
+    /// Runs `future` to completion, driving the scheduler meanwhile; its
+    /// polls are counted in `call`, if given (the watchdog watches it).
     /// (`me` rather than `self: &Arc<Self>`: loom's `Arc` cannot be a
     /// method receiver.)
-    pub(crate) fn block_on<F: Future>(me: &Arc<Self>, future: F) -> F::Output {
+    pub(crate) fn block_on<F: Future>(
+        me: &Arc<Self>,
+        future: F,
+        call: Option<&BlockOnCall>,
+    ) -> F::Output {
         let mut future = std::pin::pin!(future);
         let parker = ThreadParker::new();
         let waiter = parker.waker();
@@ -212,12 +218,18 @@ impl Handle {
                         core: RefCell::new(Some(core)),
                     }),
                 };
-                return guard.block_on(future.as_mut());
+                if let Some(call) = call {
+                    call.drives_tasks();
+                }
+                return guard.block_on(future.as_mut(), call);
             }
             // Another thread drives the core: poll our future alone until
             // it completes or the core comes free.
             let mut cx = std::task::Context::from_waker(&waiter);
-            if let Poll::Ready(output) = task::budget_scope(|| future.as_mut().poll(&mut cx)) {
+            let polled = poll_counted(call, || {
+                task::budget_scope(|| future.as_mut().poll(&mut cx))
+            });
+            if let Poll::Ready(output) = polled {
                 return output;
             }
             parker.park();
@@ -300,7 +312,7 @@ impl CoreGuard {
         }
     }
 
-    fn block_on<F: Future>(self, mut future: Pin<&mut F>) -> F::Output {
+    fn block_on<F: Future>(self, mut future: Pin<&mut F>, call: Option<&BlockOnCall>) -> F::Output {
         context::set_scheduler(&self.cx, || {
             let cx = self.cx();
             let handle = &*cx.handle;
@@ -309,7 +321,9 @@ impl CoreGuard {
             handle.woken.store(true, Ordering::Release);
             'outer: loop {
                 if handle.woken.swap(false, Ordering::AcqRel) {
-                    let polled = task::budget_scope(|| future.as_mut().poll(&mut task_cx));
+                    let polled = poll_counted(call, || {
+                        task::budget_scope(|| future.as_mut().poll(&mut task_cx))
+                    });
                     if let Poll::Ready(output) = polled {
                         return output;
                     }

@@ -15,6 +15,7 @@ use crate::blocking;
 use crate::driver;
 use crate::loom::sync::Arc;
 use crate::loom::sync::atomic::Ordering;
+use crate::runtime::block_on_calls::BlockOnCalls;
 use crate::runtime::metrics::WorkerMetrics;
 use crate::task::list::OwnedTasks;
 use crate::task::local_set_list::LocalSetList;
@@ -257,6 +258,9 @@ pub(crate) struct Config {
     /// The `LocalSet`s driven on this runtime, for its diagnostics; it
     /// also says whether the leak report is on.
     pub(crate) local_sets: Arc<LocalSetList>,
+    /// The `block_on` calls in progress, listed for the watchdog; `None`
+    /// while it is off (`runtime/block_on_calls.rs`).
+    pub(crate) block_on_calls: Option<Arc<BlockOnCalls>>,
 }
 
 impl std::fmt::Debug for Config {

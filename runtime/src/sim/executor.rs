@@ -109,6 +109,7 @@ impl Handle {
             runtime_id: crate::runtime::Id::next(),
             stealable_local_queues: false,
             local_sets: Arc::new(LocalSetList::new(false)),
+            block_on_calls: None,
             name: None,
         };
         let blocking = blocking::Spawner::new(

@@ -40,5 +40,5 @@ pub(crate) fn block_on<F: Future>(what: &str, future: F) -> F::Output {
     }
     // The thread's cached parker, as `Runtime::block_on` from a plain
     // thread uses: no parker allocated per call.
-    block_on_thread(future, Duration::ZERO)
+    block_on_thread(future, Duration::ZERO, None)
 }
