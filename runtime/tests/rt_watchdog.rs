@@ -717,3 +717,103 @@ fn rt_debug_reports_an_rt_test_body_that_blocks() {
     assert!(report.contains(&at), "not {at}: {report}");
     assert!(report.contains("`rt::task::spawn_blocking`"), "{report}");
 }
+
+/// The child of `a_shutdown_waiting_for_a_blocking_job_says_which`: drops
+/// a runtime whose watchdog is on while a named blocking job runs, until
+/// the parent, having seen the report, closes this process's stdin.
+#[test]
+fn child_drops_a_runtime_waiting_for_a_blocking_job() {
+    if !in_child() {
+        return;
+    }
+    let rt = Builder::new_multi_thread()
+        .slow_poll_threshold(THRESHOLD)
+        .build()
+        .unwrap();
+    let (started_tx, started) = mpsc::channel();
+    let read_stdin = move || {
+        started_tx.send(()).unwrap();
+        let mut line = String::new();
+        std::io::stdin().read_line(&mut line).unwrap();
+    };
+    let named = rt::task::Builder::new().name("reads stdin");
+    eprintln!("child: spawned at {}:{}:", file!(), line!() + 1);
+    let job = named.spawn_blocking_on(read_stdin, rt.handle());
+    // Running, not queued: a queued job would be cancelled, not waited for.
+    started.recv_timeout(HANG).unwrap();
+    drop(rt);
+    futures::executor::block_on(job.unwrap()).unwrap();
+    eprintln!("child: the runtime is dropped");
+}
+
+/// Dropping a runtime waits for the blocking jobs still running; with the
+/// watchdog on, once it has waited the threshold, it says (once) which
+/// jobs, where they were spawned, for how long they have run, and what to
+/// do. Before, the drop just hung, saying nothing.
+#[test]
+fn a_shutdown_waiting_for_a_blocking_job_says_which() {
+    use std::io::BufRead;
+    use std::process::Stdio;
+    if in_child() {
+        return;
+    }
+    let mut child = Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "child_drops_a_runtime_waiting_for_a_blocking_job",
+            "--nocapture",
+        ])
+        .env("RT_WATCHDOG_CHILD", "1")
+        .env_remove("RT_DEBUG")
+        .stdin(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+    let (line_tx, lines) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in stderr.lines() {
+            let _ = line_tx.send(line.unwrap());
+        }
+    });
+    let next_line = || lines.recv_timeout(HANG).expect("the child went on");
+    let spawned_at = loop {
+        let line = next_line();
+        if let Some(at) = line.strip_prefix("child: ") {
+            break at.to_owned();
+        }
+    };
+    let report = loop {
+        let line = next_line();
+        if line.starts_with("rt: runtime shutdown has waited") {
+            break line;
+        }
+    };
+    let job = next_line();
+    drop(child.stdin.take());
+    assert!(child.wait().unwrap().success());
+    // The rest, up to the end of the child's stderr.
+    let rest: Vec<String> = lines.iter().collect();
+
+    assert!(
+        report.contains("1 blocking job(s) still running"),
+        "{report}"
+    );
+    assert!(
+        report.contains("`Runtime::shutdown_timeout`")
+            && report.contains("`Runtime::shutdown_background`"),
+        "{report}"
+    );
+    assert!(job.contains("blocking job (reads stdin)"), "{job}");
+    assert!(job.contains(&spawned_at), "not {spawned_at}: {job}");
+    assert!(job.contains("running for"), "{job}");
+    assert!(
+        rest.iter()
+            .any(|line| line == "child: the runtime is dropped"),
+        "{rest:?}"
+    );
+    assert!(
+        !rest.iter().any(|line| line.contains("shutdown has waited")),
+        "reported once: {rest:?}"
+    );
+}

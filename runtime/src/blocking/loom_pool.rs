@@ -29,6 +29,7 @@ fn pool_spinning(max_threads: usize, spin_before_park: Duration) -> Spawner {
             max_threads,
             keep_alive: Duration::ZERO,
             spin_before_park,
+            report_wait_after: None,
         },
         ThreadSpawner::unnamed(),
     )

@@ -3,6 +3,7 @@
 
 mod block_in_place;
 mod pool;
+mod running_jobs;
 mod spawn;
 
 #[cfg(all(test, loom))]
@@ -12,4 +13,5 @@ pub use block_in_place::block_in_place;
 pub use spawn::spawn_blocking;
 
 pub(crate) use pool::{Handoff, HandoffError, PoolConfig, Spawner};
+pub(crate) use running_jobs::RunningJobsReport;
 pub(crate) use spawn::{job_error, join_job, spawn_blocking_on, try_spawn_blocking_on};

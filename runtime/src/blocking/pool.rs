@@ -70,7 +70,9 @@
 //!    the flag, a fence and the count here, the count, a fence and the flag
 //!    there);
 //! 3. wait, up to the timeout, for the threads to finish their running job
-//!    and exit.
+//!    and exit. With the watchdog on, once the wait passes its threshold,
+//!    say (once) which jobs it waits for (`running_jobs.rs`): a running
+//!    job cannot be interrupted, and the wait would look like a hang.
 //!
 //! Spinning: a thread that ran out of jobs first counts itself notified
 //! (so producers skip the wake-up, step 2) and spins, looking at the
@@ -92,6 +94,7 @@
 //! producer that saw it counted in a full pool left its job to the busy
 //! threads (step 4), and it is no longer one of them.
 
+use crate::blocking::running_jobs::RunningJobs;
 use crate::loom::deque::{Injector, steal_one};
 use crate::loom::sync::atomic::{AtomicBool, AtomicU64, Ordering, fence};
 use crate::loom::sync::{Arc, Condvar, Mutex, MutexGuard};
@@ -143,6 +146,9 @@ pub(crate) struct PoolConfig {
     pub(crate) keep_alive: Duration,
     /// See "Spinning" above and `scheduler::idle_spin`.
     pub(crate) spin_before_park: Duration,
+    /// With the watchdog on, its threshold: once shutdown has waited this
+    /// long for running jobs, it says which (`running_jobs.rs`).
+    pub(crate) report_wait_after: Option<Duration>,
 }
 
 /// A cheap, cloneable handle to the pool (the scheduler handles hold one).
@@ -165,6 +171,8 @@ struct Inner {
     exited: Condvar,
     config: PoolConfig,
     threads: ThreadSpawner,
+    /// The jobs running now, listed while `config.report_wait_after` is set.
+    running: Option<Arc<RunningJobs>>,
 }
 
 struct Sleep {
@@ -230,10 +238,19 @@ impl Spawner {
                 sleep: Mutex::new(Sleep { wakeups: 0 }),
                 wake: Condvar::new(),
                 exited: Condvar::new(),
+                running: config
+                    .report_wait_after
+                    .map(|_| Arc::new(RunningJobs::new())),
                 config,
                 threads,
             }),
         }
+    }
+
+    /// Where a new job lists itself while it runs, when shutdown may report
+    /// it (step 1 of `running_jobs.rs`).
+    pub(crate) fn running_jobs(&self) -> Option<&Arc<RunningJobs>> {
+        self.inner.running.as_ref()
     }
 
     /// Queues a blocking task and makes sure a thread will run it. `rt` is
@@ -378,18 +395,38 @@ impl Spawner {
         // its thread cannot exit before this returns, so it is not waited for.
         let this_thread = usize::from(running_on(inner));
         let deadline = crate::runtime::deadline_after(timeout);
+        // With the watchdog on: when to say which jobs the wait is for.
+        let waiting_since = Instant::now();
+        let mut report_at =
+            (inner.config.report_wait_after).and_then(|after| waiting_since.checked_add(after));
         let mut sleep = inner.sleep.lock().unwrap();
         while inner.load_counts().threads() > this_thread {
-            match deadline {
-                None => sleep = inner.exited.wait(sleep).unwrap(),
-                Some(deadline) => {
-                    let now = Instant::now();
-                    if now >= deadline {
-                        return false;
-                    }
-                    sleep = inner.exited.wait_timeout(sleep, deadline - now).unwrap().0;
-                }
+            let now = Instant::now();
+            if deadline.is_some_and(|deadline| now >= deadline) {
+                return false;
             }
+            if report_at.is_some_and(|report_at| now >= report_at) {
+                report_at = None;
+                if let Some(running) = &inner.running {
+                    // Printed unlocked: exiting threads need the lock.
+                    drop(sleep);
+                    let waited = now.saturating_duration_since(waiting_since);
+                    crate::runtime::watchdog::report_blocking_wait(&running.report(), waited);
+                    sleep = inner.sleep.lock().unwrap();
+                }
+                continue;
+            }
+            let wake_at = match (deadline, report_at) {
+                (Some(deadline), Some(report_at)) => Some(deadline.min(report_at)),
+                (at, None) | (None, at) => at,
+            };
+            sleep = match wake_at {
+                None => inner.exited.wait(sleep).unwrap(),
+                Some(at) => {
+                    let timeout = at.saturating_duration_since(now);
+                    inner.exited.wait_timeout(sleep, timeout).unwrap().0
+                }
+            };
         }
         true
     }

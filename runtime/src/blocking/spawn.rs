@@ -7,7 +7,9 @@
 //! cancelled, running ones are waited for).
 
 use crate::blocking::pool::Spawner;
+use crate::blocking::running_jobs::{JobLabel, RunningJobs};
 use crate::driver::time::AutoAdvanceInhibit;
+use crate::loom::sync::Arc;
 use crate::runtime::context;
 use crate::scheduler;
 use crate::task::list::OwnedTasks;
@@ -112,7 +114,14 @@ where
     let schedule = BlockingSchedule {
         inhibit: rt.and_then(|rt| AutoAdvanceInhibit::new(rt.driver())),
     };
-    let blocking = BlockingTask { f: Some(f) };
+    let listed = spawner.running_jobs().map(|running| {
+        let label = JobLabel {
+            name: meta.name.clone(),
+            location: meta.location,
+        };
+        (running.clone(), label)
+    });
+    let blocking = BlockingTask { f: Some(f), listed };
     let (task, join) = task::new_unowned_task(blocking, schedule, meta);
     match spawner.spawn_task(task, rt) {
         Ok(()) => Ok(join),
@@ -128,6 +137,9 @@ where
 /// The future of a blocking task: calls the closure on its only poll.
 struct BlockingTask<F> {
     f: Option<F>,
+    /// Where the closure lists itself while it runs, and as what; `None`
+    /// unless the watchdog is on (`running_jobs.rs`).
+    listed: Option<(Arc<RunningJobs>, JobLabel)>,
 }
 
 impl<F> Unpin for BlockingTask<F> {}
@@ -143,7 +155,10 @@ where
             .f
             .take()
             .expect("rt: a blocking task is polled once, as it never returns Pending");
-        Poll::Ready(f())
+        Poll::Ready(match self.listed.take() {
+            None => f(),
+            Some((running, label)) => running.run(label, f),
+        })
     }
 }
 

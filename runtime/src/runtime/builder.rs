@@ -536,7 +536,10 @@ impl Builder {
     /// body of `#[rt::main]` or `#[rt::test]`), reported with where
     /// `block_on` was called (see [`SlowPoll::is_block_on`]). Dropping
     /// the runtime then also lists the tasks still alive (a leak report),
-    /// and so does dropping such a set.
+    /// and so does dropping such a set; a drop (or
+    /// [`Runtime::shutdown_timeout`]) that has waited longer than
+    /// `threshold` for running [`spawn_blocking`](crate::task::spawn_blocking)
+    /// jobs lists them, once.
     ///
     /// Setting the environment variable `RT_DEBUG=1` turns it on for every
     /// runtime built, with a threshold of 100 ms. Off (the default), it
@@ -680,6 +683,7 @@ impl Builder {
                 max_threads: self.max_blocking_threads,
                 keep_alive: self.thread_keep_alive,
                 spin_before_park: self.spin_before_park,
+                report_wait_after: slow_poll.as_ref().map(|watchdog| watchdog.threshold),
             },
             self.spawner(),
         );

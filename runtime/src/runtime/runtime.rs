@@ -23,7 +23,11 @@ use std::time::{Duration, Instant};
 /// thread started for it is no longer queued, and runs); blocking work running
 /// cannot be interrupted, and dropping the runtime waits for it however
 /// long it takes (as tokio does). Use [`Runtime::shutdown_timeout`] to
-/// bound that wait, or [`Runtime::shutdown_background`] not to wait.
+/// bound that wait, or [`Runtime::shutdown_background`] not to wait. With
+/// the slow-poll watchdog on
+/// ([`Builder::slow_poll_threshold`](crate::runtime::Builder::slow_poll_threshold),
+/// `RT_DEBUG=1`), a wait longer than its threshold prints, once, which
+/// jobs it waits for: name, spawn location and how long each has run.
 ///
 /// # Panics
 ///

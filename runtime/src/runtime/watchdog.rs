@@ -43,8 +43,11 @@
 //! alive (the leak report), as asyncio's debug mode reports tasks
 //! destroyed while pending; the tasks of sets that outlive the runtime are
 //! listed apart (the sets keep them), and a set driven on the runtime that
-//! is dropped with tasks unfinished reports them as it cancels them.
+//! is dropped with tasks unfinished reports them as it cancels them. A
+//! shutdown that has waited the threshold for blocking jobs still running
+//! (which cannot be interrupted) lists them once (`blocking/pool.rs`).
 
+use crate::blocking::RunningJobsReport;
 use crate::runtime::block_on_calls::BlockOnCall;
 use crate::runtime::dump::TaskLabel;
 use crate::runtime::metrics::WorkerMetrics;
@@ -644,6 +647,29 @@ pub(crate) fn report_leaks(handle: &scheduler::Handle) {
             local.len()
         ),
     );
+}
+
+/// The report of a runtime's shutdown (its drop, or `shutdown_timeout`)
+/// that has waited `waited`, the watchdog's threshold, for blocking jobs
+/// still running: made once, since the wait would otherwise look like a
+/// hang, with nothing to say what it waits for.
+pub(crate) fn report_blocking_wait(jobs: &RunningJobsReport, waited: Duration) {
+    if jobs.is_empty() {
+        return;
+    }
+    let message = format!(
+        "runtime shutdown has waited {waited:?} for {} blocking job(s) still running, and waits \
+         until they return (a running job cannot be interrupted): make them return, or shut \
+         the runtime down with `Runtime::shutdown_timeout` to bound the wait or \
+         `Runtime::shutdown_background` not to wait",
+        jobs.len()
+    );
+    if to_tracing() {
+        #[cfg(feature = "tracing")]
+        tracing::warn!(target: "rt::watchdog", jobs = %jobs, "{message}");
+    } else {
+        eprintln!("rt: {message}:\n{jobs}");
+    }
 }
 
 /// The leak report of a `LocalSet` dropped with tasks unfinished (it was

@@ -117,6 +117,7 @@ impl Handle {
                 max_threads: 1,
                 keep_alive: Duration::ZERO,
                 spin_before_park: Duration::ZERO,
+                report_wait_after: None,
             },
             crate::runtime::Builder::new_current_thread().spawner(),
         );
