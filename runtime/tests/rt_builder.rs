@@ -427,3 +427,23 @@ fn a_panicking_thread_hook_neither_strands_tasks_nor_hangs_the_drop() {
     });
     assert_eq!(unpark, ["ran a task", "dropped"], "panicking unpark hook");
 }
+
+/// A zero slow-poll threshold would report every poll (before, it was
+/// accepted: every poll still running at two samples, 1 ms apart, was
+/// reported and its worker treated as stuck); it is refused, naming the
+/// fix.
+#[test]
+fn a_zero_slow_poll_threshold_panics_naming_the_fix() {
+    let panic = std::panic::catch_unwind(|| {
+        Builder::new_current_thread().slow_poll_threshold(std::time::Duration::ZERO);
+    })
+    .unwrap_err();
+    let message = (panic.downcast_ref::<String>().map(String::as_str))
+        .or(panic.downcast_ref::<&str>().copied())
+        .unwrap();
+    assert!(
+        message.contains("`slow_poll_threshold` must be greater than zero")
+            && message.contains("do not call it"),
+        "{message}"
+    );
+}

@@ -546,6 +546,16 @@ impl Builder {
     /// costs nothing: no thread, no check on a task's poll path, one
     /// branch per poll of a `block_on` future.
     ///
+    /// The watchdog samples polls ten times per `threshold`, at most once
+    /// a millisecond, so a threshold under 10 ms is only as fine as that.
+    ///
+    /// # Panics
+    ///
+    /// Panics if `threshold` is zero: every poll takes some time, so every
+    /// poll seen would be reported. Zero does not mean "off": to leave the
+    /// watchdog off, do not call this (nor `on_slow_poll`, with `RT_DEBUG`
+    /// unset).
+    ///
     /// # Examples
     ///
     /// ```
@@ -555,7 +565,15 @@ impl Builder {
     ///     .unwrap();
     /// assert_eq!(rt.block_on(async { 1 }), 1);
     /// ```
+    #[track_caller]
     pub fn slow_poll_threshold(&mut self, threshold: Duration) -> &mut Builder {
+        assert!(
+            !threshold.is_zero(),
+            "`slow_poll_threshold` must be greater than zero: every poll takes some time, so \
+             every poll would be reported. To leave the watchdog off, do not call it (and \
+             leave `RT_DEBUG` unset); for a sensitive watchdog, pass a small threshold such \
+             as 10 ms"
+        );
         self.slow_poll_threshold = Some(threshold);
         self
     }
