@@ -817,3 +817,55 @@ fn a_shutdown_waiting_for_a_blocking_job_says_which() {
         "reported once: {rest:?}"
     );
 }
+
+/// `block_in_place` in a multi-thread runtime's `block_on` future declares
+/// its blocking intended, as it does in a task (whose worker is then no
+/// longer watched): the `block_on` future is not reported, and a
+/// `block_on` nested in it (the closure calling `Handle::block_on`) is
+/// watched on its own. Before, the outer future was reported as stuck
+/// (twice over with a stuck nested `block_on`).
+#[test]
+fn a_block_on_future_in_block_in_place_is_not_reported() {
+    let (report_tx, reports) = mpsc::channel::<SlowPoll>();
+    let (release, released) = mpsc::channel::<()>();
+    let report_tx = Mutex::new(report_tx);
+    let release = Mutex::new(release);
+    let rt = Builder::new_multi_thread()
+        .worker_threads(1)
+        .slow_poll_threshold(THRESHOLD)
+        .on_slow_poll(move |slow: &SlowPoll| {
+            report_tx.lock().unwrap().send(slow.clone()).unwrap();
+            release.lock().unwrap().send(()).unwrap();
+        })
+        .build()
+        .unwrap();
+    let handle = rt.handle().clone();
+    let released = Arc::new(Mutex::new(released));
+    let nested_line = rt.block_on(async move {
+        rt::task::block_in_place(|| {
+            // A task stuck on the worker, reported and released, then a
+            // nested `block_on` stuck the same way. Meanwhile this poll of
+            // the outer future stays in progress: had it been watched, it
+            // would have been reported with the first, at the latest (it
+            // has been running since before that task's poll began).
+            let witness = released.clone();
+            let stuck = rt::task::Builder::new()
+                .name("witness")
+                .spawn_on(
+                    async move { witness.lock().unwrap().recv_timeout(HANG).unwrap() },
+                    &handle,
+                )
+                .unwrap();
+            handle.block_on(stuck).unwrap();
+            let nested_line = line!() + 1;
+            handle.block_on(async { released.lock().unwrap().recv_timeout(HANG).unwrap() });
+            nested_line
+        })
+    });
+    drop(rt);
+    let reports: Vec<SlowPoll> = reports.try_iter().collect();
+    assert_eq!(reports.len(), 2, "{reports:?}");
+    assert_eq!(reports[0].name(), Some("witness"));
+    assert!(reports[1].is_block_on(), "{:?}", reports[1]);
+    assert_eq!(reports[1].location().line(), nested_line);
+}

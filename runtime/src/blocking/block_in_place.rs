@@ -74,5 +74,10 @@ where
              tasks ({error}); raise the process's thread limit"
         ),
     }
+    // Outside a worker (a multi-thread runtime's `block_on`), the closure
+    // runs right here: the blocking is intended, so the watchdog stops
+    // watching the `block_on` future's poll, as it does a worker's once
+    // its core is handed off.
+    crate::runtime::block_on_calls::blocks_on_purpose();
     crate::task::coop::without_budget(|| context::exit_runtime(f))
 }

@@ -13,7 +13,12 @@
 //!    `poll_finished`), and a current-thread call marks itself once it
 //!    holds the core (its future then blocks the runtime's tasks too);
 //! 3. the monitor samples the calls as it samples the workers
-//!    (`watchdog.rs`), from a copy of the list taken under its lock.
+//!    (`watchdog.rs`), from a copy of the list taken under its lock;
+//! 4. `block_in_place` in the future declares its blocking intended: the
+//!    poll in progress is no longer watched, as a worker's is not once
+//!    `block_in_place` hands its core off. The call is found through this
+//!    thread's innermost registered call (a `block_in_place` closure may
+//!    call `block_on` again, whose guard puts the outer one back).
 //!
 //! With the watchdog off there is no list: `block_on` reads the `None`
 //! once, and each poll of its future costs one branch on it.
@@ -22,9 +27,15 @@ use crate::loom::sync::atomic::{AtomicBool, Ordering};
 use crate::loom::sync::{Arc, Mutex};
 use crate::runtime::metrics::WorkerMetrics;
 use crate::task::Id;
+use std::cell::RefCell;
 use std::fmt;
 use std::panic::Location;
 use std::thread::ThreadId;
+
+thread_local! {
+    /// The innermost registered call on this thread (step 4).
+    static CURRENT: RefCell<Option<Arc<BlockOnCall>>> = const { RefCell::new(None) };
+}
 
 /// The `block_on` calls of one runtime (steps 1 and 3).
 pub(crate) struct BlockOnCalls {
@@ -66,7 +77,17 @@ impl BlockOnCalls {
             drives_tasks: AtomicBool::new(false),
         });
         self.calls.lock().unwrap().push(call.clone());
-        Registered { calls: self, call }
+        // Fails only while this thread's thread-locals are torn down: the
+        // call is then watched, just not found by `block_in_place`.
+        let outer = CURRENT
+            .try_with(|current| current.replace(Some(call.clone())))
+            .ok()
+            .flatten();
+        Registered {
+            calls: self,
+            call,
+            outer,
+        }
     }
 
     /// Step 3: the calls listed now.
@@ -100,10 +121,23 @@ pub(crate) fn poll_counted<R>(call: Option<&BlockOnCall>, poll: impl FnOnce() ->
     polled
 }
 
+/// Step 4: the poll in progress of this thread's `block_on` future, if
+/// the watchdog watches one, blocks on purpose (`block_in_place`): it is
+/// no longer watched.
+pub(crate) fn blocks_on_purpose() {
+    let _ = CURRENT.try_with(|current| {
+        if let Some(call) = current.borrow().as_ref() {
+            call.metrics.poll_finished();
+        }
+    });
+}
+
 /// Keeps a call listed; see [`BlockOnCalls::register`].
 pub(crate) struct Registered<'a> {
     calls: &'a BlockOnCalls,
     call: Arc<BlockOnCall>,
+    /// The call this one is nested in, current again when it ends.
+    outer: Option<Arc<BlockOnCall>>,
 }
 
 impl Registered<'_> {
@@ -114,6 +148,8 @@ impl Registered<'_> {
 
 impl Drop for Registered<'_> {
     fn drop(&mut self) {
+        let outer = self.outer.take();
+        let _ = CURRENT.try_with(|current| current.replace(outer));
         let mut calls = self.calls.calls.lock().unwrap();
         if let Some(index) = calls.iter().position(|c| Arc::ptr_eq(c, &self.call)) {
             calls.swap_remove(index);

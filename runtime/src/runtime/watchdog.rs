@@ -219,7 +219,9 @@ impl SlowPoll {
     /// called it, rather than a task. [`location`](SlowPoll::location)
     /// then says where `block_on` was called. A task of a
     /// [`LocalSet`](crate::task::LocalSet) that `block_on` drives is
-    /// reported as that task, not as the `block_on` future.
+    /// reported as that task, not as the `block_on` future. A poll that
+    /// enters [`block_in_place`](crate::task::block_in_place) blocks on
+    /// purpose and is not reported, as a task's is not.
     ///
     /// # Examples
     ///
