@@ -119,7 +119,7 @@ where
             name: meta.name.clone(),
             location: meta.location,
         };
-        (running.clone(), label)
+        Box::new((running.clone(), label))
     });
     let blocking = BlockingTask { f: Some(f), listed };
     let (task, join) = task::new_unowned_task(blocking, schedule, meta);
@@ -138,8 +138,9 @@ where
 struct BlockingTask<F> {
     f: Option<F>,
     /// Where the closure lists itself while it runs, and as what; `None`
-    /// unless the watchdog is on (`running_jobs.rs`).
-    listed: Option<(Arc<RunningJobs>, JobLabel)>,
+    /// unless the watchdog is on (`running_jobs.rs`). Boxed, so that a
+    /// job the watchdog does not watch carries one word for it.
+    listed: Option<Box<(Arc<RunningJobs>, JobLabel)>>,
 }
 
 impl<F> Unpin for BlockingTask<F> {}
@@ -157,7 +158,10 @@ where
             .expect("rt: a blocking task is polled once, as it never returns Pending");
         Poll::Ready(match self.listed.take() {
             None => f(),
-            Some((running, label)) => running.run(label, f),
+            Some(listed) => {
+                let (running, label) = *listed;
+                running.run(label, f)
+            }
         })
     }
 }
