@@ -499,3 +499,36 @@ fn pipes_of_a_std_child_are_registered_with_from_std() {
         assert!(child.wait().unwrap().success());
     });
 }
+
+/// A child dropped on a runtime that then shut down, and which exits
+/// later: it is reaped when it exits, although no runtime spawns or waits
+/// for anything after (tokio's orphan queue is drained by any later
+/// runtime's driver; rt does it from a thread of its own).
+#[test]
+fn a_child_orphaned_by_its_runtime_is_reaped_when_it_exits() {
+    use support::Kind;
+    for kind in [Kind::CurrentThread, Kind::MultiThread(2)] {
+        let stdin = kind.build().block_on(async {
+            let mut child = Command::new("cat")
+                .stdin(Stdio::piped())
+                .stdout(Stdio::null())
+                .spawn()
+                .unwrap();
+            let pid = child.id().unwrap();
+            (pid, child.stdin.take().unwrap().into_owned_fd().unwrap())
+        });
+        // The runtime and the `Child` are gone; `cat` runs until its
+        // input ends.
+        let (pid, stdin) = stdin;
+        assert!(process_exists(pid));
+        drop(stdin);
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while process_exists(pid) {
+            assert!(
+                Instant::now() < deadline,
+                "{kind:?}: orphan {pid} was left a zombie"
+            );
+            std::thread::yield_now();
+        }
+    }
+}

@@ -21,8 +21,8 @@ use std::task::{Context, Poll};
 ///
 /// Dropping a `Child` does not kill the process (unless
 /// [`kill_on_drop`](crate::process::Command::kill_on_drop) was set) but
-/// it is still reaped when it exits, so it never lingers as a zombie
-/// while its runtime runs.
+/// it is still reaped when it exits, so it never lingers as a zombie,
+/// not even after its runtime shut down.
 ///
 /// # Examples
 ///

@@ -34,7 +34,15 @@
 //! 2. if that task never finishes (the runtime shuts down first), its
 //!    destructor parks the child in a process-wide orphan list;
 //! 3. the orphan list is swept (a `try_wait` each) at every spawn and
-//!    whenever a watched child's watch fires.
+//!    whenever a watched child's watch fires;
+//! 4. and while the list is not empty, a thread of its own
+//!    (`rt-orphan-reaper`) sweeps it at every `SIGCHLD`, so an orphan is
+//!    reaped when it exits even if no runtime spawns or waits for anything
+//!    again (tokio's orphan queue needs a later runtime's driver for
+//!    this). The thread listens before its first sweep and leaves, under
+//!    the list's lock, only once the list is empty; an orphan is checked
+//!    and added under that lock too, so an exit after its check has its
+//!    `SIGCHLD` come after it is listed, and is seen by a later sweep.
 
 use crate::io::registered::Registered;
 use crate::runtime::context;
@@ -255,24 +263,79 @@ impl Drop for OrphanReaper {
     }
 }
 
-/// Children whose reaper could not finish (step 2 of the orphan protocol).
-static ORPHANS: Mutex<Vec<std::process::Child>> = Mutex::new(Vec::new());
+/// Children whose reaper could not finish (step 2 of the orphan protocol),
+/// and whether the thread of step 4 runs.
+static ORPHANS: Mutex<Orphans> = Mutex::new(Orphans {
+    children: Vec::new(),
+    thread_running: false,
+});
+
+struct Orphans {
+    children: Vec<std::process::Child>,
+    /// The `rt-orphan-reaper` thread runs (and will sweep again before it
+    /// leaves); set and cleared under the lock.
+    thread_running: bool,
+}
+
+impl Orphans {
+    /// Reaps every orphan that has exited.
+    fn sweep(&mut self) {
+        // An error means the child is gone from under us: nothing to reap.
+        self.children
+            .retain_mut(|child| matches!(child.try_wait(), Ok(None)));
+    }
+}
 
 /// Parks `child` in the orphan list unless it can be reaped now.
 pub(crate) fn adopt_orphan(mut child: std::process::Child) {
+    let mut orphans = lock_orphans();
+    // Checked under the lock: see step 4 of the orphan protocol.
     if let Ok(None) = child.try_wait() {
-        lock_orphans().push(child);
+        orphans.children.push(child);
+        if !orphans.thread_running {
+            orphans.thread_running = start_orphan_thread();
+        }
+    }
+}
+
+/// Step 4 of the orphan protocol. Whether the thread started: without it
+/// (no thread or no `SIGCHLD` handler to be had) the orphans wait for the
+/// sweeps of step 3.
+fn start_orphan_thread() -> bool {
+    let sigchld = match signal_hook::iterator::Signals::new([libc::SIGCHLD]) {
+        Ok(sigchld) => sigchld,
+        Err(_) => return false,
+    };
+    std::thread::Builder::new()
+        .name("rt-orphan-reaper".into())
+        .spawn(move || reap_orphans_until_none_left(sigchld))
+        .is_ok()
+}
+
+/// The `rt-orphan-reaper` thread: `sigchld` listened before the first sweep,
+/// so no exit after it goes unseen.
+fn reap_orphans_until_none_left(mut sigchld: signal_hook::iterator::Signals) {
+    loop {
+        {
+            let mut orphans = lock_orphans();
+            orphans.sweep();
+            if orphans.children.is_empty() {
+                orphans.thread_running = false;
+                return;
+            }
+        }
+        // Blocks until a delivery (several may come as one: the sweep
+        // looks at every orphan).
+        sigchld.wait().for_each(drop);
     }
 }
 
 /// Step 3 of the orphan protocol: reaps every orphan that has exited.
 pub(crate) fn sweep_orphans() {
-    let mut orphans = lock_orphans();
-    // An error means the child is gone from under us: nothing to reap.
-    orphans.retain_mut(|child| matches!(child.try_wait(), Ok(None)));
+    lock_orphans().sweep();
 }
 
-fn lock_orphans() -> std::sync::MutexGuard<'static, Vec<std::process::Child>> {
+fn lock_orphans() -> std::sync::MutexGuard<'static, Orphans> {
     // A panic while the lock was held cannot leave the list inconsistent.
     ORPHANS
         .lock()
@@ -282,5 +345,5 @@ fn lock_orphans() -> std::sync::MutexGuard<'static, Vec<std::process::Child>> {
 /// How many orphans wait to be reaped (for tests).
 #[cfg(test)]
 pub(crate) fn orphan_count() -> usize {
-    lock_orphans().len()
+    lock_orphans().children.len()
 }
