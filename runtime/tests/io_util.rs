@@ -396,6 +396,20 @@ fn stdin_stdout_stderr_through_the_blocking_pool() {
     }
 }
 
+/// As tokio's, the handles lend the process's descriptors 0, 1 and 2 (to
+/// ask whether one is a terminal, or set its modes).
+#[test]
+fn the_standard_streams_lend_their_descriptors() {
+    use std::os::fd::{AsFd, AsRawFd};
+    let (stdin, stdout, stderr) = (rt::io::stdin(), rt::io::stdout(), rt::io::stderr());
+    assert_eq!(stdin.as_raw_fd(), libc::STDIN_FILENO);
+    assert_eq!(stdout.as_raw_fd(), libc::STDOUT_FILENO);
+    assert_eq!(stderr.as_raw_fd(), libc::STDERR_FILENO);
+    assert_eq!(stdin.as_fd().as_raw_fd(), libc::STDIN_FILENO);
+    assert_eq!(stdout.as_fd().as_raw_fd(), libc::STDOUT_FILENO);
+    assert_eq!(stderr.as_fd().as_raw_fd(), libc::STDERR_FILENO);
+}
+
 #[test]
 fn buf_stream_holds_writes_until_flushed_and_reads_lines_and_seeks() {
     use rt::io::{AsyncBufReadExt, AsyncSeekExt, BufStream, Cursor};

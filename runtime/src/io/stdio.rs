@@ -20,6 +20,7 @@ use futures_io::{AsyncRead, AsyncWrite};
 use std::fmt;
 use std::future::Future;
 use std::io::{self, Read, Write};
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, RawFd};
 use std::pin::Pin;
 use std::task::{Context, Poll, ready};
 
@@ -230,18 +231,24 @@ fn write_out(stream: Stream, buf: &mut Buf) -> Outcome {
 /// [`stdin`].
 pub struct Stdin {
     io: Blocking,
+    /// std's handle of the same stream: what `AsFd` lends.
+    std: io::Stdin,
 }
 
 /// The process's standard output, written on the runtime's blocking pool:
 /// see [`stdout`].
 pub struct Stdout {
     io: Blocking,
+    /// std's handle of the same stream: what `AsFd` lends.
+    std: io::Stdout,
 }
 
 /// The process's standard error, written on the runtime's blocking pool:
 /// see [`stderr`].
 pub struct Stderr {
     io: Blocking,
+    /// std's handle of the same stream: what `AsFd` lends.
+    std: io::Stderr,
 }
 
 /// A handle to the process's standard input, implementing
@@ -274,6 +281,7 @@ pub struct Stderr {
 pub fn stdin() -> Stdin {
     Stdin {
         io: Blocking::new(Stream::Stdin),
+        std: io::stdin(),
     }
 }
 
@@ -285,6 +293,14 @@ pub fn stdin() -> Stdin {
 /// Call `flush().await` before the program exits, or the last write may
 /// still be in flight. Writes from several handles (or from `println!`)
 /// interleave at the granularity of one write call.
+///
+/// Like the other two handles, it lends its descriptor (`AsFd`,
+/// `AsRawFd`), e.g. to ask whether it is a terminal:
+///
+/// ```
+/// use std::os::fd::AsRawFd;
+/// assert_eq!(rt::io::stdout().as_raw_fd(), libc::STDOUT_FILENO);
+/// ```
 ///
 /// # Panics
 ///
@@ -305,6 +321,7 @@ pub fn stdin() -> Stdin {
 pub fn stdout() -> Stdout {
     Stdout {
         io: Blocking::new(Stream::Stdout),
+        std: io::stdout(),
     }
 }
 
@@ -330,6 +347,7 @@ pub fn stdout() -> Stdout {
 pub fn stderr() -> Stderr {
     Stderr {
         io: Blocking::new(Stream::Stderr),
+        std: io::stderr(),
     }
 }
 
@@ -416,3 +434,24 @@ macro_rules! debug {
 }
 
 debug!(Stdin, Stdout, Stderr);
+
+// The handles lend the process's descriptor 0, 1 or 2, as tokio's do (to
+// ask whether it is a terminal, say), through std's handle of the same
+// stream.
+macro_rules! descriptor {
+    ($($ty:ident),*) => {$(
+        impl AsFd for $ty {
+            fn as_fd(&self) -> BorrowedFd<'_> {
+                self.std.as_fd()
+            }
+        }
+
+        impl AsRawFd for $ty {
+            fn as_raw_fd(&self) -> RawFd {
+                self.std.as_raw_fd()
+            }
+        }
+    )*};
+}
+
+descriptor!(Stdin, Stdout, Stderr);

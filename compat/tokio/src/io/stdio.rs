@@ -36,15 +36,13 @@ macro_rules! stdio {
 
         impl std::os::fd::AsRawFd for $ty {
             fn as_raw_fd(&self) -> std::os::fd::RawFd {
-                std::os::fd::AsRawFd::as_raw_fd(&std::io::$make())
+                std::os::fd::AsRawFd::as_raw_fd(&self.inner)
             }
         }
 
         impl std::os::fd::AsFd for $ty {
             fn as_fd(&self) -> std::os::fd::BorrowedFd<'_> {
-                // SAFETY: the standard stream's descriptor is open for the
-                // life of the process.
-                unsafe { std::os::fd::BorrowedFd::borrow_raw(std::os::fd::AsRawFd::as_raw_fd(self)) }
+                std::os::fd::AsFd::as_fd(&self.inner)
             }
         }
     )*};
