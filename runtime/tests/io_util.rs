@@ -396,6 +396,76 @@ fn stdin_stdout_stderr_through_the_blocking_pool() {
     }
 }
 
+/// Set in the child process that runs `queued_write_child` for real; the
+/// value is the scheduler to use.
+const QUEUED_WRITE_CHILD: &str = "RT_IO_QUEUED_WRITE_CHILD";
+
+/// In the child: writes to stdout and stderr while the only blocking
+/// thread is busy, so the writes wait in the pool's queue, then shuts the
+/// runtime down without flushing. Passes at once in a normal run.
+#[test]
+fn queued_write_child() {
+    let Some(flavor) = std::env::var_os(QUEUED_WRITE_CHILD) else {
+        return;
+    };
+    let mut builder = if flavor == "current_thread" {
+        rt::runtime::Builder::new_current_thread()
+    } else {
+        rt::runtime::Builder::new_multi_thread()
+    };
+    let rt = builder
+        .max_blocking_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let (release, released) = std::sync::mpsc::channel::<()>();
+    rt.block_on(async {
+        let (started, is_started) = rt::sync::oneshot::channel();
+        drop(rt::task::spawn_blocking(move || {
+            started.send(()).unwrap();
+            // Until the runtime is gone: the writes below stay queued.
+            let _ = released.recv();
+        }));
+        is_started.await.unwrap();
+        rt::io::stdout()
+            .write_all(b"<<queued out>>\n")
+            .await
+            .unwrap();
+        rt::io::stderr()
+            .write_all(b"<<queued err>>\n")
+            .await
+            .unwrap();
+    });
+    rt.shutdown_background();
+    drop(release);
+}
+
+/// A write the runtime accepted is made even if the runtime shuts down
+/// before a pool thread got to it, as tokio's (its stdout and stderr
+/// writes are "mandatory" blocking jobs): a program that ends without a
+/// flush still prints its last line.
+#[test]
+fn a_queued_stdio_write_is_made_when_the_runtime_shuts_down() {
+    for flavor in ["current_thread", "multi_thread"] {
+        let output = Command::new(std::env::current_exe().unwrap())
+            .args([
+                "--exact",
+                "queued_write_child",
+                "--test-threads=1",
+                "--nocapture",
+            ])
+            .env(QUEUED_WRITE_CHILD, flavor)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(output.status.success(), "{flavor}: {stdout}\n{stderr}");
+        assert!(stdout.contains("<<queued out>>"), "{flavor}: {stdout}");
+        assert!(stderr.contains("<<queued err>>"), "{flavor}: {stderr}");
+    }
+}
+
 /// As tokio's, the handles lend the process's descriptors 0, 1 and 2 (to
 /// ask whether one is a terminal, or set its modes).
 #[test]

@@ -12,8 +12,17 @@
 //!    starts writing them on the pool and returns at once; the next write
 //!    (or a flush) waits for that one, and reports its error if it failed;
 //! 3. a flush waits for the write in flight; each write flushes std's own
-//!    buffer as it finishes, so nothing is left behind in the process.
+//!    buffer as it finishes, so nothing is left behind in the process;
+//! 4. a write accepted at step 2 is made even if the runtime shuts down
+//!    before a pool thread takes it (tokio runs these writes as
+//!    "mandatory" blocking jobs): the pool then drops the job unrun, and
+//!    the job's `UnrunWrite` makes the write as it is dropped, on the
+//!    thread shutting the pool down (even in `shutdown_background`, which
+//!    then waits for that write). A job dropped before its write was
+//!    accepted (the pool had already shut down) writes nothing, and the
+//!    write fails.
 
+use crate::loom::sync::{Arc, Mutex, MutexGuard};
 use crate::runtime::context;
 use crate::task::{JoinHandle, TaskMeta, poll_proceed};
 use futures_io::{AsyncRead, AsyncWrite};
@@ -67,6 +76,54 @@ enum State {
 struct Blocking {
     stream: Stream,
     state: State,
+    /// What became of the write in flight if its job was dropped unrun
+    /// (step 4).
+    write_fate: Option<Arc<Mutex<WriteFate>>>,
+}
+
+/// Step 4 of the module docs: a write job's bytes, for the job to write,
+/// or, if the job is dropped unrun, to be written as it is dropped.
+struct UnrunWrite {
+    stream: Stream,
+    /// `None` once the job ran.
+    buf: Option<Buf>,
+    fate: Arc<Mutex<WriteFate>>,
+}
+
+/// Whether a write job dropped unrun must still write.
+enum WriteFate {
+    /// The write was not accepted yet: a job dropped now writes nothing.
+    Starting,
+    /// The write returned `Ok`: its bytes must go out.
+    Accepted,
+    /// The job was dropped before the write was accepted.
+    DroppedUnaccepted,
+    /// The job was dropped unrun, and this is what writing on the drop did.
+    WrittenOnDrop(io::Result<()>),
+}
+
+impl Drop for UnrunWrite {
+    fn drop(&mut self) {
+        let Some(mut buf) = self.buf.take() else {
+            return;
+        };
+        {
+            let mut fate = lock(&self.fate);
+            if let WriteFate::Starting = *fate {
+                *fate = WriteFate::DroppedUnaccepted;
+                return;
+            }
+        }
+        let Outcome::Write(result) = write_out(self.stream, &mut buf) else {
+            unreachable!("rt: `write_out` writes");
+        };
+        *lock(&self.fate) = WriteFate::WrittenOnDrop(result);
+    }
+}
+
+fn lock(fate: &Mutex<WriteFate>) -> MutexGuard<'_, WriteFate> {
+    // Nothing panics while the lock is held.
+    fate.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 impl Blocking {
@@ -74,15 +131,45 @@ impl Blocking {
         Blocking {
             stream,
             state: State::Idle(Buf::default()),
+            write_fate: None,
         }
     }
 
-    fn start(&mut self, mut buf: Buf, op: fn(Stream, &mut Buf) -> Outcome) {
-        let stream = self.stream;
-        let job = move || {
-            let outcome = op(stream, &mut buf);
-            (buf, outcome)
+    /// Starts writing `buf` (step 2). `true` once the write is accepted,
+    /// so that it is made even if the runtime shuts down (step 4); `false`
+    /// if the pool, shut down, dropped it already.
+    fn start_write(&mut self, buf: Buf) -> bool {
+        let fate = Arc::new(Mutex::new(WriteFate::Starting));
+        let mut unrun = UnrunWrite {
+            stream: self.stream,
+            buf: Some(buf),
+            fate: fate.clone(),
         };
+        self.start(move |stream| {
+            let mut buf = unrun.buf.take().expect("rt: a write job runs once");
+            let outcome = write_out(stream, &mut buf);
+            (buf, outcome)
+        });
+        let mut fate_now = lock(&fate);
+        if let WriteFate::DroppedUnaccepted = *fate_now {
+            return false;
+        }
+        *fate_now = WriteFate::Accepted;
+        drop(fate_now);
+        self.write_fate = Some(fate);
+        true
+    }
+
+    fn start_read(&mut self, mut buf: Buf) {
+        self.start(move |stream| {
+            let outcome = read_into(stream, &mut buf);
+            (buf, outcome)
+        });
+    }
+
+    fn start(&mut self, op: impl FnOnce(Stream) -> (Buf, Outcome) + Send + 'static) {
+        let stream = self.stream;
+        let job = move || op(stream);
         let meta = TaskMeta::new();
         let Some(handle) = context::with_current(|handle| handle.spawn_blocking(job, meta)) else {
             panic!(
@@ -100,15 +187,26 @@ impl Blocking {
             return Poll::Ready(Ok(Outcome::Write(Ok(()))));
         };
         let result = ready!(Pin::new(handle).poll(cx));
+        let write_fate = self.write_fate.take();
         Poll::Ready(match result {
             Ok((buf, outcome)) => {
                 self.state = State::Idle(buf);
                 Ok(outcome)
             }
             Err(join_error) => {
-                // The pool shut down under us; the buffered bytes are lost.
+                // The pool shut down under us: the job was dropped unrun. A
+                // read's bytes are lost; an accepted write was made then.
                 self.state = State::Idle(Buf::default());
-                Err(crate::blocking::job_error(join_error))
+                let written = write_fate.and_then(|fate| {
+                    match std::mem::replace(&mut *lock(&fate), WriteFate::Accepted) {
+                        WriteFate::WrittenOnDrop(result) => Some(result),
+                        _ => None,
+                    }
+                });
+                match written {
+                    Some(result) => Ok(Outcome::Write(result)),
+                    None => Err(crate::blocking::job_error(join_error)),
+                }
             }
         })
     }
@@ -141,7 +239,7 @@ impl Blocking {
                 State::Idle(buf) => {
                     let mut buf = std::mem::take(buf);
                     buf.data.resize(dst.len().min(MAX_CHUNK), 0);
-                    self.start(buf, read_into);
+                    self.start_read(buf);
                 }
                 State::Busy(_) => {
                     if let Outcome::Read(Err(e)) = ready!(self.poll_complete(cx))? {
@@ -175,11 +273,16 @@ impl Blocking {
         buf.data.clear();
         buf.pos = 0;
         buf.data.extend_from_slice(&src[..n]);
-        self.start(buf, write_out);
+        let accepted = self.start_write(buf);
         coop.made_progress();
-        // A pool that has shut down cancels the job at once: the bytes
-        // will never be written, so this write fails now rather than the
-        // next one (a job that already ended is reported here too).
+        if !accepted {
+            // The pool had shut down: it dropped the job, and the bytes
+            // with it (step 4), so this write fails now.
+            self.state = State::Idle(Buf::default());
+            return Poll::Ready(Err(rt_reactor::shutdown_error()));
+        }
+        // A job that already ended (it failed, or the runtime shut down
+        // and the bytes were written as it was dropped) is reported here.
         if matches!(&self.state, State::Busy(handle) if handle.is_finished()) {
             match self.poll_complete(cx) {
                 Poll::Ready(Err(e)) | Poll::Ready(Ok(Outcome::Write(Err(e)))) => {
@@ -290,9 +393,11 @@ pub fn stdin() -> Stdin {
 /// blocking pool writes them; the next write, `flush` or `shutdown` waits
 /// for that and reports its error.
 ///
-/// Call `flush().await` before the program exits, or the last write may
-/// still be in flight. Writes from several handles (or from `println!`)
-/// interleave at the granularity of one write call.
+/// A write is made even if the runtime shuts down before the pool got to
+/// it, as tokio's; `flush().await` waits for it and reports its error
+/// (and is needed before `std::process::exit`). Writes from several
+/// handles (or from `println!`) interleave at the granularity of one
+/// write call.
 ///
 /// Like the other two handles, it lends its descriptor (`AsFd`,
 /// `AsRawFd`), e.g. to ask whether it is a terminal:
