@@ -532,3 +532,67 @@ fn a_child_orphaned_by_its_runtime_is_reaped_when_it_exits() {
         }
     }
 }
+
+/// Megabytes into stdin while stdout and stderr each carry all of it
+/// back (`tee`): the three pipes fill and drain at once, so the transfer
+/// only finishes if each is driven on its own.
+#[test]
+fn stdin_stdout_and_stderr_carry_megabytes_at_once() {
+    const LEN: usize = 1 << 20;
+    let expected = Pattern::bytes(11, LEN);
+    on_both(|| async {
+        let mut child = Command::new("tee")
+            .arg("/dev/stderr")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        let input = expected.clone();
+        let writer = rt::spawn(async move {
+            stdin.write_all(&input).await.unwrap();
+        });
+        let output = child.wait_with_output().await.unwrap();
+        writer.await.unwrap();
+        assert!(output.status.success());
+        let expected = Pattern::bytes(11, LEN);
+        assert!(
+            output.stdout == expected,
+            "stdout: {} bytes",
+            output.stdout.len()
+        );
+        assert!(
+            output.stderr == expected,
+            "stderr: {} bytes",
+            output.stderr.len()
+        );
+    });
+}
+
+/// A program's own `SIGCHLD` listener sees its children's exits, and
+/// waiting for those children works beside it.
+#[test]
+fn a_sigchld_listener_of_ours_and_child_waits_work_together() {
+    use rt::signal::unix::{SignalKind, signal};
+    on_both(|| async {
+        let mut sigchld = signal(SignalKind::child()).unwrap();
+        let children: Vec<_> = (0..8)
+            .map(|code| {
+                rt::spawn(async move {
+                    let status = Command::new("sh")
+                        .args(["-c", &format!("exit {code}")])
+                        .status()
+                        .await
+                        .unwrap();
+                    assert_eq!(status.code(), Some(code));
+                })
+            })
+            .collect();
+        for child in children {
+            child.await.unwrap();
+        }
+        assert_eq!(sigchld.recv().await, Some(()));
+    });
+}
