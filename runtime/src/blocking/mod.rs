@@ -1,7 +1,9 @@
 //! Offloading blocking work: the blocking pool (`pool.rs`), blocking tasks
-//! (`spawn.rs`) and `block_in_place` (`block_in_place.rs`).
+//! (`spawn.rs`), the runtime's own jobs that must run once accepted
+//! (`mandatory.rs`) and `block_in_place` (`block_in_place.rs`).
 
 mod block_in_place;
+mod mandatory;
 mod pool;
 mod running_jobs;
 mod spawn;
@@ -12,6 +14,7 @@ mod loom_pool;
 pub use block_in_place::block_in_place;
 pub use spawn::spawn_blocking;
 
+pub(crate) use mandatory::{IoJob, spawn_mandatory};
 pub(crate) use pool::{Handoff, HandoffError, PoolConfig, Spawner};
 pub(crate) use running_jobs::RunningJobsReport;
 pub(crate) use spawn::{job_error, join_job, spawn_blocking_on, try_spawn_blocking_on};

@@ -15,16 +15,18 @@
 //!    buffer as it finishes, so nothing is left behind in the process;
 //! 4. a write accepted at step 2 is made even if the runtime shuts down
 //!    before a pool thread takes it (tokio runs these writes as
-//!    "mandatory" blocking jobs): the pool then drops the job unrun, and
-//!    the job's `UnrunWrite` makes the write as it is dropped, on the
-//!    thread shutting the pool down (even in `shutdown_background`, which
-//!    then waits for that write). A job dropped before its write was
-//!    accepted (the pool had already shut down) writes nothing, and the
-//!    write fails.
+//!    "mandatory" blocking jobs): its job is a mandatory one
+//!    (`blocking/mandatory.rs`), made as the pool drops it, on the thread
+//!    shutting the pool down (even in `shutdown_background`, which then
+//!    waits for that write), and the next write or flush reports its
+//!    result. A job the pool refused (it had already shut down) writes
+//!    nothing, and the write fails with the shutdown error. Reads are not
+//!    mandatory: one still queued at shutdown is dropped.
 
-use crate::loom::sync::{Arc, Mutex, MutexGuard};
+use crate::blocking::{IoJob, spawn_mandatory};
 use crate::runtime::context;
-use crate::task::{JoinHandle, TaskMeta, poll_proceed};
+use crate::scheduler;
+use crate::task::{TaskMeta, poll_proceed};
 use futures_io::{AsyncRead, AsyncWrite};
 use std::fmt;
 use std::future::Future;
@@ -68,7 +70,7 @@ enum Outcome {
 
 enum State {
     Idle(Buf),
-    Busy(JoinHandle<(Buf, Outcome)>),
+    Busy(IoJob<(Buf, Outcome)>),
 }
 
 /// A standard stream driven through the blocking pool (the protocol is in
@@ -76,54 +78,6 @@ enum State {
 struct Blocking {
     stream: Stream,
     state: State,
-    /// What became of the write in flight if its job was dropped unrun
-    /// (step 4).
-    write_fate: Option<Arc<Mutex<WriteFate>>>,
-}
-
-/// Step 4 of the module docs: a write job's bytes, for the job to write,
-/// or, if the job is dropped unrun, to be written as it is dropped.
-struct UnrunWrite {
-    stream: Stream,
-    /// `None` once the job ran.
-    buf: Option<Buf>,
-    fate: Arc<Mutex<WriteFate>>,
-}
-
-/// Whether a write job dropped unrun must still write.
-enum WriteFate {
-    /// The write was not accepted yet: a job dropped now writes nothing.
-    Starting,
-    /// The write returned `Ok`: its bytes must go out.
-    Accepted,
-    /// The job was dropped before the write was accepted.
-    DroppedUnaccepted,
-    /// The job was dropped unrun, and this is what writing on the drop did.
-    WrittenOnDrop(io::Result<()>),
-}
-
-impl Drop for UnrunWrite {
-    fn drop(&mut self) {
-        let Some(mut buf) = self.buf.take() else {
-            return;
-        };
-        {
-            let mut fate = lock(&self.fate);
-            if let WriteFate::Starting = *fate {
-                *fate = WriteFate::DroppedUnaccepted;
-                return;
-            }
-        }
-        let Outcome::Write(result) = write_out(self.stream, &mut buf) else {
-            unreachable!("rt: `write_out` writes");
-        };
-        *lock(&self.fate) = WriteFate::WrittenOnDrop(result);
-    }
-}
-
-fn lock(fate: &Mutex<WriteFate>) -> MutexGuard<'_, WriteFate> {
-    // Nothing panics while the lock is held.
-    fate.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 impl Blocking {
@@ -131,82 +85,71 @@ impl Blocking {
         Blocking {
             stream,
             state: State::Idle(Buf::default()),
-            write_fate: None,
         }
     }
 
-    /// Starts writing `buf` (step 2). `true` once the write is accepted,
-    /// so that it is made even if the runtime shuts down (step 4); `false`
-    /// if the pool, shut down, dropped it already.
-    fn start_write(&mut self, buf: Buf) -> bool {
-        let fate = Arc::new(Mutex::new(WriteFate::Starting));
-        let mut unrun = UnrunWrite {
-            stream: self.stream,
-            buf: Some(buf),
-            fate: fate.clone(),
-        };
-        self.start(move |stream| {
-            let mut buf = unrun.buf.take().expect("rt: a write job runs once");
-            let outcome = write_out(stream, &mut buf);
-            (buf, outcome)
-        });
-        let mut fate_now = lock(&fate);
-        if let WriteFate::DroppedUnaccepted = *fate_now {
-            return false;
-        }
-        *fate_now = WriteFate::Accepted;
-        drop(fate_now);
-        self.write_fate = Some(fate);
-        true
+    /// Starts writing `buf` (step 2) as a mandatory job, made even if the
+    /// runtime shuts down (step 4).
+    ///
+    /// # Errors
+    ///
+    /// The shutdown error if the pool, shut down, refused the job: the
+    /// bytes are dropped unwritten.
+    fn start_write(&mut self, mut buf: Buf) -> io::Result<()> {
+        let stream = self.stream;
+        let job = self.on_runtime(|rt, meta| {
+            let write = move || {
+                let outcome = write_out(stream, &mut buf);
+                (buf, outcome)
+            };
+            spawn_mandatory(rt, write, meta)
+        })?;
+        self.state = State::Busy(IoJob::Mandatory(job));
+        Ok(())
     }
 
     fn start_read(&mut self, mut buf: Buf) {
-        self.start(move |stream| {
-            let outcome = read_into(stream, &mut buf);
-            (buf, outcome)
+        let stream = self.stream;
+        let handle = self.on_runtime(|rt, meta| {
+            let read = move || {
+                let outcome = read_into(stream, &mut buf);
+                (buf, outcome)
+            };
+            rt.spawn_blocking(read, meta)
         });
+        self.state = State::Busy(IoJob::Cancellable(handle));
     }
 
-    fn start(&mut self, op: impl FnOnce(Stream) -> (Buf, Outcome) + Send + 'static) {
-        let stream = self.stream;
-        let job = move || op(stream);
+    /// Calls `spawn` with the current runtime, whose pool runs the job.
+    fn on_runtime<T>(&self, spawn: impl FnOnce(&scheduler::Handle, TaskMeta) -> T) -> T {
         let meta = TaskMeta::new();
-        let Some(handle) = context::with_current(|handle| handle.spawn_blocking(job, meta)) else {
-            panic!(
+        match context::with_current(|rt| spawn(rt, meta)) {
+            Some(spawned) => spawned,
+            None => panic!(
                 "`rt::io::{}` used outside a runtime: it runs on the runtime's blocking pool, \
                  so use it in a task or inside `Runtime::block_on`",
-                stream.name()
-            );
-        };
-        self.state = State::Busy(handle);
+                self.stream.name()
+            ),
+        }
     }
 
     /// Waits for the operation in flight; the handle is then idle.
     fn poll_complete(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<Outcome>> {
-        let State::Busy(handle) = &mut self.state else {
+        let State::Busy(job) = &mut self.state else {
             return Poll::Ready(Ok(Outcome::Write(Ok(()))));
         };
-        let result = ready!(Pin::new(handle).poll(cx));
-        let write_fate = self.write_fate.take();
+        let result = ready!(Pin::new(job).poll(cx));
         Poll::Ready(match result {
             Ok((buf, outcome)) => {
                 self.state = State::Idle(buf);
                 Ok(outcome)
             }
-            Err(join_error) => {
-                // The pool shut down under us: the job was dropped unrun. A
-                // read's bytes are lost; an accepted write was made then.
+            Err(e) => {
+                // The job panicked, or the pool shut down under us and
+                // dropped a read unrun: its bytes are lost. (An accepted
+                // write was made then, and yields its outcome.)
                 self.state = State::Idle(Buf::default());
-                let written = write_fate.and_then(|fate| {
-                    match std::mem::replace(&mut *lock(&fate), WriteFate::Accepted) {
-                        WriteFate::WrittenOnDrop(result) => Some(result),
-                        _ => None,
-                    }
-                });
-                match written {
-                    Some(result) => Ok(Outcome::Write(result)),
-                    None => Err(crate::blocking::job_error(join_error)),
-                }
+                Err(e)
             }
         })
     }
@@ -273,17 +216,14 @@ impl Blocking {
         buf.data.clear();
         buf.pos = 0;
         buf.data.extend_from_slice(&src[..n]);
-        let accepted = self.start_write(buf);
+        let started = self.start_write(buf);
         coop.made_progress();
-        if !accepted {
-            // The pool had shut down: it dropped the job, and the bytes
-            // with it (step 4), so this write fails now.
-            self.state = State::Idle(Buf::default());
-            return Poll::Ready(Err(rt_reactor::shutdown_error()));
-        }
+        // The pool had shut down: it dropped the job, and the bytes with
+        // it (step 4), so this write fails now. The handle stays idle.
+        started?;
         // A job that already ended (it failed, or the runtime shut down
         // and the bytes were written as it was dropped) is reported here.
-        if matches!(&self.state, State::Busy(handle) if handle.is_finished()) {
+        if matches!(&self.state, State::Busy(job) if job.is_finished()) {
             match self.poll_complete(cx) {
                 Poll::Ready(Err(e)) | Poll::Ready(Ok(Outcome::Write(Err(e)))) => {
                     return Poll::Ready(Err(e));
