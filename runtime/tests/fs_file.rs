@@ -2,12 +2,12 @@
 
 mod support;
 
-use support::{runtimes, scratch_dir};
+use support::{SINGLE_POLLER, runtimes, scratch_dir};
 
 use rt::io::{AsyncRead, AsyncReadExt, AsyncSeek, AsyncSeekExt, AsyncWriteExt};
 use rt::runtime::{Builder, Runtime};
 use std::future::Future;
-use std::io::{ErrorKind, SeekFrom};
+use std::io::{ErrorKind, IoSlice, SeekFrom};
 use std::path::Path;
 use std::pin::Pin;
 use std::task::Poll;
@@ -150,6 +150,12 @@ impl HeldBlockingThread {
     async fn release(self) {
         self.release.send(()).unwrap();
         self.job.await.unwrap();
+    }
+
+    /// Lets the job end without waiting for it (its runtime may have shut
+    /// down).
+    fn let_go(self) {
+        self.release.send(()).unwrap();
     }
 }
 
@@ -602,4 +608,70 @@ fn an_abandoned_set_len_stays_the_files_operation_in_flight() {
     });
     assert_eq!(std::fs::read(&path).unwrap(), b"abc");
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A write that returned `Ok` is made even if the runtime shuts down
+/// before a pool thread takes its job, as with tokio (whose `File` writes
+/// are "mandatory" blocking jobs): the pool drops the queued job, which
+/// writes as it is dropped, on the thread shutting the runtime down. So
+/// are a vectored write and the write of a file dropped meanwhile, and a
+/// flush afterwards reports the write's result. Before, the bytes were
+/// lost.
+#[test]
+fn a_queued_write_is_made_when_the_runtime_shuts_down() {
+    for kind in SINGLE_POLLER {
+        // One blocking thread, held busy: the writes are sure to queue.
+        let rt = kind.builder().max_blocking_threads(1).build().unwrap();
+        let dir = scratch_dir("queued-write", &rt);
+        let kept = dir.join("kept");
+        let vectored = dir.join("vectored");
+        let dropped = dir.join("dropped");
+        let (mut file, held) = rt.block_on(async {
+            let mut file = rt::fs::File::create(&kept).await.unwrap();
+            let mut by_slices = rt::fs::File::create(&vectored).await.unwrap();
+            let mut gone = rt::fs::File::create(&dropped).await.unwrap();
+            let held = HeldBlockingThread::hold();
+            file.write_all(b"hello").await.unwrap();
+            let slices = [IoSlice::new(b""), IoSlice::new(b"by slices")];
+            assert_eq!(by_slices.write_vectored(&slices).await.unwrap(), 9);
+            drop(by_slices);
+            gone.write_all(b"dropped with its write queued")
+                .await
+                .unwrap();
+            (file, held)
+        });
+        let handle = rt.handle().clone();
+        rt.shutdown_background();
+        held.let_go();
+        assert_eq!(std::fs::read(&kept).unwrap(), b"hello", "{kind:?}");
+        let by_slices = std::fs::read(&vectored).unwrap();
+        assert_eq!(by_slices, b"by slices", "{kind:?}");
+        assert_eq!(
+            std::fs::read(&dropped).unwrap(),
+            b"dropped with its write queued",
+            "{kind:?}"
+        );
+        handle.block_on(file.flush()).unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
+
+/// A write to a `File` whose runtime has shut down fails with the
+/// shutdown error (the blocking pool refuses its job) and writes nothing,
+/// as a write to stdout does. Before, it returned `Ok` and the bytes were
+/// lost.
+#[test]
+fn a_write_after_shutdown_fails_with_the_shutdown_error_and_writes_nothing() {
+    for kind in SINGLE_POLLER {
+        let rt = kind.build();
+        let dir = scratch_dir("write-after-shutdown", &rt);
+        let path = dir.join("f");
+        let mut file = rt.block_on(rt::fs::File::create(&path)).unwrap();
+        let handle = rt.handle().clone();
+        drop(rt);
+        let err = handle.block_on(file.write_all(b"late")).unwrap_err();
+        assert!(rt::runtime::is_rt_shutdown_err(&err), "{kind:?}: {err}");
+        assert_eq!(std::fs::read(&path).unwrap(), b"", "{kind:?}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

@@ -1,9 +1,11 @@
 //! What every `rt::fs` operation shares: running a closure on the blocking
 //! pool, the chunk size, and errors that name their path.
 
+use crate::blocking::{MandatoryJob, spawn_mandatory};
 use crate::io::context_error::context_error;
 use crate::io::sys;
 use crate::runtime::context;
+use crate::scheduler;
 use crate::task::{JoinHandle, TaskMeta};
 use std::fs::File;
 use std::io::{self, Read};
@@ -30,6 +32,32 @@ where
     F: FnOnce() -> R + Send + 'static,
     R: Send + 'static,
 {
+    on_runtime(|rt, meta| rt.spawn_blocking(f, meta))
+}
+
+/// Runs `f` on the current runtime's blocking pool as a mandatory job
+/// (see `blocking/mandatory.rs`): once this returns `Ok`, `f` runs, even
+/// if the runtime shuts down first. For writes.
+///
+/// # Errors
+///
+/// The shutdown error if the pool has shut down: `f` never runs.
+///
+/// # Panics
+///
+/// Panics outside a runtime.
+#[track_caller]
+pub(crate) fn spawn_fs_mandatory<F, R>(f: F) -> io::Result<MandatoryJob<R>>
+where
+    F: FnOnce() -> R + Send + 'static,
+    R: Send + 'static,
+{
+    on_runtime(|rt, meta| spawn_mandatory(rt, f, meta))
+}
+
+/// Calls `spawn` with the current runtime, whose pool runs the job.
+#[track_caller]
+fn on_runtime<T>(spawn: impl FnOnce(&scheduler::Handle, TaskMeta) -> T) -> T {
     let meta = TaskMeta::new();
     #[cfg(feature = "sim")]
     if let Err(refused) = crate::sim::refuse("rt::fs") {
@@ -37,8 +65,8 @@ where
         // to return from here.
         panic!("{refused}");
     }
-    match context::with_current(|handle| handle.spawn_blocking(f, meta)) {
-        Some(join) => join,
+    match context::with_current(|rt| spawn(rt, meta)) {
+        Some(spawned) => spawned,
         None => panic!(
             "`rt::fs` used outside a runtime: file operations run on the runtime's blocking \
              pool, so await them in a task or inside `Runtime::block_on`"

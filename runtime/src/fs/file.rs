@@ -7,7 +7,13 @@
 //!    and serves the caller from it; later reads drain it first;
 //! 2. a write copies up to 2 MiB into it and returns at once (the write
 //!    completes in the background); its error, if any, is returned by the
-//!    next write, flush, seek or sync;
+//!    next write, flush, seek or sync. Its job is mandatory
+//!    (`blocking/mandatory.rs`), as tokio's: once the write returned `Ok`
+//!    it is made even if the runtime shuts down before a pool thread takes
+//!    it (the pool then makes it as it drops the job, on the thread
+//!    shutting down), and if the pool, shut down, refuses it, the write
+//!    fails with the shutdown error and writes nothing. The other
+//!    operations are not mandatory: queued at shutdown, they are dropped;
 //! 3. unread bytes make the OS position run ahead of the logical one, so a
 //!    write, seek or `set_len` first moves the OS position back by that
 //!    many bytes and drops them;
@@ -27,11 +33,11 @@ mod buf_size;
 mod conversions;
 mod times;
 
-use crate::blocking::join_job;
+use crate::blocking::{IoJob, join_job};
 use crate::fs::OpenOptions;
-use crate::fs::blocking_io::{MAX_CHUNK, SetOnDrop, read_chunks, spawn_fs};
+use crate::fs::blocking_io::{MAX_CHUNK, SetOnDrop, read_chunks, spawn_fs, spawn_fs_mandatory};
 use crate::sync::Semaphore;
-use crate::task::{JoinHandle, poll_proceed};
+use crate::task::poll_proceed;
 use futures_io::{AsyncRead, AsyncSeek, AsyncWrite};
 use std::fmt;
 use std::fs::{File as StdFile, Metadata, Permissions};
@@ -53,6 +59,16 @@ use std::task::{Context, Poll, ready};
 /// [`sync_all`](File::sync_all)) to learn whether it reached the file. A
 /// file dropped with a write in flight finishes that write in the
 /// background.
+///
+/// A write that returned `Ok` is made even if the runtime shuts down
+/// before the blocking pool got to it, as tokio's: the thread shutting the
+/// runtime down makes it (so even
+/// [`shutdown_background`](crate::runtime::Runtime::shutdown_background)
+/// waits for it), and a later `flush` reports its result. A write started
+/// after the runtime shut down fails with the shutdown error
+/// ([`is_rt_shutdown_err`](crate::runtime::is_rt_shutdown_err)) and
+/// writes nothing. Other operations still queued at shutdown are
+/// cancelled, and fail with that error.
 ///
 /// # Examples
 ///
@@ -91,7 +107,7 @@ enum State {
     /// No operation in flight; the buffer (absent only after a failed
     /// join) may hold unread bytes.
     Idle(Option<Buf>),
-    Busy(JoinHandle<(Operation, Buf)>),
+    Busy(IoJob<(Operation, Buf)>),
 }
 
 enum Operation {
@@ -671,20 +687,22 @@ impl File {
 
     /// Polls the operation in flight; once done the file is idle again.
     fn poll_complete(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<Operation>> {
-        let State::Busy(handle) = &mut self.state else {
+        let State::Busy(job) = &mut self.state else {
             unreachable!("rt: `poll_complete` on an idle file");
         };
-        let result = ready!(Pin::new(handle).poll(cx));
+        let result = ready!(Pin::new(job).poll(cx));
         self.seeking = None;
         Poll::Ready(match result {
             Ok((operation, buf)) => {
                 self.state = State::Idle(Some(buf));
                 Ok(operation)
             }
-            Err(join_error) => {
-                // The pool was shut down under us; the buffer is lost.
+            Err(e) => {
+                // The operation panicked, or the pool was shut down under
+                // us and dropped it unrun (a write ran then, and yields
+                // its result); the buffer is lost.
                 self.state = State::Idle(None);
-                Err(crate::blocking::job_error(join_error))
+                Err(e)
             }
         })
     }
@@ -697,8 +715,35 @@ impl File {
         }
     }
 
-    /// Starts `op` on the blocking pool with the buffer.
-    fn start<F>(&mut self, mut buf: Buf, op: F)
+    /// Starts `op` on the blocking pool with the buffer; dropped if still
+    /// queued at shutdown.
+    fn start<F>(&mut self, buf: Buf, op: F)
+    where
+        F: FnOnce(&StdFile, &mut Buf) -> Operation + Send + 'static,
+    {
+        let job = self.job(buf, op);
+        self.state = State::Busy(IoJob::Cancellable(spawn_fs(job)));
+    }
+
+    /// Starts the write `op` on the blocking pool with the buffer, as a
+    /// mandatory job: made even if the runtime shuts down (step 2).
+    ///
+    /// # Errors
+    ///
+    /// The shutdown error if the pool, shut down, refused the job: nothing
+    /// was written, and the buffer is lost.
+    fn start_write<F>(&mut self, buf: Buf, op: F) -> io::Result<()>
+    where
+        F: FnOnce(&StdFile, &mut Buf) -> Operation + Send + 'static,
+    {
+        let job = self.job(buf, op);
+        self.state = State::Busy(IoJob::Mandatory(spawn_fs_mandatory(job)?));
+        Ok(())
+    }
+
+    /// The blocking job that runs `op` with the buffer, holding the file's
+    /// `idle` permit until `op` is done.
+    fn job<F>(&self, mut buf: Buf, op: F) -> impl FnOnce() -> (Operation, Buf) + Send + 'static
     where
         F: FnOnce(&StdFile, &mut Buf) -> Operation + Send + 'static,
     {
@@ -711,13 +756,14 @@ impl File {
             .clone()
             .try_acquire_owned()
             .expect("rt: a `File` operation started while another held the file");
-        self.state = State::Busy(spawn_fs(move || {
+        move || {
             let operation = op(&std, &mut buf);
-            // Released here, on the pool thread, before the result is
-            // published: a waiter on `&self` may go on at once.
+            // Released here, on the pool thread (or the one that ran a
+            // mandatory job at shutdown), before the result is published:
+            // a waiter on `&self` may go on at once.
             drop(busy);
             (operation, buf)
-        }));
+        }
     }
 }
 
@@ -826,12 +872,13 @@ impl AsyncWrite for File {
                     let mut buf = me.take_buf();
                     let rewind = buf.discard_unread();
                     let n = buf.copy_from(src, me.max_buf_size);
-                    me.start(buf, move |std, buf| {
+                    let started = me.start_write(buf, move |std, buf| {
                         let result = rewind_by(std, rewind);
                         Operation::Write(result.and_then(|()| buf.write_to(std)))
                     });
                     coop.made_progress();
-                    return Poll::Ready(Ok(n));
+                    // Refused by a pool shut down: nothing was written.
+                    return Poll::Ready(started.map(|()| n));
                 }
                 State::Busy(_) => {
                     if let Operation::Write(Err(e)) = ready!(me.poll_complete(cx))? {

@@ -20,11 +20,15 @@ use std::time::{Duration, Instant};
 /// worker threads are joined. Blocking work
 /// ([`spawn_blocking`](crate::task::spawn_blocking), `rt::fs`) still
 /// queued for a thread is cancelled the same way (a call taken by a pool
-/// thread started for it is no longer queued, and runs); blocking work running
-/// cannot be interrupted, and dropping the runtime waits for it however
-/// long it takes (as tokio does). Use [`Runtime::shutdown_timeout`] to
-/// bound that wait, or [`Runtime::shutdown_background`] not to wait. With
-/// the slow-poll watchdog on
+/// thread started for it is no longer queued, and runs), except writes
+/// that already returned `Ok` ([`File`](crate::fs::File)'s,
+/// [`stdout`](crate::io::stdout)'s and [`stderr`](crate::io::stderr)'s,
+/// as tokio's): those are made instead, on the thread shutting down.
+/// Blocking work running cannot be interrupted, and dropping the runtime
+/// waits for it however long it takes (as tokio does). Use
+/// [`Runtime::shutdown_timeout`] to bound that wait, or
+/// [`Runtime::shutdown_background`] not to wait. With the slow-poll
+/// watchdog on
 /// ([`Builder::slow_poll_threshold`](crate::runtime::Builder::slow_poll_threshold),
 /// `RT_DEBUG=1`), a wait longer than its threshold prints, once, which
 /// jobs it waits for: name, spawn location and how long each has run.
@@ -241,7 +245,9 @@ impl Runtime {
     }
 
     /// Shuts down without waiting for the worker threads or running
-    /// blocking work (queued blocking work is cancelled). Safe to call from
+    /// blocking work (queued blocking work is cancelled, but queued writes
+    /// that already returned `Ok`, to a file or to stdout or stderr, are
+    /// made first, on this thread: see [`Runtime`]). Safe to call from
     /// inside another runtime.
     ///
     /// # Examples
