@@ -6,6 +6,7 @@
 //! empty, which is the race the idle protocol must win; loom's condvar
 //! never times out, so that is also the only way to model exits.
 
+use crate::blocking::mandatory::spawn_mandatory_with;
 use crate::blocking::pool::{PoolConfig, Spawner};
 use crate::blocking::spawn_blocking_on;
 use crate::loom::sync::atomic::{AtomicUsize, Ordering};
@@ -98,6 +99,49 @@ fn loom_blocking_spawn_racing_shutdown() {
                 assert_eq!(ran.load(Ordering::SeqCst), 0);
             }
         }
+    });
+}
+
+/// Mandatory jobs (`mandatory.rs`, steps 3-6) racing shutdown: the first,
+/// spawned before it, and a second, from another thread while this one
+/// shuts the pool down. A job is either refused (the spawn fails with the
+/// shutdown error, and the job never runs) or accepted, and then has run
+/// exactly once when both are done: on a pool thread, or as the pool
+/// dropped it queued (on the thread shutting down, or on the producer
+/// that met the flag), its result reaching the awaiting side either way.
+#[test]
+fn loom_blocking_mandatory_jobs_racing_shutdown() {
+    loom::model(|| {
+        let pool = pool(1);
+        let ran = Arc::new(AtomicUsize::new(0));
+        let spawn = |pool: &Spawner, ran: &Arc<AtomicUsize>| {
+            let ran = ran.clone();
+            let job = move || ran.fetch_add(1, Ordering::SeqCst);
+            spawn_mandatory_with(job, |unrun| {
+                spawn_blocking_on(pool, None, move || unrun.run(), TaskMeta::new())
+            })
+        };
+        let first = spawn(&pool, &ran);
+        let (spawner, their_ran) = (pool.clone(), ran.clone());
+        let producer = loom::thread::spawn(move || spawn(&spawner, &their_ran));
+        pool.shutdown(None);
+        let second = producer.join().unwrap();
+        assert!(first.is_ok(), "refused before the shutdown");
+        let mut accepted = 0;
+        for spawned in [first, second] {
+            match spawned {
+                Ok(mut job) => {
+                    accepted += 1;
+                    let mut cx = Context::from_waker(Waker::noop());
+                    match Pin::new(&mut job).poll(&mut cx) {
+                        Poll::Ready(result) => assert!(result.unwrap() < 2),
+                        Poll::Pending => panic!("an accepted mandatory job has not run"),
+                    }
+                }
+                Err(error) => assert!(crate::runtime::is_rt_shutdown_err(&error), "{error}"),
+            }
+        }
+        assert_eq!(ran.load(Ordering::SeqCst), accepted);
     });
 }
 

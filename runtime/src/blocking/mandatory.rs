@@ -40,6 +40,11 @@
 //!    ([`job_error`]), or, if the handle says `Cancelled`, the result
 //!    stored at step 5: the task drops its future (step 5 runs) before it
 //!    completes the handle, so the result is there by then.
+//!
+//! The loom model `loom_blocking_mandatory_jobs_racing_shutdown` (in
+//! `loom_pool.rs`) races two spawns with the pool's shutdown: each job is
+//! refused and never runs, or is accepted and has run once, its result
+//! awaited, when both are done. It fails if step 5 drops the closure.
 
 use crate::blocking::job_error;
 use crate::loom::sync::{Arc, Mutex, MutexGuard};
@@ -74,7 +79,7 @@ fn lock<R>(fate: &Mutex<Fate<R>>) -> MutexGuard<'_, Fate<R>> {
 /// The closure of a mandatory job, as the pool holds it: run by a pool
 /// thread (step 2), or by its destructor if dropped unrun after it was
 /// accepted (step 5).
-struct Unrun<F: FnOnce() -> R, R> {
+pub(super) struct Unrun<F: FnOnce() -> R, R> {
     /// `None` once a pool thread took it.
     f: Option<F>,
     fate: SharedFate<R>,
@@ -85,7 +90,7 @@ where
     F: FnOnce() -> R,
 {
     /// Step 2.
-    fn run(mut self) -> R {
+    pub(super) fn run(mut self) -> R {
         let f = self.f.take().expect("rt: a mandatory job runs once");
         f()
     }
@@ -136,12 +141,24 @@ where
     F: FnOnce() -> R + Send + 'static,
     R: Send + 'static,
 {
+    spawn_mandatory_with(f, |unrun| rt.spawn_blocking(move || unrun.run(), meta))
+}
+
+/// As [`spawn_mandatory`], on whatever pool `spawn` hands the guard to,
+/// as a job that calls [`Unrun::run`] (the loom models use a bare pool).
+pub(super) fn spawn_mandatory_with<F, R>(
+    f: F,
+    spawn: impl FnOnce(Unrun<F, R>) -> JoinHandle<R>,
+) -> io::Result<MandatoryJob<R>>
+where
+    F: FnOnce() -> R,
+{
     let fate = Arc::new(Mutex::new(Fate::Spawning));
     let unrun = Unrun {
         f: Some(f),
         fate: fate.clone(),
     };
-    let handle = rt.spawn_blocking(move || unrun.run(), meta);
+    let handle = spawn(unrun);
     // Step 4.
     let mut fate_now = lock(&fate);
     if let Fate::Refused = *fate_now {
