@@ -337,3 +337,51 @@ fn generic_reader_and_writer_futures_are_send() {
         assert_eq!(d.read_u64().await.unwrap(), 99);
     });
 }
+
+/// A reader that hands out its bytes, then fails: an I/O error after
+/// some of the text has been read.
+struct FailsAfter(&'static [u8]);
+
+impl AsyncRead for FailsAfter {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        _: &mut Context<'_>,
+        buf: &mut [u8],
+    ) -> Poll<std::io::Result<usize>> {
+        if self.0.is_empty() {
+            return Poll::Ready(Err(std::io::Error::other("connection reset")));
+        }
+        let n = buf.len().min(self.0.len());
+        buf[..n].copy_from_slice(&self.0[..n]);
+        self.0 = &self.0[n..];
+        Poll::Ready(Ok(n))
+    }
+}
+
+/// `read_to_string` appends to what the string holds; when it fails (the
+/// bytes are not UTF-8, or the reader errs), the string is left as it
+/// was, as tokio's and std's.
+#[test]
+fn read_to_string_keeps_the_strings_text_when_it_fails() {
+    block_on_each(|_| async {
+        let mut reader: &[u8] = b"fine, then \xff";
+        let mut text = String::from("kept: ");
+        let err = reader.read_to_string(&mut text).await.unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::InvalidData);
+        assert_eq!(text, "kept: ");
+
+        let mut reader = FailsAfter("half a char: \u{e9}".as_bytes().split_last().unwrap().1);
+        let err = reader.read_to_string(&mut text).await.unwrap_err();
+        assert_eq!(err.to_string(), "connection reset");
+        assert_eq!(text, "kept: ");
+
+        let mut reader = FailsAfter(b"whole");
+        let err = reader.read_to_string(&mut text).await.unwrap_err();
+        assert_eq!(err.to_string(), "connection reset");
+        assert_eq!(text, "kept: ");
+
+        let mut reader: &[u8] = b"and appended";
+        assert_eq!(reader.read_to_string(&mut text).await.unwrap(), 12);
+        assert_eq!(text, "kept: and appended");
+    });
+}

@@ -1,7 +1,7 @@
 //! `AsyncReadExt`: tokio's reading methods on every futures-io reader.
 
 use futures_io::AsyncRead;
-use futures_util::io::{Chain, Read, ReadExact, ReadToEnd, ReadToString, ReadVectored, Take};
+use futures_util::io::{Chain, Read, ReadExact, ReadToEnd, ReadVectored, Take};
 use std::future::Future;
 use std::io::{self, IoSliceMut};
 
@@ -261,12 +261,14 @@ pub trait AsyncReadExt: AsyncRead {
     }
 
     /// Reads everything up to end-of-file as UTF-8, appending it to `buf`;
-    /// returns how many bytes it appended.
+    /// returns how many bytes it appended. Not cancel safe: dropped
+    /// halfway, the bytes read so far are lost (`buf` keeps its text).
     ///
     /// # Errors
     ///
-    /// `InvalidData` if the bytes are not UTF-8 (`buf` is then left as it
-    /// was), or the reader's error.
+    /// `InvalidData` if the bytes are not UTF-8, or the reader's error.
+    /// Either way `buf` is left as it was, as tokio's, and the bytes read
+    /// are lost.
     ///
     /// # Examples
     ///
@@ -281,11 +283,28 @@ pub trait AsyncReadExt: AsyncRead {
     /// assert_eq!(text, "grüß");
     /// # });
     /// ```
-    fn read_to_string<'a>(&'a mut self, buf: &'a mut String) -> ReadToString<'a, Self>
+    fn read_to_string<'a>(
+        &'a mut self,
+        buf: &'a mut String,
+    ) -> impl Future<Output = io::Result<usize>> + 'a
     where
         Self: Unpin,
     {
-        futures_util::AsyncReadExt::read_to_string(self, buf)
+        // Read into bytes of its own, not into `buf`: futures-util's
+        // `read_to_string` takes the string's text out while it reads and
+        // loses it on invalid UTF-8 or when dropped.
+        async move {
+            let mut bytes = Vec::new();
+            let n = futures_util::AsyncReadExt::read_to_end(self, &mut bytes).await?;
+            let text = String::from_utf8(bytes)
+                .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e.utf8_error()))?;
+            if buf.is_empty() {
+                *buf = text;
+            } else {
+                buf.push_str(&text);
+            }
+            Ok(n)
+        }
     }
 
     /// A reader that reads at most `limit` bytes from this one, then
