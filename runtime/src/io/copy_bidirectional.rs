@@ -15,7 +15,8 @@
 //! 5. at end-of-file with the buffer drained, flush, then shut the
 //!    writer down (`poll_close`): the peer on that side reads
 //!    end-of-file, while the other direction goes on until its own
-//!    end-of-file.
+//!    end-of-file. ([`copy`](super::copy), one direction on its own,
+//!    flushes and leaves the writer open, as tokio's.)
 //!
 //! The future finishes when both directions have shut down, or at the
 //! first error of either.
@@ -142,8 +143,8 @@ where
         a_to_b_size > 0 && b_to_a_size > 0,
         "`copy_bidirectional_with_sizes`: a buffer size of 0 could copy nothing"
     );
-    let mut a_to_b = Transfer::new(a_to_b_size);
-    let mut b_to_a = Transfer::new(b_to_a_size);
+    let mut a_to_b = Transfer::new(a_to_b_size, AtEnd::Close);
+    let mut b_to_a = Transfer::new(b_to_a_size, AtEnd::Close);
     poll_fn(|cx| {
         let a_to_b = a_to_b.poll(cx, &mut *a, &mut *b)?;
         let b_to_a = b_to_a.poll(cx, &mut *b, &mut *a)?;
@@ -154,9 +155,19 @@ where
     .await
 }
 
+/// What a [`Transfer`] does to its writer once the reader's end-of-file
+/// is written (step 5).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum AtEnd {
+    /// Flush it (`copy`): the caller may write more.
+    Flush,
+    /// Flush it, then shut it down (`copy_bidirectional`).
+    Close,
+}
+
 /// One direction of the copy (the protocol is in the module docs).
 #[derive(Debug)]
-struct Transfer {
+pub(super) struct Transfer {
     /// Allocated on the first read, so a direction that never carries a
     /// byte costs nothing.
     buf: Box<[u8]>,
@@ -166,12 +177,14 @@ struct Transfer {
     end: usize,
     read_done: bool,
     need_flush: bool,
+    at_end: AtEnd,
+    /// Step 5 is done: the writer is flushed (and shut down if asked).
     shut_down: bool,
     copied: u64,
 }
 
 impl Transfer {
-    fn new(size: usize) -> Transfer {
+    pub(super) fn new(size: usize, at_end: AtEnd) -> Transfer {
         Transfer {
             buf: Box::default(),
             size,
@@ -179,6 +192,7 @@ impl Transfer {
             end: 0,
             read_done: false,
             need_flush: false,
+            at_end,
             shut_down: false,
             copied: 0,
         }
@@ -201,7 +215,8 @@ impl Transfer {
         Poll::Ready(Ok(()))
     }
 
-    fn poll<R, W>(
+    /// Drives the protocol: the bytes copied once step 5 is done.
+    pub(super) fn poll<R, W>(
         &mut self,
         cx: &mut Context<'_>,
         reader: &mut R,
@@ -258,7 +273,9 @@ impl Transfer {
             if self.read_done && self.start == self.end {
                 ready!(Pin::new(&mut *writer).poll_flush(cx))?;
                 self.need_flush = false;
-                ready!(Pin::new(&mut *writer).poll_close(cx))?;
+                if self.at_end == AtEnd::Close {
+                    ready!(Pin::new(&mut *writer).poll_close(cx))?;
+                }
                 self.shut_down = true;
                 return Poll::Ready(Ok(self.copied));
             }

@@ -13,7 +13,9 @@
 //! [`stderr`] are the standard streams (on the blocking pool); [`empty`],
 //! [`repeat`] and [`sink`] are rt's own, since, always ready, they spend
 //! the task's cooperative budget as tokio's do (futures-util's never yield,
-//! so a loop over one starved the other tasks); the helpers [`copy`],
+//! so a loop over one starved the other tasks), and so are [`copy`] and
+//! [`copy_buf`], which flush the writer while the reader waits, as tokio's
+//! do (futures-util's flush only at the end); the helpers
 //! [`BufReader`], [`BufWriter`], [`Cursor`], ... are `futures-util`'s,
 //! re-exported.
 //! [`AsyncFd`] turns any non-blocking file descriptor into something a
@@ -82,6 +84,7 @@ mod async_fd_guard;
 mod buf_read_ext;
 mod buf_stream;
 pub(crate) mod context_error;
+mod copy;
 mod copy_bidirectional;
 mod duplex;
 mod empty;
@@ -104,13 +107,12 @@ pub use async_fd_errors::{AsyncFdRegisterError, AsyncFdTryNewError, TryIoError};
 pub use async_fd_guard::{AsyncFdReadyGuard, AsyncFdReadyMutGuard};
 pub use buf_read_ext::{AsyncBufReadExt, Lines, Split};
 pub use buf_stream::BufStream;
+pub use copy::{copy, copy_buf};
 pub use copy_bidirectional::{copy_bidirectional, copy_bidirectional_with_sizes};
 pub use duplex::{DuplexStream, duplex};
 pub use empty::{Empty, Repeat, Sink, empty, repeat, sink};
 pub use futures_io::{AsyncBufRead, AsyncRead, AsyncSeek, AsyncWrite};
-pub use futures_util::io::{
-    BufReader, BufWriter, Chain, Cursor, ReadHalf, Take, WriteHalf, copy, copy_buf,
-};
+pub use futures_util::io::{BufReader, BufWriter, Chain, Cursor, ReadHalf, Take, WriteHalf};
 pub use join::{Join, join};
 pub use read_ext::AsyncReadExt;
 pub use rt_reactor::{Interest, Ready};
