@@ -1,7 +1,13 @@
-//! `rt::io::copy` and `rt::io::copy_buf`: what they do with a writer that
-//! buffers while the reader waits, as tokio's do.
+//! `rt::io::copy`, `copy_buf` and `copy_bidirectional` as tokio's: a
+//! writer that buffers is flushed while the reader waits, and
+//! `Interrupted` is retried.
 
-use rt::io::{AsyncReadExt, AsyncWriteExt, BufReader, BufWriter};
+use rt::io::{
+    AsyncBufRead, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader, BufWriter,
+};
+use std::io::ErrorKind;
+use std::pin::Pin;
+use std::task::{Context, Poll};
 use std::time::Duration;
 
 /// How long a paused-clock test waits for bytes that, if the copy works,
@@ -53,4 +59,105 @@ async fn copy_buf_flushes_a_buffering_writer_while_the_reader_waits() {
     assert_eq!(&got, b"ping");
     drop(client);
     assert_eq!(proxy.await.unwrap().unwrap(), 4);
+}
+
+/// A reader and a writer that are interrupted (`ErrorKind::Interrupted`)
+/// before every call that does something, as a signal would.
+struct Interrupting<T> {
+    inner: T,
+    interrupt_next: bool,
+}
+
+impl<T> Interrupting<T> {
+    fn new(inner: T) -> Interrupting<T> {
+        Interrupting {
+            inner,
+            interrupt_next: true,
+        }
+    }
+
+    /// Every other call is interrupted.
+    fn interrupted(&mut self) -> bool {
+        self.interrupt_next = !self.interrupt_next;
+        !self.interrupt_next
+    }
+}
+
+fn interrupted<T>() -> Poll<std::io::Result<T>> {
+    Poll::Ready(Err(ErrorKind::Interrupted.into()))
+}
+
+impl<T: AsyncRead + Unpin> AsyncRead for Interrupting<T> {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut [u8],
+    ) -> Poll<std::io::Result<usize>> {
+        if self.interrupted() {
+            return interrupted();
+        }
+        Pin::new(&mut self.inner).poll_read(cx, buf)
+    }
+}
+
+impl<T: AsyncBufRead + Unpin> AsyncBufRead for Interrupting<T> {
+    fn poll_fill_buf(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<&[u8]>> {
+        let this = self.get_mut();
+        if this.interrupted() {
+            return interrupted();
+        }
+        Pin::new(&mut this.inner).poll_fill_buf(cx)
+    }
+
+    fn consume(mut self: Pin<&mut Self>, amt: usize) {
+        Pin::new(&mut self.inner).consume(amt);
+    }
+}
+
+impl<T: AsyncWrite + Unpin> AsyncWrite for Interrupting<T> {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<std::io::Result<usize>> {
+        if self.interrupted() {
+            return interrupted();
+        }
+        Pin::new(&mut self.inner).poll_write(cx, buf)
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.inner).poll_flush(cx)
+    }
+
+    fn poll_close(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.inner).poll_close(cx)
+    }
+}
+
+/// `Interrupted` from a read or a write is retried, as tokio's copies
+/// do, not the end of the copy.
+#[rt::test]
+async fn copies_retry_interrupted_reads_and_writes() {
+    let text = b"interrupted, and carrying on";
+    let mut out = Interrupting::new(Vec::new());
+    let copied = rt::io::copy(Interrupting::new(&text[..]), &mut out).await;
+    assert_eq!(copied.unwrap(), text.len() as u64);
+    assert_eq!(out.inner, text);
+
+    let mut out = Interrupting::new(Vec::new());
+    let reader = Interrupting::new(BufReader::with_capacity(5, &text[..]));
+    let copied = rt::io::copy_buf(reader, &mut out).await;
+    assert_eq!(copied.unwrap(), text.len() as u64);
+    assert_eq!(out.inner, text);
+
+    let (a, mut a_peer) = rt::io::duplex(64);
+    let (b, mut b_peer) = rt::io::duplex(64);
+    let (mut a, mut b) = (Interrupting::new(a), Interrupting::new(b));
+    a_peer.write_all(b"to b").await.unwrap();
+    a_peer.shutdown().await.unwrap();
+    b_peer.write_all(b"to a!").await.unwrap();
+    b_peer.shutdown().await.unwrap();
+    let copied = rt::io::copy_bidirectional(&mut a, &mut b).await;
+    assert_eq!(copied.unwrap(), (4, 5));
 }

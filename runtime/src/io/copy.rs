@@ -29,8 +29,8 @@ const COPY_BUF_SIZE: usize = 8 * 1024;
 ///
 /// # Errors
 ///
-/// The first error of either side, or `WriteZero` if the writer accepts
-/// no more bytes.
+/// The first error of either side (`Interrupted` is retried), or
+/// `WriteZero` if the writer accepts no more bytes.
 ///
 /// # Examples
 ///
@@ -60,8 +60,8 @@ where
 ///
 /// # Errors
 ///
-/// The first error of either side, or `WriteZero` if the writer accepts
-/// no more bytes.
+/// The first error of either side (`Interrupted` is retried), or
+/// `WriteZero` if the writer accepts no more bytes.
 ///
 /// # Examples
 ///
@@ -87,6 +87,7 @@ where
     poll_fn(|cx| {
         loop {
             let available = match reader.as_mut().poll_fill_buf(cx) {
+                Poll::Ready(Err(e)) if e.kind() == io::ErrorKind::Interrupted => continue,
                 Poll::Ready(available) => available?,
                 Poll::Pending => {
                     if need_flush {
@@ -100,7 +101,10 @@ where
                 ready!(Pin::new(&mut *writer).poll_flush(cx))?;
                 return Poll::Ready(Ok(copied));
             }
-            let n = ready!(Pin::new(&mut *writer).poll_write(cx, available))?;
+            let n = match ready!(Pin::new(&mut *writer).poll_write(cx, available)) {
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                written => written?,
+            };
             if n == 0 {
                 return Poll::Ready(Err(io::Error::new(
                     io::ErrorKind::WriteZero,

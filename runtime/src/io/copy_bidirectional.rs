@@ -5,7 +5,8 @@
 //! direction:
 //!
 //! 1. while the buffer holds bytes, write them to the other side;
-//! 2. when it is empty, read into it; `0` bytes is end-of-file;
+//! 2. when it is empty, read into it; `0` bytes is end-of-file
+//!    (`Interrupted`, from a read or a write, is retried, as in tokio);
 //! 3. while a write is `Pending` and the buffer has room after its bytes,
 //!    keep reading into that room (the reader is not idle while the
 //!    writer is slow);
@@ -48,7 +49,8 @@ const DEFAULT_BUF_SIZE: usize = 64 * 1024;
 /// # Errors
 ///
 /// The first read, write, flush or shutdown error of either direction; the
-/// copy stops there. A writer that accepts no bytes is `WriteZero`.
+/// copy stops there (a read or write that is `Interrupted` is retried). A
+/// writer that accepts no bytes is `WriteZero`.
 ///
 /// # Examples
 ///
@@ -199,7 +201,7 @@ impl Transfer {
     }
 
     /// Reads once into the room after the buffered bytes (`0` bytes marks
-    /// end-of-file).
+    /// end-of-file), retrying `Interrupted` as tokio's copies do.
     fn poll_fill<R>(&mut self, cx: &mut Context<'_>, reader: &mut R) -> Poll<io::Result<()>>
     where
         R: AsyncRead + Unpin + ?Sized,
@@ -207,7 +209,12 @@ impl Transfer {
         if self.buf.is_empty() {
             self.buf = vec![0; self.size].into_boxed_slice();
         }
-        let n = ready!(Pin::new(reader).poll_read(cx, &mut self.buf[self.end..]))?;
+        let n = loop {
+            match ready!(Pin::new(&mut *reader).poll_read(cx, &mut self.buf[self.end..])) {
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                read => break read?,
+            }
+        };
         if n == 0 {
             self.read_done = true;
         }
@@ -248,9 +255,10 @@ impl Transfer {
                     Poll::Ready(Ok(0)) => {
                         return Poll::Ready(Err(io::Error::new(
                             io::ErrorKind::WriteZero,
-                            "`copy_bidirectional`: the writer accepted no bytes",
+                            "`rt::io::copy`: the writer accepted no bytes",
                         )));
                     }
+                    Poll::Ready(Err(e)) if e.kind() == io::ErrorKind::Interrupted => {}
                     Poll::Ready(Ok(n)) => {
                         self.start += n;
                         self.copied += n as u64;
