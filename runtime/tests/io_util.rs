@@ -3,9 +3,11 @@
 
 mod support;
 
-use rt::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, DuplexStream};
+use rt::io::{
+    AsyncRead, AsyncReadExt, AsyncSeekExt, AsyncWrite, AsyncWriteExt, DuplexStream, SeekFrom,
+};
 use rt::net::{TcpListener, TcpStream};
-use std::io::ErrorKind;
+use std::io::{ErrorKind, IoSlice};
 use std::pin::Pin;
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -309,6 +311,27 @@ fn empty_repeat_and_sink_spend_the_budget() {
             }
             other.await.unwrap();
         }
+    });
+}
+
+/// `empty()` is also a writer that drops everything and a seeker that is
+/// always at 0, as tokio's `empty()`: code that writes to it to discard
+/// output ports as it is.
+#[test]
+fn empty_is_also_a_discarding_writer_and_a_seeker() {
+    block_on_each(|_| async {
+        let mut empty = rt::io::empty();
+        assert_eq!(empty.write(b"gone").await.unwrap(), 4);
+        empty.write_all(b"all of it").await.unwrap();
+        let bufs = [IoSlice::new(b"two "), IoSlice::new(b"slices")];
+        assert_eq!(empty.write_vectored(&bufs).await.unwrap(), 10);
+        empty.flush().await.unwrap();
+        empty.shutdown().await.unwrap();
+        assert_eq!(empty.seek(SeekFrom::End(7)).await.unwrap(), 0);
+        assert_eq!(empty.stream_position().await.unwrap(), 0);
+        assert_eq!(empty.read(&mut [0; 4]).await.unwrap(), 0);
+        let copied = rt::io::copy(&mut rt::io::repeat(1).take(100), &mut empty).await;
+        assert_eq!(copied.unwrap(), 100);
     });
 }
 

@@ -4,9 +4,9 @@
 //! to other tasks, and a `timeout` around such a loop still fires.
 
 use crate::task::coop::poll_proceed;
-use futures_io::{AsyncBufRead, AsyncRead, AsyncWrite};
+use futures_io::{AsyncBufRead, AsyncRead, AsyncSeek, AsyncWrite};
 use std::fmt;
-use std::io::{self, IoSlice, IoSliceMut};
+use std::io::{self, IoSlice, IoSliceMut, SeekFrom};
 use std::pin::Pin;
 use std::task::{Context, Poll, ready};
 
@@ -17,24 +17,28 @@ fn poll_budget(cx: &mut Context<'_>) -> Poll<()> {
     Poll::Ready(())
 }
 
-/// A reader that is always at end-of-file, from [`empty`].
+/// A reader that is always at end-of-file, a writer that drops what it is
+/// given, and a seeker always at position 0, from [`empty`] (tokio's
+/// `Empty`).
 ///
 /// # Examples
 ///
 /// ```
-/// use rt::io::AsyncReadExt;
+/// use rt::io::{AsyncReadExt, AsyncWriteExt};
 ///
 /// let rt = rt::runtime::Runtime::new().unwrap();
 /// rt.block_on(async {
 ///     let mut buf = Vec::new();
 ///     assert_eq!(rt::io::empty().read_to_end(&mut buf).await.unwrap(), 0);
+///     assert_eq!(rt::io::empty().write(b"gone").await.unwrap(), 4);
 /// });
 /// ```
 pub struct Empty {
     _private: (),
 }
 
-/// A reader that is always at end-of-file.
+/// A reader that is always at end-of-file, and a writer that drops what it
+/// is given.
 ///
 /// # Examples
 ///
@@ -61,6 +65,49 @@ impl AsyncBufRead for Empty {
     }
 
     fn consume(self: Pin<&mut Self>, _amt: usize) {}
+}
+
+/// As [`Sink`]'s: every write takes all of its bytes.
+impl AsyncWrite for Empty {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        ready!(poll_budget(cx));
+        Poll::Ready(Ok(buf.len()))
+    }
+
+    fn poll_write_vectored(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        ready!(poll_budget(cx));
+        Poll::Ready(Ok(bufs.iter().map(|buf| buf.len()).sum()))
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        ready!(poll_budget(cx));
+        Poll::Ready(Ok(()))
+    }
+
+    fn poll_close(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        ready!(poll_budget(cx));
+        Poll::Ready(Ok(()))
+    }
+}
+
+/// Seeking anywhere succeeds, at position 0.
+impl AsyncSeek for Empty {
+    fn poll_seek(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        _pos: SeekFrom,
+    ) -> Poll<io::Result<u64>> {
+        ready!(poll_budget(cx));
+        Poll::Ready(Ok(0))
+    }
 }
 
 impl fmt::Debug for Empty {
