@@ -161,3 +161,43 @@ async fn copies_retry_interrupted_reads_and_writes() {
     let copied = rt::io::copy_bidirectional(&mut a, &mut b).await;
     assert_eq!(copied.unwrap(), (4, 5));
 }
+
+/// Runs `copy_once` until the `yield_now` beside it gets a turn, at most
+/// 10 000 times; whether it did.
+async fn yields_to_others<F: std::future::Future>(mut copy_once: impl FnMut() -> F) -> bool {
+    rt::select! {
+        biased;
+        () = async {
+            for _ in 0..10_000 {
+                copy_once().await;
+            }
+        } => false,
+        () = rt::task::yield_now() => true,
+    }
+}
+
+/// Copies between readers and writers that are always ready spend the
+/// task's budget, as tokio's do, so a loop of them lets other work run
+/// (tokio's `copy_is_cooperative` tests).
+#[rt::test]
+async fn copies_spend_the_budget() {
+    let copy = yields_to_others(|| async {
+        let mut writer = Vec::new();
+        rt::io::copy(&mut &b"hello"[..], &mut writer).await.unwrap();
+    });
+    assert!(copy.await, "a loop of `copy` never yielded");
+    let copy_buf = yields_to_others(|| async {
+        let mut writer = Vec::new();
+        rt::io::copy_buf(&b"hello"[..], &mut writer).await.unwrap();
+    });
+    assert!(copy_buf.await, "a loop of `copy_buf` never yielded");
+    let bidirectional = yields_to_others(|| async {
+        let mut a = rt::io::Cursor::new(b"to b".to_vec());
+        let mut b = rt::io::Cursor::new(b"to a".to_vec());
+        rt::io::copy_bidirectional(&mut a, &mut b).await.unwrap();
+    });
+    assert!(
+        bidirectional.await,
+        "a loop of `copy_bidirectional` never yielded"
+    );
+}

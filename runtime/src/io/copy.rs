@@ -9,6 +9,7 @@
 //! flushing instead of shutting the writer down at the end.
 
 use super::copy_bidirectional::{AtEnd, Transfer};
+use crate::task::poll_proceed;
 use futures_io::{AsyncBufRead, AsyncRead, AsyncWrite};
 use std::future::poll_fn;
 use std::io;
@@ -24,8 +25,9 @@ const COPY_BUF_SIZE: usize = 8 * 1024;
 /// proxy, see [`copy_bidirectional`](super::copy_bidirectional)).
 ///
 /// Whenever the reader has nothing yet, the writer is flushed, so bytes do
-/// not wait in a buffering writer for more input, as in tokio. Pass
-/// `&mut reader` to keep using the reader afterwards.
+/// not wait in a buffering writer for more input, as in tokio. Each poll
+/// that moves bytes spends a unit of the task's cooperative budget, as
+/// tokio's does. Pass `&mut reader` to keep using the reader afterwards.
 ///
 /// # Errors
 ///
@@ -85,6 +87,8 @@ where
     let mut copied = 0;
     let mut need_flush = false;
     poll_fn(|cx| {
+        // Each poll that moves bytes spends a unit of the task's budget.
+        let coop = ready!(poll_proceed(cx));
         loop {
             let available = match reader.as_mut().poll_fill_buf(cx) {
                 Poll::Ready(Err(e)) if e.kind() == io::ErrorKind::Interrupted => continue,
@@ -97,6 +101,7 @@ where
                     return Poll::Pending;
                 }
             };
+            coop.made_progress();
             if available.is_empty() {
                 ready!(Pin::new(&mut *writer).poll_flush(cx))?;
                 return Poll::Ready(Ok(copied));

@@ -22,6 +22,7 @@
 //! The future finishes when both directions have shut down, or at the
 //! first error of either.
 
+use crate::task::{RestoreOnPending, poll_proceed};
 use futures_io::{AsyncRead, AsyncWrite};
 use std::future::poll_fn;
 use std::io;
@@ -202,7 +203,12 @@ impl Transfer {
 
     /// Reads once into the room after the buffered bytes (`0` bytes marks
     /// end-of-file), retrying `Interrupted` as tokio's copies do.
-    fn poll_fill<R>(&mut self, cx: &mut Context<'_>, reader: &mut R) -> Poll<io::Result<()>>
+    fn poll_fill<R>(
+        &mut self,
+        cx: &mut Context<'_>,
+        reader: &mut R,
+        coop: &RestoreOnPending,
+    ) -> Poll<io::Result<()>>
     where
         R: AsyncRead + Unpin + ?Sized,
     {
@@ -212,7 +218,10 @@ impl Transfer {
         let n = loop {
             match ready!(Pin::new(&mut *reader).poll_read(cx, &mut self.buf[self.end..])) {
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                read => break read?,
+                read => {
+                    coop.made_progress();
+                    break read?;
+                }
             }
         };
         if n == 0 {
@@ -222,7 +231,10 @@ impl Transfer {
         Poll::Ready(Ok(()))
     }
 
-    /// Drives the protocol: the bytes copied once step 5 is done.
+    /// Drives the protocol: the bytes copied once step 5 is done. A poll
+    /// that reads, writes or finishes spends a unit of the task's budget,
+    /// as tokio's copies do, so copying between always-ready ends (or a
+    /// loop of short copies) still lets other tasks run.
     pub(super) fn poll<R, W>(
         &mut self,
         cx: &mut Context<'_>,
@@ -236,12 +248,31 @@ impl Transfer {
         if self.shut_down {
             return Poll::Ready(Ok(self.copied));
         }
+        let coop = ready!(poll_proceed(cx));
+        let polled = self.poll_steps(cx, reader, writer, &coop);
+        if polled.is_ready() {
+            coop.made_progress();
+        }
+        polled
+    }
+
+    fn poll_steps<R, W>(
+        &mut self,
+        cx: &mut Context<'_>,
+        reader: &mut R,
+        writer: &mut W,
+        coop: &RestoreOnPending,
+    ) -> Poll<io::Result<u64>>
+    where
+        R: AsyncRead + Unpin + ?Sized,
+        W: AsyncWrite + Unpin + ?Sized,
+    {
         loop {
             // Step 2 (and 4): an empty buffer is refilled.
             if self.start == self.end && !self.read_done {
                 self.start = 0;
                 self.end = 0;
-                if self.poll_fill(cx, reader)?.is_pending() {
+                if self.poll_fill(cx, reader, coop)?.is_pending() {
                     if self.need_flush {
                         ready!(Pin::new(&mut *writer).poll_flush(cx))?;
                         self.need_flush = false;
@@ -263,13 +294,14 @@ impl Transfer {
                         self.start += n;
                         self.copied += n as u64;
                         self.need_flush = true;
+                        coop.made_progress();
                     }
                     Poll::Ready(Err(e)) => return Poll::Ready(Err(e)),
                     Poll::Pending => {
                         if self.end < self.buf.len() && !self.read_done {
                             // The reader may make progress meanwhile; its
                             // `Pending` registers its waker too.
-                            if self.poll_fill(cx, reader)?.is_ready() {
+                            if self.poll_fill(cx, reader, coop)?.is_ready() {
                                 continue;
                             }
                         }
