@@ -151,6 +151,34 @@ fn resume_needs_paused_time() {
     rt.block_on(async { rt::time::resume() });
 }
 
+/// A misuse panic in a task is caught with the task (its `JoinHandle`
+/// reports it); the runtime goes on, and its clock must still work.
+#[test]
+fn a_misuse_panic_in_a_task_leaves_the_clock_working() {
+    let rt = paused();
+    rt.block_on(async {
+        let twice = rt::spawn(async { rt::time::pause() }).await.unwrap_err();
+        assert!(twice.is_panic());
+        let start = Instant::now();
+        sleep(Duration::from_secs(10)).await;
+        assert_eq!(start.elapsed(), Duration::from_secs(10));
+
+        rt::time::resume();
+        let unpaused = rt::spawn(async { rt::time::resume() }).await.unwrap_err();
+        assert!(unpaused.is_panic());
+        let unpaused = rt::spawn(advance(Duration::from_secs(1)))
+            .await
+            .unwrap_err();
+        assert!(unpaused.is_panic());
+        rt::time::pause();
+        let start = Instant::now();
+        sleep(Duration::from_secs(10)).await;
+        // Paused between ticks: the clock jumps to the tick after the deadline.
+        let elapsed = start.elapsed();
+        assert!(elapsed >= Duration::from_secs(10) && elapsed <= Duration::from_millis(10_001));
+    });
+}
+
 #[test]
 #[should_panic(expected = "Builder::enable_time()")]
 fn pause_without_the_time_driver_panics() {

@@ -65,6 +65,12 @@ impl Clock {
     pub(crate) fn pause(&self) {
         let mut state = self.state.lock().unwrap();
         let Some(since) = state.unfrozen.take() else {
+            // The misuse panics below are raised with the lock released: one
+            // raised under it would poison the clock, and a caught one (a
+            // task's, which the runtime survives) would leave every later
+            // read of it, every `Instant::now()` and timer of the runtime,
+            // panicking with a `PoisonError`.
+            drop(state);
             panic!(
                 "`rt::time::pause()` called while time is already paused; call `resume()` first"
             );
@@ -78,21 +84,25 @@ impl Clock {
     #[track_caller]
     pub(crate) fn resume(&self) {
         let mut state = self.state.lock().unwrap();
-        assert!(
-            state.unfrozen.is_none(),
-            "`rt::time::resume()` called while time is not paused; call `pause()` first"
-        );
+        if state.unfrozen.is_some() {
+            // Not under the lock (see `pause`).
+            drop(state);
+            panic!("`rt::time::resume()` called while time is not paused; call `pause()` first");
+        }
         state.unfrozen = Some(StdInstant::now());
     }
 
     #[track_caller]
     pub(crate) fn advance_by(&self, duration: Duration) {
         let mut state = self.state.lock().unwrap();
-        assert!(
-            state.unfrozen.is_none(),
-            "`rt::time::advance()` needs paused time: call `rt::time::pause()` first \
-             (or build the runtime with `start_paused(true)`)"
-        );
+        if state.unfrozen.is_some() {
+            // Not under the lock (see `pause`).
+            drop(state);
+            panic!(
+                "`rt::time::advance()` needs paused time: call `rt::time::pause()` first \
+                 (or build the runtime with `start_paused(true)`)"
+            );
+        }
         // `Duration::MAX` moves the clock as far as "never" is.
         state.base = crate::time::instant::far_capped_add(state.base, duration);
     }
