@@ -185,3 +185,46 @@ fn dropping_the_runtime_with_pending_timers_is_clean() {
     });
     drop(rt);
 }
+
+/// `shutdown_background` (or a `shutdown_timeout` that runs out) does not
+/// wait for a worker stuck in a poll; the task is cancelled once that poll
+/// returns. Until then the task goes on, and a timer it armed earlier must
+/// look pending, as in tokio: it used to panic as a timer polled after its
+/// runtime shut down, a misuse the task never made.
+#[test]
+fn a_task_caught_mid_poll_by_shutdown_sees_its_timer_pending() {
+    let rt = Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_time()
+        .build()
+        .unwrap();
+    let (in_poll_tx, in_poll_rx) = std::sync::mpsc::channel();
+    let (release_tx, release_rx) = std::sync::mpsc::channel::<()>();
+    let (polled_tx, polled_rx) = std::sync::mpsc::channel();
+    let task = rt.spawn(async move {
+        let mut armed = Box::pin(sleep(Duration::from_secs(3600)));
+        assert!(is_pending_once(&mut armed));
+        in_poll_tx.send(()).unwrap();
+        // Blocks the worker until the runtime has shut down.
+        release_rx.recv().unwrap();
+        let polled =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| is_pending_once(&mut armed)));
+        polled_tx.send(polled.is_ok_and(|pending| pending)).unwrap();
+        std::future::pending::<()>().await;
+    });
+    in_poll_rx.recv().unwrap();
+    rt.shutdown_background();
+    release_tx.send(()).unwrap();
+    assert!(
+        polled_rx.recv().unwrap(),
+        "the armed timer did not poll pending"
+    );
+    let error = futures::executor::block_on(task).unwrap_err();
+    assert!(error.is_cancelled(), "{error}");
+}
+
+/// Polls `sleep` once, with a waker that does nothing.
+fn is_pending_once(sleep: &mut std::pin::Pin<Box<rt::time::Sleep>>) -> bool {
+    let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+    std::future::Future::poll(sleep.as_mut(), &mut cx).is_pending()
+}

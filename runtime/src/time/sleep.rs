@@ -1,5 +1,7 @@
 //! `sleep`, `sleep_until` and the `Sleep` future.
 
+use crate::loom::sync::Arc;
+use crate::runtime::context;
 use crate::scheduler;
 use crate::task::poll_proceed;
 use crate::time::Instant;
@@ -275,11 +277,36 @@ impl Sleep {
         match fired {
             None => Poll::Pending,
             Some(Fired::Elapsed) => Poll::Ready(()),
+            // A task caught in the middle of a poll by `shutdown_timeout` or
+            // `shutdown_background`, which stopped waiting for its worker
+            // and shut the timer down: the runtime cancels the task once
+            // this poll returns. Until then its timers wait, as tokio's do
+            // (its driver shuts down when the last worker stops); there is
+            // no misuse to report.
+            Some(Fired::Shutdown) if self.polled_on_own_worker() => Poll::Pending,
             Some(Fired::Shutdown) => panic!(
                 "a timer was polled after its runtime shut down: timers can only be awaited \
                  while their runtime runs (drop them before dropping the runtime)"
             ),
         }
+    }
+
+    /// `true` if this poll is a task's, on a worker of the sleep's own
+    /// runtime that holds its core (not one that gave it away to block in
+    /// place, whose `Handle::block_on` would wait forever). A current-thread
+    /// runtime never shuts its timer down under a poll: its shutdown needs
+    /// the core the poll holds.
+    fn polled_on_own_worker(&self) -> bool {
+        let scheduler::Handle::MultiThread(own) = &self.runtime else {
+            return false;
+        };
+        context::with_scheduler(|cx| match cx {
+            Some(scheduler::Context::MultiThread(cx)) => {
+                Arc::ptr_eq(&cx.handle, own)
+                    && cx.core.try_borrow().is_ok_and(|core| core.is_some())
+            }
+            _ => false,
+        })
     }
 }
 
