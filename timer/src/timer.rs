@@ -678,10 +678,14 @@ impl TimerEntry {
         if slot.fired.is_some() {
             return slot.fired;
         }
-        match &mut slot.waker {
-            Some(current) => current.clone_from(waker),
-            none => *none = Some(waker.clone()),
-        }
+        let replaced = match &mut slot.waker {
+            Some(current) if current.will_wake(waker) => None,
+            stored => stored.replace(waker.clone()),
+        };
+        drop(state);
+        // A waker's drop may run arbitrary code (cancel another entry of
+        // this shard, say): outside the lock.
+        drop(replaced);
         None
     }
 

@@ -188,3 +188,26 @@ fn a_skipping_fire_still_marks_the_driver_awake() {
     let (_asleep, wake_driver) = timer.register_on(0, 30, Waker::noop());
     assert!(wake_driver);
 }
+
+/// A waker that owns an entry of the same timer: dropping the last clone
+/// cancels that entry, which takes its shard's lock.
+struct OwnsEntry {
+    _entry: TimerEntry,
+}
+
+impl Wake for OwnsEntry {
+    fn wake(self: std::sync::Arc<Self>) {}
+}
+
+#[test]
+fn a_replaced_waker_is_dropped_outside_the_lock() {
+    let timer = Timer::new();
+    let (entry, _) = timer.register(10, Waker::noop());
+    let (owned, _) = timer.register(20, Waker::noop());
+    let owner = std::sync::Arc::new(OwnsEntry { _entry: owned });
+    assert_eq!(entry.poll_fired(&Waker::from(owner)), None);
+    // The entry holds the owner's only reference: replacing its waker drops
+    // the owner, which cancels `owned` (this deadlocked on the shard lock).
+    assert_eq!(entry.poll_fired(Waker::noop()), None);
+    assert_eq!(timer.len(), 1);
+}
