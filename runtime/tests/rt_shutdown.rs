@@ -283,6 +283,53 @@ fn dropping_the_runtime_while_another_thread_is_in_block_on() {
     });
 }
 
+/// A current-thread runtime dropped while another thread's `block_on`
+/// holds its scheduler still shuts its driver down, once that thread lets
+/// go: a timer of that runtime awaited on another runtime then reports the
+/// shutdown (its poll panics, as for any runtime dropped under its timers)
+/// instead of never firing, as no thread drives that timer any more.
+#[test]
+fn a_runtime_dropped_while_another_thread_drives_it_shuts_its_timers_down() {
+    let first = Builder::new_current_thread().enable_all().build().unwrap();
+    let second = Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let mut sleep = {
+        let _enter = first.enter();
+        rt::time::sleep(Duration::from_secs(3600))
+    };
+    let (armed_tx, armed_rx) = mpsc::channel();
+    let waiting = second.spawn(async move {
+        let mut armed_tx = Some(armed_tx);
+        std::future::poll_fn(|cx| {
+            let polled = Pin::new(&mut sleep).poll(cx);
+            if let Some(armed) = armed_tx.take() {
+                armed.send(()).unwrap();
+            }
+            polled
+        })
+        .await;
+    });
+    armed_rx.recv().unwrap();
+    let handle = first.handle().clone();
+    let (inside_tx, inside_rx) = mpsc::channel();
+    let (leave_tx, leave_rx) = oneshot::channel::<()>();
+    let driver = std::thread::spawn(move || {
+        handle.block_on(async move {
+            inside_tx.send(()).unwrap();
+            let _ = leave_rx.await;
+        })
+    });
+    inside_rx.recv().unwrap();
+    drop(first);
+    leave_tx.send(()).unwrap();
+    driver.join().unwrap();
+    let error = second.block_on(waiting).unwrap_err();
+    assert!(error.is_panic(), "{error}");
+}
+
 std::thread_local! {
     static KEPT_RUNTIME: std::cell::RefCell<Option<rt::runtime::Runtime>> =
         const { std::cell::RefCell::new(None) };

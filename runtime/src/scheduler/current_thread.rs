@@ -82,6 +82,10 @@ struct CoreSlot {
     core: Option<Box<Core>>,
     /// Threads waiting in `block_on` for the core.
     waiters: Vec<Waker>,
+    /// Set by a shutdown that found the core away (another thread's
+    /// `block_on` held it): that thread, releasing the core, tears the
+    /// driver down instead of putting the core back.
+    shut_down: bool,
 }
 
 pub(crate) struct Handle {
@@ -174,6 +178,7 @@ impl Handle {
             slot: Mutex::new(CoreSlot {
                 core: Some(core),
                 waiters: Vec::new(),
+                shut_down: false,
             }),
             inject: Injector::new(),
             inject_lanes: PriorityLanes::new(Injector::new),
@@ -247,13 +252,21 @@ impl Handle {
     }
 
     fn release_core(&self, core: Box<Core>) {
-        let waiters = {
+        let (waiters, shut_down) = {
             let mut slot = self.slot.lock().unwrap();
-            slot.core = Some(core);
-            std::mem::take(&mut slot.waiters)
+            let shut_down = if slot.shut_down {
+                Some(core)
+            } else {
+                slot.core = Some(core);
+                None
+            };
+            (std::mem::take(&mut slot.waiters), shut_down)
         };
         for waiter in waiters {
             waiter.wake();
+        }
+        if let Some(core) = shut_down {
+            self.tear_down(core);
         }
     }
 
@@ -273,17 +286,32 @@ impl Handle {
         };
         handle.is_terminated.store(true, Ordering::SeqCst);
         fence(Ordering::SeqCst);
-        if let Some(mut core) = cx.core.into_inner() {
-            core.tasks.clear();
-            core.lanes.high.clear();
-            core.lanes.low.clear();
-            core.yielded.clear();
-            if let Some(driver) = core.driver.as_mut() {
-                driver.shutdown(&handle.driver, &mut core.woken);
-            }
-            driver::wake_all(&mut core.woken);
+        // A core that another thread's `block_on` held is torn down by that
+        // thread when it lets go (`release_core`), unless it did already:
+        // otherwise nothing would ever shut the driver down, and the timers
+        // and sockets of this runtime used elsewhere would wait forever.
+        let core = cx.core.into_inner().or_else(|| {
+            let mut slot = handle.slot.lock().unwrap();
+            let released = slot.core.take();
+            slot.shut_down = released.is_none();
+            released
+        });
+        if let Some(core) = core {
+            handle.tear_down(core);
         }
         handle.drain_injector();
+    }
+
+    /// Drops the core's queued tasks and shuts its driver down (shutdown).
+    fn tear_down(&self, mut core: Box<Core>) {
+        core.tasks.clear();
+        core.lanes.high.clear();
+        core.lanes.low.clear();
+        core.yielded.clear();
+        if let Some(driver) = core.driver.as_mut() {
+            driver.shutdown(&self.driver, &mut core.woken);
+        }
+        driver::wake_all(&mut core.woken);
     }
 
     fn drain_injector(&self) {
