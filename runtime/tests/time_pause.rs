@@ -397,3 +397,47 @@ fn resetting_a_waited_on_sleep_into_the_past_wakes_its_waiter() {
         assert!(waiter.poll(&mut sleep_a).is_ready());
     });
 }
+
+/// A task that yields is work: the clock must not jump while one is
+/// runnable, whether it is a spawned task or a local one (a
+/// `LocalRuntime`'s or a `LocalSet`'s), as in tokio.
+#[test]
+fn no_auto_advance_while_a_yielding_task_is_runnable() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    const ROUNDS: usize = 2_000;
+    let yields = Arc::new(AtomicUsize::new(0));
+    let yielding = |yields: Arc<AtomicUsize>| async move {
+        for _ in 0..ROUNDS {
+            yields.fetch_add(1, Ordering::SeqCst);
+            rt::task::yield_now().await;
+        }
+    };
+    let check = |yields: Arc<AtomicUsize>| async move {
+        sleep(Duration::from_millis(10)).await;
+        assert_eq!(
+            yields.swap(0, Ordering::SeqCst),
+            ROUNDS,
+            "the clock jumped first"
+        );
+    };
+    paused().block_on(async {
+        let task = rt::spawn(yielding(yields.clone()));
+        check(yields.clone()).await;
+        task.await.unwrap();
+    });
+    let local = Builder::new_current_thread()
+        .start_paused(true)
+        .build_local()
+        .unwrap();
+    local.block_on(async {
+        let task = rt::task::spawn_local(yielding(yields.clone()));
+        check(yields.clone()).await;
+        task.await.unwrap();
+    });
+    let set = rt::task::LocalSet::new();
+    set.block_on(&paused(), async {
+        let task = rt::task::spawn_local(yielding(yields.clone()));
+        check(yields.clone()).await;
+        task.await.unwrap();
+    });
+}
