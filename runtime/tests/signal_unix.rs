@@ -4,16 +4,41 @@
 
 mod support;
 
-use support::runtimes;
+use support::{Kind, runtimes, spawn_all_waiting};
 
-use rt::runtime::Builder;
+use rt::runtime::{Builder, Handle};
 use rt::signal::unix::{SignalKind, signal};
+use std::collections::HashSet;
+use std::ffi::OsString;
+use std::path::PathBuf;
 
 fn raise(signum: libc::c_int) {
     // SAFETY: raise(2) has no preconditions; a handler is installed for
     // every signal these tests raise, so the process is not terminated.
     let rc = unsafe { libc::raise(signum) };
     assert_eq!(rc, 0, "raise({signum}) failed");
+}
+
+/// The descriptors this process has open, each with what it refers to
+/// (a socket by its inode). Other tests in this binary open and close
+/// theirs concurrently, so only a large difference in number means
+/// anything.
+fn open_descriptors() -> HashSet<(OsString, PathBuf)> {
+    std::fs::read_dir("/proc/self/fd")
+        .expect("listing /proc/self/fd")
+        .filter_map(|entry| {
+            let entry = entry.ok()?;
+            // Gone since the listing (another test closed it): not open.
+            let target = std::fs::read_link(entry.path()).ok()?;
+            Some((entry.file_name(), target))
+        })
+        .collect()
+}
+
+/// The reactor registrations of the current runtime: exact, unlike
+/// [`open_descriptors`], since no other test uses this runtime.
+fn registrations() -> usize {
+    Handle::current().metrics().io_driver_registrations()
 }
 
 #[test]
@@ -146,5 +171,128 @@ fn a_delivery_between_listeners_reaches_the_next_one() {
             assert_eq!(next.recv().await, Some(()));
             assert_eq!(later.recv().await, Some(()));
         });
+    }
+}
+
+/// Listeners of one signal on one runtime share one pipe and one reactor
+/// registration: a listener per connection (`select!` on `ctrl_c()`)
+/// costs no descriptor, and the last one dropped closes the pipe.
+#[test]
+fn many_listeners_of_one_signal_share_one_pipe() {
+    let kind = SignalKind::from_raw(libc::SIGRTMIN() + 5);
+    for (name, rt) in runtimes() {
+        rt.block_on(async {
+            let before = open_descriptors();
+            let registered = registrations();
+            let listeners: Vec<_> = (0..1000).map(|_| signal(kind).unwrap()).collect();
+            let with_listeners = open_descriptors();
+            // A pipe per listener would be 2000 descriptors; the runtimes
+            // and pipes of the tests running beside this one come and go,
+            // hence the loose bound (the registrations count exactly).
+            let opened = with_listeners.len().saturating_sub(before.len());
+            assert!(
+                opened < 100,
+                "1000 listeners opened {opened} descriptors, on {name}"
+            );
+            assert_eq!(registrations(), registered + 1, "on {name}");
+
+            drop(listeners);
+            assert_eq!(registrations(), registered, "pipe kept, on {name}");
+            // The pipe's two sockets are among the new descriptors, and
+            // closed now; others' may be either.
+            let after = open_descriptors();
+            let new = with_listeners.difference(&before);
+            let still_open = new.clone().filter(|fd| after.contains(*fd)).count();
+            assert!(
+                still_open + 2 <= new.count(),
+                "the pipe's descriptors stayed open, on {name}"
+            );
+        });
+    }
+}
+
+/// One delivery wakes every waiting listener of a shared pipe, not only
+/// the one that drained it.
+#[test]
+fn one_delivery_wakes_every_waiting_listener() {
+    let signum = libc::SIGRTMIN() + 6;
+    for (name, rt) in runtimes() {
+        rt.block_on(async {
+            let waiting = (0..1000).map(|_| {
+                let mut listener = signal(SignalKind::from_raw(signum)).unwrap();
+                async move { listener.recv().await }
+            });
+            let tasks = spawn_all_waiting(waiting.collect()).await;
+            raise(signum);
+            for task in tasks {
+                assert_eq!(task.await.unwrap(), Some(()), "on {name}");
+            }
+        });
+    }
+}
+
+/// Listeners dropped while waiting (the first one among them, whose
+/// creation opened the pipe) leave the others waiting on it.
+#[test]
+fn listeners_dropped_while_others_wait_leave_them_waiting() {
+    use futures::FutureExt;
+
+    let signum = libc::SIGRTMIN() + 7;
+    let kind = SignalKind::from_raw(signum);
+    for (name, rt) in runtimes() {
+        rt.block_on(async {
+            let waiting = (0..10).map(|_| {
+                let mut listener = signal(kind).unwrap();
+                async move { listener.recv().await }
+            });
+            let tasks = spawn_all_waiting(waiting.collect()).await;
+            let mut polled_then_dropped = signal(kind).unwrap();
+            assert_eq!(polled_then_dropped.recv().now_or_never(), None);
+            drop(polled_then_dropped);
+            let (dropped, kept): (Vec<_>, Vec<_>) = tasks
+                .into_iter()
+                .enumerate()
+                .partition(|(index, _)| index % 2 == 0);
+            for (_, task) in dropped {
+                task.abort();
+                assert!(task.await.unwrap_err().is_cancelled(), "on {name}");
+            }
+
+            raise(signum);
+            for (_, task) in kept {
+                assert_eq!(task.await.unwrap(), Some(()), "on {name}");
+            }
+        });
+    }
+}
+
+/// Each runtime has its own pipe for a signal, and a delivery reaches the
+/// listeners of both.
+#[test]
+fn listeners_on_two_runtimes_each_receive_a_delivery() {
+    let signum = libc::SIGRTMIN() + 8;
+    let kind = SignalKind::from_raw(signum);
+    let runtimes = [Kind::MultiThread(2).build(), Kind::MultiThread(2).build()];
+    let tasks: Vec<_> = runtimes
+        .iter()
+        .map(|rt| {
+            rt.block_on(async {
+                let registered = registrations();
+                let waiting = (0..3).map(|_| {
+                    let mut listener = signal(kind).unwrap();
+                    async move { listener.recv().await }
+                });
+                let tasks = spawn_all_waiting(waiting.collect()).await;
+                assert_eq!(registrations(), registered + 1, "one pipe per runtime");
+                tasks
+            })
+        })
+        .collect();
+
+    raise(signum);
+    for (rt, tasks) in runtimes.iter().zip(tasks) {
+        for task in tasks {
+            assert_eq!(rt.block_on(task).unwrap(), Some(()));
+        }
     }
 }

@@ -232,8 +232,11 @@ impl<E: mio::event::Source> Registered<E> {
         self.io.as_ref().expect("the source is present until drop")
     }
 
-    pub(crate) fn get_mut(&mut self) -> &mut E {
-        self.io.as_mut().expect("the source is present until drop")
+    /// The readiness cell itself, for a caller that waits without
+    /// spending budget in a `poll_*` method (a signal pipe, polled on
+    /// behalf of all its listeners).
+    pub(crate) fn registration(&self) -> &Registration {
+        &self.registration
     }
 
     /// Deregisters and hands the source back.

@@ -1,12 +1,21 @@
 //! Asynchronous signal handling.
 //!
-//! Each listener owns a signal-hook registration whose self-pipe is
-//! registered with the runtime's reactor, so a delivery wakes the listening
-//! task through the same path as socket readiness; a handler installed
-//! with a signal's first listener counts its deliveries for the whole
-//! process. Every listener for a signal sees every delivery made while it
-//! exists (several deliveries that arrive before the listener looks may be
-//! seen as one, as with any Unix signal), and a new listener also sees a
+//! How a delivery reaches the listeners:
+//! 1. a handler installed with a signal's first listener counts its
+//!    deliveries for the whole process (`deliveries.rs`);
+//! 2. each runtime has one signal-hook pipe per signal its listeners wait
+//!    for, registered with its reactor, made by the first listener there
+//!    and closed with the last (`pipe.rs`): a listener costs no
+//!    descriptor of its own;
+//! 3. a delivery writes every runtime's pipe after it is counted, so the
+//!    reactor wakes the pipe's waiting listeners through the same path as
+//!    socket readiness;
+//! 4. a woken listener compares the count with the one it last received:
+//!    a new count is a delivery.
+//!
+//! Every listener for a signal sees every delivery made while it exists
+//! (several deliveries that arrive before the listener looks may be seen
+//! as one, as with any Unix signal), and a new listener also sees a
 //! delivery that no listener has received yet, so a signal that arrives
 //! between one listener's drop and the next one's creation is not lost.
 //!
@@ -14,6 +23,8 @@
 //! whole process (for `SIGINT`, the process no longer exits on Ctrl-C) for
 //! as long as the process runs.
 
+mod deliveries;
+mod pipe;
 pub mod unix;
 
 use std::io;

@@ -1,14 +1,11 @@
 //! Unix signals as streams of deliveries.
 
-use crate::io::registered::Registered;
+use super::deliveries::deliveries;
+use super::pipe::PipeListener;
 use crate::task::poll_proceed;
-use rt_reactor::{Direction, Interest};
-use signal_hook_mio::v1_0::Signals;
 use std::fmt;
 use std::io;
 use std::pin::Pin;
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::task::{Context, Poll, ready};
 
 /// A Unix signal number.
@@ -210,78 +207,6 @@ impl From<SignalKind> for libc::c_int {
     }
 }
 
-/// The deliveries of one signal number, for the whole process: counted by
-/// a handler installed with the signal's first listener and kept for the
-/// life of the process (as the signal's new disposition is).
-///
-/// std atomics in a static, not the loom shim's: the counter is bumped
-/// from a signal handler, which loom does not model (and whose code may
-/// only use lock-free atomics).
-struct Deliveries {
-    /// The counting handler is installed.
-    installed: AtomicBool,
-    /// Deliveries so far (bumped by the handler, before the listeners'
-    /// own handlers write their pipes: signal-hook runs a signal's
-    /// handlers in the order they were registered).
-    delivered: AtomicUsize,
-    /// The most deliveries any listener has received: a new listener
-    /// starts there, so it receives a delivery no listener has received
-    /// yet (one that arrived while none existed, say).
-    received: AtomicUsize,
-}
-
-/// One per signal number; Linux's are below 65, other Unixes' fewer.
-const SIGNAL_SLOTS: usize = 128;
-
-static DELIVERIES: [Deliveries; SIGNAL_SLOTS] = [const {
-    Deliveries {
-        installed: AtomicBool::new(false),
-        delivered: AtomicUsize::new(0),
-        received: AtomicUsize::new(0),
-    }
-}; SIGNAL_SLOTS];
-
-/// The count of `signum`'s deliveries, its handler installed.
-fn deliveries(signum: libc::c_int) -> io::Result<&'static Deliveries> {
-    let slot = usize::try_from(signum)
-        .ok()
-        .and_then(|index| DELIVERIES.get(index))
-        .ok_or_else(|| {
-            io::Error::new(
-                io::ErrorKind::InvalidInput,
-                format!("rt: signal {signum} is beyond the {SIGNAL_SLOTS} signals rt can count"),
-            )
-        })?;
-    if slot.installed.load(Ordering::Acquire) {
-        return Ok(slot);
-    }
-    static INSTALL: Mutex<()> = Mutex::new(());
-    // Nothing under this lock can panic half-way: a poisoned lock is fine.
-    let _installing = INSTALL
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner());
-    if !slot.installed.load(Ordering::Acquire) {
-        // SAFETY: `register` runs the action in a signal handler; this one
-        // only increments an atomic in a static (lock-free, so
-        // async-signal-safe): it allocates nothing, takes no lock and
-        // cannot panic. `signum` is not one of the signals
-        // `signal_hook` refuses (`signal` checked `FORBIDDEN`).
-        unsafe {
-            signal_hook::low_level::register(signum, move || {
-                slot.delivered.fetch_add(1, Ordering::SeqCst);
-            })
-        }
-        .map_err(|error| {
-            io::Error::new(
-                error.kind(),
-                format!("rt: cannot listen for signal {signum}: {error}"),
-            )
-        })?;
-        slot.installed.store(true, Ordering::Release);
-    }
-    Ok(slot)
-}
-
 /// A listener for one signal: a stream of deliveries.
 ///
 /// A listener receives the deliveries made after it was created, and one
@@ -306,11 +231,9 @@ fn deliveries(signum: libc::c_int) -> io::Result<&'static Deliveries> {
 /// ```
 pub struct Signal {
     kind: SignalKind,
-    /// Its pipe wakes the listener; the count says what was delivered.
-    source: Registered<Signals>,
-    deliveries: &'static Deliveries,
-    /// `deliveries.delivered` when this listener last received.
-    seen: usize,
+    /// Its place at the runtime's pipe for `kind`, shared with the
+    /// runtime's other listeners of `kind`.
+    listener: PipeListener,
 }
 
 /// Starts listening for `kind` on the current runtime.
@@ -362,20 +285,11 @@ pub fn signal(kind: SignalKind) -> io::Result<Signal> {
             ),
         ));
     }
-    // The counting handler first, so it runs before this listener's own.
+    // The counting handler first, so it runs before the pipe's.
     let deliveries = deliveries(kind.0)?;
-    let signals = Signals::new([kind.0]).map_err(|error| {
-        io::Error::new(
-            error.kind(),
-            format!("rt: cannot listen for signal {}: {error}", kind.0),
-        )
-    })?;
-    let source = Registered::new(signals, Interest::READABLE)?;
     Ok(Signal {
         kind,
-        source,
-        deliveries,
-        seen: deliveries.received.load(Ordering::SeqCst),
+        listener: PipeListener::new(kind.0, deliveries)?,
     })
 }
 
@@ -418,29 +332,9 @@ impl Signal {
     /// ```
     pub fn poll_recv(&mut self, cx: &mut Context<'_>) -> Poll<Option<()>> {
         let coop = ready!(poll_proceed(cx));
-        loop {
-            // The count first: a delivery made before this listener's pipe
-            // existed wrote nothing there.
-            let delivered = self.deliveries.delivered.load(Ordering::SeqCst);
-            if delivered != self.seen {
-                self.seen = delivered;
-                self.deliveries
-                    .received
-                    .fetch_max(delivered, Ordering::SeqCst);
-                coop.made_progress();
-                return Poll::Ready(Some(()));
-            }
-            let event = match ready!(self.source.poll_ready(cx, Direction::Read)) {
-                Ok(event) => event,
-                // The reactor shut down: no delivery will ever arrive.
-                Err(_) => return Poll::Ready(None),
-            };
-            // Empty the pipe (the count above says what it announced) and
-            // wait for the next write: one made since is a new readiness,
-            // which the clear keeps (it checks the tick).
-            self.source.get_mut().pending().for_each(drop);
-            self.source.clear_readiness(event);
-        }
+        let delivery = ready!(self.listener.poll_delivery(cx));
+        coop.made_progress();
+        Poll::Ready(delivery)
     }
 
     /// The signal this listener receives.
