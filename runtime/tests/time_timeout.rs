@@ -110,3 +110,27 @@ fn elapsed_converts_to_a_timed_out_io_error() {
 fn timeout_outside_a_runtime_panics() {
     drop(timeout(ms(1), async {}));
 }
+
+/// A builder that is awaited through `IntoFuture`, as HTTP clients' request
+/// builders are: `timeout` takes it as `.await` would.
+struct Request(u32);
+
+impl std::future::IntoFuture for Request {
+    type Output = u32;
+    type IntoFuture = std::future::Ready<u32>;
+
+    fn into_future(self) -> Self::IntoFuture {
+        std::future::ready(self.0 * 2)
+    }
+}
+
+#[test]
+fn timeout_takes_anything_into_future() {
+    let rt = paused();
+    rt.block_on(async {
+        assert_eq!(timeout(ms(10), Request(21)).await, Ok(42));
+        let limited: rt::time::Timeout<std::future::Ready<u32>> =
+            timeout_at(Instant::now() + ms(10), Request(4));
+        assert_eq!(limited.await, Ok(8));
+    });
+}

@@ -4,7 +4,7 @@ use crate::time::clock::current_runtime;
 use crate::time::error::Elapsed;
 use crate::time::{Instant, Sleep};
 use pin_project_lite::pin_project;
-use std::future::Future;
+use std::future::{Future, IntoFuture};
 use std::pin::Pin;
 use std::task::{Context, Poll};
 use std::time::Duration;
@@ -12,7 +12,8 @@ use std::time::Duration;
 /// Runs `future` with a time limit: `Ok(output)` if it completes within
 /// `duration`, `Err(Elapsed)` otherwise (and `future` is dropped with the
 /// `Timeout`). The future is polled first, so a ready future always wins,
-/// and no timer is registered unless it is pending.
+/// and no timer is registered unless it is pending. Anything that is
+/// [`IntoFuture`] is accepted (a request builder, say), as with `.await`.
 ///
 /// # Panics
 ///
@@ -32,10 +33,10 @@ use std::time::Duration;
 /// });
 /// ```
 #[track_caller]
-pub fn timeout<F: Future>(duration: Duration, future: F) -> Timeout<F> {
+pub fn timeout<F: IntoFuture>(duration: Duration, future: F) -> Timeout<F::IntoFuture> {
     let now = Instant::now();
     let deadline = now.deadline_in(duration);
-    Timeout::new(future, deadline, now, "rt::time::timeout")
+    Timeout::new(future.into_future(), deadline, now, "rt::time::timeout")
 }
 
 /// Like [`timeout`], with a deadline instead of a duration.
@@ -60,8 +61,13 @@ pub fn timeout<F: Future>(duration: Duration, future: F) -> Timeout<F> {
 /// });
 /// ```
 #[track_caller]
-pub fn timeout_at<F: Future>(deadline: Instant, future: F) -> Timeout<F> {
-    Timeout::new(future, deadline, Instant::now(), "rt::time::timeout_at")
+pub fn timeout_at<F: IntoFuture>(deadline: Instant, future: F) -> Timeout<F::IntoFuture> {
+    Timeout::new(
+        future.into_future(),
+        deadline,
+        Instant::now(),
+        "rt::time::timeout_at",
+    )
 }
 
 pin_project! {

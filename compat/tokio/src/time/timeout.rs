@@ -1,7 +1,7 @@
 //! `timeout`, `timeout_at` and `Timeout`: rt's, in tokio's shape. A newtype
 //! because tokio's `Timeout` is `!Unpin` (rt's is `Unpin` when its future
 //! is), so that code that compiles against the facade compiles against
-//! tokio; and the functions take tokio's `IntoFuture`.
+//! tokio.
 
 use super::{Duration, Instant, error::Elapsed};
 use pin_project_lite::pin_project;
@@ -37,7 +37,7 @@ use std::task::{Context, Poll};
 /// ```
 #[track_caller]
 pub fn timeout<F: IntoFuture>(duration: Duration, future: F) -> Timeout<F::IntoFuture> {
-    Timeout::from(rt::time::timeout(duration, future.into_future()))
+    Timeout::from(rt::time::timeout(duration, future))
 }
 
 /// Like [`timeout`], with a deadline instead of a duration.
@@ -64,7 +64,7 @@ pub fn timeout<F: IntoFuture>(duration: Duration, future: F) -> Timeout<F::IntoF
 /// ```
 #[track_caller]
 pub fn timeout_at<F: IntoFuture>(deadline: Instant, future: F) -> Timeout<F::IntoFuture> {
-    Timeout::from(rt::time::timeout_at(deadline, future.into_future()))
+    Timeout::from(rt::time::timeout_at(deadline, future))
 }
 
 pin_project! {
