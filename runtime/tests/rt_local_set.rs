@@ -775,3 +775,42 @@ fn a_local_runtime_s_own_task_waits_for_a_local_task_on_the_paused_clock() {
     });
     assert_eq!(out, 1);
 }
+
+/// `LocalSet::enter` guards dropped oldest first: the drop that breaks the
+/// order panics and says so, the newer guard's set stays current while it
+/// lives, and neither set is current afterwards (nor kept alive).
+#[test]
+fn enter_guards_dropped_out_of_order_panic_and_leave_no_set_current() {
+    let rt = Builder::new_current_thread().build().unwrap();
+    let older = LocalSet::new();
+    let newer = LocalSet::new();
+    let older_guard = older.enter();
+    let newer_guard = newer.enter();
+    let message = expect_panic(move || drop(older_guard));
+    assert!(message.contains("out of order"), "{message}");
+    let spawned = spawn_local(async { "on the newer set" });
+    drop(newer_guard);
+    assert_eq!(newer.block_on(&rt, spawned).unwrap(), "on the newer set");
+    drop(older);
+    let message = expect_panic(|| spawn_local(async {}));
+    assert!(message.contains("outside a `LocalSet`"), "{message}");
+}
+
+/// The same for `LocalRuntime::enter`, whose guard holds its runtime and
+/// its built-in set current.
+#[test]
+fn local_runtime_enter_guards_dropped_out_of_order_leave_no_set_current() {
+    let older = rt::runtime::LocalRuntime::new().unwrap();
+    let newer = rt::runtime::LocalRuntime::new().unwrap();
+    let older_guard = older.enter();
+    let newer_guard = newer.enter();
+    let message = expect_panic(move || drop(older_guard));
+    assert!(message.contains("out of order"), "{message}");
+    let spawned = spawn_local(async { "on the newer runtime" });
+    drop(newer_guard);
+    assert_eq!(newer.block_on(spawned).unwrap(), "on the newer runtime");
+    drop(older);
+    let message = expect_panic(|| spawn_local(async {}));
+    assert!(message.contains("outside a `LocalSet`"), "{message}");
+    assert!(rt::runtime::Handle::try_current().is_err());
+}

@@ -32,6 +32,12 @@
 //!    free a task's memory, but never holds the last reference to a live
 //!    future: the owned list holds one until the future is gone.
 //!
+//! The current set is a stack, as the current runtime is (see
+//! `runtime/context.rs`): each enter guard pushes its set and takes its own
+//! entry out when dropped. A guard dropped before a newer one still takes
+//! only its own entry, so no set it made current stays current, and then
+//! panics, as misuse, unless the thread is already panicking.
+//!
 //! The runtimes a set is driven on list it for their diagnostics (the
 //! dump, the leak report, the watchdog), which read its owned list and its
 //! poll counters from other threads, never its futures: see
@@ -98,7 +104,7 @@ pub struct LocalSet {
     context: Rc<SetContext>,
 }
 
-/// The owning thread's view of a set; `CURRENT` holds it while entered.
+/// The owning thread's view of a set; `ENTERED` holds it while entered.
 struct SetContext {
     shared: Arc<Shared>,
     /// Tasks woken or spawned on this thread.
@@ -134,14 +140,39 @@ struct RemoteQueue {
     closed: bool,
 }
 
+/// The sets entered on this thread.
+struct Entered {
+    /// Oldest first, with the id of the guard that pushed each; the last
+    /// one is current.
+    sets: RefCell<Vec<(u64, Rc<SetContext>)>>,
+    /// The id of the next `CurrentSetGuard`.
+    next_guard: Cell<u64>,
+}
+
+impl Entered {
+    const fn new() -> Entered {
+        Entered {
+            sets: RefCell::new(Vec::new()),
+            next_guard: Cell::new(0),
+        }
+    }
+
+    fn current(&self) -> Option<Rc<SetContext>> {
+        self.sets
+            .borrow()
+            .last()
+            .map(|(_, context)| context.clone())
+    }
+}
+
 #[cfg(not(loom))]
 thread_local! {
-    static CURRENT: RefCell<Option<Rc<SetContext>>> = const { RefCell::new(None) };
+    static ENTERED: Entered = const { Entered::new() };
 }
 
 #[cfg(loom)]
 loom::thread_local! {
-    static CURRENT: RefCell<Option<Rc<SetContext>>> = RefCell::new(None);
+    static ENTERED: Entered = Entered::new();
 }
 
 /// Spawns a `!Send` future onto the [`LocalSet`] this thread is running
@@ -197,10 +228,7 @@ where
     F: Future + 'static,
     F::Output: 'static,
 {
-    let current = CURRENT
-        .try_with(|current| current.borrow().clone())
-        .ok()
-        .flatten();
+    let current = ENTERED.try_with(Entered::current).ok().flatten();
     match current {
         Some(context) => Ok(context.spawn(future, meta)),
         None => Err(future),
@@ -358,12 +386,19 @@ impl LocalSet {
     fn enter_unlisted(&self) -> LocalEnterGuard<'_> {
         // Fails only while this thread's thread-locals are torn down (a set
         // dropped by one of them): the set then runs without being current.
-        let prev = CURRENT
-            .try_with(|current| current.replace(Some(self.context.clone())))
-            .ok()
-            .flatten();
+        let id = ENTERED
+            .try_with(|entered| {
+                let id = entered.next_guard.get();
+                entered.next_guard.set(id + 1);
+                entered.sets.borrow_mut().push((id, self.context.clone()));
+                id
+            })
+            .ok();
         LocalEnterGuard {
-            current: CurrentSetGuard { prev },
+            current: CurrentSetGuard {
+                id,
+                _thread_bound: PhantomData,
+            },
             _set: PhantomData,
         }
     }
@@ -489,8 +524,8 @@ impl Schedule for Arc<Shared> {
         // Fails only while this thread's thread-locals are torn down; the
         // remote queue takes the task then.
         let mut wake_driver = false;
-        let _ = CURRENT.try_with(|current| {
-            if let Some(context) = current.borrow().as_ref() {
+        let _ = ENTERED.try_with(|entered| {
+            if let Some((_, context)) = entered.sets.borrow().last() {
                 if Arc::ptr_eq(&context.shared, self) {
                     context.queue.borrow_mut().extend(task.take());
                     wake_driver = context.driving.get() == 0;
@@ -710,26 +745,40 @@ impl LocalEnterGuard<'_> {
     }
 }
 
-/// Makes the set that was current before current again when dropped: the
-/// part of a [`LocalEnterGuard`] that does the work.
+/// Takes its set off the entered stack when dropped: the part of a
+/// [`LocalEnterGuard`] that does the work.
 pub(crate) struct CurrentSetGuard {
-    prev: Option<Rc<SetContext>>,
+    /// Its entry on the stack; `None` if it pushed none.
+    id: Option<u64>,
+    /// `!Send`: it must drop on the thread whose stack it pushed on. But
+    /// `Sync` (a shared reference reads nothing), so that
+    /// `runtime::EnterGuard` is `Sync` like tokio's.
+    _thread_bound: PhantomData<std::sync::MutexGuard<'static, ()>>,
 }
-
-// SAFETY: a shared `&CurrentSetGuard` reaches nothing: no method takes
-// `&self` but `Debug`, which prints no field, so the `Rc` is never touched
-// through one (no clone, no read of the context). Only `Drop` uses it, by
-// `&mut`, on the owning thread (the guard stays `!Send`). This lets
-// `runtime::EnterGuard` be `Sync` like tokio's.
-unsafe impl Sync for CurrentSetGuard {}
 
 impl Drop for CurrentSetGuard {
     fn drop(&mut self) {
-        let prev = self.prev.take();
-        let replaced = CURRENT.try_with(|current| current.replace(prev));
-        // Dropped after the slot is released: it may be the last reference
-        // to a set's context.
-        drop(replaced);
+        let Some(id) = self.id else { return };
+        let in_order = ENTERED.try_with(|entered| {
+            let mut sets = entered.sets.borrow_mut();
+            let position = sets.iter().rposition(|&(entry, _)| entry == id);
+            let in_order = position.is_none_or(|at| at + 1 == sets.len());
+            // Out of order too: its set stops being current at once (newer
+            // guards keep theirs), so none is left behind.
+            let removed = position.map(|at| sets.remove(at));
+            drop(sets);
+            // Dropped after the borrow: it may be the last reference to a
+            // set's context.
+            drop(removed);
+            in_order
+        });
+        if matches!(in_order, Ok(false)) && !std::thread::panicking() {
+            panic!(
+                "`LocalEnterGuard`s dropped out of order: the guards of `LocalSet::enter` and \
+                 `LocalRuntime::enter` must be dropped newest first (the reverse of the order \
+                 they were created in); the set of the dropped guard is no longer current"
+            );
+        }
     }
 }
 
