@@ -246,3 +246,36 @@ fn results_with_id_name_the_task_that_finished_or_failed() {
         });
     }
 }
+
+/// Outside a runtime, each spawn method's panic names the method the user
+/// called and the one that works there, not the `rt::spawn` inside it.
+#[test]
+fn spawning_outside_a_runtime_names_the_method_called() {
+    let mut set = JoinSet::<()>::new();
+    let message = support::expect_panic(|| set.spawn(async {}));
+    assert!(
+        message.contains("`JoinSet::spawn` called outside a runtime"),
+        "{message}"
+    );
+    assert!(message.contains("`JoinSet::spawn_on`"), "{message}");
+    let message = support::expect_panic(|| set.spawn_blocking(|| ()));
+    assert!(
+        message.contains("`JoinSet::spawn_blocking` called outside a runtime"),
+        "{message}"
+    );
+    assert!(
+        message.contains("`JoinSet::spawn_blocking_on`"),
+        "{message}"
+    );
+    let message = support::expect_panic(|| set.extend([async {}]));
+    assert!(
+        message.contains("`JoinSet::extend` called outside a runtime"),
+        "{message}"
+    );
+    let message = support::expect_panic(|| [async {}].into_iter().collect::<JoinSet<()>>());
+    assert!(
+        message.contains("`collect::<JoinSet<_>>` called outside a runtime"),
+        "{message}"
+    );
+    assert!(set.is_empty());
+}

@@ -17,4 +17,6 @@ pub use spawn::spawn_blocking;
 pub(crate) use mandatory::{IoJob, MandatoryJob, spawn_mandatory};
 pub(crate) use pool::{Handoff, HandoffError, PoolConfig, Spawner};
 pub(crate) use running_jobs::RunningJobsReport;
-pub(crate) use spawn::{job_error, join_job, spawn_blocking_on, try_spawn_blocking_on};
+pub(crate) use spawn::{
+    job_error, join_job, spawn_blocking_as, spawn_blocking_on, try_spawn_blocking_on,
+};

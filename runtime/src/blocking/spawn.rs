@@ -64,14 +64,26 @@ where
     F: FnOnce() -> R + Send + 'static,
     R: Send + 'static,
 {
+    spawn_blocking_as(
+        f,
+        "rt::spawn_blocking",
+        "use `rt::runtime::Handle::spawn_blocking`",
+    )
+}
+
+/// [`spawn_blocking`] for the methods built on it: a call outside a
+/// runtime panics naming `what` (the method the user called) and `instead`
+/// (what works there).
+#[track_caller]
+pub(crate) fn spawn_blocking_as<F, R>(f: F, what: &str, instead: &str) -> JoinHandle<R>
+where
+    F: FnOnce() -> R + Send + 'static,
+    R: Send + 'static,
+{
     let meta = TaskMeta::new();
     match context::with_current(|handle| handle.spawn_blocking(f, meta)) {
         Some(join) => join,
-        None => panic!(
-            "`rt::spawn_blocking` called outside a runtime: call it from a task or inside \
-             `Runtime::block_on`, enter a runtime with `Runtime::enter()`, or use \
-             `rt::runtime::Handle::spawn_blocking`"
-        ),
+        None => crate::runtime::spawn::outside_runtime(what, instead),
     }
 }
 

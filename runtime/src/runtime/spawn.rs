@@ -37,15 +37,33 @@ where
     F: Future + Send + 'static,
     F::Output: Send + 'static,
 {
+    spawn_as(future, "rt::spawn", "spawn through a `rt::runtime::Handle`")
+}
+
+/// [`spawn`] for the spawn methods built on it: a call outside a runtime
+/// panics naming `what` (the method the user called) and `instead` (what
+/// works there).
+#[track_caller]
+pub(crate) fn spawn_as<F>(future: F, what: &str, instead: &str) -> JoinHandle<F::Output>
+where
+    F: Future + Send + 'static,
+    F::Output: Send + 'static,
+{
     // The location only, not the whole `TaskMeta`, crosses into the
     // closure: the smaller its environment, the less each spawn copies.
     let location = Location::caller();
     match context::with_current(|handle| handle.spawn(future, TaskMeta::at(location))) {
         Some(join) => join,
-        None => panic!(
-            "`rt::spawn` called outside a runtime: call it from a task or inside \
-             `Runtime::block_on`, enter a runtime with `Runtime::enter()`, or spawn through \
-             a `rt::runtime::Handle`"
-        ),
+        None => outside_runtime(what, instead),
     }
+}
+
+/// The panic of a spawn outside a runtime, naming the call and the fix.
+#[cold]
+#[track_caller]
+pub(crate) fn outside_runtime(what: &str, instead: &str) -> ! {
+    panic!(
+        "`{what}` called outside a runtime: call it from a task or inside \
+         `Runtime::block_on`, enter a runtime with `Runtime::enter()`, or {instead}"
+    )
 }

@@ -244,7 +244,20 @@ impl<T: Send + 'static> JoinSet<T> {
     where
         F: Future<Output = T> + Send + 'static,
     {
-        self.insert(crate::spawn(future))
+        self.spawn_as(future, "JoinSet::spawn")
+    }
+
+    /// `spawn`, panicking outside a runtime with `what` as the call named.
+    #[track_caller]
+    fn spawn_as<F>(&mut self, future: F, what: &str) -> AbortHandle
+    where
+        F: Future<Output = T> + Send + 'static,
+    {
+        self.insert(crate::runtime::spawn::spawn_as(
+            future,
+            what,
+            "use `JoinSet::spawn_on` with a runtime handle",
+        ))
     }
 
     /// Spawns a task on the runtime of `handle` into the set.
@@ -291,7 +304,11 @@ impl<T: Send + 'static> JoinSet<T> {
     where
         F: FnOnce() -> T + Send + 'static,
     {
-        self.insert(crate::task::spawn_blocking(f))
+        self.insert(crate::blocking::spawn_blocking_as(
+            f,
+            "JoinSet::spawn_blocking",
+            "use `JoinSet::spawn_blocking_on` with a runtime handle",
+        ))
     }
 
     /// [`spawn_blocking`](JoinSet::spawn_blocking) on the runtime of
@@ -660,7 +677,9 @@ where
     #[track_caller]
     fn from_iter<I: IntoIterator<Item = F>>(futures: I) -> JoinSet<T> {
         let mut set = JoinSet::new();
-        set.extend(futures);
+        for future in futures {
+            set.spawn_as(future, "collect::<JoinSet<_>>");
+        }
         set
     }
 }
@@ -690,7 +709,7 @@ where
     #[track_caller]
     fn extend<I: IntoIterator<Item = F>>(&mut self, futures: I) {
         for future in futures {
-            self.spawn(future);
+            self.spawn_as(future, "JoinSet::extend");
         }
     }
 }
