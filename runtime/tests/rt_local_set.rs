@@ -814,3 +814,46 @@ fn local_runtime_enter_guards_dropped_out_of_order_leave_no_set_current() {
     assert!(message.contains("outside a `LocalSet`"), "{message}");
     assert!(rt::runtime::Handle::try_current().is_err());
 }
+
+/// `run_until`'s future spends the budget of whoever polls `run_until`, as
+/// in tokio (so `unconstrained(local.run_until(f))` leaves `f`
+/// unconstrained), while each of the set's tasks still gets its own.
+#[test]
+fn run_until_spends_the_callers_budget_and_tasks_their_own() {
+    use rt::task::coop::{consume_budget, has_budget_remaining, unconstrained};
+
+    let rt = Builder::new_current_thread().build().unwrap();
+    let local = LocalSet::new();
+    rt.block_on(unconstrained(local.run_until(async {
+        for _ in 0..200 {
+            consume_budget().await;
+            assert!(has_budget_remaining(), "the main future is constrained");
+        }
+        let spent_its_own = spawn_local(async {
+            for _ in 0..128 {
+                consume_budget().await;
+            }
+            !has_budget_remaining()
+        });
+        assert!(
+            spent_its_own.await.unwrap(),
+            "a local task is unconstrained"
+        );
+    })));
+    rt.block_on(async {
+        for _ in 0..100 {
+            consume_budget().await;
+        }
+        local
+            .run_until(async {
+                for _ in 0..28 {
+                    consume_budget().await;
+                }
+                assert!(
+                    !has_budget_remaining(),
+                    "the main future got a budget of its own"
+                );
+            })
+            .await;
+    });
+}

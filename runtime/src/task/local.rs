@@ -51,7 +51,7 @@ use crate::runtime::coarse_time;
 use crate::runtime::metrics::WorkerMetrics;
 use crate::task::list::OwnedTasks;
 use crate::task::local_set_list::LocalSetList;
-use crate::task::{self, JoinHandle, Notified, Schedule, TaskMeta};
+use crate::task::{JoinHandle, Notified, Schedule, TaskMeta};
 use pin_project_lite::pin_project;
 use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
@@ -589,7 +589,10 @@ impl<F: Future> Future for RunUntil<'_, F> {
         let future = me.future;
         local_set.with_entered(|| {
             local_set.context.shared.register_driver(cx.waker());
-            if let Poll::Ready(output) = task::budget_scope(|| future.poll(cx)) {
+            // The caller's budget, as in tokio: `unconstrained(run_until(f))`
+            // leaves `f` unconstrained. The set's tasks get their own each
+            // poll (`harness.rs`).
+            if let Poll::Ready(output) = future.poll(cx) {
                 return Poll::Ready(output);
             }
             if local_set.tick() {
