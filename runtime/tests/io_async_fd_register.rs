@@ -224,3 +224,26 @@ fn a_closed_descriptor_whose_duplicate_stays_in_the_poller_is_harmless() {
         drop(duplicate);
     });
 }
+
+/// A regular file, and a descriptor registered twice: the error keeps the
+/// OS error (and its number) and says what to do instead.
+#[test]
+fn the_register_error_names_the_fix_for_common_misuse() {
+    on_both(|| async {
+        let file = std::fs::File::open("Cargo.toml").unwrap();
+        let error = AsyncFd::register(file).unwrap_err();
+        let text = error.to_string();
+        assert!(text.contains("Operation not permitted"), "{text}");
+        assert!(text.contains("`rt::fs`"), "{text}");
+        assert_eq!(error.into_parts().1.raw_os_error(), Some(libc::EPERM));
+
+        let (a, _b) = socketpair();
+        let first = AsyncFd::register(a.as_raw_fd()).unwrap();
+        let error = AsyncFd::register(a.as_raw_fd()).unwrap_err();
+        let text = error.to_string();
+        assert!(text.contains("File exists"), "{text}");
+        assert!(text.contains("already registered"), "{text}");
+        assert_eq!(error.into_parts().1.raw_os_error(), Some(libc::EEXIST));
+        drop(first);
+    });
+}

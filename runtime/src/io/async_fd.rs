@@ -165,7 +165,10 @@ impl<T: AsRawFd> AsyncFd<T> {
     ///
     /// # Errors
     ///
-    /// As [`AsyncFd::register`], without `inner`.
+    /// As [`AsyncFd::register`], without `inner`: the bare OS error (so
+    /// that `raw_os_error` still gives its number), without the hint that
+    /// [`AsyncFdRegisterError`]'s message adds for a regular file or a
+    /// descriptor registered twice.
     ///
     /// # Panics
     ///

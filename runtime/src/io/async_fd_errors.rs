@@ -97,7 +97,20 @@ impl<T> fmt::Display for AsyncFdRegisterError<T> {
             f,
             "registering the descriptor with the reactor failed: {}",
             self.cause
-        )
+        )?;
+        // The two misuses whose OS text does not say what to do.
+        match self.cause.raw_os_error() {
+            Some(libc::EPERM) => f.write_str(
+                " (the poller does not support this kind of descriptor: regular files and \
+                 directories are always ready, so read them with `rt::fs` or \
+                 `spawn_blocking` instead of an `AsyncFd`)",
+            ),
+            Some(libc::EEXIST) => f.write_str(
+                " (the descriptor is already registered, by another `AsyncFd` or socket: \
+                 register each descriptor once, and share that `AsyncFd`)",
+            ),
+            _ => Ok(()),
+        }
     }
 }
 
