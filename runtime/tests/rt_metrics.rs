@@ -420,3 +420,39 @@ fn a_current_thread_queue_never_overflows() {
     });
     assert_eq!(rt.metrics().worker_overflow_count(0), 0);
 }
+
+/// A worker that never runs out of work never parks; its busy time still
+/// grows while it runs (tokio adds it at each maintenance tick), or a
+/// saturated runtime would look idle to whoever reads it.
+#[test]
+fn busy_time_grows_while_a_worker_never_parks() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    for rt in single_pollers() {
+        let metrics = rt.metrics();
+        let stop = Arc::new(AtomicBool::new(false));
+        let (started_tx, started) = mpsc::channel();
+        let busy = {
+            let stop = stop.clone();
+            // A chain of children, each awaited: the worker always has
+            // the next one or its parent to run.
+            async move {
+                started_tx.send(()).unwrap();
+                while !stop.load(Ordering::Relaxed) {
+                    rt::spawn(async {}).await.unwrap();
+                }
+            }
+        };
+        let driver = {
+            let rt_handle = rt.handle().clone();
+            std::thread::spawn(move || rt_handle.block_on(rt_handle.spawn(busy)).unwrap())
+        };
+        started.recv_timeout(HANG).expect("the busy task started");
+        let before = metrics.worker_total_busy_duration(0);
+        wait_until("the busy time grows", || {
+            metrics.worker_total_busy_duration(0) > before
+        });
+        stop.store(true, Ordering::Relaxed);
+        driver.join().unwrap();
+    }
+}

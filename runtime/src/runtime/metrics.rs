@@ -352,7 +352,10 @@ impl RuntimeMetrics {
     }
 
     /// How long `worker` has been awake (running tasks or looking for
-    /// them), up to its last park.
+    /// them), up to its last park or maintenance tick (every few
+    /// [`event_interval`](crate::runtime::Builder::event_interval)s of
+    /// polls): a worker that never runs out of work shows its busy time
+    /// as it goes.
     ///
     /// # Panics
     ///

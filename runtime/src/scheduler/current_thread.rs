@@ -464,10 +464,14 @@ impl Context {
             let now = coarse_time::refresh();
             core.now = now;
             core.global_queue_interval.retune(now, core.tick);
+            // Busy time so far, parking or not: a `block_on` that never
+            // runs out of work parks only when it returns.
+            metrics.was_busy(core.busy_since, now);
+            core.busy_since = now;
             if block && idle {
                 // The sleep ahead is not poll time.
                 core.global_queue_interval.went_idle();
-                metrics.parked(core.busy_since, now);
+                metrics::add(&handle.metrics.parks, 1);
                 coarse_time::mark_stale();
             }
             (

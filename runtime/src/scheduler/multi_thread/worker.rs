@@ -700,6 +700,8 @@ pub(crate) fn run(handle: Arc<Handle>, core: Box<Core>) -> bool {
         };
         match cx.run(core) {
             Some(mut core) => {
+                // The busy time since the last park or maintenance tick.
+                cx.metrics.was_busy(core.busy_since, coarse_time::refresh());
                 core.drain(&cx.handle);
                 cx.handle.shared.idle.unpark_worker_by_id(index);
                 true
@@ -833,6 +835,11 @@ impl Context {
         // Every fourth tick: a clock read costs as much as a poll.
         if core.tick % (4 * self.handle.shared.config.event_interval) == 0 {
             core.now = coarse_time::refresh();
+            // Busy time so far, as tokio adds it at its maintenance: a
+            // worker that never runs out of work never parks, and would
+            // otherwise never show it.
+            self.metrics.was_busy(core.busy_since, core.now);
+            core.busy_since = core.now;
             let tick = core.tick;
             core.global_queue_interval.retune(core.now, tick);
         }
