@@ -456,3 +456,21 @@ fn busy_time_grows_while_a_worker_never_parks() {
         driver.join().unwrap();
     }
 }
+
+/// Tasks a current-thread `block_on` left queued when it returned wait
+/// for the next one: its local queue depth says so until then, and 0 once
+/// the runtime is gone and the tasks with it.
+#[test]
+fn current_thread_queue_depth_counts_tasks_left_queued_by_block_on() {
+    let rt = Kind::CurrentThread.build();
+    let metrics = rt.metrics();
+    rt.block_on(async {
+        for _ in 0..3 {
+            drop(rt::spawn(async {}));
+        }
+    });
+    assert_eq!(metrics.num_alive_tasks(), 3);
+    assert_eq!(metrics.worker_local_queue_depth(0), 3);
+    drop(rt);
+    assert_eq!(metrics.worker_local_queue_depth(0), 0);
+}

@@ -213,7 +213,8 @@ impl RuntimeMetrics {
     /// otherwise). On a current-thread runtime
     /// it is the value at the scheduler's last maintenance tick (every
     /// [`event_interval`](crate::runtime::Builder::event_interval) polls or
-    /// when it goes idle), as no other thread can read its queue.
+    /// when it goes idle) or at the end of the last `block_on`, as no
+    /// other thread can read its queue.
     ///
     /// # Panics
     ///

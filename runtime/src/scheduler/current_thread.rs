@@ -308,6 +308,7 @@ impl Handle {
         core.lanes.high.clear();
         core.lanes.low.clear();
         core.yielded.clear();
+        self.metrics.local_queue_depth.store(0, Ordering::Relaxed);
         if let Some(driver) = core.driver.as_mut() {
             driver.shutdown(&self.driver, &mut core.woken);
         }
@@ -393,9 +394,13 @@ impl Drop for CoreGuard {
         if let Some(core) = cx.core.borrow_mut().take() {
             // Busy until now, like a park: a `block_on` whose tasks never
             // left it idle still shows the time it ran them.
-            cx.handle
-                .metrics
-                .was_busy(core.busy_since, coarse_time::refresh());
+            let metrics = &cx.handle.metrics;
+            metrics.was_busy(core.busy_since, coarse_time::refresh());
+            // The tasks left queued wait until the next `block_on`: the
+            // depth read meanwhile is theirs, not the last tick's.
+            metrics
+                .local_queue_depth
+                .store(core.queued_here(), Ordering::Relaxed);
             cx.handle.release_core(core);
         }
     }
