@@ -474,3 +474,43 @@ fn current_thread_queue_depth_counts_tasks_left_queued_by_block_on() {
     drop(rt);
     assert_eq!(metrics.worker_local_queue_depth(0), 0);
 }
+
+/// The blocking pool's gauges with its one thread busy and two calls
+/// queued behind it, then idle; and a task aborted before its first poll
+/// leaves `num_alive_tasks` (both schedulers).
+#[test]
+fn blocking_pool_gauges_and_aborted_tasks() {
+    for mut builder in [Builder::new_current_thread(), Builder::new_multi_thread()] {
+        let rt = builder.max_blocking_threads(1).build().unwrap();
+        let metrics = rt.metrics();
+        let (started_tx, started) = mpsc::channel();
+        let (go_tx, go) = mpsc::channel::<()>();
+        let first = rt.spawn_blocking(move || {
+            started_tx.send(()).unwrap();
+            go.recv_timeout(HANG).expect("released");
+        });
+        started.recv_timeout(HANG).expect("the first call started");
+        let queued = [rt.spawn_blocking(|| {}), rt.spawn_blocking(|| {})];
+        assert_eq!(metrics.num_blocking_threads(), 1);
+        assert_eq!(metrics.num_idle_blocking_threads(), 0);
+        assert_eq!(metrics.blocking_queue_depth(), 2);
+        // Blocking calls are not tasks.
+        assert_eq!(metrics.spawned_tasks_count(), 0);
+        assert_eq!(metrics.num_alive_tasks(), 0);
+        go_tx.send(()).unwrap();
+        rt.block_on(first).unwrap();
+        for call in queued {
+            rt.block_on(call).unwrap();
+        }
+        assert_eq!(metrics.blocking_queue_depth(), 0);
+        wait_until("the thread is idle", || {
+            metrics.num_idle_blocking_threads() == 1
+        });
+
+        let task = rt.spawn(std::future::pending::<()>());
+        task.abort();
+        assert!(rt.block_on(task).unwrap_err().is_cancelled());
+        assert_eq!(metrics.num_alive_tasks(), 0);
+        assert_eq!(metrics.spawned_tasks_count(), 1);
+    }
+}
