@@ -389,20 +389,7 @@ fn child_leaks_a_task_quietly() {
 #[test]
 fn a_local_task_stuck_in_one_poll_is_reported_with_its_set() {
     for builder in [Builder::new_current_thread(), Builder::new_multi_thread()] {
-        let mut builder = builder;
-        let (report_tx, reports) = mpsc::channel::<SlowPoll>();
-        let (release, released) = mpsc::channel::<()>();
-        let report_tx = Mutex::new(report_tx);
-        let release = Mutex::new(release);
-        let rt = builder
-            .worker_threads(1)
-            .slow_poll_threshold(THRESHOLD)
-            .on_slow_poll(move |slow: &SlowPoll| {
-                report_tx.lock().unwrap().send(slow.clone()).unwrap();
-                release.lock().unwrap().send(()).unwrap();
-            })
-            .build()
-            .unwrap();
+        let (rt, reports, released) = reporting_runtime(builder);
         let local = rt::task::LocalSet::new();
         let location = Location::caller();
         let stuck = rt::task::Builder::new()
@@ -515,20 +502,24 @@ fn reporting_runtime(
     mpsc::Receiver<SlowPoll>,
     mpsc::Receiver<()>,
 ) {
+    let (reports, released) = report_and_release(builder.worker_threads(1));
+    (builder.build().unwrap(), reports, released)
+}
+
+/// Sets `builder`'s watchdog to send each report to the returned
+/// `reports`, then release the returned `released` channel.
+fn report_and_release(builder: &mut Builder) -> (mpsc::Receiver<SlowPoll>, mpsc::Receiver<()>) {
     let (report_tx, reports) = mpsc::channel::<SlowPoll>();
     let (release, released) = mpsc::channel::<()>();
     let report_tx = Mutex::new(report_tx);
     let release = Mutex::new(release);
-    let rt = builder
-        .worker_threads(1)
+    builder
         .slow_poll_threshold(THRESHOLD)
         .on_slow_poll(move |slow: &SlowPoll| {
             report_tx.lock().unwrap().send(slow.clone()).unwrap();
             release.lock().unwrap().send(()).unwrap();
-        })
-        .build()
-        .unwrap();
-    (rt, reports, released)
+        });
+    (reports, released)
 }
 
 /// The one report of a stuck `block_on` future: no task's, called on
@@ -622,18 +613,9 @@ fn a_handle_block_on_future_stuck_in_one_poll_is_reported() {
 /// reported again.
 #[test]
 fn a_local_runtime_reports_its_block_on_future_or_its_stuck_local_task() {
-    let (release, released) = mpsc::channel::<()>();
-    let (report_tx, reports) = mpsc::channel::<SlowPoll>();
-    let report_tx = Mutex::new(report_tx);
-    let release = Mutex::new(release);
-    let rt = Builder::new_current_thread()
-        .slow_poll_threshold(THRESHOLD)
-        .on_slow_poll(move |slow: &SlowPoll| {
-            report_tx.lock().unwrap().send(slow.clone()).unwrap();
-            release.lock().unwrap().send(()).unwrap();
-        })
-        .build_local()
-        .unwrap();
+    let mut builder = Builder::new_current_thread();
+    let (reports, released) = report_and_release(&mut builder);
+    let rt = builder.build_local().unwrap();
 
     let line = line!() + 1;
     rt.block_on(async { released.recv_timeout(HANG).unwrap() });
@@ -826,19 +808,7 @@ fn a_shutdown_waiting_for_a_blocking_job_says_which() {
 /// (twice over with a stuck nested `block_on`).
 #[test]
 fn a_block_on_future_in_block_in_place_is_not_reported() {
-    let (report_tx, reports) = mpsc::channel::<SlowPoll>();
-    let (release, released) = mpsc::channel::<()>();
-    let report_tx = Mutex::new(report_tx);
-    let release = Mutex::new(release);
-    let rt = Builder::new_multi_thread()
-        .worker_threads(1)
-        .slow_poll_threshold(THRESHOLD)
-        .on_slow_poll(move |slow: &SlowPoll| {
-            report_tx.lock().unwrap().send(slow.clone()).unwrap();
-            release.lock().unwrap().send(()).unwrap();
-        })
-        .build()
-        .unwrap();
+    let (rt, reports, released) = reporting_runtime(Builder::new_multi_thread());
     let handle = rt.handle().clone();
     let released = Arc::new(Mutex::new(released));
     let nested_line = rt.block_on(async move {
