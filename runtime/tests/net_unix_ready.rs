@@ -55,10 +55,20 @@ fn stream_try_and_poll_methods_move_bytes() {
         let reader = spawn_all_waiting(vec![{
             let b = b.clone();
             async move {
-                b.readable().await.unwrap();
+                // `readable` may report readiness that is gone by the read
+                // (on the multi-thread runtime the two writes above can
+                // each raise an edge, and the second may be delivered
+                // after the clear): retry on `WouldBlock`, as tokio's docs
+                // prescribe.
                 let mut buf = [0u8; 8];
-                let n = b.try_read(&mut buf).unwrap();
-                buf[..n].to_vec()
+                loop {
+                    b.readable().await.unwrap();
+                    match b.try_read(&mut buf) {
+                        Ok(n) => break buf[..n].to_vec(),
+                        Err(e) if e.kind() == ErrorKind::WouldBlock => continue,
+                        Err(e) => panic!("{e}"),
+                    }
+                }
             }
         }])
         .await
