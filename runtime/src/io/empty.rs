@@ -74,8 +74,7 @@ impl AsyncWrite for Empty {
         cx: &mut Context<'_>,
         buf: &[u8],
     ) -> Poll<io::Result<usize>> {
-        ready!(poll_budget(cx));
-        Poll::Ready(Ok(buf.len()))
+        Pin::new(&mut sink()).poll_write(cx, buf)
     }
 
     fn poll_write_vectored(
@@ -83,18 +82,15 @@ impl AsyncWrite for Empty {
         cx: &mut Context<'_>,
         bufs: &[IoSlice<'_>],
     ) -> Poll<io::Result<usize>> {
-        ready!(poll_budget(cx));
-        Poll::Ready(Ok(bufs.iter().map(|buf| buf.len()).sum()))
+        Pin::new(&mut sink()).poll_write_vectored(cx, bufs)
     }
 
     fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        ready!(poll_budget(cx));
-        Poll::Ready(Ok(()))
+        Pin::new(&mut sink()).poll_flush(cx)
     }
 
     fn poll_close(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        ready!(poll_budget(cx));
-        Poll::Ready(Ok(()))
+        Pin::new(&mut sink()).poll_close(cx)
     }
 }
 
