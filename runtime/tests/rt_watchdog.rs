@@ -659,26 +659,10 @@ async fn child_rt_test_body_blocks() {
 /// line. Before, nothing was reported: the test just hung.
 #[test]
 fn rt_debug_reports_an_rt_test_body_that_blocks() {
-    use std::io::BufRead;
-    use std::process::Stdio;
     if in_child() {
         return;
     }
-    let mut child = Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", "child_rt_test_body_blocks", "--nocapture"])
-        .env("RT_WATCHDOG_CHILD", "1")
-        .env("RT_DEBUG", "1")
-        .stdin(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let stderr = std::io::BufReader::new(child.stderr.take().unwrap());
-    let (line_tx, lines) = mpsc::channel();
-    std::thread::spawn(move || {
-        for line in stderr.lines() {
-            let _ = line_tx.send(line.unwrap());
-        }
-    });
+    let (mut child, lines) = child_with_stderr_lines("child_rt_test_body_blocks", true);
     let report = loop {
         let line = lines
             .recv_timeout(HANG)
@@ -734,30 +718,11 @@ fn child_drops_a_runtime_waiting_for_a_blocking_job() {
 /// do. Before, the drop just hung, saying nothing.
 #[test]
 fn a_shutdown_waiting_for_a_blocking_job_says_which() {
-    use std::io::BufRead;
-    use std::process::Stdio;
     if in_child() {
         return;
     }
-    let mut child = Command::new(std::env::current_exe().unwrap())
-        .args([
-            "--exact",
-            "child_drops_a_runtime_waiting_for_a_blocking_job",
-            "--nocapture",
-        ])
-        .env("RT_WATCHDOG_CHILD", "1")
-        .env_remove("RT_DEBUG")
-        .stdin(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let stderr = std::io::BufReader::new(child.stderr.take().unwrap());
-    let (line_tx, lines) = mpsc::channel();
-    std::thread::spawn(move || {
-        for line in stderr.lines() {
-            let _ = line_tx.send(line.unwrap());
-        }
-    });
+    let (mut child, lines) =
+        child_with_stderr_lines("child_drops_a_runtime_waiting_for_a_blocking_job", false);
     let next_line = || lines.recv_timeout(HANG).expect("the child went on");
     let spawned_at = loop {
         let line = next_line();
@@ -838,4 +803,37 @@ fn a_block_on_future_in_block_in_place_is_not_reported() {
     assert_eq!(reports[0].name(), Some("witness"));
     assert!(reports[1].is_block_on(), "{:?}", reports[1]);
     assert_eq!(reports[1].location().line(), nested_line);
+}
+
+/// Runs this binary's test `name` as a child (`RT_WATCHDOG_CHILD` set,
+/// `RT_DEBUG=1` if `rt_debug`, else unset), its stdin piped for the
+/// parent to release it, and returns it with the lines of its stderr as
+/// they come.
+fn child_with_stderr_lines(
+    name: &str,
+    rt_debug: bool,
+) -> (std::process::Child, mpsc::Receiver<String>) {
+    use std::io::BufRead;
+    use std::process::Stdio;
+    let mut command = Command::new(std::env::current_exe().unwrap());
+    command
+        .args(["--exact", name, "--nocapture"])
+        .env("RT_WATCHDOG_CHILD", "1")
+        .stdin(Stdio::piped())
+        .stderr(Stdio::piped());
+    if rt_debug {
+        command.env("RT_DEBUG", "1");
+    } else {
+        command.env_remove("RT_DEBUG");
+    }
+    let mut child = command.spawn().unwrap();
+    let stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+    let (line_tx, lines) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in stderr.lines() {
+            // The parent stops listening once it has seen what it waits for.
+            let _ = line_tx.send(line.unwrap());
+        }
+    });
+    (child, lines)
 }
