@@ -24,7 +24,8 @@
 //!    the user's expression. It is left out where the return type cannot
 //!    be written in an expression: `!` (unstable outside a return type)
 //!    and types containing `impl Trait`; there the output is inferred from
-//!    the body, and the function's return type checks it.
+//!    the body, and the function's return type checks it. It is also left
+//!    out of an empty body returning `()`, whose output it cannot change.
 
 use proc_macro2::{Delimiter, Group, Span, TokenStream, TokenTree};
 use quote::{ToTokens, format_ident, quote, quote_spanned};
@@ -36,7 +37,13 @@ use syn::{Block, FnArg, Ident, Pat, PatIdent, ReturnType, Signature, Type};
 /// the module docs).
 pub(crate) fn future(sig: &mut Signature, block: &Block) -> TokenStream {
     let mut statements = move_parameters(sig);
-    statements.extend(fix_output(sig));
+    // An empty body's output is `()` whatever is declared (a declared
+    // non-unit type is then an error either way); there the `if let` would
+    // be the block's tail, which clippy's `semicolon_if_nothing_returned`
+    // flags at the user's span.
+    if !(block.stmts.is_empty() && returns_unit(&sig.output)) {
+        statements.extend(fix_output(sig));
+    }
     for statement in &block.stmts {
         statement.to_tokens(&mut statements);
     }
@@ -62,7 +69,14 @@ fn move_parameters(sig: &mut Signature) -> TokenStream {
         match &mut *param.pat {
             Pat::Ident(binding) if binding.by_ref.is_none() && binding.subpat.is_none() => {
                 let mutability = binding.mutability.take();
-                let name = &binding.ident;
+                let mut name = binding.ident.clone();
+                if name.to_string().starts_with('_') {
+                    // Clippy's pedantic underscore-binding lints would flag
+                    // `let _x = _x;` at the user's span (a use of `_x`, and
+                    // a binding with no effect); they skip macro code. The
+                    // call site's hygiene still names the user's `_x`.
+                    name.set_span(Span::call_site());
+                }
                 moves.extend(quote!(#(#attrs)* let #mutability #name = #name;));
             }
             pattern => {
@@ -102,6 +116,14 @@ fn fix_output(sig: &Signature) -> Option<TokenStream> {
             return #value;
         }
     })
+}
+
+/// Whether the declared return type is `()`, written or not.
+fn returns_unit(output: &ReturnType) -> bool {
+    match output {
+        ReturnType::Default => true,
+        ReturnType::Type(_, ty) => matches!(&**ty, Type::Tuple(tuple) if tuple.elems.is_empty()),
+    }
 }
 
 /// Whether the return type may appear as a turbofish argument: not `!`,

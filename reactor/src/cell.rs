@@ -39,7 +39,9 @@ const TICK_SHIFT: u32 = 15;
 const TICK_ONE: usize = 1 << TICK_SHIFT;
 const TICK_MASK: usize = !0 << TICK_SHIFT;
 
-/// Readiness states that stay set once seen: a closed side never reopens.
+/// Readiness states that a plain clear keeps: a socket's closed side never
+/// reopens. A FIFO's can (a new writer or reader opens it), and only an
+/// operation that returns `WouldBlock` says so (`clear_ready_reopened`).
 const STICKY: Ready = Ready::from_bits(Ready::READ_CLOSED.bits() | Ready::WRITE_CLOSED.bits());
 
 /// One registration's cell, on cache lines of its own: an event and the
@@ -432,7 +434,21 @@ impl ReadinessCell {
 
     /// Clears `event.ready` unless a newer event arrived since it was seen.
     pub(crate) fn clear_ready(&self, event: ReadyEvent) {
-        let clear = event.ready - STICKY;
+        self.clear_bits(event, event.ready - STICKY);
+    }
+
+    /// As [`clear_ready`](Cell::clear_ready), closed states included: for
+    /// an operation that returned `WouldBlock` under them, which proves the
+    /// side open again (a FIFO that a new writer or reader opened after
+    /// the last one left). Left set, the closed state would end every wait
+    /// at once and the operation would retry forever without yielding.
+    pub(crate) fn clear_ready_reopened(&self, event: ReadyEvent) {
+        self.clear_bits(event, event.ready);
+    }
+
+    /// Removes `clear` from the word if the tick is still `event`'s (step 2
+    /// of the module docs).
+    fn clear_bits(&self, event: ReadyEvent, clear: Ready) {
         let mut current = self.word.load(Ordering::Acquire);
         loop {
             if tick_of(current) != event.tick {

@@ -59,6 +59,14 @@ impl Ready {
         self.0
     }
 
+    /// The bits laid out as tokio's `Ready` lays them out: its `PRIORITY`
+    /// bit sits below its `ERROR` bit, the other way round from rt's.
+    fn tokio_layout(self) -> u8 {
+        let both = Ready::PRIORITY.0 | Ready::ERROR.0;
+        let swapped = ((self.0 & Ready::PRIORITY.0) >> 1) | ((self.0 & Ready::ERROR.0) << 1);
+        (self.0 & !both) | swapped
+    }
+
     pub(crate) fn from_event(event: &mio::event::Event) -> Ready {
         let mut ready = Ready::EMPTY;
         if event.is_readable() {
@@ -483,6 +491,30 @@ impl Direction {
             }
             Direction::Write => Ready(Ready::WRITABLE.0 | Ready::WRITE_CLOSED.0 | Ready::ERROR.0),
         }
+    }
+}
+
+/// Sets order as tokio's `Ready` values do (by their bits in tokio's
+/// layout), so code that keys ordered maps or sorts by readiness sees
+/// tokio's order.
+///
+/// # Examples
+///
+/// ```
+/// use rt_reactor::Ready;
+///
+/// assert!(Ready::READABLE < Ready::WRITABLE);
+/// assert!(Ready::PRIORITY < Ready::ERROR);
+/// ```
+impl Ord for Ready {
+    fn cmp(&self, other: &Ready) -> std::cmp::Ordering {
+        self.tokio_layout().cmp(&other.tokio_layout())
+    }
+}
+
+impl PartialOrd for Ready {
+    fn partial_cmp(&self, other: &Ready) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
     }
 }
 

@@ -249,6 +249,44 @@ impl Registration {
         self.cell().clear_ready(event);
     }
 
+    /// As [`clear_readiness`](Registration::clear_readiness), closed states
+    /// included: for an operation that returned `WouldBlock` under the
+    /// readiness in `event`. That result proves the side open, whatever
+    /// the poller said before: a FIFO's read side reopens when a new writer
+    /// opens it after the last one left (and its write side when a new
+    /// reader does), with no event to say so. A closed state left set would
+    /// end every later wait at once, so a read loop would spin on
+    /// `WouldBlock` without yielding.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rt_reactor::{Direction, Driver, Interest};
+    /// use std::task::{Context, Poll, Waker};
+    /// use std::time::Duration;
+    ///
+    /// let (mut driver, handle) = Driver::new().unwrap();
+    /// let (mut a, b) = mio::net::UnixStream::pair().unwrap();
+    /// let registration = handle.register(&mut a, Interest::READABLE).unwrap();
+    /// drop(b);
+    /// let mut cx = Context::from_waker(Waker::noop());
+    /// let event = loop {
+    ///     driver.turn(Some(Duration::from_secs(1))).unwrap();
+    ///     if let Poll::Ready(event) = registration.poll_ready(&mut cx, Direction::Read) {
+    ///         break event.unwrap();
+    ///     }
+    /// };
+    /// assert!(event.ready().is_read_closed());
+    /// registration.clear_readiness(event);
+    /// assert!(registration.readiness().is_read_closed());
+    /// registration.clear_readiness_reopened(event);
+    /// assert!(!registration.readiness().is_read_closed());
+    /// registration.deregister(&mut a).unwrap();
+    /// ```
+    pub fn clear_readiness_reopened(&self, event: ReadyEvent) {
+        self.cell().clear_ready_reopened(event);
+    }
+
     /// The readiness recorded right now (a snapshot).
     ///
     /// # Examples

@@ -94,7 +94,8 @@ pub use runtime::spawn::spawn;
 /// - `flavor = "multi_thread"` (the default), `"current_thread"` or
 ///   `"local"` (a [`LocalRuntime`](runtime::LocalRuntime): the body may
 ///   spawn `!Send` tasks with [`task::spawn_local`]);
-/// - `worker_threads = N` (multi-thread only; default: one per CPU);
+/// - `worker_threads = N` (multi-thread only; default: the value of the
+///   environment variable `RT_WORKER_THREADS`, else one per CPU);
 /// - `start_paused = true` (current-thread and local only): the clock
 ///   starts paused;
 /// - `name = "..."`: the runtime's name ([`Handle::name`](runtime::Handle::name));

@@ -675,3 +675,74 @@ fn a_write_after_shutdown_fails_with_the_shutdown_error_and_writes_nothing() {
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
+
+/// A vectored write takes every slice, up to `max_buf_size` bytes in all,
+/// as one buffered write (tokio's fs_file.rs `write_vectored`): the count
+/// is over all the slices. Before, only the first non-empty slice was
+/// taken, one blocking job per slice.
+#[test]
+fn a_vectored_write_takes_every_slice_up_to_the_buffer_size() {
+    for (_, rt) in runtimes() {
+        let dir = scratch_dir("write-vectored", &rt);
+        let path = dir.join("f");
+        rt.block_on(async {
+            let mut file = rt::fs::File::create(&path).await.unwrap();
+            let slices = [
+                IoSlice::new(b"hello "),
+                IoSlice::new(b""),
+                IoSlice::new(b"world"),
+            ];
+            assert_eq!(file.write_vectored(&slices).await.unwrap(), 11);
+            // At most `max_buf_size` bytes, cut inside a slice.
+            file.set_max_buf_size(4);
+            let slices = [IoSlice::new(b", a"), IoSlice::new(b"nd more")];
+            assert_eq!(file.write_vectored(&slices).await.unwrap(), 4);
+            // No slice, or only empty ones: nothing to write.
+            assert_eq!(file.write_vectored(&[]).await.unwrap(), 0);
+            let empty = [IoSlice::new(b""), IoSlice::new(b"")];
+            assert_eq!(file.write_vectored(&empty).await.unwrap(), 0);
+            file.flush().await.unwrap();
+        });
+        assert_eq!(std::fs::read(&path).unwrap(), b"hello world, an");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
+
+/// A seek that fails leaves the position where the caller was, even with
+/// bytes read ahead: the file first moves the OS position back over them,
+/// then seeks (tokio's file/tests.rs
+/// `incomplete_read_followed_by_overflowing_relative_seek`). Before, a
+/// relative seek was folded into one `lseek` by `offset - unread`: when
+/// that failed the bytes were dropped all the same, so the position jumped
+/// to the end of the read-ahead, and an offset near `i64::MIN` overflowed
+/// (a panic, "attempt to add with overflow", in debug builds).
+#[test]
+fn a_failed_seek_after_a_read_ahead_keeps_the_position() {
+    let rt = one_blocking_thread();
+    let dir = scratch_dir("failed-seek-read-ahead", &rt);
+    let path = dir.join("f");
+    std::fs::write(&path, "0123456789").unwrap();
+    rt.block_on(async {
+        let mut file = open_read_write(&path).await;
+        let targets = [
+            SeekFrom::Current(-3),
+            SeekFrom::Current(i64::MIN),
+            SeekFrom::End(-11),
+        ];
+        for target in targets {
+            // Ten bytes read ahead, two of them consumed: the caller is at 2.
+            abandon_a_read(&mut file, 10).await;
+            let mut two = [0; 2];
+            file.read_exact(&mut two).await.unwrap();
+            let err = file.seek(target).await.unwrap_err();
+            assert_eq!(err.kind(), ErrorKind::InvalidInput, "{target:?}: {err}");
+            assert_eq!(file.stream_position().await.unwrap(), 2, "{target:?}");
+            file.rewind().await.unwrap();
+        }
+        let mut rest = String::new();
+        file.seek(SeekFrom::Start(2)).await.unwrap();
+        file.read_to_string(&mut rest).await.unwrap();
+        assert_eq!(rest, "23456789");
+    });
+    std::fs::remove_dir_all(&dir).unwrap();
+}

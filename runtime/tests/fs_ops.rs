@@ -478,3 +478,52 @@ fn blocking_io_after_shutdown_fails_with_the_shutdown_error() {
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
+
+/// `DirEntry::file_type` answers from the type the directory listing
+/// gave (`d_type`), as tokio's does, without a job on the blocking pool:
+/// with the pool's one thread held busy it is ready at its first poll.
+/// Before, it queued a job behind the busy thread and stayed pending.
+#[test]
+fn dir_entry_file_type_needs_no_blocking_thread() {
+    use futures::FutureExt;
+    let rt = Builder::new_multi_thread()
+        .worker_threads(1)
+        .max_blocking_threads(1)
+        .build()
+        .unwrap();
+    let dir = scratch_dir("file-type-no-pool", &rt);
+    std::fs::write(dir.join("file"), b"f").unwrap();
+    std::fs::create_dir(dir.join("sub")).unwrap();
+    std::os::unix::fs::symlink("file", dir.join("link")).unwrap();
+    rt.block_on(async {
+        let entries: Vec<rt::fs::DirEntry> = rt::fs::read_dir(&dir)
+            .await
+            .unwrap()
+            .try_collect()
+            .await
+            .unwrap();
+        assert_eq!(entries.len(), 3);
+        let (started_tx, started_rx) = std::sync::mpsc::channel::<()>();
+        let (release_tx, release_rx) = std::sync::mpsc::channel::<()>();
+        let held = rt::spawn_blocking(move || {
+            started_tx.send(()).unwrap();
+            release_rx.recv().unwrap();
+        });
+        started_rx.recv().unwrap();
+        for entry in &entries {
+            let kind = entry
+                .file_type()
+                .now_or_never()
+                .unwrap_or_else(|| panic!("{entry:?}: file_type waited for the blocking pool"))
+                .unwrap();
+            let name = entry.file_name();
+            assert_eq!(kind.is_file(), name == "file", "{name:?}");
+            assert_eq!(kind.is_dir(), name == "sub", "{name:?}");
+            // Not followed, as `symlink_metadata`.
+            assert_eq!(kind.is_symlink(), name == "link", "{name:?}");
+        }
+        release_tx.send(()).unwrap();
+        held.await.unwrap();
+    });
+    std::fs::remove_dir_all(&dir).unwrap();
+}

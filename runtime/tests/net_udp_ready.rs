@@ -409,3 +409,38 @@ fn try_io_and_async_io_send_through_socket2() {
         assert_eq!(&buf[..n], b"raw");
     });
 }
+
+/// A UDP socket whose read side is shut down (through `socket2`, rt has
+/// no method for it) reports read-closed, yet its receive says
+/// `WouldBlock` (a blocking one blocks): the `WouldBlock` must clear the
+/// closed state, or every wait after it ends at once and `recv_from`
+/// retries without yielding, for ever.
+#[test]
+fn a_receive_after_shutting_down_the_read_side_waits_instead_of_spinning() {
+    on_both(|| async {
+        let socket = Arc::new(bound().await);
+        let peer = bound().await;
+        socket.connect(peer.local_addr().unwrap()).await.unwrap();
+        socket2::SockRef::from(&*socket)
+            .shutdown(std::net::Shutdown::Read)
+            .unwrap();
+        let ready = socket.ready(Interest::READABLE).await.unwrap();
+        assert!(ready.is_read_closed(), "{ready:?}");
+        let err = socket.try_recv(&mut [0; 8]).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::WouldBlock);
+        let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+        assert!(
+            socket.poll_recv_ready(&mut cx).is_pending(),
+            "still read-closed after a receive that would block"
+        );
+        let receiver = spawn_all_waiting(vec![{
+            let socket = socket.clone();
+            async move { socket.recv(&mut [0; 8]).await }
+        }])
+        .await
+        .pop()
+        .unwrap();
+        receiver.abort();
+        assert!(receiver.await.unwrap_err().is_cancelled());
+    });
+}

@@ -308,3 +308,73 @@ fn a_closed_side_counts_as_readable_or_writable_in_the_readiness_loop() {
         });
     });
 }
+
+/// Whether `poll` is ready at its first poll (a noop waker: nothing waits).
+fn ready_now<T>(poll: impl FnOnce(&mut std::task::Context<'_>) -> std::task::Poll<T>) -> bool {
+    poll(&mut std::task::Context::from_waker(std::task::Waker::noop())).is_ready()
+}
+
+/// A FIFO's closed side reopens: a receiver that read end-of-file when the
+/// last sender left waits for the next sender's bytes, and a sender that
+/// got `BrokenPipe` when the last receiver left waits on a full pipe once
+/// a new receiver opens it. Their `WouldBlock` clears the closed state
+/// too; left set, every wait after it ended at once and `read` retried
+/// without yielding, for ever.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_fifo_reopened_by_a_new_peer_is_waited_on_again() {
+    each_runtime(|_, rt| {
+        let dir = scratch_dir("pipe-fifo-reopened", &rt);
+        let fifo = dir.join("fifo");
+        mkfifo(&fifo);
+        rt.block_on(async {
+            let mut rx = OpenOptions::new().open_receiver(&fifo).unwrap();
+            let mut tx = OpenOptions::new().open_sender(&fifo).unwrap();
+            tx.write_all(b"one").await.unwrap();
+            drop(tx);
+            let mut buf = [0; 3];
+            rx.read_exact(&mut buf).await.unwrap();
+            assert_eq!(rx.read(&mut buf).await.unwrap(), 0, "end-of-file");
+
+            // A second sender opens the FIFO and has written nothing yet.
+            let mut tx = OpenOptions::new().open_sender(&fifo).unwrap();
+            let err = rx.try_read(&mut buf).unwrap_err();
+            assert_eq!(err.kind(), ErrorKind::WouldBlock);
+            assert!(
+                !ready_now(|cx| rx.poll_read_ready(cx)),
+                "the receiver still reads as closed after its read would block"
+            );
+            let reader = rt::spawn(async move {
+                let mut buf = [0; 3];
+                rx.read_exact(&mut buf).await.map(|()| (buf, rx))
+            });
+            tx.write_all(b"two").await.unwrap();
+            let (buf, rx) = reader.await.unwrap().unwrap();
+            assert_eq!(&buf, b"two");
+
+            // The sender's side: the receiver leaves, a new one opens.
+            drop(rx);
+            let err = tx.write_all(b"x").await.unwrap_err();
+            assert_eq!(err.kind(), ErrorKind::BrokenPipe);
+            let mut rx = OpenOptions::new().open_receiver(&fifo).unwrap();
+            let mut sent = 0;
+            loop {
+                match tx.try_write(&[7; 4096]) {
+                    Ok(n) => sent += n,
+                    Err(e) if e.kind() == ErrorKind::WouldBlock => break,
+                    Err(e) => panic!("filling the reopened pipe: {e}"),
+                }
+            }
+            assert!(
+                !ready_now(|cx| tx.poll_write_ready(cx)),
+                "the sender still writes as closed after its write would block"
+            );
+            let writer = rt::spawn(async move { tx.write_all(b"last").await.map(|()| tx) });
+            let mut received = vec![0; sent + 4];
+            rx.read_exact(&mut received).await.unwrap();
+            assert_eq!(&received[sent..], b"last");
+            drop(writer.await.unwrap().unwrap());
+        });
+        std::fs::remove_dir_all(&dir).unwrap();
+    });
+}

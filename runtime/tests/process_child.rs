@@ -241,19 +241,25 @@ fn output_captures_both_streams_and_gives_an_empty_stdin() {
 }
 
 #[test]
-fn a_missing_program_is_a_not_found_error_naming_it() {
-    on_both(|| async {
+fn a_missing_program_is_the_os_not_found_error_as_std() {
+    // std's (and tokio's) error: `NotFound` with the OS error kept, so a
+    // caller can match `raw_os_error()` (ENOENT), not only the kind.
+    let std_error = std::process::Command::new("rt-no-such-program")
+        .spawn()
+        .unwrap_err();
+    let enoent = std_error.raw_os_error();
+    assert!(enoent.is_some(), "{std_error:?}");
+    on_both(move || async move {
         let error = Command::new("rt-no-such-program")
             .output()
             .await
             .unwrap_err();
         assert_eq!(error.kind(), io::ErrorKind::NotFound);
-        let message = error.to_string();
-        assert!(message.contains("\"rt-no-such-program\""), "{message}");
-        assert!(message.contains("not found"), "{message}");
+        assert_eq!(error.raw_os_error(), enoent, "{error:?}");
 
         let error = Command::new("/no/such/dir/program").spawn().unwrap_err();
         assert_eq!(error.kind(), io::ErrorKind::NotFound);
+        assert_eq!(error.raw_os_error(), enoent, "{error:?}");
 
         let error = Command::new("true")
             .current_dir("/no/such/dir")
@@ -261,6 +267,7 @@ fn a_missing_program_is_a_not_found_error_naming_it() {
             .await
             .unwrap_err();
         assert_eq!(error.kind(), io::ErrorKind::NotFound);
+        assert_eq!(error.raw_os_error(), enoent, "{error:?}");
     });
 }
 

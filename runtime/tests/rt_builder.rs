@@ -447,3 +447,123 @@ fn a_zero_slow_poll_threshold_panics_naming_the_fix() {
         "{message}"
     );
 }
+
+/// Every runtime thread's stop hook, the blocking pool's included, has run
+/// by the time dropping the runtime returns (tokio joins its threads), and
+/// each hook runs on its own thread. Before, a pool thread left the pool's
+/// count before its stop hook ran, so the drop returned with the hooks of
+/// the pool's threads still to come (in almost every round).
+#[test]
+fn every_stop_hook_has_run_when_the_drop_returns() {
+    for kind in [Kind::CurrentThread, Kind::MultiThread(2)] {
+        for round in 0..20 {
+            let started = Arc::new(std::sync::Mutex::new(Vec::new()));
+            let stopped = Arc::new(std::sync::Mutex::new(Vec::new()));
+            let (on_start, on_stop) = (started.clone(), stopped.clone());
+            let next = AtomicUsize::new(0);
+            let thread_name = |hooks: &std::sync::Mutex<Vec<String>>| {
+                let name = std::thread::current().name().unwrap().to_owned();
+                hooks.lock().unwrap().push(name);
+            };
+            let rt = kind
+                .builder()
+                .thread_name_fn(move || format!("hooked-{}", next.fetch_add(1, Ordering::SeqCst)))
+                .on_thread_start(move || thread_name(&on_start))
+                .on_thread_stop(move || thread_name(&on_stop))
+                .build()
+                .unwrap();
+            // Three pool threads at once: each call waits for the others.
+            let all_running = Arc::new(std::sync::Barrier::new(3));
+            let calls: Vec<_> = (0..3)
+                .map(|_| {
+                    let all_running = all_running.clone();
+                    rt.spawn_blocking(move || {
+                        all_running.wait();
+                    })
+                })
+                .collect();
+            for call in calls {
+                rt.block_on(call).unwrap();
+            }
+            drop(rt);
+            let mut started = std::mem::take(&mut *started.lock().unwrap());
+            let mut stopped = std::mem::take(&mut *stopped.lock().unwrap());
+            started.sort();
+            stopped.sort();
+            let workers = if kind == Kind::CurrentThread { 0 } else { 2 };
+            assert_eq!(
+                started.len(),
+                workers + 3,
+                "{kind:?} round {round}: {started:?}"
+            );
+            assert_eq!(
+                stopped, started,
+                "{kind:?} round {round}: stop hooks still to run"
+            );
+        }
+    }
+}
+
+/// As above, with a worker core handed off by `block_in_place`: the pool
+/// thread that ran the core has run its stop hook when the drop returns;
+/// the thread that blocked in place is not waited for (it runs the user's
+/// closure, which may outlast the runtime), as before.
+#[test]
+fn the_stop_hook_of_a_thread_that_took_over_a_worker_has_run_when_the_drop_returns() {
+    for round in 0..20 {
+        let started = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let stopped = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let (on_start, on_stop) = (started.clone(), stopped.clone());
+        let next = AtomicUsize::new(0);
+        let thread_name = |hooks: &std::sync::Mutex<Vec<String>>| {
+            let name = std::thread::current().name().unwrap().to_owned();
+            hooks.lock().unwrap().push(name);
+        };
+        let rt = Builder::new_multi_thread()
+            .worker_threads(1)
+            .thread_name_fn(move || format!("hooked-{}", next.fetch_add(1, Ordering::SeqCst)))
+            .on_thread_start(move || thread_name(&on_start))
+            .on_thread_stop(move || thread_name(&on_stop))
+            .build()
+            .unwrap();
+        let blocked_in_place = rt
+            .block_on(rt.spawn(async {
+                rt::task::block_in_place(|| std::thread::current().name().unwrap().to_owned())
+            }))
+            .unwrap();
+        // The worker loop now runs on a pool thread.
+        assert_eq!(rt.block_on(rt.spawn(async { 2 })).unwrap(), 2);
+        drop(rt);
+        let mut started = std::mem::take(&mut *started.lock().unwrap());
+        let mut stopped = std::mem::take(&mut *stopped.lock().unwrap());
+        started.retain(|name| *name != blocked_in_place);
+        stopped.retain(|name| *name != blocked_in_place);
+        started.sort();
+        stopped.sort();
+        assert_eq!(started.len(), 1, "round {round}: {started:?}");
+        assert_eq!(stopped, started, "round {round}: stop hooks still to run");
+    }
+}
+
+/// A stop hook may spawn a task and wait for it: the runtime is shutting
+/// down, so the task is cancelled at once (as tokio's, whose workers close
+/// the task list as they stop) and the hook goes on. Before, on the
+/// multi-thread runtime, the task was queued for workers that had already
+/// stopped and cancelled only once every worker had exited: the hook
+/// waited for ever, and so did the drop.
+#[test]
+fn a_task_spawned_by_a_stop_hook_is_cancelled_not_waited_for() {
+    let results = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let seen = results.clone();
+    let reached = run_and_drop(move |builder| {
+        builder.on_thread_stop(move || {
+            let handle = rt::runtime::Handle::current();
+            let task = handle.spawn(async { 1 });
+            let cancelled = handle.block_on(task).unwrap_err().is_cancelled();
+            seen.lock().unwrap().push(cancelled);
+        });
+    });
+    assert_eq!(reached, ["ran a task", "dropped"]);
+    // Both workers' hooks ran, and saw their task cancelled.
+    assert_eq!(*results.lock().unwrap(), [true, true]);
+}

@@ -406,3 +406,104 @@ fn a_complete_task_outlives_its_runtime_and_is_freed() {
         });
     }
 }
+
+/// A task aborted while it is stuck in a poll still blocks its worker
+/// until the poll returns: the dump says where it runs, not that it is
+/// about to be dropped; once the poll returns, it is dropped and gone.
+#[test]
+fn an_aborted_task_stuck_in_a_poll_is_listed_running_on_its_worker() {
+    let _serial = shared();
+    let rt = Kind::MultiThread(2).build();
+    let (in_poll, entered) = std::sync::mpsc::channel::<()>();
+    let (release, released) = std::sync::mpsc::channel::<()>();
+    let (stuck, _) = spawn_named(rt.handle(), "stuck", async move {
+        in_poll.send(()).unwrap();
+        released.recv().unwrap();
+        std::future::pending::<()>().await;
+    });
+    entered.recv().unwrap();
+    stuck.abort();
+    let dump = rt.handle().dump();
+    let state = find(&dump, stuck.id()).state();
+    assert!(
+        matches!(state, TaskState::Running { worker: Some(_) }),
+        "{state:?}:\n{dump}"
+    );
+    release.send(()).unwrap();
+    assert!(rt.block_on(stuck).unwrap_err().is_cancelled());
+    assert!(rt.handle().dump().is_empty());
+}
+
+/// Every way to spawn a task records the line that called it, not a line
+/// inside rt: each call below is checked against the line it is on.
+#[test]
+fn every_spawn_path_records_the_callers_line() {
+    use rt::task::{JoinSet, LocalSet, TaskGroup};
+    use std::future::pending;
+    let _serial = shared();
+    let rt = Kind::MultiThread(2).build();
+    let mut spawned: Vec<(Id, u32, &str)> = Vec::new();
+    let mut set: JoinSet<()> = JoinSet::new();
+    let handle = rt.handle().clone();
+    spawned.push((rt.spawn(pending::<()>()).id(), line!(), "Runtime::spawn"));
+    spawned.push((handle.spawn(pending::<()>()).id(), line!(), "Handle::spawn"));
+    let from_thread = std::thread::spawn(move || (handle.spawn(pending::<()>()).id(), line!()));
+    let (id, line) = from_thread.join().unwrap();
+    spawned.push((id, line, "Handle::spawn off the runtime"));
+    let task = Builder::new()
+        .spawn_on(pending::<()>(), rt.handle())
+        .unwrap();
+    spawned.push((task.id(), line!() - 2, "Builder::spawn_on"));
+    let task = set.spawn_on(pending(), rt.handle());
+    spawned.push((task.id(), line!() - 1, "JoinSet::spawn_on"));
+    let in_runtime = rt.block_on(async {
+        let mut in_runtime: Vec<(Id, u32, &str)> = Vec::new();
+        in_runtime.push((rt::spawn(pending::<()>()).id(), line!(), "rt::spawn"));
+        let task = Builder::new().name("b").spawn(pending::<()>()).unwrap();
+        in_runtime.push((task.id(), line!() - 1, "Builder::spawn"));
+        in_runtime.push((set.spawn(pending()).id(), line!(), "JoinSet::spawn"));
+        set.extend([pending()]);
+        let extended = line!() - 1;
+        let (tx, rx) = futures_channel::oneshot::channel();
+        let group = TaskGroup::<()>::scope(|group| async move {
+            let child = group.spawn(async { pending().await });
+            tx.send((child.id(), line!() - 1)).unwrap();
+            pending::<Result<(), ()>>().await
+        });
+        let group = rt::spawn(group);
+        let (id, line) = rx.await.unwrap();
+        in_runtime.push((id, line, "TaskGroup::spawn"));
+        (in_runtime, extended, group)
+    });
+    let (in_runtime, extended, _group) = in_runtime;
+    spawned.extend(in_runtime);
+    let local = LocalSet::new();
+    let mut local_set: JoinSet<()> = JoinSet::new();
+    let local_spawned = local.block_on(&rt, async {
+        let mut local_spawned: Vec<(Id, u32, &str)> = Vec::new();
+        let task = rt::task::spawn_local(pending::<()>());
+        local_spawned.push((task.id(), line!() - 1, "spawn_local"));
+        let task = local.spawn_local(pending::<()>());
+        local_spawned.push((task.id(), line!() - 1, "LocalSet::spawn_local"));
+        let task = Builder::new().spawn_local(pending::<()>()).unwrap();
+        local_spawned.push((task.id(), line!() - 1, "Builder::spawn_local"));
+        let task = local_set.spawn_local(pending());
+        local_spawned.push((task.id(), line!() - 1, "JoinSet::spawn_local"));
+        local_spawned
+    });
+    spawned.extend(local_spawned);
+    let dump = rt.handle().dump();
+    for (id, line, how) in spawned {
+        let location = find(&dump, id).location();
+        assert_eq!(
+            (location.file(), location.line()),
+            (file!(), line),
+            "{how}:\n{dump}"
+        );
+    }
+    let extended_in_dump = dump
+        .iter()
+        .filter(|task| task.location().line() == extended);
+    assert_eq!(extended_in_dump.count(), 1, "JoinSet::extend:\n{dump}");
+    drop((set, local_set, local));
+}

@@ -514,3 +514,54 @@ fn blocking_pool_gauges_and_aborted_tasks() {
         assert_eq!(metrics.spawned_tasks_count(), 1);
     }
 }
+
+/// tokio's `num_blocking_threads` counts every thread the runtime started
+/// beyond its workers, so the thread that took over a worker's tasks in
+/// `block_in_place` is counted while it runs them. Before, rt left it
+/// out (the pool does not count it against its cap) and said 0.
+#[test]
+fn a_thread_taking_over_from_block_in_place_counts_as_a_blocking_thread() {
+    let rt = Builder::new_multi_thread()
+        .worker_threads(1)
+        .build()
+        .unwrap();
+    let metrics = rt.metrics();
+    assert_eq!(metrics.num_blocking_threads(), 0);
+    let (blocked_tx, blocked_rx) = mpsc::channel::<()>();
+    let (release_tx, release_rx) = mpsc::channel::<()>();
+    let blocker = rt.spawn(async move {
+        rt::task::block_in_place(|| {
+            blocked_tx.send(()).unwrap();
+            release_rx.recv().unwrap();
+        })
+    });
+    blocked_rx.recv().unwrap();
+    // The only core now runs on the new thread: a task completing shows
+    // that thread has taken it over (and counted itself).
+    rt.block_on(rt.spawn(async {})).unwrap();
+    assert_eq!(metrics.num_blocking_threads(), 1);
+    release_tx.send(()).unwrap();
+    rt.block_on(blocker).unwrap();
+}
+
+/// On a `LocalRuntime`, tasks spawned with `spawn_local` are the
+/// runtime's tasks, as in tokio: spawned, alive and polled on its one
+/// worker. Before, the runtime's metrics left them out (they live in the
+/// runtime's local set) and said 0.
+#[test]
+fn local_runtime_metrics_count_spawn_local_tasks() {
+    let rt = Builder::new_current_thread().build_local().unwrap();
+    let metrics = rt.metrics();
+    let (release_tx, release_rx) = futures_channel::oneshot::channel::<()>();
+    let waiting = rt.spawn_local(async move { release_rx.await.unwrap() });
+    let yielding = rt.spawn_local(async { rt::task::yield_now().await });
+    rt.block_on(yielding).unwrap();
+    assert_eq!(metrics.spawned_tasks_count(), 2);
+    assert_eq!(metrics.num_alive_tasks(), 1, "the task still waiting");
+    // `waiting` polled once, `yielding` twice.
+    assert_eq!(metrics.worker_poll_count(0), 3);
+    release_tx.send(()).unwrap();
+    rt.block_on(waiting).unwrap();
+    assert_eq!(metrics.num_alive_tasks(), 0);
+    assert_eq!(metrics.worker_poll_count(0), 4);
+}

@@ -1,6 +1,7 @@
 //! Feature `tracing`: a named task gets a span carrying its id, name and
 //! spawn location, with events for its spawn, polls, wake and completion,
-//! and an abort event for an aborted task.
+//! and an abort event for an aborted task; a task's span is a root, as
+//! tokio's are, whoever spawned the task.
 
 use std::collections::HashMap;
 use std::fmt;
@@ -16,6 +17,8 @@ use tracing_subscriber::registry::LookupSpan;
 struct SpanRecord {
     name: String,
     fields: HashMap<String, String>,
+    /// The id of the span's parent, explicit or contextual.
+    parent: Option<u64>,
 }
 
 /// An event as recorded: the task id of its span (if any), its message.
@@ -47,9 +50,14 @@ impl<S> tracing_subscriber::Layer<S> for Recorded
 where
     S: Subscriber + for<'a> LookupSpan<'a>,
 {
-    fn on_new_span(&self, attrs: &Attributes<'_>, id: &Id, _: Context<'_, S>) {
+    fn on_new_span(&self, attrs: &Attributes<'_>, id: &Id, ctx: Context<'_, S>) {
+        let parent = ctx
+            .span(id)
+            .and_then(|span| span.parent())
+            .map(|parent| parent.id().into_u64());
         let mut record = SpanRecord {
             name: attrs.metadata().name().to_owned(),
+            parent,
             ..SpanRecord::default()
         };
         attrs.record(&mut Fields(&mut record.fields));
@@ -150,4 +158,41 @@ fn an_aborted_task_records_the_abort() {
         .collect();
     assert!(mine.contains(&"abort"), "{mine:?}");
     assert!(mine.contains(&"complete"), "{mine:?}");
+}
+
+/// A task's span has no parent: not the span of the task that spawned it
+/// (entered around its every poll), nor the user's span the spawn ran in.
+/// A child span keeps its parent open, so a task that respawns itself
+/// would otherwise build an ever longer chain of open spans, each log line
+/// of the newest one prefixed by all of them.
+#[test]
+fn a_task_span_is_a_root_whoever_spawns_the_task() {
+    let recorded = Recorded::default();
+    let subscriber = tracing_subscriber::registry().with(recorded.clone());
+    let _default = tracing::subscriber::set_default(subscriber);
+    let rt = rt::runtime::Builder::new_current_thread().build().unwrap();
+    rt.block_on(async {
+        let outer = rt::task::Builder::new()
+            .name("outer")
+            .spawn(async {
+                let request = tracing::info_span!("request");
+                let _in_request = request.enter();
+                let inner = rt::task::Builder::new()
+                    .name("inner")
+                    .spawn(async {})
+                    .unwrap();
+                drop(_in_request);
+                inner.await.unwrap();
+            })
+            .unwrap();
+        outer.await.unwrap();
+    });
+    let spans = recorded.spans.lock().unwrap();
+    for name in ["outer", "inner"] {
+        let span = spans
+            .values()
+            .find(|span| span.fields.get("name").map(String::as_str) == Some(name))
+            .unwrap_or_else(|| panic!("no span for {name}: {spans:?}"));
+        assert_eq!(span.parent, None, "{name}'s span has a parent: {spans:?}");
+    }
 }

@@ -4,7 +4,8 @@
 //! lanes) runs on another worker; `RT_DEBUG=1` turns the watchdog on;
 //! the leak report lists the tasks left pending when the runtime is
 //! dropped. A `LocalSet`'s tasks are watched and reported too, marked with
-//! their set.
+//! their set. A stuck poll does not leave its scheduler's cached clock
+//! behind for the tasks it polls next.
 //!
 //! No sleeps: a blocked task blocks on a std channel that the
 //! `on_slow_poll` callback (or the stolen work itself) releases.
@@ -765,6 +766,88 @@ fn a_shutdown_waiting_for_a_blocking_job_says_which() {
     );
 }
 
+/// The child of `a_shutdown_waiting_for_an_rt_fs_job_names_the_operation`:
+/// drops a runtime whose watchdog is on while an `rt::fs::write` to a
+/// FIFO blocks on the full pipe, until the parent, having seen the
+/// report, closes this process's stdin (and the FIFO's reader goes, which
+/// ends the write).
+#[test]
+fn child_drops_a_runtime_waiting_for_an_fs_write() {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    if !in_child() {
+        return;
+    }
+    let fifo = std::env::temp_dir().join(format!("rt-watchdog-fifo-{}", std::process::id()));
+    let _ = std::fs::remove_file(&fifo);
+    support::mkfifo(&fifo);
+    let rt = Builder::new_multi_thread()
+        .slow_poll_threshold(THRESHOLD)
+        .build()
+        .unwrap();
+    // More than the pipe holds: the job blocks until the reader goes.
+    let write = rt.spawn(rt::fs::write(fifo.clone(), vec![0u8; 1 << 20]));
+    let mut reader = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(&fifo)
+        .unwrap();
+    // Once its bytes arrive the job is running, not queued (a queued one
+    // would be cancelled, not waited for).
+    support::wait_until("the write job has written", || {
+        matches!(reader.read(&mut [0; 1]), Ok(1))
+    });
+    std::thread::spawn(move || {
+        let mut line = String::new();
+        std::io::stdin().read_line(&mut line).unwrap();
+        // The write fails with a broken pipe (SIGPIPE is ignored).
+        drop(reader);
+    });
+    drop(rt);
+    // Its task was cancelled by the shutdown; the job itself ran to the end.
+    assert!(
+        futures::executor::block_on(write)
+            .unwrap_err()
+            .is_cancelled()
+    );
+    std::fs::remove_file(&fifo).unwrap();
+    eprintln!("child: the runtime is dropped");
+}
+
+/// rt's own blocking jobs name their operation in the shutdown report:
+/// their spawn location is inside rt, which alone says nothing. Before,
+/// an `rt::fs::write` was reported as an unnamed job spawned in
+/// `fs/blocking_io.rs`.
+#[test]
+fn a_shutdown_waiting_for_an_rt_fs_job_names_the_operation() {
+    if in_child() {
+        return;
+    }
+    let (mut child, lines) =
+        child_with_stderr_lines("child_drops_a_runtime_waiting_for_an_fs_write", false);
+    let next_line = || lines.recv_timeout(HANG).expect("the child went on");
+    let report = loop {
+        let line = next_line();
+        if line.starts_with("rt: runtime shutdown has waited") {
+            break line;
+        }
+    };
+    let job = next_line();
+    drop(child.stdin.take());
+    let rest: Vec<String> = lines.iter().collect();
+    assert!(child.wait().unwrap().success(), "{rest:?}");
+    assert!(
+        report.contains("1 blocking job(s) still running"),
+        "{report}"
+    );
+    assert!(job.contains("blocking job (rt::fs::write)"), "{job}");
+    assert!(
+        rest.iter()
+            .any(|line| line == "child: the runtime is dropped"),
+        "{rest:?}"
+    );
+}
+
 /// `block_in_place` in a multi-thread runtime's `block_on` future declares
 /// its blocking intended, as it does in a task (whose worker is then no
 /// longer watched): the `block_on` future is not reported, and a
@@ -836,4 +919,179 @@ fn child_with_stderr_lines(
         }
     });
     (child, lines)
+}
+
+/// A poll that blocks its thread holds back the cached clock its
+/// scheduler stamps poll times with: the task polled right after it must
+/// not be listed idle since the blocked poll began (it just ran), on a
+/// worker, a current-thread runtime and a `LocalSet`.
+#[test]
+fn a_task_polled_after_a_stuck_poll_is_not_listed_idle_since_it() {
+    for kind in ["multi-thread", "current-thread", "local set"] {
+        let (release, released) = mpsc::channel::<()>();
+        let release = Mutex::new(release);
+        let mut builder = match kind {
+            "multi-thread" => {
+                let mut builder = Builder::new_multi_thread();
+                // One worker: nobody else polls what the stuck one holds.
+                builder.worker_threads(1);
+                builder
+            }
+            _ => Builder::new_current_thread(),
+        };
+        let rt = builder
+            .slow_poll_threshold(THRESHOLD)
+            .on_slow_poll(move |_: &SlowPoll| {
+                let _ = release.lock().unwrap().send(());
+            })
+            .build()
+            .unwrap();
+        let (next_id, next_id_rx) = mpsc::channel();
+        let (polled, next_polled) = futures_channel::oneshot::channel::<()>();
+        // Spawns the next task, then blocks until reported.
+        let stuck = async move {
+            let next = async move {
+                polled.send(()).unwrap();
+                std::future::pending::<()>().await;
+            };
+            let next = match kind {
+                "local set" => rt::task::spawn_local(next),
+                _ => rt::spawn(next),
+            };
+            next_id.send(next.id()).unwrap();
+            released.recv_timeout(HANG).unwrap();
+            std::future::pending::<()>().await;
+        };
+        let (stuck_id, local) = match kind {
+            "local set" => {
+                let local = rt::task::LocalSet::new();
+                let stuck = local.spawn_local(stuck);
+                local.block_on(&rt, async move { next_polled.await.unwrap() });
+                (stuck.id(), Some(local))
+            }
+            _ => {
+                let stuck = rt.spawn(stuck);
+                rt.block_on(async move { next_polled.await.unwrap() });
+                (stuck.id(), None)
+            }
+        };
+        let next_id = next_id_rx.recv().unwrap();
+        let dump = rt.handle().dump();
+        let idle = |id| {
+            let task = dump.iter().find(|task| task.id() == id).unwrap();
+            task.since_last_poll().unwrap()
+        };
+        assert!(
+            idle(next_id) < idle(stuck_id),
+            "{kind}: the task polled after the stuck poll is listed idle since it began:\n{dump}"
+        );
+        drop(local);
+    }
+}
+
+/// A task of one `LocalSet` that drives another set is not to blame when
+/// a task of the inner set blocks inside its poll: only the inner task is
+/// reported (the outer one, in one poll all along, was reported first).
+#[test]
+fn a_stuck_task_of_a_nested_local_set_is_reported_not_the_task_driving_it() {
+    let reports = Arc::new(Mutex::new(Vec::new()));
+    let (release, released) = mpsc::channel::<()>();
+    let release = Mutex::new(release);
+    let seen = reports.clone();
+    let rt = Builder::new_current_thread()
+        .slow_poll_threshold(THRESHOLD)
+        .on_slow_poll(move |report: &SlowPoll| {
+            seen.lock().unwrap().push(report.clone());
+            if report.name() == Some("inner") {
+                let _ = release.lock().unwrap().send(());
+            }
+        })
+        .build()
+        .unwrap();
+    let outer_set = rt::task::LocalSet::new();
+    let inner_set_id = outer_set.block_on(&rt, async move {
+        let outer = rt::task::Builder::new()
+            .name("outer")
+            .spawn_local(async move {
+                let inner_set = rt::task::LocalSet::new();
+                let inner = rt::task::Builder::new()
+                    .name("inner")
+                    .spawn_local_on(
+                        async move { released.recv_timeout(HANG).unwrap() },
+                        &inner_set,
+                    )
+                    .unwrap();
+                inner_set.run_until(inner).await.unwrap();
+                inner_set.id()
+            });
+        outer.unwrap().await.unwrap()
+    });
+    drop(rt);
+    let reports = reports.lock().unwrap();
+    let names: Vec<_> = reports.iter().map(SlowPoll::name).collect();
+    assert_eq!(names, [Some("inner")], "{reports:#?}");
+    assert_eq!(reports[0].local_set().unwrap().id(), inner_set_id);
+}
+
+/// Dropped (at the runtime's shutdown) on the thread shutting it down:
+/// blocks until released.
+struct BlocksOnDrop(mpsc::Receiver<()>);
+
+impl Drop for BlocksOnDrop {
+    fn drop(&mut self) {
+        let released = self.0.recv_timeout(HANG);
+        assert!(
+            released.is_ok(),
+            "the blocking destructor was never reported"
+        );
+    }
+}
+
+/// The runtime's shutdown drops the futures of the tasks left on the
+/// thread dropping it, after the workers stopped: a destructor that blocks
+/// there is reported, naming its task, on both schedulers.
+#[test]
+fn a_task_whose_destructor_blocks_the_shutdown_is_reported() {
+    for kind in ["multi-thread", "current-thread"] {
+        let reports = Arc::new(Mutex::new(Vec::new()));
+        let (release, released) = mpsc::channel::<()>();
+        let release = Mutex::new(release);
+        let seen = reports.clone();
+        let mut builder = match kind {
+            "multi-thread" => Builder::new_multi_thread(),
+            _ => Builder::new_current_thread(),
+        };
+        let rt = builder
+            .slow_poll_threshold(THRESHOLD)
+            .on_slow_poll(move |report: &SlowPoll| {
+                seen.lock().unwrap().push(report.clone());
+                let _ = release.lock().unwrap().send(());
+            })
+            .build()
+            .unwrap();
+        let guard = BlocksOnDrop(released);
+        let (polled, first_poll) = futures_channel::oneshot::channel::<()>();
+        let task = rt::task::Builder::new()
+            .name("flushes on drop")
+            .spawn_on(
+                async move {
+                    let _guard = guard;
+                    polled.send(()).unwrap();
+                    std::future::pending::<()>().await
+                },
+                rt.handle(),
+            )
+            .unwrap();
+        let id = task.id();
+        rt.block_on(first_poll).unwrap();
+        drop(rt);
+        let reports = reports.lock().unwrap();
+        assert_eq!(reports.len(), 1, "{kind}: {reports:#?}");
+        let report = &reports[0];
+        assert!(report.is_shutdown_drop(), "{kind}: {report:#?}");
+        assert_eq!(report.id(), id);
+        assert_eq!(report.name(), Some("flushes on drop"));
+        assert_eq!(report.worker(), None);
+        assert!(report.to_string().contains("destructor"), "{report}");
+    }
 }

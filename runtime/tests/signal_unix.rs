@@ -100,12 +100,58 @@ fn ctrl_c_completes_on_sigint() {
     }
 }
 
+/// Polls `future` once, from inside a task.
+async fn poll_once<F: std::future::Future + Unpin>(future: &mut F) -> std::task::Poll<F::Output> {
+    std::future::poll_fn(|cx| std::task::Poll::Ready(std::pin::Pin::new(&mut *future).poll(cx)))
+        .await
+}
+
+#[test]
+fn ctrl_c_outliving_its_runtime_waits_on_the_next_one() {
+    // As tokio's: once listening, `ctrl_c` completes on a Ctrl-C, never
+    // with an error, even when awaited after its runtime is gone (here on
+    // another runtime, which it listens on from then on).
+    for (_, first) in runtimes() {
+        let mut ctrl_c = loop {
+            let mut ctrl_c = Box::pin(rt::signal::ctrl_c());
+            // Ready only if another test's SIGINT came in: try again.
+            if first.block_on(poll_once(&mut ctrl_c)).is_pending() {
+                break ctrl_c;
+            }
+        };
+        drop(first);
+        let second = Builder::new_current_thread().enable_all().build().unwrap();
+        second.block_on(async {
+            if let std::task::Poll::Ready(early) = poll_once(&mut ctrl_c).await {
+                // Another test's SIGINT, seen already.
+                return early.unwrap();
+            }
+            // The handler is installed (since the first poll), so SIGINT
+            // does not end the process.
+            raise(libc::SIGINT);
+            ctrl_c.await.unwrap();
+        });
+    }
+}
+
 #[test]
 fn unhandleable_signals_are_errors() {
     for (_, rt) in runtimes() {
         rt.block_on(async {
-            for signum in [libc::SIGKILL, libc::SIGSTOP, libc::SIGSEGV, 0, -3, 100_000] {
+            for signum in [
+                libc::SIGKILL,
+                libc::SIGSTOP,
+                libc::SIGSEGV,
+                libc::SIGILL,
+                libc::SIGFPE,
+                0,
+                -3,
+                100_000,
+            ] {
                 let err = signal(SignalKind::from_raw(signum)).unwrap_err();
+                // tokio's kind for a signal it refuses (and for one past
+                // its table): `Other`.
+                assert_eq!(err.kind(), std::io::ErrorKind::Other, "{err}");
                 assert!(err.to_string().contains(&signum.to_string()), "{err}");
             }
         });

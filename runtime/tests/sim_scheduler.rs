@@ -729,6 +729,10 @@ fn real_io_is_refused_inside_a_simulation() {
         let socket = rt::net::TcpSocket::new_v4().unwrap_err();
         assert_eq!(socket.kind(), std::io::ErrorKind::Unsupported);
         assert!(socket.to_string().contains("TcpSocket"), "{socket}");
+        // Not called a socket: it is a pipe.
+        let pipe = rt::net::unix::pipe::pipe().map(drop).unwrap_err();
+        assert_eq!(pipe.kind(), std::io::ErrorKind::Unsupported);
+        assert!(pipe.to_string().contains("pipe"), "{pipe}");
         // Names resolve in the simulation, never with the system
         // resolver: `localhost` is the node itself (127.0.0.1), other
         // names are nodes' or unknown.
@@ -736,6 +740,40 @@ fn real_io_is_refused_inside_a_simulation() {
         assert_eq!(local, ["127.0.0.1:80".parse().unwrap()]);
         let lookup = rt::net::lookup_host("example.com:80").await.unwrap_err();
         assert_eq!(lookup.kind(), std::io::ErrorKind::NotFound);
+        Ok::<_, std::io::Error>(())
+    });
+    sim.run().unwrap_or_else(|e| panic!("{e}"));
+}
+
+#[test]
+fn reading_stdin_inside_a_simulation_is_refused_naming_the_fix() {
+    // This binary's stdin becomes a pipe with input waiting (no test here
+    // reads stdin otherwise): a read that reached it would return that
+    // input; from a terminal, it waited, and the whole run with it.
+    let (reader, mut writer) = std::io::pipe().unwrap();
+    std::io::Write::write_all(&mut writer, b"from outside\n").unwrap();
+    drop(writer);
+    // SAFETY: both descriptors are open; fd 0 is replaced atomically.
+    let replaced =
+        unsafe { libc::dup2(std::os::fd::AsRawFd::as_raw_fd(&reader), libc::STDIN_FILENO) };
+    assert_eq!(replaced, libc::STDIN_FILENO);
+    let mut sim = Sim::new(1);
+    sim.client("reader", async {
+        use rt::io::{AsyncReadExt, AsyncWriteExt};
+        let mut buf = [0u8; 32];
+        let refused = rt::io::stdin().read(&mut buf).await.map_err(|e| e.kind());
+        assert_eq!(refused, Err(std::io::ErrorKind::Unsupported));
+        let error = rt::io::stdin()
+            .read(&mut buf)
+            .await
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.contains("inside a simulation") && error.contains("rt::sync::mpsc"),
+            "{error}"
+        );
+        // Writing stays allowed (inline, as any blocking job).
+        rt::io::stderr().write_all(b"").await?;
         Ok::<_, std::io::Error>(())
     });
     sim.run().unwrap_or_else(|e| panic!("{e}"));
@@ -793,6 +831,244 @@ fn building_another_runtime_inside_a_simulation_is_refused() {
     sim.run().unwrap_or_else(|e| panic!("{e}"));
     // Outside the run, building works as ever.
     drop(rt::runtime::Builder::new_current_thread().build().unwrap());
+}
+
+/// Takes a task dump at 10 ms of simulated time, with tasks last polled
+/// at 0 ms and 3 ms and one spawned just before; returns it as printed,
+/// after checking what it says.
+fn dump_at_ten_milliseconds(seed: u64) -> String {
+    let printed = Arc::new(StdMutex::new(String::new()));
+    let out = printed.clone();
+    let mut sim = Sim::new(seed);
+    sim.client("inspector", async move {
+        let named = |name: &'static str| rt::task::Builder::new().name(name);
+        let parked = named("parked").spawn(std::future::pending::<()>())?;
+        let sleeper = named("sleeper").spawn(async {
+            rt::time::sleep(Duration::from_millis(3)).await;
+            std::future::pending::<()>().await
+        })?;
+        rt::time::sleep(Duration::from_millis(10)).await;
+        let fresh = named("fresh").spawn(std::future::pending::<()>())?;
+        let handle = rt::runtime::Handle::current();
+        let dump = handle.dump();
+        let task = |id| dump.iter().find(|task| task.id() == id).unwrap();
+        let ms = Duration::from_millis;
+        let (parked, sleeper, fresh) = (task(parked.id()), task(sleeper.id()), task(fresh.id()));
+        // The dump keeps a last poll's time in units of about 1 ms.
+        let idle = |task: &rt::runtime::TaskSnapshot, expected: Duration| {
+            let idle = task.since_last_poll().unwrap();
+            assert!(idle.abs_diff(expected) < ms(2), "{idle:?}");
+        };
+        assert_eq!((parked.polls(), parked.since_spawn()), (1, ms(10)));
+        idle(parked, ms(10));
+        assert_eq!((sleeper.polls(), sleeper.since_spawn()), (2, ms(10)));
+        idle(sleeper, ms(7));
+        assert_eq!(
+            (fresh.polls(), fresh.since_last_poll(), fresh.since_spawn()),
+            (0, None, Duration::ZERO)
+        );
+        // Longest idle first: the one polled at 0 ms, then at 3 ms.
+        let order: Vec<_> = dump.iter().filter_map(|task| task.name()).collect();
+        assert_eq!(order[..2], ["parked", "sleeper"]);
+        // Every poll so far (the inspector's two, theirs three) counted.
+        assert_eq!(handle.metrics().worker_poll_count(0), 5);
+        *out.lock().unwrap() = dump.to_string();
+        Ok::<_, BoxError>(())
+    });
+    sim.run().unwrap_or_else(|e| panic!("{e}"));
+    printed.lock().unwrap().clone()
+}
+
+#[test]
+fn a_task_dump_inside_a_simulation_reads_the_simulated_clock_and_replays() {
+    // Before, it read the real clock (an age of some microseconds, in an
+    // order that other threads' runtimes moved) and counted no poll.
+    let first = dump_at_ten_milliseconds(4);
+    // Another runtime busy meanwhile moves the real clock's cached stamp.
+    let busy = rt::runtime::Runtime::new().unwrap();
+    busy.block_on(async {
+        for _ in 0..10 {
+            rt::spawn(rt::time::sleep(Duration::from_millis(1)))
+                .await
+                .unwrap();
+        }
+    });
+    assert_eq!(dump_at_ten_milliseconds(4), first);
+}
+
+#[test]
+fn a_wake_from_a_thread_outside_the_simulation_fails_the_run() {
+    // Accepted, such a wake made one seed's runs end in six ways (a
+    // deadlock, or success along one of several schedules) when the
+    // simulation had other work. Here the thread's wake comes while the
+    // run is busy (the client yields until it has come), so it always
+    // reached the run: it finished, where it now fails.
+    let mut sim = Sim::new(7);
+    sim.client("waiter", async {
+        let (tx, rx) = rt::sync::oneshot::channel::<u32>();
+        let parked = Arc::new(AtomicUsize::new(0));
+        let marked = parked.clone();
+        let receiver = rt::spawn(async move {
+            marked.store(1, Ordering::SeqCst);
+            rx.await
+        });
+        while parked.load(Ordering::SeqCst) == 0 {
+            rt::task::yield_now().await;
+        }
+        rt::task::yield_now().await; // the receiver waits on `rx` now
+        let sent = Arc::new(AtomicUsize::new(0));
+        let done = sent.clone();
+        let thread = std::thread::Builder::new()
+            .name("outside".into())
+            .spawn(move || {
+                tx.send(5).unwrap();
+                done.store(1, Ordering::SeqCst);
+            })?;
+        while sent.load(Ordering::SeqCst) == 0 {
+            rt::task::yield_now().await;
+        }
+        thread.join().unwrap();
+        assert_eq!(receiver.await?, Ok(5));
+        Ok::<_, BoxError>(())
+    });
+    let err = sim.run().unwrap_err();
+    assert!(
+        matches!(err.failure(), SimFailure::OutsideThread { node: Some(node), thread }
+            if node == "waiter" && &**thread == "`outside`"),
+        "{err}"
+    );
+    let text = err.to_string();
+    assert!(
+        text.contains("woken from thread `outside`") && text.contains("rt::spawn"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_socket_used_from_a_thread_outside_the_simulation_fails_the_run() {
+    // A send from there went into the network at whatever simulated
+    // time the run had reached meanwhile, silently.
+    let mut sim = Sim::new(7);
+    sim.client("sender", async {
+        let (a, b) = (
+            rt::net::UdpSocket::bind("127.0.0.1:0").await?,
+            rt::net::UdpSocket::bind("127.0.0.1:0").await?,
+        );
+        let to = b.local_addr()?;
+        let sent = Arc::new(AtomicUsize::new(0));
+        let done = sent.clone();
+        let thread = std::thread::Builder::new()
+            .name("outside".into())
+            .spawn(move || {
+                a.try_send_to(b"from outside", to).unwrap();
+                done.store(1, Ordering::SeqCst);
+            })?;
+        while sent.load(Ordering::SeqCst) == 0 {
+            rt::task::yield_now().await;
+        }
+        thread.join().unwrap();
+        b.recv_from(&mut [0; 16]).await?;
+        Ok::<_, BoxError>(())
+    });
+    let err = sim.run().unwrap_err();
+    assert!(
+        matches!(err.failure(), SimFailure::OutsideThread { node: None, thread }
+            if &**thread == "`outside`"),
+        "{err}"
+    );
+    assert!(
+        err.to_string()
+            .contains("simulated socket used) from thread `outside`"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_local_set_entered_around_the_run_does_not_take_its_spawn_locals() {
+    // Entered, the set took the task and never ran it (the run is not
+    // the set's driver): the run ended as a deadlock naming no cause.
+    let local = rt::task::LocalSet::new();
+    let _entered = local.enter();
+    let mut sim = Sim::new(1);
+    sim.client("spawner", async {
+        let refused = rt::spawn(async { drop(rt::task::spawn_local(async {})) })
+            .await
+            .unwrap_err();
+        let payload = refused.into_panic();
+        let message = payload.downcast_ref::<&str>().copied().unwrap_or_default();
+        assert!(message.contains("outside a `LocalSet`"), "{message}");
+        Ok::<_, BoxError>(())
+    });
+    sim.run().unwrap_or_else(|e| panic!("{e}"));
+    // The set is entered again after the run.
+    let spawned = rt::task::spawn_local(async { 3 });
+    let rt = rt::runtime::Builder::new_current_thread().build().unwrap();
+    assert_eq!(local.block_on(&rt, spawned).unwrap(), 3);
+}
+
+/// A call that panics if it is refused.
+type Call = Box<dyn FnOnce() + Send>;
+
+#[test]
+fn handing_work_to_a_runtime_built_outside_the_simulation_is_refused() {
+    // Built before the run, as a library's global runtime would be.
+    let outside = rt::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let handle = outside.handle().clone();
+    let mut sim = Sim::new(1);
+    sim.client("c", async move {
+        // Each one's work would run on the outside runtime's threads by
+        // the real clock: awaiting it, the run reported a deadlock at
+        // once (nothing of its own was left to run), or, with timers of
+        // its own pending, finished or not by how fast the machine was.
+        let panics: [(&str, Call); 3] = [
+            ("`Handle::spawn`", {
+                let handle = handle.clone();
+                Box::new(move || drop(handle.spawn(async {})))
+            }),
+            ("`Handle::spawn_blocking`", {
+                let handle = handle.clone();
+                Box::new(move || drop(handle.spawn_blocking(|| ())))
+            }),
+            ("`Handle::enter`", {
+                let handle = handle.clone();
+                Box::new(move || drop(handle.enter()))
+            }),
+        ];
+        for (api, call) in panics {
+            let payload = rt::spawn(async move { call() }).await.unwrap_err();
+            let payload = payload.into_panic();
+            let text = payload.downcast_ref::<String>().unwrap();
+            assert!(
+                text.contains(&format!("{api} on another runtime inside a simulation"))
+                    && text.contains("rt::spawn"),
+                "{text}"
+            );
+        }
+        let errors = [
+            rt::task::Builder::new()
+                .spawn_on(async {}, &handle)
+                .map(drop),
+            rt::task::Builder::new()
+                .spawn_blocking_on(|| (), &handle)
+                .map(drop),
+        ];
+        for error in errors {
+            let error = error.unwrap_err();
+            assert_eq!(error.kind(), std::io::ErrorKind::Unsupported, "{error}");
+        }
+        // The simulation's own handle spawns as ever.
+        let own = rt::runtime::Handle::current();
+        assert_eq!(own.spawn(async { 7 }).await?, 7);
+        assert_eq!(own.spawn_blocking(|| 8).await?, 8);
+        Ok::<_, BoxError>(())
+    });
+    sim.run().unwrap_or_else(|e| panic!("{e}"));
+    // Outside the run, the runtime takes work as ever.
+    assert_eq!(outside.block_on(outside.spawn(async { 9 })).unwrap(), 9);
 }
 
 /// The panic message of running a one-client simulation here.

@@ -670,3 +670,24 @@ fn poll_recv_many_registers_its_waker_and_a_send_wakes_it() {
     assert_eq!(rx.poll_recv_many(&mut cx, &mut buf, 4), Poll::Ready(0));
     assert_eq!(buf, [1, 2]);
 }
+
+#[test]
+fn dropping_the_receiver_frees_the_slots_of_the_values_it_drops() {
+    // As tokio's: the receiver's drop empties the queue and gives each
+    // value's slot back, so `capacity` counts only what senders still
+    // hold (here one unused permit).
+    let (tx, rx) = mpsc::channel::<u8>(3);
+    tx.try_send(1).unwrap();
+    tx.try_send(2).unwrap();
+    let permit = tx.try_reserve().unwrap();
+    assert_eq!(tx.capacity(), 0);
+    drop(rx);
+    assert!(tx.is_closed());
+    assert_eq!(
+        tx.capacity(),
+        2,
+        "the dropped values' slots stayed taken after the receiver was gone"
+    );
+    drop(permit);
+    assert_eq!(tx.capacity(), 3);
+}

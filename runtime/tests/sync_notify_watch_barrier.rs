@@ -325,6 +325,50 @@ fn an_enabled_notified_takes_notify_one_before_its_first_poll() {
 }
 
 #[test]
+fn enable_returning_true_receives_the_notification_so_a_drop_passes_nothing_on() {
+    // As tokio's: once `enable` said `true`, the future has taken the
+    // `notify_one`; dropping it then must not hand the same notification
+    // to another waiter, nor store it as a permit.
+    let notify = Notify::new();
+    let mut taker = Box::pin(notify.notified());
+    assert!(poll_once(&mut taker).is_pending());
+    let mut other = Box::pin(notify.notified());
+    assert!(poll_once(&mut other).is_pending());
+    notify.notify_one(); // picks `taker`, the oldest
+    assert!(taker.as_mut().enable(), "`taker` was notified");
+    drop(taker);
+    assert!(
+        poll_once(&mut other).is_pending(),
+        "one notify_one was delivered twice: to `taker` and, on its drop, to `other`"
+    );
+    drop(other);
+    assert!(
+        poll_once(&mut Box::pin(notify.notified())).is_pending(),
+        "no permit was stored either"
+    );
+
+    // The same for `notify_last` and the owned future.
+    let notify = Arc::new(Notify::new());
+    let mut taker = Box::pin(notify.clone().notified_owned());
+    assert!(!taker.as_mut().enable());
+    notify.notify_last();
+    assert!(taker.as_mut().enable());
+    assert!(taker.as_mut().enable(), "still notified");
+    drop(taker);
+    assert!(poll_once(&mut Box::pin(notify.clone().notified_owned())).is_pending());
+
+    // Polled after `enable` said `true`: ready at once, with nothing left over.
+    let notify = Notify::new();
+    let mut taker = Box::pin(notify.notified());
+    assert!(!taker.as_mut().enable());
+    notify.notify_one();
+    assert!(taker.as_mut().enable());
+    assert!(poll_once(&mut taker).is_ready());
+    drop(taker);
+    assert!(poll_once(&mut Box::pin(notify.notified())).is_pending());
+}
+
+#[test]
 fn wait_for_returns_the_first_value_meeting_the_condition() {
     let (tx, mut rx) = watch::channel(1);
     let mut wait = Box::pin(rx.wait_for(|&v| v % 2 == 0));

@@ -134,3 +134,44 @@ fn timeout_takes_anything_into_future() {
         assert_eq!(limited.await, Ok(8));
     });
 }
+
+/// A timeout that has elapsed spends the task's budget like any timer, so
+/// a loop of timeouts yields now and then and the other tasks run, as
+/// tokio's does. It spent none: a task polling with a zero limit kept a
+/// current-thread runtime to itself for good.
+#[test]
+fn elapsed_timeouts_spend_the_budget_so_others_run() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    paused().block_on(async {
+        let ran = Arc::new(AtomicBool::new(false));
+        let flag = ran.clone();
+        rt::spawn(async move { flag.store(true, Ordering::SeqCst) });
+        for _ in 0..10_000 {
+            if ran.load(Ordering::SeqCst) {
+                break;
+            }
+            let polled = timeout(Duration::ZERO, pending::<()>()).await;
+            assert!(polled.is_err());
+        }
+        assert!(ran.load(Ordering::SeqCst), "the spawned task never ran");
+    });
+}
+
+/// The other half: when the wrapped future spends the last of the budget,
+/// the timeout still fires on that poll, or a future that always spends
+/// it would never time out.
+#[test]
+fn a_timeout_fires_when_its_future_spent_the_whole_budget() {
+    paused().block_on(async {
+        let (tx, mut rx) = rt::sync::mpsc::unbounded_channel::<()>();
+        let greedy = async move {
+            loop {
+                tx.send(()).unwrap();
+                rx.recv().await.unwrap();
+            }
+        };
+        assert!(timeout(Duration::ZERO, greedy).await.is_err());
+    });
+}

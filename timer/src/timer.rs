@@ -691,7 +691,11 @@ impl TimerEntry {
 
     /// Re-arms the entry for `deadline` (fired or not). An entry that has
     /// not fired keeps its waker; a fired one used its waker up, so call
-    /// [`poll_fired`](TimerEntry::poll_fired) to store a new one. Returns
+    /// [`poll_fired`](TimerEntry::poll_fired) to store a new one. A
+    /// deadline that has already passed (at or before
+    /// [`elapsed`](Timer::elapsed)), or a timer that was shut down, fires
+    /// the entry at once and wakes the waker it kept, as
+    /// [`register`](Timer::register) does: its waiter is polled again. Returns
     /// `true` when the driver must be woken (see the module docs).
     ///
     /// # Examples
@@ -713,14 +717,25 @@ impl TimerEntry {
             Some(_) => state.wheel.unschedule(self.key, deadline),
             None => state.wheel.reschedule(self.key, deadline),
         }
-        state.slot(self.key).fired = fired;
-        match fired {
+        let slot = state.slot(self.key);
+        slot.fired = fired;
+        // Fired at once: no `fire` will wake the waiter of a pending entry
+        // any more (a task waiting on a sleep that another thread resets
+        // just as the driver moves past the new deadline).
+        let waiter = fired.and_then(|_| slot.waker.take());
+        let wake_driver = match fired {
             Some(_) => {
                 timer.sync_next_due(self.shard, &state);
                 false
             }
             None => timer.record_deadline(self.shard, &state, deadline, false),
+        };
+        drop(state);
+        // A waker may run arbitrary code: outside the lock.
+        if let Some(waiter) = waiter {
+            waiter.wake();
         }
+        wake_driver
     }
 
     /// The timer this entry belongs to.

@@ -50,6 +50,8 @@ pub mod fs;
 pub mod io;
 #[cfg(feature = "net")]
 pub mod net;
+#[cfg(any(feature = "fs", feature = "net"))]
+mod os_error;
 #[cfg(feature = "process")]
 pub mod process;
 #[cfg(feature = "rt")]

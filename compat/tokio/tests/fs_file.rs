@@ -126,3 +126,22 @@ fn read_to_end_after_shutdown_fails_instead_of_retrying() {
         std::fs::remove_file(&path).unwrap();
     }
 }
+
+/// `into_std` hands the file back even when a buffered write failed, as
+/// tokio's does (it waits for the write and drops its error); before, it
+/// panicked with "rt: File::into_std could not hand the file back".
+#[test]
+fn into_std_after_a_failed_write_hands_the_file_back() {
+    support::on_both_flavours(|| async {
+        let path = temp_path("into-std-failed-write");
+        std::fs::write(&path, b"read only").unwrap();
+        let mut file = tokio::fs::File::open(&path).await.unwrap();
+        // Buffered: accepted now, refused (EBADF) on the blocking pool.
+        assert_eq!(file.write(b"x").await.unwrap(), 1);
+        let mut std = file.into_std().await;
+        let mut contents = String::new();
+        std::io::Read::read_to_string(&mut std, &mut contents).unwrap();
+        assert_eq!(contents, "read only");
+        tokio::fs::remove_file(&path).await.unwrap();
+    });
+}

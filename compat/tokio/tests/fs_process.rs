@@ -122,6 +122,21 @@ fn wait_with_output_collects_the_facade_pipes() {
 }
 
 #[test]
+fn a_missing_program_is_std_s_os_error() {
+    support::block_on(async {
+        let std_error = std::process::Command::new("facade-no-such-program")
+            .spawn()
+            .unwrap_err();
+        let error = tokio::process::Command::new("facade-no-such-program")
+            .spawn()
+            .unwrap_err();
+        assert_eq!(error.kind(), std::io::ErrorKind::NotFound);
+        assert!(std_error.raw_os_error().is_some(), "{std_error:?}");
+        assert_eq!(error.raw_os_error(), std_error.raw_os_error(), "{error:?}");
+    });
+}
+
+#[test]
 fn unix_pipe_and_simplex_pass_bytes_one_way() {
     support::on_both_flavours(|| async {
         let (mut tx, mut rx) = tokio::net::unix::pipe::pipe().unwrap();

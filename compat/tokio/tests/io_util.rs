@@ -496,3 +496,47 @@ fn copy_and_copy_buf_flush_the_writer_while_the_reader_waits() {
         }
     });
 }
+
+#[test]
+fn copy_bidirectional_reads_on_while_the_writer_is_full() {
+    // tokio tops its buffer up while a write waits: a client that sends its
+    // whole request before it reads the reply does not stall the proxy,
+    // even with the server not reading yet.
+    let runtime = rt::runtime::Builder::new_current_thread()
+        .enable_all()
+        .start_paused(true)
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let (mut client, mut proxy_client_side) = tokio::io::duplex(4);
+        let (mut proxy_server_side, mut server) = tokio::io::duplex(4);
+        let proxy = rt::spawn(async move {
+            tokio::io::copy_bidirectional_with_sizes(
+                &mut proxy_client_side,
+                &mut proxy_server_side,
+                64,
+                64,
+            )
+            .await
+        });
+        // 32 bytes: more than the two pipes hold, less than they and the
+        // proxy's buffer do. The clock is paused, so the timeout fires
+        // only once every task is stuck: it detects the stall, not a delay.
+        let request = [7u8; 32];
+        let sent = rt::time::timeout(
+            std::time::Duration::from_secs(3600),
+            client.write_all(&request),
+        )
+        .await;
+        assert!(
+            sent.is_ok(),
+            "the proxy stopped reading the client while the server's pipe was full"
+        );
+        client.shutdown().await.unwrap();
+        let mut got = Vec::new();
+        server.read_to_end(&mut got).await.unwrap();
+        assert_eq!(got, request);
+        server.shutdown().await.unwrap();
+        assert_eq!(proxy.await.unwrap().unwrap(), (32, 0));
+    });
+}

@@ -166,3 +166,67 @@ fn send_and_sync_like_tokio() {
     send_sync::<tokio::task::JoinHandle<()>>();
     send_sync::<tokio::sync::broadcast::Receiver<std::cell::Cell<u8>>>();
 }
+
+/// `max_io_events_per_busy_tick` bounds the reactor turns a busy thread
+/// takes between tasks, as rt's own setting does. Before, the facade
+/// checked the value and dropped it: with four sockets readable and a
+/// task yielding meanwhile, the turn that woke the reader had taken all
+/// four events instead of one.
+#[test]
+fn max_io_events_per_busy_tick_bounds_busy_turns() {
+    use std::future::{Future, poll_fn};
+    use std::io::Write;
+    use std::pin::Pin;
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::task::Poll;
+    use tokio::__rt::net::UnixStream;
+
+    const SOCKETS: u64 = 4;
+    let rt = Builder::new_current_thread()
+        .enable_all()
+        .max_io_events_per_busy_tick(1)
+        .build()
+        .unwrap();
+    let metrics = rt.metrics();
+    let done = Arc::new(AtomicBool::new(false));
+    // Keeps the thread busy: every reactor turn is a busy one.
+    let spinner = rt.spawn({
+        let done = done.clone();
+        async move {
+            while !done.load(Ordering::SeqCst) {
+                tokio::task::yield_now().await;
+            }
+        }
+    });
+    let dispatched = rt.block_on(async {
+        let mut peers = Vec::new();
+        let mut sockets = Vec::new();
+        for _ in 0..SOCKETS {
+            let (ours, mut theirs) = std::os::unix::net::UnixStream::pair().unwrap();
+            ours.set_nonblocking(true).unwrap();
+            theirs.write_all(b"x").unwrap();
+            sockets.push(UnixStream::from_std(ours).unwrap());
+            peers.push(theirs);
+        }
+        let before = metrics.io_driver_ready_count();
+        let mut waits: Vec<Pin<Box<dyn Future<Output = std::io::Result<()>> + '_>>> = sockets
+            .iter()
+            .map(|socket| Box::pin(socket.readable()) as _)
+            .collect();
+        poll_fn(|cx| {
+            for wait in &mut waits {
+                if let Poll::Ready(result) = wait.as_mut().poll(cx) {
+                    result.unwrap();
+                    return Poll::Ready(());
+                }
+            }
+            Poll::Pending
+        })
+        .await;
+        metrics.io_driver_ready_count() - before
+    });
+    done.store(true, Ordering::SeqCst);
+    rt.block_on(spinner).unwrap();
+    assert_eq!(dispatched, 1);
+}

@@ -30,7 +30,9 @@ use crate::scheduler::{self, multi_thread};
 ///
 /// Panics when called on a current-thread runtime, which has no other
 /// thread to run its tasks: use `spawn_blocking` or a multi-thread
-/// runtime. Also panics if no thread could be started for the hand-off.
+/// runtime. (If the OS refuses the thread for the hand-off, `f` runs with
+/// the worker's core kept, its queued tasks left for the other workers to
+/// steal.)
 ///
 /// # Examples
 ///
@@ -69,10 +71,15 @@ where
     match handoff {
         // Shutting down: the workers are stopping, nothing to keep running.
         Ok(()) | Err(HandoffError::ShutDown) => {}
-        Err(HandoffError::Spawn(error)) => panic!(
-            "`rt::task::block_in_place` could not start a thread to take over this worker's \
-             tasks ({error}); raise the process's thread limit"
-        ),
+        // The OS refused the thread (a pids limit): `f` runs here with the
+        // core kept, its tasks all left where the other workers steal
+        // them, so the limit slows them down instead of failing the call
+        // (tokio panics).
+        Err(HandoffError::Spawn) => context::with_scheduler(|cx| {
+            if let Some(scheduler::Context::MultiThread(cx)) = cx {
+                multi_thread::make_core_stealable(cx);
+            }
+        }),
     }
     // Outside a worker (a multi-thread runtime's `block_on`), the closure
     // runs right here: the blocking is intended, so the watchdog stops

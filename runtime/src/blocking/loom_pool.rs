@@ -8,7 +8,7 @@
 
 use crate::blocking::mandatory::spawn_mandatory_with;
 use crate::blocking::pool::{PoolConfig, Spawner};
-use crate::blocking::spawn_blocking_on;
+use crate::blocking::{spawn_blocking_on, try_spawn_blocking_on};
 use crate::loom::sync::atomic::{AtomicUsize, Ordering};
 use crate::loom::sync::{Arc, Condvar, Mutex};
 use crate::runtime::builder::ThreadSpawner;
@@ -25,6 +25,25 @@ fn pool(max_threads: usize) -> Spawner {
 
 /// A pool whose threads spin (under loom: look once) before going idle.
 fn pool_spinning(max_threads: usize, spin_before_park: Duration) -> Spawner {
+    pool_on(max_threads, spin_before_park, ThreadSpawner::unnamed())
+}
+
+/// A pool of two threads at most whose thread starts, after the first
+/// `allowed`, the OS refuses (`EAGAIN`).
+fn pool_refusing_after(allowed: usize) -> Spawner {
+    let starts = Arc::new(AtomicUsize::new(0));
+    let threads = ThreadSpawner::unnamed().with_gate(move || {
+        // With none allowed, no count: one atomic less for loom to explore.
+        if allowed > 0 && starts.fetch_add(1, Ordering::SeqCst) < allowed {
+            Ok(())
+        } else {
+            Err(std::io::Error::from_raw_os_error(libc::EAGAIN))
+        }
+    });
+    pool_on(2, Duration::ZERO, threads)
+}
+
+fn pool_on(max_threads: usize, spin_before_park: Duration, threads: ThreadSpawner) -> Spawner {
     Spawner::new(
         PoolConfig {
             max_threads,
@@ -32,7 +51,7 @@ fn pool_spinning(max_threads: usize, spin_before_park: Duration) -> Spawner {
             spin_before_park,
             report_wait_after: None,
         },
-        ThreadSpawner::unnamed(),
+        threads,
     )
 }
 
@@ -55,6 +74,24 @@ impl Done {
         while *count < n {
             count = self.condvar.wait(count).unwrap();
         }
+    }
+}
+
+/// Finishes its `Done` when dropped (also as a failed check unwinds).
+struct FinishOnDrop(Arc<Done>);
+
+impl Drop for FinishOnDrop {
+    fn drop(&mut self) {
+        self.0.finish();
+    }
+}
+
+/// A finished call that either ran, yielding `value`, or was left queued
+/// and cancelled (by shutdown, or by a refused thread start).
+fn assert_ran_or_cancelled<T: PartialEq + std::fmt::Debug>(handle: JoinHandle<T>, value: T) {
+    match output(handle) {
+        Ok(output) => assert_eq!(output, value),
+        Err(error) => assert!(error.is_cancelled()),
     }
 }
 
@@ -118,7 +155,12 @@ fn loom_blocking_mandatory_jobs_racing_shutdown() {
             let ran = ran.clone();
             let job = move || ran.fetch_add(1, Ordering::SeqCst);
             spawn_mandatory_with(job, |unrun| {
-                spawn_blocking_on(pool, None, move || unrun.run(), TaskMeta::new())
+                Ok(spawn_blocking_on(
+                    pool,
+                    None,
+                    move || unrun.run(),
+                    TaskMeta::new(),
+                ))
             })
         };
         let first = spawn(&pool, &ran);
@@ -317,10 +359,7 @@ fn loom_blocking_call_behind_a_started_thread_racing_shutdown() {
         let second = producer.join().unwrap();
         pool.shutdown(None);
         assert_eq!(output(first).unwrap(), 1);
-        match output(second) {
-            Ok(value) => assert_eq!(value, 2),
-            Err(error) => assert!(error.is_cancelled()),
-        }
+        assert_ran_or_cancelled(second, 2);
     });
 }
 
@@ -435,5 +474,169 @@ fn loom_blocking_call_left_to_a_thread_leaving_for_a_core_gets_one() {
         ran.wait_for(1);
         pool.shutdown(None);
         output(call).unwrap();
+    });
+}
+
+/// A call whose new thread the OS refuses, racing the pool's only thread,
+/// busy with an earlier job: that thread may take the call's job from
+/// `started` and run it, or find it queued, or be gone (keep-alive zero)
+/// when the refusal comes. The call fails only if its closure never runs
+/// (`cancel_unless_started`); a call that did not fail yields the
+/// closure's result, or is cancelled by the shutdown that follows. It
+/// fails, with the job run, if the failed call only aborts its task.
+#[test]
+fn loom_blocking_refused_thread_racing_a_busy_one() {
+    loom::model(|| {
+        let pool = pool_refusing_after(1);
+        let first = spawn_blocking_on(&pool, None, || 1, TaskMeta::new());
+        let ran = Arc::new(AtomicUsize::new(0));
+        let flag = ran.clone();
+        let second = try_spawn_blocking_on(
+            &pool,
+            None,
+            move || flag.fetch_add(1, Ordering::SeqCst),
+            TaskMeta::new(),
+        );
+        pool.shutdown(None);
+        assert!(matches!(output(first), Ok(1)), "its thread started");
+        match second {
+            Err(_) => assert_eq!(ran.load(Ordering::SeqCst), 0, "a failed call ran"),
+            Ok(handle) => match output(handle) {
+                Ok(_) => assert_eq!(ran.load(Ordering::SeqCst), 1),
+                Err(error) => {
+                    assert!(error.is_cancelled());
+                    assert_eq!(ran.load(Ordering::SeqCst), 0);
+                }
+            },
+        }
+    });
+}
+
+/// Threads exiting (keep-alive zero, then shutdown) while their handles
+/// are filed (`pool_threads.rs`): a thread may exit before its spawner
+/// filed its handle, and each exiting thread joins the one before it.
+/// Once shutdown has waited for the threads, `join_exited_threads` joins
+/// the last and holds no handle; no thread waits forever for its handle
+/// (loom would report the deadlock).
+#[test]
+fn loom_blocking_exited_threads_are_joined() {
+    loom::model(|| {
+        let pool = pool(2);
+        let spawner = pool.clone();
+        let producer =
+            loom::thread::spawn(move || spawn_blocking_on(&spawner, None, || 2, TaskMeta::new()));
+        let first = spawn_blocking_on(&pool, None, || 1, TaskMeta::new());
+        let second = producer.join().unwrap();
+        pool.shutdown(None);
+        assert!(pool.wait_for_threads(None));
+        pool.join_exited_threads();
+        assert_eq!(pool.handles_held(), 0);
+        // Either call may have been left queued, and cancelled by shutdown.
+        assert_ran_or_cancelled(first, 1);
+        assert_ran_or_cancelled(second, 2);
+    });
+}
+
+/// A shutdown that stops waiting at once (`shutdown_background`) closes
+/// the handles while a thread still runs its job: that thread, exiting
+/// afterwards, finds its handle gone and exits rather than wait for it.
+#[test]
+fn loom_blocking_thread_exiting_after_shutdown_gave_up() {
+    loom::model(|| {
+        let pool = pool(1);
+        let ran = Arc::new(Done::default());
+        let signal = ran.clone();
+        let job = spawn_blocking_on(&pool, None, move || signal.finish(), TaskMeta::new());
+        pool.shutdown(Some(Duration::ZERO));
+        pool.join_exited_threads();
+        ran.wait_for(1);
+        assert_eq!(pool.handles_held(), 0);
+        drop(job);
+    });
+}
+
+/// Spawning step 6: the OS refuses every thread, and two calls race on an
+/// empty pool. One counts a thread (notified); the other may leave its
+/// job to that thread (step 2) and succeed. The refused call finds no
+/// thread in the pool and fails every queued job, so once both calls have
+/// returned no job waits in the queue with no thread to run it: each call
+/// failed, or its `JoinHandle` yields `Cancelled`. It fails if the
+/// refused call leaves the other call's job queued.
+#[test]
+fn loom_blocking_refused_threads_strand_no_job() {
+    loom::model(|| {
+        let pool = pool_refusing_after(0);
+        let spawner = pool.clone();
+        let producer = loom::thread::spawn(move || {
+            try_spawn_blocking_on(&spawner, None, || 2, TaskMeta::new())
+        });
+        let first = try_spawn_blocking_on(&pool, None, || 1, TaskMeta::new());
+        let second = producer.join().unwrap();
+        assert_eq!(pool.num_threads(), 0);
+        for call in [first, second] {
+            if let Ok(handle) = call {
+                assert!(handle.is_finished(), "a job was left with no thread");
+                assert!(output(handle).unwrap_err().is_cancelled());
+            }
+        }
+        assert_eq!(pool.queue_depth(), 0);
+        pool.shutdown(None);
+    });
+}
+
+/// Spawning step 6 for a pool thread leaving the count to run a handed-off
+/// core (`run_handoff`): the pool's only thread, claimed for the core,
+/// may leave with a call's job left to it (the call saw it notified, or
+/// busy), and the OS refuses every thread since. Once the call has
+/// returned, the worker loop (the handed-off core) sees no job queued in
+/// a pool with no thread: it failed. It fails if the leaving thread's
+/// refused replacement leaves the job queued (it waited for a later call
+/// or shutdown), or if a producer whose refused thread left the job to
+/// the threads counted does not look again once the last of them has
+/// left. Both interleavings take `LOOM_MAX_PREEMPTIONS=4` to reach (at 2
+/// the model passes without either fix; at 4 it explores all in about a
+/// minute and a half).
+#[test]
+fn loom_blocking_refused_thread_for_a_job_left_to_a_thread_taking_a_core() {
+    loom::model(|| {
+        // The pool's one thread starts; no other may.
+        let pool = pool_refusing_after(1);
+        // Starts the pool's thread, which then goes idle (or exits).
+        let first = spawn_blocking_on(&pool, None, || 1, TaskMeta::new());
+        let called = Arc::new(Done::default());
+        let spawner = pool.clone();
+        let returned = called.clone();
+        let producer = loom::thread::spawn(move || {
+            let call = try_spawn_blocking_on(&spawner, None, || 2, TaskMeta::new());
+            returned.finish();
+            call
+        });
+        let watcher = pool.clone();
+        let waiter = called.clone();
+        let checked = Arc::new(Done::default());
+        let its_checked = checked.clone();
+        let core = move || {
+            waiter.wait_for(1);
+            let _checked = FinishOnDrop(its_checked);
+            assert!(
+                watcher.queue_depth() == 0 || watcher.num_threads() > 0,
+                "a job is queued with no thread to run it: {watcher:?}, {} queued, shut down: {}",
+                watcher.queue_depth(),
+                watcher.is_shut_down_for_tests(),
+            );
+        };
+        // Without an idle thread to take the core, nor a new one, the core
+        // is dropped unrun (`block_in_place` then runs in place).
+        let handed_off = pool.spawn_handoff(Box::new(core), None).is_ok();
+        let second = producer.join().unwrap();
+        if handed_off {
+            // Shutdown empties the queue: not before the core has looked.
+            checked.wait_for(1);
+        }
+        pool.shutdown(None);
+        assert!(matches!(output(first), Ok(1)));
+        if let Ok(handle) = second {
+            assert_ran_or_cancelled(handle, 2);
+        }
     });
 }

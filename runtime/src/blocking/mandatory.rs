@@ -17,9 +17,15 @@
 //!    refused by the pool inside the spawn call (already shut down, or
 //!    shut down between its push and its re-check of the flag): the fate
 //!    becomes `Refused` and the closure is dropped unrun;
-//! 4. once the spawn call returns: if the fate is `Refused`, the caller
-//!    gets the shutdown error and must treat the work as not done; else
-//!    the fate becomes `Accepted` and the caller may report success.
+//! 4. once the spawn call returns: if it failed (the pool had no thread
+//!    and the OS refused one; the call cancelled the job before any
+//!    thread started it), the fate becomes `Refused` and the caller gets
+//!    the OS error; the job was cancelled in the call (a pool with no
+//!    thread fails every queued job: spawning step 6 in `pool.rs`), or
+//!    is dropped unrun when a thread takes it. Else, if the fate is
+//!    `Refused`, the caller gets the shutdown error. Either way the
+//!    caller must treat the work as not done. Else the fate becomes
+//!    `Accepted` and the caller may report success.
 //!    Steps 3 and 4 take the same lock, so exactly one of them comes
 //!    first: a job is refused or accepted, never both (a pool thread may
 //!    also run the job before the spawn call returns: step 2, then
@@ -60,9 +66,10 @@ use std::task::{Context, Poll, ready};
 enum Fate<R> {
     /// The spawn call has not returned: a guard dropped now was refused.
     Spawning,
-    /// The spawn call returned: a guard dropped now runs its closure.
+    /// The spawn call returned `Ok`: a guard dropped now runs its closure.
     Accepted,
-    /// The guard was dropped during the spawn call; nothing ran.
+    /// The guard was dropped during the spawn call, or the call failed;
+    /// nothing ran, and a guard dropped now runs nothing.
     Refused,
     /// The guard was dropped after the spawn call and ran the closure:
     /// its result, until the `MandatoryJob` takes it.
@@ -106,8 +113,9 @@ where
         };
         {
             let mut fate = lock(&self.fate);
-            if let Fate::Spawning = *fate {
-                // Step 3; `f` is dropped unrun, after the lock.
+            if !matches!(*fate, Fate::Accepted) {
+                // Step 3, or a job whose spawn call failed (step 4); `f`
+                // is dropped unrun, after the lock.
                 *fate = Fate::Refused;
                 return;
             }
@@ -126,12 +134,8 @@ where
 /// # Errors
 ///
 /// The shutdown error ([`is_rt_shutdown_err`](crate::runtime::is_rt_shutdown_err))
-/// if the pool refused the job (it had shut down): `f` was dropped unrun.
-///
-/// # Panics
-///
-/// As [`spawn_blocking`](crate::task::spawn_blocking): if the pool has
-/// no thread and the OS refuses to start one. `f` then never runs.
+/// if the pool refused the job (it had shut down), or the OS error if the
+/// pool had no thread and the OS refused to start one: `f` never runs.
 pub(crate) fn spawn_mandatory<F, R>(
     rt: &scheduler::Handle,
     f: F,
@@ -141,14 +145,14 @@ where
     F: FnOnce() -> R + Send + 'static,
     R: Send + 'static,
 {
-    spawn_mandatory_with(f, |unrun| rt.spawn_blocking(move || unrun.run(), meta))
+    spawn_mandatory_with(f, |unrun| rt.try_spawn_blocking(move || unrun.run(), meta))
 }
 
 /// As [`spawn_mandatory`], on whatever pool `spawn` hands the guard to,
 /// as a job that calls [`Unrun::run`] (the loom models use a bare pool).
 pub(super) fn spawn_mandatory_with<F, R>(
     f: F,
-    spawn: impl FnOnce(Unrun<F, R>) -> JoinHandle<R>,
+    spawn: impl FnOnce(Unrun<F, R>) -> io::Result<JoinHandle<R>>,
 ) -> io::Result<MandatoryJob<R>>
 where
     F: FnOnce() -> R,
@@ -158,9 +162,16 @@ where
         f: Some(f),
         fate: fate.clone(),
     };
-    let handle = spawn(unrun);
+    let spawned = spawn(unrun);
     // Step 4.
     let mut fate_now = lock(&fate);
+    let handle = match spawned {
+        Ok(handle) => handle,
+        Err(error) => {
+            *fate_now = Fate::Refused;
+            return Err(error);
+        }
+    };
     if let Fate::Refused = *fate_now {
         return Err(rt_reactor::shutdown_error());
     }

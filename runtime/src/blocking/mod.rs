@@ -5,11 +5,16 @@
 mod block_in_place;
 mod mandatory;
 mod pool;
+mod pool_threads;
 mod running_jobs;
 mod spawn;
 
 #[cfg(all(test, loom))]
 mod loom_pool;
+#[cfg(all(test, not(loom)))]
+mod pool_threads_tests;
+#[cfg(all(test, not(loom)))]
+mod thread_refused_tests;
 
 pub use block_in_place::block_in_place;
 pub use spawn::spawn_blocking;

@@ -33,7 +33,29 @@
 //!    count (SeqCst), then looks at the queue: if a job is left it does
 //!    steps 2-4 for it before running its own. Either the producer of step
 //!    2 saw it notified and this look sees the job, or the producer saw no
-//!    notified thread and woke one itself.
+//!    notified thread and woke one itself;
+//! 6. if the OS refuses the thread of step 3, the producer takes it off
+//!    the count and puts its job back in the queue. If other threads are
+//!    counted it does step 5 for the thread that never came (without
+//!    starting another) and the call succeeds: they will run the job
+//!    (unless they have all left the count since, for handed-off cores:
+//!    the last one may have left the queue to this call, still notified,
+//!    so with a job queued and no thread it does steps 2-6 again). If
+//!    none is, nobody will run the jobs queued, its own or those other
+//!    producers left to its thread (step 2): it cancels every one (their
+//!    `JoinHandle`s yield `Cancelled`), still counted notified, so that a
+//!    producer pushing meanwhile leaves its job to it; then does step 5,
+//!    starting a thread for such a job if the OS now allows one (else
+//!    failing it the same way), and the call fails with the OS error.
+//!    The same holds for a pool thread passing a job on as it leaves the
+//!    count for a handed-off core (step 4): if it was the last one, the
+//!    queued jobs fail. A refused thread so strands no job in a pool
+//!    with no thread, where it used to wait for a later call or shutdown
+//!    (`thread_refused_with_no_thread_left_strands_no_job`, and the loom
+//!    models `loom_blocking_refused_threads_strand_no_job` and, for the
+//!    handed-off core and the look again,
+//!    `loom_blocking_refused_thread_for_a_job_left_to_a_thread_taking_a_core`,
+//!    which needs `LOOM_MAX_PREEMPTIONS=4` to find either).
 //!
 //! So a burst of jobs costs the producer one wake-up, not one per job: the
 //! threads wake one another, one at a time, while jobs are left (a thread
@@ -94,9 +116,10 @@
 //! producer that saw it counted in a full pool left its job to the busy
 //! threads (step 4), and it is no longer one of them.
 
+use crate::blocking::pool_threads::PoolThreads;
 use crate::blocking::running_jobs::RunningJobs;
 use crate::loom::deque::{Injector, steal_one};
-use crate::loom::sync::atomic::{AtomicBool, AtomicU64, Ordering, fence};
+use crate::loom::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering, fence};
 use crate::loom::sync::{Arc, Condvar, Mutex, MutexGuard};
 use crate::runtime::builder::ThreadSpawner;
 use crate::runtime::context;
@@ -163,6 +186,9 @@ struct Inner {
     started: Injector<OwnSlot>,
     handoffs: Injector<Handoff>,
     counts: AtomicU64,
+    /// Threads running a handed-off core (outside `counts`), for the
+    /// metrics only.
+    handoff_threads: AtomicUsize,
     is_shutdown: AtomicBool,
     sleep: Mutex<Sleep>,
     /// Idle threads wait here for a wake-up.
@@ -171,6 +197,8 @@ struct Inner {
     exited: Condvar,
     config: PoolConfig,
     threads: ThreadSpawner,
+    /// The threads' join handles, for shutdown to join them.
+    handles: Arc<PoolThreads>,
     /// The jobs running now, listed while `config.report_wait_after` is set.
     running: Option<Arc<RunningJobs>>,
 }
@@ -221,7 +249,8 @@ pub(crate) enum HandoffError {
     /// The pool is shut down.
     ShutDown,
     /// No idle thread, and the OS refused a new one.
-    Spawn(io::Error),
+    /// (`block_in_place` then runs its closure with the core kept.)
+    Spawn,
 }
 
 impl Spawner {
@@ -234,6 +263,7 @@ impl Spawner {
                 started: Injector::new(),
                 handoffs: Injector::new(),
                 counts: AtomicU64::new(0),
+                handoff_threads: AtomicUsize::new(0),
                 is_shutdown: AtomicBool::new(false),
                 sleep: Mutex::new(Sleep { wakeups: 0 }),
                 wake: Condvar::new(),
@@ -243,6 +273,7 @@ impl Spawner {
                     .map(|_| Arc::new(RunningJobs::new())),
                 config,
                 threads,
+                handles: Arc::new(PoolThreads::new()),
             }),
         }
     }
@@ -259,8 +290,8 @@ impl Spawner {
     /// # Errors
     ///
     /// Fails only if the pool has no thread at all and the OS refused to
-    /// start one; the task (or an older one, if the thread was to take
-    /// that) then stays queued until shutdown cancels it.
+    /// start one (spawning step 6); every queued task, this one among them
+    /// unless a thread took it first, has then been cancelled.
     pub(crate) fn spawn_task(
         &self,
         task: Notified,
@@ -316,25 +347,38 @@ impl Spawner {
             Some(own) => Start::Own(own.clone()),
             None => Start::Notified,
         };
-        match inner.spawn_thread(self, rt, start) {
-            Ok(()) => Ok(()),
-            Err(error) => {
-                // The job goes back to the queue (unless a busy thread took
-                // it and runs it), to be run or cancelled like any other.
-                if let Some(task) = own.and_then(|own| own.lock().unwrap().take()) {
-                    // Queued or cancelled, either is its fate now.
-                    inner.push_unless_shut_down(task);
-                }
-                // The thread never came, and producers may have counted on
-                // it since: do its step 5, with the threads already here.
-                self.leave_notified(rt, false)?;
-                match inner.load_counts().threads() {
-                    // Other threads will run the task, one slower thread short.
-                    0 => Err(error),
-                    _ => Ok(()),
-                }
-            }
+        let Err(error) = inner.spawn_thread(self, rt, start) else {
+            return Ok(());
+        };
+        // The job goes back to the queue (unless a busy thread took it and
+        // runs it), to be run or cancelled like any other.
+        if let Some(task) = own.and_then(|own| own.lock().unwrap().take()) {
+            // Queued or cancelled, either is its fate now.
+            inner.push_unless_shut_down(task);
         }
+        if inner.load_counts().threads() > 0 {
+            // The thread never came, and producers may have counted on it
+            // since: do its step 5, leaving the jobs to the threads already
+            // here, one slower thread short. (Starting no thread, it
+            // cannot fail.)
+            self.leave_notified(rt, false)?;
+            // Those threads may have left the count meanwhile (for a
+            // handed-off core), the last one leaving its queue to this
+            // call, then still notified: if a job is left in a pool with
+            // no thread, start one for it, or fail the queue as below.
+            if inner.load_counts().threads() == 0 && inner.job_left_behind() {
+                return self.notify_one(rt, true);
+            }
+            return Ok(());
+        }
+        // Refused step 3: no thread in the pool, so none will take the
+        // queued jobs, this call's or those left to the thread it was
+        // starting (step 2).
+        inner.fail_queued();
+        // Jobs pushed since were left to this call, still notified: they
+        // get a thread of their own if the OS allows one now, or fail too.
+        let _ = self.leave_notified(rt, true);
+        Err(error)
     }
 
     /// Step 3's job for the thread about to be spawned (already counted,
@@ -376,7 +420,7 @@ impl Spawner {
         inner.counts.fetch_add(THREAD_ONE, Ordering::SeqCst);
         inner
             .spawn_thread(self, rt, Start::Handoff(job))
-            .map_err(HandoffError::Spawn)
+            .map_err(|_| HandoffError::Spawn)
     }
 
     /// Shuts the pool down (see the module docs): queued jobs are
@@ -429,6 +473,53 @@ impl Spawner {
             };
         }
         true
+    }
+
+    /// Waits until every thread of the runtime (its workers and this
+    /// pool's threads) has finished, stop hook included, but the caller if
+    /// it is one of them, or until `deadline`. After `shutdown`: no thread
+    /// starts any more.
+    pub(crate) fn wait_for_threads(&self, deadline: Option<Instant>) -> bool {
+        self.inner.threads.wait_until_finished(deadline)
+    }
+
+    /// A runtime's last step of shutdown: shuts the pool down, waits up to
+    /// `deadline` (`None`: forever) for its jobs and then for every thread
+    /// of the runtime to finish (stop hooks included: those that left the
+    /// counts still run theirs), as tokio joins its threads, then joins
+    /// the pool threads that have exited by then, so that their
+    /// thread-locals are gone too.
+    pub(crate) fn shutdown_and_join(&self, deadline: Option<Instant>) {
+        let remaining = deadline.map(|deadline| deadline.saturating_duration_since(Instant::now()));
+        if self.shutdown(remaining) {
+            self.wait_for_threads(deadline);
+        }
+        self.join_exited_threads();
+    }
+
+    /// Joins the pool's threads that have exited, once shutdown has waited
+    /// for them (`pool_threads.rs`, step 3); those still running are left
+    /// to exit alone.
+    pub(crate) fn join_exited_threads(&self) {
+        self.inner.handles.join_exited();
+    }
+
+    /// Whether the pool was shut down (for the loom models' messages).
+    #[cfg(all(test, loom))]
+    pub(crate) fn is_shut_down_for_tests(&self) -> bool {
+        self.inner.is_shutdown.load(Ordering::SeqCst)
+    }
+
+    /// The join handles the pool holds (`PoolThreads::handles_held`).
+    #[cfg(test)]
+    pub(crate) fn handles_held(&self) -> usize {
+        self.inner.handles.handles_held()
+    }
+
+    /// This thread, having handed its worker core off in
+    /// `block_in_place`, is no longer waited for at shutdown.
+    pub(crate) fn detach_current_thread(&self) {
+        self.inner.threads.detach_current();
     }
 
     /// Step 5 of spawning: leaves the notified count, then passes on a job
@@ -538,6 +629,7 @@ impl Spawner {
     /// thread then exited rather than rejoin (no room, or shutdown).
     fn run_handoff(&self, handoff: Handoff, rt: Option<&scheduler::Handle>) -> bool {
         let inner = &*self.inner;
+        inner.handoff_threads.fetch_add(1, Ordering::Relaxed);
         {
             let _sleep = inner.sleep.lock().unwrap();
             inner.counts.fetch_sub(THREAD_ONE, Ordering::SeqCst);
@@ -546,13 +638,15 @@ impl Spawner {
         // Leaving the count makes room under the cap, and a producer that
         // saw this thread counted and the pool full left its job to the
         // busy threads (spawning step 4), which this one no longer is. As
-        // in step 5: look at the queue, and pass a job on. A thread that
-        // fails to start leaves the job queued for the next call that
-        // starts one (or shutdown): nobody here to tell.
+        // in step 5: look at the queue, and pass a job on. If the OS
+        // refuses the thread and this one was the pool's last, the queued
+        // jobs fail (spawning step 6): nobody here to tell, but their
+        // `JoinHandle`s do.
         if inner.job_left_behind() {
             let _ = self.notify_one(rt, true);
         }
         handoff();
+        inner.handoff_threads.fetch_sub(1, Ordering::Relaxed);
         let _sleep = inner.sleep.lock().unwrap();
         if inner.is_shutdown.load(Ordering::Acquire) {
             return false;
@@ -560,7 +654,13 @@ impl Spawner {
         let mut counts = inner.load_counts();
         while counts.threads() < inner.config.max_threads {
             match inner.cas_counts(counts, Counts(counts.0 + THREAD_ONE)) {
-                Ok(()) => return true,
+                Ok(()) => {
+                    // Its core may have been handed off again, which
+                    // detached it: a pool thread again, shutdown waits for
+                    // it (under the lock, before shutdown can wait).
+                    inner.threads.attach_current();
+                    return true;
+                }
                 Err(actual) => counts = actual,
             }
         }
@@ -571,6 +671,13 @@ impl Spawner {
     /// handed-off worker core.
     pub(crate) fn num_threads(&self) -> usize {
         self.inner.load_counts().threads()
+    }
+
+    /// Every thread the pool runs now: its own (`num_threads`) and those
+    /// running a handed-off core. For a moment, as it takes the core, the
+    /// thread is counted in both.
+    pub(crate) fn num_threads_with_handoffs(&self) -> usize {
+        self.num_threads() + self.inner.handoff_threads.load(Ordering::Relaxed)
     }
 
     /// Pool threads waiting for work (and not yet claimed for a new job).
@@ -617,10 +724,21 @@ impl Inner {
         true
     }
 
-    fn cancel_queued(&self) {
+    /// Refused step 3: cancels every queued job (their `JoinHandle`s
+    /// yield `Cancelled`; an accepted mandatory job runs as it is dropped,
+    /// here). The caller has found the pool without a thread, and is
+    /// still counted notified: a producer pushing meanwhile leaves its
+    /// job to it.
+    fn fail_queued(&self) {
         while let Some(task) = steal_one(&self.queue) {
             task.cancel();
         }
+    }
+
+    /// Shutdown: cancels the queued jobs as `fail_queued` does, and drops
+    /// the queued handed-off cores.
+    fn cancel_queued(&self) {
+        self.fail_queued();
         while let Some(handoff) = steal_one(&self.handoffs) {
             // The runtime's workers are gone; the core is dropped unrun.
             drop(handoff);
@@ -669,13 +787,22 @@ impl Inner {
     ) -> io::Result<()> {
         let pool = spawner.clone();
         let rt = rt.cloned();
-        let spawned = self
-            .threads
-            .spawn(rt.clone(), move || pool.run_thread(rt, start));
-        if spawned.is_err() {
-            self.exit_thread(self.sleep.lock().unwrap());
+        let handles = self.handles.clone();
+        let spawned = self.threads.spawn_then(
+            rt.clone(),
+            move || pool.run_thread(rt, start),
+            move |()| handles.exit_current(),
+        );
+        match spawned {
+            Ok(thread) => {
+                self.handles.file(thread);
+                Ok(())
+            }
+            Err(error) => {
+                self.exit_thread(self.sleep.lock().unwrap());
+                Err(error)
+            }
         }
-        spawned
     }
 
     /// Takes this thread off the count (the caller holds the lock).
@@ -785,6 +912,7 @@ impl fmt::Debug for Spawner {
         f.debug_struct("blocking::Spawner")
             .field("threads", &counts.threads())
             .field("idle", &counts.idle())
+            .field("notified", &counts.notified())
             .field("config", &self.inner.config)
             .finish_non_exhaustive()
     }

@@ -5,7 +5,9 @@
 //!
 //! Only while the watchdog is on (the pool's `RunningJobs` is `Some`):
 //! 1. spawning a job copies its name and spawn location into the job
-//!    (`BlockingTask`), with the list;
+//!    (`BlockingTask`), with the list. rt's own jobs (`rt::fs`, host name
+//!    lookups, stdio), spawned inside rt, are named after the operation
+//!    (`TaskMeta::name_rt_job`: "rt::fs::write");
 //! 2. the job's one poll lists it, with the time and the thread, for as
 //!    long as its closure runs (a guard takes it out, on a panic too);
 //! 3. shutdown reads the list once, when its wait passes the threshold.

@@ -112,7 +112,8 @@ where
 }
 
 /// As `spawn_blocking_on`, returning the OS error instead of panicking.
-/// The call is then cancelled: `f` never runs.
+/// The call is then cancelled: `f` never runs. A call whose thread the OS
+/// refused, but which another pool thread took meanwhile, is no error.
 pub(crate) fn try_spawn_blocking_on<F, R>(
     spawner: &Spawner,
     rt: Option<&scheduler::Handle>,
@@ -137,12 +138,14 @@ where
     let (task, join) = task::new_unowned_task(blocking, schedule, meta);
     match spawner.spawn_task(task, rt) {
         Ok(()) => Ok(join),
-        Err(error) => {
-            // The task waits in the queue for a thread that may start
-            // later; the caller was told it failed, so it must not run.
-            join.abort();
-            Err(error)
-        }
+        // The task waits in the queue for a thread that may start later,
+        // and a thread may have taken it already (the one it was to start
+        // for was offered to busy threads, spawning step 3): the call
+        // fails only if the task is cancelled before it starts, so a
+        // caller told it failed never sees it run, and one whose closure
+        // runs is not told it failed.
+        Err(error) if join.cancel_unless_started() => Err(error),
+        Err(_) => Ok(join),
     }
 }
 

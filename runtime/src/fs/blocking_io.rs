@@ -21,18 +21,24 @@ pub(crate) const MAX_CHUNK: usize = 2 * 1024 * 1024;
 /// is a few traps, less than the `madvise` call costs.
 const PREFAULT_MIN: usize = 256 * 1024;
 
-/// Runs `f` on the current runtime's blocking pool.
+/// Runs `f` on the current runtime's blocking pool; `name` is the
+/// operation (`"rt::fs::read"`), for the watchdog's report.
+///
+/// # Errors
+///
+/// The OS error if the pool has no thread and the OS refused to start
+/// one: `f` never runs.
 ///
 /// # Panics
 ///
 /// Panics outside a runtime.
 #[track_caller]
-pub(crate) fn spawn_fs<F, R>(f: F) -> JoinHandle<R>
+pub(crate) fn spawn_fs<F, R>(name: &'static str, f: F) -> io::Result<JoinHandle<R>>
 where
     F: FnOnce() -> R + Send + 'static,
     R: Send + 'static,
 {
-    on_runtime(|rt, meta| rt.spawn_blocking(f, meta))
+    on_runtime(name, |rt, meta| rt.try_spawn_blocking(f, meta))
 }
 
 /// Runs `f` on the current runtime's blocking pool as a mandatory job
@@ -41,31 +47,36 @@ where
 ///
 /// # Errors
 ///
-/// The shutdown error if the pool has shut down: `f` never runs.
+/// The shutdown error if the pool has shut down, or the OS error if the
+/// pool has no thread and the OS refused to start one: `f` never runs.
 ///
 /// # Panics
 ///
 /// Panics outside a runtime.
 #[track_caller]
-pub(crate) fn spawn_fs_mandatory<F, R>(f: F) -> io::Result<MandatoryJob<R>>
+pub(crate) fn spawn_fs_mandatory<F, R>(name: &'static str, f: F) -> io::Result<MandatoryJob<R>>
 where
     F: FnOnce() -> R + Send + 'static,
     R: Send + 'static,
 {
-    on_runtime(|rt, meta| spawn_mandatory(rt, f, meta))
+    on_runtime(name, |rt, meta| spawn_mandatory(rt, f, meta))
 }
 
-/// Calls `spawn` with the current runtime, whose pool runs the job.
+/// Calls `spawn` with the current runtime, whose pool runs the job named
+/// `name`.
 #[track_caller]
-fn on_runtime<T>(spawn: impl FnOnce(&scheduler::Handle, TaskMeta) -> T) -> T {
-    let meta = TaskMeta::new();
+fn on_runtime<T>(name: &'static str, spawn: impl FnOnce(&scheduler::Handle, TaskMeta) -> T) -> T {
+    let mut meta = TaskMeta::new();
     #[cfg(feature = "sim")]
     if let Err(refused) = crate::sim::refuse("rt::fs") {
         // A `File` opened outside the simulation and moved in: no error
         // to return from here.
         panic!("{refused}");
     }
-    match context::with_current(|rt| spawn(rt, meta)) {
+    match context::with_current(|rt| {
+        meta.name_rt_job(rt, name);
+        spawn(rt, meta)
+    }) {
         Some(spawned) => spawned,
         None => panic!(
             "`rt::fs` used outside a runtime: file operations run on the runtime's blocking \
@@ -74,38 +85,44 @@ fn on_runtime<T>(spawn: impl FnOnce(&scheduler::Handle, TaskMeta) -> T) -> T {
     }
 }
 
-/// Runs `f` on the blocking pool and waits for its result.
-pub(crate) async fn run<F, T>(f: F) -> io::Result<T>
+/// Runs `f`, the operation `name`, on the blocking pool and waits for its
+/// result.
+pub(crate) async fn run<F, T>(name: &'static str, f: F) -> io::Result<T>
 where
     F: FnOnce() -> io::Result<T> + Send + 'static,
     T: Send + 'static,
 {
     #[cfg(feature = "sim")]
     crate::sim::refuse("rt::fs")?;
-    crate::blocking::join_job(spawn_fs(f)).await
+    crate::blocking::join_job(spawn_fs(name, f)?).await
 }
 
-/// Runs `op` on `path` on the blocking pool; its error names the path
-/// after `what` ("could not remove").
+/// Runs `op`, the operation `name`, on `path` on the blocking pool; its
+/// error names the path after `what` ("could not remove").
 pub(crate) async fn on_path<T: Send + 'static>(
     path: &Path,
+    name: &'static str,
     what: &'static str,
     op: fn(&Path) -> io::Result<T>,
 ) -> io::Result<T> {
     let path = path.to_owned();
-    run(move || op(&path).map_err(|e| path_error(what, &path, e))).await
+    run(name, move || {
+        op(&path).map_err(|e| path_error(what, &path, e))
+    })
+    .await
 }
 
-/// Runs `op` on `from` and `to` on the blocking pool; its error names both
-/// paths after `what` ("could not rename").
+/// Runs `op`, the operation `name`, on `from` and `to` on the blocking
+/// pool; its error names both paths after `what` ("could not rename").
 pub(crate) async fn on_two_paths<T: Send + 'static>(
     from: &Path,
     to: &Path,
+    name: &'static str,
     what: &'static str,
     op: fn(&Path, &Path) -> io::Result<T>,
 ) -> io::Result<T> {
     let (from, to) = (from.to_owned(), to.to_owned());
-    run(move || {
+    run(name, move || {
         op(&from, &to).map_err(|e| {
             let what = format!("{what} `{}` to `{}`", from.display(), to.display());
             context_error(what, e)

@@ -108,7 +108,7 @@ impl DirBuilder {
         if let Some(mode) = self.mode {
             std::os::unix::fs::DirBuilderExt::mode(&mut builder, mode);
         }
-        run(move || {
+        run("rt::fs::DirBuilder::create", move || {
             builder
                 .create(&path)
                 .map_err(|e| path_error("could not create directory", &path, e))

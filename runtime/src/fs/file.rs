@@ -42,7 +42,7 @@ use futures_io::{AsyncRead, AsyncSeek, AsyncWrite};
 use std::fmt;
 use std::fs::{File as StdFile, Metadata, Permissions};
 use std::future::Future;
-use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::io::{self, IoSlice, Read, Seek, SeekFrom, Write};
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd, RawFd};
 use std::path::Path;
 use std::pin::Pin;
@@ -148,10 +148,21 @@ impl Buf {
     }
 
     fn copy_from(&mut self, src: &[u8], max: usize) -> usize {
-        let n = src.len().min(max);
+        self.copy_from_slices(&[IoSlice::new(src)], max)
+    }
+
+    /// Copies the slices, in order, up to `max` bytes in all; returns how
+    /// many.
+    fn copy_from_slices(&mut self, srcs: &[IoSlice<'_>], max: usize) -> usize {
         self.clear();
-        self.data.extend_from_slice(&src[..n]);
-        n
+        for src in srcs {
+            let room = max - self.data.len();
+            if room == 0 {
+                break;
+            }
+            self.data.extend_from_slice(&src[..src.len().min(room)]);
+        }
+        self.data.len()
     }
 
     /// Drops the unread bytes; returns how far to move the OS position
@@ -361,7 +372,7 @@ impl File {
     pub async fn sync_all(&mut self) -> io::Result<()> {
         self.finish_writes().await?;
         let std = self.std.clone();
-        join_job(spawn_fs(move || std.sync_all())).await
+        join_job(spawn_fs("rt::fs::File::sync_all", move || std.sync_all())?).await
     }
 
     /// As [`sync_all`](File::sync_all), but may skip metadata that is not
@@ -385,7 +396,10 @@ impl File {
     pub async fn sync_data(&mut self) -> io::Result<()> {
         self.finish_writes().await?;
         let std = self.std.clone();
-        join_job(spawn_fs(move || std.sync_data())).await
+        join_job(spawn_fs("rt::fs::File::sync_data", move || {
+            std.sync_data()
+        })?)
+        .await
     }
 
     /// Truncates or extends the file to `size` bytes, after buffered
@@ -416,7 +430,9 @@ impl File {
         // dropped, the next write, seek or flush still waits for the
         // truncation instead of racing it.
         let buf = self.take_buf();
-        self.start(buf, move |std, _| Operation::SetLen(std.set_len(size)));
+        self.start("rt::fs::File::set_len", buf, move |std, _| {
+            Operation::SetLen(std.set_len(size))
+        })?;
         std::future::poll_fn(|cx| match ready!(self.poll_complete(cx))? {
             Operation::SetLen(result) => Poll::Ready(result),
             _ => unreachable!("rt: `set_len` collected another operation"),
@@ -442,7 +458,7 @@ impl File {
     /// ```
     pub async fn metadata(&self) -> io::Result<Metadata> {
         let std = self.std.clone();
-        join_job(spawn_fs(move || std.metadata())).await
+        join_job(spawn_fs("rt::fs::File::metadata", move || std.metadata())?).await
     }
 
     /// Sets the file's permissions (`fchmod`).
@@ -467,7 +483,10 @@ impl File {
     /// ```
     pub async fn set_permissions(&self, permissions: Permissions) -> io::Result<()> {
         let std = self.std.clone();
-        join_job(spawn_fs(move || std.set_permissions(permissions))).await
+        join_job(spawn_fs("rt::fs::File::set_permissions", move || {
+            std.set_permissions(permissions)
+        })?)
+        .await
     }
 
     /// Waits for buffered writes, then gives back the bytes read ahead: a
@@ -512,7 +531,10 @@ impl File {
     pub async fn try_clone(&mut self) -> io::Result<File> {
         self.settle().await?;
         let std = self.std.clone();
-        let clone = join_job(spawn_fs(move || std.try_clone())).await?;
+        let clone = join_job(spawn_fs("rt::fs::File::try_clone", move || {
+            std.try_clone()
+        })?)
+        .await?;
         Ok(File::from_std(clone))
     }
 
@@ -543,9 +565,9 @@ impl File {
     pub async fn into_std(mut self) -> io::Result<StdFile> {
         self.settle().await?;
         let std = self.std;
-        join_job(spawn_fs(move || {
+        join_job(spawn_fs("rt::fs::File::into_std", move || {
             Arc::try_unwrap(std).or_else(|shared| shared.try_clone())
-        }))
+        })?)
         .await
     }
 
@@ -637,9 +659,12 @@ impl File {
                 State::Idle(_) => {
                     let buf = self.take_buf();
                     let stop = stop.clone();
-                    self.start(buf, move |std, buf| {
+                    let started = self.start("rt::fs::File::read_to_end", buf, move |std, buf| {
                         Operation::Fill(buf.fill_from(std, &stop))
                     });
+                    if let Err(e) = started {
+                        return Poll::Ready(Err(e));
+                    }
                 }
                 State::Busy(_) => match ready!(self.poll_complete(cx))? {
                     // A read that came back empty (one of `poll_read`'s,
@@ -715,14 +740,20 @@ impl File {
         }
     }
 
-    /// Starts `op` on the blocking pool with the buffer; dropped if still
-    /// queued at shutdown.
-    fn start<F>(&mut self, buf: Buf, op: F)
+    /// Starts `op`, the operation `name`, on the blocking pool with the
+    /// buffer; dropped if still queued at shutdown.
+    ///
+    /// # Errors
+    ///
+    /// The OS error if the pool had no thread and could not start one:
+    /// `op` never runs, and the buffer (with any bytes read ahead) is lost.
+    fn start<F>(&mut self, name: &'static str, buf: Buf, op: F) -> io::Result<()>
     where
         F: FnOnce(&StdFile, &mut Buf) -> Operation + Send + 'static,
     {
         let job = self.job(buf, op);
-        self.state = State::Busy(IoJob::Cancellable(spawn_fs(job)));
+        self.state = State::Busy(IoJob::Cancellable(spawn_fs(name, job)?));
+        Ok(())
     }
 
     /// Starts the write `op` on the blocking pool with the buffer, as a
@@ -730,14 +761,18 @@ impl File {
     ///
     /// # Errors
     ///
-    /// The shutdown error if the pool, shut down, refused the job: nothing
-    /// was written, and the buffer is lost.
+    /// The shutdown error if the pool, shut down, refused the job, or the
+    /// OS error if it had no thread and could not start one: nothing was
+    /// written, and the buffer is lost.
     fn start_write<F>(&mut self, buf: Buf, op: F) -> io::Result<()>
     where
         F: FnOnce(&StdFile, &mut Buf) -> Operation + Send + 'static,
     {
         let job = self.job(buf, op);
-        self.state = State::Busy(IoJob::Mandatory(spawn_fs_mandatory(job)?));
+        self.state = State::Busy(IoJob::Mandatory(spawn_fs_mandatory(
+            "rt::fs::File write",
+            job,
+        )?));
         Ok(())
     }
 
@@ -815,9 +850,12 @@ impl File {
                 State::Idle(_) => {
                     let buf = me.take_buf();
                     let max = dst.len().min(me.max_buf_size);
-                    me.start(buf, move |std, buf| {
+                    let started = me.start("rt::fs::File read", buf, move |std, buf| {
                         Operation::Read(buf.read_from(std, max))
                     });
+                    if let Err(e) = started {
+                        return Poll::Ready(Err(e));
+                    }
                 }
                 State::Busy(_) => match ready!(me.poll_complete(cx))? {
                     // A `Fill` is a `read_to_end` given up on: its bytes
@@ -841,6 +879,43 @@ impl File {
     }
 }
 
+impl File {
+    /// A write of the bytes `copy` puts in the file's buffer (at most the
+    /// `max` it is given; it returns how many): after the operation in
+    /// flight, started as a mandatory job, `Ok` at once.
+    fn poll_write_with(
+        &mut self,
+        cx: &mut Context<'_>,
+        copy: impl FnOnce(&mut Buf, usize) -> usize,
+    ) -> Poll<io::Result<usize>> {
+        let coop = ready!(poll_proceed(cx));
+        loop {
+            match &mut self.state {
+                State::Idle(_) => {
+                    if let Some(e) = self.last_write_err.take() {
+                        return Poll::Ready(Err(e));
+                    }
+                    let mut buf = self.take_buf();
+                    let rewind = buf.discard_unread();
+                    let n = copy(&mut buf, self.max_buf_size);
+                    let started = self.start_write(buf, move |std, buf| {
+                        let result = rewind_by(std, rewind);
+                        Operation::Write(result.and_then(|()| buf.write_to(std)))
+                    });
+                    coop.made_progress();
+                    // Refused by a pool shut down: nothing was written.
+                    return Poll::Ready(started.map(|()| n));
+                }
+                State::Busy(_) => {
+                    if let Operation::Write(Err(e)) = ready!(self.poll_complete(cx))? {
+                        return Poll::Ready(Err(e));
+                    }
+                }
+            }
+        }
+    }
+}
+
 impl AsyncRead for File {
     fn poll_read(
         self: Pin<&mut Self>,
@@ -858,35 +933,26 @@ impl AsyncWrite for File {
         cx: &mut Context<'_>,
         src: &[u8],
     ) -> Poll<io::Result<usize>> {
-        let me = self.get_mut();
         if src.is_empty() {
             return Poll::Ready(Ok(0));
         }
-        let coop = ready!(poll_proceed(cx));
-        loop {
-            match &mut me.state {
-                State::Idle(_) => {
-                    if let Some(e) = me.last_write_err.take() {
-                        return Poll::Ready(Err(e));
-                    }
-                    let mut buf = me.take_buf();
-                    let rewind = buf.discard_unread();
-                    let n = buf.copy_from(src, me.max_buf_size);
-                    let started = me.start_write(buf, move |std, buf| {
-                        let result = rewind_by(std, rewind);
-                        Operation::Write(result.and_then(|()| buf.write_to(std)))
-                    });
-                    coop.made_progress();
-                    // Refused by a pool shut down: nothing was written.
-                    return Poll::Ready(started.map(|()| n));
-                }
-                State::Busy(_) => {
-                    if let Operation::Write(Err(e)) = ready!(me.poll_complete(cx))? {
-                        return Poll::Ready(Err(e));
-                    }
-                }
-            }
+        self.get_mut()
+            .poll_write_with(cx, |buf, max| buf.copy_from(src, max))
+    }
+
+    /// Takes every slice, up to [`max_buf_size`](File::max_buf_size)
+    /// bytes in all, as one write (as tokio's file does), rather than
+    /// futures-io's default of the first non-empty slice alone.
+    fn poll_write_vectored(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        srcs: &[IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        if srcs.iter().all(|src| src.is_empty()) {
+            return Poll::Ready(Ok(0));
         }
+        self.get_mut()
+            .poll_write_with(cx, |buf, max| buf.copy_from_slices(srcs, max))
     }
 
     fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
@@ -910,7 +976,6 @@ impl AsyncSeek for File {
         pos: SeekFrom,
     ) -> Poll<io::Result<u64>> {
         let me = self.get_mut();
-        let asked = pos;
         loop {
             match &mut me.state {
                 State::Idle(_) => {
@@ -918,13 +983,19 @@ impl AsyncSeek for File {
                         return Poll::Ready(Err(e));
                     }
                     let mut buf = me.take_buf();
+                    // Two steps, not one `lseek` by `offset + rewind`: if
+                    // the seek fails, the position must be the logical one
+                    // the caller had (the unread bytes are dropped either
+                    // way), and the sum may overflow.
                     let rewind = buf.discard_unread();
-                    let pos = match pos {
-                        SeekFrom::Current(offset) => SeekFrom::Current(offset + rewind),
-                        absolute => absolute,
-                    };
-                    me.seeking = Some(asked);
-                    me.start(buf, move |std, _| Operation::Seek((&*std).seek(pos)));
+                    let started = me.start("rt::fs::File seek", buf, move |std, _| {
+                        let result = rewind_by(std, rewind).and_then(|()| (&*std).seek(pos));
+                        Operation::Seek(result)
+                    });
+                    if let Err(e) = started {
+                        return Poll::Ready(Err(e));
+                    }
+                    me.seeking = Some(pos);
                 }
                 State::Busy(_) => {
                     // Read before `poll_complete` clears it.
@@ -933,7 +1004,7 @@ impl AsyncSeek for File {
                         // This seek's own result. A seek for another
                         // target, left by a dropped future, has moved the
                         // position; this one starts next.
-                        Operation::Seek(result) if in_flight == Some(asked) => {
+                        Operation::Seek(result) if in_flight == Some(pos) => {
                             return Poll::Ready(result);
                         }
                         Operation::Write(Err(e)) => return Poll::Ready(Err(e)),

@@ -32,6 +32,7 @@ pub async fn hard_link(original: impl AsRef<Path>, link: impl AsRef<Path>) -> io
     on_two_paths(
         link.as_ref(),
         original.as_ref(),
+        "rt::fs::hard_link",
         "could not create hard link",
         |link, original| std::fs::hard_link(original, link),
     )
@@ -63,6 +64,7 @@ pub async fn symlink(original: impl AsRef<Path>, link: impl AsRef<Path>) -> io::
     on_two_paths(
         link.as_ref(),
         original.as_ref(),
+        "rt::fs::symlink",
         "could not create symbolic link",
         |link, original| std::os::unix::fs::symlink(original, link),
     )
@@ -82,9 +84,12 @@ pub async fn symlink(original: impl AsRef<Path>, link: impl AsRef<Path>) -> io::
 ///
 /// See [`symlink`].
 pub async fn read_link(path: impl AsRef<Path>) -> io::Result<PathBuf> {
-    on_path(path.as_ref(), "could not read the link", |path| {
-        std::fs::read_link(path)
-    })
+    on_path(
+        path.as_ref(),
+        "rt::fs::read_link",
+        "could not read the link",
+        |path| std::fs::read_link(path),
+    )
     .await
 }
 
@@ -108,8 +113,11 @@ pub async fn read_link(path: impl AsRef<Path>) -> io::Result<PathBuf> {
 /// # });
 /// ```
 pub async fn symlink_metadata(path: impl AsRef<Path>) -> io::Result<Metadata> {
-    on_path(path.as_ref(), "could not lstat", |path| {
-        std::fs::symlink_metadata(path)
-    })
+    on_path(
+        path.as_ref(),
+        "rt::fs::symlink_metadata",
+        "could not lstat",
+        |path| std::fs::symlink_metadata(path),
+    )
     .await
 }

@@ -166,7 +166,7 @@ impl OpenOptions {
     pub async fn open(&self, path: impl AsRef<Path>) -> io::Result<File> {
         let options = self.0.clone();
         let path = path.as_ref().to_owned();
-        let std = run(move || {
+        let std = run("rt::fs::OpenOptions::open", move || {
             options
                 .open(&path)
                 .map_err(|e| path_error("could not open", &path, e))

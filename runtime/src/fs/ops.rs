@@ -35,7 +35,7 @@ pub async fn read(path: impl AsRef<Path>) -> io::Result<Vec<u8>> {
     // blocking thread to the end.
     let abandoned = Arc::new(AtomicBool::new(false));
     let _abandon_on_drop = SetOnDrop(abandoned.clone());
-    run(move || {
+    run("rt::fs::read", move || {
         let file = StdFile::open(&path).map_err(|e| path_error("could not open", &path, e))?;
         // The size is a hint: the file may change while we read.
         let size = file.metadata().map_or(0, |m| m.len() as usize);
@@ -124,7 +124,7 @@ pub async fn write(path: impl AsRef<Path>, contents: impl AsRef<[u8]>) -> io::Re
     // One job for the whole file, as tokio's: it runs to the end even if
     // this future is dropped. Stopping between chunks would leave the file
     // truncated, holding neither the old contents nor the new ones.
-    run(move || {
+    run("rt::fs::write", move || {
         let mut file =
             StdFile::create(&path).map_err(|e| path_error("could not create", &path, e))?;
         file.write_all(&data)
@@ -156,9 +156,13 @@ pub async fn write(path: impl AsRef<Path>, contents: impl AsRef<[u8]>) -> io::Re
 /// # });
 /// ```
 pub async fn copy(from: impl AsRef<Path>, to: impl AsRef<Path>) -> io::Result<u64> {
-    on_two_paths(from.as_ref(), to.as_ref(), "could not copy", |from, to| {
-        std::fs::copy(from, to)
-    })
+    on_two_paths(
+        from.as_ref(),
+        to.as_ref(),
+        "rt::fs::copy",
+        "could not copy",
+        |from, to| std::fs::copy(from, to),
+    )
     .await
 }
 
@@ -186,6 +190,7 @@ pub async fn rename(from: impl AsRef<Path>, to: impl AsRef<Path>) -> io::Result<
     on_two_paths(
         from.as_ref(),
         to.as_ref(),
+        "rt::fs::rename",
         "could not rename",
         |from, to| std::fs::rename(from, to),
     )
@@ -211,9 +216,12 @@ pub async fn rename(from: impl AsRef<Path>, to: impl AsRef<Path>) -> io::Result<
 /// # });
 /// ```
 pub async fn remove_file(path: impl AsRef<Path>) -> io::Result<()> {
-    on_path(path.as_ref(), "could not remove", |path| {
-        std::fs::remove_file(path)
-    })
+    on_path(
+        path.as_ref(),
+        "rt::fs::remove_file",
+        "could not remove",
+        |path| std::fs::remove_file(path),
+    )
     .await
 }
 
@@ -239,9 +247,12 @@ pub async fn remove_file(path: impl AsRef<Path>) -> io::Result<()> {
 /// # });
 /// ```
 pub async fn create_dir(path: impl AsRef<Path>) -> io::Result<()> {
-    on_path(path.as_ref(), "could not create directory", |path| {
-        std::fs::create_dir(path)
-    })
+    on_path(
+        path.as_ref(),
+        "rt::fs::create_dir",
+        "could not create directory",
+        |path| std::fs::create_dir(path),
+    )
     .await
 }
 
@@ -266,9 +277,12 @@ pub async fn create_dir(path: impl AsRef<Path>) -> io::Result<()> {
 /// # });
 /// ```
 pub async fn remove_dir(path: impl AsRef<Path>) -> io::Result<()> {
-    on_path(path.as_ref(), "could not remove directory", |path| {
-        std::fs::remove_dir(path)
-    })
+    on_path(
+        path.as_ref(),
+        "rt::fs::remove_dir",
+        "could not remove directory",
+        |path| std::fs::remove_dir(path),
+    )
     .await
 }
 
@@ -291,9 +305,12 @@ pub async fn remove_dir(path: impl AsRef<Path>) -> io::Result<()> {
 /// # });
 /// ```
 pub async fn try_exists(path: impl AsRef<Path>) -> io::Result<bool> {
-    on_path(path.as_ref(), "could not check the existence of", |path| {
-        std::fs::exists(path)
-    })
+    on_path(
+        path.as_ref(),
+        "rt::fs::try_exists",
+        "could not check the existence of",
+        |path| std::fs::exists(path),
+    )
     .await
 }
 
@@ -319,7 +336,7 @@ pub async fn try_exists(path: impl AsRef<Path>) -> io::Result<bool> {
 /// ```
 pub async fn set_permissions(path: impl AsRef<Path>, permissions: Permissions) -> io::Result<()> {
     let path = path.as_ref().to_owned();
-    run(move || {
+    run("rt::fs::set_permissions", move || {
         std::fs::set_permissions(&path, permissions)
             .map_err(|e| path_error("could not set the permissions of", &path, e))
     })
@@ -345,9 +362,12 @@ pub async fn set_permissions(path: impl AsRef<Path>, permissions: Permissions) -
 /// # });
 /// ```
 pub async fn create_dir_all(path: impl AsRef<Path>) -> io::Result<()> {
-    on_path(path.as_ref(), "could not create directory", |path| {
-        std::fs::create_dir_all(path)
-    })
+    on_path(
+        path.as_ref(),
+        "rt::fs::create_dir_all",
+        "could not create directory",
+        |path| std::fs::create_dir_all(path),
+    )
     .await
 }
 
@@ -370,9 +390,12 @@ pub async fn create_dir_all(path: impl AsRef<Path>) -> io::Result<()> {
 /// # });
 /// ```
 pub async fn remove_dir_all(path: impl AsRef<Path>) -> io::Result<()> {
-    on_path(path.as_ref(), "could not remove directory", |path| {
-        std::fs::remove_dir_all(path)
-    })
+    on_path(
+        path.as_ref(),
+        "rt::fs::remove_dir_all",
+        "could not remove directory",
+        |path| std::fs::remove_dir_all(path),
+    )
     .await
 }
 
@@ -394,9 +417,12 @@ pub async fn remove_dir_all(path: impl AsRef<Path>) -> io::Result<()> {
 /// # });
 /// ```
 pub async fn metadata(path: impl AsRef<Path>) -> io::Result<Metadata> {
-    on_path(path.as_ref(), "could not stat", |path| {
-        std::fs::metadata(path)
-    })
+    on_path(
+        path.as_ref(),
+        "rt::fs::metadata",
+        "could not stat",
+        |path| std::fs::metadata(path),
+    )
     .await
 }
 
@@ -418,8 +444,11 @@ pub async fn metadata(path: impl AsRef<Path>) -> io::Result<Metadata> {
 /// # });
 /// ```
 pub async fn canonicalize(path: impl AsRef<Path>) -> io::Result<PathBuf> {
-    on_path(path.as_ref(), "could not resolve", |path| {
-        std::fs::canonicalize(path)
-    })
+    on_path(
+        path.as_ref(),
+        "rt::fs::canonicalize",
+        "could not resolve",
+        |path| std::fs::canonicalize(path),
+    )
     .await
 }

@@ -44,7 +44,7 @@ const BATCH: usize = 32;
 /// ```
 pub async fn read_dir(path: impl AsRef<Path>) -> io::Result<ReadDir> {
     let path = path.as_ref().to_owned();
-    let dir = run(move || {
+    let dir = run("rt::fs::read_dir", move || {
         std::fs::read_dir(&path).map_err(|e| path_error("could not read directory", &path, e))
     })
     .await?;
@@ -89,9 +89,7 @@ impl Batch {
     fn fill(mut self) -> Batch {
         for _ in 0..BATCH {
             match self.dir.next() {
-                Some(entry) => self
-                    .entries
-                    .push_back(entry.map(|std| DirEntry(Arc::new(std)))),
+                Some(entry) => self.entries.push_back(entry.map(DirEntry::new)),
                 None => {
                     self.at_end = true;
                     break;
@@ -162,7 +160,11 @@ impl ReadDir {
                     else {
                         unreachable!()
                     };
-                    self.state = State::Busy(spawn_fs(move || batch.fill()));
+                    // On error the directory's handle, in the batch, is
+                    // gone with the job: the listing ends with the error.
+                    self.state = State::Busy(spawn_fs("rt::fs::ReadDir::next_entry", move || {
+                        batch.fill()
+                    })?);
                 }
                 State::Busy(handle) => match ready!(Pin::new(handle).poll(cx)) {
                     Ok(batch) => self.state = State::Idle(Some(batch)),
@@ -208,9 +210,23 @@ impl fmt::Debug for ReadDir {
 /// # });
 /// ```
 #[derive(Clone)]
-pub struct DirEntry(Arc<std::fs::DirEntry>);
+pub struct DirEntry {
+    std: Arc<std::fs::DirEntry>,
+    /// The type as the listing gave it, learnt on the blocking thread that
+    /// read the batch: free where the OS reports it (`d_type`), an `lstat`
+    /// there otherwise. `None` if that failed: `file_type` then asks again.
+    file_type: Option<FileType>,
+}
 
 impl DirEntry {
+    /// Runs on the blocking pool, with the batch.
+    fn new(std: std::fs::DirEntry) -> DirEntry {
+        DirEntry {
+            file_type: std.file_type().ok(),
+            std: Arc::new(std),
+        }
+    }
+
     /// The entry's full path (the directory's path joined with the name).
     ///
     /// # Examples
@@ -223,7 +239,7 @@ impl DirEntry {
     /// # });
     /// ```
     pub fn path(&self) -> PathBuf {
-        self.0.path()
+        self.std.path()
     }
 
     /// The entry's name within its directory.
@@ -238,7 +254,7 @@ impl DirEntry {
     /// # });
     /// ```
     pub fn file_name(&self) -> OsString {
-        self.0.file_name()
+        self.std.file_name()
     }
 
     /// The entry's inode number, as the directory listing gave it (no
@@ -260,7 +276,7 @@ impl DirEntry {
     /// ```
     #[cfg(unix)]
     pub fn ino(&self) -> u64 {
-        std::os::unix::fs::DirEntryExt::ino(&*self.0)
+        std::os::unix::fs::DirEntryExt::ino(&*self.std)
     }
 
     /// The entry's metadata, not following a symbolic link.
@@ -280,8 +296,8 @@ impl DirEntry {
     /// # });
     /// ```
     pub async fn metadata(&self) -> io::Result<Metadata> {
-        let entry = self.0.clone();
-        run(move || {
+        let entry = self.std.clone();
+        run("rt::fs::DirEntry::metadata", move || {
             entry
                 .metadata()
                 .map_err(|e| path_error("could not stat", &entry.path(), e))
@@ -289,8 +305,10 @@ impl DirEntry {
         .await
     }
 
-    /// The entry's file type, not following a symbolic link (often known
-    /// without a `stat` call).
+    /// The entry's file type, not following a symbolic link. Where the
+    /// directory listing reports types (most Linux file systems) it was
+    /// learnt with the entry, and this needs no system call and no trip
+    /// to the blocking pool.
     ///
     /// # Errors
     ///
@@ -307,8 +325,11 @@ impl DirEntry {
     /// # });
     /// ```
     pub async fn file_type(&self) -> io::Result<FileType> {
-        let entry = self.0.clone();
-        run(move || {
+        if let Some(file_type) = self.file_type {
+            return Ok(file_type);
+        }
+        let entry = self.std.clone();
+        run("rt::fs::DirEntry::file_type", move || {
             entry
                 .file_type()
                 .map_err(|e| path_error("could not stat", &entry.path(), e))
@@ -319,6 +340,6 @@ impl DirEntry {
 
 impl fmt::Debug for DirEntry {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_tuple("DirEntry").field(&self.0.path()).finish()
+        f.debug_tuple("DirEntry").field(&self.std.path()).finish()
     }
 }

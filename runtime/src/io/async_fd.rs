@@ -8,7 +8,7 @@ use rt_reactor::{Direction, Interest, ReadyEvent, Registration};
 use std::fmt;
 use std::future::poll_fn;
 use std::io;
-use std::os::fd::{AsRawFd, RawFd};
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, RawFd};
 use std::task::{Context, Poll};
 
 mod io_mut;
@@ -734,6 +734,26 @@ impl<T: AsRawFd> AsyncFd<T> {
 impl<T: AsRawFd> Drop for AsyncFd<T> {
     fn drop(&mut self) {
         self.deregister();
+    }
+}
+
+/// The wrapped descriptor, as tokio's `AsyncFd` exposes it: code that
+/// holds the `AsyncFd` can pass it where a descriptor is wanted.
+impl<T: AsRawFd> AsRawFd for AsyncFd<T> {
+    fn as_raw_fd(&self) -> RawFd {
+        self.get_ref().as_raw_fd()
+    }
+}
+
+impl<T: AsRawFd> AsFd for AsyncFd<T> {
+    fn as_fd(&self) -> BorrowedFd<'_> {
+        // SAFETY: the descriptor is `inner`'s, and `inner` stays in this
+        // `AsyncFd` until it is dropped or `into_inner` moves it out, both
+        // of which need the `AsyncFd` by value: neither can happen while
+        // this borrow of `self` lives, so the descriptor stays open for
+        // the returned `BorrowedFd`'s lifetime (tokio's impl rests on the
+        // same argument).
+        unsafe { BorrowedFd::borrow_raw(self.as_raw_fd()) }
     }
 }
 

@@ -98,8 +98,8 @@ where
 }
 
 /// [`copy_bidirectional`] with the buffer size of each direction given:
-/// `a_to_b_size` bytes for the copy from `a` to `b`, `b_to_a_size` for the
-/// other way.
+/// `a_to_b_buf_size` bytes for the copy from `a` to `b`, `b_to_a_buf_size`
+/// for the other way (tokio's names, and its panic messages).
 ///
 /// # Errors
 ///
@@ -107,7 +107,7 @@ where
 ///
 /// # Panics
 ///
-/// Panics if a size is `0`.
+/// When first polled, if a size is `0`, naming the parameter.
 ///
 /// # Examples
 ///
@@ -135,19 +135,24 @@ where
 pub async fn copy_bidirectional_with_sizes<A, B>(
     a: &mut A,
     b: &mut B,
-    a_to_b_size: usize,
-    b_to_a_size: usize,
+    a_to_b_buf_size: usize,
+    b_to_a_buf_size: usize,
 ) -> io::Result<(u64, u64)>
 where
     A: AsyncRead + AsyncWrite + Unpin + ?Sized,
     B: AsyncRead + AsyncWrite + Unpin + ?Sized,
 {
+    // A buffer of 0 bytes could copy nothing.
     assert!(
-        a_to_b_size > 0 && b_to_a_size > 0,
-        "`copy_bidirectional_with_sizes`: a buffer size of 0 could copy nothing"
+        a_to_b_buf_size > 0,
+        "`a_to_b_buf_size` must be greater than 0"
     );
-    let mut a_to_b = Transfer::new(a_to_b_size, AtEnd::Close);
-    let mut b_to_a = Transfer::new(b_to_a_size, AtEnd::Close);
+    assert!(
+        b_to_a_buf_size > 0,
+        "`b_to_a_buf_size` must be greater than 0"
+    );
+    let mut a_to_b = Transfer::new(a_to_b_buf_size, AtEnd::Close);
+    let mut b_to_a = Transfer::new(b_to_a_buf_size, AtEnd::Close);
     poll_fn(|cx| {
         let a_to_b = a_to_b.poll(cx, &mut *a, &mut *b)?;
         let b_to_a = b_to_a.poll(cx, &mut *b, &mut *a)?;

@@ -7,6 +7,7 @@ use crate::task::coop::poll_proceed;
 use futures_io::{AsyncBufRead, AsyncRead, AsyncSeek, AsyncWrite};
 use std::fmt;
 use std::io::{self, IoSlice, IoSliceMut, SeekFrom};
+use std::mem::MaybeUninit;
 use std::pin::Pin;
 use std::task::{Context, Poll, ready};
 
@@ -139,15 +140,47 @@ pub fn repeat(byte: u8) -> Repeat {
     Repeat { byte }
 }
 
+impl Repeat {
+    /// Fills `buf`, which may be uninitialised, with the byte; returns its
+    /// length. What [`AsyncRead::poll_read`] does, for a caller whose
+    /// buffer is not initialised yet (nothing is zeroed first). Spends a
+    /// unit of the task's cooperative budget: `Pending` once it is spent.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::future::poll_fn;
+    /// use std::mem::MaybeUninit;
+    ///
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// rt.block_on(async {
+    ///     let mut repeat = rt::io::repeat(b'x');
+    ///     let mut buf = [MaybeUninit::<u8>::uninit(); 3];
+    ///     let n = poll_fn(|cx| repeat.poll_read_uninit(cx, &mut buf)).await.unwrap();
+    ///     assert_eq!(n, 3);
+    /// });
+    /// ```
+    pub fn poll_read_uninit(
+        &mut self,
+        cx: &mut Context<'_>,
+        buf: &mut [MaybeUninit<u8>],
+    ) -> Poll<io::Result<usize>> {
+        ready!(poll_budget(cx));
+        for slot in buf.iter_mut() {
+            slot.write(self.byte);
+        }
+        Poll::Ready(Ok(buf.len()))
+    }
+}
+
 impl AsyncRead for Repeat {
     fn poll_read(
         self: Pin<&mut Self>,
         cx: &mut Context<'_>,
         buf: &mut [u8],
     ) -> Poll<io::Result<usize>> {
-        ready!(poll_budget(cx));
-        buf.fill(self.byte);
-        Poll::Ready(Ok(buf.len()))
+        self.get_mut()
+            .poll_read_uninit(cx, crate::io::sys::as_uninit(buf))
     }
 
     fn poll_read_vectored(

@@ -11,7 +11,10 @@
 //!    the socket's buffer, not by the budget;
 //! 2. wait for readiness in the wanted direction;
 //! 3. try the non-blocking operation; on `WouldBlock`, clear exactly the
-//!    readiness observed in step 2 and go back to step 2 (a stream read
+//!    readiness observed in step 2, closed states included (a FIFO's side
+//!    reopens when a new peer opens it, and only the `WouldBlock` says so;
+//!    kept, the closed state would end the next wait at once and the loop
+//!    would spin), and go back to step 2 (a stream read
 //!    that fills only part of its buffer clears it too, see
 //!    `poll_stream_read`);
 //! 4. anything else (data, EOF, an error) is the result.
@@ -92,7 +95,8 @@ fn poll_io_or_end<R>(
                     coop.made_progress();
                     return Poll::Ready(Ok(value));
                 }
-                registration.clear_readiness(event);
+                // Closed states too: see `clear_readiness_reopened`.
+                registration.clear_readiness_reopened(event);
             }
             result => {
                 if matches!(&result, Ok(output) if drained(output)) {
@@ -154,7 +158,7 @@ fn try_io_once_or_end<R>(
                 if let Some(value) = end(event.ready()) {
                     return Ok(value);
                 }
-                registration.clear_readiness(event);
+                registration.clear_readiness_reopened(event);
                 Err(e)
             }
             result => result,
@@ -219,7 +223,7 @@ impl<E: mio::event::Source> Registered<E> {
         assumed: Ready,
     ) -> io::Result<Registered<E>> {
         #[cfg(feature = "sim")]
-        crate::sim::refuse("a real socket (rt::net)")?;
+        crate::sim::refuse("a real socket or pipe (`rt::net`)")?;
         let reactor = current_reactor();
         let registration = reactor.register_assuming(&mut io, interest, assumed)?;
         Ok(Registered {

@@ -47,6 +47,16 @@ enum Stream {
 }
 
 impl Stream {
+    /// The name of its blocking jobs (stdin is only read, the others only
+    /// written), for the watchdog's report.
+    fn job_name(self) -> &'static str {
+        match self {
+            Stream::Stdin => "rt::io::stdin read",
+            Stream::Stdout => "rt::io::stdout write",
+            Stream::Stderr => "rt::io::stderr write",
+        }
+    }
+
     fn name(self) -> &'static str {
         match self {
             Stream::Stdin => "stdin",
@@ -93,11 +103,12 @@ impl Blocking {
     ///
     /// # Errors
     ///
-    /// The shutdown error if the pool, shut down, refused the job: the
-    /// bytes are dropped unwritten.
+    /// The shutdown error if the pool, shut down, refused the job, or the
+    /// OS error if it had no thread and could not start one: the bytes
+    /// are dropped unwritten.
     fn start_write(&mut self, mut buf: Buf) -> io::Result<()> {
         let stream = self.stream;
-        let job = self.on_runtime(|rt, meta| {
+        let job = self.on_runtime(stream.job_name(), |rt, meta| {
             let write = move || {
                 let outcome = write_out(stream, &mut buf);
                 (buf, outcome)
@@ -108,22 +119,39 @@ impl Blocking {
         Ok(())
     }
 
-    fn start_read(&mut self, mut buf: Buf) {
+    /// Starts reading into `buf`, cancelled if still queued at shutdown.
+    ///
+    /// # Errors
+    ///
+    /// The OS error if the pool had no thread and could not start one;
+    /// `Unsupported` inside a simulation.
+    fn start_read(&mut self, mut buf: Buf) -> io::Result<()> {
+        #[cfg(feature = "sim")]
+        refuse_in_sim()?;
         let stream = self.stream;
-        let handle = self.on_runtime(|rt, meta| {
+        let handle = self.on_runtime(stream.job_name(), |rt, meta| {
             let read = move || {
                 let outcome = read_into(stream, &mut buf);
                 (buf, outcome)
             };
-            rt.spawn_blocking(read, meta)
-        });
+            rt.try_spawn_blocking(read, meta)
+        })?;
         self.state = State::Busy(IoJob::Cancellable(handle));
+        Ok(())
     }
 
-    /// Calls `spawn` with the current runtime, whose pool runs the job.
-    fn on_runtime<T>(&self, spawn: impl FnOnce(&scheduler::Handle, TaskMeta) -> T) -> T {
-        let meta = TaskMeta::new();
-        match context::with_current(|rt| spawn(rt, meta)) {
+    /// Calls `spawn` with the current runtime, whose pool runs the job
+    /// named `name`.
+    fn on_runtime<T>(
+        &self,
+        name: &'static str,
+        spawn: impl FnOnce(&scheduler::Handle, TaskMeta) -> T,
+    ) -> T {
+        let mut meta = TaskMeta::new();
+        match context::with_current(|rt| {
+            meta.name_rt_job(rt, name);
+            spawn(rt, meta)
+        }) {
             Some(spawned) => spawned,
             None => panic!(
                 "`rt::io::{}` used outside a runtime: it runs on the runtime's blocking pool, \
@@ -182,7 +210,9 @@ impl Blocking {
                 State::Idle(buf) => {
                     let mut buf = std::mem::take(buf);
                     buf.data.resize(dst.len().min(MAX_CHUNK), 0);
-                    self.start_read(buf);
+                    if let Err(e) = self.start_read(buf) {
+                        return Poll::Ready(Err(e));
+                    }
                 }
                 State::Busy(_) => {
                     if let Outcome::Read(Err(e)) = ready!(self.poll_complete(cx))? {
@@ -240,6 +270,24 @@ impl Blocking {
             Outcome::Read(_) => Poll::Ready(Ok(())),
         }
     }
+}
+
+/// `Unsupported` inside a simulation: a simulation runs its blocking jobs
+/// inline, so the whole run would wait on the read (a hang, on a
+/// terminal), for input from outside it, which a seed cannot replay.
+/// (Writes stay allowed: what a node prints changes nothing in the run.)
+#[cfg(feature = "sim")]
+fn refuse_in_sim() -> io::Result<()> {
+    if !crate::sim::is_current() {
+        return Ok(());
+    }
+    Err(io::Error::new(
+        io::ErrorKind::Unsupported,
+        "reading `rt::io::stdin` is not supported inside a simulation (`rt::sim`): the run \
+         would wait for input from outside it, which a seed cannot replay. Give the node its \
+         input another way: a channel (`rt::sync::mpsc`) from a client, or the simulated \
+         network",
+    ))
 }
 
 /// On the pool: one read from stdin into `buf.data` (sized by the caller).
@@ -302,7 +350,8 @@ pub struct Stderr {
 /// blocking work: end such a program with
 /// [`Runtime::shutdown_background`](crate::runtime::Runtime::shutdown_background)
 /// or a `shutdown_timeout`. Reading stdin from several handles at once
-/// interleaves unpredictably.
+/// interleaves unpredictably. Inside a simulation (`rt::sim`), a read
+/// fails with `Unsupported`: the seed cannot replay input from outside.
 ///
 /// # Panics
 ///
@@ -405,7 +454,8 @@ impl Stdin {
     ///
     /// # Errors
     ///
-    /// The OS error of the read.
+    /// The OS error of the read; `Unsupported` inside a simulation
+    /// (`rt::sim`), whose seed cannot replay input from outside it.
     ///
     /// # Examples
     ///

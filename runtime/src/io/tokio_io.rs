@@ -40,7 +40,7 @@ macro_rules! tokio_read {
 /// `tokio::io::AsyncWrite` for each type, through its
 /// `futures_io::AsyncWrite`; tokio's `shutdown` is futures-io's `close`.
 /// `vectored` says whether the type writes several buffers in one call
-/// (sockets do: `writev`).
+/// (sockets do: `writev`; a file gathers them into its one buffer).
 macro_rules! tokio_write {
     ($($ty:ty => vectored: $vectored:literal),* $(,)?) => {$(
         impl tokio::io::AsyncWrite for $ty {
@@ -94,7 +94,7 @@ tokio_write!(
     UnixStream => vectored: true,
     unix::OwnedWriteHalf => vectored: true,
     unix::WriteHalf<'_> => vectored: true,
-    File => vectored: false,
+    File => vectored: true,
     DuplexStream => vectored: false,
     SimplexStream => vectored: false,
 );

@@ -68,16 +68,17 @@ pub(crate) async fn resolve(name: HostName) -> io::Result<Vec<SocketAddr>> {
     if let Some(resolved) = crate::sim::in_sim(|sim| name.resolve_simulated(sim)) {
         return resolved;
     }
-    let meta = TaskMeta::new();
-    let Some(call) =
-        context::with_current(|handle| handle.spawn_blocking(move || name.resolve(), meta))
-    else {
+    let mut meta = TaskMeta::new();
+    let Some(call) = context::with_current(|handle| {
+        meta.name_rt_job(handle, "rt::net::lookup_host");
+        handle.try_spawn_blocking(move || name.resolve(), meta)
+    }) else {
         panic!(
             "`rt::net` resolved a host name outside a runtime: it resolves on the runtime's \
              blocking pool, so await it in a task or inside `Runtime::block_on`"
         );
     };
-    crate::blocking::join_job(call).await
+    crate::blocking::join_job(call?).await
 }
 
 /// The socket addresses `host` names: `"example.com:80"`,

@@ -3,7 +3,10 @@
 //! orphan list that catches children whose runtime shut down first.
 
 use super::Command;
-use super::reap::{WatchKind, orphan_count, sweep_orphans};
+use super::reap::{
+    WatchKind, adopt_orphan, orphan_count, reaper_thread_running, refuse_reaper_thread,
+    sweep_orphans,
+};
 use crate::runtime::{Builder, Runtime};
 use std::os::unix::process::ExitStatusExt;
 use std::time::{Duration, Instant};
@@ -107,6 +110,39 @@ fn a_child_whose_runtime_shut_down_is_reaped_by_a_later_sweep() {
     while process_exists(pid) {
         assert!(Instant::now() < deadline, "orphan {pid} never reaped");
         sweep_orphans();
+        std::thread::yield_now();
+    }
+}
+
+/// The OS refuses the `rt-orphan-reaper` thread when a child is orphaned:
+/// no panic, the orphan stays listed, and the next sweep (every spawn
+/// makes one) starts the thread once the OS allows it, which then reaps
+/// the orphan at its exit. The thread used to be tried again only when
+/// another child was orphaned: until then an orphan was reaped only if a
+/// runtime spawned or waited for a child.
+#[test]
+fn an_orphan_whose_reaper_thread_was_refused_gets_one_at_the_next_sweep() {
+    let child = std::process::Command::new("sleep")
+        .arg("1000")
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    refuse_reaper_thread(true);
+    adopt_orphan(child);
+    refuse_reaper_thread(false);
+    assert!(process_exists(pid));
+    assert!(orphan_count() >= 1);
+    sweep_orphans();
+    assert!(
+        reaper_thread_running(),
+        "an orphan waits with no thread to reap it"
+    );
+    // SAFETY: kill(2) takes no pointers; `pid` is our unreaped child, so
+    // the pid cannot have been reused.
+    assert_eq!(unsafe { libc::kill(pid as libc::pid_t, libc::SIGKILL) }, 0);
+    let deadline = deadline();
+    while process_exists(pid) {
+        assert!(Instant::now() < deadline, "orphan {pid} never reaped");
         std::thread::yield_now();
     }
 }

@@ -415,8 +415,10 @@ impl Command {
     ///
     /// # Errors
     ///
-    /// A missing program is a `NotFound` error naming it; other failures
-    /// to start (permissions, descriptor limits) are the OS error.
+    /// The OS error of starting the child, as std's and tokio's: a missing
+    /// program (or working directory) is `NotFound` with its
+    /// `raw_os_error()` (`ENOENT`); permissions, descriptor limits, ...
+    /// likewise.
     ///
     /// # Panics
     ///
@@ -441,7 +443,9 @@ impl Command {
         // Checked first: failing here must not leave a child behind.
         let runtime = current_runtime();
         reap::sweep_orphans();
-        let mut child = self.std.spawn().map_err(|e| self.spawn_error(e))?;
+        // std's error as it is: a message naming the program would need a
+        // custom error, which loses `raw_os_error()`.
+        let mut child = self.std.spawn()?;
         match Self::adopt(&mut child, watch) {
             Ok((watch, stdio)) => Ok(Child::new(
                 Reapable::new(child, watch),
@@ -473,21 +477,6 @@ impl Command {
         let stderr = child.stderr.take().map(ChildStderr::from_std).transpose()?;
         let watch = ExitWatch::new(child.id(), watch)?;
         Ok((watch, (stdin, stdout, stderr)))
-    }
-
-    /// A missing program's error says which program.
-    fn spawn_error(&self, error: io::Error) -> io::Error {
-        if error.kind() != io::ErrorKind::NotFound {
-            return error;
-        }
-        io::Error::new(
-            io::ErrorKind::NotFound,
-            format!(
-                "rt::process: cannot run {:?}: program not found (not a path to an executable, \
-                 nor in PATH), or the working directory does not exist: {error}",
-                self.std.get_program()
-            ),
-        )
     }
 
     /// Runs the child to its exit, collecting its stdout and stderr (both

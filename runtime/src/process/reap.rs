@@ -42,7 +42,9 @@
 //!    this). The thread listens before its first sweep and leaves, under
 //!    the list's lock, only once the list is empty; an orphan is checked
 //!    and added under that lock too, so an exit after its check has its
-//!    `SIGCHLD` come after it is listed, and is seen by a later sweep.
+//!    `SIGCHLD` come after it is listed, and is seen by a later sweep. If
+//!    the OS refuses the thread, nothing fails: the sweeps of step 3 reap
+//!    the orphans, and each tries to start the thread again.
 
 use crate::io::registered::Registered;
 use crate::runtime::context;
@@ -284,6 +286,15 @@ impl Orphans {
         self.children
             .retain_mut(|child| matches!(child.try_wait(), Ok(None)));
     }
+
+    /// Step 4: starts the thread while orphans wait and it does not run.
+    /// If the OS refuses it (or the `SIGCHLD` handler), the orphans wait
+    /// for the sweeps of step 3, each of which tries again.
+    fn start_thread_if_needed(&mut self) {
+        if !self.children.is_empty() && !self.thread_running {
+            self.thread_running = start_orphan_thread();
+        }
+    }
 }
 
 /// Parks `child` in the orphan list unless it can be reaped now.
@@ -292,20 +303,22 @@ pub(crate) fn adopt_orphan(mut child: std::process::Child) {
     // Checked under the lock: see step 4 of the orphan protocol.
     if let Ok(None) = child.try_wait() {
         orphans.children.push(child);
-        if !orphans.thread_running {
-            orphans.thread_running = start_orphan_thread();
-        }
+        orphans.start_thread_if_needed();
     }
 }
 
 /// Step 4 of the orphan protocol. Whether the thread started: without it
 /// (no thread or no `SIGCHLD` handler to be had) the orphans wait for the
-/// sweeps of step 3.
+/// sweeps of step 3, which try to start it again.
 fn start_orphan_thread() -> bool {
     let sigchld = match signal_hook::iterator::Signals::new([libc::SIGCHLD]) {
         Ok(sigchld) => sigchld,
         Err(_) => return false,
     };
+    #[cfg(test)]
+    if REFUSE_REAPER_THREAD.with(|cell| cell.get()) {
+        return false;
+    }
     std::thread::Builder::new()
         .name("rt-orphan-reaper".into())
         .spawn(move || reap_orphans_until_none_left(sigchld))
@@ -330,9 +343,13 @@ fn reap_orphans_until_none_left(mut sigchld: signal_hook::iterator::Signals) {
     }
 }
 
-/// Step 3 of the orphan protocol: reaps every orphan that has exited.
+/// Step 3 of the orphan protocol: reaps every orphan that has exited,
+/// and starts the thread of step 4 for those left if an earlier start
+/// was refused.
 pub(crate) fn sweep_orphans() {
-    lock_orphans().sweep();
+    let mut orphans = lock_orphans();
+    orphans.sweep();
+    orphans.start_thread_if_needed();
 }
 
 fn lock_orphans() -> std::sync::MutexGuard<'static, Orphans> {
@@ -342,8 +359,30 @@ fn lock_orphans() -> std::sync::MutexGuard<'static, Orphans> {
         .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
-/// How many orphans wait to be reaped (for tests).
-#[cfg(test)]
+/// How many orphans wait to be reaped (for tests; not under Miri, which
+/// cannot spawn processes).
+#[cfg(all(test, not(miri)))]
 pub(crate) fn orphan_count() -> usize {
     lock_orphans().children.len()
+}
+
+/// Whether the `rt-orphan-reaper` thread runs (for the process tests,
+/// which Miri cannot run).
+#[cfg(all(test, not(miri)))]
+pub(crate) fn reaper_thread_running() -> bool {
+    lock_orphans().thread_running
+}
+
+#[cfg(test)]
+std::thread_local! {
+    /// Tests only: the reaper thread is refused, as by the OS, when this
+    /// thread is the one starting it (per thread, so that other tests
+    /// orphaning children meanwhile are not refused).
+    static REFUSE_REAPER_THREAD: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// See `REFUSE_REAPER_THREAD`.
+#[cfg(all(test, not(miri)))]
+pub(crate) fn refuse_reaper_thread(refuse: bool) {
+    REFUSE_REAPER_THREAD.with(|cell| cell.set(refuse));
 }

@@ -2,15 +2,20 @@
 
 use crate::blocking::{self, PoolConfig};
 use crate::driver::{Driver, DriverConfig};
+use crate::loom::thread;
 use crate::runtime::block_on_calls::BlockOnCalls;
+use crate::runtime::live_threads::LiveThreads;
+use crate::runtime::shutdown_sweep::ShutdownSweep;
 use crate::runtime::watchdog::{SlowPollCallback, WatchdogConfig};
+use crate::runtime::worker_count::{self, RT_WORKER_THREADS};
 use crate::runtime::{Handle, LocalRuntime, Runtime, SlowPoll, context};
 use crate::scheduler::{self, Config, current_thread, multi_thread};
 use crate::task::local_set_list::LocalSetList;
+use std::borrow::Cow;
 use std::fmt;
 use std::io;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// See [`Builder::spin_before_park`]. Off under loom: the end-to-end
 /// models would spend their state space on it; the blocking pool's models
@@ -49,6 +54,9 @@ pub struct Builder {
     /// The runtime's name (`Handle::name`).
     name: Option<Arc<str>>,
     worker_threads: Option<usize>,
+    /// The environment variable read when `worker_threads` is unset
+    /// (`worker_count.rs`).
+    worker_threads_var: Cow<'static, str>,
     thread_name: ThreadNameFn,
     thread_stack_size: Option<usize>,
     on_thread_start: Option<Callback>,
@@ -63,6 +71,9 @@ pub struct Builder {
     thread_keep_alive: Duration,
     slow_poll_threshold: Option<Duration>,
     on_slow_poll: Option<SlowPollCallback>,
+    /// Unit tests only: asked before every thread the runtime starts.
+    #[cfg(test)]
+    thread_gate: Option<ThreadGate>,
 }
 
 impl Builder {
@@ -96,6 +107,7 @@ impl Builder {
             kind,
             name: None,
             worker_threads: None,
+            worker_threads_var: Cow::Borrowed(RT_WORKER_THREADS),
             thread_name: Arc::new(|| "rt-worker".to_owned()),
             thread_stack_size: None,
             on_thread_start: None,
@@ -110,7 +122,23 @@ impl Builder {
             thread_keep_alive: Duration::from_secs(10),
             slow_poll_threshold: None,
             on_slow_poll: None,
+            #[cfg(test)]
+            thread_gate: None,
         }
+    }
+
+    /// Unit tests only: `gate` is called before every thread the runtime
+    /// starts (workers, blocking pool), on the starting thread; an `Err`
+    /// is returned as the OS's refusal would be, and no thread starts.
+    /// This is how the tests play a container's pids limit, which they
+    /// cannot set for real when run as root.
+    #[cfg(all(test, not(loom)))]
+    pub(crate) fn thread_gate(
+        &mut self,
+        gate: impl Fn() -> io::Result<()> + Send + Sync + 'static,
+    ) -> &mut Builder {
+        self.thread_gate = Some(Arc::new(gate));
+        self
     }
 
     /// Names the runtime: [`Handle::name`] returns it (unnamed runtimes
@@ -146,7 +174,9 @@ impl Builder {
     }
 
     /// The number of worker threads (multi-thread only). Defaults to the
-    /// number of CPUs.
+    /// value of the environment variable `RT_WORKER_THREADS` if it is set
+    /// (see [`worker_threads_var`](Builder::worker_threads_var)), else to
+    /// the number of CPUs; a count set here wins over the variable.
     ///
     /// # Panics
     ///
@@ -162,6 +192,36 @@ impl Builder {
     pub fn worker_threads(&mut self, count: usize) -> &mut Builder {
         assert!(count > 0, "`worker_threads` must be at least 1");
         self.worker_threads = Some(count);
+        self
+    }
+
+    /// The environment variable that gives a multi-thread runtime its
+    /// number of workers when [`worker_threads`](Builder::worker_threads)
+    /// is not called (default `RT_WORKER_THREADS`; tokio's facade reads
+    /// `TOKIO_WORKER_THREADS`). It is read by [`build`](Builder::build),
+    /// and only then; unset, the runtime gets one worker per CPU.
+    ///
+    /// # Panics
+    ///
+    /// `build` panics, naming the variable, if it is set to anything but
+    /// a positive integer: a deployment asked for a worker count the
+    /// runtime cannot give, and running with another would hide it.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// // Run with `MYAPP_WORKERS=4`, this server has 4 workers; without
+    /// // it, one per CPU.
+    /// let rt = rt::runtime::Builder::new_multi_thread()
+    ///     .worker_threads_var("MYAPP_WORKERS")
+    ///     .build()
+    ///     .unwrap();
+    /// if let Ok(count) = std::env::var("MYAPP_WORKERS") {
+    ///     assert_eq!(rt.metrics().num_workers().to_string(), count);
+    /// }
+    /// ```
+    pub fn worker_threads_var(&mut self, name: impl Into<Cow<'static, str>>) -> &mut Builder {
+        self.worker_threads_var = name.into();
         self
     }
 
@@ -243,7 +303,13 @@ impl Builder {
     }
 
     /// Runs `f` on each runtime thread just before it exits, with the
-    /// runtime still current (see [`on_thread_start`](Builder::on_thread_start)).
+    /// runtime still current (see [`on_thread_start`](Builder::on_thread_start)):
+    /// workers at shutdown, blocking-pool threads at shutdown or once idle
+    /// for [`thread_keep_alive`](Builder::thread_keep_alive). Dropping the
+    /// runtime returns once every thread's `f` has run, as tokio's joins
+    /// its threads; a thread it does not wait for (one blocked in
+    /// [`block_in_place`](crate::task::block_in_place), one a
+    /// [`Runtime::shutdown_timeout`] left behind) runs `f` when it is done.
     /// A panic in `f` is printed by the panic hook, and the thread exits
     /// as it would have.
     ///
@@ -646,7 +712,11 @@ impl Builder {
     ///
     /// # Panics
     ///
-    /// Panics if `start_paused(true)` was asked of a multi-thread runtime.
+    /// Panics if `start_paused(true)` was asked of a multi-thread runtime,
+    /// or if a multi-thread runtime without
+    /// [`worker_threads`](Builder::worker_threads) finds its
+    /// [`worker_threads_var`](Builder::worker_threads_var) set to anything
+    /// but a positive integer.
     ///
     /// # Examples
     ///
@@ -672,15 +742,22 @@ impl Builder {
         );
         let workers = match self.kind {
             Kind::CurrentThread => 1,
-            Kind::MultiThread => self.worker_threads.unwrap_or_else(num_cpus::get).max(1),
+            Kind::MultiThread => self
+                .worker_threads
+                .unwrap_or_else(|| worker_count::default_worker_threads(&self.worker_threads_var)),
         };
         let (driver, driver_handle) = Driver::new(&self.driver, workers)?;
         let default_interval = match self.kind {
             Kind::CurrentThread => 31,
             Kind::MultiThread => 61,
         };
-        let slow_poll =
+        #[cfg_attr(not(test), allow(unused_mut))]
+        let mut slow_poll =
             WatchdogConfig::from_builder(self.slow_poll_threshold, self.on_slow_poll.clone());
+        #[cfg(test)]
+        if let Some(watchdog) = &mut slow_poll {
+            watchdog.gate = self.thread_gate.clone();
+        }
         let config = Config {
             global_queue_interval: self.global_queue_interval.unwrap_or(default_interval),
             tune_global_queue_interval: self.global_queue_interval.is_none(),
@@ -695,7 +772,13 @@ impl Builder {
             block_on_calls: slow_poll
                 .is_some()
                 .then(|| crate::loom::sync::Arc::new(BlockOnCalls::new())),
+            shutdown_sweep: slow_poll
+                .is_some()
+                .then(|| crate::loom::sync::Arc::new(ShutdownSweep::default())),
         };
+        // One spawner for the workers and the pool: shutdown waits for the
+        // threads of both.
+        let threads = self.spawner();
         let blocking = blocking::Spawner::new(
             PoolConfig {
                 max_threads: self.max_blocking_threads,
@@ -703,7 +786,7 @@ impl Builder {
                 spin_before_park: self.spin_before_park,
                 report_wait_after: slow_poll.as_ref().map(|watchdog| watchdog.threshold),
             },
-            self.spawner(),
+            threads.clone(),
         );
         match self.kind {
             Kind::CurrentThread => {
@@ -719,7 +802,7 @@ impl Builder {
                     config,
                     driver,
                     driver_handle,
-                    &self.spawner(),
+                    &threads,
                     blocking,
                 )?;
                 let handle = Handle {
@@ -758,24 +841,38 @@ impl Builder {
         self.build().map(LocalRuntime::from_runtime)
     }
 
+    /// The spawner of one runtime's threads: build the runtime's workers
+    /// and its blocking pool with the same one (or clones of it), so
+    /// that shutdown waits for all of them.
     pub(crate) fn spawner(&self) -> ThreadSpawner {
         ThreadSpawner {
             name: self.thread_name.clone(),
             stack_size: self.thread_stack_size,
             on_start: self.on_thread_start.clone(),
             on_stop: self.on_thread_stop.clone(),
+            live: Arc::new(LiveThreads::new()),
+            #[cfg(test)]
+            gate: self.thread_gate.clone(),
         }
     }
 }
 
+/// See [`Builder::thread_gate`].
+#[cfg(test)]
+pub(crate) type ThreadGate = Arc<dyn Fn() -> io::Result<()> + Send + Sync + 'static>;
+
 /// Spawns the runtime's threads with the builder's name, stack size and
-/// start/stop hooks.
+/// start/stop hooks, and counts them until they finish.
 #[derive(Clone)]
 pub(crate) struct ThreadSpawner {
     name: ThreadNameFn,
     stack_size: Option<usize>,
     on_start: Option<Callback>,
     on_stop: Option<Callback>,
+    /// Shared by the clones: every thread of the runtime.
+    live: Arc<LiveThreads>,
+    #[cfg(test)]
+    gate: Option<ThreadGate>,
 }
 
 impl ThreadSpawner {
@@ -787,32 +884,44 @@ impl ThreadSpawner {
             stack_size: None,
             on_start: None,
             on_stop: None,
+            live: Arc::new(LiveThreads::new()),
+            gate: None,
         }
     }
 
-    /// Spawns a thread running the start hook, `f`, then the stop hook;
-    /// the hooks run with `current` (the runtime the thread serves) as the
-    /// current runtime.
-    pub(crate) fn spawn(
-        &self,
-        current: Option<scheduler::Handle>,
-        f: impl FnOnce() + Send + 'static,
-    ) -> io::Result<()> {
-        self.spawn_then(current, f, |()| {})
+    /// These threads, with a `Builder::thread_gate`, for the models of
+    /// the pool when the OS refuses a thread.
+    #[cfg(all(test, loom))]
+    pub(crate) fn with_gate(
+        mut self,
+        gate: impl Fn() -> io::Result<()> + Send + Sync + 'static,
+    ) -> ThreadSpawner {
+        self.gate = Some(Arc::new(gate));
+        self
     }
 
-    /// As `spawn`, and runs `on_exit` with `f`'s result last on the new
-    /// thread, after the stop hook: whoever waits for `on_exit` knows the
-    /// hooks have run.
+    /// Spawns a thread running the start hook, `f`, the stop hook, then
+    /// `on_exit` with `f`'s result: whoever waits for `on_exit` knows the
+    /// hooks have run. The hooks run with `current` (the runtime the
+    /// thread serves) as the current runtime. The thread counts as live
+    /// until it has dropped everything it holds, `on_exit` included (see
+    /// `live_threads.rs`).
+    /// Returns the thread's handle, to join it.
     pub(crate) fn spawn_then<T>(
         &self,
         current: Option<scheduler::Handle>,
         f: impl FnOnce() -> T + Send + 'static,
         on_exit: impl FnOnce(T) + Send + 'static,
-    ) -> io::Result<()> {
+    ) -> io::Result<thread::JoinHandle<()>> {
+        #[cfg(test)]
+        if let Some(gate) = &self.gate {
+            gate()?;
+        }
         let on_start = self.on_start.clone();
         let on_stop = self.on_stop.clone();
+        let live = self.live.clone();
         let body = move || {
+            let running = live.started();
             // As in tokio, a hook may call `Handle::current()` (to keep the
             // handle in a thread-local, say).
             let entered = current.as_ref().map(context::set_current);
@@ -821,24 +930,42 @@ impl ThreadSpawner {
             run_hook(on_stop.as_ref());
             drop(entered);
             drop(current);
+            // The hooks' captures too, before the thread stops counting.
+            drop((on_start, on_stop));
             on_exit(result);
+            drop(running);
         };
+        self.live.spawning();
         #[cfg(not(loom))]
-        {
-            let mut builder = std::thread::Builder::new().name((self.name)());
-            if let Some(size) = self.stack_size {
-                builder = builder.stack_size(size);
-            }
-            builder.spawn(body).map(drop)
-        }
+        let mut builder = std::thread::Builder::new().name((self.name)());
         #[cfg(loom)]
-        {
-            let mut builder = loom::thread::Builder::new().name((self.name)());
-            if let Some(size) = self.stack_size {
-                builder = builder.stack_size(size);
-            }
-            builder.spawn(body).map(drop)
+        let mut builder = loom::thread::Builder::new().name((self.name)());
+        if let Some(size) = self.stack_size {
+            builder = builder.stack_size(size);
         }
+        let spawned = builder.spawn(body);
+        if spawned.is_err() {
+            self.live.spawn_failed();
+        }
+        spawned
+    }
+
+    /// See `LiveThreads::detach_current`.
+    pub(crate) fn detach_current(&self) {
+        self.live.detach_current();
+    }
+
+    /// See `LiveThreads::attach_current`.
+    pub(crate) fn attach_current(&self) {
+        self.live.attach_current();
+    }
+
+    /// Waits until every thread spawned so far (but the caller, if it is
+    /// one of them) has finished, stop hook included, or until `deadline`
+    /// (`None`: as long as it takes). Call it once nothing can spawn
+    /// another thread (the runtime shut down, its pool too).
+    pub(crate) fn wait_until_finished(&self, deadline: Option<Instant>) -> bool {
+        self.live.wait_until_finished(deadline)
     }
 }
 
@@ -859,6 +986,7 @@ impl fmt::Debug for Builder {
             .field("kind", &self.kind)
             .field("name", &self.name)
             .field("worker_threads", &self.worker_threads)
+            .field("worker_threads_var", &self.worker_threads_var)
             .field("thread_stack_size", &self.thread_stack_size)
             .field("global_queue_interval", &self.global_queue_interval)
             .field("event_interval", &self.event_interval)

@@ -14,7 +14,9 @@
 //! finds it stale reads the real clock. A value is thus behind the real
 //! time by at most what the busiest worker ran in its last 4 maintenance
 //! intervals (a poll that blocks its thread holds its own worker's refresh
-//! back, not the others').
+//! back, not the others'; with the slow-poll watchdog on, a scheduler
+//! whose poll the watchdog saw outlast a sampling period refreshes its
+//! clock once the poll returns, see `WorkerMetrics::clock_behind`).
 //!
 //! The word orders nothing (it is a timestamp, never a flag another access
 //! relies on), so it is a plain std atomic, outside the loom shim: under
@@ -40,8 +42,9 @@ impl Stamp {
     }
 
     /// The stamp `nanos` after the clock's base (for unit tests of what
-    /// computes with stamps).
-    #[cfg(all(test, not(loom)))]
+    /// computes with stamps, and for a simulation, whose stamps count
+    /// simulated time from the run's start).
+    #[cfg(any(all(test, not(loom)), feature = "sim"))]
     pub(crate) fn from_nanos(nanos: u64) -> Stamp {
         Stamp(nanos)
     }

@@ -119,14 +119,16 @@ pub enum TaskState {
     /// Woken (or just spawned), in a run queue.
     Scheduled,
     /// Being polled, by worker `worker` when known (`None`: on a thread
-    /// that is not a worker, such as one in `block_in_place`).
+    /// that is not a worker, such as one in `block_in_place`). Also when
+    /// aborted during the poll: the abort takes effect once the poll
+    /// returns, and until then the task holds its thread.
     Running {
         /// The index of the worker polling it, as in
         /// [`RuntimeMetrics`](crate::runtime::RuntimeMetrics).
         worker: Option<usize>,
     },
-    /// Aborted (or its runtime is shutting down): its future is dropped at
-    /// the next chance.
+    /// Aborted (or its runtime is shutting down) and not being polled: its
+    /// future is dropped at the next chance.
     Cancelling,
     /// Finished (returned, panicked or was cancelled): its output, or its
     /// [`JoinError`](crate::task::JoinError), waits in its
@@ -279,7 +281,7 @@ impl TaskDump {
                 Some((worker, task))
             })
             .collect();
-        let now = coarse_time::precise_now();
+        let now = now_of(handle);
         let mut tasks = Vec::new();
         handle
             .owned_tasks()
@@ -369,6 +371,17 @@ impl TaskDump {
 }
 
 /// Step 3 for one set: its tasks, marked with it, pushed to `tasks`.
+/// Now, on the clock `handle`'s tasks were stamped by: a simulation's
+/// stamps are simulated time (so its dump replays with the seed).
+#[cfg_attr(not(feature = "sim"), allow(unused_variables))]
+fn now_of(handle: &scheduler::Handle) -> Stamp {
+    #[cfg(feature = "sim")]
+    if let scheduler::Handle::Sim(sim) = handle {
+        return sim.stamp();
+    }
+    coarse_time::precise_now()
+}
+
 fn capture_local_set(set: &local::Shared, now: Stamp, tasks: &mut Vec<TaskSnapshot>) {
     set.owned.for_each(|listed| {
         let mut task = TaskSnapshot::capture(listed, now, &[]);
@@ -422,16 +435,19 @@ impl TaskSnapshot {
         let snapshot = header.state.load();
         let label = TaskLabel::of(listed);
         let id = label.id;
+        // Running before cancelled: an abort takes effect only once the
+        // poll in progress returns, and until then the task holds its
+        // thread, which is what a dump of a stuck runtime must show.
         let state = if snapshot.is_complete() {
             TaskState::Complete
-        } else if snapshot.is_cancelled() {
-            TaskState::Cancelling
         } else if snapshot.is_running() {
             let worker = polling
                 .iter()
                 .find(|&&(_, task)| task == id.as_u64())
                 .map(|&(worker, _)| worker);
             TaskState::Running { worker }
+        } else if snapshot.is_cancelled() {
+            TaskState::Cancelling
         } else if snapshot.is_notified() {
             TaskState::Scheduled
         } else {
@@ -555,7 +571,13 @@ impl TaskSnapshot {
     }
 
     /// The time since the task's last poll started, `None` if it was
-    /// never polled.
+    /// never polled. Measured, as [`since_spawn`](TaskSnapshot::since_spawn),
+    /// against the cached clock of the scheduler that polled it. A poll
+    /// that blocks its thread holds that clock back: with the slow-poll
+    /// watchdog on, the scheduler reads the clock again once such a poll
+    /// returns; without it, a task polled on that thread within a few
+    /// dozen polls after it may come out idle since the blocked poll
+    /// began.
     ///
     /// # Examples
     ///

@@ -165,6 +165,11 @@ impl Handle {
 
     /// Spawns a task on this runtime; see [`rt::spawn`](crate::spawn).
     ///
+    /// # Panics
+    ///
+    /// Inside a simulation (`rt::sim`, feature `sim`), when this is
+    /// another runtime's handle: the seed could not replay its work.
+    ///
     /// # Examples
     ///
     /// ```
@@ -178,12 +183,21 @@ impl Handle {
         F: Future + Send + 'static,
         F::Output: Send + 'static,
     {
+        #[cfg(feature = "sim")]
+        if let Err(refused) = crate::sim::refuse_other_runtime(&self.inner, "`Handle::spawn`") {
+            panic!("{refused}");
+        }
         self.inner.spawn(future, TaskMeta::new())
     }
 
     /// Runs the blocking closure `f` on the runtime's blocking pool; see
     /// [`rt::task::spawn_blocking`](crate::task::spawn_blocking). Works
     /// from any thread.
+    ///
+    /// # Panics
+    ///
+    /// Inside a simulation (`rt::sim`, feature `sim`), when this is
+    /// another runtime's handle: the seed could not replay its work.
     ///
     /// # Examples
     ///
@@ -199,6 +213,12 @@ impl Handle {
         F: FnOnce() -> R + Send + 'static,
         R: Send + 'static,
     {
+        #[cfg(feature = "sim")]
+        if let Err(refused) =
+            crate::sim::refuse_other_runtime(&self.inner, "`Handle::spawn_blocking`")
+        {
+            panic!("{refused}");
+        }
         self.inner.spawn_blocking(f, TaskMeta::new())
     }
 
@@ -242,6 +262,11 @@ impl Handle {
 
     /// Makes this runtime current on this thread until the guard drops.
     ///
+    /// # Panics
+    ///
+    /// Inside a simulation (`rt::sim`, feature `sim`), when this is
+    /// another runtime's handle: the seed could not replay its work.
+    ///
     /// # Examples
     ///
     /// ```
@@ -250,7 +275,14 @@ impl Handle {
     /// let _guard = handle.enter();
     /// assert!(rt::runtime::Handle::try_current().is_ok());
     /// ```
+    #[track_caller]
     pub fn enter(&self) -> EnterGuard<'_> {
+        // Entered, it would take over what the simulation's tasks reach
+        // through the context: their spawns, timers and sockets.
+        #[cfg(feature = "sim")]
+        if let Err(refused) = crate::sim::refuse_other_runtime(&self.inner, "`Handle::enter`") {
+            panic!("{refused}");
+        }
         EnterGuard {
             _local: None,
             _guard: context::set_current(&self.inner),

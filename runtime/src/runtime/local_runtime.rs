@@ -2,6 +2,7 @@
 //! `block_on` and `spawn_local` take `!Send` futures.
 
 use crate::runtime::{EnterGuard, Handle, Runtime};
+use crate::scheduler;
 use crate::task::{JoinHandle, LocalSet};
 use std::fmt;
 use std::future::Future;
@@ -85,9 +86,13 @@ impl LocalRuntime {
     }
 
     pub(crate) fn from_runtime(rt: Runtime) -> LocalRuntime {
+        let set = LocalSet::new();
+        if let scheduler::Handle::CurrentThread(handle) = &rt.handle().inner {
+            *handle.local_runtime_set.lock().unwrap() = Some(set.shared().clone());
+        }
         LocalRuntime {
             local: LocalTasks {
-                set: LocalSet::new(),
+                set,
                 runtime: rt.handle().clone(),
             },
             rt,
@@ -185,22 +190,23 @@ impl LocalRuntime {
     }
 
     /// Counters describing this runtime now; the same as
-    /// [`Handle::metrics`]. They count the runtime's own tasks (those of
-    /// [`spawn`](LocalRuntime::spawn)) and its thread's work; the local
-    /// tasks of [`spawn_local`](LocalRuntime::spawn_local) live in the
-    /// built-in [`LocalSet`], outside the runtime's task list, and are not
-    /// in [`num_alive_tasks`](crate::runtime::RuntimeMetrics::num_alive_tasks)
-    /// (tokio's local runtime counts them: a difference; the task dump,
-    /// [`Handle::dump`], lists them).
+    /// [`Handle::metrics`]. As in tokio's local runtime, the tasks of
+    /// [`spawn_local`](LocalRuntime::spawn_local) count as the runtime's
+    /// own, with those of [`spawn`](LocalRuntime::spawn): spawned, alive
+    /// and polled on its one worker (they live in the built-in
+    /// [`LocalSet`], whose counts the metrics add).
     ///
     /// # Examples
     ///
     /// ```
     /// let rt = rt::runtime::Builder::new_current_thread().build_local().unwrap();
     /// let task = rt.spawn(async { 5 });
-    /// assert_eq!(rt.metrics().num_alive_tasks(), 1);
+    /// let local = rt.spawn_local(async { 6 });
+    /// assert_eq!(rt.metrics().num_alive_tasks(), 2);
     /// assert_eq!(rt.block_on(task).unwrap(), 5);
+    /// assert_eq!(rt.block_on(local).unwrap(), 6);
     /// assert_eq!(rt.metrics().num_alive_tasks(), 0);
+    /// assert_eq!(rt.metrics().spawned_tasks_count(), 2);
     /// ```
     pub fn metrics(&self) -> crate::runtime::RuntimeMetrics {
         self.rt.metrics()

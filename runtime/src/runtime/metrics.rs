@@ -38,6 +38,14 @@ pub(crate) struct WorkerMetrics {
     /// The local queue's length, for a scheduler whose queue other threads
     /// cannot read (current-thread): published at each maintenance tick.
     pub(crate) local_queue_depth: AtomicUsize,
+    /// Set by the slow-poll watchdog when it sees one poll outlast a
+    /// sampling period: the poller's cached clock (`coarse_time.rs`) is
+    /// behind by as long, since a poll holds back its refresh, and the
+    /// tasks it polls next would be stamped with the stuck poll's start
+    /// (listed idle since then). The poller refreshes the clock once the
+    /// poll returns (`take_clock_behind`). A hint ordering nothing, as the
+    /// clock is: a std atomic, outside the loom shim.
+    pub(crate) clock_behind: std::sync::atomic::AtomicBool,
 }
 
 /// Adds `n` to a counter only the calling thread writes.
@@ -84,6 +92,21 @@ impl WorkerMetrics {
     #[inline]
     pub(crate) fn poll_finished(&self) {
         self.polling_task.store(0, Ordering::Relaxed);
+    }
+
+    /// The watchdog saw the poll in progress outlast a sampling period.
+    pub(crate) fn clock_fell_behind(&self) {
+        self.clock_behind
+            .store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// Whether the watchdog saw the last poll outlast a sampling period
+    /// since the previous call: then the poller's cached clock must be
+    /// read again.
+    #[inline]
+    pub(crate) fn take_clock_behind(&self) -> bool {
+        use std::sync::atomic::Ordering::Relaxed;
+        self.clock_behind.load(Relaxed) && self.clock_behind.swap(false, Relaxed)
     }
 
     /// The poll in progress: its number (the poll count) and the task's
@@ -158,7 +181,9 @@ impl RuntimeMetrics {
 
     /// The number of tasks spawned and not yet finished (a finished task
     /// whose `JoinHandle` has not read its output is not counted; the
-    /// task dump lists it as complete).
+    /// task dump lists it as complete). A
+    /// [`LocalRuntime`](crate::runtime::LocalRuntime)'s `spawn_local`
+    /// tasks count too.
     ///
     /// # Examples
     ///
@@ -172,11 +197,13 @@ impl RuntimeMetrics {
     /// assert_eq!(rt.handle().metrics().num_alive_tasks(), 0);
     /// ```
     pub fn num_alive_tasks(&self) -> usize {
-        self.handle.num_alive_tasks()
+        let local = self.handle.local_runtime_set();
+        self.handle.num_alive_tasks() + local.map_or(0, |set| set.owned.len())
     }
 
     /// How many tasks were spawned on this runtime so far (blocking calls
-    /// not included).
+    /// not included; a [`LocalRuntime`](crate::runtime::LocalRuntime)'s
+    /// `spawn_local` tasks included, as tokio counts them).
     ///
     /// # Examples
     ///
@@ -188,7 +215,8 @@ impl RuntimeMetrics {
     /// assert_eq!(rt.metrics().spawned_tasks_count(), 3);
     /// ```
     pub fn spawned_tasks_count(&self) -> u64 {
-        self.handle.owned_tasks().spawned_count()
+        let local = self.handle.local_runtime_set();
+        self.handle.owned_tasks().spawned_count() + local.map_or(0, |set| set.owned.spawned_count())
     }
 
     /// The number of tasks waiting in the global queue (spawned or woken
@@ -232,7 +260,9 @@ impl RuntimeMetrics {
         self.handle.worker_local_queue_depth(worker)
     }
 
-    /// How many task polls `worker` has started.
+    /// How many task polls `worker` has started (on a
+    /// [`LocalRuntime`](crate::runtime::LocalRuntime), its `spawn_local`
+    /// tasks' polls included).
     ///
     /// # Panics
     ///
@@ -249,7 +279,9 @@ impl RuntimeMetrics {
     /// ```
     #[track_caller]
     pub fn worker_poll_count(&self, worker: usize) -> u64 {
+        let local = self.handle.local_runtime_set();
         WorkerMetrics::load(&self.worker(worker).polls)
+            + local.map_or(0, |set| WorkerMetrics::load(&set.metrics.polls))
     }
 
     /// How many times `worker` stole a batch of tasks from another
@@ -519,10 +551,12 @@ impl RuntimeMetrics {
         self.handle.priority_poll_count(priority)
     }
 
-    /// The number of threads in the blocking pool, busy or idle. Threads
-    /// that took over a worker's tasks in
-    /// [`block_in_place`](crate::task::block_in_place) count as workers,
-    /// not here.
+    /// The number of threads the runtime started beyond its workers, as
+    /// tokio counts them: the blocking pool's, busy or idle, including a
+    /// thread that took over a worker's tasks in
+    /// [`block_in_place`](crate::task::block_in_place) (the thread that
+    /// called it, blocked, is not counted: it exits once its closure
+    /// returns).
     ///
     /// # Examples
     ///
@@ -533,7 +567,7 @@ impl RuntimeMetrics {
     /// assert!(rt.handle().metrics().num_blocking_threads() >= 1);
     /// ```
     pub fn num_blocking_threads(&self) -> usize {
-        self.handle.blocking_spawner().num_threads()
+        self.handle.blocking_spawner().num_threads_with_handoffs()
     }
 
     /// The number of blocking-pool threads waiting for work (they exit

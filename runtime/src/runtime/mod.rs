@@ -8,13 +8,16 @@ pub(crate) mod context;
 pub(crate) mod dump;
 mod handle;
 mod id;
+pub(crate) mod live_threads;
 mod local_runtime;
 pub(crate) mod metrics;
 pub(crate) mod park;
 #[allow(clippy::module_inception)]
 mod runtime;
+pub(crate) mod shutdown_sweep;
 pub(crate) mod spawn;
 pub(crate) mod watchdog;
+mod worker_count;
 mod worker_index;
 
 pub use builder::Builder;

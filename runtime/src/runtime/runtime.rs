@@ -91,7 +91,9 @@ impl Runtime {
     }
 
     /// Assembles a built runtime, starting the watchdog if `slow_poll`
-    /// asks for it (if its thread cannot start, the runtime shuts down).
+    /// asks for it. If its thread cannot start (the OS refused it), the
+    /// runtime shuts down, waiting for the threads already started (they
+    /// have run no task), and the error is returned.
     pub(crate) fn from_parts(
         handle: Handle,
         workers: Option<MultiThread>,
@@ -104,7 +106,17 @@ impl Runtime {
             is_shut_down: false,
         };
         if let Some(config) = slow_poll {
-            runtime.watchdog = Some(Watchdog::start(runtime.handle.inner.clone(), config)?);
+            match Watchdog::start(runtime.handle.inner.clone(), config) {
+                Ok(watchdog) => runtime.watchdog = Some(watchdog),
+                Err(error) => {
+                    // As when a worker is refused: no thread outlives the
+                    // failed build. Shut down here, not by the drop, which
+                    // would panic inside an async context (a runtime
+                    // built in a task).
+                    runtime.shutdown(None);
+                    return Err(error);
+                }
+            }
         }
         Ok(runtime)
     }
@@ -293,8 +305,11 @@ impl Runtime {
         if let Some(mut watchdog) = self.watchdog.take() {
             watchdog.stop();
         }
-        let remaining = deadline.map(|deadline| deadline.saturating_duration_since(Instant::now()));
-        self.handle.inner.blocking_spawner().shutdown(remaining);
+        // The workers were joined above; the pool's threads now.
+        self.handle
+            .inner
+            .blocking_spawner()
+            .shutdown_and_join(deadline);
     }
 }
 

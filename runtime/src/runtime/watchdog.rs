@@ -18,6 +18,11 @@
 //!    keep waking others);
 //! 4. a different poll (or none) ends the stall: the mark is cleared.
 //!
+//! Every sample that finds a poll seen before also tells its poller that
+//! its cached clock fell behind (`WorkerMetrics::clock_behind`): the
+//! poller reads the clock again once the poll returns, so the tasks it
+//! polls next are not listed idle since the stuck poll began.
+//!
 //! Polls are told apart by the worker's poll count, so a task polled again
 //! and again is never mistaken for one long poll; a poll is reported once
 //! it has been seen running for the threshold, so one only slightly longer
@@ -27,6 +32,10 @@
 //! sampled the same way: a set counts its polls as a worker does, on its
 //! own thread, and a stall there is reported with the set and its thread
 //! (steps 1, 2 and 4; no peer can take a set's work, so nothing is woken).
+//! A task of one set may drive another set: then, as for `block_on`
+//! below, the outer task's poll counts as stuck only for the time no set
+//! nested in it polls a task, so the stuck inner task is reported, not the
+//! outer one it runs inside.
 //!
 //! The future passed to `block_on` (the body of `#[rt::main]` and
 //! `#[rt::test]`) is no task, yet the most common thing to block a
@@ -38,6 +47,12 @@
 //! counts as stuck only for the time no set on its thread polls a task. A
 //! sample that finds one in a poll, or finds that one polled since the
 //! last sample, starts that time again.
+//!
+//! The runtime's shutdown drops the futures of the tasks left on the
+//! thread that shuts it down, once the workers have stopped; the sweep
+//! that does so counts each drop as a poll (`shutdown_sweep.rs`) and is
+//! sampled the same way (steps 1, 2 and 4), so a destructor that blocks
+//! the shutdown is reported, naming its task.
 //!
 //! With the watchdog on, dropping the runtime first prints the tasks still
 //! alive (the leak report), as asyncio's debug mode reports tasks
@@ -51,6 +66,7 @@ use crate::blocking::RunningJobsReport;
 use crate::runtime::block_on_calls::BlockOnCall;
 use crate::runtime::dump::TaskLabel;
 use crate::runtime::metrics::WorkerMetrics;
+use crate::runtime::shutdown_sweep::ShutdownSweep;
 use crate::runtime::{LocalSetLabel, TaskDump};
 use crate::scheduler;
 use crate::task::Id;
@@ -117,6 +133,9 @@ pub struct SlowPoll {
     /// The thread in `block_on`, when the stuck future is the one passed
     /// to it.
     block_on: Option<BlockOnThread>,
+    /// The task is stuck in its future's destructor, dropped by the
+    /// runtime's shutdown (`runtime/shutdown_sweep.rs`), not in a poll.
+    shutdown_drop: bool,
 }
 
 /// The thread a stuck `block_on` future blocks.
@@ -176,7 +195,8 @@ impl SlowPoll {
     /// [`local_set`](SlowPoll::local_set)), and for the future passed to
     /// `block_on` on a thread that is no worker (a multi-thread runtime's
     /// `block_on`, or a current-thread one's while another thread drives
-    /// the runtime). A current-thread runtime's `block_on` future that
+    /// the runtime), and for a task stuck in its destructor at shutdown
+    /// ([`is_shutdown_drop`](SlowPoll::is_shutdown_drop)). A current-thread runtime's `block_on` future that
     /// blocks the thread running the runtime's tasks is on worker 0.
     ///
     /// # Examples
@@ -246,6 +266,47 @@ impl SlowPoll {
     pub fn is_block_on(&self) -> bool {
         self.block_on.is_some()
     }
+
+    /// Whether the task is stuck not in a poll but in the destructor of
+    /// its future, which the runtime's shutdown drops (with the futures
+    /// of every task left) on the thread dropping the runtime, once the
+    /// workers have stopped: that drop waits for it.
+    /// [`worker`](SlowPoll::worker) is then `None`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::sync::mpsc;
+    /// use std::time::Duration;
+    ///
+    /// struct FlushOnDrop(mpsc::Receiver<()>);
+    /// impl Drop for FlushOnDrop {
+    ///     fn drop(&mut self) {
+    ///         self.0.recv().unwrap(); // blocks the runtime's drop
+    ///     }
+    /// }
+    ///
+    /// let (report, reported) = mpsc::channel();
+    /// let (release, released) = mpsc::channel::<()>();
+    /// let rt = rt::runtime::Builder::new_current_thread()
+    ///     .slow_poll_threshold(Duration::from_millis(20))
+    ///     .on_slow_poll(move |slow: &rt::runtime::SlowPoll| {
+    ///         report.send((slow.is_shutdown_drop(), slow.name().map(String::from))).unwrap();
+    ///         release.send(()).unwrap();
+    ///     })
+    ///     .build()
+    ///     .unwrap();
+    /// let guard = FlushOnDrop(released);
+    /// rt::task::Builder::new()
+    ///     .name("flusher")
+    ///     .spawn_on(async move { let _guard = guard; std::future::pending::<()>().await }, rt.handle())
+    ///     .unwrap();
+    /// drop(rt);
+    /// assert_eq!(reported.recv().unwrap(), (true, Some("flusher".to_owned())));
+    /// ```
+    pub fn is_shutdown_drop(&self) -> bool {
+        self.shutdown_drop
+    }
 }
 
 impl fmt::Display for SlowPoll {
@@ -272,6 +333,18 @@ impl fmt::Display for SlowPoll {
             return f.write_str(
                 ": move blocking work to `rt::task::spawn_blocking` and `.await` its \
                  `JoinHandle`, or use the async form of the blocking call",
+            );
+        }
+        if self.shutdown_drop {
+            return write!(
+                f,
+                "task {} ({}) spawned at {} has been in its destructor for {:?}: the runtime's \
+                 shutdown drops the futures of the tasks left, on the thread shutting it down, \
+                 and waits for this one; a future's (or its output's) `Drop` must not block",
+                self.task.id,
+                self.task.name.as_deref().unwrap_or("unnamed"),
+                self.task.location,
+                self.elapsed,
             );
         }
         write!(
@@ -302,6 +375,10 @@ impl fmt::Display for SlowPoll {
 pub(crate) struct WatchdogConfig {
     pub(crate) threshold: Duration,
     pub(crate) on_slow_poll: Option<SlowPollCallback>,
+    /// Unit tests only: the builder's `thread_gate`, asked before the
+    /// monitor thread starts.
+    #[cfg(test)]
+    pub(crate) gate: Option<crate::runtime::builder::ThreadGate>,
 }
 
 impl WatchdogConfig {
@@ -322,6 +399,8 @@ impl WatchdogConfig {
         Some(WatchdogConfig {
             threshold: threshold.unwrap_or(DEFAULT_THRESHOLD),
             on_slow_poll,
+            #[cfg(test)]
+            gate: None,
         })
     }
 }
@@ -357,6 +436,10 @@ struct Observed {
 impl Watchdog {
     /// Starts the monitor thread.
     pub(crate) fn start(handle: scheduler::Handle, config: WatchdogConfig) -> io::Result<Watchdog> {
+        #[cfg(test)]
+        if let Some(gate) = &config.gate {
+            gate()?;
+        }
         let stop = Arc::new((Mutex::new(false), Condvar::new()));
         let thread_stop = stop.clone();
         let thread = thread::Builder::new()
@@ -395,6 +478,7 @@ fn monitor(handle: &scheduler::Handle, config: &WatchdogConfig, stop: &(Mutex<bo
     let mut observed_sets: Vec<(u64, Option<Observed>)> = Vec::new();
     // By call id, for the `block_on` calls listed at the last sample.
     let mut observed_calls: Vec<(Id, Option<Observed>)> = Vec::new();
+    let mut observed_sweep: Option<Observed> = None;
     let (stopped, wake) = stop;
     let mut guard = stopped.lock().unwrap();
     loop {
@@ -414,7 +498,8 @@ fn monitor(handle: &scheduler::Handle, config: &WatchdogConfig, stop: &(Mutex<bo
             .map(|set| {
                 let id = set.label.id();
                 let mut seen = previously(&observed_sets, id);
-                sample(handle, config, Poller::LocalSet(set), &mut seen);
+                let poller = Poller::LocalSet(set, nested_in_set(&sets, set));
+                sample(handle, config, poller, &mut seen);
                 (id, seen)
             })
             .collect();
@@ -431,6 +516,14 @@ fn monitor(handle: &scheduler::Handle, config: &WatchdogConfig, stop: &(Mutex<bo
                 .collect();
         }
         drop(sets);
+        if let Some(sweep) = &handle.config().shutdown_sweep {
+            sample(
+                handle,
+                config,
+                Poller::ShutdownSweep(sweep),
+                &mut observed_sweep,
+            );
+        }
         guard = stopped.lock().unwrap();
     }
 }
@@ -456,30 +549,60 @@ fn nested_polls(sets: &[crate::loom::sync::Arc<local::Shared>], thread: ThreadId
     Some(polls)
 }
 
+/// The polls of the sets that run inside `set`'s poll in progress (a
+/// task of `set` driving another set), `None` if one is polling a task
+/// now. While `set` is in one poll, no other set on its thread polls but
+/// inside it, so any change of their polls counts; one polling now is
+/// inside it if it entered deeper (`Shared::depth`), else `set` is the
+/// one inside.
+fn nested_in_set(
+    sets: &[crate::loom::sync::Arc<local::Shared>],
+    set: &local::Shared,
+) -> Option<u64> {
+    let thread = set.label.thread_id();
+    let depth = set.depth();
+    let mut polls = 0u64;
+    let others = sets
+        .iter()
+        .filter(|other| !std::ptr::eq(&***other, set) && other.label.thread_id() == thread);
+    for other in others {
+        if other.depth() > depth && other.metrics.polling().is_some() {
+            return None;
+        }
+        polls = polls.wrapping_add(WorkerMetrics::load(&other.metrics.polls));
+    }
+    Some(polls)
+}
+
 /// Where the sampled polls run.
 #[derive(Clone, Copy)]
 enum Poller<'a> {
     Worker(usize),
-    LocalSet(&'a local::Shared),
+    /// A set, with the polls of the sets nested in its poll.
+    LocalSet(&'a local::Shared, Option<u64>),
     /// A `block_on` call, with the polls of the sets on its thread.
     BlockOn(&'a BlockOnCall, Option<u64>),
+    /// The shutdown sweep dropping the tasks' futures.
+    ShutdownSweep(&'a ShutdownSweep),
 }
 
 impl<'a> Poller<'a> {
     fn metrics(self, handle: &'a scheduler::Handle) -> &'a WorkerMetrics {
         match self {
             Poller::Worker(worker) => handle.worker_metrics(worker),
-            Poller::LocalSet(set) => &set.metrics,
+            Poller::LocalSet(set, _) => &set.metrics,
             Poller::BlockOn(call, _) => &call.metrics,
+            Poller::ShutdownSweep(sweep) => &sweep.metrics,
         }
     }
 
-    /// The polls nested in this one's (see `nested_polls`); nothing nests
-    /// in a task's poll that its own sampling does not see.
+    /// The polls nested in this one's (see `nested_polls` and
+    /// `nested_in_set`); nothing nests in a worker's poll that its own
+    /// sampling does not see.
     fn nested(self) -> Option<u64> {
         match self {
-            Poller::BlockOn(_, nested) => nested,
-            Poller::Worker(_) | Poller::LocalSet(_) => Some(0),
+            Poller::BlockOn(_, nested) | Poller::LocalSet(_, nested) => nested,
+            Poller::Worker(_) | Poller::ShutdownSweep(_) => Some(0),
         }
     }
 }
@@ -497,6 +620,9 @@ fn sample(
         (Some((polls, task)), Some(observed))
             if observed.polls == polls && observed.task == task =>
         {
+            // The poll holds back its poller's cached clock: have it read
+            // the clock once the poll returns.
+            poller.metrics(handle).clock_fell_behind();
             if observed.stalled {
                 if let Poller::Worker(worker) = poller {
                     handle.help_stalled_worker(worker);
@@ -556,7 +682,7 @@ fn slow_poll(
 ) -> Option<SlowPoll> {
     let (owned, worker, local_set): (&OwnedTasks, _, _) = match poller {
         Poller::Worker(worker) => (handle.owned_tasks(), Some(worker), None),
-        Poller::LocalSet(set) => (&set.owned, None, Some(set.label.clone())),
+        Poller::LocalSet(set, _) => (&set.owned, None, Some(set.label.clone())),
         Poller::BlockOn(call, _) => {
             return Some(SlowPoll {
                 task: TaskLabel {
@@ -572,6 +698,18 @@ fn slow_poll(
                     id: call.thread_id,
                     name: call.thread_name.clone(),
                 }),
+                shutdown_drop: false,
+            });
+        }
+        Poller::ShutdownSweep(sweep) => {
+            return sweep.label_of(task).map(|task| SlowPoll {
+                task,
+                elapsed,
+                worker: None,
+                local_set: None,
+                block_in_place_helps: false,
+                block_on: None,
+                shutdown_drop: true,
             });
         }
     };
@@ -585,6 +723,7 @@ fn slow_poll(
             block_in_place_helps: matches!(handle, scheduler::Handle::MultiThread(_))
                 && worker.is_some(),
             block_on: None,
+            shutdown_drop: false,
         });
     });
     report
@@ -621,6 +760,7 @@ fn emit_slow_poll(report: &SlowPoll) {
             worker = report.worker(),
             local_set = report.local_set().map(LocalSetLabel::id),
             block_on = report.is_block_on(),
+            shutdown_drop = report.is_shutdown_drop(),
             "slow poll: {report}"
         );
     } else {

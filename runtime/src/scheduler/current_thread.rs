@@ -69,6 +69,7 @@ use crate::scheduler::global_queue_interval::GlobalQueueInterval;
 use crate::scheduler::priority::{Fairness, PriorityLanes, QueuedCounts};
 use crate::scheduler::{self, Config};
 use crate::task::list::OwnedTasks;
+use crate::task::local::Shared as LocalSetShared;
 use crate::task::{self, JoinHandle, Notified, Priority, Schedule, TaskMeta};
 use std::cell::RefCell;
 use std::collections::VecDeque;
@@ -109,6 +110,10 @@ pub(crate) struct Handle {
     pub(crate) blocking: blocking::Spawner,
     /// The counters of the one worker (whichever thread is in `block_on`).
     pub(crate) metrics: WorkerMetrics,
+    /// The set of the `LocalRuntime` built on this runtime, if it is one:
+    /// its tasks (`spawn_local`) count in the runtime's metrics, as in
+    /// tokio, where they are the scheduler's own.
+    pub(crate) local_runtime_set: Mutex<Option<Arc<LocalSetShared>>>,
 }
 
 /// Tasks taken from the injector at once on a global-queue tick.
@@ -191,6 +196,7 @@ impl Handle {
             driver: driver_handle,
             blocking,
             metrics: WorkerMetrics::default(),
+            local_runtime_set: Mutex::new(None),
         })
     }
 
@@ -279,7 +285,8 @@ impl Handle {
             core: RefCell::new(core),
         });
         context::set_scheduler(&cx, || {
-            handle.owned.close_and_shutdown_all();
+            let sweep = handle.config.shutdown_sweep.as_deref();
+            handle.owned.close_and_shutdown_all_watched(sweep);
         });
         let scheduler::Context::CurrentThread(cx) = cx else {
             unreachable!()
@@ -356,6 +363,7 @@ impl CoreGuard {
                     if let Poll::Ready(output) = polled {
                         return output;
                     }
+                    catch_up_clock(cx, call.map(|call| &call.metrics));
                 }
                 for _ in 0..handle.config.event_interval {
                     let (next, now) = {
@@ -370,6 +378,7 @@ impl CoreGuard {
                             handle.metrics.poll_started(task.id().as_u64());
                             task.run();
                             handle.metrics.poll_finished();
+                            catch_up_clock(cx, call.map(|_| &handle.metrics));
                         }
                         None if cx.has_yielded() => {
                             // Step 3: the poll queues them.
@@ -385,6 +394,19 @@ impl CoreGuard {
                 cx.park(false);
             }
         })
+    }
+}
+
+/// After a poll: if the watchdog (on when `block_on` is watched, `metrics`
+/// is then `Some`) saw it outlast a sampling period, the core's cached
+/// clock fell behind by as long; read it again, so the tasks polled next
+/// are not stamped with the stuck poll's start.
+#[inline]
+fn catch_up_clock(cx: &Context, metrics: Option<&WorkerMetrics>) {
+    if metrics.is_some_and(WorkerMetrics::take_clock_behind) {
+        if let Some(core) = cx.core.borrow_mut().as_mut() {
+            core.now = coarse_time::refresh();
+        }
     }
 }
 

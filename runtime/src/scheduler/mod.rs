@@ -17,6 +17,7 @@ use crate::loom::sync::Arc;
 use crate::loom::sync::atomic::Ordering;
 use crate::runtime::block_on_calls::BlockOnCalls;
 use crate::runtime::metrics::WorkerMetrics;
+use crate::runtime::shutdown_sweep::ShutdownSweep;
 use crate::task::list::OwnedTasks;
 use crate::task::local_set_list::LocalSetList;
 use crate::task::{JoinHandle, Priority, TaskMeta};
@@ -141,6 +142,15 @@ impl Handle {
         self.owned_tasks().len()
     }
 
+    /// The set of the `LocalRuntime` built on this runtime, if it is one,
+    /// whose tasks the metrics count as the runtime's own (as tokio does).
+    pub(crate) fn local_runtime_set(&self) -> Option<Arc<crate::task::local::Shared>> {
+        match self {
+            Handle::CurrentThread(h) => h.local_runtime_set.lock().unwrap().clone(),
+            _ => None,
+        }
+    }
+
     pub(crate) fn owned_tasks(&self) -> &OwnedTasks {
         match self {
             Handle::MultiThread(h) => &h.shared.owned,
@@ -261,6 +271,9 @@ pub(crate) struct Config {
     /// The `block_on` calls in progress, listed for the watchdog; `None`
     /// while it is off (`runtime/block_on_calls.rs`).
     pub(crate) block_on_calls: Option<Arc<BlockOnCalls>>,
+    /// The shutdown sweep's drop in progress, for the watchdog; `None`
+    /// while it is off (`runtime/shutdown_sweep.rs`).
+    pub(crate) shutdown_sweep: Option<Arc<ShutdownSweep>>,
 }
 
 impl std::fmt::Debug for Config {

@@ -42,10 +42,10 @@ pub(super) fn deliveries(signum: libc::c_int) -> io::Result<&'static Deliveries>
         .ok()
         .and_then(|index| DELIVERIES.get(index))
         .ok_or_else(|| {
-            io::Error::new(
-                io::ErrorKind::InvalidInput,
-                format!("rt: signal {signum} is beyond the {SIGNAL_SLOTS} signals rt can count"),
-            )
+            // tokio's kind for a signal past its table.
+            io::Error::other(format!(
+                "rt: signal {signum} is beyond the {SIGNAL_SLOTS} signals rt can count"
+            ))
         })?;
     if slot.installed.load(Ordering::Acquire) {
         return Ok(slot);

@@ -36,14 +36,20 @@ use std::io;
 /// not seen (it ran the default action: the process exited); one since
 /// then that no listener has received yet is.
 ///
+/// Once listening, it completes on a Ctrl-C and never gives up, as
+/// tokio's: if its runtime shuts down while the future lives on (awaited
+/// later on another runtime), it listens again on the runtime that polls
+/// it.
+///
 /// # Errors
 ///
-/// Returns an error if the handler could not be installed, or if the
-/// runtime shut down while waiting.
+/// Returns an error if the handler could not be installed, or if it is
+/// polled on a runtime that has shut down.
 ///
 /// # Panics
 ///
-/// Panics outside a runtime with I/O enabled.
+/// Panics outside a runtime with I/O enabled, when first polled or when
+/// polled again after its runtime is gone.
 ///
 /// # Examples
 ///
@@ -55,11 +61,13 @@ use std::io;
 /// # });
 /// ```
 pub async fn ctrl_c() -> io::Result<()> {
-    let mut interrupts = unix::signal(unix::SignalKind::interrupt())?;
-    match interrupts.recv().await {
-        Some(()) => Ok(()),
-        None => Err(io::Error::other(
-            "rt: the runtime shut down while waiting for Ctrl-C",
-        )),
+    loop {
+        // On a runtime that has shut down, this fails: no endless loop.
+        let mut interrupts = unix::signal(unix::SignalKind::interrupt())?;
+        if interrupts.recv().await.is_some() {
+            return Ok(());
+        }
+        // The listener's runtime is gone; a Ctrl-C since then that no
+        // listener has received is still seen by the next listener.
     }
 }

@@ -240,9 +240,10 @@ pub struct Signal {
 ///
 /// # Errors
 ///
-/// Returns an error for signals that cannot be handled (`SIGKILL`,
-/// `SIGSTOP`, and the fault signals `SIGSEGV`, `SIGILL`, `SIGFPE`), or if
-/// the handler or its pipe could not be set up.
+/// Returns an `ErrorKind::Other` error, as tokio's, for signals that
+/// cannot be handled (`SIGKILL`, `SIGSTOP`, and the fault signals
+/// `SIGSEGV`, `SIGILL`, `SIGFPE`) and for numbers that are no signal;
+/// the OS error if the handler or its pipe could not be set up.
 ///
 /// # Panics
 ///
@@ -273,17 +274,15 @@ pub fn signal(kind: SignalKind) -> io::Result<Signal> {
     // panics at the caller's line (as tokio's does), even for a signal
     // number that would be refused below.
     drop(crate::io::registered::current_reactor());
-    // signal-hook panics on these rather than reporting an error.
+    // signal-hook panics on these rather than reporting an error. The
+    // kind is tokio's for a refused signal: `Other`.
     if signal_hook::consts::FORBIDDEN.contains(&kind.0) || !(1..=libc::SIGRTMAX()).contains(&kind.0)
     {
-        return Err(io::Error::new(
-            io::ErrorKind::InvalidInput,
-            format!(
-                "rt: cannot listen for signal {}: it cannot be caught (SIGKILL, SIGSTOP, \
-                 SIGILL, SIGFPE, SIGSEGV) or is not a valid signal number",
-                kind.0
-            ),
-        ));
+        return Err(io::Error::other(format!(
+            "rt: refusing to register signal {}: it cannot be caught (SIGKILL, SIGSTOP, SIGILL, \
+             SIGFPE, SIGSEGV) or is not a valid signal number",
+            kind.0
+        )));
     }
     // The counting handler first, so it runs before the pipe's.
     let deliveries = deliveries(kind.0)?;

@@ -6,11 +6,13 @@
 //! Two locks, never held across a poll or a user callback, and always
 //! taken in the order `state` then `ready`: everything runs on the
 //! simulation's thread, so they are never contended, but the handle is
-//! `Send + Sync` (a waker may be sent to a real thread and used there).
+//! `Send + Sync` (a waker or socket may be sent to a real thread and
+//! used there, which fails the run: `Handle::outside_thread`).
 
 use crate::blocking::{self, PoolConfig};
 use crate::driver::{self, Driver, DriverConfig};
 use crate::loom::sync::{Arc, Mutex, MutexGuard};
+use crate::runtime::coarse_time::Stamp;
 use crate::runtime::context;
 use crate::runtime::metrics::WorkerMetrics;
 use crate::scheduler::{self, Config};
@@ -37,6 +39,9 @@ pub(crate) struct Handle {
     pub(crate) metrics: WorkerMetrics,
     ready: Mutex<Ready>,
     state: Mutex<State>,
+    /// The thread that runs the simulation: a wake or network operation
+    /// from any other one fails the run (`SimFailure::OutsideThread`).
+    thread: std::thread::ThreadId,
 }
 
 /// The tasks that may be polled, in the order they became ready (the
@@ -110,6 +115,7 @@ impl Handle {
             stealable_local_queues: false,
             local_sets: Arc::new(LocalSetList::new(false)),
             block_on_calls: None,
+            shutdown_sweep: None,
             name: None,
         };
         let blocking = blocking::Spawner::new(
@@ -147,6 +153,8 @@ impl Handle {
                 closed: false,
             }),
             state: Mutex::new(state),
+            // `Sim::run` builds the runtime on the thread that runs it.
+            thread: std::thread::current().id(),
         });
         (handle, driver)
     }
@@ -179,6 +187,10 @@ impl Handle {
     ) -> Result<SimReport, SimError> {
         let runtime = scheduler::Handle::Sim(me.clone());
         let _enter = context::enter_runtime(&runtime);
+        // A `LocalSet` the caller entered is not the simulation's: hidden,
+        // `spawn_local` inside finds no set, as the docs say, instead of
+        // queueing on one that never runs.
+        let _sets = crate::task::local::HiddenSets::hide();
         // Dropped before `_enter`: the teardown runs inside the
         // simulation, also when a panic unwinds out of the loop.
         let _teardown = Teardown {
@@ -246,6 +258,10 @@ impl Handle {
     /// what it released (no lock held then): every network call of the
     /// simulated sockets and faults goes through here.
     pub(crate) fn with_net<R>(&self, op: impl FnOnce(&mut Network, u64) -> R) -> R {
+        // A socket moved to a real thread and used there.
+        if std::thread::current().id() != self.thread {
+            self.outside_thread(None);
+        }
         let now = self.time().now_tick();
         let (result, woken) = {
             let mut state = self.state();
@@ -295,6 +311,14 @@ impl Handle {
     /// Simulated time since the run started.
     fn elapsed(&self) -> Duration {
         self.time().elapsed_since_start()
+    }
+
+    /// The simulated clock as the diagnostics' stamps (a task's spawn and
+    /// last poll, the dump's now): simulated time since the run started,
+    /// so a dump replays with the seed.
+    pub(crate) fn stamp(&self) -> Stamp {
+        let nanos = self.elapsed().as_nanos();
+        Stamp::from_nanos(u64::try_from(nanos).unwrap_or(u64::MAX))
     }
 
     /// Step 1: a failure, or every client finished.
@@ -352,7 +376,12 @@ impl Handle {
             state.polls += 1;
             state.current = owner;
         }
+        // For the dump and the metrics, as a worker records them, but on
+        // the simulated clock.
+        task.record_poll(self.stamp());
+        self.metrics.poll_started(id);
         task.run();
+        self.metrics.poll_finished();
         let (finished, doomed) = {
             let mut state = self.state();
             state.current = None;
@@ -429,7 +458,7 @@ impl Handle {
         // The run's own numbering, not the process-wide counter's: ids
         // (in a `JoinError`'s message, say) replay with the seed.
         meta.id = crate::task::Id::simulated(seq);
-        let (join, notified) = me.owned.bind(future, me.clone(), meta);
+        let (join, notified) = me.owned.bind_at(future, me.clone(), meta, me.stamp());
         let Some(notified) = notified else {
             // The list is closed (teardown): the task was cancelled.
             return join;
@@ -523,8 +552,38 @@ impl Drop for Teardown<'_> {
     }
 }
 
+impl Handle {
+    /// Fails the run for a use of it from a thread other than the
+    /// simulation's: a wake (or spawn) of `task`, or a socket's operation
+    /// on the network (`None`). It came when the machine's timing let it,
+    /// so the run's result would depend on that (accepted, the run
+    /// finished, or deadlocked first, by luck). What it did still stands
+    /// (the task is queued, the packet in flight); the run ends before
+    /// its next draw (step 1).
+    #[cold]
+    fn outside_thread(&self, task: Option<&Notified>) {
+        let thread = std::thread::current();
+        let thread = match thread.name() {
+            Some(name) => format!("`{name}`"),
+            None => format!("{:?}", thread.id()),
+        }
+        .into_boxed_str();
+        let mut state = self.state();
+        let owner = task
+            .and_then(|task| state.tasks.get(&task.id().as_u64()))
+            .and_then(|info| info.owner);
+        let node = owner.map(|owner| state.nodes[owner.node].name.clone());
+        if state.failure.is_none() {
+            state.failure = Some(SimFailure::OutsideThread { node, thread });
+        }
+    }
+}
+
 impl Schedule for Arc<Handle> {
     fn schedule(&self, task: Notified) {
+        if std::thread::current().id() != self.thread {
+            self.outside_thread(Some(&task));
+        }
         let mut ready = self.ready();
         if ready.closed {
             drop(ready);

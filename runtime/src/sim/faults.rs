@@ -152,6 +152,33 @@ pub(crate) fn refuse(api: &str) -> std::io::Result<()> {
     ))
 }
 
+/// An `Unsupported` error naming `api` when a simulation is current on
+/// this thread and `handle` is another runtime's (one built before the
+/// run, whose handle a task holds), `Ok` otherwise. Work handed to that
+/// runtime would run on its threads and by the real clock, which a seed
+/// cannot replay, and the run would not wait for it: a task awaiting it
+/// would end the run as a deadlock, or not, by how fast the machine is.
+pub(crate) fn refuse_other_runtime(
+    handle: &crate::scheduler::Handle,
+    api: &str,
+) -> std::io::Result<()> {
+    let other = executor::with_current(
+        |sim| !matches!(handle, crate::scheduler::Handle::Sim(own) if std::sync::Arc::ptr_eq(own, sim)),
+    );
+    if other != Some(true) {
+        return Ok(());
+    }
+    Err(std::io::Error::new(
+        std::io::ErrorKind::Unsupported,
+        format!(
+            "{api} on another runtime inside a simulation (`rt::sim`) is not supported: its \
+             tasks would run on that runtime's threads, by the real clock, which a seed cannot \
+             replay, and the simulation would not wait for them. Use the simulation's own \
+             runtime instead (`rt::spawn`, `rt::task::spawn_blocking`, `Handle::current()`)"
+        ),
+    ))
+}
+
 /// Runs `fault` on the network link between nodes `a` and `b`, named.
 #[track_caller]
 fn on_link(what: &str, a: &str, b: &str, fault: impl FnOnce(&mut Network, usize, usize, u64)) {

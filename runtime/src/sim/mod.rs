@@ -113,9 +113,14 @@
 //! nothing drives), the timers are shut down, and the runtime is gone: a
 //! run leaves nothing behind.
 //!
-//! A wake from another OS thread (a real thread the test started) is
-//! accepted, but it is not deterministic; everything inside the
-//! simulation runs on the one thread.
+//! Everything inside the simulation runs on the one thread. A wake (or a
+//! spawn) from another OS thread, a real thread the code started, or a
+//! simulated socket used there, fails the run with
+//! [`SimFailure::OutsideThread`], before the next draw: when it comes
+//! depends on the machine's timing, so accepting it made the same seed
+//! finish, or end as a deadlock first, by luck. (One that comes after
+//! the run declared a deadlock cannot change it; the deadlock's message
+//! says so.)
 //!
 //! ## How rt's API reaches the simulation
 //!
@@ -181,6 +186,12 @@
 //!   simulation a [`task::Id`](crate::task::Id) is the task's number in
 //!   the run's spawn order, from 1, the same on every replay (unique
 //!   within the run, not across runtimes alive at the same time).
+//! - The diagnostics' clock: a task's spawn and poll times (the task
+//!   dump's ages, idle times and its order, longest idle first) are
+//!   stamped on the simulated clock, and each poll is counted, in the
+//!   task's statistics and the metrics' `worker_poll_count`, as a worker
+//!   counts it; elsewhere they read a cached real clock that other
+//!   threads' runtimes move.
 //! - The global-queue interval, tuned from the real clock, and the event
 //!   interval: the simulation's scheduler has neither (one ready set, no
 //!   I/O driver to poll).
@@ -192,13 +203,28 @@
 //!   so no task can hold one across an await, and `spawn_local` finds no
 //!   set to spawn onto.
 //! - Time: only the simulated clock moves. `std::time::SystemTime` and
-//!   `std::time::Instant::now` are the machine's: use
-//!   [`rt::time::Instant`](crate::time::Instant) inside a simulation.
+//!   `std::time::Instant::now` are the machine's (so is what libraries
+//!   read from them: hyper's `Date` header): use
+//!   [`rt::time::Instant`](crate::time::Instant) inside a simulation. Its
+//!   durations replay, but an `Instant` itself is the machine's reading
+//!   at the run's start plus simulated time, so its `Debug` output
+//!   differs from run to run: log `start.elapsed()`, not `Instant::now()`.
+//! - Other crates' randomness: `futures::select!` (futures-util) starts
+//!   at a branch drawn from a per-thread RNG seeded by the OS, so two
+//!   runs of a seed take different branches when several are ready; use
+//!   [`rt::select!`](crate::select) (seeded inside a simulation) or
+//!   `futures::select_biased!`. For the code's own draws, use
+//!   [`random_u64`], not `rand::thread_rng`.
+//! - The runtime's [`Id`](crate::runtime::Id) (`Handle::id`) stays
+//!   unique in the process, as outside (per-runtime state a library keys
+//!   by it never carries over from one run to the next), so its number is
+//!   not replayed: leave it out of what runs compare.
 //! - std's `HashMap` random state: its iteration order differs between
 //!   processes. rt's scheduling uses no hash map; user code that iterates
 //!   one to decide what to do next should use a `BTreeMap`, or a hasher
 //!   with a fixed seed.
-//! - Wakes from real threads, and timing-dependent code outside rt's
+//! - Real threads: a wake from one fails the run (above); what such a
+//!   thread does to shared state, and timing-dependent code outside rt's
 //!   API, cannot be made deterministic.
 //!
 //! Runs on parallel test threads do not interfere: each simulation has
@@ -384,6 +410,9 @@
 //! saying so:
 //! - `rt::fs` (the real file system): `Unsupported`; a `File` opened
 //!   outside and moved in panics on use;
+//! - reading `rt::io::stdin` (the run would wait on the read, inline, for
+//!   input from outside): `Unsupported`; writing `stdout` and `stderr`
+//!   works (inline, as any blocking job);
 //! - `rt::net::lookup_host` of a name that is not a node's: `NotFound`
 //!   (node names resolve to the simulated addresses; the system
 //!   resolver is never asked);
@@ -410,6 +439,13 @@
 //! - building another runtime (`Runtime::new`, `Builder::build`,
 //!   `build_local`): `Unsupported` (its tasks would run on threads and a
 //!   clock of their own, and the run would not wait for their wakes);
+//! - handing work to a runtime built outside the run, through its handle
+//!   (`Handle::spawn`, `Handle::spawn_blocking`, so also `Runtime`'s and
+//!   `JoinSet::spawn_on`), or making it current (`Handle::enter`, after
+//!   which rt's API would reach it instead of the simulation): a panic
+//!   naming the fix; `task::Builder::spawn_on` and `spawn_blocking_on`:
+//!   `Unsupported`. (Awaiting such work, a run reported a deadlock at
+//!   once, or not, by how fast the machine ran the other runtime.)
 //! - the `blocking_*` methods of `rt::sync` (`blocking_recv`,
 //!   `blocking_lock`, ...) inside a `spawn_blocking` or `block_in_place`
 //!   job, which runs inline on the simulation's thread, so could only
@@ -447,6 +483,6 @@ pub use sweep::{SweepReport, sweep};
 
 pub(crate) use endpoint::SimReadiness;
 pub(crate) use executor::Handle;
-pub(crate) use faults::{is_current, random_below, refuse};
+pub(crate) use faults::{is_current, random_below, refuse, refuse_other_runtime};
 pub(crate) use socket::{SimUdp, in_sim, unsupported};
 pub(crate) use tcp_socket::{SimTcpListener, SimTcpStream};

@@ -164,6 +164,18 @@ pub enum SimFailure {
         /// The clients that had not finished.
         waiting: Vec<String>,
     },
+    /// The simulation was reached from a thread outside it, a real thread
+    /// the code started: a task of it woken or spawned there, or one of
+    /// its sockets used there. When that happens depends on the
+    /// machine's timing, which a seed cannot replay.
+    OutsideThread {
+        /// The woken task's host or client, if known (a task spawned from
+        /// outside may have none; a socket's use names none).
+        node: Option<String>,
+        /// The thread's name, quoted, or its id if it has none. (Boxed:
+        /// a `String` here would make every `SimError` a word larger.)
+        thread: Box<str>,
+    },
     /// The run made [`Sim::max_steps`](crate::sim::Sim::max_steps) steps.
     StepLimit {
         /// The limit.
@@ -183,14 +195,33 @@ impl fmt::Display for SimFailure {
             SimFailure::Panic { node, message } => write!(f, "`{node}` panicked: {message}"),
             SimFailure::Deadlock { waiting } => write!(
                 f,
-                "deadlock: no task is ready and no timer is pending, while client(s) {} \
-                 have not finished",
+                "deadlock: no task is ready, no timer pending and no packet in flight, while \
+                 client(s) {} have not finished (a thread outside the simulation, if one was \
+                 to wake them, is not waited for)",
                 waiting
                     .iter()
                     .map(|name| format!("`{name}`"))
                     .collect::<Vec<_>>()
                     .join(", ")
             ),
+            SimFailure::OutsideThread { node, thread } => {
+                match node {
+                    Some(node) => write!(f, "a task of `{node}` was woken")?,
+                    None => write!(
+                        f,
+                        "the simulation was reached (a task woken or spawned, or a \
+                                       simulated socket used)"
+                    )?,
+                }
+                write!(
+                    f,
+                    " from thread {thread}, outside the simulation: when a real thread does \
+                     that depends on the machine's timing, which a seed cannot replay (the run \
+                     may as well have ended, or deadlocked, before it came). Keep the work \
+                     inside the simulation: a task (`rt::spawn`), or a blocking job \
+                     (`rt::task::spawn_blocking`, which runs inline)"
+                )
+            }
             SimFailure::StepLimit { limit } => write!(
                 f,
                 "step limit reached: {limit} steps (raise it with `Sim::max_steps`)"

@@ -27,7 +27,8 @@
 //!    it came, recorded in its slot when it was picked: from `notify_one`
 //!    to the oldest waiter left, from `notify_last` to the newest.
 //! 5. Observing: a waiter picked by `notify_one` keeps its slot (marked)
-//!    until its future observes it, under the lock; `picked` counts such
+//!    until its future observes it (a poll, or `enable` returning `true`:
+//!    both receive the notification), under the lock; `picked` counts such
 //!    slots. A queued future that sees the call count moved while
 //!    `picked` is zero knows `notify_waiters` freed its slot, and
 //!    completes (or drops) without the lock: with `notify_waiters` waking
@@ -555,16 +556,44 @@ impl<N: Deref<Target = Notify>> Waiting<N> {
         if self.done {
             return true;
         }
-        let Some(key) = self.key else {
-            self.done = self.register_first(None);
-            return self.done;
-        };
-        if self.freed_by_notify_waiters() {
-            return true;
+        match self.key {
+            None => {
+                self.done = self.register_first(None);
+                self.done
+            }
+            Some(key) => self.observe(key, None),
         }
-        let waiters = self.notify.lock();
-        // Freed by `notify_waiters`, or picked by `notify_one`.
-        !self.owns_slot(&waiters, key) || !waiters.is_linked(key)
+    }
+
+    /// Step 5 for a queued future, from `poll` (with its waker) or
+    /// `enable` (without): `false` if its slot is still queued (storing
+    /// the waker, if given); else it was freed by `notify_waiters` or
+    /// picked by `notify_one`/`notify_last`, and the future takes that
+    /// notification now: a picked slot is removed and its pick uncounted,
+    /// so that a later drop passes nothing on (`enable` saying `true` is
+    /// receiving the notification, as in tokio).
+    fn observe(&mut self, key: usize, waker: Option<&Waker>) -> bool {
+        if !self.freed_by_notify_waiters() {
+            let mut waiters = self.notify.lock();
+            if self.owns_slot(&waiters, key) {
+                if waiters.is_linked(key) {
+                    let Some(waker) = waker else { return false };
+                    let replaced = register(&mut waiters.get_mut(key).waker, waker);
+                    self.registered = Some(WakerId::of(waker));
+                    drop(waiters);
+                    drop(replaced);
+                    return false;
+                }
+                // Picked (the notifier took its waker).
+                let picked = waiters.remove(key);
+                self.notify.picked.fetch_sub(1, SeqCst);
+                drop(waiters);
+                drop(picked);
+            }
+        }
+        self.key = None;
+        self.done = true;
+        true
     }
 
     fn poll(&mut self, cx: &mut Context<'_>) -> Poll<()> {
@@ -583,24 +612,9 @@ impl<N: Deref<Target = Notify>> Waiting<N> {
                 }
             }
             Some(key) => {
-                if !self.freed_by_notify_waiters() {
-                    let mut waiters = self.notify.lock();
-                    if self.owns_slot(&waiters, key) {
-                        if waiters.is_linked(key) {
-                            let replaced = register(&mut waiters.get_mut(key).waker, cx.waker());
-                            self.registered = Some(WakerId::of(cx.waker()));
-                            drop(waiters);
-                            drop(replaced);
-                            return Poll::Pending;
-                        }
-                        // Picked by `notify_one` (which took its waker).
-                        let picked = waiters.remove(key);
-                        self.notify.picked.fetch_sub(1, SeqCst);
-                        drop(waiters);
-                        drop(picked);
-                    }
+                if !self.observe(key, Some(cx.waker())) {
+                    return Poll::Pending;
                 }
-                self.key = None;
             }
         }
         self.done = true;
@@ -654,7 +668,9 @@ impl Notified<'_> {
     /// waiting for [`notify_one`](Notify::notify_one) too (it always did
     /// for [`notify_waiters`](Notify::notify_waiters)), so a notification
     /// sent before its first poll is not missed. Returns `true` if it was
-    /// notified already (the next poll is ready).
+    /// notified already: it has then received that notification (the next
+    /// poll is ready, and dropping it instead passes nothing on to another
+    /// waiter, as in tokio).
     ///
     /// # Examples
     ///
@@ -874,15 +890,54 @@ mod loom_notify {
         shared
     }
 
+    /// Slots picked by `notify_one` and not yet observed (step 5).
+    fn picked(notify: &Notify) -> usize {
+        notify
+            .picked
+            .load(crate::loom::sync::atomic::Ordering::SeqCst)
+    }
+
     /// `notify_one` racing with the drop of the first waiter: the second
     /// waiter is woken, and exactly one notification is consumed.
     #[test]
     fn notify_one_vs_dropped_waiter() {
         loom::model(|| {
             let notify = drop_first_of_two_during(Notify::notify_one);
+            assert_eq!(picked(&notify), 0);
             let waker = futures::task::noop_waker();
             let mut third = notify.notified();
             assert!(Pin::new(&mut third).poll(&mut Context::from_waker(&waker)) == Poll::Pending);
+        });
+    }
+
+    /// Step 5's count: a waiter already picked by `notify_one` is dropped
+    /// unobserved while another thread calls `notify_waiters`. Its drop
+    /// passes the notification to the second waiter (still queued) or,
+    /// once `notify_waiters` has freed that one, stores it as the permit;
+    /// the second waiter completes either way. Once both futures are gone
+    /// no pick is left counted: a count stuck above zero would send every
+    /// later poll of this `Notify` through the lock (steps 5 and 6).
+    #[test]
+    fn picked_waiter_dropped_vs_notify_waiters() {
+        loom::model(|| {
+            let notify = Arc::new(Notify::new());
+            let waker = futures::task::noop_waker();
+            let mut cx = Context::from_waker(&waker);
+            let mut first = Box::pin(notify.notified());
+            let mut second = Box::pin(notify.notified());
+            assert!(first.as_mut().poll(&mut cx).is_pending());
+            assert!(second.as_mut().poll(&mut cx).is_pending());
+            notify.notify_one(); // picks `first`
+            assert_eq!(picked(&notify), 1);
+            let notifier = {
+                let notify = notify.clone();
+                thread::spawn(move || notify.notify_waiters())
+            };
+            drop(first);
+            loom::future::block_on(second);
+            notifier.join().unwrap();
+            assert_eq!(picked(&notify), 0);
+            assert_eq!(notify.lock().stored(), 0);
         });
     }
 
@@ -1099,6 +1154,7 @@ mod loom_notify {
             drop(first);
             loom::future::block_on(second);
             notifier.join().unwrap();
+            assert_eq!(picked(&notify), 0);
             assert_one_permit(&notify);
             assert_eq!(notify.lock().stored(), 0);
         });

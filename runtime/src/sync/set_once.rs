@@ -243,6 +243,23 @@ impl<T> From<T> for SetOnce<T> {
     }
 }
 
+/// A new cell holding a clone of the value, if set (no waiters), as
+/// tokio's `SetOnce` clones.
+impl<T: Clone> Clone for SetOnce<T> {
+    fn clone(&self) -> SetOnce<T> {
+        SetOnce::new_with(self.get().cloned())
+    }
+}
+
+/// Compares the values (`None` while unset), as tokio's `SetOnce` does.
+impl<T: PartialEq> PartialEq for SetOnce<T> {
+    fn eq(&self, other: &SetOnce<T>) -> bool {
+        self.get() == other.get()
+    }
+}
+
+impl<T: Eq> Eq for SetOnce<T> {}
+
 impl<T: fmt::Debug> fmt::Debug for SetOnce<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("SetOnce")

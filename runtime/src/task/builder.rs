@@ -1,6 +1,6 @@
-//! `task::Builder`: spawn with a name or a priority, get an error
-//! instead of a panic.
+//! `task::Builder`: spawn with a name or a priority.
 
+use crate::runtime::spawn::outside_runtime;
 use crate::runtime::{Handle, context};
 use crate::task::local::{LocalSet, try_spawn_local};
 use crate::task::{JoinHandle, Priority, TaskMeta};
@@ -13,9 +13,10 @@ use std::io;
 /// a [`Priority`] (see [`Builder::priority`]).
 ///
 /// Every spawn records where it was called from, named or not; a name
-/// costs one small allocation, an unnamed spawn none. Unlike
-/// [`rt::spawn`](crate::spawn), the spawn methods return an error instead
-/// of panicking when there is nowhere to spawn.
+/// costs one small allocation, an unnamed spawn none. As in tokio, the
+/// spawn methods panic where [`rt::spawn`](crate::spawn) and its siblings
+/// do (outside a runtime, or a `LocalSet` for `spawn_local`); their
+/// `Result` carries the blocking pool's failure to start a thread.
 ///
 /// # Examples
 ///
@@ -116,14 +117,24 @@ impl<'a> Builder<'a> {
     ///
     /// # Errors
     ///
-    /// Fails when this thread has no current runtime (no task, `block_on`
-    /// or `Runtime::enter`); use [`spawn_on`](Builder::spawn_on) there.
+    /// None today; the `Result` matches the other spawn methods (and
+    /// tokio's).
+    ///
+    /// # Panics
+    ///
+    /// When this thread has no current runtime (no task, `block_on` or
+    /// `Runtime::enter`), as tokio's; use [`spawn_on`](Builder::spawn_on)
+    /// there.
     ///
     /// # Examples
     ///
     /// ```
-    /// let outside = rt::task::Builder::new().spawn(async {});
-    /// assert!(outside.is_err());
+    /// let rt = rt::runtime::Runtime::new().unwrap();
+    /// let answer = rt.block_on(async {
+    ///     let task = rt::task::Builder::new().name("answer").spawn(async { 42 });
+    ///     task.unwrap().await.unwrap()
+    /// });
+    /// assert_eq!(answer, 42);
     /// ```
     #[track_caller]
     pub fn spawn<F>(self, future: F) -> io::Result<JoinHandle<F::Output>>
@@ -132,19 +143,21 @@ impl<'a> Builder<'a> {
         F::Output: Send + 'static,
     {
         let meta = self.meta();
-        context::with_current(|handle| handle.spawn(future, meta)).ok_or_else(|| {
-            no_runtime(
-                "`task::Builder::spawn` called outside a runtime: call it from a task or inside \
-                 `Runtime::block_on`, or use `Builder::spawn_on` with a runtime handle",
-            )
-        })
+        match context::with_current(|handle| handle.spawn(future, meta)) {
+            Some(join) => Ok(join),
+            None => outside_runtime(
+                "rt::task::Builder::spawn",
+                "use `Builder::spawn_on` with a runtime handle",
+            ),
+        }
     }
 
     /// Spawns the task on the runtime of `handle`, from any thread.
     ///
     /// # Errors
     ///
-    /// None today; the `Result` matches the other spawn methods.
+    /// `Unsupported` inside a simulation (`rt::sim`, feature `sim`) when
+    /// `handle` is another runtime's: the seed could not replay its work.
     ///
     /// # Examples
     ///
@@ -159,6 +172,8 @@ impl<'a> Builder<'a> {
         F: Future + Send + 'static,
         F::Output: Send + 'static,
     {
+        #[cfg(feature = "sim")]
+        crate::sim::refuse_other_runtime(&handle.inner, "`Builder::spawn_on`")?;
         Ok(handle.inner.spawn(future, self.meta()))
     }
 
@@ -167,7 +182,12 @@ impl<'a> Builder<'a> {
     ///
     /// # Errors
     ///
-    /// Fails outside a `LocalSet`; use
+    /// None today; the `Result` matches the other spawn methods (and
+    /// tokio's).
+    ///
+    /// # Panics
+    ///
+    /// Outside a `LocalSet`, as tokio's; use
     /// [`spawn_local_on`](Builder::spawn_local_on) there.
     ///
     /// # Examples
@@ -188,12 +208,13 @@ impl<'a> Builder<'a> {
         F: Future + 'static,
         F::Output: 'static,
     {
-        try_spawn_local(future, self.meta()).map_err(|_| {
-            no_runtime(
-                "`task::Builder::spawn_local` called outside a `LocalSet`: run it inside \
-                 `LocalSet::run_until` or `LocalSet::block_on`, or use `Builder::spawn_local_on`",
-            )
-        })
+        match try_spawn_local(future, self.meta()) {
+            Ok(join) => Ok(join),
+            Err(_) => panic!(
+                "`rt::task::Builder::spawn_local` called outside a `LocalSet`: run it inside \
+                 `LocalSet::run_until` or `LocalSet::block_on`, or use `Builder::spawn_local_on`"
+            ),
+        }
     }
 
     /// Spawns a `!Send` task onto `local`, as
@@ -225,8 +246,14 @@ impl<'a> Builder<'a> {
     ///
     /// # Errors
     ///
-    /// Fails outside a runtime, and when the pool has no thread and the
-    /// OS refuses to start one (then `f` never runs).
+    /// Fails when the pool has no thread and the OS refuses to start one
+    /// (then `f` never runs), and, inside a simulation (`rt::sim`, feature
+    /// `sim`), with `Unsupported` when `handle` is another runtime's.
+    ///
+    /// # Panics
+    ///
+    /// Outside a runtime, as tokio's; use
+    /// [`spawn_blocking_on`](Builder::spawn_blocking_on) there.
     ///
     /// # Examples
     ///
@@ -245,12 +272,13 @@ impl<'a> Builder<'a> {
         R: Send + 'static,
     {
         let meta = self.blocking_meta();
-        context::with_current(|handle| handle.try_spawn_blocking(f, meta)).unwrap_or_else(|| {
-            Err(no_runtime(
-                "`task::Builder::spawn_blocking` called outside a runtime: call it from a task \
-                 or inside `Runtime::block_on`, or use `Builder::spawn_blocking_on`",
-            ))
-        })
+        match context::with_current(|handle| handle.try_spawn_blocking(f, meta)) {
+            Some(spawned) => spawned,
+            None => outside_runtime(
+                "rt::task::Builder::spawn_blocking",
+                "use `Builder::spawn_blocking_on` with a runtime handle",
+            ),
+        }
     }
 
     /// Runs the blocking closure `f` on the blocking pool of `handle`'s
@@ -274,12 +302,10 @@ impl<'a> Builder<'a> {
         F: FnOnce() -> R + Send + 'static,
         R: Send + 'static,
     {
+        #[cfg(feature = "sim")]
+        crate::sim::refuse_other_runtime(&handle.inner, "`Builder::spawn_blocking_on`")?;
         // Through the handle's own dispatch: a simulation's runs `f`
         // inline, as a task, instead of on a pool thread.
         handle.inner.try_spawn_blocking(f, self.blocking_meta())
     }
-}
-
-fn no_runtime(message: &'static str) -> io::Error {
-    io::Error::other(message)
 }

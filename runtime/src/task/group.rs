@@ -5,10 +5,21 @@
 //! 1. poll the body (the closure's future) until it finishes;
 //! 2. join finished children as they finish (through a [`JoinSet`]);
 //! 3. on the first failure (the body or a child returns `Err`, or a child
-//!    panics): record it, drop the body, abort every child and keep
-//!    joining (children spawned from now on are aborted at once);
+//!    panics): record it, switch to cancelling (children spawned from now
+//!    on are aborted at once, and a child first polled from now on never
+//!    runs: it waits for its abort), then drop the body (so children its
+//!    destructors spawn are among those), abort every child and keep
+//!    joining;
 //! 4. when the body is done and the set is empty, close the group (later
 //!    `spawn` calls panic) and return the body's value or the failure.
+//!
+//! A scope dropped before it returned (its task aborted, a `timeout` or a
+//! `select!` it lost) does the same, in the same order, and aborts every
+//! child. Children may
+//! still be in the middle of a poll on other workers, and the destructors
+//! of the aborted ones run later: both may spawn, as they may after a
+//! failure, so the group is left `Abandoned`, where a new child is
+//! aborted at once (and kept by no one) instead of the spawn panicking.
 //!
 //! The group lock is never held while user code runs. Aborting a child
 //! runs none: its runtime drops the child's future on a worker, never on
@@ -16,6 +27,7 @@
 //! are aborted under the lock.
 
 use crate::loom::sync::Mutex;
+use crate::loom::sync::atomic::{AtomicBool, Ordering};
 use crate::runtime::Handle;
 use crate::task::{AbortHandle, JoinError, JoinSet};
 use std::fmt;
@@ -66,6 +78,9 @@ struct Shared<E> {
     state: Mutex<GroupState<E>>,
     /// The runtime children go to: the one current when the scope was made.
     runtime: Option<Handle>,
+    /// Set, under the lock, when the phase leaves `Open` for `Cancelling`
+    /// or `Abandoned`; every child holds a clone (see `TaskGroup::spawn`).
+    cancelled: Arc<AtomicBool>,
 }
 
 struct GroupState<E> {
@@ -78,7 +93,10 @@ enum Phase {
     Open,
     /// A failure happened: new children are aborted at once.
     Cancelling,
-    /// The scope returned or was dropped: spawning is a bug.
+    /// The scope was dropped before it returned: new children are aborted
+    /// at once, and nobody joins them.
+    Abandoned,
+    /// The scope returned, every child joined: spawning is a bug.
     Closed,
 }
 
@@ -186,6 +204,7 @@ impl<E: Send + 'static> TaskGroup<E> {
                     phase: Phase::Open,
                 }),
                 runtime: Handle::try_current().ok(),
+                cancelled: Arc::new(AtomicBool::new(false)),
             }),
         };
         let body = Box::pin(body(group.clone()));
@@ -198,12 +217,13 @@ impl<E: Send + 'static> TaskGroup<E> {
     }
 
     /// Spawns a child into the group. If the group is already cancelling
-    /// (after a failure) the child is aborted at once.
+    /// (after a failure, or because the scope was dropped before it
+    /// returned) the child is aborted at once.
     ///
     /// # Panics
     ///
-    /// Panics if the scope has already returned or was dropped (a clone of
-    /// the handle escaped it): spawn children only while the scope runs.
+    /// Panics if the scope has already returned (a clone of the handle
+    /// escaped it): spawn children only while the scope runs.
     /// Panics outside a runtime if the scope was created outside one.
     ///
     /// # Examples
@@ -227,6 +247,19 @@ impl<E: Send + 'static> TaskGroup<E> {
         if self.lock().phase == Phase::Closed {
             closed_group_spawn();
         }
+        // A child spawned into a cancelling group is aborted right after
+        // it is queued, but on a multi-thread runtime another worker may
+        // start it first: one that finds the group cancelled when it is
+        // first polled waits for that abort instead of running. (The flag
+        // was set before the phase this spawn will read, and the queue
+        // that hands the task over orders the two.)
+        let cancelled = self.shared.cancelled.clone();
+        let child = async move {
+            if cancelled.load(Ordering::Acquire) {
+                std::future::pending::<()>().await;
+            }
+            child.await
+        };
         // Spawned with no lock held: a runtime that shut down drops the
         // child at once, here, and its destructor may use the group.
         let handle = match &self.shared.runtime {
@@ -242,6 +275,11 @@ impl<E: Send + 'static> TaskGroup<E> {
             handle.abort();
             closed_group_spawn();
         }
+        if phase == Phase::Abandoned {
+            drop(state);
+            handle.abort();
+            return handle.abort_handle();
+        }
         let abort = state.tasks.insert(handle);
         drop(state);
         if phase == Phase::Cancelling {
@@ -254,13 +292,20 @@ impl<E: Send + 'static> TaskGroup<E> {
         self.shared.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Switches to cancelling and aborts every child.
-    fn cancel_children(&self, phase: Phase) {
+    /// Switches to `phase` (`Cancelling` or `Abandoned`): from now
+    /// on a new child is aborted at once and never runs. Called before the
+    /// body is dropped, so children its destructors spawn are among them.
+    fn stop_accepting(&self, phase: Phase) {
         let mut state = self.lock();
         if state.phase != Phase::Closed {
             state.phase = phase;
+            self.shared.cancelled.store(true, Ordering::Release);
         }
-        state.tasks.abort_all();
+    }
+
+    /// Aborts every child in the set.
+    fn abort_children(&self) {
+        self.lock().tasks.abort_all();
     }
 }
 
@@ -305,8 +350,9 @@ where
         if self.failure.is_none() {
             self.failure = Some(failure);
         }
+        self.group.stop_accepting(Phase::Cancelling);
         self.body = None;
-        self.group.cancel_children(Phase::Cancelling);
+        self.group.abort_children();
     }
 }
 
@@ -365,16 +411,13 @@ where
 
 impl<Fut, T, E: Send + 'static> Drop for Scope<Fut, T, E> {
     fn drop(&mut self) {
-        // Drop the body first: it may hold group handles and futures that
-        // expect the children to be alive while they are dropped.
+        // Abandoned first, so that children the body's destructors spawn
+        // are aborted at once; then the body, before the children: it may
+        // hold group handles and futures that expect the children to be
+        // alive while they are dropped.
+        self.group.stop_accepting(Phase::Abandoned);
         self.body = None;
-        let mut state = self
-            .group
-            .shared
-            .state
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
-        state.phase = Phase::Closed;
+        let mut state = self.group.lock();
         let tasks = std::mem::take(&mut state.tasks);
         drop(state);
         // Dropping the set aborts whatever is left in it.

@@ -82,6 +82,14 @@ impl<T> JoinHandle<T> {
         self.raw.remote_abort();
     }
 
+    /// For a spawn call that failed after queuing its task: cancels the
+    /// task unless a thread already started it. `true` if it will never
+    /// run; `false` if it runs or ran, and the call must not report a
+    /// failure.
+    pub(crate) fn cancel_unless_started(&self) -> bool {
+        self.raw.cancel_unless_started()
+    }
+
     /// `true` once the task has finished (completed, panicked or was
     /// cancelled). Never blocks.
     ///

@@ -37,7 +37,9 @@
 //!
 //! Shutdown:
 //! 1. every shard is closed under its lock, so no task is added afterwards
-//!    (a spawn that finds its shard closed cancels the task at once);
+//!    (a spawn that finds its shard closed cancels the task at once); the
+//!    multi-thread scheduler does this step alone (`close`) as soon as
+//!    shutdown begins, while its workers still finish their polls;
 //! 2. each shard's tasks are drained out, taking over the list's reference;
 //! 3. each drained task is shut down (cancelled now, as no worker runs any
 //!    more; a complete one is left as it is, its output in the task for its
@@ -46,6 +48,7 @@
 use crate::loom::sync::Mutex;
 use crate::loom::sync::atomic::{AtomicUsize, Ordering};
 use crate::runtime::coarse_time::{self, Stamp};
+use crate::runtime::shutdown_sweep::ShutdownSweep;
 use crate::task::raw::{Header, RawTask};
 use crate::task::{JoinHandle, Notified, Schedule, TaskMeta, new_local_task, new_task};
 use crossbeam_utils::CachePadded;
@@ -141,7 +144,27 @@ impl OwnedTasks {
         S: Schedule,
     {
         let (task, join) = new_task(future, scheduler, &meta);
-        (join, self.bind_raw(task, meta))
+        (join, self.bind_raw(task, meta, None))
+    }
+
+    /// As `bind`, for a task spawned at `spawned_at` on a clock of the
+    /// scheduler's own (a simulation's: its task dump must not read the
+    /// real clock, which a replay does not repeat).
+    #[cfg(feature = "sim")]
+    pub(crate) fn bind_at<F, S>(
+        &self,
+        future: F,
+        scheduler: S,
+        meta: TaskMeta,
+        spawned_at: Stamp,
+    ) -> (JoinHandle<F::Output>, Option<Notified>)
+    where
+        F: Future + Send + 'static,
+        F::Output: Send + 'static,
+        S: Schedule,
+    {
+        let (task, join) = new_task(future, scheduler, &meta);
+        (join, self.bind_raw(task, meta, Some(spawned_at)))
     }
 
     /// As `bind`, for a task whose future and output need not be `Send`
@@ -164,7 +187,7 @@ impl OwnedTasks {
     {
         // SAFETY: forwarded from the caller.
         let (task, join) = unsafe { new_local_task(future, scheduler, &meta) };
-        (join, self.bind_raw(task, meta))
+        (join, self.bind_raw(task, meta, None))
     }
 
     // `#[inline]`: the slab's insert (`Slab::insert_at`, generic and not
@@ -174,14 +197,23 @@ impl OwnedTasks {
     // (callgrind, `benches/examples/instructions.rs`, ct_chained_spawn).
     // Inline, this function is compiled into its generic callers (`bind`,
     // `bind_local`) and the insert is inlined with it at 4, 16, 32 and 64
-    // codegen units alike; without, only at 4.
+    // codegen units alike; without, only at 4. `spawned_at` is `None` for
+    // the real clock, read here: read by the callers and passed in, it
+    // moved rustc's inlining around the spawn path (the scheduler's spawn
+    // inlined, `bind` not) for ~12 more instructions per spawn, +1% on
+    // ct_spawn_many_local.
     #[inline]
-    fn bind_raw(&self, task: RawTask, meta: TaskMeta) -> Option<Notified> {
+    fn bind_raw(
+        &self,
+        task: RawTask,
+        meta: TaskMeta,
+        spawned_at: Option<Stamp>,
+    ) -> Option<Notified> {
         let listed = ListedTask {
             task,
             name: meta.name.map(Box::new),
             location: meta.location,
-            spawned_at: coarse_time::now(),
+            spawned_at: spawned_at.unwrap_or_else(coarse_time::now),
         };
         {
             let mut shard = self.shard(task.header()).locked.lock().unwrap();
@@ -244,21 +276,39 @@ impl OwnedTasks {
         true
     }
 
-    /// Closes the list and cancels every task in it. Must run when no
-    /// worker polls tasks any more.
-    pub(crate) fn close_and_shutdown_all(&self) {
+    /// Step 1 of shutdown alone: no task is added from now on (a spawn
+    /// is cancelled at once), while the workers still finish their polls.
+    pub(crate) fn close(&self) {
         for shard in self.shards.iter() {
             shard.locked.lock().unwrap().closed = true;
         }
+    }
+
+    /// Closes the list and cancels every task in it. Must run when no
+    /// worker polls tasks any more.
+    pub(crate) fn close_and_shutdown_all(&self) {
+        self.close_and_shutdown_all_watched(None);
+    }
+
+    /// `close_and_shutdown_all`, telling `sweep` (the watchdog's) which
+    /// task's future it drops meanwhile (`runtime/shutdown_sweep.rs`).
+    pub(crate) fn close_and_shutdown_all_watched(&self, sweep: Option<&ShutdownSweep>) {
+        self.close();
         for shard in self.shards.iter() {
-            let tasks: Vec<RawTask> = {
+            let tasks: Vec<ListedTask> = {
                 let mut shard = shard.locked.lock().unwrap();
-                shard.tasks.drain().map(|listed| listed.task).collect()
+                shard.tasks.drain().collect()
             };
-            for task in tasks {
-                task.shutdown();
+            for listed in tasks {
+                if let Some(sweep) = sweep {
+                    sweep.dropping(&listed);
+                }
+                listed.task.shutdown();
+                if let Some(sweep) = sweep {
+                    sweep.dropped();
+                }
                 // SAFETY: draining the slab took over the list's reference.
-                unsafe { task.drop_reference() };
+                unsafe { listed.task.drop_reference() };
             }
         }
     }

@@ -128,6 +128,12 @@ pub(crate) struct Shared {
     /// The poll in progress and the poll count, kept as a worker keeps
     /// them, for the watchdog (only the set's thread writes).
     pub(crate) metrics: WorkerMetrics,
+    /// How many sets were entered on the set's thread, this one included,
+    /// when it last began running tasks: a set driven by a task of
+    /// another set runs deeper, and the watchdog blames its stuck task,
+    /// not the outer one whose poll it runs in (`watchdog.rs`). A hint
+    /// ordering nothing: a std atomic, outside the loom shim.
+    depth: std::sync::atomic::AtomicUsize,
     remote: Mutex<RemoteQueue>,
     /// Whether `remote` may hold tasks: lets the owner skip the lock.
     remote_pending: AtomicBool,
@@ -252,6 +258,7 @@ impl LocalSet {
                     label: LocalSetLabel::of_this_thread(),
                     owned: OwnedTasks::new(1),
                     metrics: WorkerMetrics::default(),
+                    depth: std::sync::atomic::AtomicUsize::new(0),
                     remote: Mutex::new(RemoteQueue {
                         tasks: VecDeque::new(),
                         closed: false,
@@ -288,6 +295,11 @@ impl LocalSet {
         F::Output: 'static,
     {
         self.context.spawn(future, TaskMeta::new())
+    }
+
+    /// What other threads reach of this set (its tasks, its counters).
+    pub(crate) fn shared(&self) -> &Arc<Shared> {
+        &self.context.shared
     }
 
     /// `spawn_local` with the spawn-time facts already taken.
@@ -416,11 +428,23 @@ impl LocalSet {
         // One clock for the tick's polls, as a scheduler caches its own:
         // when no worker keeps the shared clock fresh, reading it costs a
         // real clock read, as much as a short poll.
-        let now = coarse_time::now();
+        let mut now = coarse_time::now();
+        let depth = ENTERED
+            .try_with(|entered| entered.sets.borrow().len())
+            .unwrap_or(0);
+        self.context
+            .shared
+            .depth
+            .store(depth, std::sync::atomic::Ordering::Relaxed);
         for _ in 0..MAX_TASKS_PER_TICK {
             match self.context.next_task() {
                 Some(task) => self.context.shared.run(task, now),
                 None => return false,
+            }
+            // The watchdog saw that poll outlast a sampling period: the
+            // tick's clock is behind by as long.
+            if self.context.shared.metrics.take_clock_behind() {
+                now = coarse_time::refresh();
             }
         }
         !self.context.queue.borrow().is_empty()
@@ -478,6 +502,11 @@ impl SetContext {
 }
 
 impl Shared {
+    /// See `Shared::depth`.
+    pub(crate) fn depth(&self) -> usize {
+        self.depth.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
     /// Polls `task`, recording the poll (started at `now`) for the dump
     /// and the watchdog.
     fn run(&self, task: Notified, now: coarse_time::Stamp) {
@@ -745,6 +774,42 @@ impl LocalEnterGuard<'_> {
     /// down) while it lives.
     pub(crate) fn into_unscoped(self) -> CurrentSetGuard {
         self.current
+    }
+}
+
+/// Hides the sets entered on this thread until dropped (a simulation's
+/// run): a set the caller entered (`LocalSet::enter`) would otherwise
+/// take the simulation's `spawn_local`s, which it never runs, so the run
+/// would end in a deadlock that names no cause. Sets entered during the
+/// run stack up from nothing and are gone by its end; the hidden ones
+/// come back as they were.
+#[cfg(feature = "sim")]
+pub(crate) struct HiddenSets {
+    sets: Vec<(u64, Rc<SetContext>)>,
+    _thread_bound: PhantomData<Rc<()>>,
+}
+
+#[cfg(feature = "sim")]
+impl HiddenSets {
+    pub(crate) fn hide() -> HiddenSets {
+        let sets = ENTERED
+            .try_with(|entered| std::mem::take(&mut *entered.sets.borrow_mut()))
+            .unwrap_or_default();
+        HiddenSets {
+            sets,
+            _thread_bound: PhantomData,
+        }
+    }
+}
+
+#[cfg(feature = "sim")]
+impl Drop for HiddenSets {
+    fn drop(&mut self) {
+        let hidden = std::mem::take(&mut self.sets);
+        let left =
+            ENTERED.try_with(|entered| std::mem::replace(&mut *entered.sets.borrow_mut(), hidden));
+        // Not under the borrow: the last reference to a set's context.
+        drop(left);
     }
 }
 

@@ -3,6 +3,7 @@
 //! slow-poll watchdog, the leak report and the `tracing` spans; the
 //! priority picks the task's vtable (`harness::vtable`).
 
+use crate::scheduler;
 use crate::task::{Id, Priority};
 use std::panic::Location;
 
@@ -35,6 +36,17 @@ impl TaskMeta {
             name: None,
             location,
             priority: Priority::Normal,
+        }
+    }
+
+    /// Names one of rt's own blocking jobs (`"rt::fs::read"`), but only
+    /// when `rt`'s pool lists its running jobs (the watchdog is on): the
+    /// report of a shutdown waiting for it then says what the job is
+    /// (its spawn location is inside rt). Otherwise it stays unnamed and
+    /// costs no allocation.
+    pub(crate) fn name_rt_job(&mut self, rt: &scheduler::Handle, name: &'static str) {
+        if rt.blocking_spawner().running_jobs().is_some() {
+            self.name = Some(Box::from(name));
         }
     }
 

@@ -279,6 +279,11 @@ impl RawTask {
         }
     }
 
+    /// See `State::cancel_unless_started`.
+    pub(super) fn cancel_unless_started(self) -> bool {
+        self.header().state.cancel_unless_started()
+    }
+
     /// Runtime shutdown: cancels the task now unless a thread is polling
     /// it (see `State::transition_to_shutdown`). Only for the shutdown
     /// sweep and for queue entries that will never run: the future is

@@ -280,6 +280,27 @@ impl State {
         })
     }
 
+    /// A spawn call that must report failure takes back the task it
+    /// queued: marks it CANCELLED unless a thread has already taken
+    /// RUNNING (or completed it). Returns `true` if it did, or if the
+    /// queue already cancelled it: whoever takes the queued `Notified`
+    /// then drops the future unpolled (`transition_to_running` returns
+    /// `Cancelled`), so the task never runs. `false`: it runs or ran, and
+    /// the call did not fail. (No `abort` can have set CANCELLED: the
+    /// caller has not handed out the `JoinHandle` yet.)
+    pub(crate) fn cancel_unless_started(&self) -> bool {
+        self.update(|s| {
+            if s.is_cancelled() {
+                return (None, true);
+            }
+            if s.is_running() || s.is_complete() {
+                return (None, false);
+            }
+            debug_assert!(s.is_notified(), "a task just spawned is queued");
+            (Some(Snapshot(s.0 | CANCELLED)), true)
+        })
+    }
+
     /// Runtime shutdown, once no worker polls any more (or a queue that will
     /// never run the task drops it). Returns `true` if the caller took
     /// RUNNING (and a reference that backs it, as a poller holds one) and

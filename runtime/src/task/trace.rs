@@ -1,7 +1,7 @@
-//! `tracing` instrumentation of tasks (feature `tracing`): a span per task
-//! carrying its id, name and spawn location, entered around each poll, and
-//! events (target `rt::task`, level TRACE) for spawn, poll start and end,
-//! wake, completion and abort.
+//! `tracing` instrumentation of tasks (feature `tracing`): a root span per
+//! task carrying its id, name and spawn location, entered around each
+//! poll, and events (target `rt::task`, level TRACE) for spawn, poll start
+//! and end, wake, completion and abort.
 //!
 //! Without the feature every item here is an empty inline function and
 //! `TaskSpan` has no bytes: the task paths compile to what they were.
@@ -18,7 +18,15 @@ pub(crate) struct TaskSpan {
 }
 
 impl TaskSpan {
-    /// The span of a task being spawned.
+    /// The span of a task being spawned: a root, as tokio's task spans
+    /// are, not a child of whatever span is current at the spawn (that of
+    /// the spawning task, entered around its polls, or the user's). A
+    /// child keeps its parent open, so a task that spawns its successor
+    /// and ends (a retry loop, a respawning worker) would otherwise leave
+    /// an ever longer chain of open spans behind, every log line of the
+    /// newest task prefixed by all of them; and a task would stay nested
+    /// in a request's span long after the request ended. Code that wants
+    /// a task inside its span says so with `Instrument::instrument`.
     #[inline(always)]
     pub(crate) fn new(meta: &TaskMeta) -> TaskSpan {
         #[cfg(not(feature = "tracing"))]
@@ -27,6 +35,7 @@ impl TaskSpan {
             #[cfg(feature = "tracing")]
             span: tracing::trace_span!(
                 target: "rt::task",
+                parent: None,
                 "task",
                 id = meta.id.as_u64(),
                 name = meta.name.as_deref(),

@@ -235,7 +235,7 @@ impl Sleep {
     }
 
     /// Polls for completion without spending cooperative budget (used by
-    /// `Timeout`, whose inner future already did).
+    /// `Timeout` when its inner future spent the last of it).
     pub(crate) fn poll_elapsed(&mut self, cx: &mut Context<'_>) -> Poll<()> {
         if self.elapsed_early {
             self.completed_early = true;

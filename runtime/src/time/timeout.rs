@@ -1,5 +1,6 @@
 //! `timeout`, `timeout_at` and the `Timeout` future.
 
+use crate::task::coop;
 use crate::time::clock::current_runtime;
 use crate::time::error::Elapsed;
 use crate::time::{Instant, Sleep};
@@ -14,6 +15,11 @@ use std::time::Duration;
 /// `Timeout`). The future is polled first, so a ready future always wins,
 /// and no timer is registered unless it is pending. Anything that is
 /// [`IntoFuture`] is accepted (a request builder, say), as with `.await`.
+///
+/// Timing out spends one unit of the task's cooperative budget, as a ready
+/// [`Sleep`] does, so a loop of timeouts that elapse at once yields now and
+/// then; when the wrapped future spent the last unit on that same poll, the
+/// timeout fires anyway.
 ///
 /// # Panics
 ///
@@ -151,11 +157,21 @@ impl<F: Future> Future for Timeout<F> {
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = self.project();
+        let had_budget = coop::has_budget_remaining();
         if let Poll::Ready(output) = this.value.poll(cx) {
             return Poll::Ready(Ok(output));
         }
-        // No budget spent here: the inner future spent it, and a timeout
-        // must fire even when the inner future used the whole budget.
-        this.delay.poll_elapsed(cx).map(|()| Err(Elapsed::new()))
+        let elapsed = if had_budget && !coop::has_budget_remaining() {
+            // The inner future spent the last of the budget: the timer is
+            // still looked at, unbudgeted, or a future that always spends
+            // it would never time out.
+            this.delay.poll_elapsed(cx)
+        } else {
+            // Otherwise the timer spends budget like any: a loop of
+            // timeouts that elapsed (a zero limit, a deadline that passed)
+            // must yield now and then, as tokio's does.
+            Pin::new(this.delay).poll(cx)
+        };
+        elapsed.map(|()| Err(Elapsed::new()))
     }
 }

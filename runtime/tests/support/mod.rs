@@ -18,6 +18,7 @@ use std::task::{Context, Poll, Wake, Waker};
 use std::time::{Duration, Instant};
 
 mod stream_checks;
+pub(crate) mod thread_exits;
 
 /// A runtime configuration the tests run on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -73,6 +73,32 @@ fn reset_moves_the_deadline_and_rearms() {
     assert_eq!(count.0.load(Ordering::SeqCst), 2);
 }
 
+/// A pending entry reset to a deadline the timer has already passed fires
+/// at once, and its waiter must hear of it: no `fire` will wake it now.
+/// (A sleep reset on one thread as the driver moves past its new deadline
+/// on another left the task waiting on it asleep for good.)
+#[test]
+fn reset_to_a_passed_deadline_wakes_the_waiter() {
+    let timer = Timer::new();
+    let (count, waker) = counter();
+    let (mut entry, _) = timer.register(100, &waker);
+    assert_eq!(timer.fire(20), 0);
+    assert!(!entry.reset(15));
+    assert!(entry.is_fired());
+    assert_eq!(count.0.load(Ordering::SeqCst), 1, "the waiter was woken");
+    // Once, and a fired entry's reset to the past wakes nobody again.
+    entry.reset(10);
+    assert_eq!(count.0.load(Ordering::SeqCst), 1);
+    // A timer that shut down fires a reset pending entry as well.
+    entry.reset(200);
+    assert_eq!(entry.poll_fired(&waker), None);
+    timer.shutdown();
+    assert_eq!(count.0.load(Ordering::SeqCst), 2);
+    entry.reset(300);
+    assert_eq!(entry.poll_fired(&waker), Some(Fired::Shutdown));
+    assert_eq!(count.0.load(Ordering::SeqCst), 2);
+}
+
 #[test]
 fn wake_driver_only_when_earlier_than_its_sleep() {
     let timer = Timer::new();

@@ -82,6 +82,13 @@ impl From<std::fs::File> for File {
     }
 }
 
+/// Takes ownership of an open descriptor, as tokio's `File` does.
+impl From<std::os::fd::OwnedFd> for File {
+    fn from(fd: std::os::fd::OwnedFd) -> File {
+        File::from_std(std::fs::File::from(fd))
+    }
+}
+
 impl File {
     /// Opens `path` for reading.
     ///
@@ -89,7 +96,10 @@ impl File {
     ///
     /// The OS error of `open`.
     pub async fn open(path: impl AsRef<Path>) -> io::Result<File> {
-        rt::fs::File::open(path).await.map(File::from)
+        rt::fs::File::open(path)
+            .await
+            .map(File::from)
+            .map_err(crate::os_error::os_error)
     }
 
     /// Creates (or truncates) `path` and opens it for writing.
@@ -98,7 +108,10 @@ impl File {
     ///
     /// The OS error of `open`.
     pub async fn create(path: impl AsRef<Path>) -> io::Result<File> {
-        rt::fs::File::create(path).await.map(File::from)
+        rt::fs::File::create(path)
+            .await
+            .map(File::from)
+            .map_err(crate::os_error::os_error)
     }
 
     /// Creates `path`, failing if it exists, and opens it for reading and
@@ -108,7 +121,10 @@ impl File {
     ///
     /// `AlreadyExists`, or the OS error of `open`.
     pub async fn create_new<P: AsRef<Path>>(path: P) -> io::Result<File> {
-        rt::fs::File::create_new(path).await.map(File::from)
+        rt::fs::File::create_new(path)
+            .await
+            .map(File::from)
+            .map_err(crate::os_error::os_error)
     }
 
     /// Options to open a file with.
@@ -213,20 +229,23 @@ impl File {
         self.max_buf_size = max_buf_size;
     }
 
-    /// The std file, once operations in flight are done.
+    /// The std file, once operations in flight are done. The error of a
+    /// buffered write is dropped, as tokio's `into_std` drops it: flush
+    /// first to see it.
     ///
     /// # Panics
     ///
-    /// If rt cannot hand the file back (a buffered write failed, or the
-    /// position could not be restored): tokio's `into_std` has no way to
-    /// report it. Flush first to see write errors.
+    /// If rt cannot hand the file back (the position could not be restored
+    /// over bytes read ahead, on a pipe say): tokio's `into_std` has no way
+    /// to report it.
     pub async fn into_std(self) -> std::fs::File {
-        match self.inner.into_inner().into_std().await {
+        let mut file = self.inner.into_inner();
+        // rt's `into_std` reports a failed write as its error (and closes
+        // the file); collected here, it is gone before that.
+        let _write_error = rt::io::AsyncWriteExt::flush(&mut file).await;
+        match file.into_std().await {
             Ok(std) => std,
-            Err(e) => panic!(
-                "rt: File::into_std could not hand the file back ({e}); flush the file before \
-                 `into_std` to see a write error as an error"
-            ),
+            Err(e) => panic!("rt: File::into_std could not hand the file back ({e})"),
         }
     }
 
@@ -301,23 +320,8 @@ impl AsyncWrite for File {
         cx: &mut Context<'_>,
         bufs: &[IoSlice<'_>],
     ) -> Poll<io::Result<usize>> {
-        let me = self.get_mut();
-        let mut nonempty = bufs.iter().filter(|buf| !buf.is_empty());
-        let (Some(first), Some(_)) = (nonempty.next(), nonempty.next()) else {
-            return rt::io::AsyncWrite::poll_write_vectored(Pin::new(me.inner.get_mut()), cx, bufs);
-        };
-        // Several slices: rt's file takes one buffer per write, so gather
-        // them (up to `max_buf_size`) into one, as tokio's file buffers
-        // all of them; the count written is then over all the slices.
-        let mut gathered = Vec::with_capacity(first.len());
-        for buf in bufs {
-            let room = me.max_buf_size - gathered.len();
-            if room == 0 {
-                break;
-            }
-            gathered.extend_from_slice(&buf[..buf.len().min(room)]);
-        }
-        rt::io::AsyncWrite::poll_write(Pin::new(me.inner.get_mut()), cx, &gathered)
+        // rt's file takes every slice, up to `max_buf_size`, as tokio's.
+        rt::io::AsyncWrite::poll_write_vectored(Pin::new(self.get_mut().inner.get_mut()), cx, bufs)
     }
 
     fn is_write_vectored(&self) -> bool {

@@ -36,6 +36,14 @@ impl From<rt::fs::OpenOptions> for OpenOptions {
     }
 }
 
+/// Starts from `std`'s options (with any `OpenOptionsExt` flags set on
+/// them), as tokio's `From` does.
+impl From<std::fs::OpenOptions> for OpenOptions {
+    fn from(options: std::fs::OpenOptions) -> OpenOptions {
+        OpenOptions::from(rt::fs::OpenOptions::from(options))
+    }
+}
+
 impl From<OpenOptions> for rt::fs::OpenOptions {
     fn from(options: OpenOptions) -> rt::fs::OpenOptions {
         options.inner
@@ -86,6 +94,10 @@ impl OpenOptions {
     ///
     /// The OS error of `open`.
     pub async fn open(&self, path: impl AsRef<Path>) -> io::Result<File> {
-        self.inner.open(path).await.map(File::from)
+        self.inner
+            .open(path)
+            .await
+            .map(File::from)
+            .map_err(crate::os_error::os_error)
     }
 }

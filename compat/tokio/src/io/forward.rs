@@ -98,7 +98,7 @@ macro_rules! forward_async_write {
 
 /// `tokio::io::AsyncRead` for a newtype whose `$field` has
 /// `poll_read_uninit(cx, &mut [MaybeUninit<u8>])`.
-#[allow(unused_macros)] // Only `io-util`'s in-memory streams and `io-std`'s stdin use it.
+#[allow(unused_macros)] // Only `io-util`'s in-memory streams and `Repeat`, and `io-std`'s stdin, use it.
 macro_rules! forward_async_read {
     ($ty:ty, $field:ident) => {
         impl $crate::io::AsyncRead for $ty {

@@ -43,6 +43,40 @@ macro_rules! socket_newtype {
     };
 }
 
+/// For a socket not yet bound, connected or listening (`TcpSocket`,
+/// `UnixSocket`), beside [`socket_newtype!`]: `Deref` to rt's, whose
+/// option methods have tokio's shape, and descriptor ownership both ways
+/// (`IntoRawFd`, `FromRawFd`), as tokio's have.
+macro_rules! configurable_socket {
+    ($Type:ident, $Rt:ty) => {
+        /// rt's option methods, whose shape is tokio's.
+        impl ::std::ops::Deref for $Type {
+            type Target = $Rt;
+
+            fn deref(&self) -> &$Rt {
+                &self.inner
+            }
+        }
+
+        impl ::std::os::fd::IntoRawFd for $Type {
+            fn into_raw_fd(self) -> ::std::os::fd::RawFd {
+                ::std::os::fd::IntoRawFd::into_raw_fd(self.inner)
+            }
+        }
+
+        impl ::std::os::fd::FromRawFd for $Type {
+            /// # Safety
+            ///
+            /// `fd` must be an open socket of this kind that nothing else
+            /// owns.
+            unsafe fn from_raw_fd(fd: ::std::os::fd::RawFd) -> $Type {
+                // SAFETY: the caller's contract, passed on.
+                $Type::from(unsafe { <$Rt as ::std::os::fd::FromRawFd>::from_raw_fd(fd) })
+            }
+        }
+    };
+}
+
 /// tokio's `AsyncRead` for `$Type`, reading through `|$s| $stream` (an rt
 /// stream with `poll_read_uninit`), and `AsyncWrite` through `$Type`'s
 /// `inner` (futures-io's `AsyncWrite`), vectored.
@@ -186,6 +220,7 @@ macro_rules! datagram_methods {
     };
 }
 
+pub(crate) use configurable_socket;
 pub(crate) use datagram_methods;
 pub(crate) use forward;
 pub(crate) use socket_newtype;

@@ -57,6 +57,19 @@ pub(crate) fn poll_recv_datagram<T>(
 impl UdpSocket {
     datagram_methods!(SocketAddr);
 
+    /// Binds the socket to a device (`SO_BINDTODEVICE`); `None` unbinds.
+    ///
+    /// # Errors
+    ///
+    /// The OS error, as tokio returns it (rt's names the device and wraps
+    /// it).
+    #[cfg(any(target_os = "android", target_os = "fuchsia", target_os = "linux"))]
+    pub fn bind_device(&self, interface: Option<&[u8]>) -> io::Result<()> {
+        self.inner
+            .bind_device(interface)
+            .map_err(crate::os_error::os_error)
+    }
+
     forward! {
         /// Connects the socket to the first address of `addr` that works.
         @async fn connect[A: ToSocketAddrs](&self, addr: A) -> io::Result<()>;
@@ -115,9 +128,6 @@ impl UdpSocket {
         /// The device the socket is bound to (`SO_BINDTODEVICE`).
         #[cfg(any(target_os = "android", target_os = "fuchsia", target_os = "linux"))]
         fn device(&self) -> io::Result<Option<Vec<u8>>>;
-        /// Binds the socket to a device (`SO_BINDTODEVICE`); `None` unbinds.
-        #[cfg(any(target_os = "android", target_os = "fuchsia", target_os = "linux"))]
-        fn bind_device(&self, interface: Option<&[u8]>) -> io::Result<()>;
         /// Joins an IPv4 multicast group.
         fn join_multicast_v4(&self, multiaddr: Ipv4Addr, interface: Ipv4Addr) -> io::Result<()>;
         /// Joins an IPv6 multicast group.

@@ -26,6 +26,17 @@ use std::time::Duration;
 /// ```
 pub struct Builder(rt::runtime::Builder);
 
+/// The default name of a runtime's threads (workers and blocking pool):
+/// tokio's since 1.50 (`tokio-runtime-worker` before; shortened to fit
+/// Linux's 15-byte thread names), which profilers, log filters and tests
+/// match.
+const TOKIO_THREAD_NAME: &str = "tokio-rt-worker";
+
+/// The environment variable tokio's multi-thread runtimes take their
+/// default worker count from.
+#[cfg(feature = "rt-multi-thread")]
+const TOKIO_WORKER_THREADS: &str = "TOKIO_WORKER_THREADS";
+
 impl Builder {
     /// A builder for a current-thread runtime: every task runs on the
     /// thread that calls `block_on`.
@@ -38,12 +49,14 @@ impl Builder {
     /// assert_eq!(flavor, tokio::runtime::RuntimeFlavor::CurrentThread);
     /// ```
     pub fn new_current_thread() -> Builder {
-        Builder(rt::runtime::Builder::new_current_thread())
+        let mut builder = rt::runtime::Builder::new_current_thread();
+        builder.thread_name(TOKIO_THREAD_NAME);
+        Builder(builder)
     }
 
-    /// A builder for a multi-thread, work-stealing runtime (one worker per
-    /// CPU unless [`worker_threads`](Builder::worker_threads) says
-    /// otherwise).
+    /// A builder for a multi-thread, work-stealing runtime: one worker per
+    /// CPU unless [`worker_threads`](Builder::worker_threads) or the
+    /// environment variable `TOKIO_WORKER_THREADS` says otherwise.
     ///
     /// # Examples
     ///
@@ -56,7 +69,11 @@ impl Builder {
     /// ```
     #[cfg(feature = "rt-multi-thread")]
     pub fn new_multi_thread() -> Builder {
-        Builder(rt::runtime::Builder::new_multi_thread())
+        let mut builder = rt::runtime::Builder::new_multi_thread();
+        builder
+            .worker_threads_var(TOKIO_WORKER_THREADS)
+            .thread_name(TOKIO_THREAD_NAME);
+        Builder(builder)
     }
 
     /// Enables the I/O and time drivers.
@@ -169,16 +186,14 @@ impl Builder {
         self
     }
 
-    /// tokio's smaller event batch for a worker that polls the reactor
-    /// while it still has tasks. Accepted and checked, with no effect: a
-    /// busy rt worker polls the reactor with the
-    /// [`max_io_events_per_tick`](Builder::max_io_events_per_tick) batch
-    /// (its local queue is unbounded, so a large batch does not overflow
-    /// it; lower `max_io_events_per_tick` to take fewer events per poll).
+    /// The most I/O events a thread takes when it polls the reactor while
+    /// it still has tasks to run (default: as many as
+    /// [`max_io_events_per_tick`](Builder::max_io_events_per_tick)); rt's
+    /// setting of the same name.
     ///
     /// # Panics
     ///
-    /// Panics if `capacity` is 0, as tokio does.
+    /// Panics if `capacity` is 0, with tokio's message.
     ///
     /// # Examples
     ///
@@ -197,11 +212,14 @@ impl Builder {
             capacity > 0,
             "max_io_events_per_busy_tick must be non-zero (rt's tokio facade)"
         );
+        self.0.max_io_events_per_busy_tick(capacity);
         self
     }
 
     /// The number of worker threads of a multi-thread runtime (ignored by
-    /// a current-thread one).
+    /// a current-thread one). Unset, `build` takes it from the
+    /// environment variable `TOKIO_WORKER_THREADS`, else one per CPU, as
+    /// tokio does; a count set here wins over the variable.
     ///
     /// # Panics
     ///
@@ -237,7 +255,8 @@ impl Builder {
         self
     }
 
-    /// The name of the runtime's threads (workers and blocking pool).
+    /// The name of the runtime's threads (workers and blocking pool;
+    /// default `tokio-rt-worker`, as in tokio).
     ///
     /// # Examples
     ///
@@ -435,14 +454,22 @@ impl Builder {
     /// Returns the OS error if a worker thread or the I/O driver cannot be
     /// created.
     ///
+    /// # Panics
+    ///
+    /// Panics if a multi-thread runtime without
+    /// [`worker_threads`](Builder::worker_threads) finds
+    /// `TOKIO_WORKER_THREADS` set to anything but a positive integer (as
+    /// tokio does), or if `start_paused(true)` was asked of it.
+    ///
     /// # Examples
     ///
     /// ```
     /// let rt = tokio::runtime::Builder::new_multi_thread().build().unwrap();
     /// assert_eq!(rt.block_on(async { tokio::spawn(async { 5 }).await }).unwrap(), 5);
     /// ```
+    #[track_caller]
     pub fn build(&mut self) -> io::Result<Runtime> {
-        self.0.build()
+        self.0.build().map(Runtime::from)
     }
 
     /// Builds a [`LocalRuntime`]: a current-thread runtime whose
@@ -472,7 +499,7 @@ impl Builder {
     pub fn build_local(&mut self, options: LocalOptions) -> io::Result<LocalRuntime> {
         // `LocalOptions` has no settings yet, in tokio as here.
         let LocalOptions { .. } = options;
-        self.0.build_local()
+        self.0.build_local().map(LocalRuntime::from)
     }
 }
 

@@ -56,7 +56,10 @@ impl File {
             .await
             .expect("rt: a `File`'s operation permit is never closed");
         let std = self.std.clone();
-        join_job(spawn_fs(move || std.set_times(times))).await
+        join_job(spawn_fs("rt::fs::File::set_times", move || {
+            std.set_times(times)
+        })?)
+        .await
     }
 
     /// Sets the file's modification time: [`set_times`](File::set_times)

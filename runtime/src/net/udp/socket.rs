@@ -253,12 +253,14 @@ impl UdpSocket {
         self.io.udp_recv(buf).await
     }
 
-    /// Sends a datagram to `target`.
+    /// Sends a datagram to `target`: to the first of its addresses that
+    /// takes it (tokio's sends to the first only; here a name that
+    /// resolves to an IPv6 and an IPv4 address reaches an IPv4 socket).
     ///
     /// # Errors
     ///
-    /// `InvalidInput` for an address that is not `ip:port`, or the OS error
-    /// of `sendto`.
+    /// `InvalidInput` if `target` gives no address, the lookup's error for
+    /// a name, or the OS error of `sendto` to the last address tried.
     ///
     /// # Examples
     ///

@@ -11,6 +11,7 @@ use crate::scheduler::multi_thread::ExitCount;
 use crate::scheduler::multi_thread::idle::Idle;
 use crate::scheduler::multi_thread::park;
 use crate::scheduler::multi_thread::worker::{Context, Remote};
+use crate::scheduler::multi_thread::worker_threads::WorkerThreads;
 use crate::scheduler::priority::{PriorityLanes, QueuedCounts};
 use crate::scheduler::{self, Config};
 use crate::task::list::OwnedTasks;
@@ -50,6 +51,8 @@ pub(crate) struct Shared {
     pub(crate) config: Config,
     pub(crate) park: Arc<park::Shared>,
     pub(crate) exited: ExitCount,
+    /// The runtime's own worker threads' states, for shutdown to join them.
+    pub(crate) worker_threads: Arc<WorkerThreads>,
 }
 
 impl Handle {
@@ -285,11 +288,16 @@ impl Handle {
         }
     }
 
-    /// Starts shutting down: workers stop after their current poll.
+    /// Starts shutting down: workers stop after their current poll, and a
+    /// task spawned from now on is cancelled at once (as tokio's), since
+    /// no worker would run it: one spawned and awaited by a worker's stop
+    /// hook would otherwise keep that worker, and the shutdown waiting for
+    /// it, waiting for ever.
     pub(crate) fn begin_shutdown(&self) {
         if self.shared.is_shutdown.swap(true, Ordering::AcqRel) {
             return;
         }
+        self.shared.owned.close();
         for remote in self.shared.remotes.iter() {
             remote.unpark.unpark();
         }
@@ -298,7 +306,8 @@ impl Handle {
     /// Cancels every task and drops every queued one. Called once the
     /// workers have stopped (or were given up on).
     pub(crate) fn finish_shutdown(&self) {
-        self.shared.owned.close_and_shutdown_all();
+        let sweep = self.shared.config.shutdown_sweep.as_deref();
+        self.shared.owned.close_and_shutdown_all_watched(sweep);
         self.shared.is_terminated.store(true, Ordering::SeqCst);
         fence(Ordering::SeqCst);
         self.drain_injector();

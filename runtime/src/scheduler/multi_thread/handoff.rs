@@ -30,16 +30,35 @@ pub(crate) fn hand_off_core(cx: &Context) -> Result<(), HandoffError> {
     let job: Handoff = Box::new(move || {
         let core = job_slot.lock().unwrap().take();
         if let Some(core) = core {
-            if worker::run(job_handle.clone(), core) {
+            if worker::run(job_handle.clone(), core, None) {
                 job_handle.shared.exited.core_exited();
             }
         }
     });
     let rt = scheduler::Handle::MultiThread(cx.handle.clone());
     let result = cx.handle.blocking.spawn_handoff(job, Some(&rt));
-    if result.is_err() {
-        let core = slot.lock().unwrap().take();
-        *cx.core.borrow_mut() = core;
+    match (&result, cx.worker_thread) {
+        (Err(_), _) => {
+            let core = slot.lock().unwrap().take();
+            *cx.core.borrow_mut() = core;
+        }
+        // This thread runs the user's blocking closure next, which may
+        // outlast the runtime: shutdown no longer waits for it.
+        (Ok(()), worker) => {
+            cx.handle.blocking.detach_current_thread();
+            if let Some(index) = worker {
+                cx.handle.shared.worker_threads.gave_core_away(index);
+            }
+        }
     }
     result
+}
+
+/// `block_in_place` when `hand_off_core` could not start a thread: this
+/// worker blocks with its core, so every task it holds goes where the
+/// other workers steal from (`Core::make_all_stealable`).
+pub(crate) fn make_core_stealable(cx: &Context) {
+    if let Some(core) = cx.core.borrow_mut().as_mut() {
+        core.make_all_stealable(&cx.handle);
+    }
 }

@@ -7,9 +7,10 @@ mod idle;
 mod local_queues;
 mod park;
 mod worker;
+mod worker_threads;
 
 pub(crate) use handle::Handle;
-pub(crate) use handoff::hand_off_core;
+pub(crate) use handoff::{hand_off_core, make_core_stealable};
 pub(crate) use worker::Context;
 
 use crate::blocking;
@@ -17,6 +18,7 @@ use crate::driver::{self, Driver};
 use crate::loom::deque::{Injector, Worker as Deque};
 use crate::loom::sync::atomic::AtomicBool;
 use crate::loom::sync::{Arc, Condvar, Mutex};
+use crate::loom::thread::JoinHandle;
 use crate::runtime::builder::ThreadSpawner;
 use crate::scheduler::priority::{PriorityLanes, QueuedCounts};
 use crate::scheduler::{self, Config};
@@ -25,11 +27,14 @@ use crossbeam_utils::CachePadded;
 use local_queues::YieldedTasks;
 use std::io;
 use std::time::{Duration, Instant};
+use worker_threads::WorkerThreads;
 
 /// The runtime's side of the scheduler: the worker threads.
 #[derive(Debug)]
 pub(crate) struct MultiThread {
     num_workers: usize,
+    /// Taken by shutdown, to join them (`worker_threads.rs`).
+    threads: Mutex<Vec<JoinHandle<()>>>,
 }
 
 /// Counts worker cores whose loop has finished, so shutdown can wait for
@@ -103,36 +108,61 @@ impl MultiThread {
                 config,
                 park: park_shared,
                 exited: ExitCount::new(),
+                worker_threads: Arc::new(WorkerThreads::new(num_workers)),
             },
             driver: driver_handle,
             blocking,
         });
-        let scheduler = MultiThread { num_workers };
-        for core in cores {
+        let scheduler = MultiThread {
+            num_workers,
+            threads: Mutex::new(Vec::with_capacity(num_workers)),
+        };
+        for (index, core) in cores.into_iter().enumerate() {
             let worker_handle = handle.clone();
             let exit_handle = handle.clone();
+            let worker_threads = handle.shared.worker_threads.clone();
             // The core's exit is counted after the thread's stop hook has
             // run, so dropping the runtime returns only once every worker
             // thread's hook has.
             let spawned = spawner.spawn_then(
                 Some(scheduler::Handle::MultiThread(handle.clone())),
-                move || worker::run(worker_handle, core),
+                move || worker::run(worker_handle, core, Some(index)),
                 move |finished_with_core| {
                     if finished_with_core {
                         exit_handle.shared.exited.core_exited();
                     }
+                    // This thread's last handle to the runtime, dropped
+                    // before shutdown may join it (step 3).
+                    drop(exit_handle);
+                    worker_threads.done(index);
                 },
             );
-            if let Err(error) = spawned {
-                scheduler.shutdown(&handle, Some(Duration::ZERO));
-                return Err(error);
+            match spawned {
+                Ok(thread) => scheduler.threads.lock().unwrap().push(thread),
+                Err(error) => {
+                    // The workers already started are stopped and waited
+                    // for, as a runtime's drop does (they run no task yet,
+                    // so they stop at once), then the blocking pool their
+                    // start hooks may have used: no thread outlives the
+                    // failed build.
+                    let started = MultiThread {
+                        num_workers: index,
+                        threads: Mutex::new(std::mem::take(
+                            &mut *scheduler.threads.lock().unwrap(),
+                        )),
+                    };
+                    started.shutdown(&handle, None);
+                    handle.blocking.shutdown_and_join(None);
+                    return Err(error);
+                }
             }
         }
         Ok((scheduler, handle))
     }
 
     /// Stops the workers, waits for them up to `timeout` (`None`: forever),
-    /// then cancels every task.
+    /// then cancels every task, then joins the worker threads (within the
+    /// same `timeout`).
     pub(crate) fn shutdown(&self, handle: &Handle, timeout: Option<Duration>) {
         handle.begin_shutdown();
         let deadline = crate::runtime::deadline_after(timeout);
@@ -156,5 +186,7 @@ impl MultiThread {
         }
         drop(count);
         handle.finish_shutdown();
+        let threads = std::mem::take(&mut *self.threads.lock().unwrap());
+        handle.shared.worker_threads.join(threads, deadline);
     }
 }

@@ -248,6 +248,10 @@ pub(crate) struct Context {
     pub(crate) core: RefCell<Option<Box<Core>>>,
     /// How long to spin before parking; see `Core::spin_for_work`.
     pub(crate) spin: IdleSpin,
+    /// This thread's index among the runtime's worker threads
+    /// (`worker_threads.rs`); `None` on a pool thread running a core
+    /// handed off to it.
+    pub(crate) worker_thread: Option<usize>,
 }
 
 impl Core {
@@ -383,6 +387,20 @@ impl Core {
         }
         self.requeue_yielded(handle);
         self.run_queue.pop()
+    }
+
+    /// Before this worker blocks with its core (a `block_in_place` whose
+    /// hand-off thread the OS refused): moves the LIFO slot's task and the
+    /// yielded ones to the back of the deque, where peers steal them, and
+    /// wakes a peer to come and look.
+    pub(crate) fn make_all_stealable(&mut self, handle: &Handle) {
+        if let Some(task) = self.lifo_pop(handle) {
+            self.push_back(handle, task);
+        }
+        self.requeue_yielded(handle);
+        if self.has_local_work(handle) {
+            handle.notify_parked();
+        }
     }
 
     /// Moves the yielded tasks to the back of the deque, where peers can
@@ -681,7 +699,7 @@ fn steal_from_peers(
 /// the core (the caller then counts the core's exit, see `ExitCount`), or
 /// `false` if `block_in_place` handed the core to another thread, which
 /// counts it instead.
-pub(crate) fn run(handle: Arc<Handle>, core: Box<Core>) -> bool {
+pub(crate) fn run(handle: Arc<Handle>, core: Box<Core>, worker_thread: Option<usize>) -> bool {
     let index = core.index;
     context::set_timer_shard(index);
     let scheduler_handle = scheduler::Handle::MultiThread(handle.clone());
@@ -693,6 +711,7 @@ pub(crate) fn run(handle: Arc<Handle>, core: Box<Core>) -> bool {
         metrics,
         core: RefCell::new(None),
         spin,
+        worker_thread,
     });
     context::set_scheduler(&cx, || {
         let scheduler::Context::MultiThread(cx) = &cx else {
@@ -805,6 +824,11 @@ impl Context {
             // whose worker loop owns the metrics from now on.
             let mut core = self.core.borrow_mut().take()?;
             metrics.poll_finished();
+            // Only the watchdog (on when the slot is stealable) sets the
+            // flag: with it off, this costs no more than the slot's branch.
+            if core.stealable_lifo && metrics.take_clock_behind() {
+                core.now = coarse_time::refresh();
+            }
             let Some(task) = core.lifo_pop(handle) else {
                 return Some(core);
             };

@@ -51,7 +51,8 @@ pub struct Sender<T> {
 
 /// The receiving half of a bounded channel.
 ///
-/// Dropping it drops the values still queued; senders then fail.
+/// Dropping it drops the values still queued (their slots are free
+/// again); senders then fail.
 ///
 /// # Examples
 ///

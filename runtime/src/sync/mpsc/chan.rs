@@ -448,9 +448,11 @@ impl<T> Chan<T> {
         drop(waker);
         let mut panic = None;
         let mut spins = 0;
+        let mut dropped_values = 0;
         loop {
             match self.queue.pop(head) {
                 Pop::Value(value) => {
+                    dropped_values += 1;
                     let dropped = std::panic::catch_unwind(AssertUnwindSafe(|| drop(value)));
                     if let Err(payload) = dropped {
                         panic.get_or_insert(payload);
@@ -462,6 +464,10 @@ impl<T> Chan<T> {
                 Pop::Empty { .. } => break,
             }
         }
+        // Each dropped value held a slot, as a received one did: it goes
+        // back (as in tokio), so a sender's `capacity` counts only what
+        // senders still hold.
+        self.release_received(dropped_values);
         if let Some(payload) = panic {
             std::panic::resume_unwind(payload);
         }

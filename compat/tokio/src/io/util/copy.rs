@@ -1,123 +1,76 @@
-//! `copy`, `copy_buf` and `copy_bidirectional`: moving bytes from readers
-//! to writers. `CopyBuffer` is one direction's state: read into its
-//! buffer, write it out, flush the writer when the reader has nothing yet
-//! (so bytes never sit in a buffering writer while the reader waits).
+//! `copy`, `copy_buf` and `copy_bidirectional`: rt's, one implementation
+//! for both faces. tokio's readers and writers reach them through
+//! [`FuturesIo`], which shows tokio's traits as futures-io's; the copies
+//! keep tokio's signatures (by `&mut`) and its 8 KiB buffers.
 
 use crate::io::{AsyncBufRead, AsyncRead, AsyncWrite, ReadBuf};
-use std::future::poll_fn;
-use std::io;
+use std::io::{self, IoSlice};
 use std::pin::Pin;
 use std::task::{Context, Poll, ready};
 
-/// The default size of a copy's buffer.
+/// tokio's default copy buffer size (`copy_bidirectional`'s per direction;
+/// rt's own default there is larger).
 const COPY_BUF_SIZE: usize = 8 * 1024;
 
-/// One direction of a copy.
+/// A reader or writer with tokio's traits, seen through futures-io's,
+/// which rt's copies take. Exists so the copy loops are written once.
 #[derive(Debug)]
-pub(crate) struct CopyBuffer {
-    read_done: bool,
-    need_flush: bool,
-    pos: usize,
-    cap: usize,
-    amt: u64,
-    buf: Box<[u8]>,
+struct FuturesIo<T>(T);
+
+impl<T: AsyncRead + Unpin> rt::io::AsyncRead for FuturesIo<T> {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut [u8],
+    ) -> Poll<io::Result<usize>> {
+        let mut buf = ReadBuf::new(buf);
+        ready!(Pin::new(&mut self.get_mut().0).poll_read(cx, &mut buf))?;
+        Poll::Ready(Ok(buf.filled().len()))
+    }
 }
 
-impl CopyBuffer {
-    pub(crate) fn new(size: usize) -> CopyBuffer {
-        CopyBuffer {
-            read_done: false,
-            need_flush: false,
-            pos: 0,
-            cap: 0,
-            amt: 0,
-            buf: vec![0; size.max(1)].into_boxed_slice(),
-        }
+impl<T: AsyncBufRead + Unpin> rt::io::AsyncBufRead for FuturesIo<T> {
+    fn poll_fill_buf(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<&[u8]>> {
+        Pin::new(&mut self.get_mut().0).poll_fill_buf(cx)
     }
 
-    fn poll_fill<R: AsyncRead + ?Sized>(
-        &mut self,
+    fn consume(self: Pin<&mut Self>, amt: usize) {
+        Pin::new(&mut self.get_mut().0).consume(amt)
+    }
+}
+
+/// tokio's `shutdown` is futures-io's `close`.
+impl<T: AsyncWrite + Unpin> rt::io::AsyncWrite for FuturesIo<T> {
+    fn poll_write(
+        self: Pin<&mut Self>,
         cx: &mut Context<'_>,
-        reader: Pin<&mut R>,
-    ) -> Poll<io::Result<()>> {
-        let mut buf = ReadBuf::new(&mut self.buf);
-        buf.set_filled(self.cap);
-        let polled = reader.poll_read(cx, &mut buf);
-        if let Poll::Ready(Ok(())) = polled {
-            let filled = buf.filled().len();
-            self.read_done = self.cap == filled;
-            self.cap = filled;
-        }
-        polled
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.get_mut().0).poll_write(cx, buf)
     }
 
-    /// Copies until the reader ends and everything read is written and
-    /// flushed; returns the bytes copied.
-    pub(crate) fn poll_copy<R, W>(
-        &mut self,
+    fn poll_write_vectored(
+        self: Pin<&mut Self>,
         cx: &mut Context<'_>,
-        mut reader: Pin<&mut R>,
-        mut writer: Pin<&mut W>,
-    ) -> Poll<io::Result<u64>>
-    where
-        R: AsyncRead + ?Sized,
-        W: AsyncWrite + ?Sized,
-    {
-        loop {
-            // Read while there is room and the reader has not ended. Each
-            // read spends a unit of the task's budget (returned if the
-            // read is pending), so copying between always-ready in-memory
-            // ends yields to the scheduler like any other I/O (out of
-            // budget, the task is woken to run again at once).
-            if self.cap < self.buf.len() && !self.read_done {
-                let coop = ready!(rt::task::coop::poll_proceed(cx));
-                match self.poll_fill(cx, reader.as_mut()) {
-                    Poll::Ready(Ok(())) => coop.made_progress(),
-                    Poll::Ready(Err(e)) if e.kind() == io::ErrorKind::Interrupted => continue,
-                    Poll::Ready(Err(e)) => return Poll::Ready(Err(e)),
-                    Poll::Pending => {
-                        if self.pos == self.cap {
-                            // Nothing to write: flush while the reader waits.
-                            if self.need_flush {
-                                ready!(writer.as_mut().poll_flush(cx))?;
-                                self.need_flush = false;
-                            }
-                            return Poll::Pending;
-                        }
-                    }
-                }
-            }
-            // Write what was read.
-            while self.pos < self.cap {
-                let n = ready_retry!(
-                    writer
-                        .as_mut()
-                        .poll_write(cx, &self.buf[self.pos..self.cap])
-                );
-                if n == 0 {
-                    return Poll::Ready(Err(io::Error::new(
-                        io::ErrorKind::WriteZero,
-                        "write zero byte into writer",
-                    )));
-                }
-                self.pos += n;
-                self.amt += n as u64;
-                self.need_flush = true;
-            }
-            if self.pos == self.cap {
-                self.pos = 0;
-                self.cap = 0;
-            }
-            if self.read_done && self.pos == self.cap {
-                ready!(writer.as_mut().poll_flush(cx))?;
-                return Poll::Ready(Ok(self.amt));
-            }
-        }
+        bufs: &[IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.get_mut().0).poll_write_vectored(cx, bufs)
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.get_mut().0).poll_flush(cx)
+    }
+
+    fn poll_close(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.get_mut().0).poll_shutdown(cx)
     }
 }
 
 /// Copies all of `reader` into `writer` (flushing it at the end), returning
-/// how many bytes were copied.
+/// how many bytes were copied. Whenever the reader has nothing yet, the
+/// writer is flushed, so bytes never wait in a buffering writer; an
+/// `Interrupted` read or write is retried; each poll that moves bytes
+/// spends a unit of the task's cooperative budget.
 ///
 /// # Errors
 ///
@@ -140,13 +93,13 @@ where
     R: AsyncRead + Unpin + ?Sized,
     W: AsyncWrite + Unpin + ?Sized,
 {
-    let mut buf = CopyBuffer::new(COPY_BUF_SIZE);
-    poll_fn(|cx| buf.poll_copy(cx, Pin::new(&mut *reader), Pin::new(&mut *writer))).await
+    rt::io::copy(FuturesIo(reader), &mut FuturesIo(writer)).await
 }
 
 /// Copies all of a buffered `reader` into `writer` straight from the
-/// reader's buffer (no buffer of its own), flushing at the end; returns how
-/// many bytes were copied.
+/// reader's buffer (no buffer of its own), flushing at the end, and
+/// whenever the reader has nothing yet, as [`copy`]; returns how many
+/// bytes were copied.
 ///
 /// # Errors
 ///
@@ -168,85 +121,13 @@ where
     R: AsyncBufRead + Unpin + ?Sized,
     W: AsyncWrite + Unpin + ?Sized,
 {
-    let mut amt = 0u64;
-    let mut need_flush = false;
-    poll_fn(|cx| {
-        loop {
-            // A unit of budget per round (returned if the reader is
-            // pending), so an always-ready reader and writer yield.
-            let coop = ready!(rt::task::coop::poll_proceed(cx));
-            let buffer = match Pin::new(&mut *reader).poll_fill_buf(cx) {
-                Poll::Ready(Ok(buffer)) => buffer,
-                Poll::Ready(Err(e)) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Poll::Ready(Err(e)) => return Poll::Ready(Err(e)),
-                Poll::Pending => {
-                    // Nothing to read yet: flush what was written, so no
-                    // bytes sit in a buffering writer while the reader
-                    // waits (maybe for those very bytes).
-                    if need_flush {
-                        ready!(Pin::new(&mut *writer).poll_flush(cx))?;
-                        need_flush = false;
-                    }
-                    return Poll::Pending;
-                }
-            };
-            coop.made_progress();
-            if buffer.is_empty() {
-                ready!(Pin::new(&mut *writer).poll_flush(cx))?;
-                return Poll::Ready(Ok(amt));
-            }
-            let n = ready_retry!(Pin::new(&mut *writer).poll_write(cx, buffer));
-            if n == 0 {
-                return Poll::Ready(Err(io::Error::new(
-                    io::ErrorKind::WriteZero,
-                    "write zero byte into writer",
-                )));
-            }
-            Pin::new(&mut *reader).consume(n);
-            amt += n as u64;
-            need_flush = true;
-        }
-    })
-    .await
-}
-
-/// One direction of `copy_bidirectional`: copying, then shutting the
-/// writer down, then done with the byte count.
-#[derive(Debug)]
-enum Transfer {
-    Running(CopyBuffer),
-    ShuttingDown(u64),
-    Done(u64),
-}
-
-fn poll_transfer<A, B>(
-    state: &mut Transfer,
-    cx: &mut Context<'_>,
-    mut reader: Pin<&mut A>,
-    mut writer: Pin<&mut B>,
-) -> Poll<io::Result<u64>>
-where
-    A: AsyncRead + ?Sized,
-    B: AsyncWrite + ?Sized,
-{
-    loop {
-        match state {
-            Transfer::Running(buf) => {
-                let amt = ready!(buf.poll_copy(cx, reader.as_mut(), writer.as_mut()))?;
-                *state = Transfer::ShuttingDown(amt);
-            }
-            Transfer::ShuttingDown(amt) => {
-                ready!(writer.as_mut().poll_shutdown(cx))?;
-                *state = Transfer::Done(*amt);
-            }
-            Transfer::Done(amt) => return Poll::Ready(Ok(*amt)),
-        }
-    }
+    rt::io::copy_buf(FuturesIo(reader), &mut FuturesIo(writer)).await
 }
 
 /// Copies both ways between `a` and `b` until both reach end-of-file; when
 /// one side ends, the other's write side is shut down. Returns the bytes
-/// copied from `a` to `b` and from `b` to `a`.
+/// copied from `a` to `b` and from `b` to `a`. Each direction has an 8 KiB
+/// buffer.
 ///
 /// # Errors
 ///
@@ -318,22 +199,11 @@ where
     A: AsyncRead + AsyncWrite + Unpin + ?Sized,
     B: AsyncRead + AsyncWrite + Unpin + ?Sized,
 {
-    assert!(
-        a_to_b_buf_size > 0,
-        "`a_to_b_buf_size` must be greater than 0"
-    );
-    assert!(
-        b_to_a_buf_size > 0,
-        "`b_to_a_buf_size` must be greater than 0"
-    );
-    let mut a_to_b = Transfer::Running(CopyBuffer::new(a_to_b_buf_size));
-    let mut b_to_a = Transfer::Running(CopyBuffer::new(b_to_a_buf_size));
-    poll_fn(|cx| {
-        let a_to_b = poll_transfer(&mut a_to_b, cx, Pin::new(&mut *a), Pin::new(&mut *b))?;
-        let b_to_a = poll_transfer(&mut b_to_a, cx, Pin::new(&mut *b), Pin::new(&mut *a))?;
-        let a_to_b = ready!(a_to_b);
-        let b_to_a = ready!(b_to_a);
-        Poll::Ready(Ok((a_to_b, b_to_a)))
-    })
+    rt::io::copy_bidirectional_with_sizes(
+        &mut FuturesIo(a),
+        &mut FuturesIo(b),
+        a_to_b_buf_size,
+        b_to_a_buf_size,
+    )
     .await
 }

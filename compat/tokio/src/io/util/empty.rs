@@ -1,16 +1,18 @@
 //! `empty`, `repeat` and `sink`: readers and writers with nothing behind
-//! them. Each ready poll spends a unit of the task's cooperative budget, so
-//! a loop over one still yields to other tasks.
+//! them: rt's, with tokio's traits. Each ready poll spends a unit of the
+//! task's cooperative budget, so a loop over one still yields to other
+//! tasks. `Repeat` reads straight into the `ReadBuf`'s uninitialised room
+//! (rt's `poll_read_uninit`), nothing zeroed first.
 
-use super::poll_budget;
-use crate::io::{AsyncBufRead, AsyncRead, AsyncSeek, AsyncWrite, ReadBuf, SeekFrom};
+use crate::io::forward::{forward_async_read, forward_async_write};
+use crate::io::{AsyncBufRead, AsyncRead, AsyncSeek, ReadBuf, SeekFrom};
 use std::fmt;
-use std::io::{self, IoSlice};
+use std::io;
 use std::pin::Pin;
 use std::task::{Context, Poll, ready};
 
 /// A reader at end-of-file and a writer that takes and drops everything,
-/// from [`empty`].
+/// from [`empty`]. rt's `Empty` with tokio's traits.
 ///
 /// # Examples
 ///
@@ -26,7 +28,7 @@ use std::task::{Context, Poll, ready};
 /// # });
 /// ```
 pub struct Empty {
-    _private: (),
+    inner: rt::io::Empty,
 }
 
 /// A reader that is always at end-of-file, and a writer that drops what it
@@ -36,7 +38,21 @@ pub struct Empty {
 ///
 /// See [`Empty`].
 pub fn empty() -> Empty {
-    Empty { _private: () }
+    Empty {
+        inner: rt::io::empty(),
+    }
+}
+
+impl From<rt::io::Empty> for Empty {
+    fn from(inner: rt::io::Empty) -> Empty {
+        Empty { inner }
+    }
+}
+
+impl From<Empty> for rt::io::Empty {
+    fn from(empty: Empty) -> rt::io::Empty {
+        empty.inner
+    }
 }
 
 impl AsyncRead for Empty {
@@ -45,73 +61,52 @@ impl AsyncRead for Empty {
         cx: &mut Context<'_>,
         _buf: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<()>> {
-        ready!(poll_budget(cx));
+        // End-of-file reads nothing, so it needs none of `buf`'s room.
+        ready!(rt::io::AsyncRead::poll_read(
+            Pin::new(&mut self.get_mut().inner),
+            cx,
+            &mut []
+        ))?;
         Poll::Ready(Ok(()))
     }
 }
 
 impl AsyncBufRead for Empty {
     fn poll_fill_buf(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<&[u8]>> {
-        ready!(poll_budget(cx));
-        Poll::Ready(Ok(&[]))
+        rt::io::AsyncBufRead::poll_fill_buf(Pin::new(&mut self.get_mut().inner), cx)
     }
 
-    fn consume(self: Pin<&mut Self>, _amt: usize) {}
-}
-
-impl AsyncWrite for Empty {
-    fn poll_write(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &[u8],
-    ) -> Poll<io::Result<usize>> {
-        ready!(poll_budget(cx));
-        Poll::Ready(Ok(buf.len()))
-    }
-
-    fn poll_write_vectored(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        bufs: &[IoSlice<'_>],
-    ) -> Poll<io::Result<usize>> {
-        ready!(poll_budget(cx));
-        Poll::Ready(Ok(bufs.iter().map(|b| b.len()).sum()))
-    }
-
-    fn is_write_vectored(&self) -> bool {
-        true
-    }
-
-    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        ready!(poll_budget(cx));
-        Poll::Ready(Ok(()))
-    }
-
-    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        ready!(poll_budget(cx));
-        Poll::Ready(Ok(()))
+    fn consume(self: Pin<&mut Self>, amt: usize) {
+        rt::io::AsyncBufRead::consume(Pin::new(&mut self.get_mut().inner), amt)
     }
 }
 
-/// Seeking anywhere succeeds at position 0.
+forward_async_write!(Empty, inner, vectored: true);
+
+/// Seeking anywhere succeeds at position 0: rt's `Empty` is at 0 wherever
+/// it is asked to go, so the position need not be kept.
 impl AsyncSeek for Empty {
     fn start_seek(self: Pin<&mut Self>, _position: SeekFrom) -> io::Result<()> {
         Ok(())
     }
 
     fn poll_complete(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<u64>> {
-        ready!(poll_budget(cx));
-        Poll::Ready(Ok(0))
+        rt::io::AsyncSeek::poll_seek(
+            Pin::new(&mut self.get_mut().inner),
+            cx,
+            SeekFrom::Current(0),
+        )
     }
 }
 
 impl fmt::Debug for Empty {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.pad("Empty { .. }")
+        fmt::Debug::fmt(&self.inner, f)
     }
 }
 
-/// A reader that yields one byte over and over, from [`repeat`].
+/// A reader that yields one byte over and over, from [`repeat`]. rt's
+/// `Repeat` with tokio's `AsyncRead`.
 ///
 /// # Examples
 ///
@@ -126,7 +121,7 @@ impl fmt::Debug for Empty {
 /// # });
 /// ```
 pub struct Repeat {
-    byte: u8,
+    inner: rt::io::Repeat,
 }
 
 /// A reader that fills every buffer with `byte`, forever.
@@ -135,37 +130,33 @@ pub struct Repeat {
 ///
 /// See [`Repeat`].
 pub fn repeat(byte: u8) -> Repeat {
-    Repeat { byte }
-}
-
-impl AsyncRead for Repeat {
-    fn poll_read(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &mut ReadBuf<'_>,
-    ) -> Poll<io::Result<()>> {
-        ready!(poll_budget(cx));
-        let byte = self.byte;
-        // SAFETY: only initialised bytes are written.
-        let unfilled = unsafe { buf.unfilled_mut() };
-        let n = unfilled.len();
-        for slot in unfilled.iter_mut() {
-            slot.write(byte);
-        }
-        // SAFETY: the loop above initialised all `n` unfilled bytes.
-        unsafe { buf.assume_init(n) };
-        buf.advance(n);
-        Poll::Ready(Ok(()))
+    Repeat {
+        inner: rt::io::repeat(byte),
     }
 }
+
+impl From<rt::io::Repeat> for Repeat {
+    fn from(inner: rt::io::Repeat) -> Repeat {
+        Repeat { inner }
+    }
+}
+
+impl From<Repeat> for rt::io::Repeat {
+    fn from(repeat: Repeat) -> rt::io::Repeat {
+        repeat.inner
+    }
+}
+
+forward_async_read!(Repeat, inner);
 
 impl fmt::Debug for Repeat {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.pad("Repeat { .. }")
+        fmt::Debug::fmt(&self.inner, f)
     }
 }
 
-/// A writer that takes and drops everything, from [`sink`].
+/// A writer that takes and drops everything, from [`sink`]. rt's `Sink`
+/// with tokio's `AsyncWrite`.
 ///
 /// # Examples
 ///
@@ -179,7 +170,7 @@ impl fmt::Debug for Repeat {
 /// # });
 /// ```
 pub struct Sink {
-    _private: (),
+    inner: rt::io::Sink,
 }
 
 /// A writer that takes everything it is given and drops it.
@@ -188,45 +179,27 @@ pub struct Sink {
 ///
 /// See [`Sink`].
 pub fn sink() -> Sink {
-    Sink { _private: () }
-}
-
-impl AsyncWrite for Sink {
-    fn poll_write(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &[u8],
-    ) -> Poll<io::Result<usize>> {
-        ready!(poll_budget(cx));
-        Poll::Ready(Ok(buf.len()))
-    }
-
-    fn poll_write_vectored(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        bufs: &[IoSlice<'_>],
-    ) -> Poll<io::Result<usize>> {
-        ready!(poll_budget(cx));
-        Poll::Ready(Ok(bufs.iter().map(|b| b.len()).sum()))
-    }
-
-    fn is_write_vectored(&self) -> bool {
-        true
-    }
-
-    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        ready!(poll_budget(cx));
-        Poll::Ready(Ok(()))
-    }
-
-    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        ready!(poll_budget(cx));
-        Poll::Ready(Ok(()))
+    Sink {
+        inner: rt::io::sink(),
     }
 }
+
+impl From<rt::io::Sink> for Sink {
+    fn from(inner: rt::io::Sink) -> Sink {
+        Sink { inner }
+    }
+}
+
+impl From<Sink> for rt::io::Sink {
+    fn from(sink: Sink) -> rt::io::Sink {
+        sink.inner
+    }
+}
+
+forward_async_write!(Sink, inner, vectored: true);
 
 impl fmt::Debug for Sink {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.pad("Sink { .. }")
+        fmt::Debug::fmt(&self.inner, f)
     }
 }

@@ -39,14 +39,3 @@ pub use lines::{Lines, Split};
 pub use read_ext::AsyncReadExt;
 pub use seek_ext::AsyncSeekExt;
 pub use write_ext::AsyncWriteExt;
-
-use std::task::{Context, Poll, ready};
-
-/// Spends one unit of the task's cooperative budget: `Pending` (the task
-/// woken to run again) once it is spent. For the utilities that are
-/// always ready (`empty`, `repeat`, `sink`), so a loop over one yields.
-pub(crate) fn poll_budget(cx: &mut Context<'_>) -> Poll<()> {
-    let coop = ready!(rt::task::coop::poll_proceed(cx));
-    coop.made_progress();
-    Poll::Ready(())
-}

@@ -2,6 +2,7 @@
 //! out the facade's stream and listener.
 
 use super::{TcpListener, TcpStream};
+use crate::net::newtype::{configurable_socket, socket_newtype};
 use std::io;
 use std::net::SocketAddr;
 
@@ -25,62 +26,23 @@ pub struct TcpSocket {
     inner: rt::net::TcpSocket,
 }
 
-impl From<rt::net::TcpSocket> for TcpSocket {
-    fn from(inner: rt::net::TcpSocket) -> TcpSocket {
-        TcpSocket { inner }
-    }
-}
-
-impl From<TcpSocket> for rt::net::TcpSocket {
-    fn from(socket: TcpSocket) -> rt::net::TcpSocket {
-        socket.inner
-    }
-}
-
-/// rt's option setters and getters, whose shape is tokio's.
-impl std::ops::Deref for TcpSocket {
-    type Target = rt::net::TcpSocket;
-
-    fn deref(&self) -> &rt::net::TcpSocket {
-        &self.inner
-    }
-}
-
-impl std::os::fd::AsRawFd for TcpSocket {
-    fn as_raw_fd(&self) -> std::os::fd::RawFd {
-        std::os::fd::AsRawFd::as_raw_fd(&self.inner)
-    }
-}
-
-impl std::os::fd::AsFd for TcpSocket {
-    fn as_fd(&self) -> std::os::fd::BorrowedFd<'_> {
-        std::os::fd::AsFd::as_fd(&self.inner)
-    }
-}
-
-impl std::os::fd::IntoRawFd for TcpSocket {
-    fn into_raw_fd(self) -> std::os::fd::RawFd {
-        std::os::fd::IntoRawFd::into_raw_fd(self.inner)
-    }
-}
-
-impl std::os::fd::FromRawFd for TcpSocket {
-    /// # Safety
-    ///
-    /// `fd` must be an open TCP socket that nothing else owns.
-    unsafe fn from_raw_fd(fd: std::os::fd::RawFd) -> TcpSocket {
-        // SAFETY: the caller's contract, passed on.
-        TcpSocket::from(unsafe { rt::net::TcpSocket::from_raw_fd(fd) })
-    }
-}
-
-impl std::fmt::Debug for TcpSocket {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        std::fmt::Debug::fmt(&self.inner, f)
-    }
-}
+socket_newtype!(TcpSocket, rt::net::TcpSocket);
+configurable_socket!(TcpSocket, rt::net::TcpSocket);
 
 impl TcpSocket {
+    /// Binds the socket to a device (`SO_BINDTODEVICE`); `None` unbinds.
+    ///
+    /// # Errors
+    ///
+    /// The OS error, as tokio returns it (rt's names the device and wraps
+    /// it).
+    #[cfg(any(target_os = "android", target_os = "fuchsia", target_os = "linux"))]
+    pub fn bind_device(&self, interface: Option<&[u8]>) -> io::Result<()> {
+        self.inner
+            .bind_device(interface)
+            .map_err(crate::os_error::os_error)
+    }
+
     /// A new IPv4 TCP socket.
     ///
     /// # Errors

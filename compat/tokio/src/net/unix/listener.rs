@@ -110,3 +110,12 @@ impl UnixListener {
         self.inner.into_std()
     }
 }
+
+impl TryFrom<std::os::unix::net::UnixListener> for UnixListener {
+    type Error = io::Error;
+
+    /// As [`UnixListener::from_std`].
+    fn try_from(listener: std::os::unix::net::UnixListener) -> io::Result<UnixListener> {
+        UnixListener::from_std(listener)
+    }
+}

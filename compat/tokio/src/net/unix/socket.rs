@@ -2,12 +2,13 @@
 //! `datagram` hand out the facade's types.
 
 use super::{UnixDatagram, UnixListener, UnixStream};
+use crate::net::newtype::{configurable_socket, socket_newtype};
 use std::io;
 use std::path::Path;
 
 /// A Unix-domain socket configured before it listens, connects or becomes
-/// a datagram socket. A newtype over `rt::net::UnixSocket`; `bind` is
-/// rt's, through `Deref`.
+/// a datagram socket. A newtype over `rt::net::UnixSocket`; its option
+/// methods are rt's, through `Deref`.
 ///
 /// # Examples
 ///
@@ -27,46 +28,20 @@ pub struct UnixSocket {
     inner: rt::net::UnixSocket,
 }
 
-impl From<rt::net::UnixSocket> for UnixSocket {
-    fn from(inner: rt::net::UnixSocket) -> UnixSocket {
-        UnixSocket { inner }
-    }
-}
-
-impl From<UnixSocket> for rt::net::UnixSocket {
-    fn from(socket: UnixSocket) -> rt::net::UnixSocket {
-        socket.inner
-    }
-}
-
-/// rt's `bind`, whose shape is tokio's.
-impl std::ops::Deref for UnixSocket {
-    type Target = rt::net::UnixSocket;
-
-    fn deref(&self) -> &rt::net::UnixSocket {
-        &self.inner
-    }
-}
-
-impl std::os::fd::AsRawFd for UnixSocket {
-    fn as_raw_fd(&self) -> std::os::fd::RawFd {
-        std::os::fd::AsRawFd::as_raw_fd(&self.inner)
-    }
-}
-
-impl std::os::fd::AsFd for UnixSocket {
-    fn as_fd(&self) -> std::os::fd::BorrowedFd<'_> {
-        std::os::fd::AsFd::as_fd(&self.inner)
-    }
-}
-
-impl std::fmt::Debug for UnixSocket {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        std::fmt::Debug::fmt(&self.inner, f)
-    }
-}
+socket_newtype!(UnixSocket, rt::net::UnixSocket);
+configurable_socket!(UnixSocket, rt::net::UnixSocket);
 
 impl UnixSocket {
+    /// Binds the socket to `path`.
+    ///
+    /// # Errors
+    ///
+    /// The OS error, as tokio returns it (`EADDRINUSE` for a path taken;
+    /// rt's names the path and wraps it).
+    pub fn bind(&self, path: impl AsRef<Path>) -> io::Result<()> {
+        self.inner.bind(path).map_err(crate::os_error::os_error)
+    }
+
     /// A new stream socket.
     ///
     /// # Errors
