@@ -582,9 +582,15 @@ impl<T: Clone> Receiver<T> {
     /// });
     /// ```
     pub async fn recv(&mut self) -> Result<T, RecvError> {
-        // Spend a unit before looking, so a receiver of a busy sender
-        // still yields; nothing is taken before this point.
-        crate::task::consume_budget().await;
+        // A unit per value or error returned, none for a poll that waits
+        // (as tokio's); once the budget is spent it yields before taking
+        // anything.
+        crate::task::cooperative(self.recv_unbudgeted()).await
+    }
+
+    /// `recv` without the budget: the caller charges the whole operation,
+    /// so the wait inside spends none of its own.
+    async fn recv_unbudgeted(&mut self) -> Result<T, RecvError> {
         loop {
             // A value is usually waiting: take it without registering.
             if let Some(done) = settled(take(&self.shared, &mut self.next)) {
@@ -598,7 +604,7 @@ impl<T: Clone> Receiver<T> {
             if let Some(done) = settled(take(&self.shared, &mut self.next)) {
                 return done;
             }
-            notified.await;
+            crate::task::unconstrained(notified).await;
         }
     }
 
