@@ -58,3 +58,44 @@ fn broadcast_recv_spends_budget_only_when_ready() {
         assert_eq!(spent, 1, "a received value costs one unit");
     });
 }
+
+/// Blocks until the child `pid` has exited, leaving it unreaped: a zombie
+/// whose status its `Child` collects.
+fn block_until_exited(pid: u32) {
+    let mut info = std::mem::MaybeUninit::<libc::siginfo_t>::zeroed();
+    let (id_type, id, options) = (
+        libc::P_PID,
+        pid as libc::id_t,
+        libc::WEXITED | libc::WNOWAIT,
+    );
+    // SAFETY: `info` is valid for writes of the `siginfo_t` that `waitid`
+    // writes, and is never read.
+    let rc = unsafe { libc::waitid(id_type, id, info.as_mut_ptr(), options) };
+    assert_eq!(rc, 0, "waitid: {}", std::io::Error::last_os_error());
+}
+
+/// tokio's `Child::wait` spends a unit when it reaps the child, and
+/// yields instead once the budget is spent (rt's spent none when the
+/// child had already exited, so a loop reaping exited children never
+/// yielded).
+#[test]
+#[cfg_attr(miri, ignore = "spawns a process")]
+fn child_wait_spends_budget_when_it_reaps() {
+    in_a_task(async {
+        let mut child = rt::process::Command::new("true").spawn().unwrap();
+        block_until_exited(child.id().unwrap());
+        let mut wait = pin!(child.wait());
+        poll_fn(|cx| {
+            units_left(cx);
+            assert!(
+                wait.as_mut().poll(cx).is_pending(),
+                "reaped on a spent budget"
+            );
+            Poll::Ready(())
+        })
+        .await;
+        let (polled, spent) = units_spent_by(|cx| wait.as_mut().poll(cx)).await;
+        assert!(matches!(polled, Poll::Ready(Ok(status)) if status.success()));
+        assert_eq!(spent, 1, "a reap costs one unit");
+    });
+}

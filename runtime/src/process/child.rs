@@ -4,13 +4,14 @@ use crate::process::reap::{OrphanReaper, Reapable, adopt_orphan};
 use crate::process::stdio::{ChildStderr, ChildStdin, ChildStdout};
 use crate::scheduler;
 use crate::task::TaskMeta;
+use crate::task::coop::{self, poll_proceed};
 use futures_io::AsyncRead;
 use futures_util::AsyncReadExt;
 use std::fmt;
 use std::future::poll_fn;
 use std::io;
 use std::process::{ExitStatus, Output};
-use std::task::{Context, Poll};
+use std::task::{Context, Poll, ready};
 
 /// A child process spawned by [`Command::spawn`](crate::process::Command::spawn).
 ///
@@ -131,7 +132,15 @@ impl Child {
     fn poll_wait(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<ExitStatus>> {
         let status = match &mut self.state {
             State::Exited(status) => return Poll::Ready(Ok(*status)),
-            State::Running { reapable, .. } => std::task::ready!(reapable.poll_exit(cx))?,
+            State::Running { reapable, .. } => {
+                // One unit for the reap, as tokio's: the wait for it spends
+                // none (not even its exit watch's), and once the budget is
+                // spent it yields even if the child already exited.
+                let coop = ready!(poll_proceed(cx));
+                let exit = ready!(coop::without_budget(|| reapable.poll_exit(cx)));
+                coop.made_progress();
+                exit?
+            }
         };
         self.state = State::Exited(status);
         Poll::Ready(Ok(status))
