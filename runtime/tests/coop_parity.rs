@@ -99,3 +99,35 @@ fn child_wait_spends_budget_when_it_reaps() {
         assert_eq!(spent, 1, "a reap costs one unit");
     });
 }
+
+/// Polls `closed` once while the other side is alive, calls `close`, then
+/// polls it again: the wait spends nothing, the result one unit.
+async fn closed_spends_one_unit<F: Future<Output = ()>>(closed: F, close: impl FnOnce()) {
+    let mut closed = pin!(closed);
+    let (polled, spent) = units_spent_by(|cx| closed.as_mut().poll(cx)).await;
+    assert!(polled.is_pending());
+    assert_eq!(spent, 0, "a `closed` that waits spent budget");
+    close();
+    let (polled, spent) = units_spent_by(|cx| closed.as_mut().poll(cx)).await;
+    assert!(polled.is_ready());
+    assert_eq!(spent, 1, "a `closed` that returns costs one unit");
+}
+
+/// The senders' `closed` futures that wait on a `Notify` spend one unit
+/// when they return (they spent two, the wake-up's and the return's, when
+/// they had waited).
+#[test]
+fn closed_spends_one_unit_when_it_returns() {
+    in_a_task(async {
+        let (tx, rx) = rt::sync::mpsc::channel::<u8>(1);
+        closed_spends_one_unit(tx.closed(), || drop(rx)).await;
+        let (tx, rx) = rt::sync::mpsc::unbounded_channel::<u8>();
+        closed_spends_one_unit(tx.closed(), || drop(rx)).await;
+        let (tx, rx) = rt::sync::broadcast::channel::<u8>(1);
+        closed_spends_one_unit(tx.closed(), || drop(rx)).await;
+        let (tx, rx) = rt::sync::watch::channel(0);
+        closed_spends_one_unit(tx.closed(), || drop(rx)).await;
+        let (mut tx, rx) = rt::sync::oneshot::channel::<u8>();
+        closed_spends_one_unit(tx.closed(), || drop(rx)).await;
+    });
+}

@@ -361,7 +361,8 @@ impl Notify {
                 crate::task::consume_budget().await;
                 return;
             }
-            notified.await;
+            // That unit is the operation's only one: the wait spends none.
+            crate::task::unconstrained(notified).await;
         }
     }
 
