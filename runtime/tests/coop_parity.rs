@@ -131,3 +131,27 @@ fn closed_spends_one_unit_when_it_returns() {
         closed_spends_one_unit(tx.closed(), || drop(rx)).await;
     });
 }
+
+/// tokio's `JoinSet` spends what the joined handle's poll spends: one
+/// unit per task joined, none for `None` from an empty set (rt's spent a
+/// unit of its own on top, so two per task, and one for `None`).
+#[test]
+fn join_set_spends_one_unit_per_joined_task() {
+    in_a_task(async {
+        let mut set = rt::task::JoinSet::new();
+        set.spawn(async { 3 });
+        loop {
+            let (polled, spent) = units_spent_by(|cx| set.poll_join_next(cx)).await;
+            let Poll::Ready(joined) = polled else {
+                assert_eq!(spent, 0, "a join that waits spent budget");
+                continue;
+            };
+            assert_eq!(joined.unwrap().unwrap(), 3);
+            assert_eq!(spent, 1, "a joined task costs one unit");
+            break;
+        }
+        let (polled, spent) = units_spent_by(|cx| set.poll_join_next(cx)).await;
+        assert!(matches!(polled, Poll::Ready(None)));
+        assert_eq!(spent, 0, "an empty set spent budget");
+    });
+}

@@ -17,7 +17,7 @@
 use crate::loom::sync::Mutex;
 use crate::loom::sync::atomic::{AtomicBool, Ordering};
 use crate::runtime::Handle;
-use crate::task::{AbortHandle, Id, JoinError, JoinHandle, LocalSet, poll_proceed};
+use crate::task::{AbortHandle, Id, JoinError, JoinHandle, LocalSet, poll_budget_available};
 use slab::Slab;
 use std::collections::VecDeque;
 use std::fmt;
@@ -408,12 +408,13 @@ impl<T> JoinSet<T> {
         cx: &mut Context<'_>,
         replaced: &mut Option<Waker>,
     ) -> Poll<Option<Result<(Id, T), JoinError>>> {
-        let coop = ready!(poll_proceed(cx));
-        let result = self.poll_ready_list(Some(cx.waker()), replaced);
-        if result.is_ready() {
-            coop.made_progress();
+        // The joined handle's poll spends the unit, as in tokio: checked
+        // here only so that a spent budget yields before the list is
+        // walked; an empty set returns `None` whatever the budget.
+        if !self.tasks.is_empty() {
+            ready!(poll_budget_available(cx));
         }
-        result
+        self.poll_ready_list(Some(cx.waker()), replaced)
     }
 
     /// Polls the woken handles. With no `joiner`, nothing is registered;
