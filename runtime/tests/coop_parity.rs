@@ -155,3 +155,21 @@ fn join_set_spends_one_unit_per_joined_task() {
         assert_eq!(spent, 0, "an empty set spent budget");
     });
 }
+
+/// tokio runs a `spawn_blocking` closure without a budget. rt's ran it
+/// under the budget of the blocking task's only poll, which nothing
+/// refills on that thread: a closure driving futures itself
+/// (`futures::executor::block_on`) spun forever once it had spent 128
+/// units.
+#[test]
+fn spawn_blocking_runs_its_closure_without_a_budget() {
+    in_a_task(async {
+        let results = rt::task::spawn_blocking(|| {
+            let consume = || futures::FutureExt::now_or_never(rt::task::consume_budget());
+            (0..1000).filter(|_| consume().is_some()).count()
+        })
+        .await
+        .unwrap();
+        assert_eq!(results, 1000, "the closure ran out of budget");
+    });
+}

@@ -171,13 +171,17 @@ where
             .f
             .take()
             .expect("rt: a blocking task is polled once, as it never returns Pending");
-        Poll::Ready(match self.listed.take() {
+        let listed = self.listed.take();
+        // Without a budget, as tokio's: the closure may drive futures on
+        // its thread (`futures::executor::block_on`), and the poll's budget
+        // is never refilled there, so once spent they would only spin.
+        Poll::Ready(crate::task::coop::without_budget(|| match listed {
             None => f(),
             Some(listed) => {
                 let (running, label) = *listed;
                 running.run(label, f)
             }
-        })
+        }))
     }
 }
 

@@ -65,7 +65,8 @@ pub(crate) fn budget<R>(f: impl FnOnce() -> R) -> R {
 }
 
 /// Runs `f` without a budget, then puts the caller's back (spent or
-/// not). `block_in_place` runs its closure this way, as tokio's does: the
+/// not). `block_in_place` and `spawn_blocking` run their closures this
+/// way, as tokio's do: the
 /// closure may drive futures on the spot (`futures::executor::block_on`),
 /// which a spent budget would only make spin; once it returns, the task
 /// is a worker's task again and its budget applies to the rest of the
