@@ -501,6 +501,24 @@ fn spawn_blocking_runs_inline_on_the_simulation_thread() {
     sim.run().unwrap();
 }
 
+/// As on the blocking pool (and in tokio), the closure runs without a
+/// cooperative budget: it used to run under the budget of its task's one
+/// poll, so futures it drove itself stopped after 128 units.
+#[test]
+fn spawn_blocking_runs_its_closure_without_a_budget_in_a_simulation() {
+    let mut sim = Sim::new(3);
+    sim.client("blocker", async move {
+        let results = rt::task::spawn_blocking(|| {
+            let consume = || futures::FutureExt::now_or_never(rt::task::consume_budget());
+            (0..1000).filter(|_| consume().is_some()).count()
+        })
+        .await?;
+        assert_eq!(results, 1000, "the closure ran out of budget");
+        Ok::<_, rt::task::JoinError>(())
+    });
+    sim.run().unwrap();
+}
+
 #[test]
 fn every_way_to_spawn_blocking_runs_inline_in_a_simulation() {
     let mut sim = Sim::new(3);

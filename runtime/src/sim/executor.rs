@@ -488,13 +488,18 @@ impl Handle {
     }
 
     /// `spawn_blocking` inside a simulation: the closure runs inline, as
-    /// the only poll of an ordinary task (no pool thread to race with).
+    /// the only poll of an ordinary task (no pool thread to race with),
+    /// without a budget as on the pool.
     pub(crate) fn spawn_blocking<F, R>(me: &Arc<Handle>, f: F, meta: TaskMeta) -> JoinHandle<R>
     where
         F: FnOnce() -> R + Send + 'static,
         R: Send + 'static,
     {
-        Handle::spawn(me, async move { f() }, meta)
+        Handle::spawn(
+            me,
+            async move { crate::task::coop::without_budget(f) },
+            meta,
+        )
     }
 
     fn teardown(&self, driver: &mut Driver) {
