@@ -173,3 +173,51 @@ fn spawn_blocking_runs_its_closure_without_a_budget() {
         assert_eq!(results, 1000, "the closure ran out of budget");
     });
 }
+
+/// Polls `operation` until it returns, each poll at the start of a task
+/// poll, and checks that the polls that wait spend nothing and the one
+/// that returns spends one unit.
+async fn spends_one_unit<F: Future>(what: &str, operation: F) -> F::Output {
+    let mut operation = pin!(operation);
+    loop {
+        let (polled, spent) = units_spent_by(|cx| operation.as_mut().poll(cx)).await;
+        let Poll::Ready(output) = polled else {
+            assert_eq!(spent, 0, "{what}: a poll that waits spent budget");
+            continue;
+        };
+        assert_eq!(spent, 1, "{what}: a result costs one unit");
+        return output;
+    }
+}
+
+/// tokio's file operations spend what the handle of their blocking job
+/// spends, one unit per result. rt's charge their own unit per result,
+/// and the handle they polled inside charged another: two units for a
+/// read or write that had waited for its job.
+#[test]
+fn file_operations_that_wait_for_their_job_spend_one_unit() {
+    use rt::io::{AsyncReadExt, AsyncWriteExt};
+    in_a_task(async {
+        let dir = std::env::temp_dir().join(format!("rt-coop-parity-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("file");
+        std::fs::write(&path, b"0123456789").unwrap();
+        let mut file = rt::fs::File::open(&path).await.unwrap();
+        let mut buf = [0; 4];
+        let n = spends_one_unit("read", file.read(&mut buf)).await.unwrap();
+        assert_eq!(&buf[..n], &b"0123"[..n]);
+        let mut file = rt::fs::File::create(&path).await.unwrap();
+        spends_one_unit("first write", file.write(b"abc"))
+            .await
+            .unwrap();
+        // Waits for the first write's job.
+        spends_one_unit("second write", file.write(b"def"))
+            .await
+            .unwrap();
+        file.flush().await.unwrap();
+        let mut entries = rt::fs::read_dir(&dir).await.unwrap();
+        let entry = spends_one_unit("first entry", entries.next_entry()).await;
+        assert_eq!(entry.unwrap().unwrap().file_name(), "file");
+        std::fs::remove_dir_all(&dir).unwrap();
+    });
+}

@@ -37,6 +37,7 @@ use crate::blocking::{IoJob, join_job};
 use crate::fs::OpenOptions;
 use crate::fs::blocking_io::{MAX_CHUNK, SetOnDrop, read_chunks, spawn_fs, spawn_fs_mandatory};
 use crate::sync::Semaphore;
+use crate::task::coop::without_budget;
 use crate::task::poll_proceed;
 use futures_io::{AsyncRead, AsyncSeek, AsyncWrite};
 use std::fmt;
@@ -857,7 +858,9 @@ impl File {
                         return Poll::Ready(Err(e));
                     }
                 }
-                State::Busy(_) => match ready!(me.poll_complete(cx))? {
+                // The job's handle spends no unit of its own: this read's
+                // result is the one unit.
+                State::Busy(_) => match ready!(without_budget(|| me.poll_complete(cx)))? {
                     // A `Fill` is a `read_to_end` given up on: its bytes
                     // are unread in the buffer.
                     Operation::Read(Ok(_)) | Operation::Fill(Ok(_)) => {
@@ -907,7 +910,9 @@ impl File {
                     return Poll::Ready(started.map(|()| n));
                 }
                 State::Busy(_) => {
-                    if let Operation::Write(Err(e)) = ready!(self.poll_complete(cx))? {
+                    // Unbudgeted, as in `poll_read`.
+                    let completed = without_budget(|| self.poll_complete(cx));
+                    if let Operation::Write(Err(e)) = ready!(completed)? {
                         return Poll::Ready(Err(e));
                     }
                 }

@@ -2,6 +2,7 @@
 //! blocking pool.
 
 use crate::fs::blocking_io::{path_error, run, spawn_fs};
+use crate::task::coop::without_budget;
 use crate::task::{JoinHandle, poll_proceed};
 use futures_util::Stream;
 use std::collections::VecDeque;
@@ -166,7 +167,9 @@ impl ReadDir {
                         batch.fill()
                     })?);
                 }
-                State::Busy(handle) => match ready!(Pin::new(handle).poll(cx)) {
+                // The batch job's handle spends no unit of its own: the
+                // entry returned is the one unit.
+                State::Busy(handle) => match ready!(without_budget(|| Pin::new(handle).poll(cx))) {
                     Ok(batch) => self.state = State::Idle(Some(batch)),
                     Err(join_error) => {
                         self.state = State::Idle(None);

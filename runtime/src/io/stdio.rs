@@ -26,6 +26,7 @@
 use crate::blocking::{IoJob, spawn_mandatory};
 use crate::runtime::context;
 use crate::scheduler;
+use crate::task::coop::without_budget;
 use crate::task::{TaskMeta, poll_proceed};
 use futures_io::{AsyncRead, AsyncWrite};
 use std::fmt;
@@ -215,7 +216,10 @@ impl Blocking {
                     }
                 }
                 State::Busy(_) => {
-                    if let Outcome::Read(Err(e)) = ready!(self.poll_complete(cx))? {
+                    // The job's handle spends no unit of its own: this
+                    // read's result is the one unit.
+                    let completed = without_budget(|| self.poll_complete(cx));
+                    if let Outcome::Read(Err(e)) = ready!(completed)? {
                         return Poll::Ready(Err(e));
                     }
                     let State::Idle(buf) = &self.state else {
@@ -232,7 +236,8 @@ impl Blocking {
 
     fn poll_write(&mut self, cx: &mut Context<'_>, src: &[u8]) -> Poll<io::Result<usize>> {
         let coop = ready!(poll_proceed(cx));
-        if let Outcome::Write(Err(e)) = ready!(self.poll_complete(cx))? {
+        // Unbudgeted, as in `poll_read`.
+        if let Outcome::Write(Err(e)) = ready!(without_budget(|| self.poll_complete(cx)))? {
             return Poll::Ready(Err(e));
         }
         if src.is_empty() {
