@@ -42,6 +42,22 @@ async fn units_spent_by<T>(mut poll: impl FnMut(&mut Context<'_>) -> Poll<T>) ->
     .await
 }
 
+/// Polls `operation` until it returns, each poll at the start of a task
+/// poll, and checks that the polls that wait spend nothing and the one
+/// that returns spends one unit.
+async fn spends_one_unit<F: Future>(what: &str, operation: F) -> F::Output {
+    let mut operation = pin!(operation);
+    loop {
+        let (polled, spent) = units_spent_by(|cx| operation.as_mut().poll(cx)).await;
+        let Poll::Ready(output) = polled else {
+            assert_eq!(spent, 0, "{what}: a poll that waits spent budget");
+            continue;
+        };
+        assert_eq!(spent, 1, "{what}: a result costs one unit");
+        return output;
+    }
+}
+
 /// tokio's `Recv` spends a unit only for a value: a receive that waits
 /// for one spends none (rt's used to spend one before looking).
 #[test]
@@ -140,16 +156,8 @@ fn join_set_spends_one_unit_per_joined_task() {
     in_a_task(async {
         let mut set = rt::task::JoinSet::new();
         set.spawn(async { 3 });
-        loop {
-            let (polled, spent) = units_spent_by(|cx| set.poll_join_next(cx)).await;
-            let Poll::Ready(joined) = polled else {
-                assert_eq!(spent, 0, "a join that waits spent budget");
-                continue;
-            };
-            assert_eq!(joined.unwrap().unwrap(), 3);
-            assert_eq!(spent, 1, "a joined task costs one unit");
-            break;
-        }
+        let joined = spends_one_unit("join", poll_fn(|cx| set.poll_join_next(cx))).await;
+        assert_eq!(joined.unwrap().unwrap(), 3);
         let (polled, spent) = units_spent_by(|cx| set.poll_join_next(cx)).await;
         assert!(matches!(polled, Poll::Ready(None)));
         assert_eq!(spent, 0, "an empty set spent budget");
@@ -172,22 +180,6 @@ fn spawn_blocking_runs_its_closure_without_a_budget() {
         .unwrap();
         assert_eq!(results, 1000, "the closure ran out of budget");
     });
-}
-
-/// Polls `operation` until it returns, each poll at the start of a task
-/// poll, and checks that the polls that wait spend nothing and the one
-/// that returns spends one unit.
-async fn spends_one_unit<F: Future>(what: &str, operation: F) -> F::Output {
-    let mut operation = pin!(operation);
-    loop {
-        let (polled, spent) = units_spent_by(|cx| operation.as_mut().poll(cx)).await;
-        let Poll::Ready(output) = polled else {
-            assert_eq!(spent, 0, "{what}: a poll that waits spent budget");
-            continue;
-        };
-        assert_eq!(spent, 1, "{what}: a result costs one unit");
-        return output;
-    }
 }
 
 /// tokio's file operations spend what the handle of their blocking job
