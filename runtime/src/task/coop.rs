@@ -66,13 +66,13 @@ pub(crate) fn budget<R>(f: impl FnOnce() -> R) -> R {
 
 /// Runs `f` without a budget, then puts the caller's back (spent or
 /// not). `block_in_place` and `spawn_blocking` run their closures this
-/// way, as tokio's do: the
-/// closure may drive futures on the spot (`futures::executor::block_on`),
-/// which a spent budget would only make spin; once it returns, the task
-/// is a worker's task again and its budget applies to the rest of the
-/// poll (tokio's `rt_threaded::coop_and_block_in_place`). Resources that
-/// charge their own unit per result (`fs::File`, `Stdin`) poll the handle
-/// of their blocking job this way, so that a result costs one unit.
+/// way, as tokio's do: the closure may drive futures on the spot
+/// (`futures::executor::block_on`), which a spent budget would only make
+/// spin; once it returns, the task is a worker's task again and its
+/// budget applies to the rest of the poll (tokio's
+/// `rt_threaded::coop_and_block_in_place`). Resources that charge their
+/// own unit per result (`fs::File`, `Stdin`) poll the handle of their
+/// blocking job this way, so that a result costs one unit.
 pub(crate) fn without_budget<R>(f: impl FnOnce() -> R) -> R {
     with_budget(Budget::unconstrained(), f)
 }
