@@ -18,48 +18,10 @@ use rt::io::{AsyncReadExt, AsyncWriteExt};
 use rt::net::{TcpListener, TcpStream, UdpSocket};
 use rt::runtime::Handle;
 use rt::time::{Instant, advance, sleep, timeout};
-use std::future::{Future, poll_fn};
 use std::io::ErrorKind;
-use std::pin::pin;
 use std::sync::Arc;
-use std::task::Poll;
 use std::time::Duration;
-use support::{WakeCounter, on_both, tcp_pair, wait_until};
-
-/// Polls `future` with `counter`'s waker at most `polls` times, then drops
-/// it; returns its output if it finished first. After each `Pending` but
-/// the last, `between(i)` runs; if it returns `true` (it did something the
-/// future waits for), the next poll waits until the future was woken.
-async fn poll_then_drop<F: Future>(
-    counter: &Arc<WakeCounter>,
-    future: F,
-    polls: usize,
-    mut between: impl AsyncFnMut(usize) -> bool,
-) -> Option<F::Output> {
-    let mut future = pin!(future);
-    for i in 0..polls {
-        let wakes_before = counter.wakes();
-        if let Poll::Ready(output) =
-            poll_fn(|cx| Poll::Ready(counter.poll_with(future.as_mut(), cx))).await
-        {
-            return Some(output);
-        }
-        if i + 1 < polls && between(i).await {
-            // The counter passes the future's wakes on to this task.
-            poll_fn(|cx| {
-                // `poll_with` made this task the one the counter wakes.
-                let _ = cx;
-                if counter.wakes() > wakes_before {
-                    Poll::Ready(())
-                } else {
-                    Poll::Pending
-                }
-            })
-            .await;
-        }
-    }
-    None
-}
+use support::{WakeCounter, on_both, poll_then_drop, tcp_pair, wait_until};
 
 /// Waits until no clone of `counter`'s waker is held. On a multi-thread
 /// runtime a worker that just took the waker out of a waiter list may

@@ -240,6 +240,41 @@ pub(crate) fn tracked<F: Future>(
     std::future::poll_fn(move |cx| counter.poll_with(future.as_mut(), cx))
 }
 
+/// Polls `future` with `counter`'s waker at most `polls` times, then drops
+/// it; returns its output if it finished first. After each `Pending` but
+/// the last, `between(i)` runs; if it returns `true` (it did something the
+/// future waits for), the next poll waits until the future was woken.
+pub(crate) async fn poll_then_drop<F: Future>(
+    counter: &Arc<WakeCounter>,
+    future: F,
+    polls: usize,
+    mut between: impl AsyncFnMut(usize) -> bool,
+) -> Option<F::Output> {
+    let mut future = std::pin::pin!(future);
+    for i in 0..polls {
+        let wakes_before = counter.wakes();
+        if let Poll::Ready(output) =
+            std::future::poll_fn(|cx| Poll::Ready(counter.poll_with(future.as_mut(), cx))).await
+        {
+            return Some(output);
+        }
+        if i + 1 < polls && between(i).await {
+            // The counter passes the future's wakes on to this task.
+            std::future::poll_fn(|cx| {
+                // `poll_with` made this task the one the counter wakes.
+                let _ = cx;
+                if counter.wakes() > wakes_before {
+                    Poll::Ready(())
+                } else {
+                    Poll::Pending
+                }
+            })
+            .await;
+        }
+    }
+    None
+}
+
 /// Runs `future`, sending on `waiting` the first time it returns
 /// `Pending`: by then it has stored its waker wherever it waits.
 pub(crate) async fn report_pending<F: Future>(
