@@ -255,6 +255,48 @@ fn file_seek_dropped_at_every_step() {
     }
 }
 
+/// A relative seek dropped in flight, then the same relative seek again:
+/// both move the position, as two `lseek` calls would (tokio's second
+/// seek first completes the one left in flight). The second is a new
+/// seek, not the dropped one polled again. The blocking pool has one
+/// thread, kept busy while the first seek is polled, so that seek is
+/// surely still in flight when dropped.
+#[test]
+#[cfg_attr(miri, ignore = "Miri cannot open files through the blocking pool")]
+fn a_relative_seek_after_a_dropped_one_moves_again() {
+    for kind in [Kind::CurrentThread, Kind::MultiThread(2)] {
+        let rt = kind.builder().max_blocking_threads(1).build().unwrap();
+        let (path, data) = pattern_file("relative_seek_dropped", &rt, 64);
+        rt.block_on(async {
+            let counter = WakeCounter::new();
+            let mut file = File::open(&path).await.unwrap();
+            for (from, moved_twice) in [
+                (SeekFrom::Current(5), 10),
+                (SeekFrom::Current(-3), -6),
+                (SeekFrom::End(-50), 0),
+            ] {
+                let start = file.stream_position().await.unwrap();
+                let twice = match from {
+                    SeekFrom::End(n) => 64u64.checked_add_signed(n).unwrap(),
+                    _ => start.checked_add_signed(moved_twice).unwrap(),
+                };
+                let (release, released) = std::sync::mpsc::channel::<()>();
+                let busy = rt::task::spawn_blocking(move || released.recv().unwrap());
+                let seek = file.seek(from);
+                let first = poll_then_drop(&counter, seek, 1, async |_| true).await;
+                assert!(first.is_none(), "{from:?}: the pool was busy");
+                release.send(()).unwrap();
+                busy.await.unwrap();
+                assert_eq!(file.seek(from).await.unwrap(), twice, "{from:?}");
+                let mut next = [0u8; 4];
+                file.read_exact(&mut next).await.unwrap();
+                let at = twice as usize;
+                assert_eq!(next, data[at..at + 4], "{from:?}");
+            }
+        });
+    }
+}
+
 /// `set_len`, `flush`, `sync_all` and `metadata` dropped after each number
 /// of polls: a started truncation is waited for by the next operation,
 /// and buffered writes are never lost.

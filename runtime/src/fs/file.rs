@@ -31,6 +31,7 @@
 
 mod buf_size;
 mod conversions;
+mod seek;
 mod times;
 
 use crate::blocking::{IoJob, join_job};
@@ -974,7 +975,9 @@ impl AsyncSeek for File {
     /// before it completes still moves the position; a later `poll_seek`
     /// for another target waits for it, then seeks from there. (One for the
     /// same target cannot be told from the dropped one polled again: it
-    /// takes that seek's result.)
+    /// takes that seek's result. [`File::seek`], which `file.seek(..)`
+    /// calls, waits for the operation in flight first, so its seek is
+    /// always its own.)
     fn poll_seek(
         self: Pin<&mut Self>,
         cx: &mut Context<'_>,
