@@ -295,13 +295,29 @@ impl std::os::fd::AsFd for File {
     }
 }
 
+impl File {
+    /// Makes the seek `start_seek` asked for, if `poll_complete` has not
+    /// collected it (its `Seek` future was dropped): tokio's seek is in
+    /// flight from `start_seek` on, and the next operation waits for it
+    /// and drops its result. Left in `seek`, it would be made again by
+    /// the next `poll_complete`.
+    fn poll_started_seek(&mut self, cx: &mut Context<'_>) -> Poll<()> {
+        if self.seek.is_some() {
+            let _ = ready!(Pin::new(self).poll_complete(cx));
+        }
+        Poll::Ready(())
+    }
+}
+
 impl AsyncRead for File {
     fn poll_read(
         self: Pin<&mut Self>,
         cx: &mut Context<'_>,
         buf: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<()>> {
-        let file = self.get_mut().inner.get_mut();
+        let me = self.get_mut();
+        ready!(me.poll_started_seek(cx));
+        let file = me.inner.get_mut();
         crate::io::forward::poll_read_uninit(buf, |unfilled| file.poll_read_uninit(cx, unfilled))
     }
 }
@@ -312,7 +328,9 @@ impl AsyncWrite for File {
         cx: &mut Context<'_>,
         buf: &[u8],
     ) -> Poll<io::Result<usize>> {
-        rt::io::AsyncWrite::poll_write(Pin::new(self.get_mut().inner.get_mut()), cx, buf)
+        let me = self.get_mut();
+        ready!(me.poll_started_seek(cx));
+        rt::io::AsyncWrite::poll_write(Pin::new(me.inner.get_mut()), cx, buf)
     }
 
     fn poll_write_vectored(
@@ -320,8 +338,10 @@ impl AsyncWrite for File {
         cx: &mut Context<'_>,
         bufs: &[IoSlice<'_>],
     ) -> Poll<io::Result<usize>> {
+        let me = self.get_mut();
+        ready!(me.poll_started_seek(cx));
         // rt's file takes every slice, up to `max_buf_size`, as tokio's.
-        rt::io::AsyncWrite::poll_write_vectored(Pin::new(self.get_mut().inner.get_mut()), cx, bufs)
+        rt::io::AsyncWrite::poll_write_vectored(Pin::new(me.inner.get_mut()), cx, bufs)
     }
 
     fn is_write_vectored(&self) -> bool {
@@ -329,12 +349,14 @@ impl AsyncWrite for File {
     }
 
     fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        rt::io::AsyncWrite::poll_flush(Pin::new(self.get_mut().inner.get_mut()), cx)
+        let me = self.get_mut();
+        ready!(me.poll_started_seek(cx));
+        rt::io::AsyncWrite::poll_flush(Pin::new(me.inner.get_mut()), cx)
     }
 
     fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         // A file has no write side to shut: flush, as tokio does.
-        rt::io::AsyncWrite::poll_flush(Pin::new(self.get_mut().inner.get_mut()), cx)
+        self.poll_flush(cx)
     }
 }
 
