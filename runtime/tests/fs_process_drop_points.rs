@@ -379,7 +379,8 @@ fn file_set_len_flush_sync_metadata_dropped_at_every_step() {
 }
 
 /// A `File` dropped with an operation in flight: its write is made, and
-/// its descriptor is closed once the blocking job is done.
+/// its descriptor is closed once the blocking job is done; so is one that
+/// a dropped `try_clone` or `into_std` made.
 #[test]
 #[cfg_attr(miri, ignore = "Miri cannot open files through the blocking pool")]
 fn a_file_dropped_with_an_operation_in_flight_closes_after_it() {
@@ -420,6 +421,19 @@ fn a_file_dropped_with_an_operation_in_flight_closes_after_it() {
                 let _ = poll_then_drop(&counter, seek, polls, async |_| true).await;
                 drop(file);
                 assert_closed(&path, "a file dropped with a seek in flight");
+
+                // The descriptor a dropped `try_clone` or `into_std` made
+                // or took is closed with the job's unclaimed result.
+                let mut file = File::open(&path).await.unwrap();
+                let _ = poll_then_drop(&counter, file.try_clone(), polls, async |_| true).await;
+                drop(file);
+                assert_pool_idle("a dropped `try_clone`");
+                assert_closed(&path, "a dropped `try_clone`");
+
+                let file = File::open(&path).await.unwrap();
+                let _ = poll_then_drop(&counter, file.into_std(), polls, async |_| true).await;
+                assert_pool_idle("a dropped `into_std`");
+                assert_closed(&path, "a dropped `into_std`");
             }
             assert_pool_idle("dropped files");
         });
