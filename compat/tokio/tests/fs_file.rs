@@ -147,13 +147,14 @@ fn into_std_after_a_failed_write_hands_the_file_back() {
 }
 
 /// A seek whose future was dropped once it had started (`start_seek`,
-/// then a `poll_complete` that found it in flight), then a read, then
-/// `stream_position`: the read comes after the seek (tokio's seek is in
-/// flight from `start_seek` on, and the next operation waits for it), and
-/// the seek is made once, not again by the next seek. The blocking pool
-/// has one thread, kept busy meanwhile, so the seek is surely in flight.
+/// then a `poll_complete` that found it in flight), then another
+/// operation (a read, or `set_len` on `&self`), then `stream_position`:
+/// the operation comes after the seek (tokio's seek is in flight from
+/// `start_seek` on, and the next operation waits for it), and the seek is
+/// made once, not again by the next seek. The blocking pool has one
+/// thread, kept busy meanwhile, so the seek is surely in flight.
 #[test]
-fn a_dropped_seek_is_completed_by_the_next_read_and_made_once() {
+fn a_dropped_seek_is_completed_by_the_next_operation_and_made_once() {
     use std::future::poll_fn;
     use std::io::SeekFrom;
     use std::pin::Pin;
@@ -161,35 +162,48 @@ fn a_dropped_seek_is_completed_by_the_next_read_and_made_once() {
     use tokio::io::{AsyncSeek, AsyncSeekExt};
 
     for current_thread in [true, false] {
-        let mut builder = if current_thread {
-            tokio::runtime::Builder::new_current_thread()
-        } else {
-            tokio::runtime::Builder::new_multi_thread()
-        };
-        let rt = builder
-            .enable_all()
-            .max_blocking_threads(1)
-            .build()
-            .unwrap();
-        rt.block_on(async {
-            let path = temp_path(&format!("dropped-seek-{current_thread}"));
-            std::fs::write(&path, b"0123456789abcdef").unwrap();
-            let mut file = tokio::fs::File::open(&path).await.unwrap();
-            let (release, released) = std::sync::mpsc::channel::<()>();
-            let busy = tokio::task::spawn_blocking(move || released.recv().unwrap());
-            Pin::new(&mut file)
-                .start_seek(SeekFrom::Current(5))
+        for then_set_len in [false, true] {
+            let mut builder = if current_thread {
+                tokio::runtime::Builder::new_current_thread()
+            } else {
+                tokio::runtime::Builder::new_multi_thread()
+            };
+            let rt = builder
+                .enable_all()
+                .max_blocking_threads(1)
+                .build()
                 .unwrap();
-            let polled = poll_fn(|cx| Poll::Ready(Pin::new(&mut file).poll_complete(cx))).await;
-            assert!(polled.is_pending(), "the pool was busy");
-            release.send(()).unwrap();
-            busy.await.unwrap();
+            rt.block_on(async {
+                let path = temp_path(&format!("dropped-seek-{current_thread}-{then_set_len}"));
+                std::fs::write(&path, b"0123456789abcdef").unwrap();
+                let mut file = tokio::fs::OpenOptions::new()
+                    .read(true)
+                    .write(true)
+                    .open(&path)
+                    .await
+                    .unwrap();
+                let (release, released) = std::sync::mpsc::channel::<()>();
+                let busy = tokio::task::spawn_blocking(move || released.recv().unwrap());
+                Pin::new(&mut file)
+                    .start_seek(SeekFrom::Current(5))
+                    .unwrap();
+                let polled = poll_fn(|cx| Poll::Ready(Pin::new(&mut file).poll_complete(cx))).await;
+                assert!(polled.is_pending(), "the pool was busy");
+                release.send(()).unwrap();
+                busy.await.unwrap();
 
-            let mut next = [0u8; 1];
-            file.read_exact(&mut next).await.unwrap();
-            assert_eq!(&next, b"5");
-            assert_eq!(file.stream_position().await.unwrap(), 6);
-            tokio::fs::remove_file(&path).await.unwrap();
-        });
+                let at = if then_set_len {
+                    file.set_len(12).await.unwrap();
+                    5
+                } else {
+                    let mut next = [0u8; 1];
+                    file.read_exact(&mut next).await.unwrap();
+                    assert_eq!(&next, b"5");
+                    6
+                };
+                assert_eq!(file.stream_position().await.unwrap(), at);
+                tokio::fs::remove_file(&path).await.unwrap();
+            });
+        }
     }
 }

@@ -37,8 +37,10 @@ use std::task::{Context, Poll, ready};
 /// ```
 pub struct File {
     inner: rt::sync::Mutex<rt::fs::File>,
-    /// A seek asked for by `start_seek`, done by `poll_complete`.
-    seek: Option<SeekFrom>,
+    /// A seek asked for by `start_seek`, done by `poll_complete` (or by
+    /// the next operation, if its `Seek` future was dropped). Behind a
+    /// lock only so that operations on `&self` can take it too.
+    seek: std::sync::Mutex<Option<SeekFrom>>,
     /// The descriptor, which never changes: lent without the lock.
     fd: std::os::fd::RawFd,
     /// rt's `max_buf_size`, read without the lock.
@@ -65,7 +67,7 @@ impl From<rt::fs::File> for File {
             fd: std::os::fd::AsRawFd::as_raw_fd(&file),
             max_buf_size: file.max_buf_size(),
             inner: rt::sync::Mutex::new(file),
-            seek: None,
+            seek: std::sync::Mutex::new(None),
         }
     }
 }
@@ -143,7 +145,9 @@ impl File {
     ///
     /// A buffered write's error, or the OS error of `fsync`.
     pub async fn sync_all(&self) -> io::Result<()> {
-        self.inner.lock().await.sync_all().await
+        let mut file = self.inner.lock().await;
+        self.complete_started_seek(&mut file).await;
+        file.sync_all().await
     }
 
     /// Flushes buffered writes, then syncs data to disk.
@@ -152,7 +156,9 @@ impl File {
     ///
     /// A buffered write's error, or the OS error of `fdatasync`.
     pub async fn sync_data(&self) -> io::Result<()> {
-        self.inner.lock().await.sync_data().await
+        let mut file = self.inner.lock().await;
+        self.complete_started_seek(&mut file).await;
+        file.sync_data().await
     }
 
     /// Truncates or extends the file to `size` bytes.
@@ -161,7 +167,9 @@ impl File {
     ///
     /// A buffered write's error, or the OS error of `ftruncate`.
     pub async fn set_len(&self, size: u64) -> io::Result<()> {
-        self.inner.lock().await.set_len(size).await
+        let mut file = self.inner.lock().await;
+        self.complete_started_seek(&mut file).await;
+        file.set_len(size).await
     }
 
     /// The file's metadata.
@@ -180,7 +188,9 @@ impl File {
     ///
     /// The OS error of `dup`.
     pub async fn try_clone(&self) -> io::Result<File> {
-        let mut clone = File::from(self.inner.lock().await.try_clone().await?);
+        let mut file = self.inner.lock().await;
+        self.complete_started_seek(&mut file).await;
+        let mut clone = File::from(file.try_clone().await?);
         clone.set_max_buf_size(self.max_buf_size);
         Ok(clone)
     }
@@ -302,10 +312,28 @@ impl File {
     /// and drops its result. Left in `seek`, it would be made again by
     /// the next `poll_complete`.
     fn poll_started_seek(&mut self, cx: &mut Context<'_>) -> Poll<()> {
-        if self.seek.is_some() {
+        if self.started_seek().is_some() {
             let _ = ready!(Pin::new(self).poll_complete(cx));
         }
         Poll::Ready(())
+    }
+
+    /// As `poll_started_seek`, for an operation on `&self` holding `file`,
+    /// the locked rt file. Taken first: if this future is dropped, rt's
+    /// file still has the seek in flight, and its next operation collects
+    /// it.
+    async fn complete_started_seek(&self, file: &mut rt::fs::File) {
+        let started = self.seek.lock().unwrap_or_else(|e| e.into_inner()).take();
+        if let Some(position) = started {
+            let _ = std::future::poll_fn(|cx| {
+                rt::io::AsyncSeek::poll_seek(Pin::new(&mut *file), cx, position)
+            })
+            .await;
+        }
+    }
+
+    fn started_seek(&mut self) -> &mut Option<SeekFrom> {
+        self.seek.get_mut().unwrap_or_else(|e| e.into_inner())
     }
 }
 
@@ -362,26 +390,26 @@ impl AsyncWrite for File {
 
 impl AsyncSeek for File {
     fn start_seek(self: Pin<&mut Self>, position: SeekFrom) -> io::Result<()> {
-        let me = self.get_mut();
-        if me.seek.is_some() {
+        let started = self.get_mut().started_seek();
+        if started.is_some() {
             return Err(io::Error::other(
                 "other file operation is pending, call poll_complete before start_seek",
             ));
         }
-        me.seek = Some(position);
+        *started = Some(position);
         Ok(())
     }
 
     fn poll_complete(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<u64>> {
         let me = self.get_mut();
         // No seek asked for: the current position.
-        let position = me.seek.unwrap_or(SeekFrom::Current(0));
+        let position = me.started_seek().unwrap_or(SeekFrom::Current(0));
         let result = ready!(rt::io::AsyncSeek::poll_seek(
             Pin::new(me.inner.get_mut()),
             cx,
             position
         ));
-        me.seek = None;
+        *me.started_seek() = None;
         Poll::Ready(result)
     }
 }
