@@ -146,3 +146,39 @@ fn an_orphan_whose_reaper_thread_was_refused_gets_one_at_the_next_sweep() {
         std::thread::yield_now();
     }
 }
+
+/// On the `SIGCHLD` watch, a `wait` dropped after each number of polls
+/// (the delivery it was woken for consumed, or not) loses nothing: the
+/// next `wait` returns the real status, and the child is reaped.
+#[test]
+fn a_dropped_wait_on_the_sigchld_watch_loses_no_exit() {
+    use std::future::{Future, poll_fn};
+    use std::task::Poll;
+
+    for rt in runtimes() {
+        rt.block_on(async {
+            for polls in 0..=3 {
+                // Exits once `wait` closes its stdin.
+                let mut child = Command::new("sh")
+                    .args(["-c", "read line; exit 7"])
+                    .stdin(std::process::Stdio::piped())
+                    .spawn_watched(WatchKind::Sigchld)
+                    .unwrap();
+                let pid = child.id().unwrap();
+                {
+                    let mut wait = std::pin::pin!(child.wait());
+                    for _ in 0..polls {
+                        let polled = poll_fn(|cx| Poll::Ready(wait.as_mut().poll(cx))).await;
+                        if let Poll::Ready(status) = polled {
+                            assert_eq!(status.unwrap().code(), Some(7));
+                            break;
+                        }
+                        crate::task::yield_now().await;
+                    }
+                }
+                assert_eq!(child.wait().await.unwrap().code(), Some(7), "{polls} polls");
+                assert!(!process_exists(pid), "{polls} polls: left a zombie");
+            }
+        });
+    }
+}
