@@ -169,6 +169,7 @@ fn file_read_dropped_at_every_step() {
             assert_closed(&path, "a dropped file");
             assert_pool_idle("dropped reads");
         });
+        std::fs::remove_dir_all(path.parent().unwrap()).unwrap();
     }
 }
 
@@ -216,6 +217,7 @@ fn file_write_all_dropped_at_every_step() {
             assert_closed(&path, "a dropped file");
             assert_pool_idle("dropped writes");
         });
+        std::fs::remove_dir_all(path.parent().unwrap()).unwrap();
     }
 }
 
@@ -252,6 +254,7 @@ fn file_seek_dropped_at_every_step() {
             assert_closed(&path, "a dropped file");
             assert_pool_idle("dropped seeks");
         });
+        std::fs::remove_dir_all(path.parent().unwrap()).unwrap();
     }
 }
 
@@ -294,6 +297,7 @@ fn a_relative_seek_after_a_dropped_one_moves_again() {
                 assert_eq!(next, data[at..at + 4], "{from:?}");
             }
         });
+        std::fs::remove_dir_all(path.parent().unwrap()).unwrap();
     }
 }
 
@@ -375,6 +379,7 @@ fn file_set_len_flush_sync_metadata_dropped_at_every_step() {
             assert_closed(&path, "a dropped file");
             assert_pool_idle("dropped file operations");
         });
+        std::fs::remove_dir_all(path.parent().unwrap()).unwrap();
     }
 }
 
