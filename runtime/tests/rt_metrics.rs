@@ -60,6 +60,39 @@ fn polls_count_every_poll_of_every_task() {
     }
 }
 
+/// A task whose budget ran out counts once for that poll, however many of
+/// its futures then find the budget spent (a `join!` or `select!` over
+/// several sockets): tokio counts when the budget runs out, and so does rt.
+#[test]
+fn a_spent_budget_counts_once_however_many_futures_find_it_spent() {
+    use rt::task::coop::poll_proceed;
+    use std::future::poll_fn;
+    use std::task::Poll;
+
+    for rt in single_pollers() {
+        let metrics = rt.metrics();
+        rt.block_on(rt.spawn(async {
+            let mut cut_short = false;
+            poll_fn(|cx| {
+                if cut_short {
+                    return Poll::Ready(());
+                }
+                while let Poll::Ready(unit) = poll_proceed(cx) {
+                    unit.made_progress();
+                }
+                for _ in 0..3 {
+                    assert!(poll_proceed(cx).is_pending());
+                }
+                cut_short = true;
+                Poll::Pending
+            })
+            .await;
+        }))
+        .unwrap();
+        assert_eq!(metrics.budget_forced_yield_count(), 1);
+    }
+}
+
 #[test]
 fn spent_budgets_count_as_forced_yields() {
     for rt in single_pollers() {

@@ -406,9 +406,11 @@ impl RuntimeMetrics {
         Duration::from_nanos(WorkerMetrics::load(&self.worker(worker).busy_nanos))
     }
 
-    /// How many times a task on `worker` had spent its cooperative budget
-    /// and was made to yield by a runtime resource (see
-    /// [`consume_budget`](crate::task::consume_budget)).
+    /// How many times a task on `worker` spent the last unit of its
+    /// cooperative budget, after which runtime resources make it yield
+    /// (see [`consume_budget`](crate::task::consume_budget)): once per poll
+    /// cut short, however many of the task's futures then find the budget
+    /// spent, as tokio counts.
     ///
     /// # Panics
     ///

@@ -150,11 +150,20 @@ pub fn poll_proceed(cx: &mut Context<'_>) -> Poll<RestoreOnPending> {
     // Inlined, and one thread-local access for the read and the write:
     // sockets and timers call it on every poll.
     let budget = context::update_budget(Budget::spend_one);
-    if budget.0 == Some(0) {
-        forced_yield(cx);
-        return Poll::Pending;
+    match budget.0 {
+        Some(0) => {
+            forced_yield(cx);
+            Poll::Pending
+        }
+        // This unit was the last: the task will be made to yield, counted
+        // once here, as tokio counts it, not once per future that then
+        // finds the budget spent.
+        Some(1) => {
+            budget_ran_out();
+            Poll::Ready(RestoreOnPending::new(budget))
+        }
+        _ => Poll::Ready(RestoreOnPending::new(budget)),
     }
-    Poll::Ready(RestoreOnPending::new(budget))
 }
 
 /// Whether the task may go on without yielding: `Pending` (after waking
@@ -171,12 +180,18 @@ pub(crate) fn poll_budget_available(cx: &mut Context<'_>) -> Poll<()> {
     }
 }
 
-/// The budget is spent: wake the task so it runs again after yielding,
-/// and count the forced yield on the worker running it.
+/// The budget is spent: wake the task so it runs again after yielding.
 #[cold]
 #[inline(never)]
 fn forced_yield(cx: &mut Context<'_>) {
     crate::task::waker::wake_as_yield(cx.waker());
+}
+
+/// The task's last unit is spent: count the forced yield to come on the
+/// worker running it.
+#[cold]
+#[inline(never)]
+fn budget_ran_out() {
     context::with_scheduler(|scheduler| {
         if let Some(scheduler) = scheduler {
             scheduler.budget_forced_yield();
