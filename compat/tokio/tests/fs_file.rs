@@ -207,3 +207,25 @@ fn a_dropped_seek_is_completed_by_the_next_operation_and_made_once() {
         }
     }
 }
+
+/// A seek asked for with `start_seek` alone (no `poll_complete`), then
+/// `into_std`: tokio's seek is in flight from `start_seek` on, and
+/// `into_std` waits for it, so the std file is where the seek put it.
+#[test]
+fn a_started_seek_is_made_before_the_file_becomes_std() {
+    use std::io::{Seek, SeekFrom};
+    use std::pin::Pin;
+    use tokio::io::AsyncSeek;
+
+    support::on_both_flavours(|| async {
+        let path = temp_path(&format!("started-seek-{:?}", std::thread::current().id()));
+        std::fs::write(&path, b"0123456789").unwrap();
+        let mut file = tokio::fs::File::open(&path).await.unwrap();
+        Pin::new(&mut file)
+            .start_seek(SeekFrom::Current(5))
+            .unwrap();
+        let mut std = file.into_std().await;
+        assert_eq!(std.stream_position().unwrap(), 5);
+        std::fs::remove_file(&path).unwrap();
+    });
+}

@@ -248,7 +248,10 @@ impl File {
     /// If rt cannot hand the file back (the position could not be restored
     /// over bytes read ahead, on a pipe say): tokio's `into_std` has no way
     /// to report it.
-    pub async fn into_std(self) -> std::fs::File {
+    pub async fn into_std(mut self) -> std::fs::File {
+        // A seek `start_seek` asked for is in flight in tokio's file, and
+        // its `into_std` waits for it: made here first.
+        std::future::poll_fn(|cx| self.poll_started_seek(cx)).await;
         let mut file = self.inner.into_inner();
         // rt's `into_std` reports a failed write as its error (and closes
         // the file); collected here, it is gone before that.
@@ -266,7 +269,11 @@ impl File {
     /// The file itself, while an operation is in flight.
     // tokio's shape: the file itself comes back as the error.
     #[allow(clippy::result_large_err)]
-    pub fn try_into_std(self) -> Result<std::fs::File, File> {
+    pub fn try_into_std(mut self) -> Result<std::fs::File, File> {
+        // A seek `start_seek` asked for counts as in flight.
+        if self.started_seek().is_some() {
+            return Err(self);
+        }
         self.inner.into_inner().try_into_std().map_err(File::from)
     }
 }
