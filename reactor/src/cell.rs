@@ -153,6 +153,16 @@ fn lists_for(mask: Ready) -> [Option<Direction>; 2] {
     ]
 }
 
+/// The states whose edge wakes `direction`'s list: every state a waiter
+/// there may wait for (see [`lists_for`]), so priority for the read list,
+/// although a read itself does not wait for it (`Direction::mask`).
+fn wakes_list(direction: Direction) -> Ready {
+    match direction {
+        Direction::Read => READ_SIDE | Ready::ERROR,
+        Direction::Write => WRITE_SIDE | Ready::ERROR,
+    }
+}
+
 impl Slot<'_> {
     /// The lists this slot stores a waker in, for a wait on `mask`.
     fn lists(&self, mask: Ready) -> [Option<Direction>; 2] {
@@ -338,7 +348,7 @@ impl ReadinessCell {
     fn take_wakers(&self, ready: Ready, wake: &mut Vec<Waker>) {
         let mut waiters = self.waiters.lock().unwrap();
         for direction in [Direction::Read, Direction::Write] {
-            if !(ready & direction.mask()).is_empty() {
+            if !(ready & wakes_list(direction)).is_empty() {
                 waiters.drain(direction, wake);
             }
         }

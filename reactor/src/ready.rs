@@ -469,26 +469,31 @@ impl fmt::Debug for Interest {
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Direction {
-    /// Readable, read-closed, priority and error readiness.
+    /// Readable, read-closed and error readiness. Priority readiness has
+    /// its own interest ([`Interest::PRIORITY`]); its waiters share this
+    /// direction's list.
     Read,
     /// Writable, write-closed and error readiness.
     Write,
 }
 
 impl Direction {
-    /// The readiness states that wake this direction.
+    /// The readiness states an operation in this direction waits for, and
+    /// clears when it would block. Not priority for reading, as in tokio: a
+    /// read skips urgent data and would block while it is all there is,
+    /// and that must not clear the priority readiness a task waiting for
+    /// [`Interest::PRIORITY`] on the same source was woken for.
     ///
     /// # Examples
     ///
     /// ```
     /// use rt_reactor::{Direction, Ready};
     /// assert!(Direction::Read.mask().contains(Ready::READ_CLOSED));
+    /// assert!(!Direction::Read.mask().is_priority());
     /// ```
     pub const fn mask(self) -> Ready {
         match self {
-            Direction::Read => {
-                Ready(Ready::READABLE.0 | Ready::READ_CLOSED.0 | Ready::PRIORITY.0 | Ready::ERROR.0)
-            }
+            Direction::Read => Ready(Ready::READABLE.0 | Ready::READ_CLOSED.0 | Ready::ERROR.0),
             Direction::Write => Ready(Ready::WRITABLE.0 | Ready::WRITE_CLOSED.0 | Ready::ERROR.0),
         }
     }

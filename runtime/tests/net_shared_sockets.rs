@@ -539,7 +539,9 @@ fn acceptors_aborted_while_connections_arrive_lose_no_connection() {
             .await;
             let aborts: Vec<_> = tasks.iter().take(3).map(|t| t.abort_handle()).collect();
             let aborter = std::thread::spawn(move || aborts.iter().for_each(|a| a.abort()));
-            for _ in 0..2 {
+            // As many connections as acceptors: those aborted after
+            // accepting leave one for the acceptor that is not aborted.
+            for _ in 0..4 {
                 clients.push(TcpStream::connect(addr).await.unwrap());
             }
             aborter.join().unwrap();
@@ -591,5 +593,65 @@ fn shared_stream_readers_and_writers_end_on_every_reset() {
                 timeout(PATIENCE, task).await.expect("a task hung").unwrap();
             }
         }
+    });
+}
+
+/// A connected loopback TCP pair of std streams, the second non-blocking.
+fn std_tcp_pair() -> (std::net::TcpStream, std::net::TcpStream) {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let client = std::net::TcpStream::connect(listener.local_addr().unwrap()).unwrap();
+    let (server, _) = listener.accept().unwrap();
+    server.set_nonblocking(true).unwrap();
+    (client, server)
+}
+
+/// A byte of urgent (out-of-band) data makes a socket priority-ready (and
+/// readable, on some kernels), yet a plain read skips it and would block.
+/// That `WouldBlock` says nothing about priority data, and must not clear
+/// the readiness a task waiting for `Interest::PRIORITY` on the same
+/// descriptor was woken for: as in tokio, a read interest's states do not
+/// include priority.
+#[test]
+#[cfg_attr(miri, ignore = "real sockets and the multi-thread runtime")]
+fn a_readers_would_block_leaves_priority_readiness_to_the_task_waiting_for_it() {
+    use std::io::Read;
+    on_both(|| async {
+        let (client, server) = std_tcp_pair();
+        let interest = Interest::READABLE | Interest::PRIORITY;
+        let fd = Arc::new(AsyncFd::with_interest(server, interest).unwrap());
+        // The reader waits first, so an edge wakes it first.
+        let reader = {
+            let fd = fd.clone();
+            async move {
+                let mut buf = [0; 8];
+                loop {
+                    let mut guard = fd.readable().await.unwrap();
+                    if let Ok(read) = guard.try_io(|fd| fd.get_ref().read(&mut buf)) {
+                        return buf[..read.unwrap()].to_vec();
+                    }
+                }
+            }
+            .boxed()
+        };
+        let urgent = {
+            let fd = fd.clone();
+            async move {
+                let guard = fd.ready(Interest::PRIORITY).await.unwrap();
+                vec![u8::from(guard.ready().is_priority())]
+            }
+            .boxed()
+        };
+        let mut tasks = spawn_all_waiting(vec![reader, urgent]).await;
+        socket2::SockRef::from(&client)
+            .send_out_of_band(b"!")
+            .unwrap();
+        let urgent = tasks.pop().unwrap();
+        let seen = timeout(PATIENCE, urgent)
+            .await
+            .expect("the priority readiness was lost");
+        assert_eq!(seen.unwrap(), [1], "woken for priority data");
+        (&client).write_all(b"x").unwrap();
+        let read = timeout(PATIENCE, tasks.pop().unwrap()).await.unwrap();
+        assert_eq!(read.unwrap(), b"x");
     });
 }
