@@ -655,3 +655,45 @@ fn a_readers_would_block_leaves_priority_readiness_to_the_task_waiting_for_it() 
         assert_eq!(read.unwrap(), b"x");
     });
 }
+
+#[test]
+#[cfg_attr(miri, ignore = "real sockets and the multi-thread runtime")]
+fn a_full_stream_makes_every_writer_wait_until_the_peer_reads() {
+    on_both(|| async {
+        let (client, server) = idle_pair().await;
+        let chunk = vec![3; 64 * 1024];
+        let mut queued = 0;
+        loop {
+            match server.try_write(&chunk) {
+                Ok(n) => queued += n,
+                Err(e) if e.kind() == ErrorKind::WouldBlock => break,
+                Err(e) => panic!("filling the connection: {e}"),
+            }
+        }
+        let writers = spawn_all_waiting(
+            (0..3)
+                .map(|i| {
+                    let server = server.clone();
+                    async move {
+                        if i == 0 {
+                            server.writable().await.unwrap();
+                        } else {
+                            let ready = server.ready(Interest::WRITABLE).await.unwrap();
+                            assert!(ready.is_writable());
+                        }
+                    }
+                    .boxed()
+                })
+                .collect(),
+        )
+        .await;
+        let client = Arc::new(client);
+        assert_eq!(read_until_bytes(&client, queued).await, queued);
+        for writer in writers {
+            timeout(PATIENCE, writer)
+                .await
+                .expect("a writer hung")
+                .unwrap();
+        }
+    });
+}
