@@ -697,3 +697,97 @@ fn a_full_stream_makes_every_writer_wait_until_the_peer_reads() {
         }
     });
 }
+
+/// One byte at a time, the next sent as soon as a reader took the last:
+/// each byte lands while the readers are between a `WouldBlock` and its
+/// clear, or between the clear and their next wait, as often as not. A
+/// clear that erased the byte's readiness would leave every reader
+/// waiting for good.
+#[test]
+#[cfg_attr(miri, ignore = "real sockets and the multi-thread runtime")]
+fn bytes_sent_one_by_one_to_readers_sharing_a_stream_are_all_read() {
+    on_both(|| async {
+        let (client, server) = idle_pair().await;
+        let (took_tx, mut took_rx) = rt::sync::mpsc::unbounded_channel();
+        let readers: Vec<_> = (0..3)
+            .map(|_| {
+                let server = server.clone();
+                let took = took_tx.clone();
+                rt::spawn(async move {
+                    let mut buf = [0; 16];
+                    loop {
+                        server.readable().await.unwrap();
+                        match server.try_read(&mut buf) {
+                            Ok(0) => return,
+                            Ok(n) => buf[..n].iter().for_each(|&b| took.send(b).unwrap()),
+                            Err(e) if e.kind() == ErrorKind::WouldBlock => {}
+                            Err(e) => panic!("reading: {e}"),
+                        }
+                    }
+                })
+            })
+            .collect();
+        drop(took_tx);
+        for i in 0..2000u32 {
+            let byte = i as u8;
+            assert_eq!(client.try_write(&[byte]).unwrap(), 1);
+            let took = timeout(PATIENCE, took_rx.recv()).await;
+            assert_eq!(took.expect("a byte's readiness was lost"), Some(byte));
+        }
+        drop(client);
+        for reader in readers {
+            timeout(PATIENCE, reader).await.unwrap().unwrap();
+        }
+    });
+}
+
+/// As above for datagrams, to receivers of both kinds: `recv_from`, and
+/// `readable()` with `try_recv_from`.
+#[test]
+#[cfg_attr(miri, ignore = "real sockets and the multi-thread runtime")]
+fn datagrams_sent_one_by_one_to_receivers_sharing_a_socket_are_all_received() {
+    on_both(|| async {
+        let inbox = Arc::new(UdpSocket::bind("127.0.0.1:0").await.unwrap());
+        let outbox = UdpSocket::bind("127.0.0.1:0").await.unwrap();
+        let to = inbox.local_addr().unwrap();
+        let (took_tx, mut took_rx) = rt::sync::mpsc::unbounded_channel();
+        let receivers: Vec<_> = (0..4)
+            .map(|i| {
+                let inbox = inbox.clone();
+                let took = took_tx.clone();
+                rt::spawn(async move {
+                    let mut buf = [0; 4];
+                    loop {
+                        let n = if i % 2 == 0 {
+                            inbox.recv_from(&mut buf).await.unwrap().0
+                        } else {
+                            inbox.readable().await.unwrap();
+                            match inbox.try_recv_from(&mut buf) {
+                                Ok((n, _)) => n,
+                                Err(e) if e.kind() == ErrorKind::WouldBlock => continue,
+                                Err(e) => panic!("receiving: {e}"),
+                            }
+                        };
+                        if n == 0 {
+                            return;
+                        }
+                        took.send(buf[0]).unwrap();
+                    }
+                })
+            })
+            .collect();
+        drop(took_tx);
+        for i in 0..2000u32 {
+            let byte = i as u8;
+            outbox.send_to(&[byte], to).await.unwrap();
+            let took = timeout(PATIENCE, took_rx.recv()).await;
+            assert_eq!(took.expect("a datagram's readiness was lost"), Some(byte));
+        }
+        for _ in 0..receivers.len() {
+            outbox.send_to(&[], to).await.unwrap();
+        }
+        for receiver in receivers {
+            timeout(PATIENCE, receiver).await.unwrap().unwrap();
+        }
+    });
+}
