@@ -791,3 +791,61 @@ fn datagrams_sent_one_by_one_to_receivers_sharing_a_socket_are_all_received() {
         }
     });
 }
+
+/// A thread outside the runtime may wait on a shared socket too (with an
+/// executor of its own), beside the runtime's tasks, as with tokio while
+/// the runtime runs: the reactor wakes whichever waker it holds.
+#[test]
+#[cfg_attr(miri, ignore = "real sockets and the multi-thread runtime")]
+fn a_thread_outside_the_runtime_and_tasks_wait_on_one_socket_together() {
+    on_both(|| async {
+        let socket = Arc::new(UdpSocket::bind("127.0.0.1:0").await.unwrap());
+        let to = socket.local_addr().unwrap();
+        let (waiting_tx, waiting_rx) = rt::sync::oneshot::channel();
+        let outside = {
+            let socket = socket.clone();
+            std::thread::spawn(move || {
+                futures::executor::block_on(async {
+                    let mut recv = std::pin::pin!(async {
+                        let mut buf = [0; 4];
+                        socket.recv_from(&mut buf).await.unwrap().0
+                    });
+                    // Poll once so the wait is registered before saying so.
+                    assert!(futures::poll!(recv.as_mut()).is_pending());
+                    waiting_tx.send(()).unwrap();
+                    recv.await
+                })
+            })
+        };
+        waiting_rx.await.unwrap();
+        let inside = spawn_all_waiting(vec![{
+            let socket = socket.clone();
+            async move {
+                let mut buf = [0; 4];
+                socket.recv_from(&mut buf).await.unwrap().0
+            }
+        }])
+        .await;
+        let sender = UdpSocket::bind("127.0.0.1:0").await.unwrap();
+        sender.send_to(b"ab", to).await.unwrap();
+        sender.send_to(b"abc", to).await.unwrap();
+        let mut sizes = vec![];
+        for task in inside {
+            sizes.push(
+                timeout(PATIENCE, task)
+                    .await
+                    .expect("the task hung")
+                    .unwrap(),
+            );
+        }
+        let outside = rt::task::spawn_blocking(move || outside.join().unwrap());
+        sizes.push(
+            timeout(PATIENCE, outside)
+                .await
+                .expect("the thread hung")
+                .unwrap(),
+        );
+        sizes.sort_unstable();
+        assert_eq!(sizes, [2, 3]);
+    });
+}
