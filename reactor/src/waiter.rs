@@ -304,6 +304,33 @@ mod tests {
         assert_eq!(cell.waiter_places(Direction::Write), 1);
     }
 
+    /// Priority data (a socket's urgent byte) is not something a read
+    /// waits for: the read skips it and would block. A reader woken by
+    /// its edge finds nothing it waits for, so it never reaches the
+    /// `WouldBlock` that would clear the readiness a priority waiter in
+    /// the same list was woken for.
+    #[test]
+    fn a_priority_edge_is_left_to_the_priority_waiter() {
+        let cell = ReadinessCell::new();
+        let (readers, read_waker) = counting();
+        let (priority, priority_waker) = counting();
+        let mut reader = ReadyWaiter::new(&cell, Interest::READABLE.mask());
+        let mut urgent = ReadyWaiter::new(&cell, Interest::PRIORITY.mask());
+        let mut read_cx = Context::from_waker(&read_waker);
+        let mut priority_cx = Context::from_waker(&priority_waker);
+        assert!(reader.poll_ready(&mut read_cx).is_pending());
+        assert!(urgent.poll_ready(&mut priority_cx).is_pending());
+        cell.deliver(Ready::PRIORITY);
+        assert_eq!(priority.wakes(), 1);
+        // The reader shares the list, so it may be woken, but it waits on.
+        assert!(readers.wakes() <= 1);
+        assert!(reader.poll_ready(&mut read_cx).is_pending());
+        match urgent.poll_ready(&mut priority_cx) {
+            Poll::Ready(event) => assert!(event.unwrap().ready().is_priority()),
+            Poll::Pending => panic!("the priority readiness was lost"),
+        }
+    }
+
     /// A waker whose last clone's drop calls `on_drop`.
     fn waker_dropping_into(on_drop: impl Fn() + Send + Sync + 'static) -> std::task::Waker {
         struct Hook<F: Fn() + Send + Sync>(F);
