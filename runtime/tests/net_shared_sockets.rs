@@ -606,8 +606,9 @@ fn std_tcp_pair() -> (std::net::TcpStream, std::net::TcpStream) {
 }
 
 /// A byte of urgent (out-of-band) data makes a socket priority-ready (and
-/// readable, on some kernels), yet a plain read skips it and would block.
-/// That `WouldBlock` says nothing about priority data, and must not clear
+/// readable: mio reports `EPOLLPRI` as readable), yet a plain read skips
+/// it and would block. That `WouldBlock` says nothing about priority
+/// data (the reader never waited for it), and must not clear
 /// the readiness a task waiting for `Interest::PRIORITY` on the same
 /// descriptor was woken for: as in tokio, a read interest's states do not
 /// include priority.
