@@ -850,3 +850,63 @@ fn a_thread_outside_the_runtime_and_tasks_wait_on_one_socket_together() {
         assert_eq!(sizes, [2, 3]);
     });
 }
+
+/// The peer sends its bytes and shuts its write side down while our
+/// writer is still sending: our reader sees every byte and then
+/// end-of-file, and our writer, sharing the stream, goes on undisturbed
+/// until the peer has read all it sent.
+#[test]
+#[cfg_attr(miri, ignore = "real sockets and the multi-thread runtime")]
+fn a_peer_half_closing_ends_the_reader_and_not_the_writer() {
+    use rt::io::{AsyncReadExt, AsyncWriteExt};
+    on_both(|| async {
+        let (mut client, server) = tcp_pair().await;
+        let server = Arc::new(server);
+        let to_us = support::Pattern::bytes(1, 300 * 1024);
+        let to_peer = support::Pattern::bytes(2, 300 * 1024);
+        let reader = {
+            let server = server.clone();
+            rt::spawn(async move { read_until_end(&server).await.unwrap() })
+        };
+        let writer = {
+            let server = server.clone();
+            let to_peer = to_peer.clone();
+            rt::spawn(async move {
+                let mut sent = 0;
+                while sent < to_peer.len() {
+                    server.writable().await.unwrap();
+                    match server.try_write(&to_peer[sent..]) {
+                        Ok(n) => sent += n,
+                        Err(e) if e.kind() == ErrorKind::WouldBlock => {}
+                        Err(e) => panic!("writing after the peer half-closed: {e}"),
+                    }
+                }
+            })
+        };
+        let (mut peer_read, mut peer_write) = client.split();
+        let peer_sends = async {
+            peer_write.write_all(&to_us).await.unwrap();
+            peer_write.shutdown().await.unwrap();
+        };
+        let mut received = Vec::new();
+        let peer_reads = async {
+            let mut buf = vec![0; 64 * 1024];
+            while received.len() < to_peer.len() {
+                let n = peer_read.read(&mut buf).await.unwrap();
+                assert!(n > 0, "our writer's bytes ended early");
+                received.extend_from_slice(&buf[..n]);
+            }
+        };
+        timeout(PATIENCE, futures::future::join(peer_sends, peer_reads))
+            .await
+            .expect("the transfer hung");
+        assert!(
+            received == to_peer,
+            "the peer got other bytes than were sent"
+        );
+        let read = timeout(PATIENCE, reader).await.expect("the reader hung");
+        assert_eq!(read.unwrap(), to_us.len());
+        timeout(PATIENCE, writer).await.unwrap().unwrap();
+        drop(client);
+    });
+}
