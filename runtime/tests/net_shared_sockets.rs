@@ -910,3 +910,50 @@ fn a_peer_half_closing_ends_the_reader_and_not_the_writer() {
         drop(client);
     });
 }
+
+/// A `try_io` closure that peeks for a 4-byte header and says
+/// `WouldBlock` while fewer bytes are queued (the frame is not complete).
+fn try_peek_header(stream: &TcpStream) -> std::io::Result<usize> {
+    stream.try_io(Interest::READABLE, || {
+        let mut header = [std::mem::MaybeUninit::new(0); 4];
+        match socket2::SockRef::from(stream).peek(&mut header)? {
+            4 => Ok(4),
+            _ => Err(ErrorKind::WouldBlock.into()),
+        }
+    })
+}
+
+/// The peer sends half a header and closes. A framing task's `try_io`
+/// finds the frame incomplete and says `WouldBlock`: that clears the
+/// readability, but a socket's closed read side is final (tokio keeps it
+/// too), so the task reading the same stream still sees the bytes and
+/// then end-of-file instead of waiting forever.
+#[test]
+#[cfg_attr(miri, ignore = "real sockets and the multi-thread runtime")]
+fn a_try_io_would_block_after_the_peer_closed_leaves_the_end_to_the_reader() {
+    on_both(|| async {
+        let (client, server) = idle_pair().await;
+        client.try_write(b"ab").unwrap();
+        drop(client);
+        while !server
+            .ready(Interest::READABLE)
+            .await
+            .unwrap()
+            .is_read_closed()
+        {
+            rt::task::yield_now().await;
+        }
+        let framer = server.clone();
+        let err = rt::spawn(async move { try_peek_header(&framer) })
+            .await
+            .unwrap()
+            .unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::WouldBlock);
+        let reader = server.clone();
+        let read = rt::spawn(async move { read_until_end(&reader).await.unwrap() });
+        let read = timeout(PATIENCE, read)
+            .await
+            .expect("the end-of-file was lost");
+        assert_eq!(read.unwrap(), 2);
+    });
+}

@@ -363,14 +363,28 @@ impl<E: mio::event::Source> Registered<E> {
     }
 
     /// As `try_io`, for the readiness of `interest`: the sockets'
-    /// `try_io(interest, f)`.
+    /// `try_io(interest, f)`. Unlike step 3, a `WouldBlock` from the
+    /// caller's closure keeps the closed states, as tokio's does: a
+    /// socket's closed side never reopens, and the closure may say
+    /// `WouldBlock` for reasons of its own (a frame not complete yet).
+    /// Cleared, the end-of-file was lost to every task sharing the socket:
+    /// `readable()` waited forever and `try_read` said `WouldBlock`.
     pub(crate) fn try_io_for<R>(
         &self,
         interest: Interest,
         op: impl FnOnce(&E) -> io::Result<R>,
     ) -> io::Result<R> {
-        let observed = self.registration.try_ready_for(interest);
-        try_io_once(&self.registration, observed, || op(self.get_ref()))
+        match self.registration.try_ready_for(interest) {
+            Some(Ok(event)) => {
+                let result = op(self.get_ref());
+                if matches!(&result, Err(e) if e.kind() == io::ErrorKind::WouldBlock) {
+                    self.registration.clear_readiness(event);
+                }
+                result
+            }
+            Some(Err(e)) => Err(e),
+            None => Err(io::ErrorKind::WouldBlock.into()),
+        }
     }
 }
 
