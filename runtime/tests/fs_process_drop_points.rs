@@ -55,6 +55,14 @@ fn assert_closed(target: &Path, what: &str) {
     });
 }
 
+/// Drops `file`, then checks that its descriptor closes and that the
+/// dropped operations (`what`) left no job in the blocking pool.
+fn drop_and_check(file: File, path: &Path, what: &str) {
+    drop(file);
+    assert_closed(path, "a dropped file");
+    assert_pool_idle(what);
+}
+
 /// Waits until the current runtime's blocking pool has nothing queued or
 /// running: a dropped operation left no job behind.
 fn assert_pool_idle(what: &str) {
@@ -165,9 +173,7 @@ fn file_read_dropped_at_every_step() {
             let mut expected = data.clone();
             expected[seen.len()..seen.len() + 2].copy_from_slice(b"XY");
             assert_eq!(std::fs::read(&path).unwrap(), expected);
-            drop(file);
-            assert_closed(&path, "a dropped file");
-            assert_pool_idle("dropped reads");
+            drop_and_check(file, &path, "dropped reads");
         });
         std::fs::remove_dir_all(path.parent().unwrap()).unwrap();
     }
@@ -213,9 +219,7 @@ fn file_write_all_dropped_at_every_step() {
                 expected.extend_from_slice(b"fresh");
                 assert_eq!(contents, expected, "{polls} polls");
             }
-            drop(file);
-            assert_closed(&path, "a dropped file");
-            assert_pool_idle("dropped writes");
+            drop_and_check(file, &path, "dropped writes");
         });
         std::fs::remove_dir_all(path.parent().unwrap()).unwrap();
     }
@@ -250,9 +254,7 @@ fn file_seek_dropped_at_every_step() {
             let _ = poll_then_drop(&counter, seek, 1, async |_| true).await;
             assert_eq!(file.seek(SeekFrom::Start(20)).await.unwrap(), 20);
             assert_eq!(file.stream_position().await.unwrap(), 20);
-            drop(file);
-            assert_closed(&path, "a dropped file");
-            assert_pool_idle("dropped seeks");
+            drop_and_check(file, &path, "dropped seeks");
         });
         std::fs::remove_dir_all(path.parent().unwrap()).unwrap();
     }
@@ -375,9 +377,7 @@ fn file_set_len_flush_sync_metadata_dropped_at_every_step() {
                 assert_eq!(&contents[..4], b"abcd", "{polls} polls");
                 assert_eq!(contents[4..], data[4..57], "{polls} polls");
             }
-            drop(file);
-            assert_closed(&path, "a dropped file");
-            assert_pool_idle("dropped file operations");
+            drop_and_check(file, &path, "dropped file operations");
         });
         std::fs::remove_dir_all(path.parent().unwrap()).unwrap();
     }
