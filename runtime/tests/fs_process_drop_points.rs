@@ -73,6 +73,13 @@ fn assert_pool_idle(what: &str) {
     });
 }
 
+/// Drops the runtime, which must shut down with nothing of the test's
+/// left to hang it, then removes the test's scratch directory `dir`.
+fn finish(rt: rt::runtime::Runtime, dir: &Path) {
+    assert_no_deadlock("dropping the runtime", move || drop(rt));
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
 /// Whether process `pid` still exists in any state (a zombie included).
 fn process_exists(pid: u32) -> bool {
     Path::new(&format!("/proc/{pid}")).exists()
@@ -175,7 +182,7 @@ fn file_read_dropped_at_every_step() {
             assert_eq!(std::fs::read(&path).unwrap(), expected);
             drop_and_check(file, &path, "dropped reads");
         });
-        std::fs::remove_dir_all(path.parent().unwrap()).unwrap();
+        finish(rt, path.parent().unwrap());
     }
 }
 
@@ -221,7 +228,7 @@ fn file_write_all_dropped_at_every_step() {
             }
             drop_and_check(file, &path, "dropped writes");
         });
-        std::fs::remove_dir_all(path.parent().unwrap()).unwrap();
+        finish(rt, path.parent().unwrap());
     }
 }
 
@@ -256,7 +263,7 @@ fn file_seek_dropped_at_every_step() {
             assert_eq!(file.stream_position().await.unwrap(), 20);
             drop_and_check(file, &path, "dropped seeks");
         });
-        std::fs::remove_dir_all(path.parent().unwrap()).unwrap();
+        finish(rt, path.parent().unwrap());
     }
 }
 
@@ -299,7 +306,7 @@ fn a_relative_seek_after_a_dropped_one_moves_again() {
                 assert_eq!(next, data[at..at + 4], "{from:?}");
             }
         });
-        std::fs::remove_dir_all(path.parent().unwrap()).unwrap();
+        finish(rt, path.parent().unwrap());
     }
 }
 
@@ -379,7 +386,7 @@ fn file_set_len_flush_sync_metadata_dropped_at_every_step() {
             }
             drop_and_check(file, &path, "dropped file operations");
         });
-        std::fs::remove_dir_all(path.parent().unwrap()).unwrap();
+        finish(rt, path.parent().unwrap());
     }
 }
 
@@ -442,8 +449,7 @@ fn a_file_dropped_with_an_operation_in_flight_closes_after_it() {
             }
             assert_pool_idle("dropped files");
         });
-        assert_no_deadlock("dropping the runtime", move || drop(rt));
-        std::fs::remove_dir_all(&dir).unwrap();
+        finish(rt, &dir);
     }
 }
 
@@ -511,8 +517,7 @@ fn free_functions_dropped_after_each_poll() {
             }
             assert_pool_idle("dropped free functions");
         });
-        assert_no_deadlock("dropping the runtime", move || drop(rt));
-        std::fs::remove_dir_all(&dir).unwrap();
+        finish(rt, &dir);
     }
 }
 
@@ -552,7 +557,7 @@ fn next_entry_dropped_at_every_step() {
             drop(entries);
             assert_closed(&dir, "a finished listing");
         });
-        std::fs::remove_dir_all(&dir).unwrap();
+        finish(rt, &dir);
     }
 }
 
@@ -816,6 +821,5 @@ fn tasks_aborted_from_another_thread_leave_nothing_behind() {
         }
         assert_pool_idle("aborted tasks");
     });
-    assert_no_deadlock("dropping the runtime", move || drop(rt));
-    std::fs::remove_dir_all(&dir).unwrap();
+    finish(rt, &dir);
 }
