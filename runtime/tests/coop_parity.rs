@@ -116,35 +116,89 @@ fn child_wait_spends_budget_when_it_reaps() {
     });
 }
 
-/// Polls `closed` once while the other side is alive, calls `close`, then
-/// polls it again: the wait spends nothing, the result one unit.
-async fn closed_spends_one_unit<F: Future<Output = ()>>(closed: F, close: impl FnOnce()) {
-    let mut closed = pin!(closed);
-    let (polled, spent) = units_spent_by(|cx| closed.as_mut().poll(cx)).await;
-    assert!(polled.is_pending());
-    assert_eq!(spent, 0, "a `closed` that waits spent budget");
-    close();
-    let (polled, spent) = units_spent_by(|cx| closed.as_mut().poll(cx)).await;
-    assert!(polled.is_ready());
-    assert_eq!(spent, 1, "a `closed` that returns costs one unit");
+/// Polls `wait` once before `release`, then once after it: the wait
+/// spends nothing, the result `units`.
+async fn released_spends<F: Future>(what: &str, units: usize, wait: F, release: impl FnOnce()) {
+    let mut wait = pin!(wait);
+    let (polled, spent) = units_spent_by(|cx| wait.as_mut().poll(cx)).await;
+    assert!(polled.is_pending(), "{what}: returned before the release");
+    assert_eq!(spent, 0, "{what}: a poll that waits spent budget");
+    release();
+    let (polled, spent) = units_spent_by(|cx| wait.as_mut().poll(cx)).await;
+    assert!(polled.is_ready(), "{what}: still waiting after the release");
+    assert_eq!(spent, units, "{what}: the units of its result");
 }
 
-/// The senders' `closed` futures that wait on a `Notify` spend one unit
-/// when they return (they spent two, the wake-up's and the return's, when
-/// they had waited).
+/// Polls `ready` once, expecting its result: the units that poll spent.
+async fn units_spent_by_ready<F: Future>(what: &str, ready: F) -> usize {
+    let mut ready = pin!(ready);
+    let (polled, spent) = units_spent_by(|cx| ready.as_mut().poll(cx)).await;
+    assert!(polled.is_ready(), "{what}: not ready");
+    spent
+}
+
+/// tokio's `watch` and `oneshot` senders' `closed` spend one unit when
+/// they return; its `mpsc` (both kinds) and `broadcast` senders' spend
+/// none, since they only wait on a `Notify` (rt's spent one for each).
 #[test]
-fn closed_spends_one_unit_when_it_returns() {
+fn closed_spends_what_tokio_s_spends() {
     in_a_task(async {
         let (tx, rx) = rt::sync::mpsc::channel::<u8>(1);
-        closed_spends_one_unit(tx.closed(), || drop(rx)).await;
+        released_spends("mpsc closed", 0, tx.closed(), || drop(rx)).await;
+        assert_eq!(units_spent_by_ready("mpsc closed", tx.closed()).await, 0);
         let (tx, rx) = rt::sync::mpsc::unbounded_channel::<u8>();
-        closed_spends_one_unit(tx.closed(), || drop(rx)).await;
+        released_spends("unbounded closed", 0, tx.closed(), || drop(rx)).await;
+        assert_eq!(
+            units_spent_by_ready("unbounded closed", tx.closed()).await,
+            0
+        );
         let (tx, rx) = rt::sync::broadcast::channel::<u8>(1);
-        closed_spends_one_unit(tx.closed(), || drop(rx)).await;
+        released_spends("broadcast closed", 0, tx.closed(), || drop(rx)).await;
+        assert_eq!(
+            units_spent_by_ready("broadcast closed", tx.closed()).await,
+            0
+        );
         let (tx, rx) = rt::sync::watch::channel(0);
-        closed_spends_one_unit(tx.closed(), || drop(rx)).await;
+        released_spends("watch closed", 1, tx.closed(), || drop(rx)).await;
+        assert_eq!(units_spent_by_ready("watch closed", tx.closed()).await, 1);
         let (mut tx, rx) = rt::sync::oneshot::channel::<u8>();
-        closed_spends_one_unit(tx.closed(), || drop(rx)).await;
+        released_spends("oneshot closed", 1, tx.closed(), || drop(rx)).await;
+        assert_eq!(units_spent_by_ready("oneshot closed", tx.closed()).await, 1);
+    });
+}
+
+/// tokio's `Notified` spends no budget, whether it takes a stored permit
+/// or was woken by `notify_one` or `notify_waiters` (rt's spent one unit).
+#[test]
+fn notified_spends_no_budget() {
+    in_a_task(async {
+        let notify = std::sync::Arc::new(rt::sync::Notify::new());
+        notify.notify_one();
+        assert_eq!(units_spent_by_ready("permit", notify.notified()).await, 0);
+        notify.notify_one();
+        let owned = notify.clone().notified_owned();
+        assert_eq!(units_spent_by_ready("owned permit", owned).await, 0);
+        released_spends("notify_one", 0, notify.notified(), || notify.notify_one()).await;
+        let waiters = || notify.notify_waiters();
+        released_spends("notify_waiters", 0, notify.notified(), waiters).await;
+    });
+}
+
+/// tokio's `Barrier::wait` spends none for the leader and one unit for a
+/// waiter it releases (rt's spent one for the leader, and the waiter's
+/// unit was its `Notified`'s).
+#[test]
+fn barrier_spends_one_unit_for_a_released_waiter_only() {
+    in_a_task(async {
+        let barrier = rt::sync::Barrier::new(1);
+        assert_eq!(units_spent_by_ready("leader", barrier.wait()).await, 0);
+        let barrier = std::sync::Arc::new(rt::sync::Barrier::new(2));
+        let leader = barrier.clone();
+        let lead = move || {
+            let led = futures::FutureExt::now_or_never(leader.wait()).unwrap();
+            assert!(led.is_leader());
+        };
+        released_spends("waiter", 1, barrier.wait(), lead).await;
     });
 }
 

@@ -106,20 +106,24 @@ impl Barrier {
                 Some((state.generation, self.released.notified()))
             }
         };
+        // The budget as tokio's: none for the leader, one unit for a
+        // waiter released.
         let Some((generation, notified)) = arrival else {
             self.released.notify_waiters();
-            crate::task::consume_budget().await;
             return BarrierWaitResult(true);
         };
-        let mut notified = notified;
-        loop {
-            notified.await;
-            let state = self.state.lock().unwrap_or_else(|e| e.into_inner());
-            if state.generation != generation {
-                return BarrierWaitResult(false);
+        crate::task::cooperative(async {
+            let mut notified = notified;
+            loop {
+                notified.await;
+                let state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+                if state.generation != generation {
+                    return BarrierWaitResult(false);
+                }
+                notified = self.released.notified();
             }
-            notified = self.released.notified();
-        }
+        })
+        .await
     }
 }
 

@@ -447,6 +447,8 @@ impl<T> Sender<T> {
 
     /// Waits until no receiver exists (returns at once if none does): a
     /// producer can stop making values nobody will read. Cancel-safe.
+    /// Spends no cooperative budget, as tokio's, so a loop of it that
+    /// never waits does not yield on its own.
     ///
     /// # Examples
     ///
@@ -588,8 +590,8 @@ impl<T: Clone> Receiver<T> {
         crate::task::cooperative(self.recv_unbudgeted()).await
     }
 
-    /// `recv` without the budget: the caller charges the whole operation,
-    /// so the wait inside spends none of its own.
+    /// `recv` without the budget (`Notified` spends none): the caller
+    /// charges the whole operation.
     async fn recv_unbudgeted(&mut self) -> Result<T, RecvError> {
         loop {
             // A value is usually waiting: take it without registering.
@@ -604,7 +606,7 @@ impl<T: Clone> Receiver<T> {
             if let Some(done) = settled(take(&self.shared, &mut self.next)) {
                 return done;
             }
-            crate::task::unconstrained(notified).await;
+            notified.await;
         }
     }
 

@@ -10,7 +10,9 @@
 //!
 //! They work on any `rt` runtime and, since they need nothing from the
 //! runtime beyond a waker, under any executor too. Inside an `rt` task
-//! every ready operation spends a unit of the cooperative budget.
+//! every ready operation spends a unit of the cooperative budget, except,
+//! as in tokio, `Notify`'s futures, the leader's `Barrier::wait` and the
+//! `mpsc` and `broadcast` senders' `closed`, which spend none.
 //!
 //! Synchronous code (a plain thread, a `spawn_blocking` job) uses the
 //! `blocking_*` methods: `mpsc` `blocking_send`/`blocking_recv`,

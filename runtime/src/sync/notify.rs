@@ -43,14 +43,13 @@ use crate::loom::sync::Mutex;
 use crate::loom::sync::atomic::AtomicUsize;
 use crate::loom::sync::atomic::Ordering::{Relaxed, SeqCst};
 use crate::sync::wait_list::{WaitList, WakeList, register};
-use crate::task::poll_proceed;
 use std::fmt;
 use std::future::Future;
 use std::ops::Deref;
 use std::pin::Pin;
 // std's Arc: `notified_owned` takes the `Arc` users hold.
 use std::sync::Arc;
-use std::task::{Context, Poll, Waker, ready};
+use std::task::{Context, Poll, Waker};
 
 const EMPTY: usize = 0;
 const WAITING: usize = 1;
@@ -76,6 +75,14 @@ fn with_state(word: usize, state: usize) -> usize {
 /// Cancel safety: dropping a [`Notified`] future never loses a
 /// `notify_one` notification: if it had been picked, it goes to the next
 /// waiter (or becomes the stored permit).
+///
+/// Unlike rt's channels and locks, a [`Notified`] future spends none of
+/// the task's cooperative budget, as tokio's: it is a building block, and
+/// a primitive made of it (a channel's `closed`, a `watch` receiver)
+/// spends the budget for its whole operation rather than once more for
+/// each wake-up inside. A loop that only ever finds a stored permit
+/// therefore never yields on its own; add
+/// [`consume_budget`](crate::task::consume_budget) to it if it must.
 ///
 /// # Examples
 ///
@@ -351,18 +358,15 @@ impl Notify {
     /// Waits until `done()` holds, a state change that is notified with
     /// `notify_waiters` (a channel's other side going away). The
     /// `Notified` future exists before each look, so a change between the
-    /// look and the wait is not missed. Returning is a ready operation: it
-    /// spends a unit of the cooperative budget, so a loop over an
-    /// already-true condition still yields.
+    /// look and the wait is not missed. Spends no budget, as `Notified`
+    /// (a caller that must spend one wraps it in `cooperative`).
     pub(crate) async fn wait_until(&self, mut done: impl FnMut() -> bool) {
         loop {
             let notified = self.notified();
             if done() {
-                crate::task::consume_budget().await;
                 return;
             }
-            // That unit is the operation's only one: the wait spends none.
-            crate::task::unconstrained(notified).await;
+            notified.await;
         }
     }
 
@@ -601,11 +605,10 @@ impl<N: Deref<Target = Notify>> Waiting<N> {
         if self.done {
             return Poll::Ready(());
         }
-        // Before the budget: a poll that stays `Pending` spends none.
+        // No budget (see `Notify`'s docs).
         if self.key.is_some() && self.still_waiting_with(cx.waker()) {
             return Poll::Pending;
         }
-        let coop = ready!(poll_proceed(cx));
         match self.key {
             None => {
                 if !self.register_first(Some(cx.waker())) {
@@ -619,7 +622,6 @@ impl<N: Deref<Target = Notify>> Waiting<N> {
             }
         }
         self.done = true;
-        coop.made_progress();
         Poll::Ready(())
     }
 

@@ -68,9 +68,9 @@ impl<T> Shared<T> {
     }
 
     /// `Receiver::changed` on a receiver's parts (`seen` is its version),
-    /// without the budget: the callers wrap the whole operation in
-    /// `cooperative`, which charges one unit when it is ready, so the wait
-    /// inside spends none of its own.
+    /// without the budget (`Notified` spends none): the callers wrap the
+    /// whole operation in `cooperative`, which charges one unit when it is
+    /// ready.
     async fn wait_changed(&self, seen: &mut usize) -> Result<(), RecvError> {
         loop {
             let notified = self.changed.notified();
@@ -82,7 +82,7 @@ impl<T> Shared<T> {
             if self.is_closed_for_receivers() {
                 return Err(RecvError(()));
             }
-            crate::task::unconstrained(notified).await;
+            notified.await;
         }
     }
 }
@@ -417,10 +417,9 @@ impl<T> Sender<T> {
     /// futures::executor::block_on(tx.closed());
     /// ```
     pub async fn closed(&self) {
-        self.shared
-            .receivers_gone
-            .wait_until(|| self.is_closed())
-            .await
+        // One unit when it returns, as tokio's (whose mpsc and broadcast
+        // `closed` spend none).
+        cooperative(self.shared.receivers_gone.wait_until(|| self.is_closed())).await
     }
 }
 

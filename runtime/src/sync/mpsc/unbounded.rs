@@ -124,7 +124,9 @@ crate::sync::mpsc::shared_halves::sender_half! {
     /// ```
     is_closed;
 
-    /// Waits until the receiver closes or drops. Cancel-safe.
+    /// Waits until the receiver closes or drops. Cancel-safe. Spends no
+    /// cooperative budget, as tokio's, so a loop of it that never waits
+    /// does not yield on its own.
     ///
     /// # Examples
     ///
