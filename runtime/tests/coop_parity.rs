@@ -237,11 +237,11 @@ fn spawn_blocking_runs_its_closure_without_a_budget() {
 }
 
 /// tokio's file operations spend what the handle of their blocking job
-/// spends, one unit per result. rt's charge their own unit per result,
-/// and the handle they polled inside charged another: two units for a
-/// read or write that had waited for its job.
+/// spends: one unit for a result they waited for, none for one ready at
+/// once (a write handed to the pool, an entry already fetched). rt's
+/// charged a unit per result (and, before that, two after a wait).
 #[test]
-fn file_operations_that_wait_for_their_job_spend_one_unit() {
+fn file_operations_spend_one_unit_only_when_they_wait_for_their_job() {
     use rt::io::{AsyncReadExt, AsyncWriteExt};
     in_a_task(async {
         let dir = std::env::temp_dir().join(format!("rt-coop-parity-{}", std::process::id()));
@@ -253,17 +253,70 @@ fn file_operations_that_wait_for_their_job_spend_one_unit() {
         let n = spends_one_unit("read", file.read(&mut buf)).await.unwrap();
         assert_eq!(&buf[..n], &b"0123"[..n]);
         let mut file = rt::fs::File::create(&path).await.unwrap();
-        spends_one_unit("first write", file.write(b"abc"))
-            .await
-            .unwrap();
+        let first = units_spent_by_ready("first write", file.write(b"abc")).await;
+        assert_eq!(first, 0, "a write handed to the pool at once spent budget");
         // Waits for the first write's job.
         spends_one_unit("second write", file.write(b"def"))
             .await
             .unwrap();
         file.flush().await.unwrap();
+        // More entries than one fetch (32): the first fetch comes with
+        // the open, the 33rd entry waits for the second.
+        for i in 0..40 {
+            std::fs::write(dir.join(format!("entry-{i}")), b"").unwrap();
+        }
         let mut entries = rt::fs::read_dir(&dir).await.unwrap();
-        let entry = spends_one_unit("first entry", entries.next_entry()).await;
-        assert_eq!(entry.unwrap().unwrap().file_name(), "file");
+        for _ in 0..32 {
+            let ready = units_spent_by_ready("fetched entry", entries.next_entry()).await;
+            assert_eq!(ready, 0, "an entry already fetched spent budget");
+        }
+        let entry = spends_one_unit("entry of a new fetch", entries.next_entry()).await;
+        assert!(entry.unwrap().is_some());
         std::fs::remove_dir_all(&dir).unwrap();
+    });
+}
+
+/// tokio's file read served from bytes a dropped read fetched spends no
+/// budget (rt's spent a unit): only the handle of a job spends.
+#[test]
+fn a_file_read_served_from_the_buffer_spends_no_budget() {
+    use rt::io::AsyncReadExt;
+    // One pool thread, held by `blocker` until the dropped read below has
+    // queued its job: that read cannot complete on its one poll.
+    let rt = Builder::new_current_thread()
+        .max_blocking_threads(1)
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        rt::spawn(async {
+            let dir = std::env::temp_dir().join(format!("rt-coop-buffer-{}", std::process::id()));
+            std::fs::create_dir_all(&dir).unwrap();
+            let path = dir.join("file");
+            std::fs::write(&path, b"0123456789").unwrap();
+            let mut file = rt::fs::File::open(&path).await.unwrap();
+            let (release, held) = std::sync::mpsc::channel::<()>();
+            let blocker = rt::task::spawn_blocking(move || held.recv().unwrap());
+            let mut eight = [0; 8];
+            {
+                let mut read = pin!(file.read(&mut eight));
+                let (polled, _) = units_spent_by(|cx| read.as_mut().poll(cx)).await;
+                assert!(polled.is_pending(), "read with the pool's one thread held");
+            }
+            release.send(()).unwrap();
+            blocker.await.unwrap();
+            // Collects the dropped read's 8 bytes, keeps 6.
+            let mut two = [0; 2];
+            let n = spends_one_unit("read after the dropped one", file.read(&mut two)).await;
+            assert_eq!(&two[..n.unwrap()], b"01");
+            let mut four = [0; 4];
+            let mut read = pin!(file.read(&mut four));
+            let (polled, spent) = units_spent_by(|cx| read.as_mut().poll(cx)).await;
+            assert!(matches!(polled, Poll::Ready(Ok(4))));
+            assert_eq!(spent, 0, "a read served from the buffer spent budget");
+            assert_eq!(&four, b"2345");
+            std::fs::remove_dir_all(&dir).unwrap();
+        })
+        .await
+        .unwrap()
     });
 }

@@ -28,6 +28,10 @@
 //! on the pool thread as soon as the operation is done: methods on `&self`
 //! that must come after it (`set_times`, in `file/times.rs`) wait for that
 //! permit, since only `&mut self` can collect the operation's result.
+//!
+//! The cooperative budget is spent only by the handle of the operation in
+//! flight, one unit when it yields the result (as tokio's file): a read
+//! served from the buffer and a write that starts at once spend none.
 
 mod buf_size;
 mod conversions;
@@ -38,8 +42,6 @@ use crate::blocking::{IoJob, join_job};
 use crate::fs::OpenOptions;
 use crate::fs::blocking_io::{MAX_CHUNK, SetOnDrop, read_chunks, spawn_fs, spawn_fs_mandatory};
 use crate::sync::Semaphore;
-use crate::task::coop::without_budget;
-use crate::task::poll_proceed;
 use futures_io::{AsyncRead, AsyncSeek, AsyncWrite};
 use std::fmt;
 use std::fs::{File as StdFile, Metadata, Permissions};
@@ -71,6 +73,11 @@ use std::task::{Context, Poll, ready};
 /// ([`is_rt_shutdown_err`](crate::runtime::is_rt_shutdown_err)) and
 /// writes nothing. Other operations still queued at shutdown are
 /// cancelled, and fail with that error.
+///
+/// As tokio's, an operation spends a unit of the task's cooperative budget
+/// only when it waited for a blocking job (a read that had to fetch, a
+/// write behind another): a read served from bytes already fetched, or a
+/// write handed to the pool at once, spends none.
 ///
 /// # Examples
 ///
@@ -841,12 +848,10 @@ impl File {
         if dst.is_empty() {
             return Poll::Ready(Ok(0));
         }
-        let coop = ready!(poll_proceed(cx));
         loop {
             match &mut me.state {
                 State::Idle(Some(buf)) if buf.unread() > 0 => {
                     let n = buf.copy_to(dst);
-                    coop.made_progress();
                     return Poll::Ready(Ok(n));
                 }
                 State::Idle(_) => {
@@ -859,9 +864,7 @@ impl File {
                         return Poll::Ready(Err(e));
                     }
                 }
-                // The job's handle spends no unit of its own: this read's
-                // result is the one unit.
-                State::Busy(_) => match ready!(without_budget(|| me.poll_complete(cx)))? {
+                State::Busy(_) => match ready!(me.poll_complete(cx))? {
                     // A `Fill` is a `read_to_end` given up on: its bytes
                     // are unread in the buffer.
                     Operation::Read(Ok(_)) | Operation::Fill(Ok(_)) => {
@@ -869,7 +872,6 @@ impl File {
                             unreachable!("rt: a completed read leaves its buffer");
                         };
                         let n = buf.copy_to(dst);
-                        coop.made_progress();
                         return Poll::Ready(Ok(n));
                     }
                     Operation::Read(Err(e)) | Operation::Fill(Err(e)) => {
@@ -892,7 +894,6 @@ impl File {
         cx: &mut Context<'_>,
         copy: impl FnOnce(&mut Buf, usize) -> usize,
     ) -> Poll<io::Result<usize>> {
-        let coop = ready!(poll_proceed(cx));
         loop {
             match &mut self.state {
                 State::Idle(_) => {
@@ -906,14 +907,11 @@ impl File {
                         let result = rewind_by(std, rewind);
                         Operation::Write(result.and_then(|()| buf.write_to(std)))
                     });
-                    coop.made_progress();
                     // Refused by a pool shut down: nothing was written.
                     return Poll::Ready(started.map(|()| n));
                 }
                 State::Busy(_) => {
-                    // Unbudgeted, as in `poll_read`.
-                    let completed = without_budget(|| self.poll_complete(cx));
-                    if let Operation::Write(Err(e)) = ready!(completed)? {
+                    if let Operation::Write(Err(e)) = ready!(self.poll_complete(cx))? {
                         return Poll::Ready(Err(e));
                     }
                 }

@@ -2,8 +2,7 @@
 //! blocking pool.
 
 use crate::fs::blocking_io::{path_error, run, spawn_fs};
-use crate::task::coop::without_budget;
-use crate::task::{JoinHandle, poll_proceed};
+use crate::task::JoinHandle;
 use futures_util::Stream;
 use std::collections::VecDeque;
 use std::ffi::OsString;
@@ -45,16 +44,22 @@ const BATCH: usize = 32;
 /// ```
 pub async fn read_dir(path: impl AsRef<Path>) -> io::Result<ReadDir> {
     let path = path.as_ref().to_owned();
-    let dir = run("rt::fs::read_dir", move || {
-        std::fs::read_dir(&path).map_err(|e| path_error("could not read directory", &path, e))
+    // The first batch comes with the open, as tokio's: one trip to the
+    // pool fewer, and its entries are ready (so spend no budget).
+    let batch = run("rt::fs::read_dir", move || {
+        let dir = std::fs::read_dir(&path)
+            .map_err(|e| path_error("could not read directory", &path, e))?;
+        let entries = VecDeque::with_capacity(BATCH);
+        Ok(Batch {
+            dir,
+            entries,
+            at_end: false,
+        }
+        .fill())
     })
     .await?;
     Ok(ReadDir {
-        state: State::Idle(Some(Batch {
-            dir,
-            entries: VecDeque::with_capacity(BATCH),
-            at_end: false,
-        })),
+        state: State::Idle(Some(batch)),
     })
 }
 
@@ -104,6 +109,11 @@ impl Batch {
 impl ReadDir {
     /// The next entry, or `None` when every entry was returned.
     ///
+    /// Entries are fetched 32 at a time on the blocking pool. As tokio's,
+    /// only a call that waited for a fetch spends a unit of the task's
+    /// cooperative budget (its job's handle spends it); one served from
+    /// the fetched entries spends none.
+    ///
     /// # Errors
     ///
     /// The error of reading the directory.
@@ -143,13 +153,11 @@ impl ReadDir {
     /// # });
     /// ```
     pub fn poll_next_entry(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<Option<DirEntry>>> {
-        let coop = ready!(poll_proceed(cx));
         loop {
             match &mut self.state {
                 State::Idle(None) => return Poll::Ready(Ok(None)),
                 State::Idle(Some(batch)) => {
                     if let Some(entry) = batch.entries.pop_front() {
-                        coop.made_progress();
                         return Poll::Ready(entry.map(Some));
                     }
                     if batch.at_end {
@@ -167,9 +175,7 @@ impl ReadDir {
                         batch.fill()
                     })?);
                 }
-                // The batch job's handle spends no unit of its own: the
-                // entry returned is the one unit.
-                State::Busy(handle) => match ready!(without_budget(|| Pin::new(handle).poll(cx))) {
+                State::Busy(handle) => match ready!(Pin::new(handle).poll(cx)) {
                     Ok(batch) => self.state = State::Idle(Some(batch)),
                     Err(join_error) => {
                         self.state = State::Idle(None);

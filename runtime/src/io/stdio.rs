@@ -22,12 +22,16 @@
 //!    result. A job the pool refused (it had already shut down) writes
 //!    nothing, and the write fails with the shutdown error. Reads are not
 //!    mandatory: one still queued at shutdown is dropped.
+//!
+//! The cooperative budget is spent only by the handle of the operation in
+//! flight, one unit when it yields the result (as tokio's): a read served
+//! from the buffer and a write that starts at once spend none.
 
 use crate::blocking::{IoJob, spawn_mandatory};
 use crate::runtime::context;
 use crate::scheduler;
+use crate::task::TaskMeta;
 use crate::task::coop::without_budget;
-use crate::task::{TaskMeta, poll_proceed};
 use futures_io::{AsyncRead, AsyncWrite};
 use std::fmt;
 use std::future::Future;
@@ -192,7 +196,6 @@ impl Blocking {
         if dst.is_empty() {
             return Poll::Ready(Ok(0));
         }
-        let coop = ready!(poll_proceed(cx));
         loop {
             match &mut self.state {
                 State::Idle(buf) if buf.pos < buf.data.len() => {
@@ -205,7 +208,6 @@ impl Blocking {
                     };
                     dst[..n].copy_from_slice(src);
                     buf.pos += n;
-                    coop.made_progress();
                     return Poll::Ready(Ok(n));
                 }
                 State::Idle(buf) => {
@@ -216,17 +218,13 @@ impl Blocking {
                     }
                 }
                 State::Busy(_) => {
-                    // The job's handle spends no unit of its own: this
-                    // read's result is the one unit.
-                    let completed = without_budget(|| self.poll_complete(cx));
-                    if let Outcome::Read(Err(e)) = ready!(completed)? {
+                    if let Outcome::Read(Err(e)) = ready!(self.poll_complete(cx))? {
                         return Poll::Ready(Err(e));
                     }
                     let State::Idle(buf) = &self.state else {
                         unreachable!("rt: a completed operation leaves the handle idle");
                     };
                     if buf.data.is_empty() {
-                        coop.made_progress();
                         return Poll::Ready(Ok(0));
                     }
                 }
@@ -235,9 +233,7 @@ impl Blocking {
     }
 
     fn poll_write(&mut self, cx: &mut Context<'_>, src: &[u8]) -> Poll<io::Result<usize>> {
-        let coop = ready!(poll_proceed(cx));
-        // Unbudgeted, as in `poll_read`.
-        if let Outcome::Write(Err(e)) = ready!(without_budget(|| self.poll_complete(cx)))? {
+        if let Outcome::Write(Err(e)) = ready!(self.poll_complete(cx))? {
             return Poll::Ready(Err(e));
         }
         if src.is_empty() {
@@ -252,14 +248,15 @@ impl Blocking {
         buf.pos = 0;
         buf.data.extend_from_slice(&src[..n]);
         let started = self.start_write(buf);
-        coop.made_progress();
         // The pool had shut down: it dropped the job, and the bytes with
         // it (step 4), so this write fails now. The handle stays idle.
         started?;
         // A job that already ended (it failed, or the runtime shut down
         // and the bytes were written as it was dropped) is reported here.
         if matches!(&self.state, State::Busy(job) if job.is_finished()) {
-            match self.poll_complete(cx) {
+            // A look, not a wait: it spends no budget (nor yields when
+            // the budget is spent).
+            match without_budget(|| self.poll_complete(cx)) {
                 Poll::Ready(Err(e)) | Poll::Ready(Ok(Outcome::Write(Err(e)))) => {
                     return Poll::Ready(Err(e));
                 }
