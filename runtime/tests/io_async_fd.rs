@@ -109,3 +109,129 @@ fn into_inner_deregisters() {
         drop(again);
     });
 }
+
+/// Polls `future` by hand, with a waker that does nothing, until it is
+/// ready: its output, or `None` if it was still pending after `polls`.
+fn ready_within<F: std::future::Future>(polls: usize, future: F) -> Option<F::Output> {
+    let mut future = Box::pin(future);
+    (0..polls).find_map(|_| match support::poll_once(&mut future) {
+        std::task::Poll::Ready(output) => Some(output),
+        std::task::Poll::Pending => None,
+    })
+}
+
+/// `true` if `fd` reads as read-closed without waiting.
+fn read_closed_now<T: AsRawFd>(fd: &AsyncFd<T>) -> bool {
+    ready_within(1, fd.readable()).is_some_and(|guard| guard.unwrap().ready().is_read_closed())
+}
+
+fn would_block<T>() -> std::io::Result<T> {
+    Err(ErrorKind::WouldBlock.into())
+}
+
+/// A `WouldBlock` from the caller's closure keeps the closed states, in
+/// every closure form (`try_io`, `try_io_mut`, `async_io`,
+/// `async_io_mut`, the guard's `try_io`), as tokio's: there they are
+/// final. The closure may say `WouldBlock` for reasons of its own (a frame
+/// not complete yet); rt's forms other than the guard's cleared the
+/// read-closed state, so the end of the stream was lost: `readable()`
+/// waited for ever, and `async_io` never called the closure again.
+#[test]
+fn a_closures_would_block_keeps_the_closed_states() {
+    on_both(|| async {
+        let (a, mut b) = std::os::unix::net::UnixStream::pair().unwrap();
+        a.set_nonblocking(true).unwrap();
+        let mut fd = AsyncFd::new(a).unwrap();
+        b.write_all(b"ab").unwrap();
+        drop(b);
+        while !fd.readable().await.unwrap().ready().is_read_closed() {
+            rt::task::yield_now().await;
+        }
+
+        let err = fd.try_io(Interest::READABLE, |_| would_block::<()>());
+        assert_eq!(err.unwrap_err().kind(), ErrorKind::WouldBlock);
+        assert!(read_closed_now(&fd), "try_io cleared the read-closed state");
+        let err = fd.try_io_mut(Interest::READABLE, |_| would_block::<()>());
+        assert_eq!(err.unwrap_err().kind(), ErrorKind::WouldBlock);
+        assert!(
+            read_closed_now(&fd),
+            "try_io_mut cleared the read-closed state"
+        );
+        let mut guard = fd.readable().await.unwrap();
+        assert!(guard.try_io(|_| would_block::<()>()).is_err());
+        assert!(
+            read_closed_now(&fd),
+            "the guard's try_io cleared the read-closed state"
+        );
+
+        // The closure would block once, then has its frame: `async_io`
+        // calls it again, since the kept state ends the wait at once.
+        let mut calls = 0;
+        let second = |_: &_| {
+            calls += 1;
+            if calls == 1 { would_block() } else { Ok(calls) }
+        };
+        let called = ready_within(10, fd.async_io(Interest::READABLE, second));
+        assert_eq!(called.expect("async_io waited").unwrap(), 2);
+        let mut calls = 0;
+        let second = |_: &mut _| {
+            calls += 1;
+            if calls == 1 { would_block() } else { Ok(calls) }
+        };
+        let called = ready_within(10, fd.async_io_mut(Interest::READABLE, second));
+        assert_eq!(called.expect("async_io_mut waited").unwrap(), 2);
+
+        // The bytes and the end are all still there.
+        let mut buf = [0; 4];
+        assert_eq!(fd.get_ref().read(&mut buf).unwrap(), 2);
+        assert_eq!(fd.get_ref().read(&mut buf).unwrap(), 0);
+    });
+}
+
+/// The FIFO case of the rule above: a FIFO's read side reopens when a new
+/// writer opens it after the last one left, with no event to say so. Only
+/// a `WouldBlock` of rt's own read shows it (`rt::net::unix::pipe`'s
+/// receiver then waits again: `net_unix_pipe.rs`); a closure's
+/// `WouldBlock` proves nothing, so on an `AsyncFd` the FIFO stays
+/// read-closed, as in tokio, whose docs say to reopen the FIFO once its
+/// writer is gone. Until then `readable()` ends at once.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_fifo_reopened_by_a_new_writer_stays_read_closed_for_a_closure() {
+    use std::os::unix::fs::OpenOptionsExt;
+    support::each_runtime(|_, rt| {
+        let dir = support::scratch_dir("async-fd-fifo-reopened", &rt);
+        let fifo = dir.join("fifo");
+        support::mkfifo(&fifo);
+        rt.block_on(async {
+            let mut options = std::fs::OpenOptions::new();
+            let reader = options
+                .read(true)
+                .custom_flags(libc::O_NONBLOCK)
+                .open(&fifo);
+            let fd = AsyncFd::with_interest(reader.unwrap(), Interest::READABLE).unwrap();
+            let mut writer = std::fs::OpenOptions::new().write(true).open(&fifo).unwrap();
+            writer.write_all(b"x").unwrap();
+            drop(writer);
+            let mut buf = [0; 4];
+            assert_eq!(read_some(&fd, &mut buf).await.unwrap(), 1);
+            assert_eq!(read_some(&fd, &mut buf).await.unwrap(), 0, "end-of-file");
+
+            // A second writer opens the FIFO and has written nothing yet.
+            let mut writer = std::fs::OpenOptions::new().write(true).open(&fifo).unwrap();
+            let err = fd.try_io(Interest::READABLE, |mut f| f.read(&mut buf));
+            assert_eq!(err.unwrap_err().kind(), ErrorKind::WouldBlock);
+            assert!(
+                read_closed_now(&fd),
+                "a closure's WouldBlock reopened the FIFO"
+            );
+            writer.write_all(b"y").unwrap();
+            let n = fd
+                .async_io(Interest::READABLE, |mut f| f.read(&mut buf))
+                .await;
+            assert_eq!(n.unwrap(), 1);
+            assert_eq!(&buf[..1], b"y");
+        });
+        std::fs::remove_dir_all(&dir).unwrap();
+    });
+}

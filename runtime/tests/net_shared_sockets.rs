@@ -957,3 +957,49 @@ fn a_try_io_would_block_after_the_peer_closed_leaves_the_end_to_the_reader() {
         assert_eq!(read.unwrap(), 2);
     });
 }
+
+/// As above, through `async_io`: the peer sends half a header and closes;
+/// a framing task's closure says `WouldBlock` once (then, say, it decides
+/// on what it has). rt's `async_io` cleared the read-closed state with
+/// that `WouldBlock`, so it waited for ever instead of calling the closure
+/// again, and the reader sharing the stream lost the end of it. Now the
+/// state is kept, as by `try_io` and tokio's `async_io`.
+#[test]
+#[cfg_attr(miri, ignore = "real sockets and the multi-thread runtime")]
+fn an_async_io_would_block_after_the_peer_closed_leaves_the_end_to_the_reader() {
+    on_both(|| async {
+        let (client, server) = idle_pair().await;
+        client.try_write(b"ab").unwrap();
+        drop(client);
+        while !server
+            .ready(Interest::READABLE)
+            .await
+            .unwrap()
+            .is_read_closed()
+        {
+            rt::task::yield_now().await;
+        }
+        let framer = server.clone();
+        let framed = rt::spawn(async move {
+            let mut calls = 0;
+            let frame = || {
+                calls += 1;
+                match calls {
+                    1 => Err(ErrorKind::WouldBlock.into()),
+                    _ => Ok(calls),
+                }
+            };
+            framer.async_io(Interest::READABLE, frame).await
+        });
+        let framed = timeout(PATIENCE, framed)
+            .await
+            .expect("async_io waited after its closure's WouldBlock");
+        assert_eq!(framed.unwrap().unwrap(), 2);
+        let reader = server.clone();
+        let read = rt::spawn(async move { read_until_end(&reader).await.unwrap() });
+        let read = timeout(PATIENCE, read)
+            .await
+            .expect("the end-of-file was lost");
+        assert_eq!(read.unwrap(), 2);
+    });
+}

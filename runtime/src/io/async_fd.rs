@@ -2,7 +2,9 @@
 
 use super::async_fd_errors::AsyncFdRegisterError;
 use super::async_fd_guard::{AsyncFdReadyGuard, AsyncFdReadyMutGuard};
-use super::registered::{current_reactor, poll_budgeted, poll_io, try_io_once, wait};
+use super::registered::{
+    WouldBlockFrom, current_reactor, poll_budgeted, poll_io, try_io_once, wait,
+};
 use mio::unix::SourceFd;
 use rt_reactor::{Direction, Interest, ReadyEvent, Registration};
 use std::fmt;
@@ -650,7 +652,9 @@ impl<T: AsRawFd> AsyncFd<T> {
 
     /// Runs `op` on the inner value once, without waiting, if the reactor
     /// has reported the readiness of `interest`; an `op` that would block
-    /// clears that readiness.
+    /// clears that readiness, not the closed states: they are final, as in
+    /// tokio (`op` may say `WouldBlock` for reasons of its own, and the end
+    /// of a stream must stay visible to every task sharing it).
     ///
     /// # Errors
     ///
@@ -681,12 +685,15 @@ impl<T: AsRawFd> AsyncFd<T> {
         op: impl FnOnce(&T) -> io::Result<R>,
     ) -> io::Result<R> {
         let observed = self.registration.try_ready_for(interest);
-        try_io_once(&self.registration, observed, || op(self.get_ref()))
+        let op = || op(self.get_ref());
+        try_io_once(&self.registration, observed, op, WouldBlockFrom::Closure)
     }
 
     /// Waits for the readiness of `interest` and runs `op` on the inner
     /// value, again and again until it does not fail with `WouldBlock`
-    /// (each `WouldBlock` clears the readiness, so the next wait blocks).
+    /// (each `WouldBlock` clears the readiness, so the next wait blocks;
+    /// a closed state stays, as in [`try_io`](AsyncFd::try_io), and `op`
+    /// is then called again after a yield).
     ///
     /// Any number of tasks may wait at once, each in a place of its own.
     ///
@@ -724,6 +731,7 @@ impl<T: AsRawFd> AsyncFd<T> {
                 cx,
                 |cx| waiter.poll_ready(cx),
                 || op(self.get_ref()),
+                WouldBlockFrom::Closure,
                 |_| false,
             )
         })

@@ -11,12 +11,23 @@
 //!    the socket's buffer, not by the budget;
 //! 2. wait for readiness in the wanted direction;
 //! 3. try the non-blocking operation; on `WouldBlock`, clear exactly the
-//!    readiness observed in step 2, closed states included (a FIFO's side
-//!    reopens when a new peer opens it, and only the `WouldBlock` says so;
-//!    kept, the closed state would end the next wait at once and the loop
-//!    would spin), and go back to step 2 (a stream read
+//!    readiness observed in step 2, and go back to step 2 (a stream read
 //!    that fills only part of its buffer clears it too, see
-//!    `poll_stream_read`);
+//!    `poll_stream_read`). What the clear takes depends on who said
+//!    `WouldBlock` ([`WouldBlockFrom`]):
+//!    - rt's own system call: closed states included. A FIFO's side
+//!      reopens when a new peer opens it, and only the `WouldBlock` says
+//!      so; kept, the closed state would end the next wait at once and the
+//!      loop would spin. (tokio keeps them there too, and its FIFO reader
+//!      spins until reopened; rt's own reads need no reopening.)
+//!    - a caller's closure (`try_io`, `async_io`, on `AsyncFd`, sockets and
+//!      pipes, as the `AsyncFd` guard's `try_io`): closed states kept, as
+//!      in tokio, where they are final. The closure may say `WouldBlock`
+//!      for reasons of its own (a frame not complete yet), and erasing the
+//!      end of a stream would hide it from every task sharing the socket.
+//!      Since the kept state ends the next wait at once, `async_io` yields
+//!      before calling the closure again rather than spinning in one poll
+//!      (tokio's calls it again at once);
 //! 4. anything else (data, EOF, an error) is the result.
 //!
 //! Step 2 waits in one of two ways. The `async fn`s on `&self` (`accept`,
@@ -61,17 +72,47 @@ pub(crate) async fn wait(mut waiter: ReadyWaiter<'_>) -> io::Result<ReadyEvent> 
     poll_fn(|cx| waiter.poll_ready(cx)).await
 }
 
+/// Who said `WouldBlock` in step 3 of the module docs, and so what its
+/// clear takes.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum WouldBlockFrom {
+    /// rt's own system call: the side is open, so the closed states go too.
+    Syscall,
+    /// A caller's closure: the closed states stay (they are final, as in
+    /// tokio).
+    Closure,
+}
+
+impl WouldBlockFrom {
+    /// Clears the readiness `event` observed, after a `WouldBlock`.
+    fn clear(self, registration: &Registration, event: ReadyEvent) {
+        match self {
+            WouldBlockFrom::Syscall => registration.clear_readiness_reopened(event),
+            WouldBlockFrom::Closure => registration.clear_readiness(event),
+        }
+    }
+
+    /// `true` if the readiness left after [`clear`](Self::clear) would end
+    /// the next wait at once.
+    fn leaves_ready(self, event: ReadyEvent) -> bool {
+        let ready = event.ready();
+        self == WouldBlockFrom::Closure && (ready.is_read_closed() || ready.is_write_closed())
+    }
+}
+
 /// Steps 1 to 4 of the module docs on `registration`, with step 2 done by
-/// `wait`. A result for which `drained` holds also clears the readiness it
-/// used (see `Registered::poll_stream_read`).
+/// `wait` and the `WouldBlock` of step 3 said by `from`. A result for which
+/// `drained` holds also clears the readiness it used (see
+/// `Registered::poll_stream_read`).
 pub(crate) fn poll_io<R>(
     registration: &Registration,
     cx: &mut Context<'_>,
     wait: impl FnMut(&mut Context<'_>) -> Poll<io::Result<ReadyEvent>>,
     op: impl FnMut() -> io::Result<R>,
+    from: WouldBlockFrom,
     drained: impl Fn(&R) -> bool,
 ) -> Poll<io::Result<R>> {
-    poll_io_or_end(registration, cx, wait, op, drained, |_| None)
+    poll_io_or_end(registration, cx, wait, op, from, drained, |_| None)
 }
 
 /// [`poll_io`], where a `WouldBlock` under a readiness for which `end`
@@ -83,6 +124,7 @@ fn poll_io_or_end<R>(
     cx: &mut Context<'_>,
     mut wait: impl FnMut(&mut Context<'_>) -> Poll<io::Result<ReadyEvent>>,
     mut op: impl FnMut() -> io::Result<R>,
+    from: WouldBlockFrom,
     drained: impl Fn(&R) -> bool,
     end: impl Fn(Ready) -> Option<R>,
 ) -> Poll<io::Result<R>> {
@@ -95,8 +137,13 @@ fn poll_io_or_end<R>(
                     coop.made_progress();
                     return Poll::Ready(Ok(value));
                 }
-                // Closed states too: see `clear_readiness_reopened`.
-                registration.clear_readiness_reopened(event);
+                from.clear(registration, event);
+                if from.leaves_ready(event) {
+                    // The next wait would end at once: try again after a
+                    // yield (the unit of budget is given back).
+                    cx.waker().wake_by_ref();
+                    return Poll::Pending;
+                }
             }
             result => {
                 if matches!(&result, Ok(output) if drained(output)) {
@@ -135,13 +182,15 @@ fn with_error_as_ready(ready: Ready, interest: Interest) -> Ready {
 }
 
 /// Steps 3 and 4 once, without waiting: `WouldBlock` unless `observed`
-/// (what the reactor has recorded) holds readiness.
+/// (what the reactor has recorded) holds readiness; `from` says who says
+/// `WouldBlock`.
 pub(crate) fn try_io_once<R>(
     registration: &Registration,
     observed: Option<io::Result<ReadyEvent>>,
     op: impl FnOnce() -> io::Result<R>,
+    from: WouldBlockFrom,
 ) -> io::Result<R> {
-    try_io_once_or_end(registration, observed, op, |_| None)
+    try_io_once_or_end(registration, observed, op, from, |_| None)
 }
 
 /// [`try_io_once`], with [`poll_io_or_end`]'s `end`.
@@ -150,6 +199,7 @@ fn try_io_once_or_end<R>(
     registration: &Registration,
     observed: Option<io::Result<ReadyEvent>>,
     op: impl FnOnce() -> io::Result<R>,
+    from: WouldBlockFrom,
     end: impl Fn(Ready) -> Option<R>,
 ) -> io::Result<R> {
     match observed {
@@ -158,7 +208,7 @@ fn try_io_once_or_end<R>(
                 if let Some(value) = end(event.ready()) {
                     return Ok(value);
                 }
-                registration.clear_readiness_reopened(event);
+                from.clear(registration, event);
                 Err(e)
             }
             result => result,
@@ -290,7 +340,7 @@ impl<E: mio::event::Source> Registered<E> {
         op: impl FnMut(&E) -> io::Result<R>,
     ) -> Poll<io::Result<R>> {
         let wait = |cx: &mut Context<'_>| self.registration.poll_ready(cx, direction);
-        self.poll_io_via(cx, wait, op, |_| false)
+        self.poll_io_via(cx, wait, op, WouldBlockFrom::Syscall, |_| false)
     }
 
     /// Steps 1 to 4 of the module docs, waiting in a place of its own: for
@@ -300,17 +350,19 @@ impl<E: mio::event::Source> Registered<E> {
         direction: Direction,
         op: impl FnMut(&E) -> io::Result<R>,
     ) -> io::Result<R> {
-        self.async_io_in(self.waiter(direction), op).await
+        let from = WouldBlockFrom::Syscall;
+        self.async_io_in(self.waiter(direction), op, from).await
     }
 
-    /// As `async_io`, waiting for the readiness of `interest`: the
-    /// sockets' `async_io(interest, f)`.
+    /// As `async_io`, waiting for the readiness of `interest`, for a
+    /// caller's closure: the sockets' `async_io(interest, f)`.
     pub(crate) async fn async_io_for<R>(
         &self,
         interest: Interest,
         op: impl FnMut(&E) -> io::Result<R>,
     ) -> io::Result<R> {
-        self.async_io_in(self.registration.waiter_for(interest), op)
+        let from = WouldBlockFrom::Closure;
+        self.async_io_in(self.registration.waiter_for(interest), op, from)
             .await
     }
 
@@ -318,8 +370,13 @@ impl<E: mio::event::Source> Registered<E> {
         &self,
         mut waiter: ReadyWaiter<'_>,
         mut op: impl FnMut(&E) -> io::Result<R>,
+        from: WouldBlockFrom,
     ) -> io::Result<R> {
-        poll_fn(|cx| self.poll_io_in(cx, &mut waiter, &mut op)).await
+        poll_fn(|cx| {
+            let wait = |cx: &mut Context<'_>| waiter.poll_ready(cx);
+            self.poll_io_via(cx, wait, &mut op, from, |_| false)
+        })
+        .await
     }
 
     /// A place of its own in `direction`'s waiter list, for a stream that
@@ -335,7 +392,8 @@ impl<E: mio::event::Source> Registered<E> {
         waiter: &mut ReadyWaiter<'_>,
         op: impl FnMut(&E) -> io::Result<R>,
     ) -> Poll<io::Result<R>> {
-        self.poll_io_via(cx, |cx| waiter.poll_ready(cx), op, |_| false)
+        let wait = |cx: &mut Context<'_>| waiter.poll_ready(cx);
+        self.poll_io_via(cx, wait, op, WouldBlockFrom::Syscall, |_| false)
     }
 
     /// Steps 1 to 4, with step 2 done by `wait`. A result for which
@@ -346,45 +404,36 @@ impl<E: mio::event::Source> Registered<E> {
         cx: &mut Context<'_>,
         wait: impl FnMut(&mut Context<'_>) -> Poll<io::Result<ReadyEvent>>,
         mut op: impl FnMut(&E) -> io::Result<R>,
+        from: WouldBlockFrom,
         drained: impl Fn(&R) -> bool,
     ) -> Poll<io::Result<R>> {
-        poll_io(&self.registration, cx, wait, || op(self.get_ref()), drained)
+        let op = || op(self.get_ref());
+        poll_io(&self.registration, cx, wait, op, from, drained)
     }
 
-    /// One attempt without waiting: `WouldBlock` unless the reactor has
-    /// reported readiness in `direction`.
+    /// One attempt of rt's own without waiting: `WouldBlock` unless the
+    /// reactor has reported readiness in `direction`.
     pub(crate) fn try_io<R>(
         &self,
         direction: Direction,
         op: impl FnOnce(&E) -> io::Result<R>,
     ) -> io::Result<R> {
         let observed = self.registration.try_ready(direction);
-        try_io_once(&self.registration, observed, || op(self.get_ref()))
+        let op = || op(self.get_ref());
+        try_io_once(&self.registration, observed, op, WouldBlockFrom::Syscall)
     }
 
-    /// As `try_io`, for the readiness of `interest`: the sockets'
-    /// `try_io(interest, f)`. Unlike step 3, a `WouldBlock` from the
-    /// caller's closure keeps the closed states, as tokio's does: a
-    /// socket's closed side never reopens, and the closure may say
-    /// `WouldBlock` for reasons of its own (a frame not complete yet).
-    /// Cleared, the end-of-file was lost to every task sharing the socket:
-    /// `readable()` waited forever and `try_read` said `WouldBlock`.
+    /// As `try_io`, for the readiness of `interest`, for a caller's
+    /// closure: the `try_io(interest, f)` of sockets and pipes. Its
+    /// `WouldBlock` keeps the closed states (step 3).
     pub(crate) fn try_io_for<R>(
         &self,
         interest: Interest,
         op: impl FnOnce(&E) -> io::Result<R>,
     ) -> io::Result<R> {
-        match self.registration.try_ready_for(interest) {
-            Some(Ok(event)) => {
-                let result = op(self.get_ref());
-                if matches!(&result, Err(e) if e.kind() == io::ErrorKind::WouldBlock) {
-                    self.registration.clear_readiness(event);
-                }
-                result
-            }
-            Some(Err(e)) => Err(e),
-            None => Err(io::ErrorKind::WouldBlock.into()),
-        }
+        let observed = self.registration.try_ready_for(interest);
+        let op = || op(self.get_ref());
+        try_io_once(&self.registration, observed, op, WouldBlockFrom::Closure)
     }
 }
 
@@ -429,7 +478,8 @@ impl<E: mio::event::Source> Registered<E> {
     ) -> Poll<io::Result<R>> {
         let wait = |cx: &mut Context<'_>| self.registration.poll_ready(cx, Direction::Read);
         let op = || op(self.get_ref());
-        poll_io_or_end(&self.registration, cx, wait, op, |_| false, end)
+        let from = WouldBlockFrom::Syscall;
+        poll_io_or_end(&self.registration, cx, wait, op, from, |_| false, end)
     }
 
     /// [`async_io`](Registered::async_io) in the read direction.
@@ -442,7 +492,8 @@ impl<E: mio::event::Source> Registered<E> {
         poll_fn(|cx| {
             let wait = |cx: &mut Context<'_>| waiter.poll_ready(cx);
             let op = || op(self.get_ref());
-            poll_io_or_end(&self.registration, cx, wait, op, |_| false, &end)
+            let from = WouldBlockFrom::Syscall;
+            poll_io_or_end(&self.registration, cx, wait, op, from, |_| false, &end)
         })
         .await
     }
@@ -455,7 +506,14 @@ impl<E: mio::event::Source> Registered<E> {
         end: impl Fn(Ready) -> Option<R>,
     ) -> io::Result<R> {
         let observed = self.registration.try_ready(Direction::Read);
-        try_io_once_or_end(&self.registration, observed, || op(self.get_ref()), end)
+        let op = || op(self.get_ref());
+        try_io_once_or_end(
+            &self.registration,
+            observed,
+            op,
+            WouldBlockFrom::Syscall,
+            end,
+        )
     }
 }
 
@@ -522,7 +580,9 @@ where
         read: impl FnMut(&E) -> io::Result<usize>,
     ) -> Poll<io::Result<usize>> {
         let wait = |cx: &mut Context<'_>| self.registration.poll_ready(cx, Direction::Read);
-        self.poll_io_via(cx, wait, read, |&n| n > 0 && n < room)
+        self.poll_io_via(cx, wait, read, WouldBlockFrom::Syscall, |&n| {
+            n > 0 && n < room
+        })
     }
 
     /// One read without waiting: the streams' `try_read`.

@@ -63,7 +63,8 @@ macro_rules! registered_io {
             [
                 "Waits for the readiness of `interest` and runs `op`, again and again \
                  until it does not fail with `WouldBlock` (each `WouldBlock` clears \
-                 the readiness, so the next wait blocks).",
+                 the readiness, so the next wait blocks; a closed state stays, final \
+                 as in tokio's, and `op` is then called again after a yield).",
                 "Any number of tasks may wait at once, each in a place of its own."
             ],
             errors: "`op`'s error other than `WouldBlock`, or the I/O driver's shutdown."

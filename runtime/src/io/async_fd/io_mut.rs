@@ -3,7 +3,7 @@
 //! the holder of the `AsyncFd` can run it.
 
 use super::AsyncFd;
-use crate::io::registered::{poll_io, try_io_once};
+use crate::io::registered::{WouldBlockFrom, poll_io, try_io_once};
 use rt_reactor::Interest;
 use std::future::poll_fn;
 use std::io;
@@ -13,7 +13,7 @@ impl<T: AsRawFd> AsyncFd<T> {
     /// [`try_io`](AsyncFd::try_io) with the inner value borrowed mutably:
     /// runs `op` once, without waiting, if the reactor has reported the
     /// readiness of `interest`; an `op` that would block clears that
-    /// readiness.
+    /// readiness, not the closed states (final, as in tokio).
     ///
     /// # Errors
     ///
@@ -51,15 +51,15 @@ impl<T: AsRawFd> AsyncFd<T> {
             inner,
             registration,
         } = self;
-        try_io_once(registration, observed, || {
-            op(inner.as_mut().expect("present until drop"))
-        })
+        let op = || op(inner.as_mut().expect("present until drop"));
+        try_io_once(registration, observed, op, WouldBlockFrom::Closure)
     }
 
     /// [`async_io`](AsyncFd::async_io) with the inner value borrowed
     /// mutably: waits for the readiness of `interest` and runs `op`, again
     /// and again until it does not fail with `WouldBlock` (each
-    /// `WouldBlock` clears the readiness, so the next wait blocks).
+    /// `WouldBlock` clears the readiness, so the next wait blocks; a closed
+    /// state stays, and `op` is then called again after a yield).
     ///
     /// # Errors
     ///
@@ -101,6 +101,7 @@ impl<T: AsRawFd> AsyncFd<T> {
                 cx,
                 |cx| waiter.poll_ready(cx),
                 || op(inner),
+                WouldBlockFrom::Closure,
                 |_| false,
             )
         })

@@ -196,7 +196,7 @@ impl UnixStream {
 
         /// Runs `op` once, without waiting, if the reactor has reported the
         /// readiness of `interest`; an `op` that would block clears that
-        /// readiness. For socket calls rt has no method for (passing
+        /// readiness, not the closed states (final, as in tokio's). For socket calls rt has no method for (passing
         /// descriptors with `sendmsg`, say).
         ///
         /// # Errors

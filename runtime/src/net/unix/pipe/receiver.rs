@@ -339,7 +339,8 @@ impl Receiver {
     /// Runs `f` (an operation of your own on the descriptor) if the pipe
     /// was reported readable; a `WouldBlock` from `f` clears that
     /// readiness, so the next wait blocks until the reactor reports it
-    /// again. `f` must not use this `Receiver`'s own I/O methods.
+    /// again. A closed state stays, as tokio's (only this end's own
+    /// operations find a FIFO reopened). `f` must not use this `Receiver`'s own I/O methods.
     ///
     /// # Errors
     ///
@@ -362,7 +363,7 @@ impl Receiver {
     /// });
     /// ```
     pub fn try_io<R>(&self, f: impl FnOnce() -> io::Result<R>) -> io::Result<R> {
-        self.io.try_io(Direction::Read, |_| f())
+        self.io.try_io_for(Interest::READABLE, |_| f())
     }
 
     /// Deregisters this end and hands its descriptor back in blocking mode

@@ -297,7 +297,8 @@ impl Sender {
     /// Runs `f` (an operation of your own on the descriptor) if the pipe
     /// was reported writable; a `WouldBlock` from `f` clears that
     /// readiness, so the next wait blocks until the reactor reports it
-    /// again. `f` must not use this `Sender`'s own I/O methods.
+    /// again. A closed state stays, as tokio's (only this end's own
+    /// operations find a FIFO reopened). `f` must not use this `Sender`'s own I/O methods.
     ///
     /// # Errors
     ///
@@ -318,7 +319,7 @@ impl Sender {
     /// });
     /// ```
     pub fn try_io<R>(&self, f: impl FnOnce() -> io::Result<R>) -> io::Result<R> {
-        self.io.try_io(Direction::Write, |_| f())
+        self.io.try_io_for(Interest::WRITABLE, |_| f())
     }
 
     /// Deregisters this end and hands its descriptor back in blocking mode
