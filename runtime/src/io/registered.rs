@@ -444,7 +444,10 @@ impl<E: mio::event::Source> Registered<E> {
 /// that wait for readiness ([`Registered::poll_recv_ending`] and its twins) return
 /// this value there, as the blocking call does; waiting again would never
 /// end (the read-closed readiness stays set, so the wait would not even
-/// block: the receive would spin).
+/// block: the receive would spin). For UDP and Unix datagram sockets
+/// alike. (tokio's receive does spin there: its `recv` never returns and
+/// keeps its worker; on Linux a UDP socket shut down for reading still
+/// queues datagrams that arrive, so a later receive may get one.)
 pub(crate) trait ReadShutDown: Sized {
     /// The result: no bytes (and, with an address, the unnamed one).
     fn nothing_more() -> Self;
@@ -466,7 +469,7 @@ impl ReadShutDown for usize {
 /// Receives on a datagram socket: as the plain I/O methods in the read
 /// direction, but a `WouldBlock` under a readiness for which `end` gives a
 /// value returns it (a Unix datagram socket's [`ReadShutDown`] value once
-/// its read side is shut down; UDP's `end` gives none).
+/// its read side is shut down, and a UDP socket's).
 impl<E: mio::event::Source> Registered<E> {
     /// [`poll_io`](Registered::poll_io) in the read direction.
     #[inline]

@@ -312,7 +312,7 @@ macro_rules! datagram_io {
 
 pub(crate) use datagram_io;
 
-use crate::io::registered::Registered;
+use crate::io::registered::{ReadShutDown, Registered};
 use rt_reactor::{Direction, Ready};
 use std::io;
 use std::task::{Context, Poll};
@@ -348,22 +348,16 @@ pub(crate) trait DatagramSys: mio::event::Source {
     fn peek_from(&self, buf: &mut [u8]) -> std::io::Result<(usize, Self::Addr)>;
 
     /// What a receive returns instead of waiting when it finds nothing
-    /// under `ready`: for a Unix datagram socket whose read side is shut
-    /// down, no bytes (`io::registered::ReadShutDown`); for UDP, nothing
-    /// (it waits).
+    /// under `ready`: once the read side is shut down, no bytes
+    /// (`io::registered::ReadShutDown`), as a blocking `recv(2)`.
     #[inline]
     fn recv_end(ready: Ready) -> Option<usize> {
-        let _ = ready;
-        None
+        usize::if_read_closed(ready)
     }
 
     /// [`recv_end`](DatagramSys::recv_end) for the receives that give the
-    /// sender's address too.
-    #[inline]
-    fn recv_from_end(ready: Ready) -> Option<(usize, Self::Addr)> {
-        let _ = ready;
-        None
-    }
+    /// sender's address too (which depends on the socket).
+    fn recv_from_end(&self, ready: Ready) -> Option<(usize, Self::Addr)>;
 }
 
 impl DatagramSys for mio::net::UdpSocket {
@@ -383,6 +377,11 @@ impl DatagramSys for mio::net::UdpSocket {
 
     fn peek_from(&self, buf: &mut [u8]) -> std::io::Result<(usize, Self::Addr)> {
         mio::net::UdpSocket::peek_from(self, buf)
+    }
+
+    #[inline]
+    fn recv_from_end(&self, ready: Ready) -> Option<(usize, Self::Addr)> {
+        crate::net::udp::read_shut_down_end(self, ready)
     }
 }
 
@@ -411,7 +410,11 @@ impl<E: DatagramSys> Registered<E> {
         cx: &mut Context<'_>,
         buf: &mut [u8],
     ) -> Poll<io::Result<(usize, E::Addr)>> {
-        self.poll_recv_ending(cx, |sys| sys.recv_from(buf), E::recv_from_end)
+        self.poll_recv_ending(
+            cx,
+            |sys| sys.recv_from(buf),
+            |r| self.get_ref().recv_from_end(r),
+        )
     }
 
     #[inline]
@@ -433,7 +436,11 @@ impl<E: DatagramSys> Registered<E> {
         cx: &mut Context<'_>,
         buf: &mut [u8],
     ) -> Poll<io::Result<(usize, E::Addr)>> {
-        self.poll_recv_ending(cx, |sys| sys.peek_from(buf), E::recv_from_end)
+        self.poll_recv_ending(
+            cx,
+            |sys| sys.peek_from(buf),
+            |r| self.get_ref().recv_from_end(r),
+        )
     }
 
     #[inline]
@@ -448,7 +455,10 @@ impl<E: DatagramSys> Registered<E> {
 
     #[inline]
     pub(crate) fn try_recv_from(&self, buf: &mut [u8]) -> io::Result<(usize, E::Addr)> {
-        self.try_recv_ending(|sys| sys.recv_from(buf), E::recv_from_end)
+        self.try_recv_ending(
+            |sys| sys.recv_from(buf),
+            |r| self.get_ref().recv_from_end(r),
+        )
     }
 
     #[inline]
@@ -461,6 +471,9 @@ impl<E: DatagramSys> Registered<E> {
 
     #[inline]
     pub(crate) fn try_peek_from(&self, buf: &mut [u8]) -> io::Result<(usize, E::Addr)> {
-        self.try_recv_ending(|sys| sys.peek_from(buf), E::recv_from_end)
+        self.try_recv_ending(
+            |sys| sys.peek_from(buf),
+            |r| self.get_ref().recv_from_end(r),
+        )
     }
 }

@@ -19,11 +19,11 @@
 //! `Unsupported` error naming the API where it returns a `Result`, a
 //! panic saying so where it does not.
 
-use super::socket::{ip_address, peek_sender};
-use crate::io::registered::Registered;
+use super::socket::{ip_address, no_sender, peek_sender, read_shut_down_end};
+use crate::io::registered::{ReadShutDown, Registered};
 #[cfg(feature = "bytes")]
 use crate::net::datagram_buf::{receive, receive_from};
-use rt_reactor::Direction;
+use rt_reactor::{Direction, Ready};
 use socket2::SockRef;
 use std::future::Future;
 use std::io;
@@ -45,7 +45,22 @@ pub(super) enum UdpIo {
 /// The operations on the real registration (the only ones without the
 /// feature). Each returns the registration's own future, so without the
 /// feature a socket method awaits exactly what it awaited before.
+///
+/// Every receive and peek (and `peek_sender`) returns instead of waiting
+/// once the read side is shut down and nothing is queued, as a blocking
+/// call does: no bytes, from the address of [`read_shut_down_end`] (see
+/// `io::registered::ReadShutDown`).
 impl Registered<mio::net::UdpSocket> {
+    /// The `end` of the receives that give the sender.
+    fn end_with_sender(&self) -> impl Fn(Ready) -> Option<(usize, SocketAddr)> + '_ {
+        |ready| read_shut_down_end(self.get_ref(), ready)
+    }
+
+    /// The `end` of `peek_sender`: the sender of [`read_shut_down_end`].
+    fn sender_end(&self) -> impl Fn(Ready) -> Option<SocketAddr> + '_ {
+        |ready| ready.is_read_closed().then(|| no_sender(self.get_ref()))
+    }
+
     pub(super) fn udp_send<'a>(
         &'a self,
         buf: &'a [u8],
@@ -57,7 +72,7 @@ impl Registered<mio::net::UdpSocket> {
         &'a self,
         buf: &'a mut [u8],
     ) -> impl Future<Output = io::Result<usize>> + 'a {
-        self.async_io(Direction::Read, |sys| sys.recv(buf))
+        self.async_recv_ending(|sys| sys.recv(buf), usize::if_read_closed)
     }
 
     pub(super) fn udp_send_to<'a>(
@@ -72,7 +87,7 @@ impl Registered<mio::net::UdpSocket> {
         &'a self,
         buf: &'a mut [u8],
     ) -> impl Future<Output = io::Result<(usize, SocketAddr)>> + 'a {
-        self.async_io(Direction::Read, |sys| sys.recv_from(buf))
+        self.async_recv_ending(|sys| sys.recv_from(buf), self.end_with_sender())
     }
 
     pub(super) fn udp_connect(&self, addr: SocketAddr) -> io::Result<()> {
@@ -91,18 +106,18 @@ impl Registered<mio::net::UdpSocket> {
         &'a self,
         buf: &'a mut [u8],
     ) -> impl Future<Output = io::Result<(usize, SocketAddr)>> + 'a {
-        self.async_io(Direction::Read, |sys| sys.peek_from(buf))
+        self.async_recv_ending(|sys| sys.peek_from(buf), self.end_with_sender())
     }
 
     pub(super) fn udp_peek<'a>(
         &'a self,
         buf: &'a mut [u8],
     ) -> impl Future<Output = io::Result<usize>> + 'a {
-        self.async_io(Direction::Read, |sys| sys.peek(buf))
+        self.async_recv_ending(|sys| sys.peek(buf), usize::if_read_closed)
     }
 
     pub(super) fn udp_peek_sender(&self) -> impl Future<Output = io::Result<SocketAddr>> + '_ {
-        self.async_io(Direction::Read, peek_sender)
+        self.async_recv_ending(peek_sender, self.sender_end())
     }
 
     /// The `bytes` receives (`net/datagram_buf.rs`): straight into the
@@ -112,7 +127,7 @@ impl Registered<mio::net::UdpSocket> {
         &'a self,
         buf: &'a mut B,
     ) -> impl Future<Output = io::Result<usize>> + 'a {
-        self.async_io(Direction::Read, |sys| receive(sys, buf))
+        self.async_recv_ending(|sys| receive(sys, buf), usize::if_read_closed)
     }
 
     #[cfg(feature = "bytes")]
@@ -120,7 +135,10 @@ impl Registered<mio::net::UdpSocket> {
         &'a self,
         buf: &'a mut B,
     ) -> impl Future<Output = io::Result<(usize, SocketAddr)>> + 'a {
-        self.async_io(Direction::Read, |sys| receive_from(sys, buf, ip_address))
+        self.async_recv_ending(
+            |sys| receive_from(sys, buf, ip_address),
+            self.end_with_sender(),
+        )
     }
 
     #[cfg(feature = "bytes")]
@@ -128,7 +146,7 @@ impl Registered<mio::net::UdpSocket> {
         &self,
         buf: &mut B,
     ) -> io::Result<usize> {
-        self.try_io(Direction::Read, |sys| receive(sys, buf))
+        self.try_recv_ending(|sys| receive(sys, buf), usize::if_read_closed)
     }
 
     #[cfg(feature = "bytes")]
@@ -136,7 +154,10 @@ impl Registered<mio::net::UdpSocket> {
         &self,
         buf: &mut B,
     ) -> io::Result<(usize, SocketAddr)> {
-        self.try_io(Direction::Read, |sys| receive_from(sys, buf, ip_address))
+        self.try_recv_ending(
+            |sys| receive_from(sys, buf, ip_address),
+            self.end_with_sender(),
+        )
     }
 
     pub(super) fn poll_peek(
@@ -144,19 +165,19 @@ impl Registered<mio::net::UdpSocket> {
         cx: &mut Context<'_>,
         buf: &mut [u8],
     ) -> Poll<io::Result<usize>> {
-        self.poll_io(cx, Direction::Read, |sys| sys.peek(buf))
+        self.poll_recv_ending(cx, |sys| sys.peek(buf), usize::if_read_closed)
     }
 
     pub(super) fn poll_peek_sender(&self, cx: &mut Context<'_>) -> Poll<io::Result<SocketAddr>> {
-        self.poll_io(cx, Direction::Read, peek_sender)
+        self.poll_recv_ending(cx, peek_sender, self.sender_end())
     }
 
     pub(super) fn try_peek(&self, buf: &mut [u8]) -> io::Result<usize> {
-        self.try_io(Direction::Read, |sys| sys.peek(buf))
+        self.try_recv_ending(|sys| sys.peek(buf), usize::if_read_closed)
     }
 
     pub(super) fn try_peek_sender(&self) -> io::Result<SocketAddr> {
-        self.try_io(Direction::Read, peek_sender)
+        self.try_recv_ending(peek_sender, self.sender_end())
     }
 
     pub(super) fn poll_recv_uninit(
@@ -164,7 +185,11 @@ impl Registered<mio::net::UdpSocket> {
         cx: &mut Context<'_>,
         buf: &mut [MaybeUninit<u8>],
     ) -> Poll<io::Result<usize>> {
-        self.poll_io(cx, Direction::Read, |sys| SockRef::from(sys).recv(buf))
+        self.poll_recv_ending(
+            cx,
+            |sys| SockRef::from(sys).recv(buf),
+            usize::if_read_closed,
+        )
     }
 
     pub(super) fn poll_recv_from_uninit(
@@ -172,10 +197,11 @@ impl Registered<mio::net::UdpSocket> {
         cx: &mut Context<'_>,
         buf: &mut [MaybeUninit<u8>],
     ) -> Poll<io::Result<(usize, SocketAddr)>> {
-        self.poll_io(cx, Direction::Read, |sys| {
+        let op = |sys: &mio::net::UdpSocket| {
             let (n, from) = SockRef::from(sys).recv_from(buf)?;
             Ok((n, ip_address(&from)?))
-        })
+        };
+        self.poll_recv_ending(cx, op, self.end_with_sender())
     }
 
     pub(super) fn poll_peek_uninit(
@@ -183,7 +209,11 @@ impl Registered<mio::net::UdpSocket> {
         cx: &mut Context<'_>,
         buf: &mut [MaybeUninit<u8>],
     ) -> Poll<io::Result<usize>> {
-        self.poll_io(cx, Direction::Read, |sys| SockRef::from(sys).peek(buf))
+        self.poll_recv_ending(
+            cx,
+            |sys| SockRef::from(sys).peek(buf),
+            usize::if_read_closed,
+        )
     }
 
     pub(super) fn poll_peek_from_uninit(
@@ -191,10 +221,11 @@ impl Registered<mio::net::UdpSocket> {
         cx: &mut Context<'_>,
         buf: &mut [MaybeUninit<u8>],
     ) -> Poll<io::Result<(usize, SocketAddr)>> {
-        self.poll_io(cx, Direction::Read, |sys| {
+        let op = |sys: &mio::net::UdpSocket| {
             let (n, from) = SockRef::from(sys).peek_from(buf)?;
             Ok((n, ip_address(&from)?))
-        })
+        };
+        self.poll_recv_ending(cx, op, self.end_with_sender())
     }
 }
 

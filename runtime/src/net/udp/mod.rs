@@ -10,3 +10,4 @@ mod socket_io;
 mod socket_options;
 
 pub use socket::UdpSocket;
+pub(crate) use socket::read_shut_down_end;

@@ -24,6 +24,12 @@ use std::os::fd::{AsFd, AsRawFd, BorrowedFd, RawFd};
 /// they wait in one slot per direction, where the last caller's waker wins,
 /// so each direction is polled by one task at a time.
 ///
+/// Once the socket's read side is shut down (`shutdown(Read)` through
+/// [`socket2::SockRef`] or on the descriptor) and no datagram is queued,
+/// every receive and peek returns no bytes (from the unspecified address,
+/// port 0) instead of waiting, as a blocking `recv` does; nothing would
+/// end the wait. (tokio's receive spins there, keeping its thread.)
+///
 /// # Examples
 ///
 /// ```
@@ -424,6 +430,29 @@ impl UdpSocket {
 /// there (`recvfrom(MSG_PEEK)` through `socket2`; `mio` has no such call).
 pub(super) fn peek_sender(socket: &mio::net::UdpSocket) -> io::Result<SocketAddr> {
     ip_address(&SockRef::from(socket).peek_sender()?)
+}
+
+/// What a receive that gives the sender returns instead of waiting, once
+/// the read side is shut down (`shutdown(Read)`, through `socket2` or on
+/// the raw descriptor) and nothing is queued: no bytes, as a blocking
+/// `recvfrom(2)`, from the unspecified address of the socket's family,
+/// port 0 (the blocking call gives no address at all). `None` while the
+/// read side is open: the receive waits. See
+/// `io::registered::ReadShutDown`.
+pub(crate) fn read_shut_down_end(
+    socket: &mio::net::UdpSocket,
+    ready: rt_reactor::Ready,
+) -> Option<(usize, SocketAddr)> {
+    ready.is_read_closed().then(|| (0, no_sender(socket)))
+}
+
+/// The sender [`read_shut_down_end`] reports.
+pub(super) fn no_sender(socket: &mio::net::UdpSocket) -> SocketAddr {
+    let unspecified = match socket.local_addr() {
+        Ok(SocketAddr::V6(_)) => std::net::Ipv6Addr::UNSPECIFIED.into(),
+        _ => std::net::Ipv4Addr::UNSPECIFIED.into(),
+    };
+    SocketAddr::new(unspecified, 0)
 }
 
 /// A datagram's sender, as `socket2` reports it, as an IP address.

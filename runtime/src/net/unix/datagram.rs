@@ -544,12 +544,7 @@ impl DatagramSys for mio::net::UnixDatagram {
     }
 
     #[inline]
-    fn recv_end(ready: Ready) -> Option<usize> {
-        usize::if_read_closed(ready)
-    }
-
-    #[inline]
-    fn recv_from_end(ready: Ready) -> Option<(usize, SocketAddr)> {
+    fn recv_from_end(&self, ready: Ready) -> Option<(usize, SocketAddr)> {
         <(usize, SocketAddr)>::if_read_closed(ready)
     }
 }
