@@ -379,7 +379,8 @@ fn wait_for_returns_the_first_value_meeting_the_condition() {
     match poll_once(&mut wait) {
         std::task::Poll::Ready(Ok(value)) => {
             assert_eq!(*value, 4);
-            assert!(value.has_changed());
+            // Marked seen by the wait before the condition looked at it.
+            assert!(!value.has_changed());
         }
         other => panic!("not ready with 4: {:?}", other.map(|r| r.map(|v| *v))),
     }
@@ -392,6 +393,53 @@ fn wait_for_returns_the_first_value_meeting_the_condition() {
     );
     drop(tx);
     assert!(futures::executor::block_on(rx.wait_for(|&v| v == 5)).is_err());
+}
+
+/// `wait_for`'s borrow says `has_changed` as tokio's does (checked
+/// against tokio 1.54.1): `true` only for an unseen value the condition
+/// met at once; a value that came while it waited was marked seen by the
+/// wait, before the condition looked at it, so it says `false` (rt's said
+/// `true`). Either way the receiver has seen it afterwards.
+#[test]
+fn wait_for_says_has_changed_as_tokio_s() {
+    fn has_changed<'a, F>(wait: &mut std::pin::Pin<Box<F>>) -> bool
+    where
+        F: Future<Output = Result<watch::Ref<'a, u32>, watch::error::RecvError>>,
+    {
+        match poll_once(wait) {
+            std::task::Poll::Ready(Ok(value)) => value.has_changed(),
+            _ => panic!("wait_for not ready"),
+        }
+    }
+    let (tx, mut rx) = watch::channel(0);
+    tx.send(1).unwrap();
+    assert!(
+        has_changed(&mut Box::pin(rx.wait_for(|&v| v == 1))),
+        "unseen, met at once"
+    );
+    assert!(!rx.has_changed().unwrap());
+    assert!(
+        !has_changed(&mut Box::pin(rx.wait_for(|&v| v == 1))),
+        "seen, met at once"
+    );
+
+    let mut wait = Box::pin(rx.wait_for(|&v| v == 2));
+    assert!(poll_once(&mut wait).is_pending());
+    tx.send(2).unwrap();
+    assert!(!has_changed(&mut wait), "came while it waited");
+    drop(wait);
+    assert!(!rx.has_changed().unwrap());
+
+    // Marked changed by hand, it waits all the same: the value it returns
+    // came while it waited.
+    rx.mark_changed();
+    let mut wait = Box::pin(rx.wait_for(|&v| v == 3));
+    assert!(poll_once(&mut wait).is_pending());
+    tx.send(3).unwrap();
+    drop(tx);
+    assert!(!has_changed(&mut wait), "sent, then the sender closed");
+    drop(wait);
+    assert!(rx.has_changed().is_err(), "closed");
 }
 
 #[test]

@@ -565,6 +565,13 @@ impl<T> Receiver<T> {
     /// current value first, and returns a borrow of it (marked seen, like
     /// every value looked at). Cancel-safe.
     ///
+    /// The borrow's [`has_changed`](Ref::has_changed) says whether the
+    /// value was unseen when `wait_for` looked at it, as tokio's: `true`
+    /// for an unseen current value that meets the condition at once, but
+    /// `false` for one that came while `wait_for` waited (the wait marks
+    /// each new value seen before the condition looks at it), unless
+    /// another was sent in between.
+    ///
     /// # Errors
     ///
     /// [`RecvError`] once the sender is gone and no value looked at met
@@ -602,14 +609,14 @@ impl<T> Receiver<T> {
         // Split borrows: the returned guard borrows `shared` while `seen`
         // is updated.
         let Receiver { shared, seen } = self;
-        // The value about to be looked at was announced by `changed`.
-        let mut announced = false;
         loop {
             let closed = shared.is_closed_for_receivers();
             {
                 let guard = shared.read();
                 let version = shared.version.load(SeqCst);
-                let has_changed = announced || version != *seen;
+                // After a wait, `wait_changed` has already marked the new
+                // version seen: only a send since then counts (tokio's).
+                let has_changed = version != *seen;
                 *seen = version;
                 if condition(&guard) {
                     return Ok(Ref { guard, has_changed });
@@ -619,7 +626,6 @@ impl<T> Receiver<T> {
                 return Err(RecvError(()));
             }
             shared.wait_changed(seen).await?;
-            announced = true;
         }
     }
 
