@@ -1002,6 +1002,45 @@ fn a_socket_used_from_a_thread_outside_the_simulation_fails_the_run() {
 }
 
 #[test]
+fn entering_the_simulations_handle_on_another_thread_fails_the_run() {
+    // Entered, the thread's draws from `random_u64` (and its timers,
+    // registered in the run's wheel) reached the run whenever the machine
+    // let them: the client's two draws came out in three different ways
+    // over twenty runs of one seed, each run passing.
+    let mut sim = Sim::new(7);
+    sim.client("enterer", async {
+        let handle = rt::runtime::Handle::current();
+        let thread = std::thread::Builder::new()
+            .name("outside".into())
+            .spawn(move || {
+                let _entered = handle.enter();
+                rt::sim::random_u64()
+            })?;
+        let refused = thread.join().unwrap_err();
+        let text = refused.downcast_ref::<String>().unwrap();
+        assert!(
+            text.contains("`Handle::enter` of a simulation's handle on thread `outside`")
+                && text.contains("rt::spawn"),
+            "{text}"
+        );
+        // On the run's own thread it is entered as ever.
+        let _entered = rt::runtime::Handle::current().enter();
+        Ok::<_, BoxError>(())
+    });
+    let err = sim.run().unwrap_err();
+    assert!(
+        matches!(err.failure(), SimFailure::OutsideThread { node: None, thread }
+            if &**thread == "`outside`"),
+        "{err}"
+    );
+    assert!(
+        err.to_string()
+            .contains("its handle entered, or a simulated socket used) from thread `outside`"),
+        "{err}"
+    );
+}
+
+#[test]
 fn a_local_set_entered_around_the_run_does_not_take_its_spawn_locals() {
     // Entered, the set took the task and never ran it (the run is not
     // the set's driver): the run ended as a deadlock naming no cause.

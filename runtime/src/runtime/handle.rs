@@ -168,7 +168,10 @@ impl Handle {
     /// # Panics
     ///
     /// Inside a simulation (`rt::sim`, feature `sim`), when this is
-    /// another runtime's handle: the seed could not replay its work.
+    /// another runtime's handle: the seed could not replay its work. And
+    /// for a simulation's handle, on a thread other than the one running
+    /// it (which also fails the run): what that thread then did through
+    /// rt would reach the run when the machine's timing let it.
     ///
     /// # Examples
     ///
@@ -197,7 +200,10 @@ impl Handle {
     /// # Panics
     ///
     /// Inside a simulation (`rt::sim`, feature `sim`), when this is
-    /// another runtime's handle: the seed could not replay its work.
+    /// another runtime's handle: the seed could not replay its work. And
+    /// for a simulation's handle, on a thread other than the one running
+    /// it (which also fails the run): what that thread then did through
+    /// rt would reach the run when the machine's timing let it.
     ///
     /// # Examples
     ///
@@ -265,7 +271,10 @@ impl Handle {
     /// # Panics
     ///
     /// Inside a simulation (`rt::sim`, feature `sim`), when this is
-    /// another runtime's handle: the seed could not replay its work.
+    /// another runtime's handle: the seed could not replay its work. And
+    /// for a simulation's handle, on a thread other than the one running
+    /// it (which also fails the run): what that thread then did through
+    /// rt would reach the run when the machine's timing let it.
     ///
     /// # Examples
     ///
@@ -277,12 +286,8 @@ impl Handle {
     /// ```
     #[track_caller]
     pub fn enter(&self) -> EnterGuard<'_> {
-        // Entered, it would take over what the simulation's tasks reach
-        // through the context: their spawns, timers and sockets.
         #[cfg(feature = "sim")]
-        if let Err(refused) = crate::sim::refuse_other_runtime(&self.inner, "`Handle::enter`") {
-            panic!("{refused}");
-        }
+        crate::sim::refuse_enter(&self.inner);
         EnterGuard {
             _local: None,
             _guard: context::set_current(&self.inner),

@@ -567,12 +567,7 @@ impl Handle {
     /// its next draw (step 1).
     #[cold]
     fn outside_thread(&self, task: Option<&Notified>) {
-        let thread = std::thread::current();
-        let thread = match thread.name() {
-            Some(name) => format!("`{name}`"),
-            None => format!("{:?}", thread.id()),
-        }
-        .into_boxed_str();
+        let thread = this_thread();
         let mut state = self.state();
         let owner = task
             .and_then(|task| state.tasks.get(&task.id().as_u64()))
@@ -582,6 +577,35 @@ impl Handle {
             state.failure = Some(SimFailure::OutsideThread { node, thread });
         }
     }
+
+    /// `Handle::enter` of this simulation's handle (`faults::refuse_enter`
+    /// says why): on a thread other than the run's, fails the run and
+    /// panics naming the fix.
+    #[track_caller]
+    pub(crate) fn refuse_entry_outside(&self) {
+        if std::thread::current().id() == self.thread {
+            return;
+        }
+        self.outside_thread(None);
+        panic!(
+            "`Handle::enter` of a simulation's handle on thread {}, outside the simulation: \
+             rt's API there (timers, `select!`, `rt::sim::random_u64`, faults) would reach the \
+             run whenever the machine's timing let it, which a seed cannot replay. Keep the \
+             work inside the simulation: a task (`rt::spawn`), or a blocking job \
+             (`rt::task::spawn_blocking`, which runs inline)",
+            this_thread()
+        );
+    }
+}
+
+/// The calling thread for a message: its name, quoted, or its id.
+fn this_thread() -> Box<str> {
+    let thread = std::thread::current();
+    match thread.name() {
+        Some(name) => format!("`{name}`"),
+        None => format!("{:?}", thread.id()),
+    }
+    .into_boxed_str()
 }
 
 impl Schedule for Arc<Handle> {

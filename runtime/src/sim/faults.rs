@@ -179,6 +179,27 @@ pub(crate) fn refuse_other_runtime(
     ))
 }
 
+/// `Handle::enter` of `handle`, refused with a panic where rt's API would
+/// then reach what a seed cannot replay:
+/// 1. inside a simulation, another runtime's handle: it would take over
+///    what the simulation's tasks reach through the context (their
+///    spawns, timers and sockets);
+/// 2. a simulation's handle on a thread other than its run's: that
+///    thread's timers, `select!` draws, `random_u64` draws and faults
+///    would reach the run whenever the machine's timing let them, with
+///    no wake for the run to notice. The run fails too
+///    ([`SimFailure::OutsideThread`](crate::sim::SimFailure::OutsideThread)),
+///    so that it does not pass by luck.
+#[track_caller]
+pub(crate) fn refuse_enter(handle: &crate::scheduler::Handle) {
+    if let Err(refused) = refuse_other_runtime(handle, "`Handle::enter`") {
+        panic!("{refused}");
+    }
+    if let crate::scheduler::Handle::Sim(sim) = handle {
+        sim.refuse_entry_outside();
+    }
+}
+
 /// Runs `fault` on the network link between nodes `a` and `b`, named.
 #[track_caller]
 fn on_link(what: &str, a: &str, b: &str, fault: impl FnOnce(&mut Network, usize, usize, u64)) {

@@ -114,8 +114,11 @@
 //! run leaves nothing behind.
 //!
 //! Everything inside the simulation runs on the one thread. A wake (or a
-//! spawn) from another OS thread, a real thread the code started, or a
-//! simulated socket used there, fails the run with
+//! spawn) from another OS thread, a real thread the code started, a
+//! simulated socket used there, or the simulation's handle entered there
+//! (`Handle::enter`, which also panics: rt's API would reach the run from
+//! there with no wake to notice, its timers, `select!` and random draws
+//! by the machine's timing), fails the run with
 //! [`SimFailure::OutsideThread`], before the next draw: when it comes
 //! depends on the machine's timing, so accepting it made the same seed
 //! finish, or end as a deadlock first, by luck. (One that comes after
@@ -483,6 +486,6 @@ pub use sweep::{SweepReport, sweep};
 
 pub(crate) use endpoint::SimReadiness;
 pub(crate) use executor::Handle;
-pub(crate) use faults::{is_current, random_below, refuse, refuse_other_runtime};
+pub(crate) use faults::{is_current, random_below, refuse, refuse_enter, refuse_other_runtime};
 pub(crate) use socket::{SimUdp, in_sim, unsupported};
 pub(crate) use tcp_socket::{SimTcpListener, SimTcpStream};

@@ -165,8 +165,8 @@ pub enum SimFailure {
         waiting: Vec<String>,
     },
     /// The simulation was reached from a thread outside it, a real thread
-    /// the code started: a task of it woken or spawned there, or one of
-    /// its sockets used there. When that happens depends on the
+    /// the code started: a task of it woken or spawned there, its handle
+    /// entered there (`Handle::enter`), or one of its sockets used there. When that happens depends on the
     /// machine's timing, which a seed cannot replay.
     OutsideThread {
         /// The woken task's host or client, if known (a task spawned from
@@ -209,8 +209,8 @@ impl fmt::Display for SimFailure {
                     Some(node) => write!(f, "a task of `{node}` was woken")?,
                     None => write!(
                         f,
-                        "the simulation was reached (a task woken or spawned, or a \
-                                       simulated socket used)"
+                        "the simulation was reached (a task woken or spawned, its handle \
+                         entered, or a simulated socket used)"
                     )?,
                 }
                 write!(
