@@ -1034,8 +1034,38 @@ fn entering_the_simulations_handle_on_another_thread_fails_the_run() {
         "{err}"
     );
     assert!(
-        err.to_string()
-            .contains("its handle entered, or a simulated socket used) from thread `outside`"),
+        err.to_string().contains(
+            "its handle entered, one of its timers set, or a simulated socket used) from \
+                       thread `outside`"
+        ),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_sleep_polled_on_a_thread_outside_the_simulation_fails_the_run() {
+    // Polled there, the sleep set its timer in the run's wheel whenever
+    // the machine let it, so the clock jumped to it, or not, by luck: the
+    // run passed along either schedule.
+    let mut sim = Sim::new(7);
+    sim.client("sleeper", async {
+        let mut sleep = rt::time::sleep(Duration::from_millis(5));
+        let thread = std::thread::Builder::new()
+            .name("outside".into())
+            .spawn(move || {
+                let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+                std::future::Future::poll(std::pin::Pin::new(&mut sleep), &mut cx).is_pending()
+            })?;
+        while !thread.is_finished() {
+            rt::task::yield_now().await;
+        }
+        assert!(thread.join().unwrap());
+        Ok::<_, BoxError>(())
+    });
+    let err = sim.run().unwrap_err();
+    assert!(
+        matches!(err.failure(), SimFailure::OutsideThread { node: None, thread }
+            if &**thread == "`outside`"),
         "{err}"
     );
 }

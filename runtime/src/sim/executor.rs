@@ -259,9 +259,7 @@ impl Handle {
     /// simulated sockets and faults goes through here.
     pub(crate) fn with_net<R>(&self, op: impl FnOnce(&mut Network, u64) -> R) -> R {
         // A socket moved to a real thread and used there.
-        if std::thread::current().id() != self.thread {
-            self.outside_thread(None);
-        }
+        self.check_thread();
         let now = self.time().now_tick();
         let (result, woken) = {
             let mut state = self.state();
@@ -575,6 +573,15 @@ impl Handle {
         let node = owner.map(|owner| state.nodes[owner.node].name.clone());
         if state.failure.is_none() {
             state.failure = Some(SimFailure::OutsideThread { node, thread });
+        }
+    }
+
+    /// Fails the run if called from a thread other than the run's (see
+    /// `outside_thread`): for what reaches the run's state through a value
+    /// that may have been moved there (a socket, a sleep).
+    pub(crate) fn check_thread(&self) {
+        if std::thread::current().id() != self.thread {
+            self.outside_thread(None);
         }
     }
 

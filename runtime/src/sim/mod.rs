@@ -113,17 +113,21 @@
 //! nothing drives), the timers are shut down, and the runtime is gone: a
 //! run leaves nothing behind.
 //!
-//! Everything inside the simulation runs on the one thread. A wake (or a
-//! spawn) from another OS thread, a real thread the code started, a
-//! simulated socket used there, or the simulation's handle entered there
-//! (`Handle::enter`, which also panics: rt's API would reach the run from
-//! there with no wake to notice, its timers, `select!` and random draws
-//! by the machine's timing), fails the run with
-//! [`SimFailure::OutsideThread`], before the next draw: when it comes
-//! depends on the machine's timing, so accepting it made the same seed
-//! finish, or end as a deadlock first, by luck. (One that comes after
-//! the run declared a deadlock cannot change it; the deadlock's message
-//! says so.)
+//! Everything inside the simulation runs on the one thread. Reaching the
+//! run from another OS thread (a real thread the code started) fails it
+//! with [`SimFailure::OutsideThread`], before the next draw:
+//! - a wake, or a spawn, of one of its tasks there;
+//! - one of its sockets used there;
+//! - a sleep of it moved there and polled or reset (its timer set in the
+//!   run's wheel, which moves the clock's jumps);
+//! - its handle entered there (`Handle::enter`, which also panics: the
+//!   thread's timers, `select!` and `random_u64` draws would reach the run
+//!   with no wake for it to notice).
+//!
+//! When that comes depends on the machine's timing, so accepting it made
+//! the same seed finish, or end as a deadlock first, by luck. (One that
+//! comes after the run declared a deadlock cannot change it; the
+//! deadlock's message says so.)
 //!
 //! ## How rt's API reaches the simulation
 //!

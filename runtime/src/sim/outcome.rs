@@ -166,7 +166,8 @@ pub enum SimFailure {
     },
     /// The simulation was reached from a thread outside it, a real thread
     /// the code started: a task of it woken or spawned there, its handle
-    /// entered there (`Handle::enter`), or one of its sockets used there. When that happens depends on the
+    /// entered there (`Handle::enter`), one of its timers set there (a
+    /// sleep moved there and polled), or one of its sockets used there. When that happens depends on the
     /// machine's timing, which a seed cannot replay.
     OutsideThread {
         /// The woken task's host or client, if known (a task spawned from
@@ -210,7 +211,7 @@ impl fmt::Display for SimFailure {
                     None => write!(
                         f,
                         "the simulation was reached (a task woken or spawned, its handle \
-                         entered, or a simulated socket used)"
+                         entered, one of its timers set, or a simulated socket used)"
                     )?,
                 }
                 write!(

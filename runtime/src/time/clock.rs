@@ -156,6 +156,13 @@ pub(crate) fn current_runtime(what: &str) -> scheduler::Handle {
 
 /// The time driver of `handle` (checked by `current_runtime`).
 pub(crate) fn time_of(handle: &scheduler::Handle) -> &TimeHandle {
+    // A simulation's timers are set on its own thread only: a sleep moved
+    // to a real thread and polled or reset there would move the run's
+    // clock jumps by the machine's timing, with no wake to notice.
+    #[cfg(feature = "sim")]
+    if let scheduler::Handle::Sim(sim) = handle {
+        sim.check_thread();
+    }
     handle
         .driver()
         .time()
