@@ -963,6 +963,45 @@ fn a_wake_from_a_thread_outside_the_simulation_fails_the_run() {
 }
 
 #[test]
+fn a_wake_from_outside_that_finds_its_task_queued_fails_the_run_too() {
+    // The client never waits idle (it yields between looks), so the
+    // thread's wake found it queued or running and queued nothing: the
+    // run passed, the value seen after a number of turns that the
+    // machine's timing chose (ten runs of one seed, ten trace hashes).
+    let mut sim = Sim::new(7);
+    sim.client("busy", async {
+        let (tx, mut rx) = rt::sync::oneshot::channel::<u32>();
+        // The task's waker waits in the channel before the thread exists:
+        // the thread's send is a wake.
+        let registered = std::future::poll_fn(|cx| {
+            let polled = std::future::Future::poll(std::pin::Pin::new(&mut rx), cx);
+            std::task::Poll::Ready(polled.is_pending())
+        })
+        .await;
+        assert!(registered);
+        let thread = std::thread::Builder::new()
+            .name("outside".into())
+            .spawn(move || tx.send(5).unwrap())?;
+        let value = loop {
+            rt::select! {
+                biased;
+                value = &mut rx => break value?,
+                () = rt::task::yield_now() => {}
+            }
+        };
+        assert_eq!(value, 5);
+        thread.join().unwrap();
+        Ok::<_, BoxError>(())
+    });
+    let err = sim.run().unwrap_err();
+    assert!(
+        matches!(err.failure(), SimFailure::OutsideThread { node: Some(node), thread }
+            if node == "busy" && &**thread == "`outside`"),
+        "{err}"
+    );
+}
+
+#[test]
 fn a_socket_used_from_a_thread_outside_the_simulation_fails_the_run() {
     // A send from there went into the network at whatever simulated
     // time the run had reached meanwhile, silently.

@@ -557,18 +557,18 @@ impl Drop for Teardown<'_> {
 
 impl Handle {
     /// Fails the run for a use of it from a thread other than the
-    /// simulation's: a wake (or spawn) of `task`, or a socket's operation
-    /// on the network (`None`). It came when the machine's timing let it,
+    /// simulation's: a wake (or spawn) of the task with id `task`, or a
+    /// socket's or sleep's operation, or an entry (`None`). It came when the machine's timing let it,
     /// so the run's result would depend on that (accepted, the run
     /// finished, or deadlocked first, by luck). What it did still stands
     /// (the task is queued, the packet in flight); the run ends before
     /// its next draw (step 1).
     #[cold]
-    fn outside_thread(&self, task: Option<&Notified>) {
+    fn outside_thread(&self, task: Option<u64>) {
         let thread = this_thread();
         let mut state = self.state();
         let owner = task
-            .and_then(|task| state.tasks.get(&task.id().as_u64()))
+            .and_then(|id| state.tasks.get(&id))
             .and_then(|info| info.owner);
         let node = owner.map(|owner| state.nodes[owner.node].name.clone());
         if state.failure.is_none() {
@@ -616,9 +616,24 @@ fn this_thread() -> Box<str> {
 }
 
 impl Schedule for Arc<Handle> {
-    fn schedule(&self, task: Notified) {
+    /// A wake from a real thread is absorbed, with no `schedule`, when the
+    /// task is queued or running already; what it announced (a value
+    /// sent, a lock freed) is seen at the task's next poll all the same,
+    /// whenever the machine's timing let it come: so every wake is
+    /// checked, not only those that queue the task.
+    const HEARS_WAKES: bool = true;
+
+    fn woken(&self, id: crate::task::Id) {
         if std::thread::current().id() != self.thread {
-            self.outside_thread(Some(&task));
+            self.outside_thread(Some(id.as_u64()));
+        }
+    }
+
+    fn schedule(&self, task: Notified) {
+        // A wake was checked in `woken`; a spawn from a real thread is
+        // caught here.
+        if std::thread::current().id() != self.thread {
+            self.outside_thread(Some(task.id().as_u64()));
         }
         let mut ready = self.ready();
         if ready.closed {

@@ -116,7 +116,11 @@
 //! Everything inside the simulation runs on the one thread. Reaching the
 //! run from another OS thread (a real thread the code started) fails it
 //! with [`SimFailure::OutsideThread`], before the next draw:
-//! - a wake, or a spawn, of one of its tasks there;
+//! - a wake, or a spawn, of one of its tasks there (also a wake that
+//!   finds the task queued or running already and queues nothing: the
+//!   task still sees what it announced at its next poll, whenever the
+//!   machine let it come; every wake of a simulated task is checked, by
+//!   a hook in its waker, `Schedule::woken`);
 //! - one of its sockets used there;
 //! - a sleep of it moved there and polled or reset (its timer set in the
 //!   run's wheel, which moves the clock's jumps);
@@ -386,7 +390,10 @@
 //! connect and per name lookup. Without the feature a socket method
 //! awaits the same future as before, and a stream's read and write paths
 //! compile to the same instructions as before the dispatch (their
-//! disassembly matches). Elsewhere: nothing per poll or per spawn beyond
+//! disassembly matches). Per wake of any task, with the feature on: a
+//! load and a test of the slot in its vtable for the simulation's wake
+//! check (empty for every other scheduler's tasks). Elsewhere: nothing
+//! per poll or per spawn beyond
 //! the flavour match the scheduler handle already does, now over three
 //! variants, one context look-up per `select!` (its starting branch) and
 //! per `rt::fs` call (to refuse it). The scheduler rows

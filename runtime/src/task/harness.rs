@@ -81,6 +81,12 @@ where
             drop_join_handle: drop_join_handle::<F, S>,
             shutdown: shutdown::<F, S>,
             priority,
+            #[cfg(feature = "sim")]
+            woken: if S::HEARS_WAKES {
+                Some(woken::<F, S>)
+            } else {
+                None
+            },
         }
     }
 }
@@ -351,6 +357,19 @@ unsafe fn schedule<F: Future, S: Schedule>(ptr: NonNull<Header>) {
     // SAFETY: the caller's counted reference moves into the Notified.
     let task = unsafe { Notified::from_raw(RawTask::from_raw(ptr)) };
     cell.scheduler.schedule(task);
+}
+
+/// The vtable's `woken`.
+///
+/// # Safety
+/// `ptr` points to a live `Cell<F, S>` that the caller's waker keeps
+/// alive for the call.
+#[cfg(feature = "sim")]
+unsafe fn woken<F: Future, S: Schedule>(ptr: NonNull<Header>) {
+    // SAFETY: the vtable matches, and the caller's waker keeps the cell
+    // alive.
+    let cell = unsafe { cell::<F, S>(ptr) };
+    cell.scheduler.woken(cell.header.id);
 }
 
 /// The vtable's `dealloc`.

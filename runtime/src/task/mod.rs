@@ -95,6 +95,20 @@ pub(crate) trait Schedule: Send + Sync + Sized + 'static {
     /// before the task's result can be seen is let go here (the blocking
     /// pool's hold on a paused clock).
     fn completed(&self) {}
+
+    /// Whether the scheduler hears of every wake of its tasks (`woken`):
+    /// only a simulation's does, so no other task's wake pays a call.
+    #[cfg(feature = "sim")]
+    const HEARS_WAKES: bool = false;
+
+    /// A waker of task `id` is being woken on this thread, whatever the
+    /// task's state: also when it is queued or running already, and no
+    /// `schedule` follows. For a simulation's check that wakes come from
+    /// its own thread (a real thread's wake changes what the task sees
+    /// when it is next polled, by the machine's timing, even when it
+    /// queues nothing).
+    #[cfg(feature = "sim")]
+    fn woken(&self, _id: Id) {}
 }
 
 /// A task to run: owns one reference, and the right to poll.

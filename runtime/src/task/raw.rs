@@ -60,6 +60,10 @@ pub(crate) struct Vtable {
     /// Which of its scheduler's queues the task waits in; fixed for life
     /// (see `harness::vtable`).
     pub(crate) priority: Priority,
+    /// Tell the scheduler a waker is being woken (`Schedule::woken`):
+    /// `None` unless it asks to hear of every wake (a simulation's).
+    #[cfg(feature = "sim")]
+    pub(crate) woken: Option<unsafe fn(NonNull<Header>)>,
 }
 
 /// The stage of the future: running, finished with an output, or with the
@@ -235,6 +239,18 @@ impl RawTask {
     pub(super) unsafe fn schedule(self) {
         // SAFETY: the vtable matches; the reference is the caller's.
         unsafe { (self.header().vtable.schedule)(self.ptr) }
+    }
+
+    /// Tells the task's scheduler that one of its wakers is being woken,
+    /// if it asked to hear of that (`Schedule::woken`).
+    #[cfg(feature = "sim")]
+    pub(super) fn note_wake(self) {
+        if let Some(woken) = self.header().vtable.woken {
+            // SAFETY: the vtable matches, and the waker being woken holds
+            // (or borrows) a reference that keeps the task alive for the
+            // call.
+            unsafe { woken(self.ptr) }
+        }
     }
 
     /// Frees the allocation.

@@ -61,6 +61,8 @@ unsafe fn wake_by_val(data: *const ()) {
     // SAFETY: the waker being consumed owns a reference.
     let task = unsafe { raw(data) };
     task_event(task.header(), TaskEvent::Wake);
+    #[cfg(feature = "sim")]
+    task.note_wake();
     match task.header().state.transition_to_notified_by_val() {
         ToNotified::DoNothing => {}
         ToNotified::Submit => {
@@ -85,6 +87,8 @@ unsafe fn wake_by_ref(data: *const ()) {
     // SAFETY: the waker keeps the task alive for this call.
     let task = unsafe { raw(data) };
     task_event(task.header(), TaskEvent::Wake);
+    #[cfg(feature = "sim")]
+    task.note_wake();
     match task.header().state.transition_to_notified_by_ref() {
         ToNotified::DoNothing => {}
         // SAFETY: the transition counted a new reference for the Notified.
