@@ -1002,6 +1002,34 @@ fn a_wake_from_outside_that_finds_its_task_queued_fails_the_run_too() {
 }
 
 #[test]
+fn an_abort_from_outside_fails_the_run() {
+    // The spinner is always queued or running, so the thread's abort
+    // queued nothing: the run passed, the spinner cancelled after a
+    // number of turns that the machine's timing chose.
+    let mut sim = Sim::new(7);
+    sim.client("aborter", async {
+        let spinner = rt::spawn(async {
+            loop {
+                rt::task::yield_now().await;
+            }
+        });
+        let abort = spinner.abort_handle();
+        let thread = std::thread::Builder::new()
+            .name("outside".into())
+            .spawn(move || abort.abort())?;
+        assert!(spinner.await.unwrap_err().is_cancelled());
+        thread.join().unwrap();
+        Ok::<_, BoxError>(())
+    });
+    let err = sim.run().unwrap_err();
+    assert!(
+        matches!(err.failure(), SimFailure::OutsideThread { node: Some(node), thread }
+            if node == "aborter" && &**thread == "`outside`"),
+        "{err}"
+    );
+}
+
+#[test]
 fn a_socket_used_from_a_thread_outside_the_simulation_fails_the_run() {
     // A send from there went into the network at whatever simulated
     // time the run had reached meanwhile, silently.

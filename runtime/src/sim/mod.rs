@@ -116,11 +116,11 @@
 //! Everything inside the simulation runs on the one thread. Reaching the
 //! run from another OS thread (a real thread the code started) fails it
 //! with [`SimFailure::OutsideThread`], before the next draw:
-//! - a wake, or a spawn, of one of its tasks there (also a wake that
-//!   finds the task queued or running already and queues nothing: the
-//!   task still sees what it announced at its next poll, whenever the
-//!   machine let it come; every wake of a simulated task is checked, by
-//!   a hook in its waker, `Schedule::woken`);
+//! - a wake, an abort or a spawn of one of its tasks there (also a wake
+//!   or an abort that finds the task queued or running already and
+//!   queues nothing: the task still sees it at its next poll, whenever
+//!   the machine let it come; every wake and abort of a simulated task
+//!   is checked, by a hook in its waker and abort, `Schedule::woken`);
 //! - one of its sockets used there;
 //! - a sleep of it moved there and polled or reset (its timer set in the
 //!   run's wheel, which moves the clock's jumps);

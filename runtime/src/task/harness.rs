@@ -362,12 +362,12 @@ unsafe fn schedule<F: Future, S: Schedule>(ptr: NonNull<Header>) {
 /// The vtable's `woken`.
 ///
 /// # Safety
-/// `ptr` points to a live `Cell<F, S>` that the caller's waker keeps
-/// alive for the call.
+/// `ptr` points to a live `Cell<F, S>` that the caller's reference (its
+/// waker's, its abort handle's) keeps alive for the call.
 #[cfg(feature = "sim")]
 unsafe fn woken<F: Future, S: Schedule>(ptr: NonNull<Header>) {
-    // SAFETY: the vtable matches, and the caller's waker keeps the cell
-    // alive.
+    // SAFETY: the vtable matches, and the caller's reference keeps the
+    // cell alive.
     let cell = unsafe { cell::<F, S>(ptr) };
     cell.scheduler.woken(cell.header.id);
 }

@@ -101,9 +101,9 @@ pub(crate) trait Schedule: Send + Sync + Sized + 'static {
     #[cfg(feature = "sim")]
     const HEARS_WAKES: bool = false;
 
-    /// A waker of task `id` is being woken on this thread, whatever the
-    /// task's state: also when it is queued or running already, and no
-    /// `schedule` follows. For a simulation's check that wakes come from
+    /// A waker of task `id` is being woken (or the task aborted) on this
+    /// thread, whatever the task's state: also when it is queued or
+    /// running already, and no `schedule` follows. For a simulation's check that wakes come from
     /// its own thread (a real thread's wake changes what the task sees
     /// when it is next polled, by the machine's timing, even when it
     /// queues nothing).

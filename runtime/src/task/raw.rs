@@ -241,14 +241,15 @@ impl RawTask {
         unsafe { (self.header().vtable.schedule)(self.ptr) }
     }
 
-    /// Tells the task's scheduler that one of its wakers is being woken,
-    /// if it asked to hear of that (`Schedule::woken`).
+    /// Tells the task's scheduler that one of its wakers is being woken
+    /// (or the task aborted), if it asked to hear of that
+    /// (`Schedule::woken`).
     #[cfg(feature = "sim")]
     pub(super) fn note_wake(self) {
         if let Some(woken) = self.header().vtable.woken {
-            // SAFETY: the vtable matches, and the waker being woken holds
-            // (or borrows) a reference that keeps the task alive for the
-            // call.
+            // SAFETY: the vtable matches, and the caller (the waker being
+            // woken, the handle aborting) holds or borrows a reference
+            // that keeps the task alive for the call.
             unsafe { woken(self.ptr) }
         }
     }
@@ -287,6 +288,11 @@ impl RawTask {
     /// never runs the future's destructor.
     pub(super) fn remote_abort(self) {
         task_event(self.header(), TaskEvent::Abort);
+        // An abort wakes the task as a wake does, also when it queues
+        // nothing (the task is queued or running: it is cancelled at its
+        // next poll).
+        #[cfg(feature = "sim")]
+        self.note_wake();
         match self.header().state.transition_to_notified_and_cancel() {
             // SAFETY: the transition counted a reference for the Notified.
             ToNotified::Submit => unsafe { self.schedule() },
