@@ -245,6 +245,32 @@ fn a_seed_found_by_a_sweep_replays_with_the_same_report() {
 }
 
 #[test]
+fn a_sweep_says_when_its_failing_seed_does_not_replay() {
+    // The system counts its runs in a static: the sweep's fourth run, at
+    // seed 3, failed; `RT_SIM_SEED=3` then ran seed 3 as the process's
+    // first run, which passed, and nothing had said it would.
+    static RUNS: AtomicUsize = AtomicUsize::new(0);
+    let failure = sweep(0..10, |sim| {
+        sim.client("counter", async {
+            if RUNS.fetch_add(1, Ordering::SeqCst) == 3 {
+                return Err("the fourth run in this process");
+            }
+            Ok(())
+        });
+    })
+    .unwrap_err();
+    let text = failure.to_string();
+    assert!(
+        text.contains("But this seed did not replay: run again at once, it passed")
+            && text.contains("`static`"),
+        "{text}"
+    );
+    // A failure that replays says nothing of the kind.
+    let replays = sweep(0..100, panicking_helper).unwrap_err();
+    assert!(!replays.to_string().contains("did not replay"), "{replays}");
+}
+
+#[test]
 fn with_the_bug_fixed_a_thousand_seeds_pass() {
     let report =
         sweep(0..1000, |sim| counter_system(sim, 3, true)).unwrap_or_else(|e| panic!("{e}"));

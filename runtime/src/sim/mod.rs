@@ -71,6 +71,15 @@
 //! same timers, same [`random_u64`] values, same result. Add logging and
 //! rerun as often as needed; the run does not change.
 //!
+//! That holds while the system depends on nothing outside the
+//! simulation. A sweep runs each failing seed once more before it
+//! reports it, and if that run does not fail the same way, the error
+//! says the seed will not replay the failure: most often a `static` that
+//! every run changes (a counter), which the replay, a process's first
+//! run, finds at its start value. (State that only an earlier run set,
+//! a cache filled once, goes unnoticed: the second run finds it as the
+//! first did; the replay alone does not.)
+//!
 //! # Compared with the paused clock
 //!
 //! [`rt::time::pause`](crate::time::pause) makes time deterministic, but
@@ -234,6 +243,11 @@
 //!   processes. rt's scheduling uses no hash map; user code that iterates
 //!   one to decide what to do next should use a `BTreeMap`, or a hasher
 //!   with a fixed seed.
+//! - Statics: a run starts from whatever state `static`s hold, which
+//!   earlier runs in the process (a sweep's, other tests') may have
+//!   changed; keep the system's state in what its closures build, or
+//!   reset it there. A sweep notices some failures that do not replay
+//!   (see "The replay workflow").
 //! - Real threads: a wake from one fails the run (above); what such a
 //!   thread does to shared state, and timing-dependent code outside rt's
 //!   API, cannot be made deterministic.

@@ -264,21 +264,53 @@ pub struct SimError {
     /// The clients that had not finished, named after a limit (a
     /// deadlock names them itself): a deadlock that a periodic timer
     /// keeps from being seen as one ends at a limit, and they are where
-    /// to look.
-    unfinished: Vec<String>,
+    /// to look. (A boxed slice, a word smaller than a `Vec`, as
+    /// `not_replayed` is boxed.)
+    unfinished: Box<[String]>,
+    /// Set by [`sweep`](crate::sim::sweep) when the seed, run again at
+    /// once, did not fail the same way. (A thin box: `Result`s carry a
+    /// `SimError`, which clippy's `result_large_err` keeps small.)
+    not_replayed: Option<Box<NotReplayed>>,
 }
+
+/// How a failed seed's second run ended, when not as its first.
+#[derive(Debug)]
+struct NotReplayed(String);
 
 impl SimError {
     pub(crate) fn new(stats: RunStats, failure: SimFailure, unfinished: Vec<String>) -> SimError {
         let unfinished = match failure {
-            SimFailure::StepLimit { .. } | SimFailure::TimeLimit { .. } => unfinished,
-            _ => Vec::new(),
+            SimFailure::StepLimit { .. } | SimFailure::TimeLimit { .. } => unfinished.into(),
+            _ => Box::default(),
         };
         SimError {
             stats,
             failure,
             unfinished,
+            not_replayed: None,
         }
+    }
+
+    /// This failure, checked against `again`, a second run of its seed:
+    /// unless that failed the same way (the same failure, along the same
+    /// schedule), the error says so, since its seed will not replay it.
+    pub(crate) fn checked_against(mut self, again: Result<SimReport, SimError>) -> SimError {
+        let ended = match again {
+            Ok(report) => format!("passed (trace hash {:#018x})", report.trace_hash()),
+            Err(again)
+                if again.trace_hash() == self.trace_hash()
+                    && again.failure.to_string() == self.failure.to_string() =>
+            {
+                return self;
+            }
+            Err(again) => format!(
+                "failed otherwise: {} (trace hash {:#018x})",
+                again.failure,
+                again.trace_hash()
+            ),
+        };
+        self.not_replayed = Some(Box::new(NotReplayed(ended)));
+        self
     }
 
     /// The seed of the failed run: `Sim::new(seed)` (or `RT_SIM_SEED`)
@@ -387,7 +419,17 @@ impl fmt::Display for SimError {
             f,
             "; seed {seed} (replay with RT_SIM_SEED={seed}), at simulated time {elapsed:?} \
              after {polls} polls, trace hash {trace_hash:#018x}"
-        )
+        )?;
+        if let Some(NotReplayed(ended)) = self.not_replayed.as_deref() {
+            write!(
+                f,
+                ". But this seed did not replay: run again at once, it {ended}. The system \
+                 depends on something outside the simulation, which a seed cannot replay: state \
+                 kept in a `static` (or by the closure that builds the system) from an earlier \
+                 run, a real thread, the real clock, or another source of randomness"
+            )?;
+        }
+        Ok(())
     }
 }
 
