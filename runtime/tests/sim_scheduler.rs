@@ -1164,6 +1164,37 @@ fn a_sleep_polled_on_a_thread_outside_the_simulation_fails_the_run() {
 }
 
 #[test]
+fn a_sleep_dropped_on_a_thread_outside_the_simulation_fails_the_run() {
+    // Registered in the run and dropped there, the sleep took its timer
+    // out of the run's wheel whenever the machine let it: the clock
+    // jumped to its deadline, or not, by luck, and the run passed.
+    let mut sim = Sim::new(7);
+    sim.client("sleeper", async {
+        let mut sleep = rt::time::sleep(Duration::from_millis(5));
+        let registered = std::future::poll_fn(|cx| {
+            let polled = std::future::Future::poll(std::pin::Pin::new(&mut sleep), cx);
+            std::task::Poll::Ready(polled.is_pending())
+        })
+        .await;
+        assert!(registered);
+        let thread = std::thread::Builder::new()
+            .name("outside".into())
+            .spawn(move || drop(sleep))?;
+        while !thread.is_finished() {
+            rt::task::yield_now().await;
+        }
+        thread.join().unwrap();
+        Ok::<_, BoxError>(())
+    });
+    let err = sim.run().unwrap_err();
+    assert!(
+        matches!(err.failure(), SimFailure::OutsideThread { node: None, thread }
+            if &**thread == "`outside`"),
+        "{err}"
+    );
+}
+
+#[test]
 fn a_local_set_entered_around_the_run_does_not_take_its_spawn_locals() {
     // Entered, the set took the task and never ran it (the run is not
     // the set's driver): the run ended as a deadlock naming no cause.

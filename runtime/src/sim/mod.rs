@@ -131,8 +131,8 @@
 //!   the machine let it come; every wake and abort of a simulated task
 //!   is checked, by a hook in its waker and abort, `Schedule::woken`);
 //! - one of its sockets used there;
-//! - a sleep of it moved there and polled or reset (its timer set in the
-//!   run's wheel, which moves the clock's jumps);
+//! - a sleep of it moved there and polled, reset or dropped (its timer
+//!   set in the run's wheel or taken out, which moves the clock's jumps);
 //! - its handle entered there (`Handle::enter`, which also panics: the
 //!   thread's timers, `select!` and `random_u64` draws would reach the run
 //!   with no wake for it to notice).

@@ -166,8 +166,9 @@ pub enum SimFailure {
     },
     /// The simulation was reached from a thread outside it, a real thread
     /// the code started: a task of it woken or spawned there, its handle
-    /// entered there (`Handle::enter`), one of its timers set there (a
-    /// sleep moved there and polled), or one of its sockets used there. When that happens depends on the
+    /// entered there (`Handle::enter`), one of its timers set or taken out
+    /// there (a sleep moved there and polled, reset or dropped), or one of
+    /// its sockets used there. When that happens depends on the
     /// machine's timing, which a seed cannot replay.
     OutsideThread {
         /// The woken task's host or client, if known (a task spawned from

@@ -323,6 +323,19 @@ impl Future for Sleep {
     }
 }
 
+/// A simulation's timers are taken out on its own thread only: a sleep
+/// registered in a run and dropped on a real thread would take its timer
+/// out of the run's wheel whenever the machine let it, moving the clock's
+/// jumps (see `clock::time_of`, which checks the other timer operations).
+#[cfg(feature = "sim")]
+impl Drop for Sleep {
+    fn drop(&mut self) {
+        if let (Some(_), scheduler::Handle::Sim(sim)) = (&self.entry, &self.runtime) {
+            sim.check_thread();
+        }
+    }
+}
+
 impl fmt::Debug for Sleep {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Sleep")
