@@ -1282,6 +1282,46 @@ fn handing_work_to_a_runtime_built_outside_the_simulation_is_refused() {
     assert_eq!(outside.block_on(outside.spawn(async { 9 })).unwrap(), 9);
 }
 
+#[test]
+fn blocking_on_a_runtime_built_outside_the_simulation_is_refused() {
+    let outside = rt::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let handle = outside.handle().clone();
+    let mut sim = Sim::new(1);
+    sim.client("c", async move {
+        // `block_in_place` leaves the run's context, so the other
+        // runtime's `block_on` ran there: its sleep took real time (a
+        // few milliseconds, a different number each run), and its result
+        // came back into the run. In a task, the refusal named a fix
+        // (`spawn_blocking`) that runs inline, where it is refused too.
+        let in_place = handle.clone();
+        let blocked = rt::spawn(async move {
+            rt::task::block_in_place(move || {
+                in_place.block_on(async {
+                    rt::time::sleep(Duration::from_millis(3)).await;
+                })
+            })
+        });
+        let in_task = handle.clone();
+        let in_task = rt::spawn(async move { in_task.block_on(async {}) });
+        for refused in [blocked.await.unwrap_err(), in_task.await.unwrap_err()] {
+            let payload = refused.into_panic();
+            let text = payload.downcast_ref::<String>().unwrap();
+            assert!(
+                text.contains("`block_on` on another runtime inside a simulation")
+                    && text.contains("rt::spawn"),
+                "{text}"
+            );
+        }
+        Ok::<_, BoxError>(())
+    });
+    sim.run().unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(outside.block_on(async { 9 }), 9);
+}
+
 /// The panic message of running a one-client simulation here.
 fn panic_of_a_nested_run() -> String {
     let payload = std::panic::catch_unwind(|| {

@@ -234,7 +234,9 @@ impl Handle {
     ///
     /// # Panics
     ///
-    /// Panics if called from inside a runtime; use `.await` there.
+    /// Panics if called from inside a runtime; use `.await` there. Inside
+    /// a simulation (`rt::sim`, feature `sim`), also in its
+    /// `block_in_place`: the run would depend on the real clock.
     ///
     /// # Examples
     ///
@@ -245,6 +247,13 @@ impl Handle {
     /// ```
     #[track_caller]
     pub fn block_on<F: Future>(&self, future: F) -> F::Output {
+        // Inside a simulation's `block_in_place`, which leaves the run's
+        // context, another runtime's `block_on` would run its future by
+        // the real clock, on the run's thread.
+        #[cfg(feature = "sim")]
+        if let Err(refused) = crate::sim::refuse_other_runtime(&self.inner, "`block_on`") {
+            panic!("{refused}");
+        }
         let _enter = context::enter_runtime(&self.inner);
         // Listed for the watchdog, when it is on (`block_on_calls.rs`).
         let location = Location::caller();

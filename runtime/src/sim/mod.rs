@@ -469,9 +469,11 @@
 //!   clock of their own, and the run would not wait for their wakes);
 //! - handing work to a runtime built outside the run, through its handle
 //!   (`Handle::spawn`, `Handle::spawn_blocking`, so also `Runtime`'s and
-//!   `JoinSet::spawn_on`), or making it current (`Handle::enter`, after
-//!   which rt's API would reach it instead of the simulation): a panic
-//!   naming the fix; `task::Builder::spawn_on` and `spawn_blocking_on`:
+//!   `JoinSet::spawn_on`), making it current (`Handle::enter`, after
+//!   which rt's API would reach it instead of the simulation), or
+//!   blocking on it (`Runtime::block_on`, `Handle::block_on`, which
+//!   inside `block_in_place` ran its future on the run's thread by the
+//!   real clock): a panic naming the fix; `task::Builder::spawn_on` and `spawn_blocking_on`:
 //!   `Unsupported`. (Awaiting such work, a run reported a deadlock at
 //!   once, or not, by how fast the machine ran the other runtime.)
 //! - the `blocking_*` methods of `rt::sync` (`blocking_recv`,
