@@ -557,12 +557,12 @@ impl Drop for Teardown<'_> {
 
 impl Handle {
     /// Fails the run for a use of it from a thread other than the
-    /// simulation's: a wake (or spawn) of the task with id `task`, or a
-    /// socket's or sleep's operation, or an entry (`None`). It came when the machine's timing let it,
-    /// so the run's result would depend on that (accepted, the run
-    /// finished, or deadlocked first, by luck). What it did still stands
-    /// (the task is queued, the packet in flight); the run ends before
-    /// its next draw (step 1).
+    /// simulation's: a wake, abort or spawn of the task with id `task`,
+    /// or a socket's or sleep's operation, or an entry (`None`). It came
+    /// when the machine's timing let it, so the run's result would depend
+    /// on that (accepted, the run finished, or deadlocked first, by
+    /// luck). What it did still stands (the task is queued, the packet in
+    /// flight); the run ends before its next draw (step 1).
     #[cold]
     fn outside_thread(&self, task: Option<u64>) {
         let thread = this_thread();

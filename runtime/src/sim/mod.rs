@@ -404,12 +404,11 @@
 //! connect and per name lookup. Without the feature a socket method
 //! awaits the same future as before, and a stream's read and write paths
 //! compile to the same instructions as before the dispatch (their
-//! disassembly matches). Per wake of any task, with the feature on: a
-//! load and a test of the slot in its vtable for the simulation's wake
-//! check (empty for every other scheduler's tasks). Elsewhere: nothing
-//! per poll or per spawn beyond
-//! the flavour match the scheduler handle already does, now over three
-//! variants, one context look-up per `select!` (its starting branch) and
+//! disassembly matches). Per wake (and abort) of any task: a load and a
+//! test of the slot in its vtable for the simulation's wake check (empty
+//! for every other scheduler's tasks). Elsewhere: nothing per poll or
+//! per spawn beyond the flavour match the scheduler handle already does,
+//! now over three variants, one context look-up per `select!` (its starting branch) and
 //! per `rt::fs` call (to refuse it). The scheduler rows
 //! (`benches/ab-instructions`, callgrind, against `ca91c81`, before the
 //! simulation work): without the feature, the current-thread rows run
@@ -473,8 +472,8 @@
 //!   which rt's API would reach it instead of the simulation), or
 //!   blocking on it (`Runtime::block_on`, `Handle::block_on`, which
 //!   inside `block_in_place` ran its future on the run's thread by the
-//!   real clock): a panic naming the fix; `task::Builder::spawn_on` and `spawn_blocking_on`:
-//!   `Unsupported`. (Awaiting such work, a run reported a deadlock at
+//!   real clock): a panic naming the fix; `task::Builder::spawn_on` and
+//!   `spawn_blocking_on`: `Unsupported`. (Awaiting such work, a run reported a deadlock at
 //!   once, or not, by how fast the machine ran the other runtime.)
 //! - the `blocking_*` methods of `rt::sync` (`blocking_recv`,
 //!   `blocking_lock`, ...) inside a `spawn_blocking` or `block_in_place`

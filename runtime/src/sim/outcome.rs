@@ -165,11 +165,11 @@ pub enum SimFailure {
         waiting: Vec<String>,
     },
     /// The simulation was reached from a thread outside it, a real thread
-    /// the code started: a task of it woken or spawned there, its handle
-    /// entered there (`Handle::enter`), one of its timers set or taken out
-    /// there (a sleep moved there and polled, reset or dropped), or one of
-    /// its sockets used there. When that happens depends on the
-    /// machine's timing, which a seed cannot replay.
+    /// the code started: a task of it woken, aborted or spawned there,
+    /// its handle entered there (`Handle::enter`), one of its timers set
+    /// or taken out there (a sleep moved there and polled, reset or
+    /// dropped), or one of its sockets used there. When that happens
+    /// depends on the machine's timing, which a seed cannot replay.
     OutsideThread {
         /// The woken task's host or client, if known (a task spawned from
         /// outside may have none; a socket's use names none).
