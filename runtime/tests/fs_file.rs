@@ -308,6 +308,42 @@ fn write_errors_surface_on_flush_or_the_next_write() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// A bare `poll_seek` (rt's `AsyncSeekExt::seek`, which generic code
+/// calls; the tokio facade's seek is one) after a write that fails: the
+/// seek is made and the write's error kept for the flush, as tokio's seek
+/// keeps it. Before, `poll_seek` returned the write's error as its own
+/// and skipped the seek; a caller that drops that result (the facade's
+/// `poll_complete` before `start_seek`, as tokio's `seek` does) lost the
+/// error, and the flush said `Ok`. `File::seek` still reports it first.
+#[test]
+fn a_bare_seek_keeps_a_write_error_for_the_flush() {
+    for (kind, rt) in runtimes() {
+        let dir = scratch_dir("write-error-seek", &rt);
+        let path = dir.join("read-only");
+        std::fs::write(&path, "data").unwrap();
+        rt.block_on(async {
+            let mut file = rt::fs::File::open(&path).await.unwrap();
+            assert_eq!(file.write(b"nope").await.unwrap(), 4);
+            // The trait's seek, not `File::seek` (which shadows it).
+            let at = AsyncSeekExt::seek(&mut file, SeekFrom::Start(2)).await;
+            assert_eq!(at.unwrap(), 2, "{kind:?}");
+            let err = file.flush().await.unwrap_err();
+            assert_eq!(err.raw_os_error(), Some(9), "{kind:?}: {err}");
+            file.flush().await.unwrap();
+            let mut rest = String::new();
+            file.read_to_string(&mut rest).await.unwrap();
+            assert_eq!(rest, "ta", "{kind:?}");
+
+            // `File::seek` reports the error of a write before it.
+            assert_eq!(file.write(b"nope").await.unwrap(), 4);
+            let err = file.seek(SeekFrom::Start(0)).await.unwrap_err();
+            assert_eq!(err.raw_os_error(), Some(9), "{kind:?}: {err}");
+            file.flush().await.unwrap();
+        });
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
+
 #[test]
 fn large_file_through_async_read_and_write() {
     const LEN: usize = 64 * 1024 * 1024;

@@ -229,3 +229,41 @@ fn a_started_seek_is_made_before_the_file_becomes_std() {
         std::fs::remove_file(&path).unwrap();
     });
 }
+
+/// A buffered write that fails, then a seek (`seek`, `rewind` or
+/// `stream_position`): as with tokio, the seek waits for the write and is
+/// made, and the write's error is kept for the next flush. Before, the
+/// seek collected the error and dropped it: the flush said `Ok`, so the
+/// lost write was never reported.
+#[test]
+fn a_write_error_outlives_a_seek_until_the_flush() {
+    use std::io::SeekFrom;
+    use tokio::io::AsyncSeekExt;
+
+    for seek in [SeekFrom::Start(5), SeekFrom::Current(0), SeekFrom::End(-4)] {
+        support::on_both_flavours(move || async move {
+            let path = temp_path(&format!(
+                "write-error-seek-{seek:?}-{:?}",
+                std::thread::current().id()
+            ));
+            std::fs::write(&path, b"read only").unwrap();
+            let mut file = tokio::fs::File::open(&path).await.unwrap();
+            // Buffered: accepted now, refused (EBADF) on the blocking pool.
+            assert_eq!(file.write(b"x").await.unwrap(), 1);
+            let expected = match seek {
+                SeekFrom::Start(n) => n,
+                SeekFrom::Current(_) => 0,
+                SeekFrom::End(_) => 5,
+            };
+            assert_eq!(file.seek(seek).await.unwrap(), expected, "{seek:?}");
+            let err = file.flush().await.unwrap_err();
+            assert_eq!(err.raw_os_error(), Some(9), "{seek:?}: {err}");
+            // Reported once; the seek was made.
+            file.flush().await.unwrap();
+            let mut rest = String::new();
+            file.read_to_string(&mut rest).await.unwrap();
+            assert_eq!(rest, &"read only"[expected as usize..], "{seek:?}");
+            std::fs::remove_file(&path).unwrap();
+        });
+    }
+}

@@ -7,7 +7,10 @@
 //!    and serves the caller from it; later reads drain it first;
 //! 2. a write copies up to 2 MiB into it and returns at once (the write
 //!    completes in the background); its error, if any, is returned by the
-//!    next write, flush, seek or sync. Its job is mandatory
+//!    next write, flush, sync or `File::seek`; a read or a bare
+//!    `poll_seek` waits for the write and keeps its error for them (as
+//!    tokio's read and seek do), so a caller that drops a seek's result
+//!    does not drop the write's error with it. Its job is mandatory
 //!    (`blocking/mandatory.rs`), as tokio's: once the write returned `Ok`
 //!    it is made even if the runtime shuts down before a pool thread takes
 //!    it (the pool then makes it as it drops the job, on the thread
@@ -976,6 +979,10 @@ impl AsyncSeek for File {
     /// takes that seek's result. [`File::seek`], which `file.seek(..)`
     /// calls, waits for the operation in flight first, so its seek is
     /// always its own.)
+    ///
+    /// The error of a buffered write is not this seek's: the seek is made
+    /// and the error kept for the next write, flush or sync, as tokio's
+    /// seek keeps it ([`File::seek`] reports it first instead).
     fn poll_seek(
         self: Pin<&mut Self>,
         cx: &mut Context<'_>,
@@ -985,9 +992,6 @@ impl AsyncSeek for File {
         loop {
             match &mut me.state {
                 State::Idle(_) => {
-                    if let Some(e) = me.last_write_err.take() {
-                        return Poll::Ready(Err(e));
-                    }
                     let mut buf = me.take_buf();
                     // Two steps, not one `lseek` by `offset + rewind`: if
                     // the seek fails, the position must be the logical one
@@ -1013,7 +1017,7 @@ impl AsyncSeek for File {
                         Operation::Seek(result) if in_flight == Some(pos) => {
                             return Poll::Ready(result);
                         }
-                        Operation::Write(Err(e)) => return Poll::Ready(Err(e)),
+                        Operation::Write(Err(e)) => me.last_write_err = Some(e),
                         _ => {}
                     }
                 }
