@@ -110,7 +110,9 @@ async fn connections_aborted_mid_body() {
 
 /// Many clients at once on one file, half reading it whole, half leaving
 /// after the first chunk: the whole ones get every byte, and once every
-/// connection is gone no descriptor is open on the file.
+/// connection is gone no descriptor is open on the file. HTTP/1 only: an
+/// HTTP/2 stream's body lives in a task of its own, which may outlive
+/// the connection's (`http2_streams` waits for its file to close).
 async fn many_clients_some_leave() {
     use http_body_util::BodyExt;
 
@@ -123,7 +125,7 @@ async fn many_clients_some_leave() {
     for client_index in 0..clients {
         let (data, url) = (data.clone(), url.clone());
         tasks.spawn(async move {
-            let client = hyper_client(Some(16 * 1024), client_index % 3 == 0);
+            let client = hyper_client(Some(16 * 1024), false);
             let mut response = client.request(hyper_request(&url, &[])).await.unwrap();
             if client_index % 2 == 0 {
                 let body = response.into_body().collect().await.unwrap().to_bytes();

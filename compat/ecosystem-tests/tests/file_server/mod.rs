@@ -156,7 +156,7 @@ pub(crate) struct Server {
 }
 
 /// Sends on `Server::closed` when its connection task's future is dropped.
-pub(crate) struct ReportClosed(mpsc::UnboundedSender<()>);
+struct ReportClosed(mpsc::UnboundedSender<()>);
 
 impl Drop for ReportClosed {
     fn drop(&mut self) {
