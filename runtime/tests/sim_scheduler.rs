@@ -1164,6 +1164,44 @@ fn a_sleep_polled_on_a_thread_outside_the_simulation_fails_the_run() {
 }
 
 #[test]
+fn a_registered_sleep_polled_on_a_thread_outside_the_simulation_fails_the_run() {
+    // Registered in the run first, the sleep's poll there did not look
+    // up the time driver (only a first poll or a reset does), so the run
+    // passed: the thread's waker replaced the task's in the run's timer
+    // whenever the machine let it, and whether the timer's firing woke a
+    // task of the run was luck.
+    let mut sim = Sim::new(7);
+    sim.client("sleeper", async {
+        let mut sleep = rt::time::sleep(Duration::from_millis(5));
+        let registered = std::future::poll_fn(|cx| {
+            let polled = std::future::Future::poll(std::pin::Pin::new(&mut sleep), cx);
+            std::task::Poll::Ready(polled.is_pending())
+        })
+        .await;
+        assert!(registered);
+        let thread = std::thread::Builder::new()
+            .name("outside".into())
+            .spawn(move || {
+                let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+                let polled = std::future::Future::poll(std::pin::Pin::new(&mut sleep), &mut cx);
+                // Handed back, so that only the poll happens there.
+                (polled.is_pending(), sleep)
+            })?;
+        // The thread needs nothing from the run: joined at once.
+        let (pending, sleep) = thread.join().unwrap();
+        assert!(pending);
+        drop(sleep);
+        Ok::<_, BoxError>(())
+    });
+    let err = sim.run().unwrap_err();
+    assert!(
+        matches!(err.failure(), SimFailure::OutsideThread { node: None, thread }
+            if &**thread == "`outside`"),
+        "{err}"
+    );
+}
+
+#[test]
 fn a_sleep_dropped_on_a_thread_outside_the_simulation_fails_the_run() {
     // Registered in the run and dropped there, the sleep took its timer
     // out of the run's wheel whenever the machine let it: the clock

@@ -242,7 +242,14 @@ impl Sleep {
             return Poll::Ready(());
         }
         let fired = match &self.entry {
-            Some(entry) => entry.poll_fired(cx.waker()),
+            Some(entry) => {
+                // Polled on a real thread, a simulation's registered
+                // sleep swaps the waker its timer fires whenever the
+                // machine let it (`time_of` checks the first poll).
+                #[cfg(feature = "sim")]
+                self.check_sim_thread();
+                entry.poll_fired(cx.waker())
+            }
             None => {
                 // No clock read here: `elapsed_early` settled whether the
                 // deadline had passed when the sleep was made, and a
@@ -326,10 +333,20 @@ impl Future for Sleep {
 /// A simulation's timers are taken out on its own thread only: a sleep
 /// registered in a run and dropped on a real thread would take its timer
 /// out of the run's wheel whenever the machine let it, moving the clock's
-/// jumps (see `clock::time_of`, which checks the other timer operations).
+/// jumps (`clock::time_of` checks a first poll and a reset, and
+/// `poll_elapsed` a later poll).
 #[cfg(feature = "sim")]
 impl Drop for Sleep {
     fn drop(&mut self) {
+        self.check_sim_thread();
+    }
+}
+
+#[cfg(feature = "sim")]
+impl Sleep {
+    /// Fails a simulation's run when its registered timer is used (polled
+    /// or dropped) on a thread outside it (`Handle::check_thread`).
+    fn check_sim_thread(&self) {
         if let (Some(_), scheduler::Handle::Sim(sim)) = (&self.entry, &self.runtime) {
             sim.check_thread();
         }
