@@ -78,10 +78,12 @@ fn with_state(word: usize, state: usize) -> usize {
 ///
 /// Unlike rt's channels and locks, a [`Notified`] future spends none of
 /// the task's cooperative budget, as tokio's: it is a building block, and
-/// a primitive made of it (a channel's `closed`, a `watch` receiver)
-/// spends the budget for its whole operation rather than once more for
-/// each wake-up inside. A loop that only ever finds a stored permit
-/// therefore never yields on its own; add
+/// a primitive made of it that spends budget (a `watch` receiver's
+/// `changed`, the `watch` sender's `closed`, a `broadcast` receiver's
+/// `recv`) spends it for its whole operation rather than once more for
+/// each wake-up inside; the `mpsc` and `broadcast` senders' `closed`,
+/// made of it alone, spend none (as tokio's). A loop that only ever finds
+/// a stored permit therefore never yields on its own; add
 /// [`consume_budget`](crate::task::consume_budget) to it if it must.
 ///
 /// # Examples

@@ -368,7 +368,8 @@ impl TcpStream {
     stream_io! {
         /// Runs `op` once, without waiting, if the reactor has reported the
         /// readiness of `interest`; an `op` that would block clears that
-        /// readiness, not the closed states (final, as in tokio's). For socket calls rt has no method for (`recvmsg` through
+        /// readiness, not the closed states (final, as in tokio's). For
+        /// socket calls rt has no method for (`recvmsg` through
         /// [`socket2::SockRef`], say).
         ///
         /// # Errors

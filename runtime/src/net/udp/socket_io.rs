@@ -334,7 +334,8 @@ impl UdpSocket {
 
         /// Runs `op` once, without waiting, if the reactor has reported the
         /// readiness of `interest`; an `op` that would block clears that
-        /// readiness, not the closed states (final, as in tokio's). For socket calls rt has no method for (`sendmsg` through
+        /// readiness, not the closed states (final, as in tokio's). For
+        /// socket calls rt has no method for (`sendmsg` through
         /// [`socket2::SockRef`], say).
         try_io {
             /// ```

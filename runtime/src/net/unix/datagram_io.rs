@@ -221,8 +221,9 @@ impl UnixDatagram {
 
         /// Runs `op` once, without waiting, if the reactor has reported the
         /// readiness of `interest`; an `op` that would block clears that
-        /// readiness, not the closed states (final, as in tokio's). For socket calls rt has no method for (passing
-        /// descriptors with `sendmsg`, say).
+        /// readiness, not the closed states (final, as in tokio's). For
+        /// socket calls rt has no method for (passing descriptors with
+        /// `sendmsg`, say).
         try_io {
             /// ```
             /// use rt::io::Interest;

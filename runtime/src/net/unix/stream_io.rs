@@ -196,8 +196,9 @@ impl UnixStream {
 
         /// Runs `op` once, without waiting, if the reactor has reported the
         /// readiness of `interest`; an `op` that would block clears that
-        /// readiness, not the closed states (final, as in tokio's). For socket calls rt has no method for (passing
-        /// descriptors with `sendmsg`, say).
+        /// readiness, not the closed states (final, as in tokio's). For
+        /// socket calls rt has no method for (passing descriptors with
+        /// `sendmsg`, say).
         ///
         /// # Errors
         ///

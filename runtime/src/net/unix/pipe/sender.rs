@@ -298,7 +298,8 @@ impl Sender {
     /// was reported writable; a `WouldBlock` from `f` clears that
     /// readiness, so the next wait blocks until the reactor reports it
     /// again. A closed state stays, as tokio's (only this end's own
-    /// operations find a FIFO reopened). `f` must not use this `Sender`'s own I/O methods.
+    /// operations find a FIFO reopened). `f` must not use this
+    /// `Sender`'s own I/O methods.
     ///
     /// # Errors
     ///
