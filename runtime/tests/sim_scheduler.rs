@@ -271,6 +271,39 @@ fn a_sweep_says_when_its_failing_seed_does_not_replay() {
 }
 
 #[test]
+fn a_sweep_does_not_call_an_unnamed_threads_wake_a_failure_that_did_not_replay() {
+    // The second run failed the same way along the same schedule, but its
+    // thread, unnamed, had another id: the sweep compared the failures'
+    // text, and said the seed "did not replay: it failed otherwise".
+    let failure = sweep(0..1, |sim| {
+        sim.client("waker", async {
+            let (tx, rx) = rt::sync::oneshot::channel::<u32>();
+            let mut rx = std::pin::pin!(rx);
+            let registered = std::future::poll_fn(|cx| {
+                let polled = std::future::Future::poll(rx.as_mut(), cx);
+                std::task::Poll::Ready(polled.is_pending())
+            })
+            .await;
+            assert!(registered);
+            // Joined at once: the wake lands before the run's next draw,
+            // so both runs fail at the same step.
+            std::thread::spawn(move || tx.send(5).unwrap())
+                .join()
+                .unwrap();
+            assert_eq!(rx.await?, 5);
+            Ok::<_, BoxError>(())
+        });
+    })
+    .unwrap_err();
+    assert!(
+        matches!(failure.failure(), SimFailure::OutsideThread { node: Some(node), .. }
+            if node == "waker"),
+        "{failure}"
+    );
+    assert!(!failure.to_string().contains("did not replay"), "{failure}");
+}
+
+#[test]
 fn with_the_bug_fixed_a_thousand_seeds_pass() {
     let report =
         sweep(0..1000, |sim| counter_system(sim, 3, true)).unwrap_or_else(|e| panic!("{e}"));

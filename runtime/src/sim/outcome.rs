@@ -190,6 +190,22 @@ pub enum SimFailure {
     },
 }
 
+impl SimFailure {
+    /// `true` if this failure, a second run's, is `first` again: the same
+    /// text, but for the thread an `OutsideThread` names, which differs
+    /// from run to run when it has no name (its id is the process's
+    /// count of threads).
+    fn replays(&self, first: &SimFailure) -> bool {
+        match (self, first) {
+            (
+                SimFailure::OutsideThread { node, .. },
+                SimFailure::OutsideThread { node: first, .. },
+            ) => node == first,
+            _ => self.to_string() == first.to_string(),
+        }
+    }
+}
+
 impl fmt::Display for SimFailure {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -300,7 +316,7 @@ impl SimError {
             Ok(report) => format!("passed (trace hash {:#018x})", report.trace_hash()),
             Err(again)
                 if again.trace_hash() == self.trace_hash()
-                    && again.failure.to_string() == self.failure.to_string() =>
+                    && again.failure.replays(&self.failure) =>
             {
                 return self;
             }
