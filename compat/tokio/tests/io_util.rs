@@ -68,6 +68,45 @@ fn buf_reader_seek_accounts_for_the_buffer() {
     });
 }
 
+/// A seeker whose operation in progress failed: `poll_complete` reports
+/// it, once, and `start_seek` counts the seeks started.
+struct FailedBefore {
+    failure: Option<std::io::Error>,
+    started: usize,
+}
+
+impl tokio::io::AsyncSeek for FailedBefore {
+    fn start_seek(mut self: std::pin::Pin<&mut Self>, _: SeekFrom) -> std::io::Result<()> {
+        self.started += 1;
+        Ok(())
+    }
+
+    fn poll_complete(
+        mut self: std::pin::Pin<&mut Self>,
+        _: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<u64>> {
+        std::task::Poll::Ready(self.failure.take().map_or(Ok(7), Err))
+    }
+}
+
+#[test]
+fn seek_returns_the_error_of_the_operation_in_progress() {
+    // As tokio's `seek`: the error `poll_complete` gives before the seek
+    // starts is the seek's, and the seek is not started.
+    support::block_on(async {
+        let failure = std::io::Error::other("the write before failed");
+        let mut seeker = FailedBefore {
+            failure: Some(failure),
+            started: 0,
+        };
+        let error = seeker.seek(SeekFrom::Start(3)).await.unwrap_err();
+        assert_eq!(error.to_string(), "the write before failed");
+        assert_eq!(seeker.started, 0);
+        assert_eq!(seeker.seek(SeekFrom::Start(3)).await.unwrap(), 7);
+        assert_eq!(seeker.started, 1);
+    });
+}
+
 #[test]
 fn buf_writer_buffers_until_flush_and_writes_large_directly() {
     support::block_on(async {

@@ -88,8 +88,9 @@ impl<S: AsyncSeek + Unpin + ?Sized> Future for Seek<'_, S> {
         // a reference and plain data, never pinned themselves.
         let me = unsafe { self.get_unchecked_mut() };
         if let Some(pos) = me.pos {
-            // Finish any seek in progress, then start ours.
-            let _ = ready!(Pin::new(&mut *me.seek).poll_complete(cx));
+            // Finish any seek in progress, then start ours. Its error (a
+            // failed operation it waited for) is this seek's, as tokio's.
+            ready!(Pin::new(&mut *me.seek).poll_complete(cx))?;
             Pin::new(&mut *me.seek).start_seek(pos)?;
             me.pos = None;
         }
