@@ -973,6 +973,32 @@ fn a_task_dump_inside_a_simulation_reads_the_simulated_clock_and_replays() {
     assert_eq!(dump_at_ten_milliseconds(4), first);
 }
 
+/// Spawns `f` on a thread named `outside`: a real thread, not the run's.
+fn outside<T: Send + 'static>(
+    f: impl FnOnce() -> T + Send + 'static,
+) -> std::io::Result<std::thread::JoinHandle<T>> {
+    std::thread::Builder::new().name("outside".into()).spawn(f)
+}
+
+/// Polls `future` once: whether it is pending (its waker now stored).
+async fn polled_pending<F: std::future::Future + Unpin>(future: &mut F) -> bool {
+    std::future::poll_fn(|cx| {
+        let polled = std::future::Future::poll(std::pin::Pin::new(&mut *future), cx);
+        std::task::Poll::Ready(polled.is_pending())
+    })
+    .await
+}
+
+/// Asserts that the run failed because the thread [`outside`] names
+/// reached it, waking a task of `node` (`None`: no task's wake).
+fn assert_failed_outside(err: &SimError, node: Option<&str>) {
+    assert!(
+        matches!(err.failure(), SimFailure::OutsideThread { node: woken, thread }
+            if woken.as_deref() == node && &**thread == "`outside`"),
+        "{err}"
+    );
+}
+
 #[test]
 fn a_wake_from_a_thread_outside_the_simulation_fails_the_run() {
     // Accepted, such a wake made one seed's runs end in six ways (a
@@ -993,20 +1019,14 @@ fn a_wake_from_a_thread_outside_the_simulation_fails_the_run() {
             rt::task::yield_now().await;
         }
         rt::task::yield_now().await; // the receiver waits on `rx` now
-        let thread = std::thread::Builder::new()
-            .name("outside".into())
-            .spawn(move || tx.send(5).unwrap())?;
+        let thread = outside(move || tx.send(5).unwrap())?;
         // The thread needs nothing from the run: joined at once.
         thread.join().unwrap();
         assert_eq!(receiver.await?, Ok(5));
         Ok::<_, BoxError>(())
     });
     let err = sim.run().unwrap_err();
-    assert!(
-        matches!(err.failure(), SimFailure::OutsideThread { node: Some(node), thread }
-            if node == "waiter" && &**thread == "`outside`"),
-        "{err}"
-    );
+    assert_failed_outside(&err, Some("waiter"));
     let text = err.to_string();
     assert!(
         text.contains("woken from thread `outside`") && text.contains("rt::spawn"),
@@ -1025,15 +1045,8 @@ fn a_wake_from_outside_that_finds_its_task_queued_fails_the_run_too() {
         let (tx, mut rx) = rt::sync::oneshot::channel::<u32>();
         // The task's waker waits in the channel before the thread exists:
         // the thread's send is a wake.
-        let registered = std::future::poll_fn(|cx| {
-            let polled = std::future::Future::poll(std::pin::Pin::new(&mut rx), cx);
-            std::task::Poll::Ready(polled.is_pending())
-        })
-        .await;
-        assert!(registered);
-        let thread = std::thread::Builder::new()
-            .name("outside".into())
-            .spawn(move || tx.send(5).unwrap())?;
+        assert!(polled_pending(&mut rx).await);
+        let thread = outside(move || tx.send(5).unwrap())?;
         let value = loop {
             rt::select! {
                 biased;
@@ -1046,11 +1059,7 @@ fn a_wake_from_outside_that_finds_its_task_queued_fails_the_run_too() {
         Ok::<_, BoxError>(())
     });
     let err = sim.run().unwrap_err();
-    assert!(
-        matches!(err.failure(), SimFailure::OutsideThread { node: Some(node), thread }
-            if node == "busy" && &**thread == "`outside`"),
-        "{err}"
-    );
+    assert_failed_outside(&err, Some("busy"));
 }
 
 #[test]
@@ -1066,19 +1075,13 @@ fn an_abort_from_outside_fails_the_run() {
             }
         });
         let abort = spinner.abort_handle();
-        let thread = std::thread::Builder::new()
-            .name("outside".into())
-            .spawn(move || abort.abort())?;
+        let thread = outside(move || abort.abort())?;
         assert!(spinner.await.unwrap_err().is_cancelled());
         thread.join().unwrap();
         Ok::<_, BoxError>(())
     });
     let err = sim.run().unwrap_err();
-    assert!(
-        matches!(err.failure(), SimFailure::OutsideThread { node: Some(node), thread }
-            if node == "aborter" && &**thread == "`outside`"),
-        "{err}"
-    );
+    assert_failed_outside(&err, Some("aborter"));
 }
 
 #[test]
@@ -1092,27 +1095,14 @@ fn a_socket_used_from_a_thread_outside_the_simulation_fails_the_run() {
             rt::net::UdpSocket::bind("127.0.0.1:0").await?,
         );
         let to = b.local_addr()?;
-        let sent = Arc::new(AtomicUsize::new(0));
-        let done = sent.clone();
-        let thread = std::thread::Builder::new()
-            .name("outside".into())
-            .spawn(move || {
-                a.try_send_to(b"from outside", to).unwrap();
-                done.store(1, Ordering::SeqCst);
-            })?;
-        while sent.load(Ordering::SeqCst) == 0 {
-            rt::task::yield_now().await;
-        }
+        let thread = outside(move || a.try_send_to(b"from outside", to).unwrap())?;
+        // The thread needs nothing from the run: joined at once.
         thread.join().unwrap();
         b.recv_from(&mut [0; 16]).await?;
         Ok::<_, BoxError>(())
     });
     let err = sim.run().unwrap_err();
-    assert!(
-        matches!(err.failure(), SimFailure::OutsideThread { node: None, thread }
-            if &**thread == "`outside`"),
-        "{err}"
-    );
+    assert_failed_outside(&err, None);
     assert!(
         err.to_string()
             .contains("simulated socket used) from thread `outside`"),
@@ -1129,12 +1119,10 @@ fn entering_the_simulations_handle_on_another_thread_fails_the_run() {
     let mut sim = Sim::new(7);
     sim.client("enterer", async {
         let handle = rt::runtime::Handle::current();
-        let thread = std::thread::Builder::new()
-            .name("outside".into())
-            .spawn(move || {
-                let _entered = handle.enter();
-                rt::sim::random_u64()
-            })?;
+        let thread = outside(move || {
+            let _entered = handle.enter();
+            rt::sim::random_u64()
+        })?;
         let refused = thread.join().unwrap_err();
         let text = refused.downcast_ref::<String>().unwrap();
         assert!(
@@ -1147,11 +1135,7 @@ fn entering_the_simulations_handle_on_another_thread_fails_the_run() {
         Ok::<_, BoxError>(())
     });
     let err = sim.run().unwrap_err();
-    assert!(
-        matches!(err.failure(), SimFailure::OutsideThread { node: None, thread }
-            if &**thread == "`outside`"),
-        "{err}"
-    );
+    assert_failed_outside(&err, None);
     assert!(
         err.to_string().contains(
             "its handle entered, one of its timers set, or a simulated socket used) from \
@@ -1169,22 +1153,16 @@ fn a_sleep_polled_on_a_thread_outside_the_simulation_fails_the_run() {
     let mut sim = Sim::new(7);
     sim.client("sleeper", async {
         let mut sleep = rt::time::sleep(Duration::from_millis(5));
-        let thread = std::thread::Builder::new()
-            .name("outside".into())
-            .spawn(move || {
-                let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
-                std::future::Future::poll(std::pin::Pin::new(&mut sleep), &mut cx).is_pending()
-            })?;
+        let thread = outside(move || {
+            let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+            std::future::Future::poll(std::pin::Pin::new(&mut sleep), &mut cx).is_pending()
+        })?;
         // The thread needs nothing from the run: joined at once.
         assert!(thread.join().unwrap());
         Ok::<_, BoxError>(())
     });
     let err = sim.run().unwrap_err();
-    assert!(
-        matches!(err.failure(), SimFailure::OutsideThread { node: None, thread }
-            if &**thread == "`outside`"),
-        "{err}"
-    );
+    assert_failed_outside(&err, None);
 }
 
 #[test]
@@ -1197,20 +1175,13 @@ fn a_registered_sleep_polled_on_a_thread_outside_the_simulation_fails_the_run() 
     let mut sim = Sim::new(7);
     sim.client("sleeper", async {
         let mut sleep = rt::time::sleep(Duration::from_millis(5));
-        let registered = std::future::poll_fn(|cx| {
-            let polled = std::future::Future::poll(std::pin::Pin::new(&mut sleep), cx);
-            std::task::Poll::Ready(polled.is_pending())
-        })
-        .await;
-        assert!(registered);
-        let thread = std::thread::Builder::new()
-            .name("outside".into())
-            .spawn(move || {
-                let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
-                let polled = std::future::Future::poll(std::pin::Pin::new(&mut sleep), &mut cx);
-                // Handed back, so that only the poll happens there.
-                (polled.is_pending(), sleep)
-            })?;
+        assert!(polled_pending(&mut sleep).await);
+        let thread = outside(move || {
+            let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+            let polled = std::future::Future::poll(std::pin::Pin::new(&mut sleep), &mut cx);
+            // Handed back, so that only the poll happens there.
+            (polled.is_pending(), sleep)
+        })?;
         // The thread needs nothing from the run: joined at once.
         let (pending, sleep) = thread.join().unwrap();
         assert!(pending);
@@ -1218,11 +1189,7 @@ fn a_registered_sleep_polled_on_a_thread_outside_the_simulation_fails_the_run() 
         Ok::<_, BoxError>(())
     });
     let err = sim.run().unwrap_err();
-    assert!(
-        matches!(err.failure(), SimFailure::OutsideThread { node: None, thread }
-            if &**thread == "`outside`"),
-        "{err}"
-    );
+    assert_failed_outside(&err, None);
 }
 
 #[test]
@@ -1233,25 +1200,14 @@ fn a_sleep_dropped_on_a_thread_outside_the_simulation_fails_the_run() {
     let mut sim = Sim::new(7);
     sim.client("sleeper", async {
         let mut sleep = rt::time::sleep(Duration::from_millis(5));
-        let registered = std::future::poll_fn(|cx| {
-            let polled = std::future::Future::poll(std::pin::Pin::new(&mut sleep), cx);
-            std::task::Poll::Ready(polled.is_pending())
-        })
-        .await;
-        assert!(registered);
-        let thread = std::thread::Builder::new()
-            .name("outside".into())
-            .spawn(move || drop(sleep))?;
+        assert!(polled_pending(&mut sleep).await);
+        let thread = outside(move || drop(sleep))?;
         // The thread needs nothing from the run: joined at once.
         thread.join().unwrap();
         Ok::<_, BoxError>(())
     });
     let err = sim.run().unwrap_err();
-    assert!(
-        matches!(err.failure(), SimFailure::OutsideThread { node: None, thread }
-            if &**thread == "`outside`"),
-        "{err}"
-    );
+    assert_failed_outside(&err, None);
 }
 
 #[test]
