@@ -90,13 +90,7 @@ async fn ranges() {
     for prefix in ["", "/chunk8k"] {
         let url = server.url(&format!("{prefix}/{BIG}"));
         for (range, first, last) in &cases {
-            let (status, headers, body) = fetch(
-                &client,
-                reqwest::Method::GET,
-                &url,
-                &[(header::RANGE, range)],
-            )
-            .await;
+            let (status, headers, body) = get_range(&client, &url, range).await;
             assert_eq!(status, StatusCode::PARTIAL_CONTENT, "{url} {range}");
             assert_eq!(
                 header_str(&headers, header::CONTENT_RANGE),
@@ -116,13 +110,7 @@ async fn ranges() {
             format!("bytes={}-{}", len + 1, len + 9),
             format!("bytes=-{}", len + 1),
         ] {
-            let (status, headers, _) = fetch(
-                &client,
-                reqwest::Method::GET,
-                &url,
-                &[(header::RANGE, &range)],
-            )
-            .await;
+            let (status, headers, _) = get_range(&client, &url, &range).await;
             assert_eq!(status, StatusCode::RANGE_NOT_SATISFIABLE, "{url} {range}");
             assert_eq!(
                 header_str(&headers, header::CONTENT_RANGE),
@@ -142,13 +130,7 @@ async fn ranges() {
             ("bytes=-1".to_owned(), size - 1, size - 1),
         ] {
             let url = server.url(&format!("/{name}"));
-            let (status, _, body) = fetch(
-                &client,
-                reqwest::Method::GET,
-                &url,
-                &[(header::RANGE, &range)],
-            )
-            .await;
+            let (status, _, body) = get_range(&client, &url, &range).await;
             assert_eq!(status, StatusCode::PARTIAL_CONTENT, "{url} {range}");
             assert_body(&format!("{url} {range}"), &body, &data[first..=last]);
         }
@@ -157,13 +139,7 @@ async fn ranges() {
     // (`bytes 0-0/0`, length 0) rather than a 416; what matters here is
     // that no byte comes back.
     let url = server.url(&format!("/{}", sized_name(0)));
-    let (status, headers, body) = fetch(
-        &client,
-        reqwest::Method::GET,
-        &url,
-        &[(header::RANGE, "bytes=0-")],
-    )
-    .await;
+    let (status, headers, body) = get_range(&client, &url, "bytes=0-").await;
     assert!(status.is_success(), "{url}: {status}");
     assert_eq!(header_str(&headers, header::CONTENT_LENGTH), Some("0"));
     assert!(body.is_empty(), "{url}: {} bytes", body.len());
@@ -316,13 +292,7 @@ async fn concurrent_ranges() {
                 let end =
                     (start + 1 + (client_index * 7919 + request * 104_729) % 300_000).min(len) - 1;
                 let range = format!("bytes={start}-{end}");
-                let (status, _, body) = fetch(
-                    &client,
-                    reqwest::Method::GET,
-                    &url,
-                    &[(header::RANGE, &range)],
-                )
-                .await;
+                let (status, _, body) = get_range(&client, &url, &range).await;
                 assert_eq!(status, StatusCode::PARTIAL_CONTENT, "{range}");
                 assert_body(&range, &body, &data[start..=end]);
             }
@@ -362,13 +332,7 @@ async fn file_changed_between_requests() {
         .unwrap();
     let (_, _, body) = get(&client, &url).await;
     assert_body("truncated in place", &body, &second[..10_000]);
-    let (status, _, _) = fetch(
-        &client,
-        reqwest::Method::GET,
-        &url,
-        &[(header::RANGE, "bytes=20000-")],
-    )
-    .await;
+    let (status, _, _) = get_range(&client, &url, "bytes=20000-").await;
     assert_eq!(status, StatusCode::RANGE_NOT_SATISFIABLE);
 
     // Extended in place with new bytes.
@@ -379,13 +343,7 @@ async fn file_changed_between_requests() {
     }
     let (_, _, body) = get(&client, &url).await;
     assert_body("extended", &body, &third);
-    let (_, _, body) = fetch(
-        &client,
-        reqwest::Method::GET,
-        &url,
-        &[(header::RANGE, "bytes=150000-")],
-    )
-    .await;
+    let (_, _, body) = get_range(&client, &url, "bytes=150000-").await;
     assert_body("extended, ranged", &body, &third[150_000..]);
 }
 
@@ -437,13 +395,7 @@ async fn offsets_past_4_gib() {
     cases.push(("bytes=-16".to_owned(), len - 16, len - 1));
     cases.push((format!("bytes={}-", len - 3), len - 3, len - 1));
     for (range, first, last) in cases {
-        let (status, headers, body) = fetch(
-            &client,
-            reqwest::Method::GET,
-            &url,
-            &[(header::RANGE, &range)],
-        )
-        .await;
+        let (status, headers, body) = get_range(&client, &url, &range).await;
         assert_eq!(status, StatusCode::PARTIAL_CONTENT, "{range}");
         assert_eq!(
             header_str(&headers, header::CONTENT_RANGE),
@@ -588,13 +540,7 @@ async fn uploads_written_at_offsets() {
     let url = server.url("/uploaded.bin");
     let (_, _, body) = get(&client, &url).await;
     assert_body("the upload served back", &body, &data);
-    let (_, _, body) = fetch(
-        &client,
-        reqwest::Method::GET,
-        &url,
-        &[(header::RANGE, "bytes=1048570-3145740")],
-    )
-    .await;
+    let (_, _, body) = get_range(&client, &url, "bytes=1048570-3145740").await;
     assert_body("a range of it", &body, &data[1_048_570..=3_145_740]);
 }
 

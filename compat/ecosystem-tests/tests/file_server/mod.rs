@@ -238,6 +238,15 @@ pub(crate) async fn get(client: &reqwest::Client, url: &str) -> (StatusCode, Hea
     fetch(client, reqwest::Method::GET, url, &[]).await
 }
 
+/// A GET of `url` asking for `range` (a `Range` header's value).
+pub(crate) async fn get_range(
+    client: &reqwest::Client,
+    url: &str,
+    range: &str,
+) -> (StatusCode, HeaderMap, Vec<u8>) {
+    fetch(client, reqwest::Method::GET, url, &[(header::RANGE, range)]).await
+}
+
 pub(crate) fn header_str(headers: &HeaderMap, name: header::HeaderName) -> Option<&str> {
     headers.get(name).map(|value| value.to_str().unwrap())
 }
