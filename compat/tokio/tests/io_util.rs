@@ -68,6 +68,22 @@ fn buf_reader_seek_accounts_for_the_buffer() {
     });
 }
 
+#[test]
+fn buf_reader_seek_after_a_failed_one_starts_afresh() {
+    // Too far back for one `i64`: the inner reader moves back over the
+    // buffer, then refuses the rest. The seek fails, and leaves nothing
+    // behind for the next one, which `seek` starts with a `poll_complete`.
+    support::block_on(async {
+        let mut reader = BufReader::with_capacity(2, Cursor::new(b"0123456789".to_vec()));
+        assert_eq!(reader.seek(SeekFrom::Start(3)).await.unwrap(), 3);
+        assert_eq!(reader.fill_buf().await.unwrap(), b"34");
+        assert!(reader.seek(SeekFrom::Current(i64::MIN)).await.is_err());
+        assert_eq!(reader.fill_buf().await.unwrap(), b"34");
+        assert_eq!(reader.seek(SeekFrom::Current(1)).await.unwrap(), 4);
+        assert_eq!(reader.fill_buf().await.unwrap(), b"45");
+    });
+}
+
 /// A seeker whose operation in progress failed: `poll_complete` reports
 /// it, once, and `start_seek` counts the seeks started.
 struct FailedBefore {

@@ -218,7 +218,9 @@ impl<R: AsyncRead + AsyncSeek> AsyncSeek for BufReader<R> {
 
     fn poll_complete(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<u64>> {
         loop {
-            let state = self.seek_state;
+            // Taken, so that a seek that fails leaves no state behind (the
+            // next seek starts afresh, as tokio's); put back while waiting.
+            let state = std::mem::replace(self.as_mut().project().seek_state, SeekState::Init);
             match state {
                 SeekState::Init => {
                     // No seek was started here: `AsyncSeek` callers poll
@@ -247,18 +249,18 @@ impl<R: AsyncRead + AsyncSeek> AsyncSeek for BufReader<R> {
                     *me.seek_state = SeekState::Pending;
                     self.as_mut().discard_buffer();
                 }
-                SeekState::PendingOverflowed(n) => {
-                    let me = self.as_mut().project();
-                    ready!(me.inner.poll_complete(cx))?;
-                    let me = self.as_mut().project();
+                SeekState::PendingOverflowed(_) | SeekState::Pending => {
+                    let mut me = self.as_mut().project();
+                    let Poll::Ready(result) = me.inner.as_mut().poll_complete(cx) else {
+                        *me.seek_state = state;
+                        return Poll::Pending;
+                    };
+                    let SeekState::PendingOverflowed(n) = state else {
+                        return Poll::Ready(result);
+                    };
+                    result?;
                     me.inner.start_seek(SeekFrom::Current(n))?;
                     *me.seek_state = SeekState::Pending;
-                }
-                SeekState::Pending => {
-                    let me = self.as_mut().project();
-                    let result = ready!(me.inner.poll_complete(cx));
-                    *me.seek_state = SeekState::Init;
-                    return Poll::Ready(result);
                 }
             }
         }
