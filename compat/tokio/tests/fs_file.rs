@@ -267,3 +267,51 @@ fn a_write_error_outlives_a_seek_until_the_flush() {
         });
     }
 }
+
+/// A `seek` makes one trip to the blocking pool, as tokio's: the
+/// `poll_complete` it calls before starting its seek answers, with no
+/// seek started, where the last seek put the file (tokio's answer; the
+/// trait leaves it unspecified) instead of asking the file. The pool's one
+/// thread is kept busy, so a trip there could not finish.
+#[test]
+fn poll_complete_with_no_seek_started_answers_without_the_pool() {
+    use std::future::poll_fn;
+    use std::io::SeekFrom;
+    use std::pin::Pin;
+    use std::task::Poll;
+    use tokio::io::{AsyncSeek, AsyncSeekExt};
+
+    for current_thread in [true, false] {
+        let mut builder = if current_thread {
+            tokio::runtime::Builder::new_current_thread()
+        } else {
+            tokio::runtime::Builder::new_multi_thread()
+        };
+        let rt = builder
+            .enable_all()
+            .max_blocking_threads(1)
+            .build()
+            .unwrap();
+        rt.block_on(async {
+            let path = temp_path(&format!("bare-poll-complete-{current_thread}"));
+            std::fs::write(&path, b"0123456789").unwrap();
+            let mut file = tokio::fs::File::open(&path).await.unwrap();
+            let before_any = poll_fn(|cx| Pin::new(&mut file).poll_complete(cx)).await;
+            assert_eq!(before_any.unwrap(), 0);
+            assert_eq!(file.seek(SeekFrom::Start(7)).await.unwrap(), 7);
+
+            let (release, released) = std::sync::mpsc::channel::<()>();
+            let busy = tokio::task::spawn_blocking(move || released.recv().unwrap());
+            let polled = poll_fn(|cx| Poll::Ready(Pin::new(&mut file).poll_complete(cx))).await;
+            assert!(
+                matches!(polled, Poll::Ready(Ok(7))),
+                "with the pool busy: {polled:?}"
+            );
+            release.send(()).unwrap();
+            busy.await.unwrap();
+            // The position is still the file's own for a seek.
+            assert_eq!(file.seek(SeekFrom::Current(1)).await.unwrap(), 8);
+            tokio::fs::remove_file(&path).await.unwrap();
+        });
+    }
+}

@@ -41,6 +41,11 @@ pub struct File {
     /// the next operation, if its `Seek` future was dropped). Behind a
     /// lock only so that operations on `&self` can take it too.
     seek: std::sync::Mutex<Option<SeekFrom>>,
+    /// Where the last seek made put the file (0 before any): what a
+    /// `poll_complete` with no seek started answers, as tokio's, without a
+    /// trip to the blocking pool (the trait leaves that answer
+    /// unspecified; `seek` always starts its own seek after it).
+    sought: std::sync::atomic::AtomicU64,
     /// The descriptor, which never changes: lent without the lock.
     fd: std::os::fd::RawFd,
     /// rt's `max_buf_size`, read without the lock.
@@ -68,6 +73,7 @@ impl From<rt::fs::File> for File {
             max_buf_size: file.max_buf_size(),
             inner: rt::sync::Mutex::new(file),
             seek: std::sync::Mutex::new(None),
+            sought: std::sync::atomic::AtomicU64::new(0),
         }
     }
 }
@@ -332,10 +338,13 @@ impl File {
     async fn complete_started_seek(&self, file: &mut rt::fs::File) {
         let started = self.seek.lock().unwrap_or_else(|e| e.into_inner()).take();
         if let Some(position) = started {
-            let _ = std::future::poll_fn(|cx| {
+            let sought = std::future::poll_fn(|cx| {
                 rt::io::AsyncSeek::poll_seek(Pin::new(&mut *file), cx, position)
             })
             .await;
+            if let Ok(at) = sought {
+                self.sought.store(at, std::sync::atomic::Ordering::Relaxed);
+            }
         }
     }
 
@@ -409,14 +418,20 @@ impl AsyncSeek for File {
 
     fn poll_complete(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<u64>> {
         let me = self.get_mut();
-        // No seek asked for: the current position.
-        let position = me.started_seek().unwrap_or(SeekFrom::Current(0));
+        let Some(position) = *me.started_seek() else {
+            // No seek asked for: where the last one put the file, as
+            // tokio's answers (`sought`).
+            return Poll::Ready(Ok(me.sought.load(std::sync::atomic::Ordering::Relaxed)));
+        };
         let result = ready!(rt::io::AsyncSeek::poll_seek(
             Pin::new(me.inner.get_mut()),
             cx,
             position
         ));
         *me.started_seek() = None;
+        if let Ok(at) = result {
+            me.sought.store(at, std::sync::atomic::Ordering::Relaxed);
+        }
         Poll::Ready(result)
     }
 }
