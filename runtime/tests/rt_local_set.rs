@@ -641,6 +641,50 @@ fn a_local_runtime_drops_its_local_tasks_inside_the_runtime() {
     }
 }
 
+/// A local runtime's own `Send` tasks are dropped at its shutdown with its
+/// set still current, as in tokio (whose local runtime lists both kinds of
+/// task together): a destructor that calls `spawn_local` gets a cancelled
+/// handle, as one calling `spawn` does. It used to panic, the set being
+/// dropped first: "`rt::task::spawn_local` called outside a `LocalSet`".
+#[test]
+fn a_runtime_task_s_destructor_may_spawn_local_at_a_local_runtime_s_shutdown() {
+    struct SpawnsLocalOnDrop(Arc<Mutex<Vec<String>>>);
+    impl Drop for SpawnsLocalOnDrop {
+        fn drop(&mut self) {
+            let spawned = std::panic::catch_unwind(|| spawn_local(async {}));
+            let outcome = match spawned {
+                Ok(task) => match futures::executor::block_on(task) {
+                    Err(error) if error.is_cancelled() => "cancelled".to_owned(),
+                    other => format!("{other:?}"),
+                },
+                Err(payload) => panic_message(&*payload),
+            };
+            self.0.lock().unwrap().push(outcome);
+        }
+    }
+    for how in ["drop", "shutdown_timeout", "shutdown_background"] {
+        let rt = Builder::new_current_thread()
+            .enable_all()
+            .build_local()
+            .unwrap();
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let guard = SpawnsLocalOnDrop(seen.clone());
+        let (started_tx, started_rx) = futures::channel::oneshot::channel();
+        rt.spawn(async move {
+            let _guard = guard;
+            started_tx.send(()).unwrap();
+            std::future::pending::<()>().await;
+        });
+        rt.block_on(started_rx).unwrap();
+        match how {
+            "drop" => drop(rt),
+            "shutdown_timeout" => rt.shutdown_timeout(std::time::Duration::from_secs(5)),
+            _ => rt.shutdown_background(),
+        }
+        assert_eq!(*seen.lock().unwrap(), ["cancelled"], "{how}");
+    }
+}
+
 /// A local task that finished while its handle was held waits in the set
 /// for the handle (not counted as alive: awaiting the set returns), and
 /// its `!Send` output outlives the set, and a local runtime, until read.

@@ -3,7 +3,7 @@
 
 use crate::runtime::{EnterGuard, Handle, Runtime};
 use crate::scheduler;
-use crate::task::{JoinHandle, LocalSet};
+use crate::task::{JoinHandle, LocalEnterGuard, LocalSet};
 use std::fmt;
 use std::future::Future;
 use std::time::Duration;
@@ -19,7 +19,10 @@ use std::time::Duration;
 /// the thread that built it.
 ///
 /// Dropping it drops the local tasks first (on this thread, with the
-/// runtime current), then shuts the runtime down.
+/// runtime current), then shuts the runtime down with the set still
+/// current, as tokio's: a destructor of a runtime task that calls
+/// [`spawn_local`](crate::task::spawn_local) gets a cancelled handle, as
+/// [`spawn`](crate::spawn) does, instead of a panic.
 ///
 /// # Examples
 ///
@@ -34,8 +37,6 @@ use std::time::Duration;
 /// assert_eq!(out, 42);
 /// ```
 pub struct LocalRuntime {
-    // Declared first: dropped before the runtime, whose resources the
-    // tasks' destructors may still use.
     local: LocalTasks,
     rt: Runtime,
 }
@@ -48,11 +49,19 @@ struct LocalTasks {
     runtime: Handle,
 }
 
-impl Drop for LocalTasks {
-    fn drop(&mut self) {
-        let _entered = self.runtime.enter();
-        // The set's own drop, with nothing left to do, follows.
+impl LocalTasks {
+    /// Cancels the local tasks, dropping them here (their destructors may
+    /// still use the runtime); a second call finds nothing to do, nor does
+    /// the set's own drop. The set stays current, though closed, until the
+    /// guard returned drops: a runtime task's destructor that then calls
+    /// `spawn_local` (the runtime shutting down) gets a cancelled handle,
+    /// as in tokio, whose local runtime keeps both kinds of task in one
+    /// list, instead of a panic (no set current).
+    fn close(&self) -> LocalEnterGuard<'_> {
+        let entered = self.set.enter();
+        let _runtime = self.runtime.enter();
         self.set.close();
+        entered
     }
 }
 
@@ -251,10 +260,9 @@ impl LocalRuntime {
     /// rt.shutdown_timeout(std::time::Duration::from_secs(1));
     /// ```
     #[track_caller]
-    pub fn shutdown_timeout(self, timeout: Duration) {
-        let LocalRuntime { local, rt } = self;
-        drop(local);
-        rt.shutdown_timeout(timeout);
+    pub fn shutdown_timeout(mut self, timeout: Duration) {
+        let _set = self.local.close();
+        self.rt.shut_down_within(timeout);
     }
 
     /// Drops the local tasks, then shuts the runtime down without waiting,
@@ -266,10 +274,18 @@ impl LocalRuntime {
     /// let rt = rt::runtime::Builder::new_current_thread().build_local().unwrap();
     /// rt.shutdown_background();
     /// ```
-    pub fn shutdown_background(self) {
-        let LocalRuntime { local, rt } = self;
-        drop(local);
-        rt.shutdown_background();
+    pub fn shutdown_background(mut self) {
+        let _set = self.local.close();
+        self.rt.shut_down_in_background();
+    }
+}
+
+impl Drop for LocalRuntime {
+    fn drop(&mut self) {
+        // After `shutdown_timeout` or `shutdown_background`, nothing is
+        // left to do.
+        let _set = self.local.close();
+        self.rt.shut_down_as_dropped();
     }
 }
 

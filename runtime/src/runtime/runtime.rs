@@ -244,6 +244,14 @@ impl Runtime {
     /// ```
     #[track_caller]
     pub fn shutdown_timeout(mut self, timeout: Duration) {
+        self.shut_down_within(timeout);
+    }
+
+    /// `shutdown_timeout`'s work, for a caller that keeps the runtime
+    /// (`LocalRuntime`, whose set stays current meanwhile); its drop then
+    /// finds nothing left to do.
+    #[track_caller]
+    pub(crate) fn shut_down_within(&mut self, timeout: Duration) {
         if !timeout.is_zero() && context::is_entered() {
             self.shutdown(Some(Duration::ZERO));
             panic!(
@@ -270,7 +278,39 @@ impl Runtime {
     /// rt.shutdown_background();
     /// ```
     pub fn shutdown_background(mut self) {
+        self.shut_down_in_background();
+    }
+
+    /// `shutdown_background`'s work, as `shut_down_within` is the timed
+    /// one's.
+    pub(crate) fn shut_down_in_background(&mut self) {
         self.shutdown(Some(Duration::ZERO));
+    }
+
+    /// What dropping the runtime does (see `Runtime`'s `# Panics`), for a
+    /// caller that keeps it, as `shut_down_within`.
+    pub(crate) fn shut_down_as_dropped(&mut self) {
+        if self.is_shut_down {
+            return;
+        }
+        if context::is_entered() {
+            // Shut down without waiting, as `shutdown_background` does,
+            // before panicking: the panic unwinds past this runtime, and
+            // nothing else would stop its workers, cancel its tasks or
+            // close its driver (its threads and descriptors would leak).
+            self.shutdown(Some(Duration::ZERO));
+            if std::thread::panicking() {
+                // Already unwinding: panicking again would abort the
+                // process.
+                return;
+            }
+            panic!(
+                "Cannot drop a runtime inside an async context (a task or `block_on`): shutting \
+                 it down blocks the thread. Drop it outside, move it to a blocking thread with \
+                 `rt::task::spawn_blocking`, or call `Runtime::shutdown_background()`."
+            );
+        }
+        self.shutdown(None);
     }
 
     fn shutdown(&mut self, timeout: Option<Duration>) {
@@ -315,27 +355,7 @@ impl Runtime {
 
 impl Drop for Runtime {
     fn drop(&mut self) {
-        if self.is_shut_down {
-            return;
-        }
-        if context::is_entered() {
-            // Shut down without waiting, as `shutdown_background` does,
-            // before panicking: the panic unwinds past this runtime, and
-            // nothing else would stop its workers, cancel its tasks or
-            // close its driver (its threads and descriptors would leak).
-            self.shutdown(Some(Duration::ZERO));
-            if std::thread::panicking() {
-                // Already unwinding: panicking again would abort the
-                // process.
-                return;
-            }
-            panic!(
-                "Cannot drop a runtime inside an async context (a task or `block_on`): shutting \
-                 it down blocks the thread. Drop it outside, move it to a blocking thread with \
-                 `rt::task::spawn_blocking`, or call `Runtime::shutdown_background()`."
-            );
-        }
-        self.shutdown(None);
+        self.shut_down_as_dropped();
     }
 }
 
