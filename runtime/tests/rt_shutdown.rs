@@ -481,3 +481,51 @@ fn stdio_writes_after_shutdown_fail_with_the_shutdown_error() {
         assert!(rt::runtime::is_rt_shutdown_err(&err), "{kind:?}: {err}");
     });
 }
+
+/// A current-thread runtime dropped while a blocking job's
+/// `Handle::block_on` holds its scheduler, waiting on that runtime's own
+/// timer or socket: the drop shuts the driver down under that thread
+/// (as tokio's, whose drop returns at once), so the wait reports the
+/// shutdown and the job ends. Before, the driver was shut down only once
+/// that thread let go of the scheduler, which it never did (it kept
+/// serving its own timer): the drop, waiting for the job, hung for the
+/// sleep's hour, and for ever on the accept.
+#[test]
+#[cfg_attr(
+    miri,
+    ignore = "Miri cannot register the I/O driver's descriptors with epoll under strict provenance"
+)]
+fn a_blocking_job_driving_the_runtime_sees_its_drop() {
+    for waits_on in ["timer", "socket"] {
+        let rt = Builder::new_current_thread().enable_all().build().unwrap();
+        let listener = rt
+            .block_on(rt::net::TcpListener::bind("127.0.0.1:0"))
+            .unwrap();
+        let (waiting_tx, waiting_rx) = rt::sync::oneshot::channel();
+        let job = rt.spawn_blocking(move || {
+            let handle = rt::runtime::Handle::current();
+            // Inside, this thread holds the scheduler (no other thread is
+            // in `block_on`) and drives the runtime's driver.
+            let wait = async move {
+                match waits_on {
+                    "timer" => rt::time::sleep(Duration::from_secs(3600)).await,
+                    _ => {
+                        let err = listener.accept().await.unwrap_err();
+                        assert!(rt::runtime::is_rt_shutdown_err(&err), "{err}");
+                    }
+                }
+            };
+            handle.block_on(support::report_pending(wait, waiting_tx));
+        });
+        futures::executor::block_on(waiting_rx).unwrap();
+        support::assert_no_deadlock("dropping the runtime", move || drop(rt));
+        match (waits_on, futures::executor::block_on(job)) {
+            ("timer", Err(error)) => {
+                let message = support::panic_message(&*error.into_panic());
+                assert!(message.contains("after its runtime shut down"), "{message}");
+            }
+            ("socket", Ok(())) => {}
+            (_, outcome) => panic!("waiting on the {waits_on}: {outcome:?}"),
+        }
+    }
+}

@@ -84,8 +84,9 @@ struct CoreSlot {
     /// Threads waiting in `block_on` for the core.
     waiters: Vec<Waker>,
     /// Set by a shutdown that found the core away (another thread's
-    /// `block_on` held it): that thread, releasing the core, tears the
-    /// driver down instead of putting the core back.
+    /// `block_on` held it): that thread shuts the driver down at its next
+    /// park (`Context::park`, woken by the shutdown), and, releasing the
+    /// core, tears it down instead of putting it back.
     shut_down: bool,
 }
 
@@ -143,6 +144,9 @@ struct Core {
     /// driver poll.
     now: Stamp,
     driver: Option<Driver>,
+    /// The driver was shut down under this core's `block_on` (see
+    /// `Context::park`): its later parks need not do it again.
+    driver_shut_down: bool,
     /// The I/O wakers of the last park, woken right after it (kept to
     /// reuse its capacity).
     woken: Vec<Waker>,
@@ -177,6 +181,7 @@ impl Handle {
             busy_since: now,
             now,
             driver: Some(driver),
+            driver_shut_down: false,
             woken: Vec::new(),
         });
         Arc::new(Handle {
@@ -303,8 +308,14 @@ impl Handle {
             slot.shut_down = released.is_none();
             released
         });
-        if let Some(core) = core {
-            handle.tear_down(core);
+        match core {
+            Some(core) => handle.tear_down(core),
+            // That thread may never let go: its future may wait on this
+            // runtime's timers or sockets, which its core's driver would
+            // go on serving. Woken (the unpark is sticky), its next park
+            // shuts the driver down in place (`Context::park`), so they
+            // report the shutdown as they would had the core been free.
+            None => handle.driver.unpark(),
         }
         handle.drain_injector();
     }
@@ -514,6 +525,15 @@ impl Context {
             if block { None } else { Some(Duration::ZERO) },
             &mut woken,
         );
+        let shut_down = handle.is_terminated.load(Ordering::Acquire)
+            && !self.with_core(|core| std::mem::replace(&mut core.driver_shut_down, true));
+        if shut_down {
+            // Another thread shut the runtime down while this one held the
+            // core (see `Handle::shutdown`). The driver still parks (and
+            // is unparked) as before, for what is left of this `block_on`;
+            // `release_core` shuts it down again, which does nothing more.
+            driver.shutdown(&handle.driver, &mut woken);
+        }
         driver::wake_all(&mut woken);
         handle.parked.store(false, Ordering::SeqCst);
         if wants_to_block {
