@@ -1095,3 +1095,46 @@ fn a_task_whose_destructor_blocks_the_shutdown_is_reported() {
         assert!(report.to_string().contains("destructor"), "{report}");
     }
 }
+
+/// A slow-poll callback that gives up on its runtime and shuts it down
+/// (a supervisor's) runs on the watchdog's own thread, which the shutdown
+/// stops: it is not joined from itself, and the shutdown goes through to
+/// the blocking pool. Before, `shutdown_background` panicked there
+/// ("failed to join thread: Resource deadlock avoided") after the workers
+/// stopped and before the pool did, which then still ran new jobs.
+#[test]
+fn a_callback_may_shut_its_runtime_down() {
+    type Slot = Arc<Mutex<Option<rt::runtime::Runtime>>>;
+    let slot: Slot = Arc::default();
+    let (outcome_tx, outcome_rx) = mpsc::channel();
+    let mut builder = Builder::new_multi_thread();
+    builder.worker_threads(2).slow_poll_threshold(THRESHOLD);
+    let callback_slot = slot.clone();
+    let outcome_tx = Mutex::new(outcome_tx);
+    builder.on_slow_poll(move |_: &SlowPoll| {
+        if let Some(rt) = callback_slot.lock().unwrap().take() {
+            let outcome =
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| rt.shutdown_background()));
+            let outcome = outcome.map_err(|payload| support::panic_message(&*payload));
+            outcome_tx.lock().unwrap().send(outcome).unwrap();
+        }
+    });
+    let rt = builder.build().unwrap();
+    let handle = rt.handle().clone();
+    *slot.lock().unwrap() = Some(rt);
+    let (release, released) = mpsc::channel::<()>();
+    let stuck = handle.spawn(async move {
+        // Blocks its worker until the test lets it go.
+        let _ = released.recv();
+    });
+    let outcome = outcome_rx
+        .recv_timeout(HANG)
+        .expect("no slow poll reported");
+    assert_eq!(outcome, Ok(()));
+    let job = handle.spawn_blocking(|| ());
+    let error = futures::executor::block_on(job).unwrap_err();
+    assert!(error.is_cancelled(), "the pool was not shut down: {error}");
+    // Its poll, the one the callback gave up on, still ends.
+    release.send(()).unwrap();
+    futures::executor::block_on(stuck).unwrap();
+}

@@ -650,6 +650,10 @@ impl Builder {
     /// set). The report then goes to `f` instead of stderr. `f` runs on
     /// the monitor thread: while it runs, no other stall is looked for. A
     /// panic in `f` is printed by the panic hook and the monitor goes on.
+    /// `f` may shut the runtime down (say with
+    /// [`Runtime::shutdown_background`](crate::runtime::Runtime::shutdown_background),
+    /// which does not wait for the stuck poll); the monitor then stops
+    /// once `f` returns.
     ///
     /// # Examples
     ///

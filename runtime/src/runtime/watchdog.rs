@@ -452,12 +452,20 @@ impl Watchdog {
     }
 
     /// Stops the monitor and waits for it (it may be inside the user's
-    /// callback).
+    /// callback), unless this is the monitor: a callback that shuts its
+    /// own runtime down (a supervisor giving up on a stuck poll). Joining
+    /// itself would panic ("failed to join thread: Resource deadlock
+    /// avoided") halfway through that shutdown, leaving the blocking pool
+    /// running; the monitor exits on its own once the callback returns,
+    /// as it then sees the stop.
     pub(crate) fn stop(&mut self) {
         let (stopped, wake) = &*self.stop;
         *stopped.lock().unwrap() = true;
         wake.notify_all();
         if let Some(thread) = self.thread.take() {
+            if thread.thread().id() == thread::current().id() {
+                return;
+            }
             // The monitor catches the callback's panics; it never panics
             // itself, but a stop must not panic in a `Drop`.
             let _ = thread.join();
