@@ -567,3 +567,32 @@ fn a_task_spawned_by_a_stop_hook_is_cancelled_not_waited_for() {
     // Both workers' hooks ran, and saw their task cancelled.
     assert_eq!(*results.lock().unwrap(), [true, true]);
 }
+
+/// A worker's stop hook may wait on the runtime's timer: the shutdown
+/// shuts the driver down while the hooks run, so the wait reports the
+/// shutdown (its poll panics, as tokio's does) and the hook goes on.
+/// Before, the driver was shut down only once every worker's hook had
+/// returned, and no worker turned it any more: the hook waited for ever
+/// on its timer, and so did the drop.
+#[test]
+fn a_stop_hook_waiting_on_a_timer_sees_the_shutdown() {
+    let results = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let seen = results.clone();
+    let reached = run_and_drop(move |builder| {
+        builder.enable_time().on_thread_stop(move || {
+            let handle = rt::runtime::Handle::current();
+            let waited = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                handle.block_on(rt::time::sleep(std::time::Duration::from_secs(3600)))
+            }));
+            let message = waited.map_err(|payload| support::panic_message(&*payload));
+            seen.lock().unwrap().push(message);
+        });
+    });
+    assert_eq!(reached, ["ran a task", "dropped"]);
+    let results = results.lock().unwrap();
+    assert_eq!(results.len(), 2, "{results:?}");
+    for result in results.iter() {
+        let message = result.as_ref().unwrap_err();
+        assert!(message.contains("after its runtime shut down"), "{message}");
+    }
+}

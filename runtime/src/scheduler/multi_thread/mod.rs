@@ -119,23 +119,25 @@ impl MultiThread {
         };
         for (index, core) in cores.into_iter().enumerate() {
             let worker_handle = handle.clone();
-            let exit_handle = handle.clone();
             let worker_threads = handle.shared.worker_threads.clone();
-            // The core's exit is counted after the thread's stop hook has
-            // run, so dropping the runtime returns only once every worker
-            // thread's hook has.
+            // The core's exit is counted as soon as its loop ends, before
+            // the thread's stop hook runs (as a handed-off core's is): the
+            // shutdown then shuts the driver down while hooks may still
+            // run, so a hook waiting on the runtime's timers or sockets
+            // sees the shutdown, as in tokio, instead of waiting for ever
+            // on a driver no worker turns any more, with the shutdown
+            // waiting for it. Shutdown still waits for the hooks: a thread
+            // is done (step 3) only after its hook, and after dropping
+            // its handles to the runtime.
             let spawned = spawner.spawn_then(
                 Some(scheduler::Handle::MultiThread(handle.clone())),
-                move || worker::run(worker_handle, core, Some(index)),
-                move |finished_with_core| {
-                    if finished_with_core {
-                        exit_handle.shared.exited.core_exited();
+                move || {
+                    let exited = worker_handle.clone();
+                    if worker::run(worker_handle, core, Some(index)) {
+                        exited.shared.exited.core_exited();
                     }
-                    // This thread's last handle to the runtime, dropped
-                    // before shutdown may join it (step 3).
-                    drop(exit_handle);
-                    worker_threads.done(index);
                 },
+                move |()| worker_threads.done(index),
             );
             match spawned {
                 Ok(thread) => scheduler.threads.lock().unwrap().push(thread),
