@@ -120,6 +120,36 @@ fn current_thread_task_gets_the_panic_as_a_join_error() {
     assert!(err.is_panic());
 }
 
+/// A task's destructor that calls `block_in_place` (a blocking flush,
+/// say) runs it when a current-thread runtime's shutdown drops the task,
+/// as tokio does: shutting down, the runtime blocks no task by blocking.
+/// Before, the call panicked there (the runtime's scheduler is installed
+/// while the shutdown drops its tasks), the panic hook printing "called
+/// on a current-thread runtime" for a clean shutdown.
+#[test]
+fn a_destructor_run_by_a_current_thread_shutdown_may_block_in_place() {
+    struct FlushesOnDrop(mpsc::Sender<u32>);
+    impl Drop for FlushesOnDrop {
+        fn drop(&mut self) {
+            let flushed = rt::task::block_in_place(|| 7);
+            self.0.send(flushed).unwrap();
+        }
+    }
+    let rt = Builder::new_current_thread().build().unwrap();
+    let (flushed_tx, flushed_rx) = mpsc::channel();
+    let (started_tx, started_rx) = rt::sync::oneshot::channel();
+    let task = rt.spawn(async move {
+        let _flushes = FlushesOnDrop(flushed_tx);
+        started_tx.send(()).unwrap();
+        std::future::pending::<()>().await;
+    });
+    rt.block_on(started_rx).unwrap();
+    drop(rt);
+    assert_eq!(flushed_rx.try_recv(), Ok(7));
+    let error = futures::executor::block_on(task).unwrap_err();
+    assert!(error.is_cancelled(), "{error}");
+}
+
 #[test]
 fn shutdown_with_a_worker_blocked_in_place() {
     let rt = Builder::new_multi_thread()

@@ -28,9 +28,10 @@ use crate::scheduler::{self, multi_thread};
 ///
 /// # Panics
 ///
-/// Panics when called on a current-thread runtime, which has no other
-/// thread to run its tasks: use `spawn_blocking` or a multi-thread
-/// runtime. (If the OS refuses the thread for the hand-off, `f` runs with
+/// Panics when called on a current-thread runtime (in a task or its
+/// `block_on`), which has no other thread to run its tasks: use
+/// `spawn_blocking` or a multi-thread runtime. A task's destructor run by
+/// that runtime's shutdown may call it (`f` just runs), as in tokio. (If the OS refuses the thread for the hand-off, `f` runs with
 /// the worker's core kept, its queued tasks left for the other workers to
 /// steal.)
 ///
@@ -52,11 +53,14 @@ pub fn block_in_place<F, R>(f: F) -> R
 where
     F: FnOnce() -> R,
 {
-    let on_current_thread =
-        context::with_scheduler(|cx| matches!(cx, Some(scheduler::Context::CurrentThread(_))))
-            || (context::is_entered()
-                && context::with_current(|h| matches!(h, scheduler::Handle::CurrentThread(_)))
-                    .unwrap_or(false));
+    // Only inside the runtime (a task or `block_on`), as tokio: the
+    // destructors a current-thread runtime's shutdown runs (on the thread
+    // dropping it, its scheduler installed but not entered) block no task
+    // by blocking, so `f` just runs there.
+    let on_current_thread = context::is_entered()
+        && (context::with_scheduler(|cx| matches!(cx, Some(scheduler::Context::CurrentThread(_))))
+            || context::with_current(|h| matches!(h, scheduler::Handle::CurrentThread(_)))
+                .unwrap_or(false));
     if on_current_thread {
         panic!(
             "`rt::task::block_in_place` called on a current-thread runtime, which has no other \
