@@ -31,9 +31,9 @@ use crate::scheduler::{self, multi_thread};
 /// Panics when called on a current-thread runtime (in a task or its
 /// `block_on`), which has no other thread to run its tasks: use
 /// `spawn_blocking` or a multi-thread runtime. A task's destructor run by
-/// that runtime's shutdown may call it (`f` just runs), as in tokio. (If the OS refuses the thread for the hand-off, `f` runs with
-/// the worker's core kept, its queued tasks left for the other workers to
-/// steal.)
+/// that runtime's shutdown may call it (`f` just runs), as in tokio. (If
+/// the OS refuses the thread for the hand-off, `f` runs with the worker's
+/// core kept, its queued tasks left for the other workers to steal.)
 ///
 /// # Examples
 ///
