@@ -507,3 +507,47 @@ fn every_spawn_path_records_the_callers_line() {
     assert_eq!(extended_in_dump.count(), 1, "JoinSet::extend:\n{dump}");
     drop((set, local_set, local));
 }
+
+/// A loop spawning a task that never ends, the classic leak: the dump
+/// counts its tasks per spawn location under the table, and a precision
+/// limits the table without hiding the count.
+#[test]
+fn a_spawn_leaking_tasks_is_counted_by_location() {
+    let rt = rt::runtime::Builder::new_current_thread().build().unwrap();
+    for _ in 0..30 {
+        rt.spawn(std::future::pending::<()>());
+    }
+    let leaks_line = line!() - 2;
+    let other = rt.spawn(std::future::pending::<()>());
+    let other_line = line!() - 1;
+    let dump = rt.handle().dump();
+    let by_location = dump.by_location();
+    let lines: Vec<_> = by_location.iter().map(|(at, n)| (at.line(), *n)).collect();
+    assert_eq!(lines, [(leaks_line, 30), (other_line, 1)], "{dump}");
+
+    let full = dump.to_string();
+    assert_eq!(full.lines().count(), 1 + 31 + 3, "{full}");
+    let summary = format!(
+        "31 task(s), by spawn location:\n      30  {}:{leaks_line}:",
+        file!()
+    );
+    assert!(full.contains(&summary), "{full}");
+    let other_at = by_location[1].0;
+    assert!(full.ends_with(&format!("\n       1  {other_at}")), "{full}");
+
+    let short = format!("{dump:.5}");
+    assert_eq!(short.lines().count(), 1 + 5 + 1 + 3, "{short}");
+    assert!(short.contains("     ...  (26 more)\n31 task(s)"), "{short}");
+    assert!(short.contains(&summary), "{short}");
+    drop(other);
+}
+
+/// A dump whose tasks all come from different places has no summary.
+#[test]
+fn a_dump_without_repeated_locations_has_no_summary() {
+    let rt = rt::runtime::Builder::new_current_thread().build().unwrap();
+    let _a = rt.spawn(std::future::pending::<()>());
+    let _b = rt.spawn(std::future::pending::<()>());
+    let dump = rt.handle().dump().to_string();
+    assert!(dump.ends_with("2 task(s)"), "{dump}");
+}

@@ -1138,3 +1138,41 @@ fn a_callback_may_shut_its_runtime_down() {
     release.send(()).unwrap();
     futures::executor::block_on(stuck).unwrap();
 }
+
+/// The child of `a_leak_report_of_many_tasks_names_the_spawn_leaking_them`.
+#[test]
+fn child_leaks_a_task_per_turn() {
+    if !in_child() {
+        return;
+    }
+    let rt = Builder::new_current_thread().build().unwrap();
+    for _ in 0..200 {
+        rt.spawn(std::future::pending::<()>());
+    }
+    drop(rt);
+}
+
+/// A loop that leaks a task per turn leaves hundreds: the leak report
+/// lists the first ones and counts them all by spawn location, which names
+/// the loop's spawn.
+#[test]
+fn a_leak_report_of_many_tasks_names_the_spawn_leaking_them() {
+    if in_child() {
+        return;
+    }
+    let stderr = run_child("child_leaks_a_task_per_turn", true);
+    assert!(
+        stderr.contains("runtime dropped with 200 task(s) still pending"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("     ...  (150 more)\n"), "{stderr}");
+    let rows = stderr
+        .lines()
+        .filter(|line| line.contains("pending  "))
+        .count();
+    assert!(rows <= 50, "{rows} rows:\n{stderr}");
+    assert!(
+        stderr.contains("200 task(s), by spawn location:\n     200  runtime/tests/rt_watchdog.rs:"),
+        "{stderr}"
+    );
+}

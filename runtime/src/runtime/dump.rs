@@ -368,6 +368,38 @@ impl TaskDump {
     pub fn is_empty(&self) -> bool {
         self.tasks.is_empty()
     }
+
+    /// How many tasks each spawn location has in the dump, most first
+    /// (ties in file and line order): a spawn that leaks a task each time
+    /// it runs (a loop spawning tasks that never end) comes first, with
+    /// its count.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Builder::new_current_thread().build().unwrap();
+    /// for _ in 0..3 {
+    ///     rt.spawn(std::future::pending::<()>()); // leaks a task each turn
+    /// }
+    /// let dump = rt.handle().dump();
+    /// let (location, count) = dump.by_location()[0];
+    /// assert_eq!((location.line(), count), (line!() - 4, 3));
+    /// ```
+    pub fn by_location(&self) -> Vec<(&'static Location<'static>, usize)> {
+        let mut counts: Vec<(&'static Location<'static>, usize)> = Vec::new();
+        for task in &self.tasks {
+            match counts.iter_mut().find(|(at, _)| *at == task.label.location) {
+                Some((_, count)) => *count += 1,
+                None => counts.push((task.label.location, 1)),
+            }
+        }
+        counts.sort_by(|(a, m), (b, n)| {
+            n.cmp(m).then_with(|| {
+                (a.file(), a.line(), a.column()).cmp(&(b.file(), b.line(), b.column()))
+            })
+        });
+        counts
+    }
 }
 
 /// Step 3 for one set: its tasks, marked with it, pushed to `tasks`.
@@ -408,7 +440,15 @@ impl<'a> IntoIterator for &'a TaskDump {
     }
 }
 
-/// A table, one task per line, longest idle first.
+/// The spawn locations the summary under a dump's table lists at most.
+const SUMMARY_LOCATIONS: usize = 10;
+
+/// A table, one task per line, longest idle first. When some spawn
+/// location has several tasks, a count per location follows (the
+/// [`by_location`](TaskDump::by_location) of the ten with most tasks), so
+/// a spawn leaking tasks stands out however long the table. A precision
+/// (`{:.20}`) limits the table to that many lines (the summary still
+/// counts every task).
 impl fmt::Display for TaskDump {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(
@@ -416,10 +456,31 @@ impl fmt::Display for TaskDump {
             "{:>8}  {:<12}  {:>7}  {:>9}  {:>9}  {:<24}  LOCATION",
             "ID", "STATE", "POLLS", "IDLE", "AGE", "NAME"
         )?;
-        for task in &self.tasks {
+        let shown = f.precision().unwrap_or(usize::MAX).min(self.tasks.len());
+        for task in &self.tasks[..shown] {
             writeln!(f, "{task}")?;
         }
-        write!(f, "{} task(s)", self.tasks.len())
+        if shown < self.tasks.len() {
+            writeln!(f, "{:>8}  ({} more)", "...", self.tasks.len() - shown)?;
+        }
+        write!(f, "{} task(s)", self.tasks.len())?;
+        let by_location = self.by_location();
+        if by_location.len() == self.tasks.len() {
+            return Ok(());
+        }
+        f.write_str(", by spawn location:")?;
+        for (location, count) in by_location.iter().take(SUMMARY_LOCATIONS) {
+            write!(f, "\n{count:>8}  {location}")?;
+        }
+        if by_location.len() > SUMMARY_LOCATIONS {
+            write!(
+                f,
+                "\n{:>8}  ({} more locations)",
+                "...",
+                by_location.len() - SUMMARY_LOCATIONS
+            )?;
+        }
+        Ok(())
     }
 }
 

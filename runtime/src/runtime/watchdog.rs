@@ -836,6 +836,11 @@ pub(crate) fn report_local_set_leaks(set: &local::Shared) {
     );
 }
 
+/// The tasks a leak report on stderr lists at most: a loop that leaks a
+/// task per turn may leave thousands, and the count per spawn location
+/// under the table names it.
+const LEAK_REPORT_ROWS: usize = 50;
+
 fn emit_leaks(dump: &TaskDump, message: &str) {
     if dump.is_empty() {
         return;
@@ -854,6 +859,6 @@ fn emit_leaks(dump: &TaskDump, message: &str) {
             );
         }
     } else {
-        eprintln!("rt: {message}:\n{dump}");
+        eprintln!("rt: {message}:\n{dump:.LEAK_REPORT_ROWS$}");
     }
 }
