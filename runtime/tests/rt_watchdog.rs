@@ -1176,3 +1176,84 @@ fn a_leak_report_of_many_tasks_names_the_spawn_leaking_them() {
         "{stderr}"
     );
 }
+
+/// Every worker of a multi-thread runtime blocked by its own task: the
+/// report of the stall that leaves no worker free says that nothing of
+/// the runtime runs; the one before it (another worker still free) does
+/// not.
+#[test]
+fn the_stall_that_blocks_the_last_free_worker_says_so() {
+    let reports = Arc::new(Mutex::new(Vec::<SlowPoll>::new()));
+    let (release_a, released_a) = mpsc::channel::<()>();
+    let (release_b, released_b) = mpsc::channel::<()>();
+    let releases = Mutex::new(vec![release_a, release_b]);
+    let on_slow_poll = reports.clone();
+    let rt = Builder::new_multi_thread()
+        .worker_threads(2)
+        .slow_poll_threshold(THRESHOLD)
+        .on_slow_poll(move |report: &SlowPoll| {
+            let mut reports = on_slow_poll.lock().unwrap();
+            reports.push(report.clone());
+            if reports.len() == 2 {
+                for release in releases.lock().unwrap().drain(..) {
+                    release.send(()).unwrap();
+                }
+            }
+        })
+        .build()
+        .unwrap();
+    let blocks = |released: mpsc::Receiver<()>| async move {
+        released
+            .recv_timeout(HANG)
+            .expect("both workers blocked were reported")
+    };
+    let a = rt.spawn(blocks(released_a));
+    let b = rt.spawn(blocks(released_b));
+    rt.block_on(async {
+        a.await.unwrap();
+        b.await.unwrap();
+    });
+    let reports = reports.lock().unwrap();
+    assert_eq!(reports.len(), 2, "{reports:#?}");
+    assert!(!reports[0].all_workers_blocked(), "{}", reports[0]);
+    assert!(reports[1].all_workers_blocked(), "{}", reports[1]);
+    assert_ne!(reports[0].worker(), reports[1].worker());
+    assert!(
+        !reports[0]
+            .to_string()
+            .contains("workers of the runtime are blocked"),
+        "{}",
+        reports[0]
+    );
+    let last = reports[1].to_string();
+    assert!(
+        last.contains("now all 2 workers of the runtime are blocked: no task runs"),
+        "{last}"
+    );
+}
+
+/// A current-thread runtime has one worker: its stuck task blocks all of
+/// the runtime, and the report says so.
+#[test]
+fn a_stall_on_a_current_thread_runtime_blocks_all_of_it() {
+    let (report_tx, reported) = mpsc::channel();
+    let (release, released) = mpsc::channel::<()>();
+    let rt = Builder::new_current_thread()
+        .slow_poll_threshold(THRESHOLD)
+        .on_slow_poll(move |report: &SlowPoll| {
+            report_tx.send(report.clone()).unwrap();
+            release.send(()).unwrap();
+        })
+        .build()
+        .unwrap();
+    let stuck = rt.spawn(async move { released.recv_timeout(HANG).unwrap() });
+    rt.block_on(stuck).unwrap();
+    let report = reported.recv_timeout(HANG).unwrap();
+    assert!(report.all_workers_blocked(), "{report}");
+    assert!(
+        report
+            .to_string()
+            .contains("the runtime's only worker: no other task"),
+        "{report}"
+    );
+}

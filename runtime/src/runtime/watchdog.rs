@@ -18,6 +18,10 @@
 //!    keep waking others);
 //! 4. a different poll (or none) ends the stall: the mark is cleared.
 //!
+//! A stall found while every other worker is marked stalled (or on a
+//! runtime of one worker) says so in its report: the runtime then runs
+//! nothing at all until a stuck poll returns.
+//!
 //! Every sample that finds a poll seen before also tells its poller that
 //! its cached clock fell behind (`WorkerMetrics::clock_behind`): the
 //! poller reads the clock again once the poll returns, so the tasks it
@@ -136,6 +140,10 @@ pub struct SlowPoll {
     /// The task is stuck in its future's destructor, dropped by the
     /// runtime's shutdown (`runtime/shutdown_sweep.rs`), not in a poll.
     shutdown_drop: bool,
+    /// The runtime's worker count, when this stall leaves none of its
+    /// workers free: no task of the runtime runs until a stuck poll
+    /// returns.
+    all_workers_blocked: Option<usize>,
 }
 
 /// The thread a stuck `block_on` future blocks.
@@ -307,6 +315,36 @@ impl SlowPoll {
     pub fn is_shutdown_drop(&self) -> bool {
         self.shutdown_drop
     }
+
+    /// Whether this stall leaves the runtime with no worker free: every
+    /// other worker was already found stuck (or there is no other, as on
+    /// a current-thread runtime), so no task of the runtime runs until
+    /// one of the stuck polls returns. Timers, I/O and wakes wait too.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::sync::mpsc;
+    /// use std::time::Duration;
+    ///
+    /// let (report, reported) = mpsc::channel();
+    /// let (release, released) = mpsc::channel::<()>();
+    /// let rt = rt::runtime::Builder::new_multi_thread()
+    ///     .worker_threads(1)
+    ///     .slow_poll_threshold(Duration::from_millis(20))
+    ///     .on_slow_poll(move |slow: &rt::runtime::SlowPoll| {
+    ///         report.send(slow.all_workers_blocked()).unwrap();
+    ///         release.send(()).unwrap();
+    ///     })
+    ///     .build()
+    ///     .unwrap();
+    /// let stuck = rt.spawn(async move { released.recv().unwrap() });
+    /// rt.block_on(stuck).unwrap();
+    /// assert!(reported.recv().unwrap()); // the one worker was stuck
+    /// ```
+    pub fn all_workers_blocked(&self) -> bool {
+        self.all_workers_blocked.is_some()
+    }
 }
 
 impl fmt::Display for SlowPoll {
@@ -359,6 +397,18 @@ impl fmt::Display for SlowPoll {
             (Some(set), _) => write!(f, "the thread of {set}")?,
             (None, Some(worker)) => write!(f, "worker {worker}")?,
             (None, None) => f.write_str("a thread outside the workers")?,
+        }
+        match self.all_workers_blocked {
+            Some(1) => f.write_str(
+                " (the runtime's only worker: no other task, timer or I/O wake-up runs until \
+                 this poll returns)",
+            )?,
+            Some(workers) => write!(
+                f,
+                " (now all {workers} workers of the runtime are blocked: no task runs until one \
+                 of their polls returns)"
+            )?,
+            None => {}
         }
         if self.block_in_place_helps {
             f.write_str(", blocking it: move blocking work to `spawn_blocking` or `block_in_place`")
@@ -497,8 +547,13 @@ fn monitor(handle: &scheduler::Handle, config: &WatchdogConfig, stop: &(Mutex<bo
         // Sampling and reporting happen unlocked: `stop` must not wait
         // behind a callback to set the flag.
         drop(guard);
-        for (worker, seen) in observed.iter_mut().enumerate() {
-            sample(handle, config, Poller::Worker(worker), seen);
+        for worker in 0..observed.len() {
+            let others_stalled = observed
+                .iter()
+                .enumerate()
+                .all(|(other, seen)| other == worker || seen.is_some_and(|seen| seen.stalled));
+            let poller = Poller::Worker(worker, others_stalled);
+            sample(handle, config, poller, &mut observed[worker]);
         }
         let sets = handle.config().local_sets.snapshot();
         observed_sets = sets
@@ -585,7 +640,9 @@ fn nested_in_set(
 /// Where the sampled polls run.
 #[derive(Clone, Copy)]
 enum Poller<'a> {
-    Worker(usize),
+    /// A worker, and whether every other worker of the runtime is stalled
+    /// (see `SlowPoll::all_workers_blocked`).
+    Worker(usize, bool),
     /// A set, with the polls of the sets nested in its poll.
     LocalSet(&'a local::Shared, Option<u64>),
     /// A `block_on` call, with the polls of the sets on its thread.
@@ -597,7 +654,7 @@ enum Poller<'a> {
 impl<'a> Poller<'a> {
     fn metrics(self, handle: &'a scheduler::Handle) -> &'a WorkerMetrics {
         match self {
-            Poller::Worker(worker) => handle.worker_metrics(worker),
+            Poller::Worker(worker, _) => handle.worker_metrics(worker),
             Poller::LocalSet(set, _) => &set.metrics,
             Poller::BlockOn(call, _) => &call.metrics,
             Poller::ShutdownSweep(sweep) => &sweep.metrics,
@@ -610,7 +667,7 @@ impl<'a> Poller<'a> {
     fn nested(self) -> Option<u64> {
         match self {
             Poller::BlockOn(_, nested) | Poller::LocalSet(_, nested) => nested,
-            Poller::Worker(_) | Poller::ShutdownSweep(_) => Some(0),
+            Poller::Worker(..) | Poller::ShutdownSweep(_) => Some(0),
         }
     }
 }
@@ -632,7 +689,7 @@ fn sample(
             // the clock once the poll returns.
             poller.metrics(handle).clock_fell_behind();
             if observed.stalled {
-                if let Poller::Worker(worker) = poller {
+                if let Poller::Worker(worker, _) = poller {
                     handle.help_stalled_worker(worker);
                 }
                 return;
@@ -653,7 +710,7 @@ fn sample(
             // The report first: once the stranded work runs elsewhere, the
             // stuck task may be released, finish, and leave the list.
             let report = slow_poll(handle, poller, task, elapsed);
-            if let Poller::Worker(worker) = poller {
+            if let Poller::Worker(worker, _) = poller {
                 handle.stall_started(worker);
             }
             if let Some(report) = report {
@@ -664,7 +721,7 @@ fn sample(
             }
         }
         (polling, previous) => {
-            if let (Poller::Worker(worker), Some(observed)) = (poller, previous) {
+            if let (Poller::Worker(worker, _), Some(observed)) = (poller, previous) {
                 if observed.stalled {
                     handle.stall_ended(worker);
                 }
@@ -689,7 +746,7 @@ fn slow_poll(
     elapsed: Duration,
 ) -> Option<SlowPoll> {
     let (owned, worker, local_set): (&OwnedTasks, _, _) = match poller {
-        Poller::Worker(worker) => (handle.owned_tasks(), Some(worker), None),
+        Poller::Worker(worker, _) => (handle.owned_tasks(), Some(worker), None),
         Poller::LocalSet(set, _) => (&set.owned, None, Some(set.label.clone())),
         Poller::BlockOn(call, _) => {
             return Some(SlowPoll {
@@ -707,6 +764,7 @@ fn slow_poll(
                     name: call.thread_name.clone(),
                 }),
                 shutdown_drop: false,
+                all_workers_blocked: None,
             });
         }
         Poller::ShutdownSweep(sweep) => {
@@ -718,8 +776,13 @@ fn slow_poll(
                 block_in_place_helps: false,
                 block_on: None,
                 shutdown_drop: true,
+                all_workers_blocked: None,
             });
         }
+    };
+    let all_workers_blocked = match poller {
+        Poller::Worker(_, true) => Some(handle.num_workers()),
+        _ => None,
     };
     let mut report = None;
     owned.with_task(task, |listed| {
@@ -732,6 +795,7 @@ fn slow_poll(
                 && worker.is_some(),
             block_on: None,
             shutdown_drop: false,
+            all_workers_blocked,
         });
     });
     report
@@ -769,6 +833,7 @@ fn emit_slow_poll(report: &SlowPoll) {
             local_set = report.local_set().map(LocalSetLabel::id),
             block_on = report.is_block_on(),
             shutdown_drop = report.is_shutdown_drop(),
+            all_workers_blocked = report.all_workers_blocked(),
             "slow poll: {report}"
         );
     } else {
