@@ -1257,3 +1257,80 @@ fn a_stall_on_a_current_thread_runtime_blocks_all_of_it() {
         "{report}"
     );
 }
+
+/// The child of `a_panic_whose_handle_was_dropped_is_reported_with_its_task`.
+#[test]
+fn child_drops_the_handles_of_panicking_tasks() {
+    if !in_child() {
+        return;
+    }
+    let rt = Builder::new_multi_thread()
+        .worker_threads(1)
+        .build()
+        .unwrap();
+    // The handle dropped before the panic.
+    let (go_tx, go) = futures::channel::oneshot::channel::<()>();
+    let detached = rt::task::Builder::new()
+        .name("detached, panics")
+        .spawn_on(
+            async move {
+                go.await.unwrap();
+                panic!("early boom");
+            },
+            rt.handle(),
+        )
+        .unwrap();
+    drop(detached);
+    go_tx.send(()).unwrap();
+    support::wait_until("the detached task ended", || rt.handle().dump().is_empty());
+    // The handle dropped after the panic, unread.
+    let late = rt::task::Builder::new()
+        .name("handle dropped later")
+        .spawn_on(async { panic!("late boom") }, rt.handle())
+        .unwrap();
+    support::wait_until("the task panicked", || {
+        let dump = rt.handle().dump();
+        dump.len() == 1 && dump.tasks()[0].state() == TaskState::Complete
+    });
+    drop(late);
+    // A panic its handle reads is not lost.
+    let read = rt::task::Builder::new()
+        .name("panic read")
+        .spawn_on(async { panic!("read boom") }, rt.handle())
+        .unwrap();
+    assert!(rt.block_on(read).unwrap_err().is_panic());
+    drop(rt);
+}
+
+/// A task that panics after its `JoinHandle` was dropped (or whose
+/// handle is dropped without reading the panic) is reported, with its
+/// name and spawn location, which the panic hook's message lacks; a panic
+/// read from its handle is not.
+#[test]
+fn a_panic_whose_handle_was_dropped_is_reported_with_its_task() {
+    if in_child() {
+        return;
+    }
+    let stderr = run_child("child_drops_the_handles_of_panicking_tasks", true);
+    let lost = |name: &str| {
+        stderr
+            .lines()
+            .find(|line| line.starts_with("rt: task") && line.contains(name))
+            .unwrap_or_else(|| panic!("no report of `{name}`:\n{stderr}"))
+            .to_owned()
+    };
+    for name in ["(detached, panics)", "(handle dropped later)"] {
+        let report = lost(name);
+        assert!(
+            report.contains("spawned at runtime/tests/rt_watchdog.rs:"),
+            "{report}"
+        );
+        assert!(
+            report.contains("panicked, and its `JoinHandle` was dropped without reading the panic"),
+            "{report}"
+        );
+    }
+    assert!(!stderr.contains("(panic read)"), "{stderr}");
+    let quiet = run_child("child_drops_the_handles_of_panicking_tasks", false);
+    assert!(!quiet.contains("rt: task"), "{quiet}");
+}

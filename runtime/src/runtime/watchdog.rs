@@ -65,6 +65,12 @@
 //! is dropped with tasks unfinished reports them as it cancels them. A
 //! shutdown that has waited the threshold for blocking jobs still running
 //! (which cannot be interrupted) lists them once (`blocking/pool.rs`).
+//!
+//! With the watchdog on, a task's panic that no `JoinHandle` will read
+//! (the handle was dropped before the task finished, or is dropped with
+//! the panic unread) is reported with the task's name and spawn location
+//! (`report_lost_panic`, called by `task/harness.rs`): the panic hook's
+//! message names only the worker thread.
 
 use crate::blocking::RunningJobsReport;
 use crate::runtime::block_on_calls::BlockOnCall;
@@ -884,6 +890,42 @@ pub(crate) fn report_blocking_wait(jobs: &RunningJobsReport, waited: Duration) {
         tracing::warn!(target: "rt::watchdog", jobs = %jobs, "{message}");
     } else {
         eprintln!("rt: {message}:\n{jobs}");
+    }
+}
+
+/// The report of a task that panicked with its `JoinHandle` dropped (or
+/// dropped since, without reading the panic): the panic hook printed the
+/// panic on the worker's thread, naming no task, and nothing else will.
+/// `owned` is the task's list, where its name and location still are.
+pub(crate) fn report_lost_panic(id: Id, owned: Option<&OwnedTasks>) {
+    let mut label = None;
+    if let Some(owned) = owned {
+        owned.with_task(id.as_u64(), |listed| label = Some(TaskLabel::of(listed)));
+    }
+    let task = match &label {
+        Some(label) => format!(
+            "task {id} ({}) spawned at {}",
+            label.name.as_deref().unwrap_or("unnamed"),
+            label.location
+        ),
+        None => format!("task {id}"),
+    };
+    let message = format!(
+        "{task} panicked, and its `JoinHandle` was dropped without reading the panic (the \
+         panic hook printed it above, naming no task): keep the handle (or spawn into a \
+         `JoinSet`) and check its `JoinError` to handle the panic"
+    );
+    if to_tracing() {
+        #[cfg(feature = "tracing")]
+        tracing::warn!(
+            target: "rt::watchdog",
+            id = id.as_u64(),
+            name = label.as_ref().and_then(|label| label.name.as_deref()),
+            location = label.as_ref().map(|label| label.location.to_string()),
+            "{message}"
+        );
+    } else {
+        eprintln!("rt: {message}");
     }
 }
 

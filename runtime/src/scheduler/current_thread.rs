@@ -755,6 +755,10 @@ impl Schedule for Arc<Handle> {
     fn owned_tasks(&self) -> Option<&OwnedTasks> {
         Some(&self.owned)
     }
+
+    fn reports_lost_panics(&self) -> bool {
+        self.config.local_sets.reports_leaks()
+    }
 }
 
 impl Handle {

@@ -298,12 +298,14 @@ unsafe fn complete<F: Future, S: Schedule>(ptr: NonNull<Header>) {
             owned.hold_complete(header);
             held = true;
         } else {
+            report_lost_panic(cell);
             released = owned.remove(header);
         }
     }
     let snapshot = header.state.transition_to_complete();
     if !snapshot.is_join_interested() {
         if held {
+            report_lost_panic(cell);
             // The JoinHandle was dropped since: nobody will remove the
             // entry but us (or shutdown, if it drained it already).
             released = owned.is_some_and(|owned| owned.remove_complete(header));
@@ -465,6 +467,24 @@ fn store_join_waker<F: Future, S>(
     result
 }
 
+/// Reports the panic the finished stage holds, if it holds one, as lost:
+/// its `JoinHandle` is gone without reading it, and the panic hook's
+/// message names no task. Only when the scheduler asks for it (its
+/// watchdog is on). The caller owns the stage, and the task is still in
+/// its owned list (unless shutdown drained it: then only its id is known).
+fn report_lost_panic<F: Future, S: Schedule>(cell: &Cell<F, S>) {
+    if !cell.scheduler.reports_lost_panics() {
+        return;
+    }
+    // SAFETY: the caller owns the stage; this only reads it.
+    let panicked = cell.stage.with(
+        |stage| matches!(unsafe { &*stage }, Stage::Finished(Err(error)) if error.is_panic()),
+    );
+    if panicked {
+        crate::runtime::watchdog::report_lost_panic(cell.header.id, cell.scheduler.owned_tasks());
+    }
+}
+
 /// The vtable's `drop_join_handle`.
 ///
 /// # Safety
@@ -482,6 +502,7 @@ unsafe fn drop_join_handle<F: Future, S: Schedule>(ptr: NonNull<Header>) {
                 .stage
                 .with(|stage| matches!(unsafe { &*stage }, Stage::Consumed));
             if !read {
+                report_lost_panic(cell);
                 // Still held in the owned list (reading would have
                 // released it): leave it before the output goes.
                 release_held(cell);

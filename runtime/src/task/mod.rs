@@ -90,6 +90,13 @@ pub(crate) trait Schedule: Send + Sync + Sized + 'static {
     /// handle reads the output or is dropped (see `list.rs`).
     fn owned_tasks(&self) -> Option<&OwnedTasks>;
 
+    /// Whether a panic nobody will read (its `JoinHandle` dropped) is
+    /// reported with the task's name and spawn location: on while the
+    /// runtime's watchdog is (`runtime/watchdog.rs`).
+    fn reports_lost_panics(&self) -> bool {
+        false
+    }
+
     /// The task completed and its `JoinHandle`, if one waits, was woken:
     /// the last the scheduler hears of it. Whatever must not be let go
     /// before the task's result can be seen is let go here (the blocking

@@ -331,4 +331,8 @@ impl Schedule for Arc<Handle> {
     fn owned_tasks(&self) -> Option<&OwnedTasks> {
         Some(&self.shared.owned)
     }
+
+    fn reports_lost_panics(&self) -> bool {
+        self.shared.config.local_sets.reports_leaks()
+    }
 }
