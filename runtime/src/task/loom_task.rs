@@ -32,6 +32,9 @@ struct Queue {
     after_push: Option<Box<dyn Fn() + Send + Sync>>,
     /// How many tasks were resubmitted as yields.
     yields: AtomicUsize,
+    /// Report a panic no `JoinHandle` reads, as a runtime with its
+    /// watchdog on does.
+    reports_lost_panics: bool,
 }
 
 impl Schedule for Arc<Queue> {
@@ -52,6 +55,10 @@ impl Schedule for Arc<Queue> {
     fn owned_tasks(&self) -> Option<&OwnedTasks> {
         Some(&self.owned)
     }
+
+    fn reports_lost_panics(&self) -> bool {
+        self.reports_lost_panics
+    }
 }
 
 fn queue(after_push: Option<Box<dyn Fn() + Send + Sync>>) -> Arc<Queue> {
@@ -60,6 +67,7 @@ fn queue(after_push: Option<Box<dyn Fn() + Send + Sync>>) -> Arc<Queue> {
         owned: OwnedTasks::new(1),
         after_push,
         yields: AtomicUsize::new(0),
+        reports_lost_panics: false,
     })
 }
 
@@ -297,6 +305,45 @@ fn listed(queue: &Queue) -> usize {
         count += 1;
     });
     count
+}
+
+/// Panics on its first poll.
+struct Panics;
+
+impl Future for Panics {
+    type Output = u32;
+
+    fn poll(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<u32> {
+        panic!("a panic no JoinHandle reads");
+    }
+}
+
+/// A task panics while its `JoinHandle` is dropped, on a scheduler that
+/// reports lost panics: the report looks the task up in the owned list
+/// (under its shard's lock) just before the worker or the handle's drop
+/// removes the entry. Neither deadlocks, the entry goes exactly once and
+/// the task is freed.
+#[test]
+fn loom_join_handle_drop_races_a_reported_panic() {
+    crate::loom::model(|| {
+        let queue = Arc::new(Queue {
+            tasks: Mutex::new(VecDeque::new()),
+            owned: OwnedTasks::new(1),
+            after_push: None,
+            yields: AtomicUsize::new(0),
+            reports_lost_panics: true,
+        });
+        let (join, notified) = queue.owned.bind(Panics, queue.clone(), TaskMeta::new());
+        queue.schedule(notified.expect("the list is open"));
+        let worker = {
+            let queue = queue.clone();
+            thread::spawn(move || run_queue(&queue))
+        };
+        drop(join);
+        worker.join().unwrap();
+        assert_eq!(listed(&queue), 0);
+        assert_eq!(queue.owned.len(), 0);
+    });
 }
 
 /// The `JoinHandle` is dropped while a worker completes the task: either
