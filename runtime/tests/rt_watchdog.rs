@@ -1221,13 +1221,13 @@ fn the_stall_that_blocks_the_last_free_worker_says_so() {
     assert!(
         !reports[0]
             .to_string()
-            .contains("workers of the runtime are blocked"),
+            .contains("workers of the runtime are now blocked"),
         "{}",
         reports[0]
     );
     let last = reports[1].to_string();
     assert!(
-        last.contains("now all 2 workers of the runtime are blocked: no task runs"),
+        last.contains("all 2 workers of the runtime are now blocked, so no task runs"),
         "{last}"
     );
 }
@@ -1253,7 +1253,7 @@ fn a_stall_on_a_current_thread_runtime_blocks_all_of_it() {
     assert!(
         report
             .to_string()
-            .contains("the runtime's only worker: no other task"),
+            .contains("the runtime's only worker, so no other task"),
         "{report}"
     );
 }

@@ -325,7 +325,7 @@ impl SlowPoll {
     /// Whether this stall leaves the runtime with no worker free: every
     /// other worker was already found stuck (or there is no other, as on
     /// a current-thread runtime), so no task of the runtime runs until
-    /// one of the stuck polls returns. Timers, I/O and wakes wait too.
+    /// one of the stuck polls returns.
     ///
     /// # Examples
     ///
@@ -404,24 +404,25 @@ impl fmt::Display for SlowPoll {
             (None, Some(worker)) => write!(f, "worker {worker}")?,
             (None, None) => f.write_str("a thread outside the workers")?,
         }
+        f.write_str(", blocking it")?;
         match self.all_workers_blocked {
             Some(1) => f.write_str(
-                " (the runtime's only worker: no other task, timer or I/O wake-up runs until \
-                 this poll returns)",
+                " (the runtime's only worker, so no other task of the runtime runs until this \
+                 poll returns)",
             )?,
             Some(workers) => write!(
                 f,
-                " (now all {workers} workers of the runtime are blocked: no task runs until one \
-                 of their polls returns)"
+                " (the last free one: all {workers} workers of the runtime are now blocked, so \
+                 no task runs until one of their polls returns)"
             )?,
             None => {}
         }
         if self.block_in_place_helps {
-            f.write_str(", blocking it: move blocking work to `spawn_blocking` or `block_in_place`")
+            f.write_str(": move blocking work to `spawn_blocking` or `block_in_place`")
         } else {
             // `block_in_place` would panic (a current-thread runtime) or
             // block the same thread (a `LocalSet`'s, which is no worker).
-            f.write_str(", blocking it: move blocking work to `spawn_blocking`")
+            f.write_str(": move blocking work to `spawn_blocking`")
         }
     }
 }
