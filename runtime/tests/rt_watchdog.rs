@@ -1302,6 +1302,39 @@ fn child_drops_the_handles_of_panicking_tasks() {
     drop(rt);
 }
 
+/// The child of `a_panic_whose_handle_was_dropped_is_reported_with_its_task`
+/// on a current-thread runtime, whose tasks run inside `block_on`.
+#[test]
+fn child_drops_the_handles_of_panicking_tasks_on_one_thread() {
+    if !in_child() {
+        return;
+    }
+    let rt = Builder::new_current_thread().build().unwrap();
+    rt.block_on(async {
+        let handle = rt::runtime::Handle::current();
+        let detached = rt::task::Builder::new()
+            .name("detached, panics")
+            .spawn(async { panic!("early boom") })
+            .unwrap();
+        drop(detached);
+        let late = rt::task::Builder::new()
+            .name("handle dropped later")
+            .spawn(async { panic!("late boom") })
+            .unwrap();
+        // Each yield lets the queued tasks run; a bound turns a hang into
+        // a failure.
+        for _ in 0..1000 {
+            let dump = handle.dump();
+            if dump.len() == 1 && dump.tasks()[0].state() == TaskState::Complete {
+                break;
+            }
+            rt::task::yield_now().await;
+        }
+        assert_eq!(handle.dump().tasks()[0].state(), TaskState::Complete);
+        drop(late);
+    });
+}
+
 /// A task that panics after its `JoinHandle` was dropped (or whose
 /// handle is dropped without reading the panic) is reported, with its
 /// name and spawn location, which the panic hook's message lacks; a panic
@@ -1311,7 +1344,16 @@ fn a_panic_whose_handle_was_dropped_is_reported_with_its_task() {
     if in_child() {
         return;
     }
-    let stderr = run_child("child_drops_the_handles_of_panicking_tasks", true);
+    for child in [
+        "child_drops_the_handles_of_panicking_tasks",
+        "child_drops_the_handles_of_panicking_tasks_on_one_thread",
+    ] {
+        assert_lost_panics_reported(child);
+    }
+}
+
+fn assert_lost_panics_reported(child: &str) {
+    let stderr = run_child(child, true);
     let lost = |name: &str| {
         stderr
             .lines()
@@ -1331,6 +1373,6 @@ fn a_panic_whose_handle_was_dropped_is_reported_with_its_task() {
         );
     }
     assert!(!stderr.contains("(panic read)"), "{stderr}");
-    let quiet = run_child("child_drops_the_handles_of_panicking_tasks", false);
+    let quiet = run_child(child, false);
     assert!(!quiet.contains("rt: task"), "{quiet}");
 }
