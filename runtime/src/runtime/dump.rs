@@ -28,6 +28,7 @@ use crate::scheduler;
 use crate::task::Id;
 use crate::task::list::ListedTask;
 use crate::task::local;
+use std::collections::HashMap;
 use std::fmt;
 use std::panic::Location;
 use std::sync::Arc;
@@ -386,13 +387,13 @@ impl TaskDump {
     /// assert_eq!((location.line(), count), (line!() - 4, 3));
     /// ```
     pub fn by_location(&self) -> Vec<(&'static Location<'static>, usize)> {
-        let mut counts: Vec<(&'static Location<'static>, usize)> = Vec::new();
+        // A dump of a large leak has many tasks, and may have many
+        // locations: one pass, not a scan of the locations per task.
+        let mut by_location: HashMap<&'static Location<'static>, usize> = HashMap::new();
         for task in &self.tasks {
-            match counts.iter_mut().find(|(at, _)| *at == task.label.location) {
-                Some((_, count)) => *count += 1,
-                None => counts.push((task.label.location, 1)),
-            }
+            *by_location.entry(task.label.location).or_default() += 1;
         }
+        let mut counts: Vec<_> = by_location.into_iter().collect();
         counts.sort_by(|(a, m), (b, n)| {
             n.cmp(m).then_with(|| {
                 (a.file(), a.line(), a.column()).cmp(&(b.file(), b.line(), b.column()))
