@@ -345,6 +345,17 @@ fn rt_debug_turns_the_watchdog_on_and_reports_leaks() {
         .unwrap_or_else(|| panic!("no slow-poll report:\n{stderr}"));
     assert!(slow.contains("stuck until the watchdog helps"), "{slow}");
     assert!(slow.contains("rt_watchdog.rs"), "{slow}");
+    // The stuck poll returned just before the runtime was dropped: the
+    // monitor's last sample, as it stops, says so.
+    let ended = stderr
+        .lines()
+        .find(|line| line.starts_with("rt: slow poll ended:"))
+        .unwrap_or_else(|| panic!("the stall's end is not reported:\n{stderr}"));
+    assert!(
+        ended.contains("(stuck until the watchdog helps)"),
+        "{ended}"
+    );
+    assert!(ended.contains("its poll returned after about"), "{ended}");
     assert!(
         stderr.contains("with 1 task(s) still pending"),
         "no leak report, or not of the one unfinished task:\n{stderr}"
@@ -1375,4 +1386,66 @@ fn assert_lost_panics_reported(child: &str) {
     assert!(!stderr.contains("(panic read)"), "{stderr}");
     let quiet = run_child(child, false);
     assert!(!quiet.contains("rt: task"), "{quiet}");
+}
+
+/// The child of `the_end_of_a_reported_stall_is_reported_with_how_long_it_lasted`:
+/// a task blocks its worker reading this process's stdin until the parent,
+/// having seen the stall reported, writes a line; the runtime then lives
+/// on until the parent closes stdin.
+#[test]
+fn child_task_blocks_until_a_stdin_line() {
+    if !in_child() {
+        return;
+    }
+    let rt = Builder::new_multi_thread()
+        .worker_threads(1)
+        .build()
+        .unwrap();
+    let stuck = rt::task::Builder::new()
+        .name("reads stdin")
+        .spawn_on(
+            async {
+                let mut line = String::new();
+                std::io::stdin().read_line(&mut line).unwrap();
+            },
+            rt.handle(),
+        )
+        .unwrap();
+    rt.block_on(stuck).unwrap();
+    let mut rest = String::new();
+    std::io::stdin().read_line(&mut rest).unwrap();
+    drop(rt);
+}
+
+/// A stall reported on stderr is reported again when the poll returns,
+/// with how long it lasted (the first report, at the threshold, cannot
+/// say), while the runtime runs on.
+#[test]
+fn the_end_of_a_reported_stall_is_reported_with_how_long_it_lasted() {
+    use std::io::Write;
+    if in_child() {
+        return;
+    }
+    let (mut child, lines) = child_with_stderr_lines("child_task_blocks_until_a_stdin_line", true);
+    let next = |prefix: &str| loop {
+        let line = lines
+            .recv_timeout(HANG)
+            .unwrap_or_else(|_| panic!("no line starting with {prefix:?}"));
+        if line.starts_with(prefix) {
+            break line;
+        }
+    };
+    let stalled = next("rt: slow poll:");
+    assert!(stalled.contains("(reads stdin)"), "{stalled}");
+    writeln!(child.stdin.as_mut().unwrap()).unwrap();
+    let ended = next("rt: slow poll ended:");
+    drop(child.stdin.take());
+    assert!(child.wait().unwrap().success());
+    let task = format!("(reads stdin) spawned at {}:", file!());
+    assert!(ended.contains(&task), "{ended}");
+    assert!(
+        ended.contains(": its poll returned after about "),
+        "{ended}"
+    );
+    assert!(ended.contains("reported above at"), "{ended}");
 }

@@ -16,7 +16,9 @@
 //! 3. while the stall lasts, every sample wakes a peer again if the stuck
 //!    worker's LIFO slot or yielded list holds work (the stuck task may
 //!    keep waking others);
-//! 4. a different poll (or none) ends the stall: the mark is cleared.
+//! 4. a different poll (or none) ends the stall: the mark is cleared,
+//!    and a stall reported on stderr or through `tracing` is reported
+//!    again, with how long the poll lasted.
 //!
 //! A stall found while every other worker is marked stalled (or on a
 //! runtime of one worker) says so in its report: the runtime then runs
@@ -98,6 +100,11 @@ pub(crate) type SlowPollCallback = Arc<dyn Fn(&SlowPoll) + Send + Sync>;
 /// A task found stuck in one poll for longer than the slow-poll threshold
 /// (see [`Builder::slow_poll_threshold`](crate::runtime::Builder::slow_poll_threshold)),
 /// as passed to [`Builder::on_slow_poll`](crate::runtime::Builder::on_slow_poll).
+///
+/// The callback hears of a stall once, when the poll has run for the
+/// threshold; without a callback, the report goes to stderr (or
+/// `tracing`), followed by a second line once the poll returns, with how
+/// long it lasted.
 ///
 /// The future passed to `block_on` (the body of `#[rt::main]` and
 /// `#[rt::test]` too) is watched as well, though it is no task: its
@@ -479,12 +486,15 @@ pub(crate) struct Watchdog {
 }
 
 /// What the monitor remembers of a worker's poll in progress.
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 struct Observed {
     polls: u64,
     task: u64,
     first_seen: Instant,
     stalled: bool,
+    /// The stall's report, once made on stderr or through `tracing`: the
+    /// poll's end is reported there too, with how long it lasted.
+    reported: Option<Arc<SlowPoll>>,
     /// For a `block_on` future: the polls of the sets on its thread at
     /// the last sample, `None` if one was in a poll (see the module docs).
     nested: Option<u64>,
@@ -548,17 +558,17 @@ fn monitor(handle: &scheduler::Handle, config: &WatchdogConfig, stop: &(Mutex<bo
     let mut guard = stopped.lock().unwrap();
     loop {
         guard = wake.wait_timeout(guard, period).unwrap().0;
-        if *guard {
-            return;
-        }
+        // Stopped, the monitor samples once more: a runtime dropped right
+        // after a stuck poll returned would otherwise leave the end of its
+        // stall unsaid.
+        let stopping = *guard;
         // Sampling and reporting happen unlocked: `stop` must not wait
         // behind a callback to set the flag.
         drop(guard);
         for worker in 0..observed.len() {
-            let others_stalled = observed
-                .iter()
-                .enumerate()
-                .all(|(other, seen)| other == worker || seen.is_some_and(|seen| seen.stalled));
+            let others_stalled = observed.iter().enumerate().all(|(other, seen)| {
+                other == worker || seen.as_ref().is_some_and(|seen| seen.stalled)
+            });
             let poller = Poller::Worker(worker, others_stalled);
             sample(handle, config, poller, &mut observed[worker]);
         }
@@ -594,6 +604,9 @@ fn monitor(handle: &scheduler::Handle, config: &WatchdogConfig, stop: &(Mutex<bo
                 &mut observed_sweep,
             );
         }
+        if stopping {
+            return;
+        }
         guard = stopped.lock().unwrap();
     }
 }
@@ -603,7 +616,7 @@ fn previously<K: PartialEq>(observed: &[(K, Option<Observed>)], id: K) -> Option
     observed
         .iter()
         .find(|(observed, _)| *observed == id)
-        .and_then(|&(_, seen)| seen)
+        .and_then(|(_, seen)| seen.clone())
 }
 
 /// The polls of the sets owned by `thread` (they run inside its
@@ -723,14 +736,20 @@ fn sample(
             if let Some(report) = report {
                 match &config.on_slow_poll {
                     Some(callback) => call_back(callback, &report),
-                    None => emit_slow_poll(&report),
+                    None => {
+                        emit_slow_poll(&report);
+                        observed.reported = Some(Arc::new(report));
+                    }
                 }
             }
         }
         (polling, previous) => {
-            if let (Poller::Worker(worker, _), Some(observed)) = (poller, previous) {
-                if observed.stalled {
+            if let Some(observed) = previous {
+                if let (Poller::Worker(worker, _), true) = (poller, observed.stalled) {
                     handle.stall_ended(worker);
+                }
+                if let Some(report) = &observed.reported {
+                    emit_slow_poll_ended(report, now.duration_since(observed.first_seen));
                 }
             }
             *seen = polling.map(|(polls, task)| Observed {
@@ -738,6 +757,7 @@ fn sample(
                 task,
                 first_seen: now,
                 stalled: false,
+                reported: None,
                 nested: poller.nested(),
             });
         }
@@ -845,6 +865,47 @@ fn emit_slow_poll(report: &SlowPoll) {
         );
     } else {
         eprintln!("rt: slow poll: {report}");
+    }
+}
+
+/// The end of a stall reported on stderr or through `tracing`: the first
+/// report, made at the threshold, says nothing of how long the poll then
+/// lasted (a callback, which has the report, can time that itself).
+/// `lasted` is measured as the report's `elapsed`, and found within a
+/// sampling period of the poll's end.
+fn emit_slow_poll_ended(report: &SlowPoll, lasted: Duration) {
+    let what = if report.is_block_on() {
+        format!("the future passed to `block_on` at {}", report.location())
+    } else {
+        format!(
+            "task {} ({}) spawned at {}",
+            report.id(),
+            report.name().unwrap_or("unnamed"),
+            report.location()
+        )
+    };
+    let returned = if report.is_shutdown_drop() {
+        "its destructor returned"
+    } else {
+        "its poll returned"
+    };
+    let message = format!(
+        "{what}: {returned} after about {lasted:?}, its thread blocked all that time (reported \
+         above at {:?})",
+        report.elapsed()
+    );
+    if to_tracing() {
+        #[cfg(feature = "tracing")]
+        tracing::warn!(
+            target: "rt::watchdog",
+            id = report.id().as_u64(),
+            name = report.name(),
+            location = %report.location(),
+            lasted = ?lasted,
+            "slow poll ended: {message}"
+        );
+    } else {
+        eprintln!("rt: slow poll ended: {message}");
     }
 }
 
