@@ -923,6 +923,23 @@ fn try_peek_header(stream: &TcpStream) -> std::io::Result<usize> {
     })
 }
 
+/// The server side of a pair whose peer sent half a header (2 bytes) and
+/// closed, once the server has seen the close.
+async fn half_header_then_closed() -> Arc<TcpStream> {
+    let (client, server) = idle_pair().await;
+    client.try_write(b"ab").unwrap();
+    drop(client);
+    while !server
+        .ready(Interest::READABLE)
+        .await
+        .unwrap()
+        .is_read_closed()
+    {
+        rt::task::yield_now().await;
+    }
+    server
+}
+
 /// The peer sends half a header and closes. A framing task's `try_io`
 /// finds the frame incomplete and says `WouldBlock`: that clears the
 /// readability, but a socket's closed read side is final (tokio keeps it
@@ -932,17 +949,7 @@ fn try_peek_header(stream: &TcpStream) -> std::io::Result<usize> {
 #[cfg_attr(miri, ignore = "real sockets and the multi-thread runtime")]
 fn a_try_io_would_block_after_the_peer_closed_leaves_the_end_to_the_reader() {
     on_both(|| async {
-        let (client, server) = idle_pair().await;
-        client.try_write(b"ab").unwrap();
-        drop(client);
-        while !server
-            .ready(Interest::READABLE)
-            .await
-            .unwrap()
-            .is_read_closed()
-        {
-            rt::task::yield_now().await;
-        }
+        let server = half_header_then_closed().await;
         let framer = server.clone();
         let err = rt::spawn(async move { try_peek_header(&framer) })
             .await
@@ -968,17 +975,7 @@ fn a_try_io_would_block_after_the_peer_closed_leaves_the_end_to_the_reader() {
 #[cfg_attr(miri, ignore = "real sockets and the multi-thread runtime")]
 fn an_async_io_would_block_after_the_peer_closed_leaves_the_end_to_the_reader() {
     on_both(|| async {
-        let (client, server) = idle_pair().await;
-        client.try_write(b"ab").unwrap();
-        drop(client);
-        while !server
-            .ready(Interest::READABLE)
-            .await
-            .unwrap()
-            .is_read_closed()
-        {
-            rt::task::yield_now().await;
-        }
+        let server = half_header_then_closed().await;
         let framer = server.clone();
         let framed = rt::spawn(async move {
             let mut calls = 0;

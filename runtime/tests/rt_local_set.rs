@@ -604,6 +604,18 @@ fn spawn_local_works_in_a_local_runtime_s_own_tasks() {
     expect_panic(|| spawn_local(async {}));
 }
 
+/// The three ways a local runtime ends, for [`end_local_runtime`].
+const ENDINGS: [&str; 3] = ["drop", "shutdown_timeout", "shutdown_background"];
+
+/// Ends `rt` the way `how` (one of [`ENDINGS`]) names.
+fn end_local_runtime(rt: rt::runtime::LocalRuntime, how: &str) {
+    match how {
+        "drop" => drop(rt),
+        "shutdown_timeout" => rt.shutdown_timeout(std::time::Duration::from_secs(5)),
+        _ => rt.shutdown_background(),
+    }
+}
+
 /// A local runtime's local tasks are dropped, at drop and at either
 /// shutdown, with the runtime current, as its other tasks are (and as in
 /// tokio): their destructors may spawn (the task is cancelled at once) or
@@ -620,7 +632,7 @@ fn a_local_runtime_drops_its_local_tasks_inside_the_runtime() {
             self.0.lock().unwrap().push(current);
         }
     }
-    for how in ["drop", "shutdown_timeout", "shutdown_background"] {
+    for how in ENDINGS {
         let rt = Builder::new_current_thread()
             .enable_all()
             .build_local()
@@ -632,11 +644,7 @@ fn a_local_runtime_drops_its_local_tasks_inside_the_runtime() {
             std::future::pending::<()>().await;
         });
         rt.block_on(yield_now());
-        match how {
-            "drop" => drop(rt),
-            "shutdown_timeout" => rt.shutdown_timeout(std::time::Duration::from_secs(5)),
-            _ => rt.shutdown_background(),
-        }
+        end_local_runtime(rt, how);
         assert_eq!(*seen.lock().unwrap(), [true], "{how}");
     }
 }
@@ -662,7 +670,7 @@ fn a_runtime_task_s_destructor_may_spawn_local_at_a_local_runtime_s_shutdown() {
             self.0.lock().unwrap().push(outcome);
         }
     }
-    for how in ["drop", "shutdown_timeout", "shutdown_background"] {
+    for how in ENDINGS {
         let rt = Builder::new_current_thread()
             .enable_all()
             .build_local()
@@ -676,11 +684,7 @@ fn a_runtime_task_s_destructor_may_spawn_local_at_a_local_runtime_s_shutdown() {
             std::future::pending::<()>().await;
         });
         rt.block_on(started_rx).unwrap();
-        match how {
-            "drop" => drop(rt),
-            "shutdown_timeout" => rt.shutdown_timeout(std::time::Duration::from_secs(5)),
-            _ => rt.shutdown_background(),
-        }
+        end_local_runtime(rt, how);
         assert_eq!(*seen.lock().unwrap(), ["cancelled"], "{how}");
     }
 }

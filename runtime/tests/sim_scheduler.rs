@@ -989,6 +989,13 @@ async fn polled_pending<F: std::future::Future + Unpin>(future: &mut F) -> bool 
     .await
 }
 
+/// Polls `future` once on this thread, with a waker that does nothing:
+/// whether it is pending.
+fn polled_here_pending<F: std::future::Future + Unpin>(future: &mut F) -> bool {
+    let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+    std::future::Future::poll(std::pin::Pin::new(future), &mut cx).is_pending()
+}
+
 /// Asserts that the run failed because the thread [`outside`] names
 /// reached it, waking a task of `node` (`None`: no task's wake).
 fn assert_failed_outside(err: &SimError, node: Option<&str>) {
@@ -1153,10 +1160,7 @@ fn a_sleep_polled_on_a_thread_outside_the_simulation_fails_the_run() {
     let mut sim = Sim::new(7);
     sim.client("sleeper", async {
         let mut sleep = rt::time::sleep(Duration::from_millis(5));
-        let thread = outside(move || {
-            let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
-            std::future::Future::poll(std::pin::Pin::new(&mut sleep), &mut cx).is_pending()
-        })?;
+        let thread = outside(move || polled_here_pending(&mut sleep))?;
         // The thread needs nothing from the run: joined at once.
         assert!(thread.join().unwrap());
         Ok::<_, BoxError>(())
@@ -1176,12 +1180,8 @@ fn a_registered_sleep_polled_on_a_thread_outside_the_simulation_fails_the_run() 
     sim.client("sleeper", async {
         let mut sleep = rt::time::sleep(Duration::from_millis(5));
         assert!(polled_pending(&mut sleep).await);
-        let thread = outside(move || {
-            let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
-            let polled = std::future::Future::poll(std::pin::Pin::new(&mut sleep), &mut cx);
-            // Handed back, so that only the poll happens there.
-            (polled.is_pending(), sleep)
-        })?;
+        // Handed back, so that only the poll happens there.
+        let thread = outside(move || (polled_here_pending(&mut sleep), sleep))?;
         // The thread needs nothing from the run: joined at once.
         let (pending, sleep) = thread.join().unwrap();
         assert!(pending);

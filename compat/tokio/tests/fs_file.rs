@@ -5,6 +5,21 @@ mod support;
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
+/// A runtime of either flavour whose blocking pool has one thread, which a
+/// test can keep busy so that the file's next job surely waits.
+fn one_blocking_thread(current_thread: bool) -> tokio::runtime::Runtime {
+    let mut builder = if current_thread {
+        tokio::runtime::Builder::new_current_thread()
+    } else {
+        tokio::runtime::Builder::new_multi_thread()
+    };
+    builder
+        .enable_all()
+        .max_blocking_threads(1)
+        .build()
+        .unwrap()
+}
+
 fn temp_path(name: &str) -> std::path::PathBuf {
     std::env::temp_dir().join(format!("facade-fsfile-{name}-{}", std::process::id()))
 }
@@ -163,16 +178,7 @@ fn a_dropped_seek_is_completed_by_the_next_operation_and_made_once() {
 
     for current_thread in [true, false] {
         for then_set_len in [false, true] {
-            let mut builder = if current_thread {
-                tokio::runtime::Builder::new_current_thread()
-            } else {
-                tokio::runtime::Builder::new_multi_thread()
-            };
-            let rt = builder
-                .enable_all()
-                .max_blocking_threads(1)
-                .build()
-                .unwrap();
+            let rt = one_blocking_thread(current_thread);
             rt.block_on(async {
                 let path = temp_path(&format!("dropped-seek-{current_thread}-{then_set_len}"));
                 std::fs::write(&path, b"0123456789abcdef").unwrap();
@@ -282,16 +288,7 @@ fn poll_complete_with_no_seek_started_answers_without_the_pool() {
     use tokio::io::{AsyncSeek, AsyncSeekExt};
 
     for current_thread in [true, false] {
-        let mut builder = if current_thread {
-            tokio::runtime::Builder::new_current_thread()
-        } else {
-            tokio::runtime::Builder::new_multi_thread()
-        };
-        let rt = builder
-            .enable_all()
-            .max_blocking_threads(1)
-            .build()
-            .unwrap();
+        let rt = one_blocking_thread(current_thread);
         rt.block_on(async {
             let path = temp_path(&format!("bare-poll-complete-{current_thread}"));
             std::fs::write(&path, b"0123456789").unwrap();
