@@ -216,6 +216,12 @@ fn a_fifo_reopened_by_a_new_writer_stays_read_closed_for_a_closure() {
             let mut buf = [0; 4];
             assert_eq!(read_some(&fd, &mut buf).await.unwrap(), 1);
             assert_eq!(read_some(&fd, &mut buf).await.unwrap(), 0, "end-of-file");
+            // That end-of-file came from the read itself: wait until the
+            // reactor has the closed state too (its event may still be on
+            // its way, under load), as the closure below is to keep it.
+            while !fd.readable().await.unwrap().ready().is_read_closed() {
+                rt::task::yield_now().await;
+            }
 
             // A second writer opens the FIFO and has written nothing yet.
             let mut writer = std::fs::OpenOptions::new().write(true).open(&fifo).unwrap();
