@@ -539,3 +539,56 @@ fn io_is_not_starved_by_busy_tasks() {
         assert_eq!(&reader.await.unwrap(), b"data");
     });
 }
+
+/// The most connections `listener`'s accept queue holds (Linux reports
+/// it as `tcpi_sacked` of a listening socket's `TCP_INFO`; `ss -l` shows
+/// it as the `Send-Q`).
+#[cfg(target_os = "linux")]
+fn accept_queue_limit(listener: &TcpListener) -> u32 {
+    use std::os::fd::AsRawFd;
+    // SAFETY: `tcp_info` is plain integers, for which zero is valid.
+    let mut info: libc::tcp_info = unsafe { std::mem::zeroed() };
+    let mut len = std::mem::size_of::<libc::tcp_info>() as libc::socklen_t;
+    // SAFETY: `info` and `len` are valid, exclusively borrowed
+    // out-parameters, `len` holding `info`'s size; the descriptor is the
+    // listener's, open while it is borrowed.
+    let rc = unsafe {
+        libc::getsockopt(
+            listener.as_raw_fd(),
+            libc::IPPROTO_TCP,
+            libc::TCP_INFO,
+            (&mut info as *mut libc::tcp_info).cast(),
+            &mut len,
+        )
+    };
+    assert_eq!(rc, 0, "{}", std::io::Error::last_os_error());
+    info.tcpi_sacked
+}
+
+/// `bind` queues 1024 connections (fewer only if `net.core.somaxconn`
+/// says so), as its docs say. mio's `bind` queues 128: a burst of more
+/// connects overflowed the queue, and with SYN cookies the clients past it
+/// saw their connect succeed while the listener never saw the connection
+/// until they sent something.
+#[cfg(target_os = "linux")]
+#[test]
+fn bind_queues_1024_connections() {
+    let somaxconn: u32 = std::fs::read_to_string("/proc/sys/net/core/somaxconn")
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    if somaxconn <= 128 {
+        eprintln!("skipped: net.core.somaxconn is {somaxconn}, no more than mio's 128");
+        return;
+    }
+    on_both(|| async move {
+        for addr in ["127.0.0.1:0", "[::1]:0"] {
+            let Ok(listener) = TcpListener::bind(addr).await else {
+                eprintln!("{addr}: no such interface here");
+                continue;
+            };
+            assert_eq!(accept_queue_limit(&listener), somaxconn.min(1024), "{addr}");
+        }
+    });
+}

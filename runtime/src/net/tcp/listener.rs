@@ -6,12 +6,36 @@ use crate::io::registered::Registered;
 use crate::net::addr::{ToSocketAddrs, each_addr};
 use futures_util::Stream;
 use rt_reactor::Interest;
+use socket2::{Domain, Protocol, Socket, Type};
 use std::fmt;
 use std::io;
 use std::net::SocketAddr;
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd, RawFd};
 use std::pin::Pin;
 use std::task::{Context, Poll};
+
+/// The queue of handshaken connections [`TcpListener::bind`] asks for
+/// (`listen(2)`'s backlog; the kernel caps it at `net.core.somaxconn`).
+///
+/// Not mio's `bind`, whose queue is 128 since mio 1.0.3 (tokio's `bind`
+/// inherits it): a burst of more connects than the queue holds overflows
+/// it, and with SYN cookies on (Linux's default) the clients past it see
+/// their connect succeed while the listener never sees the connection
+/// until they send something (a protocol where the server speaks first
+/// stalls for good).
+const BIND_BACKLOG: i32 = 1024;
+
+/// A non-blocking, close-on-exec listener on `addr`, with `SO_REUSEADDR`
+/// (a restarted server rebinds a port whose connections are in
+/// `TIME_WAIT`) and a queue of [`BIND_BACKLOG`].
+fn bind_listening(addr: SocketAddr) -> io::Result<mio::net::TcpListener> {
+    let socket = Socket::new(Domain::for_address(addr), Type::STREAM, Some(Protocol::TCP))?;
+    socket.set_nonblocking(true)?;
+    socket.set_reuse_address(true)?;
+    socket.bind(&addr.into())?;
+    socket.listen(BIND_BACKLOG)?;
+    Ok(mio::net::TcpListener::from_std(socket.into()))
+}
 
 /// A TCP socket listening for connections.
 ///
@@ -39,7 +63,8 @@ impl std::panic::UnwindSafe for TcpListener {}
 impl std::panic::RefUnwindSafe for TcpListener {}
 
 impl TcpListener {
-    /// Binds a listener to `addr` (with `SO_REUSEADDR`, backlog 1024).
+    /// Binds a listener to `addr` (with `SO_REUSEADDR`, and room for 1024
+    /// connections waiting to be accepted, or `net.core.somaxconn` if less).
     /// With several addresses, the first that binds wins.
     ///
     /// # Errors
@@ -70,8 +95,7 @@ impl TcpListener {
                     io: ListenerIo::Sim(bound?),
                 });
             }
-            let sys = mio::net::TcpListener::bind(addr)?;
-            TcpListener::new(sys)
+            TcpListener::new(bind_listening(addr)?)
         })
         .await
     }
