@@ -12,14 +12,26 @@
 //! 2. A page is allocated once, under the allocation lock, and published
 //!    with a `Release` store; [`CellTable::get`] loads it with `Acquire`
 //!    and needs nothing else.
-//! 3. A released cell goes back on a free list and is handed to the next
-//!    registration with its generation bumped
-//!    ([`ReadinessCell::reset`]); the driver's update of a cell checks the
-//!    generation inside the same compare-and-swap as the readiness
-//!    (`ReadinessCell::set_ready`), so a late event for the previous owner
-//!    is dropped rather than applied to the new one.
+//! 3. A released cell is handed to the next registration with its
+//!    generation bumped ([`ReadinessCell::reset`]); the driver's update of
+//!    a cell checks the generation inside the same compare-and-swap as the
+//!    readiness (`ReadinessCell::set_ready`), so a late event for the
+//!    previous owner is dropped rather than applied to the new one.
+//! 4. A released cell is not reusable at once: it waits on a list of its
+//!    own until the driver's next turn begins ([`CellTable::recycle`]).
+//!    Its source left the poller before the release, so only a batch of
+//!    events the driver collected before then can still name it, and that
+//!    batch is dispatched before the next turn begins. The generation
+//!    alone is 7 bits: a cell released and handed out 128 times while the
+//!    driver was between its poll and the dispatch of one batch (a worker
+//!    churning connections while the driver thread is preempted) came
+//!    back to the stale event's generation, which then reached a socket
+//!    that never had it (tokio likewise frees a registration only once the
+//!    driver turns). So that a driver blocked for long does not leave
+//!    every released cell waiting, the [`RECYCLE_AFTER`]th release since
+//!    the last turn asks the caller to wake it.
 //!
-//! 4. A cell whose registration was dropped without deregistering its
+//! 5. A cell whose registration was dropped without deregistering its
 //!    source is retired instead: the poller may go on reporting events
 //!    for it, so it is never handed out again.
 //!
@@ -43,6 +55,10 @@ pub(crate) const MAX_CELLS: usize = (1 << 24) - 1;
 
 const _: () = assert!(FIRST_PAGE * ((1 << PAGES) - 1) >= MAX_CELLS);
 
+/// Releases since the last turn after which the releaser wakes the
+/// driver, so that the cells become reusable (step 4).
+pub(crate) const RECYCLE_AFTER: usize = 64;
+
 /// The page holding index `index`, and the offset in it.
 fn locate(index: usize) -> (usize, usize) {
     let slot = index / FIRST_PAGE + 1;
@@ -64,8 +80,12 @@ pub(crate) struct CellTable {
 struct Alloc {
     /// Indices below this one have been handed out at least once.
     next: usize,
-    /// Released indices, reused first.
+    /// Released indices that no undispatched event can name: reused
+    /// first.
     free: Vec<usize>,
+    /// Indices released since the current turn began (step 4): events the
+    /// driver is dispatching may still name them.
+    released: Vec<usize>,
     /// Indices never handed out again: their sources may still be in the
     /// poller.
     retired: usize,
@@ -113,10 +133,24 @@ impl CellTable {
         self.pages[page].store(cells, Ordering::Release);
     }
 
-    /// Puts `index` back on the free list (its owner is gone, and no
-    /// event can name it any more).
-    pub(crate) fn remove(&self, index: usize) {
-        self.alloc.lock().unwrap().free.push(index);
+    /// Gives `index` back (its owner is gone and its source left the
+    /// poller), reusable from the driver's next turn on (step 4). Returns
+    /// `true` if the driver should be woken to make it and the others
+    /// released since its last turn reusable.
+    #[must_use]
+    pub(crate) fn remove(&self, index: usize) -> bool {
+        let mut alloc = self.alloc.lock().unwrap();
+        alloc.released.push(index);
+        alloc.released.len() == RECYCLE_AFTER
+    }
+
+    /// Step 4, at the start of a driver turn: the cells released before
+    /// now become reusable, since every event collected before their
+    /// release has been dispatched.
+    pub(crate) fn recycle(&self) {
+        let mut alloc = self.alloc.lock().unwrap();
+        let alloc = &mut *alloc;
+        alloc.free.append(&mut alloc.released);
     }
 
     /// Gives up `index` for good: events may still name it, so it is never
@@ -154,10 +188,16 @@ impl CellTable {
         }
     }
 
-    /// Cells in use (neither free nor retired).
+    /// How many cells were ever handed out (the table's high-water mark).
+    #[cfg(test)]
+    pub(crate) fn handed_out(&self) -> usize {
+        self.alloc.lock().unwrap().next
+    }
+
+    /// Cells in use (neither released nor retired).
     pub(crate) fn len(&self) -> usize {
         let alloc = self.alloc.lock().unwrap();
-        alloc.next - alloc.free.len() - alloc.retired
+        alloc.next - alloc.free.len() - alloc.released.len() - alloc.retired
     }
 }
 
@@ -209,14 +249,32 @@ mod tests {
     }
 
     #[test]
-    fn released_cells_are_reused_with_a_new_generation() {
+    fn released_cells_are_reused_with_a_new_generation_after_a_recycle() {
         let table = CellTable::new();
         let (first, generation) = table.insert(Ready::EMPTY).unwrap();
-        table.remove(first);
+        assert!(!table.remove(first));
+        assert_eq!(table.len(), 0);
+        // Not before the driver's next turn.
+        let (other, _) = table.insert(Ready::EMPTY).unwrap();
+        assert_ne!(other, first);
+        table.recycle();
         let (again, next_generation) = table.insert(Ready::EMPTY).unwrap();
         assert_eq!(again, first);
         assert_ne!(next_generation, generation);
-        assert_eq!(table.len(), 1);
+        assert_eq!(table.len(), 2);
+    }
+
+    #[test]
+    fn the_recycle_after_th_release_asks_for_a_turn() {
+        let table = CellTable::new();
+        let indices: Vec<_> = (0..2 * RECYCLE_AFTER)
+            .map(|_| table.insert(Ready::EMPTY).unwrap().0)
+            .collect();
+        let asks: Vec<_> = indices.iter().map(|&index| table.remove(index)).collect();
+        assert_eq!(asks.iter().filter(|&&ask| ask).count(), 1);
+        assert!(asks[RECYCLE_AFTER - 1]);
+        table.recycle();
+        assert!(!table.remove(table.insert(Ready::EMPTY).unwrap().0));
     }
 
     #[test]

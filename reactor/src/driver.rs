@@ -5,6 +5,9 @@
 //! of the registration that owns it (above). Dispatching an event reads
 //! the cell through the index with no lock (see `cell_table`), and the
 //! cell applies the event only if the generation is still its owner's.
+//! Each turn begins by making the cells released since the last one
+//! reusable (`cell_table`, step 4), so that no cell changes hands while a
+//! batch that may name it waits to be dispatched.
 
 use crate::cell::{GENERATION_MASK, shutdown_error};
 use crate::cell_table::{CellTable, MAX_CELLS};
@@ -271,6 +274,9 @@ impl Driver {
         timeout: Option<Duration>,
         wake: &mut Vec<Waker>,
     ) -> io::Result<usize> {
+        // Every event collected before now has been dispatched: the cells
+        // released since the last turn may go to new registrations.
+        self.inner.cells.recycle();
         let events = match &mut self.busy_events {
             Some(busy) if timeout == Some(Duration::ZERO) => busy,
             _ => &mut self.events,
@@ -280,28 +286,7 @@ impl Driver {
             Err(e) if e.kind() == io::ErrorKind::Interrupted => return Ok(0),
             Err(e) => return Err(e),
         }
-        let mut dispatched = 0;
-        for event in events.iter() {
-            let token = event.token();
-            if token == WAKER_TOKEN {
-                continue;
-            }
-            let index = token.0 & INDEX_MASK;
-            let generation = token.0 >> INDEX_BITS;
-            // An event for a registration that is gone (or whose cell has
-            // a new owner) changes nothing.
-            if let Some(cell) = self.inner.cells.get(index) {
-                if cell.set_ready(generation, Ready::from_event(event), wake) {
-                    dispatched += 1;
-                }
-            }
-        }
-        if dispatched > 0 {
-            self.inner
-                .dispatched
-                .fetch_add(dispatched as u64, Ordering::Relaxed);
-        }
-        Ok(dispatched)
+        Ok(self.inner.dispatch(events, wake))
     }
 
     /// Shuts the reactor down: every registration is marked shut down and
@@ -436,7 +421,7 @@ impl Handle {
             .registry
             .register(source, token, interest.to_mio())
         {
-            self.inner.cells.remove(index);
+            self.give_back(index);
             return Err(e);
         }
         let registration = Registration::new(self.clone(), index);
@@ -527,13 +512,53 @@ impl Handle {
     /// Gives the cell at `index` back to the table (its registration is
     /// gone, its source deregistered).
     pub(crate) fn release(&self, index: usize) {
-        self.inner.cells.remove(index);
+        self.give_back(index);
+    }
+
+    /// Gives the cell at `index` back to the table, reusable from the
+    /// driver's next turn on, and wakes the driver if enough cells wait
+    /// for that turn (`cell_table`, step 4).
+    fn give_back(&self, index: usize) {
+        if self.inner.cells.remove(index) {
+            // A failed wake only delays reuse until the driver's next
+            // turn, whatever ends it.
+            let _ = self.unpark();
+        }
     }
 
     /// Retires the cell at `index` (its registration is gone, but its
     /// source may still be in the poller).
     pub(crate) fn retire(&self, index: usize) {
         self.inner.cells.retire(index);
+    }
+}
+
+impl Inner {
+    /// Records the readiness `events` report in their cells and pushes the
+    /// wakers it releases onto `wake`; returns how many events reached a
+    /// registration.
+    fn dispatch(&self, events: &mio::Events, wake: &mut Vec<Waker>) -> usize {
+        let mut dispatched = 0;
+        for event in events.iter() {
+            let token = event.token();
+            if token == WAKER_TOKEN {
+                continue;
+            }
+            let index = token.0 & INDEX_MASK;
+            let generation = token.0 >> INDEX_BITS;
+            // An event for a registration that is gone (or whose cell has
+            // a new owner) changes nothing.
+            if let Some(cell) = self.cells.get(index) {
+                if cell.set_ready(generation, Ready::from_event(event), wake) {
+                    dispatched += 1;
+                }
+            }
+        }
+        if dispatched > 0 {
+            self.dispatched
+                .fetch_add(dispatched as u64, Ordering::Relaxed);
+        }
+        dispatched
     }
 }
 
@@ -548,5 +573,58 @@ impl fmt::Debug for Handle {
         f.debug_struct("Handle")
             .field("is_shutdown", &self.is_shutdown())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    /// An event the driver collected before its socket went, dispatched
+    /// after the socket's cell was handed out 128 times (so that the
+    /// generation came back to the event's), does not reach the socket
+    /// that holds the cell then: no cell is handed out again before the
+    /// batch that may name it is dispatched.
+    #[test]
+    fn an_event_collected_before_a_release_skips_the_cells_later_owners() {
+        let (mut driver, handle) = Driver::new().unwrap();
+        let (mut old, mut old_peer) = mio::net::UnixStream::pair().unwrap();
+        let registration = handle.register(&mut old, Interest::READABLE).unwrap();
+        old_peer.write_all(b"stale").unwrap();
+        // The first half of a turn: the event is collected...
+        let timeout = Some(Duration::from_secs(5));
+        driver.poll.poll(&mut driver.events, timeout).unwrap();
+        assert!(driver.events.iter().any(|e| e.token() != WAKER_TOKEN));
+        // ...and before it is dispatched, its socket goes and new sockets
+        // register, each going before the next comes, until a generation
+        // has wrapped around.
+        registration.deregister(&mut old).unwrap();
+        drop(registration);
+        drop(old);
+        let (mut new, _new_peer) = mio::net::UnixStream::pair().unwrap();
+        let mut fresh = handle.register(&mut new, Interest::READABLE).unwrap();
+        for _ in 0..GENERATION_MASK {
+            fresh.deregister(&mut new).unwrap();
+            drop(fresh);
+            fresh = handle.register(&mut new, Interest::READABLE).unwrap();
+        }
+        // The second half of the turn.
+        let mut wake = Vec::new();
+        driver.inner.dispatch(&driver.events, &mut wake);
+        assert!(
+            fresh.readiness().is_empty(),
+            "the stale event reached a new socket: {:?}",
+            fresh.readiness()
+        );
+        fresh.deregister(&mut new).unwrap();
+        drop(fresh);
+        // The cells come back at the next turn.
+        let before = handle.inner.cells.handed_out();
+        driver.turn(Some(Duration::ZERO)).unwrap();
+        let (mut again, _again_peer) = mio::net::UnixStream::pair().unwrap();
+        let reused = handle.register(&mut again, Interest::READABLE).unwrap();
+        assert_eq!(handle.inner.cells.handed_out(), before);
+        reused.deregister(&mut again).unwrap();
     }
 }

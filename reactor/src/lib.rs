@@ -100,7 +100,11 @@
 //! the generation of its current owner. The driver applies an event only
 //! if the two match, checked in the same compare-and-swap that records the
 //! readiness, so an event still queued for a closed socket never wakes the
-//! socket that took its cell. A registration dropped without deregistering
+//! socket that took its cell. The generation is 7 bits, so a released cell
+//! is not handed out again before the driver's next turn begins: only the
+//! batch of events being dispatched can name a source that has left the
+//! poller, and by then it is dispatched, however often sockets came and
+//! went meanwhile. A registration dropped without deregistering
 //! its source (the poller may report it for ever) retires its cell instead
 //! of freeing it: never handed out again, so even a generation that wraps
 //! around cannot aim that source's events at another socket.
