@@ -337,3 +337,34 @@ fn a_socket_through_a_raw_descriptor_keeps_its_options_and_connects() {
         assert_eq!(&buf, b"raw");
     });
 }
+
+/// A connect the kernel refuses at once with EADDRNOTAVAIL (here: the
+/// local address and port already connected to the same peer, as when
+/// ephemeral ports run out) is an error, not a panic or a hang, leaves no
+/// registration behind, and the next connect works.
+#[test]
+fn a_connect_failing_with_eaddrnotavail_is_an_error() {
+    for (name, rt) in support::runtimes() {
+        eprintln!("-- on the {name} scheduler");
+        let metrics = rt.metrics();
+        rt.block_on(async {
+            let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+            let addr = listener.local_addr().unwrap();
+            let baseline = metrics.io_driver_registrations();
+            let first = TcpSocket::new_v4().unwrap();
+            first.set_reuseaddr(true).unwrap();
+            first.bind(localhost()).unwrap();
+            let local = first.local_addr().unwrap();
+            let _first = first.connect(addr).await.unwrap();
+            // The same four-tuple again.
+            let second = TcpSocket::new_v4().unwrap();
+            second.set_reuseaddr(true).unwrap();
+            second.bind(local).unwrap();
+            let err = second.connect(addr).await.unwrap_err();
+            assert_eq!(err.raw_os_error(), Some(libc::EADDRNOTAVAIL), "{err}");
+            assert_eq!(metrics.io_driver_registrations(), baseline + 1);
+            let _third = rt::net::TcpStream::connect(addr).await.unwrap();
+            assert_eq!(metrics.io_driver_registrations(), baseline + 2);
+        });
+    }
+}
