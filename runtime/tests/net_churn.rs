@@ -2,7 +2,9 @@
 //! (orderly closes, half-closes, resets from either side) leave no
 //! registration behind; thousands of idle connections closed at once;
 //! thousands of connections ready at once, many more than one turn's
-//! batch of events, each answered.
+//! batch of events, each answered; sockets registered in the cells of
+//! sockets whose events were pending; many acceptors sharing a listener
+//! through churn.
 
 mod support;
 
@@ -13,7 +15,8 @@ use rt::runtime::{Builder, Runtime};
 use std::collections::HashMap;
 use std::io::ErrorKind;
 use std::net::{Shutdown, SocketAddr};
-use std::sync::{Mutex, MutexGuard};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 /// How one churned connection ends.
@@ -382,4 +385,72 @@ fn new_sockets_in_reused_cells_see_only_their_own_readiness() {
             assert_eq!(metrics.io_driver_registrations(), baseline);
         });
     }
+}
+
+/// Many acceptors on one shared listener (an edge wakes them all; the
+/// losers wait again in their own places) through 20k short connections
+/// on a two-worker runtime: every connection is accepted exactly once and
+/// answered, and the acceptors end with the listener's registration the
+/// only one left.
+#[test]
+fn many_acceptors_share_a_listener_through_churn() {
+    let _one = one_at_a_time();
+    let connections = support::miri_or(20_000, 50);
+    let (acceptors, concurrency) = (32, 64);
+    let limit = support::raise_fd_limit();
+    if limit < 4 * concurrency as u64 + 200 {
+        eprintln!("skipped: descriptor limit {limit} too low");
+        return;
+    }
+    let rt = two_workers();
+    let metrics = rt.metrics();
+    rt.block_on(async {
+        let listener = Arc::new(TcpListener::bind("127.0.0.1:0").await.unwrap());
+        let addr = listener.local_addr().unwrap();
+        let baseline = metrics.io_driver_registrations();
+        let remaining = Arc::new(AtomicUsize::new(connections));
+        let acceptor_tasks: Vec<_> = (0..acceptors)
+            .map(|_| {
+                let (listener, remaining) = (listener.clone(), remaining.clone());
+                rt::spawn(async move {
+                    let mut accepted = 0;
+                    // Each takes a ticket before accepting, so exactly
+                    // `connections` accepts are made in all.
+                    while remaining
+                        .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
+                        .is_ok()
+                    {
+                        let (mut stream, _) = listener.accept().await.unwrap();
+                        let mut request = [0u8; 1];
+                        stream.read_exact(&mut request).await.unwrap();
+                        stream.write_all(&[request[0] ^ 0xff]).await.unwrap();
+                        accepted += 1;
+                    }
+                    accepted
+                })
+            })
+            .collect();
+        let clients: Vec<_> = (0..concurrency)
+            .map(|c| {
+                rt::spawn(async move {
+                    for i in (c..connections).step_by(concurrency) {
+                        let mut stream = TcpStream::connect(addr).await.unwrap();
+                        stream.write_all(&[i as u8]).await.unwrap();
+                        let mut reply = [0u8; 1];
+                        stream.read_exact(&mut reply).await.unwrap();
+                        assert_eq!(reply[0], i as u8 ^ 0xff);
+                    }
+                })
+            })
+            .collect();
+        for client in clients {
+            client.await.unwrap();
+        }
+        let mut accepted = 0;
+        for acceptor in acceptor_tasks {
+            accepted += acceptor.await.unwrap();
+        }
+        assert_eq!(accepted, connections);
+        assert_eq!(metrics.io_driver_registrations(), baseline);
+    });
 }
