@@ -17,7 +17,11 @@
 //! [`copy_buf`], which flush the writer while the reader waits, as tokio's
 //! do (futures-util's flush only at the end); the helpers
 //! [`BufReader`], [`BufWriter`], [`Cursor`], ... are `futures-util`'s,
-//! re-exported.
+//! re-exported. Read from memory through [`Cursor`] or a `&[u8]`, not
+//! `std::io::Cursor`: tokio's traits are implemented for that one,
+//! futures-io's cannot be, so it is no reader here. The halves of
+//! [`split`] go back together with [`ReadHalf::reunite`] (tokio's
+//! `unsplit`).
 //! [`AsyncFd`] turns any non-blocking file descriptor into something a
 //! task can wait on (also at tokio's path, [`unix::AsyncFd`]). `Error`,
 //! `ErrorKind`, `Result` and `SeekFrom` are `std::io`'s, re-exported as
