@@ -104,6 +104,33 @@ fn outside_a_runtime_it_just_runs() {
     assert_eq!(rt.block_on(async { rt::task::block_in_place(|| 4) }), 4);
 }
 
+/// A `LocalSet` driven by a multi-thread `block_on` runs on that thread,
+/// not on a worker, so its tasks' calls run inline like `block_on`'s own
+/// (the set's other tasks wait meanwhile). tokio panics there.
+#[test]
+fn in_a_local_set_on_a_multi_thread_block_on_it_just_runs() {
+    let rt = Builder::new_multi_thread()
+        .worker_threads(1)
+        .build()
+        .unwrap();
+    let local = rt::task::LocalSet::new();
+    let out = local.block_on(&rt, async {
+        let task = rt::task::spawn_local(async { rt::task::block_in_place(|| 5) });
+        rt::task::block_in_place(|| 6) + task.await.unwrap()
+    });
+    assert_eq!(out, 11);
+}
+
+/// On a current-thread runtime a `LocalSet` shares the one thread, so the
+/// call panics there as in the runtime's own tasks.
+#[test]
+#[should_panic(expected = "called on a current-thread runtime")]
+fn in_a_local_set_on_a_current_thread_runtime_it_panics() {
+    let rt = Builder::new_current_thread().build().unwrap();
+    let local = rt::task::LocalSet::new();
+    local.block_on(&rt, async { rt::task::block_in_place(|| ()) });
+}
+
 #[test]
 #[should_panic(expected = "called on a current-thread runtime")]
 fn current_thread_runtime_panics() {

@@ -18,7 +18,9 @@ use crate::scheduler::{self, multi_thread};
 /// where the closure can be `'static`.
 ///
 /// Outside a runtime, or inside `block_on` of a multi-thread runtime, `f`
-/// just runs. If the runtime is shutting down, `f` runs without a hand-off.
+/// just runs. So it does in a task of a `LocalSet` that such a `block_on`
+/// drives, whose other tasks wait meanwhile (tokio panics there). If the
+/// runtime is shutting down, `f` runs without a hand-off.
 ///
 /// `f` runs without a cooperative budget (as in tokio): runtime resources
 /// never make it yield, so it may drive futures to completion on the spot
