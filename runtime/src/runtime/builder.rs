@@ -71,6 +71,7 @@ pub struct Builder {
     thread_keep_alive: Duration,
     slow_poll_threshold: Option<Duration>,
     on_slow_poll: Option<SlowPollCallback>,
+    track_waits: bool,
     /// Unit tests only: asked before every thread the runtime starts.
     #[cfg(test)]
     thread_gate: Option<ThreadGate>,
@@ -122,6 +123,7 @@ impl Builder {
             thread_keep_alive: Duration::from_secs(10),
             slow_poll_threshold: None,
             on_slow_poll: None,
+            track_waits: false,
             #[cfg(test)]
             thread_gate: None,
         }
@@ -674,6 +676,45 @@ impl Builder {
         self
     }
 
+    /// Makes the [task dump](crate::runtime::Handle::dump) say what each
+    /// idle task waits for, and who holds the lock it waits on: each poll
+    /// records which of rt's futures returned `Pending` and where the
+    /// task made it ([`TaskSnapshot::waits`](crate::runtime::TaskSnapshot::waits)),
+    /// and a [`Mutex`](crate::sync::Mutex) or an [`RwLock`](crate::sync::RwLock)
+    /// taken for writing records its holder
+    /// ([`WaitSite::held_by`](crate::task::WaitSite::held_by)). The
+    /// printed dump then has a `waiting:` line under each such task, and
+    /// a `deadlock:` paragraph for each cycle of tasks waiting on locks
+    /// held by one another.
+    ///
+    /// Setting the environment variable `RT_DEBUG=1` turns it on for every
+    /// runtime built, as it does the slow-poll watchdog. Off (the
+    /// default), nothing is allocated and nothing recorded: a poll checks
+    /// a flag, a wait a thread-local flag, a lock's acquire and release
+    /// a global flag. On, a poll that waits on something of rt's costs a
+    /// lock of the task's owned-list shard, and each task that waits gets
+    /// a small allocation beside its entry. Once a runtime tracking waits
+    /// was built, every lock of the process records its holder.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Builder::new_current_thread()
+    ///     .enable_time()
+    ///     .track_waits(true)
+    ///     .build()
+    ///     .unwrap();
+    /// let task = rt.spawn(rt::time::sleep(std::time::Duration::from_secs(3600)));
+    /// rt.block_on(rt::task::yield_now());
+    /// let dump = rt.handle().dump();
+    /// assert_eq!(dump.tasks()[0].waits()[0].kind(), "sleep");
+    /// task.abort();
+    /// ```
+    pub fn track_waits(&mut self, on: bool) -> &mut Builder {
+        self.track_waits = on;
+        self
+    }
+
     /// Enables the time driver (`sleep`, `timeout`, `interval`).
     ///
     /// # Examples
@@ -762,6 +803,11 @@ impl Builder {
         if let Some(watchdog) = &mut slow_poll {
             watchdog.gate = self.thread_gate.clone();
         }
+        let track_waits = !cfg!(loom)
+            && (self.track_waits || std::env::var_os("RT_DEBUG").is_some_and(|value| value == "1"));
+        if track_waits {
+            crate::task::waits::enable_tracking();
+        }
         let config = Config {
             global_queue_interval: self.global_queue_interval.unwrap_or(default_interval),
             tune_global_queue_interval: self.global_queue_interval.is_none(),
@@ -772,13 +818,17 @@ impl Builder {
             runtime_id: crate::runtime::Id::next(),
             name: self.name.clone(),
             stealable_local_queues: slow_poll.is_some(),
-            local_sets: crate::loom::sync::Arc::new(LocalSetList::new(slow_poll.is_some())),
+            local_sets: crate::loom::sync::Arc::new(LocalSetList::new(
+                slow_poll.is_some(),
+                track_waits,
+            )),
             block_on_calls: slow_poll
                 .is_some()
                 .then(|| crate::loom::sync::Arc::new(BlockOnCalls::new())),
             shutdown_sweep: slow_poll
                 .is_some()
                 .then(|| crate::loom::sync::Arc::new(ShutdownSweep::default())),
+            track_waits,
         };
         // One spawner for the workers and the pool: shutdown waits for the
         // threads of both.
@@ -999,6 +1049,7 @@ impl fmt::Debug for Builder {
             .field("max_blocking_threads", &self.max_blocking_threads)
             .field("thread_keep_alive", &self.thread_keep_alive)
             .field("slow_poll_threshold", &self.slow_poll_threshold)
+            .field("track_waits", &self.track_waits)
             .finish_non_exhaustive()
     }
 }

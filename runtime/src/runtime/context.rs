@@ -16,6 +16,7 @@
 //! then panics, as misuse, unless the thread is already panicking.
 
 use crate::scheduler;
+use crate::task::waits::Recording;
 use crate::task::{Budget, Header, Id, Priority};
 use std::cell::{Cell, RefCell};
 use std::marker::PhantomData;
@@ -58,6 +59,9 @@ struct Hot {
     /// Which timer shard this thread registers in (`None`: not chosen
     /// yet); see `timer_shard_hint`.
     timer_shard: Cell<Option<usize>>,
+    /// The task being polled records what it waits for in `WAITS`
+    /// (`task/waits.rs`): checked by every `Pending` of rt's leaf futures.
+    recording_waits: Cell<bool>,
 }
 
 impl Hot {
@@ -67,6 +71,7 @@ impl Hot {
             task: Cell::new(None),
             budget: Cell::new(Budget::unconstrained()),
             timer_shard: Cell::new(None),
+            recording_waits: Cell::new(false),
         }
     }
 }
@@ -75,6 +80,7 @@ impl Hot {
 thread_local! {
     static CONTEXT: Context = const { Context::new() };
     static HOT: Hot = const { Hot::new() };
+    static WAITS: RefCell<Recording> = const { RefCell::new(Recording::new()) };
 }
 
 // Loom runs its threads on one OS thread: the context must be loom's
@@ -83,6 +89,7 @@ thread_local! {
 loom::thread_local! {
     static CONTEXT: Context = Context::new();
     static HOT: Hot = Hot::new();
+    static WAITS: RefCell<Recording> = RefCell::new(Recording::new());
 }
 
 /// Runs `f` with the current runtime's handle, or returns `None` when this
@@ -261,6 +268,54 @@ pub(crate) fn with_task<R>(task: &Header, f: impl FnOnce() -> R) -> R {
             .unwrap_or(None),
     );
     f()
+}
+
+/// Runs `f` (a task's poll) recording the waits of rt's leaf futures
+/// (steps 1 and 3 of `task/waits.rs`); returns its result and the waits.
+/// The recording of an enclosing poll (a `LocalSet` driven inside a task)
+/// is put aside meanwhile and restored after, also on unwinding.
+pub(crate) fn recording_waits<R>(f: impl FnOnce() -> R) -> (R, Recording) {
+    struct Restore {
+        was_recording: bool,
+        outer: Option<Recording>,
+    }
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            let _ = HOT.try_with(|cx| cx.recording_waits.set(self.was_recording));
+            if let Some(outer) = self.outer.take() {
+                let _ = WAITS.try_with(|waits| *waits.borrow_mut() = outer);
+            }
+        }
+    }
+    let was_recording = HOT
+        .try_with(|cx| cx.recording_waits.replace(true))
+        .unwrap_or(false);
+    let outer = WAITS
+        .try_with(|waits| std::mem::take(&mut *waits.borrow_mut()))
+        .ok();
+    let restore = Restore {
+        was_recording,
+        outer,
+    };
+    let result = f();
+    let recorded = WAITS
+        .try_with(|waits| std::mem::take(&mut *waits.borrow_mut()))
+        .unwrap_or_default();
+    drop(restore);
+    (result, recorded)
+}
+
+/// Calls `f` with the recording of the task polled on this thread, if
+/// its runtime tracks waits (step 2 of `task/waits.rs`).
+#[inline]
+pub(crate) fn with_wait_recording(f: impl FnOnce(&mut Recording)) {
+    if HOT.try_with(|cx| cx.recording_waits.get()).unwrap_or(false) {
+        let _ = WAITS.try_with(|waits| {
+            if let Ok(mut waits) = waits.try_borrow_mut() {
+                f(&mut waits);
+            }
+        });
+    }
 }
 
 /// Runs `f` with the header of the task being polled on this thread.

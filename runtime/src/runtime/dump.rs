@@ -28,6 +28,7 @@ use crate::scheduler;
 use crate::task::Id;
 use crate::task::list::ListedTask;
 use crate::task::local;
+use crate::task::{LockHolder, WaitSite};
 use std::collections::HashMap;
 use std::fmt;
 use std::panic::Location;
@@ -92,6 +93,8 @@ pub struct TaskSnapshot {
     polls: u64,
     since_spawn: Duration,
     since_last_poll: Option<Duration>,
+    waits: Vec<WaitSite>,
+    has_extra: bool,
 }
 
 /// What a task was doing when a [`TaskDump`] was taken.
@@ -460,6 +463,17 @@ impl fmt::Display for TaskDump {
         let shown = f.precision().unwrap_or(usize::MAX).min(self.tasks.len());
         for task in &self.tasks[..shown] {
             writeln!(f, "{task}")?;
+            for wait in &task.waits {
+                write!(f, "{:>8}  waiting: ", "")?;
+                let holder = wait
+                    .held_by()
+                    .and_then(|holder| self.name_of_holder(holder));
+                wait.fmt_naming(f, holder)?;
+                writeln!(f)?;
+            }
+        }
+        for cycle in self.deadlocks() {
+            self.write_deadlock(f, &cycle)?;
         }
         if shown < self.tasks.len() {
             writeln!(f, "{:>8}  ({} more)", "...", self.tasks.len() - shown)?;
@@ -480,6 +494,82 @@ impl fmt::Display for TaskDump {
                 "...",
                 by_location.len() - SUMMARY_LOCATIONS
             )?;
+        }
+        Ok(())
+    }
+}
+
+impl TaskDump {
+    fn find(&self, id: Id) -> Option<&TaskSnapshot> {
+        self.tasks.iter().find(|task| task.id() == id)
+    }
+
+    fn name_of_holder(&self, holder: &LockHolder) -> Option<&str> {
+        self.find(holder.task()?)?.name()
+    }
+
+    /// The lock waits of `task` whose holder is a task of the dump.
+    fn lock_edges<'a>(&self, task: &'a TaskSnapshot) -> impl Iterator<Item = (&'a WaitSite, Id)> {
+        task.waits.iter().filter_map(|wait| {
+            let holder = wait.held_by()?.task()?;
+            Some((wait, holder))
+        })
+    }
+
+    /// Each cycle of tasks waiting on locks held by the next (the last's
+    /// held by the first), once, starting from its smallest id.
+    fn deadlocks(&self) -> Vec<Vec<Id>> {
+        let mut cycles: Vec<Vec<Id>> = Vec::new();
+        for start in &self.tasks {
+            // Follows the first lock edge from each task: a task waits on
+            // one lock at a time outside a `select!`, and a cycle through
+            // a `select!`'s second lock is not a deadlock (the first may
+            // still come free).
+            let mut path = vec![start.id()];
+            let mut at = start;
+            while let Some((_, next)) = self.lock_edges(at).next() {
+                if next == start.id() {
+                    let smallest = path.iter().min().copied();
+                    if smallest == Some(start.id()) && path.len() > 1 {
+                        cycles.push(path);
+                    }
+                    break;
+                }
+                if path.contains(&next) {
+                    break;
+                }
+                let Some(task) = self.find(next) else { break };
+                path.push(next);
+                at = task;
+            }
+        }
+        cycles
+    }
+
+    /// `deadlock: tasks 3, 4 wait for each other's locks`, then a line per
+    /// task: which lock it waits for, where, and who holds it since where.
+    fn write_deadlock(&self, f: &mut fmt::Formatter<'_>, cycle: &[Id]) -> fmt::Result {
+        let ids: Vec<String> = cycle.iter().map(Id::to_string).collect();
+        writeln!(
+            f,
+            "deadlock: tasks {} wait for each other's locks",
+            ids.join(", ")
+        )?;
+        for &id in cycle {
+            let Some(task) = self.find(id) else { continue };
+            let Some((wait, _)) = self.lock_edges(task).next() else {
+                continue;
+            };
+            write!(f, "{:>8}  task {id}", "")?;
+            if let Some(name) = task.name() {
+                write!(f, " '{name}'")?;
+            }
+            f.write_str(" waits for ")?;
+            let holder = wait
+                .held_by()
+                .and_then(|holder| self.name_of_holder(holder));
+            wait.fmt_naming(f, holder)?;
+            writeln!(f)?;
         }
         Ok(())
     }
@@ -516,7 +606,16 @@ impl TaskSnapshot {
             TaskState::Idle
         };
         let since_spawn = listed.spawned_at.until(now);
+        // The waits of a running task's last poll are stale (it is past
+        // them or about to record new ones), a finished one waits for
+        // nothing.
+        let waits = match (state, listed.waits()) {
+            (TaskState::Idle | TaskState::Scheduled, Some(waits)) => waits.snapshot(),
+            _ => Vec::new(),
+        };
         TaskSnapshot {
+            waits,
+            has_extra: listed.has_extra(),
             label,
             local_set: None,
             state,
@@ -652,6 +751,43 @@ impl TaskSnapshot {
     /// ```
     pub fn since_last_poll(&self) -> Option<Duration> {
         self.since_last_poll
+    }
+
+    /// What the task waited for in its last poll, if it is idle (or woken
+    /// and not polled since): which of rt's futures returned `Pending`
+    /// (the first four, for a task in a `select!`), and where it made
+    /// them. Empty unless the runtime tracks waits
+    /// ([`Builder::track_waits`](crate::runtime::Builder::track_waits),
+    /// or `RT_DEBUG=1`), and for a task waiting on something not of rt
+    /// (another crate's channel).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Builder::new_current_thread()
+    ///     .track_waits(true)
+    ///     .build()
+    ///     .unwrap();
+    /// let (tx, mut rx) = rt::sync::mpsc::channel::<u32>(1);
+    /// let task = rt.spawn(async move { rx.recv().await });
+    /// let line = line!() - 1;
+    /// rt.block_on(rt::task::yield_now());
+    /// let dump = rt.handle().dump();
+    /// let wait = &dump.tasks()[0].waits()[0];
+    /// assert_eq!(wait.kind(), "mpsc::Receiver::recv");
+    /// assert_eq!(wait.location().unwrap().line(), line);
+    /// tx.try_send(7).unwrap();
+    /// assert_eq!(rt.block_on(task).unwrap(), Some(7));
+    /// ```
+    pub fn waits(&self) -> &[WaitSite] {
+        &self.waits
+    }
+
+    /// Whether the task's entry has its side allocation (a name, or the
+    /// waits tracked): what the tests of `track_waits(false)` check.
+    #[doc(hidden)]
+    pub fn __has_side_allocation(&self) -> bool {
+        self.has_extra
     }
 
     /// What the dump sorts by: idle since the last poll, or since spawn.

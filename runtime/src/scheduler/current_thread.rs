@@ -759,6 +759,10 @@ impl Schedule for Arc<Handle> {
     fn reports_lost_panics(&self) -> bool {
         self.config.local_sets.reports_leaks()
     }
+
+    fn tracks_waits(&self) -> bool {
+        self.config.track_waits
+    }
 }
 
 impl Handle {

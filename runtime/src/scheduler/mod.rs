@@ -274,6 +274,9 @@ pub(crate) struct Config {
     /// The shutdown sweep's drop in progress, for the watchdog; `None`
     /// while it is off (`runtime/shutdown_sweep.rs`).
     pub(crate) shutdown_sweep: Option<Arc<ShutdownSweep>>,
+    /// Each poll records what the task waits for (`Builder::track_waits`,
+    /// `task/waits.rs`).
+    pub(crate) track_waits: bool,
 }
 
 impl std::fmt::Debug for Config {

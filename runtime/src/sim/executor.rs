@@ -113,9 +113,10 @@ impl Handle {
             after_unpark: None,
             runtime_id: crate::runtime::Id::next(),
             stealable_local_queues: false,
-            local_sets: Arc::new(LocalSetList::new(false)),
+            local_sets: Arc::new(LocalSetList::new(false, false)),
             block_on_calls: None,
             shutdown_sweep: None,
+            track_waits: false,
             name: None,
         };
         let blocking = blocking::Spawner::new(

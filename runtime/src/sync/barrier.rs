@@ -2,7 +2,9 @@
 
 use crate::loom::sync::Mutex;
 use crate::sync::Notify;
+use crate::task::waits::Site;
 use std::fmt;
+use std::future::Future;
 
 /// Lets `n` tasks wait until all of them have reached the same point.
 /// Reusable: the next `n` arrivals form the next generation.
@@ -92,38 +94,42 @@ impl Barrier {
     /// let barrier = rt::sync::Barrier::new(1);
     /// futures::executor::block_on(barrier.wait());
     /// ```
-    pub async fn wait(&self) -> BarrierWaitResult {
-        let arrival = {
-            let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
-            state.arrived += 1;
-            if state.arrived == self.n {
-                state.arrived = 0;
-                state.generation += 1;
-                None
-            } else {
-                // Created under the lock, so before the leader's
-                // `notify_waiters`, which therefore wakes it.
-                Some((state.generation, self.released.notified()))
-            }
-        };
-        // The budget as tokio's: none for the leader, one unit for a
-        // waiter released.
-        let Some((generation, notified)) = arrival else {
-            self.released.notify_waiters();
-            return BarrierWaitResult(true);
-        };
-        crate::task::cooperative(async {
-            let mut notified = notified;
-            loop {
-                notified.await;
-                let state = self.state.lock().unwrap_or_else(|e| e.into_inner());
-                if state.generation != generation {
-                    return BarrierWaitResult(false);
+    #[track_caller]
+    pub fn wait(&self) -> impl Future<Output = BarrierWaitResult> {
+        let site = Site::here("Barrier::wait");
+        async move {
+            let arrival = {
+                let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+                state.arrived += 1;
+                if state.arrived == self.n {
+                    state.arrived = 0;
+                    state.generation += 1;
+                    None
+                } else {
+                    // Created under the lock, so before the leader's
+                    // `notify_waiters`, which therefore wakes it.
+                    Some((state.generation, self.released.notified_for(site)))
                 }
-                notified = self.released.notified();
-            }
-        })
-        .await
+            };
+            // The budget as tokio's: none for the leader, one unit for a
+            // waiter released.
+            let Some((generation, notified)) = arrival else {
+                self.released.notify_waiters();
+                return BarrierWaitResult(true);
+            };
+            crate::task::cooperative(async {
+                let mut notified = notified;
+                loop {
+                    notified.await;
+                    let state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+                    if state.generation != generation {
+                        return BarrierWaitResult(false);
+                    }
+                    notified = self.released.notified_for(site);
+                }
+            })
+            .await
+        }
     }
 }
 

@@ -12,11 +12,14 @@ mod mapped;
 pub use mapped::{MappedMutexGuard, OwnedMappedMutexGuard};
 
 use crate::sync::semaphore::{Acquire, Semaphore};
+use crate::task::waits::Site;
 // The data cell is std's: every access is serialised by the semaphore,
 // which is the part loom models.
 use std::cell::UnsafeCell;
 use std::fmt;
+use std::future::Future;
 use std::ops::{Deref, DerefMut};
+use std::panic::Location;
 use std::sync::Arc;
 
 /// An async mutex: waiting for the lock suspends the task, never the thread.
@@ -145,11 +148,16 @@ impl<T: ?Sized> Mutex<T> {
     /// futures::executor::block_on(async { *mutex.lock().await += 1 });
     /// assert_eq!(mutex.into_inner(), 2);
     /// ```
-    pub async fn lock(&self) -> MutexGuard<'_, T> {
-        Acquire::new(&self.semaphore, 1)
-            .await
-            .expect("a mutex's semaphore is never closed");
-        MutexGuard { mutex: self }
+    #[track_caller]
+    pub fn lock(&self) -> impl Future<Output = MutexGuard<'_, T>> {
+        let at = Location::caller();
+        async move {
+            Acquire::new(&self.semaphore, 1, Site::lock("Mutex::lock", at))
+                .await
+                .expect("a mutex's semaphore is never closed");
+            self.semaphore.holder.acquired(at);
+            MutexGuard { mutex: self }
+        }
     }
 
     /// [`lock`](Mutex::lock) for synchronous code: blocks the thread until
@@ -188,11 +196,15 @@ impl<T: ?Sized> Mutex<T> {
     /// drop(guard);
     /// assert!(mutex.try_lock().is_ok());
     /// ```
+    #[track_caller]
     pub fn try_lock(&self) -> Result<MutexGuard<'_, T>, TryLockError> {
-        self.semaphore
-            .try_take(1)
-            .map(|()| MutexGuard { mutex: self })
-            .map_err(|_| TryLockError(()))
+        match self.semaphore.try_take(1) {
+            Ok(()) => {
+                self.semaphore.holder.acquired(Location::caller());
+                Ok(MutexGuard { mutex: self })
+            }
+            Err(_) => Err(TryLockError(())),
+        }
     }
 
     /// Waits for the lock, with a guard that owns an `Arc` of the mutex
@@ -207,11 +219,16 @@ impl<T: ?Sized> Mutex<T> {
     /// std::thread::spawn(move || *guard = 7).join().unwrap();
     /// assert_eq!(*mutex.try_lock().unwrap(), 7);
     /// ```
-    pub async fn lock_owned(self: Arc<Self>) -> OwnedMutexGuard<T> {
-        Acquire::new(&self.semaphore, 1)
-            .await
-            .expect("a mutex's semaphore is never closed");
-        OwnedMutexGuard { mutex: self }
+    #[track_caller]
+    pub fn lock_owned(self: Arc<Self>) -> impl Future<Output = OwnedMutexGuard<T>> {
+        let at = Location::caller();
+        async move {
+            Acquire::new(&self.semaphore, 1, Site::lock("Mutex::lock_owned", at))
+                .await
+                .expect("a mutex's semaphore is never closed");
+            self.semaphore.holder.acquired(at);
+            OwnedMutexGuard { mutex: self }
+        }
     }
 
     /// [`lock_owned`](Mutex::lock_owned) for synchronous code: blocks the
@@ -251,9 +268,13 @@ impl<T: ?Sized> Mutex<T> {
     /// assert!(mutex.clone().try_lock_owned().is_err());
     /// drop(guard);
     /// ```
+    #[track_caller]
     pub fn try_lock_owned(self: Arc<Self>) -> Result<OwnedMutexGuard<T>, TryLockError> {
         match self.semaphore.try_take(1) {
-            Ok(()) => Ok(OwnedMutexGuard { mutex: self }),
+            Ok(()) => {
+                self.semaphore.holder.acquired(Location::caller());
+                Ok(OwnedMutexGuard { mutex: self })
+            }
             Err(_) => Err(TryLockError(())),
         }
     }

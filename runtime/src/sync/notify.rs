@@ -43,6 +43,7 @@ use crate::loom::sync::Mutex;
 use crate::loom::sync::atomic::AtomicUsize;
 use crate::loom::sync::atomic::Ordering::{Relaxed, SeqCst};
 use crate::sync::wait_list::{WaitList, WakeList, register};
+use crate::task::waits::Site;
 use std::fmt;
 use std::future::Future;
 use std::ops::Deref;
@@ -190,9 +191,20 @@ impl Notify {
     /// notify.notify_waiters();
     /// futures::executor::block_on(notified);
     /// ```
+    #[track_caller]
     pub fn notified(&self) -> Notified<'_> {
         Notified {
             waiting: Waiting::new(self),
+            site: Site::here("Notify::notified"),
+        }
+    }
+
+    /// `notified` for one of rt's waits built on a `Notify` (a barrier's,
+    /// a channel's): the task dump names `site`, not the `Notify`.
+    pub(crate) fn notified_for(&self, site: Site) -> Notified<'_> {
+        Notified {
+            waiting: Waiting::new(self),
+            site,
         }
     }
 
@@ -223,9 +235,11 @@ impl Notify {
     ///     assert_eq!(waiter.await.unwrap(), "woken");
     /// });
     /// ```
+    #[track_caller]
     pub fn notified_owned(self: Arc<Self>) -> OwnedNotified {
         OwnedNotified {
             waiting: Waiting::new(self),
+            site: Site::here("Notify::notified_owned"),
         }
     }
 
@@ -415,6 +429,8 @@ impl fmt::Debug for Notify {
 #[must_use = "futures do nothing unless you `.await` or poll them"]
 pub struct Notified<'a> {
     waiting: Waiting<&'a Notify>,
+    /// What the task dump says this waits for.
+    site: Site,
 }
 
 /// The future returned by [`Notify::notified_owned`]: a [`Notified`]
@@ -433,6 +449,8 @@ pub struct Notified<'a> {
 #[must_use = "futures do nothing unless you `.await` or poll them"]
 pub struct OwnedNotified {
     waiting: Waiting<Arc<Notify>>,
+    /// What the task dump says this waits for.
+    site: Site,
 }
 
 /// One waiting future's side of the protocol, whichever way it holds its
@@ -719,7 +737,12 @@ impl Future for Notified<'_> {
     type Output = ();
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
-        self.get_mut().waiting.poll(cx)
+        let this = self.get_mut();
+        let polled = this.waiting.poll(cx);
+        if polled.is_pending() {
+            this.site.record_plain();
+        }
+        polled
     }
 }
 
@@ -727,7 +750,12 @@ impl Future for OwnedNotified {
     type Output = ();
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
-        self.get_mut().waiting.poll(cx)
+        let this = self.get_mut();
+        let polled = this.waiting.poll(cx);
+        if polled.is_pending() {
+            this.site.record_plain();
+        }
+        polled
     }
 }
 

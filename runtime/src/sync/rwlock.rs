@@ -27,12 +27,15 @@ pub use owned::{OwnedRwLockMappedWriteGuard, OwnedRwLockReadGuard, OwnedRwLockWr
 use crate::sync::TryLockError;
 use crate::sync::always_narrowed;
 use crate::sync::semaphore::{Acquire, Semaphore};
+use crate::task::waits::Site;
 // The data cell is std's: every access is serialised by the semaphore,
 // which is the part loom models.
 use std::cell::UnsafeCell;
 use std::fmt;
+use std::future::Future;
 use std::marker::PhantomData;
 use std::ops::{Deref, DerefMut};
+use std::panic::Location;
 use std::sync::Arc;
 
 /// Readers that may hold the lock at once.
@@ -197,9 +200,13 @@ impl<T: ?Sized> RwLock<T> {
     /// let lock = rt::sync::RwLock::new(5);
     /// assert_eq!(*futures::executor::block_on(lock.read()), 5);
     /// ```
-    pub async fn read(&self) -> RwLockReadGuard<'_, T> {
-        self.acquire(1).await;
-        RwLockReadGuard::new(self)
+    #[track_caller]
+    pub fn read(&self) -> impl Future<Output = RwLockReadGuard<'_, T>> {
+        let site = Site::lock("RwLock::read", Location::caller());
+        async move {
+            self.acquire(1, site).await;
+            RwLockReadGuard::new(self)
+        }
     }
 
     /// Waits for exclusive write access.
@@ -211,9 +218,15 @@ impl<T: ?Sized> RwLock<T> {
     /// *futures::executor::block_on(lock.write()) = 6;
     /// assert_eq!(lock.into_inner(), 6);
     /// ```
-    pub async fn write(&self) -> RwLockWriteGuard<'_, T> {
-        self.acquire(self.max_reads).await;
-        RwLockWriteGuard { lock: self }
+    #[track_caller]
+    pub fn write(&self) -> impl Future<Output = RwLockWriteGuard<'_, T>> {
+        let at = Location::caller();
+        async move {
+            self.acquire(self.max_reads, Site::lock("RwLock::write", at))
+                .await;
+            self.semaphore.holder.acquired(at);
+            RwLockWriteGuard { lock: self }
+        }
     }
 
     /// [`read`](RwLock::read) for synchronous code: blocks the thread
@@ -285,8 +298,10 @@ impl<T: ?Sized> RwLock<T> {
     /// *lock.try_write().unwrap() = 1;
     /// assert_eq!(lock.into_inner(), 1);
     /// ```
+    #[track_caller]
     pub fn try_write(&self) -> Result<RwLockWriteGuard<'_, T>, TryLockError> {
         self.try_acquire(self.max_reads)?;
+        self.semaphore.holder.acquired(Location::caller());
         Ok(RwLockWriteGuard { lock: self })
     }
 
@@ -309,9 +324,13 @@ impl<T: ?Sized> RwLock<T> {
     ///     assert!(lock.try_write().is_ok());
     /// });
     /// ```
-    pub async fn read_owned(self: Arc<Self>) -> OwnedRwLockReadGuard<T> {
-        self.acquire(1).await;
-        OwnedRwLockReadGuard::new(self)
+    #[track_caller]
+    pub fn read_owned(self: Arc<Self>) -> impl Future<Output = OwnedRwLockReadGuard<T>> {
+        let site = Site::lock("RwLock::read_owned", Location::caller());
+        async move {
+            self.acquire(1, site).await;
+            OwnedRwLockReadGuard::new(self)
+        }
     }
 
     /// Waits for exclusive write access, with a guard that owns an `Arc` of
@@ -331,9 +350,15 @@ impl<T: ?Sized> RwLock<T> {
     ///     assert_eq!(*lock.read().await, "rt");
     /// });
     /// ```
-    pub async fn write_owned(self: Arc<Self>) -> OwnedRwLockWriteGuard<T> {
-        self.acquire(self.max_reads).await;
-        OwnedRwLockWriteGuard::new(self)
+    #[track_caller]
+    pub fn write_owned(self: Arc<Self>) -> impl Future<Output = OwnedRwLockWriteGuard<T>> {
+        let at = Location::caller();
+        async move {
+            self.acquire(self.max_reads, Site::lock("RwLock::write_owned", at))
+                .await;
+            self.semaphore.holder.acquired(at);
+            OwnedRwLockWriteGuard::new(self)
+        }
     }
 
     /// Read access now, with an owned guard, if no writer holds or waits
@@ -376,8 +401,10 @@ impl<T: ?Sized> RwLock<T> {
     /// drop(guard);
     /// assert_eq!(*lock.try_read().unwrap(), 1);
     /// ```
+    #[track_caller]
     pub fn try_write_owned(self: Arc<Self>) -> Result<OwnedRwLockWriteGuard<T>, TryLockError> {
         self.try_acquire(self.max_reads)?;
+        self.semaphore.holder.acquired(Location::caller());
         Ok(OwnedRwLockWriteGuard::new(self))
     }
 
@@ -395,8 +422,8 @@ impl<T: ?Sized> RwLock<T> {
     }
 
     /// Waits for `permits` permits: one to read, `max_reads` to write.
-    async fn acquire(&self, permits: usize) {
-        Acquire::new(&self.semaphore, permits)
+    async fn acquire(&self, permits: usize, site: Site) {
+        Acquire::new(&self.semaphore, permits, site)
             .await
             .expect("an rwlock's semaphore is never closed");
     }

@@ -55,6 +55,7 @@ use crate::loom::sync::{Mutex, MutexGuard};
 use crate::sync::semaphore_permit::{OwnedSemaphorePermit, SemaphorePermit};
 use crate::sync::wait_list::{WaitList, WakeList, register};
 use crate::task::poll_proceed;
+use crate::task::waits::{HolderSlot, Site};
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
@@ -87,6 +88,10 @@ pub struct Semaphore {
     /// Free permits `<< SHIFT`, plus the `QUEUED` and `CLOSED` bits.
     word: AtomicUsize,
     waiters: Mutex<WaitList<Waiter>>,
+    /// The task holding the `Mutex` or the `RwLock` (for writing) this
+    /// semaphore implements, for the task dump (`task/waits.rs`); cleared
+    /// by every release.
+    pub(crate) holder: HolderSlot,
 }
 
 const QUEUED: usize = 1;
@@ -187,6 +192,7 @@ impl Semaphore {
         Semaphore {
             word: AtomicUsize::new(permits << SHIFT),
             waiters: Mutex::new(WaitList::new()),
+            holder: HolderSlot::new(),
         }
     }
 
@@ -216,6 +222,7 @@ impl Semaphore {
         Semaphore {
             word: AtomicUsize::new(permits << SHIFT),
             waiters: Mutex::new(WaitList::new()),
+            holder: HolderSlot::new(),
         }
     }
 
@@ -296,6 +303,7 @@ impl Semaphore {
         if n == 0 {
             return;
         }
+        self.holder.released();
         let mut word = self.word.load(SeqCst);
         while word & QUEUED == 0 {
             match self
@@ -403,8 +411,13 @@ impl Semaphore {
     /// let permit = futures::executor::block_on(semaphore.acquire()).unwrap();
     /// assert_eq!(permit.num_permits(), 1);
     /// ```
-    pub async fn acquire(&self) -> Result<SemaphorePermit<'_>, AcquireError> {
-        self.acquire_many(1).await
+    #[track_caller]
+    pub fn acquire(&self) -> impl Future<Output = Result<SemaphorePermit<'_>, AcquireError>> {
+        let site = Site::here("Semaphore::acquire");
+        async move {
+            Acquire::new(self, 1, site).await?;
+            Ok(SemaphorePermit::new(self, 1))
+        }
     }
 
     /// Waits for `n` permits, taken all at once.
@@ -422,9 +435,16 @@ impl Semaphore {
     /// drop(permit);
     /// assert_eq!(semaphore.available_permits(), 5);
     /// ```
-    pub async fn acquire_many(&self, n: u32) -> Result<SemaphorePermit<'_>, AcquireError> {
-        Acquire::new(self, n as usize).await?;
-        Ok(SemaphorePermit::new(self, n as usize))
+    #[track_caller]
+    pub fn acquire_many(
+        &self,
+        n: u32,
+    ) -> impl Future<Output = Result<SemaphorePermit<'_>, AcquireError>> {
+        let site = Site::here("Semaphore::acquire_many");
+        async move {
+            Acquire::new(self, n as usize, site).await?;
+            Ok(SemaphorePermit::new(self, n as usize))
+        }
     }
 
     /// [`acquire`](Semaphore::acquire) for synchronous code: blocks the
@@ -656,8 +676,15 @@ impl Semaphore {
     /// std::thread::spawn(move || drop(permit)).join().unwrap();
     /// assert_eq!(semaphore.available_permits(), 1);
     /// ```
-    pub async fn acquire_owned(self: Arc<Self>) -> Result<OwnedSemaphorePermit, AcquireError> {
-        self.acquire_many_owned(1).await
+    #[track_caller]
+    pub fn acquire_owned(
+        self: Arc<Self>,
+    ) -> impl Future<Output = Result<OwnedSemaphorePermit, AcquireError>> {
+        let site = Site::here("Semaphore::acquire_owned");
+        async move {
+            Acquire::new(&self, 1, site).await?;
+            Ok(OwnedSemaphorePermit::new(self, 1))
+        }
     }
 
     /// Waits for `n` permits, owned through the `Arc`.
@@ -674,12 +701,16 @@ impl Semaphore {
     /// let permit = futures::executor::block_on(semaphore.clone().acquire_many_owned(4)).unwrap();
     /// assert_eq!(permit.num_permits(), 4);
     /// ```
-    pub async fn acquire_many_owned(
+    #[track_caller]
+    pub fn acquire_many_owned(
         self: Arc<Self>,
         n: u32,
-    ) -> Result<OwnedSemaphorePermit, AcquireError> {
-        Acquire::new(&self, n as usize).await?;
-        Ok(OwnedSemaphorePermit::new(self, n as usize))
+    ) -> impl Future<Output = Result<OwnedSemaphorePermit, AcquireError>> {
+        let site = Site::here("Semaphore::acquire_many_owned");
+        async move {
+            Acquire::new(&self, n as usize, site).await?;
+            Ok(OwnedSemaphorePermit::new(self, n as usize))
+        }
     }
 
     /// Takes one permit now, owned through the `Arc`.
@@ -747,15 +778,18 @@ pub(crate) struct Acquire<'a> {
     /// Permits granted from the queue while the budget was spent (step
     /// 6): this future's, returned to the pool if it is dropped.
     granted: Option<usize>,
+    /// What the task dump says this waits for.
+    site: Site,
 }
 
 impl<'a> Acquire<'a> {
-    pub(crate) fn new(semaphore: &'a Semaphore, needed: usize) -> Acquire<'a> {
+    pub(crate) fn new(semaphore: &'a Semaphore, needed: usize, site: Site) -> Acquire<'a> {
         Acquire {
             semaphore,
             needed,
             key: None,
             granted: None,
+            site,
         }
     }
 
@@ -789,6 +823,7 @@ impl Future for Acquire<'_> {
                 let replaced = register(&mut waiters.get_mut(key).waker, cx.waker());
                 drop(waiters);
                 drop(replaced);
+                self.site.record(&semaphore.holder);
                 return Poll::Pending;
             }
             let waiter = waiters.remove(key);
@@ -811,6 +846,7 @@ impl Future for Acquire<'_> {
                 Ok(Err(key)) => {
                     // Queued: neither charged nor woken (step 6).
                     self.key = Some(key);
+                    self.site.record(&semaphore.holder);
                     return Poll::Pending;
                 }
                 Err(closed) => Err(closed),

@@ -134,7 +134,12 @@ where
     // SAFETY: we hold a reference for as long as the borrowed waker lives.
     let waker = unsafe { waker::borrowed(ptr) };
     let mut cx = Context::from_waker(&waker);
-    if poll_future(cell, &mut cx).is_ready() {
+    let polled = if cell.scheduler.tracks_waits() {
+        poll_recording_waits(cell, &mut cx)
+    } else {
+        poll_future(cell, &mut cx)
+    };
+    if polled.is_ready() {
         // SAFETY: we hold RUNNING and the poller's reference.
         unsafe { complete::<F, S>(ptr) };
         return;
@@ -168,6 +173,24 @@ where
             unsafe { complete::<F, S>(ptr) };
         }
     }
+}
+
+/// `poll_future`, keeping what the future waits for in the task's
+/// owned-list entry when it returns `Pending` (steps 1 to 3 of
+/// `waits.rs`).
+#[cold]
+#[inline(never)]
+fn poll_recording_waits<F: Future, S: Schedule>(
+    cell: &Cell<F, S>,
+    cx: &mut Context<'_>,
+) -> Poll<()> {
+    let (polled, waits) = context::recording_waits(|| poll_future(cell, cx));
+    if polled.is_pending() {
+        if let Some(owned) = cell.scheduler.owned_tasks() {
+            owned.set_waits(&cell.header, waits);
+        }
+    }
+    polled
 }
 
 /// Polls the future (the caller holds RUNNING). On `Ready` or a panic the

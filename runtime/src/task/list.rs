@@ -50,6 +50,7 @@ use crate::loom::sync::atomic::{AtomicUsize, Ordering};
 use crate::runtime::coarse_time::{self, Stamp};
 use crate::runtime::shutdown_sweep::ShutdownSweep;
 use crate::task::raw::{Header, RawTask};
+use crate::task::waits::Recording;
 use crate::task::{JoinHandle, Notified, Schedule, TaskMeta, new_local_task, new_task};
 use crossbeam_utils::CachePadded;
 use slab::Slab;
@@ -82,13 +83,21 @@ struct Shard {
 /// A task in the list, with what the diagnostics show of it.
 pub(crate) struct ListedTask {
     task: RawTask,
-    /// The name given with `task::Builder::name`, behind a thin pointer:
-    /// the entry stays 32 bytes (spawning touches fewer cache lines of
-    /// the slab), at one more allocation per named spawn.
-    name: Option<Box<Box<str>>>,
+    /// The name given with `task::Builder::name` and the waits of the
+    /// last poll (`waits.rs`), behind a thin pointer: the entry stays 32
+    /// bytes (spawning touches fewer cache lines of the slab), at one more
+    /// allocation per named spawn, or per task whose runtime tracks waits.
+    extra: Option<Box<Extra>>,
     /// Where the task was spawned (`#[track_caller]`).
     pub(crate) location: &'static Location<'static>,
     pub(crate) spawned_at: Stamp,
+}
+
+/// What only some tasks have (see `ListedTask::extra`).
+#[derive(Default)]
+struct Extra {
+    name: Option<Box<str>>,
+    waits: Recording,
 }
 
 impl ListedTask {
@@ -98,7 +107,18 @@ impl ListedTask {
     }
 
     pub(crate) fn name(&self) -> Option<&str> {
-        self.name.as_deref().map(|name| &**name)
+        self.extra.as_ref()?.name.as_deref()
+    }
+
+    /// The waits of the task's last poll, if its runtime tracks them.
+    pub(crate) fn waits(&self) -> Option<&Recording> {
+        self.extra.as_ref().map(|extra| &extra.waits)
+    }
+
+    /// Whether the box beside the entry was allocated (a name, or waits
+    /// tracked).
+    pub(crate) fn has_extra(&self) -> bool {
+        self.extra.is_some()
     }
 }
 
@@ -211,7 +231,12 @@ impl OwnedTasks {
     ) -> Option<Notified> {
         let listed = ListedTask {
             task,
-            name: meta.name.map(Box::new),
+            extra: meta.name.map(|name| {
+                Box::new(Extra {
+                    name: Some(name),
+                    waits: Recording::new(),
+                })
+            }),
             location: meta.location,
             spawned_at: spawned_at.unwrap_or_else(coarse_time::now),
         };
@@ -311,6 +336,25 @@ impl OwnedTasks {
                 unsafe { listed.task.drop_reference() };
             }
         }
+    }
+
+    /// Step 3 of `waits.rs`: the waits of the task's poll that just
+    /// returned `Pending` replace those of its previous poll.
+    pub(crate) fn set_waits(&self, header: &Header, waits: Recording) {
+        let old = {
+            let mut shard = self.shard(header).locked.lock().unwrap();
+            let Some(key) = shard.key_of(header) else {
+                return;
+            };
+            let listed = &mut shard.tasks[key];
+            if waits.is_empty() && listed.extra.is_none() {
+                return;
+            }
+            let extra = listed.extra.get_or_insert_with(Box::default);
+            std::mem::replace(&mut extra.waits, waits)
+        };
+        // The old waits hold `Arc`s of locks' owners: dropped unlocked.
+        drop(old);
     }
 
     /// Calls `f` with each task in the list, one shard at a time under

@@ -134,6 +134,10 @@ pub(crate) struct Shared {
     /// not the outer one whose poll it runs in (`watchdog.rs`). A hint
     /// ordering nothing: a std atomic, outside the loom shim.
     depth: std::sync::atomic::AtomicUsize,
+    /// Driven on (or entered under) a runtime that tracks waits: its
+    /// tasks record theirs too. Written and read on the set's thread
+    /// only, so a std atomic, outside the loom shim.
+    tracks_waits: std::sync::atomic::AtomicBool,
     remote: Mutex<RemoteQueue>,
     /// Whether `remote` may hold tasks: lets the owner skip the lock.
     remote_pending: AtomicBool,
@@ -259,6 +263,7 @@ impl LocalSet {
                     owned: OwnedTasks::new(1),
                     metrics: WorkerMetrics::default(),
                     depth: std::sync::atomic::AtomicUsize::new(0),
+                    tracks_waits: std::sync::atomic::AtomicBool::new(false),
                     remote: Mutex::new(RemoteQueue {
                         tasks: VecDeque::new(),
                         closed: false,
@@ -486,6 +491,11 @@ impl SetContext {
             if !listed_in.iter().any(|listed| Arc::ptr_eq(listed, list)) {
                 list.insert(self.shared.clone());
                 listed_in.push(list.clone());
+                if list.tracks_waits() {
+                    self.shared
+                        .tracks_waits
+                        .store(true, std::sync::atomic::Ordering::Relaxed);
+                }
             }
         });
     }
@@ -587,6 +597,10 @@ impl Schedule for Arc<Shared> {
 
     fn owned_tasks(&self) -> Option<&OwnedTasks> {
         Some(&self.owned)
+    }
+
+    fn tracks_waits(&self) -> bool {
+        self.tracks_waits.load(std::sync::atomic::Ordering::Relaxed)
     }
 }
 

@@ -30,6 +30,7 @@ mod state;
 mod stats;
 mod task_local;
 mod trace;
+pub(crate) mod waits;
 mod waker;
 mod yield_now;
 
@@ -43,6 +44,7 @@ pub use join_set::JoinSet;
 pub use local::{LocalEnterGuard, LocalSet, RunUntil, spawn_local};
 pub use priority::{Priority, priority};
 pub use task_local::{AccessError, LocalKey, TaskLocalFuture};
+pub use waits::{LockHolder, WaitSite};
 pub use yield_now::yield_now;
 
 /// The futures of task-local scopes, at tokio's path
@@ -94,6 +96,12 @@ pub(crate) trait Schedule: Send + Sync + Sized + 'static {
     /// reported with the task's name and spawn location: on while the
     /// runtime's watchdog is (`runtime/watchdog.rs`).
     fn reports_lost_panics(&self) -> bool {
+        false
+    }
+
+    /// Whether each poll records what the task waits for, for the task
+    /// dump (`Builder::track_waits`, see `waits.rs`).
+    fn tracks_waits(&self) -> bool {
         false
     }
 

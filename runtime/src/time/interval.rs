@@ -1,6 +1,7 @@
 //! `interval`, `interval_at`, the `Interval` stream and its
 //! `MissedTickBehavior`.
 
+use crate::task::waits::Site;
 use crate::time::clock::current_runtime;
 use crate::time::{Instant, Sleep};
 use std::fmt;
@@ -157,8 +158,10 @@ impl Interval {
     ///     assert_eq!(interval.tick().await, start + Duration::from_secs(60));
     /// });
     /// ```
-    pub async fn tick(&mut self) -> Instant {
-        poll_fn(|cx| self.poll_tick(cx)).await
+    #[track_caller]
+    pub fn tick(&mut self) -> impl Future<Output = Instant> {
+        let site = Site::here("Interval::tick");
+        poll_fn(move |cx| site.pending(self.poll_tick(cx)))
     }
 
     /// Polls for the next tick: `Ready(due instant)` once it is due, else

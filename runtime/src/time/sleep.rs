@@ -4,6 +4,7 @@ use crate::loom::sync::Arc;
 use crate::runtime::context;
 use crate::scheduler;
 use crate::task::poll_proceed;
+use crate::task::waits::Site;
 use crate::time::Instant;
 use crate::time::clock::{current_runtime, time_of};
 use rt_timer::{Fired, TimerEntry};
@@ -38,6 +39,7 @@ pub fn sleep(duration: Duration) -> Sleep {
     let now = Instant::now();
     let deadline = now.deadline_in(duration);
     Sleep::new(deadline, now, current_runtime("rt::time::sleep"))
+        .waiting_as(Some(Site::here("sleep")))
 }
 
 /// Waits until `deadline`.
@@ -66,6 +68,7 @@ pub fn sleep_until(deadline: Instant) -> Sleep {
         Instant::now(),
         current_runtime("rt::time::sleep_until"),
     )
+    .waiting_as(Some(Site::here("sleep_until")))
 }
 
 /// [`sleep_until`] without its clock read, for a caller that needs no
@@ -82,6 +85,7 @@ pub(crate) fn sleep_until_without_clock_read(deadline: Instant) -> Sleep {
         entry: None,
         elapsed_early: false,
         completed_early: false,
+        site: Some(Site::kind("hyper Timer::sleep")),
     }
 }
 
@@ -124,6 +128,9 @@ pub struct Sleep {
     elapsed_early: bool,
     /// An `elapsed_early` sleep was polled, and so completed.
     completed_early: bool,
+    /// What the task dump says a task waiting on this waits for; `None`
+    /// inside a future that records its own wait (`Interval::tick`).
+    site: Option<Site>,
 }
 
 impl Sleep {
@@ -138,7 +145,14 @@ impl Sleep {
             entry: None,
             elapsed_early: deadline <= now,
             completed_early: false,
+            site: None,
         }
+    }
+
+    /// Names the wait the task dump shows for this sleep.
+    pub(crate) fn waiting_as(mut self, site: Option<Site>) -> Sleep {
+        self.site = site;
+        self
     }
 
     /// When this sleep completes.
@@ -322,9 +336,12 @@ impl Future for Sleep {
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
         let coop = ready!(poll_proceed(cx));
-        let polled = self.get_mut().poll_elapsed(cx);
+        let this = self.get_mut();
+        let polled = this.poll_elapsed(cx);
         if polled.is_ready() {
             coop.made_progress();
+        } else if let Some(site) = this.site {
+            site.record_plain();
         }
         polled
     }

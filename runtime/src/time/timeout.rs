@@ -1,6 +1,7 @@
 //! `timeout`, `timeout_at` and the `Timeout` future.
 
 use crate::task::coop;
+use crate::task::waits::Site;
 use crate::time::clock::current_runtime;
 use crate::time::error::Elapsed;
 use crate::time::{Instant, Sleep};
@@ -43,6 +44,7 @@ pub fn timeout<F: IntoFuture>(duration: Duration, future: F) -> Timeout<F::IntoF
     let now = Instant::now();
     let deadline = now.deadline_in(duration);
     Timeout::new(future.into_future(), deadline, now, "rt::time::timeout")
+        .waiting_as(Site::here("timeout"))
 }
 
 /// Like [`timeout`], with a deadline instead of a duration.
@@ -74,6 +76,7 @@ pub fn timeout_at<F: IntoFuture>(deadline: Instant, future: F) -> Timeout<F::Int
         Instant::now(),
         "rt::time::timeout_at",
     )
+    .waiting_as(Site::here("timeout_at"))
 }
 
 pin_project! {
@@ -106,6 +109,11 @@ impl<F> Timeout<F> {
             value,
             delay: Sleep::new(deadline, now, current_runtime(what)),
         }
+    }
+
+    fn waiting_as(mut self, site: Site) -> Timeout<F> {
+        self.delay = self.delay.waiting_as(Some(site));
+        self
     }
 
     /// The wrapped future.

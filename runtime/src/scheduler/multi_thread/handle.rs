@@ -335,4 +335,8 @@ impl Schedule for Arc<Handle> {
     fn reports_lost_panics(&self) -> bool {
         self.shared.config.local_sets.reports_leaks()
     }
+
+    fn tracks_waits(&self) -> bool {
+        self.shared.config.track_waits
+    }
 }

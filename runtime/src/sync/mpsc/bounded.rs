@@ -6,7 +6,9 @@ use crate::sync::mpsc::error::{SendError, SendTimeoutError, TryRecvError, TrySen
 use crate::sync::mpsc::queue::Head;
 use crate::sync::mpsc::{PermitIterator, WeakSender};
 use crate::sync::semaphore::TryAcquireError;
+use crate::task::waits::Site;
 use std::fmt;
+use std::future::Future;
 
 /// Creates a bounded channel holding at most `capacity` queued values.
 ///
@@ -115,11 +117,15 @@ impl<T> Sender<T> {
     /// drop(rx);
     /// assert_eq!(futures::executor::block_on(tx.send(3)).unwrap_err().0, 3);
     /// ```
-    pub async fn send(&self, value: T) -> Result<(), SendError<T>> {
-        if self.chan.acquire_slot().await.is_err() {
-            return Err(SendError(value));
+    #[track_caller]
+    pub fn send(&self, value: T) -> impl Future<Output = Result<(), SendError<T>>> {
+        let site = Site::here("mpsc::Sender::send");
+        async move {
+            if self.chan.acquire_slot(site).await.is_err() {
+                return Err(SendError(value));
+            }
+            self.chan.push(value, true).map_err(SendError)
         }
-        self.chan.push(value, true).map_err(SendError)
     }
 
     /// [`send`](Sender::send), waiting at most `timeout` for a free slot.
@@ -148,18 +154,23 @@ impl<T> Sender<T> {
     ///     assert_eq!(rx.recv().await, Some(1));
     /// });
     /// ```
-    pub async fn send_timeout(
+    #[track_caller]
+    pub fn send_timeout(
         &self,
         value: T,
         timeout: std::time::Duration,
-    ) -> Result<(), SendTimeoutError<T>> {
-        match crate::time::timeout(timeout, self.reserve()).await {
-            Ok(Ok(permit)) => {
-                permit.send(value);
-                Ok(())
+    ) -> impl Future<Output = Result<(), SendTimeoutError<T>>> {
+        // Made here, not in the block: their waits name the caller's line.
+        let reserve = crate::time::timeout(timeout, self.reserve());
+        async move {
+            match reserve.await {
+                Ok(Ok(permit)) => {
+                    permit.send(value);
+                    Ok(())
+                }
+                Ok(Err(_)) => Err(SendTimeoutError::Closed(value)),
+                Err(_) => Err(SendTimeoutError::Timeout(value)),
             }
-            Ok(Err(_)) => Err(SendTimeoutError::Closed(value)),
-            Err(_) => Err(SendTimeoutError::Timeout(value)),
         }
     }
 
@@ -233,10 +244,14 @@ impl<T> Sender<T> {
     /// permit.send(1);
     /// assert_eq!(rx.try_recv(), Ok(1));
     /// ```
-    pub async fn reserve(&self) -> Result<Permit<'_, T>, SendError<()>> {
-        match self.chan.acquire_slot().await {
-            Ok(()) => Ok(Permit { chan: &self.chan }),
-            Err(_) => Err(SendError(())),
+    #[track_caller]
+    pub fn reserve(&self) -> impl Future<Output = Result<Permit<'_, T>, SendError<()>>> {
+        let site = Site::here("mpsc::Sender::reserve");
+        async move {
+            match self.chan.acquire_slot(site).await {
+                Ok(()) => Ok(Permit { chan: &self.chan }),
+                Err(_) => Err(SendError(())),
+            }
         }
     }
 
@@ -259,13 +274,20 @@ impl<T> Sender<T> {
     /// permits.next().unwrap().send(2);
     /// assert_eq!((rx.try_recv(), rx.try_recv()), (Ok(1), Ok(2)));
     /// ```
-    pub async fn reserve_many(&self, n: usize) -> Result<PermitIterator<'_, T>, SendError<()>> {
-        if n > self.max_capacity() {
-            return Err(SendError(()));
-        }
-        match self.chan.acquire_slots(n).await {
-            Ok(()) => Ok(PermitIterator::new(&self.chan, n)),
-            Err(_) => Err(SendError(())),
+    #[track_caller]
+    pub fn reserve_many(
+        &self,
+        n: usize,
+    ) -> impl Future<Output = Result<PermitIterator<'_, T>, SendError<()>>> {
+        let site = Site::here("mpsc::Sender::reserve_many");
+        async move {
+            if n > self.max_capacity() {
+                return Err(SendError(()));
+            }
+            match self.chan.acquire_slots(n, site).await {
+                Ok(()) => Ok(PermitIterator::new(&self.chan, n)),
+                Err(_) => Err(SendError(())),
+            }
         }
     }
 
@@ -336,10 +358,16 @@ impl<T> Sender<T> {
     /// std::thread::spawn(move || { permit.send("x"); }).join().unwrap();
     /// assert_eq!(rx.try_recv(), Ok("x"));
     /// ```
-    pub async fn reserve_owned(self) -> Result<OwnedPermit<T>, SendError<Sender<T>>> {
-        match self.chan.acquire_slot().await {
-            Ok(()) => Ok(OwnedPermit { sender: Some(self) }),
-            Err(_) => Err(SendError(self)),
+    #[track_caller]
+    pub fn reserve_owned(
+        self,
+    ) -> impl Future<Output = Result<OwnedPermit<T>, SendError<Sender<T>>>> {
+        let site = Site::here("mpsc::Sender::reserve_owned");
+        async move {
+            match self.chan.acquire_slot(site).await {
+                Ok(()) => Ok(OwnedPermit { sender: Some(self) }),
+                Err(_) => Err(SendError(self)),
+            }
         }
     }
 

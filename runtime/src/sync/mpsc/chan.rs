@@ -38,6 +38,7 @@ use crate::sync::semaphore::{Acquire, AcquireError, TryAcquireError};
 use crate::sync::wait_list::register;
 use crate::sync::{Notify, Semaphore};
 use crate::task::poll_proceed;
+use crate::task::waits::Site;
 use crossbeam_utils::CachePadded;
 use std::fmt;
 use std::panic::AssertUnwindSafe;
@@ -219,15 +220,15 @@ impl<T> Chan<T> {
     /// Waits for a slot permit (bounded only). If the wait is dropped
     /// after a permit was granted, the permit goes back to the pool and a
     /// closed receiver waiting for outstanding permits is woken.
-    pub(super) async fn acquire_slot(&self) -> Result<(), AcquireError> {
-        self.acquire_slots(1).await
+    pub(super) async fn acquire_slot(&self, site: Site) -> Result<(), AcquireError> {
+        self.acquire_slots(1, site).await
     }
 
     /// [`acquire_slot`](Chan::acquire_slot) for `n` slots at once (at
     /// most the capacity, which the caller checked).
-    pub(super) async fn acquire_slots(&self, n: usize) -> Result<(), AcquireError> {
+    pub(super) async fn acquire_slots(&self, n: usize, site: Site) -> Result<(), AcquireError> {
         let wake = WakeReceiverIfClosed(self);
-        let acquired = Acquire::new(self.slots(), n).await;
+        let acquired = Acquire::new(self.slots(), n, site).await;
         if acquired.is_ok() {
             // Granted: no permit went back, nothing to wake for, and the
             // fence in `wake_receiver_if_closed` stays off the send path.

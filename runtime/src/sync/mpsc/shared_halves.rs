@@ -35,8 +35,16 @@ macro_rules! receiver_half {
     ) => {
         impl<T> $Receiver<T> {
             $(#[$recv])*
-            pub async fn recv(&mut self) -> Option<T> {
-                ::std::future::poll_fn(|cx| self.chan.poll_recv(&mut self.head, cx)).await
+            #[track_caller]
+            pub fn recv(&mut self) -> impl ::std::future::Future<Output = Option<T>> {
+                let site = crate::task::waits::Site::here(concat!(
+                    "mpsc::",
+                    stringify!($Receiver),
+                    "::recv"
+                ));
+                ::std::future::poll_fn(move |cx| {
+                    site.pending(self.chan.poll_recv(&mut self.head, cx))
+                })
             }
 
             $(#[$blocking_recv])*
@@ -57,11 +65,20 @@ macro_rules! receiver_half {
             }
 
             $(#[$recv_many])*
-            pub async fn recv_many(&mut self, buf: &mut Vec<T>, limit: usize) -> usize {
-                ::std::future::poll_fn(|cx| {
-                    self.chan.poll_recv_many(&mut self.head, cx, buf, limit)
+            #[track_caller]
+            pub fn recv_many<'a>(
+                &'a mut self,
+                buf: &'a mut Vec<T>,
+                limit: usize,
+            ) -> impl ::std::future::Future<Output = usize> + 'a {
+                let site = crate::task::waits::Site::here(concat!(
+                    "mpsc::",
+                    stringify!($Receiver),
+                    "::recv_many"
+                ));
+                ::std::future::poll_fn(move |cx| {
+                    site.pending(self.chan.poll_recv_many(&mut self.head, cx, buf, limit))
                 })
-                .await
             }
 
             $(#[$try_recv])*

@@ -1,0 +1,465 @@
+//! What an idle task waits for, and who holds the lock it waits on: the
+//! "waiting:" lines and the "deadlock:" paragraph of the task dump.
+//!
+//! Off unless the runtime was built with `Builder::track_waits(true)` (or
+//! `RT_DEBUG=1`). Off, a task's poll path pays one flag check
+//! (`Schedule::tracks_waits`), a leaf future's `Pending` one thread-local
+//! null check (`record`), and a lock's acquire one relaxed load
+//! (`tracking_anywhere`) and its release one `OnceLock::get`; nothing is
+//! allocated.
+//!
+//! Recording, on:
+//! 1. the harness starts an empty `Recording` in this thread's context
+//!    for the poll (`context::recording_waits`, which puts aside the one
+//!    it replaces: a `LocalSet` driven inside a task polls its tasks inside
+//!    that task's poll);
+//! 2. each of rt's leaf futures that returns `Pending` (a lock, a channel,
+//!    a timer, a socket's readiness) pushes what it waits for: a kind, the
+//!    `#[track_caller]` location of its constructor where the user called
+//!    one, and, for a lock, the lock's `LockOwner`; the first
+//!    `MAX_WAITS` are kept (a `select!` over several waits);
+//! 3. when the poll returns `Pending`, the harness moves the recording
+//!    into the task's owned-list entry, under the entry's shard lock (the
+//!    box beside the header, allocated at the first such poll); a poll
+//!    that recorded nothing replaces the previous recording with nothing;
+//! 4. the dump reads the entry under the same shard lock, and for a lock
+//!    wait reads the lock's holder under the `LockOwner`'s own lock
+//!    (shard lock, then owner lock: nothing takes them the other way).
+//!
+//! Holding a lock, on: a `Mutex` or an `RwLock` taken for writing records
+//! in its semaphore's `HolderSlot` the task (or, outside any task, the
+//! thread) and where it was taken; every release clears it (a read
+//! release of an `RwLock` clears nothing a writer set, since readers and a
+//! writer never hold it together). The holder is read live by the dump, so
+//! a waiter shows who holds the lock now, not who held it when the waiter
+//! queued. The `LockOwner` is an `Arc` allocated at the first acquire or
+//! wait with tracking on, so a waiter's record may outlive the lock.
+
+use crate::loom::sync::{Arc, Mutex};
+use crate::runtime::context;
+use crate::task::Id;
+use std::fmt;
+use std::panic::Location;
+use std::sync::OnceLock;
+
+/// At most this many waits are kept per poll: a `select!` over more
+/// shows the first four.
+pub(crate) const MAX_WAITS: usize = 4;
+
+/// Set once a runtime that tracks waits is built in this process: from
+/// then on locks record their holders (a lock does not know which runtime
+/// its holder runs on). A hint read with a relaxed load; the holder
+/// itself is published under the `LockOwner`'s lock.
+static TRACKING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// A runtime tracking waits is being built.
+pub(crate) fn enable_tracking() {
+    TRACKING.store(true, std::sync::atomic::Ordering::Relaxed);
+}
+
+#[inline]
+fn tracking_anywhere() -> bool {
+    TRACKING.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// One wait recorded in a poll (step 2).
+#[derive(Clone)]
+pub(crate) struct RecordedWait {
+    kind: &'static str,
+    location: Option<&'static Location<'static>>,
+    lock: Option<Arc<LockOwner>>,
+}
+
+/// The waits of one poll (steps 1 to 3).
+#[derive(Default)]
+pub(crate) struct Recording {
+    waits: Vec<RecordedWait>,
+}
+
+impl Recording {
+    pub(crate) const fn new() -> Recording {
+        Recording { waits: Vec::new() }
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.waits.is_empty()
+    }
+
+    fn push(&mut self, wait: RecordedWait) {
+        if self.waits.len() < MAX_WAITS {
+            self.waits.push(wait);
+        }
+    }
+
+    /// The waits as the dump shows them, each lock's holder read now.
+    pub(crate) fn snapshot(&self) -> Vec<WaitSite> {
+        self.waits
+            .iter()
+            .map(|wait| WaitSite {
+                kind: wait.kind,
+                location: wait.location,
+                held_by: wait.lock.as_ref().and_then(|lock| lock.holder()),
+            })
+            .collect()
+    }
+}
+
+/// What a waiting future records (step 2): made by rt's function `kind`,
+/// called at `location`; `lock`: on a `Mutex`'s or an `RwLock`'s
+/// semaphore, whose holder the dump shows.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Site {
+    pub(crate) kind: &'static str,
+    pub(crate) location: Option<&'static Location<'static>>,
+    pub(crate) lock: bool,
+}
+
+impl Site {
+    /// A wait made by the user's call of `kind` (a `#[track_caller]`
+    /// constructor).
+    #[track_caller]
+    #[inline]
+    pub(crate) fn here(kind: &'static str) -> Site {
+        Site {
+            kind,
+            location: Some(Location::caller()),
+            lock: false,
+        }
+    }
+
+    /// A wait reached through a trait's poll method: no caller's location.
+    pub(crate) const fn kind(kind: &'static str) -> Site {
+        Site {
+            kind,
+            location: None,
+            lock: false,
+        }
+    }
+
+    /// A wait for a lock, called at `location`.
+    pub(crate) fn lock(kind: &'static str, location: &'static Location<'static>) -> Site {
+        Site {
+            kind,
+            location: Some(location),
+            lock: true,
+        }
+    }
+
+    /// Records this wait (step 2), with `holder` as the lock's holder if
+    /// it is a lock.
+    #[inline]
+    pub(crate) fn record(self, holder: &HolderSlot) {
+        if self.lock {
+            if let Some(location) = self.location {
+                record_lock(self.kind, location, holder);
+                return;
+            }
+        }
+        record(self.kind, self.location);
+    }
+
+    /// `poll`, recording this wait if it is `Pending`.
+    #[inline]
+    pub(crate) fn pending<T>(self, poll: std::task::Poll<T>) -> std::task::Poll<T> {
+        if poll.is_pending() {
+            self.record_plain();
+        }
+        poll
+    }
+
+    /// Records this wait (step 2), not a lock's.
+    #[inline]
+    pub(crate) fn record_plain(self) {
+        record(self.kind, self.location);
+    }
+}
+
+/// Step 2: the task polled on this thread (if its runtime tracks waits)
+/// waits for `kind`, called at `location`.
+#[inline]
+pub(crate) fn record(kind: &'static str, location: Option<&'static Location<'static>>) {
+    context::with_wait_recording(|recording| {
+        recording.push(RecordedWait {
+            kind,
+            location,
+            lock: None,
+        })
+    });
+}
+
+/// Step 2 for a lock: as `record`, with the lock's holder slot.
+#[inline]
+pub(crate) fn record_lock(
+    kind: &'static str,
+    location: &'static Location<'static>,
+    slot: &HolderSlot,
+) {
+    context::with_wait_recording(|recording| {
+        recording.push(RecordedWait {
+            kind,
+            location: Some(location),
+            lock: Some(slot.owner()),
+        })
+    });
+}
+
+/// Where a lock keeps its holder (in its semaphore): empty until tracking
+/// is on somewhere.
+#[derive(Default)]
+pub(crate) struct HolderSlot {
+    owner: OnceLock<Arc<LockOwner>>,
+}
+
+impl HolderSlot {
+    #[cfg(not(loom))]
+    pub(crate) const fn new() -> HolderSlot {
+        HolderSlot {
+            owner: OnceLock::new(),
+        }
+    }
+
+    #[cfg(loom)]
+    pub(crate) fn new() -> HolderSlot {
+        HolderSlot {
+            owner: OnceLock::new(),
+        }
+    }
+
+    fn owner(&self) -> Arc<LockOwner> {
+        self.owner
+            .get_or_init(|| {
+                Arc::new(LockOwner {
+                    holder: Mutex::new(None),
+                })
+            })
+            .clone()
+    }
+
+    /// The lock was just taken exclusively at `location` by this thread's
+    /// task (or this thread, outside any task).
+    #[inline]
+    pub(crate) fn acquired(&self, location: &'static Location<'static>) {
+        if tracking_anywhere() {
+            self.set_holder(location);
+        }
+    }
+
+    #[cold]
+    fn set_holder(&self, location: &'static Location<'static>) {
+        let holder = match context::current_task_id() {
+            Some(task) => LockHolder {
+                task: Some(task),
+                thread: None,
+                acquired_at: location,
+            },
+            None => LockHolder {
+                task: None,
+                thread: std::thread::current().name().map(Box::from),
+                acquired_at: location,
+            },
+        };
+        let owner = self.owner();
+        let old = owner.holder.lock().unwrap().replace(holder);
+        drop(old);
+    }
+
+    /// The lock is being released (some or all of its permits).
+    #[inline]
+    pub(crate) fn released(&self) {
+        if let Some(owner) = self.owner.get() {
+            let old = owner.holder.lock().unwrap().take();
+            drop(old);
+        }
+    }
+}
+
+impl fmt::Debug for HolderSlot {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("HolderSlot").finish_non_exhaustive()
+    }
+}
+
+/// A lock's current exclusive holder, shared with the waits that name the
+/// lock.
+pub(crate) struct LockOwner {
+    holder: Mutex<Option<LockHolder>>,
+}
+
+impl LockOwner {
+    fn holder(&self) -> Option<LockHolder> {
+        self.holder.lock().unwrap().clone()
+    }
+}
+
+/// What an idle task waited for when a [`TaskDump`](crate::runtime::TaskDump)
+/// was taken: one of the waits of its last poll (a `select!` or `join!`
+/// may wait on several; the first four are kept).
+///
+/// Recorded only by a runtime built with
+/// [`Builder::track_waits`](crate::runtime::Builder::track_waits) (or with
+/// `RT_DEBUG=1`), and only for rt's own futures: a lock, a channel, a
+/// timer, a `JoinHandle`, a socket's readiness. A task waiting on
+/// something else (another crate's channel) lists no wait.
+///
+/// # Examples
+///
+/// ```
+/// let rt = rt::runtime::Builder::new_current_thread()
+///     .track_waits(true)
+///     .build()
+///     .unwrap();
+/// let mutex = std::sync::Arc::new(rt::sync::Mutex::new(()));
+/// let guard = mutex.try_lock().unwrap(); // held by `block_on`'s caller
+/// let waiter = {
+///     let mutex = mutex.clone();
+///     rt.spawn(async move { drop(mutex.lock().await) })
+/// };
+/// let line = line!() - 2;
+/// rt.block_on(rt::task::yield_now()); // the task waits for the lock
+/// let dump = rt.handle().dump();
+/// let wait = &dump.tasks()[0].waits()[0];
+/// assert_eq!(wait.kind(), "Mutex::lock");
+/// assert_eq!(wait.location().unwrap().line(), line);
+/// assert_eq!(wait.held_by().unwrap().task(), None); // not a task
+/// println!("{dump}"); // waiting: Mutex::lock at src/main.rs:9, held by ...
+/// drop(guard);
+/// rt.block_on(waiter).unwrap();
+/// ```
+#[derive(Debug, Clone)]
+pub struct WaitSite {
+    kind: &'static str,
+    location: Option<&'static Location<'static>>,
+    held_by: Option<LockHolder>,
+}
+
+impl WaitSite {
+    /// What the task waits on, as rt's function that made the future:
+    /// `"Mutex::lock"`, `"mpsc::Receiver::recv"`, `"sleep"`,
+    /// `"TcpStream read"` (a read through `AsyncRead`, which has no
+    /// caller's location).
+    ///
+    /// # Examples
+    ///
+    /// See [`WaitSite`].
+    pub fn kind(&self) -> &'static str {
+        self.kind
+    }
+
+    /// Where the waiting future was made (the user's call of
+    /// [`Mutex::lock`](crate::sync::Mutex::lock), of
+    /// [`sleep`](crate::time::sleep), ...); `None` for a wait reached
+    /// through a trait's poll method.
+    ///
+    /// # Examples
+    ///
+    /// See [`WaitSite`].
+    pub fn location(&self) -> Option<&'static Location<'static>> {
+        self.location
+    }
+
+    /// For a wait on a [`Mutex`](crate::sync::Mutex) or an
+    /// [`RwLock`](crate::sync::RwLock): who held it for writing when the
+    /// dump was taken (`None` if nobody did, or only readers).
+    ///
+    /// # Examples
+    ///
+    /// See [`WaitSite`].
+    pub fn held_by(&self) -> Option<&LockHolder> {
+        self.held_by.as_ref()
+    }
+}
+
+impl WaitSite {
+    /// As `Display`, naming the holder `holder_name` (which the task dump
+    /// knows, the wait does not).
+    pub(crate) fn fmt_naming(
+        &self,
+        f: &mut fmt::Formatter<'_>,
+        holder_name: Option<&str>,
+    ) -> fmt::Result {
+        f.write_str(self.kind)?;
+        if let Some(location) = self.location {
+            write!(f, " at {location}")?;
+        }
+        if let Some(holder) = &self.held_by {
+            f.write_str(", held by ")?;
+            holder.fmt_naming(f, holder_name)?;
+        }
+        Ok(())
+    }
+}
+
+/// `Mutex::lock at src/db.rs:41, held by task 7 (acquired at src/x.rs:10)`.
+impl fmt::Display for WaitSite {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.fmt_naming(f, None)
+    }
+}
+
+/// Who holds a lock a task waits on (see [`WaitSite::held_by`]).
+///
+/// # Examples
+///
+/// See [`WaitSite`].
+#[derive(Debug, Clone)]
+pub struct LockHolder {
+    task: Option<Id>,
+    thread: Option<Box<str>>,
+    acquired_at: &'static Location<'static>,
+}
+
+impl LockHolder {
+    /// The task holding the lock; `None` when code outside any task took
+    /// it (a `block_on` body, a blocking thread, another thread).
+    ///
+    /// # Examples
+    ///
+    /// See [`WaitSite`].
+    pub fn task(&self) -> Option<Id> {
+        self.task
+    }
+
+    /// Outside any task: the name of the thread that took the lock, if it
+    /// has one.
+    ///
+    /// # Examples
+    ///
+    /// See [`WaitSite`].
+    pub fn thread_name(&self) -> Option<&str> {
+        self.thread.as_deref()
+    }
+
+    /// Where the lock was taken.
+    ///
+    /// # Examples
+    ///
+    /// See [`WaitSite`].
+    pub fn acquired_at(&self) -> &'static Location<'static> {
+        self.acquired_at
+    }
+}
+
+/// `task 7 (acquired at src/x.rs:10)`, or `code outside any task on thread
+/// 'main' (acquired at ...)`.
+impl fmt::Display for LockHolder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.fmt_naming(f, None)
+    }
+}
+
+impl LockHolder {
+    /// As `Display`, with the holding task's name.
+    pub(crate) fn fmt_naming(&self, f: &mut fmt::Formatter<'_>, name: Option<&str>) -> fmt::Result {
+        match (self.task, &self.thread) {
+            (Some(task), _) => {
+                write!(f, "task {task}")?;
+                if let Some(name) = name {
+                    write!(f, " '{name}'")?;
+                }
+            }
+            (None, Some(thread)) => write!(f, "code outside any task on thread '{thread}'")?,
+            (None, None) => f.write_str("code outside any task on an unnamed thread")?,
+        }
+        write!(f, " (acquired at {})", self.acquired_at)
+    }
+}

@@ -1,0 +1,342 @@
+//! `Builder::track_waits`: the task dump says what each idle task waits
+//! for (which of rt's futures, made on which line) and who holds the lock
+//! it waits on; two tasks each waiting for the other's lock are reported
+//! as a deadlock; without tracking nothing is recorded or allocated. On
+//! both schedulers and in a `LocalSet`; every wait is reached through
+//! channels and `yield_now` loops that watch the dump, never a sleep.
+
+mod support;
+
+use rt::runtime::{Builder, Runtime, TaskDump, TaskState};
+use rt::sync::{Mutex, Notify, RwLock};
+use rt::task::{Id, JoinHandle, WaitSite};
+use std::sync::Arc;
+use std::time::Duration;
+use support::Kind;
+
+const KINDS: [Kind; 2] = [Kind::CurrentThread, Kind::MultiThread(2)];
+
+fn tracking(kind: Kind) -> Runtime {
+    let mut builder = kind.builder();
+    builder.track_waits(true);
+    builder.build().unwrap()
+}
+
+/// Drives `rt` until the dump shows task `id` idle with at least `count`
+/// waits recorded, and returns them (turns of `block_on(yield_now())`,
+/// which run the current-thread runtime's tasks and let the multi-thread
+/// one's workers run theirs).
+fn idle_waits(rt: &Runtime, id: Id, count: usize) -> Vec<WaitSite> {
+    for _ in 0..100_000 {
+        let dump = rt.handle().dump();
+        if let Some(task) = dump.iter().find(|task| task.id() == id) {
+            if task.state() == TaskState::Idle && task.waits().len() >= count {
+                return task.waits().to_vec();
+            }
+        }
+        rt.block_on(rt::task::yield_now());
+        std::thread::yield_now();
+    }
+    panic!(
+        "task {id} never showed {count} wait(s):\n{}",
+        rt.handle().dump()
+    );
+}
+
+/// The one wait of the idle task `id`: its kind and line.
+fn one_wait(rt: &Runtime, id: Id) -> (&'static str, u32) {
+    let waits = idle_waits(rt, id, 1);
+    assert_eq!(waits.len(), 1, "{waits:?}");
+    let wait = &waits[0];
+    let location = wait.location().expect("a located wait");
+    assert_eq!(location.file(), file!());
+    (wait.kind(), location.line())
+}
+
+#[test]
+fn a_mutex_held_by_block_on_names_the_waiter_and_the_holder() {
+    for kind in KINDS {
+        let rt = tracking(kind);
+        let mutex = Arc::new(Mutex::new(0));
+        let guard = rt.block_on(mutex.lock());
+        let acquired = line!() - 1;
+        let waiter = {
+            let mutex = mutex.clone();
+            rt.spawn(async move {
+                *mutex.lock().await += 1;
+            })
+        };
+        let line = line!() - 3;
+        let waits = idle_waits(&rt, waiter.id(), 1);
+        assert_eq!(waits[0].kind(), "Mutex::lock");
+        assert_eq!(waits[0].location().unwrap().line(), line);
+        let holder = waits[0].held_by().expect("the lock's holder");
+        assert_eq!(holder.task(), None, "{kind:?}");
+        assert_eq!(holder.acquired_at().line(), acquired);
+        let printed = rt.handle().dump().to_string();
+        assert!(
+            printed.contains(&format!("waiting: Mutex::lock at {}:{line}", file!())),
+            "{printed}"
+        );
+        assert!(
+            printed.contains("held by code outside any task"),
+            "{printed}"
+        );
+        drop(guard);
+        rt.block_on(waiter).unwrap();
+        assert_eq!(*mutex.try_lock().unwrap(), 1);
+    }
+}
+
+#[test]
+fn a_lock_order_deadlock_is_reported_as_a_cycle() {
+    for kind in KINDS {
+        let rt = tracking(kind);
+        let a = Arc::new(Mutex::new(()));
+        let b = Arc::new(Mutex::new(()));
+        // Each task takes its first lock, meets the other at the barrier,
+        // then waits for the other's lock.
+        let barrier = Arc::new(rt::sync::Barrier::new(2));
+        let spawn = |first: Arc<Mutex<()>>, second: Arc<Mutex<()>>, name: &str| {
+            let barrier = barrier.clone();
+            rt::task::Builder::new()
+                .name(name)
+                .spawn_on(
+                    async move {
+                        let _first = first.lock().await;
+                        barrier.wait().await;
+                        let _second = second.lock().await;
+                    },
+                    rt.handle(),
+                )
+                .unwrap()
+        };
+        let ab = spawn(a.clone(), b.clone(), "takes a then b");
+        let ba = spawn(b.clone(), a.clone(), "takes b then a");
+        let waits_ab = idle_waits(&rt, ab.id(), 1);
+        let waits_ba = idle_waits(&rt, ba.id(), 1);
+        // Both past the barrier, each waiting for the other's lock.
+        let waits_ab = if waits_ab[0].kind() == "Mutex::lock" {
+            waits_ab
+        } else {
+            idle_waits_of_kind(&rt, ab.id(), "Mutex::lock")
+        };
+        let waits_ba = if waits_ba[0].kind() == "Mutex::lock" {
+            waits_ba
+        } else {
+            idle_waits_of_kind(&rt, ba.id(), "Mutex::lock")
+        };
+        assert_eq!(waits_ab[0].held_by().unwrap().task(), Some(ba.id()));
+        assert_eq!(waits_ba[0].held_by().unwrap().task(), Some(ab.id()));
+        let printed = rt.handle().dump().to_string();
+        let deadlock = printed
+            .split_once("deadlock:")
+            .unwrap_or_else(|| panic!("no deadlock paragraph:\n{printed}"))
+            .1;
+        assert!(deadlock.contains("'takes a then b'"), "{printed}");
+        assert!(deadlock.contains("'takes b then a'"), "{printed}");
+        assert_eq!(printed.matches("deadlock:").count(), 1, "{printed}");
+        if kind == Kind::CurrentThread {
+            println!("{printed}");
+        }
+        // Aborting one frees its lock: the other may then finish.
+        ab.abort();
+        assert!(rt.block_on(ab).unwrap_err().is_cancelled());
+        rt.block_on(ba).unwrap();
+    }
+}
+
+/// As `idle_waits`, until the first wait is of `kind`.
+fn idle_waits_of_kind(rt: &Runtime, id: Id, kind: &str) -> Vec<WaitSite> {
+    for _ in 0..100_000 {
+        let waits = idle_waits(rt, id, 1);
+        if waits[0].kind() == kind {
+            return waits;
+        }
+        rt.block_on(rt::task::yield_now());
+    }
+    panic!("task {id} never waited on {kind}:\n{}", rt.handle().dump());
+}
+
+#[test]
+fn untracked_runtimes_record_nothing_and_allocate_nothing() {
+    for kind in KINDS {
+        let rt = kind.builder().build().unwrap();
+        let mutex = Arc::new(Mutex::new(()));
+        let guard = mutex.try_lock().unwrap();
+        let waiter = {
+            let mutex = mutex.clone();
+            rt.spawn(async move { drop(mutex.lock().await) })
+        };
+        let dump = wait_idle(&rt, waiter.id());
+        let task = dump.iter().find(|task| task.id() == waiter.id()).unwrap();
+        assert!(task.waits().is_empty());
+        assert!(!task.__has_side_allocation(), "{kind:?}");
+        assert!(!dump.to_string().contains("waiting:"));
+        drop(guard);
+        rt.block_on(waiter).unwrap();
+    }
+}
+
+/// Drives `rt` until task `id` is idle; the dump that shows it.
+fn wait_idle(rt: &Runtime, id: Id) -> TaskDump {
+    for _ in 0..100_000 {
+        let dump = rt.handle().dump();
+        let idle = dump
+            .iter()
+            .any(|task| task.id() == id && task.state() == TaskState::Idle && task.polls() > 0);
+        if idle {
+            return dump;
+        }
+        rt.block_on(rt::task::yield_now());
+        std::thread::yield_now();
+    }
+    panic!("task {id} never went idle:\n{}", rt.handle().dump());
+}
+
+#[test]
+fn a_task_past_a_wait_no_longer_shows_it() {
+    for kind in KINDS {
+        let rt = tracking(kind);
+        let first = Arc::new(Notify::new());
+        let (tx, rx) = futures_channel::oneshot::channel::<()>();
+        let task = {
+            let first = first.clone();
+            rt.spawn(async move {
+                first.notified().await;
+                // Another crate's channel: rt records nothing for it.
+                rx.await.unwrap();
+            })
+        };
+        let (kind_seen, _) = one_wait(&rt, task.id());
+        assert_eq!(kind_seen, "Notify::notified");
+        first.notify_one();
+        let dump = wait_idle_after(&rt, task.id(), 2);
+        let snapshot = dump.iter().find(|t| t.id() == task.id()).unwrap();
+        assert!(snapshot.waits().is_empty(), "{dump}");
+        tx.send(()).unwrap();
+        rt.block_on(task).unwrap();
+    }
+}
+
+/// Drives `rt` until task `id` is idle after at least `polls` polls.
+fn wait_idle_after(rt: &Runtime, id: Id, polls: u64) -> TaskDump {
+    for _ in 0..100_000 {
+        let dump = rt.handle().dump();
+        let idle = dump.iter().any(|task| {
+            task.id() == id && task.state() == TaskState::Idle && task.polls() >= polls
+        });
+        if idle {
+            return dump;
+        }
+        rt.block_on(rt::task::yield_now());
+        std::thread::yield_now();
+    }
+    panic!("task {id} never went idle:\n{}", rt.handle().dump());
+}
+
+#[test]
+fn select_over_two_waits_shows_both() {
+    for kind in KINDS {
+        let rt = tracking(kind);
+        let notify = Arc::new(Notify::new());
+        let (_tx, mut rx) = rt::sync::mpsc::channel::<()>(1);
+        let task = {
+            let notify = notify.clone();
+            rt.spawn(async move {
+                let notified = notify.notified();
+                let line = line!() - 1;
+                let recv = rx.recv();
+                rt::select! {
+                    _ = notified => {}
+                    _ = recv => {}
+                }
+                line
+            })
+        };
+        let waits = idle_waits(&rt, task.id(), 2);
+        let mut kinds: Vec<_> = waits.iter().map(|wait| wait.kind()).collect();
+        kinds.sort_unstable();
+        assert_eq!(kinds, ["Notify::notified", "mpsc::Receiver::recv"]);
+        notify.notify_one();
+        let line = rt.block_on(task).unwrap();
+        let notified = waits
+            .iter()
+            .find(|w| w.kind() == "Notify::notified")
+            .unwrap();
+        assert_eq!(notified.location().unwrap().line(), line);
+    }
+}
+
+#[test]
+fn rwlock_waits_name_the_writer() {
+    for kind in KINDS {
+        let rt = tracking(kind);
+        let lock = Arc::new(RwLock::new(0));
+        let writer = rt.block_on({
+            let lock = lock.clone();
+            async move { lock.write_owned().await }
+        });
+        let reader = {
+            let lock = lock.clone();
+            rt.spawn(async move { *lock.read().await })
+        };
+        let line = line!() - 2;
+        let (kind_seen, seen) = one_wait(&rt, reader.id());
+        assert_eq!((kind_seen, seen), ("RwLock::read", line));
+        let waits = idle_waits(&rt, reader.id(), 1);
+        assert_eq!(waits[0].held_by().unwrap().task(), None);
+        drop(writer);
+        assert_eq!(rt.block_on(reader).unwrap(), 0);
+        // Released: a new waiter sees no holder once readers hold it.
+        let _read = lock.try_read().unwrap();
+        let writer = {
+            let lock = lock.clone();
+            rt.spawn(async move { *lock.write().await += 1 })
+        };
+        let waits = idle_waits(&rt, writer.id(), 1);
+        assert_eq!(waits[0].kind(), "RwLock::write");
+        assert!(waits[0].held_by().is_none(), "{:?}", waits[0]);
+        drop(_read);
+        rt.block_on(writer).unwrap();
+    }
+}
+
+#[test]
+fn a_local_set_task_shows_its_wait() {
+    let rt = tracking(Kind::CurrentThread);
+    let local = rt::task::LocalSet::new();
+    let notify = std::rc::Rc::new(Notify::new());
+    let task: JoinHandle<()> = {
+        let notify = notify.clone();
+        local.spawn_local(async move { notify.notified().await })
+    };
+    let line = line!() - 2;
+    for _ in 0..100 {
+        local.block_on(&rt, rt::task::yield_now());
+    }
+    let dump = rt.handle().dump();
+    let snapshot = dump.iter().find(|t| t.id() == task.id()).unwrap();
+    assert!(snapshot.local_set().is_some());
+    assert_eq!(snapshot.waits()[0].kind(), "Notify::notified");
+    assert_eq!(snapshot.waits()[0].location().unwrap().line(), line);
+    notify.notify_one();
+    local.block_on(&rt, task).unwrap();
+}
+
+#[test]
+fn sleeps_on_the_paused_clock_show_their_line() {
+    let rt = Builder::new_current_thread()
+        .enable_time()
+        .start_paused(true)
+        .track_waits(true)
+        .build()
+        .unwrap();
+    let task = rt.spawn(async {
+        rt::time::sleep(Duration::from_secs(3600)).await;
+    });
+    let line = line!() - 2;
+    assert_eq!(one_wait(&rt, task.id()), ("sleep", line));
+    task.abort();
+    let _ = rt.block_on(task);
+}
