@@ -340,3 +340,176 @@ fn sleeps_on_the_paused_clock_show_their_line() {
     task.abort();
     let _ = rt.block_on(task);
 }
+
+/// Spawns `future` on `rt`; the task must come to wait on `kind` made at
+/// `line` (or, `line` 0, with no location).
+fn expect_wait<F>(rt: &Runtime, kind: &str, line: u32, future: F) -> JoinHandle<()>
+where
+    F: std::future::Future<Output = ()> + Send + 'static,
+{
+    let task = rt.spawn(future);
+    let waits = idle_waits(rt, task.id(), 1);
+    let found = waits.iter().any(|wait| {
+        wait.kind() == kind
+            && match wait.location() {
+                Some(location) => location.file() == file!() && location.line() == line,
+                None => line == 0,
+            }
+    });
+    assert!(found, "expected {kind} at line {line}, got {waits:?}");
+    task
+}
+
+#[test]
+fn each_kind_of_wait_shows_its_kind_and_line() {
+    use futures::AsyncReadExt as _;
+    for kind in KINDS {
+        let rt = tracking(kind);
+        let mut tasks = Vec::new();
+
+        let semaphore = Arc::new(rt::sync::Semaphore::new(0));
+        let s = semaphore.clone();
+        tasks.push(expect_wait(
+            &rt,
+            "Semaphore::acquire",
+            line!() + 1,
+            async move {
+                drop(s.acquire().await);
+            },
+        ));
+        let s = semaphore.clone();
+        tasks.push(expect_wait(
+            &rt,
+            "Semaphore::acquire_many_owned",
+            line!() + 1,
+            async move {
+                drop(s.acquire_many_owned(2).await);
+            },
+        ));
+
+        let (_otx, orx) = rt::sync::oneshot::channel::<()>();
+        tasks.push(expect_wait(&rt, "oneshot::Receiver", 0, async move {
+            let _ = orx.await;
+        }));
+
+        let (btx, mut brx) = rt::sync::broadcast::channel::<u8>(4);
+        tasks.push(expect_wait(
+            &rt,
+            "broadcast::Receiver::recv",
+            line!() + 1,
+            async move {
+                let _ = brx.recv().await;
+            },
+        ));
+
+        let (_wtx, mut wrx) = rt::sync::watch::channel(0u8);
+        tasks.push(expect_wait(
+            &rt,
+            "watch::Receiver::changed",
+            line!() + 1,
+            async move {
+                let _ = wrx.changed().await;
+            },
+        ));
+
+        let (mtx, _mrx) = rt::sync::mpsc::channel::<u8>(1);
+        mtx.try_send(0).unwrap();
+        tasks.push(expect_wait(
+            &rt,
+            "mpsc::Sender::send",
+            line!() + 1,
+            async move {
+                let _ = mtx.send(1).await;
+            },
+        ));
+
+        let barrier = Arc::new(rt::sync::Barrier::new(2));
+        let b = barrier.clone();
+        tasks.push(expect_wait(&rt, "Barrier::wait", line!() + 1, async move {
+            b.wait().await;
+        }));
+
+        let forever = rt.spawn(std::future::pending::<()>());
+        let forever_id = forever.id();
+        let joiner = expect_wait(&rt, "JoinHandle", 0, async move {
+            let _ = forever.await;
+        });
+        let waits = idle_waits(&rt, joiner.id(), 1);
+        assert_eq!(waits[0].task(), Some(forever_id));
+        tasks.push(joiner);
+
+        tasks.push(expect_wait(
+            &rt,
+            "JoinSet::join_next",
+            line!() + 3,
+            async move {
+                let mut set = rt::task::JoinSet::new();
+                set.spawn(std::future::pending::<()>());
+                let _ = set.join_next().await;
+            },
+        ));
+
+        tasks.push(expect_wait(&rt, "timeout", line!() + 1, async move {
+            let _ =
+                rt::time::timeout(Duration::from_secs(3600), std::future::pending::<()>()).await;
+        }));
+        tasks.push(expect_wait(
+            &rt,
+            "Interval::tick",
+            line!() + 3,
+            async move {
+                let mut interval = rt::time::interval(Duration::from_secs(3600));
+                interval.tick().await;
+                interval.tick().await;
+            },
+        ));
+        tasks.push(expect_wait(&rt, "sleep_until", line!() + 2, async move {
+            let deadline = rt::time::Instant::now() + Duration::from_secs(3600);
+            rt::time::sleep_until(deadline).await;
+        }));
+
+        let listener = rt
+            .block_on(rt::net::TcpListener::bind("127.0.0.1:0"))
+            .unwrap();
+        let address = listener.local_addr().unwrap();
+        tasks.push(expect_wait(
+            &rt,
+            "TcpListener::accept",
+            line!() + 1,
+            async move {
+                let _ = listener.accept().await;
+            },
+        ));
+        let (client, server) = rt.block_on(async {
+            let listener = rt::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+            let client = rt::net::TcpStream::connect(listener.local_addr().unwrap());
+            let client = client.await.unwrap();
+            let (server, _) = listener.accept().await.unwrap();
+            (client, server)
+        });
+        support::clear_assumed_readability(&client);
+        let client = Arc::new(client);
+        let c = client.clone();
+        tasks.push(expect_wait(&rt, "readable", line!() + 1, async move {
+            let _ = c.readable().await;
+        }));
+        support::clear_assumed_readability(&server);
+        tasks.push(expect_wait(&rt, "TcpStream read", 0, async move {
+            let mut server = server;
+            let mut buf = [0; 1];
+            let _ = server.read(&mut buf).await;
+        }));
+
+        let printed = rt.handle().dump().to_string();
+        assert!(printed.contains("waiting: TcpStream read\n"), "{printed}");
+        assert!(
+            printed.contains("waiting: JoinHandle of task "),
+            "{printed}"
+        );
+        for task in tasks {
+            task.abort();
+            let _ = rt.block_on(task);
+        }
+        drop((btx, barrier, semaphore, address));
+    }
+}

@@ -43,10 +43,12 @@
 
 use crate::runtime::context;
 use crate::task::poll_proceed;
+use crate::task::waits::{self, Site};
 use rt_reactor::{Direction, Interest, Ready, ReadyEvent, ReadyWaiter, Registration};
 use std::fmt;
 use std::future::poll_fn;
 use std::io;
+use std::marker::PhantomData;
 use std::task::{Context, Poll, ready};
 
 pub(crate) struct Registered<E: mio::event::Source> {
@@ -313,9 +315,15 @@ impl<E: mio::event::Source> Registered<E> {
 
     /// Waits for readiness in `direction` (spending no budget) in a place
     /// of its own, so any number of tasks can wait at once; the place is
-    /// freed when the future is dropped.
-    pub(crate) async fn ready(&self, direction: Direction) -> io::Result<ReadyEvent> {
-        wait(self.waiter(direction)).await
+    /// freed when the future is dropped. The task dump shows it as `site`
+    /// (the sockets' `readable` and `writable`).
+    pub(crate) async fn ready_as(
+        &self,
+        direction: Direction,
+        site: Site,
+    ) -> io::Result<ReadyEvent> {
+        let mut waiter = self.waiter(direction);
+        poll_fn(|cx| site.pending(waiter.poll_ready(cx))).await
     }
 
     /// Waits for the readiness of `interest` (spending no budget) in
@@ -341,6 +349,7 @@ impl<E: mio::event::Source> Registered<E> {
     ) -> Poll<io::Result<R>> {
         let wait = |cx: &mut Context<'_>| self.registration.poll_ready(cx, direction);
         self.poll_io_via(cx, wait, op, WouldBlockFrom::Syscall, |_| false)
+            .waiting_in(Some(direction))
     }
 
     /// Steps 1 to 4 of the module docs, waiting in a place of its own: for
@@ -351,7 +360,8 @@ impl<E: mio::event::Source> Registered<E> {
         op: impl FnMut(&E) -> io::Result<R>,
     ) -> io::Result<R> {
         let from = WouldBlockFrom::Syscall;
-        self.async_io_in(self.waiter(direction), op, from).await
+        self.async_io_in(self.waiter(direction), Some(direction), op, from)
+            .await
     }
 
     /// As `async_io`, waiting for the readiness of `interest`, for a
@@ -362,19 +372,21 @@ impl<E: mio::event::Source> Registered<E> {
         op: impl FnMut(&E) -> io::Result<R>,
     ) -> io::Result<R> {
         let from = WouldBlockFrom::Closure;
-        self.async_io_in(self.registration.waiter_for(interest), op, from)
+        self.async_io_in(self.registration.waiter_for(interest), None, op, from)
             .await
     }
 
     async fn async_io_in<R>(
         &self,
         mut waiter: ReadyWaiter<'_>,
+        direction: Option<Direction>,
         mut op: impl FnMut(&E) -> io::Result<R>,
         from: WouldBlockFrom,
     ) -> io::Result<R> {
         poll_fn(|cx| {
             let wait = |cx: &mut Context<'_>| waiter.poll_ready(cx);
             self.poll_io_via(cx, wait, &mut op, from, |_| false)
+                .waiting_in(direction)
         })
         .await
     }
@@ -394,6 +406,7 @@ impl<E: mio::event::Source> Registered<E> {
     ) -> Poll<io::Result<R>> {
         let wait = |cx: &mut Context<'_>| waiter.poll_ready(cx);
         self.poll_io_via(cx, wait, op, WouldBlockFrom::Syscall, |_| false)
+            .waiting_in(None)
     }
 
     /// Steps 1 to 4, with step 2 done by `wait`. A result for which
@@ -406,9 +419,12 @@ impl<E: mio::event::Source> Registered<E> {
         mut op: impl FnMut(&E) -> io::Result<R>,
         from: WouldBlockFrom,
         drained: impl Fn(&R) -> bool,
-    ) -> Poll<io::Result<R>> {
+    ) -> IoPoll<R, E> {
         let op = || op(self.get_ref());
-        poll_io(&self.registration, cx, wait, op, from, drained)
+        IoPoll(
+            poll_io(&self.registration, cx, wait, op, from, drained),
+            PhantomData,
+        )
     }
 
     /// One attempt of rt's own without waiting: `WouldBlock` unless the
@@ -586,6 +602,7 @@ where
         self.poll_io_via(cx, wait, read, WouldBlockFrom::Syscall, |&n| {
             n > 0 && n < room
         })
+        .waiting_in(Some(Direction::Read))
     }
 
     /// One read without waiting: the streams' `try_read`.
@@ -634,6 +651,21 @@ where
         self.poll_io(cx, Direction::Write, |mut io| {
             io::Write::write_vectored(&mut io, bufs)
         })
+    }
+}
+
+/// A poll of `Registered<E>`'s I/O, to be told which direction it waits
+/// in, for the task dump: `TcpStream read` (`waits::record_io`).
+#[must_use]
+pub(crate) struct IoPoll<R, E>(Poll<io::Result<R>>, PhantomData<fn(E)>);
+
+impl<R, E> IoPoll<R, E> {
+    #[inline]
+    pub(crate) fn waiting_in(self, direction: Option<Direction>) -> Poll<io::Result<R>> {
+        if self.0.is_pending() {
+            waits::record_io::<E>(direction);
+        }
+        self.0
     }
 }
 

@@ -26,14 +26,28 @@ macro_rules! registered_io {
     };
     (readable $($doc:tt)*) => {
         $($doc)*
-        pub async fn readable(&self) -> ::std::io::Result<()> {
-            self.registered().ready(::rt_reactor::Direction::Read).await.map(drop)
+        #[track_caller]
+        pub fn readable(&self) -> impl ::std::future::Future<Output = ::std::io::Result<()>> {
+            let site = crate::task::waits::Site::here("readable");
+            async move {
+                self.registered()
+                    .ready_as(::rt_reactor::Direction::Read, site)
+                    .await
+                    .map(drop)
+            }
         }
     };
     (writable $($doc:tt)*) => {
         $($doc)*
-        pub async fn writable(&self) -> ::std::io::Result<()> {
-            self.registered().ready(::rt_reactor::Direction::Write).await.map(drop)
+        #[track_caller]
+        pub fn writable(&self) -> impl ::std::future::Future<Output = ::std::io::Result<()>> {
+            let site = crate::task::waits::Site::here("writable");
+            async move {
+                self.registered()
+                    .ready_as(::rt_reactor::Direction::Write, site)
+                    .await
+                    .map(drop)
+            }
         }
     };
     // `poll_recv_ready` / `poll_read_ready` (`Read`) and their write twins.

@@ -26,12 +26,16 @@ macro_rules! sim_readiness {
             // The readiness futures: an `async fn` each, measured cheaper
             // than returning an `Either` of the two futures, whose `poll`
             // the compiler did not inline.
-            pub(crate) async fn ready(
+
+            /// Waits for readiness in `direction`, shown in the task dump
+            /// as `site` (a simulated socket's wait is not recorded).
+            pub(crate) async fn ready_as(
                 &self,
                 direction: ::rt_reactor::Direction,
+                site: crate::task::waits::Site,
             ) -> ::std::io::Result<()> {
                 match self {
-                    $Io::Real(real) => real.ready(direction).await.map(drop),
+                    $Io::Real(real) => real.ready_as(direction, site).await.map(drop),
                     $Io::Sim(sim) => crate::sim::SimReadiness::ready(sim, direction).await,
                 }
             }

@@ -318,6 +318,25 @@ pub(crate) fn with_wait_recording(f: impl FnOnce(&mut Recording)) {
     }
 }
 
+/// Whether the task polled on this thread records its waits.
+#[inline]
+pub(crate) fn recording_waits_here() -> bool {
+    HOT.try_with(|cx| cx.recording_waits.get()).unwrap_or(false)
+}
+
+/// How many waits the poll in progress has recorded so far, if it
+/// records them.
+#[inline]
+pub(crate) fn wait_mark() -> Option<usize> {
+    if !recording_waits_here() {
+        return None;
+    }
+    WAITS
+        .try_with(|waits| waits.try_borrow().map(|waits| waits.len()).ok())
+        .ok()
+        .flatten()
+}
+
 /// Runs `f` with the header of the task being polled on this thread.
 #[inline]
 fn with_current_task<R>(f: impl FnOnce(&Header) -> R) -> Option<R> {

@@ -508,26 +508,28 @@ impl TaskDump {
         self.find(holder.task()?)?.name()
     }
 
-    /// The lock waits of `task` whose holder is a task of the dump.
-    fn lock_edges<'a>(&self, task: &'a TaskSnapshot) -> impl Iterator<Item = (&'a WaitSite, Id)> {
+    /// The waits of `task` on another task: a lock that task holds, or
+    /// its `JoinHandle`.
+    fn wait_edges<'a>(&self, task: &'a TaskSnapshot) -> impl Iterator<Item = (&'a WaitSite, Id)> {
         task.waits.iter().filter_map(|wait| {
-            let holder = wait.held_by()?.task()?;
-            Some((wait, holder))
+            let on = wait.held_by().and_then(LockHolder::task).or(wait.task())?;
+            Some((wait, on))
         })
     }
 
-    /// Each cycle of tasks waiting on locks held by the next (the last's
-    /// held by the first), once, starting from its smallest id.
+    /// Each cycle of tasks waiting on the next (for a lock it holds, or
+    /// to finish), the last on the first, once, starting from its
+    /// smallest id.
     fn deadlocks(&self) -> Vec<Vec<Id>> {
         let mut cycles: Vec<Vec<Id>> = Vec::new();
         for start in &self.tasks {
-            // Follows the first lock edge from each task: a task waits on
-            // one lock at a time outside a `select!`, and a cycle through
-            // a `select!`'s second lock is not a deadlock (the first may
-            // still come free).
+            // Follows the first edge from each task: a task waits on one
+            // thing at a time outside a `select!`, and a cycle through a
+            // `select!`'s second wait is not a deadlock (the first may
+            // still come).
             let mut path = vec![start.id()];
             let mut at = start;
-            while let Some((_, next)) = self.lock_edges(at).next() {
+            while let Some((_, next)) = self.wait_edges(at).next() {
                 if next == start.id() {
                     let smallest = path.iter().min().copied();
                     if smallest == Some(start.id()) && path.len() > 1 {
@@ -552,12 +554,12 @@ impl TaskDump {
         let ids: Vec<String> = cycle.iter().map(Id::to_string).collect();
         writeln!(
             f,
-            "deadlock: tasks {} wait for each other's locks",
+            "deadlock: tasks {} wait for each other (locks held, tasks to finish)",
             ids.join(", ")
         )?;
         for &id in cycle {
             let Some(task) = self.find(id) else { continue };
-            let Some((wait, _)) = self.lock_edges(task).next() else {
+            let Some((wait, _)) = self.wait_edges(task).next() else {
                 continue;
             };
             write!(f, "{:>8}  task {id}", "")?;

@@ -44,6 +44,7 @@
 
 use crate::loom::sync::{Arc, Mutex, MutexGuard};
 use crate::sync::Notify;
+use crate::task::waits::Site;
 use std::fmt;
 use std::panic::{self, AssertUnwindSafe};
 
@@ -583,16 +584,20 @@ impl<T: Clone> Receiver<T> {
     ///     assert_eq!(got, [0, 1, 2]);
     /// });
     /// ```
-    pub async fn recv(&mut self) -> Result<T, RecvError> {
-        // A unit per value or error returned, none for a poll that waits
-        // (as tokio's); once the budget is spent it yields before taking
-        // anything.
-        crate::task::cooperative(self.recv_unbudgeted()).await
+    #[track_caller]
+    pub fn recv(&mut self) -> impl Future<Output = Result<T, RecvError>> {
+        let site = Site::here("broadcast::Receiver::recv");
+        async move {
+            // A unit per value or error returned, none for a poll that waits
+            // (as tokio's); once the budget is spent it yields before taking
+            // anything.
+            crate::task::cooperative(self.recv_unbudgeted(site)).await
+        }
     }
 
     /// `recv` without the budget (`Notified` spends none): the caller
     /// charges the whole operation.
-    async fn recv_unbudgeted(&mut self) -> Result<T, RecvError> {
+    async fn recv_unbudgeted(&mut self, site: Site) -> Result<T, RecvError> {
         loop {
             // A value is usually waiting: take it without registering.
             if let Some(done) = settled(take(&self.shared, &mut self.next)) {
@@ -602,7 +607,7 @@ impl<T: Clone> Receiver<T> {
             // wakes this future. The look's result is a statement's
             // temporary, gone before the await: a `T` held across it would
             // make this future `Sync` only for `T: Sync` (shared `&T`).
-            let notified = self.shared.notify.notified();
+            let notified = self.shared.notify.notified_for(site);
             if let Some(done) = settled(take(&self.shared, &mut self.next)) {
                 return done;
             }

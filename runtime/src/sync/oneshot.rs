@@ -396,6 +396,8 @@ impl<T> Future for Receiver<T> {
                 let replaced = register(&mut state.rx_waker, cx.waker());
                 drop(state);
                 drop(replaced);
+                // Awaited as it is: no call to take a location from.
+                crate::task::waits::record("oneshot::Receiver", None);
                 return Poll::Pending;
             }
             None => Err(RecvError(())),

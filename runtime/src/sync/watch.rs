@@ -14,6 +14,7 @@ use crate::loom::sync::atomic::{AtomicUsize, Ordering::SeqCst};
 use crate::loom::sync::{Arc, RwLock, RwLockReadGuard};
 use crate::sync::Notify;
 use crate::task::cooperative;
+use crate::task::waits::Site;
 use std::fmt;
 use std::ops::Deref;
 
@@ -71,9 +72,9 @@ impl<T> Shared<T> {
     /// without the budget (`Notified` spends none): the callers wrap the
     /// whole operation in `cooperative`, which charges one unit when it is
     /// ready.
-    async fn wait_changed(&self, seen: &mut usize) -> Result<(), RecvError> {
+    async fn wait_changed(&self, seen: &mut usize, site: Site) -> Result<(), RecvError> {
         loop {
-            let notified = self.changed.notified();
+            let notified = self.changed.notified_for(site);
             let version = self.version.load(SeqCst);
             if version != *seen {
                 *seen = version;
@@ -555,10 +556,14 @@ impl<T> Receiver<T> {
     /// futures::executor::block_on(rx.changed()).unwrap();
     /// assert_eq!(*rx.borrow(), 1);
     /// ```
-    pub async fn changed(&mut self) -> Result<(), RecvError> {
-        // Spends a unit when ready; once the budget is spent it yields
-        // before looking, so nothing is marked seen.
-        cooperative(self.shared.wait_changed(&mut self.seen)).await
+    #[track_caller]
+    pub fn changed(&mut self) -> impl Future<Output = Result<(), RecvError>> {
+        let site = Site::here("watch::Receiver::changed");
+        async move {
+            // Spends a unit when ready; once the budget is spent it yields
+            // before looking, so nothing is marked seen.
+            cooperative(self.shared.wait_changed(&mut self.seen, site)).await
+        }
     }
 
     /// Waits for a value for which `condition` holds, looking at the
@@ -592,19 +597,24 @@ impl<T> Receiver<T> {
     ///     assert!(*value >= 3);
     /// });
     /// ```
-    pub async fn wait_for(
+    #[track_caller]
+    pub fn wait_for(
         &mut self,
         condition: impl FnMut(&T) -> bool,
-    ) -> Result<Ref<'_, T>, RecvError> {
-        // A ready operation, the closed-channel error too: a loop over a
-        // met condition (or a closed channel) still yields.
-        cooperative(self.wait_for_unbudgeted(condition)).await
+    ) -> impl Future<Output = Result<Ref<'_, T>, RecvError>> {
+        let site = Site::here("watch::Receiver::wait_for");
+        async move {
+            // A ready operation, the closed-channel error too: a loop over a
+            // met condition (or a closed channel) still yields.
+            cooperative(self.wait_for_unbudgeted(condition, site)).await
+        }
     }
 
     /// `wait_for` without the budget (see `Shared::wait_changed`).
     async fn wait_for_unbudgeted(
         &mut self,
         mut condition: impl FnMut(&T) -> bool,
+        site: Site,
     ) -> Result<Ref<'_, T>, RecvError> {
         // Split borrows: the returned guard borrows `shared` while `seen`
         // is updated.
@@ -625,7 +635,7 @@ impl<T> Receiver<T> {
             if closed {
                 return Err(RecvError(()));
             }
-            shared.wait_changed(seen).await?;
+            shared.wait_changed(seen, site).await?;
         }
     }
 

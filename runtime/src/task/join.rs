@@ -152,6 +152,8 @@ impl<T> Future for JoinHandle<T> {
         };
         if output.is_ready() {
             progress.made_progress();
+        } else {
+            crate::task::waits::record_join(self.raw.id());
         }
         output
     }

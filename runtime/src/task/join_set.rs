@@ -17,6 +17,7 @@
 use crate::loom::sync::Mutex;
 use crate::loom::sync::atomic::{AtomicBool, Ordering};
 use crate::runtime::Handle;
+use crate::task::waits::Site;
 use crate::task::{AbortHandle, Id, JoinError, JoinHandle, LocalSet, poll_budget_available};
 use slab::Slab;
 use std::collections::VecDeque;
@@ -347,8 +348,10 @@ impl<T> JoinSet<T> {
     ///     assert!(set.join_next().await.is_none());
     /// });
     /// ```
-    pub async fn join_next(&mut self) -> Option<Result<T, JoinError>> {
-        std::future::poll_fn(|cx| self.poll_join_next(cx)).await
+    #[track_caller]
+    pub fn join_next(&mut self) -> impl Future<Output = Option<Result<T, JoinError>>> {
+        let site = Site::here("JoinSet::join_next");
+        async move { std::future::poll_fn(|cx| site.pending(self.poll_join_next(cx))).await }
     }
 
     /// Polls for the next finished task; see [`join_next`](JoinSet::join_next).
@@ -372,8 +375,12 @@ impl<T> JoinSet<T> {
     ///     assert!(set.join_next_with_id().await.is_none());
     /// });
     /// ```
-    pub async fn join_next_with_id(&mut self) -> Option<Result<(Id, T), JoinError>> {
-        std::future::poll_fn(|cx| self.poll_join_next_with_id(cx)).await
+    #[track_caller]
+    pub fn join_next_with_id(
+        &mut self,
+    ) -> impl Future<Output = Option<Result<(Id, T), JoinError>>> {
+        let site = Site::here("JoinSet::join_next_with_id");
+        async move { std::future::poll_fn(|cx| site.pending(self.poll_join_next_with_id(cx))).await }
     }
 
     /// Polls for the next finished task; see

@@ -68,6 +68,8 @@ pub(crate) struct RecordedWait {
     kind: &'static str,
     location: Option<&'static Location<'static>>,
     lock: Option<Arc<LockOwner>>,
+    /// The task a `JoinHandle` waits for.
+    task: Option<Id>,
 }
 
 /// The waits of one poll (steps 1 to 3).
@@ -85,6 +87,10 @@ impl Recording {
         self.waits.is_empty()
     }
 
+    pub(crate) fn len(&self) -> usize {
+        self.waits.len()
+    }
+
     fn push(&mut self, wait: RecordedWait) {
         if self.waits.len() < MAX_WAITS {
             self.waits.push(wait);
@@ -99,6 +105,7 @@ impl Recording {
                 kind: wait.kind,
                 location: wait.location,
                 held_by: wait.lock.as_ref().and_then(|lock| lock.holder()),
+                task: wait.task,
             })
             .collect()
     }
@@ -123,15 +130,6 @@ impl Site {
         Site {
             kind,
             location: Some(Location::caller()),
-            lock: false,
-        }
-    }
-
-    /// A wait reached through a trait's poll method: no caller's location.
-    pub(crate) const fn kind(kind: &'static str) -> Site {
-        Site {
-            kind,
-            location: None,
             lock: false,
         }
     }
@@ -167,6 +165,27 @@ impl Site {
         poll
     }
 
+    /// Polls `inner` (a future of rt's that records its own wait, such as
+    /// a listener's read readiness), recording this wait in place of
+    /// whatever `inner` recorded if it is `Pending`.
+    #[inline]
+    pub(crate) fn instead_of<T>(
+        self,
+        inner: impl FnOnce() -> std::task::Poll<T>,
+    ) -> std::task::Poll<T> {
+        let mark = context::wait_mark();
+        let polled = inner();
+        if polled.is_pending() {
+            if let Some(mark) = mark {
+                context::with_wait_recording(|recording| {
+                    recording.waits.truncate(mark);
+                });
+                self.record_plain();
+            }
+        }
+        polled
+    }
+
     /// Records this wait (step 2), not a lock's.
     #[inline]
     pub(crate) fn record_plain(self) {
@@ -183,6 +202,54 @@ pub(crate) fn record(kind: &'static str, location: Option<&'static Location<'sta
             kind,
             location,
             lock: None,
+            task: None,
+        })
+    });
+}
+
+/// Step 2 for a socket's or a pipe's I/O through a poll method (no
+/// caller's location): `TcpStream read`, `UnixListener I/O`.
+#[inline]
+pub(crate) fn record_io<E>(direction: Option<rt_reactor::Direction>) {
+    if context::recording_waits_here() {
+        record(io_kind::<E>(direction), None);
+    }
+}
+
+/// `TcpStream read` for `E` = `mio::net::TcpStream` and a read: the last
+/// segment of the type's name and the direction, made once per type and
+/// direction and kept for the process (a few types of sockets).
+#[cold]
+fn io_kind<E>(direction: Option<rt_reactor::Direction>) -> &'static str {
+    use std::collections::HashMap;
+    type Kinds = std::sync::Mutex<HashMap<(&'static str, u8), &'static str>>;
+    static KINDS: OnceLock<Kinds> = OnceLock::new();
+    let name = std::any::type_name::<E>();
+    let (code, what) = match direction {
+        Some(rt_reactor::Direction::Read) => (0, "read"),
+        Some(rt_reactor::Direction::Write) => (1, "write"),
+        None => (2, "I/O"),
+    };
+    let mut kinds = KINDS
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    kinds.entry((name, code)).or_insert_with(|| {
+        let short = name.split('<').next().unwrap_or(name);
+        let short = short.rsplit("::").next().unwrap_or(short);
+        Box::leak(format!("{short} {what}").into_boxed_str())
+    })
+}
+
+/// Step 2 for a `JoinHandle`: the task polled here waits for task `id`.
+#[inline]
+pub(crate) fn record_join(id: Id) {
+    context::with_wait_recording(|recording| {
+        recording.push(RecordedWait {
+            kind: "JoinHandle",
+            location: None,
+            lock: None,
+            task: Some(id),
         })
     });
 }
@@ -199,6 +266,7 @@ pub(crate) fn record_lock(
             kind,
             location: Some(location),
             lock: Some(slot.owner()),
+            task: None,
         })
     });
 }
@@ -330,6 +398,7 @@ pub struct WaitSite {
     kind: &'static str,
     location: Option<&'static Location<'static>>,
     held_by: Option<LockHolder>,
+    task: Option<Id>,
 }
 
 impl WaitSite {
@@ -367,6 +436,30 @@ impl WaitSite {
     pub fn held_by(&self) -> Option<&LockHolder> {
         self.held_by.as_ref()
     }
+
+    /// For a wait on a [`JoinHandle`](crate::task::JoinHandle): the task
+    /// it waits to finish.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Builder::new_current_thread()
+    ///     .track_waits(true)
+    ///     .build()
+    ///     .unwrap();
+    /// let inner = rt.spawn(std::future::pending::<()>());
+    /// let inner_id = inner.id();
+    /// let outer = rt.spawn(async move { inner.await });
+    /// rt.block_on(rt::task::yield_now());
+    /// let dump = rt.handle().dump();
+    /// let waiting = dump.iter().find(|t| t.id() == outer.id()).unwrap();
+    /// assert_eq!(waiting.waits()[0].kind(), "JoinHandle");
+    /// assert_eq!(waiting.waits()[0].task(), Some(inner_id));
+    /// outer.abort();
+    /// ```
+    pub fn task(&self) -> Option<Id> {
+        self.task
+    }
 }
 
 impl WaitSite {
@@ -378,6 +471,9 @@ impl WaitSite {
         holder_name: Option<&str>,
     ) -> fmt::Result {
         f.write_str(self.kind)?;
+        if let Some(task) = self.task {
+            write!(f, " of task {task}")?;
+        }
         if let Some(location) = self.location {
             write!(f, " at {location}")?;
         }

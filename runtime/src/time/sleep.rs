@@ -85,7 +85,11 @@ pub(crate) fn sleep_until_without_clock_read(deadline: Instant) -> Sleep {
         entry: None,
         elapsed_early: false,
         completed_early: false,
-        site: Some(Site::kind("hyper Timer::sleep")),
+        site: Some(Site {
+            kind: "hyper Timer::sleep",
+            location: None,
+            lock: false,
+        }),
     }
 }
 

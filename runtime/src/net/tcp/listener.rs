@@ -4,10 +4,12 @@ use super::TcpStream;
 use super::listener_io::{Accepted, IncomingWaiter, ListenerIo, real_listener};
 use crate::io::registered::Registered;
 use crate::net::addr::{ToSocketAddrs, each_addr};
+use crate::task::waits::Site;
 use futures_util::Stream;
 use rt_reactor::Interest;
 use socket2::{Domain, Protocol, Socket, Type};
 use std::fmt;
+use std::future::Future;
 use std::io;
 use std::net::SocketAddr;
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd, RawFd};
@@ -188,9 +190,15 @@ impl TcpListener {
     ///     assert_eq!(stream.local_addr().unwrap(), addr);
     /// });
     /// ```
-    pub async fn accept(&self) -> io::Result<(TcpStream, SocketAddr)> {
-        let accepted = self.io.accept().await;
-        accepted.and_then(wrap_accepted)
+    #[track_caller]
+    pub fn accept(&self) -> impl Future<Output = io::Result<(TcpStream, SocketAddr)>> {
+        let site = Site::here("TcpListener::accept");
+        async move {
+            let mut accept = std::pin::pin!(self.io.accept());
+            // The dump names this call, not the listener's read readiness.
+            let accepted = std::future::poll_fn(|cx| site.instead_of(|| accept.as_mut().poll(cx)));
+            accepted.await.and_then(wrap_accepted)
+        }
     }
 
     /// Polls for one connection.

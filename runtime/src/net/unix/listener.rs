@@ -1,7 +1,9 @@
 use super::{SocketAddr, UnixStream, abstract_name};
 use crate::io::registered::Registered;
+use crate::task::waits::Site;
 use rt_reactor::{Direction, Interest};
 use std::fmt;
+use std::future::Future;
 use std::io;
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd, RawFd};
 use std::path::Path;
@@ -209,12 +211,18 @@ impl UnixListener {
     ///     std::fs::remove_file(&path).unwrap();
     /// });
     /// ```
-    pub async fn accept(&self) -> io::Result<(UnixStream, SocketAddr)> {
-        let accepted = self
-            .io
-            .async_io(Direction::Read, mio::net::UnixListener::accept)
-            .await;
-        accepted.and_then(wrap_accepted)
+    #[track_caller]
+    pub fn accept(&self) -> impl Future<Output = io::Result<(UnixStream, SocketAddr)>> {
+        let site = Site::here("UnixListener::accept");
+        async move {
+            let accept = self
+                .io
+                .async_io(Direction::Read, mio::net::UnixListener::accept);
+            let mut accept = std::pin::pin!(accept);
+            // The dump names this call, not the listener's read readiness.
+            let accepted = std::future::poll_fn(|cx| site.instead_of(|| accept.as_mut().poll(cx)));
+            accepted.await.and_then(wrap_accepted)
+        }
     }
 
     /// Polls for one connection.
