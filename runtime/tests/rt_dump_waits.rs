@@ -369,19 +369,16 @@ fn each_kind_of_wait_shows_its_kind_and_line() {
 
         let semaphore = Arc::new(rt::sync::Semaphore::new(0));
         let s = semaphore.clone();
-        tasks.push(expect_wait(
-            &rt,
-            "Semaphore::acquire",
-            line!() + 1,
-            async move {
-                drop(s.acquire().await);
-            },
-        ));
+        let line = line!() + 2;
+        tasks.push(expect_wait(&rt, "Semaphore::acquire", line, async move {
+            drop(s.acquire().await);
+        }));
         let s = semaphore.clone();
+        let line = line!() + 6;
         tasks.push(expect_wait(
             &rt,
             "Semaphore::acquire_many_owned",
-            line!() + 1,
+            line,
             async move {
                 drop(s.acquire_many_owned(2).await);
             },
@@ -393,20 +390,22 @@ fn each_kind_of_wait_shows_its_kind_and_line() {
         }));
 
         let (btx, mut brx) = rt::sync::broadcast::channel::<u8>(4);
+        let line = line!() + 6;
         tasks.push(expect_wait(
             &rt,
             "broadcast::Receiver::recv",
-            line!() + 1,
+            line,
             async move {
                 let _ = brx.recv().await;
             },
         ));
 
         let (_wtx, mut wrx) = rt::sync::watch::channel(0u8);
+        let line = line!() + 6;
         tasks.push(expect_wait(
             &rt,
             "watch::Receiver::changed",
-            line!() + 1,
+            line,
             async move {
                 let _ = wrx.changed().await;
             },
@@ -414,18 +413,15 @@ fn each_kind_of_wait_shows_its_kind_and_line() {
 
         let (mtx, _mrx) = rt::sync::mpsc::channel::<u8>(1);
         mtx.try_send(0).unwrap();
-        tasks.push(expect_wait(
-            &rt,
-            "mpsc::Sender::send",
-            line!() + 1,
-            async move {
-                let _ = mtx.send(1).await;
-            },
-        ));
+        let line = line!() + 2;
+        tasks.push(expect_wait(&rt, "mpsc::Sender::send", line, async move {
+            let _ = mtx.send(1).await;
+        }));
 
         let barrier = Arc::new(rt::sync::Barrier::new(2));
         let b = barrier.clone();
-        tasks.push(expect_wait(&rt, "Barrier::wait", line!() + 1, async move {
+        let line = line!() + 2;
+        tasks.push(expect_wait(&rt, "Barrier::wait", line, async move {
             b.wait().await;
         }));
 
@@ -438,31 +434,25 @@ fn each_kind_of_wait_shows_its_kind_and_line() {
         assert_eq!(waits[0].task(), Some(forever_id));
         tasks.push(joiner);
 
-        tasks.push(expect_wait(
-            &rt,
-            "JoinSet::join_next",
-            line!() + 3,
-            async move {
-                let mut set = rt::task::JoinSet::new();
-                set.spawn(std::future::pending::<()>());
-                let _ = set.join_next().await;
-            },
-        ));
+        let line = line!() + 4;
+        tasks.push(expect_wait(&rt, "JoinSet::join_next", line, async move {
+            let mut set = rt::task::JoinSet::new();
+            set.spawn(std::future::pending::<()>());
+            let _ = set.join_next().await;
+        }));
 
-        tasks.push(expect_wait(&rt, "timeout", line!() + 1, async move {
+        let line = line!() + 3;
+        tasks.push(expect_wait(&rt, "timeout", line, async move {
             let _ =
                 rt::time::timeout(Duration::from_secs(3600), std::future::pending::<()>()).await;
         }));
-        tasks.push(expect_wait(
-            &rt,
-            "Interval::tick",
-            line!() + 3,
-            async move {
-                let mut interval = rt::time::interval(Duration::from_secs(3600));
-                interval.tick().await;
-                interval.tick().await;
-            },
-        ));
+        let line = line!() + 4;
+        tasks.push(expect_wait(&rt, "Interval::tick", line, async move {
+            let mut interval = rt::time::interval(Duration::from_secs(3600));
+            interval.tick().await;
+            interval.tick().await;
+        }));
+        let line = line!() + 3;
         tasks.push(expect_wait(&rt, "sleep_until", line!() + 2, async move {
             let deadline = rt::time::Instant::now() + Duration::from_secs(3600);
             rt::time::sleep_until(deadline).await;
@@ -472,14 +462,10 @@ fn each_kind_of_wait_shows_its_kind_and_line() {
             .block_on(rt::net::TcpListener::bind("127.0.0.1:0"))
             .unwrap();
         let address = listener.local_addr().unwrap();
-        tasks.push(expect_wait(
-            &rt,
-            "TcpListener::accept",
-            line!() + 1,
-            async move {
-                let _ = listener.accept().await;
-            },
-        ));
+        let line = line!() + 2;
+        tasks.push(expect_wait(&rt, "TcpListener::accept", line, async move {
+            let _ = listener.accept().await;
+        }));
         let (client, server) = rt.block_on(async {
             let listener = rt::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
             let client = rt::net::TcpStream::connect(listener.local_addr().unwrap());
@@ -490,7 +476,8 @@ fn each_kind_of_wait_shows_its_kind_and_line() {
         support::clear_assumed_readability(&client);
         let client = Arc::new(client);
         let c = client.clone();
-        tasks.push(expect_wait(&rt, "readable", line!() + 1, async move {
+        let line = line!() + 2;
+        tasks.push(expect_wait(&rt, "readable", line, async move {
             let _ = c.readable().await;
         }));
         support::clear_assumed_readability(&server);
