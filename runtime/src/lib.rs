@@ -34,7 +34,9 @@
 //!   protocol), which also runs [`fs`] and `net::lookup_host`;
 //! - diagnostics, built in: named tasks ([`task::Builder`]) and the spawn
 //!   location of every task, [`RuntimeMetrics`](runtime::RuntimeMetrics),
-//!   a live task dump ([`Handle::dump`](runtime::Handle::dump)), a
+//!   a live task dump ([`Handle::dump`](runtime::Handle::dump)) that
+//!   can say what each idle task waits for and who holds the lock it
+//!   waits on ([`Builder::track_waits`](runtime::Builder::track_waits)), a
 //!   slow-poll watchdog with a leak report at shutdown
 //!   ([`Builder::slow_poll_threshold`](runtime::Builder::slow_poll_threshold),
 //!   or `RT_DEBUG=1` in the environment), and with feature `tracing` a
