@@ -500,3 +500,48 @@ fn each_kind_of_wait_shows_its_kind_and_line() {
         drop((btx, barrier, semaphore, address));
     }
 }
+
+#[test]
+fn awaiting_a_task_that_waits_for_your_lock_is_a_deadlock() {
+    for kind in KINDS {
+        let rt = tracking(kind);
+        let mutex = Arc::new(Mutex::new(()));
+        let (inner_tx, inner_rx) = std::sync::mpsc::channel();
+        let outer = {
+            let mutex = mutex.clone();
+            rt::task::Builder::new()
+                .name("holds and joins")
+                .spawn_on(
+                    async move {
+                        let _guard = mutex.lock().await;
+                        let inner = {
+                            let mutex = mutex.clone();
+                            rt::spawn(async move { drop(mutex.lock().await) })
+                        };
+                        inner_tx.send(inner.id()).unwrap();
+                        let _ = inner.await;
+                    },
+                    rt.handle(),
+                )
+                .unwrap()
+        };
+        // Driven by `idle_waits` (a current-thread runtime runs nothing
+        // while this thread blocks), then the inner task's id is there.
+        let outer_waits = idle_waits(&rt, outer.id(), 1);
+        let inner = inner_rx.try_recv().unwrap();
+        assert_eq!(outer_waits[0].task(), Some(inner));
+        let inner_waits = idle_waits(&rt, inner, 1);
+        assert_eq!(inner_waits[0].held_by().unwrap().task(), Some(outer.id()));
+        let printed = rt.handle().dump().to_string();
+        assert!(
+            printed.contains(&format!("deadlock: tasks {}", outer.id().min(inner))),
+            "{printed}"
+        );
+        assert!(
+            printed.contains("waits for JoinHandle of task"),
+            "{printed}"
+        );
+        outer.abort();
+        let _ = rt.block_on(outer);
+    }
+}

@@ -818,10 +818,7 @@ impl Builder {
             runtime_id: crate::runtime::Id::next(),
             name: self.name.clone(),
             stealable_local_queues: slow_poll.is_some(),
-            local_sets: crate::loom::sync::Arc::new(LocalSetList::new(
-                slow_poll.is_some(),
-                track_waits,
-            )),
+            local_sets: crate::loom::sync::Arc::new(LocalSetList::new(slow_poll.is_some())),
             block_on_calls: slow_poll
                 .is_some()
                 .then(|| crate::loom::sync::Arc::new(BlockOnCalls::new())),

@@ -113,7 +113,7 @@ impl Handle {
             after_unpark: None,
             runtime_id: crate::runtime::Id::next(),
             stealable_local_queues: false,
-            local_sets: Arc::new(LocalSetList::new(false, false)),
+            local_sets: Arc::new(LocalSetList::new(false)),
             block_on_calls: None,
             shutdown_sweep: None,
             track_waits: false,

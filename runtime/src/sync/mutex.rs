@@ -125,6 +125,12 @@ impl<T> Mutex<T> {
         }
     }
 
+    /// Where the lock records its holder (`task/waits.rs`).
+    #[cfg(all(test, loom))]
+    pub(crate) fn holder_slot(this: &Self) -> &crate::task::waits::HolderSlot {
+        &this.semaphore.holder
+    }
+
     /// The value, consuming the mutex.
     ///
     /// # Examples

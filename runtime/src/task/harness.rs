@@ -44,19 +44,28 @@ use std::pin::Pin;
 use std::ptr::NonNull;
 use std::task::{Context, Poll, Waker};
 
-/// The vtable of a `Cell<F, S>` whose task has `priority`.
-pub(super) fn vtable<F, S>(priority: Priority) -> &'static Vtable
+/// The vtable of a `Cell<F, S>` whose task has `priority`, and whose
+/// polls record what it waits for if `tracks_waits` (`waits.rs`).
+#[inline]
+pub(super) fn vtable<F, S>(priority: Priority, tracks_waits: bool) -> &'static Vtable
 where
     F: Future + 'static,
     F::Output: 'static,
     S: Schedule,
 {
-    Vtables::<F, S>::BY_PRIORITY[priority.index()]
+    if tracks_waits {
+        Vtables::<F, S>::TRACKING_WAITS[priority.index()]
+    } else {
+        Vtables::<F, S>::BY_PRIORITY[priority.index()]
+    }
 }
 
-/// One vtable per priority for each `F` and `S`: the priority lives in
-/// the vtable rather than in the header, where a byte more would grow
-/// every task's allocation by a word.
+/// One vtable per priority for each `F` and `S`, and as many again for
+/// the tasks whose runtime tracks their waits: the priority lives in the
+/// vtable rather than in the header, where a byte more would grow every
+/// task's allocation by a word; the tracking, so that an untracked poll
+/// does not even check a flag (a check per poll, and the second copy of
+/// the poll it guards, cost ct_yield_many 5% of its instructions).
 struct Vtables<F, S>(PhantomData<(F, S)>);
 
 impl<F, S> Vtables<F, S>
@@ -67,14 +76,21 @@ where
 {
     /// Indexed by `Priority::index`.
     const BY_PRIORITY: [&'static Vtable; 3] = [
-        &Vtables::<F, S>::with(Priority::Low),
-        &Vtables::<F, S>::with(Priority::Normal),
-        &Vtables::<F, S>::with(Priority::High),
+        &Vtables::<F, S>::with::<false>(Priority::Low),
+        &Vtables::<F, S>::with::<false>(Priority::Normal),
+        &Vtables::<F, S>::with::<false>(Priority::High),
     ];
 
-    const fn with(priority: Priority) -> Vtable {
+    /// As `BY_PRIORITY`, for tasks that record their waits.
+    const TRACKING_WAITS: [&'static Vtable; 3] = [
+        &Vtables::<F, S>::with::<true>(Priority::Low),
+        &Vtables::<F, S>::with::<true>(Priority::Normal),
+        &Vtables::<F, S>::with::<true>(Priority::High),
+    ];
+
+    const fn with<const TRACKS_WAITS: bool>(priority: Priority) -> Vtable {
         Vtable {
-            poll: poll::<F, S>,
+            poll: poll::<F, S, TRACKS_WAITS>,
             schedule: schedule::<F, S>,
             dealloc: dealloc::<F, S>,
             try_read_output: try_read_output::<F, S>,
@@ -101,12 +117,13 @@ unsafe fn cell<'a, F: Future, S>(ptr: NonNull<Header>) -> &'a Cell<F, S> {
     unsafe { ptr.cast::<Cell<F, S>>().as_ref() }
 }
 
-/// The vtable's `poll`.
+/// The vtable's `poll`; `TRACKS_WAITS`: it records what the task waits
+/// for (`waits.rs`).
 ///
 /// # Safety
 /// `ptr` points to a live `Cell<F, S>`, and the caller gives up the
 /// reference of the `Notified` it ran.
-unsafe fn poll<F, S>(ptr: NonNull<Header>)
+unsafe fn poll<F, S, const TRACKS_WAITS: bool>(ptr: NonNull<Header>)
 where
     F: Future + 'static,
     F::Output: 'static,
@@ -134,7 +151,7 @@ where
     // SAFETY: we hold a reference for as long as the borrowed waker lives.
     let waker = unsafe { waker::borrowed(ptr) };
     let mut cx = Context::from_waker(&waker);
-    let polled = if cell.scheduler.tracks_waits() {
+    let polled = if TRACKS_WAITS {
         poll_recording_waits(cell, &mut cx)
     } else {
         poll_future(cell, &mut cx)
@@ -185,7 +202,9 @@ fn poll_recording_waits<F: Future, S: Schedule>(
     cx: &mut Context<'_>,
 ) -> Poll<()> {
     let (polled, waits) = context::recording_waits(|| poll_future(cell, cx));
-    if polled.is_pending() {
+    // A poll that recorded nothing takes no lock: the waits of an earlier
+    // poll are stale once the poll count moved past them (`list.rs`).
+    if polled.is_pending() && !waits.is_empty() {
         if let Some(owned) = cell.scheduler.owned_tasks() {
             owned.set_waits(&cell.header, waits);
         }
@@ -195,6 +214,7 @@ fn poll_recording_waits<F: Future, S: Schedule>(
 
 /// Polls the future (the caller holds RUNNING). On `Ready` or a panic the
 /// stage now holds the result.
+#[inline(always)]
 fn poll_future<F: Future, S>(cell: &Cell<F, S>, cx: &mut Context<'_>) -> Poll<()> {
     let id = cell.header.id;
     let span = &cell.header.span;

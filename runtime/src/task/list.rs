@@ -98,6 +98,10 @@ pub(crate) struct ListedTask {
 struct Extra {
     name: Option<Box<str>>,
     waits: Recording,
+    /// The task's poll count when `waits` were recorded: they are its
+    /// last poll's only while the count has not moved (a poll that
+    /// records nothing does not take the lock to clear them).
+    waits_at_poll: u64,
 }
 
 impl ListedTask {
@@ -110,9 +114,11 @@ impl ListedTask {
         self.extra.as_ref()?.name.as_deref()
     }
 
-    /// The waits of the task's last poll, if its runtime tracks them.
+    /// The waits of the task's last poll, if its runtime tracks them and
+    /// that poll recorded some.
     pub(crate) fn waits(&self) -> Option<&Recording> {
-        self.extra.as_ref().map(|extra| &extra.waits)
+        let extra = self.extra.as_ref()?;
+        (extra.waits_at_poll == self.header().stats.polls()).then_some(&extra.waits)
     }
 
     /// Whether the box beside the entry was allocated (a name, or waits
@@ -235,6 +241,7 @@ impl OwnedTasks {
                 Box::new(Extra {
                     name: Some(name),
                     waits: Recording::new(),
+                    waits_at_poll: 0,
                 })
             }),
             location: meta.location,
@@ -339,18 +346,16 @@ impl OwnedTasks {
     }
 
     /// Step 3 of `waits.rs`: the waits of the task's poll that just
-    /// returned `Pending` replace those of its previous poll.
+    /// returned `Pending` (not empty) replace those of an earlier poll.
     pub(crate) fn set_waits(&self, header: &Header, waits: Recording) {
+        let polls = header.stats.polls();
         let old = {
             let mut shard = self.shard(header).locked.lock().unwrap();
             let Some(key) = shard.key_of(header) else {
                 return;
             };
-            let listed = &mut shard.tasks[key];
-            if waits.is_empty() && listed.extra.is_none() {
-                return;
-            }
-            let extra = listed.extra.get_or_insert_with(Box::default);
+            let extra = shard.tasks[key].extra.get_or_insert_with(Box::default);
+            extra.waits_at_poll = polls;
             std::mem::replace(&mut extra.waits, waits)
         };
         // The old waits hold `Arc`s of locks' owners: dropped unlocked.

@@ -134,10 +134,6 @@ pub(crate) struct Shared {
     /// not the outer one whose poll it runs in (`watchdog.rs`). A hint
     /// ordering nothing: a std atomic, outside the loom shim.
     depth: std::sync::atomic::AtomicUsize,
-    /// Driven on (or entered under) a runtime that tracks waits: its
-    /// tasks record theirs too. Written and read on the set's thread
-    /// only, so a std atomic, outside the loom shim.
-    tracks_waits: std::sync::atomic::AtomicBool,
     remote: Mutex<RemoteQueue>,
     /// Whether `remote` may hold tasks: lets the owner skip the lock.
     remote_pending: AtomicBool,
@@ -263,7 +259,6 @@ impl LocalSet {
                     owned: OwnedTasks::new(1),
                     metrics: WorkerMetrics::default(),
                     depth: std::sync::atomic::AtomicUsize::new(0),
-                    tracks_waits: std::sync::atomic::AtomicBool::new(false),
                     remote: Mutex::new(RemoteQueue {
                         tasks: VecDeque::new(),
                         closed: false,
@@ -491,11 +486,6 @@ impl SetContext {
             if !listed_in.iter().any(|listed| Arc::ptr_eq(listed, list)) {
                 list.insert(self.shared.clone());
                 listed_in.push(list.clone());
-                if list.tracks_waits() {
-                    self.shared
-                        .tracks_waits
-                        .store(true, std::sync::atomic::Ordering::Relaxed);
-                }
             }
         });
     }
@@ -599,8 +589,11 @@ impl Schedule for Arc<Shared> {
         Some(&self.owned)
     }
 
+    /// A set is made before it knows the runtimes it will be driven on,
+    /// and its tasks choose at spawn: they record their waits once any
+    /// runtime of the process tracks them (`Builder::track_waits`).
     fn tracks_waits(&self) -> bool {
-        self.tracks_waits.load(std::sync::atomic::Ordering::Relaxed)
+        crate::task::waits::tracking_anywhere()
     }
 }
 

@@ -34,26 +34,18 @@ pub(crate) struct LocalSetList {
     /// The runtime's leak report is on (its watchdog is): a set dropped
     /// with unfinished tasks reports them too.
     reports_leaks: bool,
-    /// The runtime tracks its tasks' waits (`Builder::track_waits`): so do
-    /// the sets driven on it.
-    tracks_waits: bool,
 }
 
 impl LocalSetList {
-    pub(crate) fn new(reports_leaks: bool, tracks_waits: bool) -> LocalSetList {
+    pub(crate) fn new(reports_leaks: bool) -> LocalSetList {
         LocalSetList {
             sets: Mutex::new(Vec::new()),
             reports_leaks,
-            tracks_waits,
         }
     }
 
     pub(crate) fn reports_leaks(&self) -> bool {
         self.reports_leaks
-    }
-
-    pub(crate) fn tracks_waits(&self) -> bool {
-        self.tracks_waits
     }
 
     /// Step 2: adds `set` (the caller checked that it is not in the list).

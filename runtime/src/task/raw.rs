@@ -153,7 +153,7 @@ impl RawTask {
         unsafe {
             ptr::addr_of_mut!((*slot).header).write(Header {
                 state: State::new(),
-                vtable: harness::vtable::<F, S>(meta.priority),
+                vtable: harness::vtable::<F, S>(meta.priority, scheduler.tracks_waits()),
                 span: TaskSpan::new(meta),
                 id: meta.id,
                 stats: TaskStats::new(),

@@ -57,8 +57,9 @@ pub(crate) fn enable_tracking() {
     TRACKING.store(true, std::sync::atomic::Ordering::Relaxed);
 }
 
+/// Whether a runtime tracking waits was built in this process.
 #[inline]
-fn tracking_anywhere() -> bool {
+pub(crate) fn tracking_anywhere() -> bool {
     TRACKING.load(std::sync::atomic::Ordering::Relaxed)
 }
 
@@ -331,6 +332,12 @@ impl HolderSlot {
         drop(old);
     }
 
+    /// Who holds the lock now, as the dump reads it.
+    #[cfg(test)]
+    pub(crate) fn holder(&self) -> Option<LockHolder> {
+        self.owner.get()?.holder()
+    }
+
     /// The lock is being released (some or all of its permits).
     #[inline]
     pub(crate) fn released(&self) {
@@ -557,5 +564,40 @@ impl LockHolder {
             (None, None) => f.write_str("code outside any task on an unnamed thread")?,
         }
         write!(f, " (acquired at {})", self.acquired_at)
+    }
+}
+
+#[cfg(all(test, loom))]
+mod loom_holder {
+    use crate::loom::sync::Arc;
+    use crate::sync::Mutex;
+    use loom::thread;
+
+    /// A lock handed from one holder to the next: the release clears the
+    /// holder before it returns the permit, and the next holder records
+    /// itself after it gets the permit, so the first's clear never wipes
+    /// the second's record, and a released lock names no holder.
+    #[test]
+    fn loom_holder_handoff_keeps_the_new_holder() {
+        loom::model(|| {
+            super::enable_tracking();
+            let mutex = Arc::new(Mutex::new(0));
+            let other = {
+                let mutex = mutex.clone();
+                thread::spawn(move || {
+                    let mut guard = loom::future::block_on(mutex.lock());
+                    *guard += 1;
+                })
+            };
+            let mut guard = loom::future::block_on(mutex.lock());
+            let line = line!() - 1;
+            let holder = Mutex::holder_slot(&mutex).holder();
+            assert_eq!(holder.map(|h| h.acquired_at().line()), Some(line));
+            *guard += 1;
+            drop(guard);
+            other.join().unwrap();
+            assert!(Mutex::holder_slot(&mutex).holder().is_none());
+            assert_eq!(*mutex.try_lock().unwrap(), 2);
+        });
     }
 }
