@@ -689,12 +689,17 @@ impl Builder {
     ///
     /// Setting the environment variable `RT_DEBUG=1` turns it on for every
     /// runtime built, as it does the slow-poll watchdog. Off (the
-    /// default), nothing is allocated and nothing recorded: a poll checks
-    /// a flag, a wait a thread-local flag, a lock's acquire and release
-    /// a global flag. On, a poll that waits on something of rt's costs a
-    /// lock of the task's owned-list shard, and each task that waits gets
-    /// a small allocation beside its entry. Once a runtime tracking waits
-    /// was built, every lock of the process records its holder.
+    /// default), nothing is allocated and nothing recorded: a poll pays
+    /// nothing, a wait checks a thread-local flag, a lock's acquire and
+    /// release a global one. On, each poll sets up a thread-local
+    /// recording (callgrind: +20% instructions on spawn-and-run rows, +50%
+    /// on a row of bare yields); one that waits on something of rt's also
+    /// takes a lock of the task's owned-list shard, and each task that
+    /// waits gets a small allocation beside its entry. Once a runtime
+    /// tracking waits was built, every lock of the process records its
+    /// holder, and the tasks of every
+    /// [`LocalSet`](crate::task::LocalSet) spawned from then on record
+    /// their waits.
     ///
     /// # Examples
     ///

@@ -99,8 +99,9 @@ pub(crate) trait Schedule: Send + Sync + Sized + 'static {
         false
     }
 
-    /// Whether each poll records what the task waits for, for the task
-    /// dump (`Builder::track_waits`, see `waits.rs`).
+    /// Whether the scheduler's tasks record what they wait for, for the
+    /// task dump (`Builder::track_waits`, see `waits.rs`): asked once per
+    /// task, at its spawn, to pick its vtable (`harness::vtable`).
     fn tracks_waits(&self) -> bool {
         false
     }
