@@ -453,7 +453,7 @@ fn each_kind_of_wait_shows_its_kind_and_line() {
             interval.tick().await;
         }));
         let line = line!() + 3;
-        tasks.push(expect_wait(&rt, "sleep_until", line!() + 2, async move {
+        tasks.push(expect_wait(&rt, "sleep_until", line, async move {
             let deadline = rt::time::Instant::now() + Duration::from_secs(3600);
             rt::time::sleep_until(deadline).await;
         }));

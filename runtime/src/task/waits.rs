@@ -336,7 +336,7 @@ impl HolderSlot {
     }
 
     /// Who holds the lock now, as the dump reads it.
-    #[cfg(test)]
+    #[cfg(all(test, loom))]
     pub(crate) fn holder(&self) -> Option<LockHolder> {
         self.owner.get()?.holder()
     }
