@@ -545,3 +545,66 @@ fn awaiting_a_task_that_waits_for_your_lock_is_a_deadlock() {
         let _ = rt.block_on(outer);
     }
 }
+
+#[test]
+fn a_lock_held_by_a_blocking_job_or_a_plain_thread_names_it() {
+    for kind in KINDS {
+        let rt = tracking(kind);
+        let mutex = Arc::new(Mutex::new(()));
+        // A `spawn_blocking` job: named by its task id.
+        let (held_tx, held_rx) = std::sync::mpsc::channel();
+        let (release_tx, release_rx) = std::sync::mpsc::channel::<()>();
+        let job = {
+            let mutex = mutex.clone();
+            rt.spawn_blocking(move || {
+                let _guard = mutex.blocking_lock();
+                held_tx.send(line!() - 1).unwrap();
+                release_rx.recv().unwrap();
+            })
+        };
+        let acquired = held_rx.recv().unwrap();
+        let waiter = {
+            let mutex = mutex.clone();
+            rt.spawn(async move { drop(mutex.lock().await) })
+        };
+        let waits = idle_waits(&rt, waiter.id(), 1);
+        let held_by = waits[0].held_by().expect("the job holds it");
+        assert_eq!(held_by.task(), Some(job.id()));
+        assert_eq!(held_by.acquired_at().line(), acquired);
+        release_tx.send(()).unwrap();
+        rt.block_on(job).unwrap();
+        rt.block_on(waiter).unwrap();
+
+        // A thread of the user's, outside any task: named by its name.
+        let (held_tx, held_rx) = std::sync::mpsc::channel();
+        let (release_tx, release_rx) = std::sync::mpsc::channel::<()>();
+        let thread = {
+            let mutex = mutex.clone();
+            std::thread::Builder::new()
+                .name("flusher".into())
+                .spawn(move || {
+                    let _guard = mutex.blocking_lock();
+                    held_tx.send(()).unwrap();
+                    release_rx.recv().unwrap();
+                })
+                .unwrap()
+        };
+        held_rx.recv().unwrap();
+        let waiter = {
+            let mutex = mutex.clone();
+            rt.spawn(async move { drop(mutex.lock().await) })
+        };
+        let waits = idle_waits(&rt, waiter.id(), 1);
+        let held_by = waits[0].held_by().expect("the thread holds it");
+        assert_eq!(held_by.task(), None);
+        assert_eq!(held_by.thread_name(), Some("flusher"));
+        let printed = rt.handle().dump().to_string();
+        assert!(
+            printed.contains("held by code outside any task on thread 'flusher'"),
+            "{printed}"
+        );
+        release_tx.send(()).unwrap();
+        thread.join().unwrap();
+        rt.block_on(waiter).unwrap();
+    }
+}
