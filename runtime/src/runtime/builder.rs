@@ -709,7 +709,8 @@ impl Builder {
     ///     .track_waits(true)
     ///     .build()
     ///     .unwrap();
-    /// let task = rt.spawn(rt::time::sleep(std::time::Duration::from_secs(3600)));
+    /// let hour = std::time::Duration::from_secs(3600);
+    /// let task = rt.spawn(async move { rt::time::sleep(hour).await });
     /// rt.block_on(rt::task::yield_now());
     /// let dump = rt.handle().dump();
     /// assert_eq!(dump.tasks()[0].waits()[0].kind(), "sleep");
