@@ -118,8 +118,9 @@ macro_rules! forward {
     };
     (@one [$($m:tt)*] [async] $name:ident [$($g:tt)*] [$($arg:ident: $ty:ty),*] $ret:ty) => {
         $($m)*
-        pub async fn $name<$($g)*>(&self $(, $arg: $ty)*) -> $ret {
-            self.inner.$name($($arg),*).await
+        #[track_caller]
+        pub fn $name<$($g)*>(&self $(, $arg: $ty)*) -> impl std::future::Future<Output = $ret> {
+            self.inner.$name($($arg),*)
         }
     };
 }

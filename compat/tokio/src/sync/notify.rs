@@ -79,6 +79,7 @@ impl Notify {
     /// notify.notify_waiters();
     /// rt.block_on(notified);
     /// ```
+    #[track_caller]
     pub fn notified(&self) -> Notified<'_> {
         Notified {
             inner: self.0.notified(),
@@ -100,6 +101,7 @@ impl Notify {
     /// notify.notify_waiters();
     /// rt.block_on(notified);
     /// ```
+    #[track_caller]
     pub fn notified_owned(self: Arc<Self>) -> OwnedNotified {
         let raw = Arc::into_raw(self).cast::<rt::sync::Notify>();
         // SAFETY: `raw` comes from `Arc::into_raw` of an `Arc<Notify>`, and

@@ -71,9 +71,13 @@ impl UnixListener {
     /// # Errors
     ///
     /// The OS error of `accept`.
-    pub async fn accept(&self) -> io::Result<(UnixStream, SocketAddr)> {
-        let (stream, addr) = self.inner.accept().await?;
-        Ok((stream.into(), addr))
+    #[track_caller]
+    pub fn accept(&self) -> impl Future<Output = io::Result<(UnixStream, SocketAddr)>> {
+        let accept = self.inner.accept();
+        async move {
+            let (stream, addr) = accept.await?;
+            Ok((stream.into(), addr))
+        }
     }
 
     /// Polls for a connection (one waker slot: the last caller's wins).
