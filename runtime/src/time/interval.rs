@@ -161,7 +161,8 @@ impl Interval {
     #[track_caller]
     pub fn tick(&mut self) -> impl Future<Output = Instant> {
         let site = Site::here("Interval::tick");
-        poll_fn(move |cx| site.pending(self.poll_tick(cx)))
+        // `!Unpin`, as tokio's `async fn tick` is.
+        async move { poll_fn(|cx| site.pending(self.poll_tick(cx))).await }
     }
 
     /// Polls for the next tick: `Ready(due instant)` once it is due, else

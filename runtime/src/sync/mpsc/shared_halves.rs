@@ -42,9 +42,14 @@ macro_rules! receiver_half {
                     stringify!($Receiver),
                     "::recv"
                 ));
-                ::std::future::poll_fn(move |cx| {
-                    site.pending(self.chan.poll_recv(&mut self.head, cx))
-                })
+                // An `async` block, not the bare `poll_fn`: `!Unpin`, as
+                // tokio's `async fn` is (its `async_send_sync.rs` checks).
+                async move {
+                    ::std::future::poll_fn(|cx| {
+                        site.pending(self.chan.poll_recv(&mut self.head, cx))
+                    })
+                    .await
+                }
             }
 
             $(#[$blocking_recv])*
@@ -76,9 +81,12 @@ macro_rules! receiver_half {
                     stringify!($Receiver),
                     "::recv_many"
                 ));
-                ::std::future::poll_fn(move |cx| {
-                    site.pending(self.chan.poll_recv_many(&mut self.head, cx, buf, limit))
-                })
+                async move {
+                    ::std::future::poll_fn(|cx| {
+                        site.pending(self.chan.poll_recv_many(&mut self.head, cx, buf, limit))
+                    })
+                    .await
+                }
             }
 
             $(#[$try_recv])*
