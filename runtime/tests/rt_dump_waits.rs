@@ -168,7 +168,7 @@ fn untracked_runtimes_record_nothing_and_allocate_nothing() {
             let mutex = mutex.clone();
             rt.spawn(async move { drop(mutex.lock().await) })
         };
-        let dump = wait_idle(&rt, waiter.id());
+        let dump = wait_idle_after(&rt, waiter.id(), 1);
         let task = dump.iter().find(|task| task.id() == waiter.id()).unwrap();
         assert!(task.waits().is_empty());
         assert!(!task.__has_side_allocation(), "{kind:?}");
@@ -176,22 +176,6 @@ fn untracked_runtimes_record_nothing_and_allocate_nothing() {
         drop(guard);
         rt.block_on(waiter).unwrap();
     }
-}
-
-/// Drives `rt` until task `id` is idle; the dump that shows it.
-fn wait_idle(rt: &Runtime, id: Id) -> TaskDump {
-    for _ in 0..100_000 {
-        let dump = rt.handle().dump();
-        let idle = dump
-            .iter()
-            .any(|task| task.id() == id && task.state() == TaskState::Idle && task.polls() > 0);
-        if idle {
-            return dump;
-        }
-        rt.block_on(rt::task::yield_now());
-        std::thread::yield_now();
-    }
-    panic!("task {id} never went idle:\n{}", rt.handle().dump());
 }
 
 #[test]
