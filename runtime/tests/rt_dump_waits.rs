@@ -88,6 +88,53 @@ fn a_mutex_held_by_block_on_names_the_waiter_and_the_holder() {
     }
 }
 
+/// A task locking a `Mutex` it holds waits for itself: a cycle of one.
+/// The tasks queued behind it on the same lock lead into that cycle but
+/// are not in it, and the dump says so once.
+#[test]
+fn a_task_relocking_its_own_mutex_is_a_deadlock_and_its_queue_is_not() {
+    for kind in KINDS {
+        let rt = tracking(kind);
+        let mutex = Arc::new(Mutex::new(()));
+        let relocking = {
+            let mutex = mutex.clone();
+            rt.spawn(async move {
+                let _held = mutex.lock().await;
+                let _again = mutex.lock().await;
+            })
+        };
+        let waits = idle_waits(&rt, relocking.id(), 1);
+        assert_eq!(waits[0].held_by().unwrap().task(), Some(relocking.id()));
+        let queued: Vec<_> = (0..3)
+            .map(|_| {
+                let mutex = mutex.clone();
+                rt.spawn(async move { drop(mutex.lock().await) })
+            })
+            .collect();
+        for task in &queued {
+            let waits = idle_waits(&rt, task.id(), 1);
+            assert_eq!(waits[0].held_by().unwrap().task(), Some(relocking.id()));
+        }
+        let printed = rt.handle().dump().to_string();
+        let deadlock = printed
+            .split_once("deadlock:")
+            .unwrap_or_else(|| panic!("no deadlock paragraph:\n{printed}"))
+            .1;
+        let first_line = deadlock.lines().next().unwrap();
+        assert_eq!(
+            first_line,
+            format!(" task {} waits for a lock it holds itself", relocking.id()),
+            "{printed}"
+        );
+        assert_eq!(printed.matches("deadlock:").count(), 1, "{printed}");
+        relocking.abort();
+        assert!(rt.block_on(relocking).unwrap_err().is_cancelled());
+        for task in queued {
+            rt.block_on(task).unwrap();
+        }
+    }
+}
+
 #[test]
 fn a_lock_order_deadlock_is_reported_as_a_cycle() {
     for kind in KINDS {

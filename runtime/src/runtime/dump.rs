@@ -461,19 +461,20 @@ impl fmt::Display for TaskDump {
             "ID", "STATE", "POLLS", "IDLE", "AGE", "NAME"
         )?;
         let shown = f.precision().unwrap_or(usize::MAX).min(self.tasks.len());
+        let by_id = self.by_id();
         for task in &self.tasks[..shown] {
             writeln!(f, "{task}")?;
             for wait in &task.waits {
                 write!(f, "{:>8}  waiting: ", "")?;
                 let holder = wait
                     .held_by()
-                    .and_then(|holder| self.name_of_holder(holder));
+                    .and_then(|holder| name_of_holder(&by_id, holder));
                 wait.fmt_naming(f, holder)?;
                 writeln!(f)?;
             }
         }
-        for cycle in self.deadlocks() {
-            self.write_deadlock(f, &cycle)?;
+        for cycle in self.deadlocks(&by_id) {
+            write_deadlock(f, &by_id, &cycle)?;
         }
         if shown < self.tasks.len() {
             writeln!(f, "{:>8}  ({} more)", "...", self.tasks.len() - shown)?;
@@ -500,81 +501,104 @@ impl fmt::Display for TaskDump {
 }
 
 impl TaskDump {
-    fn find(&self, id: Id) -> Option<&TaskSnapshot> {
-        self.tasks.iter().find(|task| task.id() == id)
-    }
-
-    fn name_of_holder(&self, holder: &LockHolder) -> Option<&str> {
-        self.find(holder.task()?)?.name()
-    }
-
-    /// The waits of `task` on another task: a lock that task holds, or
-    /// its `JoinHandle`.
-    fn wait_edges<'a>(&self, task: &'a TaskSnapshot) -> impl Iterator<Item = (&'a WaitSite, Id)> {
-        task.waits.iter().filter_map(|wait| {
-            let on = wait.held_by().and_then(LockHolder::task).or(wait.task())?;
-            Some((wait, on))
-        })
+    /// The listed tasks by id, for the `waiting:` lines' holders and the
+    /// deadlock search (a dump may list 100,000 tasks waiting on one lock).
+    fn by_id(&self) -> HashMap<Id, &TaskSnapshot> {
+        self.tasks.iter().map(|task| (task.id(), task)).collect()
     }
 
     /// Each cycle of tasks waiting on the next (for a lock it holds, or
     /// to finish), the last on the first, once, starting from its
-    /// smallest id.
-    fn deadlocks(&self) -> Vec<Vec<Id>> {
-        let mut cycles: Vec<Vec<Id>> = Vec::new();
-        for start in &self.tasks {
-            // Follows the first edge from each task: a task waits on one
-            // thing at a time outside a `select!`, and a cycle through a
-            // `select!`'s second wait is not a deadlock (the first may
-            // still come).
-            let mut path = vec![start.id()];
-            let mut at = start;
-            while let Some((_, next)) = self.wait_edges(at).next() {
-                if next == start.id() {
-                    let smallest = path.iter().min().copied();
-                    if smallest == Some(start.id()) && path.len() > 1 {
-                        cycles.push(path);
+    /// smallest id; a task waiting for a lock it holds itself is a cycle
+    /// of one. Follows the first edge from each task (`wait_edge`), so
+    /// each task has at most one and a walk from each task no earlier walk
+    /// reached finds every cycle, in time linear in the tasks.
+    fn deadlocks(&self, by_id: &HashMap<Id, &TaskSnapshot>) -> Vec<Vec<Id>> {
+        let mut cycles = Vec::new();
+        // The walk that first reached each task.
+        let mut reached: HashMap<Id, usize> = HashMap::new();
+        for (walk, start) in self.tasks.iter().enumerate() {
+            let mut path = Vec::new();
+            let mut next = Some(start);
+            while let Some(task) = next {
+                match reached.get(&task.id()) {
+                    // Back on this walk's own path: the cycle is the path
+                    // from there on.
+                    Some(&seen) if seen == walk => {
+                        let from = path.iter().position(|&id| id == task.id());
+                        let mut cycle = path.split_off(from.expect("a task on this walk's path"));
+                        let smallest = (0..cycle.len()).min_by_key(|&at| cycle[at]);
+                        cycle.rotate_left(smallest.unwrap_or(0));
+                        cycles.push(cycle);
+                        break;
                     }
-                    break;
+                    // An earlier walk went on from here already.
+                    Some(_) => break,
+                    None => {}
                 }
-                if path.contains(&next) {
-                    break;
-                }
-                let Some(task) = self.find(next) else { break };
-                path.push(next);
-                at = task;
+                reached.insert(task.id(), walk);
+                path.push(task.id());
+                next = wait_edge(task).and_then(|(_, on)| by_id.get(&on).copied());
             }
         }
+        cycles.sort();
         cycles
     }
+}
 
-    /// `deadlock: tasks 3, 4 wait for each other's locks`, then a line per
-    /// task: which lock it waits for, where, and who holds it since where.
-    fn write_deadlock(&self, f: &mut fmt::Formatter<'_>, cycle: &[Id]) -> fmt::Result {
+fn name_of_holder<'a>(
+    by_id: &HashMap<Id, &'a TaskSnapshot>,
+    holder: &LockHolder,
+) -> Option<&'a str> {
+    by_id.get(&holder.task()?)?.name()
+}
+
+/// The first wait of `task` on another task (a lock that task holds, or
+/// its `JoinHandle`), and that task: a task waits on one thing at a time
+/// outside a `select!`, and a cycle through a `select!`'s second wait is
+/// not a deadlock (the first may still come).
+fn wait_edge(task: &TaskSnapshot) -> Option<(&WaitSite, Id)> {
+    task.waits.iter().find_map(|wait| {
+        let on = wait.held_by().and_then(LockHolder::task).or(wait.task())?;
+        Some((wait, on))
+    })
+}
+
+/// `deadlock: tasks 3, 4 wait for each other (...)` (or `task 3 waits
+/// for a lock it holds`), then a line per task: which lock it waits for,
+/// where, and who holds it since where.
+fn write_deadlock(
+    f: &mut fmt::Formatter<'_>,
+    by_id: &HashMap<Id, &TaskSnapshot>,
+    cycle: &[Id],
+) -> fmt::Result {
+    if let [id] = cycle {
+        writeln!(f, "deadlock: task {id} waits for a lock it holds itself")?;
+    } else {
         let ids: Vec<String> = cycle.iter().map(Id::to_string).collect();
         writeln!(
             f,
             "deadlock: tasks {} wait for each other (locks held, tasks to finish)",
             ids.join(", ")
         )?;
-        for &id in cycle {
-            let Some(task) = self.find(id) else { continue };
-            let Some((wait, _)) = self.wait_edges(task).next() else {
-                continue;
-            };
-            write!(f, "{:>8}  task {id}", "")?;
-            if let Some(name) = task.name() {
-                write!(f, " '{name}'")?;
-            }
-            f.write_str(" waits for ")?;
-            let holder = wait
-                .held_by()
-                .and_then(|holder| self.name_of_holder(holder));
-            wait.fmt_naming(f, holder)?;
-            writeln!(f)?;
-        }
-        Ok(())
     }
+    for id in cycle {
+        let Some(task) = by_id.get(id) else { continue };
+        let Some((wait, _)) = wait_edge(task) else {
+            continue;
+        };
+        write!(f, "{:>8}  task {id}", "")?;
+        if let Some(name) = task.name() {
+            write!(f, " '{name}'")?;
+        }
+        f.write_str(" waits for ")?;
+        let holder = wait
+            .held_by()
+            .and_then(|holder| name_of_holder(by_id, holder));
+        wait.fmt_naming(f, holder)?;
+        writeln!(f)?;
+    }
+    Ok(())
 }
 
 impl TaskSnapshot {
