@@ -116,10 +116,7 @@ fn a_task_relocking_its_own_mutex_is_a_deadlock_and_its_queue_is_not() {
             assert_eq!(waits[0].held_by().unwrap().task(), Some(relocking.id()));
         }
         let printed = rt.handle().dump().to_string();
-        let deadlock = printed
-            .split_once("deadlock:")
-            .unwrap_or_else(|| panic!("no deadlock paragraph:\n{printed}"))
-            .1;
+        let deadlock = deadlock_paragraph(&printed);
         let first_line = deadlock.lines().next().unwrap();
         assert_eq!(
             first_line,
@@ -160,26 +157,13 @@ fn a_lock_order_deadlock_is_reported_as_a_cycle() {
         };
         let ab = spawn(a.clone(), b.clone(), "takes a then b");
         let ba = spawn(b.clone(), a.clone(), "takes b then a");
-        let waits_ab = idle_waits(&rt, ab.id(), 1);
-        let waits_ba = idle_waits(&rt, ba.id(), 1);
         // Both past the barrier, each waiting for the other's lock.
-        let waits_ab = if waits_ab[0].kind() == "Mutex::lock" {
-            waits_ab
-        } else {
-            idle_waits_of_kind(&rt, ab.id(), "Mutex::lock")
-        };
-        let waits_ba = if waits_ba[0].kind() == "Mutex::lock" {
-            waits_ba
-        } else {
-            idle_waits_of_kind(&rt, ba.id(), "Mutex::lock")
-        };
+        let waits_ab = idle_waits_of_kind(&rt, ab.id(), "Mutex::lock");
+        let waits_ba = idle_waits_of_kind(&rt, ba.id(), "Mutex::lock");
         assert_eq!(waits_ab[0].held_by().unwrap().task(), Some(ba.id()));
         assert_eq!(waits_ba[0].held_by().unwrap().task(), Some(ab.id()));
         let printed = rt.handle().dump().to_string();
-        let deadlock = printed
-            .split_once("deadlock:")
-            .unwrap_or_else(|| panic!("no deadlock paragraph:\n{printed}"))
-            .1;
+        let deadlock = deadlock_paragraph(&printed);
         assert!(deadlock.contains("'takes a then b'"), "{printed}");
         assert!(deadlock.contains("'takes b then a'"), "{printed}");
         assert_eq!(printed.matches("deadlock:").count(), 1, "{printed}");
@@ -191,6 +175,14 @@ fn a_lock_order_deadlock_is_reported_as_a_cycle() {
         assert!(rt.block_on(ab).unwrap_err().is_cancelled());
         rt.block_on(ba).unwrap();
     }
+}
+
+/// What a printed dump says from its (first) `deadlock:` on.
+fn deadlock_paragraph(printed: &str) -> &str {
+    printed
+        .split_once("deadlock:")
+        .unwrap_or_else(|| panic!("no deadlock paragraph:\n{printed}"))
+        .1
 }
 
 /// As `idle_waits`, until the first wait is of `kind`.
