@@ -364,9 +364,10 @@ fn rt_debug_turns_the_watchdog_on_and_reports_leaks() {
         !stderr.contains("finished, output kept"),
         "a finished task is reported as leaked:\n{stderr}"
     );
+    // (Its poll was reported as it returned: `pending()` keeps no waker.)
     let leaked = stderr
         .lines()
-        .find(|line| line.contains("leaked"))
+        .find(|line| line.contains("leaked") && !line.starts_with("rt: task"))
         .unwrap_or_else(|| panic!("the leaked task is not listed:\n{stderr}"));
     assert!(leaked.contains("idle"), "{leaked}");
     assert!(leaked.contains("rt_watchdog.rs"), "{leaked}");
@@ -1386,6 +1387,69 @@ fn assert_lost_panics_reported(child: &str) {
     assert!(!stderr.contains("(panic read)"), "{stderr}");
     let quiet = run_child(child, false);
     assert!(!quiet.contains("rt: task"), "{quiet}");
+}
+
+/// The child of `a_poll_that_loses_the_tasks_waker_is_reported`: one
+/// task returns `Pending` keeping no waker, another waits on a channel.
+#[test]
+fn child_loses_a_tasks_waker() {
+    if !in_child() {
+        return;
+    }
+    struct Forgetful;
+    impl std::future::Future for Forgetful {
+        type Output = ();
+        fn poll(
+            self: std::pin::Pin<&mut Self>,
+            _: &mut std::task::Context<'_>,
+        ) -> std::task::Poll<()> {
+            std::task::Poll::Pending
+        }
+    }
+    let rt = Builder::new_multi_thread()
+        .worker_threads(1)
+        .build()
+        .unwrap();
+    let (_tx, rx) = rt::sync::oneshot::channel::<()>();
+    let named = rt::task::Builder::new;
+    let lost = named()
+        .name("forgets its waker")
+        .spawn_on(Forgetful, rt.handle());
+    let waiting = named().name("waits on a channel").spawn_on(rx, rt.handle());
+    support::wait_until("both tasks were polled", || {
+        let dump = rt.handle().dump();
+        dump.iter()
+            .all(|task| task.state() == TaskState::Idle && task.polls() == 1)
+    });
+    drop((lost, waiting, rt));
+}
+
+/// A task whose poll returns `Pending` with no waker of it left is
+/// reported at once, with its name and spawn location, as it will never
+/// be polled again; a task waiting on a channel is not; without the
+/// watchdog, nothing is.
+#[test]
+fn a_poll_that_loses_the_tasks_waker_is_reported() {
+    if in_child() {
+        return;
+    }
+    let stderr = run_child("child_loses_a_tasks_waker", true);
+    let reports: Vec<&str> = stderr
+        .lines()
+        .filter(|line| line.contains("no waker of it is left"))
+        .collect();
+    assert_eq!(reports.len(), 1, "{stderr}");
+    assert!(reports[0].starts_with("rt: task "), "{stderr}");
+    assert!(
+        reports[0].contains("(forgets its waker) spawned at runtime/tests/rt_watchdog.rs:"),
+        "{stderr}"
+    );
+    assert!(
+        reports[0].contains("it will never be polled again"),
+        "{stderr}"
+    );
+    let quiet = run_child("child_loses_a_tasks_waker", false);
+    assert!(!quiet.contains("no waker"), "{quiet}");
 }
 
 /// The child of `the_end_of_a_reported_stall_is_reported_with_how_long_it_lasted`:

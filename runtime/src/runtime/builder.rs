@@ -607,7 +607,11 @@ impl Builder {
     /// and so does dropping such a set; a drop (or
     /// [`Runtime::shutdown_timeout`]) that has waited longer than
     /// `threshold` for running [`spawn_blocking`](crate::task::spawn_blocking)
-    /// jobs lists them, once.
+    /// jobs lists them, once. A task that panics with its `JoinHandle`
+    /// dropped is reported with its name and spawn location, and so is a
+    /// task whose poll returns `Pending` with no waker of it left anywhere
+    /// (nothing can wake it, so it would hang without a trace; see
+    /// [`TaskSnapshot::has_lost_waker`](crate::runtime::TaskSnapshot::has_lost_waker)).
     ///
     /// Setting the environment variable `RT_DEBUG=1` turns it on for every
     /// runtime built, with a threshold of 100 ms. Off (the default), it

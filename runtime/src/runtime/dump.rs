@@ -95,6 +95,7 @@ pub struct TaskSnapshot {
     since_last_poll: Option<Duration>,
     waits: Vec<WaitSite>,
     has_extra: bool,
+    lost_waker: bool,
 }
 
 /// What a task was doing when a [`TaskDump`] was taken.
@@ -472,6 +473,14 @@ impl fmt::Display for TaskDump {
                 wait.fmt_naming(f, holder)?;
                 writeln!(f)?;
             }
+            if task.lost_waker {
+                writeln!(
+                    f,
+                    "{:>8}  no waker: nothing can wake this task, it will not be polled again \
+                     (an abort or the runtime's shutdown ends it)",
+                    ""
+                )?;
+            }
         }
         for cycle in self.deadlocks(&by_id) {
             write_deadlock(f, &by_id, &cycle)?;
@@ -642,6 +651,7 @@ impl TaskSnapshot {
         TaskSnapshot {
             waits,
             has_extra: listed.has_extra(),
+            lost_waker: snapshot.has_lost_waker(),
             label,
             local_set: None,
             state,
@@ -807,6 +817,50 @@ impl TaskSnapshot {
     /// ```
     pub fn waits(&self) -> &[WaitSite] {
         &self.waits
+    }
+
+    /// `true` if the task is idle and no waker of it exists anywhere: its
+    /// last poll returned `Pending` without leaving `cx.waker()` with
+    /// anything that will wake it, or everything that held its waker has
+    /// dropped it since. Nothing can wake it: it will not be polled again,
+    /// and only an abort or its runtime's shutdown ends it. (A task meant
+    /// to wait forever, `std::future::pending()`, is such a task too.)
+    ///
+    /// Exact whatever the runtime's settings, with one blind spot: a task
+    /// with more than 255 live [`AbortHandle`](crate::task::AbortHandle)s
+    /// is never reported. The dump prints a `no waker:` line under it;
+    /// with the watchdog on
+    /// ([`Builder::slow_poll_threshold`](crate::runtime::Builder::slow_poll_threshold),
+    /// or `RT_DEBUG=1`) a task whose poll leaves it so is reported at once.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::future::Future;
+    /// use std::pin::Pin;
+    /// use std::task::{Context, Poll};
+    ///
+    /// // A future that waits without leaving its waker anywhere: a bug.
+    /// struct Forgetful;
+    /// impl Future for Forgetful {
+    ///     type Output = ();
+    ///     fn poll(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<()> {
+    ///         Poll::Pending
+    ///     }
+    /// }
+    ///
+    /// let rt = rt::runtime::Builder::new_current_thread().build().unwrap();
+    /// let (_tx, rx) = rt::sync::oneshot::channel::<()>();
+    /// let lost = rt.spawn(Forgetful);
+    /// let waiting = rt.spawn(rx);
+    /// rt.block_on(rt::task::yield_now());
+    /// let dump = rt.handle().dump();
+    /// let task = |id| dump.tasks().iter().find(|task| task.id() == id).unwrap();
+    /// assert!(task(lost.id()).has_lost_waker());
+    /// assert!(!task(waiting.id()).has_lost_waker());
+    /// ```
+    pub fn has_lost_waker(&self) -> bool {
+        self.lost_waker
     }
 
     /// Whether the task's entry has its side allocation (a name, or the

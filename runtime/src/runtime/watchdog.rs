@@ -960,6 +960,33 @@ pub(crate) fn report_blocking_wait(jobs: &RunningJobsReport, waited: Duration) {
 /// panic on the worker's thread, naming no task, and nothing else will.
 /// `owned` is the task's list, where its name and location still are.
 pub(crate) fn report_lost_panic(id: Id, owned: Option<&OwnedTasks>) {
+    report_task(id, owned, |task| {
+        format!(
+            "{task} panicked, and its `JoinHandle` was dropped without reading the panic (the \
+             panic hook printed it above, naming no task): keep the handle (or spawn into a \
+             `JoinSet`) and check its `JoinError` to handle the panic"
+        )
+    });
+}
+
+/// The report of a task whose poll returned `Pending` with no waker of
+/// it left anywhere (`state::Snapshot::has_lost_waker`): it will never be
+/// polled again, and without this it would hang without a trace.
+pub(crate) fn report_lost_waker(id: Id, owned: Option<&OwnedTasks>) {
+    report_task(id, owned, |task| {
+        format!(
+            "{task} returned `Pending` and no waker of it is left, so nothing can wake it: it \
+             will never be polled again (only an abort or the runtime's shutdown ends it). A \
+             future that returns `Pending` must hand `cx.waker()` (or a clone) to whatever will \
+             make it ready, to be woken from there; a task meant to wait forever \
+             (`std::future::pending()`) is reported too"
+        )
+    });
+}
+
+/// A report about task `id`, named by its entry in `owned` (where its
+/// name and location still are) as `message` words it.
+fn report_task(id: Id, owned: Option<&OwnedTasks>, message: impl FnOnce(&str) -> String) {
     let mut label = None;
     if let Some(owned) = owned {
         owned.with_task(id.as_u64(), |listed| label = Some(TaskLabel::of(listed)));
@@ -972,11 +999,7 @@ pub(crate) fn report_lost_panic(id: Id, owned: Option<&OwnedTasks>) {
         ),
         None => format!("task {id}"),
     };
-    let message = format!(
-        "{task} panicked, and its `JoinHandle` was dropped without reading the panic (the \
-         panic hook printed it above, naming no task): keep the handle (or spawn into a \
-         `JoinSet`) and check its `JoinError` to handle the panic"
-    );
+    let message = message(&task);
     if to_tracing() {
         #[cfg(feature = "tracing")]
         tracing::warn!(

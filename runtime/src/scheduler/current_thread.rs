@@ -756,7 +756,7 @@ impl Schedule for Arc<Handle> {
         Some(&self.owned)
     }
 
-    fn reports_lost_panics(&self) -> bool {
+    fn watchdog_on(&self) -> bool {
         self.config.local_sets.reports_leaks()
     }
 

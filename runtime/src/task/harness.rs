@@ -163,6 +163,7 @@ where
     }
     match cell.header.state.transition_to_idle() {
         ToIdle::Ok => {}
+        ToIdle::OkLostWaker => report_lost_waker(cell),
         ToIdle::OkNotified { yielded } => {
             // SAFETY: the transition counted a new reference for this
             // Notified.
@@ -516,7 +517,7 @@ fn store_join_waker<F: Future, S>(
 /// watchdog is on). The caller owns the stage, and the task is still in
 /// its owned list (unless shutdown drained it: then only its id is known).
 fn report_lost_panic<F: Future, S: Schedule>(cell: &Cell<F, S>) {
-    if !cell.scheduler.reports_lost_panics() {
+    if !cell.scheduler.watchdog_on() {
         return;
     }
     // SAFETY: the caller owns the stage; this only reads it.
@@ -525,6 +526,18 @@ fn report_lost_panic<F: Future, S: Schedule>(cell: &Cell<F, S>) {
     );
     if panicked {
         crate::runtime::watchdog::report_lost_panic(cell.header.id, cell.scheduler.owned_tasks());
+    }
+}
+
+/// The task returned `Pending` and no waker of it is left: with the
+/// watchdog on, the report names it (no poll ever comes again to say so).
+/// Nothing was released here, and the owned list's reference keeps the
+/// task alive (`has_lost_waker` counts it).
+#[cold]
+#[inline(never)]
+fn report_lost_waker<F: Future, S: Schedule>(cell: &Cell<F, S>) {
+    if cell.scheduler.watchdog_on() {
+        crate::runtime::watchdog::report_lost_waker(cell.header.id, cell.scheduler.owned_tasks());
     }
 }
 

@@ -117,8 +117,7 @@ impl<T> JoinHandle<T> {
     /// assert!(rt.block_on(handle).unwrap_err().is_cancelled());
     /// ```
     pub fn abort_handle(&self) -> AbortHandle {
-        self.raw.ref_inc();
-        AbortHandle { raw: self.raw }
+        AbortHandle::new(self.raw)
     }
 
     /// The task's id.
@@ -190,9 +189,17 @@ impl<T> fmt::Debug for JoinHandle<T> {
 /// ```
 pub struct AbortHandle {
     raw: RawTask,
+    /// Counted among the task's abort handles (the first 255 are), which
+    /// lets the dump tell them from wakers (`state.rs`).
+    counted: bool,
 }
 
 impl AbortHandle {
+    fn new(raw: RawTask) -> AbortHandle {
+        let counted = raw.header().state.abort_handle_inc();
+        AbortHandle { raw, counted }
+    }
+
     /// Cancels the task, as [`JoinHandle::abort`].
     ///
     /// # Examples
@@ -243,15 +250,16 @@ impl std::panic::RefUnwindSafe for AbortHandle {}
 
 impl Clone for AbortHandle {
     fn clone(&self) -> AbortHandle {
-        self.raw.ref_inc();
-        AbortHandle { raw: self.raw }
+        AbortHandle::new(self.raw)
     }
 }
 
 impl Drop for AbortHandle {
     fn drop(&mut self) {
-        // SAFETY: the handle owns one reference, given up here.
-        unsafe { self.raw.drop_reference() };
+        if self.raw.header().state.abort_handle_dec(self.counted) {
+            // SAFETY: the handle owned a reference, and it was the last.
+            unsafe { self.raw.dealloc() };
+        }
     }
 }
 

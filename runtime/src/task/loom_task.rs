@@ -4,7 +4,8 @@
 //! the owned-list entry of a task that completes while its `JoinHandle`
 //! waits, which the handle's drop or read, the shutdown sweep and a dump
 //! race to remove or read; and a wake from another thread during the
-//! poll, which resubmits the task as woken unless it yielded.
+//! poll, which resubmits the task as woken unless it yielded; and the
+//! count of `AbortHandle`s that tells an idle task's last waker gone.
 //!
 //! The scheduler is a queue the model drains by hand, so every
 //! interleaving of the state word's transitions is explored without a
@@ -34,7 +35,7 @@ struct Queue {
     yields: AtomicUsize,
     /// Report a panic no `JoinHandle` reads, as a runtime with its
     /// watchdog on does.
-    reports_lost_panics: bool,
+    watchdog_on: bool,
 }
 
 impl Schedule for Arc<Queue> {
@@ -56,8 +57,8 @@ impl Schedule for Arc<Queue> {
         Some(&self.owned)
     }
 
-    fn reports_lost_panics(&self) -> bool {
-        self.reports_lost_panics
+    fn watchdog_on(&self) -> bool {
+        self.watchdog_on
     }
 }
 
@@ -67,7 +68,7 @@ fn queue(after_push: Option<Box<dyn Fn() + Send + Sync>>) -> Arc<Queue> {
         owned: OwnedTasks::new(1),
         after_push,
         yields: AtomicUsize::new(0),
-        reports_lost_panics: false,
+        watchdog_on: false,
     })
 }
 
@@ -307,6 +308,50 @@ fn listed(queue: &Queue) -> usize {
     count
 }
 
+/// Whether the owned list's one task has lost its waker, as a dump reads
+/// it.
+fn lost_waker(queue: &Queue) -> bool {
+    let mut lost = None;
+    queue
+        .owned
+        .for_each(|listed| lost = Some(listed.header().state.load().has_lost_waker()));
+    lost.expect("the task is listed")
+}
+
+/// An idle task's one waker is dropped on one thread while an
+/// `AbortHandle` of it is cloned and both copies dropped on another: the
+/// abort handles' count and the references move together, so once both
+/// threads are done the dump sees no waker (and not before the waker
+/// went), nothing was freed early, and the shutdown frees it all.
+#[test]
+fn loom_abort_handles_beside_the_last_waker_drop() {
+    crate::loom::model(|| {
+        let Spawned {
+            queue,
+            mut join,
+            drops,
+            waker,
+        } = spawn(false);
+        run_queue(&queue);
+        let waker = waker
+            .lock()
+            .unwrap()
+            .take()
+            .expect("the first poll stored it");
+        let abort = join.abort_handle();
+        assert!(!lost_waker(&queue), "the waker is alive");
+        let dropping = thread::spawn(move || drop(waker));
+        let cloning = thread::spawn(move || drop(abort.clone()));
+        cloning.join().unwrap();
+        dropping.join().unwrap();
+        assert!(lost_waker(&queue));
+        assert_eq!(drops.load(Ordering::SeqCst), 0);
+        queue.owned.close_and_shutdown_all();
+        assert_eq!(drops.load(Ordering::SeqCst), 1);
+        assert!(join_now(&mut join).unwrap_err().is_cancelled());
+    });
+}
+
 /// Panics on its first poll.
 struct Panics;
 
@@ -331,7 +376,7 @@ fn loom_join_handle_drop_races_a_reported_panic() {
             owned: OwnedTasks::new(1),
             after_push: None,
             yields: AtomicUsize::new(0),
-            reports_lost_panics: true,
+            watchdog_on: true,
         });
         let (join, notified) = queue.owned.bind(Panics, queue.clone(), TaskMeta::new());
         queue.schedule(notified.expect("the list is open"));

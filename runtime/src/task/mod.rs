@@ -92,10 +92,11 @@ pub(crate) trait Schedule: Send + Sync + Sized + 'static {
     /// handle reads the output or is dropped (see `list.rs`).
     fn owned_tasks(&self) -> Option<&OwnedTasks>;
 
-    /// Whether a panic nobody will read (its `JoinHandle` dropped) is
-    /// reported with the task's name and spawn location: on while the
-    /// runtime's watchdog is (`runtime/watchdog.rs`).
-    fn reports_lost_panics(&self) -> bool {
+    /// Whether the runtime's watchdog is on (`runtime/watchdog.rs`): then
+    /// a panic nobody will read (its `JoinHandle` dropped), and a task
+    /// that returns `Pending` with no waker left, are reported with the
+    /// task's name and spawn location.
+    fn watchdog_on(&self) -> bool {
         false
     }
 

@@ -9,9 +9,18 @@
 //! 1. the owned-task list, from spawn until the task completes;
 //! 2. the `JoinHandle`, until it is dropped;
 //! 3. a `Notified` (the task sitting in a run queue, or being polled);
-//! 4. every `Waker` built for the task.
+//! 4. every `Waker` built for the task;
+//! 5. every `AbortHandle`.
 //!
 //! The allocation is freed by whoever drops the last reference.
+//!
+//! Between the flags and the count, a second count says how many of the
+//! references are `AbortHandle`s (up to 255 of them; more are counted as
+//! references only). With it the word tells whether any waker of an idle
+//! task exists (`Snapshot::has_lost_waker`): the references left are then
+//! the list's, the handle's and the abort handles', and nothing can wake
+//! the task again (a waker is only ever made by its poll or cloned from
+//! another waker).
 
 use crate::loom::sync::atomic::{AtomicUsize, Ordering};
 use std::fmt;
@@ -50,8 +59,12 @@ const YIELDED: usize = 0b100_0000;
 
 const FLAG_BITS: u32 = 7;
 
+/// One `AbortHandle` in the abort-handle count (which takes 8 bits).
+const ABORT_ONE: usize = 1 << FLAG_BITS;
+const ABORT_MASK: usize = 0xff << FLAG_BITS;
+
 /// One reference in the count.
-const REF_ONE: usize = 1 << FLAG_BITS;
+const REF_ONE: usize = 1 << (FLAG_BITS + 8);
 
 /// A new task: referenced by the owned list, its `JoinHandle` and the
 /// `Notified` that first schedules it.
@@ -82,6 +95,9 @@ pub(crate) enum ToRunning {
 pub(crate) enum ToIdle {
     /// Parked until a waker fires; the caller's reference was released.
     Ok,
+    /// As `Ok`, but no waker of the task exists: nothing will wake it
+    /// (`Snapshot::has_lost_waker`).
+    OkLostWaker,
     /// Woken during the poll: a new reference backs a `Notified` that
     /// must be submitted, as a yield if the task yielded (`YIELDED`). The
     /// caller keeps its own reference until the scheduler call returns,
@@ -175,12 +191,15 @@ impl State {
             }
             debug_assert!(s.ref_count() > 0);
             next -= REF_ONE;
-            let result = if Snapshot(next).ref_count() == 0 {
+            let next = Snapshot(next);
+            let result = if next.ref_count() == 0 {
                 ToIdle::OkDealloc
+            } else if next.has_lost_waker() {
+                ToIdle::OkLostWaker
             } else {
                 ToIdle::Ok
             };
-            (Some(Snapshot(next)), result)
+            (Some(next), result)
         })
     }
 
@@ -369,6 +388,36 @@ impl State {
         }
     }
 
+    /// A new `AbortHandle`'s reference. `true` if it is counted as an
+    /// abort handle too (the count is full at 255): the handle must then
+    /// release it with `abort_handle_dec(true)`.
+    pub(crate) fn abort_handle_inc(&self) -> bool {
+        self.update(|s| {
+            // As in `ref_inc`.
+            if s.0 > usize::MAX / 2 {
+                std::process::abort();
+            }
+            if s.0 & ABORT_MASK == ABORT_MASK {
+                (Some(Snapshot(s.0 + REF_ONE)), false)
+            } else {
+                (Some(Snapshot(s.0 + REF_ONE + ABORT_ONE)), true)
+            }
+        })
+    }
+
+    /// Drops an `AbortHandle`'s reference (and its place in the count if
+    /// `counted`); `true` if it was the last reference.
+    pub(crate) fn abort_handle_dec(&self, counted: bool) -> bool {
+        let one = if counted {
+            REF_ONE + ABORT_ONE
+        } else {
+            REF_ONE
+        };
+        let prev = Snapshot(self.word.fetch_sub(one, Ordering::AcqRel));
+        debug_assert!(prev.ref_count() >= 1, "task reference count underflow");
+        prev.ref_count() == 1
+    }
+
     /// Drops one reference; `true` if it was the last.
     pub(crate) fn ref_dec(&self) -> bool {
         self.ref_dec_many(1)
@@ -402,7 +451,27 @@ impl Snapshot {
         self.0 & JOIN_WAKER != 0
     }
     pub(crate) fn ref_count(self) -> usize {
-        self.0 >> FLAG_BITS
+        self.0 / REF_ONE
+    }
+    /// The `AbortHandle`s counted among the references.
+    fn abort_handles(self) -> usize {
+        (self.0 & ABORT_MASK) / ABORT_ONE
+    }
+
+    /// The task is idle (not queued, polled, finished or aborted) and no
+    /// waker of it exists: every reference left is its owned list's, its
+    /// `JoinHandle`'s or a counted `AbortHandle`'s. Nothing can wake it
+    /// then, as a waker is only made by a poll or cloned from another:
+    /// only an abort or its runtime's shutdown will touch it again. (An
+    /// uncounted abort handle, past the 255th, or a `JoinHandle` dropped
+    /// between its two steps, counts as a waker here: the answer errs
+    /// towards `false`.)
+    pub(crate) fn has_lost_waker(self) -> bool {
+        if self.0 & (RUNNING | NOTIFIED | COMPLETE | CANCELLED) != 0 {
+            return false;
+        }
+        let handle = usize::from(self.is_join_interested());
+        self.ref_count() <= 1 + handle + self.abort_handles()
     }
 }
 
@@ -416,6 +485,7 @@ impl fmt::Debug for Snapshot {
             .field("join_interested", &self.is_join_interested())
             .field("join_waker", &self.is_join_waker_set())
             .field("refs", &self.ref_count())
+            .field("abort_handles", &self.abort_handles())
             .finish()
     }
 }

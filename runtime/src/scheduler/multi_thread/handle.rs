@@ -332,7 +332,7 @@ impl Schedule for Arc<Handle> {
         Some(&self.shared.owned)
     }
 
-    fn reports_lost_panics(&self) -> bool {
+    fn watchdog_on(&self) -> bool {
         self.shared.config.local_sets.reports_leaks()
     }
 
