@@ -4,11 +4,12 @@ use crate::blocking::{self, PoolConfig};
 use crate::driver::{Driver, DriverConfig};
 use crate::loom::thread;
 use crate::runtime::block_on_calls::BlockOnCalls;
+use crate::runtime::deadlock::DeadlockCallback;
 use crate::runtime::live_threads::LiveThreads;
 use crate::runtime::shutdown_sweep::ShutdownSweep;
 use crate::runtime::watchdog::{SlowPollCallback, WatchdogConfig};
 use crate::runtime::worker_count::{self, RT_WORKER_THREADS};
-use crate::runtime::{Handle, LocalRuntime, Runtime, SlowPoll, context};
+use crate::runtime::{Deadlock, Handle, LocalRuntime, Runtime, SlowPoll, context};
 use crate::scheduler::{self, Config, current_thread, multi_thread};
 use crate::task::local_set_list::LocalSetList;
 use std::borrow::Cow;
@@ -71,6 +72,7 @@ pub struct Builder {
     thread_keep_alive: Duration,
     slow_poll_threshold: Option<Duration>,
     on_slow_poll: Option<SlowPollCallback>,
+    on_deadlock: Option<DeadlockCallback>,
     track_waits: bool,
     /// Unit tests only: asked before every thread the runtime starts.
     #[cfg(test)]
@@ -123,6 +125,7 @@ impl Builder {
             thread_keep_alive: Duration::from_secs(10),
             slow_poll_threshold: None,
             on_slow_poll: None,
+            on_deadlock: None,
             track_waits: false,
             #[cfg(test)]
             thread_gate: None,
@@ -612,6 +615,9 @@ impl Builder {
     /// task whose poll returns `Pending` with no waker of it left anywhere
     /// (nothing can wake it, so it would hang without a trace; see
     /// [`TaskSnapshot::has_lost_waker`](crate::runtime::TaskSnapshot::has_lost_waker)).
+    /// With [`track_waits`](Builder::track_waits) on too, the watchdog
+    /// reports tasks deadlocked on one another's locks or `JoinHandle`s
+    /// (see [`on_deadlock`](Builder::on_deadlock)).
     ///
     /// Setting the environment variable `RT_DEBUG=1` turns it on for every
     /// runtime built, with a threshold of 100 ms. Off (the default), it
@@ -680,6 +686,55 @@ impl Builder {
         self
     }
 
+    /// Calls `f` on the watchdog's thread for each [`Deadlock`] it finds,
+    /// instead of printing it on stderr (or sending it to `tracing`).
+    ///
+    /// The watchdog looks for deadlocks when it is on (setting this
+    /// callback turns it on, as [`on_slow_poll`](Builder::on_slow_poll)
+    /// does) and the runtime [tracks waits](Builder::track_waits), which
+    /// this does not turn on: tracking has its cost on every poll.
+    /// `RT_DEBUG=1` turns both on.
+    ///
+    /// The watchdog looks once per second, or once per
+    /// [threshold](Builder::slow_poll_threshold) if that is longer, and
+    /// only if a task was polled since its last look or a cycle awaits a
+    /// second look. A look walks every task of the runtime and of its
+    /// [`LocalSet`](crate::task::LocalSet)s under the owned lists' shard
+    /// locks, as [`Handle::dump`](crate::runtime::Handle::dump) does,
+    /// and copies only the idle tasks waiting on locks and `JoinHandle`s.
+    /// A cycle of tasks each waiting for the next (a lock it holds, or to
+    /// finish) is reported if each task waits for nothing else rt sees
+    /// (a task in a `select!` with a timeout may get out: not reported),
+    /// and if it is there at two looks in a row with none of its tasks
+    /// polled in between; then it is reported once. If it dissolves (a
+    /// task is aborted) and forms again, it is reported again.
+    ///
+    /// `f` runs on the monitor thread: while it runs, no stall and no
+    /// other deadlock is looked for. A panic in `f` is printed by the
+    /// panic hook and the monitor goes on.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Builder::new_multi_thread()
+    ///     .track_waits(true)
+    ///     .on_deadlock(|deadlock: &rt::runtime::Deadlock| {
+    ///         eprintln!("{deadlock}");
+    ///         // Or act on it: say, abort the tasks of the cycle through
+    ///         // the handles kept by their ids, or exit the process.
+    ///     })
+    ///     .build()
+    ///     .unwrap();
+    /// # drop(rt);
+    /// ```
+    pub fn on_deadlock<F>(&mut self, f: F) -> &mut Builder
+    where
+        F: Fn(&Deadlock) + Send + Sync + 'static,
+    {
+        self.on_deadlock = Some(Arc::new(f));
+        self
+    }
+
     /// Makes the [task dump](crate::runtime::Handle::dump) say what each
     /// idle task waits for, and who holds the lock it waits on: each poll
     /// records which of rt's futures returned `Pending` and where the
@@ -689,7 +744,10 @@ impl Builder {
     /// ([`WaitSite::held_by`](crate::task::WaitSite::held_by)). The
     /// printed dump then has a `waiting:` line under each such task, and
     /// a `deadlock:` paragraph for each cycle of tasks waiting on locks
-    /// held by one another.
+    /// held by one another. With the slow-poll
+    /// [watchdog](Builder::slow_poll_threshold) on too, the watchdog finds
+    /// such cycles by itself and reports each once, on stderr (or
+    /// `tracing`), or to [`on_deadlock`](Builder::on_deadlock).
     ///
     /// Setting the environment variable `RT_DEBUG=1` turns it on for every
     /// runtime built, as it does the slow-poll watchdog. Off (the
@@ -806,17 +864,21 @@ impl Builder {
             Kind::CurrentThread => 31,
             Kind::MultiThread => 61,
         };
-        #[cfg_attr(not(test), allow(unused_mut))]
-        let mut slow_poll =
-            WatchdogConfig::from_builder(self.slow_poll_threshold, self.on_slow_poll.clone());
-        #[cfg(test)]
-        if let Some(watchdog) = &mut slow_poll {
-            watchdog.gate = self.thread_gate.clone();
-        }
         let track_waits = !cfg!(loom)
             && (self.track_waits || std::env::var_os("RT_DEBUG").is_some_and(|value| value == "1"));
         if track_waits {
             crate::task::waits::enable_tracking();
+        }
+        #[cfg_attr(not(test), allow(unused_mut))]
+        let mut slow_poll = WatchdogConfig::from_builder(
+            self.slow_poll_threshold,
+            self.on_slow_poll.clone(),
+            self.on_deadlock.clone(),
+            track_waits,
+        );
+        #[cfg(test)]
+        if let Some(watchdog) = &mut slow_poll {
+            watchdog.gate = self.thread_gate.clone();
         }
         let config = Config {
             global_queue_interval: self.global_queue_interval.unwrap_or(default_interval),

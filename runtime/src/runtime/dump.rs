@@ -28,6 +28,7 @@ use crate::scheduler;
 use crate::task::Id;
 use crate::task::list::ListedTask;
 use crate::task::local;
+use crate::task::waits::MAX_WAITS;
 use crate::task::{LockHolder, WaitSite};
 use std::collections::HashMap;
 use std::fmt;
@@ -280,6 +281,30 @@ impl TaskLabel {
 impl TaskDump {
     /// Takes the dump of `handle`'s runtime (steps 1 to 3 above).
     pub(crate) fn capture(handle: &scheduler::Handle) -> TaskDump {
+        TaskDump::capture_where(handle, |_| true)
+    }
+
+    /// The dump of the tasks the watchdog's deadlock search reads
+    /// (`deadlock.rs`): idle, with waits recorded, each of them on a lock
+    /// or a `JoinHandle` (one that may name a task), fewer than
+    /// `MAX_WAITS` (more may have been left out). The others cost a load
+    /// of their state word each, and are not copied.
+    pub(crate) fn capture_waiting_on_tasks(handle: &scheduler::Handle) -> TaskDump {
+        TaskDump::capture_where(handle, |listed| {
+            let state = listed.header().state.load();
+            let idle = !(state.is_complete()
+                || state.is_running()
+                || state.is_cancelled()
+                || state.is_notified());
+            idle && listed.waits().is_some_and(|waits| {
+                !waits.is_empty() && waits.len() < MAX_WAITS && waits.each_may_name_a_task()
+            })
+        })
+    }
+
+    /// Steps 1 to 3, copying the tasks `keep` says to (under their
+    /// shard's lock).
+    fn capture_where(handle: &scheduler::Handle, keep: impl Fn(&ListedTask) -> bool) -> TaskDump {
         let polling: Vec<(usize, u64)> = (0..handle.num_workers())
             .filter_map(|worker| {
                 let (_, task) = handle.worker_metrics(worker).polling()?;
@@ -288,11 +313,13 @@ impl TaskDump {
             .collect();
         let now = now_of(handle);
         let mut tasks = Vec::new();
-        handle
-            .owned_tasks()
-            .for_each(|listed| tasks.push(TaskSnapshot::capture(listed, now, &polling)));
+        handle.owned_tasks().for_each(|listed| {
+            if keep(listed) {
+                tasks.push(TaskSnapshot::capture(listed, now, &polling));
+            }
+        });
         for set in handle.config().local_sets.snapshot() {
-            capture_local_set(&set, now, &mut tasks);
+            capture_local_set(&set, now, &keep, &mut tasks);
         }
         TaskDump::sorted(tasks)
     }
@@ -300,7 +327,7 @@ impl TaskDump {
     /// The dump of one `LocalSet`'s tasks (step 3 alone).
     pub(crate) fn of_local_set(set: &local::Shared) -> TaskDump {
         let mut tasks = Vec::new();
-        capture_local_set(set, coarse_time::precise_now(), &mut tasks);
+        capture_local_set(set, coarse_time::precise_now(), &|_| true, &mut tasks);
         TaskDump::sorted(tasks)
     }
 
@@ -419,11 +446,18 @@ fn now_of(handle: &scheduler::Handle) -> Stamp {
     coarse_time::precise_now()
 }
 
-fn capture_local_set(set: &local::Shared, now: Stamp, tasks: &mut Vec<TaskSnapshot>) {
+fn capture_local_set(
+    set: &local::Shared,
+    now: Stamp,
+    keep: &impl Fn(&ListedTask) -> bool,
+    tasks: &mut Vec<TaskSnapshot>,
+) {
     set.owned.for_each(|listed| {
-        let mut task = TaskSnapshot::capture(listed, now, &[]);
-        task.local_set = Some(set.label.clone());
-        tasks.push(task);
+        if keep(listed) {
+            let mut task = TaskSnapshot::capture(listed, now, &[]);
+            task.local_set = Some(set.label.clone());
+            tasks.push(task);
+        }
     });
 }
 
@@ -512,7 +546,7 @@ impl fmt::Display for TaskDump {
 impl TaskDump {
     /// The listed tasks by id, for the `waiting:` lines' holders and the
     /// deadlock search (a dump may list 100,000 tasks waiting on one lock).
-    fn by_id(&self) -> HashMap<Id, &TaskSnapshot> {
+    pub(crate) fn by_id(&self) -> HashMap<Id, &TaskSnapshot> {
         self.tasks.iter().map(|task| (task.id(), task)).collect()
     }
 
@@ -522,7 +556,7 @@ impl TaskDump {
     /// of one. Follows the first edge from each task (`wait_edge`), so
     /// each task has at most one and a walk from each task no earlier walk
     /// reached finds every cycle, in time linear in the tasks.
-    fn deadlocks(&self, by_id: &HashMap<Id, &TaskSnapshot>) -> Vec<Vec<Id>> {
+    pub(crate) fn deadlocks(&self, by_id: &HashMap<Id, &TaskSnapshot>) -> Vec<Vec<Id>> {
         let mut cycles = Vec::new();
         // The walk that first reached each task.
         let mut reached: HashMap<Id, usize> = HashMap::new();
@@ -567,16 +601,15 @@ fn name_of_holder<'a>(
 /// outside a `select!`, and a cycle through a `select!`'s second wait is
 /// not a deadlock (the first may still come).
 fn wait_edge(task: &TaskSnapshot) -> Option<(&WaitSite, Id)> {
-    task.waits.iter().find_map(|wait| {
-        let on = wait.held_by().and_then(LockHolder::task).or(wait.task())?;
-        Some((wait, on))
-    })
+    task.waits
+        .iter()
+        .find_map(|wait| Some((wait, wait.on_task()?)))
 }
 
 /// `deadlock: tasks 3, 4 wait for each other (...)` (or `task 3 waits
 /// for a lock it holds`), then a line per task: which lock it waits for,
 /// where, and who holds it since where.
-fn write_deadlock(
+pub(crate) fn write_deadlock(
     f: &mut fmt::Formatter<'_>,
     by_id: &HashMap<Id, &TaskSnapshot>,
     cycle: &[Id],

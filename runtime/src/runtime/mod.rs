@@ -5,6 +5,7 @@ pub(crate) mod block_on_calls;
 pub(crate) mod builder;
 pub(crate) mod coarse_time;
 pub(crate) mod context;
+mod deadlock;
 pub(crate) mod dump;
 mod handle;
 mod id;
@@ -21,6 +22,7 @@ mod worker_count;
 mod worker_index;
 
 pub use builder::Builder;
+pub use deadlock::Deadlock;
 pub use dump::{LocalSetLabel, TaskDump, TaskSnapshot, TaskState};
 pub use handle::{EnterGuard, Handle, RuntimeFlavor, TryCurrentError};
 pub use id::Id;

@@ -68,6 +68,11 @@
 //! shutdown that has waited the threshold for blocking jobs still running
 //! (which cannot be interrupted) lists them once (`blocking/pool.rs`).
 //!
+//! With the watchdog on and the runtime tracking waits
+//! (`Builder::track_waits`), the monitor also looks for tasks waiting on
+//! one another's locks and `JoinHandle`s for good, at most once a second,
+//! and reports each cycle once (`deadlock.rs`).
+//!
 //! With the watchdog on, a task's panic that no `JoinHandle` will read
 //! (the handle was dropped before the task finished, or is dropped with
 //! the panic unread) is reported with the task's name and spawn location
@@ -76,6 +81,7 @@
 
 use crate::blocking::RunningJobsReport;
 use crate::runtime::block_on_calls::BlockOnCall;
+use crate::runtime::deadlock::{DeadlockCallback, DeadlockWatch};
 use crate::runtime::dump::TaskLabel;
 use crate::runtime::metrics::WorkerMetrics;
 use crate::runtime::shutdown_sweep::ShutdownSweep;
@@ -439,6 +445,10 @@ impl fmt::Display for SlowPoll {
 pub(crate) struct WatchdogConfig {
     pub(crate) threshold: Duration,
     pub(crate) on_slow_poll: Option<SlowPollCallback>,
+    pub(crate) on_deadlock: Option<DeadlockCallback>,
+    /// The runtime tracks waits: the monitor looks for deadlocks
+    /// (`deadlock.rs`).
+    pub(crate) watch_deadlocks: bool,
     /// Unit tests only: the builder's `thread_gate`, asked before the
     /// monitor thread starts.
     #[cfg(test)]
@@ -447,22 +457,27 @@ pub(crate) struct WatchdogConfig {
 
 impl WatchdogConfig {
     /// On when a threshold or a callback was set, or `RT_DEBUG=1` is in
-    /// the environment; the threshold defaults to 100 ms.
+    /// the environment; the threshold defaults to 100 ms. It looks for
+    /// deadlocks if `track_waits`.
     pub(crate) fn from_builder(
         threshold: Option<Duration>,
         on_slow_poll: Option<SlowPollCallback>,
+        on_deadlock: Option<DeadlockCallback>,
+        track_waits: bool,
     ) -> Option<WatchdogConfig> {
         if cfg!(loom) {
             // The monitor is a real thread; loom models never run it.
             return None;
         }
         let from_env = std::env::var_os("RT_DEBUG").is_some_and(|value| value == "1");
-        if threshold.is_none() && on_slow_poll.is_none() && !from_env {
+        if threshold.is_none() && on_slow_poll.is_none() && on_deadlock.is_none() && !from_env {
             return None;
         }
         Some(WatchdogConfig {
             threshold: threshold.unwrap_or(DEFAULT_THRESHOLD),
             on_slow_poll,
+            on_deadlock,
+            watch_deadlocks: track_waits,
             #[cfg(test)]
             gate: None,
         })
@@ -474,6 +489,8 @@ impl fmt::Debug for WatchdogConfig {
         f.debug_struct("WatchdogConfig")
             .field("threshold", &self.threshold)
             .field("on_slow_poll", &self.on_slow_poll.is_some())
+            .field("on_deadlock", &self.on_deadlock.is_some())
+            .field("watch_deadlocks", &self.watch_deadlocks)
             .finish()
     }
 }
@@ -554,6 +571,9 @@ fn monitor(handle: &scheduler::Handle, config: &WatchdogConfig, stop: &(Mutex<bo
     // By call id, for the `block_on` calls listed at the last sample.
     let mut observed_calls: Vec<(Id, Option<Observed>)> = Vec::new();
     let mut observed_sweep: Option<Observed> = None;
+    let mut deadlocks = config
+        .watch_deadlocks
+        .then(|| DeadlockWatch::new(config.threshold, Instant::now()));
     let (stopped, wake) = stop;
     let mut guard = stopped.lock().unwrap();
     loop {
@@ -606,6 +626,9 @@ fn monitor(handle: &scheduler::Handle, config: &WatchdogConfig, stop: &(Mutex<bo
         }
         if stopping {
             return;
+        }
+        if let Some(deadlocks) = &mut deadlocks {
+            deadlocks.look_if_due(handle, config.on_deadlock.as_ref(), Instant::now());
         }
         guard = stopped.lock().unwrap();
     }
@@ -735,7 +758,7 @@ fn sample(
             }
             if let Some(report) = report {
                 match &config.on_slow_poll {
-                    Some(callback) => call_back(callback, &report),
+                    Some(callback) => call_back(&**callback, &report),
                     None => {
                         emit_slow_poll(&report);
                         observed.reported = Some(Arc::new(report));
@@ -831,19 +854,19 @@ fn slow_poll(
 /// Calls the user's callback. A panic in it (already printed by the panic
 /// hook) is the callback's own bug: it must not end the monitor, which
 /// would leave every later stall unreported and this worker marked stuck.
-fn call_back(callback: &SlowPollCallback, report: &SlowPoll) {
+pub(crate) fn call_back<T>(callback: &(dyn Fn(&T) + Send + Sync), report: &T) {
     let _ = panic::catch_unwind(AssertUnwindSafe(|| callback(report)));
 }
 
 /// A report goes to `tracing` (feature `tracing`) when a global
 /// subscriber is set, else to stderr.
 #[cfg(feature = "tracing")]
-fn to_tracing() -> bool {
+pub(crate) fn to_tracing() -> bool {
     tracing::dispatcher::has_been_set()
 }
 
 #[cfg(not(feature = "tracing"))]
-fn to_tracing() -> bool {
+pub(crate) fn to_tracing() -> bool {
     false
 }
 

@@ -95,6 +95,14 @@ impl Recording {
         self.waits.len()
     }
 
+    /// Whether each wait is on a lock or a `JoinHandle`, the waits that
+    /// may name a task (`WaitSite::on_task`).
+    pub(crate) fn each_may_name_a_task(&self) -> bool {
+        self.waits
+            .iter()
+            .all(|wait| wait.lock.is_some() || wait.task.is_some())
+    }
+
     fn push(&mut self, wait: RecordedWait) {
         if self.waits.len() < MAX_WAITS {
             self.waits.push(wait);
@@ -473,6 +481,15 @@ impl WaitSite {
 }
 
 impl WaitSite {
+    /// The task this wait is on: the holder of the lock it waits for, or
+    /// the task its `JoinHandle` waits to finish.
+    pub(crate) fn on_task(&self) -> Option<Id> {
+        self.held_by
+            .as_ref()
+            .and_then(LockHolder::task)
+            .or(self.task)
+    }
+
     /// As `Display`, naming the holder `holder_name` (which the task dump
     /// knows, the wait does not).
     pub(crate) fn fmt_naming(

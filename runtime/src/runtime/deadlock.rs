@@ -1,0 +1,362 @@
+//! The watchdog's deadlock report (`Builder::on_deadlock`): with the
+//! slow-poll watchdog on and the runtime tracking waits
+//! (`Builder::track_waits`; `RT_DEBUG=1` turns on both), the monitor
+//! thread (`watchdog.rs`) finds the cycles of tasks waiting on one
+//! another's locks and `JoinHandle`s that the task dump's `deadlock:`
+//! paragraph shows, without anyone asking for a dump, and reports each
+//! once.
+//!
+//! A look:
+//! 1. is due once per `max(threshold, 1 s)`: it costs what a dump costs,
+//!    a walk of every task under the owned lists' shard locks, and a
+//!    deadlock that has lasted a second is worth the wait. It is skipped
+//!    when no task of the runtime or of its sets was polled since the last
+//!    look and no cycle awaits its second look (step 4): waits are
+//!    recorded by polls, and a lock's holder that is a listed task changes
+//!    only in that task's poll (a thread or a blocking job holding a lock
+//!    is no listed task), so an idle runtime, deadlocked or not, pays
+//!    nothing;
+//! 2. copies only the idle tasks whose every recorded wait is on a lock or
+//!    a `JoinHandle`, fewer than `MAX_WAITS` of them (a fifth wait would
+//!    not have been recorded, and could be a timeout); any other task
+//!    costs a load of its state word
+//!    (`TaskDump::capture_waiting_on_tasks`);
+//! 3. finds the cycles the dump finds (following each task's first wait on
+//!    a task), and keeps those in which every wait of every task is on a
+//!    task of the cycle: no wait rt sees can then end but by a task of the
+//!    cycle, and they all wait. A task in a `select!` with a timeout (or
+//!    any other wait of rt's) is left out, since that branch may break the
+//!    cycle; a wait on a future not of rt's records nothing, which the
+//!    report says;
+//! 4. a cycle seen for the first time (the set of its tasks' ids) is a
+//!    candidate; seen again at the next look with none of its tasks polled
+//!    in between (the same poll counts), it is reported, once. A candidate
+//!    not seen again was a transient (a task aborted or woken, a lock
+//!    released) and is dropped;
+//! 5. a reported cycle no longer seen is forgotten: should the same tasks
+//!    wait on one another again, that is reported again.
+
+use crate::runtime::TaskDump;
+use crate::runtime::dump::{TaskSnapshot, TaskState, write_deadlock};
+use crate::runtime::metrics::WorkerMetrics;
+use crate::runtime::watchdog::{call_back, to_tracing};
+use crate::scheduler;
+use crate::task::Id;
+use std::collections::{HashMap, HashSet};
+use std::fmt;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// A callback of `Builder::on_deadlock`.
+pub(crate) type DeadlockCallback = Arc<dyn Fn(&Deadlock) + Send + Sync>;
+
+/// The shortest time between two looks (step 1).
+const LOOK_AT_MOST_EVERY: Duration = Duration::from_secs(1);
+
+/// Tasks waiting on one another for good, found by the slow-poll
+/// watchdog of a runtime that tracks waits, as passed to
+/// [`Builder::on_deadlock`](crate::runtime::Builder::on_deadlock) (or
+/// printed on stderr, or sent to `tracing`, without a callback).
+///
+/// Each task waits for a lock the next one holds (a
+/// [`Mutex`](crate::sync::Mutex), an [`RwLock`](crate::sync::RwLock)
+/// taken for writing) or for the next one to finish (its
+/// [`JoinHandle`](crate::task::JoinHandle)), the last for the first; a
+/// task waiting for a lock it holds itself is a cycle of one. The
+/// watchdog reports only a cycle in which each task waits for nothing
+/// else rt sees (a task in a `select!` with a timeout may still get out),
+/// seen at two looks a second or more apart with none of its tasks
+/// polled in between, and reports it once. A future not of rt's (another
+/// crate's channel) records no wait: a task also waiting on one could
+/// still be woken by it.
+///
+/// Printed, it is the task dump's `deadlock:` paragraph: the tasks, their
+/// names, what each waits for at which line, and who holds it.
+///
+/// # Examples
+///
+/// ```
+/// use std::sync::{Arc, mpsc};
+/// use std::time::Duration;
+///
+/// let (report, reported) = mpsc::channel();
+/// let rt = rt::runtime::Builder::new_multi_thread()
+///     .worker_threads(1)
+///     .track_waits(true)
+///     .slow_poll_threshold(Duration::from_millis(100))
+///     .on_deadlock(move |deadlock: &rt::runtime::Deadlock| {
+///         report.send(deadlock.clone()).unwrap();
+///     })
+///     .build()
+///     .unwrap();
+/// let mutex = Arc::new(rt::sync::Mutex::new(()));
+/// let task = rt.spawn(async move {
+///     let _held = mutex.lock().await;
+///     let _again = mutex.lock().await; // waits for itself
+/// });
+/// let deadlock = reported.recv().unwrap();
+/// assert_eq!(deadlock.tasks()[0].id(), task.id());
+/// assert_eq!(deadlock.tasks()[0].waits()[0].kind(), "Mutex::lock");
+/// println!("{deadlock}"); // deadlock: task 1 waits for a lock it holds itself
+/// task.abort();
+/// ```
+#[derive(Debug, Clone)]
+pub struct Deadlock {
+    tasks: Vec<TaskSnapshot>,
+}
+
+impl Deadlock {
+    /// The tasks of the cycle, from the one with the smallest id, each
+    /// waiting on the next and the last on the first; each one's
+    /// [`waits`](TaskSnapshot::waits) say what it waits for (every one on
+    /// a task of the cycle) and where, and
+    /// [`local_set`](TaskSnapshot::local_set) if it is a
+    /// [`LocalSet`](crate::task::LocalSet)'s.
+    ///
+    /// # Examples
+    ///
+    /// See [`Deadlock`].
+    pub fn tasks(&self) -> &[TaskSnapshot] {
+        &self.tasks
+    }
+}
+
+/// The dump's `deadlock:` paragraph, then a line on what "for good"
+/// means here.
+impl fmt::Display for Deadlock {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let by_id: HashMap<Id, &TaskSnapshot> =
+            self.tasks.iter().map(|task| (task.id(), task)).collect();
+        let ids: Vec<Id> = self.tasks.iter().map(TaskSnapshot::id).collect();
+        write_deadlock(f, &by_id, &ids)?;
+        write!(
+            f,
+            "{:>8}  (found by the watchdog: at two looks, none of these tasks was polled, and \
+             none waits for anything else of rt's; only a future not of rt's could wake one)",
+            ""
+        )
+    }
+}
+
+/// What the monitor keeps between looks (steps 1, 4 and 5).
+pub(crate) struct DeadlockWatch {
+    every: Duration,
+    next_look: Instant,
+    /// The polls of the runtime and its sets at the last look.
+    polls: Option<u64>,
+    confirmations: Confirmations,
+}
+
+impl DeadlockWatch {
+    /// The watch of a watchdog whose threshold is `threshold`.
+    pub(crate) fn new(threshold: Duration, now: Instant) -> DeadlockWatch {
+        let every = threshold.max(LOOK_AT_MOST_EVERY);
+        DeadlockWatch {
+            every,
+            next_look: now + every,
+            polls: None,
+            confirmations: Confirmations::default(),
+        }
+    }
+
+    /// Looks if a look is due (steps 1 to 5), and reports each cycle
+    /// confirmed, to `callback` if there is one.
+    pub(crate) fn look_if_due(
+        &mut self,
+        handle: &scheduler::Handle,
+        callback: Option<&DeadlockCallback>,
+        now: Instant,
+    ) {
+        if now < self.next_look {
+            return;
+        }
+        self.next_look = now.checked_add(self.every).unwrap_or(now);
+        // Read before the capture: a poll after this read moves the count
+        // the next look compares.
+        let polls = polls_of(handle);
+        if self.polls == Some(polls) && !self.confirmations.awaiting() {
+            return;
+        }
+        self.polls = Some(polls);
+        let dump = TaskDump::capture_waiting_on_tasks(handle);
+        for deadlock in self.confirmations.next_look(closed_cycles(&dump)) {
+            match callback {
+                Some(callback) => call_back(&**callback, &deadlock),
+                None => emit_deadlock(&deadlock),
+            }
+        }
+    }
+}
+
+/// Every poll started so far by the runtime's workers and by its sets.
+fn polls_of(handle: &scheduler::Handle) -> u64 {
+    let workers = (0..handle.num_workers())
+        .map(|worker| WorkerMetrics::load(&handle.worker_metrics(worker).polls));
+    let sets = handle.config().local_sets.snapshot();
+    let sets = sets
+        .iter()
+        .map(|set| WorkerMetrics::load(&set.metrics.polls));
+    workers.chain(sets).fold(0, u64::wrapping_add)
+}
+
+/// One cycle seen at a look: its tasks' ids sorted (what tells cycles
+/// apart), their poll counts in that order, and the report.
+struct Seen {
+    ids: Vec<u64>,
+    polls: Vec<u64>,
+    deadlock: Deadlock,
+}
+
+/// Step 3: the dump's cycles in which every task is idle and each of its
+/// waits is on a task of the cycle.
+fn closed_cycles(dump: &TaskDump) -> Vec<Seen> {
+    let by_id = dump.by_id();
+    let mut seen = Vec::new();
+    for cycle in dump.deadlocks(&by_id) {
+        let members: HashSet<Id> = cycle.iter().copied().collect();
+        let Some(tasks) = cycle
+            .iter()
+            .map(|id| by_id.get(id).map(|&task| task.clone()))
+            .collect::<Option<Vec<TaskSnapshot>>>()
+        else {
+            continue;
+        };
+        let closed = tasks.iter().all(|task| {
+            task.state() == TaskState::Idle
+                && task
+                    .waits()
+                    .iter()
+                    .all(|wait| wait.on_task().is_some_and(|on| members.contains(&on)))
+        });
+        if !closed {
+            continue;
+        }
+        let mut sorted: Vec<(u64, u64)> = tasks
+            .iter()
+            .map(|task| (task.id().as_u64(), task.polls()))
+            .collect();
+        sorted.sort_unstable();
+        seen.push(Seen {
+            ids: sorted.iter().map(|&(id, _)| id).collect(),
+            polls: sorted.iter().map(|&(_, polls)| polls).collect(),
+            deadlock: Deadlock { tasks },
+        });
+    }
+    seen
+}
+
+/// Steps 4 and 5: which cycles are candidates, which were reported.
+#[derive(Default)]
+struct Confirmations {
+    /// The cycles first seen at the last look, with their poll counts.
+    candidates: HashMap<Vec<u64>, Vec<u64>>,
+    /// The cycles reported and seen at the last look.
+    reported: HashSet<Vec<u64>>,
+}
+
+impl Confirmations {
+    /// Whether a cycle awaits its second look.
+    fn awaiting(&self) -> bool {
+        !self.candidates.is_empty()
+    }
+
+    /// Takes the cycles of a look, and returns those to report now.
+    fn next_look(&mut self, seen: Vec<Seen>) -> Vec<Deadlock> {
+        let mut candidates = HashMap::new();
+        let mut reported = HashSet::new();
+        let mut confirmed = Vec::new();
+        for Seen {
+            ids,
+            polls,
+            deadlock,
+        } in seen
+        {
+            if self.reported.contains(&ids) {
+                reported.insert(ids);
+            } else if self.candidates.get(&ids) == Some(&polls) {
+                reported.insert(ids);
+                confirmed.push(deadlock);
+            } else {
+                candidates.insert(ids, polls);
+            }
+        }
+        self.candidates = candidates;
+        self.reported = reported;
+        confirmed
+    }
+}
+
+fn emit_deadlock(deadlock: &Deadlock) {
+    if to_tracing() {
+        #[cfg(feature = "tracing")]
+        tracing::warn!(
+            target: "rt::watchdog",
+            tasks = ?deadlock
+                .tasks()
+                .iter()
+                .map(|task| task.id().as_u64())
+                .collect::<Vec<_>>(),
+            "{deadlock}"
+        );
+    } else {
+        eprintln!("rt: {deadlock}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Confirmations, Deadlock, Seen};
+
+    /// A cycle of tasks `ids`, polled `polls` times each.
+    fn seen(ids: &[u64], polls: u64) -> Seen {
+        Seen {
+            ids: ids.to_vec(),
+            polls: vec![polls; ids.len()],
+            deadlock: Deadlock { tasks: Vec::new() },
+        }
+    }
+
+    fn reports(confirmations: &mut Confirmations, look: Vec<Seen>) -> usize {
+        confirmations.next_look(look).len()
+    }
+
+    #[test]
+    fn a_cycle_is_reported_at_its_second_look_then_not_again() {
+        let mut confirmations = Confirmations::default();
+        assert_eq!(reports(&mut confirmations, vec![seen(&[3, 4], 2)]), 0);
+        assert!(confirmations.awaiting());
+        assert_eq!(reports(&mut confirmations, vec![seen(&[3, 4], 2)]), 1);
+        assert!(!confirmations.awaiting());
+        for _ in 0..3 {
+            assert_eq!(reports(&mut confirmations, vec![seen(&[3, 4], 2)]), 0);
+        }
+    }
+
+    #[test]
+    fn a_cycle_seen_once_or_polled_between_looks_is_not_reported() {
+        let mut confirmations = Confirmations::default();
+        assert_eq!(reports(&mut confirmations, vec![seen(&[3, 4], 2)]), 0);
+        assert_eq!(reports(&mut confirmations, vec![]), 0);
+        assert!(!confirmations.awaiting());
+        // Seen at every look, but its tasks ran in between each time.
+        for polls in 3..10 {
+            assert_eq!(reports(&mut confirmations, vec![seen(&[3, 4], polls)]), 0);
+        }
+    }
+
+    #[test]
+    fn a_cycle_that_dissolves_and_forms_again_is_reported_again() {
+        let mut confirmations = Confirmations::default();
+        let mut total = 0;
+        for look in [
+            vec![seen(&[5], 1)],
+            vec![seen(&[5], 1), seen(&[6, 7], 1)],
+            vec![seen(&[6, 7], 1)],
+            vec![seen(&[5], 4), seen(&[6, 7], 1)],
+            vec![seen(&[5], 4)],
+        ] {
+            total += reports(&mut confirmations, look);
+        }
+        assert_eq!(total, 3);
+    }
+}

@@ -1,0 +1,444 @@
+//! The watchdog's deadlock report (`Builder::on_deadlock`): with the
+//! watchdog on and waits tracked, a cycle of tasks waiting on one
+//! another's locks is reported by itself, once, with the tasks, their
+//! names and the lines they wait at; a cycle a task may leave (a `select!`
+//! with a timeout) or whose tasks keep being polled is not; nothing is
+//! reported without tracking or without the watchdog. On both schedulers
+//! and in a `LocalSet`.
+//!
+//! No sleeps: each test waits for a report on a channel, the timeout only
+//! turning a hang into a failure. "Not reported" is shown by a witness: a
+//! deadlock formed after the one that must not be reported, whose report
+//! comes only after the watchdog has looked twice with both there.
+
+mod support;
+
+use rt::runtime::{Builder, Deadlock, Runtime, TaskDump, TaskState};
+use rt::sync::Mutex;
+use rt::task::{Id, JoinHandle};
+use std::process::{Command, Stdio};
+use std::sync::Arc;
+use std::sync::mpsc;
+use std::time::Duration;
+use support::Kind;
+
+const KINDS: [Kind; 2] = [Kind::CurrentThread, Kind::MultiThread(2)];
+
+/// How long a test waits for a report before calling it a hang. Not a
+/// timing assertion: the watchdog reports within two seconds or so.
+const HANG: Duration = Duration::from_secs(60);
+
+const THRESHOLD: Duration = Duration::from_millis(50);
+
+/// A runtime whose watchdog sends its deadlock reports on the channel
+/// returned; waits are tracked if `track_waits`.
+fn watched(kind: Kind, track_waits: bool) -> (Runtime, mpsc::Receiver<Deadlock>) {
+    let (report, reports) = mpsc::channel();
+    let rt = kind
+        .builder()
+        .track_waits(track_waits)
+        .slow_poll_threshold(THRESHOLD)
+        .on_deadlock(move |deadlock: &Deadlock| {
+            let _ = report.send(deadlock.clone());
+        })
+        .build()
+        .unwrap();
+    (rt, reports)
+}
+
+/// Drives `rt` until its dump satisfies `done` (turns of
+/// `block_on(yield_now())`, which run a current-thread runtime's tasks
+/// and leave a multi-thread one's workers to run theirs).
+fn drive_until(rt: &Runtime, what: &str, mut done: impl FnMut(&TaskDump) -> bool) {
+    for _ in 0..100_000 {
+        if done(&rt.handle().dump()) {
+            return;
+        }
+        rt.block_on(rt::task::yield_now());
+        std::thread::yield_now();
+    }
+    panic!("never {what}:\n{}", rt.handle().dump());
+}
+
+/// Whether task `id` is idle in the dump, with a wait of `kind` (a
+/// `select!` records its branches in the order it polled them).
+fn idle_on(dump: &TaskDump, id: Id, kind: &str) -> bool {
+    dump.iter().any(|task| {
+        task.id() == id
+            && task.state() == TaskState::Idle
+            && task.waits().iter().any(|wait| wait.kind() == kind)
+    })
+}
+
+/// Spawns, named `name`, a task that takes `first`, meets the other task
+/// at `barrier`, then waits for `second`: two of them, the locks crossed,
+/// deadlock. Returns the task and the line of its wait for `second`.
+fn lock_in_order(
+    rt: &Runtime,
+    name: &str,
+    first: &Arc<Mutex<()>>,
+    second: &Arc<Mutex<()>>,
+    barrier: &Arc<rt::sync::Barrier>,
+) -> (JoinHandle<()>, u32) {
+    let (first, second, barrier) = (first.clone(), second.clone(), barrier.clone());
+    let task = rt::task::Builder::new()
+        .name(name)
+        .spawn_on(
+            async move {
+                let _first = first.lock().await;
+                barrier.wait().await;
+                let _second = second.lock().await;
+            },
+            rt.handle(),
+        )
+        .unwrap();
+    (task, line!() - 5)
+}
+
+/// Spawns, named `name`, a task that locks a `Mutex` it holds, and
+/// drives `rt` until it waits; returns it and the line of the second lock.
+fn relock(rt: &Runtime, name: &str) -> (JoinHandle<()>, u32) {
+    let mutex = Arc::new(Mutex::new(()));
+    let task = rt::task::Builder::new()
+        .name(name)
+        .spawn_on(
+            async move {
+                let _held = mutex.lock().await;
+                let _again = mutex.lock().await;
+            },
+            rt.handle(),
+        )
+        .unwrap();
+    let line = line!() - 5;
+    drive_until(rt, "relocked", |dump| {
+        idle_on(dump, task.id(), "Mutex::lock")
+    });
+    (task, line)
+}
+
+/// Aborts `tasks` and waits for them.
+fn abort_all(rt: &Runtime, tasks: impl IntoIterator<Item = JoinHandle<()>>) {
+    for task in tasks {
+        task.abort();
+        let _ = rt.block_on(task);
+    }
+}
+
+fn next_report(reports: &mpsc::Receiver<Deadlock>) -> Deadlock {
+    reports
+        .recv_timeout(HANG)
+        .expect("the watchdog reported the deadlock")
+}
+
+#[test]
+fn a_lock_order_deadlock_and_a_relock_are_each_reported_once_with_their_lines() {
+    for kind in KINDS {
+        let (rt, reports) = watched(kind, true);
+        let a = Arc::new(Mutex::new(()));
+        let b = Arc::new(Mutex::new(()));
+        let barrier = Arc::new(rt::sync::Barrier::new(2));
+        let (ab, ab_line) = lock_in_order(&rt, "takes a then b", &a, &b, &barrier);
+        let (ba, ba_line) = lock_in_order(&rt, "takes b then a", &b, &a, &barrier);
+        drive_until(&rt, "deadlocked", |dump| {
+            idle_on(dump, ab.id(), "Mutex::lock") && idle_on(dump, ba.id(), "Mutex::lock")
+        });
+
+        let deadlock = next_report(&reports);
+        let tasks = deadlock.tasks();
+        let ids: Vec<Id> = tasks.iter().map(|task| task.id()).collect();
+        assert_eq!(
+            ids,
+            [ab.id().min(ba.id()), ab.id().max(ba.id())],
+            "{kind:?}"
+        );
+        for task in tasks {
+            let (line, other) = if task.id() == ab.id() {
+                (ab_line, ba.id())
+            } else {
+                (ba_line, ab.id())
+            };
+            let [wait] = task.waits() else {
+                panic!("one wait: {deadlock}")
+            };
+            assert_eq!(wait.kind(), "Mutex::lock");
+            assert_eq!(wait.location().unwrap().line(), line);
+            assert_eq!(wait.held_by().unwrap().task(), Some(other));
+        }
+        let printed = deadlock.to_string();
+        assert!(
+            printed.starts_with(&format!("deadlock: tasks {}, {}", ids[0], ids[1])),
+            "{printed}"
+        );
+        for (name, line) in [("takes a then b", ab_line), ("takes b then a", ba_line)] {
+            let wait = format!("'{name}' waits for Mutex::lock at {}:{line}", file!());
+            assert!(printed.contains(&wait), "{printed}");
+        }
+
+        // Formed after the first report, reported after two more looks,
+        // at which the first was still there: it is not reported again.
+        let (relocking, line) = relock(&rt, "relocks");
+        let deadlock = next_report(&reports);
+        assert_eq!(deadlock.tasks().len(), 1, "{deadlock}");
+        assert_eq!(deadlock.tasks()[0].id(), relocking.id());
+        assert_eq!(deadlock.tasks()[0].name(), Some("relocks"));
+        let printed = deadlock.to_string();
+        assert!(
+            printed.starts_with(&format!(
+                "deadlock: task {} waits for a lock it holds itself",
+                relocking.id()
+            )),
+            "{printed}"
+        );
+        assert!(
+            printed.contains(&format!("Mutex::lock at {}:{line}", file!())),
+            "{printed}"
+        );
+        assert!(reports.try_recv().is_err(), "reported again");
+        abort_all(&rt, [ab, ba, relocking]);
+    }
+}
+
+/// A task waiting for a lock in a `select!` with a timeout may time out
+/// and release its own lock: the dump shows the cycle (through its first
+/// wait), the watchdog does not report it.
+#[test]
+fn a_cycle_a_select_timeout_may_break_is_not_reported() {
+    for kind in KINDS {
+        let (rt, reports) = watched(kind, true);
+        let a = Arc::new(Mutex::new(()));
+        let b = Arc::new(Mutex::new(()));
+        let barrier = Arc::new(rt::sync::Barrier::new(2));
+        let patient = {
+            let (a, b, barrier) = (a.clone(), b.clone(), barrier.clone());
+            rt.spawn(async move {
+                let _a = a.lock().await;
+                barrier.wait().await;
+                rt::select! {
+                    _ = b.lock() => {}
+                    _ = rt::time::sleep(Duration::from_secs(3600)) => {}
+                }
+            })
+        };
+        let (stuck, _) = lock_in_order(&rt, "takes b then a", &b, &a, &barrier);
+        drive_until(&rt, "in the cycle", |dump| {
+            idle_on(dump, patient.id(), "Mutex::lock") && idle_on(dump, stuck.id(), "Mutex::lock")
+        });
+        let printed = rt.handle().dump().to_string();
+        assert!(printed.contains("deadlock: tasks"), "{printed}");
+
+        let (witness, _) = relock(&rt, "witness");
+        let deadlock = next_report(&reports);
+        assert_eq!(deadlock.tasks()[0].id(), witness.id(), "{deadlock}");
+        assert!(reports.try_recv().is_err());
+        abort_all(&rt, [patient, stuck, witness]);
+    }
+}
+
+/// A cycle seen at every look, one of whose tasks is polled between
+/// looks (woken through a channel not of rt's, which records no wait),
+/// is not reported: that task still runs.
+#[test]
+fn a_cycle_whose_task_keeps_being_polled_is_not_reported() {
+    use futures::StreamExt;
+    for kind in KINDS {
+        let (rt, reports) = watched(kind, true);
+        let a = Arc::new(Mutex::new(()));
+        let b = Arc::new(Mutex::new(()));
+        let barrier = Arc::new(rt::sync::Barrier::new(2));
+        let (mut poke, mut poked) = futures_channel::mpsc::channel::<()>(1);
+        let poked_task = {
+            let (a, b, barrier) = (a.clone(), b.clone(), barrier.clone());
+            rt.spawn(async move {
+                let _a = a.lock().await;
+                barrier.wait().await;
+                loop {
+                    rt::select! {
+                        _ = b.lock() => break,
+                        _ = poked.next() => {}
+                    }
+                }
+            })
+        };
+        let (stuck, _) = lock_in_order(&rt, "takes b then a", &b, &a, &barrier);
+        drive_until(&rt, "in the cycle", |dump| {
+            idle_on(dump, poked_task.id(), "Mutex::lock")
+                && idle_on(dump, stuck.id(), "Mutex::lock")
+        });
+
+        let (witness, _) = relock(&rt, "witness");
+        // Idle in the cycle nearly all the time, and polled once per turn.
+        let deadlock = loop {
+            match reports.try_recv() {
+                Ok(deadlock) => break deadlock,
+                Err(mpsc::TryRecvError::Empty) => {
+                    let polls = |dump: &TaskDump| {
+                        let task = dump.iter().find(|task| task.id() == poked_task.id());
+                        task.map_or(0, |task| task.polls())
+                    };
+                    let before = polls(&rt.handle().dump());
+                    poke.try_send(()).unwrap();
+                    drive_until(&rt, "poked", |dump| {
+                        polls(dump) > before && idle_on(dump, poked_task.id(), "Mutex::lock")
+                    });
+                }
+                Err(mpsc::TryRecvError::Disconnected) => unreachable!(),
+            }
+        };
+        assert_eq!(deadlock.tasks()[0].id(), witness.id(), "{deadlock}");
+        abort_all(&rt, [poked_task, stuck, witness]);
+    }
+}
+
+/// Without `track_waits`, the watchdog has no waits to follow: the
+/// deadlock of an untracked runtime is not reported, while that of a
+/// tracked one formed after it is.
+#[test]
+fn nothing_is_reported_without_tracking() {
+    if std::env::var_os("RT_DEBUG").is_some() {
+        eprintln!("skipped: RT_DEBUG turns tracking on");
+        return;
+    }
+    for kind in KINDS {
+        let (untracked, unreported) = watched(kind, false);
+        let mutex = Arc::new(Mutex::new(()));
+        let stuck = untracked.spawn(async move {
+            let _held = mutex.lock().await;
+            let _again = mutex.lock().await;
+        });
+        drive_until(&untracked, "idle", |dump| {
+            dump.iter()
+                .any(|task| task.id() == stuck.id() && task.state() == TaskState::Idle)
+        });
+        let (tracked, reports) = watched(kind, true);
+        let (witness, _) = relock(&tracked, "witness");
+        assert_eq!(next_report(&reports).tasks()[0].id(), witness.id());
+        assert!(unreported.try_recv().is_err());
+        abort_all(&untracked, [stuck]);
+        abort_all(&tracked, [witness]);
+    }
+}
+
+/// The tasks of a `LocalSet` driven on the runtime are watched too, and
+/// reported with their set.
+#[test]
+fn a_local_set_deadlock_is_reported_with_its_set() {
+    for kind in KINDS {
+        let (rt, reports) = watched(kind, true);
+        let local = rt::task::LocalSet::new();
+        let a = Arc::new(Mutex::new(()));
+        let b = Arc::new(Mutex::new(()));
+        let barrier = Arc::new(rt::sync::Barrier::new(2));
+        let spawn = |first: &Arc<Mutex<()>>, second: &Arc<Mutex<()>>| {
+            let (first, second, barrier) = (first.clone(), second.clone(), barrier.clone());
+            local.spawn_local(async move {
+                let _first = first.lock().await;
+                barrier.wait().await;
+                let _second = second.lock().await;
+            })
+        };
+        let ab = spawn(&a, &b);
+        let ba = spawn(&b, &a);
+        for _ in 0..100_000 {
+            let dump = rt.handle().dump();
+            if idle_on(&dump, ab.id(), "Mutex::lock") && idle_on(&dump, ba.id(), "Mutex::lock") {
+                break;
+            }
+            local.block_on(&rt, rt::task::yield_now());
+        }
+        let deadlock = next_report(&reports);
+        let mut ids: Vec<Id> = deadlock.tasks().iter().map(|task| task.id()).collect();
+        ids.sort();
+        let mut expected = [ab.id(), ba.id()];
+        expected.sort();
+        assert_eq!(ids, expected, "{deadlock}");
+        for task in deadlock.tasks() {
+            assert_eq!(task.local_set().map(|set| set.id()), Some(local.id()));
+        }
+        for task in [ab, ba] {
+            task.abort();
+            let _ = local.block_on(&rt, task);
+        }
+    }
+}
+
+/// Runs this binary's test `name` as a child, `RT_DEBUG` unset, and
+/// returns it with the lines of its stderr as they come; closing its
+/// stdin releases it.
+fn child_with_stderr_lines(name: &str) -> (std::process::Child, mpsc::Receiver<String>) {
+    use std::io::BufRead;
+    let mut child = Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", name, "--nocapture"])
+        .env("RT_DEADLOCK_CHILD", "1")
+        .env_remove("RT_DEBUG")
+        .stdin(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+    let (line_tx, lines) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in stderr.lines() {
+            let _ = line_tx.send(line.unwrap());
+        }
+    });
+    (child, lines)
+}
+
+/// Without a callback the report goes to stderr, once; a runtime that
+/// tracks waits without the watchdog reports nothing (the child's
+/// unwatched deadlock is formed before the watched one).
+#[test]
+fn stderr_has_the_watched_deadlock_once_and_not_the_unwatched_one() {
+    let (mut child, lines) =
+        child_with_stderr_lines("child_deadlocks_with_and_without_the_watchdog");
+    let mut seen = Vec::new();
+    let wait = loop {
+        let line = lines
+            .recv_timeout(HANG)
+            .unwrap_or_else(|_| panic!("no report on stderr:\n{}", seen.join("\n")));
+        let found = line.contains("'watched' waits for Mutex::lock at");
+        seen.push(line);
+        if found {
+            break seen.last().unwrap().clone();
+        }
+    };
+    drop(child.stdin.take());
+    assert!(child.wait().unwrap().success());
+    seen.extend(lines.try_iter());
+    let stderr = seen.join("\n");
+    assert!(wait.contains(file!()), "{stderr}");
+    assert_eq!(stderr.matches("rt: deadlock:").count(), 1, "{stderr}");
+    assert!(stderr.contains("found by the watchdog"), "{stderr}");
+    assert!(!stderr.contains("'unwatched'"), "{stderr}");
+}
+
+/// The child of `stderr_has_the_watched_deadlock_once_and_not_the_unwatched_one`.
+#[test]
+fn child_deadlocks_with_and_without_the_watchdog() {
+    if std::env::var_os("RT_DEADLOCK_CHILD").is_none() {
+        return;
+    }
+    let unwatched = Builder::new_multi_thread()
+        .worker_threads(1)
+        .track_waits(true)
+        .build()
+        .unwrap();
+    let (stuck, _) = relock(&unwatched, "unwatched");
+    let watched = Builder::new_multi_thread()
+        .worker_threads(1)
+        .track_waits(true)
+        .slow_poll_threshold(THRESHOLD)
+        .build()
+        .unwrap();
+    let (reported, _) = relock(&watched, "watched");
+    // Until the parent has seen the report (and more looks pass).
+    std::io::Read::read_to_end(&mut std::io::stdin(), &mut Vec::new()).unwrap();
+    abort_all(&unwatched, [stuck]);
+    abort_all(&watched, [reported]);
+}
+
+#[allow(dead_code)]
+fn _assert_send_sync() {
+    fn is<T: Send + Sync + Clone + std::fmt::Debug>() {}
+    is::<Deadlock>();
+}
