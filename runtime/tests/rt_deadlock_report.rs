@@ -442,3 +442,76 @@ fn _assert_send_sync() {
     fn is<T: Send + Sync + Clone + std::fmt::Debug>() {}
     is::<Deadlock>();
 }
+
+/// With a global `tracing` subscriber, the report is a WARN event of
+/// target `rt::watchdog`, its message the paragraph, its `tasks` field
+/// the ids; nothing goes to stderr. In a child: the subscriber is global.
+#[cfg(feature = "tracing")]
+#[test]
+fn with_a_tracing_subscriber_the_report_is_an_event() {
+    let output = Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", "child_reports_through_tracing", "--nocapture"])
+        .env("RT_DEADLOCK_CHILD", "1")
+        .env_remove("RT_DEBUG")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "the child failed:\n{stderr}");
+    assert!(!stderr.contains("rt: deadlock"), "{stderr}");
+}
+
+/// The child of `with_a_tracing_subscriber_the_report_is_an_event`.
+#[cfg(feature = "tracing")]
+#[test]
+fn child_reports_through_tracing() {
+    use std::collections::HashMap;
+    use tracing_subscriber::layer::SubscriberExt;
+
+    /// Sends the fields of each event of the watchdog.
+    struct Watchdog(std::sync::Mutex<mpsc::Sender<HashMap<String, String>>>);
+    struct Fields<'a>(&'a mut HashMap<String, String>);
+    impl tracing::field::Visit for Fields<'_> {
+        fn record_debug(&mut self, field: &tracing::field::Field, value: &dyn std::fmt::Debug) {
+            self.0.insert(field.name().to_owned(), format!("{value:?}"));
+        }
+    }
+    impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for Watchdog {
+        fn on_event(
+            &self,
+            event: &tracing::Event<'_>,
+            _: tracing_subscriber::layer::Context<'_, S>,
+        ) {
+            if event.metadata().target() == "rt::watchdog" {
+                let mut fields = HashMap::new();
+                event.record(&mut Fields(&mut fields));
+                let _ = self.0.lock().unwrap().send(fields);
+            }
+        }
+    }
+
+    if std::env::var_os("RT_DEADLOCK_CHILD").is_none() {
+        return;
+    }
+    let (event, events) = mpsc::channel();
+    let subscriber = tracing_subscriber::registry().with(Watchdog(std::sync::Mutex::new(event)));
+    tracing::subscriber::set_global_default(subscriber).unwrap();
+    let rt = Builder::new_multi_thread()
+        .worker_threads(1)
+        .track_waits(true)
+        .slow_poll_threshold(THRESHOLD)
+        .build()
+        .unwrap();
+    let (task, line) = relock(&rt, "traced");
+    let fields = events.recv_timeout(HANG).expect("the deadlock's event");
+    let message = &fields["message"];
+    assert!(message.starts_with("deadlock: task"), "{fields:?}");
+    assert!(
+        message.contains(&format!(
+            "'traced' waits for Mutex::lock at {}:{line}",
+            file!()
+        )),
+        "{fields:?}"
+    );
+    assert_eq!(fields["tasks"], format!("[{}]", task.id()), "{fields:?}");
+    abort_all(&rt, [task]);
+}
