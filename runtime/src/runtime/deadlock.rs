@@ -16,18 +16,23 @@
 //!    only in that task's poll (a thread or a blocking job holding a lock
 //!    is no listed task), so an idle runtime, deadlocked or not, pays
 //!    nothing;
-//! 2. copies only the idle tasks whose every recorded wait is on a lock or
-//!    a `JoinHandle`, fewer than `MAX_WAITS` of them (a fifth wait would
-//!    not have been recorded, and could be a timeout); any other task
-//!    costs a load of its state word
-//!    (`TaskDump::capture_waiting_on_tasks`);
-//! 3. finds the cycles the dump finds (following each task's first wait on
-//!    a task), and keeps those in which every wait of every task is on a
-//!    task of the cycle: no wait rt sees can then end but by a task of the
-//!    cycle, and they all wait. A task in a `select!` with a timeout (or
-//!    any other wait of rt's) is left out, since that branch may break the
-//!    cycle; a wait on a future not of rt's records nothing, which the
-//!    report says;
+//! 2. walks the owned lists (the runtime's, then each set's), one shard at
+//!    a time under its lock, and notes each idle task whose recorded waits
+//!    are each on a task (a lock held by a task, or a `JoinHandle`), fewer
+//!    than `MAX_WAITS` of them (a fifth wait would not have been recorded,
+//!    and could be a timeout): its id, its poll count and the tasks it
+//!    waits on, nothing else (`Recording::tasks_waited_on`). Any other
+//!    task costs a load of its state word;
+//! 3. finds the cycles the dump finds among them (following each task's
+//!    first wait, `dump::cycles`), and keeps those in which every wait of
+//!    every task is on a task of the cycle: no wait rt sees can then end
+//!    but by a task of the cycle, and they all wait. A task in a `select!`
+//!    with a timeout (or any other wait of rt's) is left out, since that
+//!    branch may break the cycle; a wait on a future not of rt's records
+//!    nothing, which the report says. Only then are the tasks of a cycle
+//!    copied as the dump copies them (`TaskSnapshot::of_listed`), and the
+//!    cycle dropped from this look if one of them moved meanwhile (polled,
+//!    woken, no longer on the cycle);
 //! 4. a cycle seen for the first time (the set of its tasks' ids) is a
 //!    candidate; seen again at the next look with none of its tasks polled
 //!    in between (the same poll counts), it is reported, once. A candidate
@@ -36,12 +41,14 @@
 //! 5. a reported cycle no longer seen is forgotten: should the same tasks
 //!    wait on one another again, that is reported again.
 
-use crate::runtime::TaskDump;
-use crate::runtime::dump::{TaskSnapshot, TaskState, write_deadlock};
+use crate::runtime::dump::{TaskSnapshot, TaskState, cycles, write_deadlock};
 use crate::runtime::metrics::WorkerMetrics;
 use crate::runtime::watchdog::{call_back, to_tracing};
 use crate::scheduler;
 use crate::task::Id;
+use crate::task::list::{ListedTask, OwnedTasks};
+use crate::task::local;
+use crate::task::waits::MAX_WAITS;
 use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::sync::Arc;
@@ -171,15 +178,18 @@ impl DeadlockWatch {
             return;
         }
         self.next_look = now.checked_add(self.every).unwrap_or(now);
-        // Read before the capture: a poll after this read moves the count
-        // the next look compares.
-        let polls = polls_of(handle);
+        let sets = handle.config().local_sets.snapshot();
+        // Read before the walk: a poll after this read moves the count the
+        // next look compares.
+        let polls = polls_of(handle, &sets);
         if self.polls == Some(polls) && !self.confirmations.awaiting() {
             return;
         }
         self.polls = Some(polls);
-        let dump = TaskDump::capture_waiting_on_tasks(handle);
-        for deadlock in self.confirmations.next_look(closed_cycles(&dump)) {
+        let seen = closed_cycles(handle, &sets, &waiting_tasks(handle, &sets));
+        // The sets' last references may be dropped here, not under a lock.
+        drop(sets);
+        for deadlock in self.confirmations.next_look(seen) {
             match callback {
                 Some(callback) => call_back(&**callback, &deadlock),
                 None => emit_deadlock(&deadlock),
@@ -189,14 +199,52 @@ impl DeadlockWatch {
 }
 
 /// Every poll started so far by the runtime's workers and by its sets.
-fn polls_of(handle: &scheduler::Handle) -> u64 {
+fn polls_of(handle: &scheduler::Handle, sets: &[crate::loom::sync::Arc<local::Shared>]) -> u64 {
     let workers = (0..handle.num_workers())
         .map(|worker| WorkerMetrics::load(&handle.worker_metrics(worker).polls));
-    let sets = handle.config().local_sets.snapshot();
     let sets = sets
         .iter()
         .map(|set| WorkerMetrics::load(&set.metrics.polls));
     workers.chain(sets).fold(0, u64::wrapping_add)
+}
+
+/// A task noted by step 2.
+struct Waiting {
+    polls: u64,
+    /// The tasks its waits are on, in order: the first is the dump's edge.
+    on: Vec<Id>,
+    /// Its list: `None` for the runtime's, else the index of its set.
+    set: Option<usize>,
+}
+
+/// Step 2: the idle tasks waiting on tasks only, by id.
+fn waiting_tasks(
+    handle: &scheduler::Handle,
+    sets: &[crate::loom::sync::Arc<local::Shared>],
+) -> HashMap<Id, Waiting> {
+    // Pushed under the shard locks, hashed after.
+    let mut waiting = Vec::new();
+    let mut note = |listed: &ListedTask, set: Option<usize>| {
+        let header = listed.header();
+        let state = header.state.load();
+        if state.is_complete() || state.is_running() || state.is_cancelled() || state.is_notified()
+        {
+            return;
+        }
+        let Some(waits) = listed.waits() else { return };
+        if waits.is_empty() || waits.len() >= MAX_WAITS {
+            return;
+        }
+        if let Some(on) = waits.tasks_waited_on() {
+            let polls = header.stats.polls();
+            waiting.push((header.id, Waiting { polls, on, set }));
+        }
+    };
+    handle.owned_tasks().for_each(|listed| note(listed, None));
+    for (index, set) in sets.iter().enumerate() {
+        set.owned.for_each(|listed| note(listed, Some(index)));
+    }
+    waiting.into_iter().collect()
 }
 
 /// One cycle seen at a look: its tasks' ids sorted (what tells cycles
@@ -207,30 +255,53 @@ struct Seen {
     deadlock: Deadlock,
 }
 
-/// Step 3: the dump's cycles in which every task is idle and each of its
-/// waits is on a task of the cycle.
-fn closed_cycles(dump: &TaskDump) -> Vec<Seen> {
-    let by_id = dump.by_id();
+/// Step 3: the cycles of `waiting` in which each task waits on tasks of
+/// the cycle only, their tasks copied.
+fn closed_cycles(
+    handle: &scheduler::Handle,
+    sets: &[crate::loom::sync::Arc<local::Shared>],
+    waiting: &HashMap<Id, Waiting>,
+) -> Vec<Seen> {
+    let first_edge = |id| {
+        let on = *waiting.get(&id)?.on.first()?;
+        waiting.contains_key(&on).then_some(on)
+    };
+    // A task of a cycle is waited on by the one before it: the walks
+    // start from those only (100,000 tasks queued on one lock are waited
+    // on by none).
+    let waited_on: HashSet<Id> = waiting
+        .values()
+        .flat_map(|task| task.on.iter().copied())
+        .collect();
+    let starts = waiting.keys().copied().filter(|id| waited_on.contains(id));
     let mut seen = Vec::new();
-    for cycle in dump.deadlocks(&by_id) {
+    for cycle in cycles(starts, first_edge) {
         let members: HashSet<Id> = cycle.iter().copied().collect();
-        let Some(tasks) = cycle
-            .iter()
-            .map(|id| by_id.get(id).map(|&task| task.clone()))
-            .collect::<Option<Vec<TaskSnapshot>>>()
-        else {
-            continue;
-        };
-        let closed = tasks.iter().all(|task| {
-            task.state() == TaskState::Idle
-                && task
-                    .waits()
-                    .iter()
-                    .all(|wait| wait.on_task().is_some_and(|on| members.contains(&on)))
-        });
-        if !closed {
+        let on_cycle_only = |on: &[Id]| on.iter().all(|on| members.contains(on));
+        if !cycle.iter().all(|id| on_cycle_only(&waiting[id].on)) {
             continue;
         }
+        let copied = cycle.iter().map(|&id| {
+            let task = &waiting[&id];
+            let (owned, set): (&OwnedTasks, _) = match task.set {
+                None => (handle.owned_tasks(), None),
+                Some(index) => (&sets[index].owned, Some(&sets[index].label)),
+            };
+            let snapshot = TaskSnapshot::of_listed(handle, owned, set, id)?;
+            // Unmoved since step 2: not polled, still idle, still waiting
+            // on the cycle alone.
+            let unmoved = snapshot.polls() == task.polls
+                && snapshot.state() == TaskState::Idle
+                && !snapshot.waits().is_empty()
+                && snapshot
+                    .waits()
+                    .iter()
+                    .all(|wait| wait.on_task().is_some_and(|on| members.contains(&on)));
+            unmoved.then_some(snapshot)
+        });
+        let Some(tasks) = copied.collect::<Option<Vec<TaskSnapshot>>>() else {
+            continue;
+        };
         let mut sorted: Vec<(u64, u64)> = tasks
             .iter()
             .map(|task| (task.id().as_u64(), task.polls()))

@@ -26,9 +26,8 @@
 use crate::runtime::coarse_time::{self, Stamp};
 use crate::scheduler;
 use crate::task::Id;
-use crate::task::list::ListedTask;
+use crate::task::list::{ListedTask, OwnedTasks};
 use crate::task::local;
-use crate::task::waits::MAX_WAITS;
 use crate::task::{LockHolder, WaitSite};
 use std::collections::HashMap;
 use std::fmt;
@@ -281,30 +280,6 @@ impl TaskLabel {
 impl TaskDump {
     /// Takes the dump of `handle`'s runtime (steps 1 to 3 above).
     pub(crate) fn capture(handle: &scheduler::Handle) -> TaskDump {
-        TaskDump::capture_where(handle, |_| true)
-    }
-
-    /// The dump of the tasks the watchdog's deadlock search reads
-    /// (`deadlock.rs`): idle, with waits recorded, each of them on a lock
-    /// or a `JoinHandle` (one that may name a task), fewer than
-    /// `MAX_WAITS` (more may have been left out). The others cost a load
-    /// of their state word each, and are not copied.
-    pub(crate) fn capture_waiting_on_tasks(handle: &scheduler::Handle) -> TaskDump {
-        TaskDump::capture_where(handle, |listed| {
-            let state = listed.header().state.load();
-            let idle = !(state.is_complete()
-                || state.is_running()
-                || state.is_cancelled()
-                || state.is_notified());
-            idle && listed.waits().is_some_and(|waits| {
-                !waits.is_empty() && waits.len() < MAX_WAITS && waits.each_may_name_a_task()
-            })
-        })
-    }
-
-    /// Steps 1 to 3, copying the tasks `keep` says to (under their
-    /// shard's lock).
-    fn capture_where(handle: &scheduler::Handle, keep: impl Fn(&ListedTask) -> bool) -> TaskDump {
         let polling: Vec<(usize, u64)> = (0..handle.num_workers())
             .filter_map(|worker| {
                 let (_, task) = handle.worker_metrics(worker).polling()?;
@@ -313,13 +288,11 @@ impl TaskDump {
             .collect();
         let now = now_of(handle);
         let mut tasks = Vec::new();
-        handle.owned_tasks().for_each(|listed| {
-            if keep(listed) {
-                tasks.push(TaskSnapshot::capture(listed, now, &polling));
-            }
-        });
+        handle
+            .owned_tasks()
+            .for_each(|listed| tasks.push(TaskSnapshot::capture(listed, now, &polling)));
         for set in handle.config().local_sets.snapshot() {
-            capture_local_set(&set, now, &keep, &mut tasks);
+            capture_local_set(&set, now, &mut tasks);
         }
         TaskDump::sorted(tasks)
     }
@@ -327,7 +300,7 @@ impl TaskDump {
     /// The dump of one `LocalSet`'s tasks (step 3 alone).
     pub(crate) fn of_local_set(set: &local::Shared) -> TaskDump {
         let mut tasks = Vec::new();
-        capture_local_set(set, coarse_time::precise_now(), &|_| true, &mut tasks);
+        capture_local_set(set, coarse_time::precise_now(), &mut tasks);
         TaskDump::sorted(tasks)
     }
 
@@ -446,18 +419,11 @@ fn now_of(handle: &scheduler::Handle) -> Stamp {
     coarse_time::precise_now()
 }
 
-fn capture_local_set(
-    set: &local::Shared,
-    now: Stamp,
-    keep: &impl Fn(&ListedTask) -> bool,
-    tasks: &mut Vec<TaskSnapshot>,
-) {
+fn capture_local_set(set: &local::Shared, now: Stamp, tasks: &mut Vec<TaskSnapshot>) {
     set.owned.for_each(|listed| {
-        if keep(listed) {
-            let mut task = TaskSnapshot::capture(listed, now, &[]);
-            task.local_set = Some(set.label.clone());
-            tasks.push(task);
-        }
+        let mut task = TaskSnapshot::capture(listed, now, &[]);
+        task.local_set = Some(set.label.clone());
+        tasks.push(task);
     });
 }
 
@@ -546,47 +512,60 @@ impl fmt::Display for TaskDump {
 impl TaskDump {
     /// The listed tasks by id, for the `waiting:` lines' holders and the
     /// deadlock search (a dump may list 100,000 tasks waiting on one lock).
-    pub(crate) fn by_id(&self) -> HashMap<Id, &TaskSnapshot> {
+    fn by_id(&self) -> HashMap<Id, &TaskSnapshot> {
         self.tasks.iter().map(|task| (task.id(), task)).collect()
     }
 
     /// Each cycle of tasks waiting on the next (for a lock it holds, or
-    /// to finish), the last on the first, once, starting from its
-    /// smallest id; a task waiting for a lock it holds itself is a cycle
-    /// of one. Follows the first edge from each task (`wait_edge`), so
-    /// each task has at most one and a walk from each task no earlier walk
-    /// reached finds every cycle, in time linear in the tasks.
-    pub(crate) fn deadlocks(&self, by_id: &HashMap<Id, &TaskSnapshot>) -> Vec<Vec<Id>> {
-        let mut cycles = Vec::new();
-        // The walk that first reached each task.
-        let mut reached: HashMap<Id, usize> = HashMap::new();
-        for (walk, start) in self.tasks.iter().enumerate() {
-            let mut path = Vec::new();
-            let mut next = Some(start);
-            while let Some(task) = next {
-                match reached.get(&task.id()) {
-                    // Back on this walk's own path: the cycle is the path
-                    // from there on.
-                    Some(&seen) if seen == walk => {
-                        let from = path.iter().position(|&id| id == task.id());
-                        let mut cycle = path.split_off(from.expect("a task on this walk's path"));
-                        let smallest = (0..cycle.len()).min_by_key(|&at| cycle[at]);
-                        cycle.rotate_left(smallest.unwrap_or(0));
-                        cycles.push(cycle);
-                        break;
-                    }
-                    // An earlier walk went on from here already.
-                    Some(_) => break,
-                    None => {}
-                }
-                reached.insert(task.id(), walk);
-                path.push(task.id());
-                next = wait_edge(task).and_then(|(_, on)| by_id.get(&on).copied());
-            }
-        }
-        cycles.sort();
-        cycles
+    /// to finish), following the first edge from each task (`wait_edge`):
+    /// see `cycles`.
+    fn deadlocks(&self, by_id: &HashMap<Id, &TaskSnapshot>) -> Vec<Vec<Id>> {
+        cycles(self.tasks.iter().map(TaskSnapshot::id), |id| {
+            let (_, on) = wait_edge(by_id.get(&id)?)?;
+            by_id.contains_key(&on).then_some(on)
+        })
     }
+}
+
+/// Each cycle of `ids` under `first_edge` (the task a task waits on, if it
+/// is one of `ids`), the last on the first, once, starting from its
+/// smallest id, sorted; a task waiting on itself is a cycle of one. Each
+/// task has at most one edge, so a walk from each task no earlier walk
+/// reached finds every cycle, in time linear in the tasks. The task dump
+/// and the watchdog's deadlock search (`deadlock.rs`) both walk so.
+pub(crate) fn cycles(
+    ids: impl IntoIterator<Item = Id>,
+    first_edge: impl Fn(Id) -> Option<Id>,
+) -> Vec<Vec<Id>> {
+    let mut cycles = Vec::new();
+    // The walk that first reached each task.
+    let mut reached: HashMap<Id, usize> = HashMap::new();
+    for (walk, start) in ids.into_iter().enumerate() {
+        let mut path = Vec::new();
+        let mut next = Some(start);
+        while let Some(id) = next {
+            match reached.get(&id) {
+                // Back on this walk's own path: the cycle is the path
+                // from there on.
+                Some(&seen) if seen == walk => {
+                    let from = path.iter().position(|&on| on == id);
+                    let mut cycle = path.split_off(from.expect("a task on this walk's path"));
+                    let smallest = (0..cycle.len()).min_by_key(|&at| cycle[at]);
+                    cycle.rotate_left(smallest.unwrap_or(0));
+                    cycles.push(cycle);
+                    break;
+                }
+                // An earlier walk went on from here already.
+                Some(_) => break,
+                None => {}
+            }
+            reached.insert(id, walk);
+            path.push(id);
+            next = first_edge(id);
+        }
+    }
+    cycles.sort();
+    cycles
 }
 
 fn name_of_holder<'a>(
@@ -644,6 +623,25 @@ pub(crate) fn write_deadlock(
 }
 
 impl TaskSnapshot {
+    /// The snapshot of task `id` in `owned` (`handle`'s list, or that of
+    /// its set `set`), if it is listed: the watchdog's deadlock report
+    /// copies only the tasks of a cycle.
+    pub(crate) fn of_listed(
+        handle: &scheduler::Handle,
+        owned: &OwnedTasks,
+        set: Option<&LocalSetLabel>,
+        id: Id,
+    ) -> Option<TaskSnapshot> {
+        let now = now_of(handle);
+        let mut snapshot = None;
+        owned.with_task(id.as_u64(), |listed| {
+            snapshot = Some(TaskSnapshot::capture(listed, now, &[]));
+        });
+        let mut snapshot = snapshot?;
+        snapshot.local_set = set.cloned();
+        Some(snapshot)
+    }
+
     /// Copies what the dump shows of a listed task (under its shard's
     /// lock, which keeps it alive).
     pub(crate) fn capture(

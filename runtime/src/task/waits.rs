@@ -95,12 +95,18 @@ impl Recording {
         self.waits.len()
     }
 
-    /// Whether each wait is on a lock or a `JoinHandle`, the waits that
-    /// may name a task (`WaitSite::on_task`).
-    pub(crate) fn each_may_name_a_task(&self) -> bool {
+    /// The task each wait is on (as `WaitSite::on_task`, the lock's
+    /// holder read now), in order; `None` if a wait is on no task. For
+    /// the watchdog's deadlock search, which reads every waiting task: no
+    /// `WaitSite` is made, no holder copied.
+    pub(crate) fn tasks_waited_on(&self) -> Option<Vec<Id>> {
         self.waits
             .iter()
-            .all(|wait| wait.lock.is_some() || wait.task.is_some())
+            .map(|wait| match &wait.lock {
+                Some(lock) => lock.holder.lock().unwrap().as_ref()?.task,
+                None => wait.task,
+            })
+            .collect()
     }
 
     fn push(&mut self, wait: RecordedWait) {
