@@ -39,8 +39,9 @@
 //!   waits on ([`Builder::track_waits`](runtime::Builder::track_waits)), a
 //!   slow-poll watchdog with a leak report at shutdown
 //!   ([`Builder::slow_poll_threshold`](runtime::Builder::slow_poll_threshold),
-//!   or `RT_DEBUG=1` in the environment), and with feature `tracing` a
-//!   span per task;
+//!   or `RT_DEBUG=1` in the environment) that, tracking waits, also
+//!   reports deadlocks by itself ([`Builder::on_deadlock`](runtime::Builder::on_deadlock)),
+//!   and with feature `tracing` a span per task;
 //! - the schedulers (private): `scheduler::multi_thread` documents the
 //!   work-stealing protocol step by step.
 //!

@@ -631,8 +631,8 @@ impl Builder {
     ///
     /// Panics if `threshold` is zero: every poll takes some time, so every
     /// poll seen would be reported. Zero does not mean "off": to leave the
-    /// watchdog off, do not call this (nor `on_slow_poll`, with `RT_DEBUG`
-    /// unset).
+    /// watchdog off, do not call this (nor `on_slow_poll` or
+    /// `on_deadlock`, with `RT_DEBUG` unset).
     ///
     /// # Examples
     ///
@@ -700,8 +700,13 @@ impl Builder {
     /// only if a task was polled since its last look or a cycle awaits a
     /// second look. A look walks every task of the runtime and of its
     /// [`LocalSet`](crate::task::LocalSet)s under the owned lists' shard
-    /// locks, as [`Handle::dump`](crate::runtime::Handle::dump) does,
-    /// and copies only the idle tasks waiting on locks and `JoinHandle`s.
+    /// locks, as [`Handle::dump`](crate::runtime::Handle::dump) does, but
+    /// notes only the idle tasks waiting on locks and `JoinHandle`s, and
+    /// copies only the tasks of a cycle found: for 100,000 tasks, 2 to 5
+    /// ms when none waits on a lock (a dump takes 15 to 50), about 35 ms
+    /// when all wait on one `Mutex` (measured on a loaded 2-core machine,
+    /// release build).
+    ///
     /// A cycle of tasks each waiting for the next (a lock it holds, or to
     /// finish) is reported if each task waits for nothing else rt sees
     /// (a task in a `select!` with a timeout may get out: not reported),
