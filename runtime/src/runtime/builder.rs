@@ -749,7 +749,9 @@ impl Builder {
     /// ([`WaitSite::held_by`](crate::task::WaitSite::held_by)). The
     /// printed dump then has a `waiting:` line under each such task, and
     /// a `deadlock:` paragraph for each cycle of tasks waiting on locks
-    /// held by one another. With the slow-poll
+    /// held by one another (`possible deadlock:` if a task of it also
+    /// waits for something else, such as a `select!`'s timeout, which may
+    /// break it). With the slow-poll
     /// [watchdog](Builder::slow_poll_threshold) on too, the watchdog finds
     /// such cycles by itself and reports each once, on stderr (or
     /// `tracing`), or to [`on_deadlock`](Builder::on_deadlock).

@@ -28,8 +28,9 @@ use crate::scheduler;
 use crate::task::Id;
 use crate::task::list::{ListedTask, OwnedTasks};
 use crate::task::local;
+use crate::task::waits::MAX_WAITS;
 use crate::task::{LockHolder, WaitSite};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::panic::Location;
 use std::sync::Arc;
@@ -587,19 +588,48 @@ fn wait_edge(task: &TaskSnapshot) -> Option<(&WaitSite, Id)> {
 
 /// `deadlock: tasks 3, 4 wait for each other (...)` (or `task 3 waits
 /// for a lock it holds`), then a line per task: which lock it waits for,
-/// where, and who holds it since where.
+/// where, and who holds it since where. A cycle that a task may leave (it
+/// also waits for something else, a `select!`'s timeout, or for more than
+/// the waits kept) is a `possible deadlock:`, and those other waits are
+/// listed under the task (the watchdog reports no such cycle).
 pub(crate) fn write_deadlock(
     f: &mut fmt::Formatter<'_>,
     by_id: &HashMap<Id, &TaskSnapshot>,
     cycle: &[Id],
 ) -> fmt::Result {
+    let members: HashSet<Id> = cycle.iter().copied().collect();
+    let off_cycle = |task: &'_ TaskSnapshot| -> Vec<WaitSite> {
+        let on_cycle = |wait: &WaitSite| wait.on_task().is_some_and(|on| members.contains(&on));
+        task.waits
+            .iter()
+            .filter(|wait| !on_cycle(wait))
+            .cloned()
+            .collect()
+    };
+    let may_leave =
+        |task: &TaskSnapshot| task.waits.len() >= MAX_WAITS || !off_cycle(task).is_empty();
+    let possible = cycle
+        .iter()
+        .filter_map(|id| by_id.get(id))
+        .any(|task| may_leave(task));
+    let (what, unless) = if possible {
+        (
+            "possible deadlock",
+            ", unless another wait below ends first",
+        )
+    } else {
+        ("deadlock", "")
+    };
     if let [id] = cycle {
-        writeln!(f, "deadlock: task {id} waits for a lock it holds itself")?;
+        writeln!(
+            f,
+            "{what}: task {id} waits for a lock it holds itself{unless}"
+        )?;
     } else {
         let ids: Vec<String> = cycle.iter().map(Id::to_string).collect();
         writeln!(
             f,
-            "deadlock: tasks {} wait for each other (locks held, tasks to finish)",
+            "{what}: tasks {} wait for each other (locks held, tasks to finish){unless}",
             ids.join(", ")
         )?;
     }
@@ -618,6 +648,21 @@ pub(crate) fn write_deadlock(
             .and_then(|holder| name_of_holder(by_id, holder));
         wait.fmt_naming(f, holder)?;
         writeln!(f)?;
+        for other in off_cycle(task) {
+            write!(f, "{:>8}  task {id} also waits for ", "")?;
+            let holder = other
+                .held_by()
+                .and_then(|holder| name_of_holder(by_id, holder));
+            other.fmt_naming(f, holder)?;
+            writeln!(f)?;
+        }
+        if task.waits.len() >= MAX_WAITS {
+            writeln!(
+                f,
+                "{:>8}  task {id} may wait for more (the first {MAX_WAITS} waits are kept)",
+                ""
+            )?;
+        }
     }
     Ok(())
 }
