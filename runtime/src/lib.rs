@@ -181,6 +181,8 @@ fn _assert_send_sync() {
     fn send_sync<T: Send + Sync>() {}
     send_sync::<runtime::Runtime>();
     send_sync::<runtime::Handle>();
+    send_sync::<runtime::Deadlock>();
+    send_sync::<runtime::SlowPoll>();
     send_sync::<task::JoinHandle<()>>();
     send_sync::<task::AbortHandle>();
     send_sync::<task::JoinError>();

@@ -198,6 +198,42 @@ fn a_lock_order_deadlock_and_a_relock_are_each_reported_once_with_their_lines() 
     }
 }
 
+/// A task holding a lock and awaiting the `JoinHandle` of a task that
+/// waits for that lock: a cycle through a `JoinHandle`, reported too.
+#[test]
+fn awaiting_a_task_that_waits_for_your_lock_is_reported() {
+    for kind in KINDS {
+        let (rt, reports) = watched(kind, true);
+        let mutex = Arc::new(Mutex::new(()));
+        let (inner_tx, inner_rx) = mpsc::channel();
+        let outer = rt.spawn(async move {
+            let _guard = mutex.lock().await;
+            let inner = {
+                let mutex = mutex.clone();
+                rt::spawn(async move { drop(mutex.lock().await) })
+            };
+            inner_tx.send(inner.id()).unwrap();
+            let _ = inner.await;
+        });
+        drive_until(&rt, "joining", |dump| {
+            idle_on(dump, outer.id(), "JoinHandle")
+        });
+        let inner = inner_rx.try_recv().unwrap();
+        let deadlock = next_report(&reports);
+        let ids: Vec<Id> = deadlock.tasks().iter().map(|task| task.id()).collect();
+        assert_eq!(ids, [outer.id().min(inner), outer.id().max(inner)]);
+        let outer_task = deadlock.tasks().iter().find(|task| task.id() == outer.id());
+        let wait = &outer_task.unwrap().waits()[0];
+        assert_eq!((wait.kind(), wait.task()), ("JoinHandle", Some(inner)));
+        let printed = deadlock.to_string();
+        assert!(
+            printed.contains(&format!("waits for JoinHandle of task {inner}")),
+            "{printed}"
+        );
+        abort_all(&rt, [outer]);
+    }
+}
+
 /// A task waiting for a lock in a `select!` with a timeout may time out
 /// and release its own lock: the dump shows the cycle (through its first
 /// wait), the watchdog does not report it.
@@ -382,6 +418,7 @@ fn child_with_stderr_lines(name: &str) -> (std::process::Child, mpsc::Receiver<S
         .env("RT_DEADLOCK_CHILD", "1")
         .env_remove("RT_DEBUG")
         .stdin(Stdio::piped())
+        .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
@@ -446,12 +483,6 @@ fn child_deadlocks_with_and_without_the_watchdog() {
     std::io::Read::read_to_end(&mut std::io::stdin(), &mut Vec::new()).unwrap();
     abort_all(&unwatched, [stuck]);
     abort_all(&watched, [reported]);
-}
-
-#[allow(dead_code)]
-fn _assert_send_sync() {
-    fn is<T: Send + Sync + Clone + std::fmt::Debug>() {}
-    is::<Deadlock>();
 }
 
 /// With a global `tracing` subscriber, the report is a WARN event of
