@@ -11,11 +11,11 @@
 //!    a walk of every task under the owned lists' shard locks, and a
 //!    deadlock that has lasted a second is worth the wait. It is skipped
 //!    when no task of the runtime or of its sets was polled since the last
-//!    look and no cycle awaits its second look (step 4): waits are
-//!    recorded by polls, and a lock's holder that is a listed task changes
-//!    only in that task's poll (a thread or a blocking job holding a lock
-//!    is no listed task), so an idle runtime, deadlocked or not, pays
-//!    nothing;
+//!    look, none was being polled at the last look, and no cycle awaits
+//!    its second look (step 4): waits are recorded by polls, and a lock's
+//!    holder that is a listed task changes only in that task's poll (a
+//!    thread or a blocking job holding a lock is no listed task), so an
+//!    idle runtime, deadlocked or not, pays nothing;
 //! 2. walks the owned lists (the runtime's, then each set's), one shard at
 //!    a time under its lock, and notes each idle task whose recorded waits
 //!    are each on a task (a lock held by a task, or a `JoinHandle`), fewer
@@ -149,7 +149,8 @@ impl fmt::Display for Deadlock {
 pub(crate) struct DeadlockWatch {
     every: Duration,
     next_look: Instant,
-    /// The polls of the runtime and its sets at the last look.
+    /// The polls of the runtime and its sets at the last look, if none
+    /// was in progress then (see `quiet_polls`).
     polls: Option<u64>,
     confirmations: Confirmations,
 }
@@ -179,15 +180,15 @@ impl DeadlockWatch {
         }
         self.next_look = now.checked_add(self.every).unwrap_or(now);
         let sets = handle.config().local_sets.snapshot();
-        // Read before the walk: a poll after this read moves the count the
-        // next look compares.
-        let polls = polls_of(handle, &sets);
-        if self.polls == Some(polls) && !self.confirmations.awaiting() {
+        // Read before the walk: a poll started after this read moves the
+        // count the next look compares.
+        let polls = quiet_polls(handle, &sets);
+        if polls.is_some() && self.polls == polls && !self.confirmations.awaiting() {
             return;
         }
-        self.polls = Some(polls);
+        self.polls = polls;
         let seen = closed_cycles(handle, &sets, &waiting_tasks(handle, &sets));
-        // The sets' last references may be dropped here, not under a lock.
+        // Not kept alive while the callback runs.
         drop(sets);
         for deadlock in self.confirmations.next_look(seen) {
             match callback {
@@ -198,14 +199,25 @@ impl DeadlockWatch {
     }
 }
 
-/// Every poll started so far by the runtime's workers and by its sets.
-fn polls_of(handle: &scheduler::Handle, sets: &[crate::loom::sync::Arc<local::Shared>]) -> u64 {
-    let workers = (0..handle.num_workers())
-        .map(|worker| WorkerMetrics::load(&handle.worker_metrics(worker).polls));
-    let sets = sets
-        .iter()
-        .map(|set| WorkerMetrics::load(&set.metrics.polls));
-    workers.chain(sets).fold(0, u64::wrapping_add)
+/// Every poll started so far by the runtime's workers and by its sets;
+/// `None` if one is in progress: its waits, recorded as it returns, may
+/// close a cycle after this look's walk, with no later poll to move the
+/// count (two tasks each taking one lock then waiting for the other's, in
+/// one poll each, on two workers).
+fn quiet_polls(
+    handle: &scheduler::Handle,
+    sets: &[crate::loom::sync::Arc<local::Shared>],
+) -> Option<u64> {
+    let workers = (0..handle.num_workers()).map(|worker| handle.worker_metrics(worker));
+    let pollers = workers.chain(sets.iter().map(|set| &set.metrics));
+    let mut polls = 0u64;
+    for metrics in pollers {
+        if metrics.polling().is_some() {
+            return None;
+        }
+        polls = polls.wrapping_add(WorkerMetrics::load(&metrics.polls));
+    }
+    Some(polls)
 }
 
 /// A task noted by step 2.
