@@ -283,7 +283,10 @@ fn a_cycle_a_select_timeout_may_break_is_not_reported() {
 
 /// A cycle seen at every look, one of whose tasks is polled between
 /// looks (woken through a channel not of rt's, which records no wait),
-/// is not reported: that task still runs.
+/// is not reported: that task still runs. (This thread pokes it once per
+/// turn, many times between two looks, which are a second or more apart;
+/// were the thread kept off the CPU for longer than that, the watchdog
+/// would find the task unpolled across two looks and rightly report it.)
 #[test]
 fn a_cycle_whose_task_keeps_being_polled_is_not_reported() {
     use futures::StreamExt;
