@@ -63,3 +63,20 @@ pub async fn bounded<F: Future>(what: &str, future: F) -> F::Output {
         Err(_) => panic!("{what}: not done after {BOUND:?}"),
     }
 }
+
+/// How many of the current rt runtime's live tasks were spawned from a
+/// source file whose path contains `path` (a dependency's directory in
+/// cargo's registry, `"/redis-"`): that dependency's own tasks, in rt's
+/// dump.
+///
+/// # Panics
+///
+/// Panics outside an rt runtime.
+pub fn rt_tasks_spawned_in(path: &str) -> usize {
+    __rt::runtime::Handle::current()
+        .dump()
+        .tasks()
+        .iter()
+        .filter(|task| task.location().file().contains(path))
+        .count()
+}

@@ -10,7 +10,7 @@ use hickory_resolver::name_server::TokioConnectionProvider;
 use hickory_resolver::proto::ProtoErrorKind;
 use hickory_resolver::proto::xfer::Protocol;
 use hickory_resolver::{Resolver, TokioResolver};
-use rt_ecosystem_tests::{assert_rt_runs, bounded};
+use rt_ecosystem_tests::{assert_rt_runs, bounded, rt_tasks_spawned_in};
 use std::net::{Ipv4Addr, SocketAddr};
 use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -190,6 +190,9 @@ async fn concurrent_lookups() {
     for lookup in bounded("32 lookups", futures::future::join_all(lookups)).await {
         lookup.unwrap();
     }
+    // hickory's connection to the name server runs in tasks it spawned:
+    // rt's.
+    assert!(rt_tasks_spawned_in("/hickory-") > 0);
     let mut asked = Vec::new();
     while let Ok(question) = questions.try_recv() {
         asked.push(question);

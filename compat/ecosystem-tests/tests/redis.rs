@@ -8,7 +8,7 @@
 
 use redis::aio::{ConnectionManager, ConnectionManagerConfig, MultiplexedConnection};
 use redis::{AsyncCommands, AsyncConnectionConfig, Client};
-use rt_ecosystem_tests::{assert_rt_runs, bounded};
+use rt_ecosystem_tests::{assert_rt_runs, bounded, rt_tasks_spawned_in};
 use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
@@ -147,6 +147,8 @@ impl Responder {
 async fn shared_connection() {
     let responder = responder().await;
     let connection = responder.connection(None).await;
+    // The connection's driver, spawned by redis-rs, is an rt task.
+    assert_eq!(rt_tasks_spawned_in("/redis-"), 1);
     let users = (0..32).map(|user| {
         let mut connection = connection.clone();
         tokio::spawn(async move {

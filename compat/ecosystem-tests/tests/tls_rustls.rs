@@ -14,7 +14,7 @@ use hyper::body::{Frame, Incoming};
 use hyper::{Request, Response};
 use hyper_util::rt::TokioIo;
 use hyper_util::server::graceful::GracefulShutdown;
-use rt_ecosystem_tests::{assert_rt_runs, bounded, rt_task_ids};
+use rt_ecosystem_tests::{assert_rt_runs, bounded, rt_task_ids, rt_tasks_spawned_in};
 use rustls::pki_types::{CertificateDer, PrivatePkcs8KeyDer, ServerName};
 use std::convert::Infallible;
 use std::io;
@@ -226,6 +226,9 @@ async fn concurrent_requests() {
     for request in bounded("64 requests", futures::future::join_all(requests)).await {
         request.unwrap();
     }
+    // reqwest's pooled connections are driven by tasks hyper-util spawned:
+    // rt's.
+    assert!(rt_tasks_spawned_in("/hyper-util-") > 0);
     drop(client);
     server.stop.cancel();
     let connections = bounded("the server", server.task).await.unwrap();
