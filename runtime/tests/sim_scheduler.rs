@@ -144,6 +144,64 @@ fn a_deadlock_is_reported_with_its_seed_and_time_not_a_hang() {
     assert!(text.contains("5s"), "{text}");
 }
 
+/// A deadlock whose cause is a future that returned `Pending` without
+/// handing its waker to anything names that task, with its node and the
+/// line that made it (the root of a node: its `Sim::client` call; a task
+/// it spawned: the spawn), and not the tasks whose wakers something holds.
+#[test]
+fn a_deadlock_names_the_tasks_that_lost_their_waker() {
+    struct Forgetful;
+    impl std::future::Future for Forgetful {
+        type Output = ();
+        fn poll(
+            self: std::pin::Pin<&mut Self>,
+            _: &mut std::task::Context<'_>,
+        ) -> std::task::Poll<()> {
+            std::task::Poll::Pending
+        }
+    }
+    let spawned = std::sync::Arc::new(StdMutex::new(None));
+    let mut sim = Sim::new(7);
+    sim.host("server", || async {
+        let (_tx, rx) = rt::sync::oneshot::channel::<()>();
+        let _ = rx.await;
+        Ok::<_, std::io::Error>(())
+    });
+    let client_line = line!() + 1;
+    sim.client("client", {
+        let spawned = spawned.clone();
+        async move {
+            let helper = rt::spawn(Forgetful);
+            *spawned.lock().unwrap() = Some((helper.id(), line!() - 1));
+            Forgetful.await;
+            Ok::<_, std::io::Error>(())
+        }
+    });
+    let err = sim.run().unwrap_err();
+    assert!(
+        matches!(err.failure(), SimFailure::Deadlock { .. }),
+        "{err}"
+    );
+    let text = err.to_string();
+    let (helper, helper_line) = spawned.lock().unwrap().unwrap();
+    let lost = text
+        .split_once("nothing could ever wake ")
+        .unwrap_or_else(|| panic!("no lost waker named: {text}"))
+        .1;
+    let here = file!();
+    assert!(
+        lost.contains(&format!("of `client` (spawned at {here}:{client_line}:")),
+        "{text}"
+    );
+    assert!(
+        lost.contains(&format!(
+            "task {helper} of `client` (spawned at {here}:{helper_line}:"
+        )),
+        "{text}"
+    );
+    assert!(!lost.contains("`server`"), "{text}");
+}
+
 /// A lease-less counter service with a planted lost update: each client
 /// reads the counter, thinks (yields), and writes back its read plus
 /// one. With `atomic`, the read and the write happen under one lock.

@@ -174,7 +174,11 @@ impl Sim {
             "rt::sim: a host or client named `{name}` was already added; give each a name of \
              its own"
         );
-        self.nodes.push(NodeSpec { name, start });
+        self.nodes.push(NodeSpec {
+            name,
+            start,
+            location: std::panic::Location::caller(),
+        });
         self
     }
 

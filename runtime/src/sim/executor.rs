@@ -14,6 +14,7 @@ use crate::driver::{self, Driver, DriverConfig};
 use crate::loom::sync::{Arc, Mutex, MutexGuard};
 use crate::runtime::coarse_time::Stamp;
 use crate::runtime::context;
+use crate::runtime::dump::TaskLabel;
 use crate::runtime::metrics::WorkerMetrics;
 use crate::scheduler::{self, Config};
 use crate::sim::net::{NetConfig, Network};
@@ -348,7 +349,38 @@ impl Handle {
 
     fn error(&self, failure: SimFailure) -> SimError {
         let unfinished = self.state().waiting_clients();
-        SimError::new(self.stats(), failure, unfinished)
+        SimError::new(self.stats(), failure, unfinished, self.lost_wakers())
+    }
+
+    /// The tasks that returned `Pending` with no waker of them left
+    /// (`TaskSnapshot::has_lost_waker`), in id order, each named with its
+    /// node and spawn location: nothing could ever wake them, which is
+    /// what a deadlock (or a run kept going only by a timer) is made of.
+    fn lost_wakers(&self) -> Vec<String> {
+        let lost: Vec<(u64, Option<String>)> = {
+            let state = self.state();
+            state
+                .tasks
+                .iter()
+                .filter(|(_, info)| info.abort.has_lost_waker())
+                .map(|(&id, info)| {
+                    let node = info.owner.map(|owner| state.nodes[owner.node].name.clone());
+                    (id, node)
+                })
+                .collect()
+        };
+        lost.into_iter()
+            .map(|(id, node)| {
+                let mut task = format!("task {id}");
+                if let Some(node) = node {
+                    task += &format!(" of `{node}`");
+                }
+                self.owned.with_task(id, |listed| {
+                    task += &format!(" (spawned at {})", TaskLabel::of(listed).location);
+                });
+                task
+            })
+            .collect()
     }
 
     /// Step 2's draw: a ready task at random.

@@ -112,7 +112,10 @@
 //!    the clock's resolution;
 //! 4. otherwise nothing can ever run again: stop with a deadlock, naming
 //!    the clients still waiting (packets a partition or hold keeps back
-//!    are not in flight: see "The network").
+//!    are not in flight: see "The network"), and the tasks that returned
+//!    `Pending` with no waker of them left, with their nodes and spawn
+//!    lines (a node's root task: its `Sim::host`/`Sim::client` call), as
+//!    does a run stopped at a limit.
 //!
 //! Steps 2 and 3 each count as a step for the step limit; a jump past the
 //! time limit stops the run. Whatever stops it, every task left is then

@@ -24,7 +24,7 @@ use crate::sim::rng::TraceEvent;
 use crate::task::{AbortHandle, TaskMeta};
 use std::fmt;
 use std::future::Future;
-use std::panic::{self, AssertUnwindSafe};
+use std::panic::{self, AssertUnwindSafe, Location};
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
@@ -38,6 +38,9 @@ pub(crate) type HostFactory = Box<dyn FnMut() -> RootFuture + Send>;
 pub(crate) struct NodeSpec {
     pub(crate) name: String,
     pub(crate) start: Start,
+    /// The user's `Sim::host` or `Sim::client` call: the spawn location
+    /// of the node's root task, as the task dump shows it.
+    pub(crate) location: &'static Location<'static>,
 }
 
 pub(crate) enum Start {
@@ -54,6 +57,7 @@ pub(crate) struct Owner {
 
 pub(crate) struct Node {
     pub(crate) name: String,
+    location: &'static Location<'static>,
     role: Role,
     incarnation: u64,
     up: bool,
@@ -82,6 +86,7 @@ impl Node {
         };
         Node {
             name: spec.name,
+            location: spec.location,
             role,
             incarnation: 0,
             up: false,
@@ -138,10 +143,11 @@ impl Handle {
 
     /// Brings `node` up in its current incarnation and spawns its root.
     fn boot(me: &Arc<Handle>, node: usize) {
-        let (owner, start) = {
+        let (owner, start, location) = {
             let mut state = me.state();
             let entry = &mut state.nodes[node];
             entry.up = true;
+            let location = entry.location;
             let owner = Owner {
                 node,
                 incarnation: entry.incarnation,
@@ -150,7 +156,7 @@ impl Handle {
                 Role::Host { factory } => factory.take().map(Ok),
                 Role::Client { future, .. } => future.take().map(Err),
             };
-            (owner, start)
+            (owner, start, location)
         };
         let future = match start {
             Some(Ok(mut factory)) => {
@@ -183,7 +189,12 @@ impl Handle {
             None => return,
         };
         let root = Root { owner, future };
-        drop(Handle::spawn_owned(me, root, TaskMeta::new(), Some(owner)));
+        drop(Handle::spawn_owned(
+            me,
+            root,
+            TaskMeta::at(location),
+            Some(owner),
+        ));
     }
 
     /// A root task finished: a client is done, or a node failed.

@@ -278,12 +278,9 @@ impl fmt::Display for SimFailure {
 pub struct SimError {
     stats: RunStats,
     failure: SimFailure,
-    /// The clients that had not finished, named after a limit (a
-    /// deadlock names them itself): a deadlock that a periodic timer
-    /// keeps from being seen as one ends at a limit, and they are where
-    /// to look. (A boxed slice, a word smaller than a `Vec`, as
-    /// `not_replayed` is boxed.)
-    unfinished: Box<[String]>,
+    /// Where to look when the run stopped at a deadlock or a limit (a
+    /// thin box, as `not_replayed`).
+    stuck: Option<Box<Stuck>>,
     /// Set by [`sweep`](crate::sim::sweep) when the seed, run again at
     /// once, did not fail the same way. (A thin box: `Result`s carry a
     /// `SimError`, which clippy's `result_large_err` keeps small.)
@@ -294,16 +291,43 @@ pub struct SimError {
 #[derive(Debug)]
 struct NotReplayed(String);
 
+/// What a run stopped at a deadlock or a limit leaves to look at.
+#[derive(Debug, Default)]
+struct Stuck {
+    /// The clients that had not finished, named after a limit (a
+    /// deadlock names them itself): a deadlock that a periodic timer
+    /// keeps from being seen as one ends at a limit, and they are where
+    /// to look.
+    unfinished: Vec<String>,
+    /// The tasks with no waker left (`executor.rs`, `lost_wakers`),
+    /// described.
+    lost_wakers: Vec<String>,
+}
+
 impl SimError {
-    pub(crate) fn new(stats: RunStats, failure: SimFailure, unfinished: Vec<String>) -> SimError {
-        let unfinished = match failure {
-            SimFailure::StepLimit { .. } | SimFailure::TimeLimit { .. } => unfinished.into(),
-            _ => Box::default(),
+    pub(crate) fn new(
+        stats: RunStats,
+        failure: SimFailure,
+        unfinished: Vec<String>,
+        lost_wakers: Vec<String>,
+    ) -> SimError {
+        let stuck = match failure {
+            SimFailure::StepLimit { .. } | SimFailure::TimeLimit { .. } => Stuck {
+                unfinished,
+                lost_wakers,
+            },
+            SimFailure::Deadlock { .. } => Stuck {
+                unfinished: Vec::new(),
+                lost_wakers,
+            },
+            _ => Stuck::default(),
         };
+        let stuck = (!stuck.unfinished.is_empty() || !stuck.lost_wakers.is_empty())
+            .then(|| Box::new(stuck));
         SimError {
             stats,
             failure,
-            unfinished,
+            stuck,
             not_replayed: None,
         }
     }
@@ -428,9 +452,20 @@ impl fmt::Display for SimError {
             ..
         } = self.stats;
         write!(f, "simulation failed: {}", self.failure)?;
-        if !self.unfinished.is_empty() {
-            let names: Vec<String> = self.unfinished.iter().map(|n| format!("`{n}`")).collect();
-            write!(f, ", while client(s) {} had not finished", names.join(", "))?;
+        if let Some(stuck) = self.stuck.as_deref() {
+            if !stuck.unfinished.is_empty() {
+                let names: Vec<String> =
+                    stuck.unfinished.iter().map(|n| format!("`{n}`")).collect();
+                write!(f, ", while client(s) {} had not finished", names.join(", "))?;
+            }
+            if !stuck.lost_wakers.is_empty() {
+                write!(
+                    f,
+                    "; nothing could ever wake {}: each returned `Pending` with no waker of it \
+                     left (a future must hand `cx.waker()` to whatever will make it ready)",
+                    stuck.lost_wakers.join(", ")
+                )?;
+            }
         }
         write!(
             f,

@@ -229,6 +229,14 @@ impl AbortHandle {
         self.raw.header().state.load().is_complete()
     }
 
+    /// Whether the task is idle with no waker of it left
+    /// (`state::Snapshot::has_lost_waker`): a simulation's failure names
+    /// such tasks.
+    #[cfg(feature = "sim")]
+    pub(crate) fn has_lost_waker(&self) -> bool {
+        self.raw.header().state.load().has_lost_waker()
+    }
+
     /// The task's id.
     ///
     /// # Examples
