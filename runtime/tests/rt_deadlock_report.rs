@@ -70,31 +70,6 @@ fn idle_on(dump: &TaskDump, id: Id, kind: &str) -> bool {
     })
 }
 
-/// Spawns, named `name`, a task that takes `first`, meets the other task
-/// at `barrier`, then waits for `second`: two of them, the locks crossed,
-/// deadlock. Returns the task and the line of its wait for `second`.
-fn lock_in_order(
-    rt: &Runtime,
-    name: &str,
-    first: &Arc<Mutex<()>>,
-    second: &Arc<Mutex<()>>,
-    barrier: &Arc<rt::sync::Barrier>,
-) -> (JoinHandle<()>, u32) {
-    let (first, second, barrier) = (first.clone(), second.clone(), barrier.clone());
-    let task = rt::task::Builder::new()
-        .name(name)
-        .spawn_on(
-            async move {
-                let _first = first.lock().await;
-                barrier.wait().await;
-                let _second = second.lock().await;
-            },
-            rt.handle(),
-        )
-        .unwrap();
-    (task, line!() - 5)
-}
-
 /// Spawns, named `name`, a task that locks a `Mutex` it holds, and
 /// drives `rt` until it waits; returns it and the line of the second lock.
 fn relock(rt: &Runtime, name: &str) -> (JoinHandle<()>, u32) {
@@ -137,8 +112,8 @@ fn a_lock_order_deadlock_and_a_relock_are_each_reported_once_with_their_lines() 
         let a = Arc::new(Mutex::new(()));
         let b = Arc::new(Mutex::new(()));
         let barrier = Arc::new(rt::sync::Barrier::new(2));
-        let (ab, ab_line) = lock_in_order(&rt, "takes a then b", &a, &b, &barrier);
-        let (ba, ba_line) = lock_in_order(&rt, "takes b then a", &b, &a, &barrier);
+        let (ab, ab_line) = support::lock_in_order(&rt, "takes a then b", &a, &b, &barrier);
+        let (ba, ba_line) = support::lock_in_order(&rt, "takes b then a", &b, &a, &barrier);
         drive_until(&rt, "deadlocked", |dump| {
             idle_on(dump, ab.id(), "Mutex::lock") && idle_on(dump, ba.id(), "Mutex::lock")
         });
@@ -170,7 +145,8 @@ fn a_lock_order_deadlock_and_a_relock_are_each_reported_once_with_their_lines() 
             "{printed}"
         );
         for (name, line) in [("takes a then b", ab_line), ("takes b then a", ba_line)] {
-            let wait = format!("'{name}' waits for Mutex::lock at {}:{line}", file!());
+            let at = support::SUPPORT_FILE;
+            let wait = format!("'{name}' waits for Mutex::lock at {at}:{line}");
             assert!(printed.contains(&wait), "{printed}");
         }
 
@@ -255,7 +231,7 @@ fn a_cycle_a_select_timeout_may_break_is_not_reported() {
                 }
             })
         };
-        let (stuck, _) = lock_in_order(&rt, "takes b then a", &b, &a, &barrier);
+        let (stuck, _) = support::lock_in_order(&rt, "takes b then a", &b, &a, &barrier);
         drive_until(&rt, "in the cycle", |dump| {
             idle_on(dump, patient.id(), "Mutex::lock") && idle_on(dump, stuck.id(), "Mutex::lock")
         });
@@ -309,7 +285,7 @@ fn a_cycle_whose_task_keeps_being_polled_is_not_reported() {
                 }
             })
         };
-        let (stuck, _) = lock_in_order(&rt, "takes b then a", &b, &a, &barrier);
+        let (stuck, _) = support::lock_in_order(&rt, "takes b then a", &b, &a, &barrier);
         drive_until(&rt, "in the cycle", |dump| {
             idle_on(dump, poked_task.id(), "Mutex::lock")
                 && idle_on(dump, stuck.id(), "Mutex::lock")
@@ -415,7 +391,6 @@ fn a_local_set_deadlock_is_reported_with_its_set() {
 /// returns it with the lines of its stderr as they come; closing its
 /// stdin releases it.
 fn child_with_stderr_lines(name: &str) -> (std::process::Child, mpsc::Receiver<String>) {
-    use std::io::BufRead;
     let mut child = Command::new(std::env::current_exe().unwrap())
         .args(["--exact", name, "--nocapture"])
         .env("RT_DEADLOCK_CHILD", "1")
@@ -425,13 +400,7 @@ fn child_with_stderr_lines(name: &str) -> (std::process::Child, mpsc::Receiver<S
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let stderr = std::io::BufReader::new(child.stderr.take().unwrap());
-    let (line_tx, lines) = mpsc::channel();
-    std::thread::spawn(move || {
-        for line in stderr.lines() {
-            let _ = line_tx.send(line.unwrap());
-        }
-    });
+    let lines = support::stderr_lines(&mut child);
     (child, lines)
 }
 

@@ -141,22 +141,8 @@ fn a_lock_order_deadlock_is_reported_as_a_cycle() {
         // Each task takes its first lock, meets the other at the barrier,
         // then waits for the other's lock.
         let barrier = Arc::new(rt::sync::Barrier::new(2));
-        let spawn = |first: Arc<Mutex<()>>, second: Arc<Mutex<()>>, name: &str| {
-            let barrier = barrier.clone();
-            rt::task::Builder::new()
-                .name(name)
-                .spawn_on(
-                    async move {
-                        let _first = first.lock().await;
-                        barrier.wait().await;
-                        let _second = second.lock().await;
-                    },
-                    rt.handle(),
-                )
-                .unwrap()
-        };
-        let ab = spawn(a.clone(), b.clone(), "takes a then b");
-        let ba = spawn(b.clone(), a.clone(), "takes b then a");
+        let (ab, _) = support::lock_in_order(&rt, "takes a then b", &a, &b, &barrier);
+        let (ba, _) = support::lock_in_order(&rt, "takes b then a", &b, &a, &barrier);
         // Both past the barrier, each waiting for the other's lock.
         let waits_ab = idle_waits_of_kind(&rt, ab.id(), "Mutex::lock");
         let waits_ba = idle_waits_of_kind(&rt, ba.id(), "Mutex::lock");

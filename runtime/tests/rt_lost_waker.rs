@@ -20,20 +20,9 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll, Waker};
 use std::time::Duration;
-use support::{DropCounter, DropGuard, Kind};
+use support::{DropCounter, Forgetful, Kind};
 
 const KINDS: [Kind; 2] = [Kind::CurrentThread, Kind::MultiThread(2)];
-
-/// Returns `Pending` without leaving its waker anywhere: the bug the dump
-/// must name. Holds a guard, so a test sees when the future is dropped.
-struct Forgetful(#[allow(dead_code)] DropGuard);
-
-impl Future for Forgetful {
-    type Output = ();
-    fn poll(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<()> {
-        Poll::Pending
-    }
-}
 
 /// Hands its waker to whoever holds the receiving end, once, and is
 /// ready when polled again.

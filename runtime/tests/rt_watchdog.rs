@@ -908,7 +908,6 @@ fn child_with_stderr_lines(
     name: &str,
     rt_debug: bool,
 ) -> (std::process::Child, mpsc::Receiver<String>) {
-    use std::io::BufRead;
     use std::process::Stdio;
     let mut command = Command::new(std::env::current_exe().unwrap());
     command
@@ -922,14 +921,7 @@ fn child_with_stderr_lines(
         command.env_remove("RT_DEBUG");
     }
     let mut child = command.spawn().unwrap();
-    let stderr = std::io::BufReader::new(child.stderr.take().unwrap());
-    let (line_tx, lines) = mpsc::channel();
-    std::thread::spawn(move || {
-        for line in stderr.lines() {
-            // The parent stops listening once it has seen what it waits for.
-            let _ = line_tx.send(line.unwrap());
-        }
-    });
+    let lines = support::stderr_lines(&mut child);
     (child, lines)
 }
 
@@ -1396,16 +1388,6 @@ fn child_loses_a_tasks_waker() {
     if !in_child() {
         return;
     }
-    struct Forgetful;
-    impl std::future::Future for Forgetful {
-        type Output = ();
-        fn poll(
-            self: std::pin::Pin<&mut Self>,
-            _: &mut std::task::Context<'_>,
-        ) -> std::task::Poll<()> {
-            std::task::Poll::Pending
-        }
-    }
     let rt = Builder::new_multi_thread()
         .worker_threads(1)
         .build()
@@ -1414,7 +1396,7 @@ fn child_loses_a_tasks_waker() {
     let named = rt::task::Builder::new;
     let lost = named()
         .name("forgets its waker")
-        .spawn_on(Forgetful, rt.handle());
+        .spawn_on(support::Forgetful(()), rt.handle());
     let waiting = named().name("waits on a channel").spawn_on(rx, rt.handle());
     support::wait_until("both tasks were polled", || {
         let dump = rt.handle().dump();

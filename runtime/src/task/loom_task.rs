@@ -154,6 +154,16 @@ fn spawn_with(
     }
 }
 
+/// The waker the task's first poll stored (`YieldOnce`, not waking
+/// itself).
+fn stored(waker: &Mutex<Option<Waker>>) -> Waker {
+    waker
+        .lock()
+        .unwrap()
+        .take()
+        .expect("the first poll stored it")
+}
+
 /// Polls the handle once; it must be ready.
 fn join_now(join: &mut JoinHandle<u32>) -> Result<u32, JoinError> {
     match Pin::new(join).poll(&mut Context::from_waker(Waker::noop())) {
@@ -205,11 +215,7 @@ fn loom_abort_races_wake_and_join_handle_drop() {
             waker,
         } = spawn(false);
         run_queue(&queue);
-        let waker = waker
-            .lock()
-            .unwrap()
-            .take()
-            .expect("the first poll stored it");
+        let waker = stored(&waker);
         let abort = join.abort_handle();
         let waking = thread::spawn(move || waker.wake());
         let aborting = thread::spawn(move || abort.abort());
@@ -276,11 +282,7 @@ fn loom_wake_by_val_outlives_the_schedule_call() {
         });
         run_queue(&queue);
         drop(join);
-        let waker = waker
-            .lock()
-            .unwrap()
-            .take()
-            .expect("the first poll stored it");
+        let waker = stored(&waker);
         let worker = {
             let (queue, drops) = (queue.clone(), drops.clone());
             thread::spawn(move || {
@@ -333,11 +335,7 @@ fn loom_abort_handles_beside_the_last_waker_drop() {
             waker,
         } = spawn(false);
         run_queue(&queue);
-        let waker = waker
-            .lock()
-            .unwrap()
-            .take()
-            .expect("the first poll stored it");
+        let waker = stored(&waker);
         let abort = join.abort_handle();
         assert!(!lost_waker(&queue), "the waker is alive");
         let dropping = thread::spawn(move || drop(waker));

@@ -724,3 +724,57 @@ impl CountingWaker {
         poll_with(future, &self.waker())
     }
 }
+
+/// This file's path, as the task dump shows a location in it.
+pub(crate) const SUPPORT_FILE: &str = file!();
+
+/// The lines of `child`'s stderr (piped) as they come, read on a thread
+/// of their own; a receiver dropped early just stops the forwarding.
+pub(crate) fn stderr_lines(child: &mut std::process::Child) -> std::sync::mpsc::Receiver<String> {
+    use std::io::BufRead;
+    let stderr = std::io::BufReader::new(child.stderr.take().expect("stderr is piped"));
+    let (line_tx, lines) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in stderr.lines() {
+            let _ = line_tx.send(line.unwrap());
+        }
+    });
+    lines
+}
+
+/// Spawns on `rt`, named `name`, a task that takes `first`, meets the
+/// other task at `barrier`, then waits for `second`: two of them, the
+/// locks crossed, deadlock. Returns the task and the line of its wait for
+/// `second` (in this file, [`SUPPORT_FILE`]).
+pub(crate) fn lock_in_order(
+    rt: &Runtime,
+    name: &str,
+    first: &Arc<rt::sync::Mutex<()>>,
+    second: &Arc<rt::sync::Mutex<()>>,
+    barrier: &Arc<rt::sync::Barrier>,
+) -> (rt::task::JoinHandle<()>, u32) {
+    let (first, second, barrier) = (first.clone(), second.clone(), barrier.clone());
+    let task = rt::task::Builder::new()
+        .name(name)
+        .spawn_on(
+            async move {
+                let _first = first.lock().await;
+                barrier.wait().await;
+                let _second = second.lock().await;
+            },
+            rt.handle(),
+        )
+        .unwrap();
+    (task, line!() - 5)
+}
+
+/// A future that returns `Pending` without handing its waker to
+/// anything: the bug `TaskSnapshot::has_lost_waker` names.
+pub(crate) struct Forgetful<T = ()>(pub(crate) T);
+
+impl<T: Unpin> Future for Forgetful<T> {
+    type Output = ();
+    fn poll(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<()> {
+        Poll::Pending
+    }
+}
