@@ -31,12 +31,11 @@ const HANG: Duration = Duration::from_secs(60);
 const THRESHOLD: Duration = Duration::from_millis(50);
 
 /// A runtime whose watchdog sends its deadlock reports on the channel
-/// returned; waits are tracked if `track_waits`.
-fn watched(kind: Kind, track_waits: bool) -> (Runtime, mpsc::Receiver<Deadlock>) {
+/// returned (`on_deadlock`, which turns wait tracking on).
+fn watched(kind: Kind) -> (Runtime, mpsc::Receiver<Deadlock>) {
     let (report, reports) = mpsc::channel();
     let rt = kind
         .builder()
-        .track_waits(track_waits)
         .slow_poll_threshold(THRESHOLD)
         .on_deadlock(move |deadlock: &Deadlock| {
             let _ = report.send(deadlock.clone());
@@ -108,7 +107,7 @@ fn next_report(reports: &mpsc::Receiver<Deadlock>) -> Deadlock {
 #[test]
 fn a_lock_order_deadlock_and_a_relock_are_each_reported_once_with_their_lines() {
     for kind in KINDS {
-        let (rt, reports) = watched(kind, true);
+        let (rt, reports) = watched(kind);
         let a = Arc::new(Mutex::new(()));
         let b = Arc::new(Mutex::new(()));
         let barrier = Arc::new(rt::sync::Barrier::new(2));
@@ -179,7 +178,7 @@ fn a_lock_order_deadlock_and_a_relock_are_each_reported_once_with_their_lines() 
 #[test]
 fn awaiting_a_task_that_waits_for_your_lock_is_reported() {
     for kind in KINDS {
-        let (rt, reports) = watched(kind, true);
+        let (rt, reports) = watched(kind);
         let mutex = Arc::new(Mutex::new(()));
         let (inner_tx, inner_rx) = mpsc::channel();
         let outer = rt.spawn(async move {
@@ -216,7 +215,7 @@ fn awaiting_a_task_that_waits_for_your_lock_is_reported() {
 #[test]
 fn a_cycle_a_select_timeout_may_break_is_not_reported() {
     for kind in KINDS {
-        let (rt, reports) = watched(kind, true);
+        let (rt, reports) = watched(kind);
         let a = Arc::new(Mutex::new(()));
         let b = Arc::new(Mutex::new(()));
         let barrier = Arc::new(rt::sync::Barrier::new(2));
@@ -267,7 +266,7 @@ fn a_cycle_a_select_timeout_may_break_is_not_reported() {
 fn a_cycle_whose_task_keeps_being_polled_is_not_reported() {
     use futures::StreamExt;
     for kind in KINDS {
-        let (rt, reports) = watched(kind, true);
+        let (rt, reports) = watched(kind);
         let a = Arc::new(Mutex::new(()));
         let b = Arc::new(Mutex::new(()));
         let barrier = Arc::new(rt::sync::Barrier::new(2));
@@ -315,32 +314,17 @@ fn a_cycle_whose_task_keeps_being_polled_is_not_reported() {
     }
 }
 
-/// Without `track_waits`, the watchdog has no waits to follow: the
-/// deadlock of an untracked runtime is not reported, while that of a
-/// tracked one formed after it is.
+/// `on_deadlock` turns wait tracking on by itself (without it there would
+/// be no waits to follow, and the callback would never be called): a
+/// runtime built with the callback and no `track_waits` (`watched`)
+/// reports its deadlock.
 #[test]
-fn nothing_is_reported_without_tracking() {
-    if std::env::var_os("RT_DEBUG").is_some() {
-        eprintln!("skipped: RT_DEBUG turns tracking on");
-        return;
-    }
+fn on_deadlock_alone_turns_tracking_on() {
     for kind in KINDS {
-        let (untracked, unreported) = watched(kind, false);
-        let mutex = Arc::new(Mutex::new(()));
-        let stuck = untracked.spawn(async move {
-            let _held = mutex.lock().await;
-            let _again = mutex.lock().await;
-        });
-        drive_until(&untracked, "idle", |dump| {
-            dump.iter()
-                .any(|task| task.id() == stuck.id() && task.state() == TaskState::Idle)
-        });
-        let (tracked, reports) = watched(kind, true);
-        let (witness, _) = relock(&tracked, "witness");
-        assert_eq!(next_report(&reports).tasks()[0].id(), witness.id());
-        assert!(unreported.try_recv().is_err());
-        abort_all(&untracked, [stuck]);
-        abort_all(&tracked, [witness]);
+        let (rt, reports) = watched(kind);
+        let (stuck, _) = relock(&rt, "relocks");
+        assert_eq!(next_report(&reports).tasks()[0].id(), stuck.id());
+        abort_all(&rt, [stuck]);
     }
 }
 
@@ -349,7 +333,7 @@ fn nothing_is_reported_without_tracking() {
 #[test]
 fn a_local_set_deadlock_is_reported_with_its_set() {
     for kind in KINDS {
-        let (rt, reports) = watched(kind, true);
+        let (rt, reports) = watched(kind);
         let local = rt::task::LocalSet::new();
         let a = Arc::new(Mutex::new(()));
         let b = Arc::new(Mutex::new(()));

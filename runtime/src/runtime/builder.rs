@@ -689,11 +689,11 @@ impl Builder {
     /// Calls `f` on the watchdog's thread for each [`Deadlock`] it finds,
     /// instead of printing it on stderr (or sending it to `tracing`).
     ///
-    /// The watchdog looks for deadlocks when it is on (setting this
-    /// callback turns it on, as [`on_slow_poll`](Builder::on_slow_poll)
-    /// does) and the runtime [tracks waits](Builder::track_waits), which
-    /// this does not turn on: tracking has its cost on every poll.
-    /// `RT_DEBUG=1` turns both on.
+    /// The watchdog looks for deadlocks when it is on and the runtime
+    /// [tracks waits](Builder::track_waits): setting this callback turns
+    /// on both (tracking has its cost on every poll, see there), as
+    /// `RT_DEBUG=1` does. Without tracking there would be no waits to
+    /// follow, and the callback would never be called.
     ///
     /// The watchdog looks once per second, or once per
     /// [threshold](Builder::slow_poll_threshold) if that is longer, and
@@ -871,8 +871,11 @@ impl Builder {
             Kind::CurrentThread => 31,
             Kind::MultiThread => 61,
         };
+        // `on_deadlock` needs the waits: it turns tracking on.
         let track_waits = !cfg!(loom)
-            && (self.track_waits || std::env::var_os("RT_DEBUG").is_some_and(|value| value == "1"));
+            && (self.track_waits
+                || self.on_deadlock.is_some()
+                || std::env::var_os("RT_DEBUG").is_some_and(|value| value == "1"));
         if track_waits {
             crate::task::waits::enable_tracking();
         }
