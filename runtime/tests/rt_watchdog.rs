@@ -1495,3 +1495,157 @@ fn the_end_of_a_reported_stall_is_reported_with_how_long_it_lasted() {
     );
     assert!(ended.contains("reported above at"), "{ended}");
 }
+
+/// The child of `a_block_on_future_that_loses_its_waker_is_reported`: the
+/// future passed to `block_on` returns `Pending` keeping no waker, on the
+/// runtime `RT_WATCHDOG_KIND` names; its thread then waits for good, until
+/// the parent kills the process.
+#[test]
+fn child_block_on_loses_its_waker() {
+    if !in_child() {
+        return;
+    }
+    let kind = std::env::var("RT_WATCHDOG_KIND").unwrap();
+    match kind.as_str() {
+        "multi-thread" => {
+            let rt = Builder::new_multi_thread()
+                .worker_threads(1)
+                .build()
+                .unwrap();
+            rt.block_on(support::Forgetful(()));
+        }
+        "current-thread" => {
+            let rt = Builder::new_current_thread().build().unwrap();
+            rt.block_on(support::Forgetful(()));
+        }
+        "current-thread, core held elsewhere" => {
+            // Another thread drives the core, waiting on a channel that
+            // keeps its waker: this `block_on` polls its future alone.
+            let rt = Arc::new(Builder::new_current_thread().build().unwrap());
+            let (holds_core, held) = mpsc::channel();
+            let (_keep, never) = rt::sync::oneshot::channel::<()>();
+            let driver = rt.clone();
+            std::thread::spawn(move || {
+                driver.block_on(async move {
+                    holds_core.send(()).unwrap();
+                    let _ = never.await;
+                })
+            });
+            held.recv_timeout(HANG).unwrap();
+            rt.block_on(support::Forgetful(()));
+        }
+        other => panic!("unknown kind {other}"),
+    }
+    unreachable!("nothing can wake the future");
+}
+
+/// The future passed to `block_on` that returns `Pending` with no waker of
+/// it left is reported at once, naming the `block_on` call and its thread:
+/// on a multi-thread runtime (a plain thread waiting), a current-thread one
+/// (driving the tasks), and a current-thread one whose core another thread
+/// holds (polling its future alone).
+#[test]
+fn a_block_on_future_that_loses_its_waker_is_reported() {
+    use std::process::Stdio;
+    if in_child() {
+        return;
+    }
+    for kind in [
+        "multi-thread",
+        "current-thread",
+        "current-thread, core held elsewhere",
+    ] {
+        let mut child = KilledOnDrop(
+            Command::new(std::env::current_exe().unwrap())
+                .args(["--exact", "child_block_on_loses_its_waker", "--nocapture"])
+                .env("RT_WATCHDOG_CHILD", "1")
+                .env("RT_WATCHDOG_KIND", kind)
+                .env("RT_DEBUG", "1")
+                .stdout(Stdio::null())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap(),
+        );
+        let lines = support::stderr_lines(&mut child.0);
+        let report = loop {
+            let line = lines
+                .recv_timeout(HANG)
+                .unwrap_or_else(|_| panic!("{kind}: no report of the lost waker"));
+            if line.contains("no waker of it is left") {
+                break line;
+            }
+        };
+        drop(child);
+        assert!(
+            report.starts_with(
+                "rt: the future passed to `block_on` (or the body of \
+                 `#[rt::main]`/`#[rt::test]`) at runtime/tests/rt_watchdog.rs:"
+            ),
+            "{kind}: {report}"
+        );
+        assert!(
+            report.contains("will wait forever") && report.contains("must hand `cx.waker()`"),
+            "{kind}: {report}"
+        );
+    }
+}
+
+/// A child process that cannot end by itself: killed when the test is
+/// done with it, or fails.
+struct KilledOnDrop(std::process::Child);
+
+impl Drop for KilledOnDrop {
+    fn drop(&mut self) {
+        // Fails only if it has exited already (a child that failed).
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// The child of `a_block_on_future_keeping_its_waker_is_not_reported`.
+#[test]
+fn child_block_on_keeps_its_waker() {
+    if !in_child() {
+        return;
+    }
+    let multi = Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let current = Builder::new_current_thread().enable_all().build().unwrap();
+    for rt in [&multi, &current] {
+        rt.block_on(async {
+            // A channel another thread completes.
+            let (tx, rx) = rt::sync::oneshot::channel();
+            std::thread::spawn(move || tx.send(7).unwrap());
+            assert_eq!(rx.await.unwrap(), 7);
+            // A yield: the future wakes itself.
+            rt::task::yield_now().await;
+            // A task it joins.
+            let (go, wait) = rt::sync::oneshot::channel::<()>();
+            let task = rt::spawn(async move { wait.await.unwrap() });
+            rt::task::yield_now().await;
+            go.send(()).unwrap();
+            task.await.unwrap();
+            // A timer beside a future that keeps no waker: the timer
+            // holds one.
+            rt::select! {
+                () = support::Forgetful(()) => unreachable!(),
+                () = rt::time::sleep(Duration::from_millis(1)) => {}
+            }
+        });
+    }
+}
+
+/// Futures passed to `block_on` that wait in the usual ways (a channel, a
+/// yield, a joined task, a timer beside a forgetful future) keep a waker
+/// somewhere and are not reported.
+#[test]
+fn a_block_on_future_keeping_its_waker_is_not_reported() {
+    if in_child() {
+        return;
+    }
+    let stderr = run_child("child_block_on_keeps_its_waker", true);
+    assert!(!stderr.contains("no waker"), "{stderr}");
+}

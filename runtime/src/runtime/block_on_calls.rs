@@ -19,17 +19,30 @@
 //!    `block_in_place` hands its core off. The call is found through this
 //!    thread's innermost registered call (a `block_in_place` closure may
 //!    call `block_on` again, whose guard puts the outer one back).
+//! 5. the future is polled with a waker of the call's own (`FutureWaker`),
+//!    which forwards its wakes to `block_on`'s and has a count of its own:
+//!    a poll that returns `Pending` with no clone of it left anywhere, and
+//!    no wake since the poll began, leaves the future with nothing that
+//!    can ever wake it, and the thread waits for good; that is reported at
+//!    once, as a task's lost waker is (`task::state`). A clone can only be
+//!    made from another, so the answer is exact. A clone dropped later,
+//!    after the poll, without a wake, is not seen (a task's is: its
+//!    wakers count in its state word).
 //!
 //! With the watchdog off there is no list: `block_on` reads the `None`
-//! once, and each poll of its future costs one branch on it.
+//! once, its future gets `block_on`'s own waker, and each poll of it
+//! costs one branch on the `None`.
 
-use crate::loom::sync::atomic::{AtomicBool, Ordering};
+use crate::loom::sync::atomic::{AtomicBool, Ordering, fence};
 use crate::loom::sync::{Arc, Mutex};
+use crate::runtime::arc_waker::{ArcWake, arc_waker};
 use crate::runtime::metrics::WorkerMetrics;
+use crate::runtime::watchdog;
 use crate::task::Id;
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::fmt;
 use std::panic::Location;
+use std::task::{Poll, Waker};
 use std::thread::ThreadId;
 
 thread_local! {
@@ -107,18 +120,90 @@ impl BlockOnCall {
     }
 }
 
-/// Step 2: runs `poll` (one poll of the future passed to `block_on`),
-/// counted when the call is watched; with the watchdog off (`call` is
-/// `None`), one branch.
-#[inline]
-pub(crate) fn poll_counted<R>(call: Option<&BlockOnCall>, poll: impl FnOnce() -> R) -> R {
-    let Some(call) = call else {
-        return poll();
-    };
-    call.metrics.poll_started(call.id.as_u64());
-    let polled = poll();
-    call.metrics.poll_finished();
-    polled
+/// Steps 2 and 5: the waker a `block_on` future is polled with, and its
+/// polls. With the watchdog off (no call), `block_on`'s own waker and one
+/// branch per poll.
+pub(crate) struct FutureWaker<'a> {
+    call: Option<&'a BlockOnCall>,
+    waker: Waker,
+    /// Step 5, while the call is watched: what `waker` points to.
+    watched: Option<Arc<Watched>>,
+    /// The loss is reported once per `block_on`, not at every spurious
+    /// poll that follows it.
+    reported: Cell<bool>,
+}
+
+/// A watched call's waker (step 5): `block_on`'s own, and whether it was
+/// woken since the poll in progress, or the last one, began.
+struct Watched {
+    inner: Waker,
+    woken: AtomicBool,
+}
+
+impl ArcWake for Watched {
+    fn wake_by_ref(&self) {
+        // Before the count a by-value wake then releases: a poll that
+        // reads the count without this clone also reads this.
+        self.woken.store(true, Ordering::Release);
+        self.inner.wake_by_ref();
+    }
+}
+
+/// The counts of a watched call's waker that `FutureWaker` holds itself:
+/// the `Arc` and the `Waker` made from it.
+const OWN_COUNTS: usize = 2;
+
+impl<'a> FutureWaker<'a> {
+    /// The waker for a call (`None`: not watched) whose `block_on` wakes
+    /// through `waker`.
+    pub(crate) fn new(call: Option<&'a BlockOnCall>, waker: Waker) -> FutureWaker<'a> {
+        let Some(call) = call else {
+            return FutureWaker {
+                call,
+                waker,
+                watched: None,
+                reported: Cell::new(false),
+            };
+        };
+        let watched = Arc::new(Watched {
+            inner: waker,
+            woken: AtomicBool::new(false),
+        });
+        FutureWaker {
+            call: Some(call),
+            waker: arc_waker(watched.clone()),
+            watched: Some(watched),
+            reported: Cell::new(false),
+        }
+    }
+
+    pub(crate) fn waker(&self) -> &Waker {
+        &self.waker
+    }
+
+    /// Runs `poll` (one poll of the future, with `self.waker()`), counted
+    /// if the call is watched, and reports a `Pending` that leaves the
+    /// future no waker (step 5).
+    #[inline]
+    pub(crate) fn poll<T>(&self, poll: impl FnOnce() -> Poll<T>) -> Poll<T> {
+        let (Some(call), Some(watched)) = (self.call, &self.watched) else {
+            return poll();
+        };
+        // A wake from before the poll is one the poll answers.
+        watched.woken.store(false, Ordering::Relaxed);
+        call.metrics.poll_started(call.id.as_u64());
+        let polled = poll();
+        call.metrics.poll_finished();
+        if polled.is_pending() && Arc::strong_count(watched) == OWN_COUNTS {
+            // Pairs with the release of the count a holder on another
+            // thread dropped: its wake, if any, is visible below.
+            fence(Ordering::Acquire);
+            if !watched.woken.load(Ordering::Relaxed) && !self.reported.replace(true) {
+                watchdog::report_block_on_lost_waker(call);
+            }
+        }
+        polled
+    }
 }
 
 /// Step 4: the poll in progress of this thread's `block_on` future, if
@@ -160,5 +245,39 @@ impl Drop for Registered<'_> {
 impl fmt::Debug for BlockOnCalls {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("BlockOnCalls").finish_non_exhaustive()
+    }
+}
+
+#[cfg(all(test, loom))]
+mod loom_future_waker {
+    use super::{BlockOnCalls, FutureWaker};
+    use crate::loom::thread;
+    use crate::runtime::park::ThreadParker;
+    use std::panic::Location;
+    use std::task::Poll;
+
+    /// Step 5's check against a holder on another thread that wakes its
+    /// clone by value (the wake, then the count's release) while the poll
+    /// returns: whichever the check reads, the count still held or the
+    /// wake, the future is never taken for lost.
+    #[test]
+    fn loom_a_clone_woken_and_dropped_elsewhere_is_not_a_lost_waker() {
+        loom::model(|| {
+            let calls = BlockOnCalls::new();
+            let registered = calls.register(Location::caller());
+            let parker = ThreadParker::new();
+            let waker = FutureWaker::new(Some(registered.call()), parker.waker());
+            let mut holder = None;
+            let polled = waker.poll(|| {
+                let clone = waker.waker().clone();
+                holder = Some(thread::spawn(move || clone.wake()));
+                Poll::<()>::Pending
+            });
+            assert!(polled.is_pending());
+            assert!(!waker.reported.get(), "a woken future was taken for lost");
+            holder.unwrap().join().unwrap();
+            // The wake reached `block_on`'s own waker.
+            parker.park();
+        });
     }
 }

@@ -29,7 +29,7 @@
 use crate::loom::sync::atomic::{AtomicUsize, Ordering};
 use crate::loom::sync::{Arc, Condvar, Mutex};
 use crate::runtime::arc_waker::{ArcWake, arc_waker};
-use crate::runtime::block_on_calls::{BlockOnCall, poll_counted};
+use crate::runtime::block_on_calls::{BlockOnCall, FutureWaker};
 use crate::scheduler::idle_spin::IdleSpin;
 use std::future::Future;
 use std::task::{Context, Poll, Waker};
@@ -202,7 +202,7 @@ impl ThreadParker {
     /// Polls `future` on this thread until it completes, sleeping between
     /// wake-ups, after spinning for up to `spin_before_park` if recent
     /// sleeps were that short; the polls are counted in `call`, if given
-    /// (the watchdog watches it).
+    /// (the watchdog watches it, and the future's waker: `FutureWaker`).
     pub(crate) fn block_on<F: Future>(
         &self,
         future: F,
@@ -210,13 +210,11 @@ impl ThreadParker {
         call: Option<&BlockOnCall>,
     ) -> F::Output {
         self.spin.set_max(spin_before_park);
-        let waker = self.waker();
-        let mut cx = Context::from_waker(&waker);
+        let waker = FutureWaker::new(call, self.waker());
+        let mut cx = Context::from_waker(waker.waker());
         let mut future = std::pin::pin!(future);
         loop {
-            let polled = poll_counted(call, || {
-                crate::task::budget_scope(|| future.as_mut().poll(&mut cx))
-            });
+            let polled = waker.poll(|| crate::task::budget_scope(|| future.as_mut().poll(&mut cx)));
             if let Poll::Ready(output) = polled {
                 return output;
             }

@@ -999,13 +999,43 @@ pub(crate) fn report_lost_waker(id: Id, owned: Option<&OwnedTasks>) {
     report_task(id, owned, |task| {
         format!(
             "{task} returned `Pending` and no waker of it is left, so nothing can wake it: it \
-             will never be polled again (only an abort or the runtime's shutdown ends it). A \
-             future that returns `Pending` must hand `cx.waker()` (or a clone) to whatever will \
-             make it ready, to be woken from there; a task meant to wait forever \
-             (`std::future::pending()`) is reported too"
+             will never be polled again (only an abort or the runtime's shutdown ends it). \
+             {LOST_WAKER_FIX}; a task meant to wait forever (`std::future::pending()`) is \
+             reported too"
         )
     });
 }
+
+/// The report of a `block_on` future whose poll returned `Pending` with no
+/// waker of it left anywhere (`block_on_calls.rs`, step 5): its thread
+/// sleeps for good, and without this it would hang without a trace.
+pub(crate) fn report_block_on_lost_waker(call: &BlockOnCall) {
+    let thread = match &call.thread_name {
+        Some(name) => format!("thread '{name}'"),
+        None => format!("thread {:?}", call.thread_id),
+    };
+    let message = format!(
+        "the future passed to `block_on` (or the body of `#[rt::main]`/`#[rt::test]`) at {} \
+         returned `Pending` and no waker of it is left, so nothing can wake it: {thread} will \
+         wait forever. {LOST_WAKER_FIX}",
+        call.location
+    );
+    if to_tracing() {
+        #[cfg(feature = "tracing")]
+        tracing::warn!(
+            target: "rt::watchdog",
+            location = %call.location,
+            thread = %thread,
+            "{message}"
+        );
+    } else {
+        eprintln!("rt: {message}");
+    }
+}
+
+/// How to fix a lost waker, in both reports of one.
+const LOST_WAKER_FIX: &str = "A future that returns `Pending` must hand `cx.waker()` (or a \
+     clone) to whatever will make it ready, to be woken from there";
 
 /// A report about task `id`, named by its entry in `owned` (where its
 /// name and location still are) as `message` words it.

@@ -59,7 +59,7 @@ use crate::loom::deque::{Injector, steal_one};
 use crate::loom::sync::atomic::{AtomicBool, Ordering, fence};
 use crate::loom::sync::{Arc, Mutex};
 use crate::runtime::arc_waker::{ArcWake, arc_waker};
-use crate::runtime::block_on_calls::{BlockOnCall, poll_counted};
+use crate::runtime::block_on_calls::{BlockOnCall, FutureWaker};
 use crate::runtime::builder::run_hook;
 use crate::runtime::coarse_time::{self, Stamp};
 use crate::runtime::context;
@@ -222,6 +222,7 @@ impl Handle {
         let mut future = std::pin::pin!(future);
         let parker = ThreadParker::new();
         let waiter = parker.waker();
+        let alone = FutureWaker::new(call, waiter.clone());
         loop {
             if let Some(mut core) = me.take_core(&waiter) {
                 // Busy from here: the time since the last `block_on` was
@@ -241,10 +242,8 @@ impl Handle {
             }
             // Another thread drives the core: poll our future alone until
             // it completes or the core comes free.
-            let mut cx = std::task::Context::from_waker(&waiter);
-            let polled = poll_counted(call, || {
-                task::budget_scope(|| future.as_mut().poll(&mut cx))
-            });
+            let mut cx = std::task::Context::from_waker(alone.waker());
+            let polled = alone.poll(|| task::budget_scope(|| future.as_mut().poll(&mut cx)));
             if let Poll::Ready(output) = polled {
                 return output;
             }
@@ -363,14 +362,13 @@ impl CoreGuard {
         context::set_scheduler(&self.cx, || {
             let cx = self.cx();
             let handle = &*cx.handle;
-            let waker = Handle::main_waker(&cx.handle);
-            let mut task_cx = std::task::Context::from_waker(&waker);
+            let waker = FutureWaker::new(call, Handle::main_waker(&cx.handle));
+            let mut task_cx = std::task::Context::from_waker(waker.waker());
             handle.woken.store(true, Ordering::Release);
             'outer: loop {
                 if handle.woken.swap(false, Ordering::AcqRel) {
-                    let polled = poll_counted(call, || {
-                        task::budget_scope(|| future.as_mut().poll(&mut task_cx))
-                    });
+                    let polled =
+                        waker.poll(|| task::budget_scope(|| future.as_mut().poll(&mut task_cx)));
                     if let Poll::Ready(output) = polled {
                         return output;
                     }
