@@ -209,6 +209,131 @@ fn awaiting_a_task_that_waits_for_your_lock_is_reported() {
     }
 }
 
+/// The cycles through an `RwLock`'s readers: a reader waiting for a
+/// mutex whose holder waits to write, and the classic reentrant read (a
+/// task reading again while a writer queued behind its first read waits:
+/// the fair lock queues the second read behind the writer).
+#[test]
+fn cycles_through_an_rwlocks_readers_are_reported() {
+    for kind in KINDS {
+        let (rt, reports) = watched(kind);
+        let lock = Arc::new(rt::sync::RwLock::new(0));
+        let mutex = Arc::new(Mutex::new(()));
+        let barrier = Arc::new(rt::sync::Barrier::new(2));
+        let named = |name: &'static str| rt::task::Builder::new().name(name);
+        let reader = named("reads then locks")
+            .spawn_on(
+                {
+                    let (lock, mutex, barrier) = (lock.clone(), mutex.clone(), barrier.clone());
+                    async move {
+                        let _read = lock.read().await;
+                        barrier.wait().await;
+                        drop(mutex.lock().await);
+                    }
+                },
+                rt.handle(),
+            )
+            .unwrap();
+        let read_line = line!() - 8;
+        let writer = named("locks then writes")
+            .spawn_on(
+                {
+                    let (lock, mutex, barrier) = (lock.clone(), mutex.clone(), barrier.clone());
+                    async move {
+                        let _held = mutex.lock().await;
+                        barrier.wait().await;
+                        *lock.write().await += 1;
+                    }
+                },
+                rt.handle(),
+            )
+            .unwrap();
+        let write_line = line!() - 6;
+        drive_until(&rt, "deadlocked", |dump| {
+            idle_on(dump, reader.id(), "Mutex::lock") && idle_on(dump, writer.id(), "RwLock::write")
+        });
+        let deadlock = next_report(&reports);
+        let ids: Vec<Id> = deadlock.tasks().iter().map(|task| task.id()).collect();
+        assert_eq!(
+            ids,
+            [reader.id().min(writer.id()), reader.id().max(writer.id())],
+            "{kind:?}: {deadlock}"
+        );
+        let writing = deadlock
+            .tasks()
+            .iter()
+            .find(|task| task.id() == writer.id());
+        let wait = &writing.unwrap().waits()[0];
+        assert_eq!(wait.kind(), "RwLock::write");
+        assert!(wait.held_by().is_none());
+        assert_eq!(wait.readers(), 1);
+        assert_eq!(wait.read_by()[0].task(), Some(reader.id()));
+        assert_eq!(wait.read_by()[0].acquired_at().line(), read_line);
+        let printed = deadlock.to_string();
+        for expected in [
+            format!(
+                "'locks then writes' waits for RwLock::write at {}:{write_line}:",
+                file!()
+            ),
+            format!(
+                ", read by task {} 'reads then locks' (acquired at {}:{read_line}:",
+                reader.id(),
+                file!()
+            ),
+        ] {
+            assert!(printed.contains(&expected), "{printed}");
+        }
+        abort_all(&rt, [reader, writer]);
+
+        // The reentrant read.
+        let (go, gone) = rt::sync::oneshot::channel::<()>();
+        let rereader = named("reads twice")
+            .spawn_on(
+                {
+                    let lock = lock.clone();
+                    async move {
+                        let _first = lock.read().await;
+                        gone.await.unwrap();
+                        let _second = lock.read().await;
+                    }
+                },
+                rt.handle(),
+            )
+            .unwrap();
+        let second_line = line!() - 6;
+        drive_until(&rt, "reading", |dump| {
+            idle_on(dump, rereader.id(), "oneshot::Receiver")
+        });
+        let queued = {
+            let lock = lock.clone();
+            rt.spawn(async move { *lock.write().await += 1 })
+        };
+        drive_until(&rt, "writer queued", |dump| {
+            idle_on(dump, queued.id(), "RwLock::write")
+        });
+        go.send(()).unwrap();
+        drive_until(&rt, "reading again", |dump| {
+            idle_on(dump, rereader.id(), "RwLock::read")
+        });
+        let deadlock = next_report(&reports);
+        assert_eq!(deadlock.tasks().len(), 1, "{deadlock}");
+        assert_eq!(deadlock.tasks()[0].id(), rereader.id());
+        let printed = deadlock.to_string();
+        assert!(
+            printed.starts_with(&format!(
+                "deadlock: task {} waits for a lock it holds itself",
+                rereader.id()
+            )),
+            "{printed}"
+        );
+        assert!(
+            printed.contains(&format!("RwLock::read at {}:{second_line}", file!())),
+            "{printed}"
+        );
+        abort_all(&rt, [rereader, queued]);
+    }
+}
+
 /// A task waiting for a lock in a `select!` with a timeout may time out
 /// and release its own lock: the dump shows the cycle (through its first
 /// wait), the watchdog does not report it.

@@ -278,7 +278,7 @@ fn select_over_two_waits_shows_both() {
 }
 
 #[test]
-fn rwlock_waits_name_the_writer() {
+fn rwlock_waits_name_the_writer_or_the_readers() {
     for kind in KINDS {
         let rt = tracking(kind);
         let lock = Arc::new(RwLock::new(0));
@@ -295,10 +295,25 @@ fn rwlock_waits_name_the_writer() {
         assert_eq!((kind_seen, seen), ("RwLock::read", line));
         let waits = idle_waits(&rt, reader.id(), 1);
         assert_eq!(waits[0].held_by().unwrap().task(), None);
+        assert_eq!(waits[0].readers(), 0);
         drop(writer);
         assert_eq!(rt.block_on(reader).unwrap(), 0);
-        // Released: a new waiter sees no holder once readers hold it.
-        let _read = lock.try_read().unwrap();
+
+        // Read by this thread and by a task that holds its guard while
+        // it waits: a writer's wait names both, oldest first.
+        let read_here = lock.try_read().unwrap();
+        let here_line = line!() - 1;
+        let (release, released) = rt::sync::oneshot::channel::<()>();
+        let holding = {
+            let lock = lock.clone();
+            rt.spawn(async move {
+                let _read = lock.read().await;
+                released.await.unwrap();
+            })
+        };
+        let task_line = line!() - 4;
+        let waits = idle_waits(&rt, holding.id(), 1);
+        assert_eq!(waits[0].kind(), "oneshot::Receiver");
         let writer = {
             let lock = lock.clone();
             rt.spawn(async move { *lock.write().await += 1 })
@@ -306,8 +321,94 @@ fn rwlock_waits_name_the_writer() {
         let waits = idle_waits(&rt, writer.id(), 1);
         assert_eq!(waits[0].kind(), "RwLock::write");
         assert!(waits[0].held_by().is_none(), "{:?}", waits[0]);
-        drop(_read);
+        assert_eq!(waits[0].readers(), 2);
+        let read_by: Vec<(Option<rt::task::Id>, u32)> = waits[0]
+            .read_by()
+            .iter()
+            .map(|reader| (reader.task(), reader.acquired_at().line()))
+            .collect();
+        assert_eq!(
+            read_by,
+            [(None, here_line), (Some(holding.id()), task_line)]
+        );
+        let shown = waits[0].to_string();
+        for expected in [
+            format!(
+                ", read by code outside any task on thread '{}' (acquired at {}:{here_line}:",
+                std::thread::current().name().unwrap(),
+                file!()
+            ),
+            format!(
+                "), task {} (acquired at {}:{task_line}:",
+                holding.id(),
+                file!()
+            ),
+        ] {
+            assert!(shown.contains(&expected), "{shown}");
+        }
+        // A reader that lets go leaves the list; the writer then waits on
+        // the task alone.
+        drop(read_here);
+        let waits = idle_waits(&rt, writer.id(), 1);
+        assert_eq!(waits[0].readers(), 1);
+        assert_eq!(waits[0].read_by()[0].task(), Some(holding.id()));
+        release.send(()).unwrap();
+        rt.block_on(holding).unwrap();
         rt.block_on(writer).unwrap();
+    }
+}
+
+/// A read guard keeps its place among the holders when it is narrowed,
+/// moved to another task, or made by a downgrade, and leaves when it
+/// drops, wherever that is.
+#[test]
+fn rwlock_readers_follow_their_guards() {
+    use rt::sync::{OwnedRwLockReadGuard, OwnedRwLockWriteGuard, RwLockWriteGuard};
+    for kind in KINDS {
+        let rt = tracking(kind);
+        let lock = Arc::new(RwLock::new((1, 2)));
+        let readers_seen_by_a_writer = |expected: usize| {
+            let writer = {
+                let lock = lock.clone();
+                rt.spawn(async move { lock.write().await.0 += 1 })
+            };
+            let waits = idle_waits(&rt, writer.id(), 1);
+            let found = (waits[0].readers(), waits[0].held_by().is_some());
+            writer.abort();
+            let _ = rt.block_on(writer);
+            assert_eq!(found, (expected, false), "{:?}", waits[0]);
+        };
+        // Taken by one task, narrowed, handed to another.
+        let (hand, handed) = rt::sync::oneshot::channel();
+        let taker = {
+            let lock = lock.clone();
+            rt.spawn(async move {
+                let guard = lock.read_owned().await;
+                hand.send(OwnedRwLockReadGuard::map(guard, |pair| &pair.1))
+                    .unwrap_or_else(|_| panic!("the keeper is gone"));
+            })
+        };
+        let (drop_it, dropped) = rt::sync::oneshot::channel::<()>();
+        let keeper = rt.spawn(async move {
+            let guard = handed.await.unwrap();
+            dropped.await.unwrap();
+            *guard
+        });
+        rt.block_on(taker).unwrap();
+        readers_seen_by_a_writer(1);
+        drop_it.send(()).unwrap();
+        assert_eq!(rt.block_on(keeper).unwrap(), 2);
+        // Dropped in the other task: no reader left.
+        let free = lock.try_write().map(drop).is_ok();
+        assert!(free);
+        // A downgraded writer is a reader, with its write's line.
+        let downgraded = RwLockWriteGuard::downgrade(rt.block_on(lock.write()));
+        readers_seen_by_a_writer(1);
+        drop(downgraded);
+        let owned = OwnedRwLockWriteGuard::downgrade(rt.block_on(lock.clone().write_owned()));
+        readers_seen_by_a_writer(1);
+        drop(owned);
+        assert!(lock.try_write().is_ok());
     }
 }
 

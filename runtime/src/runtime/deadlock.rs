@@ -223,8 +223,10 @@ fn quiet_polls(
 /// A task noted by step 2.
 struct Waiting {
     polls: u64,
-    /// The tasks its waits are on, in order: the first is the dump's edge.
-    on: Vec<Id>,
+    /// The tasks its waits are on, each with its wait's index, in order
+    /// (a wait on an `RwLock`'s readers is on each of them): the first
+    /// wait is the dump's edge.
+    on: Vec<(usize, Id)>,
     /// Its list: `None` for the runtime's, else the index of its set.
     set: Option<usize>,
 }
@@ -275,21 +277,29 @@ fn closed_cycles(
     waiting: &HashMap<Id, Waiting>,
 ) -> Vec<Seen> {
     let first_edge = |id| {
-        let on = *waiting.get(&id)?.on.first()?;
-        waiting.contains_key(&on).then_some(on)
+        let on = &waiting.get(&id)?.on;
+        on.iter()
+            .take_while(|&&(wait, _)| wait == 0)
+            .map(|&(_, on)| on)
+            .find(|on| waiting.contains_key(on))
     };
     // A task of a cycle is waited on by the one before it: the walks
     // start from those only (100,000 tasks queued on one lock are waited
     // on by none).
     let waited_on: HashSet<Id> = waiting
         .values()
-        .flat_map(|task| task.on.iter().copied())
+        .flat_map(|task| task.on.iter().map(|&(_, on)| on))
         .collect();
     let starts = waiting.keys().copied().filter(|id| waited_on.contains(id));
     let mut seen = Vec::new();
     for cycle in cycles(starts, first_edge) {
         let members: HashSet<Id> = cycle.iter().copied().collect();
-        let on_cycle_only = |on: &[Id]| on.iter().all(|on| members.contains(on));
+        // Each wait is on a task of the cycle (on one of them, for a
+        // wait on readers: all must let go).
+        let on_cycle_only = |on: &[(usize, Id)]| {
+            on.chunk_by(|a, b| a.0 == b.0)
+                .all(|wait| wait.iter().any(|(_, on)| members.contains(on)))
+        };
         if !cycle.iter().all(|id| on_cycle_only(&waiting[id].on)) {
             continue;
         }
@@ -308,7 +318,7 @@ fn closed_cycles(
                 && snapshot
                     .waits()
                     .iter()
-                    .all(|wait| wait.on_task().is_some_and(|on| members.contains(&on)));
+                    .all(|wait| wait.on_tasks().any(|on| members.contains(&on)));
             unmoved.then_some(snapshot)
         });
         let Some(tasks) = copied.collect::<Option<Vec<TaskSnapshot>>>() else {

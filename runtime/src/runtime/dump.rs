@@ -468,10 +468,7 @@ impl fmt::Display for TaskDump {
             writeln!(f, "{task}")?;
             for wait in &task.waits {
                 write!(f, "{:>8}  waiting: ", "")?;
-                let holder = wait
-                    .held_by()
-                    .and_then(|holder| name_of_holder(&by_id, holder));
-                wait.fmt_naming(f, holder)?;
+                wait.fmt_naming(f, |holder| name_of_holder(&by_id, holder))?;
                 writeln!(f)?;
             }
             if task.lost_waker {
@@ -521,8 +518,13 @@ impl TaskDump {
     /// to finish), following the first edge from each task (`wait_edge`):
     /// see `cycles`.
     fn deadlocks(&self, by_id: &HashMap<Id, &TaskSnapshot>) -> Vec<Vec<Id>> {
+        let waits = |id: &Id| {
+            by_id
+                .get(id)
+                .is_some_and(|task| wait_edge(task, |_| true).is_some())
+        };
         cycles(self.tasks.iter().map(TaskSnapshot::id), |id| {
-            let (_, on) = wait_edge(by_id.get(&id)?)?;
+            let (_, on) = wait_edge(by_id.get(&id)?, waits)?;
             by_id.contains_key(&on).then_some(on)
         })
     }
@@ -579,11 +581,20 @@ fn name_of_holder<'a>(
 /// The first wait of `task` on another task (a lock that task holds, or
 /// its `JoinHandle`), and that task: a task waits on one thing at a time
 /// outside a `select!`, and a cycle through a `select!`'s second wait is
-/// not a deadlock (the first may still come).
-fn wait_edge(task: &TaskSnapshot) -> Option<(&WaitSite, Id)> {
-    task.waits
+/// not a deadlock (the first may still come). A wait on an `RwLock`'s
+/// readers is on each of them (all must let go): of those, the first for
+/// which `waits` holds (itself waiting on a task) is the edge, else the
+/// first.
+fn wait_edge(task: &TaskSnapshot, waits: impl Fn(&Id) -> bool) -> Option<(&WaitSite, Id)> {
+    let wait = task
+        .waits
         .iter()
-        .find_map(|wait| Some((wait, wait.on_task()?)))
+        .find(|wait| wait.on_tasks().next().is_some())?;
+    let on = wait
+        .on_tasks()
+        .find(|on| waits(on))
+        .or_else(|| wait.on_tasks().next())?;
+    Some((wait, on))
 }
 
 /// `deadlock: tasks 3, 4 wait for each other (...)` (or `task 3 waits
@@ -599,7 +610,7 @@ pub(crate) fn write_deadlock(
 ) -> fmt::Result {
     let members: HashSet<Id> = cycle.iter().copied().collect();
     let off_cycle = |task: &'_ TaskSnapshot| -> Vec<WaitSite> {
-        let on_cycle = |wait: &WaitSite| wait.on_task().is_some_and(|on| members.contains(&on));
+        let on_cycle = |wait: &WaitSite| wait.on_tasks().any(|on| members.contains(&on));
         task.waits
             .iter()
             .filter(|wait| !on_cycle(wait))
@@ -635,7 +646,7 @@ pub(crate) fn write_deadlock(
     }
     for id in cycle {
         let Some(task) = by_id.get(id) else { continue };
-        let Some((wait, _)) = wait_edge(task) else {
+        let Some((wait, _)) = wait_edge(task, |on| members.contains(on)) else {
             continue;
         };
         write!(f, "{:>8}  task {id}", "")?;
@@ -643,17 +654,11 @@ pub(crate) fn write_deadlock(
             write!(f, " '{name}'")?;
         }
         f.write_str(" waits for ")?;
-        let holder = wait
-            .held_by()
-            .and_then(|holder| name_of_holder(by_id, holder));
-        wait.fmt_naming(f, holder)?;
+        wait.fmt_naming(f, |holder| name_of_holder(by_id, holder))?;
         writeln!(f)?;
         for other in off_cycle(task) {
             write!(f, "{:>8}  task {id} also waits for ", "")?;
-            let holder = other
-                .held_by()
-                .and_then(|holder| name_of_holder(by_id, holder));
-            other.fmt_naming(f, holder)?;
+            other.fmt_naming(f, |holder| name_of_holder(by_id, holder))?;
             writeln!(f)?;
         }
         if task.waits.len() >= MAX_WAITS {

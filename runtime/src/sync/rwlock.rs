@@ -27,7 +27,7 @@ pub use owned::{OwnedRwLockMappedWriteGuard, OwnedRwLockReadGuard, OwnedRwLockWr
 use crate::sync::TryLockError;
 use crate::sync::always_narrowed;
 use crate::sync::semaphore::{Acquire, Semaphore};
-use crate::task::waits::Site;
+use crate::task::waits::{ReadToken, Site};
 // The data cell is std's: every access is serialised by the semaphore,
 // which is the part loom models.
 use std::cell::UnsafeCell;
@@ -202,10 +202,10 @@ impl<T: ?Sized> RwLock<T> {
     /// ```
     #[track_caller]
     pub fn read(&self) -> impl Future<Output = RwLockReadGuard<'_, T>> {
-        let site = Site::lock("RwLock::read", Location::caller());
+        let at = Location::caller();
         async move {
-            self.acquire(1, site).await;
-            RwLockReadGuard::new(self)
+            self.acquire(1, Site::lock("RwLock::read", at)).await;
+            RwLockReadGuard::new(self, self.semaphore.holder.read_acquired(at))
         }
     }
 
@@ -280,9 +280,11 @@ impl<T: ?Sized> RwLock<T> {
     /// assert!(lock.try_read().is_ok());
     /// assert!(lock.try_write().is_err());
     /// ```
+    #[track_caller]
     pub fn try_read(&self) -> Result<RwLockReadGuard<'_, T>, TryLockError> {
         self.try_acquire(1)?;
-        Ok(RwLockReadGuard::new(self))
+        let token = self.semaphore.holder.read_acquired(Location::caller());
+        Ok(RwLockReadGuard::new(self, token))
     }
 
     /// Write access now, if the lock is free and no one is queued.
@@ -326,10 +328,11 @@ impl<T: ?Sized> RwLock<T> {
     /// ```
     #[track_caller]
     pub fn read_owned(self: Arc<Self>) -> impl Future<Output = OwnedRwLockReadGuard<T>> {
-        let site = Site::lock("RwLock::read_owned", Location::caller());
+        let at = Location::caller();
         async move {
-            self.acquire(1, site).await;
-            OwnedRwLockReadGuard::new(self)
+            self.acquire(1, Site::lock("RwLock::read_owned", at)).await;
+            let token = self.semaphore.holder.read_acquired(at);
+            OwnedRwLockReadGuard::new(self, token)
         }
     }
 
@@ -378,9 +381,11 @@ impl<T: ?Sized> RwLock<T> {
     /// assert!(lock.clone().try_write_owned().is_err());
     /// drop(guard);
     /// ```
+    #[track_caller]
     pub fn try_read_owned(self: Arc<Self>) -> Result<OwnedRwLockReadGuard<T>, TryLockError> {
         self.try_acquire(1)?;
-        Ok(OwnedRwLockReadGuard::new(self))
+        let token = self.semaphore.holder.read_acquired(Location::caller());
+        Ok(OwnedRwLockReadGuard::new(self, token))
     }
 
     /// Write access now, with an owned guard, if the lock is free and no
@@ -488,6 +493,8 @@ pub struct RwLockReadGuard<'a, T: ?Sized> {
     semaphore: &'a Semaphore,
     /// Points into the locked value; valid while the read permit is held.
     data: *const T,
+    /// This reader among the lock's holders (`task::waits`).
+    token: ReadToken,
     _borrow: PhantomData<&'a T>,
 }
 
@@ -497,12 +504,13 @@ unsafe impl<T: ?Sized + Sync> Send for RwLockReadGuard<'_, T> {}
 unsafe impl<T: ?Sized + Sync> Sync for RwLockReadGuard<'_, T> {}
 
 impl<'a, T: ?Sized> RwLockReadGuard<'a, T> {
-    /// The guard of a read permit of `lock` that the caller has just taken;
-    /// the guard releases it.
-    fn new(lock: &'a RwLock<T>) -> RwLockReadGuard<'a, T> {
+    /// The guard of a read permit of `lock` that the caller has just taken
+    /// (listed as a holder under `token`); the guard releases it.
+    fn new(lock: &'a RwLock<T>, token: ReadToken) -> RwLockReadGuard<'a, T> {
         RwLockReadGuard {
             semaphore: &lock.semaphore,
             data: lock.data.get(),
+            token,
             _borrow: PhantomData,
         }
     }
@@ -538,6 +546,7 @@ impl<T: ?Sized> Deref for RwLockReadGuard<'_, T> {
 
 impl<T: ?Sized> Drop for RwLockReadGuard<'_, T> {
     fn drop(&mut self) {
+        self.semaphore.holder.read_released(self.token);
         self.semaphore.release(1);
     }
 }
@@ -676,6 +685,7 @@ impl<'a, T: ?Sized> RwLockWriteGuard<'a, T> {
         let reader = RwLockReadGuard {
             semaphore: &lock.semaphore,
             data,
+            token: lock.semaphore.holder.downgraded(),
             _borrow: PhantomData,
         };
         lock.release_all_reads_but_one();

@@ -33,10 +33,14 @@
 //! in its semaphore's `HolderSlot` the task (or, outside any task, the
 //! thread) and where it was taken; every release clears it (a read
 //! release of an `RwLock` clears nothing a writer set, since readers and a
-//! writer never hold it together). The holder is read live by the dump, so
-//! a waiter shows who holds the lock now, not who held it when the waiter
-//! queued. The `LockOwner` is an `Arc` allocated at the first acquire or
-//! wait with tracking on, so a waiter's record may outlive the lock.
+//! writer never hold it together). An `RwLock` taken for reading adds a
+//! reader the same way, under a token its guard keeps and gives back when
+//! it drops (a guard may drop in another task than the one that took it);
+//! a downgrade turns the writer into a reader. The holders are read live
+//! by the dump, so a waiter shows who holds the lock now, not who held it
+//! when the waiter queued. The `LockOwner` is an `Arc` allocated at the
+//! first acquire or wait with tracking on, so a waiter's record may
+//! outlive the lock.
 
 use crate::loom::sync::{Arc, Mutex};
 use crate::runtime::context;
@@ -95,18 +99,28 @@ impl Recording {
         self.waits.len()
     }
 
-    /// The task each wait is on (as `WaitSite::on_task`, the lock's
-    /// holder read now), in order; `None` if a wait is on no task. For
+    /// The tasks each wait is on (as `WaitSite::on_tasks`, the lock's
+    /// holders read now), each tagged with its wait's index, in order;
+    /// `None` if a wait is on no task. For
     /// the watchdog's deadlock search, which reads every waiting task: no
     /// `WaitSite` is made, no holder copied.
-    pub(crate) fn tasks_waited_on(&self) -> Option<Vec<Id>> {
-        self.waits
-            .iter()
-            .map(|wait| match &wait.lock {
-                Some(lock) => lock.holder.lock().unwrap().as_ref()?.task,
-                None => wait.task,
-            })
-            .collect()
+    pub(crate) fn tasks_waited_on(&self) -> Option<Vec<(usize, Id)>> {
+        let mut on = Vec::with_capacity(self.waits.len());
+        for (index, wait) in self.waits.iter().enumerate() {
+            let before = on.len();
+            match &wait.lock {
+                Some(lock) => {
+                    let holders = lock.holders.lock().unwrap();
+                    let tasks = holders.tasks();
+                    on.extend(tasks.map(|task| (index, task)));
+                }
+                None => on.extend(wait.task.map(|task| (index, task))),
+            }
+            if on.len() == before {
+                return None;
+            }
+        }
+        Some(on)
     }
 
     fn push(&mut self, wait: RecordedWait) {
@@ -123,6 +137,11 @@ impl Recording {
                 kind: wait.kind,
                 location: wait.location,
                 held_by: wait.lock.as_ref().and_then(|lock| lock.holder()),
+                read_by: wait
+                    .lock
+                    .as_ref()
+                    .map(|lock| lock.readers())
+                    .unwrap_or_default(),
                 task: wait.task,
             })
             .collect()
@@ -315,7 +334,7 @@ impl HolderSlot {
         self.owner
             .get_or_init(|| {
                 Arc::new(LockOwner {
-                    holder: Mutex::new(None),
+                    holders: Mutex::new(Holders::default()),
                 })
             })
             .clone()
@@ -332,21 +351,65 @@ impl HolderSlot {
 
     #[cold]
     fn set_holder(&self, location: &'static Location<'static>) {
-        let holder = match context::current_task_id() {
-            Some(task) => LockHolder {
-                task: Some(task),
-                thread: None,
-                acquired_at: location,
-            },
-            None => LockHolder {
-                task: None,
-                thread: std::thread::current().name().map(Box::from),
-                acquired_at: location,
-            },
-        };
+        let holder = LockHolder::here(location);
         let owner = self.owner();
-        let old = owner.holder.lock().unwrap().replace(holder);
+        let old = owner.holders.lock().unwrap().writer.replace(holder);
         drop(old);
+    }
+
+    /// The lock was just taken for reading at `location` by this thread's
+    /// task (or this thread): the token gives the reader back to
+    /// `read_released` (`ReadToken::NONE` when nothing tracks).
+    #[inline]
+    pub(crate) fn read_acquired(&self, location: &'static Location<'static>) -> ReadToken {
+        if tracking_anywhere() {
+            self.add_reader(LockHolder::here(location))
+        } else {
+            ReadToken::NONE
+        }
+    }
+
+    #[cold]
+    fn add_reader(&self, reader: LockHolder) -> ReadToken {
+        let owner = self.owner();
+        let mut holders = owner.holders.lock().unwrap();
+        holders.last_token += 1;
+        let token = ReadToken(holders.last_token);
+        holders.readers.push((token, reader));
+        token
+    }
+
+    /// The writer became a reader (a downgrade): it stays listed, as a
+    /// reader, with where it took the lock.
+    pub(crate) fn downgraded(&self) -> ReadToken {
+        let Some(owner) = self.owner.get() else {
+            return ReadToken::NONE;
+        };
+        let writer = owner.holders.lock().unwrap().writer.take();
+        match writer {
+            Some(writer) => self.add_reader(writer),
+            None => ReadToken::NONE,
+        }
+    }
+
+    /// The read guard that got `token` is dropping.
+    #[inline]
+    pub(crate) fn read_released(&self, token: ReadToken) {
+        if token != ReadToken::NONE {
+            self.remove_reader(token);
+        }
+    }
+
+    #[cold]
+    fn remove_reader(&self, token: ReadToken) {
+        if let Some(owner) = self.owner.get() {
+            let mut holders = owner.holders.lock().unwrap();
+            if let Some(at) = holders.readers.iter().position(|(t, _)| *t == token) {
+                let (_, reader) = holders.readers.swap_remove(at);
+                drop(holders);
+                drop(reader);
+            }
+        }
     }
 
     /// Who holds the lock now, as the dump reads it.
@@ -359,7 +422,7 @@ impl HolderSlot {
     #[inline]
     pub(crate) fn released(&self) {
         if let Some(owner) = self.owner.get() {
-            let old = owner.holder.lock().unwrap().take();
+            let old = owner.holders.lock().unwrap().writer.take();
             drop(old);
         }
     }
@@ -371,15 +434,59 @@ impl fmt::Debug for HolderSlot {
     }
 }
 
-/// A lock's current exclusive holder, shared with the waits that name the
-/// lock.
+/// A lock's current holders, shared with the waits that name the lock.
 pub(crate) struct LockOwner {
-    holder: Mutex<Option<LockHolder>>,
+    holders: Mutex<Holders>,
 }
+
+/// The exclusive holder, or the readers of an `RwLock`.
+#[derive(Default)]
+struct Holders {
+    writer: Option<LockHolder>,
+    /// In no order (a release swaps the last one in).
+    readers: Vec<(ReadToken, LockHolder)>,
+    /// The token given to the last reader.
+    last_token: u64,
+}
+
+impl Holders {
+    /// The tasks holding the lock: the writer's, or the readers'.
+    fn tasks(&self) -> impl Iterator<Item = Id> + '_ {
+        let writer = self.writer.as_ref().and_then(LockHolder::task);
+        let readers = self.readers.iter().filter_map(|(_, reader)| reader.task);
+        writer.into_iter().chain(readers)
+    }
+}
+
+/// How a read guard finds its reader among a lock's holders when it
+/// drops; `NONE` when nothing tracked the acquire.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct ReadToken(u64);
+
+impl ReadToken {
+    pub(crate) const NONE: ReadToken = ReadToken(0);
+}
+
+/// At most this many readers of a lock are copied into a dump's wait.
+pub(crate) const MAX_READERS_SHOWN: usize = 8;
 
 impl LockOwner {
     fn holder(&self) -> Option<LockHolder> {
-        self.holder.lock().unwrap().clone()
+        self.holders.lock().unwrap().writer.clone()
+    }
+
+    /// The first `MAX_READERS_SHOWN` readers, oldest first, and how many
+    /// there are.
+    fn readers(&self) -> (Vec<LockHolder>, usize) {
+        let holders = self.holders.lock().unwrap();
+        let mut oldest: Vec<&(ReadToken, LockHolder)> = holders.readers.iter().collect();
+        if oldest.len() > MAX_READERS_SHOWN {
+            oldest.select_nth_unstable_by_key(MAX_READERS_SHOWN, |(token, _)| token.0);
+            oldest.truncate(MAX_READERS_SHOWN);
+        }
+        oldest.sort_unstable_by_key(|(token, _)| token.0);
+        let shown = oldest.iter().map(|(_, reader)| reader.clone()).collect();
+        (shown, holders.readers.len())
     }
 }
 
@@ -422,6 +529,8 @@ pub struct WaitSite {
     kind: &'static str,
     location: Option<&'static Location<'static>>,
     held_by: Option<LockHolder>,
+    /// An `RwLock`'s first readers, and how many it has.
+    read_by: (Vec<LockHolder>, usize),
     task: Option<Id>,
 }
 
@@ -452,13 +561,57 @@ impl WaitSite {
 
     /// For a wait on a [`Mutex`](crate::sync::Mutex) or an
     /// [`RwLock`](crate::sync::RwLock): who held it for writing when the
-    /// dump was taken (`None` if nobody did, or only readers).
+    /// dump was taken (`None` if nobody did, or only readers: see
+    /// [`read_by`](WaitSite::read_by)).
     ///
     /// # Examples
     ///
     /// See [`WaitSite`].
     pub fn held_by(&self) -> Option<&LockHolder> {
         self.held_by.as_ref()
+    }
+
+    /// For a wait on an [`RwLock`](crate::sync::RwLock) held for reading:
+    /// the tasks (or code outside any task) that held it when the dump was
+    /// taken, oldest first; the first eight of
+    /// [`readers`](WaitSite::readers). Empty for any other wait.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let rt = rt::runtime::Builder::new_current_thread()
+    ///     .track_waits(true)
+    ///     .build()
+    ///     .unwrap();
+    /// let lock = std::sync::Arc::new(rt::sync::RwLock::new(0));
+    /// let reading = lock.try_read().unwrap(); // read by `block_on`'s caller
+    /// let writer = {
+    ///     let lock = lock.clone();
+    ///     rt.spawn(async move { *lock.write().await += 1 })
+    /// };
+    /// rt.block_on(rt::task::yield_now()); // the writer waits for the reader
+    /// let dump = rt.handle().dump();
+    /// let wait = &dump.tasks()[0].waits()[0];
+    /// assert_eq!(wait.kind(), "RwLock::write");
+    /// assert!(wait.held_by().is_none());
+    /// assert_eq!(wait.readers(), 1);
+    /// assert_eq!(wait.read_by()[0].task(), None); // not a task
+    /// drop(reading);
+    /// rt.block_on(writer).unwrap();
+    /// ```
+    pub fn read_by(&self) -> &[LockHolder] {
+        &self.read_by.0
+    }
+
+    /// For a wait on an [`RwLock`](crate::sync::RwLock): how many held it
+    /// for reading when the dump was taken (see
+    /// [`read_by`](WaitSite::read_by)).
+    ///
+    /// # Examples
+    ///
+    /// See [`read_by`](WaitSite::read_by).
+    pub fn readers(&self) -> usize {
+        self.read_by.1
     }
 
     /// For a wait on a [`JoinHandle`](crate::task::JoinHandle): the task
@@ -487,21 +640,21 @@ impl WaitSite {
 }
 
 impl WaitSite {
-    /// The task this wait is on: the holder of the lock it waits for, or
-    /// the task its `JoinHandle` waits to finish.
-    pub(crate) fn on_task(&self) -> Option<Id> {
-        self.held_by
-            .as_ref()
-            .and_then(LockHolder::task)
-            .or(self.task)
+    /// The tasks this wait is on: the holder of the lock it waits for
+    /// (its writer, or its readers shown), or the task its `JoinHandle`
+    /// waits to finish. A wait on readers lasts until each of them lets go.
+    pub(crate) fn on_tasks(&self) -> impl Iterator<Item = Id> + '_ {
+        let writer = self.held_by.as_ref().and_then(LockHolder::task);
+        let readers = self.read_by.0.iter().filter_map(LockHolder::task);
+        writer.into_iter().chain(readers).chain(self.task)
     }
 
-    /// As `Display`, naming the holder `holder_name` (which the task dump
+    /// As `Display`, naming the holders by `name_of` (which the task dump
     /// knows, the wait does not).
-    pub(crate) fn fmt_naming(
-        &self,
+    pub(crate) fn fmt_naming<'a>(
+        &'a self,
         f: &mut fmt::Formatter<'_>,
-        holder_name: Option<&str>,
+        name_of: impl Fn(&'a LockHolder) -> Option<&'a str>,
     ) -> fmt::Result {
         f.write_str(self.kind)?;
         if let Some(task) = self.task {
@@ -512,7 +665,15 @@ impl WaitSite {
         }
         if let Some(holder) = &self.held_by {
             f.write_str(", held by ")?;
-            holder.fmt_naming(f, holder_name)?;
+            holder.fmt_naming(f, name_of(holder))?;
+        }
+        let (readers, count) = &self.read_by;
+        for (at, reader) in readers.iter().enumerate() {
+            f.write_str(if at == 0 { ", read by " } else { ", " })?;
+            reader.fmt_naming(f, name_of(reader))?;
+        }
+        if *count > readers.len() {
+            write!(f, " and {} more reader(s)", count - readers.len())?;
         }
         Ok(())
     }
@@ -521,7 +682,7 @@ impl WaitSite {
 /// `Mutex::lock at src/db.rs:41, held by task 7 (acquired at src/x.rs:10)`.
 impl fmt::Display for WaitSite {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.fmt_naming(f, None)
+        self.fmt_naming(f, |_| None)
     }
 }
 
@@ -577,6 +738,23 @@ impl fmt::Display for LockHolder {
 }
 
 impl LockHolder {
+    /// This thread's task (or this thread, outside any task), having just
+    /// taken a lock at `location`.
+    fn here(location: &'static Location<'static>) -> LockHolder {
+        match context::current_task_id() {
+            Some(task) => LockHolder {
+                task: Some(task),
+                thread: None,
+                acquired_at: location,
+            },
+            None => LockHolder {
+                task: None,
+                thread: std::thread::current().name().map(Box::from),
+                acquired_at: location,
+            },
+        }
+    }
+
     /// As `Display`, with the holding task's name.
     pub(crate) fn fmt_naming(&self, f: &mut fmt::Formatter<'_>, name: Option<&str>) -> fmt::Result {
         match (self.task, &self.thread) {

@@ -37,12 +37,14 @@ impl<'a, T: ?Sized> RwLockReadGuard<'a, T> {
         let Some(data) = f(&*this).map(|part| part as *const U) else {
             return Err(this);
         };
-        let semaphore = this.semaphore;
-        // The permit moves into the narrowed guard.
+        let (semaphore, token) = (this.semaphore, this.token);
+        // The permit (and the reader's place among the holders) moves into
+        // the narrowed guard.
         std::mem::forget(this);
         Ok(RwLockReadGuard {
             semaphore,
             data,
+            token,
             _borrow: PhantomData,
         })
     }

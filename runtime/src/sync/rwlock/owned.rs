@@ -11,6 +11,7 @@
 
 use super::RwLock;
 use crate::sync::{always_narrowed, take_arc};
+use crate::task::waits::ReadToken;
 use std::fmt;
 use std::ops::{Deref, DerefMut};
 use std::sync::Arc;
@@ -37,6 +38,8 @@ pub struct OwnedRwLockReadGuard<T: ?Sized, U: ?Sized = T> {
     lock: Arc<RwLock<T>>,
     /// Points into the locked value; valid while the read permit is held.
     data: *const U,
+    /// This reader among the lock's holders (`task::waits`).
+    token: ReadToken,
 }
 
 // SAFETY: moving the guard moves the `Arc<RwLock<T>>` (sendable when
@@ -46,10 +49,11 @@ unsafe impl<T: ?Sized + Send + Sync, U: ?Sized + Sync> Send for OwnedRwLockReadG
 unsafe impl<T: ?Sized + Send + Sync, U: ?Sized + Sync> Sync for OwnedRwLockReadGuard<T, U> {}
 
 impl<T: ?Sized> OwnedRwLockReadGuard<T> {
-    /// A guard of the whole value, for a read permit already taken.
-    pub(super) fn new(lock: Arc<RwLock<T>>) -> OwnedRwLockReadGuard<T> {
+    /// A guard of the whole value, for a read permit already taken (its
+    /// reader listed under `token`).
+    pub(super) fn new(lock: Arc<RwLock<T>>, token: ReadToken) -> OwnedRwLockReadGuard<T> {
         let data = lock.data.get();
-        OwnedRwLockReadGuard { lock, data }
+        OwnedRwLockReadGuard { lock, data, token }
     }
 }
 
@@ -113,9 +117,11 @@ impl<T: ?Sized, U: ?Sized> OwnedRwLockReadGuard<T, U> {
         let Some(data) = f(&*this).map(|part| part as *const V) else {
             return Err(this);
         };
+        let token = this.token;
         Ok(OwnedRwLockReadGuard {
             lock: take_arc(this, |guard| &guard.lock),
             data,
+            token,
         })
     }
 }
@@ -132,6 +138,7 @@ impl<T: ?Sized, U: ?Sized> Deref for OwnedRwLockReadGuard<T, U> {
 
 impl<T: ?Sized, U: ?Sized> Drop for OwnedRwLockReadGuard<T, U> {
     fn drop(&mut self) {
+        self.lock.semaphore.holder.read_released(self.token);
         self.lock.semaphore.release(1);
     }
 }
@@ -349,9 +356,11 @@ impl<T: ?Sized> OwnedRwLockWriteGuard<T> {
         // Step 1: one of the writer's permits becomes the reader's. The
         // guard exists before step 2 wakes anyone, so a panicking waker
         // still releases it.
+        let token = this.lock.semaphore.holder.downgraded();
         let reader = OwnedRwLockReadGuard {
             lock: take_arc(this, |guard| &guard.lock),
             data,
+            token,
         };
         reader.lock.release_all_reads_but_one();
         reader
