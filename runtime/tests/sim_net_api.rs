@@ -165,7 +165,6 @@ fn what_needs_a_real_socket_is_refused_by_name() {
             assert_eq!(result.kind(), io::ErrorKind::Unsupported, "{result}");
             assert!(result.to_string().contains(api), "{result} names {api}");
         };
-        unsupported(rt::net::TcpSocket::new_v4().unwrap_err(), "TcpSocket");
         unsupported(
             TcpStream::from_std(std_stream).unwrap_err(),
             "TcpStream::from_std",

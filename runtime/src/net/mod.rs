@@ -123,7 +123,8 @@ macro_rules! cfg_quickack {
 
 /// `AsRawFd`, `AsFd`, `IntoRawFd` and `FromRawFd` for a socket not yet
 /// registered, held as `socket: socket2::Socket` (`TcpSocket`,
-/// `UnixSocket`); `$what` names the descriptor `from_raw_fd` takes.
+/// `UnixSocket`) and made from one by `adopt`; `$what` names the
+/// descriptor `from_raw_fd` takes.
 macro_rules! unregistered_socket_fd {
     ($Socket:ident, $what:literal) => {
         impl ::std::os::fd::AsRawFd for $Socket {
@@ -158,7 +159,7 @@ macro_rules! unregistered_socket_fd {
                 // it owns (this function's contract), which `Socket` then
                 // owns and closes.
                 let socket = unsafe { Socket::from_raw_fd(fd) };
-                $Socket { socket }
+                $Socket::adopt(socket)
             }
         }
     };

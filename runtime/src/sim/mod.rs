@@ -446,10 +446,14 @@
 //! - `rt::net::lookup_host` of a name that is not a node's: `NotFound`
 //!   (node names resolve to the simulated addresses; the system
 //!   resolver is never asked);
-//! - real sockets: `TcpSocket` (creating one, and its `connect` and
-//!   `listen`), every Unix socket (`UnixStream::connect`/`pair`,
+//! - real sockets: every Unix socket (`UnixStream::connect`/`pair`,
 //!   `UnixListener::bind`, `UnixDatagram`, `UnixSocket`, ...), and the
-//!   `from_std` of every socket type: `Unsupported`;
+//!   `from_std` of every socket type: `Unsupported`; a `TcpSocket` is a
+//!   real descriptor holding options until its `connect` or `listen`,
+//!   which go over the simulated network (`net/tcp/socket_sim.rs`), but
+//!   for one adopted already bound on the machine, a `connect` after a
+//!   `bind`, and a `listen` with a linger set: `Unsupported`, naming the
+//!   fix;
 //! - on a simulated `TcpStream`: `into_std`, `try_io`, `async_io`,
 //!   `send_file` and `quickack`/`set_quickack` return `Unsupported`; the
 //!   descriptor (`as_fd`, `as_raw_fd`, so `socket2::SockRef`) panics; on a
@@ -482,6 +486,28 @@
 //!   `blocking_lock`, ...) inside a `spawn_blocking` or `block_in_place`
 //!   job, which runs inline on the simulation's thread, so could only
 //!   wait by stopping the run: a panic saying so (use the async method).
+//!
+//! ## tokio crates inside a simulation
+//!
+//! In a graph patched onto rt's tokio facade (`compat/tokio`), the
+//! facade's types are rt's, so what a crate does through `tokio::net`,
+//! `tokio::time`, `tokio::spawn` and `tokio::sync` is simulated with no
+//! change to the crate (`compat/ecosystem-tests/tests/sim_http.rs`):
+//! `axum::serve` and hyper-util's servers on `tokio::net::TcpListener`,
+//! hyper's `client::conn` over `tokio::net::TcpStream`, and hyper-util's
+//! legacy `Client` with its `HttpConnector`, whose socket2-built socket
+//! the simulation adopts (`TcpSocket::from_std_stream`, above) and whose
+//! pool and timeouts run on the simulated clock (`TokioTimer`). One
+//! setting: `HttpConnector`'s default resolver, hyper-util's
+//! `GaiResolver`, calls the system resolver itself (std's `getaddrinfo`
+//! in `spawn_blocking`, which runs inline here), so it knows no node
+//! names and its answers are the machine's; give the connector one that
+//! calls `tokio::net::lookup_host` (`HttpConnector::new_with_resolver`;
+//! outside a simulation `lookup_host` asks the system resolver on the
+//! blocking pool, as `GaiResolver` does). rt cannot refuse that path: a
+//! blocking closure's system calls are not rt's to see. hyper's `Date`
+//! header reads `SystemTime` (see the hazards above): leave it out of
+//! what runs compare.
 //!
 //! ## Limits and their defaults
 //!

@@ -93,13 +93,19 @@ impl TcpListener {
             if let Some(bound) =
                 crate::sim::in_sim(|sim| crate::sim::SimTcpListener::bind(sim, addr))
             {
-                return Ok(TcpListener {
-                    io: ListenerIo::Sim(bound?),
-                });
+                return bound.map(TcpListener::simulated);
             }
             TcpListener::new(bind_listening(addr)?)
         })
         .await
+    }
+
+    /// A listener on the simulated network.
+    #[cfg(feature = "sim")]
+    pub(super) fn simulated(listener: crate::sim::SimTcpListener) -> TcpListener {
+        TcpListener {
+            io: ListenerIo::Sim(listener),
+        }
     }
 
     #[track_caller]

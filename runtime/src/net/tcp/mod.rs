@@ -6,6 +6,8 @@ mod listener;
 mod listener_io;
 mod read_uninit;
 mod socket;
+#[cfg(feature = "sim")]
+mod socket_sim;
 mod split;
 mod stream;
 mod stream_io;

@@ -39,6 +39,11 @@ fn buffer_size(size: u32) -> io::Result<usize> {
 /// local address of an outgoing connection. Then [`connect`] or
 /// [`listen`] turns it into a [`TcpStream`] or a [`TcpListener`].
 ///
+/// Inside a simulation (feature `sim`), the socket holds its options
+/// until `connect` or `listen`, which go over the simulated network; one
+/// adopted by [`from_std_stream`](TcpSocket::from_std_stream) too, unless
+/// it was bound on the machine (`rt::sim`'s docs list what is refused).
+///
 /// [`connect`]: TcpSocket::connect
 /// [`listen`]: TcpSocket::listen
 ///
@@ -59,7 +64,11 @@ fn buffer_size(size: u32) -> io::Result<usize> {
 /// # });
 /// ```
 pub struct TcpSocket {
-    socket: Socket,
+    pub(super) socket: Socket,
+    /// Inside a simulation, the address `bind` recorded (the descriptor
+    /// stays unbound: see `socket_sim.rs`).
+    #[cfg(feature = "sim")]
+    pub(super) sim_bound: crate::loom::sync::Mutex<Option<SocketAddr>>,
 }
 
 impl TcpSocket {
@@ -97,12 +106,21 @@ impl TcpSocket {
     }
 
     /// A non-blocking, close-on-exec TCP socket of `domain`.
+    ///
+    /// Inside a simulation too: an unconnected socket only holds options
+    /// until `connect` or `listen` (see `socket_sim.rs`).
     fn new(domain: Domain) -> io::Result<TcpSocket> {
-        #[cfg(feature = "sim")]
-        crate::sim::refuse("`TcpSocket`")?;
         let socket = Socket::new(domain, Type::STREAM, Some(Protocol::TCP))?;
         socket.set_nonblocking(true)?;
-        Ok(TcpSocket { socket })
+        Ok(TcpSocket::adopt(socket))
+    }
+
+    fn adopt(socket: Socket) -> TcpSocket {
+        TcpSocket {
+            socket,
+            #[cfg(feature = "sim")]
+            sim_bound: crate::loom::sync::Mutex::new(None),
+        }
     }
 
     /// Takes over a TCP socket made elsewhere and not yet connected or
@@ -130,9 +148,7 @@ impl TcpSocket {
     /// });
     /// ```
     pub fn from_std_stream(std_stream: std::net::TcpStream) -> TcpSocket {
-        TcpSocket {
-            socket: Socket::from(std_stream),
-        }
+        TcpSocket::adopt(Socket::from(std_stream))
     }
 
     /// Sets `SO_REUSEADDR`: a listener may bind a port whose previous
@@ -545,6 +561,10 @@ impl TcpSocket {
     /// ```
     pub fn bind(&self, addr: SocketAddr) -> io::Result<()> {
         self.check_family(&addr, "bind")?;
+        #[cfg(feature = "sim")]
+        if crate::sim::is_current() {
+            return self.bind_simulated(addr);
+        }
         self.socket.bind(&addr.into())
     }
 
@@ -558,6 +578,15 @@ impl TcpSocket {
     ///
     /// See [`bind`](TcpSocket::bind).
     pub fn local_addr(&self) -> io::Result<SocketAddr> {
+        #[cfg(feature = "sim")]
+        if let Some(bound) = self.bound_simulated() {
+            return Ok(bound);
+        }
+        self.local_addr_of_descriptor()
+    }
+
+    /// The address the descriptor is bound to (`getsockname`).
+    pub(super) fn local_addr_of_descriptor(&self) -> io::Result<SocketAddr> {
         self.socket.local_addr()?.as_socket().ok_or_else(|| {
             io::Error::new(
                 io::ErrorKind::InvalidData,
@@ -582,9 +611,13 @@ impl TcpSocket {
     ///
     /// See [`TcpSocket`].
     pub async fn connect(self, addr: SocketAddr) -> io::Result<TcpStream> {
-        #[cfg(feature = "sim")]
-        crate::sim::refuse("`TcpSocket::connect`")?;
         self.check_family(&addr, "connect")?;
+        #[cfg(feature = "sim")]
+        if let Some(sim) = crate::sim::in_sim(Clone::clone) {
+            return self.connect_simulated(sim, addr).await;
+        }
+        #[cfg(feature = "sim")]
+        self.refuse_bound_simulated("`TcpSocket::connect`")?;
         // Already so unless the socket came from `from_std_stream`.
         self.socket.set_nonblocking(true)?;
         match self.socket.connect(&addr.into()) {
@@ -619,7 +652,11 @@ impl TcpSocket {
     /// See [`TcpSocket`].
     pub fn listen(self, backlog: u32) -> io::Result<TcpListener> {
         #[cfg(feature = "sim")]
-        crate::sim::refuse("`TcpSocket::listen`")?;
+        if let Some(sim) = crate::sim::in_sim(Clone::clone) {
+            return self.listen_simulated(&sim);
+        }
+        #[cfg(feature = "sim")]
+        self.refuse_bound_simulated("`TcpSocket::listen`")?;
         self.socket
             .listen(i32::try_from(backlog).unwrap_or(i32::MAX))?;
         TcpListener::from_std(std::net::TcpListener::from(self.socket))

@@ -126,12 +126,18 @@ impl TcpStream {
         if let Some(connect) =
             crate::sim::in_sim(|sim| crate::sim::SimTcpStream::connect(sim.clone(), addr))
         {
-            return Ok(TcpStream {
-                io: TcpIo::Sim(connect.await?),
-            });
+            return Ok(TcpStream::simulated(connect.await?));
         }
         let io = TcpStream::register(mio::net::TcpStream::connect(addr)?)?;
         TcpStream::connected(io).await
+    }
+
+    /// A stream over a simulated connection.
+    #[cfg(feature = "sim")]
+    pub(super) fn simulated(stream: crate::sim::SimTcpStream) -> TcpStream {
+        TcpStream {
+            io: TcpIo::Sim(stream),
+        }
     }
 
     /// Wraps a connected `std` stream (it is switched to non-blocking).

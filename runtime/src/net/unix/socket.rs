@@ -89,7 +89,11 @@ impl UnixSocket {
         crate::sim::refuse("`UnixSocket`")?;
         let socket = Socket::new(Domain::UNIX, kind, None)?;
         socket.set_nonblocking(true)?;
-        Ok(UnixSocket { socket })
+        Ok(UnixSocket::adopt(socket))
+    }
+
+    fn adopt(socket: Socket) -> UnixSocket {
+        UnixSocket { socket }
     }
 
     /// Binds the socket to `path`, which must not exist yet.
