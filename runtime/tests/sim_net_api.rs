@@ -165,18 +165,31 @@ fn what_needs_a_real_socket_is_refused_by_name() {
             assert_eq!(result.kind(), io::ErrorKind::Unsupported, "{result}");
             assert!(result.to_string().contains(api), "{result} names {api}");
         };
+        // A socket the machine made: the error names the fix, the call
+        // that makes a simulated one.
+        let from_std = TcpStream::from_std(std_stream).unwrap_err();
+        unsupported(from_std, "TcpStream::from_std");
+        let from_std = TcpStream::from_std(std::net::TcpStream::connect(
+            std_listener.local_addr().unwrap(),
+        )?)
+        .unwrap_err();
         unsupported(
-            TcpStream::from_std(std_stream).unwrap_err(),
-            "TcpStream::from_std",
+            from_std,
+            "connect inside the simulation with `TcpStream::connect`",
         );
+        let from_std = TcpListener::from_std(std_listener).unwrap_err();
+        unsupported(from_std, "TcpListener::from_std");
+        let from_std = TcpListener::from_std(std::net::TcpListener::bind("127.0.0.1:0")?);
+        let from_std = from_std.map(drop).unwrap_err();
         unsupported(
-            TcpListener::from_std(std_listener).unwrap_err(),
-            "TcpListener::from_std",
+            from_std,
+            "with `TcpListener::bind` and hand it to the server",
         );
-        unsupported(
-            UdpSocket::from_std(std_udp).unwrap_err(),
-            "UdpSocket::from_std",
-        );
+        let from_std = UdpSocket::from_std(std_udp).unwrap_err();
+        unsupported(from_std, "UdpSocket::from_std");
+        let from_std = UdpSocket::from_std(std::net::UdpSocket::bind("127.0.0.1:0")?);
+        let from_std = from_std.map(drop).unwrap_err();
+        unsupported(from_std, "inside the simulation with `UdpSocket::bind`");
         let (client, _server) = pair().await?;
         unsupported(
             client.try_io(Interest::READABLE, || Ok(())).unwrap_err(),

@@ -140,6 +140,12 @@ pub(crate) fn is_current() -> bool {
 /// An `Unsupported` error naming `api` inside a simulation (whose runs
 /// must not depend on the real machine), `Ok` outside one.
 pub(crate) fn refuse(api: &str) -> std::io::Result<()> {
+    refuse_naming_fix(api, "")
+}
+
+/// As [`refuse`], the message ending with `fix`, what to do instead
+/// (`"; bind ..."`).
+pub(crate) fn refuse_naming_fix(api: &str, fix: &str) -> std::io::Result<()> {
     if !is_current() {
         return Ok(());
     }
@@ -147,7 +153,7 @@ pub(crate) fn refuse(api: &str) -> std::io::Result<()> {
         std::io::ErrorKind::Unsupported,
         format!(
             "{api} is not supported inside a simulation (`rt::sim`): it reaches the real \
-             machine, which a seed cannot replay"
+             machine, which a seed cannot replay{fix}"
         ),
     ))
 }

@@ -448,7 +448,8 @@
 //!   resolver is never asked);
 //! - real sockets: every Unix socket (`UnixStream::connect`/`pair`,
 //!   `UnixListener::bind`, `UnixDatagram`, `UnixSocket`, ...), and the
-//!   `from_std` of every socket type: `Unsupported`; a `TcpSocket` is a
+//!   `from_std` of every socket type: `Unsupported` (for TCP and UDP
+//!   naming the call that makes a simulated one); a `TcpSocket` is a
 //!   real descriptor holding options until its `connect` or `listen`,
 //!   which go over the simulated network (`net/tcp/socket_sim.rs`), but
 //!   for one adopted already bound on the machine, a `connect` after a
@@ -505,9 +506,14 @@
 //! calls `tokio::net::lookup_host` (`HttpConnector::new_with_resolver`;
 //! outside a simulation `lookup_host` asks the system resolver on the
 //! blocking pool, as `GaiResolver` does). rt cannot refuse that path: a
-//! blocking closure's system calls are not rt's to see. hyper's `Date`
-//! header reads `SystemTime` (see the hazards above): leave it out of
-//! what runs compare.
+//! blocking closure's system calls are not rt's to see. reqwest takes
+//! the same resolver through `ClientBuilder::dns_resolver`, tonic's
+//! `Endpoint` a connector built with it through `connect_with_connector`.
+//! tonic's `Server::serve(addr)` binds a std listener on the machine and
+//! adopts it (`TcpListener::from_std`, refused): give it a listener bound
+//! inside the simulation, `serve_with_incoming`. hyper's `Date` header
+//! reads `SystemTime` (see the hazards above): leave it out of what runs
+//! compare.
 //!
 //! ## Limits and their defaults
 //!
@@ -541,6 +547,8 @@ pub use sweep::{SweepReport, sweep};
 
 pub(crate) use endpoint::SimReadiness;
 pub(crate) use executor::Handle;
-pub(crate) use faults::{is_current, random_below, refuse, refuse_enter, refuse_other_runtime};
+pub(crate) use faults::{
+    is_current, random_below, refuse, refuse_enter, refuse_naming_fix, refuse_other_runtime,
+};
 pub(crate) use socket::{SimUdp, in_sim, unsupported};
 pub(crate) use tcp_socket::{SimTcpListener, SimTcpStream};

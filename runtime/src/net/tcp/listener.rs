@@ -138,7 +138,12 @@ impl TcpListener {
     #[track_caller]
     pub fn from_std(listener: std::net::TcpListener) -> io::Result<TcpListener> {
         #[cfg(feature = "sim")]
-        crate::sim::refuse("`TcpListener::from_std`")?;
+        crate::sim::refuse_naming_fix(
+            "`TcpListener::from_std`",
+            "; bind the listener inside the simulation with `TcpListener::bind` and hand it \
+             to the server (one that binds a std listener itself, as tonic's `Server::serve` \
+             does, has a form that takes a listener: `serve_with_incoming`)",
+        )?;
         listener.set_nonblocking(true)?;
         TcpListener::new(mio::net::TcpListener::from_std(listener))
     }

@@ -164,7 +164,10 @@ impl TcpStream {
     #[track_caller]
     pub fn from_std(stream: std::net::TcpStream) -> io::Result<TcpStream> {
         #[cfg(feature = "sim")]
-        crate::sim::refuse("`TcpStream::from_std`")?;
+        crate::sim::refuse_naming_fix(
+            "`TcpStream::from_std`",
+            "; connect inside the simulation with `TcpStream::connect` or `TcpSocket::connect`",
+        )?;
         stream.set_nonblocking(true)?;
         let io = TcpStream::register(mio::net::TcpStream::from_std(stream))?;
         Ok(TcpStream { io: real_io(io) })

@@ -159,7 +159,10 @@ impl UdpSocket {
     #[track_caller]
     pub fn from_std(socket: std::net::UdpSocket) -> io::Result<UdpSocket> {
         #[cfg(feature = "sim")]
-        crate::sim::refuse("`UdpSocket::from_std`")?;
+        crate::sim::refuse_naming_fix(
+            "`UdpSocket::from_std`",
+            "; bind the socket inside the simulation with `UdpSocket::bind`",
+        )?;
         socket.set_nonblocking(true)?;
         UdpSocket::new(mio::net::UdpSocket::from_std(socket))
     }
