@@ -406,6 +406,40 @@ fn errors_and_panics_fail_the_run_with_the_nodes_name() {
     );
     let source = std::error::Error::source(&err).expect("the client's error is the source");
     assert_eq!(source.to_string(), "bad reply");
+
+    // An error that says only its kind: the message goes on with its
+    // causes (once each), which name what went wrong.
+    #[derive(Debug)]
+    struct Kind(&'static str, Option<std::io::Error>);
+    impl std::fmt::Display for Kind {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str(self.0)
+        }
+    }
+    impl std::error::Error for Kind {
+        fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+            self.1.as_ref().map(|e| e as _)
+        }
+    }
+    let mut sim = Sim::new(1);
+    sim.client("grpc", async {
+        let cause = std::io::Error::other("the listener was refused: bind it inside");
+        Err::<(), _>(Kind("transport error", Some(cause)))
+    });
+    let err = sim.run().unwrap_err().to_string();
+    let expected = "`grpc` returned an error: transport error: the listener was refused: bind it \
+                    inside; seed 1";
+    assert!(err.contains(expected), "{err}");
+    let mut sim = Sim::new(1);
+    sim.client("verbose", async {
+        let cause = std::io::Error::other("refused");
+        Err::<(), _>(Kind("transport error: refused", Some(cause)))
+    });
+    let err = sim.run().unwrap_err().to_string();
+    assert!(
+        err.contains("error: transport error: refused; seed"),
+        "{err}"
+    );
 }
 
 #[test]

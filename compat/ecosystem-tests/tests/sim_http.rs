@@ -10,6 +10,12 @@
 //! calls the system resolver itself (`getaddrinfo` in `spawn_blocking`),
 //! which knows no node names and which no seed replays.
 //!
+//! reqwest takes the same resolver (`ClientBuilder::dns_resolver`), and
+//! tonic's `Endpoint` a connector built with it; tonic's server is given a
+//! listener bound inside the simulation (`serve_with_incoming`), since its
+//! `serve(addr)` binds one on the machine, which the simulation refuses
+//! with an error naming that fix.
+//!
 //! What is checked: keep-alive reuse, a seed's run replayed exactly (the
 //! order of the responses, the simulated instant of each, the
 //! `random_u64` draws) and other seeds interleaving otherwise; a
@@ -33,6 +39,7 @@ use std::future::Future;
 use std::io;
 use std::net::SocketAddr;
 use std::pin::Pin;
+use std::str::FromStr;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
@@ -59,6 +66,18 @@ impl tower::Service<Name> for LookupHost {
         Box::pin(async move {
             let addrs = tokio::net::lookup_host((name.as_str(), 0)).await?;
             Ok(addrs.collect::<Vec<_>>().into_iter())
+        })
+    }
+}
+
+/// The same resolver, as reqwest takes it.
+impl reqwest::dns::Resolve for LookupHost {
+    fn resolve(&self, name: reqwest::dns::Name) -> reqwest::dns::Resolving {
+        let name = Name::from_str(name.as_str());
+        let mut lookup = self.clone();
+        Box::pin(async move {
+            let addrs = tower::Service::call(&mut lookup, name?).await?;
+            Ok(Box::new(addrs) as reqwest::dns::Addrs)
         })
     }
 }
@@ -300,4 +319,94 @@ fn a_sweep_finds_the_lost_update_in_a_handler_and_its_seed_replays_it() {
     let fixed = rt::sim::sweep(0..50, |sim| incrementing(sim, true));
     let fixed = fixed.unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(fixed.runs(), 50);
+}
+
+#[test]
+fn reqwest_with_the_resolver_and_its_timeout_on_the_simulated_clock() {
+    let mut sim = Sim::new(13);
+    server(&mut sim, Arc::default(), true);
+    sim.client("client", async {
+        let client = reqwest::Client::builder()
+            .dns_resolver(Arc::new(LookupHost))
+            .build()?;
+        let body = client
+            .get("http://server/hello")
+            .send()
+            .await?
+            .text()
+            .await?;
+        assert!(body.starts_with("boot 1 "), "{body}");
+        rt::sim::partition("client", "server");
+        let start = tokio::time::Instant::now();
+        let request = client
+            .get("http://server/hello")
+            .timeout(Duration::from_secs(5));
+        let err = request.send().await.unwrap_err();
+        assert!(err.is_timeout(), "{}", chain(&err));
+        assert_eq!(start.elapsed(), Duration::from_secs(5));
+        Ok::<_, BoxError>(())
+    });
+    sim.run().unwrap_or_else(|e| panic!("{e}"));
+}
+
+#[test]
+fn tonic_health_check_with_a_listener_and_a_connector_from_the_simulation() {
+    use tonic_health::pb::HealthCheckRequest;
+    use tonic_health::pb::health_check_response::ServingStatus;
+    use tonic_health::pb::health_client::HealthClient;
+
+    let mut sim = Sim::new(14);
+    sim.host("server", || async {
+        let (reporter, health) = tonic_health::server::health_reporter();
+        reporter
+            .set_service_status("store", tonic_health::ServingStatus::Serving)
+            .await;
+        let listener = tokio::net::TcpListener::bind("0.0.0.0:50051").await?;
+        let incoming = tonic::transport::server::TcpIncoming::from(listener);
+        tonic::transport::Server::builder()
+            .add_service(health)
+            .serve_with_incoming(incoming)
+            .await?;
+        Ok::<_, BoxError>(())
+    });
+    sim.client("client", async {
+        let connector = HttpConnector::new_with_resolver(LookupHost);
+        let channel = tonic::transport::Endpoint::from_static("http://server:50051")
+            .connect_with_connector(connector)
+            .await?;
+        let request = HealthCheckRequest {
+            service: "store".into(),
+        };
+        let status = HealthClient::new(channel)
+            .check(request)
+            .await?
+            .into_inner();
+        assert_eq!(status.status(), ServingStatus::Serving);
+        Ok::<_, BoxError>(())
+    });
+    sim.run().unwrap_or_else(|e| panic!("{e}"));
+}
+
+#[test]
+fn tonics_serve_by_address_is_refused_naming_the_fix() {
+    let mut sim = Sim::new(15);
+    sim.host("server", || async {
+        let (_, health) = tonic_health::server::health_reporter();
+        // A std listener bound on the machine (an ephemeral loopback port),
+        // then adopted: refused.
+        tonic::transport::Server::builder()
+            .add_service(health)
+            .serve("127.0.0.1:0".parse().unwrap())
+            .await
+    });
+    // A client that outlives the host's first poll.
+    sim.client("client", async {
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        Ok::<_, BoxError>(())
+    });
+    let err = sim.run().unwrap_err();
+    let message = err.to_string();
+    assert!(message.contains("`server`"), "{message}");
+    assert!(message.contains("`TcpListener::from_std`"), "{message}");
+    assert!(message.contains("`serve_with_incoming`"), "{message}");
 }

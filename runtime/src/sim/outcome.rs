@@ -206,10 +206,32 @@ impl SimFailure {
     }
 }
 
+/// `error` and its causes (`source()`), `: `-separated, as a user reads
+/// them: a library's error often says only its kind (tonic's "transport
+/// error") and keeps the cause, which names the fix, as its source. A
+/// cause whose text is already there (an error that prints its source)
+/// is not repeated.
+fn write_chain(f: &mut fmt::Formatter<'_>, error: &(dyn Error + 'static)) -> fmt::Result {
+    let mut text = error.to_string();
+    let mut cause = error.source();
+    while let Some(next) = cause {
+        let next_text = next.to_string();
+        if !text.contains(&next_text) {
+            text.push_str(": ");
+            text.push_str(&next_text);
+        }
+        cause = next.source();
+    }
+    f.write_str(&text)
+}
+
 impl fmt::Display for SimFailure {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            SimFailure::Error { node, error } => write!(f, "`{node}` returned an error: {error}"),
+            SimFailure::Error { node, error } => {
+                write!(f, "`{node}` returned an error: ")?;
+                write_chain(f, &**error)
+            }
             SimFailure::Panic { node, message } => write!(f, "`{node}` panicked: {message}"),
             SimFailure::Deadlock { waiting } => write!(
                 f,
