@@ -187,6 +187,14 @@ fn traced_run(seed: u64) -> Vec<String> {
         }
         peers.dedup();
         assert_eq!(peers.len(), 1, "keep-alive: one connection, {peers:?}");
+        // The dependencies' tasks are the simulation's: rt's dump of it
+        // lists the connection tasks hyper-util's client and axum spawned.
+        let dump = rt::runtime::Handle::current().dump();
+        for krate in ["/hyper-util-", "/axum-"] {
+            let spawned = dump.tasks().iter();
+            let spawned = spawned.filter(|task| task.location().file().contains(krate));
+            assert!(spawned.count() > 0, "no task of {krate} in {dump:?}");
+        }
         let requests = (0..4).map(|i| {
             let client = client.clone();
             async move { (i, call(&client, "POST", "/incr").await) }
