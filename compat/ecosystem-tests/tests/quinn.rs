@@ -231,6 +231,7 @@ async fn closed_by_the_peer() {
 /// the clock passes at once.
 #[tokio::test(start_paused = true)]
 async fn idle_timeout_on_the_paused_clock() {
+    // Under `bounded`'s 60 s, which the clock would reach first otherwise.
     let idle = Duration::from_secs(30);
     let (server, client) = endpoints(idle);
     let (server_side, client_side) = connect(&server, &client).await;
