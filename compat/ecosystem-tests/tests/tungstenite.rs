@@ -54,7 +54,7 @@ async fn echo_server(listener: TcpListener) -> Vec<Served> {
 }
 
 fn message(client: usize, i: usize) -> Message {
-    if i % 2 == 0 {
+    if i.is_multiple_of(2) {
         Message::text(format!("client {client} message {i}"))
     } else {
         Message::binary(vec![(client * 31 + i) as u8; BINARY_LEN])
