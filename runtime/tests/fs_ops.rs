@@ -408,7 +408,9 @@ fn dir_builder_creates_parents_only_when_recursive_with_its_mode() {
 
 #[test]
 fn a_dropped_write_still_writes_all_of_its_contents() {
-    // One blocking thread: a job queued after another runs after it.
+    // One blocking thread, held by a job until the write is dropped: the
+    // write's job is still queued when its future goes, and a job queued
+    // after it runs after it.
     let rt = Builder::new_multi_thread()
         .worker_threads(1)
         .max_blocking_threads(1)
@@ -416,22 +418,25 @@ fn a_dropped_write_still_writes_all_of_its_contents() {
         .unwrap();
     let dir = scratch_dir("dropped-write", &rt);
     let path = dir.join("f");
-    // Old contents the write replaces, and new ones of several chunks.
+    // Old contents the write replaces, and 5 MiB of new ones.
     std::fs::write(&path, b"old contents").unwrap();
     let data = pattern(5 * 1024 * 1024 + 17);
     rt.block_on(async {
+        let (release, held) = std::sync::mpsc::channel::<()>();
+        let holder = rt::spawn_blocking(move || held.recv().unwrap());
         {
             let mut write = std::pin::pin!(rt::fs::write(&path, &data));
             assert!(futures::poll!(write.as_mut()).is_pending());
-            // Once the write's first job has run, give up on the write (a
-            // `select!` against a timeout, say) without polling it again.
-            rt::spawn_blocking(|| ()).await.unwrap();
+            // Give up on the write (a `select!` against a timeout, say)
+            // without polling it again.
         }
+        release.send(()).unwrap();
+        holder.await.unwrap();
         // Whatever the write still runs is queued before this.
         rt::spawn_blocking(|| ()).await.unwrap();
     });
     // As with tokio's (one `std::fs::write` on the pool): the file is not
-    // left truncated to the chunks written before the drop.
+    // left truncated, or with its old contents.
     let written = std::fs::read(&path).unwrap();
     assert_eq!(written.len(), data.len());
     assert_eq!(checksum(&written), checksum(&data));
