@@ -1518,22 +1518,6 @@ fn child_block_on_loses_its_waker() {
             let rt = Builder::new_current_thread().build().unwrap();
             rt.block_on(support::Forgetful(()));
         }
-        "current-thread, core held elsewhere" => {
-            // Another thread drives the core, waiting on a channel that
-            // keeps its waker: this `block_on` polls its future alone.
-            let rt = Arc::new(Builder::new_current_thread().build().unwrap());
-            let (holds_core, held) = mpsc::channel();
-            let (_keep, never) = rt::sync::oneshot::channel::<()>();
-            let driver = rt.clone();
-            std::thread::spawn(move || {
-                driver.block_on(async move {
-                    holds_core.send(()).unwrap();
-                    let _ = never.await;
-                })
-            });
-            held.recv_timeout(HANG).unwrap();
-            rt.block_on(support::Forgetful(()));
-        }
         other => panic!("unknown kind {other}"),
     }
     unreachable!("nothing can wake the future");
@@ -1541,20 +1525,15 @@ fn child_block_on_loses_its_waker() {
 
 /// The future passed to `block_on` that returns `Pending` with no waker of
 /// it left is reported at once, naming the `block_on` call and its thread:
-/// on a multi-thread runtime (a plain thread waiting), a current-thread one
-/// (driving the tasks), and a current-thread one whose core another thread
-/// holds (polling its future alone).
+/// on a multi-thread runtime (a plain thread waiting) and a current-thread
+/// one (driving the tasks).
 #[test]
 fn a_block_on_future_that_loses_its_waker_is_reported() {
     use std::process::Stdio;
     if in_child() {
         return;
     }
-    for kind in [
-        "multi-thread",
-        "current-thread",
-        "current-thread, core held elsewhere",
-    ] {
+    for kind in ["multi-thread", "current-thread"] {
         let mut child = KilledOnDrop(
             Command::new(std::env::current_exe().unwrap())
                 .args(["--exact", "child_block_on_loses_its_waker", "--nocapture"])

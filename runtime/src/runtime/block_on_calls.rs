@@ -22,12 +22,17 @@
 //! 5. the future is polled with a waker of the call's own (`FutureWaker`),
 //!    which forwards its wakes to `block_on`'s and has a count of its own:
 //!    a poll that returns `Pending` with no clone of it left anywhere, and
-//!    no wake since the poll began, leaves the future with nothing that
-//!    can ever wake it, and the thread waits for good; that is reported at
-//!    once, as a task's lost waker is (`task::state`). A clone can only be
-//!    made from another, so the answer is exact. A clone dropped later,
-//!    after the poll, without a wake, is not seen (a task's is: its
-//!    wakers count in its state word).
+//!    no wake waiting for `block_on` (its parker's notification, or the
+//!    current-thread scheduler's `woken`), leaves the future with nothing
+//!    that can ever wake it, and the thread waits for good; that is
+//!    reported, once per call, as a task's lost waker is (`task::state`).
+//!    A clone can only be made from another, and a holder's wake reaches
+//!    `block_on`'s waker before its count is released, so a report is
+//!    never wrong. Not seen: a clone dropped later, after the poll,
+//!    without a wake (a task's is: its wakers count in its state word);
+//!    and a current-thread `block_on` polling its future while another
+//!    thread drives the runtime, which polls it again once the core is
+//!    free (only the poll that holds the core is checked).
 //!
 //! With the watchdog off there is no list: `block_on` reads the `None`
 //! once, its future gets `block_on`'s own waker, and each poll of it
@@ -39,7 +44,7 @@ use crate::runtime::arc_waker::{ArcWake, arc_waker};
 use crate::runtime::metrics::WorkerMetrics;
 use crate::runtime::watchdog;
 use crate::task::Id;
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::fmt;
 use std::panic::Location;
 use std::task::{Poll, Waker};
@@ -68,6 +73,8 @@ pub(crate) struct BlockOnCall {
     /// Set once a current-thread call holds the core: the runtime's tasks
     /// wait while its future is polled.
     drives_tasks: AtomicBool,
+    /// Step 5's report was made: once per call.
+    lost_waker_reported: AtomicBool,
 }
 
 impl BlockOnCalls {
@@ -88,6 +95,7 @@ impl BlockOnCalls {
             thread_name: thread.name().map(std::sync::Arc::from),
             metrics: WorkerMetrics::default(),
             drives_tasks: AtomicBool::new(false),
+            lost_waker_reported: AtomicBool::new(false),
         });
         self.calls.lock().unwrap().push(call.clone());
         // Fails only while this thread's thread-locals are torn down: the
@@ -128,23 +136,19 @@ pub(crate) struct FutureWaker<'a> {
     waker: Waker,
     /// Step 5, while the call is watched: what `waker` points to.
     watched: Option<Arc<Watched>>,
-    /// The loss is reported once per `block_on`, not at every spurious
-    /// poll that follows it.
-    reported: Cell<bool>,
 }
 
-/// A watched call's waker (step 5): `block_on`'s own, and whether it was
-/// woken since the poll in progress, or the last one, began.
+/// A watched call's waker (step 5): `block_on`'s own, behind a count of
+/// its own.
 struct Watched {
     inner: Waker,
-    woken: AtomicBool,
 }
 
 impl ArcWake for Watched {
     fn wake_by_ref(&self) {
         // Before the count a by-value wake then releases: a poll that
-        // reads the count without this clone also reads this.
-        self.woken.store(true, Ordering::Release);
+        // reads the count without this clone also sees this wake's mark
+        // (the parker's notification, `woken`).
         self.inner.wake_by_ref();
     }
 }
@@ -155,25 +159,27 @@ const OWN_COUNTS: usize = 2;
 
 impl<'a> FutureWaker<'a> {
     /// The waker for a call (`None`: not watched) whose `block_on` wakes
-    /// through `waker`.
+    /// through `waker`, its future's loss of it reported (step 5).
     pub(crate) fn new(call: Option<&'a BlockOnCall>, waker: Waker) -> FutureWaker<'a> {
         let Some(call) = call else {
-            return FutureWaker {
-                call,
-                waker,
-                watched: None,
-                reported: Cell::new(false),
-            };
+            return FutureWaker::counted(None, waker);
         };
-        let watched = Arc::new(Watched {
-            inner: waker,
-            woken: AtomicBool::new(false),
-        });
+        let watched = Arc::new(Watched { inner: waker });
         FutureWaker {
             call: Some(call),
             waker: arc_waker(watched.clone()),
             watched: Some(watched),
-            reported: Cell::new(false),
+        }
+    }
+
+    /// `block_on`'s own waker, the polls counted (step 2) but step 5 not
+    /// checked: a current-thread `block_on` polling its future while
+    /// another thread holds the core polls it again once the core is free.
+    pub(crate) fn counted(call: Option<&'a BlockOnCall>, waker: Waker) -> FutureWaker<'a> {
+        FutureWaker {
+            call,
+            waker,
+            watched: None,
         }
     }
 
@@ -183,23 +189,28 @@ impl<'a> FutureWaker<'a> {
 
     /// Runs `poll` (one poll of the future, with `self.waker()`), counted
     /// if the call is watched, and reports a `Pending` that leaves the
-    /// future no waker (step 5).
+    /// future no waker (step 5); `woken` says whether a wake is waiting
+    /// for `block_on`, whose next poll would see what it was for.
     #[inline]
-    pub(crate) fn poll<T>(&self, poll: impl FnOnce() -> Poll<T>) -> Poll<T> {
-        let (Some(call), Some(watched)) = (self.call, &self.watched) else {
+    pub(crate) fn poll<T>(
+        &self,
+        poll: impl FnOnce() -> Poll<T>,
+        woken: impl FnOnce() -> bool,
+    ) -> Poll<T> {
+        let Some(call) = self.call else {
             return poll();
         };
-        // A wake from before the poll is one the poll answers.
-        watched.woken.store(false, Ordering::Relaxed);
         call.metrics.poll_started(call.id.as_u64());
         let polled = poll();
         call.metrics.poll_finished();
-        if polled.is_pending() && Arc::strong_count(watched) == OWN_COUNTS {
-            // Pairs with the release of the count a holder on another
-            // thread dropped: its wake, if any, is visible below.
-            fence(Ordering::Acquire);
-            if !watched.woken.load(Ordering::Relaxed) && !self.reported.replace(true) {
-                watchdog::report_block_on_lost_waker(call);
+        if let Some(watched) = &self.watched {
+            if polled.is_pending() && Arc::strong_count(watched) == OWN_COUNTS {
+                // Pairs with the release of the count a holder on another
+                // thread dropped: its wake, if any, is visible to `woken`.
+                fence(Ordering::Acquire);
+                if !woken() && !call.lost_waker_reported.swap(true, Ordering::Relaxed) {
+                    watchdog::report_block_on_lost_waker(call);
+                }
             }
         }
         polled
@@ -251,6 +262,7 @@ impl fmt::Debug for BlockOnCalls {
 #[cfg(all(test, loom))]
 mod loom_future_waker {
     use super::{BlockOnCalls, FutureWaker};
+    use crate::loom::sync::atomic::Ordering;
     use crate::loom::thread;
     use crate::runtime::park::ThreadParker;
     use std::panic::Location;
@@ -268,13 +280,22 @@ mod loom_future_waker {
             let parker = ThreadParker::new();
             let waker = FutureWaker::new(Some(registered.call()), parker.waker());
             let mut holder = None;
-            let polled = waker.poll(|| {
-                let clone = waker.waker().clone();
-                holder = Some(thread::spawn(move || clone.wake()));
-                Poll::<()>::Pending
-            });
+            let polled = waker.poll(
+                || {
+                    let clone = waker.waker().clone();
+                    holder = Some(thread::spawn(move || clone.wake()));
+                    Poll::<()>::Pending
+                },
+                || parker.is_notified(),
+            );
             assert!(polled.is_pending());
-            assert!(!waker.reported.get(), "a woken future was taken for lost");
+            assert!(
+                !registered
+                    .call()
+                    .lost_waker_reported
+                    .load(Ordering::Relaxed),
+                "a woken future was taken for lost"
+            );
             holder.unwrap().join().unwrap();
             // The wake reached `block_on`'s own waker.
             parker.park();

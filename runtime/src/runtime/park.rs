@@ -68,6 +68,12 @@ impl ParkState {
         }
     }
 
+    /// Whether a notification is pending (step 1 stored it, no park has
+    /// consumed it yet).
+    pub(crate) fn is_notified(&self) -> bool {
+        self.state.load(Ordering::SeqCst) == NOTIFIED
+    }
+
     /// Step 2: consumes a pending notification, if any.
     pub(crate) fn take_notification(&self) -> bool {
         self.state
@@ -199,6 +205,11 @@ impl ThreadParker {
         arc_waker(self.state.clone())
     }
 
+    /// Whether a wake is pending for the next `park`.
+    pub(crate) fn is_notified(&self) -> bool {
+        self.state.0.is_notified()
+    }
+
     /// Polls `future` on this thread until it completes, sleeping between
     /// wake-ups, after spinning for up to `spin_before_park` if recent
     /// sleeps were that short; the polls are counted in `call`, if given
@@ -214,7 +225,10 @@ impl ThreadParker {
         let mut cx = Context::from_waker(waker.waker());
         let mut future = std::pin::pin!(future);
         loop {
-            let polled = waker.poll(|| crate::task::budget_scope(|| future.as_mut().poll(&mut cx)));
+            let polled = waker.poll(
+                || crate::task::budget_scope(|| future.as_mut().poll(&mut cx)),
+                || self.is_notified(),
+            );
             if let Poll::Ready(output) = polled {
                 return output;
             }

@@ -1017,7 +1017,8 @@ pub(crate) fn report_block_on_lost_waker(call: &BlockOnCall) {
     let message = format!(
         "the future passed to `block_on` (or the body of `#[rt::main]`/`#[rt::test]`) at {} \
          returned `Pending` and no waker of it is left, so nothing can wake it: {thread} will \
-         wait forever. {LOST_WAKER_FIX}",
+         wait forever. {LOST_WAKER_FIX}; a `block_on` meant to wait forever \
+         (`std::future::pending()`, say, after spawning a server) is reported too",
         call.location
     );
     if to_tracing() {

@@ -222,7 +222,7 @@ impl Handle {
         let mut future = std::pin::pin!(future);
         let parker = ThreadParker::new();
         let waiter = parker.waker();
-        let alone = FutureWaker::new(call, waiter.clone());
+        let alone = FutureWaker::counted(call, waiter.clone());
         loop {
             if let Some(mut core) = me.take_core(&waiter) {
                 // Busy from here: the time since the last `block_on` was
@@ -243,7 +243,10 @@ impl Handle {
             // Another thread drives the core: poll our future alone until
             // it completes or the core comes free.
             let mut cx = std::task::Context::from_waker(alone.waker());
-            let polled = alone.poll(|| task::budget_scope(|| future.as_mut().poll(&mut cx)));
+            let polled = alone.poll(
+                || task::budget_scope(|| future.as_mut().poll(&mut cx)),
+                || true,
+            );
             if let Poll::Ready(output) = polled {
                 return output;
             }
@@ -367,8 +370,10 @@ impl CoreGuard {
             handle.woken.store(true, Ordering::Release);
             'outer: loop {
                 if handle.woken.swap(false, Ordering::AcqRel) {
-                    let polled =
-                        waker.poll(|| task::budget_scope(|| future.as_mut().poll(&mut task_cx)));
+                    let polled = waker.poll(
+                        || task::budget_scope(|| future.as_mut().poll(&mut task_cx)),
+                        || handle.woken.load(Ordering::SeqCst),
+                    );
                     if let Poll::Ready(output) = polled {
                         return output;
                     }
