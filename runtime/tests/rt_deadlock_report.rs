@@ -334,6 +334,90 @@ fn cycles_through_an_rwlocks_readers_are_reported() {
     }
 }
 
+/// Waits on readers that do not make a deadlock: a read held back only
+/// by a full set of readers (`with_max_readers`) gets in when any one of
+/// them lets go, so a task reading again beside a reader that waits on a
+/// channel is not stuck on itself; and an owned read guard moved into
+/// another task is no longer its taker's, so the taker waiting to write
+/// does not wait on itself. Neither is reported (the witness, formed
+/// after them, is).
+#[test]
+fn reads_that_one_reader_can_free_and_moved_owned_guards_are_not_deadlocks() {
+    for kind in KINDS {
+        let (rt, reports) = watched(kind);
+        // Two reader slots: this task's first read and another's.
+        let lock = Arc::new(rt::sync::RwLock::with_max_readers(0, 2));
+        let (release, released) = rt::sync::oneshot::channel::<()>();
+        let other_reader = {
+            let lock = lock.clone();
+            rt.spawn(async move {
+                let _read = lock.read().await;
+                released.await.unwrap();
+            })
+        };
+        drive_until(&rt, "the other reader waiting", |dump| {
+            idle_on(dump, other_reader.id(), "oneshot::Receiver")
+        });
+        let rereader = {
+            let lock = lock.clone();
+            rt.spawn(async move {
+                let _first = lock.read().await;
+                let _second = lock.read().await;
+            })
+        };
+        drive_until(&rt, "reading again", |dump| {
+            idle_on(dump, rereader.id(), "RwLock::read")
+        });
+
+        // An owned read guard handed to a task that holds it until told.
+        let owned_lock = Arc::new(rt::sync::RwLock::new(0));
+        let (drop_it, dropped) = rt::sync::oneshot::channel::<()>();
+        let (keeper_tx, keeper_rx) = std::sync::mpsc::channel();
+        let taker = {
+            let lock = owned_lock.clone();
+            rt.spawn(async move {
+                let guard = lock.clone().read_owned().await;
+                let keeper = rt::spawn(async move {
+                    dropped.await.unwrap();
+                    drop(guard);
+                });
+                keeper_tx.send(keeper).unwrap();
+                *lock.write().await += 1;
+            })
+        };
+        drive_until(&rt, "the taker writing", |dump| {
+            idle_on(dump, taker.id(), "RwLock::write")
+        });
+        let keeper = keeper_rx.try_recv().unwrap();
+        let dump = rt.handle().dump();
+        let writing = dump.iter().find(|task| task.id() == taker.id()).unwrap();
+        let reader = &writing.waits()[0].read_by()[0];
+        assert_eq!(reader.task(), Some(taker.id()));
+        assert!(reader.is_owned_guard());
+        assert!(
+            writing.waits()[0].to_string().contains(&format!(
+                "read by task {} (an owned guard acquired at",
+                taker.id()
+            )),
+            "{dump}"
+        );
+
+        let (witness, _) = relock(&rt, "witness");
+        let deadlock = next_report(&reports);
+        assert_eq!(deadlock.tasks()[0].id(), witness.id(), "{deadlock}");
+        assert!(reports.try_recv().is_err());
+
+        // Both end as they should.
+        release.send(()).unwrap();
+        rt.block_on(other_reader).unwrap();
+        rt.block_on(rereader).unwrap();
+        drop_it.send(()).unwrap();
+        rt.block_on(keeper).unwrap();
+        rt.block_on(taker).unwrap();
+        abort_all(&rt, [witness]);
+    }
+}
+
 /// A task waiting for a lock in a `select!` with a timeout may time out
 /// and release its own lock: the dump shows the cycle (through its first
 /// wait), the watchdog does not report it.

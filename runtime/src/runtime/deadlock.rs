@@ -48,7 +48,7 @@ use crate::scheduler;
 use crate::task::Id;
 use crate::task::list::{ListedTask, OwnedTasks};
 use crate::task::local;
-use crate::task::waits::MAX_WAITS;
+use crate::task::waits::{MAX_WAITS, WaitOn};
 use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::sync::Arc;
@@ -226,7 +226,7 @@ struct Waiting {
     /// The tasks its waits are on, each with its wait's index, in order
     /// (a wait on an `RwLock`'s readers is on each of them): the first
     /// wait is the dump's edge.
-    on: Vec<(usize, Id)>,
+    on: Vec<WaitOn>,
     /// Its list: `None` for the runtime's, else the index of its set.
     set: Option<usize>,
 }
@@ -279,8 +279,8 @@ fn closed_cycles(
     let first_edge = |id| {
         let on = &waiting.get(&id)?.on;
         on.iter()
-            .take_while(|&&(wait, _)| wait == 0)
-            .map(|&(_, on)| on)
+            .take_while(|on| on.wait == 0)
+            .map(|on| on.task)
             .find(|on| waiting.contains_key(on))
     };
     // A task of a cycle is waited on by the one before it: the walks
@@ -288,17 +288,24 @@ fn closed_cycles(
     // on by none).
     let waited_on: HashSet<Id> = waiting
         .values()
-        .flat_map(|task| task.on.iter().map(|&(_, on)| on))
+        .flat_map(|task| task.on.iter().map(|on| on.task))
         .collect();
     let starts = waiting.keys().copied().filter(|id| waited_on.contains(id));
     let mut seen = Vec::new();
     for cycle in cycles(starts, first_edge) {
         let members: HashSet<Id> = cycle.iter().copied().collect();
-        // Each wait is on a task of the cycle (on one of them, for a
-        // wait on readers: all must let go).
-        let on_cycle_only = |on: &[(usize, Id)]| {
-            on.chunk_by(|a, b| a.0 == b.0)
-                .all(|wait| wait.iter().any(|(_, on)| members.contains(on)))
+        // Each wait cannot end while the cycle stays: one of its tasks
+        // is on the cycle if any one alone blocks it (a writer; any reader
+        // for a write), else all of them are (`WaitOn::any`).
+        let on_cycle_only = |on: &[WaitOn]| {
+            on.chunk_by(|a, b| a.wait == b.wait).all(|wait| {
+                let on_cycle = |on: &WaitOn| members.contains(&on.task);
+                if wait[0].any {
+                    wait.iter().any(on_cycle)
+                } else {
+                    wait.iter().all(on_cycle)
+                }
+            })
         };
         if !cycle.iter().all(|id| on_cycle_only(&waiting[id].on)) {
             continue;
@@ -318,7 +325,7 @@ fn closed_cycles(
                 && snapshot
                     .waits()
                     .iter()
-                    .all(|wait| wait.on_tasks().any(|on| members.contains(&on)));
+                    .all(|wait| wait.on_cycle(|on| members.contains(on)));
             unmoved.then_some(snapshot)
         });
         let Some(tasks) = copied.collect::<Option<Vec<TaskSnapshot>>>() else {

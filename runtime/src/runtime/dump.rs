@@ -610,7 +610,7 @@ pub(crate) fn write_deadlock(
 ) -> fmt::Result {
     let members: HashSet<Id> = cycle.iter().copied().collect();
     let off_cycle = |task: &'_ TaskSnapshot| -> Vec<WaitSite> {
-        let on_cycle = |wait: &WaitSite| wait.on_tasks().any(|on| members.contains(&on));
+        let on_cycle = |wait: &WaitSite| wait.on_cycle(|on| members.contains(on));
         task.waits
             .iter()
             .filter(|wait| !on_cycle(wait))

@@ -161,7 +161,7 @@ impl<T: ?Sized> Mutex<T> {
             Acquire::new(&self.semaphore, 1, Site::lock("Mutex::lock", at))
                 .await
                 .expect("a mutex's semaphore is never closed");
-            self.semaphore.holder.acquired(at);
+            self.semaphore.holder.acquired(at, false);
             MutexGuard { mutex: self }
         }
     }
@@ -206,7 +206,7 @@ impl<T: ?Sized> Mutex<T> {
     pub fn try_lock(&self) -> Result<MutexGuard<'_, T>, TryLockError> {
         match self.semaphore.try_take(1) {
             Ok(()) => {
-                self.semaphore.holder.acquired(Location::caller());
+                self.semaphore.holder.acquired(Location::caller(), false);
                 Ok(MutexGuard { mutex: self })
             }
             Err(_) => Err(TryLockError(())),
@@ -232,7 +232,7 @@ impl<T: ?Sized> Mutex<T> {
             Acquire::new(&self.semaphore, 1, Site::lock("Mutex::lock_owned", at))
                 .await
                 .expect("a mutex's semaphore is never closed");
-            self.semaphore.holder.acquired(at);
+            self.semaphore.holder.acquired(at, true);
             OwnedMutexGuard { mutex: self }
         }
     }
@@ -278,7 +278,7 @@ impl<T: ?Sized> Mutex<T> {
     pub fn try_lock_owned(self: Arc<Self>) -> Result<OwnedMutexGuard<T>, TryLockError> {
         match self.semaphore.try_take(1) {
             Ok(()) => {
-                self.semaphore.holder.acquired(Location::caller());
+                self.semaphore.holder.acquired(Location::caller(), true);
                 Ok(OwnedMutexGuard { mutex: self })
             }
             Err(_) => Err(TryLockError(())),

@@ -205,7 +205,7 @@ impl<T: ?Sized> RwLock<T> {
         let at = Location::caller();
         async move {
             self.acquire(1, Site::lock("RwLock::read", at)).await;
-            RwLockReadGuard::new(self, self.semaphore.holder.read_acquired(at))
+            RwLockReadGuard::new(self, self.semaphore.holder.read_acquired(at, false))
         }
     }
 
@@ -224,7 +224,7 @@ impl<T: ?Sized> RwLock<T> {
         async move {
             self.acquire(self.max_reads, Site::lock("RwLock::write", at))
                 .await;
-            self.semaphore.holder.acquired(at);
+            self.semaphore.holder.acquired(at, false);
             RwLockWriteGuard { lock: self }
         }
     }
@@ -283,7 +283,10 @@ impl<T: ?Sized> RwLock<T> {
     #[track_caller]
     pub fn try_read(&self) -> Result<RwLockReadGuard<'_, T>, TryLockError> {
         self.try_acquire(1)?;
-        let token = self.semaphore.holder.read_acquired(Location::caller());
+        let token = self
+            .semaphore
+            .holder
+            .read_acquired(Location::caller(), false);
         Ok(RwLockReadGuard::new(self, token))
     }
 
@@ -303,7 +306,7 @@ impl<T: ?Sized> RwLock<T> {
     #[track_caller]
     pub fn try_write(&self) -> Result<RwLockWriteGuard<'_, T>, TryLockError> {
         self.try_acquire(self.max_reads)?;
-        self.semaphore.holder.acquired(Location::caller());
+        self.semaphore.holder.acquired(Location::caller(), false);
         Ok(RwLockWriteGuard { lock: self })
     }
 
@@ -331,7 +334,7 @@ impl<T: ?Sized> RwLock<T> {
         let at = Location::caller();
         async move {
             self.acquire(1, Site::lock("RwLock::read_owned", at)).await;
-            let token = self.semaphore.holder.read_acquired(at);
+            let token = self.semaphore.holder.read_acquired(at, true);
             OwnedRwLockReadGuard::new(self, token)
         }
     }
@@ -359,7 +362,7 @@ impl<T: ?Sized> RwLock<T> {
         async move {
             self.acquire(self.max_reads, Site::lock("RwLock::write_owned", at))
                 .await;
-            self.semaphore.holder.acquired(at);
+            self.semaphore.holder.acquired(at, true);
             OwnedRwLockWriteGuard::new(self)
         }
     }
@@ -384,7 +387,10 @@ impl<T: ?Sized> RwLock<T> {
     #[track_caller]
     pub fn try_read_owned(self: Arc<Self>) -> Result<OwnedRwLockReadGuard<T>, TryLockError> {
         self.try_acquire(1)?;
-        let token = self.semaphore.holder.read_acquired(Location::caller());
+        let token = self
+            .semaphore
+            .holder
+            .read_acquired(Location::caller(), true);
         Ok(OwnedRwLockReadGuard::new(self, token))
     }
 
@@ -409,7 +415,7 @@ impl<T: ?Sized> RwLock<T> {
     #[track_caller]
     pub fn try_write_owned(self: Arc<Self>) -> Result<OwnedRwLockWriteGuard<T>, TryLockError> {
         self.try_acquire(self.max_reads)?;
-        self.semaphore.holder.acquired(Location::caller());
+        self.semaphore.holder.acquired(Location::caller(), true);
         Ok(OwnedRwLockWriteGuard::new(self))
     }
 

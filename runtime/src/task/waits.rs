@@ -6,7 +6,8 @@
 //! vtable whose poll does not record, `harness::vtable`), a leaf future's
 //! `Pending` one thread-local flag check (`record`), a lock's acquire one
 //! relaxed load (`tracking_anywhere`) and its release one
-//! `OnceLock::get`; nothing is allocated. Measured with callgrind
+//! `OnceLock::get` (a read guard's, a compare of its token too; read
+//! guards are a word larger); nothing is allocated. Measured with callgrind
 //! (`benches/ab-instructions`), the ct_* rows stay within 1%.
 //!
 //! Recording, on:
@@ -36,11 +37,17 @@
 //! writer never hold it together). An `RwLock` taken for reading adds a
 //! reader the same way, under a token its guard keeps and gives back when
 //! it drops (a guard may drop in another task than the one that took it);
-//! a downgrade turns the writer into a reader. The holders are read live
+//! a downgrade turns the writer into a reader. A holder names the task
+//! that took the lock; an owned guard (`lock_owned`, `read_owned`, ...)
+//! may have moved to another task since, so it is shown but the deadlock
+//! search does not follow it. The holders are read live
 //! by the dump, so a waiter shows who holds the lock now, not who held it
 //! when the waiter queued. The `LockOwner` is an `Arc` allocated at the
 //! first acquire or wait with tracking on, so a waiter's record may
-//! outlive the lock.
+//! outlive the lock. With tracking on (anywhere in the process: a lock
+//! does not know its holder's runtime), every acquire and release of a
+//! `Mutex` or `RwLock` takes the `LockOwner`'s lock once, readers
+//! included (a token's removal is a map's, `O(log n)` in the readers).
 
 use crate::loom::sync::{Arc, Mutex};
 use crate::runtime::context;
@@ -100,21 +107,33 @@ impl Recording {
     }
 
     /// The tasks each wait is on (as `WaitSite::on_tasks`, the lock's
-    /// holders read now), each tagged with its wait's index, in order;
-    /// `None` if a wait is on no task. For
+    /// holders read now), each tagged with its wait's index and whether
+    /// the wait needs all of them to let go (`WaitOn`), in order; `None`
+    /// if a wait is on no task. For
     /// the watchdog's deadlock search, which reads every waiting task: no
     /// `WaitSite` is made, no holder copied.
-    pub(crate) fn tasks_waited_on(&self) -> Option<Vec<(usize, Id)>> {
+    pub(crate) fn tasks_waited_on(&self) -> Option<Vec<WaitOn>> {
         let mut on = Vec::with_capacity(self.waits.len());
         for (index, wait) in self.waits.iter().enumerate() {
             let before = on.len();
             match &wait.lock {
                 Some(lock) => {
-                    let holders = lock.holders.lock().unwrap();
-                    let tasks = holders.tasks();
-                    on.extend(tasks.map(|task| (index, task)));
+                    let holders = lock.holders();
+                    let any = blocked_by_any(wait.kind, holders.writer.is_some());
+                    if !any && !holders.readers_are_tasks_followed() {
+                        return None;
+                    }
+                    on.extend(holders.tasks().map(|task| WaitOn {
+                        wait: index,
+                        any,
+                        task,
+                    }));
                 }
-                None => on.extend(wait.task.map(|task| (index, task))),
+                None => on.extend(wait.task.map(|task| WaitOn {
+                    wait: index,
+                    any: true,
+                    task,
+                })),
             }
             if on.len() == before {
                 return None;
@@ -341,29 +360,35 @@ impl HolderSlot {
     }
 
     /// The lock was just taken exclusively at `location` by this thread's
-    /// task (or this thread, outside any task).
+    /// task (or this thread, outside any task); `owned`: for an owned
+    /// guard, which may move to another task.
     #[inline]
-    pub(crate) fn acquired(&self, location: &'static Location<'static>) {
+    pub(crate) fn acquired(&self, location: &'static Location<'static>, owned: bool) {
         if tracking_anywhere() {
-            self.set_holder(location);
+            self.set_holder(location, owned);
         }
     }
 
     #[cold]
-    fn set_holder(&self, location: &'static Location<'static>) {
-        let holder = LockHolder::here(location);
+    fn set_holder(&self, location: &'static Location<'static>, owned: bool) {
+        let holder = LockHolder::here(location, owned);
         let owner = self.owner();
-        let old = owner.holders.lock().unwrap().writer.replace(holder);
+        let old = owner.holders().writer.replace(holder);
         drop(old);
     }
 
     /// The lock was just taken for reading at `location` by this thread's
-    /// task (or this thread): the token gives the reader back to
-    /// `read_released` (`ReadToken::NONE` when nothing tracks).
+    /// task (or this thread), `owned` as for `acquired`: the token gives
+    /// the reader back to `read_released` (`ReadToken::NONE` when nothing
+    /// tracks).
     #[inline]
-    pub(crate) fn read_acquired(&self, location: &'static Location<'static>) -> ReadToken {
+    pub(crate) fn read_acquired(
+        &self,
+        location: &'static Location<'static>,
+        owned: bool,
+    ) -> ReadToken {
         if tracking_anywhere() {
-            self.add_reader(LockHolder::here(location))
+            self.add_reader(LockHolder::here(location, owned))
         } else {
             ReadToken::NONE
         }
@@ -372,11 +397,11 @@ impl HolderSlot {
     #[cold]
     fn add_reader(&self, reader: LockHolder) -> ReadToken {
         let owner = self.owner();
-        let mut holders = owner.holders.lock().unwrap();
+        let mut holders = owner.holders();
         holders.last_token += 1;
-        let token = ReadToken(holders.last_token);
-        holders.readers.push((token, reader));
-        token
+        let token = holders.last_token;
+        holders.readers.insert(token, reader);
+        ReadToken(token)
     }
 
     /// The writer became a reader (a downgrade): it stays listed, as a
@@ -385,7 +410,7 @@ impl HolderSlot {
         let Some(owner) = self.owner.get() else {
             return ReadToken::NONE;
         };
-        let writer = owner.holders.lock().unwrap().writer.take();
+        let writer = owner.holders().writer.take();
         match writer {
             Some(writer) => self.add_reader(writer),
             None => ReadToken::NONE,
@@ -403,12 +428,8 @@ impl HolderSlot {
     #[cold]
     fn remove_reader(&self, token: ReadToken) {
         if let Some(owner) = self.owner.get() {
-            let mut holders = owner.holders.lock().unwrap();
-            if let Some(at) = holders.readers.iter().position(|(t, _)| *t == token) {
-                let (_, reader) = holders.readers.swap_remove(at);
-                drop(holders);
-                drop(reader);
-            }
+            let reader = owner.holders().readers.remove(&token.0);
+            drop(reader);
         }
     }
 
@@ -422,7 +443,7 @@ impl HolderSlot {
     #[inline]
     pub(crate) fn released(&self) {
         if let Some(owner) = self.owner.get() {
-            let old = owner.holders.lock().unwrap().writer.take();
+            let old = owner.holders().writer.take();
             drop(old);
         }
     }
@@ -443,19 +464,51 @@ pub(crate) struct LockOwner {
 #[derive(Default)]
 struct Holders {
     writer: Option<LockHolder>,
-    /// In no order (a release swaps the last one in).
-    readers: Vec<(ReadToken, LockHolder)>,
+    /// By token: in the order they took the lock.
+    readers: std::collections::BTreeMap<u64, LockHolder>,
     /// The token given to the last reader.
     last_token: u64,
 }
 
 impl Holders {
-    /// The tasks holding the lock: the writer's, or the readers'.
+    /// The tasks holding the lock that the deadlock search follows: the
+    /// writer's, or the readers', but for owned guards (which may have
+    /// moved to another task since).
     fn tasks(&self) -> impl Iterator<Item = Id> + '_ {
-        let writer = self.writer.as_ref().and_then(LockHolder::task);
-        let readers = self.readers.iter().filter_map(|(_, reader)| reader.task);
-        writer.into_iter().chain(readers)
+        let writer = self.writer.iter().chain(self.readers.values());
+        writer.filter_map(LockHolder::followed_task)
     }
+
+    /// Whether every reader is a task the search follows (a wait that
+    /// needs all of them can then be judged).
+    fn readers_are_tasks_followed(&self) -> bool {
+        self.readers
+            .values()
+            .all(|reader| reader.followed_task().is_some())
+    }
+}
+
+/// One task a recorded wait is on (`Recording::tasks_waited_on`).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct WaitOn {
+    /// The wait's index among the task's waits.
+    pub(crate) wait: usize,
+    /// Whether this task alone keeps the wait blocked (a writer, or any
+    /// reader for a write; a `JoinHandle`'s task), or only all of the
+    /// wait's tasks together do (a read waiting for a free reader slot
+    /// might get any one's).
+    pub(crate) any: bool,
+    pub(crate) task: Id,
+}
+
+/// Whether a wait of `kind` on a lock is blocked while any one of its
+/// holders holds it. A write needs every reader gone; so does a read while
+/// a writer holds the lock. A read held back by readers alone may be
+/// waiting for a free slot (`with_max_readers`), which any one reader's
+/// release gives, or behind a queued writer, which needs them all: rt
+/// cannot tell which, so it takes the one that reports less, all.
+fn blocked_by_any(kind: &str, writer_holds: bool) -> bool {
+    writer_holds || !kind.starts_with("RwLock::read")
 }
 
 /// How a read guard finds its reader among a lock's holders when it
@@ -471,22 +524,25 @@ impl ReadToken {
 pub(crate) const MAX_READERS_SHOWN: usize = 8;
 
 impl LockOwner {
+    /// The holders, locked. Nothing under this lock can panic but an
+    /// allocation; a poisoned lock is used anyway (a read guard's drop
+    /// takes it, and must not panic while unwinding).
+    fn holders(&self) -> crate::loom::sync::MutexGuard<'_, Holders> {
+        self.holders
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
     fn holder(&self) -> Option<LockHolder> {
-        self.holders.lock().unwrap().writer.clone()
+        self.holders().writer.clone()
     }
 
     /// The first `MAX_READERS_SHOWN` readers, oldest first, and how many
     /// there are.
     fn readers(&self) -> (Vec<LockHolder>, usize) {
-        let holders = self.holders.lock().unwrap();
-        let mut oldest: Vec<&(ReadToken, LockHolder)> = holders.readers.iter().collect();
-        if oldest.len() > MAX_READERS_SHOWN {
-            oldest.select_nth_unstable_by_key(MAX_READERS_SHOWN, |(token, _)| token.0);
-            oldest.truncate(MAX_READERS_SHOWN);
-        }
-        oldest.sort_unstable_by_key(|(token, _)| token.0);
-        let shown = oldest.iter().map(|(_, reader)| reader.clone()).collect();
-        (shown, holders.readers.len())
+        let holders = self.holders();
+        let shown = holders.readers.values().take(MAX_READERS_SHOWN).cloned();
+        (shown.collect(), holders.readers.len())
     }
 }
 
@@ -640,13 +696,30 @@ impl WaitSite {
 }
 
 impl WaitSite {
-    /// The tasks this wait is on: the holder of the lock it waits for
-    /// (its writer, or its readers shown), or the task its `JoinHandle`
-    /// waits to finish. A wait on readers lasts until each of them lets go.
+    /// The tasks this wait is on, as the deadlock search follows them:
+    /// the holder of the lock it waits for (its writer, or its readers
+    /// shown; not an owned guard, which may have moved), or the task its
+    /// `JoinHandle` waits to finish.
     pub(crate) fn on_tasks(&self) -> impl Iterator<Item = Id> + '_ {
-        let writer = self.held_by.as_ref().and_then(LockHolder::task);
-        let readers = self.read_by.0.iter().filter_map(LockHolder::task);
-        writer.into_iter().chain(readers).chain(self.task)
+        let holders = self.held_by.iter().chain(&self.read_by.0);
+        holders
+            .filter_map(LockHolder::followed_task)
+            .chain(self.task)
+    }
+
+    /// Whether this wait cannot end while the tasks `on_cycle` says are
+    /// stuck stay so: one of its tasks is, if any one alone blocks it
+    /// (`blocked_by_any`); else every reader is, each one followed.
+    pub(crate) fn on_cycle(&self, on_cycle: impl Fn(&Id) -> bool) -> bool {
+        if blocked_by_any(self.kind, self.held_by.is_some()) {
+            return self.on_tasks().any(|on| on_cycle(&on));
+        }
+        let (shown, count) = &self.read_by;
+        *count > 0
+            && *count == shown.len()
+            && shown
+                .iter()
+                .all(|reader| reader.followed_task().is_some_and(|on| on_cycle(&on)))
     }
 
     /// As `Display`, naming the holders by `name_of` (which the task dump
@@ -696,6 +769,7 @@ pub struct LockHolder {
     task: Option<Id>,
     thread: Option<Box<str>>,
     acquired_at: &'static Location<'static>,
+    owned: bool,
 }
 
 impl LockHolder {
@@ -727,6 +801,25 @@ impl LockHolder {
     pub fn acquired_at(&self) -> &'static Location<'static> {
         self.acquired_at
     }
+
+    /// Whether the lock was taken as an owned guard (`lock_owned`,
+    /// `read_owned`, `write_owned` and their `try_` forms), which may
+    /// have moved to another task since: [`task`](LockHolder::task) is
+    /// the task that took it, not necessarily the one holding it now, so
+    /// the deadlock search does not follow it.
+    ///
+    /// # Examples
+    ///
+    /// See [`WaitSite`].
+    pub fn is_owned_guard(&self) -> bool {
+        self.owned
+    }
+
+    /// The task the deadlock search follows to: the holding task, unless
+    /// the guard is owned (it may have moved).
+    pub(crate) fn followed_task(&self) -> Option<Id> {
+        if self.owned { None } else { self.task }
+    }
 }
 
 /// `task 7 (acquired at src/x.rs:10)`, or `code outside any task on thread
@@ -740,17 +833,19 @@ impl fmt::Display for LockHolder {
 impl LockHolder {
     /// This thread's task (or this thread, outside any task), having just
     /// taken a lock at `location`.
-    fn here(location: &'static Location<'static>) -> LockHolder {
+    fn here(location: &'static Location<'static>, owned: bool) -> LockHolder {
         match context::current_task_id() {
             Some(task) => LockHolder {
                 task: Some(task),
                 thread: None,
                 acquired_at: location,
+                owned,
             },
             None => LockHolder {
                 task: None,
                 thread: std::thread::current().name().map(Box::from),
                 acquired_at: location,
+                owned,
             },
         }
     }
@@ -767,7 +862,8 @@ impl LockHolder {
             (None, Some(thread)) => write!(f, "code outside any task on thread '{thread}'")?,
             (None, None) => f.write_str("code outside any task on an unnamed thread")?,
         }
-        write!(f, " (acquired at {})", self.acquired_at)
+        let owned = if self.owned { "an owned guard " } else { "" };
+        write!(f, " ({owned}acquired at {})", self.acquired_at)
     }
 }
 
