@@ -162,6 +162,12 @@ fn what_would_need_the_machines_address_is_refused_naming_the_fix() {
         socket.bind("0.0.0.0:7000".parse().unwrap())?;
         let err = socket.connect(server).await.unwrap_err();
         unsupported(err, &["after `bind`", "leave out the bind"]);
+        // A bind that picks nothing is let through: the connect goes over
+        // the simulated network (to a node with no listener here).
+        let socket = TcpSocket::new_v4()?;
+        socket.bind("0.0.0.0:0".parse().unwrap())?;
+        let err = socket.connect(server).await.unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::ConnectionRefused, "{err}");
 
         // A listener hands no linger to what it accepts.
         let socket = TcpSocket::new_v4()?;

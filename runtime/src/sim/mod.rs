@@ -453,8 +453,8 @@
 //!   real descriptor holding options until its `connect` or `listen`,
 //!   which go over the simulated network (`net/tcp/socket_sim.rs`), but
 //!   for one adopted already bound on the machine, a `connect` after a
-//!   `bind`, and a `listen` with a linger set: `Unsupported`, naming the
-//!   fix;
+//!   `bind` that picks an address or port, and a `listen` with a linger
+//!   set: `Unsupported`, naming the fix;
 //! - on a simulated `TcpStream`: `into_std`, `try_io`, `async_io`,
 //!   `send_file` and `quickack`/`set_quickack` return `Unsupported`; the
 //!   descriptor (`as_fd`, `as_raw_fd`, so `socket2::SockRef`) panics; on a

@@ -21,9 +21,15 @@
 //!
 //! Refused with `Unsupported`, naming the fix: a socket already bound on
 //! the machine when it was adopted (its address is the machine's, not a
-//! node's), `connect` after `bind` (the simulated network picks a
-//! connection's local address itself), and `listen` with a linger set
-//! (the simulated listener hands it to no accepted stream).
+//! node's), `connect` after a `bind` that picks an address or a port (the
+//! simulated network picks a connection's local address itself; a bind
+//! to `0.0.0.0:0` picks nothing and is let through), and `listen` with a
+//! linger set (the simulated listener hands it to no accepted stream).
+//!
+//! `local_addr` before `listen` answers the recorded address as given
+//! (port 0 stays 0: the port is picked by `listen`, and the listener's
+//! `local_addr` has it); the descriptor itself stays unbound, so its
+//! `as_fd`/`into_raw_fd` carry no bind.
 
 use super::{TcpListener, TcpSocket, TcpStream};
 use crate::loom::sync::Arc;
@@ -62,7 +68,8 @@ impl TcpSocket {
     /// came so through `from_std_stream`): the simulation cannot use that.
     fn refuse_machine_bound(&self, api: &str) -> io::Result<SocketAddr> {
         let local = self.local_addr_of_descriptor()?;
-        if local.port() == 0 {
+        // An address with port 0 may still be bound (`IP_BIND_ADDRESS_NO_PORT`).
+        if local.port() == 0 && local.ip().is_unspecified() {
             return Ok(local);
         }
         Err(io::Error::new(
@@ -84,7 +91,9 @@ impl TcpSocket {
         addr: SocketAddr,
     ) -> io::Result<TcpStream> {
         self.refuse_machine_bound("`TcpSocket::connect`")?;
-        if let Some(bound) = self.bound_simulated() {
+        // A bind to the unspecified address and port 0 picks nothing.
+        let picks = |bound: &SocketAddr| !(bound.ip().is_unspecified() && bound.port() == 0);
+        if let Some(bound) = self.bound_simulated().filter(picks) {
             return Err(io::Error::new(
                 io::ErrorKind::Unsupported,
                 format!(
