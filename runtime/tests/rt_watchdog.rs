@@ -271,6 +271,15 @@ fn run_child(test: &str, rt_debug: bool) -> String {
     stderr
 }
 
+/// A multi-thread runtime of one worker, as most children build (its
+/// watchdog on when the child runs with `RT_DEBUG=1`).
+fn one_worker() -> rt::runtime::Runtime {
+    Builder::new_multi_thread()
+        .worker_threads(1)
+        .build()
+        .unwrap()
+}
+
 fn in_child() -> bool {
     std::env::var_os("RT_WATCHDOG_CHILD").is_some()
 }
@@ -389,10 +398,7 @@ fn child_leaks_a_task_quietly() {
         return;
     }
     assert!(std::env::var_os("RT_DEBUG").is_none());
-    let rt = Builder::new_multi_thread()
-        .worker_threads(1)
-        .build()
-        .unwrap();
+    let rt = one_worker();
     drop(rt.spawn(std::future::pending::<()>()));
     drop(rt);
 }
@@ -1268,10 +1274,7 @@ fn child_drops_the_handles_of_panicking_tasks() {
     if !in_child() {
         return;
     }
-    let rt = Builder::new_multi_thread()
-        .worker_threads(1)
-        .build()
-        .unwrap();
+    let rt = one_worker();
     // The handle dropped before the panic.
     let (go_tx, go) = futures::channel::oneshot::channel::<()>();
     let detached = rt::task::Builder::new()
@@ -1388,10 +1391,7 @@ fn child_loses_a_tasks_waker() {
     if !in_child() {
         return;
     }
-    let rt = Builder::new_multi_thread()
-        .worker_threads(1)
-        .build()
-        .unwrap();
+    let rt = one_worker();
     let (_tx, rx) = rt::sync::oneshot::channel::<()>();
     let named = rt::task::Builder::new;
     let lost = named()
@@ -1443,10 +1443,7 @@ fn child_task_blocks_until_a_stdin_line() {
     if !in_child() {
         return;
     }
-    let rt = Builder::new_multi_thread()
-        .worker_threads(1)
-        .build()
-        .unwrap();
+    let rt = one_worker();
     let stuck = rt::task::Builder::new()
         .name("reads stdin")
         .spawn_on(
@@ -1496,31 +1493,25 @@ fn the_end_of_a_reported_stall_is_reported_with_how_long_it_lasted() {
     assert!(ended.contains("reported above at"), "{ended}");
 }
 
-/// The child of `a_block_on_future_that_loses_its_waker_is_reported`: the
-/// future passed to `block_on` returns `Pending` keeping no waker, on the
-/// runtime `RT_WATCHDOG_KIND` names; its thread then waits for good, until
-/// the parent kills the process.
+/// The children of `a_block_on_future_that_loses_its_waker_is_reported`:
+/// the future passed to `block_on` returns `Pending` keeping no waker, on
+/// a multi-thread runtime and on a current-thread one; the thread then
+/// waits for good, until the parent kills the process.
 #[test]
-fn child_block_on_loses_its_waker() {
-    if !in_child() {
-        return;
+fn child_block_on_loses_its_waker_on_multi_thread() {
+    if in_child() {
+        one_worker().block_on(support::Forgetful(()));
+        unreachable!("nothing can wake the future");
     }
-    let kind = std::env::var("RT_WATCHDOG_KIND").unwrap();
-    match kind.as_str() {
-        "multi-thread" => {
-            let rt = Builder::new_multi_thread()
-                .worker_threads(1)
-                .build()
-                .unwrap();
-            rt.block_on(support::Forgetful(()));
-        }
-        "current-thread" => {
-            let rt = Builder::new_current_thread().build().unwrap();
-            rt.block_on(support::Forgetful(()));
-        }
-        other => panic!("unknown kind {other}"),
+}
+
+#[test]
+fn child_block_on_loses_its_waker_on_current_thread() {
+    if in_child() {
+        let rt = Builder::new_current_thread().build().unwrap();
+        rt.block_on(support::Forgetful(()));
+        unreachable!("nothing can wake the future");
     }
-    unreachable!("nothing can wake the future");
 }
 
 /// The future passed to `block_on` that returns `Pending` with no waker of
@@ -1529,23 +1520,13 @@ fn child_block_on_loses_its_waker() {
 /// one (driving the tasks).
 #[test]
 fn a_block_on_future_that_loses_its_waker_is_reported() {
-    use std::process::Stdio;
     if in_child() {
         return;
     }
-    for kind in ["multi-thread", "current-thread"] {
-        let mut child = KilledOnDrop(
-            Command::new(std::env::current_exe().unwrap())
-                .args(["--exact", "child_block_on_loses_its_waker", "--nocapture"])
-                .env("RT_WATCHDOG_CHILD", "1")
-                .env("RT_WATCHDOG_KIND", kind)
-                .env("RT_DEBUG", "1")
-                .stdout(Stdio::null())
-                .stderr(Stdio::piped())
-                .spawn()
-                .unwrap(),
-        );
-        let lines = support::stderr_lines(&mut child.0);
+    for kind in ["multi_thread", "current_thread"] {
+        let name = format!("child_block_on_loses_its_waker_on_{kind}");
+        let (child, lines) = child_with_stderr_lines(&name, true);
+        let child = KilledOnDrop(child);
         let report = loop {
             let line = lines
                 .recv_timeout(HANG)
