@@ -68,7 +68,7 @@ pub struct TcpSocket {
     /// Inside a simulation, the address `bind` recorded (the descriptor
     /// stays unbound: see `socket_sim.rs`).
     #[cfg(feature = "sim")]
-    pub(super) sim_bound: crate::loom::sync::Mutex<Option<SocketAddr>>,
+    pub(super) sim_bound: std::sync::OnceLock<SocketAddr>,
 }
 
 impl TcpSocket {
@@ -119,7 +119,7 @@ impl TcpSocket {
         TcpSocket {
             socket,
             #[cfg(feature = "sim")]
-            sim_bound: crate::loom::sync::Mutex::new(None),
+            sim_bound: std::sync::OnceLock::new(),
         }
     }
 

@@ -40,27 +40,19 @@ use std::net::SocketAddr;
 impl TcpSocket {
     /// Step 1: records `addr` as the address `listen` binds.
     pub(super) fn bind_simulated(&self, addr: SocketAddr) -> io::Result<()> {
-        let mut bound = self
-            .sim_bound
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        if let Some(already) = *bound {
+        self.sim_bound.set(addr).map_err(|_| {
+            let already = self.sim_bound.get().copied().unwrap_or(addr);
             // Linux: EINVAL for a second bind.
-            return Err(io::Error::new(
+            io::Error::new(
                 io::ErrorKind::InvalidInput,
                 format!("the socket is already bound to {already}: bind it once"),
-            ));
-        }
-        *bound = Some(addr);
-        Ok(())
+            )
+        })
     }
 
     /// The address recorded by a `bind` inside a simulation.
     pub(super) fn bound_simulated(&self) -> Option<SocketAddr> {
-        *self
-            .sim_bound
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+        self.sim_bound.get().copied()
     }
 
     /// The descriptor's address, the unspecified one of its family
