@@ -1,7 +1,7 @@
 //! The server side: one hyper HTTP/1.1 hello server, on rt or on tokio,
 //! with the same settings on both (2 workers unless told otherwise,
 //! hyper's default HTTP/1.1 builder with the runtime's timer,
-//! `TCP_NODELAY`, the same listener: see [`listener`]), optionally pinned
+//! `TCP_NODELAY`, the same listener: see [`listener_on`]), optionally pinned
 //! to one CPU. It prints `port <N>` on stdout once listening and exits
 //! when its stdin closes (the parent process ended). A line `metrics` on
 //! its stdin makes it print one line `metrics name=value ...` of its
@@ -89,7 +89,10 @@ pub(crate) fn serve(side: Side, workers: usize, cpu: Option<usize>) -> io::Resul
         pin_to_cpu(cpu)?;
     }
     crate::raise_fd_limit();
-    let listener = listener()?;
+    if per_core(side) {
+        return serve_per_core(side, workers);
+    }
+    let listener = listener_on(0, false)?;
     match side {
         Side::Rt => serve_rt(listener, workers),
         Side::Tokio => serve_tokio(listener, workers),
@@ -102,13 +105,17 @@ pub(crate) fn serve(side: Side, workers: usize, cpu: Option<usize>) -> io::Resul
     }
 }
 
-/// The listener all three servers take: 127.0.0.1, an ephemeral port,
-/// `SO_REUSEADDR`, a [`BACKLOG`] backlog, non-blocking.
-fn listener() -> io::Result<std::net::TcpListener> {
+/// The listener all three servers take: 127.0.0.1, `port` (0: an
+/// ephemeral one), `SO_REUSEADDR` (and `SO_REUSEPORT` if asked), a
+/// [`BACKLOG`] backlog, non-blocking.
+fn listener_on(port: u16, reuse_port: bool) -> io::Result<std::net::TcpListener> {
     use socket2::{Domain, Socket, Type};
     let socket = Socket::new(Domain::IPV4, Type::STREAM, None)?;
     socket.set_reuse_address(true)?;
-    let address: std::net::SocketAddr = "127.0.0.1:0".parse().expect("an address");
+    if reuse_port {
+        socket.set_reuse_port(true)?;
+    }
+    let address = std::net::SocketAddr::from(([127, 0, 0, 1], port));
     socket.bind(&address.into())?;
     socket.listen(BACKLOG)?;
     socket.set_nonblocking(true)?;
@@ -169,18 +176,23 @@ fn serve_rt(listener: std::net::TcpListener, workers: usize) -> io::Result<()> {
     runtime.block_on(async {
         let listener = rt::net::TcpListener::from_std(listener)?;
         announce(listener.local_addr()?.port())?;
-        loop {
-            let (stream, _) = listener.accept().await?;
-            stream.set_nodelay(true)?;
-            rt::spawn(async move {
-                // A client closing mid-request is its own business.
-                let _ = http1::Builder::new()
-                    .timer(rt::hyper::Timer::new())
-                    .serve_connection(rt::hyper::Io::new(stream), service_fn(hello))
-                    .await;
-            });
-        }
+        accept_rt(listener).await
     })
+}
+
+/// Serves every connection `listener` accepts, each in a task of its own.
+async fn accept_rt(listener: rt::net::TcpListener) -> io::Result<()> {
+    loop {
+        let (stream, _) = listener.accept().await?;
+        stream.set_nodelay(true)?;
+        rt::spawn(async move {
+            // A client closing mid-request is its own business.
+            let _ = http1::Builder::new()
+                .timer(rt::hyper::Timer::new())
+                .serve_connection(rt::hyper::Io::new(stream), service_fn(hello))
+                .await;
+        });
+    }
 }
 
 fn serve_tokio(listener: std::net::TcpListener, workers: usize) -> io::Result<()> {
@@ -195,17 +207,85 @@ fn serve_tokio(listener: std::net::TcpListener, workers: usize) -> io::Result<()
     runtime.block_on(async {
         let listener = tokio::net::TcpListener::from_std(listener)?;
         announce(listener.local_addr()?.port())?;
-        loop {
-            let (stream, _) = listener.accept().await?;
-            stream.set_nodelay(true)?;
-            tokio::spawn(async move {
-                let _ = http1::Builder::new()
-                    .timer(hyper_util::rt::TokioTimer::new())
-                    .serve_connection(hyper_util::rt::TokioIo::new(stream), service_fn(hello))
-                    .await;
-            });
-        }
+        accept_tokio(listener).await
     })
+}
+
+async fn accept_tokio(listener: tokio::net::TcpListener) -> io::Result<()> {
+    loop {
+        let (stream, _) = listener.accept().await?;
+        stream.set_nodelay(true)?;
+        tokio::spawn(async move {
+            let _ = http1::Builder::new()
+                .timer(hyper_util::rt::TokioTimer::new())
+                .serve_connection(hyper_util::rt::TokioIo::new(stream), service_fn(hello))
+                .await;
+        });
+    }
+}
+
+/// `HTTP_LOAD_PER_CORE=rt,tokio` (either or both): that side's server is
+/// `workers` threads, each with a current-thread runtime of its own and
+/// its own `SO_REUSEPORT` listener on one port (the kernel spreads the
+/// connections over them), instead of one multi-thread runtime: no
+/// stealing, and each connection's events, wakes and polls stay on one
+/// thread. It measures what thread-per-core, the layout actix-web and
+/// per-worker reactors use, would gain on this workload (`RESULTS.md`,
+/// issue 31, thread-per-core).
+fn per_core(side: Side) -> bool {
+    std::env::var("HTTP_LOAD_PER_CORE")
+        .is_ok_and(|sides| sides.split(',').any(|name| name.trim() == side.name()))
+}
+
+fn serve_per_core(side: Side, workers: usize) -> io::Result<()> {
+    if !matches!(side, Side::Rt | Side::Tokio) {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("HTTP_LOAD_PER_CORE takes rt and tokio, not {}", side.name()),
+        ));
+    }
+    let listeners = reuse_port_listeners(workers)?;
+    announce(listeners[0].local_addr()?.port())?;
+    // A runtime per thread: no counters to sum.
+    obey_stdin(Box::new(String::new));
+    let threads = listeners
+        .into_iter()
+        .map(|listener| {
+            std::thread::spawn(move || match side {
+                Side::Rt => rt::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()?
+                    .block_on(async { accept_rt(rt::net::TcpListener::from_std(listener)?).await }),
+                Side::Tokio => tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()?
+                    .block_on(async {
+                        accept_tokio(tokio::net::TcpListener::from_std(listener)?).await
+                    }),
+                Side::Floor | Side::AxumTokio | Side::AxumRt => unreachable!("refused above"),
+            })
+        })
+        .collect::<Vec<_>>();
+    for thread in threads {
+        thread
+            .join()
+            .map_err(|_| io::Error::other("a per-core server thread panicked"))??;
+    }
+    Ok(())
+}
+
+/// `count` listeners as [`listener_on`] makes them, all on one port with
+/// `SO_REUSEPORT`.
+fn reuse_port_listeners(count: usize) -> io::Result<Vec<std::net::TcpListener>> {
+    let mut listeners: Vec<std::net::TcpListener> = Vec::with_capacity(count);
+    for _ in 0..count {
+        let port = match listeners.first() {
+            Some(first) => first.local_addr()?.port(),
+            None => 0,
+        };
+        listeners.push(listener_on(port, true)?);
+    }
+    Ok(listeners)
 }
 
 /// rt's counters, summed over the workers.
