@@ -19,6 +19,7 @@ use std::panic::Location;
 use std::process::Command;
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
+use std::task::{Poll, Waker};
 use std::time::Duration;
 
 /// How long a test waits for a message before calling it a hang. Not a
@@ -1514,17 +1515,59 @@ fn child_block_on_loses_its_waker_on_current_thread() {
     }
 }
 
+/// The children of `a_block_on_future_that_loses_its_waker_is_reported`
+/// whose future hands a clone of its waker to a task that drops it without
+/// a wake: on a current-thread runtime the task runs after the future's
+/// poll returned (the last clone's drop is what is seen), on a
+/// multi-thread one on a worker, during the poll or after it.
+#[test]
+fn child_block_on_loses_its_waker_later_on_multi_thread() {
+    if in_child() {
+        one_worker().block_on(hands_its_waker_to_a_task_that_drops_it());
+        unreachable!("nothing can wake the future");
+    }
+}
+
+#[test]
+fn child_block_on_loses_its_waker_later_on_current_thread() {
+    if in_child() {
+        let rt = Builder::new_current_thread().build().unwrap();
+        rt.block_on(hands_its_waker_to_a_task_that_drops_it());
+        unreachable!("nothing can wake the future");
+    }
+}
+
+/// Returns `Pending` for good, having handed a clone of its waker to a
+/// task that drops it unwoken.
+async fn hands_its_waker_to_a_task_that_drops_it() {
+    std::future::poll_fn(|cx| {
+        let waker = cx.waker().clone();
+        rt::spawn(async move { drop(waker) });
+        Poll::<()>::Pending
+    })
+    .await
+}
+
 /// The future passed to `block_on` that returns `Pending` with no waker of
-/// it left is reported at once, naming the `block_on` call and its thread:
-/// on a multi-thread runtime (a plain thread waiting) and a current-thread
-/// one (driving the tasks).
+/// it left, or whose last waker is dropped later without a wake, is
+/// reported at once, naming the `block_on` call and its thread: on a
+/// multi-thread runtime (a plain thread waiting) and a current-thread one
+/// (driving the tasks).
 #[test]
 fn a_block_on_future_that_loses_its_waker_is_reported() {
     if in_child() {
         return;
     }
-    for kind in ["multi_thread", "current_thread"] {
-        let name = format!("child_block_on_loses_its_waker_on_{kind}");
+    for kind in [
+        "multi_thread",
+        "current_thread",
+        "later_on_multi_thread",
+        "later_on_current_thread",
+    ] {
+        let name = match kind.strip_prefix("later_on_") {
+            Some(kind) => format!("child_block_on_loses_its_waker_later_on_{kind}"),
+            None => format!("child_block_on_loses_its_waker_on_{kind}"),
+        };
         let (child, lines) = child_with_stderr_lines(&name, true);
         let child = KilledOnDrop(child);
         let report = loop {
@@ -1594,13 +1637,35 @@ fn child_block_on_keeps_its_waker() {
                 () = support::Forgetful(()) => unreachable!(),
                 () = rt::time::sleep(Duration::from_millis(1)) => {}
             }
+            // Clones dropped after the poll: one unwoken while another is
+            // kept, which a thread then wakes by reference and drops.
+            let (clones, held) = std::sync::mpsc::channel::<Waker>();
+            let holder = std::thread::spawn(move || {
+                let silent = held.recv().unwrap();
+                let kept = held.recv().unwrap();
+                drop(silent);
+                kept.wake_by_ref();
+                drop(kept);
+            });
+            let mut sent = false;
+            std::future::poll_fn(|cx| {
+                if std::mem::replace(&mut sent, true) {
+                    return Poll::Ready(());
+                }
+                clones.send(cx.waker().clone()).unwrap();
+                clones.send(cx.waker().clone()).unwrap();
+                Poll::Pending
+            })
+            .await;
+            holder.join().unwrap();
         });
     }
 }
 
 /// Futures passed to `block_on` that wait in the usual ways (a channel, a
-/// yield, a joined task, a timer beside a forgetful future) keep a waker
-/// somewhere and are not reported.
+/// yield, a joined task, a timer beside a forgetful future, clones woken
+/// or dropped on another thread after the poll while one is left) keep a
+/// waker somewhere and are not reported.
 #[test]
 fn a_block_on_future_keeping_its_waker_is_not_reported() {
     if in_child() {

@@ -12,10 +12,18 @@ use std::marker::PhantomData;
 use std::mem::ManuallyDrop;
 use std::task::{RawWaker, RawWakerVTable, Waker};
 
-/// What an `Arc` waker does when woken.
+/// What an `Arc` waker does when woken (and, for a type that counts its
+/// wakers, when one is cloned or gives its count back).
 pub(crate) trait ArcWake: Send + Sync + 'static {
     /// Wakes whatever waits on `self`; the waker keeps its count.
     fn wake_by_ref(&self);
+
+    /// A waker of `self` was cloned.
+    fn cloned(&self) {}
+
+    /// A waker of `self` gives its count back: it is dropped, or woken by
+    /// value (after `wake_by_ref`). Called before the count is released.
+    fn released(&self) {}
 }
 
 /// A waker that owns one count of `arc`.
@@ -53,6 +61,7 @@ unsafe fn borrow<W>(data: *const ()) -> ManuallyDrop<Arc<W>> {
 unsafe fn clone<W: ArcWake>(data: *const ()) -> RawWaker {
     // SAFETY: the waker being cloned owns a count, which it keeps.
     let arc = unsafe { borrow::<W>(data) };
+    arc.cloned();
     let cloned = Arc::into_raw(Arc::clone(&arc)).cast::<()>();
     RawWaker::new(cloned, &Vtable::<W>::VTABLE)
 }
@@ -65,6 +74,7 @@ unsafe fn wake<W: ArcWake>(data: *const ()) {
     // SAFETY: the waker being consumed owns a count, dropped after the wake.
     let arc = unsafe { Arc::from_raw(data.cast::<W>()) };
     arc.wake_by_ref();
+    arc.released();
 }
 
 /// The `RawWaker` contract's `wake_by_ref`.
@@ -83,7 +93,8 @@ unsafe fn wake_by_ref<W: ArcWake>(data: *const ()) {
 /// `data` comes from `arc_waker::<W>`; the waker's count is released.
 unsafe fn drop_waker<W: ArcWake>(data: *const ()) {
     // SAFETY: the waker being dropped owns a count.
-    drop(unsafe { Arc::from_raw(data.cast::<W>()) });
+    let arc = unsafe { Arc::from_raw(data.cast::<W>()) };
+    arc.released();
 }
 
 #[cfg(all(test, not(loom)))]
@@ -92,17 +103,27 @@ mod tests {
     use std::sync::Arc;
     use std::sync::atomic::{AtomicUsize, Ordering};
 
-    struct Count(AtomicUsize);
+    /// Wakes, clones and releases seen.
+    #[derive(Default)]
+    struct Count(AtomicUsize, AtomicUsize, AtomicUsize);
 
     impl ArcWake for Count {
         fn wake_by_ref(&self) {
             self.0.fetch_add(1, Ordering::SeqCst);
         }
+
+        fn cloned(&self) {
+            self.1.fetch_add(1, Ordering::SeqCst);
+        }
+
+        fn released(&self) {
+            self.2.fetch_add(1, Ordering::SeqCst);
+        }
     }
 
     #[test]
     fn counts_stay_balanced_through_clone_wake_and_drop() {
-        let count = Arc::new(Count(AtomicUsize::new(0)));
+        let count = Arc::new(Count::default());
         let waker = arc_waker(count.clone());
         assert_eq!(Arc::strong_count(&count), 2);
         let cloned = waker.clone();
@@ -114,5 +135,8 @@ mod tests {
         drop(waker);
         assert_eq!(Arc::strong_count(&count), 1);
         assert_eq!(count.0.load(Ordering::SeqCst), 3);
+        // One clone; the clone woken by value and the original dropped.
+        assert_eq!(count.1.load(Ordering::SeqCst), 1);
+        assert_eq!(count.2.load(Ordering::SeqCst), 2);
     }
 }

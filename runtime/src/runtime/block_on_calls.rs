@@ -20,25 +20,26 @@
 //!    thread's innermost registered call (a `block_in_place` closure may
 //!    call `block_on` again, whose guard puts the outer one back).
 //! 5. the future is polled with a waker of the call's own (`FutureWaker`),
-//!    which forwards its wakes to `block_on`'s and has a count of its own:
-//!    a poll that returns `Pending` with no clone of it left anywhere, and
-//!    no wake waiting for `block_on` (its parker's notification, or the
-//!    current-thread scheduler's `woken`), leaves the future with nothing
-//!    that can ever wake it, and the thread waits for good; that is
-//!    reported, once per call, as a task's lost waker is (`task::state`).
-//!    A clone can only be made from another, and a holder's wake reaches
-//!    `block_on`'s waker before its count is released, so a report is
-//!    never wrong. Not seen: a clone dropped later, after the poll,
-//!    without a wake (a task's is: its wakers count in its state word);
-//!    and a current-thread `block_on` polling its future while another
-//!    thread drives the runtime, which polls it again once the core is
-//!    free (only the poll that holds the core is checked).
+//!    which forwards its wakes to `block_on`'s and counts its clones and
+//!    its wakes: a poll that returns `Pending` with no clone of it left
+//!    anywhere, and no wake waiting for `block_on` (its parker's
+//!    notification, or the current-thread scheduler's `woken`), leaves the
+//!    future with nothing that can ever wake it, and the thread waits for
+//!    good; so does a `Pending` poll whose last clone is dropped later
+//!    with no wake since. Either is reported, once per call, as a task's
+//!    lost waker is (`task::state`). A clone can only be made from
+//!    another, a wake is counted after its mark and before its clone's
+//!    count is released, and `block_on` polls again only when woken, so a
+//!    report is never wrong. Not seen: a current-thread `block_on`
+//!    polling its future while another thread drives the runtime, which
+//!    polls it again once the core is free (only the poll that holds the
+//!    core is checked).
 //!
 //! With the watchdog off there is no list: `block_on` reads the `None`
 //! once, its future gets `block_on`'s own waker, and each poll of it
 //! costs one branch on the `None`.
 
-use crate::loom::sync::atomic::{AtomicBool, Ordering, fence};
+use crate::loom::sync::atomic::{AtomicBool, AtomicUsize, Ordering, fence};
 use crate::loom::sync::{Arc, Mutex};
 use crate::runtime::arc_waker::{ArcWake, arc_waker};
 use crate::runtime::metrics::WorkerMetrics;
@@ -138,33 +139,76 @@ pub(crate) struct FutureWaker<'a> {
     watched: Option<Arc<Watched>>,
 }
 
-/// A watched call's waker (step 5): `block_on`'s own, behind a count of
+/// A watched call's waker (step 5): `block_on`'s own, behind counts of
 /// its own.
 struct Watched {
     inner: Waker,
+    call: Arc<BlockOnCall>,
+    /// The wakers made from this one, `FutureWaker`'s own included.
+    wakers: AtomicUsize,
+    /// The wakes so far.
+    wakes: AtomicUsize,
+    /// After a `Pending` poll that left clones and no wake waiting: the
+    /// wakes counted before that poll's check. `NOT_IDLE` while a poll
+    /// runs (and before the first).
+    idle_since: AtomicUsize,
 }
+
+const NOT_IDLE: usize = usize::MAX;
 
 impl ArcWake for Watched {
     fn wake_by_ref(&self) {
-        // Before the count a by-value wake then releases: a poll that
-        // reads the count without this clone also sees this wake's mark
-        // (the parker's notification, `woken`).
+        // The wake first, then its count: a check that misses the count
+        // came before the wake's mark (the parker's notification,
+        // `woken`), which `block_on` will see.
         self.inner.wake_by_ref();
+        self.wakes.fetch_add(1, Ordering::SeqCst);
+    }
+
+    fn cloned(&self) {
+        self.wakers.fetch_add(1, Ordering::Relaxed);
+    }
+
+    fn released(&self) {
+        // The last clone (only `FutureWaker`'s own is left) dropped after
+        // a `Pending` poll, with no wake since: nothing can wake the
+        // future any more. During a poll `idle_since` is `NOT_IDLE`, and
+        // the poll's own check sees the count.
+        if self.wakers.fetch_sub(1, Ordering::SeqCst) == 2 {
+            // Pairs with the fence in `check`: of a clone's last release
+            // and a poll's check, one sees the other.
+            fence(Ordering::SeqCst);
+            let idle_since = self.idle_since.load(Ordering::SeqCst);
+            if idle_since != NOT_IDLE && self.wakes.load(Ordering::SeqCst) == idle_since {
+                self.report();
+            }
+        }
     }
 }
 
-/// The counts of a watched call's waker that `FutureWaker` holds itself:
-/// the `Arc` and the `Waker` made from it.
-const OWN_COUNTS: usize = 2;
+impl Watched {
+    /// Once per call.
+    fn report(&self) {
+        if !self.call.lost_waker_reported.swap(true, Ordering::Relaxed) {
+            watchdog::report_block_on_lost_waker(&self.call);
+        }
+    }
+}
 
 impl<'a> FutureWaker<'a> {
     /// The waker for a call (`None`: not watched) whose `block_on` wakes
     /// through `waker`, its future's loss of it reported (step 5).
-    pub(crate) fn new(call: Option<&'a BlockOnCall>, waker: Waker) -> FutureWaker<'a> {
+    pub(crate) fn new(call: Option<&'a Arc<BlockOnCall>>, waker: Waker) -> FutureWaker<'a> {
         let Some(call) = call else {
             return FutureWaker::counted(None, waker);
         };
-        let watched = Arc::new(Watched { inner: waker });
+        let watched = Arc::new(Watched {
+            inner: waker,
+            call: call.clone(),
+            wakers: AtomicUsize::new(1),
+            wakes: AtomicUsize::new(0),
+            idle_since: AtomicUsize::new(NOT_IDLE),
+        });
         FutureWaker {
             call: Some(call),
             waker: arc_waker(watched.clone()),
@@ -175,9 +219,9 @@ impl<'a> FutureWaker<'a> {
     /// `block_on`'s own waker, the polls counted (step 2) but step 5 not
     /// checked: a current-thread `block_on` polling its future while
     /// another thread holds the core polls it again once the core is free.
-    pub(crate) fn counted(call: Option<&'a BlockOnCall>, waker: Waker) -> FutureWaker<'a> {
+    pub(crate) fn counted(call: Option<&'a Arc<BlockOnCall>>, waker: Waker) -> FutureWaker<'a> {
         FutureWaker {
-            call,
+            call: call.map(|call| &**call),
             waker,
             watched: None,
         }
@@ -189,8 +233,9 @@ impl<'a> FutureWaker<'a> {
 
     /// Runs `poll` (one poll of the future, with `self.waker()`), counted
     /// if the call is watched, and reports a `Pending` that leaves the
-    /// future no waker (step 5); `woken` says whether a wake is waiting
-    /// for `block_on`, whose next poll would see what it was for.
+    /// future no waker, then or when its last clone is dropped without a
+    /// wake (step 5); `woken` says whether a wake is waiting for
+    /// `block_on`, whose next poll would see what it was for.
     #[inline]
     pub(crate) fn poll<T>(
         &self,
@@ -200,20 +245,45 @@ impl<'a> FutureWaker<'a> {
         let Some(call) = self.call else {
             return poll();
         };
+        if let Some(watched) = &self.watched {
+            watched.idle_since.store(NOT_IDLE, Ordering::SeqCst);
+        }
         call.metrics.poll_started(call.id.as_u64());
         let polled = poll();
         call.metrics.poll_finished();
         if let Some(watched) = &self.watched {
-            if polled.is_pending() && Arc::strong_count(watched) == OWN_COUNTS {
-                // Pairs with the release of the count a holder on another
-                // thread dropped: its wake, if any, is visible to `woken`.
-                fence(Ordering::Acquire);
-                if !woken() && !call.lost_waker_reported.swap(true, Ordering::Relaxed) {
-                    watchdog::report_block_on_lost_waker(call);
-                }
+            if polled.is_pending() {
+                watched.check(woken);
             }
         }
         polled
+    }
+}
+
+impl Watched {
+    /// Step 5 after a `Pending` poll. A wake counted before `wakes` is read
+    /// here marked `woken` before, so `woken()` sees it; a later one moves
+    /// `wakes` past what is read. With no clone left and no wake, report;
+    /// with clones left, the last one's `released` checks, from
+    /// `idle_since` on (and a clone released between the two reads of
+    /// `wakers` is seen by the second).
+    fn check(&self, woken: impl FnOnce() -> bool) {
+        let wakes = self.wakes.load(Ordering::SeqCst);
+        let alone = self.wakers.load(Ordering::SeqCst) == 1;
+        if woken() {
+            return;
+        }
+        if alone {
+            self.report();
+            return;
+        }
+        self.idle_since.store(wakes, Ordering::SeqCst);
+        // Pairs with the fence in `released`: a last clone released now
+        // either sees `idle_since` or is seen here.
+        fence(Ordering::SeqCst);
+        if self.wakers.load(Ordering::SeqCst) == 1 && self.wakes.load(Ordering::SeqCst) == wakes {
+            self.report();
+        }
     }
 }
 
@@ -237,7 +307,7 @@ pub(crate) struct Registered<'a> {
 }
 
 impl Registered<'_> {
-    pub(crate) fn call(&self) -> &BlockOnCall {
+    pub(crate) fn call(&self) -> &Arc<BlockOnCall> {
         &self.call
     }
 }
@@ -298,6 +368,72 @@ mod loom_future_waker {
             );
             holder.unwrap().join().unwrap();
             // The wake reached `block_on`'s own waker.
+            parker.park();
+        });
+    }
+
+    /// A clone dropped unwoken on another thread, during the poll or after
+    /// it: the poll's check or the drop's reports it, whichever comes
+    /// last, and once.
+    #[test]
+    fn loom_a_clone_dropped_unwoken_elsewhere_is_a_lost_waker() {
+        loom::model(|| {
+            let calls = BlockOnCalls::new();
+            let registered = calls.register(Location::caller());
+            let parker = ThreadParker::new();
+            let waker = FutureWaker::new(Some(registered.call()), parker.waker());
+            let mut holder = None;
+            let polled = waker.poll(
+                || {
+                    let clone = waker.waker().clone();
+                    holder = Some(thread::spawn(move || drop(clone)));
+                    Poll::<()>::Pending
+                },
+                || parker.is_notified(),
+            );
+            assert!(polled.is_pending());
+            holder.unwrap().join().unwrap();
+            assert!(
+                registered
+                    .call()
+                    .lost_waker_reported
+                    .load(Ordering::Relaxed),
+                "a future left with no waker was not reported"
+            );
+        });
+    }
+
+    /// Two clones on two threads: one dropped unwoken, the other woken by
+    /// value. Whatever the order, the wake is seen and nothing reported.
+    #[test]
+    fn loom_a_clone_dropped_unwoken_beside_a_woken_one_is_not_a_lost_waker() {
+        loom::model(|| {
+            let calls = BlockOnCalls::new();
+            let registered = calls.register(Location::caller());
+            let parker = ThreadParker::new();
+            let waker = FutureWaker::new(Some(registered.call()), parker.waker());
+            let mut holders = Vec::new();
+            let polled = waker.poll(
+                || {
+                    let silent = waker.waker().clone();
+                    let woken = waker.waker().clone();
+                    holders.push(thread::spawn(move || drop(silent)));
+                    holders.push(thread::spawn(move || woken.wake()));
+                    Poll::<()>::Pending
+                },
+                || parker.is_notified(),
+            );
+            assert!(polled.is_pending());
+            for holder in holders {
+                holder.join().unwrap();
+            }
+            assert!(
+                !registered
+                    .call()
+                    .lost_waker_reported
+                    .load(Ordering::Relaxed),
+                "a woken future was taken for lost"
+            );
             parker.park();
         });
     }

@@ -615,8 +615,9 @@ impl Builder {
     /// task whose poll returns `Pending` with no waker of it left anywhere
     /// (nothing can wake it, so it would hang without a trace; see
     /// [`TaskSnapshot::has_lost_waker`](crate::runtime::TaskSnapshot::has_lost_waker)),
-    /// as is a `block_on` future whose poll leaves it so (its thread would
-    /// wait forever).
+    /// as is a `block_on` future whose poll leaves it so, or whose last
+    /// waker is dropped later without a wake (its thread would wait
+    /// forever).
     /// With [`track_waits`](Builder::track_waits) on too, the watchdog
     /// reports tasks deadlocked on one another's locks or `JoinHandle`s
     /// (see [`on_deadlock`](Builder::on_deadlock)).

@@ -218,7 +218,7 @@ impl ThreadParker {
         &self,
         future: F,
         spin_before_park: Duration,
-        call: Option<&BlockOnCall>,
+        call: Option<&Arc<BlockOnCall>>,
     ) -> F::Output {
         self.spin.set_max(spin_before_park);
         let waker = FutureWaker::new(call, self.waker());

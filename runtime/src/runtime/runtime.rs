@@ -1,5 +1,6 @@
 //! `Runtime`: owns the scheduler's threads and shuts everything down.
 
+use crate::loom::sync::Arc;
 use crate::runtime::block_on_calls::BlockOnCall;
 use crate::runtime::context;
 use crate::runtime::handle::{EnterGuard, Handle};
@@ -381,7 +382,7 @@ pub(crate) fn deadline_after(timeout: Option<Duration>) -> Option<Instant> {
 pub(crate) fn block_on_thread<F: Future>(
     future: F,
     spin_before_park: Duration,
-    call: Option<&BlockOnCall>,
+    call: Option<&Arc<BlockOnCall>>,
 ) -> F::Output {
     #[cfg(not(loom))]
     thread_local! {

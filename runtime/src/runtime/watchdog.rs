@@ -1007,8 +1007,9 @@ pub(crate) fn report_lost_waker(id: Id, owned: Option<&OwnedTasks>) {
 }
 
 /// The report of a `block_on` future whose poll returned `Pending` with no
-/// waker of it left anywhere (`block_on_calls.rs`, step 5): its thread
-/// sleeps for good, and without this it would hang without a trace.
+/// waker of it left anywhere, then or since, unwoken (`block_on_calls.rs`,
+/// step 5): its thread sleeps for good, and without this it would hang
+/// without a trace.
 pub(crate) fn report_block_on_lost_waker(call: &BlockOnCall) {
     let thread = match &call.thread_name {
         Some(name) => format!("thread '{name}'"),

@@ -217,7 +217,7 @@ impl Handle {
     pub(crate) fn block_on<F: Future>(
         me: &Arc<Self>,
         future: F,
-        call: Option<&BlockOnCall>,
+        call: Option<&Arc<BlockOnCall>>,
     ) -> F::Output {
         let mut future = std::pin::pin!(future);
         let parker = ThreadParker::new();
@@ -361,7 +361,11 @@ impl CoreGuard {
         }
     }
 
-    fn block_on<F: Future>(self, mut future: Pin<&mut F>, call: Option<&BlockOnCall>) -> F::Output {
+    fn block_on<F: Future>(
+        self,
+        mut future: Pin<&mut F>,
+        call: Option<&Arc<BlockOnCall>>,
+    ) -> F::Output {
         context::set_scheduler(&self.cx, || {
             let cx = self.cx();
             let handle = &*cx.handle;
