@@ -13,7 +13,9 @@
 mod postgres_responder;
 
 use futures::StreamExt;
-use postgres_responder::{ADD_ONE, HANG_UP, HOLD, INSERT, NAME_BY_ID, PROTOCOL_3_0, responder};
+use postgres_responder::{
+    ADD_ONE, HANG_UP, HOLD, INSERT, NAME_BY_ID, PROTOCOL_3_0, SERIES, responder,
+};
 use rt_ecosystem_tests::{assert_rt_runs, bounded};
 use std::sync::Arc;
 use std::time::Duration;
@@ -368,4 +370,85 @@ async fn a_startup_never_answered_waits_for_the_callers_timeout() {
     assert!(start.elapsed() >= Duration::from_secs(30));
     let (_, code) = bounded("the startup", startup.recv()).await.unwrap();
     assert_eq!(code, PROTOCOL_3_0);
+}
+
+/// Large messages both ways (a 1 MiB parameter and value), and a long
+/// answer (100,000 rows, in one write from the responder) read slowly
+/// through `query_raw`, then another abandoned after a few rows: the
+/// connection waits on the reader, then drains what nobody reads; the
+/// queries queued behind each get their own answers.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn big_values_and_long_answers_read_slowly_or_abandoned() {
+    const ROWS: i32 = 100_000;
+    let responder = responder(None).await;
+    let (client, connection) = responder.connect().await;
+    let client = Arc::new(client);
+    let big: String = ('a'..='z').cycle().take(1 << 20).collect();
+    let inserted = bounded("insert", client.execute(INSERT, &[&1, &big])).await;
+    assert_eq!(inserted.unwrap(), 1);
+    assert_eq!(name_by_id(&client, 1).await, Some(big));
+
+    let rows = bounded("query_raw", client.query_raw(SERIES, [ROWS])).await;
+    let mut rows = std::pin::pin!(rows.unwrap());
+    let behind = tokio::spawn({
+        let client = client.clone();
+        async move { add_one(&client, 41).await }
+    });
+    let mut expected = 1;
+    while let Some(row) = bounded("a row", rows.next()).await {
+        assert_eq!(row.unwrap().get::<_, i32>(0), expected);
+        if expected % 1000 == 0 {
+            tokio::task::yield_now().await;
+        }
+        expected += 1;
+    }
+    assert_eq!(expected, ROWS + 1);
+    assert_eq!(rows.rows_affected(), Some(u64::try_from(ROWS).unwrap()));
+    assert_eq!(bounded("behind", behind).await.unwrap(), 42);
+
+    let rows = bounded("query_raw", client.query_raw(SERIES, [ROWS])).await;
+    let mut rows = Box::pin(rows.unwrap());
+    for expected in 1..=10 {
+        let row = bounded("a row", rows.next()).await.unwrap().unwrap();
+        assert_eq!(row.get::<_, i32>(0), expected);
+    }
+    let behind = tokio::spawn({
+        let client = client.clone();
+        async move { add_one(&client, 99).await }
+    });
+    drop(rows);
+    assert_eq!(bounded("behind", behind).await.unwrap(), 100);
+    assert_eq!(add_one(&client, 1).await, 2);
+    assert_rt_runs(connection.id());
+}
+
+/// A runtime shut down under a connection: its task dropped with it, the
+/// client (kept outside) is closed, its socket with it (the responder, on
+/// another runtime, reads EOF), and a query from another runtime fails.
+#[test]
+fn a_runtime_shut_down_under_a_connection_closes_its_client() {
+    let server = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let mut responder = server.block_on(responder(None));
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let client = runtime.block_on(async {
+        let (client, _connection) = responder.connect().await;
+        assert_eq!(add_one(&client, 1).await, 2);
+        client
+    });
+    assert!(!client.is_closed());
+    drop(runtime);
+
+    assert!(client.is_closed());
+    server.block_on(async {
+        responder.wait_for("EOF").await;
+        let error = bounded("after", client.query_one(ADD_ONE, &[&1])).await;
+        assert!(error.as_ref().unwrap_err().is_closed(), "{error:?}");
+    });
 }

@@ -25,6 +25,7 @@ pub(crate) const INSERT: &str = "INSERT INTO items (id, name) VALUES ($1, $2)";
 pub(crate) const NAME_BY_ID: &str = "SELECT name FROM items WHERE id = $1";
 pub(crate) const HOLD: &str = "SELECT hold($1::INT4)";
 pub(crate) const HANG_UP: &str = "SELECT hang_up()";
+pub(crate) const SERIES: &str = "SELECT generate_series(1, $1::INT4)";
 
 /// The startup message's protocol version (3.0) and the cancel request's
 /// code, where a tagged message would have its tag.
@@ -45,6 +46,8 @@ enum Statement {
     Hold,
     /// Closes the connection without an answer.
     HangUp,
+    /// The rows 1 to `$1`, in one write.
+    Series,
 }
 
 impl Statement {
@@ -55,13 +58,16 @@ impl Statement {
             NAME_BY_ID => Statement::NameById,
             HOLD => Statement::Hold,
             HANG_UP => Statement::HangUp,
+            SERIES => Statement::Series,
             _ => return None,
         })
     }
 
     fn params(self) -> Vec<Type> {
         match self {
-            Statement::AddOne | Statement::NameById | Statement::Hold => vec![Type::INT4],
+            Statement::AddOne | Statement::NameById | Statement::Hold | Statement::Series => {
+                vec![Type::INT4]
+            }
             Statement::Insert => vec![Type::INT4, Type::TEXT],
             Statement::HangUp => vec![],
         }
@@ -74,6 +80,7 @@ impl Statement {
             Statement::NameById => vec![("name", Type::TEXT)],
             Statement::Hold => vec![("hold", Type::INT4)],
             Statement::HangUp => vec![("hang_up", Type::TEXT)],
+            Statement::Series => vec![("generate_series", Type::INT4)],
         }
     }
 }
@@ -349,8 +356,8 @@ struct Session {
 }
 
 impl Session {
-    /// Answers messages until the client terminates or goes away, or a
-    /// statement hangs up.
+    /// Answers messages until the client terminates ("Terminate") or goes
+    /// away ("EOF"), or a statement hangs up.
     async fn run(&mut self, mut read: OwnedReadHalf) {
         // After an error in the extended protocol, messages are skipped up
         // to the next Sync.
@@ -450,6 +457,7 @@ impl Session {
                 return;
             }
         }
+        self.shared.event("EOF".to_owned());
     }
 
     async fn execute(&mut self, statement: Statement, params: &[Option<Bytes>]) -> Outcome {
@@ -495,6 +503,11 @@ impl Session {
                 }
             },
             Statement::HangUp => Outcome::HangUp,
+            Statement::Series => {
+                let rows: Vec<_> = (1..=int(0)).map(|n| n.to_be_bytes().to_vec()).collect();
+                let tag = format!("SELECT {}", rows.len());
+                Outcome::Rows(rows, tag)
+            }
         }
     }
 
