@@ -14,7 +14,7 @@ mod postgres_responder;
 
 use futures::StreamExt;
 use postgres_responder::{
-    ADD_ONE, HANG_UP, HOLD, INSERT, NAME_BY_ID, PROTOCOL_3_0, SERIES, responder,
+    ADD_ONE, HANG_UP, HOLD, INSERT, NAME_BY_ID, PROTOCOL_3_0, SERIES, responder, unix_responder,
 };
 use rt_ecosystem_tests::{assert_rt_runs, bounded};
 use std::sync::Arc;
@@ -451,4 +451,35 @@ fn a_runtime_shut_down_under_a_connection_closes_its_client() {
         let error = bounded("after", client.query_one(ADD_ONE, &[&1])).await;
         assert!(error.as_ref().unwrap_err().is_closed(), "{error:?}");
     });
+}
+
+/// The same client over a Unix socket (`host` a directory): its connection
+/// on the facade's `UnixStream`, and its cancel request too.
+#[tokio::test]
+async fn over_a_unix_socket() {
+    let dir = std::env::temp_dir().join(format!("rt-tokio-postgres-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut responder = unix_responder(&dir).await;
+    let (client, _connection) = responder.connect().await;
+    let (pid, secret) = responder.last_key();
+    assert_eq!(add_one(&client, 1).await, 2);
+    let inserted = bounded("insert", client.execute(INSERT, &[&1, &"unix"])).await;
+    assert_eq!(inserted.unwrap(), 1);
+    assert_eq!(name_by_id(&client, 1).await.as_deref(), Some("unix"));
+
+    let client = Arc::new(client);
+    let held = tokio::spawn({
+        let client = client.clone();
+        async move { client.query_one(HOLD, &[&5]).await }
+    });
+    responder.wait_for("Execute Hold").await;
+    let cancel = client.cancel_token();
+    bounded("cancel", cancel.cancel_query(NoTls)).await.unwrap();
+    responder
+        .wait_for(&format!("CancelRequest {pid} {secret}"))
+        .await;
+    let error = bounded("held", held).await.unwrap().unwrap_err();
+    assert_eq!(error.code(), Some(&SqlState::QUERY_CANCELED));
+    assert_eq!(add_one(&client, 7).await, 8);
+    std::fs::remove_dir_all(&dir).unwrap();
 }

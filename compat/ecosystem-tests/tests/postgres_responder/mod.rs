@@ -9,11 +9,10 @@
 use bytes::{Buf, BufMut, Bytes, BytesMut};
 use rt_ecosystem_tests::{assert_rt_runs, bounded};
 use std::collections::{BTreeMap, HashMap};
-use std::net::SocketAddr;
+use std::path::Path;
 use std::sync::{Arc, Mutex};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
-use tokio::net::{TcpListener, TcpStream};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::net::{TcpListener, UnixListener};
 use tokio::sync::{Notify, mpsc};
 use tokio::task::JoinHandle;
 use tokio_postgres::types::Type;
@@ -101,11 +100,17 @@ pub(crate) struct Database {
     pub(crate) startups: Vec<HashMap<String, String>>,
 }
 
-type Writer = Arc<tokio::sync::Mutex<OwnedWriteHalf>>;
+/// A connection's halves, TCP or Unix; the write half shared with the
+/// connections that NOTIFY it.
+type Reader = Box<dyn AsyncRead + Send + Unpin>;
+type Writer = Arc<tokio::sync::Mutex<Box<dyn AsyncWrite + Send + Unpin>>>;
 
 /// What the test sees of the responder.
 pub(crate) struct Responder {
-    addr: SocketAddr,
+    /// tokio-postgres' `host` and `port`: an address, or the directory of
+    /// a Unix socket.
+    host: String,
+    port: u16,
     /// What the responder received, in order, as "Query COMMIT",
     /// "Execute Hold", "Terminate", "CancelRequest 1 2"...
     events: mpsc::UnboundedReceiver<String>,
@@ -195,7 +200,7 @@ fn command_complete(out: &mut BytesMut, tag: &str) {
 }
 
 /// One tagged frontend message, or `None` at the end of the stream.
-async fn read_message(read: &mut OwnedReadHalf) -> Option<(u8, Bytes)> {
+async fn read_message(read: &mut Reader) -> Option<(u8, Bytes)> {
     let tag = read.read_u8().await.ok()?;
     let len = read.read_u32().await.ok()?;
     let mut body = vec![0; usize::try_from(len).ok()?.checked_sub(4)?];
@@ -203,28 +208,57 @@ async fn read_message(read: &mut OwnedReadHalf) -> Option<(u8, Bytes)> {
     Some((tag, body.into()))
 }
 
+impl Responder {
+    fn new(host: String, port: u16, password: Option<&'static str>) -> (Responder, Shared) {
+        let (events_tx, events) = mpsc::unbounded_channel();
+        let shared = Shared {
+            database: Arc::default(),
+            events: events_tx,
+            release: Arc::new(Notify::new()),
+            password,
+        };
+        let responder = Responder {
+            host,
+            port,
+            events,
+            release: shared.release.clone(),
+            database: shared.database.clone(),
+        };
+        (responder, shared)
+    }
+}
+
 /// A responder on the facade's `TcpListener`; `password`, if given, is
 /// asked for in cleartext before `AuthenticationOk`.
 pub(crate) async fn responder(password: Option<&'static str>) -> Responder {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let (events_tx, events) = mpsc::unbounded_channel();
-    let shared = Shared {
-        database: Arc::default(),
-        events: events_tx,
-        release: Arc::new(Notify::new()),
-        password,
-    };
-    let responder = Responder {
-        addr,
-        events,
-        release: shared.release.clone(),
-        database: shared.database.clone(),
-    };
+    let port = listener.local_addr().unwrap().port();
+    let (responder, shared) = Responder::new("127.0.0.1".to_owned(), port, password);
     let server = tokio::spawn(async move {
         loop {
             let (stream, _) = listener.accept().await.unwrap();
-            tokio::spawn(serve(stream, shared.clone()));
+            // As PostgreSQL does: its answers are small writes, and Nagle's
+            // delay against the client's delayed ACK would hold each ~40 ms.
+            stream.set_nodelay(true).unwrap();
+            let (read, write) = stream.into_split();
+            tokio::spawn(serve(Box::new(read), Box::new(write), shared.clone()));
+        }
+    });
+    assert_rt_runs(server.id());
+    responder
+}
+
+/// A responder on the facade's `UnixListener`, its socket in `dir` under
+/// the name PostgreSQL gives it for port 5432.
+pub(crate) async fn unix_responder(dir: &Path) -> Responder {
+    let listener = UnixListener::bind(dir.join(".s.PGSQL.5432")).unwrap();
+    let host = dir.to_str().unwrap().to_owned();
+    let (responder, shared) = Responder::new(host, 5432, None);
+    let server = tokio::spawn(async move {
+        loop {
+            let (stream, _) = listener.accept().await.unwrap();
+            let (read, write) = stream.into_split();
+            tokio::spawn(serve(Box::new(read), Box::new(write), shared.clone()));
         }
     });
     assert_rt_runs(server.id());
@@ -232,11 +266,7 @@ pub(crate) async fn responder(password: Option<&'static str>) -> Responder {
 }
 
 /// One connection: a startup (or a cancel request), then a session.
-async fn serve(stream: TcpStream, shared: Shared) {
-    // As PostgreSQL does: its answers are small writes, and Nagle's delay
-    // against the client's delayed ACK would hold each for ~40 ms.
-    stream.set_nodelay(true).unwrap();
-    let (mut read, write) = stream.into_split();
+async fn serve(mut read: Reader, write: Box<dyn AsyncWrite + Send + Unpin>, shared: Shared) {
     let Ok(len) = read.read_u32().await else {
         return;
     };
@@ -358,7 +388,7 @@ struct Session {
 impl Session {
     /// Answers messages until the client terminates ("Terminate") or goes
     /// away ("EOF"), or a statement hangs up.
-    async fn run(&mut self, mut read: OwnedReadHalf) {
+    async fn run(&mut self, mut read: Reader) {
         // After an error in the extended protocol, messages are skipped up
         // to the next Sync.
         let mut failed = false;
@@ -585,8 +615,8 @@ impl Session {
 
 impl Responder {
     pub(crate) fn config(&self, extra: &str) -> String {
-        let port = self.addr.port();
-        format!("host=127.0.0.1 port={port} user=rt dbname=items application_name=rt-tests {extra}")
+        let (host, port) = (&self.host, self.port);
+        format!("host={host} port={port} user=rt dbname=items application_name=rt-tests {extra}")
     }
 
     /// A client, its connection future spawned with `tokio::spawn` as
