@@ -179,7 +179,9 @@ async fn server_errors_carry_their_sqlstate_and_the_client_goes_on() {
     assert_eq!(add_one(&client, 1).await, 2);
 }
 
-#[tokio::test]
+// On two workers: the cancel request's connection, the notifier's and the
+// listener's are served wherever the scheduler puts them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_held_query_is_cancelled_through_its_cancel_token() {
     let mut responder = responder(None).await;
     let (client, _connection) = responder.connect().await;
@@ -202,7 +204,9 @@ async fn a_held_query_is_cancelled_through_its_cancel_token() {
     assert_eq!(add_one(&client, 7).await, 8);
 }
 
-#[tokio::test]
+// On two workers: the cancel request's connection, the notifier's and the
+// listener's are served wherever the scheduler puts them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn notifications_arrive_through_poll_message_while_queries_go_on() {
     let responder = responder(None).await;
     let config = responder.config("");
@@ -482,4 +486,41 @@ async fn over_a_unix_socket() {
     assert_eq!(error.code(), Some(&SqlState::QUERY_CANCELED));
     assert_eq!(add_one(&client, 7).await, 8);
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A query the caller times out (on the paused clock, while the responder
+/// holds it): the late answer, once released, is drained, and the next
+/// query gets its own.
+#[tokio::test]
+async fn a_query_timed_out_by_its_caller_is_drained() {
+    let mut responder = responder(None).await;
+    let (client, _connection) = responder.connect().await;
+    assert_eq!(add_one(&client, 1).await, 2);
+    tokio::time::pause();
+    let late = tokio::time::timeout(Duration::from_secs(5), client.query_one(HOLD, &[&5])).await;
+    assert!(late.is_err(), "the held query answered: {late:?}");
+    responder.wait_for("Execute Hold").await;
+    responder.release.notify_one();
+    assert_eq!(add_one(&client, 10).await, 11);
+}
+
+/// Two hosts, the first refusing: tokio-postgres moves on to the second
+/// (the facade's `TcpStream::connect` error, then a connection).
+#[tokio::test]
+async fn a_refused_host_is_skipped_for_the_next() {
+    let responder = responder(None).await;
+    let refused = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let refused_port = refused.local_addr().unwrap().port();
+    drop(refused);
+    let config = responder.config("").replace(
+        "host=127.0.0.1 port=",
+        &format!("host=127.0.0.1,127.0.0.1 port={refused_port},"),
+    );
+    let (client, connection) = bounded("connect", tokio_postgres::connect(&config, NoTls))
+        .await
+        .unwrap();
+    let connection = tokio::spawn(connection);
+    assert_rt_runs(connection.id());
+    assert_eq!(add_one(&client, 1).await, 2);
+    assert_eq!(responder.database.lock().unwrap().keys.len(), 1);
 }
