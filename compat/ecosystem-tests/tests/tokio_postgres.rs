@@ -524,3 +524,34 @@ async fn a_refused_host_is_skipped_for_the_next() {
     assert_eq!(add_one(&client, 1).await, 2);
     assert_eq!(responder.database.lock().unwrap().keys.len(), 1);
 }
+
+/// The connection on one runtime (two workers), its client used from
+/// another's `block_on`, as a blocking wrapper does: each answer wakes a
+/// task of the other runtime. The client dropped, the connection ends.
+#[test]
+fn a_client_on_one_runtime_and_its_connection_on_another() {
+    let server = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let mut responder = server.block_on(responder(None));
+    let (client, connection) = server.block_on(responder.connect());
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let queries = (0..16).map(|n| add_one(&client, n));
+        let answers = bounded("16 queries", futures::future::join_all(queries)).await;
+        assert_eq!(answers, (1..=16).collect::<Vec<_>>());
+    });
+    drop(client);
+    server.block_on(async {
+        bounded("the connection", connection)
+            .await
+            .unwrap()
+            .unwrap();
+        responder.wait_for("Terminate").await;
+    });
+}
