@@ -302,8 +302,9 @@ async fn multiplexed_on_one_connection_multi_thread() {
 
 /// hyper-util's legacy client on hyper-rustls' connector, ALPN `h2` and
 /// `http/1.1`: two bodies of 6 MiB streamed to the server and back at
-/// once on one connection, so that both directions' flow-control windows
-/// (64 KiB per stream to begin with) fill and reopen many times.
+/// once on one connection: 12 MiB each way through hyper's flow-control
+/// windows (its server receives into 1 MiB per connection, its client into
+/// 5 MiB), which fill and reopen many times.
 async fn large_bodies_both_ways() {
     let mut server = serve().await;
     let https = hyper_rustls::HttpsConnectorBuilder::new()
@@ -376,6 +377,9 @@ async fn reset_stream_leaves_the_connection_serving() {
     assert_eq!(server.next_announced().await, "/hold");
     let waiting = tokio::spawn(client.get(server.url("/wait")).send());
     assert_eq!(server.next_announced().await, "/wait");
+    // The two handlers run in tasks hyper spawned through `TokioExecutor`,
+    // as does reqwest's connection: all in rt's dump.
+    assert!(rt_tasks_spawned_in("/hyper-util-") >= 3);
 
     // Dropping the request's future resets its stream (RST_STREAM, CANCEL):
     // the server drops the handler, and only it.
