@@ -464,11 +464,11 @@ async fn graceful_shutdown_sends_goaway() {
     assert!(refused.is_go_away() && refused.is_remote(), "{refused:?}");
     assert_eq!(refused.reason(), Some(h2::Reason::NO_ERROR));
 
-    // The server's connection task ends too, and the server with it. hyper
-    // reports that connection's end as an I/O error (a broken pipe, on
-    // real tokio as on rt): h2's client closed the connection as soon as
-    // its last stream was done. The client's view above is what shows
-    // the shutdown was graceful.
+    // The server's connection task ends too, and the server with it.
+    // hyper reports that connection's end as an I/O error (a broken pipe,
+    // on real tokio 1.54.1 as on rt) once h2's client, its last stream
+    // done after the GOAWAY, has closed the connection: so the client's
+    // view above is what shows the shutdown was graceful.
     match server.next_event().await {
         Event::Served(_) => {}
         other => panic!("the connection's end: {other:?}"),
