@@ -365,7 +365,6 @@ async fn large_bodies_both_ways_multi_thread() {
 /// A request whose future the client drops: reqwest (hyper's h2 client)
 /// resets its stream, hyper's server drops that handler, and the
 /// connection goes on serving the request beside it and the next one.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn reset_stream_leaves_the_connection_serving() {
     let mut server = serve().await;
     let client = server.reqwest().build().unwrap();
@@ -412,10 +411,19 @@ async fn reset_stream_leaves_the_connection_serving() {
     assert_eq!(server.stop().await, 1);
 }
 
+#[tokio::test]
+async fn reset_stream_leaves_the_connection_serving_current_thread() {
+    reset_stream_leaves_the_connection_serving().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn reset_stream_leaves_the_connection_serving_multi_thread() {
+    reset_stream_leaves_the_connection_serving().await;
+}
+
 /// h2's own client sees the server's graceful shutdown: the request in
 /// flight is answered whole, then the connection ends cleanly on the
 /// server's GOAWAY (NO_ERROR), after which h2 refuses new streams.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn graceful_shutdown_sends_goaway() {
     let mut server = serve().await;
     let connector = TlsConnector::from(Arc::new(client_config(&server.root, &[H2])));
@@ -474,6 +482,16 @@ async fn graceful_shutdown_sends_goaway() {
         other => panic!("the connection's end: {other:?}"),
     }
     assert_eq!(server.stop().await, 1);
+}
+
+#[tokio::test]
+async fn graceful_shutdown_sends_goaway_current_thread() {
+    graceful_shutdown_sends_goaway().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn graceful_shutdown_sends_goaway_multi_thread() {
+    graceful_shutdown_sends_goaway().await;
 }
 
 /// Clients that do not speak HTTP/2 are served HTTP/1.1 by the same
