@@ -96,6 +96,53 @@ async fn task_monitor_sees_sleeps_yields_and_slow_polls() {
     assert_eq!(all.dropped_count, 5);
 }
 
+/// Instrumented tasks spread over the workers of a multi-thread runtime,
+/// each polled once to wait for its channel and once more after the send:
+/// the monitor's counts are exact whichever worker polled them (the
+/// durations, on the real clock, are only checked to add up).
+#[tokio::test(flavor = "multi_thread", worker_threads = 3)]
+async fn task_monitor_across_workers() {
+    const TASKS: u64 = 100;
+    let monitor = TaskMonitor::new();
+    let mut intervals = monitor.intervals();
+    let mut tasks = Vec::new();
+    for _ in 0..TASKS {
+        let (tx, rx) = oneshot::channel::<()>();
+        let task = tokio::spawn(monitor.instrument(async move { rx.await.unwrap() }));
+        assert_rt_runs(task.id());
+        tasks.push((tx, task));
+    }
+    // The monitor counts a poll once it has returned: when it has counted
+    // all the first polls, every task is waiting (idle), so each send
+    // wakes an idle task. (Nothing else signals that a poll returned.)
+    bounded("the first polls", async {
+        while monitor.cumulative().total_poll_count < TASKS {
+            tokio::task::yield_now().await;
+        }
+    })
+    .await;
+    for (tx, task) in tasks {
+        tx.send(()).unwrap();
+        bounded("an instrumented task", task).await.unwrap();
+    }
+    let interval = intervals.next().unwrap();
+    assert_eq!(interval.instrumented_count, TASKS);
+    assert_eq!(interval.dropped_count, TASKS);
+    assert_eq!(interval.first_poll_count, TASKS);
+    assert_eq!(interval.total_poll_count, 2 * TASKS);
+    assert_eq!(interval.total_idled_count, TASKS);
+    assert_eq!(interval.total_scheduled_count, TASKS);
+    assert_eq!(
+        interval.total_fast_poll_count + interval.total_slow_poll_count,
+        interval.total_poll_count
+    );
+    assert_eq!(
+        interval.total_fast_poll_duration + interval.total_slow_poll_duration,
+        interval.total_poll_duration
+    );
+    assert!(interval.max_idle_duration <= interval.total_idle_duration);
+}
+
 /// `n` tasks spawned and waiting on a channel each, with their senders.
 fn spawn_waiting(n: usize) -> Vec<(oneshot::Sender<()>, tokio::task::JoinHandle<()>)> {
     (0..n)
