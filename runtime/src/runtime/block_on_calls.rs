@@ -260,6 +260,18 @@ impl<'a> FutureWaker<'a> {
     }
 }
 
+impl Drop for FutureWaker<'_> {
+    fn drop(&mut self) {
+        // `block_on` is done (returned, or unwinding after a `Pending`
+        // poll): no release may report from now on. Without this, the
+        // drop of `self.waker` below, with one clone left elsewhere, would
+        // be taken for the last clone's release (2 -> 1).
+        if let Some(watched) = &self.watched {
+            watched.idle_since.store(NOT_IDLE, Ordering::SeqCst);
+        }
+    }
+}
+
 impl Watched {
     /// Step 5 after a `Pending` poll. A wake counted before `wakes` is read
     /// here marked `woken` before, so `woken()` sees it; a later one moves
@@ -435,6 +447,90 @@ mod loom_future_waker {
                 "a woken future was taken for lost"
             );
             parker.park();
+        });
+    }
+
+    /// Review: a clone dropped unwoken on one thread, another woken by
+    /// value on a second; the wake makes `block_on` poll again, and that
+    /// poll is `Ready`. Whatever the order of the drops, the re-poll's
+    /// `NOT_IDLE` and `FutureWaker`'s own drop, nothing is reported.
+    #[test]
+    fn loom_review_a_repoll_after_a_wake_then_ready_is_not_a_lost_waker() {
+        loom::model(|| {
+            let calls = BlockOnCalls::new();
+            let registered = calls.register(Location::caller());
+            let parker = ThreadParker::new();
+            let waker = FutureWaker::new(Some(registered.call()), parker.waker());
+            let mut holders = Vec::new();
+            let polled = waker.poll(
+                || {
+                    let silent = waker.waker().clone();
+                    let woken = waker.waker().clone();
+                    holders.push(thread::spawn(move || drop(silent)));
+                    holders.push(thread::spawn(move || woken.wake()));
+                    Poll::<()>::Pending
+                },
+                || parker.is_notified(),
+            );
+            assert!(polled.is_pending());
+            parker.park();
+            assert!(
+                waker
+                    .poll(|| Poll::Ready(()), || parker.is_notified())
+                    .is_ready()
+            );
+            drop(waker);
+            for holder in holders {
+                holder.join().unwrap();
+            }
+            assert!(
+                !registered
+                    .call()
+                    .lost_waker_reported
+                    .load(Ordering::Relaxed),
+                "a future that completed was taken for lost"
+            );
+        });
+    }
+
+    /// Review: as above, but the poll after the wake is `Pending` again
+    /// and keeps no clone: once both holders are done, nothing can wake
+    /// the future, which is reported in every interleaving.
+    #[test]
+    fn loom_review_a_repoll_after_a_wake_then_pending_is_a_lost_waker() {
+        loom::model(|| {
+            let calls = BlockOnCalls::new();
+            let registered = calls.register(Location::caller());
+            let parker = ThreadParker::new();
+            let waker = FutureWaker::new(Some(registered.call()), parker.waker());
+            let mut holders = Vec::new();
+            let polled = waker.poll(
+                || {
+                    let silent = waker.waker().clone();
+                    let woken = waker.waker().clone();
+                    holders.push(thread::spawn(move || drop(silent)));
+                    holders.push(thread::spawn(move || woken.wake()));
+                    Poll::<()>::Pending
+                },
+                || parker.is_notified(),
+            );
+            assert!(polled.is_pending());
+            parker.park();
+            assert!(
+                waker
+                    .poll(|| Poll::<()>::Pending, || parker.is_notified())
+                    .is_pending()
+            );
+            for holder in holders {
+                holder.join().unwrap();
+            }
+            assert!(
+                registered
+                    .call()
+                    .lost_waker_reported
+                    .load(Ordering::Relaxed),
+                "a future left with no waker was not reported"
+            );
         });
     }
 }

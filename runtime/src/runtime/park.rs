@@ -155,6 +155,10 @@ pub(crate) struct ThreadParker {
     state: Arc<ThreadState>,
     /// Off (max zero) unless `block_on` is given a spin.
     spin: IdleSpin,
+    /// `block_on` calls in progress on this parker: more than one when a
+    /// `block_in_place` closure calls `block_on` again on the thread's
+    /// shared parker, whose parks may consume the outer call's wakes.
+    depth: std::cell::Cell<usize>,
 }
 
 /// What the parker's wakers point to.
@@ -177,6 +181,7 @@ impl ThreadParker {
         ThreadParker {
             state: Arc::new(ThreadState(ParkState::new())),
             spin: IdleSpin::new(Duration::ZERO),
+            depth: std::cell::Cell::new(0),
         }
     }
 
@@ -221,6 +226,21 @@ impl ThreadParker {
         call: Option<&Arc<BlockOnCall>>,
     ) -> F::Output {
         self.spin.set_max(spin_before_park);
+        // A nested call's parks may have consumed a wake of the outer
+        // call's future (same parker): when it ends, even by a panic, the
+        // outer call is woken, so it polls again (at worst spuriously).
+        struct Nested<'a>(&'a ThreadParker, bool);
+        impl Drop for Nested<'_> {
+            fn drop(&mut self) {
+                self.0.depth.set(self.0.depth.get() - 1);
+                if self.1 {
+                    self.0.state.wake_by_ref();
+                }
+            }
+        }
+        let depth = self.depth.get();
+        self.depth.set(depth + 1);
+        let _nested = Nested(self, depth > 0);
         let waker = FutureWaker::new(call, self.waker());
         let mut cx = Context::from_waker(waker.waker());
         let mut future = std::pin::pin!(future);
