@@ -55,9 +55,11 @@ fn child_block_on_unwinds_after_pending_with_a_clone_held() {
                 });
                 let mut task = rt::spawn(async {});
                 let panicky = Waker::from(Arc::new(Panicky));
-                assert!(Pin::new(&mut task)
-                    .poll(&mut Context::from_waker(&panicky))
-                    .is_pending());
+                assert!(
+                    Pin::new(&mut task)
+                        .poll(&mut Context::from_waker(&panicky))
+                        .is_pending()
+                );
                 handle = Some(task);
             }
             Poll::<()>::Pending
