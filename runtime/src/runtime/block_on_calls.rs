@@ -20,16 +20,16 @@
 //!    thread's innermost registered call (a `block_in_place` closure may
 //!    call `block_on` again, whose guard puts the outer one back).
 //! 5. the future is polled with a waker of the call's own (`FutureWaker`),
-//!    which forwards its wakes to `block_on`'s and counts its clones and
-//!    its wakes: a poll that returns `Pending` with no clone of it left
+//!    which forwards its wakes to `block_on`'s, counts its clones and
+//!    flags its wakes (taken by each poll's start): a poll that returns `Pending` with no clone of it left
 //!    anywhere, and no wake waiting for `block_on` (its parker's
 //!    notification, or the current-thread scheduler's `woken`), leaves the
 //!    future with nothing that can ever wake it, and the thread waits for
 //!    good; so does a `Pending` poll whose last clone is dropped later
 //!    with no wake since. Either is reported, once per call, as a task's
 //!    lost waker is (`task::state`). A clone can only be made from
-//!    another, a wake is counted after its mark and before its clone's
-//!    count is released, and `block_on` polls again only when woken, so a
+//!    another, a wake is flagged before its mark and before its clone's
+//!    count is released, a poll takes the flags set before it began, and `block_on` polls again only when woken, so a
 //!    report is never wrong. Not seen: a current-thread `block_on`
 //!    polling its future while another thread drives the runtime, which
 //!    polls it again once the core is free (only the poll that holds the
@@ -146,23 +146,22 @@ struct Watched {
     call: Arc<BlockOnCall>,
     /// The wakers made from this one, `FutureWaker`'s own included.
     wakers: AtomicUsize,
-    /// The wakes so far.
-    wakes: AtomicUsize,
-    /// After a `Pending` poll that left clones and no wake waiting: the
-    /// wakes counted before that poll's check. `NOT_IDLE` while a poll
-    /// runs (and before the first).
-    idle_since: AtomicUsize,
+    /// A wake came since the poll in progress or the last one began (set
+    /// before the wake reaches `inner`, taken by the next poll's start).
+    notified: AtomicBool,
+    /// After a `Pending` poll that left clones and no wake waiting; false
+    /// while a poll runs, before the first and once `block_on` is done.
+    idle: AtomicBool,
 }
-
-const NOT_IDLE: usize = usize::MAX;
 
 impl ArcWake for Watched {
     fn wake_by_ref(&self) {
-        // The wake first, then its count: a check that misses the count
-        // came before the wake's mark (the parker's notification,
-        // `woken`), which `block_on` will see.
+        // The flag first, then the wake's mark (the parker's notification,
+        // `woken`): a poll that consumes the mark starts after the flag is
+        // set, and takes it (`FutureWaker::poll`); a flag set after that
+        // poll began is seen by its check or by the last release.
+        self.notified.store(true, Ordering::SeqCst);
         self.inner.wake_by_ref();
-        self.wakes.fetch_add(1, Ordering::SeqCst);
     }
 
     fn cloned(&self) {
@@ -178,8 +177,9 @@ impl ArcWake for Watched {
             // Pairs with the fence in `check`: of a clone's last release
             // and a poll's check, one sees the other.
             fence(Ordering::SeqCst);
-            let idle_since = self.idle_since.load(Ordering::SeqCst);
-            if idle_since != NOT_IDLE && self.wakes.load(Ordering::SeqCst) == idle_since {
+            // `notified` first: read false from a poll's start (its swap),
+            // it shows that poll's `idle`, not an older check's.
+            if !self.notified.load(Ordering::SeqCst) && self.idle.load(Ordering::SeqCst) {
                 self.report();
             }
         }
@@ -206,8 +206,8 @@ impl<'a> FutureWaker<'a> {
             inner: waker,
             call: call.clone(),
             wakers: AtomicUsize::new(1),
-            wakes: AtomicUsize::new(0),
-            idle_since: AtomicUsize::new(NOT_IDLE),
+            notified: AtomicBool::new(false),
+            idle: AtomicBool::new(false),
         });
         FutureWaker {
             call: Some(call),
@@ -246,7 +246,10 @@ impl<'a> FutureWaker<'a> {
             return poll();
         };
         if let Some(watched) = &self.watched {
-            watched.idle_since.store(NOT_IDLE, Ordering::SeqCst);
+            watched.idle.store(false, Ordering::SeqCst);
+            // Takes the wakes that led here (an RMW: this poll sees what
+            // they were for).
+            watched.notified.swap(false, Ordering::SeqCst);
         }
         call.metrics.poll_started(call.id.as_u64());
         let polled = poll();
@@ -267,33 +270,32 @@ impl Drop for FutureWaker<'_> {
         // drop of `self.waker` below, with one clone left elsewhere, would
         // be taken for the last clone's release (2 -> 1).
         if let Some(watched) = &self.watched {
-            watched.idle_since.store(NOT_IDLE, Ordering::SeqCst);
+            watched.idle.store(false, Ordering::SeqCst);
         }
     }
 }
 
 impl Watched {
-    /// Step 5 after a `Pending` poll. A wake counted before `wakes` is read
-    /// here marked `woken` before, so `woken()` sees it; a later one moves
-    /// `wakes` past what is read. With no clone left and no wake, report;
-    /// with clones left, the last one's `released` checks, from
-    /// `idle_since` on (and a clone released between the two reads of
+    /// Step 5 after a `Pending` poll. A wake flagged since the poll began
+    /// is seen here or by the last release (which comes after it); one
+    /// taken by the poll's start came before the poll. With no clone left
+    /// and no wake, report; with clones left, the last one's `released`
+    /// checks while `idle` (and a clone released between the two reads of
     /// `wakers` is seen by the second).
     fn check(&self, woken: impl FnOnce() -> bool) {
-        let wakes = self.wakes.load(Ordering::SeqCst);
         let alone = self.wakers.load(Ordering::SeqCst) == 1;
-        if woken() {
+        if self.notified.load(Ordering::SeqCst) || woken() {
             return;
         }
         if alone {
             self.report();
             return;
         }
-        self.idle_since.store(wakes, Ordering::SeqCst);
+        self.idle.store(true, Ordering::SeqCst);
         // Pairs with the fence in `released`: a last clone released now
         // either sees `idle_since` or is seen here.
         fence(Ordering::SeqCst);
-        if self.wakers.load(Ordering::SeqCst) == 1 && self.wakes.load(Ordering::SeqCst) == wakes {
+        if self.wakers.load(Ordering::SeqCst) == 1 && !self.notified.load(Ordering::SeqCst) {
             self.report();
         }
     }
