@@ -1,6 +1,7 @@
 //! `block_in_place`: the worker's other tasks keep running while it blocks.
 
 use rt::runtime::Builder;
+use std::future::Future;
 use std::sync::mpsc;
 use std::time::Duration;
 
@@ -297,4 +298,45 @@ fn a_call_racing_a_hand_off_in_a_full_pool_still_runs() {
             "round {round}"
         );
     }
+}
+
+/// `block_in_place` outside a worker calls its closure on the same
+/// thread, so a `block_on` there nests in the outer `block_on`, and both
+/// sleep on the thread's one parker. A wake of the outer future that
+/// lands while the inner call waits was consumed by the inner call's
+/// parks, and the outer call, its poll `Pending`, slept for good: the
+/// nested call now wakes the outer one when it ends.
+#[test]
+fn a_wake_of_the_outer_block_on_during_a_nested_one_is_kept() {
+    let rt = Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let handle = rt.handle().clone();
+    let (done, finished) = mpsc::channel();
+    std::thread::spawn(move || {
+        let (outer_tx, mut outer_rx) = rt::sync::oneshot::channel::<u32>();
+        let mut outer_tx = Some(outer_tx);
+        let out = rt.block_on(std::future::poll_fn(move |cx| {
+            if let std::task::Poll::Ready(value) = std::pin::Pin::new(&mut outer_rx).poll(cx) {
+                return std::task::Poll::Ready(value.unwrap());
+            }
+            if let Some(outer_tx) = outer_tx.take() {
+                let (inner_tx, inner_rx) = rt::sync::oneshot::channel::<()>();
+                // The outer future's wake first, then the inner one's:
+                // the inner call sees both notifications.
+                let waking = std::thread::spawn(move || {
+                    outer_tx.send(7).unwrap();
+                    inner_tx.send(()).unwrap();
+                });
+                rt::task::block_in_place(|| handle.block_on(inner_rx)).unwrap();
+                waking.join().unwrap();
+            }
+            std::task::Poll::Pending
+        }));
+        done.send(out).unwrap();
+    });
+    // Before the fix the outer call never returned.
+    assert_eq!(finished.recv_timeout(Duration::from_secs(60)), Ok(7));
 }

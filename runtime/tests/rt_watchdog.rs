@@ -1593,6 +1593,68 @@ fn a_block_on_future_that_loses_its_waker_is_reported() {
     }
 }
 
+/// The child of `a_block_on_that_unwound_is_not_reported_as_waiting_forever`:
+/// a current-thread `block_on` unwinds after a `Pending` poll (a user's
+/// waker on a `JoinHandle` panics when the task completes, in the
+/// scheduler's loop) while a thread holds a clone of the future's waker,
+/// which it drops unwoken once `block_on` has unwound.
+#[test]
+fn child_block_on_unwinds_with_a_clone_held_elsewhere() {
+    if !in_child() {
+        return;
+    }
+    struct Panicky;
+    impl std::task::Wake for Panicky {
+        fn wake(self: Arc<Self>) {
+            panic!("a user's waker that panics when woken");
+        }
+    }
+    let rt = Builder::new_current_thread().build().unwrap();
+    let (release, released) = mpsc::channel::<()>();
+    let mut released = Some(released);
+    let mut holder = None;
+    let unwound = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let mut task = None;
+        rt.block_on(std::future::poll_fn(|cx| {
+            if task.is_none() {
+                let clone = cx.waker().clone();
+                let released = released.take().unwrap();
+                holder = Some(std::thread::spawn(move || {
+                    released.recv().unwrap();
+                    drop(clone);
+                }));
+                let mut spawned = rt::spawn(async {});
+                let panicky = Waker::from(Arc::new(Panicky));
+                let polled = std::pin::Pin::new(&mut spawned)
+                    .poll(&mut std::task::Context::from_waker(&panicky));
+                assert!(polled.is_pending());
+                task = Some(spawned);
+            }
+            Poll::<()>::Pending
+        }));
+    }));
+    assert!(unwound.is_err(), "block_on returned");
+    // The clone's drop, after `block_on` is gone: no report.
+    release.send(()).unwrap();
+    holder.unwrap().join().unwrap();
+    eprintln!("the clone was dropped");
+}
+
+/// A `block_on` that unwound (here after a `Pending` poll, a clone of its
+/// future's waker held elsewhere) is not waiting for anything: the
+/// clone's later drop is not reported as a lost waker (it was, as "will
+/// wait forever", when the drop of `block_on`'s own waker during the
+/// unwind was taken for the last clone's).
+#[test]
+fn a_block_on_that_unwound_is_not_reported_as_waiting_forever() {
+    if in_child() {
+        return;
+    }
+    let stderr = run_child("child_block_on_unwinds_with_a_clone_held_elsewhere", true);
+    assert!(stderr.contains("the clone was dropped"), "{stderr}");
+    assert!(!stderr.contains("no waker of it is left"), "{stderr}");
+}
+
 /// A child process that cannot end by itself: killed when the test is
 /// done with it, or fails.
 struct KilledOnDrop(std::process::Child);

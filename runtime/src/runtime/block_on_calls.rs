@@ -21,19 +21,24 @@
 //!    call `block_on` again, whose guard puts the outer one back).
 //! 5. the future is polled with a waker of the call's own (`FutureWaker`),
 //!    which forwards its wakes to `block_on`'s, counts its clones and
-//!    flags its wakes (taken by each poll's start): a poll that returns `Pending` with no clone of it left
-//!    anywhere, and no wake waiting for `block_on` (its parker's
-//!    notification, or the current-thread scheduler's `woken`), leaves the
-//!    future with nothing that can ever wake it, and the thread waits for
-//!    good; so does a `Pending` poll whose last clone is dropped later
-//!    with no wake since. Either is reported, once per call, as a task's
-//!    lost waker is (`task::state`). A clone can only be made from
-//!    another, a wake is flagged before its mark and before its clone's
-//!    count is released, a poll takes the flags set before it began, and `block_on` polls again only when woken, so a
-//!    report is never wrong. Not seen: a current-thread `block_on`
-//!    polling its future while another thread drives the runtime, which
-//!    polls it again once the core is free (only the poll that holds the
-//!    core is checked).
+//!    flags its wakes (each poll's start takes the flag): a poll that
+//!    returns `Pending` with no clone of it left anywhere, and no wake
+//!    waiting for `block_on` (the flag, its parker's notification, or the
+//!    current-thread scheduler's `woken`), leaves the future with nothing
+//!    that can ever wake it, and the thread waits for good; so does a
+//!    `Pending` poll whose last clone is dropped later with no wake since.
+//!    Either is reported, once per call, as a task's lost waker is
+//!    (`task::state`). A clone can only be made from another, a wake is
+//!    flagged before its mark and before its clone's count is released, a
+//!    poll's start takes the flags set before it, `block_on` polls again
+//!    only when woken, and once it is done (returned or unwinding) nothing
+//!    more is checked, so a report is never wrong. Not seen: a
+//!    current-thread `block_on` polling its future while another thread
+//!    drives the runtime, which polls it again once the core is free (only
+//!    the poll that holds the core is checked). A `block_on` nested in
+//!    another on one thread (through `block_in_place`) shares its parker,
+//!    whose notifications the inner call's parks may consume: the inner
+//!    call wakes the outer one when it ends (`park.rs`).
 //!
 //! With the watchdog off there is no list: `block_on` reads the `None`
 //! once, its future gets `block_on`'s own waker, and each poll of it
@@ -171,7 +176,7 @@ impl ArcWake for Watched {
     fn released(&self) {
         // The last clone (only `FutureWaker`'s own is left) dropped after
         // a `Pending` poll, with no wake since: nothing can wake the
-        // future any more. During a poll `idle_since` is `NOT_IDLE`, and
+        // future any more. During a poll `idle` is false, and
         // the poll's own check sees the count.
         if self.wakers.fetch_sub(1, Ordering::SeqCst) == 2 {
             // Pairs with the fence in `check`: of a clone's last release
@@ -293,7 +298,7 @@ impl Watched {
         }
         self.idle.store(true, Ordering::SeqCst);
         // Pairs with the fence in `released`: a last clone released now
-        // either sees `idle_since` or is seen here.
+        // either sees `idle` or is seen here.
         fence(Ordering::SeqCst);
         if self.wakers.load(Ordering::SeqCst) == 1 && !self.notified.load(Ordering::SeqCst) {
             self.report();
@@ -452,12 +457,12 @@ mod loom_future_waker {
         });
     }
 
-    /// Review: a clone dropped unwoken on one thread, another woken by
+    /// A clone dropped unwoken on one thread, another woken by
     /// value on a second; the wake makes `block_on` poll again, and that
     /// poll is `Ready`. Whatever the order of the drops, the re-poll's
-    /// `NOT_IDLE` and `FutureWaker`'s own drop, nothing is reported.
+    /// start and `FutureWaker`'s own drop, nothing is reported.
     #[test]
-    fn loom_review_a_repoll_after_a_wake_then_ready_is_not_a_lost_waker() {
+    fn loom_a_repoll_after_a_wake_then_ready_is_not_a_lost_waker() {
         loom::model(|| {
             let calls = BlockOnCalls::new();
             let registered = calls.register(Location::caller());
@@ -495,11 +500,11 @@ mod loom_future_waker {
         });
     }
 
-    /// Review: as above, but the poll after the wake is `Pending` again
+    /// As above, but the poll after the wake is `Pending` again
     /// and keeps no clone: once both holders are done, nothing can wake
     /// the future, which is reported in every interleaving.
     #[test]
-    fn loom_review_a_repoll_after_a_wake_then_pending_is_a_lost_waker() {
+    fn loom_a_repoll_after_a_wake_then_pending_is_a_lost_waker() {
         loom::model(|| {
             let calls = BlockOnCalls::new();
             let registered = calls.register(Location::caller());
