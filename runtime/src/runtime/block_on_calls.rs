@@ -26,13 +26,14 @@
 //!    waiting for `block_on` (the flag, its parker's notification, or the
 //!    current-thread scheduler's `woken`), leaves the future with nothing
 //!    that can ever wake it, and the thread waits for good; so does a
-//!    `Pending` poll whose last clone is dropped later with no wake since.
-//!    Either is reported, once per call, as a task's lost waker is
-//!    (`task::state`). A clone can only be made from another, a wake is
-//!    flagged before its mark and before its clone's count is released, a
-//!    poll's start takes the flags set before it, `block_on` polls again
-//!    only when woken, and once it is done (returned or unwinding) nothing
-//!    more is checked, so a report is never wrong. Not seen: a
+//!    `Pending` poll whose last clone is dropped later with no wake and no
+//!    poll since. Either is reported, once per call, as a task's lost waker is
+//!    (`task::state`). A clone can only be made from another (with none
+//!    left, only by `block_on`'s thread, in a poll), a wake is flagged
+//!    before its mark and before its clone's count is released, a poll's
+//!    start takes the flags set before it, `block_on` polls again only
+//!    when woken, and once it is done (returned or unwinding) nothing more
+//!    is checked, so a report is never wrong. Not seen: a
 //!    current-thread `block_on` polling its future while another thread
 //!    drives the runtime, which polls it again once the core is free (only
 //!    the poll that holds the core is checked). A `block_on` nested in
@@ -154,9 +155,12 @@ struct Watched {
     /// A wake came since the poll in progress or the last one began (set
     /// before the wake reaches `inner`, taken by the next poll's start).
     notified: AtomicBool,
-    /// After a `Pending` poll that left clones and no wake waiting; false
-    /// while a poll runs, before the first and once `block_on` is done.
-    idle: AtomicBool,
+    /// The polls begun, counted before each takes `notified`.
+    polls: AtomicUsize,
+    /// The number of the `Pending` poll that left clones and no wake
+    /// waiting, whose check found it so; 0 before that and once
+    /// `block_on` is done. Stale once a later poll began (`polls` moved).
+    idle_after: AtomicUsize,
 }
 
 impl ArcWake for Watched {
@@ -174,17 +178,24 @@ impl ArcWake for Watched {
     }
 
     fn released(&self) {
-        // The last clone (only `FutureWaker`'s own is left) dropped after
-        // a `Pending` poll, with no wake since: nothing can wake the
-        // future any more. During a poll `idle` is false, and
-        // the poll's own check sees the count.
+        // The last clone (only `FutureWaker`'s own is left) gone after a
+        // `Pending` poll that left clones, with no wake since and no poll
+        // begun since: nothing can wake the future any more. During a
+        // poll the poll's own check sees the count.
         if self.wakers.fetch_sub(1, Ordering::SeqCst) == 2 {
             // Pairs with the fence in `check`: of a clone's last release
             // and a poll's check, one sees the other.
             fence(Ordering::SeqCst);
-            // `notified` first: read false from a poll's start (its swap),
-            // it shows that poll's `idle`, not an older check's.
-            if !self.notified.load(Ordering::SeqCst) && self.idle.load(Ordering::SeqCst) {
+            let idle_after = self.idle_after.load(Ordering::SeqCst);
+            // Read after the check that marked the call idle: a clone made
+            // in that poll, after this count's decrement (which then was
+            // not the last), shows here; its own release decides.
+            let wakers = self.wakers.load(Ordering::SeqCst);
+            // A poll's start counts itself before it takes `notified`: a
+            // `false` read from that take is seen with the later count.
+            let notified = self.notified.load(Ordering::SeqCst);
+            let polls = self.polls.load(Ordering::SeqCst);
+            if idle_after != 0 && wakers == 1 && !notified && polls == idle_after {
                 self.report();
             }
         }
@@ -212,7 +223,8 @@ impl<'a> FutureWaker<'a> {
             call: call.clone(),
             wakers: AtomicUsize::new(1),
             notified: AtomicBool::new(false),
-            idle: AtomicBool::new(false),
+            polls: AtomicUsize::new(0),
+            idle_after: AtomicUsize::new(0),
         });
         FutureWaker {
             call: Some(call),
@@ -250,18 +262,19 @@ impl<'a> FutureWaker<'a> {
         let Some(call) = self.call else {
             return poll();
         };
-        if let Some(watched) = &self.watched {
-            watched.idle.store(false, Ordering::SeqCst);
+        let number = self.watched.as_ref().map(|watched| {
+            let number = watched.polls.fetch_add(1, Ordering::SeqCst) + 1;
             // Takes the wakes that led here (an RMW: this poll sees what
             // they were for).
             watched.notified.swap(false, Ordering::SeqCst);
-        }
+            number
+        });
         call.metrics.poll_started(call.id.as_u64());
         let polled = poll();
         call.metrics.poll_finished();
-        if let Some(watched) = &self.watched {
+        if let (Some(watched), Some(number)) = (&self.watched, number) {
             if polled.is_pending() {
-                watched.check(woken);
+                watched.check(number, woken);
             }
         }
         polled
@@ -275,19 +288,20 @@ impl Drop for FutureWaker<'_> {
         // drop of `self.waker` below, with one clone left elsewhere, would
         // be taken for the last clone's release (2 -> 1).
         if let Some(watched) = &self.watched {
-            watched.idle.store(false, Ordering::SeqCst);
+            watched.idle_after.store(0, Ordering::SeqCst);
         }
     }
 }
 
 impl Watched {
-    /// Step 5 after a `Pending` poll. A wake flagged since the poll began
-    /// is seen here or by the last release (which comes after it); one
-    /// taken by the poll's start came before the poll. With no clone left
-    /// and no wake, report; with clones left, the last one's `released`
-    /// checks while `idle` (and a clone released between the two reads of
+    /// Step 5 after `Pending` poll `number`, on `block_on`'s thread. A
+    /// wake flagged since the poll began is seen here or by the last
+    /// release (which comes after it); one taken by the poll's start came
+    /// before the poll. With no clone left and no wake, report; with
+    /// clones left, mark the call idle after this poll, for the last
+    /// clone's release (and a clone released between the two reads of
     /// `wakers` is seen by the second).
-    fn check(&self, woken: impl FnOnce() -> bool) {
+    fn check(&self, number: usize, woken: impl FnOnce() -> bool) {
         let alone = self.wakers.load(Ordering::SeqCst) == 1;
         if self.notified.load(Ordering::SeqCst) || woken() {
             return;
@@ -296,9 +310,9 @@ impl Watched {
             self.report();
             return;
         }
-        self.idle.store(true, Ordering::SeqCst);
+        self.idle_after.store(number, Ordering::SeqCst);
         // Pairs with the fence in `released`: a last clone released now
-        // either sees `idle` or is seen here.
+        // either sees `idle_after` or is seen here.
         fence(Ordering::SeqCst);
         if self.wakers.load(Ordering::SeqCst) == 1 && !self.notified.load(Ordering::SeqCst) {
             self.report();
@@ -357,37 +371,69 @@ mod loom_future_waker {
     use std::panic::Location;
     use std::task::Poll;
 
-    /// Step 5's check against a holder on another thread that wakes its
-    /// clone by value (the wake, then the count's release) while the poll
-    /// returns: whichever the check reads, the count still held or the
-    /// wake, the future is never taken for lost.
-    #[test]
-    fn loom_a_clone_woken_and_dropped_elsewhere_is_not_a_lost_waker() {
-        loom::model(|| {
+    /// What a thread given a clone of the future's waker does with it.
+    #[derive(Clone, Copy)]
+    enum Holder {
+        Drops,
+        Wakes,
+    }
+
+    /// One watched call: its first poll gives a clone of its waker to a
+    /// thread per entry of `holders` and returns `Pending`; then `after`
+    /// runs (more parks and polls; it returns the waker to keep it alive
+    /// until the threads are joined, or drops it, as `block_on` returning
+    /// does), and the call must have been reported as a lost waker exactly
+    /// if `lost`.
+    fn model(
+        holders: &'static [Holder],
+        lost: bool,
+        after: for<'a> fn(FutureWaker<'a>, &ThreadParker) -> Option<FutureWaker<'a>>,
+    ) {
+        loom::model(move || {
             let calls = BlockOnCalls::new();
             let registered = calls.register(Location::caller());
+            let reported = || {
+                registered
+                    .call()
+                    .lost_waker_reported
+                    .load(Ordering::Relaxed)
+            };
             let parker = ThreadParker::new();
             let waker = FutureWaker::new(Some(registered.call()), parker.waker());
-            let mut holder = None;
+            let mut threads = Vec::new();
             let polled = waker.poll(
                 || {
-                    let clone = waker.waker().clone();
-                    holder = Some(thread::spawn(move || clone.wake()));
+                    for &holder in holders {
+                        let clone = waker.waker().clone();
+                        threads.push(thread::spawn(move || match holder {
+                            Holder::Drops => drop(clone),
+                            Holder::Wakes => clone.wake(),
+                        }));
+                    }
                     Poll::<()>::Pending
                 },
                 || parker.is_notified(),
             );
             assert!(polled.is_pending());
-            assert!(
-                !registered
-                    .call()
-                    .lost_waker_reported
-                    .load(Ordering::Relaxed),
-                "a woken future was taken for lost"
-            );
-            holder.unwrap().join().unwrap();
-            // The wake reached `block_on`'s own waker.
+            let kept = after(waker, &parker);
+            for thread in threads {
+                thread.join().unwrap();
+            }
+            drop(kept);
+            assert_eq!(reported(), lost, "reported as a lost waker: {}", reported());
+        });
+    }
+
+    /// Step 5's check against a holder on another thread that wakes its
+    /// clone by value (the wake, then the count's release) while the poll
+    /// returns: whichever the check reads, the count still held or the
+    /// wake, the future is never taken for lost, and the wake reaches
+    /// `block_on`'s parker.
+    #[test]
+    fn loom_a_clone_woken_and_dropped_elsewhere_is_not_a_lost_waker() {
+        model(&[Holder::Wakes], false, |waker, parker| {
             parker.park();
+            Some(waker)
         });
     }
 
@@ -396,148 +442,43 @@ mod loom_future_waker {
     /// last, and once.
     #[test]
     fn loom_a_clone_dropped_unwoken_elsewhere_is_a_lost_waker() {
-        loom::model(|| {
-            let calls = BlockOnCalls::new();
-            let registered = calls.register(Location::caller());
-            let parker = ThreadParker::new();
-            let waker = FutureWaker::new(Some(registered.call()), parker.waker());
-            let mut holder = None;
-            let polled = waker.poll(
-                || {
-                    let clone = waker.waker().clone();
-                    holder = Some(thread::spawn(move || drop(clone)));
-                    Poll::<()>::Pending
-                },
-                || parker.is_notified(),
-            );
-            assert!(polled.is_pending());
-            holder.unwrap().join().unwrap();
-            assert!(
-                registered
-                    .call()
-                    .lost_waker_reported
-                    .load(Ordering::Relaxed),
-                "a future left with no waker was not reported"
-            );
-        });
+        model(&[Holder::Drops], true, |waker, _| Some(waker));
     }
 
     /// Two clones on two threads: one dropped unwoken, the other woken by
     /// value. Whatever the order, the wake is seen and nothing reported.
     #[test]
     fn loom_a_clone_dropped_unwoken_beside_a_woken_one_is_not_a_lost_waker() {
-        loom::model(|| {
-            let calls = BlockOnCalls::new();
-            let registered = calls.register(Location::caller());
-            let parker = ThreadParker::new();
-            let waker = FutureWaker::new(Some(registered.call()), parker.waker());
-            let mut holders = Vec::new();
-            let polled = waker.poll(
-                || {
-                    let silent = waker.waker().clone();
-                    let woken = waker.waker().clone();
-                    holders.push(thread::spawn(move || drop(silent)));
-                    holders.push(thread::spawn(move || woken.wake()));
-                    Poll::<()>::Pending
-                },
-                || parker.is_notified(),
-            );
-            assert!(polled.is_pending());
-            for holder in holders {
-                holder.join().unwrap();
-            }
-            assert!(
-                !registered
-                    .call()
-                    .lost_waker_reported
-                    .load(Ordering::Relaxed),
-                "a woken future was taken for lost"
-            );
+        model(&[Holder::Drops, Holder::Wakes], false, |waker, parker| {
             parker.park();
+            Some(waker)
         });
     }
 
-    /// A clone dropped unwoken on one thread, another woken by
-    /// value on a second; the wake makes `block_on` poll again, and that
-    /// poll is `Ready`. Whatever the order of the drops, the re-poll's
-    /// start and `FutureWaker`'s own drop, nothing is reported.
+    /// As above, and the wake makes `block_on` poll again, `Ready`, and
+    /// return (its waker dropped before the holders are done): whatever
+    /// the order of the drops, the re-poll's start and `FutureWaker`'s own
+    /// drop, nothing is reported.
     #[test]
     fn loom_a_repoll_after_a_wake_then_ready_is_not_a_lost_waker() {
-        loom::model(|| {
-            let calls = BlockOnCalls::new();
-            let registered = calls.register(Location::caller());
-            let parker = ThreadParker::new();
-            let waker = FutureWaker::new(Some(registered.call()), parker.waker());
-            let mut holders = Vec::new();
-            let polled = waker.poll(
-                || {
-                    let silent = waker.waker().clone();
-                    let woken = waker.waker().clone();
-                    holders.push(thread::spawn(move || drop(silent)));
-                    holders.push(thread::spawn(move || woken.wake()));
-                    Poll::<()>::Pending
-                },
-                || parker.is_notified(),
-            );
-            assert!(polled.is_pending());
+        model(&[Holder::Drops, Holder::Wakes], false, |waker, parker| {
             parker.park();
-            assert!(
-                waker
-                    .poll(|| Poll::Ready(()), || parker.is_notified())
-                    .is_ready()
-            );
-            drop(waker);
-            for holder in holders {
-                holder.join().unwrap();
-            }
-            assert!(
-                !registered
-                    .call()
-                    .lost_waker_reported
-                    .load(Ordering::Relaxed),
-                "a future that completed was taken for lost"
-            );
+            let polled = waker.poll(|| Poll::Ready(()), || parker.is_notified());
+            assert!(polled.is_ready());
+            None
         });
     }
 
-    /// As above, but the poll after the wake is `Pending` again
-    /// and keeps no clone: once both holders are done, nothing can wake
-    /// the future, which is reported in every interleaving.
+    /// As above, but the poll after the wake is `Pending` again and keeps
+    /// no clone: once both holders are done, nothing can wake the future,
+    /// which is reported in every interleaving.
     #[test]
     fn loom_a_repoll_after_a_wake_then_pending_is_a_lost_waker() {
-        loom::model(|| {
-            let calls = BlockOnCalls::new();
-            let registered = calls.register(Location::caller());
-            let parker = ThreadParker::new();
-            let waker = FutureWaker::new(Some(registered.call()), parker.waker());
-            let mut holders = Vec::new();
-            let polled = waker.poll(
-                || {
-                    let silent = waker.waker().clone();
-                    let woken = waker.waker().clone();
-                    holders.push(thread::spawn(move || drop(silent)));
-                    holders.push(thread::spawn(move || woken.wake()));
-                    Poll::<()>::Pending
-                },
-                || parker.is_notified(),
-            );
-            assert!(polled.is_pending());
+        model(&[Holder::Drops, Holder::Wakes], true, |waker, parker| {
             parker.park();
-            assert!(
-                waker
-                    .poll(|| Poll::<()>::Pending, || parker.is_notified())
-                    .is_pending()
-            );
-            for holder in holders {
-                holder.join().unwrap();
-            }
-            assert!(
-                registered
-                    .call()
-                    .lost_waker_reported
-                    .load(Ordering::Relaxed),
-                "a future left with no waker was not reported"
-            );
+            let polled = waker.poll(|| Poll::<()>::Pending, || parker.is_notified());
+            assert!(polled.is_pending());
+            Some(waker)
         });
     }
 }
