@@ -64,6 +64,27 @@ pub async fn bounded<F: Future>(what: &str, future: F) -> F::Output {
     }
 }
 
+/// Connects to `addr` until refused: a server's accept loop ended and
+/// dropped its listener (a connection made as it closes may be reset).
+///
+/// # Panics
+///
+/// Panics on any other connect error, or if the listener is still open
+/// after the bound on every wait.
+pub async fn listener_closed(addr: std::net::SocketAddr) {
+    bounded("the listener closed", async {
+        loop {
+            match tokio::net::TcpStream::connect(addr).await {
+                Err(e) if e.kind() == std::io::ErrorKind::ConnectionRefused => break,
+                Err(e) => assert_eq!(e.kind(), std::io::ErrorKind::ConnectionReset),
+                Ok(_) => {}
+            }
+            tokio::task::yield_now().await;
+        }
+    })
+    .await;
+}
+
 /// How many of the current rt runtime's live tasks were spawned from a
 /// source file whose path contains `path` (a dependency's directory in
 /// cargo's registry, `"/redis-"`): that dependency's own tasks, in rt's

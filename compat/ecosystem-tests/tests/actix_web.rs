@@ -12,10 +12,11 @@
 use actix_web::{App, HttpRequest, HttpResponse, HttpServer, dev::ServerHandle, web};
 use bytes::Bytes;
 use futures::StreamExt;
-use rt_ecosystem_tests::{assert_rt_runs, bounded, rt_task_ids, rt_tasks_spawned_in};
+use rt_ecosystem_tests::{
+    assert_rt_runs, bounded, listener_closed, rt_task_ids, rt_tasks_spawned_in,
+};
 use serde::{Deserialize, Serialize};
 use std::collections::HashSet;
-use std::io::ErrorKind;
 use std::net::SocketAddr;
 use std::sync::Mutex;
 use std::time::Duration;
@@ -243,22 +244,6 @@ fn serve(signals: bool, endless_dropped: Option<oneshot::Sender<()>>) -> Server 
         uploads,
         shared,
     }
-}
-
-/// Connects until refused: the accept thread stopped and dropped the
-/// listener (a connection made as it closes may be reset).
-async fn listener_closed(addr: SocketAddr) {
-    bounded("the listener closed", async {
-        loop {
-            match TcpStream::connect(addr).await {
-                Err(e) if e.kind() == ErrorKind::ConnectionRefused => break,
-                Err(e) => assert_eq!(e.kind(), ErrorKind::ConnectionReset),
-                Ok(_) => {}
-            }
-            tokio::task::yield_now().await;
-        }
-    })
-    .await;
 }
 
 fn url(addr: SocketAddr, path: &str) -> String {

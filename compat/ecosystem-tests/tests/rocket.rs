@@ -18,16 +18,16 @@ use rocket::response::stream::{ByteStream, Event, EventStream, TextStream};
 use rocket::serde::json::Json;
 use rocket::{Build, Ignite, Request, Rocket, Shutdown, State};
 use rocket::{catch, catchers, get, post, routes};
-use rt_ecosystem_tests::{assert_rt_runs, bounded, rt_task_ids, rt_tasks_spawned_in};
+use rt_ecosystem_tests::{
+    assert_rt_runs, bounded, listener_closed, rt_task_ids, rt_tasks_spawned_in,
+};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeSet, HashSet};
-use std::io::ErrorKind;
 use std::net::{Ipv4Addr, SocketAddr};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
-use tokio::net::TcpStream;
 use tokio::sync::{Barrier, Semaphore, mpsc, oneshot};
 use tokio::task::JoinHandle;
 
@@ -610,22 +610,6 @@ async fn file_server_and_named_file() {
 
     drop(client);
     app.stop().await;
-}
-
-/// Connects until refused: Rocket's accept loop ended and dropped the
-/// listener (a connection made as it closes may be reset).
-async fn listener_closed(addr: SocketAddr) {
-    bounded("the listener closed", async {
-        loop {
-            match TcpStream::connect(addr).await {
-                Err(e) if e.kind() == ErrorKind::ConnectionRefused => break,
-                Err(e) => assert_eq!(e.kind(), ErrorKind::ConnectionReset),
-                Ok(_) => {}
-            }
-            tokio::task::yield_now().await;
-        }
-    })
-    .await;
 }
 
 /// A request is in its handler when shutdown is asked for (from the
