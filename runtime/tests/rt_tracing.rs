@@ -1,7 +1,9 @@
 //! Feature `tracing`: a named task gets a span carrying its id, name and
-//! spawn location, with events for its spawn, polls, wake and completion,
-//! and an abort event for an aborted task; a task's span is a root, as
-//! tokio's are, whoever spawned the task.
+//! spawn location (named and shaped as tokio-console's `console-subscriber`
+//! expects a task span), with events for its spawn, polls, wake and
+//! completion, waker events (`runtime::waker`) for each clone, wake and
+//! drop of its wakers, and an abort event for an aborted task; a task's
+//! span is a root, as tokio's are, whoever spawned the task.
 
 use std::collections::HashMap;
 use std::fmt;
@@ -24,11 +26,15 @@ struct SpanRecord {
 /// An event as recorded: the task id of its span (if any), its message.
 type EventRecord = (Option<String>, String);
 
+/// A waker event as recorded: the span id it names, its `op`.
+type WakerRecord = (u64, String);
+
 /// Everything the layer saw: spans by id, and events.
 #[derive(Clone, Default)]
 struct Recorded {
     spans: Arc<Mutex<HashMap<u64, SpanRecord>>>,
     events: Arc<Mutex<Vec<EventRecord>>>,
+    wakers: Arc<Mutex<Vec<WakerRecord>>>,
 }
 
 struct Fields<'a>(&'a mut HashMap<String, String>);
@@ -67,9 +73,19 @@ where
     fn on_event(&self, event: &Event<'_>, ctx: Context<'_, S>) {
         let mut fields = HashMap::new();
         event.record(&mut Fields(&mut fields));
+        if event.metadata().target() == "runtime::waker" {
+            let span = fields["task.id"].parse().unwrap();
+            let op = fields.remove("op").unwrap();
+            self.wakers.lock().unwrap().push((span, op));
+            return;
+        }
         let span = ctx.event_span(event).map(|span| span.id().into_u64());
-        let task =
-            span.and_then(|span| self.spans.lock().unwrap()[&span].fields.get("id").cloned());
+        let task = span.and_then(|span| {
+            self.spans.lock().unwrap()[&span]
+                .fields
+                .get("task.id")
+                .cloned()
+        });
         let message = fields.remove("message").unwrap_or_default();
         self.events.lock().unwrap().push((task, message));
     }
@@ -102,14 +118,36 @@ fn a_named_task_gets_a_span_and_lifecycle_events() {
     });
 
     let spans = recorded.spans.lock().unwrap();
-    let span = spans
-        .values()
-        .find(|span| span.fields.get("name").map(String::as_str) == Some("traced"))
+    let (&span_id, span) = spans
+        .iter()
+        .find(|(_, span)| span.fields.get("task.name").map(String::as_str) == Some("traced"))
         .unwrap_or_else(|| panic!("no span for the named task: {spans:?}"));
-    assert_eq!(span.name, "task");
-    assert_eq!(span.fields["id"], task.to_string());
-    assert_eq!(span.fields["location"], location.to_string());
+    assert_eq!(span.name, "runtime.spawn");
+    assert_eq!(span.fields["kind"], "task");
+    assert_eq!(span.fields["task.id"], task.to_string());
+    assert_eq!(span.fields["loc.file"], location.file());
+    assert_eq!(span.fields["loc.line"], location.line().to_string());
+    assert_eq!(span.fields["loc.col"], location.column().to_string());
     drop(spans);
+
+    // The channel kept a clone of the task's waker and woke the task with
+    // it (consuming it); every clone is consumed, by a wake or a drop.
+    let ops: Vec<String> = recorded
+        .wakers
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|(span, _)| *span == span_id)
+        .map(|(_, op)| op.clone())
+        .collect();
+    let count = |op: &str| ops.iter().filter(|o| *o == op).count();
+    assert!(count("waker.clone") >= 1, "{ops:?}");
+    assert_eq!(count("waker.wake"), 1, "{ops:?}");
+    assert_eq!(
+        count("waker.clone"),
+        count("waker.wake") + count("waker.drop"),
+        "{ops:?}"
+    );
 
     let events: Vec<String> = recorded
         .events
@@ -191,7 +229,7 @@ fn a_task_span_is_a_root_whoever_spawns_the_task() {
     for name in ["outer", "inner"] {
         let span = spans
             .values()
-            .find(|span| span.fields.get("name").map(String::as_str) == Some(name))
+            .find(|span| span.fields.get("task.name").map(String::as_str) == Some(name))
             .unwrap_or_else(|| panic!("no span for {name}: {spans:?}"));
         assert_eq!(span.parent, None, "{name}'s span has a parent: {spans:?}");
     }

@@ -1,7 +1,30 @@
 //! `tracing` instrumentation of tasks (feature `tracing`): a root span per
-//! task carrying its id, name and spawn location, entered around each
-//! poll, and events (target `rt::task`, level TRACE) for spawn, poll start
-//! and end, wake, completion and abort.
+//! task, entered around each poll, events (target `rt::task`, level
+//! TRACE) for spawn, poll start and end, wake, completion and abort, and
+//! waker events (target `runtime::waker`) for each clone, wake and drop
+//! of a task's waker.
+//!
+//! The span and the waker events have the shape tokio-console's
+//! `console-subscriber` looks for, so that the console shows rt's tasks
+//! as it shows tokio's:
+//!
+//! 1. The span is named `runtime.spawn` (console's name for a task span,
+//!    whatever its target; its filter lets every `runtime.*` span through)
+//!    and carries `kind`, `task.name`, `task.id` and the spawn location as
+//!    `loc.file`, `loc.line`, `loc.col`. Its target stays `rt::task`, with
+//!    the events', so one filter on `rt::task` still shows both.
+//! 2. Entering and exiting the span is a poll to the console: busy time
+//!    is the time inside, idle time the rest.
+//! 3. A waker event names its task by the span's *id* (`task.id`, which in
+//!    a waker event is the span id, not rt's task id) and the operation
+//!    by `op`: `waker.clone`, `waker.wake`, `waker.wake_by_ref`,
+//!    `waker.drop`. The target `runtime::waker` is console's
+//!    runtime-neutral one (tokio's is `tokio::task::waker`).
+//! 4. The span closes when the task's memory is freed, which the console
+//!    reads as the task's end.
+//!
+//! The waker events sit on hot paths; with no subscriber that wants them,
+//! each costs one check of the callsite's cached interest.
 //!
 //! Without the feature every item here is an empty inline function and
 //! `TaskSpan` has no bytes: the task paths compile to what they were.
@@ -36,10 +59,13 @@ impl TaskSpan {
             span: tracing::trace_span!(
                 target: "rt::task",
                 parent: None,
-                "task",
-                id = meta.id.as_u64(),
-                name = meta.name.as_deref(),
-                location = %meta.location,
+                "runtime.spawn",
+                kind = "task",
+                task.name = meta.name.as_deref(),
+                task.id = meta.id.as_u64(),
+                loc.file = meta.location.file(),
+                loc.line = meta.location.line(),
+                loc.col = meta.location.column(),
             ),
         }
     }
@@ -88,3 +114,40 @@ pub(crate) fn task_event(header: &Header, event: TaskEvent) {
 #[cfg(not(feature = "tracing"))]
 #[inline(always)]
 pub(crate) fn task_event(_header: &crate::task::raw::Header, _event: TaskEvent) {}
+
+/// What was done with one of a task's wakers, for the console.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum WakerOp {
+    /// `Waker::clone`: one more waker.
+    Clone,
+    /// `Waker::wake`: a wake that consumes its waker.
+    Wake,
+    /// `Waker::wake_by_ref` (and rt's yield, a wake by reference).
+    WakeByRef,
+    /// A waker dropped without waking.
+    Drop,
+}
+
+/// Emits the waker event for `op` on the task behind `header` (step 3 of
+/// the module docs). Called before the operation, while the caller's
+/// reference keeps the header alive: a wake or drop may free it.
+#[cfg(feature = "tracing")]
+#[inline(always)]
+pub(crate) fn waker_event(header: &Header, op: WakerOp) {
+    let op = match op {
+        WakerOp::Clone => "waker.clone",
+        WakerOp::Wake => "waker.wake",
+        WakerOp::WakeByRef => "waker.wake_by_ref",
+        WakerOp::Drop => "waker.drop",
+    };
+    // A span no subscriber wanted has no id, and no one wants its events.
+    let Some(span) = header.span.span.id() else {
+        return;
+    };
+    tracing::trace!(target: "runtime::waker", op, task.id = span.into_u64());
+}
+
+/// Without the feature: nothing.
+#[cfg(not(feature = "tracing"))]
+#[inline(always)]
+pub(crate) fn waker_event(_header: &crate::task::raw::Header, _op: WakerOp) {}

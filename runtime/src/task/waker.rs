@@ -2,7 +2,7 @@
 
 use crate::task::raw::{Header, RawTask};
 use crate::task::state::ToNotified;
-use crate::task::trace::{TaskEvent, task_event};
+use crate::task::trace::{TaskEvent, WakerOp, task_event, waker_event};
 use std::mem::ManuallyDrop;
 use std::ops::Deref;
 use std::ptr::NonNull;
@@ -49,7 +49,9 @@ unsafe fn raw(data: *const ()) -> RawTask {
 /// `data` comes from a live task waker (which owns or borrows a reference).
 unsafe fn clone(data: *const ()) -> RawWaker {
     // SAFETY: the waker being cloned keeps the task alive.
-    unsafe { raw(data) }.ref_inc();
+    let task = unsafe { raw(data) };
+    waker_event(task.header(), WakerOp::Clone);
+    task.ref_inc();
     RawWaker::new(data, &VTABLE)
 }
 
@@ -60,6 +62,7 @@ unsafe fn clone(data: *const ()) -> RawWaker {
 unsafe fn wake_by_val(data: *const ()) {
     // SAFETY: the waker being consumed owns a reference.
     let task = unsafe { raw(data) };
+    waker_event(task.header(), WakerOp::Wake);
     task_event(task.header(), TaskEvent::Wake);
     #[cfg(feature = "sim")]
     task.note_wake();
@@ -86,6 +89,7 @@ unsafe fn wake_by_val(data: *const ()) {
 unsafe fn wake_by_ref(data: *const ()) {
     // SAFETY: the waker keeps the task alive for this call.
     let task = unsafe { raw(data) };
+    waker_event(task.header(), WakerOp::WakeByRef);
     task_event(task.header(), TaskEvent::Wake);
     #[cfg(feature = "sim")]
     task.note_wake();
@@ -111,6 +115,7 @@ pub(crate) fn wake_as_yield(waker: &Waker) {
     // SAFETY: a waker with this module's vtable holds a task pointer and
     // keeps the task alive for as long as it is borrowed here.
     let task = unsafe { raw(waker.data()) };
+    waker_event(task.header(), WakerOp::WakeByRef);
     task_event(task.header(), TaskEvent::Wake);
     match task.header().state.transition_to_yielded() {
         ToNotified::DoNothing => {}
@@ -125,6 +130,10 @@ pub(crate) fn wake_as_yield(waker: &Waker) {
 /// # Safety
 /// `data` comes from an owned task waker, whose reference is released.
 unsafe fn drop_waker(data: *const ()) {
-    // SAFETY: the waker being dropped owns a reference, given up here.
-    unsafe { raw(data).drop_reference() };
+    // SAFETY: the waker being dropped owns a reference, given up here
+    // (after its event, which reads the header it may free).
+    let task = unsafe { raw(data) };
+    waker_event(task.header(), WakerOp::Drop);
+    // SAFETY: as above: the reference is the dropped waker's.
+    unsafe { task.drop_reference() };
 }
